@@ -1,0 +1,241 @@
+/**
+ * The interfaces the giveaway domain needs from the outside world. Adapters in twitch/,
+ * fourthwall/ and storage/ implement them; main.ts wires them. This file imports only shared/.
+ */
+import type { ChatMessage, ChatRoles } from '../shared/chat.js';
+import { GiftdropError } from '../shared/errors.js';
+
+// ---------------------------------------------------------------------------------------------
+// Chat
+// ---------------------------------------------------------------------------------------------
+export type SayPriority = 'high' | 'normal' | 'low';
+
+export interface SayOptions {
+  /** high: winners, failures; normal: announcements; low: reminders (may be dropped when stale). */
+  priority?: SayPriority;
+  /** A low-priority line not sent within this many ms is dropped. */
+  staleAfterMs?: number;
+}
+
+export interface ChatPort {
+  /** Queues a line for the channel (split, paced and deduplicated by the outbox). */
+  say(text: string, options?: SayOptions): void;
+  /** Channel login (no `#`). */
+  readonly channelLogin: string;
+  /** Bot login (lower-case). */
+  readonly botLogin: string;
+  /** Channel user id once ROOMSTATE has been seen. */
+  channelId(): string | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shop (Fourthwall), as the domain sees it
+// ---------------------------------------------------------------------------------------------
+export type GiftStatus =
+  | 'AVAILABLE'
+  | 'CANCELLED'
+  | 'CHANGED_TO_GIFT_CARD'
+  | 'CHANGED_TO_PROMOTION'
+  | 'REDEEMED'
+  | (string & {});
+
+export interface GiftInfo {
+  id: string;
+  status: GiftStatus;
+  winner?: { username?: string; redeemUri?: string; selectedAt?: string };
+}
+
+export interface OfferInfo {
+  id: string;
+  name: string;
+  slug?: string;
+}
+
+/** A Fourthwall giveaway draw (GIFT_DRAW_STARTED / GIFT_DRAW_ENDED data, GET draw). */
+export interface GiftDrawInfo {
+  id: string;
+  type: 'INITIAL' | 'REDO' | (string & {});
+  giveawayId?: string;
+  giveawayFriendlyId?: string;
+  offer: OfferInfo;
+  /** The supporter who paid. */
+  username?: string;
+  message?: string;
+  gifts: GiftInfo[];
+  createdAt: string;
+  durationSeconds: number;
+}
+
+/** A Fourthwall gift purchase (GIFT_PURCHASE data). */
+export interface GiftPurchaseInfo {
+  id: string;
+  friendlyId?: string;
+  offer: OfferInfo;
+  username?: string;
+  message?: string;
+  quantity?: number;
+  gifts: GiftInfo[];
+  createdAt: string;
+}
+
+export interface ProductInfo {
+  id: string;
+  name: string;
+  slug: string;
+  available?: boolean;
+}
+
+export interface GiveawayLinkInfo {
+  id: string;
+  /** Bearer secret: never logged, never in chat unless links.publicInChat. */
+  link: string;
+}
+
+export interface StreamingInfo {
+  status: 'ONLINE' | 'OFFLINE' | 'UNKNOWN';
+  broadcasterLogin?: string;
+}
+
+export interface ShopPort {
+  finishDraw(drawId: string, participants: { userId: string; userName: string }[]): Promise<GiftDrawInfo>;
+  getDraw(drawId: string): Promise<GiftDrawInfo>;
+  createGiveawayLinks(productId: string, count: number): Promise<{ packageId: string; links: GiveawayLinkInfo[] }>;
+  /** Every product of the shop (the adapter pages through the list). */
+  listProducts(): Promise<ProductInfo[]>;
+  getProduct(productId: string): Promise<ProductInfo>;
+  streamingStart(input: { broadcasterId: string; broadcasterLogin: string; thumbnailUrl?: string }): Promise<StreamingInfo>;
+  streamingEnd(): Promise<StreamingInfo>;
+  streamingStatus(): Promise<StreamingInfo>;
+  /** The shop's public domain (for gift links `https://<domain>/gifts/<gft_id>`). */
+  shopDomain(): Promise<string>;
+  /** The shop's gifting entry window in seconds, when the API provides it. */
+  giftingEntrySeconds?(): Promise<number | undefined>;
+}
+
+export type ShopErrorKind =
+  /** A non-idempotent call may have reached the server: reconcile before anything else. */
+  | 'outcome-unknown'
+  | 'already-finished'
+  | 'not-found'
+  /** The request was refused as invalid (e.g. data mismatch); retrying will not help. */
+  | 'rejected'
+  /** Retries exhausted on network errors / 5xx / deadline. */
+  | 'unavailable'
+  | 'auth';
+
+/** Errors the ShopPort throws; adapters translate API errors into these. */
+export class ShopError extends GiftdropError {
+  readonly kind: ShopErrorKind;
+  constructor(kind: ShopErrorKind, message: string, options?: { cause?: unknown }) {
+    super(`SHOP_${kind.toUpperCase().replace(/-/g, '_')}`, message, options);
+    this.kind = kind;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Draw records and storage
+// ---------------------------------------------------------------------------------------------
+export type DrawKind = 'gift-draw' | 'gift-purchase' | 'link-giveaway';
+export type DrawStatus = 'open' | 'drawing' | 'finished' | 'cancelled' | 'failed';
+
+export interface Entrant {
+  userId: string;
+  login: string;
+  displayName: string;
+  /** Positive integer ticket weight (1 unless subscriber luck applies). */
+  weight: number;
+  roles: ChatRoles;
+  /** ms since epoch. */
+  enteredAt: number;
+}
+
+export interface Winner {
+  userId: string;
+  login: string;
+  displayName: string;
+  giftId?: string;
+  /** Secret. */
+  redeemUrl?: string;
+  claimed?: boolean;
+  /** Position in the verifiable pick sequence (0-based). */
+  pick: number;
+}
+
+export interface Fairness {
+  /** Hex SHA-256 of the seed, announced at open. */
+  commitment: string;
+  /** Hex 32-byte seed, revealed once the draw is closed. */
+  seed?: string;
+  /** Hex SHA-256 of the canonical frozen entrant list. */
+  entrantsDigest?: string;
+  algorithm: string;
+}
+
+/** One entrant of the frozen, canonically ordered list that fairness is computed over. */
+export interface FrozenEntrant {
+  userId: string;
+  login: string;
+  weight: number;
+}
+
+export interface RerollRecord {
+  at: string;
+  replacedUserId: string;
+  replacedLogin: string;
+  reason: 'command' | 'unclaimed';
+  byUserId?: string;
+  newUserId?: string;
+  pick?: number;
+}
+
+/** The stored record of one draw; the history export is derived from it. */
+export interface DrawRecord {
+  id: string;
+  kind: DrawKind;
+  status: DrawStatus;
+  source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string; giftPurchaseId?: string };
+  offer: { id: string; name: string };
+  gifts: number;
+  giftIds?: string[];
+  supporter?: { username?: string; message?: string };
+  openedAt: string;
+  closesAt: string;
+  closedAt?: string;
+  entrants: number;
+  winners: Winner[];
+  fairness: Fairness;
+  /** The frozen entrant list (set at close; needed by verify). */
+  frozenEntrants?: FrozenEntrant[];
+  /** Eligibility and luck rules in force, recorded at draw time. */
+  rules?: Record<string, unknown>;
+  rerolls?: RerollRecord[];
+  claim?: { deadline: string; rerollsUsed: number };
+  failure?: { reason: string; at: string };
+  /** Finish call to Fourthwall was started (reconcile with GET draw after a crash). */
+  finishInFlight?: boolean;
+  /** Who started it (link giveaways). */
+  startedBy?: { userId: string; login: string };
+}
+
+/**
+ * Storage of draws. Entries are journaled per open draw (append-only, cost independent of the
+ * history size); records are written on state changes.
+ */
+export interface DrawRepository {
+  /** Creates or replaces a draw record. */
+  saveDraw(record: DrawRecord): Promise<void>;
+  getDraw(id: string): Promise<DrawRecord | undefined>;
+  /** Draws with status open or drawing, with their journaled entrants. */
+  openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]>;
+  /** Appends an entrant to an open draw's journal (durable within 250 ms, without awaiting). */
+  appendEntrant(drawId: string, entrant: Entrant): void;
+  /** Newest first. */
+  listDraws(options?: { limit?: number }): Promise<DrawRecord[]>;
+  /** Winners of finished draws closed at or after `sinceMs` (for the winner cooldown). */
+  recentWinnerIds(sinceMs: number): Promise<Set<string>>;
+  /** Webhook ids already processed (bounded set). Returns false if the id was already seen. */
+  markEventProcessed(eventId: string): Promise<boolean>;
+  /** Writes everything buffered to disk. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}

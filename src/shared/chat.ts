@@ -1,0 +1,56 @@
+/**
+ * The chat message every layer agrees on. `twitch/` produces it from tmi.js; `commands/` and
+ * `giveaway/` consume it. Identity is the Twitch user id, never the display name or login.
+ */
+export interface ChatRoles {
+  broadcaster: boolean;
+  moderator: boolean;
+  vip: boolean;
+  subscriber: boolean;
+  /** Months subscribed (badge-info), 0 when not a subscriber or unknown. */
+  subMonths: number;
+  /** Twitch's `first-msg` tag: the chatter's first message in this channel. */
+  firstMessage: boolean;
+}
+
+export interface ChatMessage {
+  /** Twitch message id (tag `id`). */
+  id: string;
+  /** Channel login without `#`. */
+  channel: string;
+  /** Channel user id (tag `room-id`), when known. */
+  channelId?: string;
+  /** The chatter's stable Twitch user id (tag `user-id`). */
+  userId: string;
+  /** Lower-case login. */
+  login: string;
+  displayName: string;
+  text: string;
+  roles: ChatRoles;
+  /** Bits cheered with this message, 0 if none. */
+  bits: number;
+  /** `/me` action line. */
+  action: boolean;
+  /** Send time in ms since the epoch (tag `tmi-sent-ts`, or receive time). */
+  sentAt: number;
+  /** True when the bot itself sent it. */
+  self: boolean;
+}
+
+export const noRoles: ChatRoles = {
+  broadcaster: false,
+  moderator: false,
+  vip: false,
+  subscriber: false,
+  subMonths: 0,
+  firstMessage: false,
+};
+
+/**
+ * Makes user- or shop-supplied text safe to put in a chat line: a leading `/` or `.` (Twitch
+ * chat commands) is neutralised, and line breaks are flattened.
+ */
+export function neutralise(text: string): string {
+  const flat = text.replace(/[\r\n]+/g, ' ');
+  return /^\s*[/.]/.test(flat) ? `\u200b${flat.trimStart()}` : flat;
+}
