@@ -1,0 +1,273 @@
+/**
+ * Configuration: the ONLY reader of `process.env`. Merges `.env` (project root; real environment
+ * wins), validates the environment and the optional JSON settings file with zod, and reports
+ * every bad or missing field by name in one message. Secret values are never part of an error.
+ * `loadConfigOrExit` prints that message and exits non-zero; `loadConfig` throws ConfigError.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parseEnv } from 'node:util';
+import type { z } from 'zod';
+import { GiftdropError } from '../shared/errors.js';
+import { envSchema, fileSchema, SECRET_ENV, type FileSettings } from './schema.js';
+
+export type { FileSettings } from './schema.js';
+
+export const DEFAULT_TWITCH_IRC_URL = 'wss://irc-ws.chat.twitch.tv:443';
+export const DEFAULT_FOURTHWALL_API_URL = 'https://api.fourthwall.com/open-api/v1.0';
+
+export type FourthwallAuthConfig =
+  | { kind: 'basic'; username: string; password: string }
+  | {
+      kind: 'oauth';
+      accessToken?: string;
+      refreshToken?: string;
+      clientId?: string;
+      clientSecret?: string;
+    }
+  | { kind: 'none' };
+
+export interface Config {
+  mode: 'sandbox' | 'live';
+  /** Absolute path. */
+  dataDir: string;
+  http: { host: string; port: number };
+  logLevel: string;
+  twitch: { channel?: string; username?: string; token?: string; ircUrl: string };
+  fourthwall: {
+    apiUrl: string;
+    tokenUrl: string;
+    auth: FourthwallAuthConfig;
+    webhookSecret?: string;
+    appHmacKey?: string;
+    rateLimit: { limit: number; intervalMs: number };
+    shopUrl?: string;
+  };
+  /** The JSON settings file's path, when one was loaded. */
+  configFile?: string;
+  settings: FileSettings;
+}
+
+export class ConfigError extends GiftdropError {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super('CONFIG_INVALID', `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+export interface LoadOptions {
+  /** Environment to read (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Project root where `.env` and `config/` live (default: process.cwd()). */
+  cwd?: string;
+  /** Load `<cwd>/.env` (default true). */
+  dotenv?: boolean;
+}
+
+function issueLines(prefix: string, error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.length ? issue.path.map(String).join('.') : '(root)';
+    return `${prefix}${path}: ${issue.message}`;
+  });
+}
+
+/** Parses `N/Ds`, `N/Dms` or `N/D` (seconds) into a window. */
+export function parseRateLimitSpec(spec: string): { limit: number; intervalMs: number } {
+  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i.exec(spec);
+  if (!m) throw new Error(`bad rate limit "${spec}"`);
+  const limit = Number(m[1]);
+  const amount = Number(m[2]);
+  const intervalMs = m[3]?.toLowerCase() === 'ms' ? amount : amount * 1000;
+  return { limit, intervalMs };
+}
+
+function readDotEnv(cwd: string): Record<string, string> {
+  const file = resolve(cwd, '.env');
+  if (!existsSync(file)) return {};
+  const parsed = parseEnv(readFileSync(file, 'utf8'));
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Loads and validates everything; throws ConfigError listing every problem. */
+export function loadConfig(options: LoadOptions = {}): Config {
+  const cwd = options.cwd ?? process.cwd();
+  const realEnv = options.env ?? process.env;
+  const merged: Record<string, string | undefined> = {
+    ...(options.dotenv === false ? {} : readDotEnv(cwd)),
+    ...realEnv,
+  };
+  const problems: string[] = [];
+
+  const envResult = envSchema.safeParse(merged);
+  if (!envResult.success) problems.push(...issueLines('', envResult.error));
+  const env = envResult.success ? envResult.data : undefined;
+
+  // The settings file.
+  let settings: FileSettings = fileSchema.parse({});
+  let configFile: string | undefined;
+  const named = env?.GIFTDROP_CONFIG ?? (merged.GIFTDROP_CONFIG || undefined);
+  const candidate = named
+    ? isAbsolute(named)
+      ? named
+      : resolve(cwd, named)
+    : resolve(cwd, 'config/giftdrop.json');
+  if (existsSync(candidate)) {
+    configFile = candidate;
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(candidate, 'utf8'));
+    } catch (err) {
+      problems.push(`GIFTDROP_CONFIG (${candidate}): not valid JSON: ${(err as Error).message}`);
+    }
+    if (json !== undefined) {
+      const fileResult = fileSchema.safeParse(json);
+      if (fileResult.success) settings = fileResult.data;
+      else problems.push(...issueLines(`${candidate}: `, fileResult.error));
+    }
+  } else if (named) {
+    problems.push(`GIFTDROP_CONFIG: file not found: ${candidate}`);
+  }
+
+  // Keep checking with the raw strings when some field failed, so one run reports everything.
+  const raw = (k: string) => merged[k]?.trim() || undefined;
+  const e = {
+    GIFTDROP_MODE: env ? env.GIFTDROP_MODE : (['sandbox', 'live'].includes(raw('GIFTDROP_MODE')?.toLowerCase() ?? '') ? (raw('GIFTDROP_MODE')!.toLowerCase() as 'sandbox' | 'live') : undefined),
+    TWITCH_CHANNEL: raw('TWITCH_CHANNEL'),
+    TWITCH_USERNAME: raw('TWITCH_USERNAME'),
+    TWITCH_TOKEN: raw('TWITCH_TOKEN'),
+    TWITCH_IRC_URL: raw('TWITCH_IRC_URL'),
+    FOURTHWALL_API_URL: raw('FOURTHWALL_API_URL'),
+    FOURTHWALL_USERNAME: raw('FOURTHWALL_USERNAME'),
+    FOURTHWALL_PASSWORD: raw('FOURTHWALL_PASSWORD'),
+    FOURTHWALL_ACCESS_TOKEN: raw('FOURTHWALL_ACCESS_TOKEN'),
+    FOURTHWALL_REFRESH_TOKEN: raw('FOURTHWALL_REFRESH_TOKEN'),
+    FOURTHWALL_CLIENT_ID: raw('FOURTHWALL_CLIENT_ID'),
+    FOURTHWALL_CLIENT_SECRET: raw('FOURTHWALL_CLIENT_SECRET'),
+    FOURTHWALL_WEBHOOK_SECRET: raw('FOURTHWALL_WEBHOOK_SECRET'),
+    FOURTHWALL_APP_HMAC_KEY: raw('FOURTHWALL_APP_HMAC_KEY'),
+    FOURTHWALL_RATE_LIMIT: env ? env.FOURTHWALL_RATE_LIMIT : undefined,
+  };
+
+  // Credentials and mode.
+  const hasTwitch = Boolean(e.TWITCH_CHANNEL && e.TWITCH_USERNAME && e.TWITCH_TOKEN);
+  const basic = Boolean(e.FOURTHWALL_USERNAME && e.FOURTHWALL_PASSWORD);
+  const oauth = Boolean(
+    e.FOURTHWALL_ACCESS_TOKEN ||
+      (e.FOURTHWALL_REFRESH_TOKEN && e.FOURTHWALL_CLIENT_ID && e.FOURTHWALL_CLIENT_SECRET),
+  );
+  const hasFourthwall = basic || oauth;
+  const mode = e.GIFTDROP_MODE ?? (hasTwitch && hasFourthwall ? 'live' : 'sandbox');
+
+  if (mode === 'live') {
+    for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN'] as const) {
+      if (!e[name]) problems.push(`${name}: required in live mode`);
+    }
+    if (!hasFourthwall) {
+      if (e.FOURTHWALL_USERNAME && !e.FOURTHWALL_PASSWORD) problems.push('FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME');
+      else if (e.FOURTHWALL_PASSWORD && !e.FOURTHWALL_USERNAME) problems.push('FOURTHWALL_USERNAME: required with FOURTHWALL_PASSWORD');
+      else if (e.FOURTHWALL_REFRESH_TOKEN) {
+        for (const name of ['FOURTHWALL_CLIENT_ID', 'FOURTHWALL_CLIENT_SECRET'] as const)
+          if (!e[name]) problems.push(`${name}: required with FOURTHWALL_REFRESH_TOKEN`);
+      } else
+        problems.push(
+          'FOURTHWALL_USERNAME / FOURTHWALL_PASSWORD: required in live mode (or FOURTHWALL_ACCESS_TOKEN / FOURTHWALL_REFRESH_TOKEN with client id and secret)',
+        );
+    }
+    if (!e.FOURTHWALL_WEBHOOK_SECRET && !e.FOURTHWALL_APP_HMAC_KEY)
+      problems.push('FOURTHWALL_WEBHOOK_SECRET: required in live mode (or FOURTHWALL_APP_HMAC_KEY) to verify webhooks');
+  }
+  if (e.TWITCH_CHANNEL && !/^#?[a-z0-9_]{2,25}$/i.test(e.TWITCH_CHANNEL))
+    problems.push('TWITCH_CHANNEL: must be a Twitch login (letters, digits, underscore)');
+  if (e.TWITCH_USERNAME && !/^[a-z0-9_]{2,25}$/i.test(e.TWITCH_USERNAME))
+    problems.push('TWITCH_USERNAME: must be a Twitch login (letters, digits, underscore)');
+  if (e.TWITCH_IRC_URL && !/^wss?:\/\//i.test(e.TWITCH_IRC_URL))
+    problems.push('TWITCH_IRC_URL: must start with ws:// or wss://');
+  if (e.FOURTHWALL_API_URL && !/^https?:\/\//i.test(e.FOURTHWALL_API_URL))
+    problems.push('FOURTHWALL_API_URL: must start with http:// or https://');
+
+  let rateLimit = { limit: 100, intervalMs: 10_000 };
+  if (e.FOURTHWALL_RATE_LIMIT) {
+    rateLimit = parseRateLimitSpec(e.FOURTHWALL_RATE_LIMIT);
+    if (rateLimit.limit < 1 || rateLimit.intervalMs < 1)
+      problems.push('FOURTHWALL_RATE_LIMIT: both numbers must be positive');
+  }
+
+  if (problems.length || !env) throw new ConfigError(problems);
+
+  const apiUrl = (env.FOURTHWALL_API_URL ?? DEFAULT_FOURTHWALL_API_URL).replace(/\/+$/, '');
+  const auth: FourthwallAuthConfig = basic
+    ? { kind: 'basic', username: env.FOURTHWALL_USERNAME!, password: env.FOURTHWALL_PASSWORD! }
+    : oauth
+      ? {
+          kind: 'oauth',
+          accessToken: env.FOURTHWALL_ACCESS_TOKEN,
+          refreshToken: env.FOURTHWALL_REFRESH_TOKEN,
+          clientId: env.FOURTHWALL_CLIENT_ID,
+          clientSecret: env.FOURTHWALL_CLIENT_SECRET,
+        }
+      : { kind: 'none' };
+
+  return {
+    mode,
+    dataDir: resolve(cwd, env.DATA_DIR ?? 'data'),
+    http: { host: env.HTTP_HOST ?? '127.0.0.1', port: env.HTTP_PORT ?? 8787 },
+    logLevel: env.LOG_LEVEL ?? 'info',
+    twitch: {
+      channel: env.TWITCH_CHANNEL?.replace(/^#/, '').toLowerCase(),
+      username: env.TWITCH_USERNAME?.toLowerCase(),
+      token: env.TWITCH_TOKEN,
+      ircUrl: env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL,
+    },
+    fourthwall: {
+      apiUrl,
+      tokenUrl: env.FOURTHWALL_TOKEN_URL ?? `${apiUrl}/platform/token`,
+      auth,
+      webhookSecret: env.FOURTHWALL_WEBHOOK_SECRET,
+      appHmacKey: env.FOURTHWALL_APP_HMAC_KEY,
+      rateLimit,
+      shopUrl: env.FOURTHWALL_SHOP_URL?.replace(/\/+$/, ''),
+    },
+    configFile,
+    settings,
+  };
+}
+
+/** Every secret value in a config (and derived forms), for the log scrubber. */
+export function secretValues(config: Config): string[] {
+  const out: string[] = [];
+  const push = (v?: string) => {
+    if (v) out.push(v);
+  };
+  push(config.twitch.token);
+  push(config.twitch.token?.replace(/^oauth:/, ''));
+  push(config.fourthwall.webhookSecret);
+  push(config.fourthwall.appHmacKey);
+  const a = config.fourthwall.auth;
+  if (a.kind === 'basic') {
+    push(a.password);
+    push(Buffer.from(`${a.username}:${a.password}`).toString('base64'));
+  } else if (a.kind === 'oauth') {
+    push(a.accessToken);
+    push(a.refreshToken);
+    push(a.clientSecret);
+  }
+  return out;
+}
+
+/** For CLIs and main: load, or print every problem (never a secret) and exit non-zero. */
+export function loadConfigOrExit(options: LoadOptions = {}): Config {
+  try {
+    return loadConfig(options);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`giftdrop: ${err.message}\nSee .env.example and the README for every setting.\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+export { SECRET_ENV };

@@ -1,0 +1,177 @@
+/**
+ * The zod schemas of giftdrop's configuration: environment variables (secrets, endpoints) and
+ * the optional JSON settings file (commands, messages, timings, eligibility). Pure data: the
+ * only reader of `process.env` is ./index.ts.
+ */
+import { z } from 'zod';
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' ? undefined : s))
+  .optional();
+
+const url = (what: string) =>
+  z
+    .string()
+    .trim()
+    .refine((s) => {
+      try {
+        new URL(s);
+        return true;
+      } catch {
+        return false;
+      }
+    }, `must be a valid URL (${what})`);
+
+export const envSchema = z.object({
+  GIFTDROP_MODE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((s) => (s === '' ? undefined : s))
+    .pipe(z.enum(['sandbox', 'live'], { error: 'must be "sandbox" or "live"' }).optional())
+    .optional(),
+  GIFTDROP_CONFIG: optionalString,
+  DATA_DIR: optionalString,
+  HTTP_HOST: optionalString,
+  HTTP_PORT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((s) => (s === undefined || s === '' ? undefined : s))
+    .pipe(
+      z
+        .string()
+        .regex(/^\d+$/, 'must be a port number (0-65535)')
+        .transform(Number)
+        .refine((n) => n <= 65535, 'must be a port number (0-65535)')
+        .optional(),
+    ),
+  LOG_LEVEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .optional()
+    .transform((s) => (s === undefined || s === '' ? undefined : s))
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).optional()),
+  TWITCH_CHANNEL: optionalString,
+  TWITCH_USERNAME: optionalString,
+  TWITCH_TOKEN: optionalString,
+  TWITCH_IRC_URL: optionalString.pipe(url('ws:// or wss://').optional()),
+  FOURTHWALL_API_URL: optionalString.pipe(url('http(s) API root').optional()),
+  FOURTHWALL_USERNAME: optionalString,
+  FOURTHWALL_PASSWORD: optionalString,
+  FOURTHWALL_ACCESS_TOKEN: optionalString,
+  FOURTHWALL_REFRESH_TOKEN: optionalString,
+  FOURTHWALL_CLIENT_ID: optionalString,
+  FOURTHWALL_CLIENT_SECRET: optionalString,
+  FOURTHWALL_TOKEN_URL: optionalString.pipe(url('OAuth token endpoint').optional()),
+  FOURTHWALL_WEBHOOK_SECRET: optionalString,
+  FOURTHWALL_APP_HMAC_KEY: optionalString,
+  FOURTHWALL_RATE_LIMIT: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\s*\d+\s*\/\s*\d+(\.\d+)?\s*(ms|s)?\s*$/i, 'must look like 100/10s (requests per window)')
+      .optional(),
+  ),
+  FOURTHWALL_SHOP_URL: optionalString.pipe(url("the shop's public site").optional()),
+});
+
+export type EnvInput = z.infer<typeof envSchema>;
+
+/** Names of the environment variables whose values are secrets (never printed). */
+export const SECRET_ENV = [
+  'TWITCH_TOKEN',
+  'FOURTHWALL_PASSWORD',
+  'FOURTHWALL_ACCESS_TOKEN',
+  'FOURTHWALL_REFRESH_TOKEN',
+  'FOURTHWALL_CLIENT_SECRET',
+  'FOURTHWALL_WEBHOOK_SECRET',
+  'FOURTHWALL_APP_HMAC_KEY',
+] as const;
+
+const commandName = z.string().trim().regex(/^[^\s!]{1,32}$/u, 'must be one word without "!" (max 32 chars)');
+
+/** The JSON settings file. Strict: an unknown key is reported (catches typos). */
+export const fileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  commands: z
+    .strictObject({
+      prefix: z.string().trim().min(1).max(3).default('!'),
+      names: z
+        .strictObject({
+          enter: commandName.optional(),
+          giveaway: commandName.optional(),
+          claim: commandName.optional(),
+          stream: commandName.optional(),
+        })
+        .default({}),
+      aliases: z
+        .strictObject({
+          enter: z.array(commandName).optional(),
+          giveaway: z.array(commandName).optional(),
+          claim: z.array(commandName).optional(),
+          stream: z.array(commandName).optional(),
+        })
+        .default({}),
+      statusCooldownSeconds: z.number().min(0).max(3600).default(15),
+    })
+    .default({ prefix: '!', names: {}, aliases: {}, statusCooldownSeconds: 15 }),
+  gifting: z
+    .strictObject({
+      flow: z.enum(['draw', 'purchase']).default('draw'),
+      entrySeconds: z.number().int().min(20).max(180).default(60),
+    })
+    .default({ flow: 'draw', entrySeconds: 60 }),
+  links: z.strictObject({ publicInChat: z.boolean().default(false) }).default({ publicInChat: false }),
+  linkGiveaway: z
+    .strictObject({
+      defaultWinners: z.number().int().min(1).max(100).default(1),
+      defaultSeconds: z.number().int().min(5).max(3600).default(60),
+      maxSeconds: z.number().int().min(5).max(86400).default(1800),
+      maxWinners: z.number().int().min(1).max(1000).default(50),
+    })
+    .default({ defaultWinners: 1, defaultSeconds: 60, maxSeconds: 1800, maxWinners: 50 }),
+  claim: z
+    .strictObject({
+      seconds: z.number().int().min(0).max(3600).default(0),
+      maxRerolls: z.number().int().min(0).max(100).default(3),
+    })
+    .default({ seconds: 0, maxRerolls: 3 }),
+  eligibility: z
+    .strictObject({
+      excludeModerators: z.boolean().default(false),
+      subscribersOnly: z.boolean().default(false),
+      minSubMonths: z.number().int().min(0).max(1000).default(0),
+      excludeLogins: z.array(z.string().trim().toLowerCase()).default([]),
+      winnerCooldownHours: z.number().min(0).max(24 * 365).default(0),
+      excludeFirstTimeChatters: z.boolean().default(false),
+    })
+    .default({
+      excludeModerators: false,
+      subscribersOnly: false,
+      minSubMonths: 0,
+      excludeLogins: [],
+      winnerCooldownHours: 0,
+      excludeFirstTimeChatters: false,
+    }),
+  luck: z
+    .strictObject({
+      subscriberMultiplier: z.number().int().min(1).max(100).default(1),
+      tiers: z
+        .array(z.strictObject({ minMonths: z.number().int().min(0), weight: z.number().int().min(1).max(1000) }))
+        .default([]),
+    })
+    .default({ subscriberMultiplier: 1, tiers: [] }),
+  reminders: z
+    .strictObject({
+      halfTime: z.boolean().default(true),
+      nearEndSeconds: z.number().int().min(0).max(600).default(10),
+    })
+    .default({ halfTime: true, nearEndSeconds: 10 }),
+  streaming: z.strictObject({ autoStart: z.boolean().default(false) }).default({ autoStart: false }),
+  messages: z.record(z.string(), z.string().max(450)).default({}),
+});
+
+export type FileSettings = z.infer<typeof fileSchema>;

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logging/index.js';
+import { LogCapture } from './support/log-capture.js';
+
+describe('logging', () => {
+  it('redacts secret-named fields at any depth and secret values anywhere', () => {
+    const cap = new LogCapture();
+    const log = createLogger({ destination: cap, secrets: ['pw-s3cret-value', 'tok-abcdef'] });
+    log.info(
+      { headers: { authorization: 'Basic QWxhZGRpbjpvcGVu' }, password: 'pw-s3cret-value', deep: { a: { token: 'tok-abcdef' } } },
+      'calling with pw-s3cret-value inside the message',
+    );
+    log.child({ module: 'x' }).error({ err: new Error('failed for tok-abcdef') }, 'oops');
+    const text = cap.text();
+    expect(cap.lines).toHaveLength(2);
+    expect(text).not.toContain('pw-s3cret-value');
+    expect(text).not.toContain('tok-abcdef');
+    expect(text).not.toContain('QWxhZGRpbjpvcGVu');
+    expect(text).toContain('[REDACTED]');
+    expect(cap.json()[1]!.module).toBe('x');
+  });
+
+  it('never prints a gift or giveaway link', () => {
+    const cap = new LogCapture();
+    const log = createLogger({ destination: cap });
+    log.info({ winner: 'viewer', url: 'https://shop.example.com/gifts/gft_EdJvIXu3SEiXe_QkPavHSA' }, 'link https://fourthwall.com/gifts/gft_abc-1');
+    expect(cap.text()).not.toMatch(/gft_/);
+    expect(cap.json()[0]!.winner).toBe('viewer');
+  });
+
+  it('honours the level', () => {
+    const cap = new LogCapture();
+    const log = createLogger({ destination: cap, level: 'warn' });
+    log.info('hidden');
+    log.warn('shown');
+    expect(cap.lines).toHaveLength(1);
+  });
+});
