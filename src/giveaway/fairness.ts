@@ -1,0 +1,276 @@
+/**
+ * Provably fair winner picking: a public, checkable procedure (algorithm `giftdrop-hmac-sha256-v1`).
+ *
+ * Owns: the seed commitment, the canonical frozen entrant list and its digest, and the pick
+ * sequence. Anyone holding the revealed seed and the frozen entrant list can recompute the winners
+ * with nothing but SHA-256 and HMAC-SHA256. Does not: store anything, talk to chat, decide
+ * eligibility or weights (callers pass final weights in), or handle claims/rerolls beyond taking
+ * the next picks of the same sequence.
+ *
+ * The procedure, exactly:
+ *
+ * 1. Commitment. At open a 32-byte seed is drawn from a cryptographic source. The commitment is
+ *    the lower-case hex SHA-256 of the 32 seed bytes; it is announced when entries open and the
+ *    seed is revealed once the draw is closed.
+ *
+ * 2. Frozen entrant list. At close every entrant is `(userId, login, weight)`; `weight` is a
+ *    positive safe integer and the weights' total must also be a safe integer (<= 2^53 - 1).
+ *    `userId` and `login` are non-empty and contain no TAB, CR or LF. userIds are unique. The list
+ *    is sorted by `userId` in ascending plain code-unit order (JavaScript's default string order,
+ *    which for Twitch's decimal ASCII ids is byte order, NOT numeric order: "10" < "9").
+ *
+ * 3. Digest. The canonical serialization is the UTF-8 encoding of, for each entrant in canonical
+ *    order, the line `userId \t login \t weight \n` (weight in decimal, no leading zeros, no
+ *    sign). An empty list serializes to zero bytes. The entrants digest is the lower-case hex
+ *    SHA-256 of that serialization.
+ *
+ * 4. Random byte stream. Block i (i = 0, 1, 2, ...) is HMAC-SHA256 with key = the 32 seed bytes and
+ *    message = the 32 raw digest bytes (hex-decoded) followed by i as an 8-byte big-endian unsigned
+ *    integer. The stream is block 0 || block 1 || ...; bytes are consumed in order, never reused.
+ *
+ * 5. Uniform integer in [0, n). For n = 1 the result is 0 and no byte is consumed. Otherwise let
+ *    m be the bit length of n - 1 and B = ceil(m / 8). Take the next B bytes as a big-endian
+ *    unsigned integer and keep its low m bits (the excess high bits of the first byte are cleared).
+ *    If the value is < n it is the result; otherwise it is rejected and the step repeats with the
+ *    next B bytes. (Rejection, not modulo: every value in [0, n) is exactly equally likely.)
+ *
+ * 6. Picks. Weighted sampling without replacement. Repeat for pick p = 0, 1, ...: let T be the
+ *    sum of the weights of the entrants not yet picked, draw r = uniform integer in [0, T) (step 5),
+ *    and pick the first not-yet-picked entrant, in canonical order, whose cumulative weight (over
+ *    not-yet-picked entrants, in canonical order, including itself) exceeds r. Each pick is thus
+ *    exactly proportional to weight among the remaining entrants. The sequence is prefix-stable:
+ *    asking for k picks gives the first k picks of any longer sequence, so rerolls take the next
+ *    picks. Asking for more picks than entrants gives all of them.
+ *
+ * The implementation uses a Fenwick tree over the weights: O(n) to build, O(log n) per pick.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import type { RandomSource } from '../shared/random.js';
+import { GiftdropError } from '../shared/errors.js';
+import type { FrozenEntrant } from './ports.js';
+
+/** The identifier recorded in `Fairness.algorithm` for this procedure. */
+export const FAIRNESS_ALGORITHM = 'giftdrop-hmac-sha256-v1';
+
+/** Seed length in bytes. */
+export const SEED_BYTES = 32;
+
+/** Raised when fairness inputs are invalid (bad seed, duplicate entrant, bad weight...). */
+export class FairnessError extends GiftdropError {
+  constructor(message: string) {
+    super('FAIRNESS_INVALID_INPUT', message);
+  }
+}
+
+/** A source of the pick procedure's random bytes (step 4), one byte at a time. */
+export interface ByteSource {
+  nextByte(): number;
+}
+
+/** Lower-case hex SHA-256 of the seed: the commitment announced at open. */
+export function commitmentOf(seed: Buffer): string {
+  return createHash('sha256').update(seed).digest('hex');
+}
+
+/** Draws a fresh 32-byte seed from `random` and returns it with its commitment. */
+export function newSeed(random: RandomSource): { seed: Buffer; commitment: string } {
+  const seed = Buffer.from(random.bytes(SEED_BYTES));
+  if (seed.length !== SEED_BYTES) {
+    throw new FairnessError(`random source returned ${seed.length} bytes, expected ${SEED_BYTES}`);
+  }
+  return { seed, commitment: commitmentOf(seed) };
+}
+
+function checkField(value: unknown, name: string, index: number): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new FairnessError(`entrant ${index}: ${name} must be a non-empty string`);
+  }
+  if (/[\t\r\n]/.test(value)) {
+    throw new FairnessError(`entrant ${index}: ${name} must not contain TAB, CR or LF`);
+  }
+  return value;
+}
+
+function checkWeight(weight: unknown, where: string): number {
+  if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) {
+    throw new FairnessError(`${where}: weight must be a positive safe integer, got ${String(weight)}`);
+  }
+  return weight;
+}
+
+/** Code-unit order (JavaScript's default string comparison). */
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The canonical digest (step 3) of a list that is already in canonical order. */
+export function entrantsDigest(frozen: readonly FrozenEntrant[]): string {
+  const hash = createHash('sha256');
+  const CHUNK = 4096;
+  for (let i = 0; i < frozen.length; i += CHUNK) {
+    let text = '';
+    const end = Math.min(frozen.length, i + CHUNK);
+    for (let j = i; j < end; j++) {
+      const e = frozen[j]!;
+      text += `${e.userId}\t${e.login}\t${e.weight}\n`;
+    }
+    hash.update(text, 'utf8');
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Validates entrants, sorts them into canonical order (userId, code-unit order) and computes the
+ * entrants digest. Throws FairnessError on a duplicate userId, an empty or TAB/CR/LF-bearing
+ * userId or login, a weight that is not a positive safe integer, or a total weight above 2^53 - 1.
+ */
+export function freezeEntrants(
+  entrants: readonly { userId: string; login: string; weight: number }[],
+): { frozen: FrozenEntrant[]; digest: string } {
+  let total = 0;
+  const frozen: FrozenEntrant[] = entrants.map((e, i) => {
+    const weight = checkWeight(e.weight, `entrant ${i}`);
+    total += weight;
+    return { userId: checkField(e.userId, 'userId', i), login: checkField(e.login, 'login', i), weight };
+  });
+  if (!Number.isSafeInteger(total)) {
+    throw new FairnessError('total weight exceeds 2^53 - 1');
+  }
+  frozen.sort((a, b) => compareIds(a.userId, b.userId));
+  for (let i = 1; i < frozen.length; i++) {
+    if (frozen[i]!.userId === frozen[i - 1]!.userId) {
+      throw new FairnessError(`duplicate entrant userId ${frozen[i]!.userId}`);
+    }
+  }
+  return { frozen, digest: entrantsDigest(frozen) };
+}
+
+/** The HMAC-SHA256 counter-mode byte stream of step 4. */
+export class HmacByteStream implements ByteSource {
+  private readonly seed: Buffer;
+  private readonly message: Buffer;
+  private block: Buffer = Buffer.alloc(0);
+  private offset = 0;
+  private counter = 0n;
+  /** Bytes consumed so far (for tests and audits). */
+  consumed = 0;
+
+  constructor(seed: Buffer, digest: string) {
+    this.seed = checkSeed(seed);
+    this.message = Buffer.alloc(32 + 8);
+    digestBytes(digest).copy(this.message, 0);
+  }
+
+  nextByte(): number {
+    if (this.offset >= this.block.length) {
+      this.message.writeBigUInt64BE(this.counter, 32);
+      this.counter += 1n;
+      this.block = createHmac('sha256', this.seed).update(this.message).digest();
+      this.offset = 0;
+    }
+    this.consumed += 1;
+    return this.block[this.offset++]!;
+  }
+}
+
+function checkSeed(seed: Buffer): Buffer {
+  if (!Buffer.isBuffer(seed) || seed.length !== SEED_BYTES) {
+    throw new FairnessError(`seed must be ${SEED_BYTES} bytes`);
+  }
+  return seed;
+}
+
+function digestBytes(digest: string): Buffer {
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) {
+    throw new FairnessError('digest must be 64 lower-case hex characters');
+  }
+  return Buffer.from(digest, 'hex');
+}
+
+/**
+ * A uniform integer in [0, n) by masked rejection sampling (step 5). `n` must be a positive safe
+ * integer. Rejected candidates consume bytes from `source` like accepted ones.
+ */
+export function uniformBelow(source: ByteSource, n: number): number {
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new FairnessError(`range must be a positive safe integer, got ${n}`);
+  }
+  if (n === 1) return 0;
+  const bits = (n - 1).toString(2).length;
+  const bytes = Math.ceil(bits / 8);
+  const firstMask = (1 << (bits - 8 * (bytes - 1))) - 1;
+  for (;;) {
+    let v = source.nextByte() & firstMask;
+    for (let i = 1; i < bytes; i++) v = v * 256 + source.nextByte();
+    if (v < n) return v;
+  }
+}
+
+/** Fenwick (binary indexed) tree over weights, supporting removal and weighted search. */
+class WeightTree {
+  private readonly tree: Float64Array;
+  private readonly size: number;
+  private readonly topStep: number;
+  total: number;
+
+  constructor(weights: readonly number[]) {
+    const n = weights.length;
+    this.size = n;
+    this.tree = new Float64Array(n + 1);
+    let total = 0;
+    for (let i = 1; i <= n; i++) {
+      const w = weights[i - 1]!;
+      total += w;
+      this.tree[i] = this.tree[i]! + w;
+      const parent = i + (i & -i);
+      if (parent <= n) this.tree[parent] = this.tree[parent]! + this.tree[i]!;
+    }
+    this.total = total;
+    let step = 1;
+    while (step * 2 <= n) step *= 2;
+    this.topStep = n === 0 ? 0 : step;
+  }
+
+  /** 0-based index of the first entry whose cumulative weight exceeds r (0 <= r < total). */
+  find(r: number): number {
+    let pos = 0;
+    let rest = r;
+    for (let step = this.topStep; step > 0; step >>= 1) {
+      const next = pos + step;
+      if (next <= this.size && this.tree[next]! <= rest) {
+        pos = next;
+        rest -= this.tree[next]!;
+      }
+    }
+    return pos;
+  }
+
+  remove(index: number, weight: number): void {
+    for (let i = index + 1; i <= this.size; i += i & -i) this.tree[i] = this.tree[i]! - weight;
+    this.total -= weight;
+  }
+}
+
+/**
+ * The first `count` picks (step 6) as indices into `frozen` (which must be the canonical list
+ * whose digest is `digest`; this function does not re-sort it). Distinct, prefix-stable; `count`
+ * above the number of entrants gives all of them, `count` <= 0 gives none.
+ */
+export function pickSequence(seed: Buffer, digest: string, frozen: readonly FrozenEntrant[], count: number): number[] {
+  const stream = new HmacByteStream(seed, digest);
+  const weights = frozen.map((e, i) => checkWeight(e.weight, `frozen entrant ${i}`));
+  const tree = new WeightTree(weights);
+  if (!Number.isSafeInteger(tree.total)) {
+    throw new FairnessError('total weight exceeds 2^53 - 1');
+  }
+  if (Number.isNaN(count)) throw new FairnessError('pick count must be a number');
+  const wanted = Math.max(0, Math.min(Math.floor(count), frozen.length));
+  const picks: number[] = [];
+  while (picks.length < wanted) {
+    const r = uniformBelow(stream, tree.total);
+    const index = tree.find(r);
+    picks.push(index);
+    tree.remove(index, weights[index]!);
+  }
+  return picks;
+}
