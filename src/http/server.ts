@@ -1,0 +1,167 @@
+/**
+ * The bot's HTTP server: `POST /webhooks/fourthwall` and `GET /healthz`.
+ *
+ * Webhooks: the raw body is read (over 1 MiB -> 413, reading stops), verified against whichever
+ * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
+ * (bad envelope -> 400, logged), then answered 200 at once; duplicates (same envelope id) get 200
+ * and are ignored. The event is handed to `onEvent` only after the answer is sent, so slow work
+ * never delays the acknowledgement. This module does no giveaway logic.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logging/index.js';
+import { parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
+
+export const MAX_WEBHOOK_BYTES = 1024 * 1024;
+
+export interface HealthReport {
+  status: 'ok';
+  mode: 'sandbox' | 'live';
+  chat: 'connected' | 'connecting' | 'disconnected';
+  openDraws: number;
+  [extra: string]: unknown;
+}
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  logger: Logger;
+  secrets: { webhookSecret?: string; appHmacKey?: string };
+  /** Called after the 200 was sent. Errors are logged, never thrown back. */
+  onEvent(event: WebhookEvent): Promise<void> | void;
+  /** True when the event id was seen before (checked before answering, so duplicates are cheap). */
+  seenEvent(eventId: string): boolean;
+  health(): HealthReport;
+}
+
+export interface BotHttpServer {
+  readonly url: string;
+  readonly port: number;
+  /** Resolves when every accepted webhook has been handed off and processed. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, body?: unknown): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      resolve('too-large');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks, size));
+    });
+    req.on('error', (err) => {
+      if (!done) reject(err);
+    });
+  });
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer> {
+  const log = options.logger.child({ module: 'http' });
+  const pending = new Set<Promise<void>>();
+
+  const handleWebhook = async (req: IncomingMessage, res: ServerResponse) => {
+    const body = await readBody(req, MAX_WEBHOOK_BYTES);
+    if (body === 'too-large') {
+      log.warn({ limit: MAX_WEBHOOK_BYTES }, 'webhook rejected: body too large');
+      res.setHeader('connection', 'close');
+      send(res, 413, { error: 'payload too large' });
+      return;
+    }
+    const verdict = verifyWebhookSignature(body, req.headers, options.secrets);
+    if (!verdict.ok) {
+      log.warn({ reason: verdict.reason, bytes: body.length }, 'webhook rejected: signature not verified');
+      send(res, 401, { error: 'invalid signature' });
+      return;
+    }
+    let event: WebhookEvent;
+    try {
+      event = parseWebhookEvent(body);
+    } catch (err) {
+      log.warn({ reason: (err as Error).message }, 'webhook rejected: bad payload');
+      send(res, 400, { error: 'bad payload' });
+      return;
+    }
+    if (options.seenEvent(event.id)) {
+      log.info({ eventId: event.id, type: event.type }, 'duplicate webhook ignored');
+      send(res, 200, { ok: true, duplicate: true });
+      return;
+    }
+    send(res, 200, { ok: true });
+    log.info({ eventId: event.id, type: event.type, scheme: verdict.scheme }, 'webhook accepted');
+    const work = (async () => {
+      try {
+        await options.onEvent(event);
+      } catch (err) {
+        log.error({ err, eventId: event.id, type: event.type }, 'webhook handling failed');
+      }
+    })();
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/webhooks/fourthwall') {
+      if (req.method !== 'POST') return send(res, 405, { error: 'method not allowed' });
+      handleWebhook(req, res).catch((err) => {
+        log.error({ err }, 'webhook request failed');
+        if (!res.headersSent) send(res, 500, { error: 'internal error' });
+      });
+      return;
+    }
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, options.health());
+    send(res, 404, { error: 'not found' });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    async idle() {
+      while (pending.size) await Promise.allSettled([...pending]);
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      while (pending.size) await Promise.allSettled([...pending]);
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The streaming-status module: tells Fourthwall the channel is live (which opens gifting) or
+ * offline, with the broadcaster's Twitch id, login and live thumbnail. Owns `!stream` semantics
+ * and the optional auto start/end; does not decide when the stream is live by itself (no Helix).
+ */
+import type { Logger } from '../logging/index.js';
+import type { ChatPort, ShopPort, StreamingInfo } from '../giveaway/ports.js';
+import { GiftdropError } from '../shared/errors.js';
+
+/** Twitch's live preview image at 1280x720 for a channel login. */
+export function thumbnailUrl(login: string): string {
+  return `https://static-cdn.jtvnw.net/previews-ttv/live_user_${login.toLowerCase()}-1280x720.jpg`;
+}
+
+export class StreamingService {
+  private readonly log: Logger;
+  /** What we last set successfully, so a clean shutdown only ends what we started. */
+  private startedByUs = false;
+
+  constructor(private readonly deps: { shop: ShopPort; chat: ChatPort; logger: Logger }) {
+    this.log = deps.logger.child({ module: 'streaming' });
+  }
+
+  /** PUT /streaming/start with the channel's room id, login and thumbnail. */
+  async goLive(): Promise<StreamingInfo> {
+    const broadcasterId = this.deps.chat.channelId();
+    if (!broadcasterId) throw new GiftdropError('CHANNEL_UNKNOWN', 'the channel id is not known yet (not joined)');
+    const login = this.deps.chat.channelLogin;
+    const info = await this.deps.shop.streamingStart({ broadcasterId, broadcasterLogin: login, thumbnailUrl: thumbnailUrl(login) });
+    this.startedByUs = true;
+    this.log.info({ broadcasterId, login, status: info.status }, 'streaming started');
+    return info;
+  }
+
+  async goOffline(): Promise<StreamingInfo> {
+    const info = await this.deps.shop.streamingEnd();
+    this.startedByUs = false;
+    this.log.info({ status: info.status }, 'streaming ended');
+    return info;
+  }
+
+  status(): Promise<StreamingInfo> {
+    return this.deps.shop.streamingStatus();
+  }
+
+  /** On clean shutdown with autoStart: end only what this process started. */
+  async endIfStartedByUs(): Promise<void> {
+    if (!this.startedByUs) return;
+    try {
+      await this.goOffline();
+    } catch (err) {
+      this.log.warn({ err }, 'could not set streaming ended on shutdown');
+    }
+  }
+}
