@@ -1,0 +1,112 @@
+/**
+ * Independent re-check of a stored draw: recomputes the pick sequence from the revealed seed and
+ * the frozen entrant list (see fairness.ts for the procedure) and compares it with the history.
+ *
+ * Contract: a record verifies when its seed is revealed, SHA-256(seed) equals the announced
+ * commitment, the digest of its frozen entrant list equals the recorded entrants digest, and the
+ * picks the history shows (current winners at their `pick` positions, plus every winner that was
+ * rerolled away) are exactly the first L picks of the sequence, L = current winners + reroll records
+ * (each reroll record removed exactly one winner).
+ * Does not: read storage, trust the record's own ordering of entrants (it re-canonicalises them),
+ * or judge eligibility rules (those are recorded, not recomputed).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { DrawRecord } from './ports.js';
+import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants, pickSequence } from './fairness.js';
+
+/** The outcome of verifyDraw: on success, the current winners' logins in pick order. */
+export type VerifyResult = { ok: true; winners: string[] } | { ok: false; reason: string };
+
+function sameHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Recomputes the winners of `record` from its revealed seed and frozen entrants. */
+export function verifyDraw(record: DrawRecord): VerifyResult {
+  const fairness = record.fairness;
+  if (!fairness || typeof fairness.commitment !== 'string') {
+    return { ok: false, reason: 'record has no fairness commitment' };
+  }
+  if (fairness.algorithm !== FAIRNESS_ALGORITHM) {
+    return { ok: false, reason: `unknown fairness algorithm ${JSON.stringify(fairness.algorithm)}` };
+  }
+  if (!fairness.seed) {
+    return { ok: false, reason: `seed not revealed (draw status is ${record.status})` };
+  }
+  if (!/^[0-9a-f]{64}$/.test(fairness.seed)) {
+    return { ok: false, reason: 'seed is not 64 lower-case hex characters' };
+  }
+  const seed = Buffer.from(fairness.seed, 'hex');
+  if (!sameHex(commitmentOf(seed), fairness.commitment.toLowerCase())) {
+    return { ok: false, reason: 'seed does not match commitment' };
+  }
+  if (!record.frozenEntrants) {
+    return { ok: false, reason: 'frozen entrant list is missing' };
+  }
+  if (!fairness.entrantsDigest) {
+    return { ok: false, reason: 'entrants digest is missing' };
+  }
+  let canonical: ReturnType<typeof freezeEntrants>;
+  try {
+    canonical = freezeEntrants(record.frozenEntrants);
+  } catch (err) {
+    return { ok: false, reason: `frozen entrant list is invalid: ${(err as Error).message}` };
+  }
+  if (!sameHex(canonical.digest, fairness.entrantsDigest.toLowerCase())) {
+    return { ok: false, reason: 'entrant list digest mismatch' };
+  }
+  const { frozen, digest } = canonical;
+
+  const winners = record.winners ?? [];
+  const rerolls = record.rerolls ?? [];
+  const byPick = new Map<number, (typeof winners)[number]>();
+  // Every reroll record removed exactly one winner, so the history used this many picks.
+  const used = winners.length + rerolls.length;
+  for (const w of winners) {
+    if (!Number.isSafeInteger(w.pick) || w.pick < 0 || w.pick >= used) {
+      return { ok: false, reason: `winner ${w.login} has an invalid pick position ${String(w.pick)}` };
+    }
+    if (byPick.has(w.pick)) {
+      return { ok: false, reason: `two winners share pick ${w.pick}` };
+    }
+    byPick.set(w.pick, w);
+  }
+  if (used > frozen.length) {
+    return { ok: false, reason: `history uses ${used} picks but there are only ${frozen.length} entrants` };
+  }
+
+  const sequence = pickSequence(seed, digest, frozen, used);
+  const rerolledAway = new Map<string, number>();
+  for (const r of rerolls) rerolledAway.set(r.replacedUserId, (rerolledAway.get(r.replacedUserId) ?? 0) + 1);
+
+  for (let p = 0; p < sequence.length; p++) {
+    const expected = frozen[sequence[p]!]!;
+    const winner = byPick.get(p);
+    if (winner) {
+      if (winner.userId !== expected.userId) {
+        return {
+          ok: false,
+          reason: `winner #${p + 1} should be ${expected.login} (pick ${p}) but history has ${winner.login}`,
+        };
+      }
+      continue;
+    }
+    const left = rerolledAway.get(expected.userId) ?? 0;
+    if (left === 0) {
+      return {
+        ok: false,
+        reason: `pick ${p} is ${expected.login}, who is neither a current winner nor a rerolled-away winner in the history`,
+      };
+    }
+    rerolledAway.set(expected.userId, left - 1);
+  }
+  for (const r of rerolls) {
+    if ((rerolledAway.get(r.replacedUserId) ?? 0) > 0) {
+      return { ok: false, reason: `rerolled-away winner ${r.replacedLogin} is not in the pick sequence` };
+    }
+  }
+  const ordered = [...byPick.entries()].sort((a, b) => a[0] - b[0]).map(([, w]) => w.login);
+  return { ok: true, winners: ordered };
+}
