@@ -1,0 +1,20 @@
+/**
+ * The sandbox Twitch chat server's public surface: start it, play viewers, read the
+ * transcript. Implementation lives in server.ts; this file only re-exports.
+ */
+export { startChatServer } from './server.js';
+export type {
+  ChatServer,
+  ChatServerOptions,
+  ChatServerEvents,
+  ConnectionInfo,
+  RoomStateChange,
+  TranscriptEntry,
+  SimViewer,
+  SimViewerOptions,
+  InjectExtra,
+  ChatLimits,
+  RoomModes,
+} from './server.js';
+export { userIdFor } from './viewers.js';
+export { DEFAULT_LIMITS } from './limits.js';
