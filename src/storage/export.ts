@@ -1,0 +1,118 @@
+/**
+ * The history export: maps stored DrawRecords to the public export shape of the contract
+ * (`npm run history -- --json`) and to CSV (one row per winner). Pure functions; no I/O.
+ * The JSON export includes winners' redeem links, as the contract specifies: it is meant for the
+ * shop owner, not for chat. Extras beyond the contract: `fairness.algorithm`, winners' `pick`,
+ * `rerolls`, `failure` and `rules` when present.
+ */
+import type { DrawRecord, RerollRecord } from '../giveaway/ports.js';
+
+/** One draw as exported by `npm run history -- --json`. */
+export interface DrawExport {
+  id: string;
+  kind: DrawRecord['kind'];
+  status: DrawRecord['status'];
+  source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string };
+  offer: { id: string; name: string };
+  gifts: number;
+  openedAt: string;
+  closesAt: string;
+  closedAt?: string;
+  entrants: number;
+  winners: {
+    userId: string;
+    login: string;
+    displayName: string;
+    giftId?: string;
+    redeemUrl?: string;
+    claimed?: boolean;
+    pick: number;
+  }[];
+  fairness: { commitment: string; seed?: string; entrantsDigest?: string; algorithm: string };
+  rerolls?: RerollRecord[];
+  failure?: { reason: string; at: string };
+  rules?: Record<string, unknown>;
+}
+
+function defined<T extends object>(obj: T): T {
+  for (const key of Object.keys(obj) as (keyof T)[]) if (obj[key] === undefined) delete obj[key];
+  return obj;
+}
+
+/** The contract's export object for one record (undefined optional fields are omitted). */
+export function toExport(record: DrawRecord): DrawExport {
+  const s = record.source ?? {};
+  return defined({
+    id: record.id,
+    kind: record.kind,
+    status: record.status,
+    source: defined({ drawId: s.drawId, giveawayId: s.giveawayId, packageId: s.packageId, eventId: s.eventId }),
+    offer: { id: record.offer.id, name: record.offer.name },
+    gifts: record.gifts,
+    openedAt: record.openedAt,
+    closesAt: record.closesAt,
+    closedAt: record.closedAt,
+    entrants: record.entrants,
+    winners: record.winners.map((w) =>
+      defined({
+        userId: w.userId,
+        login: w.login,
+        displayName: w.displayName,
+        giftId: w.giftId,
+        redeemUrl: w.redeemUrl,
+        claimed: w.claimed,
+        pick: w.pick,
+      }),
+    ),
+    fairness: defined({
+      commitment: record.fairness.commitment,
+      seed: record.fairness.seed,
+      entrantsDigest: record.fairness.entrantsDigest,
+      algorithm: record.fairness.algorithm,
+    }),
+    rerolls: record.rerolls?.length ? record.rerolls.map((r) => ({ ...r })) : undefined,
+    failure: record.failure ? { ...record.failure } : undefined,
+    rules: record.rules ? structuredClone(record.rules) : undefined,
+  });
+}
+
+/** CSV columns, in order. */
+export const CSV_COLUMNS = [
+  'drawId',
+  'kind',
+  'offerName',
+  'closedAt',
+  'userId',
+  'login',
+  'displayName',
+  'giftId',
+  'redeemUrl',
+  'claimed',
+] as const;
+
+/**
+ * One CSV cell (RFC 4180): quoted when it holds a comma, quote, CR or LF, or leading/trailing
+ * space; quotes doubled. Text starting with `=`, `+`, `-`, `@`, TAB or CR gets a leading `'` so
+ * spreadsheets do not run it as a formula (offer and display names are not trusted).
+ */
+export function csvCell(value: string | number | boolean | undefined): string {
+  if (value === undefined) return '';
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One header row and one row per winner of each record (records without winners add no rows). CRLF line ends. */
+export function toCsv(records: readonly DrawRecord[]): string {
+  const rows: string[] = [CSV_COLUMNS.join(',')];
+  for (const r of records) {
+    for (const w of r.winners) {
+      rows.push(
+        [r.id, r.kind, r.offer.name, r.closedAt, w.userId, w.login, w.displayName, w.giftId, w.redeemUrl, w.claimed]
+          .map(csvCell)
+          .join(','),
+      );
+    }
+  }
+  return rows.join('\r\n') + '\r\n';
+}

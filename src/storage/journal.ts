@@ -1,0 +1,203 @@
+/**
+ * The append-only entry journal of open draws: `<dir>/<draw id stem>.jsonl`, one JSON entrant per
+ * line. Appends are buffered in memory and written (one append per draw per flush, on a kept-open
+ * file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
+ * killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
+ * the middle of a write); a later append first terminates such a line so it cannot swallow the
+ * next entry. Does not: deduplicate (readers do), know draw statuses, or fsync each append (the
+ * guarantee is against process death, not power loss).
+ */
+import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Entrant } from '../giveaway/ports.js';
+import type { Clock, TimerHandle } from '../shared/clock.js';
+import { StorageError } from './errors.js';
+import { fileStem, idFromStem, readIfExists } from './files.js';
+import { entrantSchema } from './schemas.js';
+
+const SUFFIX = '.jsonl';
+
+export interface JournalOptions {
+  dir: string;
+  clock: Clock;
+  logger: Logger;
+  flushIntervalMs: number;
+}
+
+/** Per-draw append-only entry journals with a timed write-behind buffer. */
+export class EntryJournal {
+  private readonly dir: string;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly flushIntervalMs: number;
+  private buffers = new Map<string, string[]>();
+  private readonly handles = new Map<string, Promise<{ handle: FileHandle; needsNewline: boolean }>>();
+  private chain: Promise<void> = Promise.resolve();
+  private timer: TimerHandle | undefined;
+  private closed = false;
+
+  constructor(options: JournalOptions) {
+    this.dir = options.dir;
+    this.clock = options.clock;
+    this.logger = options.logger;
+    this.flushIntervalMs = options.flushIntervalMs;
+  }
+
+  private fileOf(drawId: string): string {
+    return join(this.dir, fileStem(drawId) + SUFFIX);
+  }
+
+  /** Buffers one entrant line; it reaches the file within flushIntervalMs. */
+  append(drawId: string, entrant: Entrant): void {
+    if (this.closed) throw new StorageError('STORAGE_CLOSED', 'entry journal is closed');
+    fileStem(drawId);
+    const line = JSON.stringify(entrant) + '\n';
+    const buffer = this.buffers.get(drawId);
+    if (buffer) buffer.push(line);
+    else this.buffers.set(drawId, [line]);
+    this.timer ??= this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch((err: unknown) => {
+        this.logger.error({ err }, 'writing the entry journal failed; will retry');
+      });
+    }, this.flushIntervalMs);
+  }
+
+  /** Writes everything buffered so far; resolves once it is in the files. */
+  flush(): Promise<void> {
+    this.timer?.cancel();
+    this.timer = undefined;
+    const batch = this.buffers;
+    this.buffers = new Map();
+    const run = this.chain.then(() => this.writeBatch(batch));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeBatch(batch: Map<string, string[]>): Promise<void> {
+    let failure: unknown;
+    for (const [drawId, lines] of batch) {
+      try {
+        const entry = await this.handleOf(drawId);
+        const text = (entry.needsNewline ? '\n' : '') + lines.join('');
+        await entry.handle.appendFile(text, 'utf8');
+        entry.needsNewline = false;
+      } catch (err) {
+        failure ??= err;
+        this.handles.delete(drawId);
+        const pending = this.buffers.get(drawId) ?? [];
+        this.buffers.set(drawId, [...lines, ...pending]);
+      }
+    }
+    if (failure !== undefined) {
+      if (!this.closed) {
+        this.timer ??= this.clock.setTimeout(() => {
+          this.timer = undefined;
+          this.flush().catch((err: unknown) => this.logger.error({ err }, 'writing the entry journal failed; will retry'));
+        }, this.flushIntervalMs);
+      }
+      throw failure;
+    }
+  }
+
+  private handleOf(drawId: string): Promise<{ handle: FileHandle; needsNewline: boolean }> {
+    let entry = this.handles.get(drawId);
+    if (!entry) {
+      entry = (async () => {
+        const handle = await open(this.fileOf(drawId), 'a+');
+        const { size } = await handle.stat();
+        let needsNewline = false;
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          await handle.read(last, 0, 1, size - 1);
+          needsNewline = last[0] !== 0x0a;
+        }
+        return { handle, needsNewline };
+      })();
+      this.handles.set(drawId, entry);
+      entry.catch(() => this.handles.delete(drawId));
+    }
+    return entry;
+  }
+
+  /** Drops a draw's buffer and deletes its journal (the draw reached a final state). */
+  discard(drawId: string): Promise<void> {
+    this.buffers.delete(drawId);
+    const run = this.chain.then(async () => {
+      await this.closeHandle(drawId);
+      await rm(this.fileOf(drawId), { force: true });
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async closeHandle(drawId: string): Promise<void> {
+    const entry = this.handles.get(drawId);
+    this.handles.delete(drawId);
+    if (entry) await (await entry).handle.close();
+  }
+
+  /**
+   * The journaled entrants of a draw, in file order, including any still buffered. A torn last
+   * line is skipped with a warning; so is any other unreadable line (named by number).
+   */
+  async read(drawId: string): Promise<Entrant[]> {
+    await this.flush();
+    const file = this.fileOf(drawId);
+    const text = await readIfExists(file);
+    if (text === undefined) return [];
+    const lines = text.split('\n');
+    const out: Entrant[] = [];
+    lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      const torn = i === lines.length - 1;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        parsed = undefined;
+      }
+      const result = entrantSchema.safeParse(parsed);
+      if (result.success) {
+        out.push(result.data as Entrant);
+      } else {
+        this.logger.warn(
+          { file, line: i + 1 },
+          torn ? 'ignoring a torn last journal line (interrupted write)' : 'skipping an unreadable journal line',
+        );
+      }
+    });
+    return out;
+  }
+
+  /** Draw ids that have a journal file. */
+  async drawIds(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const ids: string[] = [];
+    for (const name of names) {
+      if (!name.endsWith(SUFFIX)) continue;
+      const id = idFromStem(name.slice(0, -SUFFIX.length));
+      if (id !== undefined) ids.push(id);
+    }
+    return ids;
+  }
+
+  /** Flushes, closes every file and refuses further appends. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      await this.chain;
+    }
+    for (const drawId of [...this.handles.keys()]) await this.closeHandle(drawId).catch(() => undefined);
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * FileDrawRepository: the DrawRepository port on local files under one data directory.
+ *
+ *   <dataDir>/history.json             lowdb 7 document `{ version: 1, draws: [...] }`: every draw
+ *                                      record, WITHOUT its frozen entrant list; rewritten (temp file +
+ *                                      rename) only on saveDraw, i.e. on state changes.
+ *   <dataDir>/draws/<id>.entrants.json the frozen entrant list of a closed draw (atomic write, loaded
+ *                                      lazily by getDraw/openDraws), written once per distinct list.
+ *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (see journal.ts),
+ *                                      deleted when the draw is finished, cancelled or failed.
+ *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
+ *
+ * Ids made of `[A-Za-z0-9_-]` are used as file names; others are base64url-encoded behind `~`.
+ * A damaged history.json, entrants file or events file is reported with a StorageError naming the
+ * file and is never overwritten. Read-only mode (the CLIs) never creates or changes a file, so it is
+ * safe to run beside the bot. Does not: lock the directory against a second writer process, or
+ * fsync the journal per entry (durability is against process death within flushIntervalMs).
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
+import type { Logger } from 'pino';
+import type { DrawRecord, DrawRepository, Entrant, FrozenEntrant } from '../giveaway/ports.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { silentLogger } from '../logging/index.js';
+import { StorageError } from './errors.js';
+import { ProcessedEvents } from './events.js';
+import { fileStem, parseJsonFile, readIfExists, writeFileAtomic } from './files.js';
+import { EntryJournal } from './journal.js';
+import {
+  HISTORY_VERSION,
+  entrantsFileSchema,
+  historySchema,
+  storedRecordSchema,
+  type HistoryData,
+} from './schemas.js';
+
+export interface FileDrawRepositoryOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Maximum delay before buffered journal entries are written. Default 50 ms. */
+  flushIntervalMs?: number;
+  /** How many processed webhook ids are remembered. Default 10,000. */
+  maxProcessedEvents?: number;
+  /** Open without creating or modifying anything (CLIs). Writes throw STORAGE_READ_ONLY. */
+  readOnly?: boolean;
+}
+
+type StoredRecord = HistoryData['draws'][number];
+
+const FINAL_STATUSES = new Set<DrawRecord['status']>(['finished', 'cancelled', 'failed']);
+const ACTIVE_STATUSES = new Set<DrawRecord['status']>(['open', 'drawing']);
+
+/** Draw storage on local files: lowdb history, per-draw entry journals, frozen entrant files. */
+export class FileDrawRepository implements DrawRepository {
+  /** Absolute path of the history document. */
+  readonly historyFile: string;
+  private readonly dataDir: string;
+  private readonly db: Low<HistoryData>;
+  private readonly journal: EntryJournal;
+  private readonly events: ProcessedEvents | undefined;
+  private readonly logger: Logger;
+  private readonly readOnly: boolean;
+  private readonly byId = new Map<string, StoredRecord>();
+  /** Key (digest:length or array identity) of the entrants file last written, per draw. */
+  private readonly frozenWritten = new Map<string, string | FrozenEntrant[]>();
+  private saves: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    dataDir: string,
+    db: Low<HistoryData>,
+    journal: EntryJournal,
+    events: ProcessedEvents | undefined,
+    logger: Logger,
+    readOnly: boolean,
+  ) {
+    this.dataDir = dataDir;
+    this.historyFile = join(dataDir, 'history.json');
+    this.db = db;
+    this.journal = journal;
+    this.events = events;
+    this.logger = logger;
+    this.readOnly = readOnly;
+    for (const record of db.data.draws) this.byId.set(record.id, record);
+  }
+
+  /**
+   * Opens (creating unless read-only) the data directory and loads the history. Throws a
+   * StorageError with code STORAGE_CORRUPT naming the file when history.json or the events file is
+   * damaged; nothing is rewritten in that case.
+   */
+  static async open(dataDir: string, options: FileDrawRepositoryOptions = {}): Promise<FileDrawRepository> {
+    const logger = (options.logger ?? silentLogger()).child({ module: 'storage' });
+    const readOnly = options.readOnly ?? false;
+    const flushIntervalMs = options.flushIntervalMs ?? 50;
+    if (!Number.isFinite(flushIntervalMs) || flushIntervalMs < 0) {
+      throw new StorageError('STORAGE_INVALID', `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`);
+    }
+    if (!readOnly) {
+      await mkdir(join(dataDir, 'journal'), { recursive: true });
+      await mkdir(join(dataDir, 'draws'), { recursive: true });
+    }
+    const historyFile = join(dataDir, 'history.json');
+    const text = await readIfExists(historyFile);
+    const data: HistoryData =
+      text === undefined ? { version: HISTORY_VERSION, draws: [] } : parseJsonFile(historyFile, text, historySchema);
+    const db = new Low<HistoryData>(new JSONFile<HistoryData>(historyFile), data);
+    const journal = new EntryJournal({
+      dir: join(dataDir, 'journal'),
+      clock: options.clock ?? systemClock,
+      logger,
+      flushIntervalMs,
+    });
+    const events = readOnly
+      ? undefined
+      : await ProcessedEvents.load(join(dataDir, 'events.jsonl'), options.maxProcessedEvents ?? 10_000, logger);
+    return new FileDrawRepository(dataDir, db, journal, events, logger, readOnly);
+  }
+
+  private assertWritable(): void {
+    if (this.closed) throw new StorageError('STORAGE_CLOSED', 'the draw repository is closed');
+    if (this.readOnly) throw new StorageError('STORAGE_READ_ONLY', 'the draw repository was opened read-only');
+  }
+
+  private entrantsFile(id: string): string {
+    return join(this.dataDir, 'draws', `${fileStem(id)}.entrants.json`);
+  }
+
+  /**
+   * Creates or replaces a record. Its frozen entrant list, if any, goes to its own file (rewritten
+   * only when the list changes); saving a record without one keeps the stored list. Reaching
+   * finished/cancelled/failed deletes the draw's entry journal. Saves are applied in call order.
+   */
+  saveDraw(record: DrawRecord): Promise<void> {
+    try {
+      this.assertWritable();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const { frozenEntrants, ...rest } = record;
+    const parsed = storedRecordSchema.safeParse(rest);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return Promise.reject(
+        new StorageError(
+          'STORAGE_INVALID',
+          `draw record is invalid at ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : '?'}`,
+        ),
+      );
+    }
+    const stored = parsed.data;
+    try {
+      fileStem(stored.id);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const run = this.saves.then(() => this.applySave(stored, frozenEntrants));
+    this.saves = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applySave(stored: StoredRecord, frozen: FrozenEntrant[] | undefined): Promise<void> {
+    if (frozen) {
+      const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
+      if (this.frozenWritten.get(stored.id) !== key) {
+        const body = {
+          version: 1,
+          drawId: stored.id,
+          entrants: frozen.map((e) => [e.userId, e.login, e.weight]),
+        };
+        await writeFileAtomic(this.entrantsFile(stored.id), JSON.stringify(body));
+        this.frozenWritten.set(stored.id, key);
+      }
+    }
+    const draws = this.db.data.draws;
+    const previous = this.byId.get(stored.id);
+    if (previous) draws[draws.indexOf(previous)] = stored;
+    else draws.push(stored);
+    this.byId.set(stored.id, stored);
+    await this.db.write();
+    if (FINAL_STATUSES.has(stored.status)) await this.journal.discard(stored.id);
+  }
+
+  private async loadFrozen(id: string): Promise<FrozenEntrant[] | undefined> {
+    const file = this.entrantsFile(id);
+    const text = await readIfExists(file);
+    if (text === undefined) return undefined;
+    const body = parseJsonFile(file, text, entrantsFileSchema);
+    return body.entrants.map(([userId, login, weight]) => ({ userId, login, weight }));
+  }
+
+  private async full(stored: StoredRecord): Promise<DrawRecord> {
+    const record = structuredClone(stored) as DrawRecord;
+    const frozen = await this.loadFrozen(stored.id);
+    if (frozen) record.frozenEntrants = frozen;
+    return record;
+  }
+
+  /** The record with its frozen entrant list (when one was saved); a copy. */
+  async getDraw(id: string): Promise<DrawRecord | undefined> {
+    const stored = this.byId.get(id);
+    return stored ? this.full(stored) : undefined;
+  }
+
+  /**
+   * Open/drawing records (with frozen lists when saved) and their journaled entrants, deduplicated
+   * by userId (first entry wins). Also deletes journals left behind by draws that already reached
+   * a final state (a crash between the two writes), unless read-only.
+   */
+  async openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]> {
+    if (this.closed) throw new StorageError('STORAGE_CLOSED', 'the draw repository is closed');
+    await this.saves;
+    const out: { record: DrawRecord; entrants: Entrant[] }[] = [];
+    for (const stored of this.db.data.draws) {
+      if (!ACTIVE_STATUSES.has(stored.status)) continue;
+      const seen = new Set<string>();
+      const entrants: Entrant[] = [];
+      for (const e of await this.journal.read(stored.id)) {
+        if (seen.has(e.userId)) continue;
+        seen.add(e.userId);
+        entrants.push(e);
+      }
+      out.push({ record: await this.full(stored), entrants });
+    }
+    if (!this.readOnly) {
+      for (const id of await this.journal.drawIds()) {
+        const stored = this.byId.get(id);
+        if (stored && FINAL_STATUSES.has(stored.status)) {
+          this.logger.info({ drawId: id }, 'removing the entry journal of a draw that already ended');
+          await this.journal.discard(id);
+        } else if (!stored) {
+          this.logger.warn({ drawId: id }, 'entry journal without a draw record; kept');
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Buffers an entrant for an open draw's journal; written within flushIntervalMs without being
+   * awaited. Entries for a draw already finished/cancelled/failed are dropped (logged at debug).
+   * Throws STORAGE_CLOSED/STORAGE_READ_ONLY, or STORAGE_INVALID for an invalid draw id or entrant.
+   */
+  appendEntrant(drawId: string, entrant: Entrant): void {
+    this.assertWritable();
+    if (!entrant || typeof entrant.userId !== 'string' || entrant.userId.length === 0) {
+      throw new StorageError('STORAGE_INVALID', 'entrant must have a non-empty userId');
+    }
+    const stored = this.byId.get(drawId);
+    if (stored && FINAL_STATUSES.has(stored.status)) {
+      this.logger.debug({ drawId, status: stored.status }, 'entry for a draw that already ended; dropped');
+      return;
+    }
+    this.journal.append(drawId, entrant);
+  }
+
+  /** Newest first (by openedAt; later saved first on ties). Records come without frozen lists. */
+  async listDraws(options: { limit?: number } = {}): Promise<DrawRecord[]> {
+    const draws = this.db.data.draws.map((record, order) => ({ record, order, at: Date.parse(record.openedAt) || 0 }));
+    draws.sort((a, b) => b.at - a.at || b.order - a.order);
+    const limit = options.limit === undefined ? draws.length : Math.max(0, Math.floor(options.limit));
+    return draws.slice(0, limit).map((d) => structuredClone(d.record) as DrawRecord);
+  }
+
+  /** User ids of the winners of finished draws closed at or after `sinceMs`. */
+  async recentWinnerIds(sinceMs: number): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const record of this.db.data.draws) {
+      if (record.status !== 'finished' || !record.closedAt) continue;
+      if (Date.parse(record.closedAt) < sinceMs) continue;
+      for (const w of record.winners) ids.add(w.userId);
+    }
+    return ids;
+  }
+
+  /** False if `eventId` was already processed; otherwise records it durably and returns true. */
+  async markEventProcessed(eventId: string): Promise<boolean> {
+    this.assertWritable();
+    return this.events!.mark(eventId);
+  }
+
+  /** Writes buffered journal entries and waits for pending record and event writes. */
+  async flush(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all([this.journal.flush(), this.saves, this.events?.flush()]);
+  }
+
+  /** Flushes and closes every file. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      await this.journal.close();
+      await this.events?.close();
+    }
+  }
+}
