@@ -1,0 +1,160 @@
+/**
+ * The client-side request budget: a precise sliding window shared by every call of one client.
+ *
+ * Contract: at most `limit` permits are handed out in any window of `intervalMs`, however many
+ * callers wait concurrently; callers beyond the budget WAIT in FIFO order, they never fail
+ * (unless their own AbortSignal fires). The limiter keeps `limit` slots. A caller takes a free
+ * slot and gives it back with `permit.release()` once its request is over; the slot can be taken
+ * again only `intervalMs` after that release. Because a request reaches the server before its
+ * response is read, this bounds server-side arrivals too, whatever the network latency: two
+ * requests on the same slot arrive at least `intervalMs` apart, so no window of `intervalMs` ever
+ * holds more than `limit` arrivals. The cost is one round trip per slot per window.
+ *
+ * Deliberately not here: retries and backoff (client.ts), server-signalled limits (429).
+ */
+import type { Clock, TimerHandle } from '../shared/clock.js';
+import { GiftdropError } from '../shared/errors.js';
+
+/** A request budget: `limit` requests per `intervalMs`. */
+export interface RateLimit {
+  limit: number;
+  intervalMs: number;
+}
+
+/** Fourthwall's documented budget: 100 requests per rolling 10 s. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { limit: 100, intervalMs: 10_000 };
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Parses `N/D<unit>` budgets such as `100/10s`, `20/200ms`, `5/1m` or `100/s` (unit defaults to
+ * seconds). Throws a GiftdropError (`FOURTHWALL_RATE_LIMIT_INVALID`) quoting the bad text.
+ */
+export function parseRateLimit(text: string): RateLimit {
+  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|m|h)?\s*$/i.exec(text);
+  const limit = m ? Number(m[1]) : NaN;
+  const amount = m?.[2] === undefined ? 1 : Number(m[2]);
+  const intervalMs = m ? amount * UNIT_MS[(m[3] ?? 's').toLowerCase()]! : NaN;
+  if (!m || !Number.isSafeInteger(limit) || limit < 1 || !(intervalMs >= 1)) {
+    throw new GiftdropError(
+      'FOURTHWALL_RATE_LIMIT_INVALID',
+      `invalid rate limit ${JSON.stringify(text)}: expected N/D with a unit, e.g. 100/10s or 20/200ms`,
+    );
+  }
+  return { limit, intervalMs: Math.round(intervalMs) };
+}
+
+/** One granted request start; call `release()` exactly once when the request is over. */
+export interface Permit {
+  release(): void;
+}
+
+interface Waiter {
+  resolve(p: Permit): void;
+  reject(e: unknown): void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+/** A precise, FIFO sliding-window limiter (see the module header). */
+export class SlidingWindowLimiter {
+  readonly limit: number;
+  readonly intervalMs: number;
+  private readonly clock: Clock;
+  /** Times from which each free slot may be reused, oldest first (non-decreasing). */
+  private readonly freeAt: number[];
+  private readonly waiters: Waiter[] = [];
+  private timer: TimerHandle | undefined;
+  private timerAt = Infinity;
+  private held = 0;
+
+  constructor(budget: RateLimit, clock: Clock) {
+    if (!Number.isSafeInteger(budget.limit) || budget.limit < 1) throw new RangeError('rate limit must be a positive integer');
+    if (!(budget.intervalMs > 0)) throw new RangeError('rate limit interval must be positive');
+    this.limit = budget.limit;
+    this.intervalMs = budget.intervalMs;
+    this.clock = clock;
+    this.freeAt = new Array<number>(budget.limit).fill(-Infinity);
+  }
+
+  /** Callers waiting for a permit. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Permits handed out and not yet released. */
+  get inFlight(): number {
+    return this.held;
+  }
+
+  /**
+   * Resolves with a permit as soon as the budget allows, in FIFO order. Rejects with the
+   * signal's reason if `signal` aborts first (the caller then never got a permit).
+   */
+  acquire(signal?: AbortSignal): Promise<Permit> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Permit>((resolve, reject) => {
+      const w: Waiter = { resolve, reject, signal };
+      if (signal) {
+        w.onAbort = () => {
+          const i = this.waiters.indexOf(w);
+          if (i >= 0) this.waiters.splice(i, 1);
+          reject(signal.reason);
+          this.pump();
+        };
+        signal.addEventListener('abort', w.onAbort, { once: true });
+      }
+      this.waiters.push(w);
+      this.pump();
+    });
+  }
+
+  /** Runs `fn` under a permit, releasing it when `fn` settles. */
+  async schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const permit = await this.acquire(signal);
+    try {
+      return await fn();
+    } finally {
+      permit.release();
+    }
+  }
+
+  private grant(): Permit {
+    this.freeAt.shift();
+    this.held++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.held--;
+        this.freeAt.push(this.clock.now() + this.intervalMs);
+        this.pump();
+      },
+    };
+  }
+
+  private pump(): void {
+    const now = this.clock.now();
+    while (this.waiters.length > 0 && this.freeAt.length > 0 && this.freeAt[0]! <= now) {
+      const w = this.waiters.shift()!;
+      if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+      w.resolve(this.grant());
+    }
+    const next = this.waiters.length > 0 ? this.freeAt[0] : undefined;
+    if (next === undefined) {
+      this.timer?.cancel();
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      return;
+    }
+    if (this.timer && this.timerAt === next) return;
+    this.timer?.cancel();
+    this.timerAt = next;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, next - now);
+  }
+}
