@@ -258,11 +258,14 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
       handleProtocols: (protocols) => (protocols.has('irc') ? 'irc' : false),
     });
     this.wss.on('connection', (ws) => this.accept(ws));
+    this.wss.on('error', (err) => this.log.debug({ err }, 'websocket server error'));
   }
 
   async listen(port: number): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => {
+        this.closed = true;
+        this.wss.close();
         reject(new GiftdropError('SANDBOX_CHAT_LISTEN', `sandbox chat server cannot listen on ${this.host}:${port}: ${err.message}`, { cause: err }));
       };
       this.http.once('error', onError);
@@ -559,7 +562,7 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
   private onNick(conn: Conn, rawNick: string): void {
     if (conn.login) return;
     const nick = rawNick.toLowerCase();
-    if (conn.pass === undefined && /^justinfan\d+$/.test(nick)) {
+    if (/^justinfan\d+$/.test(nick)) {
       conn.anonymous = true;
       conn.login = nick;
     } else if (conn.pass !== undefined && this.tokenMatches(conn.pass)) {
