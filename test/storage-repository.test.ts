@@ -1,0 +1,261 @@
+import { existsSync } from 'node:fs';
+import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileDrawRepository, StorageError } from '../src/storage/index.js';
+import { ManualClock } from '../src/shared/clock.js';
+import { verifyDraw } from '../src/giveaway/verify.js';
+import { finishedRecord, makeEntrant } from './support/fairness-records.js';
+import { openRecord, tempDataDir, waitFor } from './support/storage-helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const repos: FileDrawRepository[] = [];
+
+async function openRepo(options: Parameters<typeof FileDrawRepository.open>[1] = {}): Promise<FileDrawRepository> {
+  const repo = await FileDrawRepository.open(dir, options);
+  repos.push(repo);
+  return repo;
+}
+
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDataDir());
+});
+afterEach(async () => {
+  for (const r of repos.splice(0)) await r.close().catch(() => undefined);
+  await cleanup();
+});
+
+describe('FileDrawRepository: records', () => {
+  it('round-trips a finished draw; the frozen list lives in its own file and still verifies after reopening', async () => {
+    const repo = await openRepo();
+    const record = finishedRecord({ id: 'lg_one', entrants: 40, winners: 3, rerollPicks: [1] });
+    await repo.saveDraw(record);
+    const history = JSON.parse(await readFile(join(dir, 'history.json'), 'utf8'));
+    expect(history.version).toBe(1);
+    expect(history.draws[0].id).toBe('lg_one');
+    expect(history.draws[0].frozenEntrants).toBeUndefined();
+    expect(existsSync(join(dir, 'draws', 'lg_one.entrants.json'))).toBe(true);
+    await repo.close();
+
+    const again = await openRepo();
+    const loaded = await again.getDraw('lg_one');
+    expect(loaded).toEqual(record);
+    expect(verifyDraw(loaded!).ok).toBe(true);
+    expect(await again.getDraw('nope')).toBeUndefined();
+  });
+
+  it('lists newest first with a limit, and finds recent winners of finished draws only', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(finishedRecord({ id: 'old', openedAt: '2026-01-01T00:00:00.000Z' }));
+    await repo.saveDraw(finishedRecord({ id: 'new', openedAt: '2026-01-03T00:00:00.000Z' }));
+    await repo.saveDraw(finishedRecord({ id: 'mid', openedAt: '2026-01-02T00:00:00.000Z' }));
+    const cancelled = { ...finishedRecord({ id: 'cxl', openedAt: '2026-01-02T12:00:00.000Z' }), status: 'cancelled' as const };
+    await repo.saveDraw(cancelled);
+    expect((await repo.listDraws()).map((r) => r.id)).toEqual(['new', 'cxl', 'mid', 'old']);
+    expect((await repo.listDraws({ limit: 2 })).map((r) => r.id)).toEqual(['new', 'cxl']);
+    const listed = await repo.listDraws();
+    expect(listed[0]!.frozenEntrants).toBeUndefined();
+
+    const since = Date.parse('2026-01-02T00:00:00.000Z');
+    const ids = await repo.recentWinnerIds(since);
+    const expected = new Set([
+      ...finishedRecord({ id: 'new', openedAt: '2026-01-03T00:00:00.000Z' }).winners.map((w) => w.userId),
+      ...finishedRecord({ id: 'mid', openedAt: '2026-01-02T00:00:00.000Z' }).winners.map((w) => w.userId),
+    ]);
+    expect(ids).toEqual(expected);
+  });
+
+  it('replaces a record in place; saving without the frozen list keeps it; unchanged lists are not rewritten', async () => {
+    const repo = await openRepo();
+    const record = finishedRecord({ id: 'keep' });
+    await repo.saveDraw(record);
+    const file = join(dir, 'draws', 'keep.entrants.json');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"version":1', '"version":1 '));
+    const marker = await readFile(file, 'utf8');
+    await repo.saveDraw({ ...record, winners: record.winners.map((w) => ({ ...w, claimed: true })) });
+    expect(await readFile(file, 'utf8')).toBe(marker);
+    const { frozenEntrants: _dropped, ...withoutList } = record;
+    await repo.saveDraw({ ...withoutList, status: 'finished' });
+    const loaded = await repo.getDraw('keep');
+    expect(loaded!.frozenEntrants).toEqual(record.frozenEntrants);
+    expect(loaded!.winners.every((w) => w.claimed === undefined)).toBe(true);
+    expect((await repo.listDraws()).length).toBe(1);
+  });
+
+  it('rejects an invalid record with a clear error and keeps what was stored', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(finishedRecord({ id: 'good' }));
+    const bad = { ...finishedRecord({ id: 'bad' }), status: 'weird' } as unknown as Parameters<typeof repo.saveDraw>[0];
+    await expect(repo.saveDraw(bad)).rejects.toMatchObject({ code: 'STORAGE_INVALID', message: expect.stringContaining('status') });
+    await expect(repo.saveDraw({ ...finishedRecord({ id: 'x' }), id: 'x'.repeat(200) })).rejects.toMatchObject({
+      code: 'STORAGE_INVALID',
+    });
+    await repo.saveDraw(finishedRecord({ id: 'good2' }));
+    expect((await repo.listDraws()).map((r) => r.id).sort()).toEqual(['good', 'good2']);
+  });
+
+  it('stores ids that are not file-name safe under an encoded name', async () => {
+    const repo = await openRepo();
+    const id = '../../etc/passwd ünï';
+    await repo.saveDraw({ ...finishedRecord({ id: 'tmp' }), id });
+    const names = await readdir(join(dir, 'draws'));
+    expect(names).toHaveLength(1);
+    expect(names[0]).toMatch(/^~[A-Za-z0-9_-]+\.entrants\.json$/);
+    expect((await repo.getDraw(id))!.frozenEntrants).toHaveLength(20);
+  });
+
+  it('reports a corrupt history.json naming the file and never overwrites it', async () => {
+    const file = join(dir, 'history.json');
+    await writeFile(file, '{"version":1,"draws":[{"id":"x"');
+    const err = await FileDrawRepository.open(dir).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageError);
+    expect(err).toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
+    await writeFile(file, JSON.stringify({ version: 1, draws: [{ id: 'x', kind: 'nonsense' }] }));
+    await expect(FileDrawRepository.open(dir)).rejects.toMatchObject({
+      code: 'STORAGE_CORRUPT',
+      message: expect.stringMatching(/history\.json has an unexpected shape at draws\.0\./),
+    });
+    expect(await readFile(file, 'utf8')).toBe(JSON.stringify({ version: 1, draws: [{ id: 'x', kind: 'nonsense' }] }));
+  });
+
+  it('reports a corrupt entrants file naming it', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(finishedRecord({ id: 'dmg' }));
+    const file = join(dir, 'draws', 'dmg.entrants.json');
+    await writeFile(file, '{"version":1,"drawId":"dmg","entrants":[["1","a",0]]}');
+    await expect(repo.getDraw('dmg')).rejects.toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
+  });
+
+  it('read-only mode creates nothing and refuses writes', async () => {
+    const missing = join(dir, 'not-there');
+    const repo = await FileDrawRepository.open(missing, { readOnly: true });
+    expect(await repo.listDraws()).toEqual([]);
+    expect(existsSync(missing)).toBe(false);
+    await expect(repo.saveDraw(finishedRecord({ id: 'r' }))).rejects.toMatchObject({ code: 'STORAGE_READ_ONLY' });
+    expect(() => repo.appendEntrant('r', makeEntrant(1))).toThrow(/read-only/);
+    await repo.close();
+  });
+});
+
+describe('FileDrawRepository: entry journal', () => {
+  it('writes buffered entries when the flush interval elapses, not per entry', async () => {
+    const clock = new ManualClock();
+    const repo = await openRepo({ clock, flushIntervalMs: 50 });
+    await repo.saveDraw(openRecord('d1'));
+    const journal = join(dir, 'journal', 'd1.jsonl');
+    for (let i = 0; i < 5; i++) repo.appendEntrant('d1', makeEntrant(i));
+    expect(existsSync(journal)).toBe(false);
+    clock.advance(49);
+    expect(existsSync(journal)).toBe(false);
+    clock.advance(1);
+    await waitFor(async () => existsSync(journal) && (await readFile(journal, 'utf8')).split('\n').length === 6);
+    const lines = (await readFile(journal, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.userId)).toEqual([0, 1, 2, 3, 4].map((i) => makeEntrant(i).userId));
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('gives open draws back with their entrants, deduplicated, after a reopen', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(openRecord('d1'));
+    await repo.saveDraw({ ...openRecord('d2'), status: 'drawing' });
+    await repo.saveDraw(finishedRecord({ id: 'done' }));
+    repo.appendEntrant('d1', makeEntrant(1));
+    repo.appendEntrant('d1', makeEntrant(2));
+    repo.appendEntrant('d1', { ...makeEntrant(1), displayName: 'again' });
+    repo.appendEntrant('d2', makeEntrant(3));
+    await repo.close();
+
+    const again = await openRepo();
+    const open = await again.openDraws();
+    expect(open.map((o) => [o.record.id, o.record.status])).toEqual([
+      ['d1', 'open'],
+      ['d2', 'drawing'],
+    ]);
+    expect(open[0]!.entrants).toEqual([makeEntrant(1), makeEntrant(2)]);
+    expect(open[1]!.entrants).toEqual([makeEntrant(3)]);
+  });
+
+  it('removes the journal when the draw ends and ignores later entries for it', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(openRecord('d1'));
+    repo.appendEntrant('d1', makeEntrant(1));
+    await repo.flush();
+    const journal = join(dir, 'journal', 'd1.jsonl');
+    expect(existsSync(journal)).toBe(true);
+    repo.appendEntrant('d1', makeEntrant(2));
+    await repo.saveDraw({ ...openRecord('d1'), status: 'cancelled' });
+    expect(existsSync(journal)).toBe(false);
+    repo.appendEntrant('d1', makeEntrant(3));
+    await repo.flush();
+    expect(existsSync(journal)).toBe(false);
+    expect(await repo.openDraws()).toEqual([]);
+  });
+
+  it('tolerates a torn last line, and a later append does not merge into it', async () => {
+    const first = await openRepo();
+    await first.saveDraw(openRecord('d1'));
+    first.appendEntrant('d1', makeEntrant(1));
+    first.appendEntrant('d1', makeEntrant(2));
+    await first.close();
+    const journal = join(dir, 'journal', 'd1.jsonl');
+    await appendFile(journal, JSON.stringify(makeEntrant(3)).slice(0, 25));
+
+    const second = await openRepo();
+    expect((await second.openDraws())[0]!.entrants.map((e) => e.login)).toEqual(['viewer1', 'viewer2']);
+    second.appendEntrant('d1', makeEntrant(4));
+    await second.close();
+
+    const third = await openRepo();
+    expect((await third.openDraws())[0]!.entrants.map((e) => e.login)).toEqual(['viewer1', 'viewer2', 'viewer4']);
+  });
+
+  it('cleans up journals left by draws that had already ended (crash between the two writes)', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(finishedRecord({ id: 'ended' }));
+    await writeFile(join(dir, 'journal', 'ended.jsonl'), JSON.stringify(makeEntrant(1)) + '\n');
+    await writeFile(join(dir, 'journal', 'orphan.jsonl'), JSON.stringify(makeEntrant(1)) + '\n');
+    await repo.openDraws();
+    expect((await readdir(join(dir, 'journal'))).sort()).toEqual(['orphan.jsonl']);
+  });
+
+  it('refuses appends after close', async () => {
+    const repo = await openRepo();
+    await repo.close();
+    expect(() => repo.appendEntrant('d1', makeEntrant(1))).toThrow(StorageError);
+  });
+});
+
+describe('FileDrawRepository: processed events', () => {
+  it('remembers ids across restarts and evicts the oldest beyond the bound', async () => {
+    const repo = await openRepo({ maxProcessedEvents: 3 });
+    expect(await repo.markEventProcessed('evt_a')).toBe(true);
+    expect(await repo.markEventProcessed('evt_a')).toBe(false);
+    for (const id of ['evt_b', 'evt_c', 'evt_d']) expect(await repo.markEventProcessed(id)).toBe(true);
+    await repo.close();
+
+    const again = await openRepo({ maxProcessedEvents: 3 });
+    expect(await again.markEventProcessed('evt_d')).toBe(false);
+    expect(await again.markEventProcessed('evt_c')).toBe(false);
+    expect(await again.markEventProcessed('evt_b')).toBe(false);
+    // evt_a was the oldest and was evicted when evt_d arrived
+    expect(await again.markEventProcessed('evt_a')).toBe(true);
+  });
+
+  it('keeps the file bounded by compacting it', async () => {
+    const repo = await openRepo({ maxProcessedEvents: 10 });
+    for (let i = 0; i < 100; i++) expect(await repo.markEventProcessed(`evt_${i}`)).toBe(true);
+    const lines = (await readFile(join(dir, 'events.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(20);
+    await repo.close();
+    const again = await openRepo({ maxProcessedEvents: 10 });
+    for (let i = 90; i < 100; i++) expect(await again.markEventProcessed(`evt_${i}`)).toBe(false);
+    expect(await again.markEventProcessed('evt_89')).toBe(true);
+  });
+
+  it('treats concurrent deliveries of one id as one', async () => {
+    const repo = await openRepo();
+    const results = await Promise.all([repo.markEventProcessed('evt_x'), repo.markEventProcessed('evt_x')]);
+    expect(results.sort()).toEqual([false, true]);
+  });
+});

@@ -1,0 +1,37 @@
+/** Helpers for storage tests: temp data dirs, open draw records, predicate waits. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DrawRecord } from '../../src/giveaway/ports.js';
+
+export async function tempDataDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'giftdrop-storage-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export function openRecord(id: string, openedAt = '2026-01-01T00:00:00.000Z'): DrawRecord {
+  const opened = Date.parse(openedAt);
+  return {
+    id,
+    kind: 'link-giveaway',
+    status: 'open',
+    source: { packageId: `pkg_${id}` },
+    offer: { id: 'prod_1', name: 'Sticker pack' },
+    gifts: 1,
+    openedAt,
+    closesAt: new Date(opened + 60_000).toISOString(),
+    entrants: 0,
+    winners: [],
+    fairness: { commitment: 'a'.repeat(64), algorithm: 'giftdrop-hmac-sha256-v1' },
+  };
+}
+
+/** Resolves once `predicate` holds, checking on every macrotask turn; rejects after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
