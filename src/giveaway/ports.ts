@@ -133,6 +133,17 @@ export class ShopError extends GiftdropError {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Operator console
+// ---------------------------------------------------------------------------------------------
+/**
+ * The streamer's console: lines printed directly (not logged). Private giveaway links go here;
+ * `secret` marks a line that carries a bearer link.
+ */
+export interface OperatorPort {
+  notify(line: string, opts?: { secret?: boolean }): void;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Draw records and storage
 // ---------------------------------------------------------------------------------------------
 export type DrawKind = 'gift-draw' | 'gift-purchase' | 'link-giveaway';
@@ -215,6 +226,11 @@ export interface DrawRecord {
   finishInFlight?: boolean;
   /** Who started it (link giveaways). */
   startedBy?: { userId: string; login: string };
+  /**
+   * Hex seed of a draw whose seed is not revealed yet (so a restarted bot draws with the seed it
+   * committed to). Moved to `fairness.seed` at close; history exports never show this field.
+   */
+  pendingSeed?: string;
 }
 
 /**

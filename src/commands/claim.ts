@@ -1,0 +1,18 @@
+/**
+ * `!claim`: a winner confirms being present while a claim window is open. Anyone else typing it
+ * gets no reply (no chat noise); the engine announces each claim.
+ */
+import type { GiveawayService } from '../giveaway/service.js';
+import type { Command } from './types.js';
+
+/** The claim command over `service`. */
+export function claimCommand(service: Pick<GiveawayService, 'claim'>, name = 'claim', aliases: string[] = []): Command {
+  return {
+    name,
+    aliases,
+    permission: 'everyone',
+    execute(ctx) {
+      service.claim(ctx.msg);
+    },
+  };
+}

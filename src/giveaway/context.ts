@@ -1,0 +1,54 @@
+/**
+ * What the giveaway engine's parts share: the ports, the settings, the event emitter, and the
+ * engine's own lifecycle helpers (clock sleeps that end on stop, tracking of work in flight).
+ *
+ * Contract: one EngineContext per GiveawayService; helper modules (gift-draw.ts,
+ * link-giveaway.ts, ...) take it instead of reaching for globals. Does not own any draw state.
+ */
+import type { EventEmitter } from 'node:events';
+import type { Clock } from '../shared/clock.js';
+import type { RandomSource } from '../shared/random.js';
+import type { Logger } from '../logging/index.js';
+import type { ChatPort, DrawRecord, DrawRepository, OperatorPort, ShopPort, Winner } from './ports.js';
+import type { GiveawaySettings } from './settings.js';
+
+/** Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets). */
+export interface GiveawayEventMap {
+  'draw-opened': [record: DrawRecord];
+  /** Entries closed; winners are being picked. */
+  'draw-closed': [record: DrawRecord];
+  'draw-finished': [record: DrawRecord];
+  'draw-failed': [record: DrawRecord];
+  'draw-cancelled': [record: DrawRecord];
+  /** Final winners of a draw (also after a reroll of a finished draw). */
+  winners: [record: DrawRecord, winners: Winner[]];
+  /** A winner claimed during a claim window. */
+  claimed: [record: DrawRecord, winner: Winner];
+  /** A winner was replaced. */
+  rerolled: [record: DrawRecord, old: Winner, winner: Winner];
+}
+
+/** Ports and dependencies of GiveawayService. */
+export interface GiveawayDeps {
+  chat: ChatPort;
+  shop: ShopPort;
+  repo: DrawRepository;
+  clock: Clock;
+  random: RandomSource;
+  logger: Logger;
+  settings: GiveawaySettings;
+  operator: OperatorPort;
+}
+
+export interface EngineContext extends GiveawayDeps {
+  events: EventEmitter<GiveawayEventMap>;
+  /** True once the service is stopped: loops stop retrying and leave the journal as it is. */
+  isStopped(): boolean;
+  /** Resolves true after `ms` on the engine clock, or false at once if / when the engine stops. */
+  sleep(ms: number): Promise<boolean>;
+}
+
+/** A deep copy of a record, for saves and event payloads. */
+export function snapshot(record: DrawRecord): DrawRecord {
+  return structuredClone(record);
+}
