@@ -1,0 +1,206 @@
+/**
+ * `npm run history -- [--json | --csv] [--limit N] [--draw ID]`: prints past draws from the local
+ * history, newest first: a readable table by default, the contract's JSON export with --json, one
+ * CSV row per winner with --csv; --draw shows one draw (in detail, in table mode).
+ *
+ * The logic is runHistoryCli (testable, returns the exit code: 0 ok, 1 unknown draw or unreadable
+ * history, 2 bad arguments). The script entry takes the data directory from loadConfig(). Opens the
+ * storage read-only, so it is safe to run beside the bot. Table output strips control characters
+ * from shop- and user-supplied text; JSON and CSV carry it verbatim (properly escaped).
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import type { DrawRecord } from '../giveaway/ports.js';
+import { FileDrawRepository } from '../storage/repository.js';
+import { toCsv, toExport } from '../storage/export.js';
+
+/** Where a CLI reads and writes. */
+export interface CliIo {
+  dataDir: string;
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown };
+}
+
+export const HISTORY_USAGE = `usage: npm run history -- [--json | --csv] [--limit N] [--draw ID]
+  (default)   a readable table, newest first
+  --json      the history export (JSON array, newest first)
+  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
+  --limit N   only the N newest draws
+  --draw ID   only the draw with this id
+`;
+
+interface HistoryArgs {
+  format: 'table' | 'json' | 'csv';
+  limit?: number;
+  draw?: string;
+  help: boolean;
+}
+
+function parseArgs(argv: readonly string[]): HistoryArgs | string {
+  const args: HistoryArgs = { format: 'table', help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i]!;
+    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
+    const flag = eq > 0 ? raw.slice(0, eq) : raw;
+    const inline = eq > 0 ? raw.slice(eq + 1) : undefined;
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case '--json':
+      case '--csv': {
+        if (inline !== undefined) return `${flag} takes no value`;
+        const format = flag === '--json' ? 'json' : 'csv';
+        if (args.format !== 'table' && args.format !== format) return '--json and --csv cannot be combined';
+        args.format = format;
+        break;
+      }
+      case '--limit': {
+        const v = value();
+        if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) {
+          return '--limit needs a positive whole number';
+        }
+        args.limit = Number(v);
+        break;
+      }
+      case '--draw': {
+        const v = value();
+        if (!v || v.startsWith('--')) return '--draw needs a draw id';
+        args.draw = v;
+        break;
+      }
+      case '--help':
+      case '-h':
+        args.help = true;
+        break;
+      default:
+        return `unknown argument ${JSON.stringify(raw)}`;
+    }
+  }
+  return args;
+}
+
+/** Removes control characters (terminal escapes included) from text shown in a table. */
+function clean(text: string | undefined): string {
+  return (text ?? '').replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ' ');
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function summaryTable(records: readonly DrawRecord[]): string {
+  const rows = [['ID', 'KIND', 'STATUS', 'OPENED', 'ENTRANTS', 'WINNERS', 'OFFER']];
+  for (const r of records) {
+    rows.push([
+      clean(r.id),
+      r.kind,
+      r.status,
+      clean(r.openedAt).replace(/\.\d{3}Z$/, 'Z'),
+      String(r.entrants),
+      r.winners.length ? r.winners.map((w) => clean(w.login)).join(', ') : '-',
+      clean(r.offer.name),
+    ]);
+  }
+  return table(rows);
+}
+
+function detail(r: DrawRecord): string {
+  const lines = [
+    `draw       ${clean(r.id)}`,
+    `kind       ${r.kind}`,
+    `status     ${r.status}${r.failure ? ` (${clean(r.failure.reason)})` : ''}`,
+    `offer      ${clean(r.offer.name)} (${clean(r.offer.id)})`,
+    `gifts      ${r.gifts}`,
+    `opened     ${clean(r.openedAt)}`,
+    `closes     ${clean(r.closesAt)}`,
+    `closed     ${clean(r.closedAt) || '-'}`,
+    `entrants   ${r.entrants}`,
+    `winners    ${r.winners.length ? '' : '-'}`,
+    ...[...r.winners]
+      .sort((a, b) => a.pick - b.pick)
+      .map(
+        (w) =>
+          `  pick ${w.pick}: ${clean(w.displayName)} (${clean(w.login)}, id ${clean(w.userId)})` +
+          `${w.giftId ? ` gift ${clean(w.giftId)}` : ''}${w.claimed === undefined ? '' : w.claimed ? ' claimed' : ' unclaimed'}`,
+      ),
+    ...(r.rerolls ?? []).map(
+      (x) => `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}`,
+    ),
+    `commitment ${clean(r.fairness.commitment)}`,
+    `seed       ${clean(r.fairness.seed) || '(not revealed)'}`,
+    `digest     ${clean(r.fairness.entrantsDigest) || '-'}`,
+    `algorithm  ${clean(r.fairness.algorithm)}`,
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/** Runs the history CLI with `argv` (arguments after the script name). Returns the exit code. */
+export async function runHistoryCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv);
+  if (typeof args === 'string') {
+    io.err.write(`history: ${args}\n${HISTORY_USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    io.out.write(HISTORY_USAGE);
+    return 0;
+  }
+  let repo: FileDrawRepository;
+  try {
+    repo = await FileDrawRepository.open(io.dataDir, { readOnly: true });
+  } catch (err) {
+    io.err.write(`history: ${(err as Error).message}\n`);
+    return 1;
+  }
+  try {
+    let records: DrawRecord[];
+    if (args.draw !== undefined) {
+      const one = await repo.getDraw(args.draw);
+      if (!one) {
+        io.err.write(`history: no draw with id ${JSON.stringify(args.draw)} in ${repo.historyFile}\n`);
+        return 1;
+      }
+      records = [one];
+    } else {
+      records = await repo.listDraws({ limit: args.limit });
+    }
+    if (args.format === 'json') {
+      io.out.write(JSON.stringify(records.map(toExport), null, 2) + '\n');
+    } else if (args.format === 'csv') {
+      io.out.write(toCsv(records));
+    } else if (args.draw !== undefined) {
+      io.out.write(detail(records[0]!));
+    } else if (records.length === 0) {
+      io.out.write(`no draws yet (${repo.historyFile})\n`);
+    } else {
+      io.out.write(summaryTable(records));
+    }
+    return 0;
+  } catch (err) {
+    io.err.write(`history: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await repo.close();
+  }
+}
+
+/** Whether this module is the script being run (not imported). */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return pathToFileURL(realpathSync(script)).href === moduleUrl;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint(import.meta.url)) {
+  const { loadConfigOrExit } = await import('../config/index.js');
+  const config = loadConfigOrExit();
+  process.exitCode = await runHistoryCli(process.argv.slice(2), {
+    dataDir: config.dataDir,
+    out: process.stdout,
+    err: process.stderr,
+  });
+}

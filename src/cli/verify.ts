@@ -1,0 +1,69 @@
+/**
+ * `npm run verify -- <id>`: recomputes a stored draw's winners from its revealed seed and frozen
+ * entrant list (src/giveaway/verify.ts; the procedure is documented in src/giveaway/fairness.ts)
+ * and says whether the history matches. Exit 0 when it does (with a short explanation), 1 when it
+ * does not or the id is unknown (with the reason), 2 on bad arguments. Read-only.
+ */
+import { FileDrawRepository } from '../storage/repository.js';
+import { verifyDraw } from '../giveaway/verify.js';
+import { isEntryPoint, type CliIo } from './history.js';
+
+export const VERIFY_USAGE = `usage: npm run verify -- <draw id>
+  Recomputes the draw's winners from its revealed seed and entrant list (algorithm:
+  src/giveaway/fairness.ts). Exit 0 when they match the history, non-zero otherwise.
+`;
+
+/** Runs the verify CLI with `argv` (arguments after the script name). Returns the exit code. */
+export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    io.out.write(VERIFY_USAGE);
+    return 0;
+  }
+  if (argv.length !== 1 || argv[0]!.startsWith('-') || argv[0]!.length === 0) {
+    io.err.write(`verify: expected exactly one draw id\n${VERIFY_USAGE}`);
+    return 2;
+  }
+  const id = argv[0]!;
+  let repo: FileDrawRepository | undefined;
+  try {
+    repo = await FileDrawRepository.open(io.dataDir, { readOnly: true });
+    const record = await repo.getDraw(id);
+    if (!record) {
+      io.err.write(`verify: no draw with id ${JSON.stringify(id)} in ${repo.historyFile}\n`);
+      return 1;
+    }
+    const result = verifyDraw(record);
+    if (!result.ok) {
+      io.err.write(`verify: draw ${id} does NOT verify: ${result.reason}\n`);
+      return 1;
+    }
+    const f = record.fairness;
+    const lines = [
+      `draw ${id} verifies: its winners follow from the revealed seed.`,
+      `  commitment  SHA-256(seed) = ${f.commitment}, as announced when entries opened`,
+      `  entrants    ${record.frozenEntrants?.length ?? 0} frozen entrants, digest ${f.entrantsDigest}`,
+      `  picks       ${record.winners.length + (record.rerolls?.length ?? 0)} taken from ${f.algorithm} with seed ${f.seed}`,
+      `  winners     ${result.winners.length ? result.winners.join(', ') : '(none)'}`,
+    ];
+    if (record.rerolls?.length) {
+      lines.push(`  rerolled    ${record.rerolls.map((r) => r.replacedLogin).join(', ')} (replaced by the next picks)`);
+    }
+    io.out.write(lines.join('\n') + '\n');
+    return 0;
+  } catch (err) {
+    io.err.write(`verify: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await repo?.close();
+  }
+}
+
+if (isEntryPoint(import.meta.url)) {
+  const { loadConfigOrExit } = await import('../config/index.js');
+  const config = loadConfigOrExit();
+  process.exitCode = await runVerifyCli(process.argv.slice(2), {
+    dataDir: config.dataDir,
+    out: process.stdout,
+    err: process.stderr,
+  });
+}
