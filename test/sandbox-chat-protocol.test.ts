@@ -366,7 +366,8 @@ describe('what the bot says', () => {
     s.setBotMod(true);
     expect(await modEvent).toEqual(['#giftdrop_demo', 'giftdrop_bot']);
     await s.waitFor(() => c.isMod(s.channel, 'giftdrop_bot'));
-    expect(c.userstate?.['#giftdrop_demo']).toMatchObject({ mod: true, badges: { moderator: '1' }, 'user-type': 'mod' });
+    const userstate = (c as unknown as { userstate: Record<string, Tags> }).userstate;
+    expect(userstate['#giftdrop_demo']).toMatchObject({ mod: true, badges: { moderator: '1' }, 'user-type': 'mod' });
 
     const slow = nextEvent<[string, boolean, number]>(c, 'slowmode');
     const rooms = collect(c, 'roomstate' as 'message');
