@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runVerifyCli } from '../src/cli/verify.js';
+import { FileDrawRepository } from '../src/storage/index.js';
+import { finishedRecord } from './support/fairness-records.js';
+import { openRecord, tempDataDir } from './support/storage-helpers.js';
+import { captureIo } from './support/cli-io.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+let dir: string;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDataDir());
+  const repo = await FileDrawRepository.open(dir);
+  await repo.saveDraw(finishedRecord({ id: 'good', entrants: 50, winners: 3, rerollPicks: [2] }));
+  await repo.saveDraw(finishedRecord({ id: 'tampered_list', entrants: 50, winners: 3 }));
+  const forged = finishedRecord({ id: 'tampered_winner', entrants: 50, winners: 3 });
+  const outsider = forged.frozenEntrants!.find((e) => !forged.winners.some((w) => w.userId === e.userId))!;
+  forged.winners[0] = { ...forged.winners[0]!, userId: outsider.userId, login: outsider.login };
+  await repo.saveDraw(forged);
+  await repo.saveDraw(openRecord('still_open'));
+  await repo.close();
+  // edit the stored entrant list behind the bot's back: one entrant doubles their weight
+  const file = join(dir, 'draws', 'tampered_list.entrants.json');
+  const body = JSON.parse(await readFile(file, 'utf8'));
+  body.entrants[0][2] += 1;
+  await writeFile(file, JSON.stringify(body));
+});
+afterAll(async () => {
+  await cleanup();
+});
+
+async function run(...argv: string[]) {
+  const c = captureIo(dir);
+  const code = await runVerifyCli(argv, c.io);
+  return { code, out: c.out(), err: c.err() };
+}
+
+describe('verify CLI', () => {
+  it('exits 0 and explains when the winners match', async () => {
+    const { code, out, err } = await run('good');
+    expect(code).toBe(0);
+    expect(err).toBe('');
+    const record = finishedRecord({ id: 'good', entrants: 50, winners: 3, rerollPicks: [2] });
+    expect(out).toContain('draw good verifies');
+    expect(out).toContain(record.fairness.commitment);
+    expect(out).toContain(`50 frozen entrants, digest ${record.fairness.entrantsDigest}`);
+    expect(out).toContain(`winners     ${record.winners.map((w) => w.login).join(', ')}`);
+    expect(out).toContain(`rerolled    ${record.rerolls![0]!.replacedLogin}`);
+  });
+
+  it('exits non-zero with the reason for a tampered entrant list or winner, or an unrevealed seed', async () => {
+    const list = await run('tampered_list');
+    expect(list.code).toBe(1);
+    expect(list.err).toBe('verify: draw tampered_list does NOT verify: entrant list digest mismatch\n');
+    const winner = await run('tampered_winner');
+    expect(winner.code).toBe(1);
+    expect(winner.err).toMatch(/does NOT verify: winner #1 should be viewer\d+ \(pick 0\) but history has viewer\d+/);
+    const open = await run('still_open');
+    expect(open.code).toBe(1);
+    expect(open.err).toMatch(/seed not revealed \(draw status is open\)/);
+    expect(winner.out + list.out + open.out).toBe('');
+  });
+
+  it('exits non-zero for an unknown id and 2 for bad arguments', async () => {
+    const unknown = await run('nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/no draw with id "nope"/);
+    for (const argv of [[], ['a', 'b'], ['--json']]) {
+      const bad = await run(...argv);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('usage: npm run verify');
+    }
+  });
+
+  it('runs as `npm run verify` and reports through its exit code', async () => {
+    const exec = (id: string) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/verify.ts', id], {
+          cwd: root,
+          env: { ...process.env, DATA_DIR: dir, GIFTDROP_MODE: 'sandbox' },
+          stdio: 'ignore',
+        });
+        child.on('close', resolve);
+      });
+    const [good, bad] = await Promise.all([exec('good'), exec('tampered_winner')]);
+    expect(good).toBe(0);
+    expect(bad).toBe(1);
+  });
+});
