@@ -661,10 +661,13 @@ export class FourthwallClient {
           headersTimeout: budget,
           bodyTimeout: budget,
         });
+        // The request has reached the server by now: its slot's cooldown may start.
+        permit.release();
         status = res.statusCode;
         retryAfter = res.headers['retry-after'];
         text = await this.readBody(res.body, status >= 200 && status < 300 ? this.maxResponseBytes : 64 * 1024, call);
       } catch (e) {
+        permit.release();
         const ms = this.clock.now() - started;
         const code = errCode(e);
         const timedOut = ac.signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
