@@ -30,6 +30,7 @@ import {
   makeViewer,
   normaliseLogin,
   userIdFor,
+  type ChannelContext,
   type InjectExtra,
   type SimViewer,
   type SimViewerOptions,
@@ -214,6 +215,7 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
   url = '';
 
   private readonly clock: Clock;
+  private readonly ctx: ChannelContext;
   private readonly log: Logger;
   private readonly policy: OutboundPolicy;
   private readonly modes: RoomModes = { slow: 0, followersOnly: -1, subsOnly: false, emoteOnly: false, r9k: false };
@@ -248,6 +250,8 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
     this.botSubscriber = opts.botIsSubscriber ?? false;
     this.botFollowing = opts.botFollowing ?? false;
     this.clock = opts.clock ?? systemClock;
+    const clock = this.clock;
+    this.ctx = { channel: this.channel, channelId: this.channelId, now: () => clock.now() };
     this.log = (opts.logger ?? silentLogger()).child({ module: 'sandbox-chat' });
     this.policy = new OutboundPolicy(opts.limits);
     this.applyModes(opts.roomState ?? {});
@@ -294,13 +298,13 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
   }
 
   formatPrivmsg(viewer: SimViewer, text: string, extra: InjectExtra = {}): string {
-    return formatViewerPrivmsg(this.ctx(), viewer, text, extra);
+    return formatViewerPrivmsg(this.ctx, viewer, text, extra);
   }
 
   inject(viewer: SimViewer, text: string, extra: InjectExtra = {}): void {
     const firstMessage = extra.firstMessage ?? (viewer.roles.firstMessage && !this.chatted.has(viewer.userId));
     const messageId = randomUUID();
-    const line = formatViewerPrivmsg(this.ctx(), viewer, text, { ...extra, firstMessage }, messageId);
+    const line = formatViewerPrivmsg(this.ctx, viewer, text, { ...extra, firstMessage }, messageId);
     this.chatted.add(viewer.userId);
     this.record({
       kind: 'viewer',
@@ -753,9 +757,6 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
     Object.assign(this.modes, next);
   }
 
-  private ctx(): { channel: string; channelId: string; now: () => number } {
-    return { channel: this.channel, channelId: this.channelId, now: () => this.clock.now() };
-  }
 
   private *inChannel(): Generator<Conn> {
     for (const conn of this.conns) {

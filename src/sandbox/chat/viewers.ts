@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ChatRoles } from '../../shared/chat.js';
 import { GiftdropError } from '../../shared/errors.js';
-import { formatTags } from './irc.js';
+import { escapeTag } from './irc.js';
 
 /** A simulated chatter. `userId` is the stable identity; `login` is lower-case. */
 export interface SimViewer {
@@ -19,8 +19,8 @@ export interface SimViewer {
   readonly userId: string;
   readonly displayName: string;
   readonly roles: ChatRoles;
-  /** Chat colour (`#RRGGBB`), derived from the login. */
-  readonly color: string;
+  /** Chat colour (`#RRGGBB`), derived from the login; empty when absent. */
+  readonly color?: string;
 }
 
 /** Roles a test asks for when creating a viewer. */
@@ -141,33 +141,21 @@ export function formatViewerPrivmsg(
   if (extra.bits !== undefined && !(bits > 0)) {
     throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', `bits must be a positive integer (got ${extra.bits})`);
   }
-  const badges: string[] = [];
-  if (r.broadcaster) badges.push('broadcaster/1');
-  if (r.moderator) badges.push('moderator/1');
-  if (r.vip) badges.push('vip/1');
-  if (r.subscriber) badges.push(`subscriber/${tier(SUB_BADGE_TIERS, r.subMonths)}`);
-  if (bits > 0) badges.push(`bits/${tier(CHEER_BADGE_TIERS, bits)}`);
-  const tags: Record<string, string | number> = {
-    'badge-info': r.subscriber ? `subscriber/${r.subMonths}` : '',
-    badges: badges.join(','),
-  };
-  if (bits > 0) tags.bits = bits;
-  tags.color = viewer.color;
-  tags['display-name'] = viewer.displayName;
-  tags.emotes = '';
-  tags['first-msg'] = (extra.firstMessage ?? r.firstMessage) ? 1 : 0;
-  tags.flags = '';
-  tags.id = id;
-  tags.mod = r.moderator ? 1 : 0;
-  tags['returning-chatter'] = 0;
-  tags['room-id'] = ctx.channelId;
-  tags.subscriber = r.subscriber ? 1 : 0;
-  tags['tmi-sent-ts'] = ctx.now();
-  tags.turbo = 0;
-  tags['user-id'] = viewer.userId;
-  tags['user-type'] = r.moderator ? 'mod' : '';
-  if (r.vip) tags.vip = 1;
+  let badges = '';
+  if (r.broadcaster) badges = 'broadcaster/1';
+  if (r.moderator) badges += badges ? ',moderator/1' : 'moderator/1';
+  if (r.vip) badges += badges ? ',vip/1' : 'vip/1';
+  if (r.subscriber) badges += `${badges ? ',' : ''}subscriber/${tier(SUB_BADGE_TIERS, r.subMonths)}`;
+  if (bits > 0) badges += `${badges ? ',' : ''}bits/${tier(CHEER_BADGE_TIERS, bits)}`;
+  // Written out in Twitch's (alphabetical) order; only display-name can need escaping.
+  const tags =
+    `@badge-info=${r.subscriber ? `subscriber/${r.subMonths}` : ''};badges=${badges}` +
+    `${bits > 0 ? `;bits=${bits}` : ''};color=${viewer.color ?? ''};display-name=${escapeTag(viewer.displayName)}` +
+    `;emotes=;first-msg=${(extra.firstMessage ?? r.firstMessage) ? 1 : 0};flags=;id=${id}` +
+    `;mod=${r.moderator ? 1 : 0};returning-chatter=0;room-id=${ctx.channelId}` +
+    `;subscriber=${r.subscriber ? 1 : 0};tmi-sent-ts=${ctx.now()};turbo=0;user-id=${viewer.userId}` +
+    `;user-type=${r.moderator ? 'mod' : ''}${r.vip ? ';vip=1' : ''} `;
   const body = extra.action ? `\u0001ACTION ${text}\u0001` : text;
   const l = viewer.login;
-  return `${formatTags(tags)}:${l}!${l}@${l}.tmi.twitch.tv PRIVMSG #${ctx.channel} :${body}`;
+  return `${tags}:${l}!${l}@${l}.tmi.twitch.tv PRIVMSG #${ctx.channel} :${body}`;
 }
