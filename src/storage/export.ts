@@ -3,7 +3,8 @@
  * (`npm run history -- --json`) and to CSV (one row per winner). Pure functions; no I/O.
  * The JSON export includes winners' redeem links, as the contract specifies: it is meant for the
  * shop owner, not for chat. Extras beyond the contract: `fairness.algorithm`, winners' `pick`,
- * `rerolls`, `failure` and `rules` when present.
+ * `rerolls`, `failure` and `rules` when present. Never exported: `pendingSeed` (an unrevealed seed),
+ * the frozen entrant list, and internal bookkeeping (`finishInFlight`, `claim`, `giftIds`).
  */
 import type { DrawRecord, RerollRecord } from '../giveaway/ports.js';
 

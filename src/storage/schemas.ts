@@ -76,6 +76,7 @@ export const storedRecordSchema = z.looseObject({
   failure: z.looseObject({ reason: z.string(), at: z.string() }).optional(),
   finishInFlight: z.boolean().optional(),
   startedBy: z.looseObject({ userId: z.string(), login: z.string() }).optional(),
+  pendingSeed: z.string().optional(),
 });
 
 export const HISTORY_VERSION = 1;
