@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { createLogger } from '../src/logging/index.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileDrawRepository, StorageError } from '../src/storage/index.js';
@@ -201,8 +203,16 @@ describe('FileDrawRepository: entry journal', () => {
     const journal = join(dir, 'journal', 'd1.jsonl');
     await appendFile(journal, JSON.stringify(makeEntrant(3)).slice(0, 25));
 
-    const second = await openRepo();
+    const logged: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    const second = await openRepo({ logger: createLogger({ destination, level: 'warn' }) });
     expect((await second.openDraws())[0]!.entrants.map((e) => e.login)).toEqual(['viewer1', 'viewer2']);
+    await waitFor(() => logged.some((l) => l.includes('torn last journal line') && l.includes('d1.jsonl')));
     second.appendEntrant('d1', makeEntrant(4));
     await second.close();
 
@@ -217,6 +227,21 @@ describe('FileDrawRepository: entry journal', () => {
     await writeFile(join(dir, 'journal', 'orphan.jsonl'), JSON.stringify(makeEntrant(1)) + '\n');
     await repo.openDraws();
     expect((await readdir(join(dir, 'journal'))).sort()).toEqual(['orphan.jsonl']);
+  });
+
+  it('keeps buffered entries when a write fails and writes them on the next flush', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(openRecord('d1'));
+    const journal = join(dir, 'journal', 'd1.jsonl');
+    await mkdir(journal); // a directory where the journal file should be: opening it fails
+    repo.appendEntrant('d1', makeEntrant(1));
+    repo.appendEntrant('d1', makeEntrant(2));
+    await expect(repo.flush()).rejects.toMatchObject({ code: 'EISDIR' });
+    await rmdir(journal);
+    repo.appendEntrant('d1', makeEntrant(3));
+    await repo.flush();
+    const ids = (await readFile(journal, 'utf8')).trim().split('\n').map((l) => JSON.parse(l).userId);
+    expect(ids).toEqual([1, 2, 3].map((i) => makeEntrant(i).userId));
   });
 
   it('refuses appends after close', async () => {
