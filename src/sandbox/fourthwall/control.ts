@@ -28,6 +28,8 @@ export interface RequestRecord {
   time: string;
   /** Milliseconds the rate rule held it back. */
   delayedMs: number;
+  /** When the rate rule admitted it (ms since the epoch, transport clock); API operations only. */
+  admittedAt?: number;
   /** Milliseconds from arrival to answer. */
   durationMs?: number;
 }

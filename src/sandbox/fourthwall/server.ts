@@ -219,6 +219,7 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
       throw new ApiError(403, 'FORBIDDEN', { reason: 'this operation accepts Basic credentials only' });
     }
     entry.delayedMs = await gate.acquire();
+    entry.admittedAt = transport.now();
     if (closed) return;
     const fault = faults.take(route.operation);
     if (fault?.kind === 'status') {
