@@ -951,7 +951,7 @@ export class GiveawayService {
     if (recent) return recent;
     const records = await this.ctx.repo.listDraws({ limit: RECENT_LIMIT });
     const rec = records.find((r) => r.winners.some((w) => w.login.toLowerCase() === login));
-    return rec ? this.adopt(rec) : undefined;
+    return rec ? this.sessionFromRepo(rec.id) : undefined;
   }
 
   private async findUndelivered(): Promise<DrawSession | undefined> {
@@ -961,10 +961,13 @@ export class GiveawayService {
     if (recent) return recent;
     const records = await this.ctx.repo.listDraws({ limit: RECENT_LIMIT });
     const rec = records.find(waiting);
-    return rec ? this.adopt(rec) : undefined;
+    return rec ? this.sessionFromRepo(rec.id) : undefined;
   }
 
+  /** A stored draw (with its frozen entrant list) as a session; reuses one already in memory. */
   private async sessionFromRepo(id: string): Promise<DrawSession | undefined> {
+    const known = this.recent.find((s) => s.id === id) ?? this.sessions.get(id);
+    if (known) return known;
     const rec = await this.ctx.repo.getDraw(id);
     return rec ? this.adopt(rec) : undefined;
   }
