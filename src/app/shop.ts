@@ -135,7 +135,7 @@ export class FourthwallShop implements ShopPort {
       const pkg = await this.client.createGiveawayLinks({ productId, number: count });
       const links: GiveawayLinkInfo[] = [];
       for (const l of pkg.giveawayLinks) {
-        const link = l.link ?? (await this.shopDomain().then((d) => `https://${d}/gifts/${l.id}`));
+        const link: string = l.link ? l.link : `https://${await this.shopDomain()}/gifts/${l.id}`;
         links.push({ id: l.id, link });
       }
       return { packageId: pkg.packageId, links };
