@@ -70,6 +70,14 @@ export function parseArgs(text: string): string[] {
   return trimmed === '' ? [] : trimmed.split(SEPARATORS);
 }
 
+/** True when the character (or surrogate pair) at `i` is whitespace or an invisible separator. */
+function isSeparatorAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c > 0x20 && c < 0x7f) return false;
+  const ch = c >= 0xd800 && c <= 0xdbff ? text.slice(i, i + 2) : text[i]!;
+  return SEPARATORS.test(ch);
+}
+
 interface Slot {
   command: Command;
   canonical: string;
@@ -166,11 +174,12 @@ export class CommandRegistry {
       text = text.replace(EDGES, '');
       if (!text.startsWith(this.prefix)) return false;
     }
-    const body = text.slice(this.prefix.length);
-    const args = parseArgs(body);
-    const word = args.shift();
-    if (word === undefined || body.length === 0 || SEPARATORS.test(body[0]!)) return false;
-    const invokedAs = word.toLowerCase();
+    // The command word is looked up before any argument parsing: most chat is not a command.
+    const start = this.prefix.length;
+    let end = start;
+    while (end < text.length && !isSeparatorAt(text, end)) end++;
+    if (end === start) return false;
+    const invokedAs = text.slice(start, end).toLowerCase();
     const slot = this.lookup.get(invokedAs);
     if (!slot) return false;
     const { command } = slot;
@@ -178,16 +187,16 @@ export class CommandRegistry {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: permission');
       return false;
     }
-    const now = this.clock.now();
-    if (!this.passCooldown(slot, msg, now)) {
+    if (command.cooldown && !this.passCooldown(slot, msg, this.clock.now())) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: cooldown');
       return false;
     }
+    const rest = end === text.length ? '' : text.slice(end).replace(EDGES, '');
     const ctx: CommandContext = {
       msg,
       invokedAs,
-      args,
-      argText: body.replace(EDGES, '').slice(word.length).replace(EDGES, ''),
+      args: rest === '' ? [] : rest.split(SEPARATORS),
+      argText: rest,
       reply,
     };
     try {
