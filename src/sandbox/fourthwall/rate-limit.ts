@@ -32,16 +32,22 @@ export class RollingWindowGate {
     return this.waitingCount;
   }
 
-  /** Resolves when the caller may proceed, with the milliseconds it was held back. */
-  acquire(): Promise<number> {
+  /**
+   * Resolves when the caller may proceed, with the admission time (the one the window counts)
+   * and the milliseconds it was held back.
+   */
+  acquire(): Promise<{ admittedAt: number; delayedMs: number }> {
     const start = this.clock.now();
     this.waitingCount++;
     const turn = this.tail.then(() => this.waitForRoom());
-    this.tail = turn.catch(() => undefined);
+    this.tail = turn.then(
+      () => undefined,
+      () => undefined,
+    );
     return turn.then(
-      () => {
+      (admittedAt) => {
         this.waitingCount--;
-        return this.clock.now() - start;
+        return { admittedAt, delayedMs: admittedAt - start };
       },
       (err: unknown) => {
         this.waitingCount--;
@@ -60,14 +66,14 @@ export class RollingWindowGate {
     this.timers.clear();
   }
 
-  private async waitForRoom(): Promise<void> {
+  private async waitForRoom(): Promise<number> {
     for (;;) {
-      if (this.closed) return;
       const now = this.clock.now();
+      if (this.closed) return now;
       this.admitted = this.admitted.filter((t) => t > now - this.rule.intervalMs);
       if (this.admitted.length < this.rule.limit) {
         this.admitted.push(now);
-        return;
+        return now;
       }
       const oldest = this.admitted[0] as number;
       await new Promise<void>((resolve) => {

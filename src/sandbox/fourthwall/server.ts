@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { systemClock, type Clock } from '../../shared/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../shared/clock.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
 import { buildApiRoutes, matchRoute, type ApiRoute } from './api.js';
 import { SandboxAuth, type Principal } from './auth.js';
@@ -190,9 +190,17 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
   const control = createControl({ state, gifting, hub, auth, faults, gate, requests, waitClock: systemClock });
   let closed = false;
 
+  const faultDelays = new Set<{ handle: TimerHandle; resolve(): void }>();
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      transport.setTimeout(resolve, ms);
+      const entry = {
+        handle: transport.setTimeout(() => {
+          faultDelays.delete(entry);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      faultDelays.add(entry);
     });
 
   const apiOperation = async (
@@ -218,8 +226,9 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
     if (route.auth === 'B' && principal.scheme !== 'basic') {
       throw new ApiError(403, 'FORBIDDEN', { reason: 'this operation accepts Basic credentials only' });
     }
-    entry.delayedMs = await gate.acquire();
-    entry.admittedAt = transport.now();
+    const admission = await gate.acquire();
+    entry.delayedMs = admission.delayedMs;
+    entry.admittedAt = admission.admittedAt;
     if (closed) return;
     const fault = faults.take(route.operation);
     if (fault?.kind === 'status') {
@@ -316,6 +325,11 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
       gifting.shutdown();
       hub.close();
       gate.close();
+      for (const d of faultDelays) {
+        d.handle.cancel();
+        d.resolve();
+      }
+      faultDelays.clear();
       for (const res of hung) res.destroy();
       hung.clear();
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
