@@ -129,10 +129,10 @@ export const fileSchema = z.strictObject({
     .strictObject({
       defaultWinners: z.number().int().min(1).max(100).default(1),
       defaultSeconds: z.number().int().min(5).max(3600).default(60),
-      maxSeconds: z.number().int().min(5).max(86400).default(1800),
-      maxWinners: z.number().int().min(1).max(1000).default(50),
+      maxSeconds: z.number().int().min(5).max(86400).default(600),
+      maxWinners: z.number().int().min(1).max(1000).default(20),
     })
-    .default({ defaultWinners: 1, defaultSeconds: 60, maxSeconds: 1800, maxWinners: 50 }),
+    .default({ defaultWinners: 1, defaultSeconds: 60, maxSeconds: 600, maxWinners: 20 }),
   claim: z
     .strictObject({
       seconds: z.number().int().min(0).max(3600).default(0),
@@ -168,8 +168,9 @@ export const fileSchema = z.strictObject({
     .strictObject({
       halfTime: z.boolean().default(true),
       nearEndSeconds: z.number().int().min(0).max(600).default(10),
+      ackEverySeconds: z.number().int().min(0).max(600).default(15),
     })
-    .default({ halfTime: true, nearEndSeconds: 10 }),
+    .default({ halfTime: true, nearEndSeconds: 10, ackEverySeconds: 15 }),
   streaming: z.strictObject({ autoStart: z.boolean().default(false) }).default({ autoStart: false }),
   messages: z.record(z.string(), z.string().max(450)).default({}),
 });

@@ -1,0 +1,43 @@
+/**
+ * `npm start`: loads the config once, builds the logger, and runs the bot in live mode or, with
+ * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
+ * SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure.
+ */
+import { loadConfigOrExit, secretValues } from './config/index.js';
+import { createLogger } from './logging/index.js';
+import { startBot } from './app/bot.js';
+import { runSandboxMode } from './app/sandbox-mode.js';
+import { TwitchAuthError } from './twitch/index.js';
+
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.logLevel, secrets: secretValues(config) });
+
+function onSignals(stop: (reason: string) => Promise<void>): void {
+  let count = 0;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      if (++count > 1) process.exit(130);
+      void stop(sig).then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+try {
+  if (config.mode === 'sandbox') {
+    const code = await runSandboxMode({ config, logger, onSignals });
+    process.exitCode = code;
+  } else {
+    const bot = await startBot({ config, logger });
+    onSignals((reason) => bot.stop(reason));
+  }
+} catch (err) {
+  if (err instanceof TwitchAuthError) {
+    logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
+  } else {
+    logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);
+  }
+  process.exit(1);
+}
