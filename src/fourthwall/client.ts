@@ -249,7 +249,7 @@ export class FourthwallClient {
     this.maxAttempts = Math.max(1, options.retry?.maxAttempts ?? 4);
     this.baseDelayMs = options.retry?.baseDelayMs ?? 250;
     this.maxDelayMs = options.retry?.maxDelayMs ?? 5_000;
-    this.userAgent = options.userAgent ?? 'giftdrop (+https://github.com/giftdrop)';
+    this.userAgent = options.userAgent ?? 'giftdrop/0.1';
     this.maxResponseBytes = options.maxResponseBytes ?? 5 * 1024 * 1024;
     this.limiter = new SlidingWindowLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     this.ownsDispatcher = !options.dispatcher;

@@ -7,7 +7,10 @@
  * spec's legend: 'A' = Basic or Bearer, 'B' = Basic only, 'none' = no credentials. `idempotent`
  * says whether the client may re-send the call after it may have reached the server;
  * `verified: false` marks paths that could not be confirmed from public material (chosen to be
- * plausible). The client, the sandbox and tests all read this table.
+ * plausible). Where the spec does not state the scheme, createGiveawayLinks and getWebhook take
+ * 'A' (the OpenAPI document accepts OAuth and Basic) and the unverified getWebhookSecret takes 'B'
+ * (the safe choice for a secret; 'B' still falls back to a Bearer token when that is all there is).
+ * The client, the sandbox and tests all read this table.
  *
  * Deliberately not here: request/response shapes (schemas.ts) and transport (client.ts).
  */
@@ -70,7 +73,7 @@ export const OPERATIONS = {
   deleteWebhook: op({ seed: 29, method: 'DELETE', path: '/webhooks/{webhookConfigurationId}', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, summary: 'Delete a webhook configuration (200, empty body)' }),
   listWebhooks: op({ seed: 30, method: 'GET', path: '/webhooks', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, summary: 'List webhook configurations' }),
   createWebhook: op({ seed: 31, method: 'POST', path: '/webhooks', base: 'api', auth: 'A', idempotent: false, verified: true, successStatus: 200, summary: 'Create a webhook configuration' }),
-  getWebhookSecret: op({ seed: 32, method: 'GET', path: '/webhooks/secret', base: 'api', auth: 'A', idempotent: true, verified: false, successStatus: 200, summary: 'Get the shop webhook secret (no published endpoint)' }),
+  getWebhookSecret: op({ seed: 32, method: 'GET', path: '/webhooks/secret', base: 'api', auth: 'B', idempotent: true, verified: false, successStatus: 200, summary: 'Get the shop webhook secret (no published endpoint)' }),
   fetchProductFeed: op({ seed: 33, method: 'GET', path: '/.well-known/merchant-center/rss.xml', base: 'shop', auth: 'none', idempotent: true, verified: true, successStatus: 200, summary: 'Public RSS product feed of a shop' }),
   getGiftingConfig: op({ method: 'GET', path: '/gifting/config', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, extra: true, summary: 'Get the shop gifting configuration (newer API)' }),
   listWebhookEvents: op({ method: 'GET', path: '/webhook-events', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, extra: true, summary: 'List past webhook deliveries (newer API)' }),

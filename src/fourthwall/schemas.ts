@@ -19,6 +19,7 @@ const optStr = z.string().nullish();
 const optNum = z.number().nullish();
 
 export const MoneySchema = z.looseObject({ value: z.number(), currency: z.string() });
+const optMoney = MoneySchema.nullish();
 export const ImageSchema = z.looseObject({ id: optStr, url: optStr, width: optNum, height: optNum });
 
 /** OfferSummary / OfferGiftPurchaseV1. */
@@ -83,7 +84,9 @@ export const GiftPurchaseSchema = z.looseObject({
   friendlyId: optStr,
   shopId: optStr,
   offer: OfferSummarySchema,
-  amounts: z.record(z.string(), MoneySchema.nullish()).nullish(),
+  amounts: z
+    .looseObject({ subtotal: optMoney, tax: optMoney, total: optMoney, profit: optMoney, prepaidShipping: optMoney })
+    .nullish(),
   email: optStr,
   username: optStr,
   message: optStr,
@@ -172,7 +175,17 @@ export const OrderSchema = z.looseObject({
   email: optStr,
   username: optStr,
   message: optStr,
-  amounts: z.record(z.string(), MoneySchema.nullish()).nullish(),
+  amounts: z
+    .looseObject({
+      subtotal: optMoney,
+      shipping: optMoney,
+      tax: optMoney,
+      donation: optMoney,
+      discount: optMoney,
+      total: optMoney,
+      giftCards: z.array(z.looseObject({ code: optStr, amountUsed: optMoney })).nullish(),
+    })
+    .nullish(),
   offers: z.array(z.looseObject({ id: optStr, name: optStr })).nullish(),
   source: z.looseObject({ type: optStr, giftId: optStr }).nullish(),
   createdAt: optStr,

@@ -162,7 +162,7 @@ export function orderFixture() {
     emailMarketingOptIn: false,
     username: 'Johnny123',
     message: 'Sample message',
-    amounts: { subtotal: money(20), shipping: money(5), tax: money(2), donation: money(0), discount: money(0), total: money(27) },
+    amounts: { subtotal: money(20), shipping: money(5), tax: money(2), donation: money(0), discount: money(0), giftCards: [{ code: 'GC-1', amountUsed: money(0) }], total: money(27) },
     offers: [{ ...offer, variant: { id: 'var_1', name: 'M', sku: 'TS-M', unitPrice: money(20), quantity: 1, price: money(20) } }],
     source: { type: 'GIVEAWAY_LINKS', giftId: IDS.gift },
     createdAt: '2020-08-13T09:05:36.939Z',
