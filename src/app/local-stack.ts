@@ -1,0 +1,103 @@
+/**
+ * A whole giftdrop stack on this machine: the local Fourthwall sandbox, the local Twitch chat
+ * server, and the real bot connected to both through the same code paths as live mode (real
+ * sockets, signed webhooks registered through the API). Sandbox mode runs on it, and so do the
+ * end-to-end tests.
+ */
+import type { Config } from '../config/index.js';
+import type { Logger } from '../logging/index.js';
+import { silentLogger } from '../logging/index.js';
+import type { OperatorPort } from '../giveaway/ports.js';
+import type { Clock } from '../shared/clock.js';
+import type { RandomSource } from '../shared/random.js';
+import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../sandbox/fourthwall/index.js';
+import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
+import type { OutboxLimits } from '../twitch/index.js';
+import { startBot, type Bot } from './bot.js';
+
+/** The webhook event types the bot subscribes to. */
+export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
+
+export interface LocalStackOptions {
+  /** The user's config: dataDir, http, settings and log level are kept; endpoints are replaced. */
+  config: Config;
+  logger: Logger;
+  operator?: OperatorPort;
+  clock?: Clock;
+  random?: RandomSource;
+  fourthwall?: FourthwallSandboxOptions;
+  chat?: ChatServerOptions;
+  outbox?: Partial<OutboxLimits>;
+  /** Quiet the sandboxes' own logs (default true). */
+  quietSandboxes?: boolean;
+}
+
+export interface LocalStack {
+  fourthwall: FourthwallSandbox;
+  chatServer: ChatServer;
+  bot: Bot;
+  config: Config;
+  /** Stops the bot (cleanly), then both servers. */
+  close(): Promise<void>;
+}
+
+/** The Config that points the bot at a Fourthwall sandbox and a local chat server. */
+export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatServer): Config {
+  return {
+    ...base,
+    mode: 'sandbox',
+    twitch: { channel: chat.channel, username: chat.botLogin, token: `oauth:${chat.token}`, ircUrl: chat.url },
+    fourthwall: {
+      ...base.fourthwall,
+      apiUrl: fw.apiUrl,
+      tokenUrl: fw.tokenUrl,
+      auth: { kind: 'basic', username: fw.username, password: fw.password },
+      webhookSecret: fw.webhookSecret,
+      appHmacKey: undefined,
+      shopUrl: fw.shopUrl,
+    },
+  };
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const quiet = options.quietSandboxes ?? true;
+  const sandboxLogger = quiet ? silentLogger() : options.logger;
+  const fourthwall = await startFourthwallSandbox({ logger: sandboxLogger, ...options.fourthwall });
+  let chatServer: ChatServer | undefined;
+  try {
+    chatServer = await startChatServer({ logger: sandboxLogger, ...options.chat });
+    const config = configForLocal(options.config, fourthwall, chatServer);
+    const bot = await startBot({
+      config,
+      logger: options.logger,
+      operator: options.operator,
+      clock: options.clock,
+      random: options.random,
+      outbox: options.outbox,
+    });
+    try {
+      const existing = await bot.client.listWebhooks();
+      if (!existing.results.some((w) => w.url === bot.webhookUrl))
+        await bot.client.createWebhook({ url: bot.webhookUrl, allowedTypes: [...BOT_WEBHOOK_TYPES] });
+    } catch (err) {
+      await bot.stop('webhook registration failed');
+      throw err;
+    }
+    const chat = chatServer;
+    return {
+      fourthwall,
+      chatServer: chat,
+      bot,
+      config,
+      async close() {
+        await bot.stop('local stack closed');
+        await chat.close();
+        await fourthwall.close();
+      },
+    };
+  } catch (err) {
+    await chatServer?.close().catch(() => undefined);
+    await fourthwall.close().catch(() => undefined);
+    throw err;
+  }
+}
