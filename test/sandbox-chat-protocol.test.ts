@@ -215,7 +215,7 @@ describe('injected viewer messages', () => {
   it('derives stable numeric user ids that tmi.js keeps as strings', async () => {
     const s = await server();
     const a = s.viewer('Someone');
-    expect(a.userId).toMatch(/^[1-9]\d{8}$/);
+    expect(a.userId).toMatch(/^[1-9]\d{11}$/);
     expect(s.viewer('someone').userId).toBe(a.userId);
     expect(s.viewer('someone_else').userId).not.toBe(a.userId);
     const other = await server();
