@@ -373,3 +373,36 @@ describe('gift draw: links stay private', () => {
     expect(linksIn(h.chat.texts().join('\n'))).toEqual([rec.winners[0]!.redeemUrl]);
   });
 });
+
+describe('gift draw: ended at Fourthwall while still open', () => {
+  it('ended without winners: the draw is marked failed, never finished afterwards', async () => {
+    const h = await make();
+    const draw = h.shop.addDraw({ gifts: 1 });
+    await h.svc.handleGiftDrawStarted(draw);
+    h.svc.enter(chatMsg('a'));
+    await h.svc.handleGiftDrawEnded(structuredClone(h.shop.draws.get(draw.id)!));
+    expect(h.svc.openDrawCount()).toBe(0);
+    expect(h.svc.enter(chatMsg('b'))).toBe(0);
+    h.clock.advance(120_000);
+    await h.svc.whenIdle();
+    expect(h.shop.count('finishDraw')).toBe(0);
+    const rec = (await h.repo.getDraw(draw.id))!;
+    expect(rec.status).toBe('failed');
+    expect(rec.failure!.reason).toMatch(/closed the draw/);
+  });
+
+  it('ended with winners someone else sent: recorded as finished with those winners', async () => {
+    const h = await make();
+    const draw = h.shop.addDraw({ gifts: 1 });
+    await h.svc.handleGiftDrawStarted(draw);
+    h.svc.enter(chatMsg('a'));
+    h.shop.applyWinners(draw.id, [{ userId: 'u-a', userName: 'a' }]);
+    await h.svc.handleGiftDrawEnded(structuredClone(h.shop.draws.get(draw.id)!));
+    const rec = (await h.repo.getDraw(draw.id))!;
+    expect(rec.status).toBe('finished');
+    expect(rec.winners.map((w) => [w.userId, w.login])).toEqual([['u-a', 'a']]);
+    h.clock.advance(120_000);
+    await h.svc.whenIdle();
+    expect(h.shop.count('finishDraw')).toBe(0);
+  });
+});

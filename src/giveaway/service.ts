@@ -200,8 +200,12 @@ export class GiveawayService {
         enteredAt: this.ctx.clock.now(),
       };
       s.addEntrant(entrant);
-      this.ctx.repo.appendEntrant(s.id, entrant);
       joined += 1;
+      try {
+        this.ctx.repo.appendEntrant(s.id, entrant);
+      } catch (err) {
+        this.log.error({ drawId: s.id, userId: entrant.userId, err }, 'could not journal an entrant (kept in memory)');
+      }
     }
     if (joined) this.scheduleAck();
     return joined;
