@@ -43,6 +43,8 @@ export interface Config {
     rateLimit: { limit: number; intervalMs: number };
     shopUrl?: string;
   };
+  /** Public base URL of the bot's HTTP server (an HTTPS tunnel), for registering the webhook. */
+  publicUrl?: string;
   /** The JSON settings file's path, when one was loaded. */
   configFile?: string;
   settings: FileSettings;
@@ -230,6 +232,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
       rateLimit,
       shopUrl: env.FOURTHWALL_SHOP_URL?.replace(/\/+$/, ''),
     },
+    publicUrl: env.GIFTDROP_PUBLIC_URL?.replace(/\/+$/, ''),
     configFile,
     settings,
   };

@@ -76,6 +76,7 @@ export const envSchema = z.object({
       .optional(),
   ),
   FOURTHWALL_SHOP_URL: optionalString.pipe(url("the shop's public site").optional()),
+  GIFTDROP_PUBLIC_URL: optionalString.pipe(url('the public HTTPS address of your tunnel, e.g. https://abc.example.com').optional()),
 });
 
 export type EnvInput = z.infer<typeof envSchema>;
@@ -173,6 +174,15 @@ export const fileSchema = z.strictObject({
     .default({ halfTime: true, nearEndSeconds: 10, ackEverySeconds: 15 }),
   streaming: z.strictObject({ autoStart: z.boolean().default(false) }).default({ autoStart: false }),
   messages: z.record(z.string(), z.string().max(450)).default({}),
+  /** Sandbox-mode demo pacing (no effect in live mode). */
+  demo: z
+    .strictObject({
+      drawSeconds: z.number().int().min(1).max(300).default(15),
+      linkSeconds: z.number().int().min(1).max(300).default(10),
+      /** Delay between scripted steps/viewer lines, ms. */
+      paceMs: z.number().int().min(0).max(10_000).default(400),
+    })
+    .default({ drawSeconds: 15, linkSeconds: 10, paceMs: 400 }),
 });
 
 export type FileSettings = z.infer<typeof fileSchema>;
