@@ -25,7 +25,8 @@ import { applyEligibility, isChannelOrBot, ticketWeight, type ChannelIdentity } 
 import { FAIRNESS_ALGORITHM, freezeEntrants, newSeed } from './fairness.js';
 import { hasWinners, mapFourthwallWinners, runFinish } from './gift-draw.js';
 import { createLinks, resolveProduct } from './link-giveaway.js';
-import { mentionList, render, secondsLeft, type TemplateValues } from './messages.js';
+import { Announcer } from './announcer.js';
+import { render } from './messages.js';
 import { firstPicks, replaceWinner } from './picks.js';
 import type {
   DrawRecord,
@@ -42,8 +43,6 @@ export type ActionResult = { ok: true; id?: string } | { ok: false; message: str
 
 /** Time kept free after a claim window so the finish call still fits Fourthwall's deadline. */
 const FINISH_RESERVE_MS = 15_000;
-/** Low-priority lines older than this are dropped by the outbox. */
-const STALE_MS = 5_000;
 /** Finished sessions kept in memory for rerolls and retries. */
 const RECENT_LIMIT = 20;
 /** How long a link giveaway waits for Fourthwall after its first failure. */
@@ -55,6 +54,7 @@ export class GiveawayService {
   private readonly ctx: EngineContext;
   private readonly log: Logger;
   private readonly settings: GiveawaySettings;
+  private readonly announce: Announcer;
   /** Draws that are open or drawing, by record id. */
   private readonly sessions = new Map<string, DrawSession>();
   /** Closed draws kept for rerolls and retries, newest first. */
@@ -70,6 +70,7 @@ export class GiveawayService {
   constructor(deps: GiveawayDeps) {
     this.settings = deps.settings;
     this.log = deps.logger.child({ module: 'giveaway' });
+    this.announce = new Announcer(deps.chat, deps.operator, deps.settings, deps.clock);
     this.ctx = {
       ...deps,
       logger: this.log,
@@ -221,7 +222,7 @@ export class GiveawayService {
       w.claimed = true;
       counted = true;
       this.log.info({ drawId: s.id, login: w.login }, 'winner claimed');
-      this.say('claimed', { winner: `@${w.login}`, product: s.record.offer.name }, 'normal');
+      this.announce.say('claimed', { winner: `@${w.login}`, product: s.record.offer.name }, 'normal');
       this.events.emit('claimed', snapshot(s.record), { ...w });
       if (s.record.winners.every((x) => x.claimed !== false)) {
         s.clearTimers();
@@ -235,32 +236,7 @@ export class GiveawayService {
 
   /** `!giveaway`: one line about what is open. */
   status(): string {
-    const now = this.ctx.clock.now();
-    const lines: string[] = [];
-    for (const s of this.sessions.values()) {
-      const product = s.record.offer.name;
-      if (s.phase === 'open') {
-        lines.push(
-          render(this.settings.messages.statusOpen, {
-            product,
-            count: s.record.gifts,
-            seconds: secondsLeft(now, s.closesAtMs),
-            entrants: s.entrants.size,
-            enter: this.settings.commands.enter,
-          }),
-        );
-      } else if (s.phase === 'claim' && s.record.claim) {
-        const pending = s.record.winners.filter((w) => w.claimed === false).map((w) => w.login);
-        lines.push(
-          render(this.settings.messages.statusClaim, {
-            product,
-            winners: mentionList(pending),
-            claim: this.settings.commands.claim,
-            seconds: secondsLeft(now, Date.parse(s.record.claim.deadline)),
-          }),
-        );
-      }
-    }
+    const lines = [...this.sessions.values()].map((s) => this.announce.statusLine(s)).filter((l): l is string => !!l);
     return lines.length ? lines.join(' | ') : render(this.settings.messages.statusNone, {});
   }
 
@@ -335,7 +311,7 @@ export class GiveawayService {
     s.reveal();
     this.retire(s);
     this.log.info({ drawId: s.id }, 'link giveaway cancelled');
-    this.say('cancelled', { product: r.offer.name }, 'normal');
+    this.announce.say('cancelled', { product: r.offer.name }, 'normal');
     this.events.emit('draw-cancelled', snapshot(r));
     await this.track(this.persistQuietly(s));
     return { ok: true, id: s.id };
@@ -365,7 +341,7 @@ export class GiveawayService {
       claimPending: inClaim,
     });
     if (!swap) {
-      this.say('rerollExhausted', { old: `@${old.login}`, product: r.offer.name }, 'normal');
+      this.announce.say('rerollExhausted', { old: `@${old.login}`, product: r.offer.name }, 'normal');
       return { ok: false, message: render('Nobody is left to replace {name}.', { name }) };
     }
     this.announceReroll(s, swap.old, swap.winner, 'rerolled by a moderator');
@@ -378,7 +354,7 @@ export class GiveawayService {
       await this.track(this.persistQuietly(s));
       return { ok: true, id: s.id };
     }
-    if (swap.winner.redeemUrl) this.deliverLinks(s, [swap.winner]);
+    if (swap.winner.redeemUrl) this.announce.deliverLinks(s, [swap.winner]);
     if (r.status === 'finished') this.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
     await this.track(this.persistQuietly(s));
     return { ok: true, id: s.id };
@@ -440,7 +416,7 @@ export class GiveawayService {
           if (this.stopped) return;
           this.sessions.set(id, s);
           this.log.info({ drawId: id, kind: record.kind, gifts: record.gifts }, 'draw opened');
-          this.announceOpened(s);
+          this.announce.opened(s);
           this.events.emit('draw-opened', snapshot(record));
           this.scheduleOpen(s);
         } catch (err) {
@@ -451,22 +427,6 @@ export class GiveawayService {
         }
       })(),
     );
-  }
-
-  private announceOpened(s: DrawSession): void {
-    const r = s.record;
-    const key = r.kind === 'gift-draw' ? 'drawOpened' : r.kind === 'gift-purchase' ? 'purchaseOpened' : 'linkOpened';
-    this.say(key, {
-      gifter: r.supporter?.username || 'Someone',
-      count: r.gifts,
-      product: r.offer.name,
-      enter: this.settings.commands.enter,
-      seconds: secondsLeft(this.ctx.clock.now(), s.closesAtMs),
-      commitment: r.fairness.commitment,
-      id: r.id,
-      by: r.startedBy?.login,
-      message: r.supporter?.message,
-    }, 'normal');
   }
 
   /** Close timer and reminders of an open session. */
@@ -491,14 +451,7 @@ export class GiveawayService {
   }
 
   private remind(s: DrawSession): void {
-    if (s.phase !== 'open') return;
-    this.say('reminder', {
-      product: s.record.offer.name,
-      seconds: secondsLeft(this.ctx.clock.now(), s.closesAtMs),
-      entrants: s.entrants.size,
-      enter: this.settings.commands.enter,
-      count: s.record.gifts,
-    }, 'low');
+    if (s.phase === 'open') this.announce.reminder(s);
   }
 
   private scheduleAck(): void {
@@ -508,7 +461,7 @@ export class GiveawayService {
       this.ackTimer = undefined;
       for (const s of this.sessions.values()) {
         if (s.phase !== 'open' || s.unacknowledged === 0) continue;
-        this.say('entered', { product: s.record.offer.name, new: s.unacknowledged, entrants: s.entrants.size }, 'low');
+        this.announce.acknowledged(s);
         s.unacknowledged = 0;
       }
     }, every * 1000);
@@ -581,7 +534,7 @@ export class GiveawayService {
     r.closedAt = this.isoNow();
     this.retire(s);
     this.log.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
-    this.say('noEntrants', {
+    this.announce.say('noEntrants', {
       product: r.offer.name,
       gifter: r.supporter?.username || 'Someone',
       entrants: s.entrants.size,
@@ -611,12 +564,7 @@ export class GiveawayService {
     r.claim = { deadline: new Date(deadlineMs).toISOString(), rerollsUsed: r.claim?.rerollsUsed ?? 0 };
     s.clearTimers();
     s.schedule(this.ctx.clock, deadlineMs, () => this.onClaimDeadline(s));
-    this.say('claimPrompt', {
-      winners: mentionList(asked.map((w) => w.login)),
-      claim: this.settings.commands.claim,
-      seconds: secondsLeft(this.ctx.clock.now(), deadlineMs),
-      product: r.offer.name,
-    }, 'high');
+    this.announce.claimPrompt(s, asked, deadlineMs);
   }
 
   private onClaimDeadline(s: DrawSession): void {
@@ -633,7 +581,7 @@ export class GiveawayService {
         claimPending: true,
       });
       if (!swap) {
-        this.say('rerollExhausted', { old: `@${w.login}`, product: r.offer.name }, 'normal');
+        this.announce.say('rerollExhausted', { old: `@${w.login}`, product: r.offer.name }, 'normal');
         break;
       }
       claim.rerollsUsed += 1;
@@ -700,8 +648,8 @@ export class GiveawayService {
     this.retire(s);
     this.log.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
     await this.persistQuietly(s);
-    if (announce) this.announceWinners(s);
-    this.deliverLinks(s, r.winners);
+    if (announce) this.announce.winners(s);
+    this.announce.deliverLinks(s, r.winners);
     this.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
     this.events.emit('draw-finished', snapshot(r));
   }
@@ -775,8 +723,8 @@ export class GiveawayService {
     this.retire(s);
     this.log.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
     await this.persistQuietly(s);
-    this.announceWinners(s);
-    this.deliverLinks(s, r.winners);
+    this.announce.winners(s);
+    this.announce.deliverLinks(s, r.winners);
     this.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
     this.events.emit('draw-finished', snapshot(r));
   }
@@ -795,59 +743,15 @@ export class GiveawayService {
     this.log.error({ drawId: s.id, reason, err: cause }, 'draw failed');
     const winners = r.winners.length ? ` Winners: ${r.winners.map((w) => `@${w.login}`).join(', ')}.` : '';
     this.ctx.operator.notify(`Draw ${r.id} (${r.offer.name}) failed: ${reason}.${winners}`);
-    this.say('failed', { product: r.offer.name, reason }, 'high');
+    this.announce.say('failed', { product: r.offer.name, reason }, 'high');
     await this.persistQuietly(s);
     this.events.emit('draw-failed', snapshot(r));
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Announcing and delivering
-  // -------------------------------------------------------------------------------------------
-
-  private announceWinners(s: DrawSession): void {
-    const r = s.record;
-    const pub = this.settings.links.publicInChat && r.winners.some((w) => w.redeemUrl);
-    const delivery = pub
-      ? render(this.settings.messages.deliveryPublic, {
-          links: r.winners.filter((w) => w.redeemUrl).map((w) => `@${w.login}: ${w.redeemUrl}`).join(', '),
-        })
-      : render(this.settings.messages.deliveryPrivate, {});
-    this.say('winners', {
-      product: r.offer.name,
-      gifter: r.supporter?.username || 'Someone',
-      winners: mentionList(r.winners.map((w) => w.login)),
-      delivery,
-    }, 'high');
-    if (r.fairness.seed) {
-      this.say('revealed', { id: r.id, seed: r.fairness.seed, commitment: r.fairness.commitment }, 'normal');
-    }
-  }
-
   private announceReroll(s: DrawSession, old: Winner, winner: Winner, reason: string): void {
     this.log.info({ drawId: s.id, replaced: old.login, winner: winner.login, reason }, 'winner replaced');
-    this.say('rerolled', {
-      old: `@${old.login}`,
-      winner: `@${winner.login}`,
-      product: s.record.offer.name,
-      reason,
-    }, 'high');
-    if (winner.redeemUrl && this.settings.links.publicInChat) {
-      this.ctx.chat.say(render(this.settings.messages.deliveryPublic, { links: `@${winner.login}: ${winner.redeemUrl}` }), {
-        priority: 'high',
-      });
-    }
+    this.announce.rerolled(s, old, winner, reason);
     this.events.emit('rerolled', snapshot(s.record), { ...old }, { ...winner });
-  }
-
-  /** Private delivery: every link to the operator console (the history has them too). */
-  private deliverLinks(s: DrawSession, winners: readonly Winner[]): void {
-    for (const w of winners) {
-      if (!w.redeemUrl) continue;
-      this.ctx.operator.notify(
-        `[${s.record.offer.name}] link for @${w.login} (${w.displayName}): ${w.redeemUrl}`,
-        { secret: true },
-      );
-    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -885,7 +789,7 @@ export class GiveawayService {
       this.log.info({ drawId: r.id }, 'draw record reconciled with Fourthwall');
       await this.persistQuietly(s);
       const added = r.winners.filter((w) => w.redeemUrl && !before.includes(w.redeemUrl));
-      this.deliverLinks(s, added);
+      this.announce.deliverLinks(s, added);
     }
   }
 
@@ -1010,12 +914,6 @@ export class GiveawayService {
     const chat = this.ctx.chat;
     const channelId = chat.channelId();
     return { channelLogin: chat.channelLogin, botLogin: chat.botLogin, ...(channelId ? { channelId } : {}) };
-  }
-
-  private say(key: keyof GiveawaySettings['messages'], values: TemplateValues, priority: 'high' | 'normal' | 'low'): void {
-    const line = render(this.settings.messages[key], values);
-    if (!line) return;
-    this.ctx.chat.say(line, priority === 'low' ? { priority, staleAfterMs: STALE_MS } : { priority });
   }
 
   private persistQuietly(s: DrawSession): Promise<void> {
