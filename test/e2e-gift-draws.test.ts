@@ -1,0 +1,251 @@
+/**
+ * Gift draws end to end through both local servers: the Fourthwall sandbox sells gifts and sends
+ * signed webhooks over HTTP to the real bot (in-process stack, real sockets), viewers type !enter
+ * on the local Twitch chat server, the bot picks, finishes the draw at the sandbox and announces.
+ * Each case checks chat, the operator console, the sandbox's request log and draw state, and the
+ * bot's history.
+ */
+import { describe, it, type ExpectStatic } from 'vitest';
+import type { DrawRecord } from '../src/giveaway/ports.js';
+import {
+  enterAll,
+  finishCalls,
+  logins,
+  sandboxDraw,
+  setShopLive,
+  startInProcessStack,
+  waitUntil,
+  type InProcessStack,
+} from './support/e2e-stack.js';
+
+const GIFTS = 5;
+
+async function withStack<T>(fn: (s: InProcessStack) => Promise<T>): Promise<T> {
+  const s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 } });
+  try {
+    setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
+    return await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
+/** Buys `quantity` gifts and waits until the bot announced the draw in chat. */
+async function buyGifts(s: InProcessStack, quantity: number, username = 'generous_fan'): Promise<string> {
+  const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity, username });
+  const drawId = draw['id'] as string;
+  await s.chatServer.waitFor(() => openedLines(s, username).length > 0, 5000, `draw ${drawId} announced`);
+  return drawId;
+}
+
+function openedLines(s: InProcessStack, gifter: string): string[] {
+  return s.chatServer.botMessages().filter((m) => m.startsWith(`🎁 ${gifter} gifted`));
+}
+
+function winnerLines(s: InProcessStack): string[] {
+  return s.chatServer.botMessages().filter((m) => m.includes('congratulations'));
+}
+
+/** Waits until the bot's journal of `drawId` holds `n` entrants (so they were accepted). */
+async function entrantsAccepted(s: InProcessStack, drawId: string, n: number): Promise<void> {
+  await waitUntil(
+    async () => ((await s.bot.repo.openDraws()).find((d) => d.record.id === drawId)?.entrants.length ?? -1) === n,
+    5000,
+    `${n} entrants in ${drawId}`,
+  );
+}
+
+async function settled(s: InProcessStack, drawId: string): Promise<DrawRecord> {
+  let rec: DrawRecord | undefined;
+  await waitUntil(
+    async () => {
+      rec = await s.bot.repo.getDraw(drawId);
+      return rec?.status === 'finished' || rec?.status === 'failed';
+    },
+    15_000,
+    `draw ${drawId} settled`,
+    20,
+  );
+  await s.bot.service.whenIdle();
+  const r = rec!;
+  // the chat line goes out through the outbox: wait until the channel has it
+  if (r.status === 'finished' && r.winners.length > 0) {
+    await s.chatServer.waitFor(
+      () => winnerLines(s).some((l) => r.winners.every((w) => l.includes(`@${w.login}`))),
+      5000,
+      `winners of ${drawId} in chat`,
+    );
+  } else if (r.status === 'finished') {
+    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.startsWith('Nobody entered')), 5000, 'nobody entered');
+  }
+  return r;
+}
+
+/** Waits until Fourthwall's GIFT_DRAW_ENDED for `drawId` was delivered and the bot handled it. */
+async function endedHandled(s: InProcessStack, drawId: string): Promise<void> {
+  await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered && d.body.includes(drawId), 5000);
+  await s.bot.http.idle();
+  await s.bot.service.whenIdle();
+}
+
+function checkWinnersAgainstSandbox(expect: ExpectStatic, s: InProcessStack, rec: DrawRecord, drawId: string): void {
+  const fw = sandboxDraw(s.fourthwall, drawId);
+  expect(fw.status).toBe('FINISHED');
+  expect(fw.winners.map((w) => w.userId).sort()).toEqual(rec.winners.map((w) => w.userId).sort());
+  for (const w of rec.winners) {
+    const theirs = fw.winners.find((x) => x.userId === w.userId)!;
+    expect(w.giftId).toBe(theirs.giftId);
+    expect(w.redeemUrl).toBe(theirs.redeemUri);
+    // the link went to the streamer's console, not to chat
+    expect(s.operatorLines.filter((l) => l.includes(theirs.redeemUri))).toHaveLength(1);
+    expect(s.chatServer.botMessages().some((m) => m.includes(theirs.redeemUri))).toBe(false);
+  }
+}
+
+describe.concurrent('gift draw for 5 gifts', () => {
+  for (const n of [1, 3, 20]) {
+    it(`${n} entrant(s): min(${n}, 5) distinct winners, finished once, announced once`, async ({ expect }) => {
+      await withStack(async (s) => {
+        const drawId = await buyGifts(s, GIFTS);
+        const names = logins(`fan${n}_`, n);
+        const viewers = enterAll(s.chatServer, names);
+        // a second !enter and the broadcaster's / bot's own !enter never add an entrant
+        s.chatServer.inject(viewers[0]!, '!enter');
+        s.chatServer.inject(s.chatServer.broadcaster, '!enter');
+        await entrantsAccepted(s, drawId, n);
+        const rec = await settled(s, drawId);
+
+        expect(rec.status).toBe('finished');
+        expect(rec.entrants).toBe(n);
+        expect(rec.frozenEntrants).toHaveLength(n);
+        expect(rec.winners).toHaveLength(Math.min(n, GIFTS));
+        expect(new Set(rec.winners.map((w) => w.userId)).size).toBe(rec.winners.length);
+        const ids = new Set(viewers.map((v) => v.userId));
+        for (const w of rec.winners) expect(ids.has(w.userId)).toBe(true);
+        expect(rec.fairness.seed).toMatch(/^[0-9a-f]{64}$/);
+
+        const calls = finishCalls(s.fourthwall, drawId);
+        expect(calls).toHaveLength(1);
+        expect(calls[0]!.status).toBe(200);
+        checkWinnersAgainstSandbox(expect, s, rec, drawId);
+
+        const announced = winnerLines(s);
+        expect(announced).toHaveLength(1);
+        for (const w of rec.winners) expect(announced[0]).toContain(`@${w.login}`);
+        expect(openedLines(s, 'generous_fan')).toHaveLength(1);
+
+        // Fourthwall's GIFT_DRAW_ENDED reconciles the record without a second announcement
+        const chatBefore = s.chatServer.botMessages().length;
+        const opBefore = s.operatorLines.length;
+        await endedHandled(s, drawId);
+        expect(s.chatServer.botMessages()).toHaveLength(chatBefore);
+        expect(s.operatorLines).toHaveLength(opBefore);
+        const after = (await s.bot.repo.getDraw(drawId))!;
+        expect(after.status).toBe('finished');
+        expect(after.winners.map((w) => [w.userId, w.redeemUrl])).toEqual(rec.winners.map((w) => [w.userId, w.redeemUrl]));
+        expect(finishCalls(s.fourthwall, drawId)).toHaveLength(1);
+      });
+    });
+  }
+
+  it('0 entrants: "nobody entered", no finish call, the draw is left for Fourthwall to close', async ({ expect }) => {
+    await withStack(async (s) => {
+      const drawId = await buyGifts(s, GIFTS);
+      s.chatServer.inject(s.chatServer.broadcaster, '!enter');
+      const rec = await settled(s, drawId);
+      expect(rec.status).toBe('finished');
+      expect(rec.entrants).toBe(0);
+      expect(rec.winners).toEqual([]);
+      expect(s.chatServer.botMessages().filter((m) => m.startsWith('Nobody entered'))).toHaveLength(1);
+      expect(winnerLines(s)).toHaveLength(0);
+      expect(finishCalls(s.fourthwall, drawId)).toHaveLength(0);
+      expect(sandboxDraw(s.fourthwall, drawId).status).toBe('OPEN');
+      expect(s.operatorLines.some((l) => l.includes(drawId) && /Nobody eligible entered/.test(l))).toBe(true);
+    });
+  });
+
+  it('two overlapping draws: !enter joins both, nobody wins twice in one draw, each finished and announced once', async ({ expect }) => {
+    await withStack(async (s) => {
+      const a = await buyGifts(s, 3, 'first_fan');
+      const b = await buyGifts(s, 3, 'second_fan');
+      const viewers = enterAll(s.chatServer, logins('both', 4));
+      await entrantsAccepted(s, a, 4);
+      await entrantsAccepted(s, b, 4);
+      const [ra, rb] = await Promise.all([settled(s, a), settled(s, b)]);
+      const everyone = viewers.map((v) => v.userId).sort();
+      for (const [id, rec] of [[a, ra], [b, rb]] as const) {
+        expect(rec.status).toBe('finished');
+        expect(rec.frozenEntrants!.map((e) => e.userId).sort()).toEqual(everyone);
+        expect(rec.winners).toHaveLength(3);
+        expect(new Set(rec.winners.map((w) => w.userId)).size).toBe(3);
+        expect(finishCalls(s.fourthwall, id)).toHaveLength(1);
+        checkWinnersAgainstSandbox(expect, s, rec, id);
+      }
+      expect(openedLines(s, 'first_fan')).toHaveLength(1);
+      expect(openedLines(s, 'second_fan')).toHaveLength(1);
+      expect(winnerLines(s)).toHaveLength(2);
+      expect(ra.fairness.commitment).not.toBe(rb.fairness.commitment);
+    });
+  });
+
+  it('a duplicated GIFT_DRAW_STARTED (same event id) opens one draw, announced once, finished once', async ({ expect }) => {
+    await withStack(async (s) => {
+      s.fourthwall.control.webhookFaults.duplicate({ type: 'GIFT_DRAW_STARTED' });
+      const drawId = await buyGifts(s, 2);
+      await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_STARTED' && d.duplicate && d.done, 5000);
+      const started = s.fourthwall.control.deliveries.filter((d) => d.type === 'GIFT_DRAW_STARTED');
+      expect(started).toHaveLength(2);
+      expect(new Set(started.map((d) => d.eventId)).size).toBe(1);
+      expect(started.every((d) => d.delivered && d.statuses.at(-1) === 200)).toBe(true);
+      enterAll(s.chatServer, logins('dup', 3));
+      await entrantsAccepted(s, drawId, 3);
+      const rec = await settled(s, drawId);
+      expect(rec.winners).toHaveLength(2);
+      expect(openedLines(s, 'generous_fan')).toHaveLength(1);
+      expect(winnerLines(s)).toHaveLength(1);
+      expect(finishCalls(s.fourthwall, drawId)).toHaveLength(1);
+      expect((await s.bot.repo.listDraws()).filter((d) => d.source.drawId === drawId)).toHaveLength(1);
+      expect(s.logs.lines.filter((l) => l.includes('duplicate webhook ignored'))).toHaveLength(1);
+    });
+  });
+
+  it('expiry + REDO with GIFT_DRAW_ENDED delivered out of order: the REDO draw runs like a new one, nothing is announced twice', async ({
+    expect,
+  }) => {
+    await withStack(async (s) => {
+      const first = await buyGifts(s, 2);
+      const none = await settled(s, first); // nobody entered: left to Fourthwall
+      expect(none.winners).toEqual([]);
+      // Fourthwall closes it after its deadline; hold its GIFT_DRAW_ENDED so it arrives after the REDO start
+      s.fourthwall.control.webhookFaults.outOfOrder({ type: 'GIFT_DRAW_ENDED' });
+      const { redo } = s.fourthwall.control.expireDraw(first);
+      const redoId = redo!['id'] as string;
+      expect(redo!['type']).toBe('REDO');
+      await s.chatServer.waitFor(() => openedLines(s, 'generous_fan').length === 2, 5000, 'REDO announced');
+      const ended = await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered, 5000);
+      const redoStart = s.fourthwall.control.deliveries.find((d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(redoId))!;
+      await s.bot.http.idle();
+      // the bot really received them out of order: the REDO start first, then the first draw's end
+      const accepted = s.logs.json().filter((l) => l['msg'] === 'webhook accepted').map((l) => l['eventId']);
+      expect(accepted.indexOf(redoStart.eventId)).toBeGreaterThanOrEqual(0);
+      expect(accepted.indexOf(ended.eventId)).toBeGreaterThan(accepted.indexOf(redoStart.eventId));
+
+      enterAll(s.chatServer, logins('redo', 3));
+      await entrantsAccepted(s, redoId, 3);
+      const rec = await settled(s, redoId);
+      expect(rec.status).toBe('finished');
+      expect(rec.kind).toBe('gift-draw');
+      expect(rec.source.drawId).toBe(redoId);
+      expect(rec.winners).toHaveLength(2);
+      expect(rec.fairness.commitment).not.toBe(none.fairness.commitment);
+      expect(finishCalls(s.fourthwall, redoId)).toHaveLength(1);
+      expect(finishCalls(s.fourthwall, first)).toHaveLength(0);
+      checkWinnersAgainstSandbox(expect, s, rec, redoId);
+      // the first draw stays as it was: one "nobody entered", no failure line, no second announcement
+      expect((await s.bot.repo.getDraw(first))!.status).toBe('finished');
+      expect(s.chatServer.botMessages().filter((m) => m.startsWith('Nobody entered'))).toHaveLength(1);
+      expect(s.chatServer.botMessages().some((m) => m.startsWith('⚠️'))).toBe(false);
+      expect(winnerLines(s)).toHaveLength(1);
+    });
+  });
+});
