@@ -118,6 +118,37 @@ describe('link giveaway by product name, slug and id', () => {
   });
 });
 
+describe('the entry window', () => {
+  it('closes on its own after the [seconds] given, then draws and delivers', async () => {
+    const s = await stack();
+    const opened = nextDrawOpened(s);
+    const startedAt = Date.now();
+    s.say(s.mod, '!giveaway start giftdrop-mug 1 5');
+    const open = await opened;
+    expect(Date.parse(open.closesAt) - Date.parse(open.openedAt)).toBe(5000);
+    await s.nextBotLine(/Giveaway: 1x Giftdrop Mug! Type !enter in the next [45]s/);
+    const settled = drawSettled(s, open.id);
+    s.enter(['ana', 'ben']);
+    const { event, record } = await settled;
+    expect(event).toBe('draw-finished');
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(4500);
+    expect(record.entrants).toBe(2);
+    expect(record.winners).toHaveLength(1);
+    expect(s.requests('createGiveawayLinks')).toHaveLength(1);
+    await s.nextBotLine(new RegExp(`congratulations @${record.winners[0]!.login}!`));
+  });
+
+  it('refuses out-of-range winners and seconds', async () => {
+    const s = await stack({ settings: { linkGiveaway: { maxWinners: 5, maxSeconds: 120 } } });
+    const from = s.mark();
+    s.say(s.mod, '!giveaway start giftdrop-mug 6 30');
+    await s.nextBotLine(/^Winners must be a whole number from 1 to 5\.$/, from);
+    s.say(s.mod, '!giveaway start giftdrop-mug 2 121');
+    await s.nextBotLine(/^Seconds must be a whole number from 5 to 120\.$/, from);
+    expect(s.bot.service.openDrawCount()).toBe(0);
+  });
+});
+
 describe('product lookup problems and permissions', () => {
   it('an ambiguous name lists the candidates (at most 5) and opens nothing', async () => {
     const s = await stack();
