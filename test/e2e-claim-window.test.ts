@@ -125,4 +125,32 @@ describe('claim window', () => {
     expect(stored.rerolls!.map((r) => r.replacedLogin)).toEqual([first.login]);
     expect((await s.verify(id)).code).toBe(0);
   });
+
+  it('a mod reroll during the window asks the replacement to claim; cancelling then creates no links', async () => {
+    const s = await claimStack(30, 3);
+    const { id, picked, from } = await toClaimPrompt(s, 1);
+    const first = picked.winners[0]!;
+    s.say(s.mod, `!giveaway reroll ${first.login}`);
+    const replaced = await s.nextBotLine(/is replaced by/, from);
+    const second = new RegExp(`^🔁 Giftdrop Mug: @${first.login} is replaced by @(\\w+) \\(rerolled by a moderator\\)\\.$`).exec(replaced)![1]!;
+    await s.nextBotLine(new RegExp(`^@${second}: you won Giftdrop Mug! Type !claim within \\d+s`), from);
+    // The replaced winner's !claim no longer counts.
+    s.say(s.viewer(first.login), '!claim');
+    const status = s.mark();
+    s.say(s.mod, '!giveaway');
+    await s.nextBotLine(new RegExp(`^Giftdrop Mug: waiting for @${second} to type !claim \\(\\d+s left\\)\\.$`), status);
+    expect(s.botLines(from).some((l) => l.startsWith('✅'))).toBe(false);
+
+    const settled = drawSettled(s, id);
+    s.say(s.mod, '!giveaway cancel');
+    expect((await settled).event).toBe('draw-cancelled');
+    await s.nextBotLine(/^The Giftdrop Mug giveaway was cancelled\.$/, from);
+    await s.idle();
+    expect(s.requests('createGiveawayLinks')).toHaveLength(0);
+    expect(s.fw.state.packages.size).toBe(0);
+    const stored = await s.record(id);
+    expect(stored.status).toBe('cancelled');
+    expect(stored.rerolls).toEqual([expect.objectContaining({ replacedLogin: first.login, reason: 'command', byUserId: s.mod.userId })]);
+    expect(s.operator.filter((l) => l.includes('/gifts/'))).toEqual([]);
+  });
 });
