@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_PRODUCT_IDS } from '../src/sandbox/fourthwall/index.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
-import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { rm } from 'node:fs/promises';
+import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
 async function stack(...args: Parameters<typeof startLinkStack>): Promise<LinkStack> {
@@ -231,5 +232,45 @@ describe('a second start while one runs', () => {
     s.say(s.chat.broadcaster, `!giveaway start ${SEED_PRODUCT_IDS.hoodie}`);
     await s.nextBotLine(/^A link giveaway is already running \(Giftdrop Mug\)\.$/, from);
     expect(s.bot.service.openDrawCount()).toBe(1);
+  });
+});
+
+describe('a bot restart while a link giveaway is open', () => {
+  it('keeps the entries and the giveaway: the next run continues it and delivers once', async () => {
+    const dataDir = await tempDir();
+    try {
+      const first = await startLinkStack({ dataDir });
+      let id: string;
+      try {
+        const open = await openMugGiveaway(first, 2);
+        id = open.id;
+        // Entries handled (the mod's status reply comes after them), then a clean stop.
+        const from = first.mark();
+        first.say(first.mod, '!giveaway');
+        await first.nextBotLine(/Giftdrop Mug \(2x\): \d+s left, 6 entered/, from);
+      } finally {
+        await first.close();
+      }
+      const s = await startLinkStack({ dataDir });
+      try {
+        expect(s.bot.service.openDrawCount()).toBe(1);
+        const from = s.mark();
+        s.say(s.mod, '!giveaway');
+        await s.nextBotLine(/Giftdrop Mug \(2x\): \d+s left, 6 entered/, from);
+        // A late entrant joins the resumed giveaway; an earlier one typing again changes nothing.
+        s.enter(['gus', 'ana']);
+        const { event, record } = await endAndSettle(s, id);
+        expect(event).toBe('draw-finished');
+        expect(record.entrants).toBe(7);
+        expect(record.frozenEntrants!.map((e) => e.login).sort()).toEqual([...ENTRANTS, 'gus'].sort());
+        expect(s.requests('createGiveawayLinks')).toHaveLength(1);
+        await s.idle();
+        expect((await s.verify(id)).code).toBe(0);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
