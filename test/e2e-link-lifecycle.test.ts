@@ -199,6 +199,36 @@ describe('link creation failing', () => {
   });
 });
 
+describe('reroll while the links are pending', () => {
+  it('the replacement, not the replaced winner, gets a link when !giveaway retry delivers', async () => {
+    const s = await stack();
+    s.fw.control.faults.fail('createGiveawayLinks', 1, 422);
+    const open = await openMugGiveaway(s, 2);
+    const { event, record } = await endAndSettle(s, open.id);
+    expect(event).toBe('draw-failed');
+    const [gone, kept] = record.winners;
+    const from = s.mark();
+    s.say(s.mod, `!giveaway reroll ${gone!.login}`);
+    const line = await s.nextBotLine(/is replaced by/, from);
+    const newcomer = /is replaced by @(\w+)/.exec(line)![1]!;
+    expect([gone!.login, kept!.login]).not.toContain(newcomer);
+    await s.idle();
+
+    const settled = drawSettled(s, open.id);
+    s.say(s.mod, '!giveaway retry');
+    const done = await settled;
+    expect(done.event).toBe('draw-finished');
+    expect(done.record.winners.map((w) => w.login).sort()).toEqual([kept!.login, newcomer].sort());
+    expect(done.record.winners.every((w) => w.redeemUrl)).toBe(true);
+    expect(s.requests('createGiveawayLinks').map((r) => r.status)).toEqual([422, 200]);
+    expect([...s.fw.state.packages.values()][0]!.giveawayLinks).toHaveLength(2);
+    expect(s.operator.some((l) => l.includes(`@${gone!.login}`) && l.includes('/gifts/'))).toBe(false);
+    expect(s.operator.some((l) => l.includes(`@${newcomer}`) && l.includes('/gifts/'))).toBe(true);
+    await s.idle();
+    expect((await s.verify(open.id)).code).toBe(0);
+  });
+});
+
 describe('links.publicInChat', () => {
   it('when set, the winners line carries each winner\'s link (and a reroll posts the replacement\'s)', async () => {
     const s = await stack({ settings: { links: { publicInChat: true } } });
