@@ -132,4 +132,38 @@ describe('gift purchase flow', () => {
     await s.nextBotLine(/^Nobody entered the Giftdrop Mug giveaway/, from);
     expect(s.operator.filter((l) => l.includes('/gifts/'))).toEqual([]);
   });
+
+  it('beside a link giveaway: one !enter joins both; cancel only touches the link giveaway', async () => {
+    const s = await purchaseStack();
+    s.fw.control.setLive(true);
+    const linkOpened = nextDrawOpened(s);
+    s.say(s.mod, '!giveaway start giftdrop-hoodie 1 60');
+    const link = await linkOpened;
+    await s.nextBotLine(/Giveaway: 1x Giftdrop Hoodie/);
+    const purchaseOpened = nextDrawOpened(s);
+    const { purchase } = s.fw.control.simulateGiftPurchase({ quantity: 1, productId: SEED_PRODUCT_IDS.mug, username: 'generous_fan' });
+    const bought = await purchaseOpened;
+    expect(bought.id).toBe(purchase['id']);
+    await s.nextBotLine(/generous_fan gifted 1x Giftdrop Mug/);
+    s.enter(['ana', 'ben']);
+
+    const cancelled = drawSettled(s, link.id);
+    s.say(s.mod, '!giveaway cancel');
+    expect((await cancelled).event).toBe('draw-cancelled');
+    expect(s.bot.service.openDrawCount()).toBe(1);
+    const finished = drawSettled(s, bought.id);
+    s.say(s.mod, '!giveaway end');
+    const { event, record } = await finished;
+    expect(event).toBe('draw-finished');
+    expect(record.entrants).toBe(2);
+    expect(record.winners).toHaveLength(1);
+    expect(record.winners[0]!.redeemUrl).toBe(`https://${new URL(s.fw.shopUrl).host}/gifts/${record.giftIds![0]}`);
+    await s.idle();
+    const rows = await s.history();
+    expect(rows.map((r) => [r.kind, r.status, r.entrants]).sort()).toEqual([
+      ['gift-purchase', 'finished', 2],
+      ['link-giveaway', 'cancelled', 2],
+    ]);
+    expect(s.requests('createGiveawayLinks')).toHaveLength(0);
+  });
 });
