@@ -1,16 +1,27 @@
 /**
  * `npm start`: loads the config once, builds the logger, and runs the bot in live mode or, with
  * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
- * SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure.
+ * SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure (or a
+ * failed step of the sandbox demo).
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
 import { runSandboxMode } from './app/sandbox-mode.js';
+import { compactLogStream } from './app/demo/output.js';
 import { TwitchAuthError } from './twitch/index.js';
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel, secrets: secretValues(config) });
+// Sandbox mode prints its transcript on stdout: logs go to stderr, one short line each, at warn
+// unless LOG_LEVEL was set.
+const logger =
+  config.mode === 'sandbox'
+    ? createLogger({
+        level: config.logLevelExplicit ? config.logLevel : 'warn',
+        destination: compactLogStream(process.stderr, process.stderr.isTTY === true),
+        secrets: secretValues(config),
+      })
+    : createLogger({ level: config.logLevel, secrets: secretValues(config) });
 
 function onSignals(stop: (reason: string) => Promise<void>): void {
   let count = 0;

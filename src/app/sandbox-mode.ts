@@ -1,16 +1,168 @@
 /**
- * Sandbox mode (placeholder until the scripted demo lands): see README "Sandbox mode".
+ * Sandbox mode, what `npm start` runs without credentials: the local stack in-process (Fourthwall
+ * sandbox, local Twitch chat server, the real bot connected to both over real sockets with signed
+ * webhooks), a scripted stream narrated step by step, then an interactive prompt when stdin is a
+ * terminal. See README "Sandbox mode".
+ *
+ * Contract: resolves with the exit code: 0 when the script ran (and, interactively, the user
+ * quit), 1 when a scripted step failed. The bot listens on config.http.port, or on a port the OS
+ * picks when that one is busy (with a note). Draws land in config.dataDir like live ones. Stopping
+ * (end of script without a terminal, /quit, Ctrl+C, the `onSignals` callback) closes any open
+ * draw now (the sandbox shop ends with the process), ends streaming, stops the bot (history
+ * flushed) and both servers, once.
+ * Does not: read the environment (main does), or use the logger for the transcript (stdout).
  */
+import { isatty } from 'node:tty';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
+import type { OperatorPort } from '../giveaway/ports.js';
+import { systemClock } from '../shared/clock.js';
+import { startLocalStack, type LocalStack } from './local-stack.js';
+import { printHelp, runInteractive } from './demo/interactive.js';
+import { DemoPrinter, type TextSink } from './demo/output.js';
+import { playScript, type DemoTimings } from './demo/script.js';
+import { DemoAborted, DemoWorld } from './demo/world.js';
 
 export interface SandboxModeOptions {
   config: Config;
   logger: Logger;
+  /** Registers the process's shutdown signals with the function that stops the demo. */
   onSignals(stop: (reason: string) => Promise<void>): void;
+  /** Where the transcript goes (default process.stdout). */
+  output?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Where typed lines come from (default process.stdin). */
+  input?: NodeJS.ReadableStream;
+  /** Stay interactive after the script (default: stdin is a terminal). */
+  interactive?: boolean;
+  /** Coloured output (default: the output is a terminal). */
+  colour?: boolean;
 }
 
+/** Time allowed for closing open draws when the demo stops (ms). */
+const CLOSE_DRAWS_MS = 10_000;
+/** Time allowed for a step that is not bound to an entry window (ms). */
+const STEP_TIMEOUT_MS = 15_000;
+
+function addressInUse(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === 'EADDRINUSE') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+async function startStack(config: Config, logger: Logger, operator: OperatorPort, timings: DemoTimings, note: (t: string) => void): Promise<LocalStack> {
+  const start = (c: Config) =>
+    startLocalStack({
+      config: c,
+      logger,
+      operator,
+      fourthwall: { drawDurationSeconds: timings.drawSeconds },
+      // Bots are usually moderators of their channel (it lifts Twitch's 1 line/s pacing).
+      chat: { botIsMod: true },
+    });
+  try {
+    return await start(config);
+  } catch (err) {
+    if (!addressInUse(err) || config.http.port === 0) throw err;
+    note(`Port ${config.http.port} is in use (another giftdrop?): the bot listens on a port the OS picks instead.`);
+    return start({ ...config, http: { ...config.http, port: 0 } });
+  }
+}
+
+/** Runs sandbox mode; resolves with the process exit code. */
 export async function runSandboxMode(options: SandboxModeOptions): Promise<number> {
-  options.logger.error('sandbox mode is not implemented yet');
-  return 1;
+  const { config, logger } = options;
+  const output = options.output ?? process.stdout;
+  const interactive = options.interactive ?? isatty(0);
+  const colour = options.colour ?? output.isTTY === true;
+  const timings: DemoTimings = { ...config.settings.demo };
+  const sink: TextSink = { write: (t: string) => output.write(t) };
+  let printer = new DemoPrinter({ out: sink, colour, botLogin: 'giftdrop_bot', channel: 'giftdrop_demo' });
+  // The printer is replaced once the stack is up; the operator always prints with the current one.
+  const operator: OperatorPort = { notify: (line, opts) => printer.private(line, opts?.secret === true) };
+
+  printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
+  printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');
+  const stack = await startStack(config, logger, operator, timings, (t) => printer.note(t));
+  const abort = new AbortController();
+  const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });
+  printer = new DemoPrinter({
+    out: sink,
+    colour,
+    botLogin: stack.chatServer.botLogin,
+    channel: stack.chatServer.channel,
+    badges: (login) => world.badge(login),
+  });
+  stack.chatServer.on('transcript', (entry) => printer.chat(entry));
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (reason: string): Promise<void> =>
+    (closing ??= (async () => {
+      abort.abort();
+      const service = stack.bot.service;
+      try {
+        const open = service.openDrawCount();
+        if (open > 0) {
+          printer.narrate(`Closing ${open} open draw(s) now (${reason}): the sandbox shop ends with this process.`);
+          service.endNow();
+          await Promise.race([service.whenIdle(), new Promise((r) => setTimeout(r, CLOSE_DRAWS_MS).unref())]);
+        }
+        if (world.live) {
+          printer.narrate('The stream ends: the bot tells Fourthwall (PUT /streaming/end).');
+          await stack.bot.streaming.goOffline().catch((err: unknown) => printer.problem(`streaming end failed: ${(err as Error).message}`));
+        }
+      } finally {
+        await stack.close();
+      }
+      printer.note(`Stopped. The draws are in the history (${config.dataDir}): npm run history`);
+    })());
+  options.onSignals(shutdown);
+
+  printer.note(`Fourthwall sandbox: ${stack.fourthwall.apiUrl} (shop site ${stack.fourthwall.shopUrl})`);
+  printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
+  printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
+
+  let ok = true;
+  try {
+    const result = await playScript({
+      world,
+      printer,
+      timings,
+      claimSeconds: config.settings.claim.seconds,
+      stepTimeoutMs: STEP_TIMEOUT_MS,
+    });
+    ok = result.ok;
+    if (result.ok) {
+      printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`);
+    } else {
+      printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
+    }
+
+    if (!interactive) {
+      if (world.live) {
+        printer.narrate('The broadcaster ends the stream: "!stream offline" (the bot calls PUT /streaming/end).');
+        world.broadcast('!stream offline');
+        await world.until(() => !world.live, STEP_TIMEOUT_MS, 'Fourthwall showing the stream as offline').catch((err: unknown) => {
+          if (err instanceof DemoAborted) throw err;
+          printer.problem((err as Error).message);
+        });
+      }
+      await shutdown('script finished');
+      return ok ? 0 : 1;
+    }
+
+    printer.narrate('Your turn: you are the broadcaster. Type in chat, or use these commands:');
+    printHelp(printer);
+    await runInteractive({ world, printer, timings, input: options.input ?? process.stdin, output, signal: abort.signal });
+    await shutdown('you quit');
+    return 0;
+  } catch (err) {
+    if (err instanceof DemoAborted) {
+      await closing;
+      return 0;
+    }
+    await shutdown('error').catch(() => undefined);
+    throw err;
+  }
 }

@@ -33,6 +33,8 @@ export interface Config {
   dataDir: string;
   http: { host: string; port: number };
   logLevel: string;
+  /** True when LOG_LEVEL was set (sandbox mode keeps its logs at warn otherwise). */
+  logLevelExplicit?: boolean;
   twitch: { channel?: string; username?: string; token?: string; ircUrl: string };
   fourthwall: {
     apiUrl: string;
@@ -217,6 +219,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     dataDir: resolve(cwd, env.DATA_DIR ?? 'data'),
     http: { host: env.HTTP_HOST ?? '127.0.0.1', port: env.HTTP_PORT ?? 8787 },
     logLevel: env.LOG_LEVEL ?? 'info',
+    logLevelExplicit: env.LOG_LEVEL !== undefined,
     twitch: {
       channel: env.TWITCH_CHANNEL?.replace(/^#/, '').toLowerCase(),
       username: env.TWITCH_USERNAME?.toLowerCase(),

@@ -1,0 +1,84 @@
+/**
+ * What the user types in interactive sandbox mode: plain text is said in chat by the broadcaster;
+ * `/as [+mod] [+vip] [+subN] [+first] <login> <text>` speaks as a viewer; `/gift <n> [product]`
+ * simulates a gift purchase; `/viewers <n>` adds n simulated entrants; `/help`; `/quit`.
+ * Pure parsing, no I/O: the interactive loop acts on the result.
+ */
+import { parseDemoLine } from '../../sandbox/chat/demo-input.js';
+import type { InjectExtra, SimViewerOptions } from '../../sandbox/chat/index.js';
+
+/** Most simulated entrants one `/viewers` adds. */
+export const MAX_DEMO_VIEWERS = 500;
+/** Most gifts one purchase may carry (Fourthwall's limit). */
+export const MAX_DEMO_GIFTS = 100;
+
+/** A parsed input line. */
+export type DemoCommand =
+  | { kind: 'empty' }
+  | { kind: 'say'; text: string }
+  | { kind: 'as'; login: string; text: string; roles: SimViewerOptions; extra: InjectExtra }
+  | { kind: 'gift'; quantity: number; product?: string }
+  | { kind: 'viewers'; count: number }
+  | { kind: 'help' }
+  | { kind: 'quit' }
+  | { kind: 'error'; message: string };
+
+/** The `/help` text. */
+export const DEMO_HELP = [
+  'Type a line to say it in chat as the broadcaster (e.g. !giveaway start mug 1 20, !giveaway end, !stream).',
+  '/as <login> <text>      speak as a viewer; roles first if you like: /as +mod +sub6 alice !enter',
+  '/gift <n> [product]     a supporter buys n gifts (default product: the first giftable one)',
+  '/viewers <n>            n simulated viewers type !enter',
+  '/help                   this list',
+  '/quit                   shut down (Ctrl+C and Ctrl+D too)',
+].join('\n');
+
+function wholeNumber(s: string | undefined): number | undefined {
+  return s !== undefined && /^\d{1,6}$/.test(s) ? Number(s) : undefined;
+}
+
+/** Parses one line the user typed. */
+export function parseDemoCommand(line: string): DemoCommand {
+  const text = line.trim();
+  if (!text) return { kind: 'empty' };
+  if (!text.startsWith('/')) return { kind: 'say', text };
+  const [word = '', ...rest] = text.slice(1).split(/\s+/);
+  switch (word.toLowerCase()) {
+    case 'help':
+    case '?':
+      return { kind: 'help' };
+    case 'quit':
+    case 'exit':
+      return { kind: 'quit' };
+    case 'as': {
+      const flags: string[] = [];
+      while (rest[0]?.startsWith('+')) flags.push(rest.shift()!);
+      const [login, ...words] = rest;
+      const said = words.join(' ');
+      const usage = 'usage: /as [+mod] [+vip] [+subN] [+first] <login> <text>';
+      if (!login || !said) return { kind: 'error', message: usage };
+      const parsed = parseDemoLine(`${flags.join(' ')} ${login}: ${said}`);
+      if (!parsed) {
+        return { kind: 'error', message: `${usage} (a login is 1-25 letters, digits or _; roles are +mod +vip +subN +first +me +bitsN)` };
+      }
+      return { kind: 'as', login: parsed.login, text: parsed.text, roles: parsed.roles, extra: parsed.extra };
+    }
+    case 'gift': {
+      const n = wholeNumber(rest[0]);
+      if (n === undefined || n < 1 || n > MAX_DEMO_GIFTS) {
+        return { kind: 'error', message: `usage: /gift <n> [product]  (n from 1 to ${MAX_DEMO_GIFTS})` };
+      }
+      const product = rest.slice(1).join(' ');
+      return product ? { kind: 'gift', quantity: n, product } : { kind: 'gift', quantity: n };
+    }
+    case 'viewers': {
+      const n = wholeNumber(rest[0]);
+      if (n === undefined || n < 1 || n > MAX_DEMO_VIEWERS || rest.length > 1) {
+        return { kind: 'error', message: `usage: /viewers <n>  (n from 1 to ${MAX_DEMO_VIEWERS})` };
+      }
+      return { kind: 'viewers', count: n };
+    }
+    default:
+      return { kind: 'error', message: `unknown command /${word}: /help lists the commands` };
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Interactive sandbox mode (stdin is a terminal): a prompt where each line is said in chat as the
+ * broadcaster, or is a demo command (see commands.ts: /as, /gift, /viewers, /help, /quit). Draws
+ * the user starts are narrated from the engine's events, and printed lines never garble the
+ * prompt (it is redrawn under them).
+ *
+ * Contract: resolves when the user quits (/quit, Ctrl+C, Ctrl+D, end of input) or the signal
+ * aborts; a bad line prints what is wrong and changes nothing. Does not: stop the stack.
+ */
+import { clearLine, createInterface, cursorTo } from 'node:readline';
+import type { DrawRecord } from '../../giveaway/ports.js';
+import { DEMO_HELP, parseDemoCommand } from './commands.js';
+import type { DemoPrinter } from './output.js';
+import type { DemoTimings } from './script.js';
+import { DemoAborted, type DemoWorld } from './world.js';
+
+export interface InteractiveOptions {
+  world: DemoWorld;
+  printer: DemoPrinter;
+  timings: DemoTimings;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+  signal: AbortSignal;
+}
+
+/** Longest time `/viewers` takes to send its lines, whatever n is (ms). */
+const VIEWERS_SPREAD_MS = 3_000;
+
+/** Prints the /help text. */
+export function printHelp(printer: DemoPrinter): void {
+  for (const line of DEMO_HELP.split('\n')) printer.note(line);
+}
+
+/** Narrates draws from the engine's events; returns a function that stops it. */
+function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
+  const events = world.stack.bot.service.events;
+  const opened = (r: DrawRecord): void =>
+    printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${new Date(r.closesAt).toLocaleTimeString()}; viewers type !enter.`);
+  const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${r.entrants} entrants; picking winners.`);
+  const finished = (r: DrawRecord): void =>
+    printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. npm run verify -- ${r.id}`);
+  const failed = (r: DrawRecord): void => printer.problem(`Draw ${r.id} failed${r.failure ? `: ${r.failure.reason}` : ''}.`);
+  const cancelled = (r: DrawRecord): void => printer.narrate(`Draw ${r.id} was cancelled.`);
+  events.on('draw-opened', opened);
+  events.on('draw-closed', closed);
+  events.on('draw-finished', finished);
+  events.on('draw-failed', failed);
+  events.on('draw-cancelled', cancelled);
+  return () => {
+    events.off('draw-opened', opened);
+    events.off('draw-closed', closed);
+    events.off('draw-finished', finished);
+    events.off('draw-failed', failed);
+    events.off('draw-cancelled', cancelled);
+  };
+}
+
+/** Runs the prompt until the user quits. */
+export async function runInteractive(o: InteractiveOptions): Promise<void> {
+  const { world, printer, output } = o;
+  const terminal = output.isTTY === true;
+  const rl = createInterface({ input: o.input, output, terminal, prompt: 'broadcaster> ' });
+  const restoreSink = { write: (t: string) => output.write(t) };
+  printer.setSink({
+    write(text: string) {
+      if (terminal) {
+        clearLine(output, 0);
+        cursorTo(output, 0);
+      }
+      output.write(text);
+      if (terminal) rl.prompt(true);
+    },
+  });
+  const stopNarrating = narrateEngine(world, printer);
+
+  const sendViewers = async (count: number): Promise<void> => {
+    const gap = Math.min(o.timings.paceMs, Math.floor(VIEWERS_SPREAD_MS / count));
+    for (let i = 0; i < count; i++) {
+      world.say(world.freshViewer(), '!enter');
+      await world.pause(gap);
+    }
+  };
+
+  const handle = (line: string): void => {
+    const cmd = parseDemoCommand(line);
+    try {
+      switch (cmd.kind) {
+        case 'empty':
+          break;
+        case 'say':
+          world.broadcast(cmd.text);
+          break;
+        case 'as':
+          world.viewer(cmd.login, Object.keys(cmd.roles).length ? cmd.roles : undefined);
+          world.say(cmd.login, cmd.text, cmd.extra);
+          break;
+        case 'gift': {
+          let productId: string | undefined;
+          if (cmd.product) {
+            const p = world.findProduct(cmd.product);
+            if (!p) {
+              printer.problem(`No single product matches "${cmd.product}". Products: ${world.productNames().join(', ')}`);
+              break;
+            }
+            productId = p.id;
+          }
+          if (!world.live) {
+            printer.problem('The shop sells gifts only while the stream is live: type !stream live first.');
+            break;
+          }
+          const g = world.gift({
+            quantity: cmd.quantity,
+            username: 'supporter',
+            durationSeconds: o.timings.drawSeconds,
+            ...(productId ? { productId } : {}),
+          });
+          printer.narrate(`A supporter buys ${cmd.quantity}x ${g.offer}: Fourthwall opens draw ${g.drawId} and sends GIFT_DRAW_STARTED (signed webhook) to the bot.`);
+          break;
+        }
+        case 'viewers':
+          printer.narrate(`${cmd.count} simulated viewers type !enter.`);
+          void sendViewers(cmd.count).catch((err: unknown) => {
+            if (!(err instanceof DemoAborted)) printer.problem((err as Error).message);
+          });
+          break;
+        case 'help':
+          printHelp(printer);
+          break;
+        case 'quit':
+          rl.close();
+          break;
+        case 'error':
+          printer.problem(cmd.message);
+          break;
+      }
+    } catch (err) {
+      printer.problem((err as Error).message);
+    }
+  };
+
+  await new Promise<void>((resolve) => {
+    const onAbort = (): void => rl.close();
+    rl.on('line', (line) => {
+      handle(line);
+      rl.prompt();
+    });
+    rl.on('SIGINT', () => rl.close());
+    rl.on('close', () => {
+      o.signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    if (o.signal.aborted) rl.close();
+    else o.signal.addEventListener('abort', onAbort, { once: true });
+    rl.prompt();
+  });
+  stopNarrating();
+  if (terminal) output.write('\n');
+  printer.setSink(restoreSink);
+}

@@ -1,0 +1,269 @@
+/**
+ * The scripted stream sandbox mode plays: the broadcaster goes live, a supporter gifts 3 items
+ * (a Fourthwall gift draw, announced through signed webhooks), about 20 simulated viewers enter
+ * (one twice, a mod, subscribers, a chatter saying other things), winners are announced and the
+ * links go to the console; then the broadcaster runs a link giveaway that ends the same way.
+ *
+ * Contract: every step waits on what really happens (engine events, the sandbox shop's state,
+ * the chat transcript), never on a fixed delay; `paceMs` only spaces the simulated chat lines,
+ * squeezed so they all fit in the entry window. Each step is narrated in one line before it
+ * happens. A step that fails ends the script with `ok: false` and the reason; a stop (Ctrl+C)
+ * rejects with DemoAborted.
+ * Does not: start or stop the stack, or read input.
+ */
+import { SEED_PRODUCT_IDS } from '../../sandbox/fourthwall/index.js';
+import type { DrawRecord } from '../../giveaway/ports.js';
+import type { SimViewerOptions } from '../../sandbox/chat/index.js';
+import type { DemoPrinter } from './output.js';
+import { DemoAborted, DemoTimeout, type DemoWorld } from './world.js';
+
+/** Engine minimum for a link giveaway's entry window, in seconds. */
+export const MIN_LINK_SECONDS = 5;
+/** Gifts the scripted supporter buys. */
+export const DEMO_GIFTS = 3;
+/** Winners of the scripted link giveaway. */
+export const DEMO_LINK_WINNERS = 2;
+/** The scripted supporter. */
+export const DEMO_SUPPORTER = 'generous_fan';
+
+/** Timings of the script (settings.demo). */
+export interface DemoTimings {
+  drawSeconds: number;
+  linkSeconds: number;
+  paceMs: number;
+}
+
+export interface ScriptOptions {
+  world: DemoWorld;
+  printer: DemoPrinter;
+  timings: DemoTimings;
+  /** Claim window of the giveaway settings (s): winners may take that long to be final. */
+  claimSeconds?: number;
+  /** Time the script allows for things that are not bound to a window (ms). Default 15 000. */
+  stepTimeoutMs?: number;
+}
+
+export interface ScriptResult {
+  ok: boolean;
+  /** History ids of the draws the script ran. */
+  drawIds: string[];
+  problem?: string;
+}
+
+/** One simulated chat line: who (with roles the first time) says what. */
+interface Line {
+  login: string;
+  text: string;
+  roles?: SimViewerOptions;
+}
+
+/** The cast: about 20 viewers, a mod, a VIP, subscribers, a first-time chatter. */
+const CAST: Record<string, SimViewerOptions> = {
+  pixel_pete: {},
+  mod_mia: { mod: true },
+  subby_sam: { subscriber: true, subMonths: 14 },
+  eager_eli: {},
+  luna_sub: { subscriber: true, subMonths: 3 },
+  chatty_cathy: {},
+  night_owl_88: {},
+  vip_victor: { vip: true },
+  gamer_gabi: {},
+  tea_time_tom: { subscriber: true, subMonths: 1 },
+  first_timer_fay: { firstMessage: true },
+  bits_betty: {},
+  quiet_quinn: {},
+  retro_rick: {},
+  speedy_sue: {},
+  cozy_carl: {},
+  merch_maya: { subscriber: true, subMonths: 26 },
+  lurker_leo: {},
+  hype_hana: {},
+  dino_dan: {},
+};
+
+const HELLO: Line[] = [
+  { login: 'chatty_cathy', text: 'hi chat! hi streamer!' },
+  { login: 'mod_mia', text: 'welcome everyone, be nice :)' },
+];
+
+function giftDrawLines(supporter: string): Line[] {
+  return [
+    { login: 'chatty_cathy', text: `omg gifted merch, thank you ${supporter}!` },
+    { login: 'pixel_pete', text: '!enter' },
+    { login: 'mod_mia', text: '!enter' },
+    { login: 'subby_sam', text: '!enter' },
+    { login: 'eager_eli', text: '!enter' },
+    { login: 'eager_eli', text: '!enter' },
+    { login: 'luna_sub', text: '!enter' },
+    { login: 'chatty_cathy', text: 'what do we type again?' },
+    { login: 'night_owl_88', text: '!enter' },
+    { login: 'vip_victor', text: '!enter' },
+    { login: 'gamer_gabi', text: '!enter' },
+    { login: 'tea_time_tom', text: '!enter' },
+    { login: 'first_timer_fay', text: '!enter' },
+    { login: 'chatty_cathy', text: '!enter' },
+    { login: 'bits_betty', text: '!enter' },
+    { login: 'quiet_quinn', text: '!enter' },
+    { login: 'retro_rick', text: '!enter' },
+    { login: 'speedy_sue', text: '!enter' },
+    { login: 'cozy_carl', text: '!enter' },
+    { login: 'merch_maya', text: '!enter' },
+    { login: 'lurker_leo', text: '!enter' },
+    { login: 'hype_hana', text: 'GL everyone!' },
+    { login: 'hype_hana', text: '!enter' },
+    { login: 'dino_dan', text: '!enter' },
+  ];
+}
+
+function linkLines(): Line[] {
+  return [
+    { login: 'hype_hana', text: '!enter' },
+    { login: 'pixel_pete', text: '!enter' },
+    { login: 'gamer_gabi', text: 'another one?! !enter' },
+    { login: 'gamer_gabi', text: '!enter' },
+    { login: 'subby_sam', text: '!enter' },
+    { login: 'dino_dan', text: '!enter' },
+    { login: 'luna_sub', text: '!enter' },
+    { login: 'retro_rick', text: '!enter' },
+    { login: 'cozy_carl', text: '!enter' },
+    { login: 'speedy_sue', text: '!enter' },
+    { login: 'lurker_leo', text: '!enter' },
+  ];
+}
+
+/** Says `lines` one by one, spaced to fit in the window that closes at `closesAtMs`, until `stop()`. */
+async function playLines(world: DemoWorld, lines: Line[], paceMs: number, closesAtMs: number, now: () => number, stop: () => boolean): Promise<void> {
+  const budget = Math.max(0, closesAtMs - now()) * 0.7;
+  const gap = Math.min(paceMs, Math.floor(budget / Math.max(1, lines.length)));
+  for (const line of lines) {
+    if (stop()) return;
+    world.viewer(line.login, CAST[line.login]);
+    world.say(line.login, line.text);
+    await world.pause(gap);
+  }
+}
+
+/** Waits until the bot's winners line (mentioning every winner) and the seed reveal are in chat. */
+async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawRecord, timeoutMs: number): Promise<void> {
+  const logins = record.winners.map((w) => w.login.toLowerCase());
+  const seed = record.fairness.seed;
+  const said = (): boolean => {
+    const lines = world.botLinesSince(from).map((e) => e.text.toLowerCase());
+    const winners = logins.length === 0 || lines.some((t) => logins.every((l) => t.includes(l)));
+    const revealed = !seed || lines.some((t) => t.includes(seed));
+    return winners && revealed;
+  };
+  await world.until(said, timeoutMs, 'the winners announcement in chat');
+}
+
+function winnersText(record: DrawRecord): string {
+  return record.winners.length ? record.winners.map((w) => `@${w.login}`).join(', ') : 'nobody (no eligible entrants)';
+}
+
+/** Plays the scripted stream. Rejects with DemoAborted when the demo is stopped. */
+export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
+  const { world, printer, timings } = o;
+  const step = o.stepTimeoutMs ?? 15_000;
+  const claimMs = (o.claimSeconds ?? 0) * 1000;
+  const now = (): number => world.now();
+  const drawIds: string[] = [];
+  const bot = world.stack.bot;
+  const pace = timings.paceMs;
+  try {
+    // 1. Going live.
+    printer.narrate('The broadcaster goes live: typing "!stream live" makes the bot call PUT /streaming/start on Fourthwall, which opens gifting in the shop.');
+    let mark = world.mark();
+    world.broadcast('!stream live');
+    await world.until(() => world.live && world.botLinesSince(mark).length > 0, step, 'Fourthwall showing the stream as live');
+    await world.pause(pace);
+    for (const l of HELLO) {
+      world.viewer(l.login, CAST[l.login]);
+      world.say(l.login, l.text);
+      await world.pause(pace);
+    }
+
+    // 2. A gift draw.
+    let drawId = '';
+    const windowMs = timings.drawSeconds * 1000;
+    const opened = world.nextEngineEvent('draw-opened', (r) => r.kind !== 'link-giveaway' && (r.source.drawId === drawId || r.kind === 'gift-purchase'), step + windowMs, 'the bot opening the gift draw');
+    printer.narrate(
+      `A supporter (${DEMO_SUPPORTER}) buys ${DEMO_GIFTS} gifted items in the shop: Fourthwall opens a ${timings.drawSeconds}s draw and sends GIFT_PURCHASE and GIFT_DRAW_STARTED to ${bot.webhookUrl} as signed webhooks.`,
+    );
+    mark = world.mark();
+    const gift = world.gift({ quantity: DEMO_GIFTS, username: DEMO_SUPPORTER, message: 'Merch for chat!', durationSeconds: timings.drawSeconds });
+    drawId = gift.drawId;
+    const draw = await opened.promise;
+    await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
+    drawIds.push(draw.id);
+    const closesAt = Date.parse(draw.closesAt);
+    const openMs = Math.max(0, closesAt - now());
+    printer.narrate(
+      `The bot verified the signature and opened draw ${draw.id} (${draw.gifts}x ${draw.offer.name}). Its announcement carries a fairness commitment: the hash of a secret seed it reveals after the draw.`,
+    );
+    let closedYet = false;
+    const closed = world.nextEngineEvent('draw-closed', (r) => r.id === draw.id, openMs + step, `entries of ${draw.id} closing`);
+    void closed.promise.then(() => (closedYet = true), () => undefined);
+    const ended = world.drawEnd(draw.id, openMs + claimMs + step * 2);
+    printer.narrate('Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.');
+    await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, closesAt, now, () => closedYet);
+    const closedRecord = await closed.promise;
+    mark = world.mark();
+    printer.narrate(
+      `Time is up: ${closedRecord.entrants} entrants. The bot picks ${draw.gifts} winners from its committed seed, sends them to Fourthwall (PUT /gifting/draw/{id}/finish) and gets one redeem link per winner; links go to the streamer's console only (marked private), never to chat.`,
+    );
+    const outcome = await ended.promise;
+    if (outcome.status !== 'finished') {
+      return { ok: false, drawIds, problem: `the gift draw ${outcome.status}${outcome.record.failure ? `: ${outcome.record.failure.reason}` : ''}` };
+    }
+    await waitForAnnouncement(world, mark, outcome.record, step);
+    printer.success(`Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: npm run verify -- ${draw.id}`);
+    await world.pause(pace);
+
+    // 3. A link giveaway.
+    const hoodie = world.stack.fourthwall.state.products.get(SEED_PRODUCT_IDS.hoodie);
+    const product = hoodie?.name ?? world.productNames()[0] ?? 'hoodie';
+    const seconds = Math.max(MIN_LINK_SECONDS, timings.linkSeconds);
+    const command = `!giveaway start ${product} ${DEMO_LINK_WINNERS} ${seconds}`;
+    const linkOpened = world.nextEngineEvent('draw-opened', (r) => r.kind === 'link-giveaway', step, 'the bot opening the link giveaway');
+    printer.narrate(
+      `The broadcaster runs a link giveaway: "${command}". The bot looks the product up in the shop (GET /products) and opens entries for ${seconds}s.`,
+    );
+    mark = world.mark();
+    world.broadcast(command);
+    let link: DrawRecord;
+    try {
+      link = await linkOpened.promise;
+      await world.until(() => world.botLinesSince(mark).length > 0, step, 'the giveaway announcement in chat');
+    } catch (err) {
+      if (err instanceof DemoTimeout) {
+        const reply = world.botLinesSince(mark).at(-1)?.text;
+        return { ok: false, drawIds, problem: `the link giveaway did not open${reply ? `: the bot said "${reply}"` : ''}` };
+      }
+      throw err;
+    }
+    drawIds.push(link.id);
+    const linkClosesAt = Date.parse(link.closesAt);
+    const linkOpenMs = Math.max(0, linkClosesAt - now());
+    let linkClosedYet = false;
+    const linkClosed = world.nextEngineEvent('draw-closed', (r) => r.id === link.id, linkOpenMs + step, `entries of ${link.id} closing`);
+    void linkClosed.promise.then(() => (linkClosedYet = true), () => undefined);
+    const linkEnded = world.drawEnd(link.id, linkOpenMs + claimMs + step * 2);
+    await playLines(world, linkLines(), pace, linkClosesAt, now, () => linkClosedYet);
+    const linkClosedRecord = await linkClosed.promise;
+    mark = world.mark();
+    printer.narrate(
+      `Entries closed: ${linkClosedRecord.entrants} entrants. The bot draws ${link.gifts} winners and asks Fourthwall for ${link.gifts} giveaway links (POST /giveaway-links); the links go to the console only.`,
+    );
+    const linkOutcome = await linkEnded.promise;
+    if (linkOutcome.status !== 'finished') {
+      return { ok: false, drawIds, problem: `the link giveaway ${linkOutcome.status}${linkOutcome.record.failure ? `: ${linkOutcome.record.failure.reason}` : ''}` };
+    }
+    await waitForAnnouncement(world, mark, linkOutcome.record, step);
+    printer.success(`Link giveaway finished: ${winnersText(linkOutcome.record)} won.`);
+    return { ok: true, drawIds };
+  } catch (err) {
+    if (err instanceof DemoAborted) throw err;
+    if (err instanceof DemoTimeout) return { ok: false, drawIds, problem: err.message };
+    throw err;
+  }
+}
