@@ -553,3 +553,42 @@ export function journaledEntrants(dataDir: string, drawId: string): Entrant[] {
   }
   return out;
 }
+
+/**
+ * Runs `npm run <script> -- <args>` in the project root with a clean environment (PATH, HOME,
+ * DATA_DIR; every other bot variable empty so a `.env` cannot leak in) and collects its output.
+ */
+export function runNpmScript(
+  script: string,
+  args: readonly string[],
+  o: { dataDir: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: Record<string, string> = {};
+  for (const name of BOT_ENV_NAMES) env[name] = '';
+  Object.assign(env, {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? tmpdir(),
+    DATA_DIR: o.dataDir,
+    GIFTDROP_MODE: 'sandbox',
+    ...o.env,
+  });
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`npm run ${script} did not finish within ${o.timeoutMs ?? 20_000} ms:\n${stdout}\n${stderr}`));
+    }, o.timeoutMs ?? 20_000);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
