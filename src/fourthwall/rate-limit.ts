@@ -9,10 +9,18 @@
  * response is read, this bounds server-side arrivals too, whatever the network latency: two
  * requests on the same slot arrive at least `intervalMs` apart, so no window of `intervalMs` ever
  * holds more than `limit` arrivals. The cost is one round trip per slot per window.
+ * Release times are clock readings; the system clock reads whole milliseconds (Date.now), so a
+ * reading may lag the true release by up to 1 ms. On the system clock a slot is therefore
+ * reusable `intervalMs + 1` ms after the release reading (otherwise a loopback server can see
+ * two requests of one slot up to 1 ms less than `intervalMs` apart); injected clocks such as
+ * ManualClock are exact unless told otherwise (`clockResolutionMs`).
+ * Reusing a slot `intervalMs` after its request STARTED instead would save that round trip but
+ * is not safe: when a request reaches the server later than its start (connection setup, a
+ * busy server) and the next one on the slot does not, both land in one window.
  *
  * Deliberately not here: retries and backoff (client.ts), server-signalled limits (429).
  */
-import type { Clock, TimerHandle } from '../shared/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 
 /** A request budget: `limit` requests per `intervalMs`. */
@@ -56,11 +64,21 @@ interface Waiter {
   onAbort?: () => void;
 }
 
+export interface LimiterOptions {
+  /**
+   * How far a clock reading may lag true time, in ms; added to every slot's cooldown. Default:
+   * 1 for the system clock (whole milliseconds), 0 for any other clock.
+   */
+  clockResolutionMs?: number;
+}
+
 /** A precise, FIFO sliding-window limiter (see the module header). */
 export class SlidingWindowLimiter {
   readonly limit: number;
   readonly intervalMs: number;
   private readonly clock: Clock;
+  /** Added to `intervalMs` when a released slot's reuse time is computed. */
+  private readonly guardMs: number;
   /** Times from which each free slot may be reused, oldest first (non-decreasing). */
   private readonly freeAt: number[];
   private readonly waiters: Waiter[] = [];
@@ -68,12 +86,15 @@ export class SlidingWindowLimiter {
   private timerAt = Infinity;
   private held = 0;
 
-  constructor(budget: RateLimit, clock: Clock) {
+  constructor(budget: RateLimit, clock: Clock, options: LimiterOptions = {}) {
     if (!Number.isSafeInteger(budget.limit) || budget.limit < 1) throw new RangeError('rate limit must be a positive integer');
     if (!(budget.intervalMs > 0)) throw new RangeError('rate limit interval must be positive');
+    const guardMs = options.clockResolutionMs ?? (clock === systemClock ? 1 : 0);
+    if (!(guardMs >= 0)) throw new RangeError('clock resolution must be >= 0');
     this.limit = budget.limit;
     this.intervalMs = budget.intervalMs;
     this.clock = clock;
+    this.guardMs = guardMs;
     this.freeAt = new Array<number>(budget.limit).fill(-Infinity);
   }
 
@@ -128,7 +149,7 @@ export class SlidingWindowLimiter {
         if (released) return;
         released = true;
         this.held--;
-        this.freeAt.push(this.clock.now() + this.intervalMs);
+        this.freeAt.push(this.clock.now() + this.intervalMs + this.guardMs);
         this.pump();
       },
     };
