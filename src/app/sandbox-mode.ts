@@ -36,6 +36,8 @@ export interface SandboxModeOptions {
   interactive?: boolean;
   /** Coloured output (default: the output is a terminal). */
   colour?: boolean;
+  /** Play the scripted stream first (default true; false goes straight to the prompt). */
+  script?: boolean;
 }
 
 /** Time allowed for closing open draws when the demo stops (ms). */
@@ -125,18 +127,20 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
   let ok = true;
   try {
-    const result = await playScript({
-      world,
-      printer,
-      timings,
-      claimSeconds: config.settings.claim.seconds,
-      stepTimeoutMs: STEP_TIMEOUT_MS,
-    });
-    ok = result.ok;
-    if (result.ok) {
-      printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`);
-    } else {
-      printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
+    if (options.script !== false) {
+      const result = await playScript({
+        world,
+        printer,
+        timings,
+        claimSeconds: config.settings.claim.seconds,
+        stepTimeoutMs: STEP_TIMEOUT_MS,
+      });
+      ok = result.ok;
+      if (result.ok) {
+        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`);
+      } else {
+        printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
+      }
     }
 
     if (!interactive) {

@@ -1,0 +1,120 @@
+/**
+ * runSandboxMode's interactive prompt in process (input and output are streams the test holds):
+ * typed chat goes out as the broadcaster, /gift opens a real Fourthwall sandbox draw announced
+ * through the signed webhook, /viewers and /as add entrants, the draw finishes into the history,
+ * /help and bad commands answer, and the shutdown callback (what Ctrl+C calls) ends streaming and
+ * flushes the history. The configured HTTP port is taken, so the fallback to an OS port is used.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/index.js';
+import { silentLogger } from '../src/logging/index.js';
+import { runSandboxMode } from '../src/app/sandbox-mode.js';
+import { FileDrawRepository } from '../src/storage/index.js';
+
+let dir: string;
+let busy: Server;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'giftdrop-sandbox-interactive-'));
+  busy = createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+});
+
+afterAll(async () => {
+  await new Promise<void>((r) => busy.close(() => r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Resolves once `predicate()` holds; checked whenever output arrives. */
+function waitUntil(onOutput: (fn: () => void) => void, predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (predicate()) return resolve();
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+    onOutput(() => {
+      if (predicate()) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
+
+describe('interactive sandbox mode', () => {
+  it('runs typed chat and demo commands against the live stack, and shuts down cleanly', async () => {
+    const port = (busy.address() as AddressInfo).port;
+    const config = loadConfig({ env: { DATA_DIR: join(dir, 'data'), HTTP_PORT: String(port) }, dotenv: false, cwd: dir });
+    config.settings = { ...config.settings, demo: { drawSeconds: 4, linkSeconds: 5, paceMs: 10 } };
+
+    let out = '';
+    const listeners = new Set<() => void>();
+    const output = Object.assign(
+      new Writable({
+        write(chunk, _enc, cb) {
+          out += String(chunk);
+          for (const l of listeners) l();
+          cb();
+        },
+      }),
+      { isTTY: false },
+    );
+    const onOutput = (fn: () => void) => listeners.add(fn);
+    const input = new PassThrough();
+    let stop: ((reason: string) => Promise<void>) | undefined;
+
+    const running = runSandboxMode({
+      config,
+      logger: silentLogger(),
+      onSignals: (fn) => (stop = fn),
+      input,
+      output,
+      interactive: true,
+      colour: false,
+      script: false,
+    });
+
+    await waitUntil(onOutput, () => out.includes('Your turn'), 'the prompt');
+    expect(out).toContain(`Port ${port} is in use`);
+    expect(out).toContain('/viewers <n>');
+
+    input.write('/gift 1\n');
+    await waitUntil(onOutput, () => /gifts only while the stream is live/.test(out), 'the not-live answer');
+
+    input.write('!stream live\n');
+    await waitUntil(onOutput, () => /bot> giftdrop_bot: .*LIVE/.test(out), 'the live confirmation');
+
+    input.write('/gift 2 mug\n');
+    await waitUntil(onOutput, () => /Draw gdr_\S+ is open: 2x Giftdrop Mug/.test(out), 'the draw opening');
+    await waitUntil(onOutput, () => /bot> giftdrop_bot: .*gifted 2x Giftdrop Mug/.test(out), 'the announcement');
+    input.write('/viewers 3\n');
+    input.write('/as +sub6 bob !enter\n');
+    input.write('/dance\n');
+    await waitUntil(onOutput, () => /Draw gdr_\S+ finished: @/.test(out), 'the draw finishing', 20_000);
+    expect(out).toContain('[chat] viewer_1: !enter');
+    expect(out).toContain('[chat] viewer_3: !enter');
+    expect(out).toContain('[chat] bob (sub 6 months): !enter');
+    expect(out).toContain('unknown command /dance');
+    expect(out).toMatch(/Entries of gdr_\S+ closed with 4 entrants/);
+    expect(out.match(/^\[private\] operator console: \[Giftdrop Mug\] link for @/gm)).toHaveLength(2);
+
+    expect(stop).toBeDefined();
+    await stop!('SIGINT');
+    expect(await running).toBe(0);
+    expect(out).toContain('The stream ends');
+    expect(out).toContain('Stopped.');
+
+    const repo = await FileDrawRepository.open(config.dataDir, { logger: silentLogger() });
+    try {
+      const draws = await repo.listDraws();
+      expect(draws).toHaveLength(1);
+      expect(draws[0]).toMatchObject({ kind: 'gift-draw', status: 'finished', entrants: 4, gifts: 2 });
+    } finally {
+      await repo.close();
+    }
+  }, 40_000);
+});
