@@ -431,7 +431,32 @@ export function buildApiRoutes(d: ApiDeps): ApiRoute[] {
     },
     {
       operation: 'bulkAddShippingLabels', method: 'POST', path: '/fulfillments/shipping-labels/bulk', auth: 'A',
-      handler: ({ json }) => {
+      handler: ({ json, query }) => {
+        // The spec passes the bulk request as one query parameter object (flattened here:
+        // fulfillmentId (repeatable), trackingCompany, trackingNumber?, trackingService?,
+        // labelUrl?; the label covers the fulfillment's items). A JSON body `{labels}` is also accepted.
+        const ids = multi(query, 'fulfillmentId');
+        if (ids.length) {
+          const company = query.get('trackingCompany');
+          if (!company) throw invalid('trackingCompany', 'is required');
+          const extra = (k: string) => (query.get(k) ? { [k]: query.get(k) as string } : {});
+          return ok(
+            {
+              result: ids.map((id) => {
+                const f = fulfillment(id);
+                const label: ShippingLabel = {
+                  trackingCompany: company,
+                  ...extra('trackingNumber'),
+                  ...extra('trackingService'),
+                  ...extra('labelUrl'),
+                  items: f.items.map((it) => ({ offerVariantId: it.variantId, quantity: it.quantity })),
+                };
+                return addLabel(f, label);
+              }),
+            },
+            201,
+          );
+        }
         const body = asObject(json());
         const labels = arrayField(body, 'labels', 1).map((l, i) => {
           const o = asObject(l, `labels[${i}]`);
