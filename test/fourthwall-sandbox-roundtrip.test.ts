@@ -39,9 +39,7 @@ const MISSING_UUID = '9f9f9f9f-0000-4000-8000-000000000000';
 
 /**
  * Operations whose client and sandbox disagree on the wire shape (reported, not hidden): they
- * must still reach the sandbox, but are not required to succeed.
- * bulkAddShippingLabels: the client sends the request object as query parameters (the spec's
- * wording); the sandbox requires a JSON body `{labels: [...]}` and answers 400.
+ * must still reach the sandbox, but are not required to succeed. None at present.
  */
 const KNOWN_MISMATCHES: ReadonlySet<OperationKey> = new Set([]);
 
