@@ -162,7 +162,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
     await shutdown('you quit');
     return 0;
   } catch (err) {
-    if (err instanceof DemoAborted) {
+    if (err instanceof DemoAborted || abort.signal.aborted) {
       await closing;
       return 0;
     }

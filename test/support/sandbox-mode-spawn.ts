@@ -3,7 +3,7 @@
  * environment, stdin closed, no terminal) and collect its output and exit code; and the
  * environment that points `npm run setup` at a local Fourthwall sandbox and chat server.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { ChatServer } from '../../src/sandbox/chat/index.js';
 import type { FourthwallSandbox } from '../../src/sandbox/fourthwall/index.js';
 
@@ -57,5 +57,56 @@ export function setupEnv(fw: FourthwallSandbox, chat: ChatServer, dataDir: strin
     FOURTHWALL_PASSWORD: fw.password,
     FOURTHWALL_WEBHOOK_SECRET: fw.webhookSecret,
     GIFTDROP_PUBLIC_URL: publicUrl,
+  };
+}
+
+/** A running child process whose output can be waited on. */
+export interface LiveProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout matches `re`; rejects after `timeoutMs` with the output so far. */
+  until(re: RegExp, what: string, timeoutMs?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/** Starts `command args` in the repository with `env` (plus PATH/HOME), stdin closed. */
+export function startProcess(command: string, args: string[], env: Record<string, string>): LiveProcess {
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const waiters = new Set<() => void>();
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    for (const w of [...waiters]) w();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    until(re, what, timeoutMs = 30_000) {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${what}; stdout so far:\n${out}\nstderr:\n${err}`));
+        }, timeoutMs);
+        const check = (): void => {
+          if (re.test(out)) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve();
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
   };
 }

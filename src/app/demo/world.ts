@@ -188,8 +188,10 @@ export class DemoWorld {
   /** Resolves once `predicate` holds (checked on every chat line and regularly), or rejects. */
   async until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
     if (this.signal.aborted) throw new DemoAborted();
+    let onAbort = (): void => undefined;
     const aborted = new Promise<never>((_, reject) => {
-      this.signal.addEventListener('abort', () => reject(new DemoAborted()), { once: true });
+      onAbort = () => reject(new DemoAborted());
+      this.signal.addEventListener('abort', onAbort, { once: true });
     });
     aborted.catch(() => undefined);
     try {
@@ -197,6 +199,8 @@ export class DemoWorld {
     } catch (err) {
       if (err instanceof DemoAborted) throw err;
       throw new DemoTimeout(what, timeoutMs);
+    } finally {
+      this.signal.removeEventListener('abort', onAbort);
     }
     if (this.signal.aborted) throw new DemoAborted();
   }

@@ -1,0 +1,50 @@
+/**
+ * Ctrl+C (SIGINT) in the middle of sandbox mode's gift draw: the process draws the open draw now
+ * (the sandbox shop ends with the process), ends streaming at Fourthwall, flushes the history and
+ * exits 0; the draw is in `npm run history -- --json`, finished, with every entrant it had.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess, startProcess } from './support/sandbox-mode-spawn.js';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'giftdrop-sandbox-signal-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm start in sandbox mode, stopped with SIGINT during a draw', () => {
+  it('closes the open draw, ends streaming, flushes the history and exits 0', async () => {
+    const configFile = join(dir, 'giftdrop.json');
+    // A long window: the signal always arrives while the draw is open.
+    // The bot acknowledges entries every second, so the test knows when it has all 20.
+    writeFileSync(configFile, JSON.stringify({ demo: { drawSeconds: 120, linkSeconds: 5, paceMs: 10 }, reminders: { ackEverySeconds: 1 } }));
+    const env = { DATA_DIR: join(dir, 'data'), HTTP_PORT: '0', GIFTDROP_CONFIG: configFile };
+    const p = startProcess('node', ['--import', 'tsx', 'src/main.ts'], env);
+    try {
+      await p.until(/^\[chat\] bot> giftdrop_bot: .*\(20 entered\)/m, 'the bot acknowledging all 20 entrants');
+      p.child.kill('SIGINT');
+      expect(await p.exited, p.stderr()).toBe(0);
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    }
+    const out = p.stdout();
+    expect(out).toMatch(/^▶ Closing 1 open draw\(s\) now \(SIGINT\)/m);
+    expect(out).toMatch(/^▶ The stream ends/m);
+    expect(out).toMatch(/^\[chat\] bot> giftdrop_bot: .*congratulations/m);
+    expect(out).toMatch(/^ {2}Stopped\./m);
+
+    const hist = await runProcess('npm', ['run', '--silent', 'history', '--', '--json'], { DATA_DIR: env.DATA_DIR });
+    expect(hist.code, hist.stderr).toBe(0);
+    const draws = JSON.parse(hist.stdout) as { kind: string; status: string; entrants: number; winners: unknown[] }[];
+    expect(draws).toHaveLength(1);
+    expect(draws[0]).toMatchObject({ kind: 'gift-draw', status: 'finished', entrants: 20 });
+    expect(draws[0]!.winners).toHaveLength(3);
+  }, 60_000);
+});
