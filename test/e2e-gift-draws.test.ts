@@ -214,6 +214,60 @@ describe.concurrent('gift draw for 5 gifts', () => {
     });
   });
 
+  it('Fourthwall refuses the winners for good: recorded as failed with the reason, streamer told in chat and console, not retried', async ({
+    expect,
+  }) => {
+    await withStack(async (s) => {
+      s.fourthwall.control.faults.fail('finishDraw', 1, 400);
+      const drawId = await buyGifts(s, 2, 'refused_fan');
+      enterAll(s.chatServer, logins('ref', 3));
+      await entrantsAccepted(s, drawId, 3);
+      const rec = await settled(s, drawId);
+      expect(rec.status).toBe('failed');
+      expect(rec.failure?.reason).toBe('Fourthwall refused the winners');
+      expect(rec.winners).toHaveLength(2);
+      expect(finishCalls(s.fourthwall, drawId).map((c) => c.status)).toEqual([400]);
+      expect(sandboxDraw(s.fourthwall, drawId).status).toBe('OPEN');
+      await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.startsWith('⚠️')), 5000, 'failure in chat');
+      const warn = s.chatServer.botMessages().filter((m) => m.startsWith('⚠️'));
+      expect(warn).toHaveLength(1);
+      expect(warn[0]).toContain('Fourthwall refused the winners');
+      expect(winnerLines(s)).toHaveLength(0);
+      const op = s.operatorLines.filter((l) => l.includes(`Draw ${drawId}`) && l.includes('failed'));
+      expect(op).toHaveLength(1);
+      for (const w of rec.winners) expect(op[0]).toContain(`@${w.login}`);
+    });
+  });
+
+  it('Fourthwall closes a draw the bot still has open: failed and reported; its REDO draw opens and runs', async ({ expect }) => {
+    await withStack(async (s) => {
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 2, durationSeconds: 30, username: 'early_close' });
+      const first = draw['id'] as string;
+      await s.chatServer.waitFor(() => openedLines(s, 'early_close').length === 1, 5000, 'draw announced');
+      enterAll(s.chatServer, logins('ec', 2));
+      await entrantsAccepted(s, first, 2);
+      const { redo } = s.fourthwall.control.expireDraw(first);
+      const redoId = redo!['id'] as string;
+      const failed = await settled(s, first);
+      expect(failed.status).toBe('failed');
+      expect(failed.failure?.reason).toMatch(/Fourthwall closed the draw/);
+      expect(s.operatorLines.some((l) => l.includes(`Draw ${first}`) && l.includes('failed'))).toBe(true);
+      await s.chatServer.waitFor(() => openedLines(s, 'early_close').length === 2, 5000, 'REDO announced');
+      // entries of the closed draw do not carry over: the REDO is a new draw
+      enterAll(s.chatServer, logins('ec', 3));
+      await entrantsAccepted(s, redoId, 3);
+      s.chatServer.inject(s.chatServer.broadcaster, '!giveaway end');
+      const rec = await settled(s, redoId);
+      expect(rec.status).toBe('finished');
+      expect(rec.winners).toHaveLength(2);
+      expect(finishCalls(s.fourthwall, first)).toHaveLength(0);
+      expect(finishCalls(s.fourthwall, redoId)).toHaveLength(1);
+      checkWinnersAgainstSandbox(expect, s, rec, redoId);
+      expect(s.chatServer.botMessages().filter((m) => m.startsWith('⚠️'))).toHaveLength(1);
+      expect(winnerLines(s)).toHaveLength(1);
+    });
+  });
+
   it('expiry + REDO with GIFT_DRAW_ENDED delivered out of order: the REDO draw runs like a new one, nothing is announced twice', async ({
     expect,
   }) => {
