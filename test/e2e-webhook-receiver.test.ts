@@ -129,6 +129,8 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
       ['SOMETHING_FOURTHWALL_ADDS_LATER', { anything: [1, 2, 3] }],
       // a known type the bot does not use, with a real payload (a seeded sandbox order)
       ['ORDER_PLACED', [...s.fourthwall.state.orders.values()][0]],
+      // a known type the bot does not use, with data in a shape the schema does not expect
+      ['DONATION', { id: 42, amounts: 'not money' }],
     ] as const) {
       const res = await postWebhook(url, webhookEnvelope(type, data), { secret });
       expect(res.status).toBe(200);

@@ -183,6 +183,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       },
       onEvent,
       health,
+      handledTypes: new Set(['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE']),
     });
   } catch (err) {
     await service.stop().catch(() => undefined);

@@ -32,6 +32,8 @@ export interface HttpServerOptions {
   /** True when the event id was seen before (checked before answering, so duplicates are cheap). */
   seenEvent(eventId: string): boolean;
   health(): HealthReport;
+  /** Event types the bot acts on; other types are acknowledged even when their data is unfamiliar. */
+  handledTypes?: ReadonlySet<string>;
 }
 
 export interface BotHttpServer {
@@ -79,6 +81,19 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
   });
 }
 
+/** The envelope's id and type when it is a well-formed envelope of a type the bot does not handle. */
+function unusedEnvelope(body: Buffer, handled: ReadonlySet<string> | undefined): { id: string; type: string } | undefined {
+  if (!handled) return undefined;
+  try {
+    const json = JSON.parse(body.toString('utf8')) as { id?: unknown; type?: unknown };
+    if (typeof json.id === 'string' && typeof json.type === 'string' && json.id && !handled.has(json.type))
+      return { id: json.id, type: json.type };
+  } catch {
+    // not JSON: a bad payload
+  }
+  return undefined;
+}
+
 export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer> {
   const log = options.logger.child({ module: 'http' });
   const pending = new Set<Promise<void>>();
@@ -101,6 +116,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
     try {
       event = parseWebhookEvent(body);
     } catch (err) {
+      // A type the bot does not use is acknowledged even when its data is not the shape we know.
+      const unused = unusedEnvelope(body, options.handledTypes);
+      if (unused) {
+        log.info({ eventId: unused.id, type: unused.type }, 'webhook of an unused type acknowledged and ignored');
+        send(res, 200, { ok: true, ignored: true });
+        return;
+      }
       log.warn({ reason: (err as Error).message }, 'webhook rejected: bad payload');
       send(res, 400, { error: 'bad payload' });
       return;
