@@ -15,7 +15,7 @@ import { SEED_PRODUCT_IDS } from '../../sandbox/fourthwall/index.js';
 import type { DrawRecord } from '../../giveaway/ports.js';
 import type { SimViewerOptions } from '../../sandbox/chat/index.js';
 import type { DemoPrinter } from './output.js';
-import { DemoAborted, DemoTimeout, type DemoWorld } from './world.js';
+import { DemoAborted, DemoTimeout, type DemoWorld, type DrawOutcome } from './world.js';
 
 /** Engine minimum for a link giveaway's entry window, in seconds. */
 export const MIN_LINK_SECONDS = 5;
@@ -143,6 +143,25 @@ async function playLines(world: DemoWorld, lines: Line[], paceMs: number, closes
   }
 }
 
+/** What the script waits for once a draw is open: its close and its end. */
+interface DrawWatch {
+  closesAt: number;
+  closed: Promise<DrawRecord>;
+  ended: Promise<DrawOutcome>;
+  isClosed(): boolean;
+}
+
+/** Starts listening for the close and the end of `draw` (right when it opened, so nothing is missed). */
+function watchDraw(world: DemoWorld, draw: DrawRecord, stepMs: number, claimMs: number): DrawWatch {
+  const closesAt = Date.parse(draw.closesAt);
+  const openMs = Math.max(0, closesAt - world.now());
+  let closedYet = false;
+  const closed = world.nextEngineEvent('draw-closed', (r) => r.id === draw.id, openMs + stepMs, `entries of ${draw.id} closing`).promise;
+  void closed.then(() => (closedYet = true), () => undefined);
+  const ended = world.drawEnd(draw.id, openMs + claimMs + stepMs * 2).promise;
+  return { closesAt, closed, ended, isClosed: () => closedYet };
+}
+
 /** Waits until the bot's winners line (mentioning every winner) and the seed reveal are in chat. */
 async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawRecord, timeoutMs: number): Promise<void> {
   const logins = record.winners.map((w) => w.login.toLowerCase());
@@ -193,25 +212,20 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     const gift = world.gift({ quantity: DEMO_GIFTS, username: DEMO_SUPPORTER, message: 'Merch for chat!', durationSeconds: timings.drawSeconds });
     drawId = gift.drawId;
     const draw = await opened.promise;
-    await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
     drawIds.push(draw.id);
-    const closesAt = Date.parse(draw.closesAt);
-    const openMs = Math.max(0, closesAt - now());
     printer.narrate(
       `The bot verified the signature and opened draw ${draw.id} (${draw.gifts}x ${draw.offer.name}). Its announcement carries a fairness commitment: the hash of a secret seed it reveals after the draw.`,
     );
-    let closedYet = false;
-    const closed = world.nextEngineEvent('draw-closed', (r) => r.id === draw.id, openMs + step, `entries of ${draw.id} closing`);
-    void closed.promise.then(() => (closedYet = true), () => undefined);
-    const ended = world.drawEnd(draw.id, openMs + claimMs + step * 2);
+    const giftWatch = watchDraw(world, draw, step, claimMs);
+    await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
     printer.narrate('Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.');
-    await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, closesAt, now, () => closedYet);
-    const closedRecord = await closed.promise;
+    await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, giftWatch.closesAt, now, giftWatch.isClosed);
+    const closedRecord = await giftWatch.closed;
     mark = world.mark();
     printer.narrate(
       `Time is up: ${closedRecord.entrants} entrants. The bot picks ${draw.gifts} winners from its committed seed, sends them to Fourthwall (PUT /gifting/draw/{id}/finish) and gets one redeem link per winner; links go to the streamer's console only (marked private), never to chat.`,
     );
-    const outcome = await ended.promise;
+    const outcome = await giftWatch.ended;
     if (outcome.status !== 'finished') {
       return { ok: false, drawIds, problem: `the gift draw ${outcome.status}${outcome.record.failure ? `: ${outcome.record.failure.reason}` : ''}` };
     }
@@ -231,8 +245,10 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     mark = world.mark();
     world.broadcast(command);
     let link: DrawRecord;
+    let linkWatch: DrawWatch;
     try {
       link = await linkOpened.promise;
+      linkWatch = watchDraw(world, link, step, claimMs);
       await world.until(() => world.botLinesSince(mark).length > 0, step, 'the giveaway announcement in chat');
     } catch (err) {
       if (err instanceof DemoTimeout) {
@@ -242,19 +258,13 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
       throw err;
     }
     drawIds.push(link.id);
-    const linkClosesAt = Date.parse(link.closesAt);
-    const linkOpenMs = Math.max(0, linkClosesAt - now());
-    let linkClosedYet = false;
-    const linkClosed = world.nextEngineEvent('draw-closed', (r) => r.id === link.id, linkOpenMs + step, `entries of ${link.id} closing`);
-    void linkClosed.promise.then(() => (linkClosedYet = true), () => undefined);
-    const linkEnded = world.drawEnd(link.id, linkOpenMs + claimMs + step * 2);
-    await playLines(world, linkLines(), pace, linkClosesAt, now, () => linkClosedYet);
-    const linkClosedRecord = await linkClosed.promise;
+    await playLines(world, linkLines(), pace, linkWatch.closesAt, now, linkWatch.isClosed);
+    const linkClosedRecord = await linkWatch.closed;
     mark = world.mark();
     printer.narrate(
       `Entries closed: ${linkClosedRecord.entrants} entrants. The bot draws ${link.gifts} winners and asks Fourthwall for ${link.gifts} giveaway links (POST /giveaway-links); the links go to the console only.`,
     );
-    const linkOutcome = await linkEnded.promise;
+    const linkOutcome = await linkWatch.ended;
     if (linkOutcome.status !== 'finished') {
       return { ok: false, drawIds, problem: `the link giveaway ${linkOutcome.status}${linkOutcome.record.failure ? `: ${linkOutcome.record.failure.reason}` : ''}` };
     }
