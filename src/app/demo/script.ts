@@ -222,8 +222,12 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, giftWatch.closesAt, now, giftWatch.isClosed);
     const closedRecord = await giftWatch.closed;
     mark = world.mark();
+    const delivery =
+      draw.kind === 'gift-draw'
+        ? 'sends them to Fourthwall (PUT /gifting/draw/{id}/finish) and gets one redeem link per winner'
+        : 'and gives each one of the purchase\'s gift links (purchase flow: no finish call)';
     printer.narrate(
-      `Time is up: ${closedRecord.entrants} entrants. The bot picks ${draw.gifts} winners from its committed seed, sends them to Fourthwall (PUT /gifting/draw/{id}/finish) and gets one redeem link per winner; links go to the streamer's console only (marked private), never to chat.`,
+      `Time is up: ${closedRecord.entrants} entrants. The bot picks ${draw.gifts} winners from its committed seed, ${delivery}; links go to the streamer's console only (marked private), never to chat.`,
     );
     const outcome = await giftWatch.ended;
     if (outcome.status !== 'finished') {
