@@ -43,6 +43,11 @@ try {
   } else {
     const bot = await startBot({ config, logger });
     onSignals((reason) => bot.stop(reason));
+    // A token refused on a later reconnect: say which variable to fix and exit, never loop.
+    bot.chat.on('fatal', () => {
+      logger.fatal('Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked).');
+      void bot.stop('chat authentication failed').finally(() => process.exit(1));
+    });
   }
 } catch (err) {
   if (err instanceof TwitchAuthError) {
