@@ -16,8 +16,8 @@ describe('live mode with a refused Twitch token', () => {
   });
 
   it('exits 1 naming TWITCH_TOKEN, without the token, and makes no second login attempt', async () => {
-    const dataDir = await makeTempDir('giftdrop-auth-');
-    const env = { ...botProcessEnv(servers, { dataDir }), TWITCH_TOKEN: 'oauth:wrongtoken-zz9-plural-z-alpha' };
+    const tmp = await makeTempDir('giftdrop-auth-');
+    const env = { ...botProcessEnv(servers, { dataDir: tmp.dir }), TWITCH_TOKEN: 'oauth:wrongtoken-zz9-plural-z-alpha' };
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -29,5 +29,6 @@ describe('live mode with a refused Twitch token', () => {
     const rejected = servers.chat.transcript.filter((e) => e.kind === 'system' && /login rejected/.test(e.text));
     expect(rejected).toHaveLength(1);
     expect(servers.chat.transcript.some((e) => e.kind === 'system' && / connected/.test(e.text))).toBe(false);
+    await tmp.cleanup();
   });
 });
