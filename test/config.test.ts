@@ -116,3 +116,12 @@ describe('config', () => {
     expect(r.stdout).not.toContain('loaded');
   });
 });
+
+describe('config/giftdrop.example.json', () => {
+  it('is a valid settings file (copy it to config/giftdrop.json to use it)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
+    const c = loadConfig({ env: { GIFTDROP_CONFIG: join(import.meta.dirname, '..', 'config', 'giftdrop.example.json') }, cwd: dir });
+    expect(c.settings.commands.aliases.enter).toEqual(['join']);
+    expect(c.settings.eligibility.excludeLogins).toContain('nightbot');
+  });
+});
