@@ -4,6 +4,7 @@
  * only reader of `process.env` is ./index.ts.
  */
 import { z } from 'zod';
+import { defaultGiveawaySettings as D } from '../giveaway/settings.js';
 
 const optionalString = z
   .string()
@@ -107,7 +108,7 @@ export const fileSchema = z.strictObject({
           claim: commandName.optional(),
           stream: commandName.optional(),
         })
-        .default({}),
+        .prefault({}),
       aliases: z
         .strictObject({
           enter: z.array(commandName).optional(),
@@ -115,65 +116,58 @@ export const fileSchema = z.strictObject({
           claim: z.array(commandName).optional(),
           stream: z.array(commandName).optional(),
         })
-        .default({}),
+        .prefault({}),
       statusCooldownSeconds: z.number().min(0).max(3600).default(15),
     })
-    .default({ prefix: '!', names: {}, aliases: {}, statusCooldownSeconds: 15 }),
+    .prefault({}),
   gifting: z
     .strictObject({
-      flow: z.enum(['draw', 'purchase']).default('draw'),
-      entrySeconds: z.number().int().min(20).max(180).default(60),
+      flow: z.enum(['draw', 'purchase']).default(D.giftFlow),
+      entrySeconds: z.number().int().min(20).max(180).default(D.purchaseEntrySeconds),
     })
-    .default({ flow: 'draw', entrySeconds: 60 }),
-  links: z.strictObject({ publicInChat: z.boolean().default(false) }).default({ publicInChat: false }),
+    .prefault({}),
+  links: z.strictObject({ publicInChat: z.boolean().default(D.links.publicInChat) }).prefault({}),
   linkGiveaway: z
     .strictObject({
-      defaultWinners: z.number().int().min(1).max(100).default(1),
-      defaultSeconds: z.number().int().min(5).max(3600).default(60),
-      maxSeconds: z.number().int().min(5).max(86400).default(600),
-      maxWinners: z.number().int().min(1).max(1000).default(20),
+      defaultWinners: z.number().int().min(1).max(100).default(D.links.defaultWinners),
+      defaultSeconds: z.number().int().min(5).max(3600).default(D.links.defaultSeconds),
+      maxSeconds: z.number().int().min(5).max(86400).default(D.links.maxSeconds),
+      maxWinners: z.number().int().min(1).max(1000).default(D.links.maxWinners),
     })
-    .default({ defaultWinners: 1, defaultSeconds: 60, maxSeconds: 600, maxWinners: 20 }),
+    .prefault({}),
   claim: z
     .strictObject({
-      seconds: z.number().int().min(0).max(3600).default(0),
-      maxRerolls: z.number().int().min(0).max(100).default(3),
+      seconds: z.number().int().min(0).max(3600).default(D.claim.seconds),
+      maxRerolls: z.number().int().min(0).max(100).default(D.claim.maxRerolls),
     })
-    .default({ seconds: 0, maxRerolls: 3 }),
+    .prefault({}),
   eligibility: z
     .strictObject({
-      excludeModerators: z.boolean().default(false),
-      subscribersOnly: z.boolean().default(false),
-      minSubMonths: z.number().int().min(0).max(1000).default(0),
-      excludeLogins: z.array(z.string().trim().toLowerCase()).default([]),
-      winnerCooldownHours: z.number().min(0).max(24 * 365).default(0),
-      excludeFirstTimeChatters: z.boolean().default(false),
+      excludeModerators: z.boolean().default(D.eligibility.excludeModerators),
+      subscribersOnly: z.boolean().default(D.eligibility.subscribersOnly),
+      minSubMonths: z.number().int().min(0).max(1000).default(D.eligibility.minSubMonths),
+      excludeLogins: z.array(z.string().trim().toLowerCase()).default(() => [...D.eligibility.excludeLogins]),
+      winnerCooldownHours: z.number().min(0).max(24 * 365).default(D.eligibility.winnerCooldownHours),
+      excludeFirstTimeChatters: z.boolean().default(D.eligibility.excludeFirstTimeChatters),
     })
-    .default({
-      excludeModerators: false,
-      subscribersOnly: false,
-      minSubMonths: 0,
-      excludeLogins: [],
-      winnerCooldownHours: 0,
-      excludeFirstTimeChatters: false,
-    }),
+    .prefault({}),
   luck: z
     .strictObject({
-      subscriberMultiplier: z.number().int().min(1).max(100).default(1),
+      subscriberMultiplier: z.number().int().min(1).max(100).default(D.luck.subscriberMultiplier),
       tiers: z
         .array(z.strictObject({ minMonths: z.number().int().min(0), weight: z.number().int().min(1).max(1000) }))
-        .default([]),
+        .default(() => []),
     })
-    .default({ subscriberMultiplier: 1, tiers: [] }),
+    .prefault({}),
   reminders: z
     .strictObject({
-      halfTime: z.boolean().default(true),
-      nearEndSeconds: z.number().int().min(0).max(600).default(10),
-      ackEverySeconds: z.number().int().min(0).max(600).default(15),
+      halfTime: z.boolean().default(D.reminders.halfTime),
+      nearEndSeconds: z.number().int().min(0).max(600).default(D.reminders.nearEndSeconds),
+      ackEverySeconds: z.number().int().min(0).max(600).default(D.reminders.ackEverySeconds),
     })
-    .default({ halfTime: true, nearEndSeconds: 10, ackEverySeconds: 15 }),
-  streaming: z.strictObject({ autoStart: z.boolean().default(false) }).default({ autoStart: false }),
-  messages: z.record(z.string(), z.string().max(450)).default({}),
+    .prefault({}),
+  streaming: z.strictObject({ autoStart: z.boolean().default(false) }).prefault({}),
+  messages: z.record(z.string(), z.string().max(450)).default(() => ({})),
   /** Sandbox-mode demo pacing (no effect in live mode). */
   demo: z
     .strictObject({
@@ -182,7 +176,7 @@ export const fileSchema = z.strictObject({
       /** Delay between scripted steps/viewer lines, ms. */
       paceMs: z.number().int().min(0).max(10_000).default(400),
     })
-    .default({ drawSeconds: 15, linkSeconds: 10, paceMs: 400 }),
+    .prefault({}),
 });
 
 export type FileSettings = z.infer<typeof fileSchema>;
