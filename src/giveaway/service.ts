@@ -35,6 +35,8 @@ import type {
   GiftPurchaseInfo,
   Winner,
 } from './ports.js';
+import { DrawRegistry } from './registry.js';
+import { EngineRuntime } from './runtime.js';
 import { DrawSession } from './session.js';
 import type { GiveawaySettings } from './settings.js';
 
@@ -43,8 +45,6 @@ export type ActionResult = { ok: true; id?: string } | { ok: false; message: str
 
 /** Time kept free after a claim window so the finish call still fits Fourthwall's deadline. */
 const FINISH_RESERVE_MS = 15_000;
-/** Finished sessions kept in memory for rerolls and retries. */
-const RECENT_LIMIT = 20;
 /** How long a link giveaway waits for Fourthwall after its first failure. */
 const MIN_LINK_DEADLINE_MS = 1_000;
 
@@ -55,28 +55,24 @@ export class GiveawayService {
   private readonly log: Logger;
   private readonly settings: GiveawaySettings;
   private readonly announce: Announcer;
-  /** Draws that are open or drawing, by record id. */
-  private readonly sessions = new Map<string, DrawSession>();
-  /** Closed draws kept for rerolls and retries, newest first. */
-  private readonly recent: DrawSession[] = [];
-  /** Ids being opened right now (synchronous duplicate guard). */
-  private readonly opening = new Set<string>();
-  private readonly inflight = new Set<Promise<unknown>>();
-  private readonly sleepers = new Set<{ timer: TimerHandle; resolve: (v: boolean) => void }>();
+  private readonly runtime: EngineRuntime;
+  private readonly draws: DrawRegistry;
   private ackTimer: TimerHandle | undefined;
   private linkStarting = false;
-  private stopped = false;
 
   constructor(deps: GiveawayDeps) {
     this.settings = deps.settings;
     this.log = deps.logger.child({ module: 'giveaway' });
     this.announce = new Announcer(deps.chat, deps.operator, deps.settings, deps.clock);
+    const runtime = new EngineRuntime(deps.clock);
+    this.runtime = runtime;
+    this.draws = new DrawRegistry(deps.repo);
     this.ctx = {
       ...deps,
       logger: this.log,
       events: this.events,
-      isStopped: () => this.stopped,
-      sleep: (ms) => this.sleep(ms),
+      isStopped: () => runtime.isStopped(),
+      sleep: (ms) => runtime.sleep(ms),
     };
   }
 
@@ -86,38 +82,33 @@ export class GiveawayService {
 
   /** Restores draws left open or drawing by an earlier run. */
   async start(): Promise<void> {
-    this.stopped = false;
+    this.runtime.resume();
     const open = await this.ctx.repo.openDraws();
     for (const { record, entrants } of open) {
-      if (this.sessions.has(record.id)) continue;
+      if (this.draws.active.has(record.id)) continue;
       this.restore(record, entrants);
     }
   }
 
   /** Cancels every timer and waits for work in flight; draws stay journaled for the next start. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const s of this.sessions.values()) s.clearTimers();
+    for (const s of this.draws.active.values()) s.clearTimers();
     this.ackTimer?.cancel();
     this.ackTimer = undefined;
-    for (const sl of this.sleepers) {
-      sl.timer.cancel();
-      sl.resolve(false);
-    }
-    this.sleepers.clear();
+    this.runtime.halt();
     await this.whenIdle();
-    this.sessions.clear();
+    this.draws.active.clear();
     await this.ctx.repo.flush();
   }
 
   /** Resolves once no asynchronous work of the engine is in flight (timers may still be set). */
-  async whenIdle(): Promise<void> {
-    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
+  whenIdle(): Promise<void> {
+    return this.runtime.whenIdle();
   }
 
   /** Draws open for entries or being drawn. */
   openDrawCount(): number {
-    return this.sessions.size;
+    return this.draws.active.size;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -155,7 +146,7 @@ export class GiveawayService {
       this.log.info({ giftPurchaseId: purchase.id }, 'gift purchase ignored: the bot runs the draw flow');
       return;
     }
-    if (this.sessions.has(purchase.id) || this.opening.has(purchase.id)) return;
+    if (this.draws.active.has(purchase.id) || this.draws.opening.has(purchase.id)) return;
     let seconds = this.settings.purchaseEntrySeconds;
     if (this.ctx.shop.giftingEntrySeconds) {
       try {
@@ -178,7 +169,7 @@ export class GiveawayService {
 
   /** A gift draw ended at Fourthwall (GIFT_DRAW_ENDED): brings the record in line, announcing nothing twice. */
   handleGiftDrawEnded(draw: GiftDrawInfo): Promise<void> {
-    return this.track(this.reconcileEnded(draw));
+    return this.runtime.track(this.reconcileEnded(draw));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -187,10 +178,10 @@ export class GiveawayService {
 
   /** `!enter`: joins every open draw once per user id. Returns how many draws it joined. */
   enter(msg: ChatMessage): number {
-    if (this.stopped || msg.self) return 0;
+    if (this.runtime.isStopped() || msg.self) return 0;
     if (isChannelOrBot(msg, this.identity())) return 0;
     let joined = 0;
-    for (const s of this.sessions.values()) {
+    for (const s of this.draws.active.values()) {
       if (s.phase !== 'open' || s.entrants.has(msg.userId)) continue;
       const entrant: Entrant = {
         userId: msg.userId,
@@ -215,7 +206,7 @@ export class GiveawayService {
   /** `!claim`: a pending winner confirms. True when it counted. */
   claim(msg: ChatMessage): boolean {
     let counted = false;
-    for (const s of [...this.sessions.values()]) {
+    for (const s of [...this.draws.active.values()]) {
       if (s.phase !== 'claim') continue;
       const w = s.record.winners.find((x) => x.userId === msg.userId && x.claimed === false);
       if (!w) continue;
@@ -228,7 +219,7 @@ export class GiveawayService {
         s.clearTimers();
         this.endClaim(s);
       } else {
-        void this.track(this.persistQuietly(s));
+        void this.runtime.track(this.persistQuietly(s));
       }
     }
     return counted;
@@ -236,7 +227,7 @@ export class GiveawayService {
 
   /** `!giveaway`: one line about what is open. */
   status(): string {
-    const lines = [...this.sessions.values()].map((s) => this.announce.statusLine(s)).filter((l): l is string => !!l);
+    const lines = [...this.draws.active.values()].map((s) => this.announce.statusLine(s)).filter((l): l is string => !!l);
     return lines.length ? lines.join(' | ') : render(this.settings.messages.statusNone, {});
   }
 
@@ -247,7 +238,7 @@ export class GiveawayService {
   /** `!giveaway start`: a link giveaway of the product `query` names (id, slug or name). */
   async startLinkGiveaway(by: ChatMessage, query: string, winners?: number, seconds?: number): Promise<ActionResult> {
     const links = this.settings.links;
-    const running = [...this.sessions.values()].find((s) => s.record.kind === 'link-giveaway');
+    const running = [...this.draws.active.values()].find((s) => s.record.kind === 'link-giveaway');
     if (running || this.linkStarting) {
       return { ok: false, message: `A link giveaway is already running${running ? ` (${running.record.offer.name})` : ''}.` };
     }
@@ -262,7 +253,7 @@ export class GiveawayService {
     if (!query.trim()) return { ok: false, message: 'Say which product: a product id, slug or name.' };
     this.linkStarting = true;
     try {
-      const match = await this.track(resolveProduct(this.ctx.shop, query));
+      const match = await this.runtime.track(resolveProduct(this.ctx.shop, query));
       if (!match.ok) {
         const q = query.trim();
         if (match.reason === 'ambiguous') {
@@ -283,7 +274,7 @@ export class GiveawayService {
         gifts: count,
         startedBy: { userId: by.userId, login: by.login },
       }));
-      return this.sessions.has(id) ? { ok: true, id } : { ok: false, message: 'The giveaway could not be opened.' };
+      return this.draws.active.has(id) ? { ok: true, id } : { ok: false, message: 'The giveaway could not be opened.' };
     } finally {
       this.linkStarting = false;
     }
@@ -292,13 +283,13 @@ export class GiveawayService {
   /** `!giveaway end`: closes every open draw now and draws. Returns how many it closed. */
   endNow(): number {
     let closed = 0;
-    for (const s of [...this.sessions.values()]) if (this.close(s, 'command')) closed += 1;
+    for (const s of [...this.draws.active.values()]) if (this.close(s, 'command')) closed += 1;
     return closed;
   }
 
   /** `!giveaway cancel`: cancels the open link giveaway (no links are created for it). */
   async cancel(): Promise<ActionResult> {
-    const s = [...this.sessions.values()].find((x) => x.record.kind === 'link-giveaway');
+    const s = [...this.draws.active.values()].find((x) => x.record.kind === 'link-giveaway');
     if (!s) return { ok: false, message: 'No link giveaway is open.' };
     if (s.phase !== 'open' && s.phase !== 'claim') {
       return { ok: false, message: 'Too late to cancel: the links are being created.' };
@@ -309,11 +300,11 @@ export class GiveawayService {
     r.status = 'cancelled';
     r.closedAt = this.isoNow();
     s.reveal();
-    this.retire(s);
+    this.draws.retire(s);
     this.log.info({ drawId: s.id }, 'link giveaway cancelled');
     this.announce.say('cancelled', { product: r.offer.name }, 'normal');
     this.events.emit('draw-cancelled', snapshot(r));
-    await this.track(this.persistQuietly(s));
+    await this.runtime.track(this.persistQuietly(s));
     return { ok: true, id: s.id };
   }
 
@@ -321,7 +312,7 @@ export class GiveawayService {
   async reroll(login: string, by: ChatMessage): Promise<ActionResult> {
     const name = login.trim().replace(/^@/, '').toLowerCase();
     if (!name) return { ok: false, message: 'Say whose win to reroll: !giveaway reroll <login>.' };
-    const s = await this.track(this.findByWinner(name));
+    const s = await this.runtime.track(this.draws.findByWinner(name));
     if (!s) return { ok: false, message: render('{name} is not a winner of a recent giveaway.', { name }) };
     const r = s.record;
     if (s.phase === 'picking' || s.phase === 'finalizing') {
@@ -351,26 +342,26 @@ export class GiveawayService {
       if (this.claimFits(s, deadline - this.ctx.clock.now())) {
         this.openClaimWindow(s, deadline, [swap.winner]);
       }
-      await this.track(this.persistQuietly(s));
+      await this.runtime.track(this.persistQuietly(s));
       return { ok: true, id: s.id };
     }
     if (swap.winner.redeemUrl) this.announce.deliverLinks(s, [swap.winner]);
     if (r.status === 'finished') this.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
-    await this.track(this.persistQuietly(s));
+    await this.runtime.track(this.persistQuietly(s));
     return { ok: true, id: s.id };
   }
 
   /** `!giveaway retry`: delivers the links of the latest giveaway whose links failed. */
   async retryLinks(): Promise<ActionResult> {
-    const s = await this.track(this.findUndelivered());
+    const s = await this.runtime.track(this.draws.findUndelivered());
     if (!s) return { ok: false, message: 'No giveaway is waiting for links.' };
     if (s.phase !== 'done') return { ok: false, message: 'The links are being created right now.' };
     const r: DrawRecord = s.record;
     s.phase = 'finalizing';
     r.status = 'drawing';
     delete r.failure;
-    this.unretire(s);
-    await this.track(this.finalize(s));
+    this.draws.unretire(s);
+    await this.runtime.track(this.finalize(s));
     const after: DrawRecord['status'] = s.record.status;
     return after === 'finished' ? { ok: true, id: s.id } : { ok: false, message: 'The links could not be created yet.' };
   }
@@ -384,9 +375,9 @@ export class GiveawayService {
     closesAtMs: number,
     build: () => Pick<DrawRecord, 'kind' | 'source' | 'offer' | 'gifts'> & Partial<DrawRecord>,
   ): Promise<void> {
-    if (this.stopped || this.sessions.has(id) || this.opening.has(id)) return Promise.resolve();
-    this.opening.add(id);
-    return this.track(
+    if (this.runtime.isStopped() || this.draws.active.has(id) || this.draws.opening.has(id)) return Promise.resolve();
+    this.draws.opening.add(id);
+    return this.runtime.track(
       (async () => {
         try {
           if (await this.ctx.repo.getDraw(id)) {
@@ -413,8 +404,8 @@ export class GiveawayService {
           }
           const s = new DrawSession(record, seed);
           await s.persist(this.ctx.repo);
-          if (this.stopped) return;
-          this.sessions.set(id, s);
+          if (this.runtime.isStopped()) return;
+          this.draws.active.set(id, s);
           this.log.info({ drawId: id, kind: record.kind, gifts: record.gifts }, 'draw opened');
           this.announce.opened(s);
           this.events.emit('draw-opened', snapshot(record));
@@ -423,7 +414,7 @@ export class GiveawayService {
           this.log.error({ drawId: id, err }, 'could not open the draw');
           this.ctx.operator.notify(`Could not open draw ${id}: the draw journal could not be written.`);
         } finally {
-          this.opening.delete(id);
+          this.draws.opening.delete(id);
         }
       })(),
     );
@@ -459,7 +450,7 @@ export class GiveawayService {
     if (every <= 0 || this.ackTimer) return;
     this.ackTimer = this.ctx.clock.setTimeout(() => {
       this.ackTimer = undefined;
-      for (const s of this.sessions.values()) {
+      for (const s of this.draws.active.values()) {
         if (s.phase !== 'open' || s.unacknowledged === 0) continue;
         this.announce.acknowledged(s);
         s.unacknowledged = 0;
@@ -479,7 +470,7 @@ export class GiveawayService {
     s.record.status = 'drawing';
     this.log.info({ drawId: s.id, trigger, entrants: s.entrants.size }, 'entries closed');
     this.events.emit('draw-closed', snapshot(s.record));
-    void this.track(this.pick(s));
+    void this.runtime.track(this.pick(s));
     return true;
   }
 
@@ -532,7 +523,7 @@ export class GiveawayService {
     s.phase = 'done';
     r.status = 'finished';
     r.closedAt = this.isoNow();
-    this.retire(s);
+    this.draws.retire(s);
     this.log.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
     this.announce.say('noEntrants', {
       product: r.offer.name,
@@ -591,7 +582,7 @@ export class GiveawayService {
     const ms = this.settings.claim.seconds * 1000;
     if (replaced.length && this.claimFits(s, ms)) {
       this.openClaimWindow(s, this.ctx.clock.now() + ms, replaced);
-      void this.track(this.persistQuietly(s));
+      void this.runtime.track(this.persistQuietly(s));
       return;
     }
     const unclaimed = r.winners.filter((x) => x.claimed === false).map((x) => x.login);
@@ -602,7 +593,7 @@ export class GiveawayService {
   private endClaim(s: DrawSession): void {
     if (s.phase !== 'claim') return;
     s.phase = 'finalizing';
-    void this.track(this.finalize(s));
+    void this.runtime.track(this.finalize(s));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -645,7 +636,7 @@ export class GiveawayService {
     delete r.failure;
     if (r.frozenEntrants) s.reveal();
     s.phase = 'done';
-    this.retire(s);
+    this.draws.retire(s);
     this.log.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
     await this.persistQuietly(s);
     if (announce) this.announce.winners(s);
@@ -665,7 +656,7 @@ export class GiveawayService {
         if (attempt === 3 || !(await this.ctx.sleep(1000 * 2 ** attempt))) break;
       }
     }
-    if (this.stopped && domain === undefined) return;
+    if (this.runtime.isStopped() && domain === undefined) return;
     if (!domain) return this.fail(s, 'the shop address for the gift links is unknown (retry with !giveaway retry)');
     const giftIds = r.giftIds ?? [];
     const taken = new Set(r.winners.map((w) => w.giftId).filter((x): x is string => !!x));
@@ -720,7 +711,7 @@ export class GiveawayService {
     r.finishInFlight = false;
     delete r.failure;
     s.phase = 'done';
-    this.retire(s);
+    this.draws.retire(s);
     this.log.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
     await this.persistQuietly(s);
     this.announce.winners(s);
@@ -739,7 +730,7 @@ export class GiveawayService {
     r.closedAt = this.isoNow();
     r.finishInFlight = false;
     if (r.frozenEntrants) s.reveal();
-    this.retire(s);
+    this.draws.retire(s);
     this.log.error({ drawId: s.id, reason, err: cause }, 'draw failed');
     const winners = r.winners.length ? ` Winners: ${r.winners.map((w) => `@${w.login}`).join(', ')}.` : '';
     this.ctx.operator.notify(`Draw ${r.id} (${r.offer.name}) failed: ${reason}.${winners}`);
@@ -759,7 +750,7 @@ export class GiveawayService {
   // -------------------------------------------------------------------------------------------
 
   private async reconcileEnded(draw: GiftDrawInfo): Promise<void> {
-    const active = this.sessions.get(draw.id);
+    const active = this.draws.active.get(draw.id);
     if (active) {
       if (active.phase === 'finalizing' || active.phase === 'picking') {
         this.log.info({ drawId: draw.id }, 'draw ended at Fourthwall while being finished: the finish call settles it');
@@ -770,7 +761,7 @@ export class GiveawayService {
       if (hasWinners(draw)) return this.applyFourthwall(active, draw, true);
       return this.fail(active, 'Fourthwall closed the draw before the winners were sent');
     }
-    const s = this.recent.find((x) => x.id === draw.id) ?? (await this.sessionFromRepo(draw.id));
+    const s = this.draws.findRecent(draw.id) ?? (await this.draws.sessionFromRepo(draw.id));
     if (!s) {
       this.log.info({ drawId: draw.id }, 'draw ended for a draw this bot does not know');
       return;
@@ -798,15 +789,15 @@ export class GiveawayService {
     if (!seedHex || !/^[0-9a-f]{64}$/i.test(seedHex)) {
       this.log.error({ drawId: record.id }, 'restored draw has no seed: marked failed');
       const s = new DrawSession(record, Buffer.alloc(32), entrants, 'picking');
-      this.sessions.set(record.id, s);
-      void this.track(this.fail(s, 'the draw could not be resumed after a restart'));
+      this.draws.active.set(record.id, s);
+      void this.runtime.track(this.fail(s, 'the draw could not be resumed after a restart'));
       return;
     }
     const seed = Buffer.from(seedHex, 'hex');
     const now = this.ctx.clock.now();
     if (record.status === 'open') {
       const s = new DrawSession(record, seed, entrants, 'open');
-      this.sessions.set(record.id, s);
+      this.draws.active.set(record.id, s);
       this.log.info({ drawId: record.id, entrants: s.entrants.size }, 'open draw restored');
       if (now < s.closesAtMs) {
         this.remind(s);
@@ -817,13 +808,13 @@ export class GiveawayService {
       return;
     }
     const s = new DrawSession(record, seed, entrants, 'finalizing');
-    this.sessions.set(record.id, s);
+    this.draws.active.set(record.id, s);
     if (record.finishInFlight) {
       this.log.info({ drawId: record.id }, 'restored draw had a finish in flight: reconciling');
-      if (record.kind === 'gift-draw') void this.track(this.finalize(s, 'reconcile'));
-      else if (record.kind === 'gift-purchase') void this.track(this.finalize(s));
+      if (record.kind === 'gift-draw') void this.runtime.track(this.finalize(s, 'reconcile'));
+      else if (record.kind === 'gift-purchase') void this.runtime.track(this.finalize(s));
       else {
-        void this.track(
+        void this.runtime.track(
           this.fail(
             s,
             'the bot stopped while creating the links; check the giveaway packages in the Fourthwall dashboard before !giveaway retry',
@@ -840,7 +831,7 @@ export class GiveawayService {
       return;
     }
     if (record.winners.length && record.frozenEntrants) {
-      void this.track(this.finalize(s));
+      void this.runtime.track(this.finalize(s));
       return;
     }
     s.phase = 'open';
@@ -848,67 +839,8 @@ export class GiveawayService {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Lookups
-  // -------------------------------------------------------------------------------------------
-
-  private async findByWinner(login: string): Promise<DrawSession | undefined> {
-    const has = (s: DrawSession) => s.record.winners.some((w) => w.login.toLowerCase() === login);
-    const active = [...this.sessions.values()].reverse().find(has);
-    if (active) return active;
-    const recent = this.recent.find(has);
-    if (recent) return recent;
-    const records = await this.ctx.repo.listDraws({ limit: RECENT_LIMIT });
-    const rec = records.find((r) => r.winners.some((w) => w.login.toLowerCase() === login));
-    return rec ? this.sessionFromRepo(rec.id) : undefined;
-  }
-
-  private async findUndelivered(): Promise<DrawSession | undefined> {
-    const waiting = (r: DrawRecord) =>
-      r.status === 'failed' && r.kind !== 'gift-draw' && r.winners.length > 0 && r.winners.some((w) => !w.redeemUrl);
-    const recent = this.recent.find((s) => waiting(s.record));
-    if (recent) return recent;
-    const records = await this.ctx.repo.listDraws({ limit: RECENT_LIMIT });
-    const rec = records.find(waiting);
-    return rec ? this.sessionFromRepo(rec.id) : undefined;
-  }
-
-  /** A stored draw (with its frozen entrant list) as a session; reuses one already in memory. */
-  private async sessionFromRepo(id: string): Promise<DrawSession | undefined> {
-    const known = this.recent.find((s) => s.id === id) ?? this.sessions.get(id);
-    if (known) return known;
-    const rec = await this.ctx.repo.getDraw(id);
-    return rec ? this.adopt(rec) : undefined;
-  }
-
-  /** A closed record from storage as an in-memory (done) session. */
-  private adopt(rec: DrawRecord): DrawSession {
-    const existing = this.recent.find((s) => s.id === rec.id) ?? this.sessions.get(rec.id);
-    if (existing) return existing;
-    const seedHex = rec.fairness.seed ?? rec.pendingSeed;
-    const s = new DrawSession(rec, seedHex ? Buffer.from(seedHex, 'hex') : Buffer.alloc(32), [], 'done');
-    this.recent.unshift(s);
-    this.recent.length = Math.min(this.recent.length, RECENT_LIMIT);
-    return s;
-  }
-
-  // -------------------------------------------------------------------------------------------
   // Small helpers
   // -------------------------------------------------------------------------------------------
-
-  /** Moves a session out of the active set into the recent list. */
-  private retire(s: DrawSession): void {
-    this.sessions.delete(s.id);
-    const i = this.recent.indexOf(s);
-    if (i >= 0) this.recent.splice(i, 1);
-    this.recent.unshift(s);
-    this.recent.length = Math.min(this.recent.length, RECENT_LIMIT);
-  }
-
-  private unretire(s: DrawSession): void {
-    const i = this.recent.indexOf(s);
-    if (i >= 0) this.recent.splice(i, 1);
-    this.sessions.set(s.id, s);
-  }
 
   private identity(): ChannelIdentity {
     const chat = this.ctx.chat;
@@ -924,27 +856,6 @@ export class GiveawayService {
 
   private isoNow(): string {
     return new Date(this.ctx.clock.now()).toISOString();
-  }
-
-  private sleep(ms: number): Promise<boolean> {
-    if (this.stopped) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const entry = {
-        timer: this.ctx.clock.setTimeout(() => {
-          this.sleepers.delete(entry);
-          resolve(true);
-        }, ms),
-        resolve,
-      };
-      this.sleepers.add(entry);
-    });
-  }
-
-  private track<T>(p: Promise<T>): Promise<T> {
-    this.inflight.add(p);
-    const done = () => void this.inflight.delete(p);
-    p.then(done, done);
-    return p;
   }
 }
 

@@ -1,0 +1,99 @@
+/**
+ * Which draws the engine holds in memory: the active ones (open, picking, claim, finalizing),
+ * the ids being opened right now, and a short list of recently closed ones kept for rerolls and
+ * retries; plus the look-ups that fall back to storage.
+ *
+ * Contract: a session is either active or recent, never both; `retire` and `unretire` move it
+ * synchronously. The recent list is newest first and holds at most RECENT_LIMIT sessions. A draw
+ * loaded from storage is adopted once and reused afterwards. Does not: change a draw's phase or
+ * record, persist, or talk to chat or the shop.
+ */
+import type { DrawRecord, DrawRepository } from './ports.js';
+import { DrawSession } from './session.js';
+
+/** Finished sessions kept in memory for rerolls and retries. */
+export const RECENT_LIMIT = 20;
+
+export class DrawRegistry {
+  /** Draws that are open or drawing, by record id. */
+  readonly active = new Map<string, DrawSession>();
+  /** Ids being opened right now (synchronous duplicate guard). */
+  readonly opening = new Set<string>();
+  /** Closed draws kept for rerolls and retries, newest first. */
+  private readonly recent: DrawSession[] = [];
+
+  constructor(private readonly repo: DrawRepository) {}
+
+  /** Active sessions, in the order they became active. */
+  activeSessions(): DrawSession[] {
+    return [...this.active.values()];
+  }
+
+  /** True when `id` is active or being opened. */
+  isKnownLive(id: string): boolean {
+    return this.active.has(id) || this.opening.has(id);
+  }
+
+  /** Moves a session out of the active set into the recent list. */
+  retire(s: DrawSession): void {
+    this.active.delete(s.id);
+    const i = this.recent.indexOf(s);
+    if (i >= 0) this.recent.splice(i, 1);
+    this.recent.unshift(s);
+    this.recent.length = Math.min(this.recent.length, RECENT_LIMIT);
+  }
+
+  /** Moves a recent session back into the active set. */
+  unretire(s: DrawSession): void {
+    const i = this.recent.indexOf(s);
+    if (i >= 0) this.recent.splice(i, 1);
+    this.active.set(s.id, s);
+  }
+
+  /** A recent session by id. */
+  findRecent(id: string): DrawSession | undefined {
+    return this.recent.find((x) => x.id === id);
+  }
+
+  /** The most recent draw (active first, then recent, then storage) that `login` won. */
+  async findByWinner(login: string): Promise<DrawSession | undefined> {
+    const has = (s: DrawSession) => s.record.winners.some((w) => w.login.toLowerCase() === login);
+    const active = [...this.active.values()].reverse().find(has);
+    if (active) return active;
+    const recent = this.recent.find(has);
+    if (recent) return recent;
+    const records = await this.repo.listDraws({ limit: RECENT_LIMIT });
+    const rec = records.find((r) => r.winners.some((w) => w.login.toLowerCase() === login));
+    return rec ? this.sessionFromRepo(rec.id) : undefined;
+  }
+
+  /** The latest failed purchase or link giveaway whose winners still lack links. */
+  async findUndelivered(): Promise<DrawSession | undefined> {
+    const waiting = (r: DrawRecord) =>
+      r.status === 'failed' && r.kind !== 'gift-draw' && r.winners.length > 0 && r.winners.some((w) => !w.redeemUrl);
+    const recent = this.recent.find((s) => waiting(s.record));
+    if (recent) return recent;
+    const records = await this.repo.listDraws({ limit: RECENT_LIMIT });
+    const rec = records.find(waiting);
+    return rec ? this.sessionFromRepo(rec.id) : undefined;
+  }
+
+  /** A stored draw (with its frozen entrant list) as a session; reuses one already in memory. */
+  async sessionFromRepo(id: string): Promise<DrawSession | undefined> {
+    const known = this.recent.find((s) => s.id === id) ?? this.active.get(id);
+    if (known) return known;
+    const rec = await this.repo.getDraw(id);
+    return rec ? this.adopt(rec) : undefined;
+  }
+
+  /** A closed record from storage as an in-memory (done) session. */
+  private adopt(rec: DrawRecord): DrawSession {
+    const existing = this.recent.find((s) => s.id === rec.id) ?? this.active.get(rec.id);
+    if (existing) return existing;
+    const seedHex = rec.fairness.seed ?? rec.pendingSeed;
+    const s = new DrawSession(rec, seedHex ? Buffer.from(seedHex, 'hex') : Buffer.alloc(32), [], 'done');
+    this.recent.unshift(s);
+    this.recent.length = Math.min(this.recent.length, RECENT_LIMIT);
+    return s;
+  }
+}
