@@ -1,0 +1,81 @@
+/**
+ * Closing entries and picking the winners: the step from `open` to a claim window or to
+ * delivering the prizes.
+ *
+ * Contract: `close` is the single gate out of `open`: the first caller (timer, command or restore)
+ * flips the phase to `picking` synchronously and wins; later callers get false and do nothing.
+ * Picking applies eligibility (including the winner cooldown), freezes the eligible entrants,
+ * reveals the seed and takes the first picks with the provably fair sequence; nobody eligible ends
+ * the draw as finished without winners. Any internal error fails the draw. Does not: collect
+ * entries, talk to the shop, or deliver prizes (claim-window.ts and finalize.ts do).
+ */
+import { snapshot } from './context.js';
+import { applyEligibility } from './eligibility.js';
+import { channelIdentity, persistQuietly, type Engine } from './engine.js';
+import { freezeEntrants } from './fairness.js';
+import type { ClaimWindow } from './claim-window.js';
+import type { Finalizer } from './finalize.js';
+import { firstPicks } from './picks.js';
+import type { DrawSession } from './session.js';
+import type { Settler } from './settle.js';
+
+/** What closed a draw's entries (logged). */
+export type CloseTrigger = 'timer' | 'command' | 'restore';
+
+export class Drawing {
+  constructor(
+    private readonly e: Engine,
+    private readonly claims: ClaimWindow,
+    private readonly finalizer: Finalizer,
+    private readonly settle: Settler,
+  ) {}
+
+  /** Closes entries of an open draw. The first caller wins; later callers get false. */
+  close(s: DrawSession, trigger: CloseTrigger): boolean {
+    if (s.phase !== 'open') return false;
+    s.phase = 'picking';
+    s.clearTimers();
+    s.record.status = 'drawing';
+    this.e.ctx.logger.info({ drawId: s.id, trigger, entrants: s.entrants.size }, 'entries closed');
+    this.e.ctx.events.emit('draw-closed', snapshot(s.record));
+    void this.e.runtime.track(this.pick(s));
+    return true;
+  }
+
+  private async pick(s: DrawSession): Promise<void> {
+    const { ctx } = this.e;
+    const r = s.record;
+    try {
+      const hours = ctx.settings.eligibility.winnerCooldownHours;
+      const recentWinners =
+        hours > 0 ? await ctx.repo.recentWinnerIds(ctx.clock.now() - hours * 3_600_000) : new Set<string>();
+      const elig = applyEligibility([...s.entrants.values()], ctx.settings, channelIdentity(ctx.chat), recentWinners);
+      const { frozen, digest } = freezeEntrants(
+        elig.eligible.map((e) => ({ userId: e.userId, login: e.login, weight: e.weight })),
+      );
+      r.rules = elig.rules;
+      r.frozenEntrants = frozen;
+      r.fairness.entrantsDigest = digest;
+      s.reveal();
+      r.winners = firstPicks(s.seed, digest, frozen, r.gifts).map(({ entrant, pick }) => ({
+        userId: entrant.userId,
+        login: entrant.login,
+        displayName: s.displayNameOf(entrant.userId) ?? entrant.login,
+        pick,
+      }));
+      ctx.logger.info(
+        { drawId: s.id, eligible: frozen.length, winners: r.winners.map((w) => w.login), excluded: elig.excluded },
+        'winners picked',
+      );
+      if (r.winners.length === 0) return await this.settle.finishEmpty(s);
+      if (this.claims.begin(s)) {
+        await persistQuietly(this.e, s);
+        return;
+      }
+      s.phase = 'finalizing';
+      await this.finalizer.finalize(s);
+    } catch (err) {
+      await this.settle.fail(s, 'an internal error while drawing', err);
+    }
+  }
+}

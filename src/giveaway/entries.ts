@@ -1,0 +1,100 @@
+/**
+ * The open phase of a draw as chat sees it: `!enter`, the close timer, the reminders and the
+ * batched acknowledgements of new entrants.
+ *
+ * Contract: `enter` adds a user once per open draw (by user id), never the channel or the bot,
+ * with a ticket weight from the luck settings, and journals each entrant (a failed journal write
+ * is logged; the entrant stays in memory). Acknowledgements are batched on one timer, never one
+ * line per entrant; reminders go out at half time and near the end only while the draw is open
+ * and when they are at least 5 s apart. The close timer hands the draw to drawing.ts. Does not:
+ * open draws, pick winners or persist records.
+ */
+import type { ChatMessage } from '../shared/chat.js';
+import type { TimerHandle } from '../shared/clock.js';
+import { isChannelOrBot, ticketWeight } from './eligibility.js';
+import { channelIdentity, type Engine } from './engine.js';
+import type { Drawing } from './drawing.js';
+import type { Entrant } from './ports.js';
+import type { DrawSession } from './session.js';
+
+export class Entries {
+  private ackTimer: TimerHandle | undefined;
+
+  constructor(
+    private readonly e: Engine,
+    private readonly drawing: Drawing,
+  ) {}
+
+  /** `!enter`: joins every open draw once per user id. Returns how many draws it joined. */
+  enter(msg: ChatMessage): number {
+    const { ctx } = this.e;
+    if (this.e.runtime.isStopped() || msg.self) return 0;
+    if (isChannelOrBot(msg, channelIdentity(ctx.chat))) return 0;
+    let joined = 0;
+    for (const s of this.e.draws.active.values()) {
+      if (s.phase !== 'open' || s.entrants.has(msg.userId)) continue;
+      const entrant: Entrant = {
+        userId: msg.userId,
+        login: msg.login.toLowerCase(),
+        displayName: msg.displayName || msg.login,
+        weight: ticketWeight(msg.roles, ctx.settings.luck),
+        roles: { ...msg.roles },
+        enteredAt: ctx.clock.now(),
+      };
+      s.addEntrant(entrant);
+      joined += 1;
+      try {
+        ctx.repo.appendEntrant(s.id, entrant);
+      } catch (err) {
+        ctx.logger.error({ drawId: s.id, userId: entrant.userId, err }, 'could not journal an entrant (kept in memory)');
+      }
+    }
+    if (joined) this.scheduleAck();
+    return joined;
+  }
+
+  /** Close timer and reminders of an open session. */
+  scheduleOpen(s: DrawSession): void {
+    const clock = this.e.ctx.clock;
+    const now = clock.now();
+    const closes = s.closesAtMs;
+    s.schedule(clock, closes, () => void this.drawing.close(s, 'timer'));
+    const rem = this.e.ctx.settings.reminders;
+    let half: number | undefined;
+    if (rem.halfTime) {
+      const at = Math.round((Date.parse(s.record.openedAt) + closes) / 2);
+      if (at > now && closes - at >= 5_000) {
+        half = at;
+        s.schedule(clock, at, () => this.remind(s));
+      }
+    }
+    if (rem.nearEndSeconds > 0) {
+      const at = closes - rem.nearEndSeconds * 1000;
+      if (at > now && (half === undefined || at - half >= 5_000)) s.schedule(clock, at, () => this.remind(s));
+    }
+  }
+
+  /** Reminds chat of an open draw (nothing once it closed). */
+  remind(s: DrawSession): void {
+    if (s.phase === 'open') this.e.announce.reminder(s);
+  }
+
+  /** Cancels a pending acknowledgement (on stop). */
+  cancelAck(): void {
+    this.ackTimer?.cancel();
+    this.ackTimer = undefined;
+  }
+
+  private scheduleAck(): void {
+    const every = this.e.ctx.settings.reminders.ackEverySeconds;
+    if (every <= 0 || this.ackTimer) return;
+    this.ackTimer = this.e.ctx.clock.setTimeout(() => {
+      this.ackTimer = undefined;
+      for (const s of this.e.draws.active.values()) {
+        if (s.phase !== 'open' || s.unacknowledged === 0) continue;
+        this.e.announce.acknowledged(s);
+        s.unacknowledged = 0;
+      }
+    }, every * 1000);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The terminal transitions of a draw: finished with winners (gift draw, purchase, link giveaway),
+ * finished with nobody eligible, and failed.
+ *
+ * Contract: each method moves the session to `done` and out of the active set synchronously,
+ * before its first await; then it persists the record, tells chat / the operator and emits the
+ * matching events (`winners`, `draw-finished`, `draw-failed`). `fail` is a no-op for a draw that
+ * is already done unless its record still says drawing (a retry in progress). Links are delivered
+ * through the announcer only (never logged). Does not: pick winners, call the shop, or schedule
+ * timers.
+ */
+import { snapshot } from './context.js';
+import { isoNow, persistQuietly, type Engine } from './engine.js';
+import { mapFourthwallWinners } from './gift-draw.js';
+import type { GiftDrawInfo } from './ports.js';
+import type { DrawSession } from './session.js';
+
+export class Settler {
+  constructor(private readonly e: Engine) {}
+
+  /** Marks a gift draw finished with Fourthwall's winners (and their redeem links). */
+  async applyFourthwall(s: DrawSession, draw: GiftDrawInfo, announce: boolean): Promise<void> {
+    const { ctx } = this.e;
+    const r = s.record;
+    r.winners = mapFourthwallWinners(r.winners, draw, s.entrants);
+    r.status = 'finished';
+    r.closedAt = isoNow(ctx.clock);
+    r.finishInFlight = false;
+    delete r.failure;
+    if (r.frozenEntrants) s.reveal();
+    s.phase = 'done';
+    this.e.draws.retire(s);
+    ctx.logger.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
+    await persistQuietly(this.e, s);
+    if (announce) this.e.announce.winners(s);
+    this.e.announce.deliverLinks(s, r.winners);
+    ctx.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
+    ctx.events.emit('draw-finished', snapshot(r));
+  }
+
+  /** A purchase or link giveaway whose winners all have links: finished, announced, delivered. */
+  async complete(s: DrawSession): Promise<void> {
+    const { ctx } = this.e;
+    const r = s.record;
+    r.status = 'finished';
+    r.closedAt = isoNow(ctx.clock);
+    r.finishInFlight = false;
+    delete r.failure;
+    s.phase = 'done';
+    this.e.draws.retire(s);
+    ctx.logger.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
+    await persistQuietly(this.e, s);
+    this.e.announce.winners(s);
+    this.e.announce.deliverLinks(s, r.winners);
+    ctx.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
+    ctx.events.emit('draw-finished', snapshot(r));
+  }
+
+  /** Nobody eligible entered: finished without winners (a gift draw's gift can be drawn again). */
+  async finishEmpty(s: DrawSession): Promise<void> {
+    const { ctx } = this.e;
+    const r = s.record;
+    s.phase = 'done';
+    r.status = 'finished';
+    r.closedAt = isoNow(ctx.clock);
+    this.e.draws.retire(s);
+    ctx.logger.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
+    this.e.announce.say('noEntrants', {
+      product: r.offer.name,
+      gifter: r.supporter?.username || 'Someone',
+      entrants: s.entrants.size,
+    }, 'normal');
+    if (r.kind === 'gift-draw') {
+      ctx.operator.notify(
+        `Nobody eligible entered draw ${r.id} (${r.offer.name}); Fourthwall closes it after its deadline and the gift can be drawn again.`,
+      );
+    }
+    await persistQuietly(this.e, s);
+    ctx.events.emit('winners', snapshot(r), []);
+    ctx.events.emit('draw-finished', snapshot(r));
+  }
+
+  /** Marks the draw failed with `reason` (told to chat and the operator, with any winners kept). */
+  async fail(s: DrawSession, reason: string, cause?: unknown): Promise<void> {
+    const { ctx } = this.e;
+    const r = s.record;
+    if (s.phase === 'done' && r.status !== 'drawing') return;
+    s.phase = 'done';
+    s.clearTimers();
+    r.status = 'failed';
+    r.failure = { reason, at: isoNow(ctx.clock) };
+    r.closedAt = isoNow(ctx.clock);
+    r.finishInFlight = false;
+    if (r.frozenEntrants) s.reveal();
+    this.e.draws.retire(s);
+    ctx.logger.error({ drawId: s.id, reason, err: cause }, 'draw failed');
+    const winners = r.winners.length ? ` Winners: ${r.winners.map((w) => `@${w.login}`).join(', ')}.` : '';
+    ctx.operator.notify(`Draw ${r.id} (${r.offer.name}) failed: ${reason}.${winners}`);
+    this.e.announce.say('failed', { product: r.offer.name, reason }, 'high');
+    await persistQuietly(this.e, s);
+    ctx.events.emit('draw-failed', snapshot(r));
+  }
+}
