@@ -136,15 +136,18 @@ export function undiciTokenTransport(options: { dispatcher?: Dispatcher; timeout
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await res.body.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    return { status: res.statusCode, body };
+    return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) };
   };
+}
+
+/** A token endpoint's body as JSON, or undefined when it is empty or not JSON. */
+export function jsonOrUndefined(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Exchanges an authorization code (with optional PKCE verifier) for tokens. */

@@ -26,7 +26,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
-import { createAuthProvider, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
+import { createAuthProvider, jsonOrUndefined, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
 import {
   FourthwallApiError,
   FourthwallAuthError,
@@ -748,13 +748,7 @@ export class FourthwallClient {
           });
           const text = await this.readBody(res.body, 64 * 1024, { operation: 'oauthToken', method: 'POST', path: '<token url>' });
           this.log?.debug({ op: 'oauthToken', method: 'POST', status: res.statusCode }, 'fourthwall token endpoint');
-          let body: unknown;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            body = undefined;
-          }
-          return { status: res.statusCode, body };
+          return { status: res.statusCode, body: jsonOrUndefined(text) };
         } finally {
           timer.cancel();
         }
