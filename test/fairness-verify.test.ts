@@ -77,3 +77,39 @@ describe('verifyDraw', () => {
     expect(verifyDraw(extra)).toMatchObject({ ok: false, reason: expect.stringMatching(/invalid pick position|share pick/) });
   });
 });
+
+describe('verifyDraw: the reroll log', () => {
+  it('rejects a reroll record whose replacement is not the pick it names', () => {
+    const record = finishedRecord({ id: 'reroll-new', entrants: 30, winners: 2, rerollPicks: [0] });
+    expect(verifyDraw(record).ok).toBe(true);
+    const stillWinner = record.winners.find((w) => w.pick === 1)!;
+    record.rerolls![0] = { ...record.rerolls![0]!, newUserId: stillWinner.userId };
+    expect(verifyDraw(record)).toMatchObject({ ok: false, reason: expect.stringMatching(/^reroll 1 names .* as the replacement/) });
+  });
+
+  it('rejects a reroll record taken at the wrong position of the sequence', () => {
+    const record = finishedRecord({ id: 'reroll-pos', entrants: 30, winners: 2, rerollPicks: [0, 1] });
+    expect(verifyDraw(record).ok).toBe(true);
+    // both records claim the same position: the history cannot have taken one pick twice
+    record.rerolls![1] = { ...record.rerolls![1]!, pick: record.rerolls![0]!.pick };
+    expect(verifyDraw(record)).toMatchObject({ ok: false, reason: expect.stringMatching(/^reroll 2 took pick/) });
+  });
+
+  it('rejects a reroll of someone who was not yet a winner when it happened', () => {
+    // winners A(0), B(1); B -> C (pick 2), then C -> D (pick 3). Forged: the first record says C was replaced.
+    const record = finishedRecord({ id: 'reroll-order', entrants: 30, winners: 2, rerollPicks: [1] });
+    const first = record.rerolls![0]!;
+    const c = record.winners.find((w) => w.pick === 2)!;
+    // swap roles: claim the pick-2 replacement was the one rerolled away, before it was drawn
+    record.rerolls![0] = { ...first, replacedUserId: c.userId, replacedLogin: c.login };
+    const replaced = record.frozenEntrants!.find((e) => e.userId === first.replacedUserId)!;
+    record.winners = record.winners.map((w) => (w.pick === 2 ? { ...w, userId: replaced.userId, login: replaced.login, pick: 1 } : w));
+    expect(verifyDraw(record).ok).toBe(false);
+  });
+
+  it('still accepts reroll records without pick or replacement (older histories)', () => {
+    const record = finishedRecord({ id: 'reroll-old', entrants: 30, winners: 3, rerollPicks: [2, 0] });
+    record.rerolls = record.rerolls!.map(({ pick: _p, newUserId: _n, ...rest }) => rest);
+    expect(verifyDraw(record).ok).toBe(true);
+  });
+});

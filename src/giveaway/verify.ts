@@ -6,7 +6,9 @@
  * commitment, the digest of its frozen entrant list equals the recorded entrants digest, and the
  * picks the history shows (current winners at their `pick` positions, plus every winner that was
  * rerolled away) are exactly the first L picks of the sequence, L = current winners + reroll records
- * (each reroll record removed exactly one winner).
+ * (each reroll record removed exactly one winner); and the reroll log is consistent with it: reroll k
+ * took pick (current winners + k), names that pick as the replacement when it names one, and replaced
+ * someone drawn at an earlier pick.
  * Does not: read storage, trust the record's own ordering of entrants (it re-canonicalises them),
  * or judge eligibility rules (those are recorded, not recomputed).
  */
@@ -105,6 +107,31 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
   for (const r of rerolls) {
     if ((rerolledAway.get(r.replacedUserId) ?? 0) > 0) {
       return { ok: false, reason: `rerolled-away winner ${r.replacedLogin} is not in the pick sequence` };
+    }
+  }
+  // The reroll log itself: reroll k took pick (winners + k), its replacement is that pick, and the
+  // winner it replaced had been drawn at an earlier pick.
+  const firstPickOf = new Map<string, number>();
+  sequence.forEach((index, p) => {
+    const id = frozen[index]!.userId;
+    if (!firstPickOf.has(id)) firstPickOf.set(id, p);
+  });
+  for (let k = 0; k < rerolls.length; k++) {
+    const r = rerolls[k]!;
+    const position = winners.length + k;
+    if (r.pick !== undefined && r.pick !== position) {
+      return { ok: false, reason: `reroll ${k + 1} took pick ${String(r.pick)}, but the next unused pick then was ${position}` };
+    }
+    const drawn = frozen[sequence[position]!]!;
+    if (r.newUserId !== undefined && r.newUserId !== drawn.userId) {
+      return {
+        ok: false,
+        reason: `reroll ${k + 1} names ${r.newUserId} as the replacement, but pick ${position} is ${drawn.login}`,
+      };
+    }
+    const replacedAt = firstPickOf.get(r.replacedUserId);
+    if (replacedAt === undefined || replacedAt >= position) {
+      return { ok: false, reason: `reroll ${k + 1} replaced ${r.replacedLogin}, who was not a winner before pick ${position}` };
     }
   }
   const ordered = [...byPick.entries()].sort((a, b) => a[0] - b[0]).map(([, w]) => w.login);
