@@ -133,11 +133,16 @@ export class FourthwallShop implements ShopPort {
   createGiveawayLinks(productId: string, count: number): Promise<{ packageId: string; links: GiveawayLinkInfo[] }> {
     return this.call('createGiveawayLinks', async () => {
       const pkg = await this.client.createGiveawayLinks({ productId, number: count });
-      const links: GiveawayLinkInfo[] = [];
-      for (const l of pkg.giveawayLinks) {
-        const link: string = l.link ? l.link : `https://${await this.shopDomain()}/gifts/${l.id}`;
-        links.push({ id: l.id, link });
+      // The package exists now: a later failure must not read as retryable, or it is created twice.
+      let domain: string | undefined;
+      if (pkg.giveawayLinks.some((l) => !l.link)) {
+        try {
+          domain = await this.shopDomain();
+        } catch (err) {
+          throw new ShopError('outcome-unknown', `giveaway links were created (package ${pkg.packageId}) but the shop domain for their URLs could not be read`, { cause: err });
+        }
       }
+      const links: GiveawayLinkInfo[] = pkg.giveawayLinks.map((l) => ({ id: l.id, link: l.link ? l.link : `https://${domain}/gifts/${l.id}` }));
       return { packageId: pkg.packageId, links };
     });
   }
