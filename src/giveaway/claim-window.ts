@@ -6,7 +6,8 @@
  * Contract: only sessions in phase `claim` are touched. The window ends (synchronously moving the
  * session to `finalizing`, then handing it to finalize.ts) when every winner has claimed or the
  * deadline passes with nobody left to replace; unclaimed winners are kept. For gift draws a window
- * is only opened if it still leaves FINISH_RESERVE_MS before Fourthwall's deadline. Does not: pick
+ * is only opened if it still leaves FINISH_RESERVE_MS before Fourthwall's deadline. Once the engine is
+ * stopped a window is only recorded (no timer, no prompt), for the next start to resume. Does not: pick
  * the first winners, deliver prizes, or persist synchronously (saves are tracked in the runtime).
  */
 import type { ChatMessage } from '../shared/chat.js';
@@ -105,6 +106,8 @@ export class ClaimWindow {
     const r = s.record;
     r.claim = { deadline: new Date(deadlineMs).toISOString(), rerollsUsed: r.claim?.rerollsUsed ?? 0 };
     s.clearTimers();
+    // Stopped while picking: the window is journaled (the next start resumes it), nothing is scheduled or said.
+    if (this.e.runtime.isStopped()) return;
     s.schedule(this.e.ctx.clock, deadlineMs, () => this.onDeadline(s));
     this.e.announce.claimPrompt(s, asked, deadlineMs);
   }
