@@ -28,6 +28,17 @@ describe('logging', () => {
     expect(cap.json()[0]!.winner).toBe('viewer');
   });
 
+  it('censors a whole redeem URL, its path and query included (not only up to the gift id)', () => {
+    const cap = new LogCapture();
+    const log = createLogger({ destination: cap });
+    const url = 'https://shop.example.com/gifts/gft_Ab1/redeem?platform=TWITCH&token=rdm-T0KEN-value';
+    log.warn({ err: new Error(`could not deliver ${url}`) }, `winner link ${url} (sent)`);
+    const text = cap.text();
+    expect(text).not.toContain('rdm-T0KEN-value');
+    expect(text).not.toContain('/redeem');
+    expect(cap.json()[0]!.msg).toBe('winner link [REDACTED] (sent)');
+  });
+
   it('honours the level', () => {
     const cap = new LogCapture();
     const log = createLogger({ destination: cap, level: 'warn' });

@@ -45,8 +45,8 @@ function redactPaths(): string[] {
   return out;
 }
 
-/** Matches gift and giveaway link URLs: bearer secrets. */
-const LINK_PATTERN = /https?:\/\/[^\s"'<>]*\/gifts\/[A-Za-z0-9_-]+/g;
+/** Matches gift and giveaway link URLs to their end (path and query too: a redeem token): bearer secrets. */
+const LINK_PATTERN = /https?:\/\/[^\s"'<>]*\/gifts\/[^\s"'<>\\]+/g;
 
 export interface LoggerOptions {
   level?: string;
