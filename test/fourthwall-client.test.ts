@@ -189,6 +189,14 @@ describe('FourthwallClient non-idempotent calls (finishDraw)', () => {
     expect(s.requests).toHaveLength(1);
   });
 
+  it('a 2xx answer too large to read: the call took effect, so outcome unknown (not a plain network error)', async () => {
+    const s = await server((_req, res) => sendJson(res, 200, { ...F.finishedDrawFixture(), padding: 'x'.repeat(4096) }));
+    const e = await caught(client(s.url, { maxResponseBytes: 1024 }).finishDraw(F.IDS.draw, { participants }));
+    expect(e).toBeInstanceOf(FourthwallOutcomeUnknownError);
+    expect(((e as FourthwallOutcomeUnknownError).cause as FourthwallNetworkError).networkCode).toBe('RESPONSE_TOO_LARGE');
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('connection refused certainly did not reach the server: retried until the server is up', async () => {
     // Reserve a port, free it: connections to it are refused until the server starts there.
     const probe = createServer();

@@ -576,7 +576,12 @@ export class FourthwallClient {
     for (let attemptNo = 1; ; attemptNo++) {
       const result = await this.attempt(spec.auth, call, url, body, deadline, attemptNo);
       if (result.kind === 'ok') return { status: result.status, text: result.text, call };
-      if (result.kind === 'fail') throw result.error;
+      if (result.kind === 'fail') {
+        // e.g. a 2xx body too large to read: the server did the work.
+        if (!spec.idempotent && result.error instanceof FourthwallNetworkError && result.error.reachedServer)
+          throw new FourthwallOutcomeUnknownError(call, { cause: result.error });
+        throw result.error;
+      }
       if (result.kind === 'unauthorized') {
         if (refreshed) throw new FourthwallAuthError(401, result.error.apiCode, result.error.context, call);
         refreshed = true;
