@@ -67,6 +67,19 @@ describe('config', () => {
     for (const secret of Object.values(live).filter((v) => v.includes('secret'))) expect(text).not.toContain(secret);
   });
 
+  it('a refresh token beside an access token needs the client id and secret (else it would be silently unused)', () => {
+    const { FOURTHWALL_USERNAME: _u, FOURTHWALL_PASSWORD: _p, ...twitchOnly } = live;
+    const env = { ...twitchOnly, FOURTHWALL_ACCESS_TOKEN: 'at-very-secret-1', FOURTHWALL_REFRESH_TOKEN: 'rt-very-secret-2' };
+    const text = problemsOf(() => loadConfig({ env, cwd: emptyDir })).join('\n');
+    expect(text).toContain('FOURTHWALL_CLIENT_ID: required with FOURTHWALL_REFRESH_TOKEN');
+    expect(text).toContain('FOURTHWALL_CLIENT_SECRET: required with FOURTHWALL_REFRESH_TOKEN');
+    expect(text).not.toContain('very-secret');
+    const ok = loadConfig({ env: { ...env, FOURTHWALL_CLIENT_ID: 'app-1', FOURTHWALL_CLIENT_SECRET: 'cs-very-secret-3' }, cwd: emptyDir });
+    expect(ok.fourthwall.auth).toMatchObject({ kind: 'oauth', clientId: 'app-1', refreshToken: 'rt-very-secret-2' });
+    // an access token alone is a plain Bearer token
+    expect(loadConfig({ env: { ...twitchOnly, FOURTHWALL_ACCESS_TOKEN: 'at-very-secret-1' }, cwd: emptyDir }).mode).toBe('live');
+  });
+
   it('loads .env without overriding the real environment', () => {
     const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
     writeFileSync(join(dir, '.env'), 'HTTP_PORT=9000\nLOG_LEVEL=debug\n');

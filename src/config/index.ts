@@ -179,6 +179,10 @@ export function loadConfig(options: LoadOptions = {}): Config {
         problems.push(
           'FOURTHWALL_USERNAME / FOURTHWALL_PASSWORD: required in live mode (or FOURTHWALL_ACCESS_TOKEN / FOURTHWALL_REFRESH_TOKEN with client id and secret)',
         );
+    } else if (!basic && e.FOURTHWALL_REFRESH_TOKEN) {
+      // With an access token too: without the client credentials the refresh token would go unused.
+      for (const name of ['FOURTHWALL_CLIENT_ID', 'FOURTHWALL_CLIENT_SECRET'] as const)
+        if (!e[name]) problems.push(`${name}: required with FOURTHWALL_REFRESH_TOKEN`);
     }
     if (!e.FOURTHWALL_WEBHOOK_SECRET && !e.FOURTHWALL_APP_HMAC_KEY)
       problems.push('FOURTHWALL_WEBHOOK_SECRET: required in live mode (or FOURTHWALL_APP_HMAC_KEY) to verify webhooks');
