@@ -316,3 +316,34 @@ describe('Outbox NOTICE handling', () => {
     expect(dropped).toEqual([{ text: 'subs only please', reason: 'notice', detail: 'msg_subsonly' }]);
   });
 });
+
+describe('Outbox review regressions', () => {
+  it('a refused write (not connected) is not counted against the window and does not spin', async () => {
+    const { clock, transport, outbox } = setup();
+    outbox.setPrivileged(true);
+    // The socket is closing but the client has not reported the disconnect yet.
+    transport.connected = false;
+    for (let i = 0; i < 5; i++) outbox.say(`mod line ${i}`);
+    await settle();
+    await run(clock, 3_000);
+    outbox.pause();
+    transport.connected = true;
+    outbox.resume();
+    await run(clock, 2_000);
+    // Nothing was written while refused, so nothing may hold the lines back for a whole window.
+    expect(transport.texts()).toEqual(Array.from({ length: 5 }, (_, i) => `mod line ${i}`));
+    expect(outbox.stats()).toMatchObject({ sent: 5, dropped: 0, queued: 0 });
+  });
+
+  it('forgets sent texts after the duplicate window even while privileged (bounded memory)', async () => {
+    const { clock, outbox } = setup();
+    outbox.setPrivileged(true);
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 50; i++) outbox.say(`round ${round} line ${i}`);
+      await run(clock, 35_000, 5_000);
+    }
+    expect(outbox.stats().sent).toBe(1000);
+    const recent = (outbox as unknown as { recent: Map<string, number> }).recent;
+    expect(recent.size).toBeLessThanOrEqual(100);
+  });
+});

@@ -5,7 +5,8 @@
  * Contract:
  * - sliding window of `messages` per `windowMs` (20 per 32 s), or `modMessages` (100 per 32 s)
  *   once the bot's moderator/broadcaster status is confirmed (`setPrivileged(true)`, fed from
- *   USERSTATE); every attempt counts, including the ones Twitch later drops;
+ *   USERSTATE); every written line counts, including the ones Twitch later drops (a write the
+ *   transport refused with `NotSentError` does not, and is retried after the minimum gap);
  * - when not privileged: at least `minIntervalMs + pacingMarginMs` between lines, more in slow
  *   mode, and never the same text twice within `duplicateWindowMs` (a repeat gets an invisible
  *   variation, or waits when there is no room for one);
@@ -342,11 +343,12 @@ export class Outbox extends EventEmitter {
    * variation that fits is still recent.
    */
   private variant(base: string, now: number): string | number {
-    if (this.privileged) return base;
+    // Pruned in every mode: a moderator bot also records what it sends, for the day it loses the status.
     const horizon = now - this.limits.duplicateWindowMs - this.limits.pacingMarginMs;
     for (const [t, at] of this.recent) {
       if (at <= horizon) this.recent.delete(t);
     }
+    if (this.privileged) return base;
     let candidate = base;
     // U+E0000 is an unassigned tag character: invisible in Twitch chat, but makes the text differ.
     for (let k = 1; this.recent.has(candidate); k++) {
@@ -374,6 +376,10 @@ export class Outbox extends EventEmitter {
       (err: unknown) => {
         this.inflight = false;
         if (err instanceof NotSentError) {
+          // Not written, so it does not count against the window; retry after a pause instead of
+          // spinning while the client has not yet reported the disconnect (a closing socket).
+          this.attempts.pop();
+          this.block(this.clock.now() + this.limits.minIntervalMs + this.limits.pacingMarginMs);
           this.queues[entry.priority].unshift(entry);
           this.log.debug({ channel: this.channel }, 'chat line not written; re-queued');
         } else {
