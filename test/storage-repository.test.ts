@@ -267,6 +267,18 @@ describe('FileDrawRepository: processed events', () => {
     expect(await again.markEventProcessed('evt_a')).toBe(true);
   });
 
+  it('answers whether an id was processed without marking it', async () => {
+    const repo = await openRepo();
+    expect(await repo.isEventProcessed('evt_q')).toBe(false);
+    expect(await repo.isEventProcessed('evt_q')).toBe(false);
+    expect(await repo.markEventProcessed('evt_q')).toBe(true);
+    expect(await repo.isEventProcessed('evt_q')).toBe(true);
+    await repo.close();
+    const again = await openRepo();
+    expect(await again.isEventProcessed('evt_q')).toBe(true);
+    await again.close();
+  });
+
   it('keeps the file bounded by compacting it', async () => {
     const repo = await openRepo({ maxProcessedEvents: 10 });
     for (let i = 0; i < 100; i++) expect(await repo.markEventProcessed(`evt_${i}`)).toBe(true);

@@ -77,6 +77,20 @@ export function clientAuth(config: Config): AuthConfig {
 }
 
 const DRAIN_MS = 2000;
+/** How long a clean shutdown waits for Fourthwall to accept "streaming ended". */
+const STREAMING_END_MS = 5000;
+
+/** Waits for `p` at most `ms` (real time); never rejects. */
+function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    t.unref();
+    p.then(
+      () => (clearTimeout(t), resolve()),
+      () => (clearTimeout(t), resolve()),
+    );
+  });
+}
 
 export async function startBot(options: BotOptions): Promise<Bot> {
   const { config, logger } = options;
@@ -137,10 +151,16 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     if (seenOrder.length > 10_000) seen.delete(seenOrder.shift()!);
   };
   const onEvent = async (event: WebhookEvent) => {
-    if (!(await repo.markEventProcessed(event.id))) {
+    if (await repo.isEventProcessed(event.id)) {
       log.info({ eventId: event.id, type: event.type }, 'webhook already processed before; ignored');
       return;
     }
+    await dispatch(event);
+    // Marked only once handled (the draw is saved by then): a crash in between lets a
+    // redelivery through, and the engine ignores a draw id it already has.
+    await repo.markEventProcessed(event.id);
+  };
+  const dispatch = async (event: WebhookEvent) => {
     if (!event.known) {
       log.debug({ eventId: event.id, type: event.type }, 'unknown webhook type acknowledged and ignored');
       return;
@@ -169,8 +189,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   let http: BotHttpServer | undefined;
   try {
-    await chat.connect();
+    // Open draws are restored before chat connects, so no `!enter` typed right after the
+    // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
+    await chat.connect();
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -226,10 +248,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       log.info({ reason }, 'shutting down');
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
-      if (file.streaming.autoStart) await streaming.endIfStartedByUs();
-      await Promise.race([chat.flush(), new Promise((r) => setTimeout(r, DRAIN_MS).unref())]);
-      await chat.disconnect().catch(() => undefined);
+      // Nothing writes to the history after the engine stopped: flush it before any slow call.
       await repo.close().catch((err) => log.error({ err }, 'history flush failed'));
+      if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);
+      await withTimeout(chat.flush(), DRAIN_MS);
+      await chat.disconnect().catch(() => undefined);
       await client.close().catch(() => undefined);
       log.info('stopped');
     })());

@@ -251,6 +251,8 @@ export interface DrawRepository {
   recentWinnerIds(sinceMs: number): Promise<Set<string>>;
   /** Webhook ids already processed (bounded set). Returns false if the id was already seen. */
   markEventProcessed(eventId: string): Promise<boolean>;
+  /** True when the webhook id was processed before (this run or an earlier one). */
+  isEventProcessed(eventId: string): Promise<boolean>;
   /** Writes everything buffered to disk. */
   flush(): Promise<void>;
   close(): Promise<void>;

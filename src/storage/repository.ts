@@ -276,6 +276,10 @@ export class FileDrawRepository implements DrawRepository {
   }
 
   /** False if `eventId` was already processed; otherwise records it durably and returns true. */
+  async isEventProcessed(eventId: string): Promise<boolean> {
+    return this.events?.has(eventId) ?? false;
+  }
+
   async markEventProcessed(eventId: string): Promise<boolean> {
     this.assertWritable();
     return this.events!.mark(eventId);
