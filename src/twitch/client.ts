@@ -256,8 +256,11 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       if (channel !== this.channelKey) return;
       this.onRoomState(tags as TmiTags);
     });
-    client.on('notice', (channel, msgId, text) => {
+    client.on('notice', (channel, rawId: unknown, rawText: unknown) => {
       if (channel !== this.channelKey) return;
+      // tmi.js passes null for a NOTICE without a msg-id tag.
+      const msgId = typeof rawId === 'string' ? rawId : '';
+      const text = typeof rawText === 'string' ? rawText : '';
       this.log.warn({ msgId }, 'chat notice');
       this.emit('notice', msgId, text);
       this.outbox.handleNotice(msgId, text);
