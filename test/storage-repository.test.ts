@@ -176,6 +176,10 @@ describe('FileDrawRepository: entry journal', () => {
     ]);
     expect(open[0]!.entrants).toEqual([makeEntrant(1), makeEntrant(2)]);
     expect(open[1]!.entrants).toEqual([makeEntrant(3)]);
+    // the listing (npm run history) counts an open draw's journaled entrants, deduplicated
+    const listed = new Map((await again.listDraws()).map((r) => [r.id, r.entrants]));
+    expect(listed.get('d1')).toBe(2);
+    expect(listed.get('d2')).toBe(1);
   });
 
   it('removes the journal when the draw ends and ignores later entries for it', async () => {

@@ -261,7 +261,14 @@ export class FileDrawRepository implements DrawRepository {
     const draws = this.db.data.draws.map((record, order) => ({ record, order, at: Date.parse(record.openedAt) || 0 }));
     draws.sort((a, b) => b.at - a.at || b.order - a.order);
     const limit = options.limit === undefined ? draws.length : Math.max(0, Math.floor(options.limit));
-    return draws.slice(0, limit).map((d) => structuredClone(d.record) as DrawRecord);
+    const out = draws.slice(0, limit).map((d) => structuredClone(d.record) as DrawRecord);
+    // An open draw's entries live in its journal until it closes: count them there.
+    for (const record of out) {
+      if (!ACTIVE_STATUSES.has(record.status)) continue;
+      const journaled = new Set((await this.journal.read(record.id)).map((e) => e.userId)).size;
+      record.entrants = Math.max(record.entrants, journaled);
+    }
+    return out;
   }
 
   /** User ids of the winners of finished draws closed at or after `sinceMs`. */
