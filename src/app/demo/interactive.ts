@@ -60,15 +60,19 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
   const { world, printer, output } = o;
   const terminal = output.isTTY === true;
   const rl = createInterface({ input: o.input, output, terminal, prompt: 'broadcaster> ' });
+  // A prompt drawn after close() would resume the input (readline resumes a paused interface),
+  // and a resumed stdin keeps the process alive after the shutdown.
+  let closed = false;
+  rl.once('close', () => (closed = true));
   const restoreSink = { write: (t: string) => output.write(t) };
   printer.setSink({
     write(text: string) {
-      if (terminal) {
+      if (terminal && !closed) {
         clearLine(output, 0);
         cursorTo(output, 0);
       }
       output.write(text);
-      if (terminal) rl.prompt(true);
+      if (terminal && !closed) rl.prompt(true);
     },
   });
   const stopNarrating = narrateEngine(world, printer);
@@ -141,8 +145,9 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
   await new Promise<void>((resolve) => {
     const onAbort = (): void => rl.close();
     rl.on('line', (line) => {
+      if (closed) return;
       handle(line);
-      rl.prompt();
+      if (!closed) rl.prompt();
     });
     rl.on('SIGINT', () => rl.close());
     rl.on('close', () => {
@@ -151,7 +156,7 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
     });
     if (o.signal.aborted) rl.close();
     else o.signal.addEventListener('abort', onAbort, { once: true });
-    rl.prompt();
+    if (!closed) rl.prompt();
   });
   stopNarrating();
   if (terminal) output.write('\n');
