@@ -98,12 +98,20 @@ describe('Fourthwall sandbox webhooks', () => {
     for (const w of rx.received) expect(signatureMatches(w.raw, w.headers['x-fourthwall-hmac-sha256'], sb.webhookSecret)).toBe(true);
   });
 
-  it('counts no answer within the timeout as a failure and retries', async () => {
-    const sb = await sandbox({ deliveryRetry: { attempts: 2, delaysMs: [0], timeoutMs: 150 } });
+  it('counts no answer within the timeout as a failure and retries (ManualClock transport)', async () => {
+    // The attempt timeout runs on the transport clock: only advance() can expire it, so a slow
+    // machine can neither time out the answered retry nor answer the held first attempt in time.
+    const transportClock = new ManualClock();
+    const sb = await sandbox({ deliveryRetry: { attempts: 2, delaysMs: [0], timeoutMs: 150 }, transportClock });
     const rx = await receiver((n) => (n === 1 ? 'hang' : 200));
     await subscribe(sb, rx.url, ['DONATION']);
-    sb.control.emitEvent('DONATION', { id: 'don_2' });
+    const [rec] = sb.control.emitEvent('DONATION', { id: 'don_2' });
+    await rx.waitFor(() => true);
+    transportClock.advance(149);
+    expect(rec?.statuses).toEqual([]);
+    transportClock.advance(1);
     const d = await sb.control.waitForDelivery((x) => x.done);
+    expect(rx.received).toHaveLength(2);
     expect(d.statuses).toEqual(['timeout', 200]);
     expect(d.delivered).toBe(true);
   });
