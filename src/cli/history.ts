@@ -196,6 +196,11 @@ export function isEntryPoint(moduleUrl: string): boolean {
 }
 
 if (isEntryPoint(import.meta.url)) {
+  // `npm run history -- --csv | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const { loadConfigOrExit } = await import('../config/index.js');
   const config = loadConfigOrExit();
   process.exitCode = await runHistoryCli(process.argv.slice(2), {
