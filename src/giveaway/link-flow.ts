@@ -65,7 +65,7 @@ export class LinkFlow {
       }
       const product = match.product;
       const id = `lnk_${ctx.random.bytes(8).toString('hex')}`;
-      await this.opener.open(id, ctx.clock.now() + secs * 1000, () => ({
+      await this.opener.open(id, { windowMs: secs * 1000 }, () => ({
         kind: 'link-giveaway',
         source: {},
         offer: { id: product.id, name: product.name },

@@ -69,7 +69,7 @@ export class Opener {
       }
     }
     const available = purchase.gifts.filter((g) => g.status === 'AVAILABLE' || !g.status);
-    await this.open(purchase.id, ctx.clock.now() + seconds * 1000, () => ({
+    await this.open(purchase.id, { windowMs: seconds * 1000 }, () => ({
       kind: 'gift-purchase',
       source: { giftPurchaseId: purchase.id, giveawayId: purchase.id, ...(eventId ? { eventId } : {}) },
       offer: { id: purchase.offer.id, name: purchase.offer.name },
@@ -79,8 +79,11 @@ export class Opener {
     }));
   }
 
-  /** Opens draw `id` (closing at `closesAtMs`) with the record parts `build` returns; once per id. */
-  open(id: string, closesAtMs: number, build: () => DrawSeed): Promise<void> {
+  /**
+   * Opens draw `id` with the record parts `build` returns; once per id. It closes at an absolute
+   * time (Fourthwall's draws), or a full window after the moment it opens (purchases, link giveaways).
+   */
+  open(id: string, closes: number | { windowMs: number }, build: () => DrawSeed): Promise<void> {
     const { ctx, draws } = this.e;
     if (this.e.runtime.isStopped() || draws.isKnownLive(id)) return Promise.resolve();
     draws.opening.add(id);
@@ -97,7 +100,7 @@ export class Opener {
             id,
             status: 'open',
             openedAt: new Date(now).toISOString(),
-            closesAt: new Date(Math.max(now, closesAtMs)).toISOString(),
+            closesAt: new Date(typeof closes === 'number' ? Math.max(now, closes) : now + closes.windowMs).toISOString(),
             entrants: 0,
             winners: [],
             fairness: { commitment, algorithm: FAIRNESS_ALGORITHM },
