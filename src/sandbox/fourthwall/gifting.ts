@@ -11,14 +11,13 @@ import type { Clock, TimerHandle } from '../../shared/clock.js';
 import type { Logger } from '../../logging/index.js';
 import { ApiError, asObject, invalid, requireString } from './http.js';
 import type { IdFactory } from './ids.js';
+import { offerSummary, orderOffer, usd } from './shapes.js';
 import type { ShopState } from './state.js';
 import type {
   DrawState,
   Gift,
   GiftPurchase,
   GiveawayPackage,
-  Money,
-  OfferSummary,
   Order,
   Product,
 } from './types.js';
@@ -52,19 +51,6 @@ export const DRAW_GRACE_SECONDS = 60;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function usd(value: number): Money {
-  return { value: Math.round(value * 100) / 100, currency: 'USD' };
-}
-
-function offerSummary(p: Product): OfferSummary {
-  return {
-    id: p.id,
-    name: p.name,
-    slug: p.slug,
-    description: p.description,
-    ...(p.images[0] ? { primaryImage: p.images[0] } : {}),
-  };
-}
 
 function giftable(p: Product): boolean {
   return p.type === 'STANDARD' && p.state.type === 'AVAILABLE' && p.access.type !== 'ARCHIVED';
@@ -340,22 +326,7 @@ export class Gifting {
       amounts: { subtotal: zero, shipping: zero, tax: zero, donation: zero, discount: zero, giftCards: [], total: zero },
       billing: { address },
       shipping: { address },
-      offers: [
-        {
-          ...offerSummary(product),
-          variant: {
-            id: v.id,
-            name: v.name,
-            sku: v.sku,
-            unitPrice: v.unitPrice,
-            attributes: v.attributes,
-            weight: v.weight,
-            dimensions: v.dimensions,
-            quantity: 1,
-            price: v.unitPrice,
-          },
-        },
-      ],
+      offers: [orderOffer(product, v, 1)],
       source,
       createdAt: iso,
       updatedAt: iso,

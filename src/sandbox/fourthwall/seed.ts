@@ -16,6 +16,7 @@ import type {
   ThankYou,
   Variant,
 } from './types.js';
+import { orderOffer, usd } from './shapes.js';
 
 /** Stable ids of the seeded products (uuid product ids, as on Fourthwall). */
 export const SEED_PRODUCT_IDS = {
@@ -40,9 +41,6 @@ export interface SeedData {
 
 const SEED_TIME = '2026-01-01T12:00:00.000Z';
 
-function usd(value: number): { value: number; currency: string } {
-  return { value, currency: 'USD' };
-}
 
 function image(shopUrl: string, id: string, width = 800, height = 800): Image {
   const url = `${shopUrl}/images/${id}.svg`;
@@ -212,24 +210,6 @@ export function buildSeed(shopUrl: string): SeedData {
   const tee = products[0] as Product;
   const mug = products[1] as Product;
   const address = { name: 'Sam Sample', address1: '1 Example Street', city: 'Springfield', state: 'IL', country: 'US', zip: '62701' };
-  const orderOffer = (p: Product, v: Variant, quantity: number) => ({
-    id: p.id,
-    name: p.name,
-    slug: p.slug,
-    description: p.description,
-    primaryImage: p.images[0],
-    variant: {
-      id: v.id,
-      name: v.name,
-      sku: v.sku,
-      unitPrice: v.unitPrice,
-      attributes: v.attributes,
-      weight: v.weight,
-      dimensions: v.dimensions,
-      quantity,
-      price: usd(v.unitPrice.value * quantity),
-    },
-  });
   const order = (id: string, friendlyId: string, status: Order['status'], email: string, username: string,
     offers: ReturnType<typeof orderOffer>[], createdAt: string): Order => {
     const subtotal = offers.reduce((s, o) => s + o.variant.price.value, 0);
