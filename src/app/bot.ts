@@ -76,6 +76,9 @@ export function clientAuth(config: Config): AuthConfig {
   return {};
 }
 
+/** The webhook event types the bot acts on (and subscribes to when it registers its webhook). */
+export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
+
 const DRAIN_MS = 2000;
 /** How long a clean shutdown waits for Fourthwall to accept "streaming ended". */
 const STREAMING_END_MS = 5000;
@@ -205,7 +208,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       },
       onEvent,
       health,
-      handledTypes: new Set(['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE']),
+      handledTypes: new Set(BOT_WEBHOOK_TYPES),
     });
   } catch (err) {
     await service.stop().catch(() => undefined);

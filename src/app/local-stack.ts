@@ -13,10 +13,9 @@ import type { RandomSource } from '../shared/random.js';
 import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../sandbox/fourthwall/index.js';
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
 import type { OutboxLimits } from '../twitch/index.js';
-import { startBot, type Bot } from './bot.js';
+import { BOT_WEBHOOK_TYPES, startBot, type Bot } from './bot.js';
 
-/** The webhook event types the bot subscribes to. */
-export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
+export { BOT_WEBHOOK_TYPES };
 
 export interface LocalStackOptions {
   /** The user's config: dataDir, http, settings and log level are kept; endpoints are replaced. */

@@ -30,7 +30,7 @@ import {
 import { createLogger, makeScrubber, silentLogger, type Logger } from '../logging/index.js';
 import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
 import { clientAuth } from '../app/bot.js';
-import { BOT_WEBHOOK_TYPES } from '../app/local-stack.js';
+import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
 
 /** The outcome of one checked item. */
 export interface SetupItem {
