@@ -7,7 +7,6 @@
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
-import { runSandboxMode } from './app/sandbox-mode.js';
 import { compactLogStream } from './app/demo/output.js';
 import { TwitchAuthError } from './twitch/index.js';
 
@@ -38,6 +37,8 @@ function onSignals(stop: (reason: string) => Promise<void>): void {
 
 try {
   if (config.mode === 'sandbox') {
+    // Loaded only here: live mode never loads the sandboxes.
+    const { runSandboxMode } = await import('./app/sandbox-mode.js');
     const code = await runSandboxMode({ config, logger, onSignals });
     process.exitCode = code;
   } else {
