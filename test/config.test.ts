@@ -1,9 +1,20 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseRateLimitSpec, secretValues } from '../src/config/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, configHint, loadConfig, parseRateLimitSpec, secretValues } from '../src/config/index.js';
+
+const made: string[] = [];
+/** A fresh temp folder, removed after the file's tests. */
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
+  made.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 const live = {
   TWITCH_CHANNEL: 'somestreamer',
@@ -25,7 +36,7 @@ function problemsOf(fn: () => unknown): string[] {
 }
 
 describe('config', () => {
-  const emptyDir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
+  const emptyDir = tempDir();
 
   it('defaults to sandbox mode without credentials', () => {
     const c = loadConfig({ env: {}, cwd: emptyDir });
@@ -81,7 +92,7 @@ describe('config', () => {
   });
 
   it('loads .env without overriding the real environment', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
+    const dir = tempDir();
     writeFileSync(join(dir, '.env'), 'HTTP_PORT=9000\nLOG_LEVEL=debug\n');
     const c = loadConfig({ env: { LOG_LEVEL: 'warn' }, cwd: dir });
     expect(c.http.port).toBe(9000);
@@ -89,7 +100,7 @@ describe('config', () => {
   });
 
   it('validates the JSON settings file strictly and names the bad key', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
+    const dir = tempDir();
     mkdirSync(join(dir, 'config'));
     writeFileSync(join(dir, 'config/giftdrop.json'), JSON.stringify({ links: { publicInchat: true }, gifting: { entrySeconds: 5 } }));
     const problems = problemsOf(() => loadConfig({ env: {}, cwd: dir }));
@@ -105,9 +116,32 @@ describe('config', () => {
 
   it('reports a named config file that does not exist, and invalid JSON', () => {
     expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'nope.json' }, cwd: emptyDir })).join()).toContain('GIFTDROP_CONFIG');
-    const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
+    const dir = tempDir();
     writeFileSync(join(dir, 'x.json'), '{oops');
     expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON');
+  });
+
+  it('suggests the known key for a typo, and labels a broken default settings file as such', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'config'));
+    writeFileSync(join(dir, 'config/giftdrop.json'), JSON.stringify({ comands: {}, links: { publicInchat: true } }));
+    const problems = problemsOf(() => loadConfig({ env: {}, cwd: dir })).join('\n');
+    expect(problems).toContain('unknown key "comands" (did you mean "commands"?)');
+    expect(problems).toContain('links: unknown key "publicInchat" (did you mean "publicInChat"?); known here: publicInChat');
+    writeFileSync(join(dir, 'config/giftdrop.json'), '{oops');
+    const err = (() => {
+      try {
+        loadConfig({ env: {}, cwd: dir });
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(err.problems.join()).toContain(`settings file ${join(dir, 'config/giftdrop.json')}: not valid JSON`);
+    expect(err.problems.join()).not.toContain('GIFTDROP_CONFIG');
+    expect(configHint(err)).toContain('config/giftdrop.example.json');
+    expect(configHint(err)).not.toContain('.env.example');
+    expect(configHint(new ConfigError(['TWITCH_CHANNEL: required in live mode']))).toContain('.env.example');
   });
 
   it('parses rate limit specs', () => {
@@ -132,7 +166,7 @@ describe('config', () => {
 
 describe('config/giftdrop.example.json', () => {
   it('is a valid settings file (copy it to config/giftdrop.json to use it)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-'));
+    const dir = tempDir();
     const c = loadConfig({ env: { GIFTDROP_CONFIG: join(import.meta.dirname, '..', 'config', 'giftdrop.example.json') }, cwd: dir });
     expect(c.settings.commands.aliases.enter).toEqual(['join']);
     expect(c.settings.eligibility.excludeLogins).toContain('nightbot');

@@ -92,6 +92,23 @@ describe('npm run setup (spawned)', () => {
 });
 
 describe('runSetup', () => {
+  it('counts only failed checks as items to fix, and names a missing public URL even when Fourthwall fails', async () => {
+    const env: Record<string, string> = { ...setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL), FOURTHWALL_PASSWORD: 'not-the-password' };
+    delete env.GIFTDROP_PUBLIC_URL;
+    const io = capture();
+    const res = await runSetup({ config: configFor(env), out: io.out });
+    expect(res.exitCode).toBe(1);
+    expect(io.text()).toMatch(/FIX\s+Webhook: GIFTDROP_PUBLIC_URL is not set/);
+    expect(io.text()).toMatch(/skip\s+Gifting configuration/);
+    expect(io.text()).toContain('2 item(s) to fix: Fourthwall API user, Webhook.');
+
+    const withUrl = capture();
+    const again = await runSetup({ config: configFor({ ...env, GIFTDROP_PUBLIC_URL: PUBLIC_URL }), out: withUrl.out });
+    expect(again.exitCode).toBe(1);
+    expect(withUrl.text()).toMatch(/skip\s+Webhook: needs working Fourthwall credentials/);
+    expect(withUrl.text()).toContain('1 item(s) to fix: Fourthwall API user.');
+  }, 60_000);
+
   it('updates an existing configuration with the same URL that lacks types, without a duplicate', async () => {
     const pre = await client.createWebhook({ url: HOOK_URL, allowedTypes: ['GIFT_PURCHASE', 'ORDER_PLACED'] });
     const io = capture();

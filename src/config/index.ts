@@ -10,6 +10,7 @@ import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
 import { envSchema, fileSchema, SECRET_ENV, type FileSettings } from './schema.js';
+import { closest, knownKeysAt } from './suggest.js';
 
 export type { FileSettings } from './schema.js';
 
@@ -69,9 +70,18 @@ export interface LoadOptions {
   dotenv?: boolean;
 }
 
-function issueLines(prefix: string, error: z.ZodError): string[] {
+function issueLines(prefix: string, error: z.ZodError, schema?: z.ZodType): string[] {
   return error.issues.map((issue) => {
     const path = issue.path.length ? issue.path.map(String).join('.') : '(root)';
+    if (schema && issue.code === 'unrecognized_keys') {
+      const known = knownKeysAt(schema, issue.path);
+      const hints = issue.keys.map((key) => {
+        const near = closest(key, known);
+        return near ? `"${key}" (did you mean "${near}"?)` : `"${key}"`;
+      });
+      const choices = known.length ? `; known here: ${known.join(', ')}` : '';
+      return `${prefix}${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${hints.join(', ')}${choices}`;
+    }
     return `${prefix}${path}: ${issue.message}`;
   });
 }
@@ -124,12 +134,13 @@ export function loadConfig(options: LoadOptions = {}): Config {
     try {
       json = JSON.parse(readFileSync(candidate, 'utf8'));
     } catch (err) {
-      problems.push(`GIFTDROP_CONFIG (${candidate}): not valid JSON: ${(err as Error).message}`);
+      const label = named ? `GIFTDROP_CONFIG (${candidate})` : `settings file ${candidate}`;
+      problems.push(`${label}: not valid JSON: ${(err as Error).message}`);
     }
     if (json !== undefined) {
       const fileResult = fileSchema.safeParse(json);
       if (fileResult.success) settings = fileResult.data;
-      else problems.push(...issueLines(`${candidate}: `, fileResult.error));
+      else problems.push(...issueLines(`${candidate}: `, fileResult.error, fileSchema));
     }
   } else if (named) {
     problems.push(`GIFTDROP_CONFIG: file not found: ${candidate}`);
@@ -267,13 +278,23 @@ export function secretValues(config: Config): string[] {
   return out;
 }
 
+/** Where to read about the settings that failed: the settings-file example, .env.example, or both. */
+export function configHint(err: ConfigError): string {
+  const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
+  const inFile = err.problems.some(fileProblem);
+  const inEnv = err.problems.some((p) => !fileProblem(p));
+  if (inFile && !inEnv) return 'See config/giftdrop.example.json and the README for every setting of the settings file.';
+  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and the README.';
+  return 'See .env.example and the README for every setting.';
+}
+
 /** For CLIs and main: load, or print every problem (never a secret) and exit non-zero. */
 export function loadConfigOrExit(options: LoadOptions = {}): Config {
   try {
     return loadConfig(options);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`giftdrop: ${err.message}\nSee .env.example and the README for every setting.\n`);
+      process.stderr.write(`giftdrop: ${err.message}\n${configHint(err)}\n`);
       process.exit(1);
     }
     throw err;
