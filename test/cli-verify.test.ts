@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVerifyCli } from '../src/cli/verify.js';
+import { NOTHING_TO_VERIFY, runVerifyCli } from '../src/cli/verify.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { finishedRecord } from './support/fairness-records.js';
 import { openRecord, tempDataDir } from './support/storage-helpers.js';
@@ -23,6 +23,7 @@ beforeAll(async () => {
   forged.winners[0] = { ...forged.winners[0]!, userId: outsider.userId, login: outsider.login };
   await repo.saveDraw(forged);
   await repo.saveDraw(openRecord('still_open'));
+  await repo.saveDraw({ ...openRecord('cancelled_link'), kind: 'link-giveaway', status: 'cancelled', closedAt: new Date(0).toISOString() });
   await repo.close();
   // edit the stored entrant list behind the bot's back: one entrant doubles their weight
   const file = join(dir, 'draws', 'tampered_list.entrants.json');
@@ -60,10 +61,18 @@ describe('verify CLI', () => {
     const winner = await run('tampered_winner');
     expect(winner.code).toBe(1);
     expect(winner.err).toMatch(/does NOT verify: winner #1 should be viewer\d+ \(pick 0\) but history has viewer\d+/);
+    expect(winner.out + list.out).toBe('');
+  });
+
+  it('a draw still open, or a giveaway cancelled before its draw, has nothing to verify: exit 3, not a tampering message', async () => {
     const open = await run('still_open');
-    expect(open.code).toBe(1);
-    expect(open.err).toMatch(/seed not revealed \(draw status is open\)/);
-    expect(winner.out + list.out + open.out).toBe('');
+    expect(open.code).toBe(NOTHING_TO_VERIFY);
+    expect(open.out).toContain('draw still_open: is still open: its winners are not drawn yet');
+    expect(open.err).toBe('');
+    const cancelled = await run('cancelled_link');
+    expect(cancelled.code).toBe(NOTHING_TO_VERIFY);
+    expect(cancelled.out).toContain('was cancelled before anyone was drawn');
+    expect(cancelled.out + cancelled.err).not.toMatch(/NOT verify|missing/);
   });
 
   it('exits non-zero for an unknown id and 2 for bad arguments', async () => {

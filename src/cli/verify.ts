@@ -2,16 +2,33 @@
  * `npm run verify -- <id>`: recomputes a stored draw's winners from its revealed seed and frozen
  * entrant list (src/giveaway/verify.ts; the procedure is documented in src/giveaway/fairness.ts)
  * and says whether the history matches. Exit 0 when it does (with a short explanation), 1 when it
- * does not or the id is unknown (with the reason), 2 on bad arguments. Read-only.
+ * does not or the id is unknown (with the reason), 2 on bad arguments, 3 when there is nothing to
+ * check (a giveaway cancelled before its draw, or a draw still open). Read-only.
  */
 import { FileDrawRepository } from '../storage/repository.js';
 import { verifyDraw } from '../giveaway/verify.js';
+import type { DrawRecord } from '../giveaway/ports.js';
 import { isEntryPoint, type CliIo } from './history.js';
 
 export const VERIFY_USAGE = `usage: npm run verify -- <draw id>
   Recomputes the draw's winners from its revealed seed and entrant list (algorithm:
-  src/giveaway/fairness.ts). Exit 0 when they match the history, non-zero otherwise.
+  src/giveaway/fairness.ts). Exit 0 when they match the history, 1 when they do not,
+  3 when there is nothing to check yet (cancelled before the draw, or still open).
 `;
+
+/** Exit code for a draw that has nothing to check yet (or ever): not a failure, not a pass. */
+export const NOTHING_TO_VERIFY = 3;
+
+/** Why a draw has no picks to check (cancelled, or not drawn yet), or undefined when it has. */
+function nothingToVerify(record: DrawRecord): string | undefined {
+  if (record.status === 'cancelled' && record.winners.length === 0) {
+    return 'was cancelled before anyone was drawn: there were no picks, so there is nothing to verify (not a failure).';
+  }
+  if ((record.status === 'open' || record.status === 'drawing') && !record.fairness.seed) {
+    return `is still ${record.status}: its winners are not drawn yet. Run verify again once it has finished.`;
+  }
+  return undefined;
+}
 
 /** Runs the verify CLI with `argv` (arguments after the script name). Returns the exit code. */
 export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -31,6 +48,11 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
     if (!record) {
       io.err.write(`verify: no draw with id ${JSON.stringify(id)} in ${repo.historyFile}\n`);
       return 1;
+    }
+    const nothing = nothingToVerify(record);
+    if (nothing) {
+      io.out.write(`draw ${id}: ${nothing}\n`);
+      return NOTHING_TO_VERIFY;
     }
     const result = verifyDraw(record);
     if (!result.ok) {
