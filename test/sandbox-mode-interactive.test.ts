@@ -90,6 +90,7 @@ describe('interactive sandbox mode', () => {
 
     input.write('/gift 2 mug\n');
     await waitUntil(onOutput, () => /Draw gdr_\S+ is open: 2x Giftdrop Mug/.test(out), 'the draw opening');
+    expect(out).toContain('A simulated supporter, merch_enjoyer, buys 2x Giftdrop Mug');
     await waitUntil(onOutput, () => /bot> giftdrop_bot: .*gifted 2x Giftdrop Mug/.test(out), 'the announcement');
     input.write('/viewers 3\n');
     input.write('/as +sub6 bob !enter\n');

@@ -25,6 +25,8 @@ export interface InteractiveOptions {
 
 /** Longest time `/viewers` takes to send its lines, whatever n is (ms). */
 const VIEWERS_SPREAD_MS = 3_000;
+/** Usernames the simulated supporters of `/gift` buy under, in turn (a real-looking handle, not a role). */
+const GIFT_BUYERS = ['merch_enjoyer', 'cozy_patron', 'tee_collector', 'mug_hunter'] as const;
 
 /** Prints the /help text. */
 export function printHelp(printer: DemoPrinter): void {
@@ -63,6 +65,7 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
   // A prompt drawn after close() would resume the input (readline resumes a paused interface),
   // and a resumed stdin keeps the process alive after the shutdown.
   let closed = false;
+  let giftsBought = 0;
   rl.once('close', () => (closed = true));
   const restoreSink = { write: (t: string) => output.write(t) };
   printer.setSink({
@@ -112,13 +115,14 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
             printer.problem('The shop sells gifts only while the stream is live: type !stream live first.');
             break;
           }
+          const buyer = GIFT_BUYERS[giftsBought++ % GIFT_BUYERS.length]!;
           const g = world.gift({
             quantity: cmd.quantity,
-            username: 'supporter',
+            username: buyer,
             durationSeconds: o.timings.drawSeconds,
             ...(productId ? { productId } : {}),
           });
-          printer.narrate(`A supporter buys ${cmd.quantity}x ${g.offer}: Fourthwall opens draw ${g.drawId} and sends GIFT_DRAW_STARTED (signed webhook) to the bot.`);
+          printer.narrate(`A simulated supporter, ${buyer}, buys ${cmd.quantity}x ${g.offer}: Fourthwall opens draw ${g.drawId} and sends GIFT_DRAW_STARTED (signed webhook) to the bot.`);
           break;
         }
         case 'viewers':
