@@ -118,4 +118,35 @@ describe('interactive sandbox mode', () => {
       await repo.close();
     }
   }, 40_000);
+
+  it('acknowledges a line typed during the scripted stream at once, and runs it when the prompt opens', async () => {
+    const config = loadConfig({ env: { DATA_DIR: join(dir, 'data-queued'), HTTP_PORT: '0' }, dotenv: false, cwd: dir });
+    config.settings = { ...config.settings, demo: { drawSeconds: 3, linkSeconds: 5, paceMs: 10 } };
+    let out = '';
+    const listeners = new Set<() => void>();
+    const output = Object.assign(
+      new Writable({
+        write(chunk, _enc, cb) {
+          out += String(chunk);
+          for (const l of listeners) l();
+          cb();
+        },
+      }),
+      { isTTY: false },
+    );
+    const onOutput = (fn: () => void) => listeners.add(fn);
+    const input = new PassThrough();
+    let stop: ((reason: string) => Promise<void>) | undefined;
+    const running = runSandboxMode({ config, logger: silentLogger(), onSignals: (fn) => (stop = fn), input, output, interactive: true, colour: false });
+
+    await waitUntil(onOutput, () => out.includes('Twitch chat server:'), 'the stack');
+    input.write('!giveaway\n');
+    await waitUntil(onOutput, () => out.includes('Queued "!giveaway"'), 'the queued note');
+    expect(out).not.toContain('Done:');
+    await waitUntil(onOutput, () => out.includes('Running queued "!giveaway"'), 'the queued line running', 30_000);
+    expect(out.indexOf('Running queued')).toBeGreaterThan(out.indexOf('Done:'));
+    await waitUntil(onOutput, () => /\[chat\] [^\n]*: !giveaway\n/.test(out.slice(out.indexOf('Running queued'))), 'the line said in chat');
+    await stop!('SIGINT');
+    expect(await running).toBe(0);
+  }, 60_000);
 });

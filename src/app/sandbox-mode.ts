@@ -18,7 +18,7 @@ import type { Logger } from '../logging/index.js';
 import type { OperatorPort } from '../giveaway/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { startLocalStack, type LocalStack } from './local-stack.js';
-import { printHelp, runInteractive } from './demo/interactive.js';
+import { printHelp, queueTypedLines, runInteractive } from './demo/interactive.js';
 import { DemoPrinter, type TextSink } from './demo/output.js';
 import { playScript, type DemoTimings } from './demo/script.js';
 import { DemoAborted, DemoWorld } from './demo/world.js';
@@ -126,8 +126,13 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
 
   let ok = true;
+  const input = options.input ?? process.stdin;
+  let queued: { lines: string[]; ended: boolean } = { lines: [], ended: false };
+  let stopQueueing: (() => { lines: string[]; ended: boolean }) | undefined;
   try {
     if (options.script !== false) {
+      // What the user types during the script is acknowledged now and run when the prompt opens.
+      stopQueueing = interactive ? queueTypedLines(input, printer) : undefined;
       const result = await playScript({
         world,
         printer,
@@ -141,9 +146,11 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       } else {
         printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
       }
+      if (stopQueueing) queued = stopQueueing();
+      stopQueueing = undefined;
     }
 
-    if (!interactive) {
+    if (!interactive || queued.ended) {
       if (world.live) {
         printer.narrate('The broadcaster ends the stream: "!stream offline" (the bot calls PUT /streaming/end).');
         world.broadcast('!stream offline');
@@ -158,10 +165,11 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
     printer.narrate('Your turn: you are the broadcaster. Type in chat, or use these commands:');
     printHelp(printer);
-    await runInteractive({ world, printer, timings, input: options.input ?? process.stdin, output, signal: abort.signal });
+    await runInteractive({ world, printer, timings, input, output, signal: abort.signal, queued: queued.lines });
     await shutdown('you quit');
     return 0;
   } catch (err) {
+    stopQueueing?.();
     if (err instanceof DemoAborted || abort.signal.aborted) {
       await closing;
       return 0;

@@ -21,6 +21,33 @@ export interface InteractiveOptions {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream & { isTTY?: boolean };
   signal: AbortSignal;
+  /** Lines typed while the scripted stream played, handled first (in order). */
+  queued?: readonly string[];
+}
+
+/**
+ * While the scripted stream plays, collects what the user types (so it is not silently held
+ * back): each line is acknowledged at once as queued, and handed to runInteractive afterwards.
+ * `stop()` ends the collection and returns the lines, and whether the input ended (Ctrl+D).
+ */
+export function queueTypedLines(input: NodeJS.ReadableStream, printer: DemoPrinter): () => { lines: string[]; ended: boolean } {
+  const lines: string[] = [];
+  let ended = false;
+  let stopping = false;
+  const rl = createInterface({ input, terminal: false });
+  rl.on('line', (line) => {
+    if (line.trim() === '') return;
+    lines.push(line);
+    printer.note(`Queued "${line}": it runs when the scripted stream ends (the prompt opens then).`);
+  });
+  rl.on('close', () => {
+    if (!stopping) ended = true;
+  });
+  return () => {
+    stopping = true;
+    rl.close();
+    return { lines, ended };
+  };
 }
 
 /** Longest time `/viewers` takes to send its lines, whatever n is (ms). */
@@ -160,6 +187,11 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
     });
     if (o.signal.aborted) rl.close();
     else o.signal.addEventListener('abort', onAbort, { once: true });
+    for (const line of o.queued ?? []) {
+      if (closed) break;
+      printer.note(`Running queued "${line}".`);
+      handle(line);
+    }
     if (!closed) rl.prompt();
   });
   stopNarrating();
