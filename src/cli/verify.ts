@@ -8,9 +8,10 @@ import { FileDrawRepository } from '../storage/repository.js';
 import { verifyDraw } from '../giveaway/verify.js';
 import { isEntryPoint, type CliIo } from './history.js';
 
-export const VERIFY_USAGE = `usage: npm run verify -- <draw id>
+export const VERIFY_USAGE = `usage: npm run verify -- [--sandbox | --live] <draw id>
   Recomputes the draw's winners from its revealed seed and entrant list (algorithm:
   src/giveaway/fairness.ts). Exit 0 when they match the history, non-zero otherwise.
+  --sandbox / --live   which mode's data (default: the mode npm start would run in)
 `;
 
 /** Runs the verify CLI with `argv` (arguments after the script name). Returns the exit code. */
@@ -27,6 +28,7 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
   let repo: FileDrawRepository | undefined;
   try {
     repo = await FileDrawRepository.open(io.dataDir, { readOnly: true });
+    for (const note of repo.notes) io.err.write(`verify: warning: ${note}\n`);
     const record = await repo.getDraw(id);
     if (!record) {
       io.err.write(`verify: no draw with id ${JSON.stringify(id)} in ${repo.historyFile}\n`);
@@ -59,10 +61,10 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
 }
 
 if (isEntryPoint(import.meta.url)) {
-  const { loadConfigOrExit } = await import('../config/index.js');
-  const config = loadConfigOrExit();
-  process.exitCode = await runVerifyCli(process.argv.slice(2), {
-    dataDir: config.dataDir,
+  const { cliDataDir } = await import('./data-location.js');
+  const { dataDir, rest } = cliDataDir('verify', process.argv.slice(2));
+  process.exitCode = await runVerifyCli(rest, {
+    dataDir,
     out: process.stdout,
     err: process.stderr,
   });

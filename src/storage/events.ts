@@ -8,7 +8,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { StorageError } from './errors.js';
-import { readIfExists, writeFileAtomic } from './files.js';
+import { FILE_MODE, readIfExists, writeFileAtomic } from './files.js';
 
 /** Persistent, bounded, insertion-ordered set of processed event ids. */
 export class ProcessedEvents {
@@ -106,7 +106,7 @@ export class ProcessedEvents {
       this.logger.debug({ kept: ids.length }, 'compacted the processed events file');
       return;
     }
-    this.handle ??= await open(this.file, 'a');
+    this.handle ??= await open(this.file, 'a', FILE_MODE);
     await this.handle.appendFile((this.needsNewline ? '\n' : '') + JSON.stringify(id) + '\n', 'utf8');
     this.needsNewline = false;
     this.linesInFile += 1;

@@ -13,6 +13,7 @@ export interface DrawExport {
   id: string;
   kind: DrawRecord['kind'];
   status: DrawRecord['status'];
+  mode: 'live' | 'sandbox';
   source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string };
   offer: { id: string; name: string };
   gifts: number;
@@ -47,6 +48,7 @@ export function toExport(record: DrawRecord): DrawExport {
     id: record.id,
     kind: record.kind,
     status: record.status,
+    mode: record.mode ?? 'live',
     source: defined({ drawId: s.drawId, giveawayId: s.giveawayId, packageId: s.packageId, eventId: s.eventId }),
     offer: { id: record.offer.id, name: record.offer.name },
     gifts: record.gifts,
