@@ -9,6 +9,7 @@ import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
 import { compactLogStream } from './app/demo/output.js';
 import { TwitchAuthError } from './twitch/index.js';
+import { lockDataDirOrExit } from './app/data-lock.js';
 
 const config = loadConfigOrExit();
 // Sandbox mode prints its transcript on stdout: logs go to stderr, one short line each, at warn
@@ -21,6 +22,8 @@ const logger =
         secrets: secretValues(config),
       })
     : createLogger({ level: config.logLevel, secrets: secretValues(config) });
+// One bot per data directory, taken before anything in it is read; released on exit.
+lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
 
 function onSignals(stop: (reason: string) => Promise<void>): void {
   let count = 0;
