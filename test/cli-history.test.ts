@@ -126,7 +126,7 @@ describe('history CLI', () => {
   });
 
   it('runs as `npm run history` with the data directory from the configuration', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/history.ts', '--json', '--limit', '1'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/history.ts', '--live', '--json', '--limit', '1'], {
       cwd: root,
       env: { ...process.env, DATA_DIR: dir, GIFTDROP_MODE: 'sandbox' },
       stdio: ['ignore', 'pipe', 'pipe'],

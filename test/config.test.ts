@@ -37,7 +37,9 @@ describe('config', () => {
     expect(c.twitch.ircUrl).toBe('wss://irc-ws.chat.twitch.tv:443');
     expect(c.settings.gifting.flow).toBe('draw');
     expect(c.settings.links.publicInChat).toBe(false);
-    expect(c.dataDir).toBe(join(emptyDir, 'data'));
+    // Sandbox data lives apart from live data.
+    expect(c.dataDir).toBe(join(emptyDir, 'data', 'sandbox'));
+    expect(c.dataRoot).toBe(join(emptyDir, 'data'));
   });
 
   it('is live when Twitch and Fourthwall credentials are set', () => {

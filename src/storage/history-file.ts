@@ -48,7 +48,8 @@ export async function loadHistory(
   if (!previous.data) {
     if (!current.error) throw previous.error!;
     const why = previous.error ? `the previous generation ${backup} is unreadable too` : `there is no previous generation (${backup})`;
-    throw new StorageError('STORAGE_CORRUPT', `${current.error.message}, and ${why}; repair or move it away`);
+    const what = current.error.message.replace(/; it was left untouched$/, '');
+    throw new StorageError('STORAGE_CORRUPT', `${what}, and ${why}; nothing was changed: repair or move them away`);
   }
   let note = current.error
     ? `${file} is unreadable (${current.error.message.replace(/; it was left untouched$/, '')}): started from the previous generation ${backup}`

@@ -555,8 +555,9 @@ export function journaledEntrants(dataDir: string, drawId: string): Entrant[] {
 }
 
 /**
- * Runs `npm run <script> -- <args>` in the project root with a clean environment (PATH, HOME,
- * DATA_DIR; every other bot variable empty so a `.env` cannot leak in) and collects its output.
+ * Runs `npm run <script> -- --live <args>` (the live data in DATA_DIR, no credentials needed) in
+ * the project root with a clean environment (PATH, HOME, DATA_DIR; every other bot variable empty
+ * so a `.env` cannot leak in) and collects its output.
  */
 export function runNpmScript(
   script: string,
@@ -569,11 +570,10 @@ export function runNpmScript(
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? tmpdir(),
     DATA_DIR: o.dataDir,
-    GIFTDROP_MODE: 'sandbox',
     ...o.env,
   });
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
