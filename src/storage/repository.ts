@@ -109,14 +109,14 @@ export class FileDrawRepository implements DrawRepository {
       throw new StorageError('STORAGE_INVALID', `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`);
     }
     const clock = options.clock ?? systemClock;
+    const historyFile = join(dataDir, 'history.json');
+    const loaded = await loadHistory(historyFile, { readOnly, logger, nowMs: clock.now() });
     if (!readOnly) {
       await mkdirPrivate(join(dataDir, 'journal'));
       await mkdirPrivate(join(dataDir, 'draws'));
       await removeStaleTemps(dataDir);
       await removeStaleTemps(join(dataDir, 'draws'));
     }
-    const historyFile = join(dataDir, 'history.json');
-    const loaded = await loadHistory(historyFile, { readOnly, logger, nowMs: clock.now() });
     const db = new Low<HistoryData>(new DurableHistoryFile(historyFile, loaded.currentGood), loaded.data);
     const journal = new EntryJournal({
       dir: join(dataDir, 'journal'),
