@@ -2,12 +2,14 @@
  * The REAL bot process (`node --import tsx src/main.ts`) and its data directory: one bot per
  * DATA_DIR (a second instance exits non-zero naming the lock and the holder's PID and changes
  * nothing; a clean exit releases the lock), a restart after a kill (the stale lock is taken over,
- * a truncated history.json is started from history.json.bak, both said in the output), and partial
- * live credentials (exit non-zero naming each missing variable; DATA_DIR not even created).
+ * a truncated history.json is started from history.json.bak, both said in the output), a corrupt
+ * line in the middle of an open draw's journal (reported by draw id and line; the draw resumes and
+ * is drawn among every other entrant), and partial live credentials (exit non-zero naming each
+ * missing variable; DATA_DIR not even created).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { readdir, readFile, stat, truncate } from 'node:fs/promises';
+import { readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileDrawRepository } from '../src/storage/index.js';
@@ -15,9 +17,16 @@ import { finishedRecord } from './support/fairness-records.js';
 import {
   PROJECT_ROOT,
   botProcessEnv,
+  enterAll,
+  freePort,
+  journaledEntrants,
+  logins,
   makeTempDir,
+  setShopLive,
   spawnBot,
   startLocalServers,
+  waitForDrawStatus,
+  waitUntil,
   type BotProcess,
   type LocalServers,
 } from './support/e2e-stack.js';
@@ -29,6 +38,7 @@ const running: BotProcess[] = [];
 
 beforeAll(async () => {
   servers = await startLocalServers();
+  setShopLive(servers);
   ({ dir: root, cleanup } = await makeTempDir('giftdrop-datadir-'));
 });
 afterAll(async () => {
@@ -132,6 +142,42 @@ describe('one bot per DATA_DIR', () => {
     const repo = await FileDrawRepository.open(dataDir, { readOnly: true });
     expect((await repo.listDraws()).map((r) => r.id)).toEqual(['kept_1']);
     await repo.close();
+  }, 60_000);
+});
+
+describe('a damaged entry journal', () => {
+  it('a corrupt line in the middle: reported by draw id and line number; the draw resumes and is drawn among every other entrant', async () => {
+    const dataDir = join(root, 'journal');
+    const port = await freePort();
+    const first = await spawnBot(servers, { dataDir, httpPort: port });
+    running.push(first);
+    const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 2, durationSeconds: 60, username: 'journal_fan' });
+    const drawId = draw['id'] as string;
+    await servers.chat.waitFor(() => servers.chat.botMessages().some((m) => m.startsWith('🎁 journal_fan gifted')), 5000, 'draw announced');
+    const viewers = enterAll(servers.chat, logins('jr', 6));
+    await waitUntil(() => journaledEntrants(dataDir, drawId).length === 6, 5000, 'six entries journaled');
+    await first.kill('SIGKILL');
+
+    const file = join(dataDir, 'journal', `${drawId}.jsonl`);
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    const lost = (JSON.parse(lines[2]!) as { userId: string }).userId;
+    lines[2] = lines[2]!.slice(0, 20) + '#garbage#';
+    await writeFile(file, lines.join('\n'));
+
+    const second = await spawnBot(servers, { dataDir, httpPort: port });
+    running.push(second);
+    const report = await second.waitForLine((l) => l.includes(`draw ${drawId}: unreadable line(s) 3`), 5000, 'journal report');
+    expect(report).toContain('the draw resumes with the other 5 journaled entries');
+    expect((await second.health()).body.openDraws).toBe(1);
+    servers.chat.inject(servers.chat.broadcaster, '!giveaway end');
+    const rec = await waitForDrawStatus(dataDir, drawId);
+    expect(rec.status).toBe('finished');
+    const others = viewers.map((v) => v.userId).filter((id) => id !== lost).sort();
+    expect(rec.frozenEntrants!.map((e) => e.userId).sort()).toEqual(others);
+    expect(rec.winners).toHaveLength(2);
+    for (const w of rec.winners) expect(others).toContain(w.userId);
+    expect((await readdir(join(dataDir, 'journal'))).some((n) => n.startsWith(`${drawId}.jsonl.corrupt-`))).toBe(true);
+    expect((await second.kill('SIGTERM')).code).toBe(0);
   }, 60_000);
 });
 
