@@ -1,7 +1,8 @@
 /**
  * `npm start`: loads the config once, builds the logger, and runs the bot in live mode or, with
  * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
- * SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure (or a
+ * It first takes DATA_DIR's lock (one bot per data directory; the mode's folder, see
+ * src/config/mode.ts), before anything there is read. SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure (or a
  * failed step of the sandbox demo).
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';

@@ -1,7 +1,7 @@
 /**
  * The REAL bot process (`node --import tsx src/main.ts`) and its data directory: one bot per
- * DATA_DIR (a second instance exits non-zero naming the lock and the holder's PID and changes
- * nothing; a clean exit releases the lock), a restart after a kill (the stale lock is taken over,
+ * DATA_DIR (a second instance, or `npm run setup`, exits non-zero naming the lock and the holder's
+ * PID and changes nothing; a clean exit releases the lock; sandbox mode locks DATA_DIR/sandbox), a restart after a kill (the stale lock is taken over,
  * a truncated history.json is started from history.json.bak, both said in the output), a corrupt
  * line in the middle of an open draw's journal (reported by draw id and line; the draw resumes and
  * is drawn among every other entrant), and partial live credentials (exit non-zero naming each
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { finishedRecord } from './support/fairness-records.js';
+import { runProcess, startProcess } from './support/sandbox-mode-spawn.js';
 import {
   PROJECT_ROOT,
   botProcessEnv,
@@ -110,6 +111,12 @@ describe('one bot per DATA_DIR', () => {
     expect(lines[0]).toContain(`PID ${first.pid}`);
     expect(second.stdout).toBe('');
 
+    // `npm run setup` (it registers the webhook) is refused the same way.
+    const setup = await runProcess('npm', ['run', '--silent', 'setup'], botProcessEnv(servers, { dataDir }), 30_000);
+    expect(setup.code).toBe(1);
+    expect(setup.stderr).toContain(`${lockFile} is held by another giftdrop (PID ${first.pid})`);
+    expect(setup.stdout).toBe('');
+
     expect(await readFile(join(dataDir, 'history.json'))).toEqual(historyBefore);
     expect(await snapshot(dataDir)).toEqual(filesBefore);
     expect((await first.health()).status).toBe(200);
@@ -142,6 +149,33 @@ describe('one bot per DATA_DIR', () => {
     const repo = await FileDrawRepository.open(dataDir, { readOnly: true });
     expect((await repo.listDraws()).map((r) => r.id)).toEqual(['kept_1']);
     await repo.close();
+  }, 60_000);
+});
+
+describe('sandbox mode', () => {
+  it('holds the lock of the data it uses (DATA_DIR/sandbox): a second demo on the same DATA_DIR exits naming the PID', async () => {
+    const dataDir = join(root, 'demo');
+    const configFile = join(root, 'demo.json');
+    await writeFile(configFile, JSON.stringify({ demo: { drawSeconds: 30, linkSeconds: 30, paceMs: 20 } }));
+    const env = { DATA_DIR: dataDir, HTTP_PORT: '0', GIFTDROP_CONFIG: configFile };
+    const first = startProcess('node', ['--import', 'tsx', 'src/main.ts'], env);
+    try {
+      await first.until(/Fourthwall sandbox: http/, 'the demo running', 30_000);
+      const lockFile = join(dataDir, 'sandbox', 'giftdrop.lock');
+      expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: first.child.pid });
+      const second = await runProcess('node', ['--import', 'tsx', 'src/main.ts'], env, 15_000);
+      expect(second.code).toBe(1);
+      expect(second.stderr.trim()).toBe(
+        `giftdrop: ${lockFile} is held by another giftdrop (PID ${first.child.pid}): one bot per DATA_DIR; stop that process or set another DATA_DIR`,
+      );
+      expect(second.stdout).toBe('');
+      // The demo never touches the live data.
+      expect(existsSync(join(dataDir, 'history.json'))).toBe(false);
+    } finally {
+      first.child.kill('SIGINT');
+      await first.exited;
+    }
+    expect(existsSync(join(dataDir, 'sandbox', 'giftdrop.lock'))).toBe(false);
   }, 60_000);
 });
 
