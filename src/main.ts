@@ -1,9 +1,9 @@
 /**
  * `npm start`: loads the config once, builds the logger, and runs the bot in live mode or, with
  * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
- * It first takes DATA_DIR's lock (one bot per data directory; the mode's folder, see
- * src/config/mode.ts), before anything there is read. SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure (or a
- * failed step of the sandbox demo).
+ * It first takes the data directory's lock (one bot per data directory; the mode's folder, see
+ * src/config/mode.ts), before anything there is read. SIGINT/SIGTERM shut down cleanly. Exit
+ * codes: 0 clean, 1 config/credential/lock/startup failure (or a failed step of the sandbox demo).
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
