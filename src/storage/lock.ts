@@ -116,6 +116,8 @@ export function acquireDataDirLock(dir: string, options: AcquireOptions): DataDi
     token: randomBytes(8).toString('hex'),
   };
   for (let attempt = 0; ; attempt++) {
+    // Bounded: a lock that keeps changing hands is reported rather than fought over.
+    if (attempt > 60) throw new DataDirLockedError(file, undefined);
     let fd: number | undefined;
     try {
       fd = openSync(file, 'wx', 0o600);
@@ -145,7 +147,6 @@ export function acquireDataDirLock(dir: string, options: AcquireOptions): DataDi
     } else {
       options.warn(`taking over ${file}: its owner (PID ${owner.pid}, started ${owner.startedAt}) is no longer running`);
     }
-    if (attempt > 40) throw new DataDirLockedError(file, owner?.pid);
     // Move the stale file aside, then check it is the one judged stale: a racing process may have
     // replaced it with its own live lock meanwhile, which is then put back.
     const aside = `${file}.stale-${me.token}`;
