@@ -390,7 +390,8 @@ export async function startInProcessStack(o: InProcessOptions = {}): Promise<InP
   const temp = o.dataDir ? undefined : await makeTempDir();
   const dataDir = o.dataDir ?? temp!.dir;
   const base: Config = loadConfig({ env: { DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: o.logLevel ?? 'info' }, dotenv: false, cwd: dataDir });
-  const config: Config = { ...base, settings: fileSchema.parse(o.settings ?? {}) };
+  // The bot's data folder is `dataDir` itself (not DATA_DIR/sandbox), so tests read it directly.
+  const config: Config = { ...base, dataDir, settings: fileSchema.parse(o.settings ?? {}) };
   const logs = new LogCapture();
   const logger = createLogger({ level: config.logLevel, destination: logs });
   const operatorLines: string[] = [];
