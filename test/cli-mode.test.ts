@@ -58,6 +58,7 @@ describe('history and verify pick the mode like npm start', () => {
     const res = await history([], partial);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('TWITCH_TOKEN: required in live mode');
+    expect(res.stderr).toContain('npm run history -- --live (or --sandbox)');
     expect(await history(['--live'], partial)).toMatchObject({ code: 0, ids: ['live_draw'] });
     const both = await runProcess('npm', ['run', '--silent', 'verify', '--', '--sandbox', '--live', 'x'], { DATA_DIR: dataDir });
     expect(both.code).toBe(2);
