@@ -112,9 +112,9 @@ export class ProcessedEvents {
       this.handle = await open(this.file, 'a', FILE_MODE);
       await fsyncDir(dirname(this.file));
     }
-    // Not fsynced per id: the webhook acknowledgement waits for this write (a flush each made the
-    // ack 100x slower in `npm run bench -- webhook`); a power cut can forget the last ids, and the
-    // engine ignores a draw id it already has.
+    // Not fsynced per id: the webhook acknowledgement waits for this write, and a flush per id
+    // slowed the ack sharply in `npm run bench -- webhook`. A power cut can forget the last ids;
+    // the engine still ignores a draw id it already has.
     await this.handle.appendFile((this.needsNewline ? '\n' : '') + JSON.stringify(id) + '\n', 'utf8');
     this.needsNewline = false;
     this.linesInFile += 1;
