@@ -1,14 +1,16 @@
 /**
  * `npm start`: loads the config once, builds the logger, and runs the bot in live mode or, with
  * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
- * SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure (or a
- * failed step of the sandbox demo).
+ * It first takes the data directory's lock (one bot per data directory; the mode's folder, see
+ * src/config/mode.ts), before anything there is read. SIGINT/SIGTERM shut down cleanly. Exit
+ * codes: 0 clean, 1 config/credential/lock/startup failure (or a failed step of the sandbox demo).
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
 import { compactLogStream } from './app/demo/output.js';
 import { TwitchAuthError } from './twitch/index.js';
+import { lockDataDirOrExit } from './app/data-lock.js';
 
 const config = loadConfigOrExit();
 // Sandbox mode prints its transcript on stdout: logs go to stderr, one short line each, at warn
@@ -21,6 +23,8 @@ const logger =
         secrets: secretValues(config),
       })
     : createLogger({ level: config.logLevel, secrets: secretValues(config) });
+// One bot per data directory, taken before anything in it is read; released on exit.
+lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
 
 function onSignals(stop: (reason: string) => Promise<void>): void {
   let count = 0;

@@ -125,8 +125,24 @@ describe('history CLI', () => {
     await broken.cleanup();
   });
 
+  it('a truncated history.json: prints the draws of history.json.bak and warns naming both files', async () => {
+    const damaged = await tempDataDir();
+    const repo = await FileDrawRepository.open(damaged.dir);
+    await repo.saveDraw(finishedRecord({ id: 'first' }));
+    await repo.saveDraw(finishedRecord({ id: 'second' }));
+    await repo.close();
+    const { truncate } = await import('node:fs/promises');
+    await truncate(`${damaged.dir}/history.json`, 10);
+    const c = captureIo(damaged.dir);
+    expect(await runHistoryCli(['--json'], c.io)).toBe(0);
+    expect(JSON.parse(c.out()).map((r: { id: string }) => r.id)).toEqual(['first']);
+    expect(c.err()).toContain(`history: warning: ${damaged.dir}/history.json is unreadable`);
+    expect(c.err()).toContain(`started from the previous generation ${damaged.dir}/history.json.bak`);
+    await damaged.cleanup();
+  });
+
   it('runs as `npm run history` with the data directory from the configuration', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/history.ts', '--json', '--limit', '1'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/history.ts', '--live', '--json', '--limit', '1'], {
       cwd: root,
       env: { ...process.env, DATA_DIR: dir, GIFTDROP_MODE: 'sandbox' },
       stdio: ['ignore', 'pipe', 'pipe'],

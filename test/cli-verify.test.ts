@@ -89,7 +89,7 @@ describe('verify CLI', () => {
   it('runs as `npm run verify` and reports through its exit code', async () => {
     const exec = (id: string) =>
       new Promise<number | null>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/verify.ts', id], {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/verify.ts', '--live', id], {
           cwd: root,
           env: { ...process.env, DATA_DIR: dir, GIFTDROP_MODE: 'sandbox' },
           stdio: 'ignore',

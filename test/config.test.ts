@@ -48,7 +48,9 @@ describe('config', () => {
     expect(c.twitch.ircUrl).toBe('wss://irc-ws.chat.twitch.tv:443');
     expect(c.settings.gifting.flow).toBe('draw');
     expect(c.settings.links.publicInChat).toBe(false);
-    expect(c.dataDir).toBe(join(emptyDir, 'data'));
+    // Sandbox data lives apart from live data.
+    expect(c.dataDir).toBe(join(emptyDir, 'data', 'sandbox'));
+    expect(c.dataRoot).toBe(join(emptyDir, 'data'));
   });
 
   it('is live when Twitch and Fourthwall credentials are set', () => {
@@ -57,6 +59,28 @@ describe('config', () => {
     expect(c.fourthwall.auth).toEqual({ kind: 'basic', username: 'api-user', password: 'pw-very-secret-456' });
     expect(c.fourthwall.rateLimit).toEqual({ limit: 50, intervalMs: 5000 });
     expect(secretValues(c)).toContain(Buffer.from('api-user:pw-very-secret-456').toString('base64'));
+  });
+
+  it('some but not all live credentials: an error naming each missing variable, never the demo', () => {
+    const { TWITCH_TOKEN: _t, FOURTHWALL_PASSWORD: _p, ...partial } = live;
+    const problems = problemsOf(() => loadConfig({ env: partial, cwd: emptyDir }));
+    expect(problems[0]).toMatch(/^live credentials are partly set \(TWITCH_CHANNEL, TWITCH_USERNAME, FOURTHWALL_USERNAME, FOURTHWALL_WEBHOOK_SECRET\)/);
+    expect(problems).toContain('TWITCH_TOKEN: required in live mode');
+    expect(problems).toContain('FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME');
+    expect(problems.join('\n')).not.toContain('whsec-very-secret-789');
+    // One stray variable is enough to mean "live".
+    const one = problemsOf(() => loadConfig({ env: { FOURTHWALL_WEBHOOK_SECRET: 'x' }, cwd: emptyDir }));
+    for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_USERNAME']) expect(one.join('\n')).toContain(name);
+    // GIFTDROP_MODE=sandbox is the explicit way to run the demo anyway.
+    expect(loadConfig({ env: { ...partial, GIFTDROP_MODE: 'sandbox' }, cwd: emptyDir }).mode).toBe('sandbox');
+  });
+
+  it('live data in DATA_DIR, sandbox data in DATA_DIR/sandbox; the scripts may force a mode without credentials', () => {
+    expect(loadConfig({ env: { ...live, DATA_DIR: 'store' }, cwd: emptyDir }).dataDir).toBe(join(emptyDir, 'store'));
+    expect(loadConfig({ env: { DATA_DIR: 'store' }, cwd: emptyDir }).dataDir).toBe(join(emptyDir, 'store', 'sandbox'));
+    const forced = loadConfig({ env: { DATA_DIR: 'store', TWITCH_TOKEN: 'x' }, cwd: emptyDir, readOnlyMode: 'live' });
+    expect([forced.mode, forced.dataDir]).toEqual(['live', join(emptyDir, 'store')]);
+    expect(loadConfig({ env: live, cwd: emptyDir, readOnlyMode: 'sandbox' }).dataDir).toBe(join(emptyDir, 'data', 'sandbox'));
   });
 
   it('names every missing live variable in one error', () => {

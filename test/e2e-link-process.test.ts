@@ -35,7 +35,8 @@ function npmRun(script: string, args: string[], dataDir: string): Promise<{ code
   for (const name of BOT_ENV_NAMES) env[name] = '';
   Object.assign(env, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir });
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // `--live`: the live bot's data in DATA_DIR (without credentials the scripts would read DATA_DIR/sandbox).
+    const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

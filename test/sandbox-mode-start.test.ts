@@ -3,9 +3,10 @@
  * scripted stream against the in-process Fourthwall sandbox and chat server and exits 0; the
  * transcript shows the announcement, the entries, the winners and the link giveaway; links only
  * ever appear on the private console lines; `npm run history -- --json` then shows both draws
- * finished with the winners chat announced, and `npm run verify` confirms the gift draw.
+ * finished with the winners chat announced, written to DATA_DIR/sandbox with mode "sandbox", and
+ * `npm run verify` confirms the gift draw.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,8 +78,13 @@ describe('npm start without credentials and without a terminal', () => {
   it('the history holds both draws, finished, with the winners chat announced; verify confirms the gift draw', async () => {
     const hist = await runProcess('npm', ['run', '--silent', 'history', '--', '--json'], { DATA_DIR: env.DATA_DIR! });
     expect(hist.code, hist.stderr).toBe(0);
-    const draws = JSON.parse(hist.stdout) as { id: string; kind: string; status: string; gifts: number; entrants: number; winners: { login: string }[] }[];
+    const draws = JSON.parse(hist.stdout) as { id: string; kind: string; status: string; mode: string; gifts: number; entrants: number; winners: { login: string }[] }[];
     expect(draws.map((d) => d.kind)).toEqual(['link-giveaway', 'gift-draw']);
+    // Sandbox data lives in DATA_DIR/sandbox, apart from live data, and says so; the lock is released.
+    for (const d of draws) expect(d.mode).toBe('sandbox');
+    expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'history.json'))).toBe(true);
+    expect(existsSync(join(env.DATA_DIR!, 'history.json'))).toBe(false);
+    expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'giftdrop.lock'))).toBe(false);
     for (const d of draws) expect(d.status).toBe('finished');
     const [link, gift] = draws as [(typeof draws)[0], (typeof draws)[0]];
     expect(gift.entrants).toBe(20);

@@ -16,6 +16,7 @@ describe('history export', () => {
     record.source = { ...record.source, giftPurchaseId: 'gp_1' };
     const out = toExport(record);
     expect(out).toEqual({
+      mode: 'live',
       id: 'x',
       kind: 'link-giveaway',
       status: 'finished',

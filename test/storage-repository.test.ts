@@ -42,7 +42,7 @@ describe('FileDrawRepository: records', () => {
 
     const again = await openRepo();
     const loaded = await again.getDraw('lg_one');
-    expect(loaded).toEqual(record);
+    expect(loaded).toEqual({ ...record, mode: 'live' });
     expect(verifyDraw(loaded!).ok).toBe(true);
     expect(await again.getDraw('nope')).toBeUndefined();
   });
@@ -121,12 +121,26 @@ describe('FileDrawRepository: records', () => {
     expect(await readFile(file, 'utf8')).toBe(JSON.stringify({ version: 1, draws: [{ id: 'x', kind: 'nonsense' }] }));
   });
 
-  it('reports a corrupt entrants file naming it', async () => {
+  it('a corrupt entrants file: read-only names it; the bot quarantines it, reports the draw id, and the draw loads without it', async () => {
     const repo = await openRepo();
     await repo.saveDraw(finishedRecord({ id: 'dmg' }));
+    await repo.saveDraw(finishedRecord({ id: 'fine' }));
     const file = join(dir, 'draws', 'dmg.entrants.json');
-    await writeFile(file, '{"version":1,"drawId":"dmg","entrants":[["1","a",0]]}');
-    await expect(repo.getDraw('dmg')).rejects.toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
+    const damaged = '{"version":1,"drawId":"dmg","entrants":[["1","a",0]]}';
+    await writeFile(file, damaged);
+    const reader = await openRepo({ readOnly: true });
+    await expect(reader.getDraw('dmg')).rejects.toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
+    expect(await readFile(file, 'utf8')).toBe(damaged);
+
+    const loaded = await repo.getDraw('dmg');
+    expect(loaded!.status).toBe('finished');
+    expect(loaded!.frozenEntrants).toBeUndefined();
+    expect(existsSync(file)).toBe(false);
+    const kept = (await readdir(join(dir, 'draws'))).filter((n) => n.startsWith('dmg.entrants.json.corrupt-'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(dir, 'draws', kept[0]!), 'utf8')).toBe(damaged);
+    expect(repo.notes.join('\n')).toMatch(/^draw dmg: its entrant list .*dmg\.entrants\.json is damaged .*kept as .*corrupt-/m);
+    expect((await repo.getDraw('fine'))!.frozenEntrants).toHaveLength(20);
   });
 
   it('read-only mode creates nothing and refuses writes', async () => {
@@ -214,9 +228,14 @@ describe('FileDrawRepository: entry journal', () => {
         done();
       },
     });
-    const second = await openRepo({ logger: createLogger({ destination, level: 'warn' }) });
+    const second = await openRepo({ logger: createLogger({ destination, level: 'debug' }) });
     expect((await second.openDraws())[0]!.entrants.map((e) => e.login)).toEqual(['viewer1', 'viewer2']);
-    await waitFor(() => logged.some((l) => l.includes('torn last journal line') && l.includes('d1.jsonl')));
+    // Dropped quietly (debug only), the file trimmed, nothing quarantined.
+    await waitFor(() => logged.some((l) => l.includes('torn last journal line')));
+    expect(logged.filter((l) => /"level":(40|50)/.test(l))).toEqual([]);
+    expect(second.notes).toEqual([]);
+    expect(await readFile(journal, 'utf8')).toBe([1, 2].map((i) => JSON.stringify(makeEntrant(i)) + '\n').join(''));
+    expect((await readdir(join(dir, 'journal'))).sort()).toEqual(['d1.jsonl']);
     second.appendEntrant('d1', makeEntrant(4));
     await second.close();
 

@@ -108,7 +108,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
     throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
 
-  const repo = await FileDrawRepository.open(config.dataDir, { clock, logger });
+  const repo = await FileDrawRepository.open(config.dataDir, { clock, logger, mode: config.mode });
   const client = new FourthwallClient({
     apiUrl: config.fourthwall.apiUrl,
     auth: clientAuth(config),

@@ -6,7 +6,7 @@
  *
  * Contract: resolves with the exit code: 0 when the script ran (and, interactively, the user
  * quit), 1 when a scripted step failed. The bot listens on config.http.port, or on a port the OS
- * picks when that one is busy (with a note). Draws land in config.dataDir like live ones. Stopping
+ * picks when that one is busy (with a note). Draws land in config.dataDir (DATA_DIR/sandbox). Stopping
  * (end of script without a terminal, /quit, Ctrl+C, the `onSignals` callback) closes any open
  * draw now (the sandbox shop ends with the process), ends streaming, stops the bot (history
  * flushed) and both servers, once.

@@ -27,6 +27,7 @@ export const HISTORY_USAGE = `usage: npm run history -- [--json | --csv] [--limi
   --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
   --limit N   only the N newest draws
   --draw ID   only the draw with this id
+  --sandbox / --live   which mode's data (default: the mode npm start would run in)
 `;
 
 interface HistoryArgs {
@@ -152,6 +153,7 @@ export async function runHistoryCli(argv: readonly string[], io: CliIo): Promise
     io.err.write(`history: ${(err as Error).message}\n`);
     return 1;
   }
+  for (const note of repo.notes) io.err.write(`history: warning: ${note}\n`);
   try {
     let records: DrawRecord[];
     if (args.draw !== undefined) {
@@ -201,10 +203,10 @@ if (isEntryPoint(import.meta.url)) {
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
-  const { loadConfigOrExit } = await import('../config/index.js');
-  const config = loadConfigOrExit();
-  process.exitCode = await runHistoryCli(process.argv.slice(2), {
-    dataDir: config.dataDir,
+  const { cliDataDir } = await import('./data-location.js');
+  const { dataDir, rest } = cliDataDir('history', process.argv.slice(2));
+  process.exitCode = await runHistoryCli(rest, {
+    dataDir,
     out: process.stdout,
     err: process.stderr,
   });

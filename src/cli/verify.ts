@@ -10,10 +10,11 @@ import { verifyDraw } from '../giveaway/verify.js';
 import type { DrawRecord } from '../giveaway/ports.js';
 import { isEntryPoint, type CliIo } from './history.js';
 
-export const VERIFY_USAGE = `usage: npm run verify -- <draw id>
+export const VERIFY_USAGE = `usage: npm run verify -- [--sandbox | --live] <draw id>
   Recomputes the draw's winners from its revealed seed and entrant list (algorithm:
   src/giveaway/fairness.ts). Exit 0 when they match the history, 1 when they do not,
   3 when there is nothing to check yet (cancelled before the draw, or still open).
+  --sandbox / --live   which mode's data (default: the mode npm start would run in)
 `;
 
 /** Exit code for a draw that has nothing to check yet (or ever): not a failure, not a pass. */
@@ -44,6 +45,7 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
   let repo: FileDrawRepository | undefined;
   try {
     repo = await FileDrawRepository.open(io.dataDir, { readOnly: true });
+    for (const note of repo.notes) io.err.write(`verify: warning: ${note}\n`);
     const record = await repo.getDraw(id);
     if (!record) {
       io.err.write(`verify: no draw with id ${JSON.stringify(id)} in ${repo.historyFile}\n`);
@@ -81,10 +83,10 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
 }
 
 if (isEntryPoint(import.meta.url)) {
-  const { loadConfigOrExit } = await import('../config/index.js');
-  const config = loadConfigOrExit();
-  process.exitCode = await runVerifyCli(process.argv.slice(2), {
-    dataDir: config.dataDir,
+  const { cliDataDir } = await import('./data-location.js');
+  const { dataDir, rest } = cliDataDir('verify', process.argv.slice(2));
+  process.exitCode = await runVerifyCli(rest, {
+    dataDir,
     out: process.stdout,
     err: process.stderr,
   });

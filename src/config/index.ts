@@ -11,8 +11,10 @@ import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
 import { envSchema, fileSchema, SECRET_ENV, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
+import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
 
 export type { FileSettings } from './schema.js';
+export { LIVE_CREDENTIAL_ENV, modeDataDir, takeModeFlag } from './mode.js';
 
 export const DEFAULT_TWITCH_IRC_URL = 'wss://irc-ws.chat.twitch.tv:443';
 export const DEFAULT_FOURTHWALL_API_URL = 'https://api.fourthwall.com/open-api/v1.0';
@@ -30,8 +32,10 @@ export type FourthwallAuthConfig =
 
 export interface Config {
   mode: 'sandbox' | 'live';
-  /** Absolute path. */
+  /** Absolute path of this mode's data: DATA_DIR in live mode, DATA_DIR/sandbox in sandbox mode. */
   dataDir: string;
+  /** Absolute path of DATA_DIR itself. */
+  dataRoot?: string;
   http: { host: string; port: number };
   logLevel: string;
   /** True when LOG_LEVEL was set (sandbox mode keeps its logs at warn otherwise). */
@@ -68,6 +72,11 @@ export interface LoadOptions {
   cwd?: string;
   /** Load `<cwd>/.env` (default true). */
   dotenv?: boolean;
+  /**
+   * Forces the mode without requiring live credentials: for the read-only scripts' `--sandbox` /
+   * `--live` (they only pick the data directory). Never use it to run the bot.
+   */
+  readOnlyMode?: 'sandbox' | 'live';
 }
 
 function issueLines(prefix: string, error: z.ZodError, schema?: z.ZodType): string[] {
@@ -174,9 +183,13 @@ export function loadConfig(options: LoadOptions = {}): Config {
       (e.FOURTHWALL_REFRESH_TOKEN && e.FOURTHWALL_CLIENT_ID && e.FOURTHWALL_CLIENT_SECRET),
   );
   const hasFourthwall = basic || oauth;
-  const mode = e.GIFTDROP_MODE ?? (hasTwitch && hasFourthwall ? 'live' : 'sandbox');
+  // Any live credential set means live (a missing one is an error), never a silent demo.
+  const anyLive = LIVE_CREDENTIAL_ENV.some((name) => e[name]);
+  const mode = options.readOnlyMode ?? e.GIFTDROP_MODE ?? (anyLive || (hasTwitch && hasFourthwall) ? 'live' : 'sandbox');
+  if (mode === 'live' && !options.readOnlyMode && !e.GIFTDROP_MODE && !(hasTwitch && hasFourthwall))
+    problems.push(partialCredentialsProblem(LIVE_CREDENTIAL_ENV.filter((name) => e[name])));
 
-  if (mode === 'live') {
+  if (mode === 'live' && !options.readOnlyMode) {
     for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN'] as const) {
       if (!e[name]) problems.push(`${name}: required in live mode`);
     }
@@ -229,9 +242,11 @@ export function loadConfig(options: LoadOptions = {}): Config {
         }
       : { kind: 'none' };
 
+  const dataRoot = resolve(cwd, env.DATA_DIR ?? 'data');
   return {
     mode,
-    dataDir: resolve(cwd, env.DATA_DIR ?? 'data'),
+    dataDir: modeDataDir(dataRoot, mode),
+    dataRoot,
     http: { host: env.HTTP_HOST ?? '127.0.0.1', port: env.HTTP_PORT ?? 8787 },
     logLevel: env.LOG_LEVEL ?? 'info',
     logLevelExplicit: env.LOG_LEVEL !== undefined,

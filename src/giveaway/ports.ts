@@ -231,6 +231,8 @@ export interface DrawRecord {
    * committed to). Moved to `fairness.seed` at close; history exports never show this field.
    */
   pendingSeed?: string;
+  /** Which mode's data this is; stamped by the storage on save (older records: read as live). */
+  mode?: 'live' | 'sandbox';
 }
 
 /**

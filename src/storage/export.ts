@@ -2,7 +2,8 @@
  * The history export: maps stored DrawRecords to the public export shape of the contract
  * (`npm run history -- --json`) and to CSV (one row per winner). Pure functions; no I/O.
  * The JSON export includes winners' redeem links, as the contract specifies: it is meant for the
- * shop owner, not for chat. Extras beyond the contract: `fairness.algorithm`, winners' `pick`,
+ * shop owner, not for chat. Extras beyond the contract: `mode` (every record carries it; older
+ * records without it are live), `fairness.algorithm`, winners' `pick`,
  * `rerolls`, `failure` and `rules` when present. Never exported: `pendingSeed` (an unrevealed seed),
  * the frozen entrant list, and internal bookkeeping (`finishInFlight`, `claim`, `giftIds`).
  */
@@ -30,6 +31,8 @@ export interface DrawExport {
     pick: number;
   }[];
   fairness: { commitment: string; seed?: string; entrantsDigest?: string; algorithm: string };
+  /** Which mode's data it is (records from before modes were recorded: live). */
+  mode: 'live' | 'sandbox';
   rerolls?: RerollRecord[];
   failure?: { reason: string; at: string };
   rules?: Record<string, unknown>;
@@ -71,6 +74,7 @@ export function toExport(record: DrawRecord): DrawExport {
       entrantsDigest: record.fairness.entrantsDigest,
       algorithm: record.fairness.algorithm,
     }),
+    mode: record.mode ?? 'live',
     rerolls: record.rerolls?.length ? record.rerolls.map((r) => ({ ...r })) : undefined,
     failure: record.failure ? { ...record.failure } : undefined,
     rules: record.rules ? structuredClone(record.rules) : undefined,

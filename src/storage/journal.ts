@@ -4,8 +4,11 @@
  * file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
  * killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
  * the middle of a write); a later append first terminates such a line so it cannot swallow the
- * next entry. Does not: deduplicate (readers do), know draw statuses, or fsync each append (the
- * guarantee is against process death, not power loss).
+ * next entry. Journals are created 0600. `recover` (at restore) repairs a journal: a torn last line
+ * is trimmed quietly; unreadable lines elsewhere, or an unreadable file, are reported by draw id
+ * and line number, the damaged file is kept as `<file>.corrupt-<timestamp>` and the journal goes on
+ * with every readable entrant. Does not: deduplicate (readers do), know draw statuses, or fsync
+ * each append (the guarantee is against process death, not power loss).
  */
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +16,7 @@ import type { Logger } from 'pino';
 import type { Entrant } from '../giveaway/ports.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { StorageError } from './errors.js';
-import { fileStem, idFromStem, readIfExists } from './files.js';
+import { FILE_MODE, fileStem, idFromStem, quarantineFile, readIfExists, replaceKeepingDamaged, writeFileAtomic } from './files.js';
 import { entrantSchema } from './schemas.js';
 
 const SUFFIX = '.jsonl';
@@ -23,6 +26,43 @@ export interface JournalOptions {
   clock: Clock;
   logger: Logger;
   flushIntervalMs: number;
+}
+
+/** What `recover` found in a draw's journal. */
+export interface JournalRecovery {
+  /** Every readable entrant, in file order. */
+  entrants: Entrant[];
+  /** 1-based numbers of unreadable lines other than a torn last line. */
+  badLines: number[];
+  /** Where the damaged file was kept, when it was. */
+  kept?: string;
+  /** The report (draw id, line numbers, kept copy), when something but a torn last line was wrong. */
+  note?: string;
+}
+
+/**
+ * Parses a journal's text: the readable entrants, the numbers of unreadable lines, and whether the
+ * last line is torn (unreadable and not newline-terminated: an interrupted write).
+ */
+export function parseJournal(text: string): { entrants: Entrant[]; badLines: number[]; tornLast: boolean } {
+  const lines = text.split('\n');
+  const entrants: Entrant[] = [];
+  const badLines: number[] = [];
+  let tornLast = false;
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      parsed = undefined;
+    }
+    const result = entrantSchema.safeParse(parsed);
+    if (result.success) entrants.push(result.data as Entrant);
+    else if (i === lines.length - 1) tornLast = true;
+    else badLines.push(i + 1);
+  });
+  return { entrants, badLines, tornLast };
 }
 
 /** Per-draw append-only entry journals with a timed write-behind buffer. */
@@ -105,7 +145,7 @@ export class EntryJournal {
     let entry = this.handles.get(drawId);
     if (!entry) {
       entry = (async () => {
-        const handle = await open(this.fileOf(drawId), 'a+');
+        const handle = await open(this.fileOf(drawId), 'a+', FILE_MODE);
         const { size } = await handle.stat();
         let needsNewline = false;
         if (size > 0) {
@@ -140,35 +180,71 @@ export class EntryJournal {
 
   /**
    * The journaled entrants of a draw, in file order, including any still buffered. A torn last
-   * line is skipped with a warning; so is any other unreadable line (named by number).
+   * line is skipped quietly; any other unreadable line is skipped with a warning naming the draw
+   * and the line (`recover` repairs the file).
    */
   async read(drawId: string): Promise<Entrant[]> {
     await this.flush();
     const file = this.fileOf(drawId);
     const text = await readIfExists(file);
     if (text === undefined) return [];
-    const lines = text.split('\n');
-    const out: Entrant[] = [];
-    lines.forEach((line, i) => {
-      if (line.trim() === '') return;
-      const torn = i === lines.length - 1;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line);
-      } catch {
-        parsed = undefined;
-      }
-      const result = entrantSchema.safeParse(parsed);
-      if (result.success) {
-        out.push(result.data as Entrant);
-      } else {
-        this.logger.warn(
-          { file, line: i + 1 },
-          torn ? 'ignoring a torn last journal line (interrupted write)' : 'skipping an unreadable journal line',
-        );
-      }
-    });
-    return out;
+    const parsed = parseJournal(text);
+    if (parsed.tornLast) this.logger.debug({ drawId, file }, 'ignoring a torn last journal line (interrupted write)');
+    for (const line of parsed.badLines) this.logger.warn({ drawId, file, line }, 'skipping an unreadable journal line');
+    return parsed.entrants;
+  }
+
+  /**
+   * Reads a draw's journal for a restore and repairs it (see the module comment). `note` is set,
+   * naming the draw id and the line numbers, when anything but a torn last line was wrong.
+   */
+  async recover(drawId: string, nowMs: number): Promise<JournalRecovery> {
+    await this.flush();
+    const run = this.chain.then(() => this.recoverNow(drawId, nowMs));
+    this.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async recoverNow(drawId: string, nowMs: number): Promise<JournalRecovery> {
+    const file = this.fileOf(drawId);
+    let text: string | undefined;
+    try {
+      text = await readIfExists(file);
+    } catch (err) {
+      await this.closeHandle(drawId).catch(() => undefined);
+      const kept = await quarantineFile(file, nowMs);
+      return {
+        entrants: [],
+        badLines: [],
+        kept,
+        note: `draw ${drawId}: its entry journal ${file} could not be read (${(err as Error).message}); kept as ${kept}. The draw resumes without its journaled entries`,
+      };
+    }
+    if (text === undefined) return { entrants: [], badLines: [] };
+    const parsed = parseJournal(text);
+    if (!parsed.tornLast && parsed.badLines.length === 0) return { entrants: parsed.entrants, badLines: [] };
+    // Rewritten with the readable lines only, so a later append cannot glue onto a torn line and
+    // the damaged lines are reported once.
+    await this.closeHandle(drawId);
+    const body = parsed.entrants.map((e) => JSON.stringify(e) + '\n').join('');
+    if (parsed.badLines.length === 0) {
+      this.logger.debug({ drawId, file }, 'dropped a torn last journal line (interrupted write)');
+      await writeFileAtomic(file, body);
+      return { entrants: parsed.entrants, badLines: [] };
+    }
+    const kept = await replaceKeepingDamaged(file, body, nowMs);
+    const lines = parsed.badLines.join(', ');
+    return {
+      entrants: parsed.entrants,
+      badLines: parsed.badLines,
+      kept,
+      note:
+        `draw ${drawId}: unreadable line(s) ${lines} in its entry journal ${file} (kept as ${kept}); ` +
+        `the draw resumes with the other ${parsed.entrants.length} journaled entr${parsed.entrants.length === 1 ? 'y' : 'ies'}`,
+    };
   }
 
   /** Draw ids that have a journal file. */

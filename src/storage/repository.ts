@@ -2,8 +2,10 @@
  * FileDrawRepository: the DrawRepository port on local files under one data directory.
  *
  *   <dataDir>/history.json             lowdb 7 document `{ version: 1, draws: [...] }`: every draw
- *                                      record, WITHOUT its frozen entrant list; rewritten (temp file +
- *                                      rename) only on saveDraw, i.e. on state changes.
+ *                                      record, WITHOUT its frozen entrant list; rewritten durably
+ *                                      only on saveDraw, i.e. on state changes (history-file.ts).
+ *   <dataDir>/history.json.bak         the previous good generation, started from (loudly) when
+ *                                      history.json is unreadable.
  *   <dataDir>/draws/<id>.entrants.json the frozen entrant list of a closed draw (atomic write, loaded
  *                                      lazily by getDraw/openDraws), written once per distinct list.
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (see journal.ts),
@@ -11,30 +13,28 @@
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
  *
  * Ids made of `[A-Za-z0-9_-]` are used as file names; others are base64url-encoded behind `~`.
- * A damaged history.json, entrants file or events file is reported with a StorageError naming the
- * file and is never overwritten. Read-only mode (the CLIs) never creates or changes a file, so it is
- * safe to run beside the bot. Does not: lock the directory against a second writer process, or
- * fsync the journal per entry (durability is against process death within flushIntervalMs).
+ * Every record is stamped with the repository's `mode` when saved (records from before modes were
+ * recorded read as live). Files are created 0600, directories 0700. A damaged entrants file is
+ * quarantined (`*.corrupt-<timestamp>`) and reported by draw id, a journal with unreadable lines is
+ * repaired (a copy of the damaged file kept) and reported by draw id and line: the other draws and
+ * entrants carry on. Recoveries are logged and listed in `notes`. A damaged events file is reported
+ * with a StorageError naming the file. Read-only mode (the CLIs) never creates or changes a file, so
+ * it is safe to run beside the bot. Does not: lock the directory against a second process (lock.ts,
+ * taken by the entry points), or fsync the journal per entry (durability is against process death
+ * within flushIntervalMs).
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
 import type { Logger } from 'pino';
 import type { DrawRecord, DrawRepository, Entrant, FrozenEntrant } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
-import { fileStem, parseJsonFile, readIfExists, writeFileAtomic } from './files.js';
+import { fileStem, mkdirPrivate, parseJsonFile, quarantineFile, readIfExists, removeStaleTemps, writeFileAtomic } from './files.js';
+import { DurableHistoryFile, loadHistory } from './history-file.js';
 import { EntryJournal } from './journal.js';
-import {
-  HISTORY_VERSION,
-  entrantsFileSchema,
-  historySchema,
-  storedRecordSchema,
-  type HistoryData,
-} from './schemas.js';
+import { entrantsFileSchema, storedRecordSchema, type HistoryData } from './schemas.js';
 
 export interface FileDrawRepositoryOptions {
   clock?: Clock;
@@ -45,6 +45,8 @@ export interface FileDrawRepositoryOptions {
   maxProcessedEvents?: number;
   /** Open without creating or modifying anything (CLIs). Writes throw STORAGE_READ_ONLY. */
   readOnly?: boolean;
+  /** Stamped on every saved record that has none. Default 'live'. */
+  mode?: 'live' | 'sandbox';
 }
 
 type StoredRecord = HistoryData['draws'][number];
@@ -62,6 +64,10 @@ export class FileDrawRepository implements DrawRepository {
   private readonly events: ProcessedEvents | undefined;
   private readonly logger: Logger;
   private readonly readOnly: boolean;
+  private readonly mode: 'live' | 'sandbox';
+  private readonly clock: Clock;
+  /** What was recovered while opening or reading (a history from its .bak, quarantined files). */
+  readonly notes: string[];
   private readonly byId = new Map<string, StoredRecord>();
   /** Key (digest:length or array identity) of the entrants file last written, per draw. */
   private readonly frozenWritten = new Map<string, string | FrozenEntrant[]>();
@@ -75,8 +81,12 @@ export class FileDrawRepository implements DrawRepository {
     events: ProcessedEvents | undefined,
     logger: Logger,
     readOnly: boolean,
+    options: { mode: 'live' | 'sandbox'; clock: Clock; notes: string[] },
   ) {
     this.dataDir = dataDir;
+    this.mode = options.mode;
+    this.clock = options.clock;
+    this.notes = options.notes;
     this.historyFile = join(dataDir, 'history.json');
     this.db = db;
     this.journal = journal;
@@ -98,25 +108,30 @@ export class FileDrawRepository implements DrawRepository {
     if (!Number.isFinite(flushIntervalMs) || flushIntervalMs < 0) {
       throw new StorageError('STORAGE_INVALID', `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`);
     }
-    if (!readOnly) {
-      await mkdir(join(dataDir, 'journal'), { recursive: true });
-      await mkdir(join(dataDir, 'draws'), { recursive: true });
-    }
+    const clock = options.clock ?? systemClock;
     const historyFile = join(dataDir, 'history.json');
-    const text = await readIfExists(historyFile);
-    const data: HistoryData =
-      text === undefined ? { version: HISTORY_VERSION, draws: [] } : parseJsonFile(historyFile, text, historySchema);
-    const db = new Low<HistoryData>(new JSONFile<HistoryData>(historyFile), data);
+    const loaded = await loadHistory(historyFile, { readOnly, logger, nowMs: clock.now() });
+    if (!readOnly) {
+      await mkdirPrivate(join(dataDir, 'journal'));
+      await mkdirPrivate(join(dataDir, 'draws'));
+      await removeStaleTemps(dataDir);
+      await removeStaleTemps(join(dataDir, 'draws'));
+    }
+    const db = new Low<HistoryData>(new DurableHistoryFile(historyFile, loaded.currentGood), loaded.data);
     const journal = new EntryJournal({
       dir: join(dataDir, 'journal'),
-      clock: options.clock ?? systemClock,
+      clock,
       logger,
       flushIntervalMs,
     });
     const events = readOnly
       ? undefined
       : await ProcessedEvents.load(join(dataDir, 'events.jsonl'), options.maxProcessedEvents ?? 10_000, logger);
-    return new FileDrawRepository(dataDir, db, journal, events, logger, readOnly);
+    return new FileDrawRepository(dataDir, db, journal, events, logger, readOnly, {
+      mode: options.mode ?? 'live',
+      clock,
+      notes: loaded.notes,
+    });
   }
 
   private assertWritable(): void {
@@ -151,6 +166,7 @@ export class FileDrawRepository implements DrawRepository {
       );
     }
     const stored = parsed.data;
+    stored.mode ??= this.mode;
     try {
       fileStem(stored.id);
     } catch (err) {
@@ -183,16 +199,32 @@ export class FileDrawRepository implements DrawRepository {
     if (FINAL_STATUSES.has(stored.status)) await this.journal.discard(stored.id);
   }
 
+  /**
+   * The frozen list of a draw. A damaged file: read-only mode throws STORAGE_CORRUPT naming it;
+   * otherwise it is quarantined, reported by draw id, and the draw goes on without a frozen list.
+   */
   private async loadFrozen(id: string): Promise<FrozenEntrant[] | undefined> {
     const file = this.entrantsFile(id);
-    const text = await readIfExists(file);
-    if (text === undefined) return undefined;
-    const body = parseJsonFile(file, text, entrantsFileSchema);
+    let body;
+    try {
+      const text = await readIfExists(file);
+      if (text === undefined) return undefined;
+      body = parseJsonFile(file, text, entrantsFileSchema);
+    } catch (err) {
+      if (this.readOnly) throw err;
+      const kept = await quarantineFile(file, this.clock.now());
+      const note = `draw ${id}: its entrant list ${file} is damaged (${(err as Error).message.replace(/; it was left untouched$/, '')}); kept as ${kept}`;
+      this.logger.error({ drawId: id, file, kept }, note);
+      this.notes.push(note);
+      this.frozenWritten.delete(id);
+      return undefined;
+    }
     return body.entrants.map(([userId, login, weight]) => ({ userId, login, weight }));
   }
 
   private async full(stored: StoredRecord): Promise<DrawRecord> {
     const record = structuredClone(stored) as DrawRecord;
+    record.mode ??= 'live';
     const frozen = await this.loadFrozen(stored.id);
     if (frozen) record.frozenEntrants = frozen;
     return record;
@@ -217,7 +249,8 @@ export class FileDrawRepository implements DrawRepository {
       if (!ACTIVE_STATUSES.has(stored.status)) continue;
       const seen = new Set<string>();
       const entrants: Entrant[] = [];
-      for (const e of await this.journal.read(stored.id)) {
+      const journaled = this.readOnly ? await this.journal.read(stored.id) : await this.recoverJournal(stored.id);
+      for (const e of journaled) {
         if (seen.has(e.userId)) continue;
         seen.add(e.userId);
         entrants.push(e);
@@ -236,6 +269,16 @@ export class FileDrawRepository implements DrawRepository {
       }
     }
     return out;
+  }
+
+  /** A draw's journal, repaired first when it has unreadable lines or is unreadable (reported). */
+  private async recoverJournal(drawId: string): Promise<Entrant[]> {
+    const result = await this.journal.recover(drawId, this.clock.now());
+    if (result.note) {
+      this.logger.error({ drawId, lines: result.badLines, kept: result.kept }, result.note);
+      this.notes.push(result.note);
+    }
+    return result.entrants;
   }
 
   /**
@@ -261,7 +304,7 @@ export class FileDrawRepository implements DrawRepository {
     const draws = this.db.data.draws.map((record, order) => ({ record, order, at: Date.parse(record.openedAt) || 0 }));
     draws.sort((a, b) => b.at - a.at || b.order - a.order);
     const limit = options.limit === undefined ? draws.length : Math.max(0, Math.floor(options.limit));
-    const out = draws.slice(0, limit).map((d) => structuredClone(d.record) as DrawRecord);
+    const out = draws.slice(0, limit).map((d) => ({ ...structuredClone(d.record), mode: d.record.mode ?? 'live' }) as DrawRecord);
     // An open draw's entries live in its journal until it closes: count them there.
     for (const record of out) {
       if (!ACTIVE_STATUSES.has(record.status)) continue;

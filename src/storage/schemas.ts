@@ -77,6 +77,8 @@ export const storedRecordSchema = z.looseObject({
   finishInFlight: z.boolean().optional(),
   startedBy: z.looseObject({ userId: z.string(), login: z.string() }).optional(),
   pendingSeed: z.string().optional(),
+  /** Which mode wrote it; absent in records from before modes were recorded (read as live). */
+  mode: z.enum(['live', 'sandbox']).optional(),
 });
 
 export const HISTORY_VERSION = 1;

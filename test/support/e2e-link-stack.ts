@@ -109,7 +109,8 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
   // covered by the logger's link scrubbing, as in production.
   const logger = createLogger({ level: 'info', destination: log, secrets: secretValues(base) });
   const stack = await startLocalStack({
-    config: base,
+    // The bot's data folder is `dataDir` itself (not DATA_DIR/sandbox), so tests read it directly.
+    config: { ...base, dataDir },
     logger,
     operator: { notify: (line) => void operator.push(line) },
     fourthwall: { drawDurationSeconds: 600, ...options.fourthwall },

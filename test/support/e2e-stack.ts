@@ -390,7 +390,8 @@ export async function startInProcessStack(o: InProcessOptions = {}): Promise<InP
   const temp = o.dataDir ? undefined : await makeTempDir();
   const dataDir = o.dataDir ?? temp!.dir;
   const base: Config = loadConfig({ env: { DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: o.logLevel ?? 'info' }, dotenv: false, cwd: dataDir });
-  const config: Config = { ...base, settings: fileSchema.parse(o.settings ?? {}) };
+  // The bot's data folder is `dataDir` itself (not DATA_DIR/sandbox), so tests read it directly.
+  const config: Config = { ...base, dataDir, settings: fileSchema.parse(o.settings ?? {}) };
   const logs = new LogCapture();
   const logger = createLogger({ level: config.logLevel, destination: logs });
   const operatorLines: string[] = [];
@@ -555,8 +556,9 @@ export function journaledEntrants(dataDir: string, drawId: string): Entrant[] {
 }
 
 /**
- * Runs `npm run <script> -- <args>` in the project root with a clean environment (PATH, HOME,
- * DATA_DIR; every other bot variable empty so a `.env` cannot leak in) and collects its output.
+ * Runs `npm run <script> -- --live <args>` (the live data in DATA_DIR, no credentials needed) in
+ * the project root with a clean environment (PATH, HOME, DATA_DIR; every other bot variable empty
+ * so a `.env` cannot leak in) and collects its output.
  */
 export function runNpmScript(
   script: string,
@@ -569,11 +571,10 @@ export function runNpmScript(
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? tmpdir(),
     DATA_DIR: o.dataDir,
-    GIFTDROP_MODE: 'sandbox',
     ...o.env,
   });
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
