@@ -125,7 +125,8 @@ export const KNOWN_EVENT_TYPES = [
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
 export const WebhookEnvelopeSchema = z.looseObject({
-  testMode: z.boolean().nullish(),
+  /** Untyped in the published document: any value is accepted; only `true` / "true" mark a test event. */
+  testMode: z.unknown(),
   id: z.string().min(1),
   webhookId: z.string().nullish(),
   shopId: z.string().nullish(),
@@ -218,7 +219,7 @@ export function parseWebhookEvent(raw: Buffer | string): WebhookEvent {
   const e = env.data;
   if (!('data' in (json as object))) throw new WebhookPayloadError('data', 'webhook envelope invalid at data: missing');
   const base: WebhookEnvelopeBase = {
-    testMode: e.testMode ?? false,
+    testMode: e.testMode === true || e.testMode === 'true',
     id: e.id,
     webhookId: e.webhookId ?? undefined,
     shopId: e.shopId ?? undefined,
