@@ -104,7 +104,7 @@ export class EventPoller {
         }
       } catch (err) {
         report.failedTypes.push(type);
-        if (!this.failing) this.log.warn({ err, type }, 'could not read the past webhook events; trying again on the next poll');
+        if (!this.failing && report.failedTypes.length === 1) this.log.warn({ err, type }, 'could not read the past webhook events; trying again on the next poll');
       }
     }
     if (report.failedTypes.length === 0 && this.failing) this.log.info('past webhook events readable again');
