@@ -116,7 +116,9 @@ export class EventIntake {
     const ids = { eventId: event.id, type: event.type, source };
     try {
       if (await this.o.store.isEventProcessed(event.id)) {
-        this.log.info(ids, 'event already processed before; ignored');
+        // The poll lists every recent event again after a restart: only a webhook is worth a line.
+        if (source === 'webhook') this.log.info(ids, 'webhook already processed before; ignored');
+        else this.log.debug(ids, 'event already processed before; ignored');
         this.finish(event.id);
         return 'duplicate';
       }
