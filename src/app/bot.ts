@@ -215,9 +215,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     });
     const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
     if (notice) log.warn(notice);
-    // The shop id is pinned before the first event (a failure here is retried per event).
-    await shopId().catch((err: unknown) => log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known'));
-    poller = await startCatchUp({
+    // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
+    // retried per event), so an unreachable Fourthwall never holds up the start.
+    void shopId().catch((err: unknown) => log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known'));
+    poller = startCatchUp({
       config,
       client,
       intake,

@@ -5,8 +5,8 @@
  *
  * Contract: `pinnedShopId` reads the shop once and caches it; a failed read is not cached (the
  * next event asks again, and the event stays unprocessed meanwhile). `startCatchUp` runs the poll
- * only in live mode with an interval above 0 (FOURTHWALL_EVENT_POLL_SECONDS); its first pass is
- * awaited so events missed while the bot was down are handled before the start-up line.
+ * only in live mode with an interval above 0 (FOURTHWALL_EVENT_POLL_SECONDS); its first pass runs
+ * at once, in the background, so a slow or unreachable Fourthwall never holds up the start.
  * `basicOnlyNotice` names the operations an OAuth-only configuration may be refused.
  * Does not: handle events (event-intake.ts) or read the list itself (event-poll.ts).
  */
@@ -63,7 +63,7 @@ export interface CatchUpOptions {
 }
 
 /** Starts the catch-up poll when live mode asks for it; returns it (undefined when off). */
-export async function startCatchUp(o: CatchUpOptions): Promise<EventPoller | undefined> {
+export function startCatchUp(o: CatchUpOptions): EventPoller | undefined {
   const intervalMs = o.intervalMs ?? (o.config.fourthwall.eventPollSeconds ?? 5) * 1000;
   if ((o.config.mode !== 'live' && !o.force) || intervalMs <= 0) return undefined;
   const poller = new EventPoller({
@@ -75,6 +75,6 @@ export async function startCatchUp(o: CatchUpOptions): Promise<EventPoller | und
     isKnown: (id) => o.intake.isKnown(id),
     submit: (event, source) => o.intake.submit(event, source),
   });
-  await poller.start();
+  void poller.start();
   return poller;
 }
