@@ -167,6 +167,27 @@ describe('fourthwall webhook envelope', () => {
     }
   });
 
+  it('accepts what the published document allows: any int64 durationSeconds, an untyped testMode, minimal unused payloads', () => {
+    for (const d of ['0', '-45', '9223372036854775807', '2.5']) {
+      const body = JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', F.drawFixture())).replace('"durationSeconds":60', `"durationSeconds":${d}`);
+      const ev = parseWebhookEvent(body);
+      expect(ev.type === 'GIFT_DRAW_STARTED' && ev.data.durationSeconds, d).toBe(Number(d));
+    }
+    const testModes: [unknown, boolean][] = [[true, true], ['true', true], [false, false], [null, false], ['yes', false], [{ x: 1 }, false]];
+    for (const [value, isTest] of testModes) {
+      expect(parseWebhookEvent(JSON.stringify(F.envelopeFixture('DONATION', F.donationFixture(), { testMode: value }))).testMode, String(value)).toBe(isTest);
+    }
+    // OrderUpdatedV1 requires nothing, OfferUpdatedV1 is {product: <page>}, PromotionV1 requires only `type`
+    for (const [type, data] of [
+      ['ORDER_UPDATED', {}],
+      ['PRODUCT_UPDATED', { product: { results: [F.productFixture()] } }],
+      ['PROMOTION_CREATED', { type: 'SHOP_SINGLE' }],
+      ['PROMOTION_STATUS_CHANGED', { type: 'SHOP_MULTI' }],
+    ] as const) {
+      expect(parseWebhookEvent(JSON.stringify(F.envelopeFixture(type, data))).known, type).toBe(true);
+    }
+  });
+
   it('accepts unknown event types as opaque data', () => {
     const ev = parseWebhookEvent(JSON.stringify(F.envelopeFixture('CART_ABANDONED_24H', { cartId: 'c1', anything: [1, 2] })));
     expect(ev).toMatchObject({ type: 'CART_ABANDONED_24H', known: false, data: { cartId: 'c1' } });
