@@ -8,7 +8,8 @@
  * body; a record that does not parse is logged once and skipped. Pages are followed while a full
  * page still holds events newer than the horizon (default 1 hour; older events are not replayed),
  * at most `maxPages` per type. A failed list call is logged and tried again on the next tick; it
- * never stops the bot. Ticks never overlap. Timers run on the injected clock (tests advance it).
+ * never stops the bot. Ticks never overlap, and one type's events are handed over (and opened)
+ * before the next type is read, so a draw's start is handled before its end. Timers run on the injected clock (tests advance it).
  * Does not: decide whether an event is acted on (event-intake.ts does) or retry handling itself.
  */
 import { parseWebhookEvent, type WebhookEvent } from '../fourthwall/index.js';
@@ -84,6 +85,8 @@ export class EventPoller {
     const size = this.o.pageSize ?? 50;
     for (const type of this.o.types) {
       if (this.stopped) break;
+      // Handed over type by type, in `types` order (a draw's start before its end).
+      const handed: Promise<unknown>[] = [];
       try {
         for (let page = 0; page < (this.o.maxPages ?? 4); page++) {
           const res = await this.o.list({ type, page, size });
@@ -97,11 +100,12 @@ export class EventPoller {
             const event = this.parse(rec);
             if (!event) continue;
             report.submitted += 1;
-            void this.o.submit(event, 'poll');
+            handed.push(this.o.submit(event, 'poll'));
           }
           const last = res.totalPages != null ? page + 1 >= res.totalPages : res.results.length < size;
           if (last || recent < res.results.length || res.results.length === 0) break;
         }
+        await Promise.all(handed);
       } catch (err) {
         report.failedTypes.push(type);
         if (!this.failing && report.failedTypes.length === 1) this.log.warn({ err, type }, 'could not read the past webhook events; trying again on the next poll');
