@@ -83,6 +83,16 @@ describe('config', () => {
     expect(loadConfig({ env: live, cwd: emptyDir, readOnlyMode: 'sandbox' }).dataDir).toBe(join(emptyDir, 'data', 'sandbox'));
   });
 
+  it('FOURTHWALL_EVENT_POLL_SECONDS: default 5, 0 turns the catch-up poll off, a bad value is named', () => {
+    expect(loadConfig({ env: live, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(5);
+    expect(loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '0' }, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(0);
+    expect(loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '2.5' }, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(2.5);
+    for (const bad of ['often', '-1', '7200']) {
+      const text = problemsOf(() => loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: bad }, cwd: emptyDir })).join('\n');
+      expect(text, bad).toContain('FOURTHWALL_EVENT_POLL_SECONDS');
+    }
+  });
+
   it('names every missing live variable in one error', () => {
     const problems = problemsOf(() => loadConfig({ env: { GIFTDROP_MODE: 'live' }, cwd: emptyDir }));
     const text = problems.join('\n');

@@ -34,9 +34,9 @@ describe('fourthwall operations table', () => {
     expect(new Set(routes).size).toBe(routes.length);
   });
 
-  it('marks ops 22-24 and 32 unverified and everything else verified', () => {
-    const unverified = OPERATION_LIST.filter((o) => !o.verified).map((o) => o.seed).sort((a, b) => a! - b!);
-    expect(unverified).toEqual([22, 23, 24, 32]);
+  it('marks the operations missing from the published document (22-24, 32, gifting config) unverified and everything else verified', () => {
+    const unverified = OPERATION_LIST.filter((o) => !o.verified).map((o) => o.key).sort();
+    expect(unverified).toEqual(['addShippingLabel', 'bulkAddShippingLabels', 'findFulfillmentIds', 'getGiftingConfig', 'getWebhookSecret']);
   });
 
   it('records the documented auth, idempotency and success status', () => {
@@ -164,6 +164,27 @@ describe('fourthwall webhook envelope', () => {
       expect(ev.type).toBe(type);
       expect(ev.known).toBe(true);
       expect(ev.testMode).toBe(true);
+    }
+  });
+
+  it('accepts what the published document allows: any int64 durationSeconds, an untyped testMode, minimal unused payloads', () => {
+    for (const d of ['0', '-45', '9223372036854775807', '2.5']) {
+      const body = JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', F.drawFixture())).replace('"durationSeconds":60', `"durationSeconds":${d}`);
+      const ev = parseWebhookEvent(body);
+      expect(ev.known && ev.type === 'GIFT_DRAW_STARTED' ? ev.data.durationSeconds : undefined, d).toBe(Number(d));
+    }
+    const testModes: [unknown, boolean][] = [[true, true], ['true', true], [false, false], [null, false], ['yes', false], [{ x: 1 }, false]];
+    for (const [value, isTest] of testModes) {
+      expect(parseWebhookEvent(JSON.stringify(F.envelopeFixture('DONATION', F.donationFixture(), { testMode: value }))).testMode, String(value)).toBe(isTest);
+    }
+    // OrderUpdatedV1 requires nothing, OfferUpdatedV1 is {product: <page>}, PromotionV1 requires only `type`
+    for (const [type, data] of [
+      ['ORDER_UPDATED', {}],
+      ['PRODUCT_UPDATED', { product: { results: [F.productFixture()] } }],
+      ['PROMOTION_CREATED', { type: 'SHOP_SINGLE' }],
+      ['PROMOTION_STATUS_CHANGED', { type: 'SHOP_MULTI' }],
+    ] as const) {
+      expect(parseWebhookEvent(JSON.stringify(F.envelopeFixture(type, data))).known, type).toBe(true);
     }
   });
 

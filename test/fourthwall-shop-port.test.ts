@@ -69,3 +69,30 @@ describe('toShopError', () => {
     expect(toShopError(e, 'createGiveawayLinks')).toBe(e);
   });
 });
+
+describe('operations missing from the published document (unverified)', () => {
+  it('GET /gifting/config answering 404 (or anything else) is "not available": the configured window is used', async () => {
+    for (const status of [404, 500]) {
+      const { s, shop } = await setup((_req, res) => sendJson(res, status, { code: 'NOT_FOUND' }));
+      expect(await shop.giftingEntrySeconds()).toBeUndefined();
+      expect(s.requests.some((r) => r.path === '/gifting/config')).toBe(true);
+    }
+  });
+});
+
+describe('FourthwallShop giveaway packages (GET /giveaway-links/packages)', () => {
+  it('lists packages and reads one, building missing link URLs from the shop domain', async () => {
+    const { shop } = await setup((req, res) => {
+      if (req.path === '/giveaway-links/packages') return sendJson(res, 200, { packages: [{ packageId: 'gpg_1', createdAt: '2026-01-01T00:00:00Z' }] });
+      if (req.path === '/giveaway-links/packages/gpg_1')
+        return sendJson(res, 200, { ...packageWithoutLinks, giveawayLinks: packageWithoutLinks.giveawayLinks.map((l) => ({ ...l, productId: 'prod-1' })) });
+      return sendJson(res, 200, { id: 'sh_1', name: 'Shop', domain: 'shop.example.com' });
+    });
+    expect(await shop.listGiveawayPackages()).toEqual([{ packageId: 'gpg_1', createdAt: '2026-01-01T00:00:00Z' }]);
+    const pkg = await shop.getGiveawayPackage('gpg_1');
+    expect(pkg.links).toEqual([
+      { id: 'gft_a', link: 'https://shop.example.com/gifts/gft_a', productId: 'prod-1' },
+      { id: 'gft_b', link: 'https://shop.example.com/gifts/gft_b', productId: 'prod-1' },
+    ]);
+  });
+});

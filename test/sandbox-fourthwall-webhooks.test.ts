@@ -192,4 +192,32 @@ describe('Fourthwall sandbox webhooks', () => {
     await sb.control.waitForDelivery((d) => d.delivered);
     expect(rx.received).toHaveLength(1);
   });
+
+  it('fault: drops an event (never sent, listed as FAILED by GET /webhook-events); test webhooks carry testMode, over HTTP control too', async () => {
+    const sb = await sandbox();
+    const rx = await receiver();
+    await subscribe(sb, rx.url, ['GIFT_PURCHASE', 'GIFT_DRAW_STARTED']);
+    const control = `${new URL(sb.apiUrl).origin}/__sandbox`;
+    const f = await call(`${control}/webhook-faults`, { method: 'POST', headers: basic(sb), body: { kind: 'drop', type: 'GIFT_DRAW_STARTED' } });
+    expect(f.status).toBe(201);
+    sb.control.setLive(true);
+    const { draw } = sb.control.simulateGiftPurchase({ quantity: 1 });
+    await sb.control.waitForDelivery((d) => d.type === 'GIFT_PURCHASE' && d.delivered);
+    const dropped = sb.control.deliveries.find((d) => d.type === 'GIFT_DRAW_STARTED')!;
+    expect(dropped).toMatchObject({ dropped: true, done: true, delivered: false, attempts: 0 });
+    expect(rx.received.map((w) => w.json.type)).toEqual(['GIFT_PURCHASE']);
+
+    const test = await call(`${control}/events`, { method: 'POST', headers: basic(sb), body: { type: 'GIFT_DRAW_STARTED', data: { id: 'gdr_sample' }, testMode: true } });
+    expect(test.status).toBe(201);
+    await until(() => rx.received.length === 2, 5000, 'the test webhook');
+    expect(rx.received[1]!.json).toMatchObject({ testMode: true, type: 'GIFT_DRAW_STARTED', shopId: sb.state.shop.id });
+
+    const listed = await call(`${sb.apiUrl}/webhook-events?type=GIFT_DRAW_STARTED&page=0&size=50`, { headers: basic(sb) });
+    expect(listed.status).toBe(200);
+    const results = listed.body.results as { id: string; state: string; testMode: boolean; body: string; error?: string }[];
+    expect(results.map((e) => [e.state, e.testMode])).toEqual([['DELIVERED', true], ['FAILED', false]]);
+    expect(results[1]!.id).toBe(dropped.eventId);
+    expect(JSON.parse(results[1]!.body)).toMatchObject({ id: dropped.eventId, type: 'GIFT_DRAW_STARTED', data: { id: draw['id'] } });
+    expect(results[1]!.error).toMatch(/not delivered/);
+  });
 });

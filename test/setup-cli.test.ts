@@ -163,4 +163,17 @@ describe('runSetup', () => {
       expect(io.text()).toContain(name);
     }
   });
+
+  it('OAuth credentials only: reports that the Basic-only operations may be refused', async () => {
+    const env = setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL);
+    delete (env as Record<string, string | undefined>).FOURTHWALL_USERNAME;
+    delete (env as Record<string, string | undefined>).FOURTHWALL_PASSWORD;
+    const io = capture();
+    await runSetup({ config: configFor({ ...env, FOURTHWALL_ACCESS_TOKEN: 'not-a-real-token' }), out: io.out });
+    expect(io.text()).toMatch(/warn\s+Basic-only operations: .*PUT \/gifting\/draw\/\{id\}\/finish.*FOURTHWALL_USERNAME/);
+    expect(io.text()).not.toContain('not-a-real-token');
+    const basicIo = capture();
+    await runSetup({ config: configFor(setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL)), out: basicIo.out });
+    expect(basicIo.text()).toMatch(/ok\s+Basic-only operations: Basic credentials are set/);
+  });
 });

@@ -7,7 +7,7 @@
 import type { Config } from '../config/index.js';
 import { FourthwallClient, type AuthConfig, type FourthwallClientOptions, type WebhookEvent } from '../fourthwall/index.js';
 import { GiveawayService } from '../giveaway/service.js';
-import type { OperatorPort } from '../giveaway/ports.js';
+import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
 import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
 import type { Logger } from '../logging/index.js';
 import { CommandRegistry } from '../commands/registry.js';
@@ -22,6 +22,9 @@ import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
+import { EventIntake } from './event-intake.js';
+import type { EventPoller } from './event-poll.js';
+import { basicOnlyNotice, pinnedShopId, startCatchUp } from './catch-up.js';
 
 export interface BotOptions {
   config: Config;
@@ -34,6 +37,10 @@ export interface BotOptions {
   outbox?: Partial<OutboxLimits>;
   /** Extra client options (tests shorten timeouts). */
   client?: Partial<FourthwallClientOptions>;
+  /** Event intake and catch-up poll tuning (tests: clock, short retry and poll intervals, poll in sandbox mode). */
+  events?: { clock?: Clock; retryBaseMs?: number; pollIntervalMs?: number; forcePoll?: boolean };
+  /** Wraps the draw storage the engine uses (fault-injection tests). */
+  wrapRepository?: (repo: DrawRepository) => DrawRepository;
 }
 
 export interface Bot {
@@ -44,6 +51,10 @@ export interface Bot {
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
   readonly client: FourthwallClient;
+  /** Where every Fourthwall event enters (webhooks and the catch-up poll). */
+  readonly events: EventIntake;
+  /** The catch-up poll of GET /webhook-events (live mode, interval above 0). */
+  readonly poller?: EventPoller;
   readonly webhookUrl: string;
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
@@ -127,7 +138,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     clock,
     outbox: options.outbox,
   });
-  const service = new GiveawayService({ chat, shop, repo, clock, random, logger, settings, operator });
+  const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
+  const service = new GiveawayService({ chat, shop, repo: engineRepo, clock, random, logger, settings, operator });
   const streaming = new StreamingService({ shop, chat, logger });
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
@@ -145,24 +157,18 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     }
   });
 
-  // Webhooks: in-memory duplicate guard (also between concurrent deliveries) + durable ids.
-  const seen = new Set<string>();
-  const seenOrder: string[] = [];
-  const remember = (id: string) => {
-    seen.add(id);
-    seenOrder.push(id);
-    if (seenOrder.length > 10_000) seen.delete(seenOrder.shift()!);
-  };
-  const onEvent = async (event: WebhookEvent) => {
-    if (await repo.isEventProcessed(event.id)) {
-      log.info({ eventId: event.id, type: event.type }, 'webhook already processed before; ignored');
-      return;
-    }
-    await dispatch(event);
-    // Marked only once handled (the draw is saved by then): a crash in between lets a
-    // redelivery through, and the engine ignores a draw id it already has.
-    await repo.markEventProcessed(event.id);
-  };
+  // Fourthwall events (webhooks and the catch-up poll): one intake, one dedupe by event id.
+  const shopId = pinnedShopId(client, log);
+  const intake = new EventIntake({
+    mode: config.mode,
+    handle: (event) => dispatch(event),
+    handledTypes: new Set(BOT_WEBHOOK_TYPES),
+    store: repo,
+    shopId,
+    clock: options.events?.clock ?? clock,
+    logger,
+    ...(options.events?.retryBaseMs !== undefined ? { retryBaseMs: options.events.retryBaseMs } : {}),
+  });
   const dispatch = async (event: WebhookEvent) => {
     if (!event.known) {
       log.debug({ eventId: event.id, type: event.type }, 'unknown webhook type acknowledged and ignored');
@@ -191,6 +197,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   });
 
   let http: BotHttpServer | undefined;
+  let poller: EventPoller | undefined;
   try {
     // Open draws are restored before chat connects, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
@@ -201,16 +208,29 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       port: config.http.port,
       logger,
       secrets: { webhookSecret: config.fourthwall.webhookSecret, appHmacKey: config.fourthwall.appHmacKey },
-      seenEvent: (id) => {
-        if (seen.has(id)) return true;
-        remember(id);
-        return false;
-      },
-      onEvent,
+      seenEvent: (id) => intake.isKnown(id),
+      onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes: new Set(BOT_WEBHOOK_TYPES),
     });
+    const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
+    if (notice) log.warn(notice);
+    // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
+    // retried per event), so an unreachable Fourthwall never holds up the start.
+    void shopId().catch((err: unknown) => log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known'));
+    poller = startCatchUp({
+      config,
+      client,
+      intake,
+      types: BOT_WEBHOOK_TYPES,
+      clock: options.events?.clock ?? clock,
+      logger,
+      ...(options.events?.pollIntervalMs !== undefined ? { intervalMs: options.events.pollIntervalMs } : {}),
+      force: options.events?.forcePoll,
+    });
   } catch (err) {
+    await poller?.stop().catch(() => undefined);
+    await intake.stop().catch(() => undefined);
     await service.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
     await repo.close().catch(() => undefined);
@@ -250,6 +270,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     (stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
+      await poller?.stop().catch((err) => log.warn({ err }, 'event poll stop failed'));
+      await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
       await repo.close().catch((err) => log.error({ err }, 'history flush failed'));
@@ -268,6 +290,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     streaming,
     repo,
     client,
+    events: intake,
+    poller,
     webhookUrl,
     health,
     stop,

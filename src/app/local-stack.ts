@@ -13,7 +13,7 @@ import type { RandomSource } from '../shared/random.js';
 import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../sandbox/fourthwall/index.js';
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
 import type { OutboxLimits } from '../twitch/index.js';
-import { BOT_WEBHOOK_TYPES, startBot, type Bot } from './bot.js';
+import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from './bot.js';
 
 export { BOT_WEBHOOK_TYPES };
 
@@ -29,6 +29,8 @@ export interface LocalStackOptions {
   outbox?: Partial<OutboxLimits>;
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
+  /** Event intake tuning and storage fault injection (tests). */
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository'>;
 }
 
 export interface LocalStack {
@@ -73,6 +75,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clock: options.clock,
       random: options.random,
       outbox: options.outbox,
+      ...options.bot,
     });
     try {
       const existing = await bot.client.listWebhooks();

@@ -147,6 +147,27 @@ export class FourthwallShop implements ShopPort {
     });
   }
 
+  listGiveawayPackages(): Promise<{ packageId: string; createdAt?: string }[]> {
+    return this.call('listGiveawayPackages', async () =>
+      (await this.client.listGiveawayPackages()).packages.map((p) => ({ packageId: p.packageId, createdAt: opt(p.createdAt) })),
+    );
+  }
+
+  getGiveawayPackage(packageId: string): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }> {
+    return this.call('getGiveawayPackage', async () => {
+      const pkg = await this.client.getGiveawayPackage(packageId);
+      const domain = pkg.giveawayLinks.some((l) => !l.link) ? await this.shopDomain() : undefined;
+      return {
+        packageId: pkg.packageId,
+        links: pkg.giveawayLinks.map((l) => ({
+          id: l.id,
+          link: l.link ? l.link : `https://${domain}/gifts/${l.id}`,
+          ...(l.productId ? { productId: l.productId } : {}),
+        })),
+      };
+    });
+  }
+
   listProducts(): Promise<ProductInfo[]> {
     return this.call('listProducts', async () =>
       (await this.client.listAllProducts()).map((p) => ({ id: p.id, name: p.name, slug: p.slug ?? '' })),

@@ -31,6 +31,7 @@ import { createLogger, makeScrubber, silentLogger, type Logger } from '../loggin
 import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
 import { clientAuth } from '../app/bot.js';
 import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
+import { basicOnlyNotice } from '../app/catch-up.js';
 
 /** The outcome of one checked item. */
 export interface SetupItem {
@@ -307,6 +308,8 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     report([fw]);
     report(await checkTwitch(config, logger, o.chatTimeoutMs ?? 15_000));
     report([checkWebhookSecret(config)]);
+    const basicOnly = basicOnlyNotice(config);
+    report([{ name: 'Basic-only operations', status: basicOnly ? 'warn' : 'ok', detail: basicOnly ?? 'Basic credentials are set', required: false }]);
     if (fw.status === 'ok') {
       report(await registerWebhook(config, client));
       report([await checkGifting(client)]);

@@ -49,6 +49,8 @@ export interface Config {
     appHmacKey?: string;
     rateLimit: { limit: number; intervalMs: number };
     shopUrl?: string;
+    /** Seconds between `GET /webhook-events` catch-up polls in live mode; 0 = off (default 5). */
+    eventPollSeconds?: number;
   };
   /** Public base URL of the bot's HTTP server (an HTTPS tunnel), for registering the webhook. */
   publicUrl?: string;
@@ -264,6 +266,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
       appHmacKey: env.FOURTHWALL_APP_HMAC_KEY,
       rateLimit,
       shopUrl: env.FOURTHWALL_SHOP_URL?.replace(/\/+$/, ''),
+      eventPollSeconds: env.FOURTHWALL_EVENT_POLL_SECONDS ?? 5,
     },
     publicUrl: env.GIFTDROP_PUBLIC_URL?.replace(/\/+$/, ''),
     configFile,

@@ -77,6 +77,14 @@ export const envSchema = z.object({
       .optional(),
   ),
   FOURTHWALL_SHOP_URL: optionalString.pipe(url("the shop's public site").optional()),
+  FOURTHWALL_EVENT_POLL_SECONDS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\s*\d+(\.\d+)?\s*$/, 'must be a number of seconds (0 turns the catch-up poll off)')
+      .transform(Number)
+      .refine((n) => n <= 3600, 'must be at most 3600 seconds')
+      .optional(),
+  ),
   GIFTDROP_PUBLIC_URL: optionalString.pipe(url('the public HTTPS address of your tunnel, e.g. https://abc.example.com').optional()),
 });
 

@@ -6,8 +6,9 @@
  * except for `base: 'shop'` operations, which are relative to the shop's public URL. `auth` is the
  * spec's legend: 'A' = Basic or Bearer, 'B' = Basic only, 'none' = no credentials. `idempotent`
  * says whether the client may re-send the call after it may have reached the server;
- * `verified: false` marks paths that could not be confirmed from public material (chosen to be
- * plausible). Where the spec does not state the scheme, createGiveawayLinks and getWebhook take
+ * `verified: false` marks operations missing from Fourthwall's published OpenAPI document
+ * (`getWebhookSecret`, `getGiftingConfig`, the three shipping-label routes): callers must treat a
+ * 404 (or any refusal) from them as "not available" and carry on. Where the spec does not state the scheme, createGiveawayLinks and getWebhook take
  * 'A' (the OpenAPI document accepts OAuth and Basic) and the unverified getWebhookSecret takes 'B'
  * (the safe choice for a secret; 'B' still falls back to a Bearer token when that is all there is).
  * The client, the sandbox and tests all read this table.
@@ -47,8 +48,8 @@ export const OPERATIONS = {
   finishDraw: op({ seed: 3, method: 'PUT', path: '/gifting/draw/{id}/finish', base: 'api', auth: 'B', idempotent: false, verified: true, successStatus: 200, summary: 'Finish a giveaway draw with its winners (a PUT, but not safely repeatable)' }),
   getDraw: op({ seed: 4, method: 'GET', path: '/gifting/draw/{id}', base: 'api', auth: 'B', idempotent: true, verified: true, successStatus: 200, summary: 'Get a giveaway draw' }),
   createGiveawayLinks: op({ seed: 5, method: 'POST', path: '/giveaway-links', base: 'api', auth: 'A', idempotent: false, verified: true, successStatus: 200, summary: 'Create a package of giveaway links' }),
-  listGiveawayPackages: op({ seed: 6, method: 'GET', path: '/giveaway-links/packages', base: 'api', auth: 'B', idempotent: true, verified: true, successStatus: 200, summary: 'List giveaway packages' }),
-  getGiveawayPackage: op({ seed: 7, method: 'GET', path: '/giveaway-links/packages/{packageId}', base: 'api', auth: 'B', idempotent: true, verified: true, successStatus: 200, summary: 'Get the giveaway links of a package' }),
+  listGiveawayPackages: op({ seed: 6, method: 'GET', path: '/giveaway-links/packages', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, summary: 'List giveaway packages' }),
+  getGiveawayPackage: op({ seed: 7, method: 'GET', path: '/giveaway-links/packages/{packageId}', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, summary: 'Get the giveaway links of a package' }),
   listOrders: op({ seed: 8, method: 'GET', path: '/order', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, summary: 'List orders' }),
   getOrder: op({ seed: 9, method: 'GET', path: '/order/{orderId}', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, summary: 'Get order by id' }),
   getOrderByFriendlyId: op({ seed: 10, method: 'GET', path: '/order/by-friendly-id/{friendlyId}', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, summary: 'Get order by friendly id' }),
@@ -75,7 +76,7 @@ export const OPERATIONS = {
   createWebhook: op({ seed: 31, method: 'POST', path: '/webhooks', base: 'api', auth: 'A', idempotent: false, verified: true, successStatus: 200, summary: 'Create a webhook configuration' }),
   getWebhookSecret: op({ seed: 32, method: 'GET', path: '/webhooks/secret', base: 'api', auth: 'B', idempotent: true, verified: false, successStatus: 200, summary: 'Get the shop webhook secret (no published endpoint)' }),
   fetchProductFeed: op({ seed: 33, method: 'GET', path: '/.well-known/merchant-center/rss.xml', base: 'shop', auth: 'none', idempotent: true, verified: true, successStatus: 200, summary: 'Public RSS product feed of a shop' }),
-  getGiftingConfig: op({ method: 'GET', path: '/gifting/config', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, extra: true, summary: 'Get the shop gifting configuration (newer API)' }),
+  getGiftingConfig: op({ method: 'GET', path: '/gifting/config', base: 'api', auth: 'A', idempotent: true, verified: false, successStatus: 200, extra: true, summary: 'Get the shop gifting configuration (newer API)' }),
   listWebhookEvents: op({ method: 'GET', path: '/webhook-events', base: 'api', auth: 'A', idempotent: true, verified: true, successStatus: 200, extra: true, summary: 'List past webhook deliveries (newer API)' }),
 } as const satisfies Record<string, OperationSpec>;
 

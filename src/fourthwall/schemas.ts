@@ -66,7 +66,8 @@ export const DrawSchema = z.looseObject({
   message: optStr,
   gifts: z.array(DrawGiftSchema),
   createdAt: str,
-  durationSeconds: z.number().int().nonnegative(),
+  /** int64 with no minimum in the published document: any number is accepted; the domain clamps it. */
+  durationSeconds: z.number(),
 });
 
 export const GiftPurchaseGiftSchema = z.looseObject({

@@ -125,7 +125,8 @@ export const KNOWN_EVENT_TYPES = [
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
 export const WebhookEnvelopeSchema = z.looseObject({
-  testMode: z.boolean().nullish(),
+  /** Untyped in the published document: any value is accepted; only `true` / "true" mark a test event. */
+  testMode: z.unknown(),
   id: z.string().min(1),
   webhookId: z.string().nullish(),
   shopId: z.string().nullish(),
@@ -135,7 +136,12 @@ export const WebhookEnvelopeSchema = z.looseObject({
   data: z.unknown(),
 });
 
-const OrderUpdatedSchema = z.looseObject({ order: OrderSchema, update: z.looseObject({ type: z.string() }).nullish() });
+// Event types the bot does not act on accept everything the published document allows (checked
+// against the document with a schema validator): OrderUpdatedV1 requires nothing, OfferUpdatedV1
+// is `{product: <page of offers>}`, and PromotionV1 requires only `type`.
+const OrderUpdatedSchema = z.looseObject({ order: OrderSchema.nullish(), update: z.looseObject({ type: z.string().nullish() }).nullish() });
+const ProductUpdatedSchema = z.looseObject({ product: z.unknown().optional() });
+const PromotionEventSchema = PromotionSchema.extend({ id: z.string().nullish() });
 const SubscriptionSchema = z.looseObject({ id: z.string().nullish(), email: z.string().nullish(), nickname: z.string().nullish() });
 const NewsletterSchema = z.looseObject({ email: z.string().nullish() });
 
@@ -148,10 +154,10 @@ const DATA_SCHEMAS: Record<KnownEventType, z.ZodType> = {
   DONATION: DonationSchema,
   THANK_YOU_SENT: ThankYouSchema,
   PRODUCT_CREATED: ProductSchema,
-  PRODUCT_UPDATED: ProductSchema,
-  PROMOTION_CREATED: PromotionSchema,
-  PROMOTION_UPDATED: PromotionSchema,
-  PROMOTION_STATUS_CHANGED: PromotionSchema,
+  PRODUCT_UPDATED: ProductUpdatedSchema,
+  PROMOTION_CREATED: PromotionEventSchema,
+  PROMOTION_UPDATED: PromotionEventSchema,
+  PROMOTION_STATUS_CHANGED: PromotionEventSchema,
   SUBSCRIPTION_PURCHASED: SubscriptionSchema,
   SUBSCRIPTION_EXPIRED: SubscriptionSchema,
   SUBSCRIPTION_CHANGED: SubscriptionSchema,
@@ -159,6 +165,8 @@ const DATA_SCHEMAS: Record<KnownEventType, z.ZodType> = {
 };
 
 export type OrderUpdatedData = z.infer<typeof OrderUpdatedSchema>;
+export type ProductUpdatedData = z.infer<typeof ProductUpdatedSchema>;
+export type PromotionEventData = z.infer<typeof PromotionEventSchema>;
 export type SubscriptionData = z.infer<typeof SubscriptionSchema>;
 export type NewsletterData = z.infer<typeof NewsletterSchema>;
 
@@ -182,8 +190,9 @@ export type WebhookEvent =
   | Typed<'ORDER_UPDATED', OrderUpdatedData>
   | Typed<'DONATION', Donation>
   | Typed<'THANK_YOU_SENT', ThankYou>
-  | Typed<'PRODUCT_CREATED' | 'PRODUCT_UPDATED', Product>
-  | Typed<'PROMOTION_CREATED' | 'PROMOTION_UPDATED' | 'PROMOTION_STATUS_CHANGED', Promotion>
+  | Typed<'PRODUCT_CREATED', Product>
+  | Typed<'PRODUCT_UPDATED', ProductUpdatedData>
+  | Typed<'PROMOTION_CREATED' | 'PROMOTION_UPDATED' | 'PROMOTION_STATUS_CHANGED', PromotionEventData>
   | Typed<'SUBSCRIPTION_PURCHASED' | 'SUBSCRIPTION_EXPIRED' | 'SUBSCRIPTION_CHANGED', SubscriptionData>
   | Typed<'NEWSLETTER_SUBSCRIBED', NewsletterData>
   | (WebhookEnvelopeBase & { type: string; known: false; data: unknown });
@@ -218,7 +227,7 @@ export function parseWebhookEvent(raw: Buffer | string): WebhookEvent {
   const e = env.data;
   if (!('data' in (json as object))) throw new WebhookPayloadError('data', 'webhook envelope invalid at data: missing');
   const base: WebhookEnvelopeBase = {
-    testMode: e.testMode ?? false,
+    testMode: e.testMode === true || e.testMode === 'true',
     id: e.id,
     webhookId: e.webhookId ?? undefined,
     shopId: e.shopId ?? undefined,

@@ -7,13 +7,14 @@
  * shop call that could act twice (finishing a draw, creating links) the record is saved with
  * `finishInFlight`, so a restart reconciles instead of repeating it; if that save fails nothing is
  * sent. Gift draws are finished with the recorded winners only (gift-draw.ts); link creation is
- * never retried when its outcome is unknown (link-giveaway.ts). Every path ends in settle.ts
+ * never retried when its outcome is unknown (link-giveaway.ts), and a later `!giveaway retry`
+ * first reuses a package that unconfirmed attempt created (no double prizes). Every path ends in settle.ts
  * (finished or failed), except a stop, which leaves the journal for the next start. Does not: pick
  * or replace winners, run claim windows, or announce anything itself.
  */
 import { persistQuietly, type Engine } from './engine.js';
 import { hasWinners, mapFourthwallWinners, runFinish } from './gift-draw.js';
-import { createLinks } from './link-giveaway.js';
+import { createLinks, findEarlierPackage } from './link-giveaway.js';
 import type { GiftDrawInfo } from './ports.js';
 import type { DrawSession } from './session.js';
 import type { Settler } from './settle.js';
@@ -123,14 +124,19 @@ export class Finalizer {
     const missing = r.winners.filter((w) => !w.redeemUrl);
     if (missing.length) {
       r.finishInFlight = true;
+      const firstAttempt = r.linksRequestedAt === undefined;
+      r.linksRequestedAt ??= new Date(ctx.clock.now()).toISOString();
       try {
         await s.persist(ctx.repo);
       } catch (err) {
         r.finishInFlight = false;
+        if (firstAttempt) delete r.linksRequestedAt;
         return this.settle.fail(s, 'the draw journal could not be written, so no links were created', err);
       }
       const deadline = ctx.clock.now() + Math.max(MIN_LINK_DEADLINE_MS, ctx.settings.links.createDeadlineSeconds * 1000);
-      const res = await createLinks(ctx, s.id, r.offer.id, missing.length, deadline);
+      const res = firstAttempt
+        ? await createLinks(ctx, s.id, r.offer.id, missing.length, deadline)
+        : await this.earlierOrNewLinks(s, missing.length, deadline);
       if (!res.ok) {
         if (res.stopped) return;
         r.finishInFlight = false;
@@ -149,6 +155,26 @@ export class Finalizer {
       }
     }
     await this.settle.complete(s);
+  }
+
+  /**
+   * A retry (links were asked for before): a package the earlier, unconfirmed attempt created is
+   * reused; only when Fourthwall's package list shows none are new links created.
+   */
+  private async earlierOrNewLinks(s: DrawSession, count: number, deadline: number): ReturnType<typeof createLinks> {
+    const { ctx } = this.e;
+    const r = s.record;
+    const since = Date.parse(r.linksRequestedAt ?? '');
+    const used = new Set(
+      (await ctx.repo.listDraws({ limit: 500 }))
+        .filter((d) => d.id !== r.id)
+        .map((d) => d.source.packageId)
+        .filter((x): x is string => !!x),
+    );
+    const earlier = await findEarlierPackage(ctx, s.id, r.offer.id, count, Number.isFinite(since) ? since : 0, used);
+    if (!earlier.ok) return { ok: false, reason: `${earlier.reason}, so nothing was created` };
+    if (earlier.found) return { ok: true, ...earlier.found };
+    return createLinks(ctx, s.id, r.offer.id, count, deadline);
   }
 }
 

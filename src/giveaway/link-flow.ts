@@ -65,13 +65,16 @@ export class LinkFlow {
       }
       const product = match.product;
       const id = `lnk_${ctx.random.bytes(8).toString('hex')}`;
-      await this.opener.open(id, { windowMs: secs * 1000 }, () => ({
-        kind: 'link-giveaway',
-        source: {},
-        offer: { id: product.id, name: product.name },
-        gifts: count,
-        startedBy: { userId: by.userId, login: by.login },
-      }));
+      // A failed save was logged and told to the operator; the reply below says it did not open.
+      await this.opener
+        .open(id, { windowMs: secs * 1000 }, () => ({
+          kind: 'link-giveaway',
+          source: {},
+          offer: { id: product.id, name: product.name },
+          gifts: count,
+          startedBy: { userId: by.userId, login: by.login },
+        }))
+        .catch(() => undefined);
       return draws.active.has(id) ? { ok: true, id } : { ok: false, message: 'The giveaway could not be opened.' };
     } finally {
       this.starting = false;

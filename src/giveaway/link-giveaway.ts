@@ -5,7 +5,10 @@
  * Contract: `resolveProduct` matches a query against product id, slug and name, case-insensitively;
  * an exact match wins over partial ones, several candidates are reported (up to 5), and an unknown
  * query says so. `createLinks` retries an unavailable shop until its deadline and never retries a
- * call whose outcome is unknown (that could create a second package). Does not: hold giveaway
+ * call whose outcome is unknown (that could create a second package). `findEarlierPackage` is what
+ * a retry asks first: a package created since the first attempt (allowing for clock skew), not
+ * used by another draw, holding exactly the missing number of links of the product; when the
+ * packages cannot be read it says so, and the caller creates nothing. Does not: hold giveaway
  * state, talk to chat, or log links.
  */
 import type { EngineContext } from './context.js';
@@ -92,5 +95,52 @@ export async function createLinks(
       if (kind === 'auth') return { ok: false, reason: 'the bot is not allowed to create giveaway links' };
       return { ok: false, reason: 'an unexpected error while creating the links' };
     }
+  }
+}
+
+/** Clock difference allowed between the bot and Fourthwall when comparing package times. */
+export const PACKAGE_SKEW_MS = 60_000;
+
+export type EarlierPackage =
+  | { ok: true; found?: { packageId: string; links: GiveawayLinkInfo[] } }
+  | { ok: false; reason: string };
+
+/**
+ * A package an earlier, unconfirmed link creation made for this giveaway: created at or after
+ * `sinceMs - PACKAGE_SKEW_MS`, not in `used`, with exactly `count` links, all of `productId`.
+ * The oldest such package wins.
+ */
+export async function findEarlierPackage(
+  ctx: EngineContext,
+  drawId: string,
+  productId: string,
+  count: number,
+  sinceMs: number,
+  used: ReadonlySet<string>,
+): Promise<EarlierPackage> {
+  try {
+    const all = await ctx.shop.listGiveawayPackages();
+    const candidates = all
+      .filter((p) => !used.has(p.packageId))
+      .map((p) => ({ ...p, at: Date.parse(p.createdAt ?? '') }))
+      .filter((p) => !Number.isFinite(p.at) || p.at >= sinceMs - PACKAGE_SKEW_MS)
+      .sort((a, b) => (Number.isFinite(a.at) ? a.at : Infinity) - (Number.isFinite(b.at) ? b.at : Infinity));
+    for (const c of candidates) {
+      let pkg;
+      try {
+        pkg = await ctx.shop.getGiveawayPackage(c.packageId);
+      } catch (err) {
+        if (err instanceof ShopError && err.kind === 'not-found') continue;
+        throw err;
+      }
+      if (pkg.links.length === count && pkg.links.every((l) => !l.productId || l.productId === productId)) {
+        ctx.logger.info({ drawId, packageId: pkg.packageId }, 'reusing the giveaway package an earlier unconfirmed attempt created');
+        return { ok: true, found: { packageId: pkg.packageId, links: pkg.links.map((l) => ({ id: l.id, link: l.link })) } };
+      }
+    }
+    return { ok: true };
+  } catch (err) {
+    ctx.logger.warn({ drawId, err }, 'could not read the giveaway packages');
+    return { ok: false, reason: 'Fourthwall could not be asked whether the earlier attempt created the links' };
   }
 }

@@ -4,8 +4,11 @@
  *
  * Contract: an id that is active, being opened (a synchronous guard, set before the first await)
  * or already in storage is ignored. A new draw gets a fresh seed whose commitment is stored before
- * the draw is announced; it is saved before it becomes active, and a failed save opens nothing
- * (the operator is told). A draw with no available gifts is not opened. The gift flows
+ * the draw is announced; it is saved before it becomes active, and a failed save opens nothing:
+ * the operator is told and the returned promise rejects, so the caller (the event intake) leaves
+ * the event unprocessed and retries it. A Fourthwall draw's `durationSeconds` is clamped to
+ * 0..MAX_DRAW_SECONDS (the published document sets no bounds); a draw whose window is already
+ * over (a late retry or catch-up) opens and closes at once. A draw with no available gifts is not opened. The gift flows
  * (`giftFlow` 'draw' or 'purchase') ignore the other flow's events. Does not: collect entries,
  * close or pick (entries.ts, drawing.ts), or validate moderator input (link-flow.ts).
  */
@@ -18,6 +21,15 @@ import { DrawSession } from './session.js';
 
 /** The parts of a new record that depend on what opened it. */
 export type DrawSeed = Pick<DrawRecord, 'kind' | 'source' | 'offer' | 'gifts'> & Partial<DrawRecord>;
+
+/** The longest entry window a Fourthwall draw gets (its durationSeconds is clamped to this). */
+export const MAX_DRAW_SECONDS = 3600;
+
+/** A draw's entry window in seconds: finite, 0..MAX_DRAW_SECONDS (NaN, negatives -> 0). */
+export function clampDrawSeconds(value: number): number {
+  if (!Number.isFinite(value)) return value === Infinity ? MAX_DRAW_SECONDS : 0;
+  return Math.min(MAX_DRAW_SECONDS, Math.max(0, Math.floor(value)));
+}
 
 export class Opener {
   constructor(
@@ -35,7 +47,9 @@ export class Opener {
     const now = ctx.clock.now();
     const created = Date.parse(draw.createdAt);
     const startMs = Number.isFinite(created) ? created : now;
-    const closesAtMs = startMs + Math.max(0, draw.durationSeconds) * 1000;
+    const seconds = clampDrawSeconds(draw.durationSeconds);
+    if (seconds !== draw.durationSeconds) ctx.logger.info({ drawId: draw.id, durationSeconds: draw.durationSeconds, seconds }, 'draw duration clamped');
+    const closesAtMs = startMs + seconds * 1000;
     const available = draw.gifts.filter((g) => g.status === 'AVAILABLE');
     return this.open(draw.id, closesAtMs, () => ({
       kind: 'gift-draw',
@@ -123,6 +137,7 @@ export class Opener {
         } catch (err) {
           ctx.logger.error({ drawId: id, err }, 'could not open the draw');
           ctx.operator.notify(`Could not open draw ${id}: the draw journal could not be written.`);
+          throw err;
         } finally {
           draws.opening.delete(id);
         }

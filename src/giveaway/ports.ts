@@ -100,6 +100,10 @@ export interface ShopPort {
   finishDraw(drawId: string, participants: { userId: string; userName: string }[]): Promise<GiftDrawInfo>;
   getDraw(drawId: string): Promise<GiftDrawInfo>;
   createGiveawayLinks(productId: string, count: number): Promise<{ packageId: string; links: GiveawayLinkInfo[] }>;
+  /** Every package of giveaway links of the shop (`GET /giveaway-links/packages`). */
+  listGiveawayPackages(): Promise<{ packageId: string; createdAt?: string }[]>;
+  /** The links of one package, each with its product id when Fourthwall says it. */
+  getGiveawayPackage(packageId: string): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }>;
   /** Every product of the shop (the adapter pages through the list). */
   listProducts(): Promise<ProductInfo[]>;
   getProduct(productId: string): Promise<ProductInfo>;
@@ -224,6 +228,11 @@ export interface DrawRecord {
   failure?: { reason: string; at: string };
   /** Finish call to Fourthwall was started (reconcile with GET draw after a crash). */
   finishInFlight?: boolean;
+  /**
+   * When links were first asked for (link giveaways): a retry looks for a package an unconfirmed
+   * attempt created from this moment on, and reuses it instead of creating a second one.
+   */
+  linksRequestedAt?: string;
   /** Who started it (link giveaways). */
   startedBy?: { userId: string; login: string };
   /**

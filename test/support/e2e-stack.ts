@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { fileSchema } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/logging/index.js';
-import { BOT_WEBHOOK_TYPES, startLocalStack, type LocalStack } from '../../src/app/local-stack.js';
+import { BOT_WEBHOOK_TYPES, startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/app/local-stack.js';
 import { signWebhookBody, SHOP_SIGNATURE_HEADER } from '../../src/fourthwall/webhooks.js';
 import type { DrawRecord, Entrant } from '../../src/giveaway/ports.js';
 import type { HealthReport } from '../../src/http/server.js';
@@ -64,6 +64,7 @@ export const BOT_ENV_NAMES = [
   'FOURTHWALL_APP_HMAC_KEY',
   'FOURTHWALL_RATE_LIMIT',
   'FOURTHWALL_SHOP_URL',
+  'FOURTHWALL_EVENT_POLL_SECONDS',
 ] as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -383,6 +384,8 @@ export interface InProcessOptions {
   dataDir?: string;
   outbox?: Partial<OutboxLimits>;
   logLevel?: string;
+  /** Event intake tuning and storage fault injection. */
+  bot?: LocalStackOptions['bot'];
 }
 
 /** The whole stack in this process (startLocalStack): sandbox with 3 s draws, chat server with the bot as mod. */
@@ -403,6 +406,7 @@ export async function startInProcessStack(o: InProcessOptions = {}): Promise<InP
       fourthwall: { drawDurationSeconds: 3, ...o.fourthwall },
       chat: { botIsMod: true, ...o.chat },
       ...(o.outbox ? { outbox: o.outbox } : {}),
+      ...(o.bot ? { bot: o.bot } : {}),
     });
     return {
       ...stack,

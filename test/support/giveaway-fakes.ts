@@ -152,14 +152,31 @@ export class FakeShop implements ShopPort {
     return this.react(this.linkPlan.shift(), () => {
       if (!this.products.some((p) => p.id === productId)) throw new ShopError('not-found', 'offer not found');
       const pkg = ++this.linkSeq;
-      return {
+      const created = {
         packageId: `gpg_${pkg}`,
         links: Array.from({ length: count }, (_, i) => ({
           id: `gft_link_${pkg}_${i + 1}`,
           link: `https://fourthwall.com/gifts/gft_link_${pkg}_${i + 1}`,
         })),
       };
+      this.packages.set(created.packageId, { ...structuredClone(created), productId });
+      return created;
     });
+  }
+
+  /** Packages created so far (createdAt is the fake's start time: it has no clock). */
+  readonly packages = new Map<string, { packageId: string; productId: string; links: GiveawayLinkInfo[] }>();
+
+  async listGiveawayPackages(): Promise<{ packageId: string; createdAt?: string }[]> {
+    this.calls.push({ op: 'listGiveawayPackages', args: [] });
+    return [...this.packages.keys()].map((packageId) => ({ packageId, createdAt: new Date(START_MS).toISOString() }));
+  }
+
+  async getGiveawayPackage(packageId: string): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }> {
+    this.calls.push({ op: 'getGiveawayPackage', args: [packageId] });
+    const p = this.packages.get(packageId);
+    if (!p) throw new ShopError('not-found', `package ${packageId} not found`);
+    return { packageId, links: p.links.map((l) => ({ ...l, productId: p.productId })) };
   }
 
   async listProducts(): Promise<ProductInfo[]> {

@@ -221,12 +221,12 @@ export function buildApiRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'listGiveawayPackages', method: 'GET', path: '/giveaway-links/packages', auth: 'B',
+      operation: 'listGiveawayPackages', method: 'GET', path: '/giveaway-links/packages', auth: 'A',
       handler: () =>
         ok({ packages: newestFirst(state.packages.values()).map((p) => ({ packageId: p.packageId, createdAt: p.createdAt })) }),
     },
     {
-      operation: 'getGiveawayPackage', method: 'GET', path: '/giveaway-links/packages/:packageId', auth: 'B',
+      operation: 'getGiveawayPackage', method: 'GET', path: '/giveaway-links/packages/:packageId', auth: 'A',
       handler: ({ params }) => {
         const pkg = state.giveawayPackage(params['packageId'] as string);
         return ok({ packageId: pkg.packageId, giveawayLinks: pkg.giveawayLinks });
@@ -278,7 +278,8 @@ export function buildApiRoutes(d: ApiDeps): ApiRoute[] {
         const product = state.product(params['productId'] as string);
         product.state = { type: body['available'] ? 'AVAILABLE' : 'SOLD_OUT' };
         product.updatedAt = iso();
-        hub.emit('PRODUCT_UPDATED', product);
+        // OfferUpdatedV1 in the published document: `{product: <page of offers>}`.
+        hub.emit('PRODUCT_UPDATED', { product: { results: [product], total: 1, page: 0, size: 1, totalPages: 1 } });
         return ok(product);
       },
     },

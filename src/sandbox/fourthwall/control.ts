@@ -65,6 +65,8 @@ export interface WebhookFaultControl {
   outOfOrder(options?: { type?: string; times?: number }): void;
   /** The next `times` matching events wait `delayMs` before their first attempt. */
   delay(delayMs: number, options?: { type?: string; times?: number }): void;
+  /** The next `times` matching events are never sent (Fourthwall lists them as FAILED in GET /webhook-events). */
+  drop(options?: { type?: string; times?: number }): void;
   /** Sends held events now. */
   releaseHeld(): void;
   clear(): void;
@@ -83,8 +85,8 @@ export interface SandboxControl {
   issueAuthCode(redirectUri?: string): string;
   /** Expires every issued access token now. */
   expireAccessTokens(): void;
-  /** Emits any event type with any data to subscribed webhooks. */
-  emitEvent(type: string, data: unknown): DeliveryRecord[];
+  /** Emits any event type with any data to subscribed webhooks (`testMode`: the dashboard's "test" webhook). */
+  emitEvent(type: string, data: unknown, options?: { testMode?: boolean }): DeliveryRecord[];
   faults: FaultControl;
   webhookFaults: WebhookFaultControl;
   /** Every delivery so far (live records: they update as attempts happen). */
@@ -139,7 +141,7 @@ export function createControl(d: ControlDeps): SandboxControl {
     redeemGift: (id) => d.gifting.redeem(id),
     issueAuthCode: (redirectUri) => d.auth.issueAuthCode(redirectUri),
     expireAccessTokens: () => d.auth.expireAccessTokens(),
-    emitEvent: (type, data) => d.hub.emit(type, data),
+    emitEvent: (type, data, options) => d.hub.emit(type, data, options),
     faults: {
       inject: (op, spec) => d.faults.add(op, spec),
       fail: (op, times = 1, status = 503) => d.faults.add(op, { kind: 'status', times, status }),
@@ -154,6 +156,7 @@ export function createControl(d: ControlDeps): SandboxControl {
       duplicate: (o) => wf('duplicate', o),
       outOfOrder: (o) => wf('hold', o),
       delay: (ms, o) => wf('delay', o, ms),
+      drop: (o) => wf('drop', o),
       releaseHeld: () => d.hub.releaseHeld(),
       clear: () => d.hub.clearFaults(),
     },
@@ -236,7 +239,7 @@ export function serveControl(
   if (r === 'POST /events') {
     const b = body();
     if (typeof b['type'] !== 'string') throw invalid('type', 'must be a string');
-    const records = control.emitEvent(b['type'], b['data'] ?? {});
+    const records = control.emitEvent(b['type'], b['data'] ?? {}, { testMode: b['testMode'] === true });
     return { status: 201, body: { eventIds: records.map((x) => x.eventId) } };
   }
   if (r === 'POST /faults') {
@@ -260,7 +263,8 @@ export function serveControl(
       if (b['kind'] === 'duplicate') control.webhookFaults.duplicate(opts);
       else if (b['kind'] === 'out-of-order') control.webhookFaults.outOfOrder(opts);
       else if (b['kind'] === 'delay') control.webhookFaults.delay(optionalInt(b, 'delayMs') ?? 0, opts);
-      else throw new RangeError('kind must be duplicate, out-of-order or delay');
+      else if (b['kind'] === 'drop') control.webhookFaults.drop(opts);
+      else throw new RangeError('kind must be duplicate, out-of-order, delay or drop');
     });
     return { status: 201 };
   }

@@ -5,8 +5,11 @@
  * type, apiVersion: 'V1', createdAt, data}` with `X-Fourthwall-Hmac-SHA256` = base64(HMAC-SHA256
  * (shop webhook secret, raw body)) and, with an app key, `X-Fourthwall-Hmac-Apps-SHA256`.
  * Delivery counts only on exactly 200 within the timeout; otherwise it is retried on a schedule.
- * Delivery faults (duplicate, hold for out-of-order, delay) and a readable delivery log with
- * `waitFor` serve tests. Timers run on the injected transport Clock. Bodies and signatures are
+ * Delivery faults (duplicate, hold for out-of-order, delay, drop: listed but never sent) and a
+ * readable delivery log with `waitFor` serve tests; `emit(..., { testMode: true })` is the
+ * dashboard's "send test webhook". `events()` is what `GET /webhook-events` lists: one record per
+ * event and configuration, newest first, with the documented fields (`body` = the envelope as a
+ * JSON string, `state` DELIVERED / FAILED / PENDING). Timers run on the injected transport Clock. Bodies and signatures are
  * never logged. It does not decide when events happen; callers emit them.
  */
 import { createHmac } from 'node:crypto';
@@ -47,12 +50,15 @@ export interface DeliveryRecord {
   done: boolean;
   /** True for the extra copy sent by a `duplicate` fault. */
   duplicate: boolean;
+  /** True when a `drop` fault kept it from being sent at all (it is still listed). */
+  dropped?: boolean;
+  testMode?: boolean;
   /** Last failure, e.g. `status 500`, `timeout`. */
   error?: string;
 }
 
 export interface WebhookFaultSpec {
-  kind: 'duplicate' | 'hold' | 'delay';
+  kind: 'duplicate' | 'hold' | 'delay' | 'drop';
   /** Only events of this type (default: any). */
   type?: string;
   /** How many events it applies to (default 1). */
@@ -173,7 +179,7 @@ export class WebhookHub {
 
   /** Adds a delivery fault for the next matching events. */
   addFault(spec: WebhookFaultSpec): void {
-    if (!['duplicate', 'hold', 'delay'].includes(spec.kind)) throw new RangeError('webhook fault kind must be duplicate, hold or delay');
+    if (!['duplicate', 'hold', 'delay', 'drop'].includes(spec.kind)) throw new RangeError('webhook fault kind must be duplicate, hold, delay or drop');
     if (spec.times !== undefined && (!Number.isInteger(spec.times) || spec.times < 1)) throw new RangeError('times must be a positive integer');
     if (spec.kind === 'delay' && !(typeof spec.delayMs === 'number' && spec.delayMs >= 0)) throw new RangeError('delay needs delayMs >= 0');
     this.faults.push({
@@ -199,14 +205,15 @@ export class WebhookHub {
    * Emits an event: one delivery per configuration subscribed to `type`. Returns the records
    * (empty when nobody subscribes).
    */
-  emit(type: string, data: unknown): DeliveryRecord[] {
+  emit(type: string, data: unknown, options: { testMode?: boolean } = {}): DeliveryRecord[] {
     if (this.closed) return [];
     const createdAt = new Date(this.o.clock.now()).toISOString();
     const records: DeliveryRecord[] = [];
+    const testMode = options.testMode === true;
     for (const config of this.configs.values()) {
       if (!config.allowedTypes.includes(type)) continue;
       const envelope = {
-        testMode: false,
+        testMode,
         id: this.o.ids.prefixed('weve'),
         webhookId: config.id,
         shopId: this.o.shopId,
@@ -215,9 +222,18 @@ export class WebhookHub {
         createdAt,
         data,
       };
-      records.push(this.record(envelope.id, config, type, createdAt, JSON.stringify(envelope), false));
+      const rec = this.record(envelope.id, config, type, createdAt, JSON.stringify(envelope), false);
+      if (testMode) rec.testMode = true;
+      records.push(rec);
     }
     if (records.length === 0) return records;
+    const drop = this.takeFault('drop', type);
+    if (drop) {
+      for (const r of records) Object.assign(r, { dropped: true, done: true, error: 'not delivered (sandbox drop fault)' });
+      this.o.logger.debug({ type, count: records.length }, 'webhook event dropped (listed, never sent)');
+      this.notify();
+      return records;
+    }
     const hold = this.takeFault('hold', type);
     const duplicate = this.takeFault('duplicate', type);
     const delay = this.takeFault('delay', type);
@@ -281,7 +297,7 @@ export class WebhookHub {
         createdAt: d.createdAt,
         updatedAt: d.createdAt,
         body: d.body,
-        testMode: false,
+        testMode: d.testMode === true,
         state: d.delivered ? 'DELIVERED' : d.done ? 'FAILED' : 'PENDING',
         ...(d.error !== undefined && !d.delivered ? { error: d.error } : {}),
         url: d.url,

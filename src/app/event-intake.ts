@@ -1,0 +1,188 @@
+/**
+ * EventIntake: the one door through which a Fourthwall event reaches the giveaway engine, whether
+ * it arrived as a webhook or was found by the catch-up poll of `GET /webhook-events`
+ * (event-poll.ts).
+ *
+ * Contract:
+ * - One dedupe by envelope id for both paths: an id being handled, waiting for a retry, or
+ *   durably recorded as processed is never handled a second time (`isKnown` is synchronous, so
+ *   the HTTP server can answer a duplicate delivery at once).
+ * - An event is recorded as processed only after its handling succeeded, or after it was
+ *   deliberately set aside: a type the bot does not act on, a `testMode` event in live mode
+ *   (logged at info), an event of another shop than the pinned one (logged at warn; see
+ *   README "Missed webhooks are caught up" for why such deliveries are still answered 200).
+ * - A handling failure (a save that fails, the shop id not readable yet, ...) leaves the event
+ *   unprocessed: it is retried in-process with backoff on the injected clock (base 1 s, doubling,
+ *   capped at 60 s) until it succeeds or the bot stops, and the catch-up poll would find it again
+ *   after a restart. It is never swallowed.
+ * Does not: verify signatures or parse HTTP bodies (http/server.ts, fourthwall/webhooks.ts), or
+ * know what a draw is (the `handle` callback does).
+ */
+import type { WebhookEvent } from '../fourthwall/index.js';
+import type { Logger } from '../logging/index.js';
+import type { Clock, TimerHandle } from '../shared/clock.js';
+
+export type IntakeSource = 'webhook' | 'poll' | 'retry';
+export type IntakeOutcome = 'handled' | 'duplicate' | 'ignored' | 'refused' | 'failed';
+
+export interface ProcessedEventStore {
+  isEventProcessed(eventId: string): Promise<boolean>;
+  markEventProcessed(eventId: string): Promise<boolean>;
+}
+
+export interface EventIntakeOptions {
+  mode: 'live' | 'sandbox';
+  /** Acts on an event of a handled type; throws when the event could not be handled. */
+  handle(event: WebhookEvent): Promise<void>;
+  /** Event types the bot acts on; every other type is acknowledged and set aside. */
+  handledTypes: ReadonlySet<string>;
+  store: ProcessedEventStore;
+  /** The bot's own shop id (pinned from `GET /shops/current`); throws while it cannot be read. */
+  shopId(): Promise<string>;
+  clock: Clock;
+  logger: Logger;
+  /** First retry delay (default 1000 ms); doubles per attempt up to `retryMaxMs` (default 60 s). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+interface Pending {
+  event: WebhookEvent;
+  attempt: number;
+  timer?: TimerHandle;
+}
+
+/** How many handled ids are remembered in memory (the durable store keeps its own bound). */
+const MEMORY_LIMIT = 10_000;
+
+export class EventIntake {
+  private readonly log: Logger;
+  private readonly active = new Map<string, Pending>();
+  private readonly done = new Set<string>();
+  private readonly work = new Set<Promise<unknown>>();
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private stopped = false;
+
+  constructor(private readonly o: EventIntakeOptions) {
+    this.log = o.logger.child({ module: 'events' });
+    this.retryBaseMs = o.retryBaseMs ?? 1000;
+    this.retryMaxMs = o.retryMaxMs ?? 60_000;
+  }
+
+  /** True when the id is being handled, waits for a retry, or was handled by this run. */
+  isKnown(eventId: string): boolean {
+    return this.active.has(eventId) || this.done.has(eventId);
+  }
+
+  /** Events whose handling failed and waits for a retry. */
+  get retrying(): number {
+    return [...this.active.values()].filter((p) => p.timer !== undefined).length;
+  }
+
+  /**
+   * Takes an event in. The id is claimed synchronously, before the first await, so a concurrent
+   * delivery of the same id is a duplicate. Never rejects.
+   */
+  submit(event: WebhookEvent, source: IntakeSource): Promise<IntakeOutcome> {
+    if (this.stopped) return Promise.resolve('failed');
+    if (this.isKnown(event.id)) return Promise.resolve('duplicate');
+    const pending: Pending = { event, attempt: 0 };
+    this.active.set(event.id, pending);
+    return this.track(this.run(pending, source));
+  }
+
+  /** Resolves when nothing is being handled right now (retries may still be scheduled). */
+  async idle(): Promise<void> {
+    while (this.work.size) await Promise.allSettled([...this.work]);
+  }
+
+  /** Cancels scheduled retries and waits for handling in flight; the events stay unprocessed. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const p of this.active.values()) p.timer?.cancel();
+    await this.idle();
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.work.add(p);
+    const drop = () => void this.work.delete(p);
+    p.then(drop, drop);
+    return p;
+  }
+
+  private async run(p: Pending, source: IntakeSource): Promise<IntakeOutcome> {
+    const { event } = p;
+    const ids = { eventId: event.id, type: event.type, source };
+    try {
+      if (await this.o.store.isEventProcessed(event.id)) {
+        // The poll lists every recent event again after a restart: only a webhook is worth a line.
+        if (source === 'webhook') this.log.info(ids, 'webhook already processed before; ignored');
+        else this.log.debug(ids, 'event already processed before; ignored');
+        this.finish(event.id);
+        return 'duplicate';
+      }
+      const setAside = await this.setAside(event);
+      if (setAside) {
+        await this.o.store.markEventProcessed(event.id);
+        this.finish(event.id);
+        return setAside;
+      }
+      await this.o.handle(event);
+      // Marked only once handled (the draw is saved by then). A crash in between lets the event
+      // through again, and the engine ignores a draw id it already has.
+      await this.o.store.markEventProcessed(event.id);
+      this.finish(event.id);
+      if (source !== 'webhook') this.log.info({ ...ids, attempt: p.attempt + 1 }, 'event handled');
+      return 'handled';
+    } catch (err) {
+      this.scheduleRetry(p, err);
+      return 'failed';
+    }
+  }
+
+  /** Why an event is deliberately not acted on, if it is not. */
+  private async setAside(event: WebhookEvent): Promise<'ignored' | 'refused' | undefined> {
+    const ids = { eventId: event.id, type: event.type };
+    if (!event.known || !this.o.handledTypes.has(event.type)) {
+      this.log.debug(ids, 'event type not used by the bot; ignored');
+      return 'ignored';
+    }
+    if (event.testMode && this.o.mode === 'live') {
+      this.log.info(ids, 'test-mode event (a dashboard "test" webhook) ignored in live mode');
+      return 'ignored';
+    }
+    if (event.shopId !== undefined) {
+      const mine = await this.o.shopId();
+      if (event.shopId !== mine) {
+        this.log.warn({ ...ids, shopId: event.shopId, ourShopId: mine }, "event of another shop refused: it is not this bot's shop");
+        return 'refused';
+      }
+    }
+    return undefined;
+  }
+
+  private finish(eventId: string): void {
+    this.active.delete(eventId);
+    this.done.add(eventId);
+    if (this.done.size > MEMORY_LIMIT) this.done.delete(this.done.values().next().value as string);
+  }
+
+  private scheduleRetry(p: Pending, err: unknown): void {
+    const ms = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** p.attempt);
+    p.attempt += 1;
+    this.log.error(
+      { err, eventId: p.event.id, type: p.event.type, attempt: p.attempt, retryInMs: ms },
+      'event handling failed; it stays unprocessed and is retried',
+    );
+    if (this.stopped) {
+      this.active.delete(p.event.id);
+      return;
+    }
+    p.timer = this.o.clock.setTimeout(() => {
+      p.timer = undefined;
+      if (this.stopped) return;
+      void this.track(this.run(p, 'retry'));
+    }, ms);
+  }
+}
