@@ -22,6 +22,8 @@ import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
+import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
+import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 
 export interface BotOptions {
   config: Config;
@@ -45,6 +47,10 @@ export interface Bot {
   readonly repo: FileDrawRepository;
   readonly client: FourthwallClient;
   readonly webhookUrl: string;
+  /** Supporter alerts, merch train, catalog, promotions, order feed (src/shop). */
+  readonly shop: ShopFeatures;
+  /** The webhook event types the bot subscribes to with the current settings. */
+  readonly webhookTypes: readonly string[];
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
   stop(reason?: string): Promise<void>;
@@ -129,6 +135,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   });
   const service = new GiveawayService({ chat, shop, repo, clock, random, logger, settings, operator });
   const streaming = new StreamingService({ shop, chat, logger });
+  const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, clock, logger });
+  const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
   registry.register(enterCommand(service, names.names.enter, names.aliases.enter ?? []));
@@ -136,6 +144,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
   registry.register(claimCommand(service, names.names.claim, names.aliases.claim ?? []));
   registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? []));
+  registerShopCommands(registry, shopFeatures, config);
 
   chat.on('message', (msg) => {
     try {
@@ -179,8 +188,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
         await service.handleGiftPurchase(toPurchaseInfo(event.data), event.id);
         break;
       default:
-        log.debug({ eventId: event.id, type: event.type }, 'webhook type not used by the bot; ignored');
+        if (!webhookTypes.includes(event.type)) log.debug({ eventId: event.id, type: event.type }, 'webhook type not used by the bot; ignored');
     }
+    await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
   };
 
   const health = (): HealthReport => ({
@@ -195,6 +205,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // Open draws are restored before chat connects, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
+    await shopFeatures.start();
     await chat.connect();
     http = await startHttpServer({
       host: config.http.host,
@@ -208,10 +219,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       },
       onEvent,
       health,
-      handledTypes: new Set(BOT_WEBHOOK_TYPES),
+      handledTypes: new Set(webhookTypes),
     });
   } catch (err) {
     await service.stop().catch(() => undefined);
+    await shopFeatures.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
     await repo.close().catch(() => undefined);
     await client.close().catch(() => undefined);
@@ -250,6 +262,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     (stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
+      await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
       await repo.close().catch((err) => log.error({ err }, 'history flush failed'));
@@ -269,6 +282,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     repo,
     client,
     webhookUrl,
+    shop: shopFeatures,
+    webhookTypes,
     health,
     stop,
   };

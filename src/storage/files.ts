@@ -32,11 +32,14 @@ export function idFromStem(stem: string): string | undefined {
   return undefined;
 }
 
-/** Writes `data` to `file` atomically: a crash leaves either the old or the new content. */
-export async function writeFileAtomic(file: string, data: string): Promise<void> {
+/**
+ * Writes `data` to `file` atomically: a crash leaves either the old or the new content. `mode`
+ * (e.g. 0o600) applies to the new file.
+ */
+export async function writeFileAtomic(file: string, data: string, mode?: number): Promise<void> {
   const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const handle = await open(temp, 'w');
+    const handle = await open(temp, 'w', mode);
     try {
       await handle.writeFile(data, 'utf8');
       await handle.sync();
