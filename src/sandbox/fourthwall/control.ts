@@ -13,6 +13,7 @@ import { ApiError, asObject, invalid, optionalString } from './http.js';
 import type { RollingWindowGate } from './rate-limit.js';
 import type { ShopState } from './state.js';
 import type { Order } from './types.js';
+import { serveShopSim, type ShopSimControl } from './shop-sim.js';
 import type { DeliveryRecord, WebhookFaultSpec, WebhookHub } from './webhooks.js';
 
 /** One request the sandbox received. */
@@ -95,6 +96,8 @@ export interface SandboxControl {
   waitForDelivery(predicate: (d: DeliveryRecord) => boolean, timeoutMs?: number): Promise<DeliveryRecord>;
   /** Requests currently held back by the rate rule. */
   rateLimitWaiting(): number;
+  /** Supporters: paid orders (with PII), donations, memberships, thank-yous, promotion status. */
+  shop: ShopSimControl;
 }
 
 export interface ControlDeps {
@@ -107,6 +110,7 @@ export interface ControlDeps {
   requests: RequestRecord[];
   /** Real-time clock for waitForDelivery's timeout. */
   waitClock: Clock;
+  shop: ShopSimControl;
 }
 
 const DEFAULT_BROADCASTER: BroadcasterInfo = {
@@ -165,6 +169,7 @@ export function createControl(d: ControlDeps): SandboxControl {
     },
     waitForDelivery: (predicate, timeoutMs = 5000) => d.hub.waitFor(predicate, timeoutMs, d.waitClock),
     rateLimitWaiting: () => d.gate.waiting(),
+    shop: d.shop,
   };
 }
 
@@ -274,5 +279,7 @@ export function serveControl(
   }
   if (r === 'GET /deliveries') return { status: 200, body: { deliveries: control.deliveries } };
   if (r === 'GET /requests') return { status: 200, body: { requests: control.requests } };
+  const sim = serveShopSim(control.shop, method, rest, json);
+  if (sim) return sim;
   throw new ApiError(404, 'NOT_FOUND');
 }
