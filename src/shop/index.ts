@@ -56,8 +56,6 @@ export interface ShopFeaturesDeps {
   logger: Logger;
 }
 
-const LIVE_CACHE_MS = 15_000;
-
 export class ShopFeatures {
   readonly alerts: SupporterAlerts;
   readonly train: MerchTrain;
@@ -65,7 +63,6 @@ export class ShopFeatures {
   readonly promotions: Promotions;
   readonly feed: OrderFeed;
   private readonly log: Logger;
-  private live: { value: boolean; at: number } | undefined;
 
   constructor(private readonly d: ShopFeaturesDeps) {
     this.log = d.logger.child({ module: 'shop-features' });
@@ -106,13 +103,10 @@ export class ShopFeatures {
     await this.train.stop();
   }
 
+  /** Asked per counted order (orders are rare next to the API's rate limit), so never stale. */
   private async isLive(): Promise<boolean> {
-    const now = this.d.clock.now();
-    if (this.live && now - this.live.at < LIVE_CACHE_MS) return this.live.value;
     const status = await this.d.api.getStreamingStatus();
-    const value = status.services.some((x) => x.status === 'ONLINE');
-    this.live = { value, at: now };
-    return value;
+    return status.services.some((x) => x.status === 'ONLINE');
   }
 
   /** The webhook hook (see the module header). */
