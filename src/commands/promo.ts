@@ -1,5 +1,5 @@
 /**
- * `!promo [code]` (moderators and the broadcaster): announces a live promotion code from the
+ * `!promo [code]` (moderators and the broadcaster; no cooldown): announces a live promotion code from the
  * shop (the given one when it is live, else the first live one).
  */
 import type { Command } from './types.js';
@@ -8,7 +8,6 @@ export function promoCommand(promoLine: (code?: string) => Promise<string>, name
   return {
     name,
     permission: 'moderator',
-    cooldown: { globalMs: 5_000, appliesToMods: true },
     async execute(ctx) {
       ctx.reply(await promoLine(ctx.args[0]));
     },
