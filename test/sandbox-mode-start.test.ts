@@ -80,7 +80,7 @@ describe('npm start without credentials and without a terminal', () => {
     }
   });
 
-  it('the history holds both draws, finished, with the winners chat announced; verify confirms the gift draw', async () => {
+  it('the history holds the three draws (gift draw, merch train, link giveaway), finished, with the winners chat announced; verify confirms the gift draw', async () => {
     const hist = await runProcess('npm', ['run', '--silent', 'history', '--', '--json'], { DATA_DIR: env.DATA_DIR! });
     expect(hist.code, hist.stderr).toBe(0);
     const draws = JSON.parse(hist.stdout) as { id: string; kind: string; status: string; gifts: number; entrants: number; winners: { login: string }[] }[];
