@@ -51,11 +51,11 @@ const NOUNS: Record<AlertKind, [string, string]> = {
   giftPurchase: ['gift purchase', 'gift purchases'],
 };
 
-/** Cleans a viewer- or shop-supplied string for display: no control characters, one line, capped. */
+/** Cleans a viewer- or shop-supplied string for display: no control or bidi-override characters, one line, capped. */
 export function cleanText(s: string | null | undefined, max: number): string | undefined {
   if (typeof s !== 'string') return undefined;
   // eslint-disable-next-line no-control-regex
-  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ').replace(/\s+/g, ' ').trim();
   if (!flat) return undefined;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
@@ -94,7 +94,7 @@ export function toGiftPurchaseAlert(p: GiftPurchase, showAmounts: boolean, at: s
 }
 
 export function toSubscriptionAlert(s: SubscriptionData, showAmounts: boolean, at: string): AlertView {
-  const sub = (s as { subscription?: { variant?: { interval?: string | null; amount?: Money } | null } | null }).subscription;
+  const sub = s.subscription;
   const interval = cleanText(sub?.variant?.interval, 10)?.toLowerCase();
   const view: AlertView = { kind: 'subscription', user: user(s.nickname), products: [], at, tier: interval ?? 'new' };
   const amount = money(sub?.variant?.amount, showAmounts);
@@ -102,8 +102,7 @@ export function toSubscriptionAlert(s: SubscriptionData, showAmounts: boolean, a
 }
 
 export function toThankYouAlert(t: ThankYou, at: string): AlertView {
-  const supporter = (t.contribution as { supporter?: { username?: string | null } | null } | null | undefined)?.supporter;
-  return { kind: 'thankYou', user: user(supporter?.username), products: [], at };
+  return { kind: 'thankYou', user: user(t.contribution?.supporter?.username), products: [], at };
 }
 
 /** `$25.00`, `25.00 EUR`. */
