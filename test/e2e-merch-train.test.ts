@@ -5,7 +5,7 @@
  * counter is shown by `!merch train`, kept in DATA_DIR/merch-train.json (mode 0600) and survives
  * a restart at N-1; orders while offline do not count; one train at a time.
  */
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DrawRecord } from '../src/giveaway/ports.js';
@@ -113,5 +113,34 @@ describe('merch train', () => {
     await order(second, 'd');
     expect(draws).toHaveLength(1);
     expect(await counter(second)).toMatchObject({ count: 1, departures: 1, boarding: false });
+  }, 60_000);
+
+  it('a departure cut off by a crash (giveaway opened, counter still boarding) does not open a second giveaway', async () => {
+    const dataDir = await tempDir('gd-e2e-train-');
+    dirs.push(dataDir);
+    const first = await stack(dataDir);
+    const draws = opened(first);
+    live(first);
+    const boardingSince = new Date(Date.now() - 1000).toISOString();
+    for (const u of ['a', 'b', 'c']) await order(first, u);
+    expect(draws).toHaveLength(1);
+    await first.close(false);
+    stacks.splice(stacks.indexOf(first), 1);
+    // The state a crash between "giveaway opened" and "departure saved" leaves behind.
+    const file = join(dataDir, 'merch-train.json');
+    await writeFile(file, JSON.stringify({ version: 1, count: 0, departures: 1, boarding: true, boardingSince }), { mode: 0o600 });
+
+    const second = await stack(dataDir);
+    const again = opened(second);
+    await waitUntil(async () => !(await counter(second)).boarding, 5000, 'the departure found in the history');
+    expect(await counter(second)).toMatchObject({ boarding: false, departures: 1, drawId: draws[0]!.id });
+    // The restored train giveaway ends; nothing departs after it.
+    second.enter(['ana']);
+    second.say(second.mod, '!giveaway end');
+    await waitUntil(async () => (await second.bot.repo.getDraw(draws[0]!.id))?.status === 'finished', 10_000, 'the restored giveaway to finish');
+    await second.bot.service.whenIdle();
+    expect(again.filter((r) => r.kind === 'link-giveaway' && r.id !== draws[0]!.id)).toEqual([]);
+    const trainDraws = (await second.bot.repo.listDraws()).filter((r) => r.startedBy?.login === 'merch_train');
+    expect(trainDraws.map((r) => r.id)).toEqual([draws[0]!.id]);
   }, 60_000);
 });

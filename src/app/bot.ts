@@ -135,7 +135,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   });
   const service = new GiveawayService({ chat, shop, repo, clock, random, logger, settings, operator });
   const streaming = new StreamingService({ shop, chat, logger });
-  const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, clock, logger });
+  const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
   const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });

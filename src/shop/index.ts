@@ -48,12 +48,23 @@ export interface ShopFeaturesDeps {
   shopDomain(): Promise<string>;
   dataDir: string;
   chat: Pick<ChatPort, 'say' | 'channelLogin' | 'channelId'>;
+  /** The giveaway history (a departure interrupted by a crash is found there). */
+  history?: { listDraws(options?: { limit?: number }): Promise<{ id: string; kind: string; openedAt: string; startedBy?: { login: string } }[]> };
   engine: {
     startLinkGiveaway(by: ChatMessage, query: string, winners?: number, seconds?: number): Promise<ActionResult>;
     events: EventEmitter<GiveawayEventMap>;
   };
   clock: Clock;
   logger: Logger;
+}
+
+/** A link giveaway the merch train opened at or after `since`. */
+async function findDeparture(history: NonNullable<ShopFeaturesDeps['history']>, since: string): Promise<string | undefined> {
+  const from = Date.parse(since);
+  const hit = (await history.listDraws({ limit: 50 })).find(
+    (r) => r.kind === 'link-giveaway' && r.startedBy?.login === 'merch_train' && Date.parse(r.openedAt) >= from,
+  );
+  return hit?.id;
 }
 
 export class ShopFeatures {
@@ -74,6 +85,7 @@ export class ShopFeatures {
       startLinkGiveaway: (...a) => d.engine.startLinkGiveaway(...a),
       events: d.engine.events,
       isLive: () => this.isLive(),
+      ...(d.history ? { findDeparture: (since: string) => findDeparture(d.history!, since) } : {}),
       chat: d.chat,
       clock: d.clock,
       logger: d.logger,

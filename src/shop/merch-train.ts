@@ -8,8 +8,10 @@
  *   shop's stream is marked live when `onlyWhileLive` (a failed live check counts the order and
  *   is logged);
  * - the counter lives in `DATA_DIR/merch-train.json` (temp file + fsync + rename, mode 0600),
- *   written BEFORE the giveaway is asked for, so a restart at N-1 still departs on the Nth order
- *   and a crash right after the departure never opens a second one (at most once);
+ *   written BEFORE the giveaway is asked for, so a restart at N-1 still departs on the Nth order;
+ *   a departure still marked `boarding` at start-up is checked against the history first (a
+ *   giveaway the train opened since `boardingSince`, e.g. before a crash, counts as departed), so
+ *   one departure never opens two giveaways;
  * - one train at a time: while the train's giveaway (or any link giveaway) is running, a
  *   departure waits (`boarding`) and leaves when that giveaway finishes, fails or is cancelled;
  *   orders meanwhile keep counting but never queue a second departure;
@@ -44,6 +46,8 @@ const StateSchema = z.object({
   boarding: z.boolean(),
   /** The id of the train's latest giveaway. */
   drawId: z.string().optional(),
+  /** When the current departure was decided (ISO). */
+  boardingSince: z.string().optional(),
 });
 export type MerchTrainState = z.infer<typeof StateSchema>;
 
@@ -56,6 +60,8 @@ export interface MerchTrainDeps {
   events: EventEmitter<GiveawayEventMap>;
   /** Whether the shop's stream is marked live. */
   isLive(): Promise<boolean>;
+  /** The id of a giveaway the train (login `merch_train`) opened at or after `since`, from the history. */
+  findDeparture?(since: string): Promise<string | undefined>;
   chat: Pick<ChatPort, 'say' | 'channelLogin' | 'channelId'>;
   clock: Clock;
   logger: Logger;
@@ -84,6 +90,14 @@ export class MerchTrain {
     const text = await readIfExists(this.file);
     if (text !== undefined) this.state = parseJsonFile(this.file, text, StateSchema);
     for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.on(e, this.onEnded);
+    if (this.state.boarding && this.state.boardingSince && this.d.findDeparture) {
+      const drawId = await this.d.findDeparture(this.state.boardingSince);
+      if (drawId) {
+        this.log.info({ drawId }, 'the merch train had departed before the restart');
+        this.state = { ...this.state, boarding: false, drawId };
+        await this.save();
+      }
+    }
     if (this.enabled && this.state.boarding) void this.serial(() => this.depart());
   }
 
@@ -147,7 +161,8 @@ export class MerchTrain {
       return;
     }
     const number = byAmount ? this.state.count + 1 : s.everyOrders;
-    this.state = { ...this.state, count: 0, departures: this.state.departures + 1, boarding: true };
+    const boardingSince = new Date(this.d.clock.now()).toISOString();
+    this.state = { ...this.state, count: 0, departures: this.state.departures + 1, boarding: true, boardingSince };
     await this.save();
     this.d.chat.say(render(s.announcement, { count: number, product: s.product ?? 'merch' }), { priority: 'normal' });
     await this.depart();

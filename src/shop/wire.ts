@@ -17,6 +17,7 @@ export function createShopFeatures(o: {
   shopDomain(): Promise<string>;
   chat: ShopFeaturesDeps['chat'];
   engine: ShopFeaturesDeps['engine'];
+  history?: ShopFeaturesDeps['history'];
   clock: Clock;
   logger: Logger;
 }): ShopFeatures {
@@ -28,6 +29,7 @@ export function createShopFeatures(o: {
     dataDir: o.config.dataDir,
     chat: o.chat,
     engine: o.engine,
+    ...(o.history ? { history: o.history } : {}),
     clock: o.clock,
     logger: o.logger,
   });
