@@ -93,7 +93,7 @@ describe('supporter alerts', () => {
   });
 
   it('coalesces a burst of 20 orders into a few lines, with zero NOTICEs (bot not a moderator)', async () => {
-    const s = await stack({ alerts: { burstWindowSeconds: 3 } }, { botIsMod: false });
+    const s = await stack({ alerts: { burstWindowSeconds: 4 } }, { botIsMod: false });
     const seen = alertsOf(s);
     const from = s.mark();
     for (let i = 0; i < 20; i++) s.fw.control.shop.placeOrder({ product: 'giftdrop-mug', username: `fan${i}` });
@@ -101,15 +101,16 @@ describe('supporter alerts', () => {
     // Every order is accounted for in chat: one line for the first, then coalesced counts.
     const covered = () =>
       s.botLines(from).reduce((n, l) => {
-        const m = /^(\d+) new orders in the last 3 seconds/.exec(l);
+        const m = /^(\d+) new orders in the last 4 seconds/.exec(l);
         if (m) return n + Number(m[1]);
         return /just bought/.test(l) ? n + 1 : n;
       }, 0);
     await s.chat.waitFor(() => covered() === 20, 20_000, 'all 20 orders said');
     const lines = s.botLines(from).filter((l) => /just bought|new orders/.test(l));
-    expect(lines.length).toBeLessThanOrEqual(4);
+    // One line for the first order, one per window after it (a slow machine may need a second window).
+    expect(lines.length).toBeLessThanOrEqual(5);
     expect(lines[0]).toBe('🛍️ fan0 just bought Giftdrop Mug. Thank you!');
-    expect(lines.some((l) => /^\d+ new orders in the last 3 seconds\. Thank you fan\d+, /.test(l))).toBe(true);
+    expect(lines.some((l) => /^\d+ new orders in the last 4 seconds\. Thank you fan\d+, /.test(l))).toBe(true);
     expect(s.chat.notices()).toEqual([]);
   }, 60_000);
 
