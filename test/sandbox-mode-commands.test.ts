@@ -15,6 +15,12 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('   ')).toEqual({ kind: 'empty' });
   });
 
+  it('/order places a paid order, of a product or the default one', () => {
+    expect(parseDemoCommand('/order giftdrop mug')).toEqual({ kind: 'order', product: 'giftdrop mug' });
+    expect(parseDemoCommand('/order')).toEqual({ kind: 'order' });
+    expect(DEMO_HELP).toContain('/order [product]');
+  });
+
   it('/as speaks as a viewer, with optional roles', () => {
     expect(parseDemoCommand('/as Alice !enter')).toEqual({ kind: 'as', login: 'alice', text: '!enter', roles: {}, extra: {} });
     expect(parseDemoCommand('/as +mod +sub6 bob hi there')).toEqual({

@@ -103,6 +103,12 @@ describe('interactive sandbox mode', () => {
     expect(out).toMatch(/Entries of gdr_\S+ closed with 4 entrants/);
     expect(out.match(/^\[private\] operator console: \[Giftdrop Mug\] link for @/gm)).toHaveLength(2);
 
+    // A paid order: an alert in chat with the username and the product, never the buyer's email or address.
+    input.write('/order mug\n');
+    await waitUntil(onOutput, () => /bot> giftdrop_bot: .*\w+ just bought Giftdrop Mug\. Thank you!/.test(out), 'the order alert');
+    expect(out).toMatch(/A simulated supporter, \w+, orders Giftdrop Mug/);
+    expect(out).not.toMatch(/@example\.com|Private Lane/);
+
     expect(stop).toBeDefined();
     await stop!('SIGINT');
     expect(await running).toBe(0);

@@ -57,7 +57,7 @@ describe.skipIf(!hasScript)('npm start on a terminal', () => {
       });
     try {
       await until(/broadcaster> /, 'the prompt after the script');
-      expect(plain()).toMatch(/✔ Done: 2 draws are in the history/);
+      expect(plain()).toMatch(/✔ Done: 3 draws are in the history/);
       expect(out).toContain('\u001b[36m'); // colour on a terminal
       child.stdin.write('/as +mod bob hello there\r');
       await until(/\[chat\] bob \(mod\): hello there/, 'the viewer line');

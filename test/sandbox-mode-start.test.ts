@@ -42,7 +42,8 @@ describe('npm start without credentials and without a terminal', () => {
     expect(run.stdout).toContain('giftdrop sandbox mode');
     expect(run.stdout).toMatch(/^▶ The broadcaster goes live/m);
     expect(run.stdout).toMatch(/^▶ A supporter \(generous_fan\) buys 3 gifted items/m);
-    expect(run.stdout).toMatch(/^✔ Done: 2 draws are in the history/m);
+    expect(run.stdout).toMatch(/^▶ Supporters order merch/m);
+    expect(run.stdout).toMatch(/^✔ Done: 3 draws are in the history/m);
     // No pino output on stdout: logs stay on stderr at warn level.
     expect(run.stdout).not.toMatch(/"level":/);
   });
@@ -59,34 +60,40 @@ describe('npm start without credentials and without a terminal', () => {
     expect(chatLines().some((l) => /^\[chat\] chatty_cathy: (?!!enter)/.test(l))).toBe(true);
     expect(chatLines()).toContain('[chat] giftdrop_demo (broadcaster): !giveaway start Giftdrop Hoodie 2 5');
     expect(bot.some((l) => /Giveaway: 2x Giftdrop Hoodie/.test(l))).toBe(true);
+    // One supporter alert, and the merch train's giveaway (every 2nd order: a mug).
+    expect(bot.some((l) => /merch_enjoyer just bought Giftdrop T-Shirt\. Thank you!/.test(l))).toBe(true);
+    expect(bot.some((l) => /All aboard the merch train! Order #2 unlocked a giveaway of giftdrop-mug/.test(l))).toBe(true);
+    expect(bot.some((l) => /Giveaway: 1x Giftdrop Mug/.test(l))).toBe(true);
     const winners = bot.filter((l) => /congratulations/.test(l));
-    expect(winners).toHaveLength(2);
+    expect(winners).toHaveLength(3);
     expect(winnersIn(winners[0])).toHaveLength(3);
-    expect(winnersIn(winners[1])).toHaveLength(2);
+    expect(winnersIn(winners[1])).toHaveLength(1);
+    expect(winnersIn(winners[2])).toHaveLength(2);
   });
 
   it('links appear only on private console lines, never in chat', () => {
     const privates = privateLines();
-    expect(privates).toHaveLength(5);
-    for (const l of privates) expect(l).toMatch(/^\[private\] operator console: \[Giftdrop (T-Shirt|Hoodie)\] link for @\w+ .*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/);
+    expect(privates).toHaveLength(6);
+    for (const l of privates) expect(l).toMatch(/^\[private\] operator console: \[Giftdrop (T-Shirt|Mug|Hoodie)\] link for @\w+ .*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/);
     for (const l of chatLines()) {
       expect(l).not.toMatch(/\/gifts\//);
       expect(l).not.toMatch(/https?:\/\//);
     }
   });
 
-  it('the history holds both draws, finished, with the winners chat announced; verify confirms the gift draw', async () => {
+  it('the history holds the three draws (gift draw, merch train, link giveaway), finished, with the winners chat announced; verify confirms the gift draw', async () => {
     const hist = await runProcess('npm', ['run', '--silent', 'history', '--', '--json'], { DATA_DIR: env.DATA_DIR! });
     expect(hist.code, hist.stderr).toBe(0);
     const draws = JSON.parse(hist.stdout) as { id: string; kind: string; status: string; mode: string; gifts: number; entrants: number; winners: { login: string }[] }[];
-    expect(draws.map((d) => d.kind)).toEqual(['link-giveaway', 'gift-draw']);
+    expect(draws.map((d) => d.kind)).toEqual(['link-giveaway', 'link-giveaway', 'gift-draw']);
     // Sandbox data lives in DATA_DIR/sandbox, apart from live data, and says so; the lock is released.
     for (const d of draws) expect(d.mode).toBe('sandbox');
     expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'history.json'))).toBe(true);
     expect(existsSync(join(env.DATA_DIR!, 'history.json'))).toBe(false);
     expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'giftdrop.lock'))).toBe(false);
     for (const d of draws) expect(d.status).toBe('finished');
-    const [link, gift] = draws as [(typeof draws)[0], (typeof draws)[0]];
+    const [link, train, gift] = draws as [(typeof draws)[0], (typeof draws)[0], (typeof draws)[0]];
+    expect(train.winners.map((w) => w.login).sort()).toEqual(winnersIn(botLines().find((l) => /Mug: congratulations/.test(l))));
     expect(gift.entrants).toBe(20);
     expect(gift.winners.map((w) => w.login).sort()).toEqual(winnersIn(botLines().find((l) => /T-Shirt: congratulations/.test(l))));
     expect(link.winners.map((w) => w.login).sort()).toEqual(winnersIn(botLines().find((l) => /Hoodie: congratulations/.test(l))));

@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileSchema } from '../src/config/schema.js';
 import { loadConfig } from '../src/config/index.js';
 import { FourthwallClient } from '../src/fourthwall/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { startFourthwallSandbox, type FourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
 import { BOT_WEBHOOK_TYPES } from '../src/app/local-stack.js';
 import { runSetup } from '../src/cli/setup.js';
+import { webhookTypesFor } from '../src/shop/webhook-types.js';
 import { runProcess, setupEnv } from './support/sandbox-mode-spawn.js';
 
 const PUBLIC_URL = 'http://127.0.0.1:45678';
@@ -65,7 +67,8 @@ describe('npm run setup (spawned)', () => {
     const hooks = (await client.listWebhooks()).results;
     expect(hooks).toHaveLength(1);
     expect(hooks[0]!.url).toBe(HOOK_URL);
-    expect([...hooks[0]!.allowedTypes].sort()).toEqual([...BOT_WEBHOOK_TYPES].sort());
+    // The giveaway types plus what the default settings' shop features need (order and donation alerts).
+    expect([...hooks[0]!.allowedTypes].sort()).toEqual(webhookTypesFor(BOT_WEBHOOK_TYPES, fileSchema.parse({})).sort());
     for (const secret of [fw.password, chat.token, fw.webhookSecret]) {
       expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(secret);
     }
@@ -117,7 +120,24 @@ describe('runSetup', () => {
     expect(io.text()).toMatch(/updated: now also receives GIFT_DRAW_STARTED, GIFT_DRAW_ENDED/);
     const hooks = (await client.listWebhooks()).results;
     expect(hooks.map((h) => h.id)).toEqual([pre.id]);
-    expect([...hooks[0]!.allowedTypes].sort()).toEqual(['GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'ORDER_PLACED']);
+    // The default settings announce orders and donations, so those are subscribed too.
+    expect([...hooks[0]!.allowedTypes].sort()).toEqual(['DONATION', 'GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'ORDER_PLACED']);
+  });
+
+  it('subscribes only the types the enabled features need: turning the shop alerts off drops their types', async () => {
+    const pre = await client.createWebhook({ url: HOOK_URL, allowedTypes: ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE', 'ORDER_PLACED', 'DONATION', 'PRODUCT_UPDATED'] });
+    const config = configFor(setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL));
+    const settings = fileSchema.parse({
+      alerts: { order: { enabled: false }, donation: { enabled: false }, giftPurchase: { enabled: false } },
+      promo: { autoAnnounce: true },
+    });
+    const io = capture();
+    const res = await runSetup({ config: { ...config, settings }, out: io.out });
+    expect(res.exitCode).toBe(0);
+    expect(io.text()).toMatch(/now also receives PROMOTION_STATUS_CHANGED; no longer receives ORDER_PLACED, DONATION, PRODUCT_UPDATED/);
+    const hooks = (await client.listWebhooks()).results;
+    expect(hooks.map((h) => h.id)).toEqual([pre.id]);
+    expect([...hooks[0]!.allowedTypes].sort()).toEqual(['GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'PROMOTION_STATUS_CHANGED']);
   });
 
   it('warns when another integration owns the gifting slot, and still passes', async () => {

@@ -25,6 +25,8 @@ import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
 import { EventIntake } from './event-intake.js';
 import type { EventPoller } from './event-poll.js';
 import { basicOnlyNotice, pinnedShopId, startCatchUp } from './catch-up.js';
+import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
+import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 
 export interface BotOptions {
   config: Config;
@@ -56,6 +58,10 @@ export interface Bot {
   /** The catch-up poll of GET /webhook-events (live mode, interval above 0). */
   readonly poller?: EventPoller;
   readonly webhookUrl: string;
+  /** Supporter alerts, merch train, catalog, promotions, order feed (src/shop). */
+  readonly shop: ShopFeatures;
+  /** The webhook event types the bot subscribes to with the current settings. */
+  readonly webhookTypes: readonly string[];
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
   stop(reason?: string): Promise<void>;
@@ -141,6 +147,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
   const service = new GiveawayService({ chat, shop, repo: engineRepo, clock, random, logger, settings, operator });
   const streaming = new StreamingService({ shop, chat, logger });
+  const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
+  const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
   registry.register(enterCommand(service, names.names.enter, names.aliases.enter ?? []));
@@ -148,6 +156,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
   registry.register(claimCommand(service, names.names.claim, names.aliases.claim ?? []));
   registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? []));
+  registerShopCommands(registry, shopFeatures, config);
 
   chat.on('message', (msg) => {
     try {
@@ -162,7 +171,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const intake = new EventIntake({
     mode: config.mode,
     handle: (event) => dispatch(event),
-    handledTypes: new Set(BOT_WEBHOOK_TYPES),
+    // The giveaway types plus the ones the enabled shop features (alerts, merch train) act on.
+    handledTypes: new Set(webhookTypes),
     store: repo,
     shopId,
     clock: options.events?.clock ?? clock,
@@ -185,8 +195,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
         await service.handleGiftPurchase(toPurchaseInfo(event.data), event.id);
         break;
       default:
-        log.debug({ eventId: event.id, type: event.type }, 'webhook type not used by the bot; ignored');
+        if (!webhookTypes.includes(event.type)) log.debug({ eventId: event.id, type: event.type }, 'webhook type not used by the bot; ignored');
     }
+    await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
   };
 
   const health = (): HealthReport => ({
@@ -202,6 +213,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // Open draws are restored before chat connects, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
+    await shopFeatures.start();
     await chat.connect();
     http = await startHttpServer({
       host: config.http.host,
@@ -211,7 +223,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       seenEvent: (id) => intake.isKnown(id),
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
-      handledTypes: new Set(BOT_WEBHOOK_TYPES),
+      handledTypes: new Set(webhookTypes),
     });
     const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
     if (notice) log.warn(notice);
@@ -232,6 +244,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await poller?.stop().catch(() => undefined);
     await intake.stop().catch(() => undefined);
     await service.stop().catch(() => undefined);
+    await shopFeatures.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
     await repo.close().catch(() => undefined);
     await client.close().catch(() => undefined);
@@ -272,6 +285,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
       await poller?.stop().catch((err) => log.warn({ err }, 'event poll stop failed'));
       await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
+      await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
       await repo.close().catch((err) => log.error({ err }, 'history flush failed'));
@@ -293,6 +307,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     events: intake,
     poller,
     webhookUrl,
+    shop: shopFeatures,
+    webhookTypes,
     health,
     stop,
   };

@@ -80,7 +80,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     try {
       const existing = await bot.client.listWebhooks();
       if (!existing.results.some((w) => w.url === bot.webhookUrl))
-        await bot.client.createWebhook({ url: bot.webhookUrl, allowedTypes: [...BOT_WEBHOOK_TYPES] });
+        await bot.client.createWebhook({ url: bot.webhookUrl, allowedTypes: [...bot.webhookTypes] });
     } catch (err) {
       await bot.stop('webhook registration failed');
       throw err;

@@ -20,7 +20,7 @@ import { systemClock } from '../shared/clock.js';
 import { startLocalStack, type LocalStack } from './local-stack.js';
 import { printHelp, queueTypedLines, runInteractive } from './demo/interactive.js';
 import { DemoPrinter, type TextSink } from './demo/output.js';
-import { playScript, type DemoTimings } from './demo/script.js';
+import { playScript, withDemoMerchTrain, type DemoTimings } from './demo/script.js';
 import { DemoAborted, DemoWorld } from './demo/world.js';
 
 export interface SandboxModeOptions {
@@ -86,7 +86,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
   printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');
-  const stack = await startStack(config, logger, operator, timings, (t) => printer.note(t));
+  const stack = await startStack(withDemoMerchTrain(config, timings), logger, operator, timings, (t) => printer.note(t));
   const abort = new AbortController();
   const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });
   printer = new DemoPrinter({

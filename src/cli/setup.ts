@@ -32,6 +32,7 @@ import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
 import { clientAuth } from '../app/bot.js';
 import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
 import { basicOnlyNotice } from '../app/catch-up.js';
+import { webhookTypesFor } from '../shop/webhook-types.js';
 
 /** The outcome of one checked item. */
 export interface SetupItem {
@@ -189,7 +190,8 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
     ];
   }
   const url = `${config.publicUrl}${WEBHOOK_PATH}`;
-  const needed = [...BOT_WEBHOOK_TYPES] as string[];
+  // The giveaway types plus what the enabled shop features need (settings file), and no more.
+  const needed = webhookTypesFor(BOT_WEBHOOK_TYPES, config.settings);
   try {
     const existing = (await client.listWebhooks()).results;
     const same = existing.filter((w) => w.url === url);
@@ -200,9 +202,11 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
       items.push({ name, status: 'ok', detail: `registered ${url} for ${needed.join(', ')} (${created.id})`, required: true });
     } else {
       const missing = needed.filter((t) => !first.allowedTypes.includes(t));
-      if (missing.length) {
-        await client.updateWebhook(first.id, { url, allowedTypes: [...first.allowedTypes, ...missing] });
-        items.push({ name, status: 'ok', detail: `${url} updated: now also receives ${missing.join(', ')} (${first.id})`, required: true });
+      const extra = first.allowedTypes.filter((t) => !needed.includes(t));
+      if (missing.length || extra.length) {
+        await client.updateWebhook(first.id, { url, allowedTypes: needed });
+        const change = [missing.length ? `now also receives ${missing.join(', ')}` : '', extra.length ? `no longer receives ${extra.join(', ')} (no enabled feature uses them)` : ''].filter(Boolean).join('; ');
+        items.push({ name, status: 'ok', detail: `${url} updated: ${change} (${first.id})`, required: true });
       } else {
         items.push({ name, status: 'ok', detail: `${url} already registered for ${needed.join(', ')} (${first.id}); nothing changed`, required: true });
       }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { defaultGiveawaySettings as D } from '../giveaway/settings.js';
+import { alertsSchema, merchSchema, merchTrainSchema, promoSchema } from './shop.js';
 
 const optionalString = z
   .string()
@@ -176,6 +177,11 @@ export const fileSchema = z.strictObject({
     .prefault({}),
   streaming: z.strictObject({ autoStart: z.boolean().default(false) }).prefault({}),
   messages: z.record(z.string(), z.string().max(450)).default(() => ({})),
+  /** The shop on stream (./shop.ts): supporter alerts, merch train, !merch, !promo. */
+  alerts: alertsSchema,
+  merchTrain: merchTrainSchema,
+  merch: merchSchema,
+  promo: promoSchema,
   /** Sandbox-mode demo pacing (no effect in live mode). */
   demo: z
     .strictObject({

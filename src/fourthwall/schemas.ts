@@ -217,7 +217,14 @@ export const ProductSchema = z.looseObject({
 export const ThankYouSchema = z.looseObject({
   id: str,
   mediaUrl: optStr,
-  contribution: z.looseObject({ type: optStr, id: optStr, shopId: optStr }).nullish(),
+  contribution: z
+    .looseObject({
+      type: optStr,
+      id: optStr,
+      shopId: optStr,
+      supporter: z.looseObject({ email: optStr, username: optStr, message: optStr }).nullish(),
+    })
+    .nullish(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -243,13 +250,20 @@ export const FulfillmentIdMatchesSchema = z.array(
 
 export const BulkShippingLabelsResultSchema = z.looseObject({ result: z.array(FulfillmentSchema) });
 
+/**
+ * PromotionV1: the published document requires only `type` (its variants add `id`, `code` or
+ * `codes[]`, `status` Live/Ended/Archived/AllUsed, `discount`, ...), so webhook data with no id
+ * is accepted.
+ */
 export const PromotionSchema = z.looseObject({
   type: str,
-  id: str,
+  id: optStr,
   title: optStr,
   code: optStr,
+  codes: z.array(z.looseObject({ id: optStr, code: optStr, status: optStr, usageCount: optNum })).nullish(),
   status: optStr,
   usageCount: optNum,
+  discount: z.looseObject({ type: optStr, percentage: optNum, money: optMoney }).nullish(),
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import {
   DonationSchema,
   DrawSchema,
   GiftPurchaseSchema,
+  MoneySchema,
   OrderSchema,
   ProductSchema,
   PromotionSchema,
@@ -142,7 +143,18 @@ export const WebhookEnvelopeSchema = z.looseObject({
 const OrderUpdatedSchema = z.looseObject({ order: OrderSchema.nullish(), update: z.looseObject({ type: z.string().nullish() }).nullish() });
 const ProductUpdatedSchema = z.looseObject({ product: z.unknown().optional() });
 const PromotionEventSchema = PromotionSchema.extend({ id: z.string().nullish() });
-const SubscriptionSchema = z.looseObject({ id: z.string().nullish(), email: z.string().nullish(), nickname: z.string().nullish() });
+/** MembershipSupporterV1 (its `subscription` is ACTIVE/CANCELLED/SUSPENDED with a tier variant, or NONE). */
+const SubscriptionSchema = z.looseObject({
+  id: z.string().nullish(),
+  email: z.string().nullish(),
+  nickname: z.string().nullish(),
+  subscription: z
+    .looseObject({
+      type: z.string().nullish(),
+      variant: z.looseObject({ interval: z.string().nullish(), amount: MoneySchema.nullish() }).nullish(),
+    })
+    .nullish(),
+});
 const NewsletterSchema = z.looseObject({ email: z.string().nullish() });
 
 const DATA_SCHEMAS: Record<KnownEventType, z.ZodType> = {

@@ -1,7 +1,7 @@
 /**
  * What the user types in interactive sandbox mode: plain text is said in chat by the broadcaster;
  * `/as [+mod] [+vip] [+subN] [+first] <login> <text>` speaks as a viewer; `/gift <n> [product]`
- * simulates a gift purchase; `/viewers <n>` adds n simulated entrants; `/help`; `/quit`.
+ * simulates a gift purchase; `/order [product]` a paid order; `/viewers <n>` adds n simulated entrants; `/help`; `/quit`.
  * Pure parsing, no I/O: the interactive loop acts on the result.
  */
 import { parseDemoLine } from '../../sandbox/chat/demo-input.js';
@@ -18,6 +18,7 @@ export type DemoCommand =
   | { kind: 'say'; text: string }
   | { kind: 'as'; login: string; text: string; roles: SimViewerOptions; extra: InjectExtra }
   | { kind: 'gift'; quantity: number; product?: string }
+  | { kind: 'order'; product?: string }
   | { kind: 'viewers'; count: number }
   | { kind: 'help' }
   | { kind: 'quit' }
@@ -28,6 +29,7 @@ export const DEMO_HELP = [
   'Type a line to say it in chat as the broadcaster (e.g. !giveaway start mug 1 20, !giveaway end, !stream).',
   '/as <login> <text>      speak as a viewer; roles first if you like: /as +mod +sub6 alice !enter',
   '/gift <n> [product]     a supporter buys n gifts (default product: the first giftable one)',
+  '/order [product]        a supporter places a paid order (an alert in chat; counts for the merch train)',
   '/viewers <n>            n simulated viewers type !enter',
   '/help                   this list',
   '/quit                   shut down (Ctrl+C and Ctrl+D too)',
@@ -70,6 +72,10 @@ export function parseDemoCommand(line: string): DemoCommand {
       }
       const product = rest.slice(1).join(' ');
       return product ? { kind: 'gift', quantity: n, product } : { kind: 'gift', quantity: n };
+    }
+    case 'order': {
+      const product = rest.join(' ');
+      return product ? { kind: 'order', product } : { kind: 'order' };
     }
     case 'viewers': {
       const n = wholeNumber(rest[0]);

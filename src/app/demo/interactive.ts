@@ -152,6 +152,17 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           printer.narrate(`A simulated supporter, ${buyer}, buys ${cmd.quantity}x ${g.offer}: Fourthwall opens draw ${g.drawId} and sends GIFT_DRAW_STARTED (signed webhook) to the bot.`);
           break;
         }
+        case 'order': {
+          const p = cmd.product ? world.findProduct(cmd.product) : undefined;
+          if (cmd.product && !p) {
+            printer.problem(`No single product matches "${cmd.product}". Products: ${world.productNames().join(', ')}`);
+            break;
+          }
+          const buyer = GIFT_BUYERS[giftsBought++ % GIFT_BUYERS.length]!;
+          const name = world.order({ username: buyer, ...(p ? { productId: p.id } : {}) });
+          printer.narrate(`A simulated supporter, ${buyer}, orders ${name}: Fourthwall sends ORDER_PLACED (signed webhook; with an email and an address the bot never shows).`);
+          break;
+        }
         case 'viewers':
           printer.narrate(`${cmd.count} simulated viewers type !enter.`);
           void sendViewers(cmd.count).catch((err: unknown) => {

@@ -2,7 +2,9 @@
  * The scripted stream sandbox mode plays: the broadcaster goes live, a supporter gifts 3 items
  * (a Fourthwall gift draw, announced through signed webhooks), about 20 simulated viewers enter
  * (one twice, a mod, subscribers, a chatter saying other things), winners are announced and the
- * links go to the console; then the broadcaster runs a link giveaway that ends the same way.
+ * links go to the console; two supporters order merch (an order alert in chat) and the second order
+ * is the merch train's stop: a link giveaway of a mug; then the broadcaster runs a link giveaway
+ * that ends the same way.
  *
  * Contract: every step waits on what really happens (engine events, the sandbox shop's state,
  * the chat transcript), never on a fixed delay; `paceMs` only spaces the simulated chat lines,
@@ -11,6 +13,7 @@
  * rejects with DemoAborted.
  * Does not: start or stop the stack, or read input.
  */
+import type { Config } from '../../config/index.js';
 import { SEED_PRODUCT_IDS } from '../../sandbox/fourthwall/index.js';
 import type { DrawRecord } from '../../giveaway/ports.js';
 import type { SimViewerOptions } from '../../sandbox/chat/index.js';
@@ -25,6 +28,23 @@ export const DEMO_GIFTS = 3;
 export const DEMO_LINK_WINNERS = 2;
 /** The scripted supporter. */
 export const DEMO_SUPPORTER = 'generous_fan';
+
+/** Orders that make the demo's merch train depart (when the settings do not configure one). */
+export const DEMO_TRAIN_ORDERS = 2;
+
+/** The config with the demo's merch train (every 2nd order: a 1-winner mug giveaway) unless the settings enable one. */
+export function withDemoMerchTrain(config: Config, timings: DemoTimings): Config {
+  if (config.settings.merchTrain.enabled) return config;
+  const merchTrain = {
+    ...config.settings.merchTrain,
+    enabled: true,
+    everyOrders: DEMO_TRAIN_ORDERS,
+    product: 'giftdrop-mug',
+    winners: 1,
+    seconds: Math.max(MIN_LINK_SECONDS, timings.linkSeconds),
+  };
+  return { ...config, settings: { ...config.settings, merchTrain } };
+}
 
 /** Timings of the script (settings.demo). */
 export interface DemoTimings {
@@ -179,6 +199,41 @@ function winnersText(record: DrawRecord): string {
   return record.winners.length ? record.winners.map((w) => `@${w.login}`).join(', ') : 'nobody (no eligible entrants)';
 }
 
+const BUYERS = ['merch_enjoyer', 'cozy_patron', 'tee_collector'] as const;
+
+/** Paid orders until the merch train departs: the first is alerted in chat. */
+async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number, claimMs: number): Promise<ScriptResult> {
+  const { world, printer, timings } = o;
+  const train = world.stack.bot.shop.train.snapshot();
+  const every = train.everyOrders;
+  printer.narrate(
+    `Supporters order merch: Fourthwall sends ORDER_PLACED with the buyer's email and address; the bot's alert shows only the chosen username and the product. Every ${every === 1 ? '' : `${every}${every === 2 ? 'nd' : 'th'} `}order is a merch train stop: a giveaway of ${train.product ?? 'merch'}.`,
+  );
+  const trainOpened = world.nextEngineEvent('draw-opened', (r) => r.kind === 'link-giveaway', step * (every + 1), 'the merch train giveaway');
+  let mark = world.mark();
+  const snap = () => world.stack.bot.shop.train.snapshot();
+  const departures = snap().departures;
+  // One order at a time, each waited for until counted (the counter may carry over from an earlier run).
+  for (let i = 0; snap().departures === departures; i++) {
+    const before = snap().count;
+    world.order({ productId: SEED_PRODUCT_IDS.tshirt, username: BUYERS[i % BUYERS.length]! });
+    if (i === 0) await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
+    await world.until(() => snap().count !== before || snap().departures !== departures, step, 'the order counted by the merch train');
+  }
+  const record = await trainOpened.promise;
+  drawIds.push(record.id);
+  const watch = watchDraw(world, record, step, claimMs);
+  printer.narrate(`The merch train departs: the bot opened link giveaway ${record.id} (${record.gifts}x ${record.offer.name}) through the same engine call as !giveaway start.`);
+  await playLines(world, linkLines().slice(0, 6), timings.paceMs, watch.closesAt, () => world.now(), watch.isClosed);
+  await watch.closed;
+  mark = world.mark();
+  const outcome = await watch.ended;
+  if (outcome.status !== 'finished') return { ok: false, drawIds, problem: `the merch train giveaway ${outcome.status}` };
+  await waitForAnnouncement(world, mark, outcome.record, step);
+  printer.success(`Merch train giveaway finished: ${winnersText(outcome.record)} won.`);
+  return { ok: true, drawIds };
+}
+
 /** Plays the scripted stream. Rejects with DemoAborted when the demo is stopped. */
 export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
   const { world, printer, timings } = o;
@@ -237,7 +292,12 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     printer.success(`Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: npm run verify -- ${draw.id}`);
     await world.pause(pace);
 
-    // 3. A link giveaway.
+    // 3. Orders: a supporter alert, and the merch train's giveaway.
+    const trainOk = await merchTrainStep(o, drawIds, step, claimMs);
+    if (!trainOk.ok) return trainOk;
+    await world.pause(pace);
+
+    // 4. A link giveaway.
     const hoodie = world.stack.fourthwall.state.products.get(SEED_PRODUCT_IDS.hoodie);
     const product = hoodie?.name ?? world.productNames()[0] ?? 'hoodie';
     const seconds = Math.max(MIN_LINK_SECONDS, timings.linkSeconds);

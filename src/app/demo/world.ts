@@ -237,6 +237,12 @@ export class DemoWorld {
     return [...this.stack.fourthwall.state.products.values()].map((p) => p.name);
   }
 
+  /** A supporter places a paid order in the sandbox shop (Fourthwall sends ORDER_PLACED); returns the product name. */
+  order(input: { productId?: string; username: string }): string {
+    const o = this.stack.fourthwall.control.shop.placeOrder({ username: input.username, ...(input.productId ? { product: input.productId } : {}) });
+    return o.offers[0]?.name ?? 'a product';
+  }
+
   /** A supporter buys `quantity` gifts in the sandbox shop; returns the draw id Fourthwall opened. */
   gift(input: { quantity: number; username: string; message?: string; productId?: string; durationSeconds: number }): {
     drawId: string;

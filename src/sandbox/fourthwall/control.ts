@@ -13,6 +13,7 @@ import { ApiError, asObject, invalid, optionalString } from './http.js';
 import type { RollingWindowGate } from './rate-limit.js';
 import type { ShopState } from './state.js';
 import type { Order } from './types.js';
+import { serveShopSim, type ShopSimControl } from './shop-sim.js';
 import type { DeliveryRecord, WebhookFaultSpec, WebhookHub } from './webhooks.js';
 
 /** One request the sandbox received. */
@@ -97,6 +98,8 @@ export interface SandboxControl {
   waitForDelivery(predicate: (d: DeliveryRecord) => boolean, timeoutMs?: number): Promise<DeliveryRecord>;
   /** Requests currently held back by the rate rule. */
   rateLimitWaiting(): number;
+  /** Supporters: paid orders (with PII), donations, memberships, thank-yous, promotion status. */
+  shop: ShopSimControl;
 }
 
 export interface ControlDeps {
@@ -109,6 +112,7 @@ export interface ControlDeps {
   requests: RequestRecord[];
   /** Real-time clock for waitForDelivery's timeout. */
   waitClock: Clock;
+  shop: ShopSimControl;
 }
 
 const DEFAULT_BROADCASTER: BroadcasterInfo = {
@@ -168,6 +172,7 @@ export function createControl(d: ControlDeps): SandboxControl {
     },
     waitForDelivery: (predicate, timeoutMs = 5000) => d.hub.waitFor(predicate, timeoutMs, d.waitClock),
     rateLimitWaiting: () => d.gate.waiting(),
+    shop: d.shop,
   };
 }
 
@@ -278,5 +283,7 @@ export function serveControl(
   }
   if (r === 'GET /deliveries') return { status: 200, body: { deliveries: control.deliveries } };
   if (r === 'GET /requests') return { status: 200, body: { requests: control.requests } };
+  const sim = serveShopSim(control.shop, method, rest, json);
+  if (sim) return sim;
   throw new ApiError(404, 'NOT_FOUND');
 }

@@ -20,6 +20,7 @@ import { FaultBook } from './faults.js';
 import { Gifting } from './gifting.js';
 import { ApiError, parseFormOrJson, parseJsonBody, readBody, sendJson } from './http.js';
 import { createIdFactory } from './ids.js';
+import { ShopSim } from './shop-sim.js';
 import { RollingWindowGate, type RateLimit } from './rate-limit.js';
 import { buildSeed } from './seed.js';
 import { serveSite } from './site.js';
@@ -187,7 +188,8 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
     webhookSecret,
     uriRules: { allowLoopback: options.allowLoopbackWebhooks ?? true },
   });
-  const control = createControl({ state, gifting, hub, auth, faults, gate, requests, waitClock: systemClock });
+  const shop = new ShopSim({ state, hub, ids, clock });
+  const control = createControl({ state, gifting, hub, auth, faults, gate, requests, waitClock: systemClock, shop });
   let closed = false;
 
   const faultDelays = new Set<{ handle: TimerHandle; resolve(): void }>();

@@ -1,0 +1,210 @@
+/**
+ * The merch train: every Nth qualifying order (or, with `minOrderTotal`, every order of at least
+ * that total) opens a link giveaway of the configured product through the same engine call as
+ * `!giveaway start`, announced as the train's reward.
+ *
+ * Contract:
+ * - a qualifying order is a paid order (not a gift or giveaway-link redemption), placed while the
+ *   shop's stream is marked live when `onlyWhileLive` (a failed live check counts the order and
+ *   is logged);
+ * - the counter lives in `DATA_DIR/merch-train.json` (temp file + fsync + rename, mode 0600),
+ *   written BEFORE the giveaway is asked for, so a restart at N-1 still departs on the Nth order;
+ *   a departure still marked `boarding` at start-up is checked against the history first (a
+ *   giveaway the train opened since `boardingSince`, e.g. before a crash, counts as departed), so
+ *   one departure never opens two giveaways;
+ * - one train at a time: while the train's giveaway (or any link giveaway) is running, a
+ *   departure waits (`boarding`) and leaves when that giveaway finishes, fails or is cancelled;
+ *   orders meanwhile keep counting but never queue a second departure;
+ * - orders are handled one after another (a promise chain), so concurrent deliveries cannot
+ *   both depart.
+ * Does not: decide which events are duplicates (the bot's webhook path does).
+ */
+import type { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { MerchTrainSettings } from '../config/shop.js';
+import type { Order } from '../fourthwall/index.js';
+import type { GiveawayEventMap } from '../giveaway/context.js';
+import type { ActionResult } from '../giveaway/link-flow.js';
+import type { ChatPort } from '../giveaway/ports.js';
+import { render } from '../giveaway/messages.js';
+import type { Logger } from '../logging/index.js';
+import { noRoles, type ChatMessage } from '../shared/chat.js';
+import type { Clock } from '../shared/clock.js';
+import { parseJsonFile, readIfExists, writeFileAtomic } from '../storage/files.js';
+import { isRedemption } from './alerts.js';
+
+export const MERCH_TRAIN_FILE = 'merch-train.json';
+
+const StateSchema = z.object({
+  version: z.literal(1),
+  /** Qualifying orders since the last departure. */
+  count: z.number().int().min(0),
+  /** Departures so far. */
+  departures: z.number().int().min(0),
+  /** A departure is waiting for the running giveaway to end. */
+  boarding: z.boolean(),
+  /** The id of the train's latest giveaway. */
+  drawId: z.string().optional(),
+  /** When the current departure was decided (ISO). */
+  boardingSince: z.string().optional(),
+});
+export type MerchTrainState = z.infer<typeof StateSchema>;
+
+export interface MerchTrainDeps {
+  settings: MerchTrainSettings;
+  dataDir: string;
+  /** The engine call `!giveaway start` uses. */
+  startLinkGiveaway(by: ChatMessage, query: string, winners?: number, seconds?: number): Promise<ActionResult>;
+  /** The engine's events (a boarding train departs when a giveaway ends). */
+  events: EventEmitter<GiveawayEventMap>;
+  /** Whether the shop's stream is marked live. */
+  isLive(): Promise<boolean>;
+  /** The id of a giveaway the train (login `merch_train`) opened at or after `since`, from the history. */
+  findDeparture?(since: string): Promise<string | undefined>;
+  chat: Pick<ChatPort, 'say' | 'channelLogin' | 'channelId'>;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class MerchTrain {
+  private state: MerchTrainState = { version: 1, count: 0, departures: 0, boarding: false };
+  private chain: Promise<void> = Promise.resolve();
+  private readonly file: string;
+  private readonly log: Logger;
+  private readonly onEnded = (r: { kind: string }) => {
+    if (r.kind === 'link-giveaway' && this.state.boarding) void this.serial(() => this.depart());
+  };
+
+  constructor(private readonly d: MerchTrainDeps) {
+    this.file = join(d.dataDir, MERCH_TRAIN_FILE);
+    this.log = d.logger.child({ module: 'merch-train' });
+  }
+
+  get enabled(): boolean {
+    return this.d.settings.enabled;
+  }
+
+  /** Reads the counter (a missing file is a fresh train) and listens for giveaways ending. */
+  async start(): Promise<void> {
+    const text = await readIfExists(this.file);
+    if (text !== undefined) this.state = parseJsonFile(this.file, text, StateSchema);
+    for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.on(e, this.onEnded);
+    if (this.state.boarding && this.state.boardingSince && this.d.findDeparture) {
+      const drawId = await this.d.findDeparture(this.state.boardingSince);
+      if (drawId) {
+        this.log.info({ drawId }, 'the merch train had departed before the restart');
+        this.state = { ...this.state, boarding: false, drawId };
+        await this.save();
+      }
+    }
+    if (this.enabled && this.state.boarding) void this.serial(() => this.depart());
+  }
+
+  async stop(): Promise<void> {
+    for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.off(e, this.onEnded);
+    await this.chain;
+  }
+
+  /** A copy of the counter. */
+  snapshot(): MerchTrainState & { everyOrders: number; minOrderTotal?: number; product?: string } {
+    const s = this.d.settings;
+    return { ...this.state, everyOrders: s.everyOrders, ...(s.minOrderTotal !== undefined ? { minOrderTotal: s.minOrderTotal } : {}), ...(s.product ? { product: s.product } : {}) };
+  }
+
+  /** The `!merch train` line. */
+  statusLine(): string {
+    const s = this.d.settings;
+    if (!s.enabled) return 'The merch train is not running on this channel.';
+    const reward = `a giveaway of ${s.product ?? 'merch'}`;
+    if (this.state.boarding) return `🚂 The merch train is boarding: ${reward} opens as soon as the current giveaway ends.`;
+    if (s.minOrderTotal !== undefined)
+      return `🚂 Merch train: every order of ${s.minOrderTotal.toFixed(2)} or more unlocks ${reward}. ${this.state.departures} departure(s) so far.`;
+    return `🚂 Merch train: ${this.state.count}/${s.everyOrders} orders. Next stop: ${reward}!`;
+  }
+
+  /** Counts one order (see the module header). Never rejects. */
+  onOrder(order: Order): Promise<void> {
+    return this.serial(() => this.count(order));
+  }
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(fn).catch((err) => this.log.error({ err }, 'merch train step failed'));
+    this.chain = next;
+    return next;
+  }
+
+  private async count(order: Order): Promise<void> {
+    const s = this.d.settings;
+    if (!s.enabled || isRedemption(order)) return;
+    if (s.onlyWhileLive) {
+      let live = true;
+      try {
+        live = await this.d.isLive();
+      } catch (err) {
+        this.log.warn({ reason: (err as Error).message }, 'could not read the streaming status; the order counts');
+      }
+      if (!live) return;
+    }
+    const total = order.amounts?.total?.value;
+    const byAmount = s.minOrderTotal !== undefined;
+    const departs = byAmount ? typeof total === 'number' && total >= s.minOrderTotal! : this.state.count + 1 >= s.everyOrders;
+    if (this.state.boarding) {
+      // One train at a time: count, but never past the next departure.
+      this.state.count = Math.min(this.state.count + 1, byAmount ? this.state.count + 1 : s.everyOrders - 1);
+      await this.save();
+      return;
+    }
+    if (!departs) {
+      this.state.count += 1;
+      await this.save();
+      return;
+    }
+    const number = byAmount ? this.state.count + 1 : s.everyOrders;
+    const boardingSince = new Date(this.d.clock.now()).toISOString();
+    this.state = { ...this.state, count: 0, departures: this.state.departures + 1, boarding: true, boardingSince };
+    await this.save();
+    this.d.chat.say(render(s.announcement, { count: number, product: s.product ?? 'merch' }), { priority: 'normal' });
+    await this.depart();
+  }
+
+  /** Opens the train's giveaway; stays boarding while another link giveaway runs. */
+  private async depart(): Promise<void> {
+    const s = this.d.settings;
+    if (!this.state.boarding || !s.product) return;
+    const by: ChatMessage = {
+      id: `merch-train-${this.state.departures}`,
+      channel: this.d.chat.channelLogin,
+      userId: this.d.chat.channelId() ?? 'merch-train',
+      login: 'merch_train',
+      displayName: 'Merch train',
+      text: '',
+      roles: { ...noRoles, broadcaster: true },
+      bits: 0,
+      action: false,
+      sentAt: this.d.clock.now(),
+      self: true,
+    };
+    const res = await this.d.startLinkGiveaway(by, s.product, s.winners, s.seconds);
+    if (res.ok) {
+      this.state = { ...this.state, boarding: false, ...(res.id ? { drawId: res.id } : {}) };
+      await this.save();
+      this.log.info({ drawId: res.id, departures: this.state.departures }, 'merch train departed');
+      return;
+    }
+    if (/already running/i.test(res.message)) {
+      this.log.info('merch train boarding: a link giveaway is running');
+      return;
+    }
+    this.state = { ...this.state, boarding: false };
+    await this.save();
+    this.log.warn({ reason: res.message }, 'merch train giveaway could not open');
+    this.d.chat.say(`⚠️ The merch train's giveaway could not open: ${res.message} Mods: check merchTrain.product in the settings.`, {
+      priority: 'normal',
+    });
+  }
+
+  private async save(): Promise<void> {
+    await writeFileAtomic(this.file, `${JSON.stringify(this.state)}\n`); // created owner-only (0600)
+  }
+}
