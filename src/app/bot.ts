@@ -20,6 +20,7 @@ import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
+import { startTwitchAuth, type ChatConnectOptions } from '../twitch/startup.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
 
@@ -32,6 +33,8 @@ export interface BotOptions {
   operator?: OperatorPort;
   /** Outbox limits (tests and the demo may scale windows). */
   outbox?: Partial<OutboxLimits>;
+  /** Start-up chat connection: backoff and an abort signal (tests). */
+  chatConnect?: ChatConnectOptions;
   /** Extra client options (tests shorten timeouts). */
   client?: Partial<FourthwallClientOptions>;
 }
@@ -118,14 +121,16 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...options.client,
   });
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
+  const twitchAuth = startTwitchAuth(config, logger, clock);
   const chat = new TwitchChat({
     url: config.twitch.ircUrl,
     channel: config.twitch.channel,
     username: config.twitch.username,
     token: config.twitch.token,
+    tokens: twitchAuth.tokens,
     logger,
     clock,
-    outbox: options.outbox,
+    outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const service = new GiveawayService({ chat, shop, repo, clock, random, logger, settings, operator });
   const streaming = new StreamingService({ shop, chat, logger });
@@ -195,7 +200,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // Open draws are restored before chat connects, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
-    await chat.connect();
+    await twitchAuth.connect(chat, options.chatConnect);
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -213,6 +218,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   } catch (err) {
     await service.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
+    await twitchAuth.close();
     await repo.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     throw err;
@@ -256,6 +262,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);
       await withTimeout(chat.flush(), DRAIN_MS);
       await chat.disconnect().catch(() => undefined);
+      await twitchAuth.close();
       await client.close().catch(() => undefined);
       log.info('stopped');
     })());

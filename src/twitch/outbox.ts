@@ -16,7 +16,15 @@
  *   time is dropped;
  * - paused while disconnected; a line counts as sent only once the transport accepted it, and is
  *   re-queued only when the transport says it certainly was not written (`NotSentError`);
- * - NOTICEs about the last line (`handleNotice`) back off and retry that line once, or drop it.
+ * - NOTICEs about the last line (`handleNotice`) back off and retry that line once, or drop it;
+ * - with `confirm: true` (the Twitch client) a written line is only *awaiting* until the server
+ *   answers it (`confirm()`, fed from Twitch's USERSTATE; a NOTICE answers the oldest awaiting
+ *   line instead of the last written one); `stats().sent` counts confirmed lines only. On
+ *   `pause()` (disconnect) the awaiting lines go back to the front of their queues in order, so
+ *   they are sent again after the reconnect; a confirmed line never is. Their writes stay counted
+ *   in the rate window (Twitch may have counted them);
+ * - bounded while paused: more than `maxQueued` waiting lines drop the oldest low-priority ones,
+ *   then the oldest normal ones; high-priority lines (winner announcements) are never dropped.
  * All pacing uses the injected Clock. One Outbox per channel; it does not know tmi.js (the
  * transport is an interface) and does not share its window between channels.
  */
@@ -58,6 +66,8 @@ export interface OutboxLimits {
   backoffMs: number;
   /** Length of one slow-mode second (default 1000 ms; tests scale it). */
   slowUnitMs: number;
+  /** Most lines kept waiting while paused (disconnected); high-priority lines are never dropped (default 100). */
+  maxQueued: number;
 }
 
 export const defaultOutboxLimits: OutboxLimits = {
@@ -70,6 +80,7 @@ export const defaultOutboxLimits: OutboxLimits = {
   maxLength: 500,
   backoffMs: 5000,
   slowUnitMs: 1000,
+  maxQueued: 100,
 };
 
 export interface OutboxOptions {
@@ -80,17 +91,28 @@ export interface OutboxOptions {
   limits?: Partial<OutboxLimits>;
   /** Start paused (the client resumes once the channel is joined). Default false. */
   paused?: boolean;
+  /** A written line counts as sent only once `confirm()` answers it (see the module header). Default false. */
+  confirm?: boolean;
 }
 
 export interface OutboxStats {
   queued: number;
+  /** Lines delivered (confirmed by the server in `confirm` mode). */
   sent: number;
   dropped: number;
   retried: number;
+  /** Writes handed to the transport (a re-sent line counts each time). */
+  written: number;
+  /** Written lines not yet answered (`confirm` mode). */
+  unconfirmed: number;
+  /** Lines dropped because the queue was over `maxQueued` while paused (included in `dropped`). */
+  overflow: number;
+  /** Unconfirmed lines put back in the queue after a disconnect (`confirm` mode). */
+  requeued: number;
 }
 
 /** Why a line was not sent. */
-export type DropReason = 'stale' | 'notice' | 'uncertain' | 'closed';
+export type DropReason = 'stale' | 'notice' | 'uncertain' | 'closed' | 'overflow';
 
 interface Entry {
   text: string;
@@ -122,7 +144,10 @@ export class Outbox extends EventEmitter {
   private lastSent: { entry: Entry; at: number } | undefined;
   private timer: TimerHandle | undefined;
   private idleWaiters: (() => void)[] = [];
-  private readonly counters = { sent: 0, dropped: 0, retried: 0 };
+  private readonly counters = { sent: 0, dropped: 0, retried: 0, written: 0, overflow: 0, requeued: 0 };
+  private readonly confirmMode: boolean;
+  /** Written, not yet answered lines, oldest first (`confirm` mode). */
+  private readonly awaiting: { entry: Entry; text: string; at: number }[] = [];
 
   constructor(options: OutboxOptions) {
     super();
@@ -132,6 +157,7 @@ export class Outbox extends EventEmitter {
     this.log = options.logger;
     this.limits = { ...defaultOutboxLimits, ...options.limits };
     this.paused = options.paused ?? false;
+    this.confirmMode = options.confirm ?? false;
   }
 
   /** Queues `text` (split into lines of at most `maxLength`). Returns the number of lines queued. */
@@ -165,11 +191,52 @@ export class Outbox extends EventEmitter {
     this.pump();
   }
 
-  /** Stops sending (disconnected). Queued lines are kept. */
+  /**
+   * Stops sending (disconnected). Queued lines are kept; in `confirm` mode the written but
+   * unanswered lines go back to the front of their queues, in order.
+   */
   pause(): void {
     this.paused = true;
     this.lastSent = undefined;
     this.cancelTimer();
+    if (this.awaiting.length > 0) {
+      const back = this.awaiting.splice(0);
+      for (let i = back.length - 1; i >= 0; i--) this.queues[back[i]!.entry.priority].unshift(back[i]!.entry);
+      this.counters.requeued += back.length;
+      this.log.info({ channel: this.channel, lines: back.length }, 'chat lines not confirmed by Twitch before the disconnect; re-queued for after the reconnect');
+    }
+    this.trim();
+  }
+
+  /**
+   * The server answered the oldest awaiting line (Twitch's USERSTATE after a PRIVMSG): it counts
+   * as sent. Returns false when no line was awaiting an answer (an unsolicited USERSTATE).
+   */
+  confirm(): boolean {
+    const done = this.awaiting.shift();
+    if (!done) return false;
+    this.counters.sent++;
+    this.emit('sent', done.text);
+    this.notifyIdle();
+    return true;
+  }
+
+  /** Written lines not yet answered, and when the oldest was written (`confirm` mode). */
+  unconfirmed(): { count: number; oldestAt: number | undefined } {
+    return { count: this.awaiting.length, oldestAt: this.awaiting[0]?.at };
+  }
+
+  /**
+   * The oldest awaiting line got no answer although the connection answers: its fate is unknown,
+   * so it is dropped ('uncertain'), never resent (a resend could double it).
+   */
+  abandonOldest(): boolean {
+    const done = this.awaiting.shift();
+    if (!done) return false;
+    this.drop(done.entry, 'uncertain', 'no answer from the chat server');
+    this.log.warn({ channel: this.channel }, 'chat line never confirmed by Twitch although the connection answers; not resent');
+    this.notifyIdle();
+    return true;
   }
 
   /** Starts sending again (connected and joined). */
@@ -189,7 +256,7 @@ export class Outbox extends EventEmitter {
   }
 
   stats(): OutboxStats {
-    return { queued: this.pending(), ...this.counters };
+    return { queued: this.pending(), unconfirmed: this.awaiting.length, ...this.counters };
   }
 
   /** Resolves when nothing is queued or being written. */
@@ -203,7 +270,7 @@ export class Outbox extends EventEmitter {
    * last, which is retried once (rate limit, duplicate, slow mode, time-out) or dropped.
    */
   handleNotice(msgId: string, text = ''): void {
-    const last = this.lastSent;
+    let last = this.lastSent;
     const now = this.clock.now();
     const seconds = /(\d+)\s*(?:more\s+)?seconds?/i.exec(text);
     const namedMs = seconds ? Number(seconds[1]) * this.limits.slowUnitMs + this.limits.pacingMarginMs : undefined;
@@ -227,6 +294,11 @@ export class Outbox extends EventEmitter {
       default:
         if (!msgId.startsWith('msg_')) return;
         this.block(now + this.limits.backoffMs);
+    }
+    if (this.confirmMode) {
+      // Twitch answers lines in order: a NOTICE answers the oldest line still awaiting an answer.
+      const answered = this.awaiting.shift();
+      last = answered ? { entry: answered.entry, at: answered.at } : undefined;
     }
     if (!last) {
       this.log.warn({ msgId, channel: this.channel }, 'chat notice with no line to attribute it to');
@@ -274,6 +346,7 @@ export class Outbox extends EventEmitter {
       if (options.staleAfterMs !== undefined) entry.staleAfterMs = options.staleAfterMs;
       this.queues[priority].push(entry);
     }
+    this.trim();
     this.pump();
     return lines.length;
   }
@@ -368,9 +441,21 @@ export class Outbox extends EventEmitter {
       () => {
         this.inflight = false;
         this.recent.set(text, now);
-        this.lastSent = { entry, at: now };
-        this.counters.sent++;
-        this.emit('sent', text);
+        this.counters.written++;
+        if (this.confirmMode) {
+          if (this.paused) {
+            // The disconnect was reported while this write was under way: not known to be answered.
+            this.queues[entry.priority].unshift(entry);
+            this.counters.requeued++;
+          } else {
+            this.awaiting.push({ entry, text, at: now });
+            this.emit('written', text);
+          }
+        } else {
+          this.lastSent = { entry, at: now };
+          this.counters.sent++;
+          this.emit('sent', text);
+        }
         this.pump();
       },
       (err: unknown) => {
@@ -398,6 +483,28 @@ export class Outbox extends EventEmitter {
     this.emit('dropped', entry.text, reason, detail);
   }
 
+  /** While paused, keeps at most `maxQueued` lines: oldest low first, then oldest normal; never high. */
+  private trim(): void {
+    if (!this.paused || this.closed) return;
+    let excess = this.pending() - this.limits.maxQueued;
+    if (excess <= 0) return;
+    let dropped = 0;
+    for (const p of ['low', 'normal'] as const) {
+      const q = this.queues[p];
+      while (excess > 0 && q.length > 0) {
+        this.drop(q.shift()!, 'overflow');
+        excess--;
+        dropped++;
+      }
+    }
+    if (dropped === 0) return;
+    this.counters.overflow += dropped;
+    this.log.warn(
+      { channel: this.channel, dropped, droppedSoFar: this.counters.overflow, kept: this.pending(), max: this.limits.maxQueued },
+      `chat outbox full while disconnected: dropped ${dropped} low-priority line(s) (${this.counters.overflow} so far); winner announcements are kept`,
+    );
+  }
+
   private block(until: number): void {
     this.blockedUntil = Math.max(this.blockedUntil, until);
   }
@@ -408,7 +515,7 @@ export class Outbox extends EventEmitter {
   }
 
   private isIdle(): boolean {
-    return !this.inflight && (this.closed || this.pending() === 0);
+    return !this.inflight && (this.closed || (this.pending() === 0 && this.awaiting.length === 0));
   }
 
   private notifyIdle(): void {
