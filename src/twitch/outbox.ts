@@ -17,8 +17,8 @@
  * - paused while disconnected; a line counts as sent only once the transport accepted it, and is
  *   re-queued only when the transport says it certainly was not written (`NotSentError`);
  * - NOTICEs about the last line (`handleNotice`) back off and retry that line once, or drop it;
- * - with `confirm: true` (the Twitch client) a written line is only *awaiting* until the server
- *   answers it (`confirm()`, fed from Twitch's USERSTATE; a NOTICE answers the oldest awaiting
+ * - with `confirm: true` (the Twitch client) one line is written at a time, and it is only
+ *   *awaiting* until the server answers it (`confirm()`, fed from Twitch's USERSTATE; a NOTICE answers the oldest awaiting
  *   line instead of the last written one); `stats().sent` counts confirmed lines only. On
  *   `pause()` (disconnect) the awaiting lines go back to the front of their queues in order, so
  *   they are sent again after the reconnect; a confirmed line never is. Their writes stay counted
@@ -218,6 +218,7 @@ export class Outbox extends EventEmitter {
     this.counters.sent++;
     this.emit('sent', done.text);
     this.notifyIdle();
+    this.pump();
     return true;
   }
 
@@ -236,6 +237,7 @@ export class Outbox extends EventEmitter {
     this.drop(done.entry, 'uncertain', 'no answer from the chat server');
     this.log.warn({ channel: this.channel }, 'chat line never confirmed by Twitch although the connection answers; not resent');
     this.notifyIdle();
+    this.pump();
     return true;
   }
 
@@ -352,7 +354,9 @@ export class Outbox extends EventEmitter {
   }
 
   private pump(): void {
-    if (this.paused || this.inflight || this.closed) return;
+    // In `confirm` mode one line at a time: the next is written once Twitch answered the last, so
+    // at most one line is ever in doubt when the connection drops, and a NOTICE names its line.
+    if (this.paused || this.inflight || this.closed || this.awaiting.length > 0) return;
     this.cancelTimer();
     const now = this.clock.now();
     const entry = this.next(now);
