@@ -30,89 +30,23 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
 import type { SayOptions, SayPriority } from '../giveaway/ports.js';
 import { packList, splitText } from './text.js';
+import { Pacer } from './pacing.js';
+import {
+  defaultOutboxLimits,
+  NotSentError,
+  type ChatTransport,
+  type DropReason,
+  type OutboxLimits,
+  type OutboxOptions,
+  type OutboxStats,
+} from './outbox-types.js';
 
-/** Writes one line to the chat server. Throws `NotSentError` when it certainly did not write it. */
-export interface ChatTransport {
-  send(channel: string, text: string): Promise<void>;
-}
+export { defaultOutboxLimits, NotSentError } from './outbox-types.js';
+export type { ChatTransport, DropReason, OutboxLimits, OutboxOptions, OutboxStats } from './outbox-types.js';
 
-/** Thrown by a transport when the line was certainly not written (e.g. not connected). */
-export class NotSentError extends GiftdropError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('CHAT_NOT_SENT', message, options);
-  }
-}
-
-export interface OutboxLimits {
-  /** Lines per window when not moderator/broadcaster (default 20). */
-  messages: number;
-  /** Lines per window once moderator/broadcaster status is confirmed (default 100). */
-  modMessages: number;
-  /** Sliding window length (default 32 000 ms: Twitch counts 30 s; 2 s margin). */
-  windowMs: number;
-  /** Minimum gap between lines when not privileged (default 1000 ms). */
-  minIntervalMs: number;
-  /** Added to the minimum gap, the slow-mode gap and the duplicate window (default 100 ms). */
-  pacingMarginMs: number;
-  /** Same text is never sent twice within this time when not privileged (default 30 000 ms). */
-  duplicateWindowMs: number;
-  /** Longest line (default 500). */
-  maxLength: number;
-  /** Pause after a NOTICE that is not a rate limit, when it names no duration (default 5000 ms). */
-  backoffMs: number;
-  /** Length of one slow-mode second (default 1000 ms; tests scale it). */
-  slowUnitMs: number;
-  /** Most lines kept waiting while paused (disconnected); high-priority lines are never dropped (default 100). */
-  maxQueued: number;
-}
-
-export const defaultOutboxLimits: OutboxLimits = {
-  messages: 20,
-  modMessages: 100,
-  windowMs: 32_000,
-  minIntervalMs: 1000,
-  pacingMarginMs: 100,
-  duplicateWindowMs: 30_000,
-  maxLength: 500,
-  backoffMs: 5000,
-  slowUnitMs: 1000,
-  maxQueued: 100,
-};
-
-export interface OutboxOptions {
-  channel: string;
-  transport: ChatTransport;
-  clock: Clock;
-  logger: Logger;
-  limits?: Partial<OutboxLimits>;
-  /** Start paused (the client resumes once the channel is joined). Default false. */
-  paused?: boolean;
-  /** A written line counts as sent only once `confirm()` answers it (see the module header). Default false. */
-  confirm?: boolean;
-}
-
-export interface OutboxStats {
-  queued: number;
-  /** Lines delivered (confirmed by the server in `confirm` mode). */
-  sent: number;
-  dropped: number;
-  retried: number;
-  /** Writes handed to the transport (a re-sent line counts each time). */
-  written: number;
-  /** Written lines not yet answered (`confirm` mode). */
-  unconfirmed: number;
-  /** Lines dropped because the queue was over `maxQueued` while paused (included in `dropped`). */
-  overflow: number;
-  /** Unconfirmed lines put back in the queue after a disconnect (`confirm` mode). */
-  requeued: number;
-}
-
-/** Why a line was not sent. */
-export type DropReason = 'stale' | 'notice' | 'uncertain' | 'closed' | 'overflow';
 
 interface Entry {
   text: string;
@@ -130,17 +64,10 @@ export class Outbox extends EventEmitter {
   private readonly log: Logger;
   private readonly limits: OutboxLimits;
   private readonly queues: Record<SayPriority, Entry[]> = { high: [], normal: [], low: [] };
-  /** Send attempt times inside the current window, oldest first. */
-  private readonly attempts: number[] = [];
-  /** Text actually sent -> when, for the duplicate rule. */
-  private readonly recent = new Map<string, number>();
-  private privileged = false;
-  private slowSeconds = 0;
+  private readonly pacer: Pacer;
   private paused: boolean;
   private closed = false;
   private inflight = false;
-  private lastAttemptAt = -Infinity;
-  private blockedUntil = -Infinity;
   private lastSent: { entry: Entry; at: number } | undefined;
   private timer: TimerHandle | undefined;
   private idleWaiters: (() => void)[] = [];
@@ -156,6 +83,7 @@ export class Outbox extends EventEmitter {
     this.clock = options.clock;
     this.log = options.logger;
     this.limits = { ...defaultOutboxLimits, ...options.limits };
+    this.pacer = new Pacer(this.limits);
     this.paused = options.paused ?? false;
     this.confirmMode = options.confirm ?? false;
   }
@@ -175,19 +103,19 @@ export class Outbox extends EventEmitter {
 
   /** Moderator/broadcaster status as confirmed by USERSTATE (false until confirmed). */
   setPrivileged(privileged: boolean): void {
-    if (privileged === this.privileged) return;
-    this.privileged = privileged;
+    if (privileged === this.pacer.privileged) return;
+    this.pacer.privileged = privileged;
     this.log.info({ privileged }, privileged ? 'outbox: moderator limits' : 'outbox: regular-user limits');
     this.pump();
   }
 
   isPrivileged(): boolean {
-    return this.privileged;
+    return this.pacer.privileged;
   }
 
   /** Slow mode in seconds (0 = off), from ROOMSTATE. */
   setSlowMode(seconds: number): void {
-    this.slowSeconds = Math.max(0, seconds);
+    this.pacer.slowSeconds = Math.max(0, seconds);
     this.pump();
   }
 
@@ -286,7 +214,7 @@ export class Outbox extends EventEmitter {
         retry = true;
         break;
       case 'msg_slowmode':
-        this.block(now + (namedMs ?? Math.max(this.slowSeconds * this.limits.slowUnitMs, this.limits.backoffMs)));
+        this.block(now + (namedMs ?? Math.max(this.pacer.slowSeconds * this.limits.slowUnitMs, this.limits.backoffMs)));
         retry = true;
         break;
       case 'msg_timedout':
@@ -364,10 +292,10 @@ export class Outbox extends EventEmitter {
       this.notifyIdle();
       return;
     }
-    let at = this.nextSlot(now);
+    let at = this.pacer.nextSlot(now);
     let text: string | undefined;
     if (at <= now) {
-      const choice = this.variant(entry.text, now);
+      const choice = this.pacer.variant(entry.text, now);
       if (typeof choice === 'number') at = choice;
       else text = choice;
     }
@@ -399,52 +327,13 @@ export class Outbox extends EventEmitter {
     return undefined;
   }
 
-  /** Earliest time the next line may be written. */
-  private nextSlot(now: number): number {
-    const { windowMs, messages, modMessages, minIntervalMs, pacingMarginMs, slowUnitMs } = this.limits;
-    while (this.attempts.length > 0 && this.attempts[0]! <= now - windowMs) this.attempts.shift();
-    const limit = this.privileged ? modMessages : messages;
-    let at = Math.max(now, this.blockedUntil);
-    if (this.attempts.length >= limit) {
-      at = Math.max(at, this.attempts[this.attempts.length - limit]! + windowMs);
-    }
-    if (!this.privileged) {
-      const gap = Math.max(minIntervalMs, this.slowSeconds * slowUnitMs) + pacingMarginMs;
-      at = Math.max(at, this.lastAttemptAt + gap);
-    }
-    return at;
-  }
-
-  /**
-   * The text to write for `base` under the duplicate rule, or the time to wait when every
-   * variation that fits is still recent.
-   */
-  private variant(base: string, now: number): string | number {
-    // Pruned in every mode: a moderator bot also records what it sends, for the day it loses the status.
-    const horizon = now - this.limits.duplicateWindowMs - this.limits.pacingMarginMs;
-    for (const [t, at] of this.recent) {
-      if (at <= horizon) this.recent.delete(t);
-    }
-    if (this.privileged) return base;
-    let candidate = base;
-    // U+E0000 is an unassigned tag character: invisible in Twitch chat, but makes the text differ.
-    for (let k = 1; this.recent.has(candidate); k++) {
-      candidate = `${base} ${'\u{E0000}'.repeat(k)}`;
-      if (candidate.length > this.limits.maxLength) {
-        return this.recent.get(base)! + this.limits.duplicateWindowMs + this.limits.pacingMarginMs + 1;
-      }
-    }
-    return candidate;
-  }
-
   private write(entry: Entry, text: string, now: number): void {
     this.inflight = true;
-    this.attempts.push(now);
-    this.lastAttemptAt = now;
+    this.pacer.recordAttempt(now);
     this.transport.send(this.channel, text).then(
       () => {
         this.inflight = false;
-        this.recent.set(text, now);
+        this.pacer.rememberText(text, now);
         this.counters.written++;
         if (this.confirmMode) {
           if (this.paused) {
@@ -467,12 +356,12 @@ export class Outbox extends EventEmitter {
         if (err instanceof NotSentError) {
           // Not written, so it does not count against the window; retry after a pause instead of
           // spinning while the client has not yet reported the disconnect (a closing socket).
-          this.attempts.pop();
+          this.pacer.unrecordAttempt();
           this.block(this.clock.now() + this.limits.minIntervalMs + this.limits.pacingMarginMs);
           this.queues[entry.priority].unshift(entry);
           this.log.debug({ channel: this.channel }, 'chat line not written; re-queued');
         } else {
-          this.recent.set(text, now);
+          this.pacer.rememberText(text, now);
           this.drop(entry, 'uncertain', err instanceof Error ? err.message : String(err));
           this.log.warn({ channel: this.channel, err }, 'chat line may or may not have been written; not resent');
         }
@@ -510,7 +399,7 @@ export class Outbox extends EventEmitter {
   }
 
   private block(until: number): void {
-    this.blockedUntil = Math.max(this.blockedUntil, until);
+    this.pacer.block(until);
   }
 
   private cancelTimer(): void {
