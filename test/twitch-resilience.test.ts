@@ -114,6 +114,9 @@ describe('lines confirmed by USERSTATE', () => {
     // Exactly the lines written after the last confirmation went back to the queue.
     expect(st.requeued).toBeGreaterThanOrEqual(1);
     expect(st.written).toBe(30 + st.requeued);
+    // Nothing awaits an answer: the receive path no longer pays for tmi.js's raw_message copies.
+    const tmiClient = (chat as unknown as { client: NodeJS.EventEmitter }).client;
+    expect(tmiClient.listenerCount('raw_message')).toBe(0);
   });
 
   for (const how of ['half-open, found by the bot', 'half-open, then dropped by the server'] as const) {
