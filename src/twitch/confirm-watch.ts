@@ -76,6 +76,13 @@ export class ConfirmWatch {
       () => {
         this.probing = false;
         log.warn('the chat connection does not answer (half-open socket); it is closed and reconnected, unconfirmed lines are sent again');
+        // Normally the disconnect comes first (pause); should a late PONG keep the socket, look again.
+        if (!this.active) return;
+        this.timer?.cancel();
+        this.timer = this.o.clock.setTimeout(() => {
+          this.timer = undefined;
+          this.check();
+        }, this.o.timeoutMs);
       },
     );
   }
