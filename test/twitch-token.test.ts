@@ -186,6 +186,17 @@ describe('refresh', () => {
     expect((bad as Error).message).not.toContain(s.refreshToken);
   });
 
+  it('an auth URL that is not an OAuth root is named (TWITCH_AUTH_URL), not retried forever', async () => {
+    const s = await startChatServer();
+    cleanup.push(() => s.close());
+    const auth = new TwitchAuthClient({ authUrl: `http://127.0.0.1:${s.port}/not-oauth` });
+    cleanup.push(() => auth.close());
+    const err = await auth.validate(s.token).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TwitchTokenError);
+    expect((err as TwitchTokenError).code).toBe('TWITCH_AUTH_URL');
+    expect((err as Error).message).toMatch(/answered HTTP 426: it is not Twitch's OAuth root\. Set TWITCH_AUTH_URL/);
+  });
+
   it('a token registered after start is redacted from log lines (child loggers too)', () => {
     const capture = new LogCapture();
     const logger = createLogger({ destination: capture, level: 'info', pretty: false });

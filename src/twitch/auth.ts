@@ -4,7 +4,8 @@
  *
  * Contract:
  * - every answer is checked with zod at the edge; a 401 from `/validate` is `{ valid: false }`,
- *   a refused refresh is TwitchTokenError (code TWITCH_TOKEN_REFRESH) naming the variable to fix;
+ *   a refused refresh is TwitchTokenError (code TWITCH_TOKEN_REFRESH) naming the variable to fix,
+ *   and a URL that is no OAuth root at all (404/405/426) is TwitchTokenError (TWITCH_AUTH_URL);
  * - a network failure, a timeout or a 5xx is TwitchAuthUnavailableError (retryable): the caller
  *   retries, it never concludes the token is bad from it;
  * - no token, refresh token or client secret is ever put in an error message or log line.
@@ -90,6 +91,14 @@ export class TwitchAuthClient {
     const bare = token.replace(/^oauth:/i, '');
     const { status, body } = await this.call('GET', '/validate', { authorization: `OAuth ${bare}` });
     if (status === 401) return { valid: false, reason: errorMessage(body) ?? 'invalid access token' };
+    if (status === 404 || status === 405 || status === 426) {
+      // Not an OAuth root at all (e.g. a local chat proxy without /oauth2): retrying cannot help.
+      throw new TwitchTokenError(
+        'TWITCH_AUTH_URL',
+        `${this.authUrl}/validate answered HTTP ${status}: it is not Twitch's OAuth root. Set TWITCH_AUTH_URL to ` +
+          'https://id.twitch.tv/oauth2 (or to a server that implements /validate and /token).',
+      );
+    }
     if (status !== 200) throw new TwitchAuthUnavailableError(`Twitch token validation answered HTTP ${status}`);
     const parsed = ValidateSchema.safeParse(body);
     if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch token validation answered an unexpected body');
