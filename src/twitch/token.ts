@@ -180,19 +180,23 @@ export class ChatToken extends EventEmitter {
     this.timer = undefined;
     if (this.stopped || !this.credentials || expiresInSeconds <= 0) return;
     const lifetimeMs = expiresInSeconds * 1000;
-    const delay = Math.min(MAX_TIMER_MS, Math.max(lifetimeMs - 300_000, lifetimeMs / 2));
+    this.refreshIn(Math.min(MAX_TIMER_MS, Math.max(lifetimeMs - 300_000, lifetimeMs / 2)));
+  }
+
+  /** A scheduled refresh; Twitch unreachable -> tried again after `retryMs`, refused -> logged. */
+  private refreshIn(delayMs: number): void {
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.refresh('before expiry').catch((err: unknown) => {
         if (this.stopped) return;
         if (err instanceof TwitchAuthUnavailableError) {
           this.log.warn({ code: err.code }, `could not refresh TWITCH_TOKEN before expiry (${err.message}); trying again in ${Math.round(this.retryMs / 1000)} s`);
-          this.timer = this.clock.setTimeout(() => this.schedule(0.001), this.retryMs);
+          this.refreshIn(this.retryMs);
         } else {
           this.log.error({ code: (err as { code?: string }).code }, (err as Error).message);
         }
       });
-    }, delay);
+    }, delayMs);
   }
 }
 
