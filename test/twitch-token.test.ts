@@ -146,6 +146,44 @@ describe('refresh', () => {
     expect(logins(s)).toBe(2);
   });
 
+  it('a scheduled refresh that cannot reach Twitch is tried again after retryMs', async () => {
+    const clock = new ManualClock();
+    const s = await startChatServer({ clock, tokenLifetimeSeconds: 3600 });
+    const creds = { token: s.token, refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: s.clientSecret };
+    const port = s.port;
+    const auth = new TwitchAuthClient({ authUrl: s.authUrl });
+    cleanup.push(() => auth.close());
+    const tokens = new ChatToken({
+      auth,
+      username: s.botLogin,
+      token: creds.token,
+      refresh: { refreshToken: creds.refreshToken, clientId: creds.clientId, clientSecret: creds.clientSecret },
+      logger: silentLogger(),
+      clock,
+      retryMs: 10_000,
+    });
+    cleanup.push(() => tokens.stop());
+    await tokens.check();
+    await s.close();
+    const failed = new Promise<void>((resolve) => {
+      const orig = auth.refresh.bind(auth);
+      auth.refresh = (c) => orig(c).catch((e: unknown) => {
+        resolve();
+        throw e;
+      });
+    });
+    clock.advance(3300 * 1000);
+    await failed;
+    expect(tokens.refreshCount()).toBe(0);
+    const back = await startChatServer({ clock, port, ...creds, tokenLifetimeSeconds: 3600 });
+    cleanup.push(() => back.close());
+    const refreshed = new Promise((resolve) => tokens.once('refreshed', resolve));
+    clock.advance(10_000);
+    await refreshed;
+    expect(tokens.current()).toBe(back.token);
+    expect(back.token).not.toBe(creds.token);
+  });
+
   it('after a refusal on a reconnect: refreshed once, logged in again, no fatal', async () => {
     const { s, tokens, chat } = await setup({ refresh: true });
     await connectChat({ chat, tokens, logger: silentLogger() });
