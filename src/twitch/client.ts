@@ -17,9 +17,10 @@
  *   sent only when Twitch answers it with USERSTATE (read from tmi.js's `raw_message` event,
  *   listened to only while an answer is expected, so the receive path pays nothing otherwise);
  *   unanswered lines are re-sent after a reconnect, and a line unanswered for `confirmTimeoutMs`
- *   makes ConfirmWatch probe the socket (half-open -> closed and reconnected); lines are written with tmi.js `raw()`
- *   (a PRIVMSG) rather than `say()`, because say() splits 500-character lines itself (a second,
- *   unpaced line) and treats a leading `.`, `/` or `\` as a command;
+ *   makes ConfirmWatch probe the socket (half-open -> closed and reconnected). Lines are
+ *   written with tmi.js `raw()` (a PRIVMSG) rather than `say()`, because say() splits
+ *   500-character lines itself (a second, unpaced line) and treats a leading `.`, `/` or `\`
+ *   as a command;
  * - moderator status comes from USERSTATE (mod=1 or the broadcaster/moderator badge) and MODE
  *   +o/-o for the bot, and is forgotten on disconnect; room state (slow, followers-only,
  *   subs-only) from ROOMSTATE.
@@ -36,9 +37,9 @@ import type { Logger } from '../logging/index.js';
 import { NotSentError, Outbox, type ChatTransport, type OutboxLimits, type OutboxStats } from './outbox.js';
 import { ConfirmWatch } from './confirm-watch.js';
 import { parseUrl, seconds, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
+import { parseChatMessage, type TmiTags } from './parse.js';
 
 export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
-import { parseChatMessage, type TmiTags } from './parse.js';
 
 export type ChatConnectionState = 'connecting' | 'connected' | 'disconnected';
 
