@@ -18,8 +18,9 @@
  *   re-queued only when the transport says it certainly was not written (`NotSentError`);
  * - NOTICEs about the last line (`handleNotice`) back off and retry that line once, or drop it;
  * - with `confirm: true` (the Twitch client) one line is written at a time, and it is only
- *   *awaiting* until the server answers it (`confirm()`, fed from Twitch's USERSTATE; a NOTICE answers the oldest awaiting
- *   line instead of the last written one); `stats().sent` counts confirmed lines only. On
+ *   *awaiting* until the server answers it (`confirm()`, fed from Twitch's USERSTATE; a NOTICE
+ *   answers the oldest awaiting line instead of the last written one); `stats().sent` counts
+ *   confirmed lines only, `stats().written` every write. On
  *   `pause()` (disconnect) the awaiting lines go back to the front of their queues in order, so
  *   they are sent again after the reconnect; a confirmed line never is. Their writes stay counted
  *   in the rate window (Twitch may have counted them);
