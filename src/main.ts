@@ -11,6 +11,7 @@ import { startBot } from './app/bot.js';
 import { compactLogStream } from './app/demo/output.js';
 import { TwitchAuthError } from './twitch/index.js';
 import { lockDataDirOrExit } from './app/data-lock.js';
+import { TwitchTokenError } from './twitch/auth.js';
 
 const config = loadConfigOrExit();
 // Sandbox mode prints its transcript on stdout: logs go to stderr, one short line each, at warn
@@ -49,13 +50,15 @@ try {
     const bot = await startBot({ config, logger });
     onSignals((reason) => bot.stop(reason));
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
-    bot.chat.on('fatal', () => {
-      logger.fatal('Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked).');
+    bot.chat.on('fatal', (err: Error) => {
+      logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);
       void bot.stop('chat authentication failed').finally(() => process.exit(1));
     });
   }
 } catch (err) {
-  if (err instanceof TwitchAuthError) {
+  if (err instanceof TwitchTokenError) {
+    logger.fatal({ code: err.code }, err.message);
+  } else if (err instanceof TwitchAuthError) {
     logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
   } else {
     logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);

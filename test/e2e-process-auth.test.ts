@@ -1,6 +1,7 @@
 /**
- * The real bot process in live mode with a Twitch token the chat server refuses: it must end with
- * a clear message naming TWITCH_TOKEN and a non-zero exit (no retry loop), never printing the token.
+ * The real bot process in live mode with a Twitch token Twitch refuses (at /validate, before any
+ * chat login): it must end with a clear message naming TWITCH_TOKEN and a non-zero exit (no retry
+ * loop), never printing the token.
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,8 +27,13 @@ describe('live mode with a refused Twitch token', () => {
     expect(code).toBe(1);
     expect(out).toContain('TWITCH_TOKEN');
     expect(out).not.toContain('wrongtoken-zz9-plural-z-alpha');
+    // The token is checked at Twitch's /validate first (the chat server's /oauth2 stand-in): one
+    // refusal there, and no chat login is even tried with it.
+    const refused = servers.chat.transcript.filter((e) => e.kind === 'system' && /oauth2 validate: 401 invalid access token/.test(e.text));
+    expect(refused).toHaveLength(1);
+    expect(out).toMatch(/TWITCH_TOKEN is expired or invalid/);
     const rejected = servers.chat.transcript.filter((e) => e.kind === 'system' && /login rejected/.test(e.text));
-    expect(rejected).toHaveLength(1);
+    expect(rejected).toHaveLength(0);
     expect(servers.chat.transcript.some((e) => e.kind === 'system' && / connected/.test(e.text))).toBe(false);
     await tmp.cleanup();
   });

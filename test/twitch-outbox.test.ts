@@ -343,7 +343,7 @@ describe('Outbox review regressions', () => {
       await run(clock, 35_000, 5_000);
     }
     expect(outbox.stats().sent).toBe(1000);
-    const recent = (outbox as unknown as { recent: Map<string, number> }).recent;
+    const recent = (outbox as unknown as { pacer: { recent: Map<string, number> } }).pacer.recent;
     expect(recent.size).toBeLessThanOrEqual(100);
   });
 });

@@ -20,6 +20,7 @@ import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
+import { startTwitchAuth, type ChatConnectOptions } from '../twitch/startup.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
 import { EventIntake } from './event-intake.js';
@@ -37,6 +38,8 @@ export interface BotOptions {
   operator?: OperatorPort;
   /** Outbox limits (tests and the demo may scale windows). */
   outbox?: Partial<OutboxLimits>;
+  /** Start-up chat connection: backoff and an abort signal (tests). */
+  chatConnect?: ChatConnectOptions;
   /** Extra client options (tests shorten timeouts). */
   client?: Partial<FourthwallClientOptions>;
   /** Event intake and catch-up poll tuning (tests: clock, short retry and poll intervals, poll in sandbox mode). */
@@ -135,14 +138,16 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...options.client,
   });
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
+  const twitchAuth = startTwitchAuth(config, logger, clock);
   const chat = new TwitchChat({
     url: config.twitch.ircUrl,
     channel: config.twitch.channel,
     username: config.twitch.username,
     token: config.twitch.token,
+    tokens: twitchAuth.tokens,
     logger,
     clock,
-    outbox: options.outbox,
+    outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
   const service = new GiveawayService({ chat, shop, repo: engineRepo, clock, random, logger, settings, operator });
@@ -214,7 +219,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await shopFeatures.start();
-    await chat.connect();
+    await twitchAuth.connect(chat, options.chatConnect);
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -246,6 +251,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await service.stop().catch(() => undefined);
     await shopFeatures.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
+    await twitchAuth.close();
     await repo.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     throw err;
@@ -292,6 +298,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);
       await withTimeout(chat.flush(), DRAIN_MS);
       await chat.disconnect().catch(() => undefined);
+      await twitchAuth.close();
       await client.close().catch(() => undefined);
       log.info('stopped');
     })());

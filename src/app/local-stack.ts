@@ -47,7 +47,16 @@ export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatSe
   return {
     ...base,
     mode: 'sandbox',
-    twitch: { channel: chat.channel, username: chat.botLogin, token: `oauth:${chat.token}`, ircUrl: chat.url },
+    twitch: {
+      channel: chat.channel,
+      username: chat.botLogin,
+      token: `oauth:${chat.token}`,
+      ircUrl: chat.url,
+      authUrl: chat.authUrl,
+      refreshToken: chat.refreshToken,
+      clientId: chat.clientId,
+      clientSecret: chat.clientSecret,
+    },
     fourthwall: {
       ...base.fourthwall,
       apiUrl: fw.apiUrl,

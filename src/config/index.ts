@@ -17,6 +17,23 @@ export type { FileSettings } from './schema.js';
 export { LIVE_CREDENTIAL_ENV, modeDataDir, takeModeFlag } from './mode.js';
 
 export const DEFAULT_TWITCH_IRC_URL = 'wss://irc-ws.chat.twitch.tv:443';
+export const DEFAULT_TWITCH_AUTH_URL = 'https://id.twitch.tv/oauth2';
+
+/**
+ * TWITCH_AUTH_URL when unset: the contract default, except for a chat server on this machine
+ * (`ws://127.0.0.1:PORT`, `ws://localhost:PORT`, `ws://[::1]:PORT`), whose own HTTP port then
+ * answers for it (`http://host:PORT/oauth2`, as the sandbox chat server does).
+ */
+export function defaultTwitchAuthUrl(ircUrl: string): string {
+  try {
+    const u = new URL(ircUrl);
+    const loopback = u.hostname === 'localhost' || u.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(u.hostname);
+    if (u.protocol === 'ws:' && loopback) return `http://${u.host}/oauth2`;
+  } catch {
+    // an invalid TWITCH_IRC_URL is reported elsewhere
+  }
+  return DEFAULT_TWITCH_AUTH_URL;
+}
 export const DEFAULT_FOURTHWALL_API_URL = 'https://api.fourthwall.com/open-api/v1.0';
 
 export type FourthwallAuthConfig =
@@ -40,7 +57,20 @@ export interface Config {
   logLevel: string;
   /** True when LOG_LEVEL was set (sandbox mode keeps its logs at warn otherwise). */
   logLevelExplicit?: boolean;
-  twitch: { channel?: string; username?: string; token?: string; ircUrl: string };
+  twitch: {
+    channel?: string;
+    username?: string;
+    token?: string;
+    ircUrl: string;
+    /** TWITCH_AUTH_URL (or its default, see defaultTwitchAuthUrl); unset: derived from ircUrl. */
+    authUrl?: string;
+    /** TWITCH_REFRESH_TOKEN + TWITCH_CLIENT_SECRET (with clientId): refresh TWITCH_TOKEN. */
+    refreshToken?: string;
+    clientId?: string;
+    clientSecret?: string;
+    /** TWITCH_OUTBOX_MAX: chat lines kept while disconnected (default 100). */
+    outboxMax?: number;
+  };
   fourthwall: {
     apiUrl: string;
     tokenUrl: string;
@@ -165,6 +195,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
     TWITCH_USERNAME: raw('TWITCH_USERNAME'),
     TWITCH_TOKEN: raw('TWITCH_TOKEN'),
     TWITCH_IRC_URL: raw('TWITCH_IRC_URL'),
+    TWITCH_REFRESH_TOKEN: raw('TWITCH_REFRESH_TOKEN'),
+    TWITCH_CLIENT_ID: raw('TWITCH_CLIENT_ID'),
+    TWITCH_CLIENT_SECRET: raw('TWITCH_CLIENT_SECRET'),
     FOURTHWALL_API_URL: raw('FOURTHWALL_API_URL'),
     FOURTHWALL_USERNAME: raw('FOURTHWALL_USERNAME'),
     FOURTHWALL_PASSWORD: raw('FOURTHWALL_PASSWORD'),
@@ -217,6 +250,10 @@ export function loadConfig(options: LoadOptions = {}): Config {
     problems.push('TWITCH_CHANNEL: must be a Twitch login (letters, digits, underscore)');
   if (e.TWITCH_USERNAME && !/^[a-z0-9_]{2,25}$/i.test(e.TWITCH_USERNAME))
     problems.push('TWITCH_USERNAME: must be a Twitch login (letters, digits, underscore)');
+  if (e.TWITCH_REFRESH_TOKEN) {
+    for (const name of ['TWITCH_CLIENT_ID', 'TWITCH_CLIENT_SECRET'] as const)
+      if (!e[name]) problems.push(`${name}: required with TWITCH_REFRESH_TOKEN (to refresh TWITCH_TOKEN)`);
+  }
   if (e.TWITCH_IRC_URL && !/^wss?:\/\//i.test(e.TWITCH_IRC_URL))
     problems.push('TWITCH_IRC_URL: must start with ws:// or wss://');
   if (e.FOURTHWALL_API_URL && !/^https?:\/\//i.test(e.FOURTHWALL_API_URL))
@@ -257,6 +294,11 @@ export function loadConfig(options: LoadOptions = {}): Config {
       username: env.TWITCH_USERNAME?.toLowerCase(),
       token: env.TWITCH_TOKEN,
       ircUrl: env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL,
+      authUrl: (env.TWITCH_AUTH_URL ?? defaultTwitchAuthUrl(env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL)).replace(/\/+$/, ''),
+      refreshToken: env.TWITCH_REFRESH_TOKEN,
+      clientId: env.TWITCH_CLIENT_ID,
+      clientSecret: env.TWITCH_CLIENT_SECRET,
+      outboxMax: env.TWITCH_OUTBOX_MAX,
     },
     fourthwall: {
       apiUrl,
@@ -282,6 +324,8 @@ export function secretValues(config: Config): string[] {
   };
   push(config.twitch.token);
   push(config.twitch.token?.replace(/^oauth:/, ''));
+  push(config.twitch.refreshToken);
+  push(config.twitch.clientSecret);
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   const a = config.fourthwall.auth;

@@ -61,6 +61,13 @@ export const envSchema = z.object({
   TWITCH_USERNAME: optionalString,
   TWITCH_TOKEN: optionalString,
   TWITCH_IRC_URL: optionalString.pipe(url('ws:// or wss://').optional()),
+  TWITCH_AUTH_URL: optionalString.pipe(url('Twitch OAuth root, e.g. https://id.twitch.tv/oauth2').optional()),
+  TWITCH_REFRESH_TOKEN: optionalString,
+  TWITCH_CLIENT_ID: optionalString,
+  TWITCH_CLIENT_SECRET: optionalString,
+  TWITCH_OUTBOX_MAX: optionalString.pipe(
+    z.string().regex(/^\d+$/, 'must be a whole number of chat lines (e.g. 100)').transform(Number).refine((n) => n >= 1, 'must be at least 1').optional(),
+  ),
   FOURTHWALL_API_URL: optionalString.pipe(url('http(s) API root').optional()),
   FOURTHWALL_USERNAME: optionalString,
   FOURTHWALL_PASSWORD: optionalString,
@@ -94,6 +101,8 @@ export type EnvInput = z.infer<typeof envSchema>;
 /** Names of the environment variables whose values are secrets (never printed). */
 export const SECRET_ENV = [
   'TWITCH_TOKEN',
+  'TWITCH_REFRESH_TOKEN',
+  'TWITCH_CLIENT_SECRET',
   'FOURTHWALL_PASSWORD',
   'FOURTHWALL_ACCESS_TOKEN',
   'FOURTHWALL_REFRESH_TOKEN',

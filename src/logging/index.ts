@@ -68,20 +68,42 @@ function escapeRegExp(s: string): string {
  * Builds a scrubber that removes secret values (and their JSON-escaped and base64 Basic forms)
  * and link URLs from a serialized line.
  */
-export function makeScrubber(secrets: Iterable<string | undefined> = []): (line: string) => string {
+export function makeScrubber(secrets: Iterable<string | undefined> = []): ((line: string) => string) & { add(secret: string | undefined): void } {
   const values = new Set<string>();
-  for (const s of secrets) {
-    if (!s || s.length < 4) continue;
+  let secretRe: RegExp | undefined;
+  const add = (s: string | undefined): boolean => {
+    if (!s || s.length < 4 || values.has(s)) return false;
     values.add(s);
     values.add(JSON.stringify(s).slice(1, -1));
-  }
-  const list = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  const secretRe = list.length ? new RegExp(list.join('|'), 'g') : undefined;
-  return (line: string) => {
+    return true;
+  };
+  const build = () => {
+    const list = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    secretRe = list.length ? new RegExp(list.join('|'), 'g') : undefined;
+  };
+  for (const s of secrets) add(s);
+  build();
+  const scrub = (line: string) => {
     let out = line.replace(LINK_PATTERN, '[REDACTED]');
     if (secretRe) out = out.replace(secretRe, '[REDACTED]');
     return out;
   };
+  return Object.assign(scrub, {
+    add(secret: string | undefined) {
+      if (add(secret)) build();
+    },
+  });
+}
+
+const SECRET_ADDER = Symbol('giftdrop.secretAdder');
+
+/**
+ * Registers a secret learnt after start (a refreshed token) with the logger's scrubber; child
+ * loggers share their root's. A logger not made by createLogger ignores it.
+ */
+export function registerSecret(logger: Logger, secret: string | undefined): void {
+  const adder = (logger as unknown as Record<symbol, ((s: string | undefined) => void) | undefined>)[SECRET_ADDER];
+  adder?.(secret);
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -94,13 +116,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     hooks: { streamWrite: scrub },
     serializers: { err: pino.stdSerializers.err },
   };
-  if (pretty) {
-    return pino({
-      ...base,
-      transport: undefined,
-    }, pinoPretty());
-  }
-  return options.destination ? pino(base, options.destination) : pino(base);
+  const logger = pretty
+    ? pino({ ...base, transport: undefined }, pinoPretty())
+    : options.destination
+      ? pino(base, options.destination)
+      : pino(base);
+  Object.defineProperty(logger, SECRET_ADDER, { value: scrub.add });
+  return logger;
 }
 
 function pinoPretty(): DestinationStream {

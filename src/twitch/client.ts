@@ -9,12 +9,21 @@
  *   TwitchAuthError (bad TWITCH_TOKEN / TWITCH_USERNAME) or TwitchConnectError, with no retry
  *   loop; after a successful connect, tmi.js reconnects by itself (server RECONNECT, dropped
  *   socket) and re-joins the channel;
- * - everything the bot says goes through its Outbox (limits, splitting, duplicates, priorities),
- *   paused while not joined and resumed on re-join; lines are written with tmi.js `raw()`
- *   (a PRIVMSG) rather than `say()`, because say() splits 500-character lines itself (a second,
- *   unpaced line) and treats a leading `.`, `/` or `\` as a command;
- * - moderator status comes only from USERSTATE (mod=1 or the broadcaster/moderator badge) and is
- *   forgotten on disconnect; room state (slow, followers-only, subs-only) from ROOMSTATE.
+ * - a refusal on a reconnect first refreshes the token when `tokens` can (then logs in again,
+ *   once per refusal); 'fatal' is emitted only when that is impossible or refused too. The token
+ *   is read on every login, so a refreshed one is used from the next (re)connect;
+ * - everything the bot says goes through its Outbox (limits, splitting, duplicates, priorities,
+ *   a cap while disconnected), paused while not joined and resumed on re-join. A line counts as
+ *   sent only when Twitch answers it with USERSTATE (read from tmi.js's `raw_message` event,
+ *   listened to only while an answer is expected, so the receive path pays nothing otherwise);
+ *   unanswered lines are re-sent after a reconnect, and a line unanswered for `confirmTimeoutMs`
+ *   makes ConfirmWatch probe the socket (half-open -> closed and reconnected). Lines are
+ *   written with tmi.js `raw()` (a PRIVMSG) rather than `say()`, because say() splits
+ *   500-character lines itself (a second, unpaced line) and treats a leading `.`, `/` or `\`
+ *   as a command;
+ * - moderator status comes from USERSTATE (mod=1 or the broadcaster/moderator badge) and MODE
+ *   +o/-o for the bot, and is forgotten on disconnect; room state (slow, followers-only,
+ *   subs-only) from ROOMSTATE.
  * tmi.js gets `skipUpdatingEmotesets` and a logger adapter (its default logger is module state).
  * The receive path does as little as possible per line: one channel compare, the tag mapping,
  * one emit. This module knows nothing about commands or giveaways.
@@ -26,25 +35,11 @@ import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
 import { NotSentError, Outbox, type ChatTransport, type OutboxLimits, type OutboxStats } from './outbox.js';
+import { ConfirmWatch } from './confirm-watch.js';
+import { parseUrl, seconds, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 import { parseChatMessage, type TmiTags } from './parse.js';
 
-/** Twitch refused the login: the token (or the username it belongs to) is wrong. */
-export class TwitchAuthError extends GiftdropError {
-  constructor(reason: string) {
-    super(
-      'TWITCH_AUTH',
-      `Twitch refused the chat login (${reason}). Check TWITCH_TOKEN: it must be a user access token ` +
-        'with chat:read and chat:edit for the account named in TWITCH_USERNAME.',
-    );
-  }
-}
-
-/** The chat server could not be reached or the channel could not be joined. */
-export class TwitchConnectError extends GiftdropError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('TWITCH_CONNECT', message, options);
-  }
-}
+export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 
 export type ChatConnectionState = 'connecting' | 'connected' | 'disconnected';
 
@@ -64,8 +59,10 @@ export interface TwitchChatOptions {
   channel: string;
   /** Bot login. */
   username: string;
-  /** TWITCH_TOKEN, with or without `oauth:`. Never logged. */
+  /** TWITCH_TOKEN, with or without `oauth:`. Never logged. Ignored when `tokens` is given. */
   token: string;
+  /** The token's keeper (ChatToken): read on every login, refreshed after a refusal when it can. */
+  tokens?: ChatTokenSource;
   logger: Logger;
   /** Used for pacing and timeouts. Default: the system clock. */
   clock?: Clock;
@@ -75,12 +72,29 @@ export interface TwitchChatOptions {
   reconnect?: { intervalMs?: number; maxIntervalMs?: number };
   /** Longest wait for the welcome and the channel join in `connect()` (default 15 000 ms). */
   connectTimeoutMs?: number;
+  /** A written line unanswered this long makes the client probe the connection (default 15 000 ms). */
+  confirmTimeoutMs?: number;
+  /** How long tmi.js waits for a PONG before it closes the socket and reconnects (default 5000 ms). */
+  pingTimeoutMs?: number;
+}
+
+/** What the client needs from the token keeper (see token.ts). */
+export interface ChatTokenSource {
+  current(): string;
+  canRefresh(): boolean;
+  refresh(reason: string): Promise<void>;
 }
 
 /** The parts of tmi.js's client this adapter uses beyond @types/tmi.js. */
 interface TmiInternals {
   reconnect: boolean;
-  handleMessage(message: { command?: string; params?: string[]; tags?: Record<string, unknown> } | null): void;
+}
+
+/** A parsed IRC line as tmi.js's `raw_message` event passes it (tags not yet transformed). */
+interface RawMessage {
+  command?: string;
+  params?: string[];
+  tags?: Record<string, unknown>;
 }
 
 const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly formatted auth|Error logging in|Invalid NICK/i;
@@ -107,6 +121,13 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private room: RoomState = { slow: 0, followersOnly: -1, subsOnly: false, emoteOnly: false };
   private joinWaiter: (() => void) | undefined;
   private acks = 0;
+  private readonly tokens: ChatTokenSource | undefined;
+  private readonly watch: ConfirmWatch;
+  private rawListening = false;
+  /** A refusal was already answered by a refresh since the last successful join. */
+  private refreshedForRefusal = false;
+  private authRetryMs: number;
+  private readonly reconnectIntervalMs: number;
 
   constructor(options: TwitchChatOptions) {
     super();
@@ -118,6 +139,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     const endpoint = parseUrl(options.url);
     const token = options.token.replace(/^oauth:/i, '');
+    this.tokens = options.tokens;
+    const tokens = this.tokens;
+    this.reconnectIntervalMs = options.reconnect?.intervalMs ?? 1000;
+    this.authRetryMs = this.reconnectIntervalMs;
 
     this.client = new tmi.Client({
       options: { skipUpdatingEmotesets: true, messagesLogLevel: 'trace', joinInterval: 300 },
@@ -129,8 +154,9 @@ export class TwitchChat extends EventEmitter implements ChatPort {
         reconnectInterval: options.reconnect?.intervalMs ?? 1000,
         maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
         maxReconnectAttempts: Infinity,
+        timeout: options.pingTimeoutMs ?? 5000,
       },
-      identity: { username: this.botLogin, password: () => `oauth:${token}` },
+      identity: { username: this.botLogin, password: () => `oauth:${tokens ? tokens.current().replace(/^oauth:/i, '') : token}` },
       channels: [this.channelKey],
       logger: tmiLogger(this.log),
     });
@@ -146,7 +172,20 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       logger: this.log.child({ module: 'twitch.outbox' }),
       limits: options.outbox,
       paused: true,
+      confirm: true,
     });
+    this.watch = new ConfirmWatch({
+      outbox: this.outbox,
+      clock: this.clock,
+      logger: this.log,
+      timeoutMs: options.confirmTimeoutMs ?? 15_000,
+      ping: () => this.client.ping(),
+    });
+    this.outbox.on('written', () => {
+      this.listenRaw(true);
+      this.watch.arm();
+    });
+    this.outbox.on('sent', () => this.watch.arm());
     this.wire();
   }
 
@@ -184,6 +223,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     return this.outbox.idle();
   }
 
+  /** Outbox counters; `sent` counts lines Twitch confirmed, `acknowledged` every USERSTATE seen. */
   outboxStats(): OutboxStats & { acknowledged: number } {
     return { ...this.outbox.stats(), acknowledged: this.acks };
   }
@@ -193,6 +233,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
     this.closing = false;
     this.internals.reconnect = false;
+    this.listenRaw(true);
     this.setState('connecting');
     let timer: TimerHandle | undefined;
     const joined = new Promise<void>((resolve) => {
@@ -226,6 +267,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   async disconnect(): Promise<void> {
     this.closing = true;
     this.internals.reconnect = false;
+    this.watch.pause();
     this.outbox.pause();
     await this.client.disconnect().catch(() => undefined);
     this.setState('disconnected');
@@ -275,18 +317,37 @@ export class TwitchChat extends EventEmitter implements ChatPort {
         void client.disconnect().catch(() => undefined);
         return;
       }
+      this.listenRaw(true);
       this.setState('connecting');
+    });
+    client.on('mod', (channel, username) => {
+      if (channel === this.channelKey && username === this.botLogin) this.setMod(true);
+    });
+    client.on('unmod', (channel, username) => {
+      if (channel === this.channelKey && username === this.botLogin) this.setMod(false);
     });
     client.on('reconnect', () => {
       if (!this.closing) this.setState('connecting');
     });
     client.on('disconnected', (reason) => this.onDisconnected(String(reason)));
+  }
 
-    const original = this.internals.handleMessage.bind(client);
-    this.internals.handleMessage = (message) => {
-      original(message);
-      if (message !== null && message.command === 'USERSTATE') this.onUserState(message.params?.[0], message.tags);
-    };
+  /** USERSTATE lines, read from `raw_message` (public tmi.js event) while an answer is expected. */
+  private readonly onRaw = (_copy: unknown, message: RawMessage): void => {
+    if (message.command === 'USERSTATE') this.onUserState(message.params?.[0], message.tags);
+  };
+
+  /** tmi.js deep-copies every line for `raw_message` listeners: listen only when needed. */
+  private listenRaw(on: boolean): void {
+    if (on === this.rawListening) return;
+    this.rawListening = on;
+    const events = this.client as unknown as EventEmitter;
+    if (on) events.on('raw_message', this.onRaw);
+    else events.off('raw_message', this.onRaw);
+  }
+
+  private quietWhenIdle(): void {
+    if (this.current === 'connected' && this.outbox.unconfirmed().count === 0) this.listenRaw(false);
   }
 
   private receive(channel: string, tags: TmiTags, text: string): void {
@@ -301,9 +362,17 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private onUserState(channel: string | undefined, tags: Record<string, unknown> | undefined): void {
     if (channel !== this.channelKey || !tags) return;
     this.acks++;
-    const badges = tags.badges as Record<string, string> | null | undefined;
-    const mod =
-      tags.mod === true || (badges != null && (badges.broadcaster !== undefined || badges.moderator !== undefined));
+    // Raw IRC tags: mod=1, badges=moderator/1,subscriber/12.
+    const badges = typeof tags.badges === 'string' ? tags.badges : '';
+    const mod = tags.mod === '1' || tags.mod === true || /(^|,)(broadcaster|moderator)\//.test(badges);
+    this.setMod(mod);
+    // Twitch answers every PRIVMSG it accepts with a USERSTATE carrying the message's `id`, in
+    // order; the USERSTATE of a JOIN or a mod change has none.
+    if (this.current === 'connected' && typeof tags.id === 'string' && tags.id !== '') this.outbox.confirm();
+    this.quietWhenIdle();
+  }
+
+  private setMod(mod: boolean): void {
     if (mod !== this.mod) {
       this.mod = mod;
       this.log.info({ mod }, mod ? 'bot is moderator in the channel' : 'bot is not moderator in the channel');
@@ -324,7 +393,11 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.outbox.setSlowMode(this.room.slow);
     if (this.current !== 'connected' && !this.closing) {
       this.setState('connected');
+      this.refreshedForRefusal = false;
+      this.authRetryMs = this.reconnectIntervalMs;
       this.outbox.resume();
+      this.watch.resume();
+      this.quietWhenIdle();
       this.log.info({ channel: this.channelLogin, channelId: this.roomId }, 'joined channel');
       const waiter = this.joinWaiter;
       this.joinWaiter = undefined;
@@ -333,14 +406,20 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   }
 
   private onDisconnected(reason: string): void {
+    this.watch.pause();
     this.outbox.pause();
     if (this.mod) this.outbox.setPrivileged(false);
     this.mod = false;
     if (this.current === 'disconnected') return;
-    if (AUTH_FAILURE.test(reason) && this.everConnected) {
+    if (AUTH_FAILURE.test(reason) && this.everConnected && !this.closing) {
+      this.setState('disconnected');
+      if (this.tokens?.canRefresh() && !this.refreshedForRefusal) {
+        this.log.warn('Twitch refused the chat token on a reconnect; refreshing it and logging in again');
+        void this.recoverAuth();
+        return;
+      }
       const err = new TwitchAuthError(reason);
       this.log.error({ code: err.code }, err.message);
-      this.setState('disconnected');
       this.emit('fatal', err);
       return;
     }
@@ -352,46 +431,35 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.setState('disconnected');
   }
 
+  /** After a refused reconnect: refresh the token, then log in again (tmi.js reconnects from there). */
+  private async recoverAuth(): Promise<void> {
+    try {
+      await this.tokens!.refresh('refused on reconnect');
+    } catch (err) {
+      if (this.closing) return;
+      if ((err as { code?: string }).code === 'TWITCH_AUTH_UNAVAILABLE') {
+        const wait = this.authRetryMs;
+        this.authRetryMs = Math.min(this.authRetryMs * 2, 30_000);
+        this.log.warn(`could not reach Twitch to refresh the token (${(err as Error).message}); trying again in ${Math.round(wait / 100) / 10} s`);
+        setTimeout(() => void this.recoverAuth(), wait).unref();
+        return;
+      }
+      const fatal = err instanceof GiftdropError ? err : new TwitchAuthError((err as Error).message);
+      this.log.error({ code: fatal.code }, fatal.message);
+      this.emit('fatal', fatal);
+      return;
+    }
+    if (this.closing) return;
+    this.refreshedForRefusal = true;
+    this.internals.reconnect = true;
+    this.setState('connecting');
+    this.listenRaw(true);
+    this.client.connect().catch(() => undefined);
+  }
+
   private setState(state: ChatConnectionState): void {
     if (state === this.current) return;
     this.current = state;
     this.emit('state', state);
   }
-}
-
-function seconds(v: unknown): number {
-  if (v === true) return 1;
-  if (v === false || v === null || v === undefined) return 0;
-  const n = Number(v);
-  return Number.isFinite(n) && n > 0 ? n : 0;
-}
-
-function parseUrl(url: string): { host: string; port: number; secure: boolean } {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new TwitchConnectError(`TWITCH_IRC_URL is not a URL: ${JSON.stringify(url)}`);
-  }
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') {
-    throw new TwitchConnectError('TWITCH_IRC_URL must start with ws:// or wss://');
-  }
-  const secure = u.protocol === 'wss:';
-  const port = u.port ? Number(u.port) : secure ? 443 : 80;
-  if (secure && port !== 443) throw new TwitchConnectError('TWITCH_IRC_URL: tmi.js only supports wss:// on port 443');
-  if (!secure && port === 443) throw new TwitchConnectError('TWITCH_IRC_URL: port 443 needs wss://');
-  return { host: u.hostname, port, secure };
-}
-
-function tmiLogger(log: Logger): { trace(m: string): void; debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void; fatal(m: string): void; setLevel(): void } {
-  const text = (m: unknown) => (typeof m === 'string' ? m : m instanceof Error ? m.message : String(m));
-  return {
-    trace: (m) => log.trace(text(m)),
-    debug: (m) => log.trace(text(m)),
-    info: (m) => log.debug(text(m)),
-    warn: (m) => log.warn(text(m)),
-    error: (m) => log.warn(text(m)),
-    fatal: (m) => log.error(text(m)),
-    setLevel: () => undefined,
-  };
 }

@@ -73,16 +73,22 @@ export function stateReached(chat: TwitchChat, state: ChatConnectionState, timeo
   });
 }
 
-/** Bot PRIVMSGs the server has judged so far (delivered or refused). */
+/** Bot PRIVMSGs the server has judged so far (delivered, refused, or swallowed by a half-open socket). */
 export function judged(server: ChatServer): number {
   let n = 0;
-  for (const e of server.transcript) if (e.kind === 'bot' || (e.kind === 'notice' && e.attempted !== undefined)) n++;
+  for (const e of server.transcript) if (e.kind === 'bot' || ((e.kind === 'notice' || e.kind === 'system') && e.attempted !== undefined)) n++;
   return n;
+}
+
+/** Bot PRIVMSGs a half-open socket swallowed so far. */
+export function swallowed(server: ChatServer): string[] {
+  return server.transcript.filter((e) => e.kind === 'system' && e.attempted !== undefined).map((e) => e.attempted!);
 }
 
 /**
  * Advances the shared ManualClock in steps. Before every step it waits until the server has
- * judged every line the client wrote, so both sides see the same clock time for each line.
+ * judged every line the client wrote, and the client has read every answer (USERSTATE or
+ * NOTICE) the server gave, so both sides see the same clock time for each line.
  * Stops when `done()` is true; `between()` runs before each step (to inject events).
  */
 export async function drive(
@@ -94,7 +100,11 @@ export async function drive(
   const step = opts.stepMs ?? 100;
   const max = opts.maxSteps ?? 20_000;
   for (let i = 0; i < max; i++) {
-    await pair.server.waitFor(() => judged(pair.server) >= pair.chat.outboxStats().sent, 5000, 'server judged every written line');
+    await pair.server.waitFor(
+      () => judged(pair.server) >= pair.chat.outboxStats().written && pair.chat.outboxStats().unconfirmed <= swallowed(pair.server).length,
+      5000,
+      'server judged every written line and the client read every answer',
+    );
     if (done()) return i;
     await opts.between?.();
     clock.advance(step);

@@ -10,6 +10,10 @@
  * USERSTATE (never an echo); a dropped one gets Twitch's NOTICE (none for an over-long one,
  * which Twitch drops silently) and a transcript entry of kind 'notice'. The one token
  * authenticates the bot login; `justinfan<digits>` may connect anonymously to read.
+ * The same HTTP port serves Twitch's token validation and refresh under `/oauth2` (oauth.ts):
+ * one access token is valid at a time and a refresh rotates it, so the chat login follows.
+ * `halfOpen()` makes every open socket swallow what the bot writes and answer nothing (no
+ * USERSTATE, no PONG, no chat) until `dropConnections()`, like a connection that died silently.
  * Deliberately not here: more than one channel, whispers, moderation commands (Twitch removed
  * them from IRC), flood disconnects, TLS. Nothing here reads process.env.
  */
@@ -23,6 +27,7 @@ import { GiftdropError } from '../../shared/errors.js';
 import type { Logger } from '../../logging/index.js';
 import { silentLogger } from '../../logging/index.js';
 import { formatTags, parseLine, stripTags, type IrcLine } from './irc.js';
+import { SandboxOAuth, type OAuthEvent } from './oauth.js';
 import { noticeText, OutboundPolicy, type ChatLimits, type RoomModes } from './limits.js';
 import {
   checkText,
@@ -53,6 +58,15 @@ export interface ChatServerOptions {
   botLogin?: string;
   /** The bot's OAuth token (with or without `oauth:`). Random when absent. */
   token?: string;
+  /** The refresh token `/oauth2/token` accepts (rotated on each refresh). Random when absent. */
+  refreshToken?: string;
+  /** OAuth client id / secret the token endpoint expects. Default `giftdropsandboxclient` / random. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Scopes `/oauth2/validate` reports. Default chat:read chat:edit. */
+  scopes?: string[];
+  /** Lifetime of an access token on the server's clock (default 14 400 s, like Twitch's). */
+  tokenLifetimeSeconds?: number;
   /** The bot starts as a moderator of the channel. Default false. */
   botIsMod?: boolean;
   /** The bot subscribes to the channel (subs-only mode lets it talk). Default false. */
@@ -117,6 +131,7 @@ export interface ChatServerEvents {
   disconnect: [info: ConnectionInfo];
   transcript: [entry: TranscriptEntry];
   join: [info: ConnectionInfo & { channel: string }];
+  oauth: [event: OAuthEvent];
 }
 
 /** The running sandbox chat server. */
@@ -125,8 +140,18 @@ export interface ChatServer {
   readonly url: string;
   readonly port: number;
   readonly host: string;
-  /** The bot's token (without `oauth:`). */
+  /** The bot's current access token (without `oauth:`); changes when the bot refreshes it. */
   readonly token: string;
+  /** The current refresh token, client id and secret of `/oauth2/token`. */
+  readonly refreshToken: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** `http://host:port/oauth2`: this server's Twitch OAuth stand-in (validate, token). */
+  readonly authUrl: string;
+  /** The current access token expires now: validate answers 401 and the next chat login is refused. */
+  expireToken(): void;
+  /** Every open socket goes half-open: it swallows what clients write and answers nothing until dropped. */
+  halfOpen(): void;
   readonly channel: string;
   readonly channelId: string;
   readonly botLogin: string;
@@ -181,6 +206,7 @@ interface Conn {
   anonymous: boolean;
   joined: Set<string>;
   pongWaiters: (() => void)[];
+  halfOpen?: boolean;
 }
 
 const KNOWN_CAPS = ['twitch.tv/tags', 'twitch.tv/commands', 'twitch.tv/membership'];
@@ -204,7 +230,6 @@ export async function startChatServer(opts: ChatServerOptions = {}): Promise<Cha
 
 class SandboxChatServer extends EventEmitter implements ChatServer {
   readonly host: string;
-  readonly token: string;
   readonly channel: string;
   readonly channelId: string;
   readonly botLogin: string;
@@ -213,13 +238,14 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
   readonly transcript: TranscriptEntry[] = [];
   port = 0;
   url = '';
+  authUrl = '';
 
   private readonly clock: Clock;
   private readonly ctx: ChannelContext;
   private readonly log: Logger;
   private readonly policy: OutboundPolicy;
   private readonly modes: RoomModes = { slow: 0, followersOnly: -1, subsOnly: false, emoteOnly: false, r9k: false };
-  private readonly tokenDigest: Buffer;
+  private readonly oauth: SandboxOAuth;
   private readonly conns = new Set<Conn>();
   private readonly chatted = new Set<string>();
   private readonly waiters = new Set<() => void>();
@@ -241,16 +267,26 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
     }
     this.botLogin = normaliseLogin(opts.botLogin ?? 'giftdrop_bot', 'botLogin');
     this.botUserId = this.botLogin === this.channel ? this.channelId : userIdFor(this.botLogin);
-    this.token = opts.token !== undefined ? bareToken(opts.token) : randomBytes(15).toString('hex');
-    if (!this.token || /\s/.test(this.token)) {
+    const token = opts.token !== undefined ? bareToken(opts.token) : randomBytes(15).toString('hex');
+    if (!token || /\s/.test(token)) {
       throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', 'token must be a non-empty string without spaces');
     }
-    this.tokenDigest = sha256(this.token);
     this.botMod = opts.botIsMod ?? false;
     this.botSubscriber = opts.botIsSubscriber ?? false;
     this.botFollowing = opts.botFollowing ?? false;
     this.clock = opts.clock ?? systemClock;
     const clock = this.clock;
+    this.oauth = new SandboxOAuth({
+      token,
+      login: this.botLogin,
+      userId: this.botUserId,
+      clock,
+      ...(opts.refreshToken !== undefined ? { refreshToken: opts.refreshToken } : {}),
+      ...(opts.clientId !== undefined ? { clientId: opts.clientId } : {}),
+      ...(opts.clientSecret !== undefined ? { clientSecret: opts.clientSecret } : {}),
+      ...(opts.scopes !== undefined ? { scopes: opts.scopes } : {}),
+      ...(opts.tokenLifetimeSeconds !== undefined ? { tokenLifetimeSeconds: opts.tokenLifetimeSeconds } : {}),
+    });
     this.ctx = { channel: this.channel, channelId: this.channelId, now: () => clock.now() };
     this.log = (opts.logger ?? silentLogger()).child({ module: 'sandbox-chat' });
     this.policy = new OutboundPolicy(opts.limits);
@@ -279,7 +315,9 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
       });
     });
     this.port = (this.http.address() as AddressInfo).port;
-    this.url = `ws://${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}`;
+    const hostPort = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}`;
+    this.url = `ws://${hostPort}`;
+    this.authUrl = `http://${hostPort}/oauth2`;
     this.log.info({ url: this.url, channel: this.channel, botLogin: this.botLogin }, 'sandbox chat server listening');
   }
 
@@ -291,6 +329,34 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
     const l = normaliseLogin(login);
     if (l === this.channel) return makeViewer(l, { ...opts, broadcaster: true }, this.channelId);
     return makeViewer(l, opts);
+  }
+
+  get token(): string {
+    return this.oauth.accessToken;
+  }
+
+  get refreshToken(): string {
+    return this.oauth.refreshToken;
+  }
+
+  get clientId(): string {
+    return this.oauth.clientId;
+  }
+
+  get clientSecret(): string {
+    return this.oauth.clientSecret;
+  }
+
+  expireToken(): void {
+    this.oauth.expire();
+    this.record({ kind: 'system', text: 'the bot token expired' });
+    this.wake();
+  }
+
+  halfOpen(): void {
+    this.record({ kind: 'system', text: `${this.conns.size} connection(s) went half-open` });
+    for (const conn of this.conns) conn.halfOpen = true;
+    this.wake();
   }
 
   get roomState(): Readonly<RoomModes> {
@@ -322,7 +388,7 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
 
   injectRaw(lines: readonly string[]): void {
     if (!lines.length) return;
-    const targets = [...this.inChannel()];
+    const targets = [...this.inChannel()].filter((c) => !c.halfOpen);
     if (!targets.length) return;
     let start = 0;
     let size = 0;
@@ -504,6 +570,12 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
         this.log.debug({ conn: conn.id, line: raw.slice(0, 200) }, 'unparseable line ignored');
         continue;
       }
+      if (conn.halfOpen) {
+        // Written into a dead connection: never delivered, never answered.
+        const attempted = msg.command === 'PRIVMSG' ? (msg.params[1] ?? '') : undefined;
+        this.record({ kind: 'system', text: `half-open connection swallowed ${msg.command}`, ...(attempted !== undefined ? { attempted } : {}) });
+        continue;
+      }
       try {
         this.dispatch(conn, msg);
       } catch (err) {
@@ -609,7 +681,7 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
   }
 
   private tokenMatches(pass: string): boolean {
-    return timingSafeEqual(sha256(bareToken(pass)), this.tokenDigest);
+    return this.oauth.accepts(bareToken(pass));
   }
 
   private onJoin(conn: Conn, target: string): void {
@@ -765,7 +837,7 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
   }
 
   private send(conn: Conn, lines: string | string[]): void {
-    if (conn.ws.readyState !== WebSocket.OPEN) return;
+    if (conn.ws.readyState !== WebSocket.OPEN || conn.halfOpen) return;
     const list = typeof lines === 'string' ? [lines] : lines;
     const out = conn.caps.has(TAGS_CAP) ? list : list.map(stripTags);
     conn.ws.send(`${out.join('\r\n')}\r\n`);
@@ -783,7 +855,13 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
     for (const check of [...this.waiters]) check();
   }
 
-  private plainHttp(_req: IncomingMessage, res: ServerResponse): void {
+  private plainHttp(req: IncomingMessage, res: ServerResponse): void {
+    const handled = this.oauth.handle(req, res, (e) => {
+      this.record({ kind: 'system', text: `oauth2 ${e.endpoint}: ${e.status}${e.message ? ` ${e.message}` : ''}` });
+      this.emit('oauth', e);
+      this.wake();
+    });
+    if (handled) return;
     res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
     res.end('giftdrop sandbox chat: connect with a WebSocket (subprotocol irc)\n');
   }

@@ -1,0 +1,108 @@
+/**
+ * connectChat: the bot's start-up connection to Twitch chat, retried with backoff.
+ *
+ * Contract:
+ * - each attempt validates the token first (until it once succeeded; see token.ts), then
+ *   connects and joins (TwitchChat.connect, one attempt each);
+ * - a network problem (chat server or auth server unreachable, no welcome in time) is retried
+ *   after 1 s, 2 s, 4 s ... up to `maxMs` (30 s), forever or until `signal` aborts; every attempt
+ *   logs one status line: "chat: connecting to #c (attempt n)", "chat: could not connect to #c
+ *   (attempt n: why); next attempt in 4 s", "chat: connected to #c (attempt n)";
+ * - a definitive refusal is thrown at once: TwitchTokenError from validation (wrong account,
+ *   missing scopes, expired without refresh), or TwitchAuthError when the chat login is refused
+ *   and a refresh (tried once, when configured) did not help. Both name TWITCH_TOKEN.
+ * Timing uses the injected Clock.
+ */
+import type { Logger } from '../logging/index.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { TwitchAuthUnavailableError } from './auth.js';
+import { TwitchAuthError, TwitchConnectError } from './client.js';
+
+export interface ConnectableChat {
+  readonly channelLogin: string;
+  connect(): Promise<void>;
+}
+
+export interface StartupToken {
+  check(): Promise<unknown>;
+  canRefresh(): boolean;
+  refresh(reason: string): Promise<void>;
+}
+
+export interface ConnectStatus {
+  attempt: number;
+  state: 'connecting' | 'retrying' | 'connected';
+  /** On 'retrying': why the attempt failed, and the wait before the next one. */
+  reason?: string;
+  nextInMs?: number;
+}
+
+export interface ConnectChatOptions {
+  chat: ConnectableChat;
+  /** Without it the token is not validated (tests of the bare chat client). */
+  tokens?: StartupToken;
+  logger: Logger;
+  clock?: Clock;
+  backoff?: { initialMs?: number; maxMs?: number };
+  signal?: AbortSignal;
+  onStatus?: (status: ConnectStatus) => void;
+}
+
+export async function connectChat(o: ConnectChatOptions): Promise<void> {
+  const log = o.logger.child({ module: 'twitch.connect' });
+  const clock = o.clock ?? systemClock;
+  const initial = o.backoff?.initialMs ?? 1000;
+  const max = o.backoff?.maxMs ?? 30_000;
+  const chan = `#${o.chat.channelLogin}`;
+  let validated = o.tokens === undefined;
+  let refreshed = false;
+  for (let attempt = 1; ; attempt++) {
+    o.signal?.throwIfAborted();
+    log.info({ attempt }, `chat: connecting to ${chan} (attempt ${attempt})`);
+    o.onStatus?.({ attempt, state: 'connecting' });
+    try {
+      if (!validated) {
+        await o.tokens!.check();
+        validated = true;
+      }
+      try {
+        await o.chat.connect();
+      } catch (err) {
+        if (!(err instanceof TwitchAuthError) || !o.tokens?.canRefresh() || refreshed) throw err;
+        // Refused although /validate accepted it a moment ago (revoked, expired meanwhile): one refresh.
+        refreshed = true;
+        log.warn('chat: Twitch refused the token; refreshing it with TWITCH_REFRESH_TOKEN');
+        await o.tokens.refresh('refused at start');
+        await o.chat.connect();
+      }
+      log.info({ attempt }, `chat: connected to ${chan} (attempt ${attempt})`);
+      o.onStatus?.({ attempt, state: 'connected' });
+      return;
+    } catch (err) {
+      if (!(err instanceof TwitchConnectError || err instanceof TwitchAuthUnavailableError)) throw err;
+      const wait = Math.min(max, initial * 2 ** Math.min(attempt - 1, 20));
+      const reason = err.message;
+      log.warn({ attempt, nextInMs: wait, code: err.code }, `chat: could not connect to ${chan} (attempt ${attempt}: ${reason}); next attempt in ${formatWait(wait)}`);
+      o.onStatus?.({ attempt, state: 'retrying', reason, nextInMs: wait });
+      await delay(clock, wait, o.signal);
+    }
+  }
+}
+
+function formatWait(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      timer.cancel();
+      reject(signal!.reason);
+    };
+    const timer = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

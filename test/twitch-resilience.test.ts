@@ -1,0 +1,216 @@
+/**
+ * Twitch resilience through the real sandbox chat server and real tmi.js over sockets: start-up
+ * retry, lines confirmed by USERSTATE and re-sent after a drop (half-open socket included), the
+ * outbox cap while disconnected. Waits are on events (server transcript, client events), never
+ * on sleeps; the confirmation watchdog runs on a ManualClock the test advances.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
+import { TwitchChat } from '../src/twitch/client.js';
+import { connectChat, type ConnectStatus } from '../src/twitch/connector.js';
+import { silentLogger } from '../src/logging/index.js';
+import { systemClock } from '../src/shared/clock.js';
+import { capturingLogger } from './support/twitch-fakes.js';
+import { ManualClock, stateReached, swallowed } from './support/twitch-e2e.js';
+import { freePort } from './support/e2e-stack.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+function chatFor(server: Pick<ChatServer, 'url' | 'channel' | 'botLogin' | 'token'>, extra: Partial<ConstructorParameters<typeof TwitchChat>[0]> = {}): TwitchChat {
+  const chat = new TwitchChat({
+    url: server.url,
+    channel: server.channel,
+    username: server.botLogin,
+    token: server.token,
+    logger: silentLogger(),
+    reconnect: { intervalMs: 10, maxIntervalMs: 50 },
+    connectTimeoutMs: 5000,
+    ...extra,
+  });
+  cleanup.push(() => chat.disconnect());
+  return chat;
+}
+
+async function server(options: Parameters<typeof startChatServer>[0] = {}): Promise<ChatServer> {
+  const s = await startChatServer(options);
+  cleanup.push(() => s.close());
+  return s;
+}
+
+/** Resolves once `count()` reaches `n`, re-checked on every `event` of `emitter`. */
+function whenCount(emitter: { on(e: string, f: () => void): unknown; off(e: string, f: () => void): unknown }, event: string, count: () => number, n: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (count() < n) return;
+      emitter.off(event, check);
+      resolve();
+    };
+    emitter.on(event, check);
+    check();
+  });
+}
+
+describe('start-up connection', () => {
+  it('chat server down at start, then up: retried with backoff and one status line per attempt, then connected', async () => {
+    const port = await freePort();
+    const url = `ws://127.0.0.1:${port}`;
+    const token = 'startuptoken0123456789';
+    const chat = chatFor({ url, channel: 'giftdrop_demo', botLogin: 'giftdrop_bot', token });
+    const { logger, capture } = capturingLogger('info');
+    const statuses: ConnectStatus[] = [];
+    let started: Promise<ChatServer> | undefined;
+    const connected = connectChat({
+      chat,
+      logger,
+      clock: systemClock,
+      backoff: { initialMs: 20, maxMs: 80 },
+      onStatus: (s) => {
+        statuses.push(s);
+        // The server comes up only after the bot failed twice.
+        if (s.state === 'retrying' && s.attempt === 2) started ??= server({ port, token });
+      },
+    });
+    await connected;
+    const s = await started!;
+    expect(chat.state).toBe('connected');
+    expect(s.joined()).toEqual(['giftdrop_bot']);
+    expect(statuses.slice(0, 4).map((x) => `${x.state}#${x.attempt}`)).toEqual(['connecting#1', 'retrying#1', 'connecting#2', 'retrying#2']);
+    expect(statuses[1]!.nextInMs).toBe(20);
+    expect(statuses[3]!.nextInMs).toBe(40);
+    expect(statuses.at(-1)!.state).toBe('connected');
+    const lines = capture.text();
+    expect(lines).toMatch(/chat: could not connect to #giftdrop_demo \(attempt 1: [^)]+\); next attempt in 20 ms/);
+    expect(lines).toMatch(/chat: could not connect to #giftdrop_demo \(attempt 2: [^)]+\); next attempt in 40 ms/);
+    expect(lines).toMatch(/chat: connected to #giftdrop_demo \(attempt \d+\)/);
+    expect(lines).not.toContain(token);
+  });
+});
+
+describe('lines confirmed by USERSTATE', () => {
+  it('counts a line as sent only once Twitch answers it, and never re-sends a confirmed one after a drop', async () => {
+    const s = await server({ botIsMod: true });
+    const chat = chatFor(s);
+    await chat.connect();
+    await s.waitFor(() => chat.isMod(), 5000, 'mod confirmed');
+    const texts = Array.from({ length: 30 }, (_, i) => `burst line ${i}`);
+    let dropped = false;
+    const outbox = (chat as unknown as { outbox: NodeJS.EventEmitter }).outbox;
+    outbox.on('sent', () => {
+      // Line 9 was just confirmed: cut now. Line 10 is written next, into the dying socket.
+      if (!dropped && chat.outboxStats().sent === 10) {
+        dropped = true;
+        s.dropConnections();
+      }
+    });
+    for (const t of texts) chat.say(t, { priority: 'high' });
+    await s.waitFor(() => s.botMessages().length >= 30 && chat.outboxStats().sent >= 30, 10_000, 'all 30 delivered and confirmed');
+    expect(dropped).toBe(true);
+    expect(s.botMessages()).toEqual(texts);
+    const st = chat.outboxStats();
+    expect(st).toMatchObject({ sent: 30, unconfirmed: 0, queued: 0, dropped: 0 });
+    // Exactly the lines written after the last confirmation went back to the queue.
+    expect(st.requeued).toBeGreaterThanOrEqual(1);
+    expect(st.written).toBe(30 + st.requeued);
+    // Nothing awaits an answer: the receive path no longer pays for tmi.js's raw_message copies.
+    const tmiClient = (chat as unknown as { client: NodeJS.EventEmitter }).client;
+    expect(tmiClient.listenerCount('raw_message')).toBe(0);
+  });
+
+  for (const how of ['half-open, found by the bot', 'half-open, then dropped by the server'] as const) {
+    it(`a ${how}: lines written into it are sent again after the reconnect, none lost, none doubled`, async () => {
+      const clock = new ManualClock();
+      const s = await server({ botIsMod: true, clock });
+      const chat = chatFor(s, { clock, confirmTimeoutMs: 2000, pingTimeoutMs: 200 });
+      await chat.connect();
+      await s.waitFor(() => chat.isMod(), 5000, 'mod confirmed');
+      const texts = Array.from({ length: 20 }, (_, i) => `half-open line ${i}`);
+      const outbox = (chat as unknown as { outbox: NodeJS.EventEmitter }).outbox;
+      let cut = false;
+      outbox.on('sent', () => {
+        if (!cut && chat.outboxStats().sent === 8) {
+          cut = true;
+          s.halfOpen();
+        }
+      });
+      for (const t of texts) chat.say(t, { priority: 'high' });
+      // Line 8 vanishes into the half-open socket: no answer, so nothing more is written.
+      await s.waitFor(() => swallowed(s).length === 1, 5000, 'one line swallowed');
+      expect(chat.state).toBe('connected');
+      expect(chat.outboxStats()).toMatchObject({ sent: 8, unconfirmed: 1 });
+      if (how === 'half-open, found by the bot') {
+        // The watchdog's deadline passes: it PINGs, gets no PONG, tmi.js closes the socket.
+        clock.advance(2000);
+      } else {
+        s.dropConnections();
+      }
+      await stateReached(chat, 'disconnected');
+      await stateReached(chat, 'connected');
+      await s.waitFor(() => chat.outboxStats().sent === 20, 10_000, 'all confirmed');
+      expect(swallowed(s)).toEqual(['half-open line 8']);
+      expect(s.botMessages()).toEqual(texts);
+      expect(chat.outboxStats()).toMatchObject({ sent: 20, unconfirmed: 0, dropped: 0, requeued: 1 });
+    });
+  }
+
+  it('a line the server never answers on a live connection is abandoned, not re-sent', async () => {
+    const clock = new ManualClock();
+    const s = await server({ botIsMod: true, clock });
+    const { logger, capture } = capturingLogger('info');
+    // An outbox allowed 600 characters: the sandbox drops the long line silently, as Twitch does
+    // (msg_too_long comes with no NOTICE), so only the watchdog can notice it.
+    const chat = chatFor(s, { clock, confirmTimeoutMs: 2000, logger, outbox: { maxLength: 600 } });
+    await chat.connect();
+    chat.say('x'.repeat(550));
+    chat.say('after the silent drop');
+    await s.waitFor(() => s.notices().length === 1, 5000, 'silent drop recorded');
+    expect(chat.outboxStats().unconfirmed).toBe(1);
+    clock.advance(2000);
+    await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'next line confirmed');
+    expect(s.botMessages()).toEqual(['after the silent drop']);
+    expect(chat.outboxStats()).toMatchObject({ dropped: 1, requeued: 0 });
+    expect(chat.state).toBe('connected');
+    expect(capture.text()).toContain('never confirmed by Twitch although the connection answers');
+  });
+});
+
+describe('outbox cap while disconnected', () => {
+  it('drops the oldest low-priority lines first, keeps every winner line, logs the count, sends the rest after the reconnect', async () => {
+    const first = await startChatServer({ botIsMod: true });
+    const port = first.port;
+    const token = first.token;
+    const { logger, capture } = capturingLogger('info');
+    const chat = chatFor(first, { logger, outbox: { maxQueued: 30 } });
+    await chat.connect();
+    await first.close();
+    await stateReached(chat, 'disconnected');
+    const low = Array.from({ length: 40 }, (_, i) => `entered ${i}`);
+    const normal = Array.from({ length: 10 }, (_, i) => `status ${i}`);
+    const winners = Array.from({ length: 5 }, (_, i) => `Winner ${i}: @viewer_${i}`);
+    for (let i = 0; i < 40; i++) {
+      chat.say(low[i]!, { priority: 'low' });
+      if (i % 4 === 0) chat.say(normal[i / 4]!, { priority: 'normal' });
+      if (i % 8 === 0) chat.say(winners[i / 8]!, { priority: 'high' });
+    }
+    // 55 lines, cap 30: the 25 oldest low-priority lines go.
+    expect(chat.outboxStats()).toMatchObject({ queued: 30, overflow: 25, dropped: 25 });
+    expect(capture.text()).toMatch(/chat outbox full while disconnected: dropped 1 low-priority line\(s\) \(25 so far\)/);
+    const again = await server({ port, token, botIsMod: true });
+    await stateReached(chat, 'connected');
+    await again.waitFor(() => again.botMessages().length === 30, 10_000, '30 lines after the reconnect');
+    expect(again.botMessages()).toEqual([...winners, ...normal, ...low.slice(25)]);
+  });
+
+  it('never drops a winner line, even past the cap', async () => {
+    const s = await server({ botIsMod: true });
+    const chat = chatFor(s, { outbox: { maxQueued: 3 } });
+    for (let i = 0; i < 6; i++) chat.say(`Winner ${i}`, { priority: 'high' });
+    chat.say('a low line', { priority: 'low' });
+    expect(chat.outboxStats()).toMatchObject({ queued: 6, overflow: 1 });
+    await chat.connect();
+    await s.waitFor(() => s.botMessages().length === 6, 5000, 'six winners');
+    expect(s.botMessages()).toEqual(Array.from({ length: 6 }, (_, i) => `Winner ${i}`));
+  });
+});
