@@ -1,14 +1,17 @@
 /**
  * `npm start`: loads the config once, builds the logger, and runs the bot in live mode or, with
  * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
- * SIGINT/SIGTERM shut down cleanly. Exit codes: 0 clean, 1 config/credential/startup failure (or a
- * failed step of the sandbox demo).
+ * SIGINT/SIGTERM/SIGHUP shut down cleanly (app/signals.ts). Logs go to stderr (and LOG_FILE);
+ * stdout is the operator console. A busy HTTP_PORT is reported before chat is joined. Live
+ * start-up loads no sandbox or demo module. Exit codes: 0 clean, 1 config/credential/startup
+ * failure (or a failed step of the sandbox demo).
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
-import { compactLogStream } from './app/demo/output.js';
 import { TwitchAuthError } from './twitch/index.js';
+import { onShutdownSignals } from './app/signals.js';
+import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
 
 const config = loadConfigOrExit();
 // Sandbox mode prints its transcript on stdout: logs go to stderr, one short line each, at warn
@@ -17,23 +20,13 @@ const logger =
   config.mode === 'sandbox'
     ? createLogger({
         level: config.logLevelExplicit ? config.logLevel : 'warn',
-        destination: compactLogStream(process.stderr, process.stderr.isTTY === true),
+        destination: (await import('./app/demo/output.js')).compactLogStream(process.stderr, process.stderr.isTTY === true),
         secrets: secretValues(config),
       })
-    : createLogger({ level: config.logLevel, secrets: secretValues(config) });
+    : createLogger({ level: config.logLevel, secrets: secretValues(config), file: config.logFile });
 
-function onSignals(stop: (reason: string) => Promise<void>): void {
-  let count = 0;
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(sig, () => {
-      if (++count > 1) process.exit(130);
-      void stop(sig).then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
-}
+const onSignals = (stop: (reason: string) => Promise<void>) =>
+  onShutdownSignals(stop, { onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`) });
 
 try {
   if (config.mode === 'sandbox') {
@@ -42,6 +35,11 @@ try {
     const code = await runSandboxMode({ config, logger, onSignals });
     process.exitCode = code;
   } else {
+    const busy = await checkPortFree(config.http.host, config.http.port);
+    if (busy) {
+      process.stderr.write(`giftdrop: ${busy}\n`);
+      process.exit(1);
+    }
     const bot = await startBot({ config, logger });
     onSignals((reason) => bot.stop(reason));
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
@@ -51,7 +49,9 @@ try {
     });
   }
 } catch (err) {
-  if (err instanceof TwitchAuthError) {
+  if (isAddressInUse(err)) {
+    process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
+  } else if (err instanceof TwitchAuthError) {
     logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
   } else {
     logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);

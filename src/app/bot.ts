@@ -22,6 +22,7 @@ import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
+import { consoleOperator } from './operator-console.js';
 
 export interface BotOptions {
   config: Config;
@@ -50,12 +51,8 @@ export interface Bot {
   stop(reason?: string): Promise<void>;
 }
 
-/** Prints to stdout, outside the logger (so links never reach log lines). */
-export const stdoutOperator: OperatorPort = {
-  notify(line) {
-    process.stdout.write(`[giftdrop] ${line}\n`);
-  },
-};
+/** Prints to stdout, outside the logger; links only when stdout is a terminal (operator-console.ts). */
+export const stdoutOperator: OperatorPort = consoleOperator();
 
 export function clientAuth(config: Config): AuthConfig {
   const a = config.fourthwall.auth;
