@@ -24,7 +24,7 @@ let url: string;
 let secret: string;
 
 beforeAll(async () => {
-  s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 } });
+  s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 }, logLevel: 'debug' }); // per-request lines are at debug
   setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   url = s.bot.webhookUrl;
   secret = s.fourthwall.webhookSecret;
