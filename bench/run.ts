@@ -29,10 +29,10 @@ const rows = all.map((r) => [
   Number.isInteger(r.value) ? String(r.value) : r.value.toPrecision(4),
   r.unit,
   r.target ?? '',
-  r.ok === undefined ? '' : r.ok ? 'ok' : 'MISSED',
+  r.ok === undefined ? '' : r.ok ? 'ok' : 'falls short',
   r.detail ?? '',
 ]);
-const header = ['benchmark', 'value', 'unit', 'target', '', 'detail'];
+const header = ['benchmark', 'value', 'unit', 'target', 'status', 'detail'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
 console.log(line(header));

@@ -192,7 +192,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // Open draws are restored before chat connects, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
-    await chat.connect();
+    // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
+    // is connected queues its lines in the paused outbox like a restored draw's.
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -207,7 +208,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       health,
       handledTypes: new Set(BOT_WEBHOOK_TYPES),
     });
+    await chat.connect();
   } catch (err) {
+    await http?.close().catch(() => undefined);
     await service.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
     await repo.close().catch(() => undefined);
