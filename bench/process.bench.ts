@@ -104,16 +104,38 @@ function sendRate(s: StreamResult): number {
   return s.sent > 1 ? ((s.sent - 1) / (s.lastSend - s.firstSend)) * 1000 : 0;
 }
 
-/** One run of the load generator process. */
-function generate(gen: ChildProcess, msg: unknown, timeoutMs: number): Promise<{ streams: Record<string, StreamResult>; elapsedMs: number }> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('load generator did not finish in time')), timeoutMs);
-    gen.once('message', (m) => {
-      clearTimeout(t);
-      resolve(m as { streams: Record<string, StreamResult>; elapsedMs: number });
+type GeneratorRun = { streams: Record<string, StreamResult>; elapsedMs: number };
+
+/** The load generator process; `run` resolves undefined when answers did not all come back in time (it is then restarted). */
+class Generator {
+  private proc: ChildProcess = this.fork();
+
+  private fork(): ChildProcess {
+    return fork(join(here, 'support', 'load-generator.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  }
+
+  run(msg: unknown, timeoutMs: number): Promise<GeneratorRun | undefined> {
+    const proc = this.proc;
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        proc.off('message', onMessage);
+        proc.kill('SIGKILL');
+        this.proc = this.fork();
+        resolve(undefined);
+      }, timeoutMs);
+      const onMessage = (m: unknown) => {
+        clearTimeout(t);
+        resolve(m as GeneratorRun);
+      };
+      proc.once('message', onMessage);
+      proc.send(msg as never);
     });
-    gen.send(msg as never);
-  });
+  }
+
+  async close(): Promise<void> {
+    this.proc.send('exit');
+    await exited(this.proc);
+  }
 }
 
 function envelope(type: string, data: unknown): Record<string, unknown> {
@@ -174,7 +196,7 @@ export async function run(): Promise<BenchResult[]> {
     const signedTemplates = [envelope('ORDER_PLACED', order), envelope('GIFT_DRAW_ENDED', { ...draw, id: 'gdr_bench_unknown' })];
     const port = await freePort();
     const bot = await startBotProcess(servers, process.execPath, ['scripts/run.mjs', 'main'], port, temp.dir);
-    const gen = fork(join(here, 'support', 'load-generator.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const gen = new Generator();
     const url = `http://127.0.0.1:${port}/webhooks/fourthwall`;
     try {
       for (const [name, secret, expected] of [
@@ -185,7 +207,11 @@ export async function run(): Promise<BenchResult[]> {
         let bestP99 = NaN;
         let stopped = `every step up to ${STEPS.at(-1)}/s held`;
         for (const rate of STEPS) {
-          const r = await generate(gen, { url, durationMs: STEP_MS, streams: [{ name, rate, secret, templates: signedTemplates }] }, STEP_MS + 30_000);
+          const r = await gen.run({ url, durationMs: STEP_MS, streams: [{ name, rate, secret, templates: signedTemplates }] }, STEP_MS + 15_000);
+          if (!r) {
+            stopped = `${rate}/s: answers still missing ${15} s after the step`;
+            break;
+          }
           const s = r.streams[name]!;
           const p99 = percentile(s.latency, 99);
           const achieved = sendRate(s);
@@ -210,8 +236,7 @@ export async function run(): Promise<BenchResult[]> {
         });
       }
 
-      const flood = await generate(
-        gen,
+      const flood = await gen.run(
         {
           url,
           durationMs: FLOOD_MS,
@@ -220,8 +245,9 @@ export async function run(): Promise<BenchResult[]> {
             { name: 'signed', rate: SIGNED_RATE, secret: fw.webhookSecret, templates: signedTemplates },
           ],
         },
-        FLOOD_MS + 30_000,
+        FLOOD_MS + 20_000,
       );
+      if (!flood) throw new Error('junk flood: answers still missing 20 s after the run');
       const good = flood.streams['signed']!;
       const junk = flood.streams['junk']!;
       const p99 = percentile(good.latency, 99);
@@ -235,8 +261,7 @@ export async function run(): Promise<BenchResult[]> {
         detail: `${good.sent} signed at ${SIGNED_RATE}/s (${good.statuses['200'] ?? 0} answered 200, p50 ${percentile(good.latency, 50).toFixed(1)} ms) beside ${junk.sent} badly signed at ${FLOOD_RATE}/s (${junk.statuses['401'] ?? 0} answered 401, ${sendRate(junk).toFixed(0)}/s sent), ${FLOOD_MS / 1000} s`,
       });
     } finally {
-      gen.send('exit');
-      await exited(gen);
+      await gen.close();
       await stopBotProcess(bot.child);
     }
   } finally {

@@ -40,8 +40,14 @@ try {
       process.stderr.write(`giftdrop: ${busy}\n`);
       process.exit(1);
     }
-    const bot = await startBot({ config, logger });
-    onSignals((reason) => bot.stop(reason));
+    // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
+    // asked for meanwhile waits for the start to finish, then stops cleanly.
+    const starting = startBot({ config, logger });
+    onSignals(async (reason) => {
+      const started = await starting.catch(() => undefined);
+      await started?.stop(reason);
+    });
+    const bot = await starting;
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
     bot.chat.on('fatal', () => {
       logger.fatal('Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked).');

@@ -15,7 +15,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 let seq = 0;
 
 function runStream(url, s, durationMs, t0, out) {
