@@ -9,7 +9,7 @@
  * (pass a wrong secret for badly signed requests). The reply is one message per run:
  * { streams: { [name]: { sent, answered, latency: number[], statuses: { [code]: n }, errors,
  *   firstSend, lastSend } },
- *   elapsedMs }.
+ *   elapsedMs }. The message 'report' gets the same for the run in progress, with partial: true.
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -72,13 +72,21 @@ function runStream(url, s, durationMs, t0, out) {
   });
 }
 
+/** The run in progress, for a 'report' asked before it finished. */
+let current;
+
 process.on('message', async (msg) => {
   if (msg === 'exit') {
     agent.destroy();
     process.exit(0);
   }
+  if (msg === 'report') {
+    process.send({ ...current, elapsedMs: performance.now() - current.t0, partial: true });
+    return;
+  }
   const t0 = performance.now() + 20;
   const streams = {};
+  current = { streams, t0 };
   await Promise.all(
     msg.streams.map((s) => {
       streams[s.name] = { sent: 0, answered: 0, latency: [], statuses: {}, errors: 0, firstSend: 0, lastSend: 0 };
