@@ -2,16 +2,19 @@
  * `npm start`: loads the config once, builds the logger, and runs the bot in live mode or, with
  * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
  * It first takes the data directory's lock (one bot per data directory; the mode's folder, see
- * src/config/mode.ts), before anything there is read. SIGINT/SIGTERM shut down cleanly. Exit
- * codes: 0 clean, 1 config/credential/lock/startup failure (or a failed step of the sandbox demo).
+ * src/config/mode.ts), before anything there is read. SIGINT/SIGTERM/SIGHUP shut down cleanly
+ * (app/signals.ts). Logs go to stderr (and LOG_FILE); stdout is the operator console. A busy
+ * HTTP_PORT is reported before chat is joined. Live start-up loads no sandbox or demo module.
+ * Exit codes: 0 clean, 1 config/credential/lock/startup failure (or a failed step of the sandbox demo).
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
-import { compactLogStream } from './app/demo/output.js';
 import { TwitchAuthError } from './twitch/index.js';
 import { lockDataDirOrExit } from './app/data-lock.js';
 import { TwitchTokenError } from './twitch/auth.js';
+import { onShutdownSignals } from './app/signals.js';
+import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
 
 const config = loadConfigOrExit();
 // Sandbox mode prints its transcript on stdout: logs go to stderr, one short line each, at warn
@@ -20,25 +23,15 @@ const logger =
   config.mode === 'sandbox'
     ? createLogger({
         level: config.logLevelExplicit ? config.logLevel : 'warn',
-        destination: compactLogStream(process.stderr, process.stderr.isTTY === true),
+        destination: (await import('./app/demo/output.js')).compactLogStream(process.stderr, process.stderr.isTTY === true),
         secrets: secretValues(config),
       })
-    : createLogger({ level: config.logLevel, secrets: secretValues(config) });
+    : createLogger({ level: config.logLevel, secrets: secretValues(config), file: config.logFile });
 // One bot per data directory, taken before anything in it is read; released on exit.
 lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
 
-function onSignals(stop: (reason: string) => Promise<void>): void {
-  let count = 0;
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(sig, () => {
-      if (++count > 1) process.exit(130);
-      void stop(sig).then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
-}
+const onSignals = (stop: (reason: string) => Promise<void>) =>
+  onShutdownSignals(stop, { onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`) });
 
 try {
   if (config.mode === 'sandbox') {
@@ -47,8 +40,19 @@ try {
     const code = await runSandboxMode({ config, logger, onSignals });
     process.exitCode = code;
   } else {
-    const bot = await startBot({ config, logger });
-    onSignals((reason) => bot.stop(reason));
+    const busy = await checkPortFree(config.http.host, config.http.port);
+    if (busy) {
+      process.stderr.write(`giftdrop: ${busy}\n`);
+      process.exit(1);
+    }
+    // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
+    // asked for meanwhile waits for the start to finish, then stops cleanly.
+    const starting = startBot({ config, logger });
+    onSignals(async (reason) => {
+      const started = await starting.catch(() => undefined);
+      await started?.stop(reason);
+    });
+    const bot = await starting;
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
     bot.chat.on('fatal', (err: Error) => {
       logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);
@@ -58,6 +62,8 @@ try {
 } catch (err) {
   if (err instanceof TwitchTokenError) {
     logger.fatal({ code: err.code }, err.message);
+  } else if (isAddressInUse(err)) {
+    process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
   } else if (err instanceof TwitchAuthError) {
     logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
   } else {

@@ -104,6 +104,9 @@ describe('history CLI', () => {
     expect(detail.out).toMatch(/^draw\s+lg_old$/m);
     expect(detail.out).toMatch(/^seed\s+[0-9a-f]{64}$/m);
     expect(detail.out).toMatch(/^ {2}pick 0: /m);
+    // the operator's place to find a winner's link when the console could not print it
+    const old = finishedRecord({ id: 'lg_old', openedAt: '2026-01-01T00:00:00.000Z', winners: 2 });
+    for (const w of old.winners) expect(detail.out).toContain(`    link ${w.redeemUrl!}\n`);
   });
 
   it('rejects bad arguments with the usage and exit code 2', async () => {

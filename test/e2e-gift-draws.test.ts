@@ -21,7 +21,7 @@ import {
 const GIFTS = 5;
 
 async function withStack<T>(fn: (s: InProcessStack) => Promise<T>): Promise<T> {
-  const s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 } });
+  const s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 }, logLevel: 'debug' }); // per-request lines are at debug
   try {
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
     return await fn(s);

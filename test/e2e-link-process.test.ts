@@ -1,9 +1,9 @@
 /**
  * A link giveaway through the REAL bot process (issue 5): `node --import tsx src/main.ts` in live
  * mode against the local chat server and the Fourthwall sandbox (both in this test process),
- * configured by a JSON settings file. Links stay private by default: they reach the process's
- * operator console lines (`[giftdrop] ...`) and the history (`npm run history -- --json`), never
- * the chat transcript nor a pino log line; with `links.publicInChat` they do reach chat (and
+ * configured by a JSON settings file. Links stay private by default: they reach the history
+ * (`npm run history -- --json`), never the chat transcript nor a pino log line, and with stdout
+ * piped (no terminal) not even the operator console, which points to the history instead; with `links.publicInChat` they do reach chat (and
  * still never the log). `npm run verify -- <id>` exits 0 on the finished giveaway.
  */
 import { spawn } from 'node:child_process';
@@ -82,7 +82,7 @@ function logLines(bot: BotProcess): string[] {
 }
 
 describe('link giveaway through the real bot process', () => {
-  it('by name, links private: console and history have them; chat and the log do not; verify exits 0', async () => {
+  it('by name, links private: the history has them, the piped console points there; chat and the log do not; verify exits 0', async () => {
     const r = await startRun({});
     const { fourthwall: fw, chat } = r.servers;
     const logins = ['ana', 'ben', 'cai', 'dee'];
@@ -103,9 +103,15 @@ describe('link giveaway through the real bot process', () => {
     for (const w of record.winners) expect(line).toContain(`@${w.login}`);
     expect(line).toContain('The streamer will send you your redeem link.');
 
-    // The operator console of the process prints each winner's link.
+    // stdout is not a terminal: the operator console names each winner and where the link is,
+    // without the link (the history has it).
     for (const w of record.winners) {
-      await r.bot.waitForLine((l) => l.startsWith('[giftdrop]') && l.includes(`@${w.login}`) && l.includes(w.redeemUrl!), 5000, `the console line for ${w.login}`);
+      const line = await r.bot.waitForLine(
+        (l) => l.startsWith('[giftdrop]') && l.includes(`@${w.login}`) && l.includes(`npm run history -- --draw ${id}`),
+        5000,
+        `the console line for ${w.login}`,
+      );
+      expect(line).not.toContain(w.redeemUrl!);
     }
     // Never in chat, never in a log line.
     const transcript = chat.transcript.map((e) => `${e.text} ${e.attempted ?? ''}`).join('\n');
@@ -143,7 +149,8 @@ describe('link giveaway through the real bot process', () => {
     const line = chat.botMessages().find((l) => l.includes('congratulations'))!;
     expect(line).toContain('Redeem here:');
     for (const w of record.winners) expect(line).toContain(`@${w.login}: ${w.redeemUrl}`);
-    await r.bot.waitForLine((l) => l.startsWith('[giftdrop]') && l.includes(record.winners[1]!.redeemUrl!), 5000, 'the console lines');
+    await r.bot.waitForLine((l) => l.startsWith('[giftdrop]') && l.includes(`@${record.winners[1]!.login}`) && l.includes('links are not printed'), 5000, 'the console lines');
+    expect(r.bot.stdout.some((l) => l.includes('/gifts/'))).toBe(false);
     const log = logLines(r.bot).join('\n');
     for (const l of links) {
       expect(log).not.toContain(l.link);

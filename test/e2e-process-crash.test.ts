@@ -52,7 +52,7 @@ async function start(httpPort: number): Promise<BotProcess> {
 }
 
 function startupLine(bot: BotProcess): Record<string, unknown> {
-  const line = bot.stdout.find((l) => l.includes('"webhooks"'))!;
+  const line = bot.stderr.find((l) => l.includes('"webhooks"'))!;
   return JSON.parse(line) as Record<string, unknown>;
 }
 

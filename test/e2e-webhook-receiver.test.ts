@@ -27,7 +27,7 @@ beforeAll(async () => {
   // The receiver under test, without the shop alerts (they act on ORDER_PLACED, DONATION and
   // GIFT_PURCHASE; test/e2e-shop-alerts.test.ts covers them): those types stay unused here.
   const alertsOff = { order: { enabled: false }, donation: { enabled: false }, giftPurchase: { enabled: false } };
-  s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 }, settings: { alerts: alertsOff } });
+  s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 }, settings: { alerts: alertsOff }, logLevel: 'debug' }); // per-request lines are at debug
   setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   url = s.bot.webhookUrl;
   secret = s.fourthwall.webhookSecret;

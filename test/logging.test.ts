@@ -3,7 +3,7 @@ import { createLogger } from '../src/logging/index.js';
 import { LogCapture } from './support/log-capture.js';
 
 describe('logging', () => {
-  it('redacts secret-named fields at any depth and secret values anywhere', () => {
+  it('redacts the named secret fields (top level, headers) and registered secret values anywhere in a line', () => {
     const cap = new LogCapture();
     const log = createLogger({ destination: cap, secrets: ['pw-s3cret-value', 'tok-abcdef'] });
     log.info(
@@ -45,5 +45,27 @@ describe('logging', () => {
     log.info('hidden');
     log.warn('shown');
     expect(cap.lines).toHaveLength(1);
+  });
+});
+
+describe('logging destinations', () => {
+  it('with a file, every line also lands in it as JSON (owner-only), scrubbed the same way', async () => {
+    const { mkdtempSync, readFileSync, rmSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'giftdrop-logfile-'));
+    try {
+      const file = join(dir, 'logs', 'giftdrop.log');
+      const cap = new LogCapture();
+      const log = createLogger({ destination: cap, file, secrets: ['tok-abcdef'] });
+      log.info({ n: 1 }, 'first with tok-abcdef and https://s.example/gifts/gft_1/redeem?token=x');
+      log.warn('second');
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['first with [REDACTED] and [REDACTED]', 'second']);
+      expect(cap.lines).toHaveLength(2);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

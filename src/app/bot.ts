@@ -28,6 +28,7 @@ import type { EventPoller } from './event-poll.js';
 import { basicOnlyNotice, pinnedShopId, startCatchUp } from './catch-up.js';
 import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
+import { consoleOperator } from './operator-console.js';
 
 export interface BotOptions {
   config: Config;
@@ -70,12 +71,8 @@ export interface Bot {
   stop(reason?: string): Promise<void>;
 }
 
-/** Prints to stdout, outside the logger (so links never reach log lines). */
-export const stdoutOperator: OperatorPort = {
-  notify(line) {
-    process.stdout.write(`[giftdrop] ${line}\n`);
-  },
-};
+/** Prints to stdout, outside the logger; links only when stdout is a terminal (operator-console.ts). */
+export const stdoutOperator: OperatorPort = consoleOperator();
 
 export function clientAuth(config: Config): AuthConfig {
   const a = config.fourthwall.auth;
@@ -219,7 +216,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await shopFeatures.start();
-    await twitchAuth.connect(chat, options.chatConnect);
+    // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
+    // is connected queues its lines in the paused outbox like a restored draw's.
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -245,7 +243,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       ...(options.events?.pollIntervalMs !== undefined ? { intervalMs: options.events.pollIntervalMs } : {}),
       force: options.events?.forcePoll,
     });
+    await twitchAuth.connect(chat, options.chatConnect);
   } catch (err) {
+    await http?.close().catch(() => undefined);
     await poller?.stop().catch(() => undefined);
     await intake.stop().catch(() => undefined);
     await service.stop().catch(() => undefined);

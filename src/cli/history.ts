@@ -122,7 +122,8 @@ function detail(r: DrawRecord): string {
       .map(
         (w) =>
           `  pick ${w.pick}: ${clean(w.displayName)} (${clean(w.login)}, id ${clean(w.userId)})` +
-          `${w.giftId ? ` gift ${clean(w.giftId)}` : ''}${w.claimed === undefined ? '' : w.claimed ? ' claimed' : ' unclaimed'}`,
+          `${w.giftId ? ` gift ${clean(w.giftId)}` : ''}${w.claimed === undefined ? '' : w.claimed ? ' claimed' : ' unclaimed'}` +
+          `${w.redeemUrl ? `\n    link ${clean(w.redeemUrl)}` : ''}`,
       ),
     ...(r.rerolls ?? []).map(
       (x) => `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}`,

@@ -57,6 +57,8 @@ export interface Config {
   logLevel: string;
   /** True when LOG_LEVEL was set (sandbox mode keeps its logs at warn otherwise). */
   logLevelExplicit?: boolean;
+  /** LOG_FILE: absolute path of a file the log lines are appended to (besides stderr). */
+  logFile?: string;
   twitch: {
     channel?: string;
     username?: string;
@@ -289,6 +291,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     http: { host: env.HTTP_HOST ?? '127.0.0.1', port: env.HTTP_PORT ?? 8787 },
     logLevel: env.LOG_LEVEL ?? 'info',
     logLevelExplicit: env.LOG_LEVEL !== undefined,
+    ...(env.LOG_FILE ? { logFile: resolve(cwd, env.LOG_FILE) } : {}),
     twitch: {
       channel: env.TWITCH_CHANNEL?.replace(/^#/, '').toLowerCase(),
       username: env.TWITCH_USERNAME?.toLowerCase(),

@@ -57,6 +57,8 @@ export const envSchema = z.object({
     .optional()
     .transform((s) => (s === undefined || s === '' ? undefined : s))
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).optional()),
+  /** Also append the JSON log lines to this file (they always go to stderr). */
+  LOG_FILE: optionalString,
   TWITCH_CHANNEL: optionalString,
   TWITCH_USERNAME: optionalString,
   TWITCH_TOKEN: optionalString,

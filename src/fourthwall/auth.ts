@@ -17,7 +17,8 @@
  * Deliberately not here: the authorization redirect UI (the setup CLI builds the URL with
  * `authorizeUrl`), token persistence (pass `onTokens`), retries of API calls (client.ts).
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import { FourthwallTokenError } from './errors.js';
@@ -123,6 +124,7 @@ function readTokenResponse(status: number, body: unknown, now: number): OAuthTok
 export function undiciTokenTransport(options: { dispatcher?: Dispatcher; timeoutMs?: number; userAgent?: string } = {}): TokenTransport {
   const timeoutMs = options.timeoutMs ?? 10_000;
   return async (url, form) => {
+    const { request } = await undici();
     const res = await request(url, {
       method: 'POST',
       dispatcher: options.dispatcher,

@@ -21,7 +21,8 @@
  * Deliberately not here: mapping to the domain's ShopPort / ShopError (an adapter does that),
  * webhook verification (webhooks.ts).
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici, type Undici } from './undici.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
@@ -229,7 +230,8 @@ export class FourthwallClient {
   private readonly log: Logger | undefined;
   private readonly clock: Clock;
   private readonly random: RandomSource;
-  private readonly dispatcher: Dispatcher;
+  /** Created with undici on the first request unless one was given. */
+  private dispatcher: Dispatcher | undefined;
   private readonly ownsDispatcher: boolean;
   private readonly timeoutMs: number;
   private readonly deadlineMs: number;
@@ -253,9 +255,7 @@ export class FourthwallClient {
     this.maxResponseBytes = options.maxResponseBytes ?? 5 * 1024 * 1024;
     this.limiter = new SlidingWindowLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
     this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(this.timeoutMs, 10_000) } });
+    this.dispatcher = options.dispatcher;
     const isProvider = typeof (options.auth as AuthProvider).headerFor === 'function';
     this.auth = isProvider
       ? (options.auth as AuthProvider)
@@ -279,7 +279,14 @@ export class FourthwallClient {
 
   /** Closes the client's own connection pool. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsDispatcher) await this.dispatcher?.close();
+  }
+
+  /** undici's `request` and the dispatcher, loading undici on the first call. */
+  private async transport(): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
+    const u = await undici();
+    this.dispatcher ??= new u.Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(this.timeoutMs, 10_000) } });
+    return { request: u.request, dispatcher: this.dispatcher };
   }
 
   /** Keeps `util.inspect` / `console.log` of a client short and secret-free. */
@@ -657,11 +664,12 @@ export class FourthwallClient {
       let text: string;
       let retryAfter: string | string[] | undefined;
       try {
+        const { request, dispatcher } = await this.transport();
         const res = await request(url, {
           method: call.method as Dispatcher.HttpMethod,
           headers,
           body,
-          dispatcher: this.dispatcher,
+          dispatcher,
           signal: ac.signal,
           headersTimeout: budget,
           bodyTimeout: budget,
@@ -742,9 +750,10 @@ export class FourthwallClient {
         const ac = new AbortController();
         const timer = this.clock.setTimeout(() => ac.abort(), this.timeoutMs);
         try {
+          const { request, dispatcher } = await this.transport();
           const res = await request(url, {
             method: 'POST',
-            dispatcher: this.dispatcher,
+            dispatcher,
             headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': this.userAgent },
             body: form.toString(),
             signal: ac.signal,

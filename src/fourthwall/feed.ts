@@ -10,7 +10,8 @@
  *
  * Deliberately not here: fetching (client.ts) and any caching.
  */
-import { XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser as XMLParserType } from 'fast-xml-parser';
 import { z } from 'zod';
 import type { FourthwallCallInfo } from './errors.js';
 import { FourthwallSchemaError } from './errors.js';
@@ -58,8 +59,15 @@ function price(v: unknown): { value: number; currency: string } | undefined {
   return { value: Number(m[1]!.replace(',', '.')), currency: m[2]!.toUpperCase() };
 }
 
+/** fast-xml-parser, loaded on the first feed (a link giveaway's product look-up), not at start-up. */
+let XMLParserClass: typeof XMLParserType | undefined;
+function xmlParser(): typeof XMLParserType {
+  return (XMLParserClass ??= (createRequire(import.meta.url)('fast-xml-parser') as { XMLParser: typeof XMLParserType }).XMLParser);
+}
+
 /** Parses a merchant-center RSS document (see the module header). */
 export function parseProductFeed(xml: string, call: FourthwallCallInfo): ProductFeed {
+  const XMLParser = xmlParser();
   const parser = new XMLParser({
     ignoreAttributes: true,
     removeNSPrefix: true,

@@ -131,6 +131,7 @@ export class Announcer {
       if (!w.redeemUrl) continue;
       this.operator.notify(`[${s.record.offer.name}] link for @${w.login} (${w.displayName}): ${w.redeemUrl}`, {
         secret: true,
+        drawId: s.record.id,
       });
     }
   }

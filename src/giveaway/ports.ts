@@ -141,10 +141,11 @@ export class ShopError extends GiftdropError {
 // ---------------------------------------------------------------------------------------------
 /**
  * The streamer's console: lines printed directly (not logged). Private giveaway links go here;
- * `secret` marks a line that carries a bearer link.
+ * `secret` marks a line that carries a bearer link; `drawId` says which draw it belongs to (where
+ * a console that may not print it points the operator).
  */
 export interface OperatorPort {
-  notify(line: string, opts?: { secret?: boolean }): void;
+  notify(line: string, opts?: { secret?: boolean; drawId?: string }): void;
 }
 
 // ---------------------------------------------------------------------------------------------

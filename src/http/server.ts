@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logging/index.js';
 import { parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
+import { RejectionLog } from './rejections.js';
 
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
@@ -97,18 +98,19 @@ function unusedEnvelope(body: Buffer, handled: ReadonlySet<string> | undefined):
 export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer> {
   const log = options.logger.child({ module: 'http' });
   const pending = new Set<Promise<void>>();
+  const rejections = new RejectionLog(log);
 
   const handleWebhook = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req, MAX_WEBHOOK_BYTES);
     if (body === 'too-large') {
-      log.warn({ limit: MAX_WEBHOOK_BYTES }, 'webhook rejected: body too large');
+      rejections.note('too-large', { limit: MAX_WEBHOOK_BYTES });
       res.setHeader('connection', 'close');
       send(res, 413, { error: 'payload too large' });
       return;
     }
     const verdict = verifyWebhookSignature(body, req.headers, options.secrets);
     if (!verdict.ok) {
-      log.warn({ reason: verdict.reason, bytes: body.length }, 'webhook rejected: signature not verified');
+      rejections.note('signature', { reason: verdict.reason, bytes: body.length });
       send(res, 401, { error: 'invalid signature' });
       return;
     }
@@ -119,21 +121,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       // A type the bot does not use is acknowledged even when its data is not the shape we know.
       const unused = unusedEnvelope(body, options.handledTypes);
       if (unused) {
-        log.info({ eventId: unused.id, type: unused.type }, 'webhook of an unused type acknowledged and ignored');
+        log.debug({ eventId: unused.id, type: unused.type }, 'webhook of an unused type acknowledged and ignored');
         send(res, 200, { ok: true, ignored: true });
         return;
       }
-      log.warn({ reason: (err as Error).message }, 'webhook rejected: bad payload');
+      rejections.note('payload', { reason: (err as Error).message });
       send(res, 400, { error: 'bad payload' });
       return;
     }
     if (options.seenEvent(event.id)) {
-      log.info({ eventId: event.id, type: event.type }, 'duplicate webhook ignored');
+      log.debug({ eventId: event.id, type: event.type }, 'duplicate webhook ignored');
       send(res, 200, { ok: true, duplicate: true });
       return;
     }
     send(res, 200, { ok: true });
-    log.info({ eventId: event.id, type: event.type, scheme: verdict.scheme }, 'webhook accepted');
+    log.debug({ eventId: event.id, type: event.type, scheme: verdict.scheme }, 'webhook accepted');
     const work = (async () => {
       try {
         await options.onEvent(event);
@@ -179,6 +181,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       while (pending.size) await Promise.allSettled([...pending]);
     },
     async close() {
+      rejections.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,96 +1,87 @@
 /**
- * The one logger factory. Secrets never reach a log line, by construction, in two layers:
- * 1. pino `redact` censors fields whose names mean a secret (authorization, password, token,
- *    secret, link, redeemUrl, ...) at the top level and up to three levels deep;
- * 2. every serialized line passes through `streamWrite`, which replaces each registered secret
- *    value (credentials from config) and every giveaway/gift link URL with `[REDACTED]`, so a secret
- *    that slipped into a message string or an error is still censored.
- * Output is pretty on a terminal and JSON otherwise. Modules take `logger.child({ module })`.
+ * The one logger factory. Log lines go to stderr (pretty on a terminal, JSON otherwise) and, with
+ * LOG_FILE, also to that file as JSON; stdout is left to the operator console. Modules take
+ * `logger.child({ module })`.
+ *
+ * Secrets never reach a log line, by construction:
+ * 1. the places that could carry one never log it: the Fourthwall client logs method and path,
+ *    never headers or bodies, and its errors keep only the body's code; links go to the operator
+ *    console (src/app/operator-console.ts), never to the logger; config is never logged;
+ * 2. pino `redact` censors the few field names a secret travels under (top level and the header
+ *    objects); no wildcard paths, which would make pino walk every object of every line;
+ * 3. a last guard on each serialized line, cheap by design: one `includes` per registered secret
+ *    value (credentials from config) and one for `/gifts/` (gift and giveaway link URLs); the
+ *    regex runs only on the rare line that matched.
  */
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
-const SECRET_KEYS = [
+/** Field names that carry a secret where the code logs objects, censored by pino. */
+const REDACT_PATHS = [
   'authorization',
-  'Authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'options.headers.authorization',
   'password',
   'token',
   'accessToken',
-  'access_token',
   'refreshToken',
-  'refresh_token',
   'clientSecret',
-  'client_secret',
   'secret',
   'webhookSecret',
   'appHmacKey',
-  'hmacKey',
+  'cookie',
   'link',
   'links',
   'redeemUrl',
   'redeemUri',
-  'seed',
-  'cookie',
-  'code',
 ];
-
-function redactPaths(): string[] {
-  const out: string[] = [];
-  for (const k of SECRET_KEYS) {
-    if (k === 'code' || k === 'seed') continue; // too common as plain fields at the top level
-    out.push(k, `*.${k}`, `*.*.${k}`, `*.*.*.${k}`);
-  }
-  out.push('headers.authorization', 'req.headers.authorization', 'options.headers.authorization');
-  return out;
-}
 
 /** Matches gift and giveaway link URLs to their end (path and query too: a redeem token): bearer secrets. */
 const LINK_PATTERN = /https?:\/\/[^\s"'<>]*\/gifts\/[^\s"'<>\\]+/g;
+const LINK_MARK = '/gifts/';
 
 export interface LoggerOptions {
   level?: string;
-  /** Pretty, coloured output (default: when stdout is a TTY and no destination is given). */
+  /** Pretty, coloured output (default: when the destination is stderr and stderr is a terminal). */
   pretty?: boolean;
-  /** Where lines go (tests pass a capture stream). Default stdout. */
+  /** Where lines go (tests pass a capture stream). Default stderr. */
   destination?: DestinationStream;
+  /** Also append JSON lines to this file (LOG_FILE). */
+  file?: string;
   /** Secret values to censor wherever they appear in a line. */
   secrets?: Iterable<string | undefined>;
   name?: string;
 }
 
-/** Escapes a string for literal use inside a RegExp. */
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
- * Builds a scrubber that removes secret values (and their JSON-escaped and base64 Basic forms)
- * and link URLs from a serialized line.
+ * Builds the last-guard scrubber: removes secret values (and their JSON-escaped forms) and link
+ * URLs from a serialized line. A line with none of them costs one `includes` per value.
  */
 export function makeScrubber(secrets: Iterable<string | undefined> = []): ((line: string) => string) & { add(secret: string | undefined): void } {
   const values = new Set<string>();
-  let secretRe: RegExp | undefined;
+  let list: string[] = [];
   const add = (s: string | undefined): boolean => {
     if (!s || s.length < 4 || values.has(s)) return false;
     values.add(s);
     values.add(JSON.stringify(s).slice(1, -1));
     return true;
   };
-  const build = () => {
-    const list = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    secretRe = list.length ? new RegExp(list.join('|'), 'g') : undefined;
-  };
+  // longest first, so a value that contains another is censored whole
+  const sort = () => (list = [...values].sort((a, b) => b.length - a.length));
   for (const s of secrets) add(s);
-  build();
+  sort();
   const scrub = (line: string) => {
-    let out = line.replace(LINK_PATTERN, '[REDACTED]');
-    if (secretRe) out = out.replace(secretRe, '[REDACTED]');
+    let out = line;
+    if (out.includes(LINK_MARK)) out = out.replace(LINK_PATTERN, '[REDACTED]');
+    for (const v of list) if (out.includes(v)) out = out.split(v).join('[REDACTED]');
     return out;
   };
   return Object.assign(scrub, {
     add(secret: string | undefined) {
-      if (add(secret)) build();
+      if (add(secret)) sort();
     },
   });
 }
@@ -108,34 +99,33 @@ export function registerSecret(logger: Logger, secret: string | undefined): void
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const scrub = makeScrubber(options.secrets ?? []);
-  const pretty = options.pretty ?? (!options.destination && process.stdout.isTTY === true);
   const base: pino.LoggerOptions = {
     name: options.name ?? 'giftdrop',
     level: options.level ?? 'info',
-    redact: { paths: redactPaths(), censor: '[REDACTED]' },
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     hooks: { streamWrite: scrub },
     serializers: { err: pino.stdSerializers.err },
   };
-  const logger = pretty
-    ? pino({ ...base, transport: undefined }, pinoPretty())
-    : options.destination
-      ? pino(base, options.destination)
-      : pino(base);
+  const pretty = options.pretty ?? (!options.destination && process.stderr.isTTY === true);
+  const main: DestinationStream = options.destination ?? (pretty ? pinoPretty(2) : pino.destination({ dest: 2, sync: true }));
+  const logger = options.file
+    ? pino(
+        base,
+        pino.multistream([
+          { stream: main, level: 'trace' },
+          { stream: pino.destination({ dest: options.file, append: true, mkdir: true, sync: true, mode: 0o600 }), level: 'trace' },
+        ]),
+      )
+    : pino(base, main);
   Object.defineProperty(logger, SECRET_ADDER, { value: scrub.add });
   return logger;
 }
 
-function pinoPretty(): DestinationStream {
-  // Loaded lazily: only terminals need it. pino-pretty's default export is a stream factory.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const factory = requirePretty();
-  return factory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name' });
-}
-
-import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
-function requirePretty(): (opts: Record<string, unknown>) => DestinationStream {
-  return require('pino-pretty') as (opts: Record<string, unknown>) => DestinationStream;
+/** pino-pretty, loaded only for a terminal. */
+function pinoPretty(fd: number): DestinationStream {
+  const factory = require('pino-pretty') as (opts: Record<string, unknown>) => DestinationStream;
+  return factory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name', destination: fd, sync: true });
 }
 
 /** A logger that discards everything (benchmarks, quiet tests). */

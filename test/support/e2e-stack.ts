@@ -270,18 +270,19 @@ export interface SpawnBotOptions extends BotEnvOptions {
   register?: boolean;
   /** How long startup may take (default 20 s; tsx compiles on the first run). */
   startTimeoutMs?: number;
+  /** Run it as the user does, `npm start` (the returned pid is npm's), instead of node + tsx. */
+  npmStart?: boolean;
 }
 
 /**
- * Spawns `node --import tsx src/main.ts` in live mode against the two servers, waits for its
+ * Spawns `node --import tsx src/main.ts` (or `npm start`) in live mode against the two servers, waits for its
  * startup line, registers its webhook and waits for /healthz to show chat connected.
  */
 export async function spawnBot(servers: Pick<LocalServers, 'fourthwall' | 'chat'>, o: SpawnBotOptions): Promise<BotProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: PROJECT_ROOT,
-    env: botProcessEnv(servers, o),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env = botProcessEnv(servers, o);
+  const child = o.npmStart
+    ? spawn('npm', ['start'], { cwd: PROJECT_ROOT, env: { HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const listeners = new Set<(line: string) => void>();

@@ -1,0 +1,41 @@
+/**
+ * The process's shutdown signals: SIGINT, SIGTERM and SIGHUP each run the given clean stop once
+ * and exit 0 when it finished (1 when it failed). Contract:
+ * - a repeat of a signal within REPEAT_GRACE_MS is the same request delivered twice (Ctrl+C on a
+ *   terminal reaches the whole process group, and `npm start` forwards it again) and is ignored;
+ *   a later one means "now" and exits 130 at once;
+ * - a stop still running after `deadlineMs` (default 9 s: service managers and the README promise
+ *   a stop within 10 s) exits 1 with one line saying so; open draws are journaled as they go, so
+ *   the next start resumes them either way.
+ */
+export const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const REPEAT_GRACE_MS = 1000;
+
+export interface SignalOptions {
+  deadlineMs?: number;
+  /** Told when the deadline passed (one line). */
+  onDeadline?: (ms: number) => void;
+}
+
+export function onShutdownSignals(stop: (reason: string) => Promise<void>, options: SignalOptions = {}): void {
+  const deadlineMs = options.deadlineMs ?? 9000;
+  let firstAt: number | undefined;
+  for (const sig of SHUTDOWN_SIGNALS) {
+    process.on(sig, () => {
+      const now = performance.now();
+      if (firstAt !== undefined) {
+        if (now - firstAt >= REPEAT_GRACE_MS) process.exit(130);
+        return;
+      }
+      firstAt = now;
+      setTimeout(() => {
+        options.onDeadline?.(deadlineMs);
+        process.exit(1);
+      }, deadlineMs).unref();
+      void stop(sig).then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}

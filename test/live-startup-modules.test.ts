@@ -1,0 +1,65 @@
+/**
+ * Live start-up loads no sandbox, demo or CLI code: the real entry (`node scripts/run.mjs main`,
+ * what `npm start` execs) in live mode against the local servers, with a module-resolve hook
+ * (test/support/record-modules.mjs) recording every module it loads until /healthz answers.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, botProcessEnv, freePort, makeTempDir, startLocalServers, waitUntil, type LocalServers } from './support/e2e-stack.js';
+
+let servers: LocalServers;
+let temp: { dir: string; cleanup: () => Promise<void> };
+
+beforeAll(async () => {
+  servers = await startLocalServers();
+  temp = await makeTempDir('giftdrop-modules-');
+});
+afterAll(async () => {
+  await servers.close();
+  await temp.cleanup();
+});
+
+describe('live start-up', () => {
+  it('loads the bot from dist/ and nothing from the sandboxes, the demo or the CLIs', async () => {
+    const port = await freePort();
+    const log = join(temp.dir, 'modules.txt');
+    const env = { ...botProcessEnv(servers, { dataDir: join(temp.dir, 'data'), httpPort: port }), GIFTDROP_MODULE_LOG: log };
+    const child = spawn(process.execPath, ['--import', './test/support/record-modules.mjs', 'scripts/run.mjs', 'main'], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      await waitUntil(
+        async () => {
+          try {
+            return (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
+          } catch {
+            return false;
+          }
+        },
+        30_000,
+        '/healthz',
+        20,
+      );
+      const urls = readFileSync(log, 'utf8').trim().split('\n');
+      const base = pathToFileURL(PROJECT_ROOT).href.replace(/\/?$/, '/');
+      const ours = urls.filter((u) => u.startsWith(base)).map((u) => u.slice(base.length));
+      expect(ours).toContain('dist/main.js');
+      expect(ours).toContain('dist/app/bot.js');
+      expect(ours.filter((p) => p.startsWith('src/') && p.endsWith('.ts'))).toEqual([]);
+      expect(ours.filter((p) => /^dist\/(sandbox|cli|app\/demo)\/|^dist\/app\/(sandbox-mode|local-stack)\.js$/.test(p))).toEqual([]);
+      expect(urls.filter((u) => /\/node_modules\/(tsx|fast-xml-parser)\//.test(u))).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(err).toContain('"msg":"stopped"');
+  });
+});
