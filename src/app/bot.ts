@@ -20,6 +20,7 @@ import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
+import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
 
@@ -45,6 +46,8 @@ export interface Bot {
   readonly repo: FileDrawRepository;
   readonly client: FourthwallClient;
   readonly webhookUrl: string;
+  /** The overlay and the dashboard (src/web). */
+  readonly pages: OperatorPages;
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
   stop(reason?: string): Promise<void>;
@@ -191,11 +194,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   });
 
   let http: BotHttpServer | undefined;
+  let pages: OperatorPages | undefined;
   try {
     // Open draws are restored before chat connects, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await chat.connect();
+    const web = (pages = await startOperatorPages({ config, service, streaming, shop, repo, chat, settings, clock, logger }));
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -209,8 +214,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent,
       health,
       handledTypes: new Set(BOT_WEBHOOK_TYPES),
+      routes: (req, res) => web.handle(req, res),
     });
   } catch (err) {
+    pages?.close();
     await service.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
     await repo.close().catch(() => undefined);
@@ -218,6 +225,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     throw err;
   }
   const httpServer = http;
+  const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
   if (file.streaming.autoStart) {
@@ -245,10 +253,17 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${service.openDrawCount()} open draw(s)`,
   );
 
+  const tokenFrom = operatorPages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : operatorPages.token.file;
+  log.info(
+    { overlay: `${httpServer.url}/overlay`, dashboard: `${httpServer.url}/dashboard` },
+    `overlay (OBS browser source) at ${httpServer.url}/overlay; dashboard at ${httpServer.url}/dashboard?token=<token from ${tokenFrom}>`,
+  );
+
   let stopping: Promise<void> | undefined;
   const stop = (reason = 'shutdown') =>
     (stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
+      operatorPages.close();
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
@@ -269,6 +284,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     repo,
     client,
     webhookUrl,
+    pages: operatorPages,
     health,
     stop,
   };

@@ -47,6 +47,8 @@ export interface Config {
   };
   /** Public base URL of the bot's HTTP server (an HTTPS tunnel), for registering the webhook. */
   publicUrl?: string;
+  /** GIFTDROP_DASHBOARD_TOKEN (secret); when unset the dashboard generates one into DATA_DIR/dashboard.token. */
+  dashboardToken?: string;
   /** The JSON settings file's path, when one was loaded. */
   configFile?: string;
   settings: FileSettings;
@@ -240,6 +242,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
       shopUrl: env.FOURTHWALL_SHOP_URL?.replace(/\/+$/, ''),
     },
     publicUrl: env.GIFTDROP_PUBLIC_URL?.replace(/\/+$/, ''),
+    dashboardToken: env.GIFTDROP_DASHBOARD_TOKEN,
     configFile,
     settings,
   };

@@ -87,7 +87,8 @@ const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly 
 
 /**
  * Events: 'message' (msg: ChatMessage), 'state' (state: ChatConnectionState),
- * 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string).
+ * 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string), 'sent' (text: string: a
+ * line of the bot's that the server accepted).
  */
 export class TwitchChat extends EventEmitter implements ChatPort {
   readonly channelLogin: string;
@@ -147,6 +148,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       limits: options.outbox,
       paused: true,
     });
+    this.outbox.on('sent', (text: string) => this.emit('sent', text));
     this.wire();
   }
 

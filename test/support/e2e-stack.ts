@@ -64,6 +64,7 @@ export const BOT_ENV_NAMES = [
   'FOURTHWALL_APP_HMAC_KEY',
   'FOURTHWALL_RATE_LIMIT',
   'FOURTHWALL_SHOP_URL',
+  'GIFTDROP_DASHBOARD_TOKEN',
 ] as const;
 
 // ---------------------------------------------------------------------------------------------
