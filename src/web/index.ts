@@ -84,7 +84,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
   const hub = (overlay = new OverlayHub({
     service: deps.service,
     clock: deps.clock,
-    enter: `${deps.config.settings.commands.prefix}${deps.settings.commands.enter}`,
+    enter: deps.settings.commands.enter,
     badge: overlaySettings.badge,
     winnersSeconds: overlaySettings.winnersSeconds,
     ...(overlaySettings.winnerChat ? { winnerChat: (id: string) => chatLog.overlayLines(id) } : {}),

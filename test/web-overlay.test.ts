@@ -1,0 +1,129 @@
+/**
+ * The OBS overlay in a real headless Chromium (Debian's chromium via playwright-core) following a
+ * whole gift draw through the local sandboxes: a gift purchase at the Fourthwall sandbox opens the
+ * draw (prompt, countdown, prize), viewers type !enter on the local chat server (the count and
+ * the newest names follow), a reload mid-draw shows the same state at once, a display name that
+ * is HTML renders as text, `!giveaway end` draws and the winners are revealed by name with the
+ * fairness line; no link, gift id or e-mail reaches the page or its data. Screenshots of the
+ * open draw and of the winners go to the folder the test prints.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
+import { logins, setShopLive, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
+
+const XSS = '<svg/onload=window.__xss=1>'; // Twitch names have no spaces: a space-free payload that runs if parsed as HTML
+
+describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
+  let browser: TestBrowser;
+  let s: InProcessStack;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop' } } });
+    setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('follows a gift draw: prompt, countdown, count, reload, XSS as text, winners by name, no link', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${s.bot.http.url}/overlay`);
+    // idle: no card, only the configured badge
+    await page.waitForFunction(() => document.getElementById('badge')?.textContent === 'giveaways by giftdrop');
+    expect(await page.locator('.card').count()).toBe(0);
+
+    const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 170 });
+    const drawId = draw['id'] as string;
+    const card = page.locator('.card');
+    await card.waitFor();
+    await expect.poll(() => card.locator('.prompt').textContent()).toBe('Type !enter to join!');
+    expect(await card.locator('.prize').textContent()).toMatch(/\S/);
+    expect(await card.locator('.sub').textContent()).toBe('3 × gifted by generous_fan');
+    await expect.poll(() => card.locator('.timer').textContent()).toMatch(/^[0-2]:\d\d$/);
+    const imageLoaded = await card.locator('.head img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
+    expect(imageLoaded).toBe(true);
+
+    const names = logins('fan', 6);
+    for (const n of names) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+    const sneaky = s.chatServer.viewer('sneaky', { displayName: XSS });
+    s.chatServer.inject(sneaky, '!enter');
+    s.chatServer.inject(s.chatServer.viewer('fan0'), '!enter'); // a second !enter adds nobody
+    await expect.poll(() => card.locator('.count').textContent(), { timeout: 10_000 }).toBe('7 entrants');
+    const engineCount = s.bot.service.drawViews().find((v) => v.record.id === drawId)!.entrants.size;
+    expect(engineCount).toBe(7);
+    await expect.poll(() => card.locator('.names li').first().textContent()).toBe(XSS);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.locator('svg').count()).toBe(0); // the name made no element
+    await page.screenshot({ path: join(screenshotDir(), 'overlay-open.png'), omitBackground: true });
+
+    // a reload mid-draw shows the current state at once (the first SSE frame), no new entries needed
+    await page.reload();
+    await page.locator('.card .count').waitFor();
+    expect(await page.locator('.card .count').textContent()).toBe('7 entrants');
+    expect(await page.locator('.card .names li').first().textContent()).toBe(XSS);
+    expect(await page.locator('.card .prompt').textContent()).toBe('Type !enter to join!');
+
+    s.chatServer.inject(s.chatServer.broadcaster, '!giveaway end');
+    let winners: string[] = [];
+    await waitUntil(
+      async () => {
+        const rec = await s.bot.repo.getDraw(drawId);
+        winners = rec?.status === 'finished' ? rec.winners.map((w) => w.displayName) : [];
+        return winners.length === 3;
+      },
+      15_000,
+      'draw finished',
+    );
+    await expect.poll(() => page.locator('.card').getAttribute('data-stage'), { timeout: 10_000 }).toBe('winners');
+    await expect.poll(() => page.locator('.winners li').allTextContents()).toEqual(winners);
+    // revealed one by one: later winners start later
+    const delays = await page.locator('.winners li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).style.animationDelay));
+    expect(delays).toEqual(['0s', '1.2s', '2.4s']);
+    const rec = (await s.bot.repo.getDraw(drawId))!;
+    await expect.poll(() => page.locator('.fair').textContent()).toContain(`seed ${rec.fairness.seed}`);
+    expect(await page.locator('.fair').textContent()).toContain(`commitment ${rec.fairness.commitment.slice(0, 16)}`);
+    await page.waitForFunction(() => [...document.querySelectorAll('.winners li')].every((li) => getComputedStyle(li).opacity === '1'));
+    await page.screenshot({ path: join(screenshotDir(), 'overlay-winners.png'), omitBackground: true });
+
+    // nothing the overlay shows or receives carries a link, a gift id or an e-mail
+    const html = await page.content();
+    const state = await (await fetch(`${s.bot.http.url}/overlay/state`)).text();
+    for (const text of [html, state]) {
+      expect(text).not.toMatch(/https?:\/\/|gft_|redeem|@[a-z0-9-]+\.[a-z]/i);
+      for (const w of rec.winners) {
+        expect(w.redeemUrl).toBeTruthy();
+        expect(text).not.toContain(w.redeemUrl!);
+        expect(text).not.toContain(w.giftId!);
+      }
+    }
+    expect(await page.locator('a').count()).toBe(0);
+  });
+
+  it('serves the overlay with a strict CSP and bounds the number of live connections', async () => {
+    const res = await fetch(`${s.bot.http.url}/overlay`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const streams: AbortController[] = [];
+    try {
+      let refused = 0;
+      for (let i = 0; i < 20; i++) {
+        const ac = new AbortController();
+        streams.push(ac);
+        const r = await fetch(`${s.bot.http.url}/overlay/events`, { signal: ac.signal });
+        if (r.status === 503) refused += 1;
+        else expect(r.headers.get('content-type')).toContain('text/event-stream');
+      }
+      expect(refused).toBeGreaterThan(0);
+      expect(s.bot.pages.overlay.stats().clients).toBeLessThanOrEqual(16);
+    } finally {
+      for (const ac of streams) ac.abort();
+    }
+  });
+});
