@@ -20,7 +20,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop' } } });
+    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true } } });
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   });
 
@@ -33,7 +33,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
     const page = await browser.context.newPage();
     await page.goto(`${s.bot.http.url}/overlay`);
     // idle: no card, only the configured badge
-    await page.waitForFunction(() => document.getElementById('badge')?.textContent === 'giveaways by giftdrop');
+    await expect.poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
     expect(await page.locator('.card').count()).toBe(0);
 
     const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 170 });
@@ -44,7 +44,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
     expect(await card.locator('.prize').textContent()).toMatch(/\S/);
     expect(await card.locator('.sub').textContent()).toBe('3 × gifted by generous_fan');
     await expect.poll(() => card.locator('.timer').textContent()).toMatch(/^[0-2]:\d\d$/);
-    const imageLoaded = await card.locator('.head img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
+    const imageLoaded = await page.evaluate("(() => { const img = document.querySelector('.card .head img'); return img.complete && img.naturalWidth > 0; })()");
     expect(imageLoaded).toBe(true);
 
     const names = logins('fan', 6);
@@ -56,7 +56,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
     const engineCount = s.bot.service.drawViews().find((v) => v.record.id === drawId)!.entrants.size;
     expect(engineCount).toBe(7);
     await expect.poll(() => card.locator('.names li').first().textContent()).toBe(XSS);
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(await page.locator('svg').count()).toBe(0); // the name made no element
     await page.screenshot({ path: join(screenshotDir(), 'overlay-open.png'), omitBackground: true });
 
@@ -81,12 +81,20 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
     await expect.poll(() => page.locator('.card').getAttribute('data-stage'), { timeout: 10_000 }).toBe('winners');
     await expect.poll(() => page.locator('.winners li').allTextContents()).toEqual(winners);
     // revealed one by one: later winners start later
-    const delays = await page.locator('.winners li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).style.animationDelay));
+    const delays = await page.evaluate("[...document.querySelectorAll('.winners li')].map((li) => li.style.animationDelay)");
     expect(delays).toEqual(['0s', '1.2s', '2.4s']);
     const rec = (await s.bot.repo.getDraw(drawId))!;
     await expect.poll(() => page.locator('.fair').textContent()).toContain(`seed ${rec.fairness.seed}`);
     expect(await page.locator('.fair').textContent()).toContain(`commitment ${rec.fairness.commitment.slice(0, 16)}`);
-    await page.waitForFunction(() => [...document.querySelectorAll('.winners li')].every((li) => getComputedStyle(li).opacity === '1'));
+    // (a function, not a string: the page's CSP forbids eval, which string predicates need)
+    await page.waitForFunction(() => {
+      const g = globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<unknown> }; getComputedStyle(e: unknown): { opacity: string } };
+      return [...g.document.querySelectorAll('.winners li')].every((li) => g.getComputedStyle(li).opacity === '1');
+    });
+    // a winner's next line shows under the reveal, with the link in it replaced
+    const firstWinner = rec.winners[0]!;
+    s.chatServer.inject(s.chatServer.viewer(firstWinner.login), 'omg thank you! see https://evil.example/x');
+    await expect.poll(() => page.locator('.chat').textContent(), { timeout: 5000 }).toBe(`${firstWinner.displayName}: omg thank you! see [link]`);
     await page.screenshot({ path: join(screenshotDir(), 'overlay-winners.png'), omitBackground: true });
 
     // nothing the overlay shows or receives carries a link, a gift id or an e-mail
