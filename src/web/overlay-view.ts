@@ -75,7 +75,8 @@ function stageOf(v: DrawView): OverlayStage | undefined {
     case 'claim':
       return 'claim';
     case 'finalizing':
-      return r.winners.length ? 'winners' : 'closing';
+      // winners are shown once the shop confirmed them (or during a claim window, already shown)
+      return r.claim && r.winners.length ? 'winners' : 'closing';
     case 'done':
       if (r.status === 'finished') return 'winners';
       if (r.status === 'cancelled') return 'cancelled';
