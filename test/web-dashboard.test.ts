@@ -110,6 +110,15 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     // the console says the replacement got the same link
     expect(s.operatorLines.some((l) => l.includes(`the SAME link @${first.login} had`) && l.includes(first.redeemUrl!))).toBe(true);
 
+    // the overlay shows the replacement (and still no link)
+    const overlay = await browser.context.newPage();
+    await overlay.goto(`${base}/overlay`);
+    const card = overlay.locator(`.card[data-key="${id}"]`);
+    await expect.poll(() => card.locator('.note').textContent()).toBe(`${rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.displayName} replaces ${first.displayName}`);
+    expect(await card.locator('.winners li.replacement').count()).toBe(1);
+    expect(await overlay.content()).not.toMatch(/https?:\/\/|gft_/);
+    await overlay.close();
+
     // winner chat catch: what a winner says after the draw shows on the dashboard
     s.chatServer.inject(s.chatServer.viewer(rec.winners[0]!.login), 'thank you so much!');
     s.chatServer.inject(s.chatServer.viewer('viewer_not_won'), 'gg');

@@ -38,7 +38,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
 
     const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 170 });
     const drawId = draw['id'] as string;
-    const card = page.locator('.card');
+    const card = page.locator(`.card[data-key="${drawId}"]`);
     await card.waitFor();
     await expect.poll(() => card.locator('.prompt').textContent()).toBe('Type !enter to join!');
     expect(await card.locator('.prize').textContent()).toMatch(/\S/);
@@ -58,14 +58,22 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
     await expect.poll(() => card.locator('.names li').first().textContent()).toBe(XSS);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(await page.locator('svg').count()).toBe(0); // the name made no element
+
+    // a second draw at the same time (a link giveaway) is shown beside the first
+    s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
+    await expect.poll(() => page.locator('.card').count(), { timeout: 10_000 }).toBe(2);
+    const boxes = await Promise.all([0, 1].map((i) => page.locator('.card').nth(i).boundingBox()));
+    expect(boxes[1]!.x).toBeGreaterThan(boxes[0]!.x + boxes[0]!.width);
+    expect(await page.locator('.card').nth(1).locator('.prize').textContent()).toBe('Giftdrop Mug');
     await page.screenshot({ path: join(screenshotDir(), 'overlay-open.png'), omitBackground: true });
 
     // a reload mid-draw shows the current state at once (the first SSE frame), no new entries needed
     await page.reload();
-    await page.locator('.card .count').waitFor();
-    expect(await page.locator('.card .count').textContent()).toBe('7 entrants');
-    expect(await page.locator('.card .names li').first().textContent()).toBe(XSS);
-    expect(await page.locator('.card .prompt').textContent()).toBe('Type !enter to join!');
+    await card.locator('.count').waitFor();
+    expect(await card.locator('.count').textContent()).toBe('7 entrants');
+    expect(await card.locator('.names li').first().textContent()).toBe(XSS);
+    expect(await card.locator('.prompt').textContent()).toBe('Type !enter to join!');
+    expect(await page.locator('.card').count()).toBe(2);
 
     s.chatServer.inject(s.chatServer.broadcaster, '!giveaway end');
     let winners: string[] = [];
@@ -78,14 +86,14 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
       15_000,
       'draw finished',
     );
-    await expect.poll(() => page.locator('.card').getAttribute('data-stage'), { timeout: 10_000 }).toBe('winners');
-    await expect.poll(() => page.locator('.winners li').allTextContents()).toEqual(winners);
+    await expect.poll(() => card.getAttribute('data-stage'), { timeout: 10_000 }).toBe('winners');
+    await expect.poll(() => card.locator('.winners li').allTextContents()).toEqual(winners);
     // revealed one by one: later winners start later
-    const delays = await page.evaluate("[...document.querySelectorAll('.winners li')].map((li) => li.style.animationDelay)");
+    const delays = await page.evaluate(`[...document.querySelectorAll('.card[data-key="${drawId}"] .winners li')].map((li) => li.style.animationDelay)`);
     expect(delays).toEqual(['0s', '1.2s', '2.4s']);
     const rec = (await s.bot.repo.getDraw(drawId))!;
-    await expect.poll(() => page.locator('.fair').textContent()).toContain(`seed ${rec.fairness.seed}`);
-    expect(await page.locator('.fair').textContent()).toContain(`commitment ${rec.fairness.commitment.slice(0, 16)}`);
+    await expect.poll(() => card.locator('.fair').textContent()).toContain(`seed ${rec.fairness.seed}`);
+    expect(await card.locator('.fair').textContent()).toContain(`commitment ${rec.fairness.commitment.slice(0, 16)}`);
     // (a function, not a string: the page's CSP forbids eval, which string predicates need)
     await page.waitForFunction(() => {
       const g = globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<unknown> }; getComputedStyle(e: unknown): { opacity: string } };
@@ -94,7 +102,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', () => {
     // a winner's next line shows under the reveal, with the link in it replaced
     const firstWinner = rec.winners[0]!;
     s.chatServer.inject(s.chatServer.viewer(firstWinner.login), 'omg thank you! see https://evil.example/x');
-    await expect.poll(() => page.locator('.chat').textContent(), { timeout: 5000 }).toBe(`${firstWinner.displayName}: omg thank you! see [link]`);
+    await expect.poll(() => card.locator('.chat').textContent(), { timeout: 5000 }).toBe(`${firstWinner.displayName}: omg thank you! see [link]`);
     await page.screenshot({ path: join(screenshotDir(), 'overlay-winners.png'), omitBackground: true });
 
     // nothing the overlay shows or receives carries a link, a gift id or an e-mail
