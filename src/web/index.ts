@@ -150,7 +150,13 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = url.pathname;
       if (path === '/overlay' || path.startsWith('/overlay/')) {
-        overlayRoute(req, res, path);
+        try {
+          overlayRoute(req, res, path);
+        } catch (err) {
+          log.warn({ reason: (err as Error).message }, 'overlay request failed');
+          if (!res.headersSent) plain(res, 400, 'bad request', OVERLAY_HEADERS);
+          else res.end();
+        }
         return true;
       }
       if (path === '/dashboard' || path.startsWith('/dashboard/')) {
