@@ -8,6 +8,7 @@ import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
 import { compactLogStream } from './app/demo/output.js';
+import { LiveConsole } from './app/live-console.js';
 import { TwitchAuthError } from './twitch/index.js';
 
 const config = loadConfigOrExit();
@@ -20,7 +21,9 @@ const logger =
         destination: compactLogStream(process.stderr, process.stderr.isTTY === true),
         secrets: secretValues(config),
       })
-    : createLogger({ level: config.logLevel, secrets: secretValues(config) });
+    : process.stdout.isTTY // live on a terminal: stdout is the live console; logs one line each on stderr
+      ? createLogger({ level: config.logLevelExplicit ? config.logLevel : 'warn', destination: compactLogStream(process.stderr, process.stderr.isTTY === true), secrets: secretValues(config) })
+      : createLogger({ level: config.logLevel, secrets: secretValues(config) });
 
 function onSignals(stop: (reason: string) => Promise<void>): void {
   let count = 0;
@@ -42,8 +45,10 @@ try {
     const code = await runSandboxMode({ config, logger, onSignals });
     process.exitCode = code;
   } else {
-    const bot = await startBot({ config, logger });
-    onSignals((reason) => bot.stop(reason));
+    const live = process.stdout.isTTY ? new LiveConsole({ out: process.stdout, tty: true }) : undefined;
+    const bot = await startBot({ config, logger, ...(live ? { operator: live.operator } : {}) });
+    live?.attach(bot);
+    onSignals((reason) => (live?.close(), bot.stop(reason)));
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
     bot.chat.on('fatal', () => {
       logger.fatal('Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked).');
