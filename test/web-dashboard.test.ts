@@ -12,14 +12,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { logins, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
 
-describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
+/** Polls `fn` until the matcher holds; generous, because CI runs many test files side by side. */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
+
+describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, () => {
   let browser: TestBrowser;
   let s: InProcessStack;
 
   beforeAll(async () => {
     browser = await launchBrowser();
     s = await startInProcessStack();
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -67,40 +70,40 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     // product picker: images and stock
     const mug = page.locator('.product', { hasText: 'Giftdrop Mug' });
     await mug.waitFor();
-    await expect.poll(() => mug.textContent()).toContain('unlimited');
+    await poll(() => mug.textContent()).toContain('unlimited');
     expect(await page.evaluate("(() => { const i = [...document.querySelectorAll('.product')].find((b) => b.textContent.includes('Giftdrop Mug')).querySelector('img'); return i.complete && i.naturalWidth > 0; })()")).toBe(true);
     await mug.click();
     await page.fill('#start-winners', '2');
     await page.fill('#start-seconds', '300');
     await page.click('#start');
-    await expect.poll(() => page.textContent('#answer')).toMatch(/^Link giveaway lnk_[0-9a-f]+ started\.$/);
+    await poll(() => page.textContent('#answer')).toMatch(/^Link giveaway lnk_[0-9a-f]+ started\.$/);
     const id = /lnk_[0-9a-f]+/.exec((await page.textContent('#answer'))!)![0];
-    await expect.poll(() => page.textContent('#open')).toContain('Giftdrop Mug');
+    await poll(() => page.textContent('#open')).toContain('Giftdrop Mug');
     await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes('Giftdrop Mug')), 5000, 'giveaway announced');
 
     const names = logins('viewer', 5);
     for (const n of names) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-    await expect.poll(() => page.textContent('#entrant-count'), { timeout: 10_000 }).toBe('5 entered, 5 eligible');
+    await poll(() => page.textContent('#entrant-count')).toBe('5 entered, 5 eligible');
     await page.fill('#entrant-search', 'viewer3');
-    await expect.poll(() => page.locator('#entrants tbody tr').count()).toBe(1);
+    await poll(() => page.locator('#entrants tbody tr').count()).toBe(1);
     expect(await page.textContent('#entrants tbody')).toContain('viewer3');
 
     await page.click('#end');
-    await expect.poll(() => page.textContent('#answer')).toBe('Closed 1 draw(s); drawing the winners.');
+    await poll(() => page.textContent('#answer')).toBe('Closed 1 draw(s); drawing the winners.');
     let rec = (await s.bot.repo.getDraw(id))!;
     await waitUntil(async () => (rec = (await s.bot.repo.getDraw(id))!).status === 'finished', 15_000, 'giveaway finished');
     expect(rec.winners).toHaveLength(2);
     const recent = page.locator('#recent .draw', { hasText: 'Giftdrop Mug' });
-    await expect.poll(() => recent.locator('.link').allTextContents(), { timeout: 10_000 }).toEqual(rec.winners.map((w) => w.redeemUrl));
+    await poll(() => recent.locator('.link').allTextContents()).toEqual(rec.winners.map((w) => w.redeemUrl));
     expect(await recent.locator('button', { hasText: 'Copy' }).count()).toBe(2);
 
     // reroll the first winner from the page
     const first = rec.winners[0]!;
     await recent.locator(`button[data-reroll="${first.login}"]`).click();
-    await expect.poll(() => page.textContent('#answer')).toBe(`Rerolled ${first.login}.`);
+    await poll(() => page.textContent('#answer')).toBe(`Rerolled ${first.login}.`);
     await waitUntil(async () => ((rec = (await s.bot.repo.getDraw(id))!).rerolls?.length ?? 0) === 1, 5000, 'reroll saved');
     expect(rec.winners.map((w) => w.login)).not.toContain(first.login);
-    await expect.poll(() => recent.textContent()).toContain(rec.winners[0]!.displayName);
+    await poll(() => recent.textContent()).toContain(rec.winners[0]!.displayName);
     expect(await recent.textContent()).not.toContain(`@${first.login}`);
     await s.chatServer.waitFor(
       () => s.chatServer.botMessages().some((m) => m === `🔁 Giftdrop Mug: @${first.login} is replaced by @${rec.winners[0]!.login} (rerolled by the broadcaster).`),
@@ -114,7 +117,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     const overlay = await browser.context.newPage();
     await overlay.goto(`${base}/overlay`);
     const card = overlay.locator(`.card[data-key="${id}"]`);
-    await expect.poll(() => card.locator('.note').textContent()).toBe(`${rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.displayName} replaces ${first.displayName}`);
+    await poll(() => card.locator('.note').textContent()).toBe(`${rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.displayName} replaces ${first.displayName}`);
     expect(await card.locator('.winners li.replacement').count()).toBe(1);
     expect(await overlay.content()).not.toMatch(/https?:\/\/|gft_/);
     await overlay.close();
@@ -122,12 +125,12 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', () => {
     // winner chat catch: what a winner says after the draw shows on the dashboard
     s.chatServer.inject(s.chatServer.viewer(rec.winners[0]!.login), 'thank you so much!');
     s.chatServer.inject(s.chatServer.viewer('viewer_not_won'), 'gg');
-    await expect.poll(() => page.textContent('#winner-chat'), { timeout: 5000 }).toContain(`[Giftdrop Mug] ${rec.winners[0]!.displayName}: thank you so much!`);
+    await poll(() => page.textContent('#winner-chat')).toContain(`[Giftdrop Mug] ${rec.winners[0]!.displayName}: thank you so much!`);
     expect(await page.textContent('#winner-chat')).not.toContain('gg');
 
     // the history on screen: the draw, its winners and its verify status
     const row = page.locator(`#history tr[data-id="${id}"]`);
-    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('verified');
+    await poll(() => row.textContent()).toContain('verified');
     expect(await row.textContent()).toContain(rec.winners[0]!.displayName);
     await page.screenshot({ path: join(screenshotDir(), 'dashboard.png'), fullPage: true });
 
