@@ -134,7 +134,7 @@ function renderCard(c, d) {
   const gifts = d.gifts > 1 ? d.gifts + ' × ' : '';
   setText(c.sub, d.gifter ? gifts + 'gifted by ' + d.gifter : (d.kind === 'link-giveaway' ? gifts + 'giveaway' : gifts + 'gift draw'));
   const open = d.stage === 'open';
-  setText(c.prompt, open ? 'Type ' + d.enter + ' to join!' : d.stage === 'closing' ? 'Entries closed: drawing…' : d.stage === 'cancelled' ? 'Giveaway cancelled' : d.stage === 'claim' ? 'Winners: type !claim' : 'Winners');
+  setText(c.prompt, open ? 'Type ' + d.enter + ' to join!' : d.stage === 'closing' ? 'Entries closed: drawing…' : d.stage === 'cancelled' ? 'Giveaway cancelled' : d.stage === 'claim' ? 'Winners: type !claim' : d.winners.length ? 'Winners' : 'Nobody entered');
   setText(c.count, d.entrants + (d.entrants === 1 ? ' entrant' : ' entrants'));
   c.timer.hidden = !open;
   c.names.hidden = !open;
