@@ -10,6 +10,7 @@
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
+import { compactLogStream } from './app/console-text.js';
 import { TwitchAuthError } from './twitch/index.js';
 import { lockDataDirOrExit } from './app/data-lock.js';
 import { TwitchTokenError } from './twitch/auth.js';
@@ -26,7 +27,14 @@ const logger =
         destination: (await import('./app/demo/output.js')).compactLogStream(process.stderr, process.stderr.isTTY === true),
         secrets: secretValues(config),
       })
-    : createLogger({ level: config.logLevel, secrets: secretValues(config), file: config.logFile });
+    : process.stdout.isTTY // live on a terminal: stdout is the live console; logs one line each on stderr
+      ? createLogger({
+          level: config.logLevelExplicit ? config.logLevel : 'warn',
+          destination: compactLogStream(process.stderr, process.stderr.isTTY === true),
+          secrets: secretValues(config),
+          file: config.logFile,
+        })
+      : createLogger({ level: config.logLevel, secrets: secretValues(config), file: config.logFile });
 // One bot per data directory, taken before anything in it is read; released on exit.
 lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
 
@@ -47,12 +55,16 @@ try {
     }
     // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
     // asked for meanwhile waits for the start to finish, then stops cleanly.
-    const starting = startBot({ config, logger });
+    // On a terminal stdout is the live console (transcript + status line); else plain operator lines.
+    const live = process.stdout.isTTY ? new (await import('./app/live-console.js')).LiveConsole({ out: process.stdout, tty: true }) : undefined;
+    const starting = startBot({ config, logger, ...(live ? { operator: live.operator } : {}) });
     onSignals(async (reason) => {
+      live?.close();
       const started = await starting.catch(() => undefined);
       await started?.stop(reason);
     });
     const bot = await starting;
+    live?.attach(bot);
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
     bot.chat.on('fatal', (err: Error) => {
       logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);

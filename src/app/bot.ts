@@ -21,6 +21,7 @@ import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { startTwitchAuth, type ChatConnectOptions } from '../twitch/startup.js';
+import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
 import { EventIntake } from './event-intake.js';
@@ -66,6 +67,8 @@ export interface Bot {
   readonly shop: ShopFeatures;
   /** The webhook event types the bot subscribes to with the current settings. */
   readonly webhookTypes: readonly string[];
+  /** The overlay and the dashboard (src/web). */
+  readonly pages: OperatorPages;
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
   stop(reason?: string): Promise<void>;
@@ -211,6 +214,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   let http: BotHttpServer | undefined;
   let poller: EventPoller | undefined;
+  let pages: OperatorPages | undefined;
   try {
     // Open draws are restored before chat connects, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
@@ -218,6 +222,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await shopFeatures.start();
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
+    const web = (pages = await startOperatorPages({ config, service, streaming, shop, repo, chat, settings, clock, logger }));
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -227,6 +232,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes: new Set(webhookTypes),
+      routes: (req, res) => web.handle(req, res),
     });
     const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
     if (notice) log.warn(notice);
@@ -245,6 +251,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     });
     await twitchAuth.connect(chat, options.chatConnect);
   } catch (err) {
+    pages?.close();
     await http?.close().catch(() => undefined);
     await poller?.stop().catch(() => undefined);
     await intake.stop().catch(() => undefined);
@@ -257,6 +264,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     throw err;
   }
   const httpServer = http;
+  const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
   if (file.streaming.autoStart) {
@@ -284,10 +292,17 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${service.openDrawCount()} open draw(s)`,
   );
 
+  const tokenFrom = operatorPages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : operatorPages.token.file;
+  log.info(
+    { overlay: `${httpServer.url}/overlay`, dashboard: `${httpServer.url}/dashboard` },
+    `overlay (OBS browser source) at ${httpServer.url}/overlay; dashboard at ${httpServer.url}/dashboard?token=<token from ${tokenFrom}>`,
+  );
+
   let stopping: Promise<void> | undefined;
   const stop = (reason = 'shutdown') =>
     (stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
+      operatorPages.close();
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
       await poller?.stop().catch((err) => log.warn({ err }, 'event poll stop failed'));
       await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
@@ -316,6 +331,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhookUrl,
     shop: shopFeatures,
     webhookTypes,
+    pages: operatorPages,
     health,
     stop,
   };

@@ -11,6 +11,7 @@ import {
   type Draw,
   type FourthwallClient,
   type GiftPurchase,
+  type Product,
   type StreamingStatus,
 } from '../fourthwall/index.js';
 import type { Logger } from '../logging/index.js';
@@ -88,6 +89,17 @@ export function toPurchaseInfo(p: GiftPurchase): GiftPurchaseInfo {
     })),
     createdAt: p.createdAt,
   };
+}
+
+/** A product as the domain sees it, with its first image and its stock over all variants. */
+export function toProductInfo(p: Product): ProductInfo {
+  const info: ProductInfo = { id: p.id, name: p.name, slug: p.slug ?? '' };
+  const image = p.images?.find((i) => i?.url)?.url;
+  if (image) info.imageUrl = image;
+  const stocks = (p.variants ?? []).map((v) => v.stock).filter((x): x is NonNullable<typeof x> => !!x);
+  if (stocks.some((x) => x.type === 'UNLIMITED')) info.stock = 'unlimited';
+  else if (stocks.some((x) => typeof x.inStock === 'number')) info.stock = stocks.reduce((n, x) => n + (x.inStock ?? 0), 0);
+  return info;
 }
 
 function toStreamingInfo(s: StreamingStatus): StreamingInfo {
@@ -169,16 +181,11 @@ export class FourthwallShop implements ShopPort {
   }
 
   listProducts(): Promise<ProductInfo[]> {
-    return this.call('listProducts', async () =>
-      (await this.client.listAllProducts()).map((p) => ({ id: p.id, name: p.name, slug: p.slug ?? '' })),
-    );
+    return this.call('listProducts', async () => (await this.client.listAllProducts()).map(toProductInfo));
   }
 
   getProduct(productId: string): Promise<ProductInfo> {
-    return this.call('getProduct', async () => {
-      const p = await this.client.getProduct(productId);
-      return { id: p.id, name: p.name, slug: p.slug ?? '' };
-    });
+    return this.call('getProduct', async () => toProductInfo(await this.client.getProduct(productId)));
   }
 
   streamingStart(input: { broadcasterId: string; broadcasterLogin: string; thumbnailUrl?: string }): Promise<StreamingInfo> {

@@ -86,6 +86,8 @@ export interface Config {
   };
   /** Public base URL of the bot's HTTP server (an HTTPS tunnel), for registering the webhook. */
   publicUrl?: string;
+  /** GIFTDROP_DASHBOARD_TOKEN (secret); when unset the dashboard generates one into DATA_DIR/dashboard.token. */
+  dashboardToken?: string;
   /** The JSON settings file's path, when one was loaded. */
   configFile?: string;
   settings: FileSettings;
@@ -314,6 +316,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
       eventPollSeconds: env.FOURTHWALL_EVENT_POLL_SECONDS ?? 5,
     },
     publicUrl: env.GIFTDROP_PUBLIC_URL?.replace(/\/+$/, ''),
+    dashboardToken: env.GIFTDROP_DASHBOARD_TOKEN,
     configFile,
     settings,
   };

@@ -96,6 +96,9 @@ export const envSchema = z.object({
       .optional(),
   ),
   GIFTDROP_PUBLIC_URL: optionalString.pipe(url('the public HTTPS address of your tunnel, e.g. https://abc.example.com').optional()),
+  GIFTDROP_DASHBOARD_TOKEN: optionalString.pipe(
+    z.string().regex(/^[\x21-\x7e]{16,200}$/, 'must be 16 to 200 printable characters without spaces').optional(),
+  ),
 });
 
 export type EnvInput = z.infer<typeof envSchema>;
@@ -111,6 +114,7 @@ export const SECRET_ENV = [
   'FOURTHWALL_CLIENT_SECRET',
   'FOURTHWALL_WEBHOOK_SECRET',
   'FOURTHWALL_APP_HMAC_KEY',
+  'GIFTDROP_DASHBOARD_TOKEN',
 ] as const;
 
 const commandName = z.string().trim().regex(/^[^\s!]{1,32}$/u, 'must be one word without "!" (max 32 chars)');
@@ -187,6 +191,19 @@ export const fileSchema = z.strictObject({
     })
     .prefault({}),
   streaming: z.strictObject({ autoStart: z.boolean().default(false) }).prefault({}),
+  /** The OBS overlay (GET /overlay) and the winners' chat catch (src/web). */
+  overlay: z
+    .strictObject({
+      /** A small idle badge, e.g. "giveaways by giftdrop"; none when unset. */
+      badge: z.string().trim().max(60).optional(),
+      /** How long the winners stay on the overlay after a draw. */
+      winnersSeconds: z.number().int().min(5).max(3600).default(60),
+      /** Show what the winners type after the draw on the overlay too (always on the dashboard). */
+      winnerChat: z.boolean().default(false),
+      /** How long winners' lines are caught when no claim window is configured. */
+      winnerChatSeconds: z.number().int().min(10).max(3600).default(60),
+    })
+    .prefault({}),
   messages: z.record(z.string(), z.string().max(450)).default(() => ({})),
   /** The shop on stream (./shop.ts): supporter alerts, merch train, !merch, !promo. */
   alerts: alertsSchema,

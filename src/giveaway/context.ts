@@ -9,7 +9,7 @@ import type { EventEmitter } from 'node:events';
 import type { Clock } from '../shared/clock.js';
 import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
-import type { ChatPort, DrawRecord, DrawRepository, OperatorPort, ShopPort, Winner } from './ports.js';
+import type { ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 
 /** Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets). */
@@ -26,6 +26,10 @@ export interface GiveawayEventMap {
   claimed: [record: DrawRecord, winner: Winner];
   /** A winner was replaced. */
   rerolled: [record: DrawRecord, old: Winner, winner: Winner];
+  /** A viewer joined an open draw (not a copy: listeners must not change it); `entrants` is the new count. */
+  entered: [drawId: string, entrant: Readonly<Entrant>, entrants: number];
+  /** Entries were frozen for the picks: the canonical list's digest and its size (eligible entrants). */
+  'entrants-frozen': [drawId: string, digest: string, eligible: number];
 }
 
 /** Ports and dependencies of GiveawayService. */

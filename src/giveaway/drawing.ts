@@ -57,6 +57,7 @@ export class Drawing {
       r.frozenEntrants = frozen;
       r.fairness.entrantsDigest = digest;
       s.reveal();
+      ctx.events.emit('entrants-frozen', r.id, digest, frozen.length);
       r.winners = firstPicks(s.seed, digest, frozen, r.gifts).map(({ entrant, pick }) => ({
         userId: entrant.userId,
         login: entrant.login,

@@ -43,6 +43,7 @@ export class Entries {
       };
       s.addEntrant(entrant);
       joined += 1;
+      ctx.events.emit('entered', s.id, entrant, s.entrants.size);
       try {
         ctx.repo.appendEntrant(s.id, entrant);
       } catch (err) {

@@ -83,6 +83,10 @@ export interface ProductInfo {
   name: string;
   slug: string;
   available?: boolean;
+  /** The first product image's URL (operator pages show it; never sent to the overlay). */
+  imageUrl?: string;
+  /** Units in stock over all variants; 'unlimited' when any variant is unlimited; absent when unknown. */
+  stock?: number | 'unlimited';
 }
 
 export interface GiveawayLinkInfo {

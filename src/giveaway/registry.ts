@@ -29,6 +29,11 @@ export class DrawRegistry {
     return [...this.active.values()];
   }
 
+  /** Recently closed sessions, newest first (read-only view). */
+  recentSessions(): readonly DrawSession[] {
+    return this.recent;
+  }
+
   /** True when `id` is active or being opened. */
   isKnownLive(id: string): boolean {
     return this.active.has(id) || this.opening.has(id);

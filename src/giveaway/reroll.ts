@@ -51,13 +51,13 @@ export class Reroller {
       this.e.announce.say('rerollExhausted', { old: `@${old.login}`, product: r.offer.name }, 'normal');
       return { ok: false, message: render('Nobody is left to replace {name}.', { name }) };
     }
-    this.claims.announceReroll(s, swap.old, swap.winner, 'rerolled by a moderator');
+    this.claims.announceReroll(s, swap.old, swap.winner, by.roles.broadcaster ? 'rerolled by the broadcaster' : 'rerolled by a moderator');
     if (inClaim) {
       this.claims.askReplacement(s, swap.winner);
       await runtime.track(persistQuietly(this.e, s));
       return { ok: true, id: s.id };
     }
-    if (swap.winner.redeemUrl) this.e.announce.deliverLinks(s, [swap.winner]);
+    if (swap.winner.redeemUrl) this.e.announce.deliverPassedOnLink(s, swap.old, swap.winner);
     if (r.status === 'finished') ctx.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
     await runtime.track(persistQuietly(this.e, s));
     return { ok: true, id: s.id };

@@ -40,14 +40,24 @@ import { Finalizer } from './finalize.js';
 import { LinkFlow, type ActionResult } from './link-flow.js';
 import { render } from './messages.js';
 import { Opener } from './opening.js';
-import type { GiftDrawInfo, GiftPurchaseInfo } from './ports.js';
+import type { DrawRecord, Entrant, GiftDrawInfo, GiftPurchaseInfo } from './ports.js';
 import { DrawRegistry } from './registry.js';
 import { Reroller } from './reroll.js';
 import { Restorer } from './restore.js';
 import { EngineRuntime } from './runtime.js';
+import type { DrawSession, SessionPhase } from './session.js';
 import { Settler } from './settle.js';
 
 export type { ActionResult } from './link-flow.js';
+
+/** One draw in memory as the operator pages see it (live objects: read, never change). */
+export interface DrawView {
+  readonly record: Readonly<DrawRecord>;
+  readonly phase: SessionPhase;
+  readonly entrants: ReadonlyMap<string, Entrant>;
+  /** Open, picking, in a claim window or finalizing (false: recently closed). */
+  readonly active: boolean;
+}
 
 export class GiveawayService {
   /** Engine events (draw-opened, draw-closed, draw-finished, draw-failed, draw-cancelled, winners, ...). */
@@ -110,6 +120,18 @@ export class GiveawayService {
   /** Resolves once no asynchronous work of the engine is in flight (timers may still be set). */
   whenIdle(): Promise<void> {
     return this.e.runtime.whenIdle();
+  }
+
+  /**
+   * The draws in memory (active ones, then recently closed ones), uncopied and read-only, for the
+   * operator pages (src/web). Callers must not change them.
+   */
+  drawViews(): DrawView[] {
+    const view = (s: DrawSession, active: boolean): DrawView => ({ record: s.record, phase: s.phase, entrants: s.entrants, active });
+    return [
+      ...this.e.draws.activeSessions().map((s) => view(s, true)),
+      ...this.e.draws.recentSessions().map((s) => view(s, false)),
+    ];
   }
 
   /** Draws open for entries or being drawn. */

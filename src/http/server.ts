@@ -1,5 +1,6 @@
 /**
- * The bot's HTTP server: `POST /webhooks/fourthwall` and `GET /healthz`.
+ * The bot's HTTP server: `POST /webhooks/fourthwall` and `GET /healthz`, plus the routes handed in
+ * as `routes` (the operator pages: /overlay, /dashboard, see src/web).
  *
  * Webhooks: the raw body is read (over 1 MiB -> 413, reading stops), verified against whichever
  * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
@@ -35,6 +36,8 @@ export interface HttpServerOptions {
   health(): HealthReport;
   /** Event types the bot acts on; other types are acknowledged even when their data is unfamiliar. */
   handledTypes?: ReadonlySet<string>;
+  /** More routes (the operator pages, src/web): true when it answered the request. */
+  routes?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface BotHttpServer {
@@ -158,6 +161,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       return;
     }
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, options.health());
+    if (options.routes?.(req, res)) return;
     send(res, 404, { error: 'not found' });
   });
   server.headersTimeout = 10_000;

@@ -101,7 +101,8 @@ const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly 
 
 /**
  * Events: 'message' (msg: ChatMessage), 'state' (state: ChatConnectionState),
- * 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string).
+ * 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string), 'sent' (text: string: a
+ * line of the bot's that the server accepted).
  */
 export class TwitchChat extends EventEmitter implements ChatPort {
   readonly channelLogin: string;
@@ -185,7 +186,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       this.listenRaw(true);
       this.watch.arm();
     });
-    this.outbox.on('sent', () => this.watch.arm());
+    this.outbox.on('sent', (text: string) => {
+      this.watch.arm();
+      this.emit('sent', text);
+    });
     this.wire();
   }
 

@@ -70,6 +70,7 @@ export const BOT_ENV_NAMES = [
   'FOURTHWALL_RATE_LIMIT',
   'FOURTHWALL_SHOP_URL',
   'FOURTHWALL_EVENT_POLL_SECONDS',
+  'GIFTDROP_DASHBOARD_TOKEN',
 ] as const;
 
 // ---------------------------------------------------------------------------------------------

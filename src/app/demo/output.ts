@@ -9,13 +9,12 @@
  * replaceable sink so the interactive prompt can redraw itself around them.
  * Does not: decide what to say or when, read the environment, or own the streams it writes to.
  */
-import type { DestinationStream } from 'pino';
 import type { TranscriptEntry } from '../../sandbox/chat/index.js';
+import { clean, type TextSink } from '../console-text.js';
+
+export { clean, compactLogStream, type TextSink } from '../console-text.js';
 
 /** Where printed text goes. */
-export interface TextSink {
-  write(text: string): unknown;
-}
 
 /** Badge text for a login (e.g. `mod`, `sub 6`), when the demo knows its roles. */
 export type BadgeLookup = (login: string) => string | undefined;
@@ -43,13 +42,6 @@ const STYLE = {
 } as const;
 const NAME_COLOURS = [`${ESC}32m`, `${ESC}33m`, `${ESC}34m`, `${ESC}35m`, `${ESC}91m`, `${ESC}92m`, `${ESC}94m`, `${ESC}95m`];
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** Removes control characters (escape sequences included) and folds newlines into spaces. */
-export function clean(text: string): string {
-  return text.replace(/\r?\n|\r/g, ' ').replace(CONTROL, '');
-}
 
 function nameColour(login: string): string {
   let h = 0;
@@ -138,27 +130,3 @@ export class DemoPrinter {
   }
 }
 
-/**
- * A pino destination that turns JSON log lines into one short readable line each
- * (`[log warn] module: message`). Lines reach it already scrubbed of secrets and links.
- */
-export function compactLogStream(out: TextSink, colour: boolean): DestinationStream {
-  const names: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-  return {
-    write(chunk: string) {
-      for (const raw of chunk.split('\n')) {
-        if (!raw.trim()) continue;
-        let text = raw;
-        try {
-          const j = JSON.parse(raw) as { level?: number; module?: string; msg?: string; err?: { message?: string } };
-          const level = names[j.level ?? 30] ?? String(j.level);
-          const err = j.err?.message ? ` (${j.err.message})` : '';
-          text = `[log ${level}] ${j.module ? `${j.module}: ` : ''}${j.msg ?? ''}${err}`;
-        } catch {
-          // not JSON: print as it is
-        }
-        out.write(`${colour ? `${STYLE.dim}${clean(text)}${STYLE.reset}` : clean(text)}\n`);
-      }
-    },
-  };
-}

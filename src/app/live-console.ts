@@ -1,0 +1,154 @@
+/**
+ * The live console: what `npm start` prints in live mode on stdout, a readable transcript instead of
+ * log blocks. Chat lines the bot cares about (commands, with `!enter` summarised: one line per few
+ * seconds per draw, never one per viewer), the bot's own lines as Twitch accepted them, the
+ * operator console's lines, and, on a terminal, a status line at the bottom (chat state, shop
+ * live or not, open draws with entrants and time left) redrawn in place.
+ *
+ * Contract: every printed string is cleaned of control characters (chat text is untrusted). A
+ * secret line (a link) is printed only when the output is a terminal; otherwise the console says
+ * where the link is (the dashboard, `npm run history -- --draw <id>`). Without a terminal: plain
+ * lines, no colour, no status line. Logs are not printed here (they go to stderr). Does not change
+ * the engine; costs O(1) per chat line.
+ */
+import type { OperatorPort } from '../giveaway/ports.js';
+import type { ChatMessage } from '../shared/chat.js';
+import type { Bot } from './bot.js';
+import { clean, type TextSink } from './console-text.js';
+
+const ENTER_SUMMARY_MS = 5_000;
+const STATUS_MS = 1_000;
+const SHOP_POLL_MS = 30_000;
+
+export interface LiveConsoleOptions {
+  out: TextSink;
+  /** The output is a terminal: colour, secret lines and the status line. */
+  tty: boolean;
+}
+
+const ESC = '\u001b[';
+
+export class LiveConsole {
+  /** The operator port to hand to startBot (links and other operator lines). */
+  readonly operator: OperatorPort;
+  private bot: Bot | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly entered = new Map<string, { prize: string; count: number; total: number }>();
+  private shop = '?';
+  private statusShown = false;
+  private detach: (() => void) | undefined;
+
+  constructor(private readonly o: LiveConsoleOptions) {
+    this.operator = {
+      notify: (line, opts) => {
+        if (opts?.secret && !o.tty) {
+          this.print(`[console] a winner's link is ready: see the dashboard or npm run history -- --draw <id> (links are printed on a terminal only)`);
+          return;
+        }
+        this.print(`${this.paint('35;1', opts?.secret ? '[private]' : '[console]')} ${clean(line)}`);
+      },
+    };
+  }
+
+  /** Follows the running bot. */
+  attach(bot: Bot): void {
+    this.bot = bot;
+    const prefix = bot.config.settings.commands.prefix;
+    const enter = bot.service.events;
+    const onMessage = (msg: ChatMessage) => {
+      const text = msg.text.trim();
+      if (!text.startsWith(prefix)) return;
+      const word = text.slice(prefix.length).split(/\s+/, 1)[0]!.toLowerCase();
+      if (word === 'enter') return; // summarised from the engine's entries
+      this.print(`${this.paint('2', '[chat]')} ${this.paint('1', clean(msg.displayName || msg.login))}: ${clean(text)}`);
+    };
+    const onSent = (text: string) => this.print(`${this.paint('2', '[chat]')} ${this.paint('36;1', `bot> ${bot.chat.botLogin}:`)} ${this.paint('36', clean(text))}`);
+    const onEntered = (drawId: string, _e: unknown, total: number) => {
+      const prize = bot.service.drawViews().find((v) => v.record.id === drawId)?.record.offer.name ?? drawId;
+      const e = this.entered.get(drawId) ?? { prize, count: 0, total };
+      e.count += 1;
+      e.total = total;
+      this.entered.set(drawId, e);
+    };
+    const onState = (state: string) => this.print(this.paint('33', `[chat] connection: ${state}`));
+    bot.chat.on('message', onMessage);
+    bot.chat.on('sent', onSent);
+    bot.chat.on('state', onState);
+    enter.on('entered', onEntered);
+    this.detach = () => {
+      bot.chat.off('message', onMessage);
+      bot.chat.off('sent', onSent);
+      bot.chat.off('state', onState);
+      enter.off('entered', onEntered);
+    };
+    this.every(ENTER_SUMMARY_MS, () => this.flushEntries());
+    if (this.o.tty) {
+      this.every(STATUS_MS, () => this.drawStatus());
+      const poll = () =>
+        void bot.streaming.status().then(
+          (s) => (this.shop = s.status === 'ONLINE' ? 'LIVE' : s.status === 'OFFLINE' ? 'offline' : '?'),
+          () => (this.shop = '?'),
+        );
+      poll();
+      this.every(SHOP_POLL_MS, poll);
+    }
+    this.print(this.paint('1', `giftdrop live: #${bot.chat.channelLogin} as ${bot.chat.botLogin}; overlay ${bot.http.url}/overlay, dashboard ${bot.http.url}/dashboard`));
+  }
+
+  /** The status line's text (chat, shop, open draws with entrants and time left). */
+  statusText(): string {
+    const bot = this.bot;
+    if (!bot) return '';
+    const now = Date.now();
+    const draws = bot.service
+      .drawViews()
+      .filter((v) => v.active)
+      .map((v) => {
+        const left = Math.max(0, Math.ceil((Date.parse(v.record.closesAt) - now) / 1000));
+        return `${v.record.offer.name}: ${v.entrants.size} entrants${v.phase === 'open' ? `, ${left}s left` : `, ${v.phase}`}`;
+      });
+    return clean(`chat ${bot.chat.state} | shop ${this.shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
+  }
+
+  close(): void {
+    this.flushEntries();
+    for (const t of this.timers) clearInterval(t);
+    this.timers.length = 0;
+    this.detach?.();
+    this.clearStatus();
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  private flushEntries(): void {
+    for (const [id, e] of this.entered) {
+      this.print(`${this.paint('2', '[chat]')} ${e.count} viewer${e.count === 1 ? '' : 's'} typed !enter (${clean(e.prize)}: ${e.total} entrants)`);
+      this.entered.delete(id);
+    }
+  }
+
+  private paint(code: string, text: string): string {
+    return this.o.tty ? `${ESC}${code}m${text}${ESC}0m` : text;
+  }
+
+  private clearStatus(): void {
+    if (this.statusShown) this.o.out.write(`\r${ESC}2K`);
+    this.statusShown = false;
+  }
+
+  private drawStatus(): void {
+    this.clearStatus();
+    this.o.out.write(this.paint('7', ` ${this.statusText()} `));
+    this.statusShown = true;
+  }
+
+  private print(line: string): void {
+    this.clearStatus();
+    this.o.out.write(`${line}\n`);
+    if (this.o.tty && this.bot) this.drawStatus();
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * The dashboard page (`GET /dashboard`), its stylesheet and its script, as strings served by the
+ * bot (no build step, no CDN).
+ *
+ * Contract: every viewer- or shop-supplied string is rendered with textContent; actions are
+ * `fetch` POSTs with a JSON body to `/dashboard/api/<action>` (the HttpOnly cookie carries the
+ * session) and the engine's answer is shown in #answer; the page polls `/dashboard/api/state`
+ * every second and the lists on demand. No inline script or style (the CSP forbids them).
+ */
+
+export const DASHBOARD_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>giftdrop dashboard</title>
+<link rel="stylesheet" href="/dashboard/app.css">
+<script type="module" src="/dashboard/app.js"></script>
+</head>
+<body>
+<header>
+  <h1>giftdrop</h1>
+  <span id="status" class="pill"></span>
+  <span id="streaming" class="pill">streaming: ?</span>
+  <button id="go-live" type="button">Stream live</button>
+  <button id="go-offline" type="button">Stream offline</button>
+</header>
+<div id="answer" role="status" hidden></div>
+<main>
+<section>
+  <h2>Open draws</h2>
+  <div id="open"><p class="muted">No draw is open.</p></div>
+  <div class="actions">
+    <button id="end" type="button">End now and draw</button>
+    <button id="cancel" type="button">Cancel link giveaway</button>
+    <button id="retry" type="button">Retry links</button>
+  </div>
+  <h3>Entrants <span id="entrant-count" class="muted"></span></h3>
+  <div class="actions"><select id="entrant-draw"></select><input id="entrant-search" type="search" placeholder="search entrants"></div>
+  <table id="entrants"><thead><tr><th>name</th><th>login</th><th>tickets</th><th>eligible</th></tr></thead><tbody></tbody></table>
+</section>
+<section>
+  <h2>Start a link giveaway</h2>
+  <div id="products" class="products"></div>
+  <form id="start-form" class="actions">
+    <label>winners <input id="start-winners" type="number" min="1" value="1"></label>
+    <label>seconds <input id="start-seconds" type="number" min="5" value="60"></label>
+    <button id="start" type="submit">Start giveaway</button>
+  </form>
+</section>
+<section>
+  <h2>Recent winners</h2>
+  <div id="recent"><p class="muted">No winners yet.</p></div>
+  <h3>What the winners said</h3>
+  <ul id="winner-chat" class="log"></ul>
+</section>
+<section>
+  <h2>History</h2>
+  <div class="actions">
+    <input id="history-search" type="search" placeholder="filter: id, prize, winner">
+    <select id="history-status"><option value="">any status</option><option>finished</option><option>cancelled</option><option>failed</option><option>open</option><option>drawing</option></select>
+    <a id="csv" href="/dashboard/api/history.csv" download>Download CSV</a>
+    <a id="json" href="/dashboard/api/history.json" download>Download JSON</a>
+  </div>
+  <table id="history"><thead><tr><th>closed</th><th>kind</th><th>prize</th><th>status</th><th>entrants</th><th>winners</th><th>verify</th></tr></thead><tbody></tbody></table>
+</section>
+<section>
+  <h2>Bot's chat lines</h2>
+  <ul id="transcript" class="log"></ul>
+</section>
+</main>
+</body>
+</html>
+`;
+
+export const DASHBOARD_CSS = `
+body { margin: 0; font: 15px/1.4 system-ui, "Segoe UI", Roboto, sans-serif; background: #f6f5fb; color: #1c1633; }
+header { display: flex; gap: 12px; align-items: center; padding: 12px 20px; background: #1c1633; color: #fff; flex-wrap: wrap; }
+header h1 { margin: 0 12px 0 0; font-size: 22px; }
+.pill { padding: 2px 10px; border-radius: 999px; background: rgba(255,255,255,.15); }
+main { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 16px; padding: 16px 20px; }
+section { background: #fff; border-radius: 12px; padding: 12px 18px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
+h2 { margin: 4px 0 10px; font-size: 18px; } h3 { font-size: 15px; margin: 14px 0 6px; }
+button, select, input { font: inherit; padding: 5px 10px; border-radius: 8px; border: 1px solid #b9b3d6; background: #fff; }
+button { background: #6d28d9; color: #fff; border: none; cursor: pointer; } button:hover { background: #5b21b6; }
+button.small { padding: 2px 8px; font-size: 13px; } button.ghost { background: #ede9fe; color: #3b0764; }
+.actions { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin: 8px 0; }
+#answer { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #dcfce7; }
+#answer.bad { background: #fee2e2; }
+.draw { border: 1px solid #e4e0f5; border-radius: 10px; padding: 8px 12px; margin-bottom: 8px; }
+.draw .title { font-weight: 700; } .muted { color: #6b6590; }
+.winner { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
+.link { font-family: ui-monospace, Menlo, monospace; font-size: 12px; background: #f3f0ff; padding: 2px 6px; border-radius: 6px; word-break: break-all; }
+table { width: 100%; border-collapse: collapse; font-size: 14px; } th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eee; }
+.products { display: grid; grid-template-columns: repeat(auto-fill, minmax(120px, 1fr)); gap: 8px; }
+.product { border: 2px solid #e4e0f5; border-radius: 10px; padding: 6px; cursor: pointer; text-align: center; background: #fff; color: inherit; }
+.product img { width: 100%; height: 80px; object-fit: contain; } .product.selected { border-color: #6d28d9; background: #f3f0ff; }
+.product.out { opacity: .5; }
+.log { list-style: none; padding: 0; margin: 0; max-height: 260px; overflow: auto; font-size: 14px; }
+.log li { padding: 2px 0; border-bottom: 1px dotted #eee; }
+`;
+
+export const DASHBOARD_JS = `
+const $ = (id) => document.getElementById(id);
+let selectedProduct = '';
+let state = { draws: [] };
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+function time(iso) { return iso ? new Date(iso).toLocaleTimeString() : ''; }
+
+async function getJson(path) {
+  const res = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+  if (res.status === 401) throw new Error('Not signed in: open the dashboard URL with ?token=');
+  return res.json();
+}
+
+function showAnswer(ok, message) {
+  const a = $('answer');
+  a.hidden = false;
+  a.className = ok ? '' : 'bad';
+  a.textContent = message;
+}
+
+async function act(action, body) {
+  try {
+    const res = await fetch('/dashboard/api/' + action, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}),
+    });
+    const out = await res.json();
+    showAnswer(!!out.ok, out.message || (out.ok ? 'Done.' : 'Refused.'));
+  } catch (err) {
+    showAnswer(false, String(err && err.message || err));
+  }
+  refresh();
+  loadHistory();
+}
+
+function copyButton(text) {
+  const b = el('button', 'small ghost', 'Copy');
+  b.type = 'button';
+  b.addEventListener('click', async () => {
+    try { await navigator.clipboard.writeText(text); b.textContent = 'Copied'; }
+    catch { b.textContent = 'Select + copy'; }
+  });
+  return b;
+}
+
+function winnerRow(d, w) {
+  const row = el('div', 'winner');
+  row.append(el('strong', '', w.displayName), el('span', 'muted', '@' + w.login));
+  if (w.claimed === false) row.append(el('span', 'muted', 'not claimed yet'));
+  if (w.claimed === true) row.append(el('span', '', 'claimed ✔'));
+  if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
+  const rr = el('button', 'small ghost', 'Reroll');
+  rr.type = 'button';
+  rr.dataset.reroll = w.login;
+  rr.addEventListener('click', () => act('reroll', { login: w.login }));
+  row.append(rr);
+  return row;
+}
+
+function drawBlock(d) {
+  const box = el('div', 'draw');
+  box.dataset.id = d.id;
+  box.append(el('div', 'title', d.prize + (d.gifts > 1 ? ' × ' + d.gifts : '')));
+  const left = d.phase === 'open' ? Math.max(0, Math.ceil((Date.parse(d.closesAt) - state.now) / 1000)) + ' s left' : '';
+  box.append(el('div', 'muted', d.kind + ' · ' + d.phase + ' · ' + d.entrants + ' entrants ' + left + (d.claimDeadline && d.phase === 'claim' ? ' · claim until ' + time(d.claimDeadline) : '')));
+  for (const w of d.winners) box.append(winnerRow(d, w));
+  if (d.failure) box.append(el('div', 'muted', 'failed: ' + d.failure));
+  return box;
+}
+
+function renderState() {
+  $('status').textContent = state.mode + ' · chat ' + state.chat + ' · #' + state.channel;
+  const open = state.draws.filter((d) => d.active);
+  const recent = state.draws.filter((d) => !d.active && d.winners.length);
+  $('open').replaceChildren(...(open.length ? open.map(drawBlock) : [el('p', 'muted', 'No draw is open.')]));
+  $('recent').replaceChildren(...(recent.length ? recent.map(drawBlock) : [el('p', 'muted', 'No winners yet.')]));
+  const sel = $('entrant-draw');
+  const want = open.map((d) => d.id).join(',');
+  if (sel.dataset.ids !== want) {
+    const keep = sel.value;
+    sel.replaceChildren(...open.map((d) => { const o = el('option', '', d.prize + ' (' + d.id + ')'); o.value = d.id; return o; }));
+    sel.dataset.ids = want;
+    if (open.some((d) => d.id === keep)) sel.value = keep;
+  }
+}
+
+async function refresh() {
+  try {
+    state = await getJson('/dashboard/api/state');
+    renderState();
+    await loadEntrants();
+    const t = await getJson('/dashboard/api/transcript');
+    $('transcript').replaceChildren(...t.bot.slice().reverse().map((l) => el('li', '', new Date(l.at).toLocaleTimeString() + '  ' + l.text)));
+    $('winner-chat').replaceChildren(...t.winners.map((l) => el('li', '', new Date(l.at).toLocaleTimeString() + '  [' + l.prize + '] ' + l.name + ': ' + l.text)));
+  } catch (err) {
+    showAnswer(false, String(err && err.message || err));
+  }
+}
+
+async function loadEntrants() {
+  const id = $('entrant-draw').value;
+  if (!id) { $('entrants').tBodies[0].replaceChildren(); $('entrant-count').textContent = ''; return; }
+  const q = $('entrant-search').value;
+  const r = await getJson('/dashboard/api/entrants?draw=' + encodeURIComponent(id) + '&q=' + encodeURIComponent(q));
+  $('entrant-count').textContent = r.total + ' entered, ' + r.eligible + ' eligible' + (q ? ', ' + r.matched + ' match' : '');
+  $('entrants').tBodies[0].replaceChildren(...r.entrants.map((e) => {
+    const tr = el('tr');
+    tr.append(el('td', '', e.displayName), el('td', '', e.login), el('td', '', e.weight), el('td', '', e.eligible ? 'yes' : 'no: ' + e.why));
+    return tr;
+  }));
+}
+
+function historyQuery() {
+  return '?q=' + encodeURIComponent($('history-search').value) + '&status=' + encodeURIComponent($('history-status').value);
+}
+
+async function loadHistory() {
+  try {
+    const q = historyQuery();
+    $('csv').href = '/dashboard/api/history.csv' + q;
+    $('json').href = '/dashboard/api/history.json' + q;
+    const h = await getJson('/dashboard/api/history' + q);
+    $('history').tBodies[0].replaceChildren(...h.draws.map((d) => {
+      const tr = el('tr');
+      tr.dataset.id = d.id;
+      tr.append(el('td', '', time(d.closedAt)), el('td', '', d.kind), el('td', '', d.offer.name), el('td', '', d.status),
+        el('td', '', d.entrants), el('td', '', d.winners.map((w) => w.displayName).join(', ')), el('td', '', d.verify));
+      return tr;
+    }));
+  } catch (err) {
+    showAnswer(false, String(err && err.message || err));
+  }
+}
+
+async function loadProducts() {
+  try {
+    const p = await getJson('/dashboard/api/products');
+    $('products').replaceChildren(...p.products.map((x) => {
+      const b = el('button', 'product' + (x.stock === 0 ? ' out' : ''));
+      b.type = 'button';
+      b.dataset.id = x.id;
+      if (x.image) { const img = el('img'); img.alt = ''; img.src = x.image; b.append(img); }
+      b.append(el('div', '', x.name), el('div', 'muted', x.stock === 'unlimited' ? 'unlimited' : x.stock === null ? 'stock ?' : x.stock + ' in stock'));
+      b.addEventListener('click', () => {
+        selectedProduct = x.id;
+        for (const o of $('products').children) o.classList.toggle('selected', o === b);
+      });
+      return b;
+    }));
+  } catch (err) {
+    showAnswer(false, 'Products: ' + String(err && err.message || err));
+  }
+}
+
+async function loadStreaming() {
+  try {
+    const s = await getJson('/dashboard/api/stream');
+    $('streaming').textContent = 'streaming: ' + s.streaming.status;
+  } catch { $('streaming').textContent = 'streaming: unknown'; }
+}
+
+$('start-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (!selectedProduct) { showAnswer(false, 'Pick a product first.'); return; }
+  act('start', { product: selectedProduct, winners: Number($('start-winners').value), seconds: Number($('start-seconds').value) });
+});
+$('end').addEventListener('click', () => act('end'));
+$('cancel').addEventListener('click', () => act('cancel'));
+$('retry').addEventListener('click', () => act('retry'));
+$('go-live').addEventListener('click', async () => { await act('stream', { action: 'live' }); loadStreaming(); });
+$('go-offline').addEventListener('click', async () => { await act('stream', { action: 'offline' }); loadStreaming(); });
+$('entrant-search').addEventListener('input', () => loadEntrants());
+$('entrant-draw').addEventListener('change', () => loadEntrants());
+$('history-search').addEventListener('input', () => loadHistory());
+$('history-status').addEventListener('change', () => loadHistory());
+
+refresh();
+loadHistory();
+loadProducts();
+loadStreaming();
+setInterval(refresh, 1000);
+setInterval(loadHistory, 5000);
+`;

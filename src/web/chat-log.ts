@@ -1,0 +1,129 @@
+/**
+ * What the operator pages show of chat: the bot's own lines as the server accepted them (the
+ * transcript), and the winner chat catch: what a winner types after being drawn, while their
+ * draw's claim window is open or for `catchSeconds` after the winners were announced (or a
+ * replacement was drawn).
+ *
+ * Contract: bounded memory (BOT_LINES transcript lines, WINNER_LINES per draw, DRAWS_KEPT draws);
+ * lines are kept as received (the pages render them as text); `overlayLines` returns them cleaned
+ * of links and addresses for the overlay. Costs O(open draws) per chat line. Does not send
+ * anything or change the engine.
+ */
+import type { EventEmitter } from 'node:events';
+import type { GiveawayEventMap } from '../giveaway/context.js';
+import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawView } from '../giveaway/service.js';
+import type { ChatMessage } from '../shared/chat.js';
+import type { Clock } from '../shared/clock.js';
+import { overlayName, overlayText } from './safe-text.js';
+
+const BOT_LINES = 300;
+const WINNER_LINES = 30;
+const DRAWS_KEPT = 20;
+
+export interface BotLine {
+  at: number;
+  text: string;
+}
+
+export interface WinnerLine {
+  at: number;
+  drawId: string;
+  prize: string;
+  login: string;
+  name: string;
+  text: string;
+}
+
+export interface ChatLogOptions {
+  chat: Pick<EventEmitter, 'on' | 'off'>;
+  service: { readonly events: EventEmitter<GiveawayEventMap>; drawViews(): DrawView[] };
+  clock: Clock;
+  /** How long after the winners were announced their lines are caught. */
+  catchSeconds: number;
+  /** Called when a winner's line was caught. */
+  onWinnerLine?: (line: WinnerLine) => void;
+}
+
+export class ChatLog {
+  private readonly bot: BotLine[] = [];
+  private readonly winners = new Map<string, WinnerLine[]>();
+  /** userId -> draws whose catch window (after the announcement) ends at `until`. */
+  private readonly catching = new Map<string, { drawId: string; prize: string; until: number }[]>();
+  private readonly detach: () => void;
+
+  constructor(private readonly options: ChatLogOptions) {
+    const sent = (text: string) => {
+      this.bot.push({ at: options.clock.now(), text });
+      if (this.bot.length > BOT_LINES) this.bot.shift();
+    };
+    const message = (msg: ChatMessage) => this.onMessage(msg);
+    const announced = (record: DrawRecord) => this.startCatch(record);
+    options.chat.on('sent', sent);
+    options.chat.on('message', message);
+    options.service.events.on('winners', announced);
+    options.service.events.on('rerolled', announced);
+    this.detach = () => {
+      options.chat.off('sent', sent);
+      options.chat.off('message', message);
+      options.service.events.off('winners', announced);
+      options.service.events.off('rerolled', announced);
+    };
+  }
+
+  /** The bot's lines, oldest first. */
+  botLines(): readonly BotLine[] {
+    return this.bot;
+  }
+
+  /** Every caught winner line, newest first. */
+  winnerLines(): WinnerLine[] {
+    return [...this.winners.values()].flat().sort((a, b) => b.at - a.at);
+  }
+
+  /** A draw's caught lines for the overlay: names and text cleaned of links and addresses. */
+  overlayLines(drawId: string): { name: string; text: string }[] {
+    return (this.winners.get(drawId) ?? []).map((l) => ({ name: overlayName(l.name, l.login), text: overlayText(l.text) }));
+  }
+
+  close(): void {
+    this.detach();
+  }
+
+  private startCatch(record: DrawRecord): void {
+    const until = this.options.clock.now() + this.options.catchSeconds * 1000;
+    for (const w of record.winners) {
+      const list = (this.catching.get(w.userId) ?? []).filter((x) => x.drawId !== record.id && x.until > this.options.clock.now());
+      list.push({ drawId: record.id, prize: record.offer.name, until });
+      this.catching.set(w.userId, list);
+    }
+  }
+
+  private onMessage(msg: ChatMessage): void {
+    if (msg.self) return;
+    const now = this.options.clock.now();
+    const draws = new Map<string, string>();
+    const windows = this.catching.get(msg.userId);
+    if (windows) {
+      const live = windows.filter((x) => x.until > now);
+      if (live.length) this.catching.set(msg.userId, live);
+      else this.catching.delete(msg.userId);
+      for (const x of live) draws.set(x.drawId, x.prize);
+    }
+    for (const v of this.options.service.drawViews()) {
+      if (!v.active) break;
+      if (v.phase === 'claim' && v.record.winners.some((w) => w.userId === msg.userId)) draws.set(v.record.id, v.record.offer.name);
+    }
+    for (const [drawId, prize] of draws) {
+      const line: WinnerLine = { at: now, drawId, prize, login: msg.login, name: msg.displayName || msg.login, text: msg.text };
+      let list = this.winners.get(drawId);
+      if (!list) {
+        this.winners.set(drawId, (list = []));
+        if (this.winners.size > DRAWS_KEPT) this.winners.delete(this.winners.keys().next().value!);
+      }
+      list.push(line);
+      if (list.length > WINNER_LINES) list.shift();
+      this.options.onWinnerLine?.(line);
+    }
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (routes.ts checks it).
+ * Reads: state (draws in memory, winners with their links, claim status), entrants of a draw
+ * (search, count, eligible or why not), products (picker: image path, stock), streaming status,
+ * history (filter, CSV/JSON download, verify status per draw), the bot's chat lines and the
+ * winners' caught lines. Actions (POST): start, end, cancel, reroll, retry, stream live/offline.
+ *
+ * Contract: every action calls the same GiveawayService / StreamingService method the chat
+ * command calls, acting as the broadcaster, and answers `{ ok, message }` with the engine's own
+ * answer. No GET changes anything. Bodies are JSON up to MAX_BODY bytes. Does not check the token
+ * (the router does) or render HTML.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { exclusionOf } from '../giveaway/eligibility.js';
+import type { DrawRecord, ShopPort } from '../giveaway/ports.js';
+import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawaySettings } from '../giveaway/settings.js';
+import { verifyDraw } from '../giveaway/verify.js';
+import type { Logger } from '../logging/index.js';
+import { noRoles, type ChatMessage } from '../shared/chat.js';
+import type { Clock } from '../shared/clock.js';
+import { toCsv, toExport } from '../storage/export.js';
+import type { StreamingService } from '../streaming/service.js';
+import type { ChatLog } from './chat-log.js';
+
+const MAX_BODY = 16 * 1024;
+const ENTRANTS_SHOWN = 200;
+const HISTORY_LIMIT = 200;
+
+export interface DashboardApiDeps {
+  service: GiveawayService;
+  streaming: StreamingService;
+  shop: Pick<ShopPort, 'listProducts'>;
+  repo: { listDraws(o?: { limit?: number }): Promise<DrawRecord[]>; getDraw(id: string): Promise<DrawRecord | undefined>; recentWinnerIds(sinceMs: number): Promise<Set<string>> };
+  chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; readonly state: string };
+  chatLog: ChatLog;
+  settings: GiveawaySettings;
+  clock: Clock;
+  logger: Logger;
+  mode: 'sandbox' | 'live';
+}
+
+type Json = Record<string, unknown> | unknown[];
+type Handler = (q: URLSearchParams, body: Record<string, unknown>) => Promise<Json> | Json;
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new Error('body too large');
+    chunks.push(chunk);
+  }
+  if (!size) return {};
+  const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error('body must be a JSON object');
+  return json as Record<string, unknown>;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+
+export class DashboardApi {
+  private readonly gets: Record<string, Handler>;
+  private readonly posts: Record<string, Handler>;
+  private readonly verified = new Map<string, string>();
+
+  constructor(private readonly d: DashboardApiDeps) {
+    this.gets = {
+      state: () => this.state(),
+      entrants: (q) => this.entrants(q.get('draw') ?? '', q.get('q') ?? ''),
+      products: async () => ({
+        products: (await d.shop.listProducts()).map((p) => ({
+          id: p.id,
+          name: p.name,
+          slug: p.slug,
+          stock: p.stock ?? null,
+          image: p.imageUrl ? `/overlay/prize/${encodeURIComponent(p.id)}` : null,
+        })),
+      }),
+      stream: async () => ({ streaming: await d.streaming.status() }),
+      history: (q) => this.history(q),
+      transcript: () => ({ bot: d.chatLog.botLines().slice(-100), winners: d.chatLog.winnerLines().slice(0, 100) }),
+    };
+    this.posts = {
+      start: async (_q, b) => {
+        const res = await d.service.startLinkGiveaway(this.actor(), str(b.product), int(b.winners), int(b.seconds));
+        return res.ok ? { ok: true, id: res.id, message: `Link giveaway ${res.id} started.` } : res;
+      },
+      end: () => {
+        const n = d.service.endNow();
+        return n ? { ok: true, message: `Closed ${n} draw(s); drawing the winners.` } : { ok: false, message: 'No giveaway is open.' };
+      },
+      cancel: async () => {
+        const res = await d.service.cancel();
+        return res.ok ? { ok: true, id: res.id, message: 'Link giveaway cancelled.' } : res;
+      },
+      reroll: async (_q, b) => {
+        const res = await d.service.reroll(str(b.login), this.actor());
+        return res.ok ? { ok: true, id: res.id, message: `Rerolled ${str(b.login)}.` } : res;
+      },
+      retry: async () => {
+        const res = await d.service.retryLinks();
+        return res.ok ? { ok: true, id: res.id, message: 'Links delivered.' } : res;
+      },
+      stream: async (_q, b) => {
+        try {
+          const s = str(b.action) === 'live' ? await d.streaming.goLive() : str(b.action) === 'offline' ? await d.streaming.goOffline() : undefined;
+          return s ? { ok: true, message: `Fourthwall streaming status: ${s.status}.`, streaming: s } : { ok: false, message: 'action must be live or offline' };
+        } catch (err) {
+          return { ok: false, message: `Could not update Fourthwall streaming status: ${(err as Error).message}` };
+        }
+      },
+    };
+  }
+
+  /** Handles `/dashboard/api/<name>` (already authorised); false when there is no such endpoint. */
+  async handle(req: IncomingMessage, res: ServerResponse, name: string, query: URLSearchParams): Promise<boolean> {
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (name === 'history.csv' || name === 'history.json') {
+        await this.download(res, name.endsWith('csv') ? 'csv' : 'json', query);
+        return true;
+      }
+      const h = Object.hasOwn(this.gets, name) ? this.gets[name] : undefined;
+      if (!h) return false;
+      sendJson(res, 200, await h(query, {}));
+      return true;
+    }
+    const h = Object.hasOwn(this.posts, name) ? this.posts[name] : undefined;
+    if (!h) return false;
+    let body: Record<string, unknown>;
+    try {
+      body = await readJson(req);
+    } catch (err) {
+      sendJson(res, 400, { ok: false, message: (err as Error).message });
+      return true;
+    }
+    const out = await h(query, body);
+    this.d.logger.info({ action: name, ok: (out as { ok?: boolean }).ok }, 'dashboard action');
+    sendJson(res, 200, out);
+    return true;
+  }
+
+  /** The operator as the engine sees them: the broadcaster. */
+  private actor(): ChatMessage {
+    const now = this.d.clock.now();
+    return {
+      id: `dashboard-${now}`,
+      channel: this.d.chat.channelLogin,
+      userId: this.d.chat.channelId() ?? 'dashboard',
+      login: this.d.chat.channelLogin,
+      displayName: this.d.chat.channelLogin,
+      text: '',
+      roles: { ...noRoles, broadcaster: true },
+      bits: 0,
+      action: false,
+      sentAt: now,
+      self: false,
+    };
+  }
+
+  private state(): Json {
+    const draws = this.d.service.drawViews().map((v) => {
+      const r = v.record;
+      return {
+        id: r.id,
+        kind: r.kind,
+        phase: v.phase,
+        status: r.status,
+        active: v.active,
+        prize: r.offer.name,
+        gifts: r.gifts,
+        openedAt: r.openedAt,
+        closesAt: r.closesAt,
+        closedAt: r.closedAt ?? null,
+        entrants: Math.max(r.entrants, v.entrants.size),
+        claimDeadline: r.claim?.deadline ?? null,
+        winners: r.winners.map((w) => ({ login: w.login, displayName: w.displayName, claimed: w.claimed ?? null, link: w.redeemUrl ?? null })),
+        rerolls: (r.rerolls ?? []).map((x) => ({ replaced: x.replacedLogin, reason: x.reason, at: x.at })),
+        failure: r.failure?.reason ?? null,
+        fairness: { commitment: r.fairness.commitment, seed: r.fairness.seed ?? null, digest: r.fairness.entrantsDigest ?? null },
+      };
+    });
+    return { now: this.d.clock.now(), mode: this.d.mode, chat: this.d.chat.state, channel: this.d.chat.channelLogin, draws };
+  }
+
+  private async entrants(drawId: string, search: string): Promise<Json> {
+    const v = this.d.service.drawViews().find((x) => x.record.id === drawId);
+    if (!v) return { total: 0, matched: 0, entrants: [] };
+    const s = this.d.settings.eligibility;
+    const recent = s.winnerCooldownHours > 0 ? await this.d.repo.recentWinnerIds(this.d.clock.now() - s.winnerCooldownHours * 3_600_000) : new Set<string>();
+    const id = { channelLogin: this.d.chat.channelLogin, botLogin: this.d.chat.botLogin, ...(this.d.chat.channelId() ? { channelId: this.d.chat.channelId()! } : {}) };
+    const needle = search.trim().toLowerCase().replace(/^@/, '');
+    const out = [];
+    let matched = 0;
+    let eligible = 0;
+    for (const e of v.entrants.values()) {
+      const why = exclusionOf(e, s, id, recent);
+      if (!why) eligible += 1;
+      if (needle && !e.login.includes(needle) && !e.displayName.toLowerCase().includes(needle)) continue;
+      matched += 1;
+      if (out.length < ENTRANTS_SHOWN) out.push({ login: e.login, displayName: e.displayName, weight: e.weight, enteredAt: e.enteredAt, eligible: !why, why: why ?? null });
+    }
+    return { total: v.entrants.size, eligible, matched, entrants: out };
+  }
+
+  private async filtered(q: URLSearchParams): Promise<DrawRecord[]> {
+    const text = (q.get('q') ?? '').trim().toLowerCase();
+    const status = q.get('status') ?? '';
+    const kind = q.get('kind') ?? '';
+    const all = await this.d.repo.listDraws({ limit: HISTORY_LIMIT });
+    return all.filter(
+      (r) =>
+        (!status || r.status === status) &&
+        (!kind || r.kind === kind) &&
+        (!text || r.id.toLowerCase().includes(text) || r.offer.name.toLowerCase().includes(text) || r.winners.some((w) => w.login.includes(text))),
+    );
+  }
+
+  private async history(q: URLSearchParams): Promise<Json> {
+    const records = await this.filtered(q);
+    const rows = [];
+    for (const r of records) rows.push({ ...toExport(r), verify: await this.verifyStatus(r) });
+    return { draws: rows };
+  }
+
+  private async verifyStatus(r: DrawRecord): Promise<string> {
+    if (r.status === 'open' || r.status === 'drawing') return 'pending';
+    if (r.status === 'cancelled') return 'nothing drawn';
+    const key = `${r.id}:${r.status}:${r.rerolls?.length ?? 0}:${r.winners.map((w) => w.userId).join(',')}`;
+    const known = this.verified.get(key);
+    if (known) return known;
+    const full = await this.d.repo.getDraw(r.id);
+    const v = full ? verifyDraw(full) : { ok: false as const, reason: 'not found' };
+    const text = v.ok ? 'verified' : `does not verify: ${v.reason}`;
+    this.verified.set(key, text);
+    return text;
+  }
+
+  private async download(res: ServerResponse, format: 'csv' | 'json', q: URLSearchParams): Promise<void> {
+    const records = await this.filtered(q);
+    const body = format === 'csv' ? toCsv(records) : `${JSON.stringify(records.map(toExport), null, 2)}\n`;
+    res.writeHead(200, {
+      'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+      'content-disposition': `attachment; filename="giftdrop-history.${format}"`,
+      'cache-control': 'no-store',
+    });
+    res.end(body);
+  }
+}

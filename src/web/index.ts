@@ -1,0 +1,177 @@
+/**
+ * The operator pages on the bot's HTTP server: `/overlay` (OBS browser source, no token) and
+ * `/dashboard` (control page, dashboard token), with their assets and APIs. bot.ts builds one
+ * with `startOperatorPages` and hands `handle` to the HTTP server.
+ *
+ * Contract: `handle` answers every request under /overlay and /dashboard (true) and leaves other
+ * paths alone (false). Every answer carries a strict Content-Security-Policy (same-origin script,
+ * style, images and connections only; no inline code; no framing of the dashboard). Dashboard
+ * pages and APIs answer 401 without the token; `?token=` on the page sets the HttpOnly,
+ * SameSite=Strict cookie and redirects to the bare URL; changes are JSON POSTs (dashboard-auth.ts).
+ * Does not own the HTTP server or change the engine other than through its public methods.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config/index.js';
+import type { ShopPort } from '../giveaway/ports.js';
+import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawaySettings } from '../giveaway/settings.js';
+import type { Logger } from '../logging/index.js';
+import type { Clock } from '../shared/clock.js';
+import type { StreamingService } from '../streaming/service.js';
+import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './assets/dashboard-page.js';
+import { OVERLAY_CSS, OVERLAY_HTML, OVERLAY_JS } from './assets/overlay-page.js';
+import { ChatLog } from './chat-log.js';
+import { DashboardApi, type DashboardApiDeps } from './dashboard-api.js';
+import { DashboardAuth, loadDashboardToken, sameOriginJsonPost, type DashboardToken } from './dashboard-auth.js';
+import { OverlayHub } from './overlay-hub.js';
+import { PrizeImages } from './prize-images.js';
+
+const BASE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+const OVERLAY_HEADERS = { 'content-security-policy': BASE_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+const DASHBOARD_HEADERS = {
+  'content-security-policy': `${BASE_CSP}; frame-ancestors 'none'`,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+export interface OperatorPagesDeps {
+  config: Pick<Config, 'dataDir' | 'dashboardToken' | 'mode' | 'settings'>;
+  service: GiveawayService;
+  streaming: StreamingService;
+  shop: Pick<ShopPort, 'listProducts' | 'getProduct'>;
+  repo: DashboardApiDeps['repo'];
+  chat: DashboardApiDeps['chat'] & Pick<import('node:events').EventEmitter, 'on' | 'off'>;
+  settings: GiveawaySettings;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface OperatorPages {
+  readonly overlay: OverlayHub;
+  readonly chatLog: ChatLog;
+  readonly token: DashboardToken;
+  /** Answers requests under /overlay and /dashboard; false for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  close(): void;
+}
+
+function asset(res: ServerResponse, type: string, body: string, headers: Record<string, string>): void {
+  res.writeHead(200, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  res.end(`${text}\n`);
+}
+
+export async function startOperatorPages(deps: OperatorPagesDeps): Promise<OperatorPages> {
+  const log = deps.logger.child({ module: 'web' });
+  const token = await loadDashboardToken(deps.config.dataDir, deps.config.dashboardToken);
+  const auth = new DashboardAuth(token.token);
+  const overlaySettings = deps.config.settings.overlay;
+  const catchSeconds = overlaySettings.winnerChatSeconds;
+  let overlay: OverlayHub | undefined;
+  const chatLog = new ChatLog({
+    chat: deps.chat,
+    service: deps.service,
+    clock: deps.clock,
+    catchSeconds,
+    onWinnerLine: () => (overlaySettings.winnerChat ? overlay?.markDirty() : undefined),
+  });
+  const hub = (overlay = new OverlayHub({
+    service: deps.service,
+    clock: deps.clock,
+    enter: deps.settings.commands.enter,
+    badge: overlaySettings.badge,
+    winnersSeconds: overlaySettings.winnersSeconds,
+    ...(overlaySettings.winnerChat ? { winnerChat: (id: string) => chatLog.overlayLines(id) } : {}),
+    headers: OVERLAY_HEADERS,
+  }));
+  const images = new PrizeImages(deps.shop, log);
+  const api = new DashboardApi({ ...deps, chatLog, mode: deps.config.mode, logger: log });
+
+  const overlayRoute = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
+    if (path === '/overlay' || path === '/overlay/') return asset(res, 'text/html', OVERLAY_HTML, OVERLAY_HEADERS);
+    if (path === '/overlay/overlay.js') return asset(res, 'text/javascript', OVERLAY_JS, OVERLAY_HEADERS);
+    if (path === '/overlay/overlay.css') return asset(res, 'text/css', OVERLAY_CSS, OVERLAY_HEADERS);
+    if (path === '/overlay/events') return hub.handleEvents(req, res);
+    if (path === '/overlay/state') return hub.handleState(res, OVERLAY_HEADERS);
+    const prize = /^\/overlay\/prize\/([^/]{1,200})$/.exec(path);
+    if (prize) {
+      void images.handle(res, decodeURIComponent(prize[1]!)).catch(() => plain(res, 404, 'no image'));
+      return;
+    }
+    plain(res, 404, 'not found', OVERLAY_HEADERS);
+  };
+
+  const dashboardRoute = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const path = url.pathname;
+    const page = path === '/dashboard' || path === '/dashboard/';
+    const how = auth.check(req, page && req.method === 'GET');
+    if (!how) {
+      return plain(res, 401, 'giftdrop dashboard: token required. Open /dashboard?token=<token> (GIFTDROP_DASHBOARD_TOKEN, or the token in DATA_DIR/dashboard.token).', {
+        ...DASHBOARD_HEADERS,
+        'www-authenticate': 'Bearer realm="giftdrop dashboard"',
+      });
+    }
+    if (how === 'query') {
+      res.writeHead(303, { location: '/dashboard', 'set-cookie': auth.setCookie(), ...DASHBOARD_HEADERS });
+      res.end();
+      return;
+    }
+    const cookie: Record<string, string> = how === 'bearer' ? { 'set-cookie': auth.setCookie() } : {};
+    if (page) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
+      return asset(res, 'text/html', DASHBOARD_HTML, { ...DASHBOARD_HEADERS, ...cookie });
+    }
+    if (path === '/dashboard/app.js') return asset(res, 'text/javascript', DASHBOARD_JS, DASHBOARD_HEADERS);
+    if (path === '/dashboard/app.css') return asset(res, 'text/css', DASHBOARD_CSS, DASHBOARD_HEADERS);
+    const m = /^\/dashboard\/api\/([a-z.]+)$/.exec(path);
+    if (m) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        const refused = sameOriginJsonPost(req);
+        if (refused) return plain(res, req.method === 'POST' ? 403 : 405, refused, DASHBOARD_HEADERS);
+      }
+      for (const [k, v] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(k, v);
+      if (await api.handle(req, res, m[1]!, url.searchParams)) return;
+    }
+    plain(res, 404, 'not found', DASHBOARD_HEADERS);
+  };
+
+  return {
+    overlay: hub,
+    chatLog,
+    token,
+    handle(req, res) {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const path = url.pathname;
+      if (path === '/overlay' || path.startsWith('/overlay/')) {
+        try {
+          overlayRoute(req, res, path);
+        } catch (err) {
+          log.warn({ reason: (err as Error).message }, 'overlay request failed');
+          if (!res.headersSent) plain(res, 400, 'bad request', OVERLAY_HEADERS);
+          else res.end();
+        }
+        return true;
+      }
+      if (path === '/dashboard' || path.startsWith('/dashboard/')) {
+        dashboardRoute(req, res, url).catch((err: unknown) => {
+          log.error({ err }, 'dashboard request failed');
+          if (!res.headersSent) plain(res, 500, `failed: ${(err as Error).message}`, DASHBOARD_HEADERS);
+          else res.end();
+        });
+        return true;
+      }
+      return false;
+    },
+    close() {
+      hub.close();
+      chatLog.close();
+    },
+  };
+}

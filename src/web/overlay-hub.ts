@@ -1,0 +1,178 @@
+/**
+ * The overlay's live state: listens to the giveaway engine's events, keeps the newest entrants'
+ * display names per draw, and sends the whole (small) overlay state to every overlay client over
+ * server-sent events, batched: at most one frame per `batchMs` (250 ms), however many `!enter`
+ * arrive, and only when the state changed. A client that connects (or reloads) gets the current
+ * state at once as its first frame; `GET /overlay/state` answers the same JSON.
+ *
+ * Contract: the state is rebuilt from the engine's draws in memory (service.drawViews) through
+ * overlay-view.ts, so it is always what the engine holds, never a drifting copy; building it is
+ * O(draws), not O(entrants). Finished draws stay shown for `winnersSeconds` after their winners
+ * (or a reroll) were announced, cancelled ones for CANCELLED_SHOWN_MS. SSE clients are bounded
+ * (sse.ts). Does not change the engine or read winners' links.
+ */
+import type { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GiveawayEventMap } from '../giveaway/context.js';
+import type { DrawView } from '../giveaway/service.js';
+import type { Clock, TimerHandle } from '../shared/clock.js';
+import { overlayDraw, type OverlayState } from './overlay-view.js';
+import { overlayName, overlayText } from './safe-text.js';
+import { SseHub, sseFrame } from './sse.js';
+
+const RECENT_NAMES = 8;
+const CANCELLED_SHOWN_MS = 10_000;
+
+export interface OverlaySource {
+  readonly events: EventEmitter<GiveawayEventMap>;
+  drawViews(): DrawView[];
+}
+
+export interface OverlayHubOptions {
+  service: OverlaySource;
+  clock: Clock;
+  /** The entry command with its prefix (`!enter`). */
+  enter: string;
+  badge?: string;
+  winnersSeconds: number;
+  /** Winners' chat lines to show, when the overlay shows winner chat. */
+  winnerChat?: (drawId: string) => readonly { name: string; text: string }[];
+  batchMs?: number;
+  maxClients?: number;
+  /** Extra headers for the SSE response. */
+  headers?: Record<string, string>;
+}
+
+export interface OverlayStats {
+  frames: number;
+  /** Bytes written to one client (every client gets the same frames). */
+  bytesPerClient: number;
+  clients: number;
+}
+
+export class OverlayHub {
+  private readonly recent = new Map<string, string[]>();
+  private readonly shownUntil = new Map<string, number>();
+  private readonly expiry = new Set<TimerHandle>();
+  private readonly sse: SseHub;
+  private readonly batchMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private lastFlush = 0;
+  private lastJson = '';
+  private frames = 0;
+  private bytes = 0;
+  private readonly unsubscribe: () => void;
+  /** Called after each frame is sent (benchmarks, tests). */
+  onFrame: ((state: OverlayState) => void) | undefined;
+
+  constructor(private readonly options: OverlayHubOptions) {
+    this.batchMs = options.batchMs ?? 250;
+    this.sse = new SseHub({ max: options.maxClients ?? 16, headers: options.headers });
+    const ev = options.service.events;
+    const dirty = () => this.markDirty();
+    const entered = (drawId: string, entrant: { displayName: string; login: string }) => {
+      let names = this.recent.get(drawId);
+      if (!names) this.recent.set(drawId, (names = []));
+      names.unshift(overlayName(entrant.displayName, entrant.login));
+      if (names.length > RECENT_NAMES) names.length = RECENT_NAMES;
+      this.markDirty();
+    };
+    const shown = (record: { id: string }) => this.showFor(record.id, options.winnersSeconds * 1000);
+    const cancelled = (record: { id: string }) => this.showFor(record.id, CANCELLED_SHOWN_MS);
+    const closed = (record: { id: string }) => {
+      this.recent.delete(record.id);
+      this.markDirty();
+    };
+    const plain = ['draw-opened', 'draw-failed', 'entrants-frozen', 'claimed', 'draw-finished'] as const;
+    for (const name of plain) ev.on(name, dirty);
+    ev.on('entered', entered);
+    ev.on('draw-closed', closed);
+    ev.on('winners', shown);
+    ev.on('rerolled', shown);
+    ev.on('draw-cancelled', cancelled);
+    this.unsubscribe = () => {
+      for (const name of plain) ev.off(name, dirty);
+      ev.off('entered', entered);
+      ev.off('draw-closed', closed);
+      ev.off('winners', shown);
+      ev.off('rerolled', shown);
+      ev.off('draw-cancelled', cancelled);
+    };
+  }
+
+  /** The overlay's state now. */
+  state(): OverlayState {
+    const now = this.options.clock.now();
+    const draws = [];
+    for (const v of this.options.service.drawViews()) {
+      if (!v.active && !((this.shownUntil.get(v.record.id) ?? 0) > now)) continue;
+      const d = overlayDraw(v, {
+        enter: this.options.enter,
+        recentNames: (id) => this.recent.get(id) ?? [],
+        ...(this.options.winnerChat ? { winnerChat: this.options.winnerChat } : {}),
+      });
+      if (d) draws.push(d);
+    }
+    const state: OverlayState = { now, draws };
+    const badge = this.options.badge ? overlayText(this.options.badge, 60) : '';
+    if (badge) state.badge = badge;
+    return state;
+  }
+
+  /** Something the overlay shows may have changed: a frame goes out within `batchMs`. */
+  markDirty(): void {
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastFlush + this.batchMs - Date.now());
+    this.timer = setTimeout(() => this.flush(), wait);
+    this.timer.unref();
+  }
+
+  /** `GET /overlay/events`: the SSE stream, starting with the current state. */
+  handleEvents(req: IncomingMessage, res: ServerResponse): void {
+    const json = JSON.stringify(this.state());
+    this.sse.open(req, res, sseFrame('state', json));
+  }
+
+  /** `GET /overlay/state`: the current state as JSON. */
+  handleState(res: ServerResponse, headers: Record<string, string>): void {
+    const text = JSON.stringify(this.state());
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
+    res.end(text);
+  }
+
+  stats(): OverlayStats {
+    return { frames: this.frames, bytesPerClient: this.bytes, clients: this.sse.size };
+  }
+
+  close(): void {
+    this.unsubscribe();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const t of this.expiry) t.cancel();
+    this.expiry.clear();
+    this.sse.closeAll();
+  }
+
+  private showFor(drawId: string, ms: number): void {
+    this.shownUntil.set(drawId, this.options.clock.now() + ms);
+    const handle = this.options.clock.setTimeout(() => {
+      this.expiry.delete(handle);
+      if ((this.shownUntil.get(drawId) ?? 0) <= this.options.clock.now()) this.shownUntil.delete(drawId);
+      this.markDirty();
+    }, ms + 50);
+    this.expiry.add(handle);
+    this.markDirty();
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    this.lastFlush = Date.now();
+    const state = this.state();
+    const json = JSON.stringify({ ...state, now: 0 });
+    if (json === this.lastJson) return;
+    this.lastJson = json;
+    this.frames += 1;
+    this.bytes += this.sse.broadcast(sseFrame('state', JSON.stringify(state)));
+    this.onFrame?.(state);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The overlay's data path without a browser: the real giveaway engine (over the port fakes and the
+ * real file repository) feeding a real OverlayHub, read by an SSE client over a real socket.
+ * Thousands of `!enter` in one burst reach the client as a handful of frames, not one per entrant;
+ * the newest names come newest first; after the draw the frames carry the winners' display names
+ * and the fairness data but no link, gift id, user id or e-mail. Plus the text cleaning rules.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OverlayState } from '../src/web/overlay-view.js';
+import { OverlayHub } from '../src/web/overlay-hub.js';
+import { overlayName, overlayText } from '../src/web/safe-text.js';
+import { chatMsg, driveUntil, harness, purchase, waitFor, type Harness } from './support/giveaway-fakes.js';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+async function serve(hub: OverlayHub): Promise<string> {
+  const server: Server = createServer((req, res) => hub.handleEvents(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanup.push(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function follow(url: string): { frames: OverlayState[]; raw: string[] } {
+  const out = { frames: [] as OverlayState[], raw: [] as string[] };
+  const req = request(`${url}/overlay/events`, (res) => {
+    res.setEncoding('utf8');
+    let buf = '';
+    res.on('data', (chunk: string) => {
+      buf += chunk;
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const frame = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        if (!frame.startsWith('event: state')) continue;
+        out.raw.push(frame);
+        out.frames.push(JSON.parse(frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as OverlayState);
+      }
+    });
+  });
+  req.on('error', () => undefined);
+  req.end();
+  cleanup.push(async () => void req.destroy());
+  return out;
+}
+
+describe('overlay hub', () => {
+  it('batches a burst of !enter into a few frames and never sends a link', async () => {
+    const h: Harness = await harness({ settings: { giftFlow: 'purchase', reminders: { ackEverySeconds: 0 } } });
+    cleanup.push(() => h.shutdown());
+    const hub = new OverlayHub({ service: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, batchMs: 100 });
+    cleanup.push(async () => hub.close());
+    const client = follow(await serve(hub));
+    await waitFor(() => client.frames.length === 1, 'first frame');
+    expect(client.frames[0]!.draws).toEqual([]);
+
+    await h.svc.handleGiftPurchase(purchase('p1', 2));
+    await waitFor(() => client.frames.at(-1)!.draws.length === 1, 'draw frame');
+    const before = client.frames.length;
+    for (let i = 0; i < 2000; i++) h.svc.enter(chatMsg(`viewer${i}`, { userId: `u${i}` }));
+    await waitFor(() => client.frames.at(-1)!.draws[0]!.entrants === 2000, 'count 2000', 10_000);
+    expect(client.frames.length - before).toBeLessThanOrEqual(2);
+    const d = client.frames.at(-1)!.draws[0]!;
+    expect(d.stage).toBe('open');
+    // (the fake chat's display names are the upper-cased logins)
+    expect(d.recent).toEqual(Array.from({ length: 8 }, (_, i) => `VIEWER${1999 - i}`));
+    expect(hub.stats().frames).toBe(client.frames.length - 1);
+
+    // close and finish: the winners' names and the seed, nothing else about them
+    await driveUntil(h.clock, () => h.svc.openDrawCount() === 0);
+    await h.svc.whenIdle();
+    await waitFor(() => client.frames.at(-1)!.draws[0]?.stage === 'winners', 'winners frame');
+    const rec = (await h.repo.listDraws())[0]!;
+    const w = client.frames.at(-1)!.draws[0]!;
+    expect(w.winners.map((x) => x.name)).toEqual(rec.winners.map((x) => x.displayName));
+    expect(w.seed).toBe(rec.fairness.seed);
+    expect(w.digest).toBe(rec.fairness.entrantsDigest);
+    const all = client.raw.join('\n');
+    for (const winner of rec.winners) {
+      expect(winner.giftId).toBeTruthy();
+      expect(all).not.toContain(winner.giftId!);
+      expect(all).not.toContain(`"${winner.userId}"`);
+    }
+    expect(all).not.toMatch(/https?:|redeem|gft_/);
+  });
+
+  it('cleans names and text: no links, addresses, tokens or control characters', () => {
+    expect(overlayText('see https://x.example/gifts/gft_1?token=abc now')).toBe('see [link] now');
+    expect(overlayText('mail me: someone@example.com')).toBe('mail me: [link]');
+    expect(overlayText('go to www.evil.tv or shop.example.com/x')).toBe('go to [link] or [link]');
+    expect(overlayText('key abcdefghijklmnopqrstuvwxyz0123')).toBe('key […]');
+    expect(overlayName('\u202eevil\u0007name\n', 'login')).toBe('evilname');
+    expect(overlayName('\u200b', 'fallback_login')).toBe('fallback_login');
+    expect(overlayName('<svg/onload=alert(1)>', 'x')).toBe('<svg/onload=alert(1)>'); // escaped by the DOM (textContent)
+    expect(overlayText('ab '.repeat(100), 10)).toHaveLength(10);
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * The OBS overlay in a real headless Chromium (Debian's chromium via playwright-core) following a
+ * whole gift draw through the local sandboxes: a gift purchase at the Fourthwall sandbox opens the
+ * draw (prompt, countdown, prize), viewers type !enter on the local chat server (the count and
+ * the newest names follow), a reload mid-draw shows the same state at once, a display name that
+ * is HTML renders as text, `!giveaway end` draws and the winners are revealed by name with the
+ * fairness line; no link, gift id or e-mail reaches the page or its data. Screenshots of the
+ * open draw and of the winners go to the folder the test prints.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
+import { logins, setShopLive, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
+
+const XSS = '<svg/onload=window.__xss=1>'; // Twitch names have no spaces: a space-free payload that runs if parsed as HTML
+
+/** Polls `fn` until the matcher holds; generous, because CI runs many test files side by side. */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
+
+describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () => {
+  let browser: TestBrowser;
+  let s: InProcessStack;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true } } });
+    setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('follows a gift draw: prompt, countdown, count, reload, XSS as text, winners by name, no link', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${s.bot.http.url}/overlay`);
+    // idle: no card, only the configured badge
+    await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
+    expect(await page.locator('.card').count()).toBe(0);
+
+    const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 170 });
+    const drawId = draw['id'] as string;
+    const card = page.locator(`.card[data-key="${drawId}"]`);
+    await card.waitFor();
+    await poll(() => card.locator('.prompt').textContent()).toBe('Type !enter to join!');
+    expect(await card.locator('.prize').textContent()).toMatch(/\S/);
+    expect(await card.locator('.sub').textContent()).toBe('3 × gifted by generous_fan');
+    await poll(() => card.locator('.timer').textContent()).toMatch(/^[0-2]:\d\d$/);
+    const imageLoaded = await page.evaluate("(() => { const img = document.querySelector('.card .head img'); return img.complete && img.naturalWidth > 0; })()");
+    expect(imageLoaded).toBe(true);
+
+    const names = logins('fan', 6);
+    for (const n of names) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+    const sneaky = s.chatServer.viewer('sneaky', { displayName: XSS });
+    s.chatServer.inject(sneaky, '!enter');
+    s.chatServer.inject(s.chatServer.viewer('fan0'), '!enter'); // a second !enter adds nobody
+    await poll(() => card.locator('.count').textContent()).toBe('7 entrants');
+    const engineCount = s.bot.service.drawViews().find((v) => v.record.id === drawId)!.entrants.size;
+    expect(engineCount).toBe(7);
+    await poll(() => card.locator('.names li').first().textContent()).toBe(XSS);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(await page.locator('svg').count()).toBe(0); // the name made no element
+
+    // a second draw at the same time (a link giveaway) is shown beside the first
+    s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
+    await poll(() => page.locator('.card').count()).toBe(2);
+    const boxes = await Promise.all([0, 1].map((i) => page.locator('.card').nth(i).boundingBox()));
+    expect(boxes[1]!.x).toBeGreaterThan(boxes[0]!.x + boxes[0]!.width);
+    expect(await page.locator('.card').nth(1).locator('.prize').textContent()).toBe('Giftdrop Mug');
+    await page.screenshot({ path: join(screenshotDir(), 'overlay-open.png'), omitBackground: true });
+
+    // a reload mid-draw shows the current state at once (the first SSE frame), no new entries needed
+    await page.reload();
+    await card.locator('.count').waitFor();
+    expect(await card.locator('.count').textContent()).toBe('7 entrants');
+    expect(await card.locator('.names li').first().textContent()).toBe(XSS);
+    expect(await card.locator('.prompt').textContent()).toBe('Type !enter to join!');
+    expect(await page.locator('.card').count()).toBe(2);
+
+    s.chatServer.inject(s.chatServer.broadcaster, '!giveaway end');
+    let winners: string[] = [];
+    await waitUntil(
+      async () => {
+        const rec = await s.bot.repo.getDraw(drawId);
+        winners = rec?.status === 'finished' ? rec.winners.map((w) => w.displayName) : [];
+        return winners.length === 3;
+      },
+      15_000,
+      'draw finished',
+    );
+    await poll(() => card.getAttribute('data-stage')).toBe('winners');
+    await poll(() => card.locator('.winners li').allTextContents()).toEqual(winners);
+    // revealed one by one: later winners start later
+    const delays = await page.evaluate(`[...document.querySelectorAll('.card[data-key="${drawId}"] .winners li')].map((li) => li.style.animationDelay)`);
+    expect(delays).toEqual(['0s', '1.2s', '2.4s']);
+    const rec = (await s.bot.repo.getDraw(drawId))!;
+    await poll(() => card.locator('.fair').textContent()).toContain(`seed ${rec.fairness.seed}`);
+    expect(await card.locator('.fair').textContent()).toContain(`commitment ${rec.fairness.commitment.slice(0, 16)}`);
+    // (a function, not a string: the page's CSP forbids eval, which string predicates need)
+    await page.waitForFunction(() => {
+      const g = globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<unknown> }; getComputedStyle(e: unknown): { opacity: string } };
+      return [...g.document.querySelectorAll('.winners li')].every((li) => g.getComputedStyle(li).opacity === '1');
+    });
+    // a winner's next line shows under the reveal, with the link in it replaced
+    const firstWinner = rec.winners[0]!;
+    const winnerViewer = firstWinner.login === sneaky.login ? sneaky : s.chatServer.viewer(firstWinner.login);
+    s.chatServer.inject(winnerViewer, 'omg thank you! see https://evil.example/x');
+    await poll(() => card.locator('.chat').textContent()).toBe(`${firstWinner.displayName}: omg thank you! see [link]`);
+    // the link giveaway nobody entered says so
+    await poll(() => page.locator('.card').nth(1).locator('.prompt').textContent()).toBe('Nobody entered');
+    await page.screenshot({ path: join(screenshotDir(), 'overlay-winners.png'), omitBackground: true });
+
+    // nothing the overlay shows or receives carries a link, a gift id or an e-mail
+    const html = await page.content();
+    const state = await (await fetch(`${s.bot.http.url}/overlay/state`)).text();
+    for (const text of [html, state]) {
+      expect(text).not.toMatch(/https?:\/\/|gft_|redeem|@[a-z0-9-]+\.[a-z]/i);
+      for (const w of rec.winners) {
+        expect(w.redeemUrl).toBeTruthy();
+        expect(text).not.toContain(w.redeemUrl!);
+        expect(text).not.toContain(w.giftId!);
+      }
+    }
+    expect(await page.locator('a').count()).toBe(0);
+    expect(await page.evaluate('window.__xss')).toBeUndefined(); // also when that name won
+  });
+
+  it('serves the overlay with a strict CSP and bounds the number of live connections', async () => {
+    const res = await fetch(`${s.bot.http.url}/overlay`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const streams: AbortController[] = [];
+    try {
+      let refused = 0;
+      for (let i = 0; i < 20; i++) {
+        const ac = new AbortController();
+        streams.push(ac);
+        const r = await fetch(`${s.bot.http.url}/overlay/events`, { signal: ac.signal });
+        if (r.status === 503) refused += 1;
+        else expect(r.headers.get('content-type')).toContain('text/event-stream');
+      }
+      expect(refused).toBeGreaterThan(0);
+      expect(s.bot.pages.overlay.stats().clients).toBeLessThanOrEqual(16);
+    } finally {
+      for (const ac of streams) ac.abort();
+    }
+  });
+});
