@@ -295,7 +295,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const tokenFrom = operatorPages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : operatorPages.token.file;
   log.info(
     { overlay: `${httpServer.url}/overlay`, dashboard: `${httpServer.url}/dashboard` },
-    `overlay (OBS browser source) at ${httpServer.url}/overlay; dashboard at ${httpServer.url}/dashboard?token=<token from ${tokenFrom}>`,
+    `overlay (OBS browser source) at ${httpServer.url}/overlay; dashboard at ${httpServer.url}/dashboard (sign in once with the token in ${tokenFrom})`,
   );
 
   let stopping: Promise<void> | undefined;
