@@ -29,7 +29,14 @@ export interface DrawExport {
     claimed?: boolean;
     pick: number;
   }[];
-  fairness: { commitment: string; seed?: string; entrantsDigest?: string; algorithm: string };
+  fairness: {
+    commitment: string;
+    seed?: string;
+    entrantsDigest?: string;
+    algorithm: string;
+    frozenAt?: string;
+    beacon?: NonNullable<DrawRecord['fairness']['beacon']>;
+  };
   rerolls?: RerollRecord[];
   failure?: { reason: string; at: string };
   rules?: Record<string, unknown>;
@@ -70,6 +77,8 @@ export function toExport(record: DrawRecord): DrawExport {
       seed: record.fairness.seed,
       entrantsDigest: record.fairness.entrantsDigest,
       algorithm: record.fairness.algorithm,
+      frozenAt: record.fairness.frozenAt,
+      beacon: record.fairness.beacon ? structuredClone(record.fairness.beacon) : undefined,
     }),
     rerolls: record.rerolls?.length ? record.rerolls.map((r) => ({ ...r })) : undefined,
     failure: record.failure ? { ...record.failure } : undefined,

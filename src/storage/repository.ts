@@ -9,6 +9,9 @@
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (see journal.ts),
  *                                      deleted when the draw is finished, cancelled or failed.
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
+ *   <dataDir>/seeds/<id>.seed          the unrevealed seed of an open draw, mode 0600 (seeds.ts);
+ *                                      `pendingSeed` is moved there on save and read back by
+ *                                      getDraw/openDraws; deleted once revealed or final.
  *
  * Ids made of `[A-Za-z0-9_-]` are used as file names; others are base64url-encoded behind `~`.
  * A damaged history.json, entrants file or events file is reported with a StorageError naming the
@@ -28,6 +31,7 @@ import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
 import { fileStem, parseJsonFile, readIfExists, writeFileAtomic } from './files.js';
 import { EntryJournal } from './journal.js';
+import { SeedVault } from './seeds.js';
 import {
   HISTORY_VERSION,
   entrantsFileSchema,
@@ -63,6 +67,7 @@ export class FileDrawRepository implements DrawRepository {
   private readonly logger: Logger;
   private readonly readOnly: boolean;
   private readonly byId = new Map<string, StoredRecord>();
+  private readonly seeds: SeedVault;
   /** Key (digest:length or array identity) of the entrants file last written, per draw. */
   private readonly frozenWritten = new Map<string, string | FrozenEntrant[]>();
   private saves: Promise<void> = Promise.resolve();
@@ -83,6 +88,7 @@ export class FileDrawRepository implements DrawRepository {
     this.events = events;
     this.logger = logger;
     this.readOnly = readOnly;
+    this.seeds = new SeedVault(dataDir);
     for (const record of db.data.draws) this.byId.set(record.id, record);
   }
 
@@ -139,7 +145,7 @@ export class FileDrawRepository implements DrawRepository {
     } catch (err) {
       return Promise.reject(err);
     }
-    const { frozenEntrants, ...rest } = record;
+    const { frozenEntrants, pendingSeed, ...rest } = record;
     const parsed = storedRecordSchema.safeParse(rest);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -156,12 +162,14 @@ export class FileDrawRepository implements DrawRepository {
     } catch (err) {
       return Promise.reject(err);
     }
-    const run = this.saves.then(() => this.applySave(stored, frozenEntrants));
+    const run = this.saves.then(() => this.applySave(stored, frozenEntrants, pendingSeed));
     this.saves = run.catch(() => undefined);
     return run;
   }
 
-  private async applySave(stored: StoredRecord, frozen: FrozenEntrant[] | undefined): Promise<void> {
+  private async applySave(stored: StoredRecord, frozen: FrozenEntrant[] | undefined, pendingSeed?: string): Promise<void> {
+    const sealed = stored.fairness.seed !== undefined || FINAL_STATUSES.has(stored.status);
+    if (pendingSeed !== undefined && !sealed) await this.seeds.put(stored.id, pendingSeed);
     if (frozen) {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
@@ -180,6 +188,7 @@ export class FileDrawRepository implements DrawRepository {
     else draws.push(stored);
     this.byId.set(stored.id, stored);
     await this.db.write();
+    if (sealed) await this.seeds.discard(stored.id);
     if (FINAL_STATUSES.has(stored.status)) await this.journal.discard(stored.id);
   }
 
@@ -195,6 +204,10 @@ export class FileDrawRepository implements DrawRepository {
     const record = structuredClone(stored) as DrawRecord;
     const frozen = await this.loadFrozen(stored.id);
     if (frozen) record.frozenEntrants = frozen;
+    if (ACTIVE_STATUSES.has(record.status) && record.fairness.seed === undefined && record.pendingSeed === undefined) {
+      const seed = await this.seeds.get(stored.id);
+      if (seed) record.pendingSeed = seed;
+    }
     return record;
   }
 
