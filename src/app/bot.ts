@@ -21,6 +21,8 @@ import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
+import { beaconForBot, checkHintFor } from './beacon.js';
+import { verifyRoute } from '../http/verify-route.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
 
 export interface BotOptions {
@@ -127,7 +129,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     clock,
     outbox: options.outbox,
   });
-  const service = new GiveawayService({ chat, shop, repo, clock, random, logger, settings, operator });
+  const beacon = await beaconForBot(config, { clock, logger });
+  let localUrl: string | undefined;
+  const service = new GiveawayService({
+    chat, shop, repo, clock, random, logger, settings, operator,
+    beacon: beacon.port,
+    beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
+    checkHint: checkHintFor(config, () => localUrl),
+  });
   const streaming = new StreamingService({ shop, chat, logger });
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
@@ -209,8 +218,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent,
       health,
       handledTypes: new Set(BOT_WEBHOOK_TYPES),
+      routes: [verifyRoute(repo, logger)],
     });
+    localUrl = http.url;
   } catch (err) {
+    await beacon.close().catch(() => undefined);
     await service.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
     await repo.close().catch(() => undefined);
@@ -251,6 +263,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       log.info({ reason }, 'shutting down');
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
+      await beacon.close().catch(() => undefined);
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
       await repo.close().catch((err) => log.error({ err }, 'history flush failed'));
       if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);

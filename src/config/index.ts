@@ -46,6 +46,8 @@ export interface Config {
     rateLimit: { limit: number; intervalMs: number };
     shopUrl?: string;
   };
+  /** drand HTTP relay (GIFTDROP_BEACON_URL); default https://api.drand.sh. */
+  beaconUrl?: string;
   /** Public base URL of the bot's HTTP server (an HTTPS tunnel), for registering the webhook. */
   publicUrl?: string;
   /** The JSON settings file's path, when one was loaded. */
@@ -251,6 +253,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
       shopUrl: env.FOURTHWALL_SHOP_URL?.replace(/\/+$/, ''),
     },
     publicUrl: env.GIFTDROP_PUBLIC_URL?.replace(/\/+$/, ''),
+    beaconUrl: env.GIFTDROP_BEACON_URL?.replace(/\/+$/, ''),
     configFile,
     settings,
   };

@@ -77,6 +77,7 @@ export const envSchema = z.object({
       .optional(),
   ),
   FOURTHWALL_SHOP_URL: optionalString.pipe(url("the shop's public site").optional()),
+  GIFTDROP_BEACON_URL: optionalString.pipe(url('a drand HTTP relay, e.g. https://api.drand.sh').optional()),
   GIFTDROP_PUBLIC_URL: optionalString.pipe(url('the public HTTPS address of your tunnel, e.g. https://abc.example.com').optional()),
 });
 
@@ -167,6 +168,13 @@ export const fileSchema = z.strictObject({
     })
     .prefault({}),
   streaming: z.strictObject({ autoStart: z.boolean().default(false) }).prefault({}),
+  /** Public randomness beacon for the draws (see src/giveaway/fairness.ts, version 2). */
+  fairness: z
+    .strictObject({
+      beacon: z.enum(['drand', 'off']).default('drand'),
+      beaconWaitSeconds: z.number().int().min(1).max(120).default(10),
+    })
+    .prefault({}),
   messages: z.record(z.string(), z.string().max(450)).default(() => ({})),
   /** Sandbox-mode demo pacing (no effect in live mode). */
   demo: z
