@@ -69,7 +69,7 @@ export async function keyForPicks(e: Engine, s: DrawSession, digest: string, ent
   r.fairness.beacon = { unavailable: true, chain: beacon.chain, round };
   r.fairness.algorithm = FAIRNESS_ALGORITHM;
   ctx.chat.say(
-    `⚠️ The randomness beacon (round ${round}) could not be checked in time, so draw ${r.id}'s winners come from its committed seed alone.`,
+    `⚠️ The randomness beacon (round ${round}) could not be fetched and verified in time, so draw ${r.id}'s winners come from its committed seed alone.`,
     { priority: 'high' },
   );
   return s.seed;
