@@ -233,6 +233,9 @@ async function main(doc: Doc): Promise<void> {
   status.textContent = 'Checking…';
   let result: { checks: Check[]; winners: string[] };
   try {
+    if (!globalThis.crypto?.subtle) {
+      throw new Error('this browser offers no WebCrypto here: open the page over https, or save it and open the file');
+    }
     result = await verifyPageData(data);
   } catch (err) {
     result = { checks: [{ ok: false, title: 'Error', detail: String((err as Error)?.message ?? err) }], winners: [] };
