@@ -40,12 +40,12 @@ export async function beaconForBot(config: Config, opts: { clock: Clock; logger:
   return { port: client, close: () => client.close() };
 }
 
-/** What the closing line names: the public verify page, the local one (sandbox), or the CLI. */
-export function checkHintFor(config: Config, localUrl: () => string | undefined): (id: string) => string {
-  return (id) => {
-    const path = `/verify/${encodeURIComponent(id)}`;
-    if (config.publicUrl) return `${config.publicUrl}${path}`;
-    const local = config.mode === 'sandbox' ? localUrl() : undefined;
-    return local ? `${local}${path}` : `npm run verify -- ${id} --html`;
-  };
+/**
+ * What the closing line names: the public verify page when the bot has a public address
+ * (GIFTDROP_PUBLIC_URL), otherwise the command that writes the page (a local address means nothing
+ * to viewers, and chat carries no other URLs).
+ */
+export function checkHintFor(config: Config): (id: string) => string {
+  return (id) =>
+    config.publicUrl ? `${config.publicUrl}/verify/${encodeURIComponent(id)}` : `npm run verify -- ${id} --html`;
 }

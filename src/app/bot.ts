@@ -130,12 +130,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     outbox: options.outbox,
   });
   const beacon = await beaconForBot(config, { clock, logger });
-  let localUrl: string | undefined;
   const service = new GiveawayService({
     chat, shop, repo, clock, random, logger, settings, operator,
     beacon: beacon.port,
     beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
-    checkHint: checkHintFor(config, () => localUrl),
+    checkHint: checkHintFor(config),
   });
   const streaming = new StreamingService({ shop, chat, logger });
 
@@ -220,7 +219,6 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       handledTypes: new Set(BOT_WEBHOOK_TYPES),
       routes: [verifyRoute(repo, logger)],
     });
-    localUrl = http.url;
   } catch (err) {
     await beacon.close().catch(() => undefined);
     await service.stop().catch(() => undefined);
