@@ -27,12 +27,14 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup(): Promise<{ svc: GiveawayService; chat: FakeChat; clock: ManualClock; beacon: BeaconSandbox; repo: FileDrawRepository; dir: string }> {
-  const dir = await makeTempDir();
-  cleanups.push(() => removeDir(dir));
-  const clock = new ManualClock(START_MS);
-  const beacon = await startBeaconSandbox({ clock, genesis: START_MS / 1000 - 300, period: 3 });
-  cleanups.push(() => beacon.close());
+async function setup(
+  reuse?: { dir: string; clock: ManualClock; beacon: BeaconSandbox },
+): Promise<{ svc: GiveawayService; chat: FakeChat; clock: ManualClock; beacon: BeaconSandbox; repo: FileDrawRepository; dir: string }> {
+  const dir = reuse?.dir ?? (await makeTempDir());
+  if (!reuse) cleanups.push(() => removeDir(dir));
+  const clock = reuse?.clock ?? new ManualClock(START_MS);
+  const beacon = reuse?.beacon ?? (await startBeaconSandbox({ clock, genesis: START_MS / 1000 - 300, period: 3 }));
+  if (!reuse) cleanups.push(() => beacon.close());
   const client = await DrandBeacon.connectSandbox({ url: beacon.url, clock });
   cleanups.push(() => client.close());
   const repo = await FileDrawRepository.open(dir, { flushIntervalMs: 0 });
@@ -137,5 +139,26 @@ describe('a draw with the sandbox beacon', () => {
     await waitFor(() => chat.matching(/could not be fetched and verified in time/).length === 1, 'the fallback line', 10_000);
     await svc.whenIdle();
     expect((await repo.getDraw('p3'))!.fairness.beacon).toMatchObject({ unavailable: true, round });
+  });
+
+  it('after a restart during the wait, draws from the round it announced, not a new one', async () => {
+    const first = await setup();
+    await openWithEntrants(first.svc, 'p4', ['alice', 'bob', 'carol']);
+    first.svc.endNow();
+    await waitFor(() => first.chat.matching(/Entries closed/).length === 1, 'the close announcement');
+    const round = Number(/round (\d+)/.exec(first.chat.matching(/Entries closed/)[0]!)![1]);
+    await first.svc.stop(); // the bot stops before the round exists
+    await first.repo.close();
+    expect((await stat(join(first.dir, 'seeds', 'p4.seed'))).mode & 0o777).toBe(0o600);
+
+    first.clock.advance(60_000); // the bot comes back a minute later: many rounds have passed
+    const second = await setup({ dir: first.dir, clock: first.clock, beacon: first.beacon });
+    await waitFor(() => second.chat.matching(/fairness seed/).length === 1, 'the draw to finish after the restart', 10_000);
+    await second.svc.whenIdle();
+    expect(second.chat.matching(/Entries closed/)[0]).toContain(`round ${round} `);
+    const record = (await second.repo.getDraw('p4'))!;
+    expect(record.fairness.beacon).toMatchObject({ round });
+    expect(record.fairness.algorithm).toBe(FAIRNESS_ALGORITHM_V2);
+    expect(verifyDraw(record)).toMatchObject({ ok: true });
   });
 });
