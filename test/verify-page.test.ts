@@ -21,6 +21,7 @@ import { renderVerifyPage } from '../src/web/verify-page.js';
 import { KNOWN_ANSWERS, sandboxRecord, vectorRecord } from './support/beacon-vectors.js';
 import { captureIo } from './support/cli-io.js';
 import { openRecord, tempDataDir } from './support/storage-helpers.js';
+import { finishedRecord } from './support/fairness-records.js';
 import { HAS_CHROMIUM, launchChromium } from './support/verify-browser.js';
 
 // Evaluated in the page (the project's TypeScript lib has no DOM types).
@@ -50,6 +51,7 @@ beforeAll(async () => {
   badLog.rerolls = [badLog.rerolls![1]!, badLog.rerolls![0]!];
   await repo.saveDraw(badLog);
   await repo.saveDraw({ ...openRecord('still-open'), status: 'open' });
+  await repo.saveDraw(finishedRecord({ id: 'v1-draw', entrants: 25, winners: 2, rerollPicks: [1] }));
   http = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
@@ -121,6 +123,16 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     expect(r.verdict).toBe('verified');
     expect(r.checks).toMatch(/SANDBOX beacon/);
     expect(r.checks).toMatch(/2 reroll\(s\) took the next picks/);
+    await page.close();
+  });
+
+  it('still verifies a draw made before the beacon (giftdrop-hmac-sha256-v1)', async () => {
+    const page = await browser!.context.newPage();
+    await page.goto(`${http.url}/verify/v1-draw`);
+    const r = await verdictOf(page);
+    expect(r.verdict).toBe('verified');
+    expect(r.checks).toContain('giftdrop-hmac-sha256-v1');
+    expect(r.checks).not.toContain('Public beacon');
     await page.close();
   });
 
