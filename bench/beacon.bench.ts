@@ -103,7 +103,7 @@ export async function run(): Promise<BenchResult[]> {
       name: 'beacon.extraLatency',
       value: Math.round(onMs - offMs),
       unit: 'ms',
-      detail: `median(beacon) - median(off); ratio ${(onMs / Math.max(1, offMs)).toFixed(1)}x; mostly the wait for the next round (0-${PERIOD_S} s here, 0-3 s on quicknet)`,
+      detail: `median(beacon) - median(off); ratio ${(onMs / Math.max(1, offMs)).toFixed(1)}x; mostly the wait for the next round (0-${PERIOD_S} s here, 0-3 s on quicknet; back-to-back draws fall at the same phase of the rounds)`,
     },
     {
       name: 'beacon.afterRoundPublished',
