@@ -7,6 +7,7 @@
  */
 import { FileDrawRepository } from '../storage/repository.js';
 import { verifyDraw } from '../giveaway/verify.js';
+import { FAIRNESS_ALGORITHM_V2 } from '../giveaway/beacon-fairness.js';
 import type { DrawRecord } from '../giveaway/ports.js';
 import { isEntryPoint, type CliIo } from './history.js';
 import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
@@ -92,7 +93,7 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
     }
     const f = record.fairness;
     const lines = [
-      `draw ${id} verifies: its winners follow from the revealed seed.`,
+      `draw ${id} verifies: its winners follow from the revealed seed${f.algorithm === FAIRNESS_ALGORITHM_V2 ? ' and the public beacon round' : ''}.`,
       `  commitment  SHA-256(seed) = ${f.commitment}, as announced when entries opened`,
       `  entrants    ${record.frozenEntrants?.length ?? 0} frozen entrants, digest ${f.entrantsDigest}`,
       ...beaconLines(record),
