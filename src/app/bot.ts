@@ -23,6 +23,8 @@ import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { startTwitchAuth, type ChatConnectOptions } from '../twitch/startup.js';
 import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
+import { beaconForBot, checkHintFor } from './beacon.js';
+import { verifyRoute } from '../http/verify-route.js';
 import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
 import { EventIntake } from './event-intake.js';
 import type { EventPoller } from './event-poll.js';
@@ -150,7 +152,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
-  const service = new GiveawayService({ chat, shop, repo: engineRepo, clock, random, logger, settings, operator });
+  const beacon = await beaconForBot(config, { clock, logger });
+  const service = new GiveawayService({
+    chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
+    beacon: beacon.port,
+    beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
+    checkHint: checkHintFor(config),
+  });
   const streaming = new StreamingService({ shop, chat, logger });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
   const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);
@@ -232,7 +240,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes: new Set(webhookTypes),
-      routes: (req, res) => web.handle(req, res),
+      routes: [verifyRoute(repo, logger), (req, res) => web.handle(req, res)],
     });
     const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
     if (notice) log.warn(notice);
@@ -255,6 +263,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await http?.close().catch(() => undefined);
     await poller?.stop().catch(() => undefined);
     await intake.stop().catch(() => undefined);
+    await beacon.close().catch(() => undefined);
     await service.stop().catch(() => undefined);
     await shopFeatures.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
@@ -308,6 +317,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
       await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
+      await beacon.close().catch(() => undefined);
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
       await repo.close().catch((err) => log.error({ err }, 'history flush failed'));
       if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);

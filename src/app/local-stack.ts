@@ -12,6 +12,7 @@ import type { Clock } from '../shared/clock.js';
 import type { RandomSource } from '../shared/random.js';
 import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../sandbox/fourthwall/index.js';
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
+import { startBeaconSandbox, type BeaconSandbox, type BeaconSandboxOptions } from '../sandbox/beacon/index.js';
 import type { OutboxLimits } from '../twitch/index.js';
 import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from './bot.js';
 
@@ -27,6 +28,11 @@ export interface LocalStackOptions {
   fourthwall?: FourthwallSandboxOptions;
   chat?: ChatServerOptions;
   outbox?: Partial<OutboxLimits>;
+  /**
+   * Run the local sandbox beacon (own BLS key, on `clock`) and point the bot at it. Sandbox mode
+   * turns it on; default off, so stacks built by tests draw from the seed alone unless they ask.
+   */
+  beacon?: boolean | BeaconSandboxOptions;
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
@@ -36,6 +42,8 @@ export interface LocalStackOptions {
 export interface LocalStack {
   fourthwall: FourthwallSandbox;
   chatServer: ChatServer;
+  /** The sandbox beacon, when `beacon` was asked for. */
+  beacon?: BeaconSandbox;
   bot: Bot;
   config: Config;
   /** Stops the bot (cleanly), then both servers. */
@@ -74,9 +82,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const sandboxLogger = quiet ? silentLogger() : options.logger;
   const fourthwall = await startFourthwallSandbox({ logger: sandboxLogger, ...options.fourthwall });
   let chatServer: ChatServer | undefined;
+  let beacon: BeaconSandbox | undefined;
   try {
     chatServer = await startChatServer({ logger: sandboxLogger, ...options.chat });
-    const config = configForLocal(options.config, fourthwall, chatServer);
+    if (options.beacon && options.config.settings.fairness.beacon !== 'off') {
+      beacon = await startBeaconSandbox({ clock: options.clock, ...(options.beacon === true ? {} : options.beacon) });
+    }
+    const config: Config = { ...configForLocal(options.config, fourthwall, chatServer), beaconUrl: beacon?.url };
     const bot = await startBot({
       config,
       logger: options.logger,
@@ -95,19 +107,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       throw err;
     }
     const chat = chatServer;
+    const localBeacon = beacon;
     return {
       fourthwall,
       chatServer: chat,
+      ...(localBeacon ? { beacon: localBeacon } : {}),
       bot,
       config,
       async close() {
         await bot.stop('local stack closed');
         await chat.close();
+        await localBeacon?.close();
         await fourthwall.close();
       },
     };
   } catch (err) {
     await chatServer?.close().catch(() => undefined);
+    await beacon?.close().catch(() => undefined);
     await fourthwall.close().catch(() => undefined);
     throw err;
   }

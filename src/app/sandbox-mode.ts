@@ -62,6 +62,9 @@ async function startStack(config: Config, logger: Logger, operator: OperatorPort
       fourthwall: { drawDurationSeconds: timings.drawSeconds },
       // Bots are usually moderators of their channel (it lifts Twitch's 1 line/s pacing).
       chat: { botIsMod: true },
+      // The local randomness beacon (its own key, drand's wire format) for the draws' fairness;
+      // a round every second keeps the demo brisk (drand quicknet: every 3 s).
+      beacon: { period: 1 },
     });
   try {
     return await start(config);

@@ -7,13 +7,17 @@
  */
 import { FileDrawRepository } from '../storage/repository.js';
 import { verifyDraw } from '../giveaway/verify.js';
+import { FAIRNESS_ALGORITHM_V2 } from '../giveaway/beacon-fairness.js';
 import type { DrawRecord } from '../giveaway/ports.js';
 import { isEntryPoint, type CliIo } from './history.js';
+import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
 
-export const VERIFY_USAGE = `usage: npm run verify -- [--sandbox | --live] <draw id>
-  Recomputes the draw's winners from its revealed seed and entrant list (algorithm:
-  src/giveaway/fairness.ts). Exit 0 when they match the history, 1 when they do not,
+export const VERIFY_USAGE = `usage: npm run verify -- [--sandbox | --live] <draw id> [--html]
+  Recomputes the draw's winners from its revealed seed, entrant list and public beacon round
+  (algorithm: src/giveaway/fairness.ts). Exit 0 when they match the history, 1 when they do not,
   3 when there is nothing to check yet (cancelled before the draw, or still open).
+  --html  writes a self-contained verification page to stdout (npm run -s verify -- <id> --html > draw.html)
+          that re-checks everything in the viewer's own browser; the verdict goes to stderr.
   --sandbox / --live   which mode's data (default: the mode npm start would run in)
 `;
 
@@ -31,17 +35,44 @@ function nothingToVerify(record: DrawRecord): string | undefined {
   return undefined;
 }
 
+/** The beacon line(s) of the explanation. */
+function beaconLines(record: DrawRecord): string[] {
+  const b = record.fairness.beacon;
+  if (!b) return [];
+  if ('unavailable' in b) return [`  beacon      round ${b.round ?? '?'} was not reachable in time: drawn from the seed alone`];
+  const kind = b.sandbox ? 'SANDBOX beacon (local key, not drand)' : 'drand quicknet';
+  return [`  beacon      ${kind} round ${b.round}: BLS signature valid, first round after the list was frozen at ${record.fairness.frozenAt}`];
+}
+
+/** `--html`: the page to stdout, the verdict to stderr; exit 0 only when the draw verifies here too. */
+async function writePage(record: DrawRecord, result: ReturnType<typeof verifyDraw>, io: CliIo): Promise<number> {
+  const problem = pageProblem(record);
+  if (problem) {
+    io.err.write(`verify: ${problem}\n`);
+    return NOTHING_TO_VERIFY;
+  }
+  io.out.write(await renderVerifyPage(record));
+  io.err.write(
+    result.ok
+      ? `draw ${record.id} verifies; page written (open it in any browser, or post it: it re-checks everything itself).\n`
+      : `verify: draw ${record.id} does NOT verify: ${result.reason} (the page shows the same failure)\n`,
+  );
+  return result.ok ? 0 : 1;
+}
+
 /** Runs the verify CLI with `argv` (arguments after the script name). Returns the exit code. */
 export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
     io.out.write(VERIFY_USAGE);
     return 0;
   }
-  if (argv.length !== 1 || argv[0]!.startsWith('-') || argv[0]!.length === 0) {
-    io.err.write(`verify: expected exactly one draw id\n${VERIFY_USAGE}`);
+  const html = argv.includes('--html');
+  const args = argv.filter((a) => a !== '--html');
+  if (args.length !== 1 || args[0]!.startsWith('-') || args[0]!.length === 0) {
+    io.err.write(`verify: expected exactly one draw id (and optionally --html)\n${VERIFY_USAGE}`);
     return 2;
   }
-  const id = argv[0]!;
+  const id = args[0]!;
   let repo: FileDrawRepository | undefined;
   try {
     repo = await FileDrawRepository.open(io.dataDir, { readOnly: true });
@@ -57,15 +88,17 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
       return NOTHING_TO_VERIFY;
     }
     const result = verifyDraw(record);
+    if (html) return await writePage(record, result, io);
     if (!result.ok) {
       io.err.write(`verify: draw ${id} does NOT verify: ${result.reason}\n`);
       return 1;
     }
     const f = record.fairness;
     const lines = [
-      `draw ${id} verifies: its winners follow from the revealed seed.`,
+      `draw ${id} verifies: its winners follow from the revealed seed${f.algorithm === FAIRNESS_ALGORITHM_V2 ? ' and the public beacon round' : ''}.`,
       `  commitment  SHA-256(seed) = ${f.commitment}, as announced when entries opened`,
       `  entrants    ${record.frozenEntrants?.length ?? 0} frozen entrants, digest ${f.entrantsDigest}`,
+      ...beaconLines(record),
       `  picks       ${record.winners.length + (record.rerolls?.length ?? 0)} taken from ${f.algorithm} with seed ${f.seed}`,
       `  winners     ${result.winners.length ? result.winners.join(', ') : '(none)'}`,
     ];

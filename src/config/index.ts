@@ -84,6 +84,8 @@ export interface Config {
     /** Seconds between `GET /webhook-events` catch-up polls in live mode; 0 = off (default 5). */
     eventPollSeconds?: number;
   };
+  /** drand HTTP relay (GIFTDROP_BEACON_URL); default https://api.drand.sh. */
+  beaconUrl?: string;
   /** Public base URL of the bot's HTTP server (an HTTPS tunnel), for registering the webhook. */
   publicUrl?: string;
   /** GIFTDROP_DASHBOARD_TOKEN (secret); when unset the dashboard generates one into DATA_DIR/dashboard.token. */
@@ -317,6 +319,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     },
     publicUrl: env.GIFTDROP_PUBLIC_URL?.replace(/\/+$/, ''),
     dashboardToken: env.GIFTDROP_DASHBOARD_TOKEN,
+    beaconUrl: env.GIFTDROP_BEACON_URL?.replace(/\/+$/, ''),
     configFile,
     settings,
   };

@@ -95,6 +95,7 @@ export const envSchema = z.object({
       .refine((n) => n <= 3600, 'must be at most 3600 seconds')
       .optional(),
   ),
+  GIFTDROP_BEACON_URL: optionalString.pipe(url('a drand HTTP relay, e.g. https://api.drand.sh').optional()),
   GIFTDROP_PUBLIC_URL: optionalString.pipe(url('the public HTTPS address of your tunnel, e.g. https://abc.example.com').optional()),
   GIFTDROP_DASHBOARD_TOKEN: optionalString.pipe(
     z.string().regex(/^[\x21-\x7e]{16,200}$/, 'must be 16 to 200 printable characters without spaces').optional(),
@@ -202,6 +203,13 @@ export const fileSchema = z.strictObject({
       winnerChat: z.boolean().default(false),
       /** How long winners' lines are caught when no claim window is configured. */
       winnerChatSeconds: z.number().int().min(10).max(3600).default(60),
+    })
+    .prefault({}),
+  /** Public randomness beacon for the draws (see src/giveaway/fairness.ts, version 2). */
+  fairness: z
+    .strictObject({
+      beacon: z.enum(['drand', 'off']).default('drand'),
+      beaconWaitSeconds: z.number().int().min(1).max(120).default(10),
     })
     .prefault({}),
   messages: z.record(z.string(), z.string().max(450)).default(() => ({})),

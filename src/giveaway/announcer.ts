@@ -23,6 +23,8 @@ export class Announcer {
     private readonly operator: OperatorPort,
     private readonly settings: GiveawaySettings,
     private readonly clock: Clock,
+    /** How a viewer checks a draw (the closing line names it). */
+    private readonly checkHint?: (id: string) => string,
   ) {}
 
   /** Renders a template and queues it in chat. */
@@ -112,7 +114,8 @@ export class Announcer {
       delivery,
     }, 'high');
     if (r.fairness.seed) {
-      this.say('revealed', { id: r.id, seed: r.fairness.seed, commitment: r.fairness.commitment }, 'normal');
+      const check = this.checkHint?.(r.id) ?? `npm run verify -- ${r.id}`;
+      this.say('revealed', { id: r.id, seed: r.fairness.seed, commitment: r.fairness.commitment, check }, 'normal');
     }
   }
 

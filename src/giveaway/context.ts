@@ -9,7 +9,7 @@ import type { EventEmitter } from 'node:events';
 import type { Clock } from '../shared/clock.js';
 import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
-import type { ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
+import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 
 /** Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets). */
@@ -42,6 +42,12 @@ export interface GiveawayDeps {
   logger: Logger;
   settings: GiveawaySettings;
   operator: OperatorPort;
+  /** Public randomness beacon for the draws (absent: seed alone, `giftdrop-hmac-sha256-v1`). */
+  beacon?: BeaconPort;
+  /** How long a draw waits for its beacon round after entries close (default 10 s). */
+  beaconWaitMs?: number;
+  /** How a viewer checks draw `id` (named in the closing chat line); default `npm run verify -- <id>`. */
+  checkHint?: (id: string) => string;
 }
 
 export interface EngineContext extends GiveawayDeps {

@@ -16,6 +16,7 @@ import { freezeEntrants } from './fairness.js';
 import type { ClaimWindow } from './claim-window.js';
 import type { Finalizer } from './finalize.js';
 import { firstPicks } from './picks.js';
+import { keyForPicks } from './beacon-step.js';
 import type { DrawSession } from './session.js';
 import type { Settler } from './settle.js';
 
@@ -56,9 +57,11 @@ export class Drawing {
       r.rules = elig.rules;
       r.frozenEntrants = frozen;
       r.fairness.entrantsDigest = digest;
+      const key = await keyForPicks(this.e, s, digest, frozen.length);
+      if (!key) return;
       s.reveal();
       ctx.events.emit('entrants-frozen', r.id, digest, frozen.length);
-      r.winners = firstPicks(s.seed, digest, frozen, r.gifts).map(({ entrant, pick }) => ({
+      r.winners = firstPicks(key, digest, frozen, r.gifts).map(({ entrant, pick }) => ({
         userId: entrant.userId,
         login: entrant.login,
         displayName: s.displayNameOf(entrant.userId) ?? entrant.login,

@@ -1,5 +1,6 @@
 /**
- * Provably fair winner picking: a public, checkable procedure (algorithm `giftdrop-hmac-sha256-v1`).
+ * Provably fair winner picking: a public, checkable procedure (algorithm `giftdrop-hmac-sha256-v1`,
+ * and `giftdrop-hmac-sha256-drand-v2`, which adds a public beacon round; see "Version 2" below).
  *
  * Owns: the seed commitment, the canonical frozen entrant list and its digest, and the pick
  * sequence. Anyone holding the revealed seed and the frozen entrant list can recompute the winners
@@ -43,6 +44,39 @@
  *    picks. Asking for more picks than entrants gives all of them.
  *
  * The implementation uses a Fenwick tree over the weights: O(n) to build, O(log n) per pick.
+ *
+ * Version 2, `giftdrop-hmac-sha256-drand-v2` (beacon-fairness.ts, beacon-step.ts): steps 1-3 and
+ * 5-6 are unchanged; step 4's HMAC key is not the seed but a draw key that also depends on a public
+ * randomness beacon round published after the list was frozen:
+ *   a. At close the list is frozen (step 2), its digest computed (step 3) and the freeze time
+ *      recorded (`fairness.frozenAt`).
+ *   b. The round is R = the first drand quicknet round published strictly after the freeze
+ *      (round r is published at genesis + (r - 1) * period; quicknet: genesis 1692803367, 3 s).
+ *      The digest and R are announced in chat before R is published.
+ *   c. Round R is fetched and checked: its 48-byte G1 BLS signature over SHA-256(R as 8-byte
+ *      big-endian), hashed to G1 per RFC 9380 with DST `BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_NUL_`,
+ *      verifies against the chain's pinned G2 public key; its randomness is SHA-256(signature).
+ *   d. draw key = HMAC-SHA256(key = seed, message = ASCII "giftdrop-drand-v2" || 0x00 || the 32
+ *      digest bytes || R as 8-byte big-endian || the 32 randomness bytes).
+ *   e. Steps 4-6 run with the draw key in place of the seed. Rerolls take the next picks of the
+ *      same sequence. The history records `fairness.beacon = { chain, round, randomness,
+ *      signature }` (a sandbox beacon adds its key and schedule under `sandbox`).
+ * If round R cannot be fetched and verified within `fairness.beaconWaitSeconds`, the draw uses v1
+ * (the seed alone), says so in chat and records `beacon: { unavailable: true, chain, round }`.
+ *
+ * Threat model (what each party can and cannot do under v2):
+ * - Operator (holds the seed, runs the bot, can add accounts, chooses when to close): cannot
+ *   change the seed after the commitment, nor the list after the digest is announced, and cannot
+ *   know the winners before the list is frozen, because round R does not exist yet. Can still
+ *   withhold a draw (stop the bot; a restart waits for the SAME announced round), or force the v1
+ *   fallback by blocking the beacon, which chat and the history show.
+ * - Viewer: sees the commitment at open, the digest and R at close, the seed after; can recompute
+ *   every step (npm run verify, or the self-contained verify page in a browser) but cannot
+ *   influence the picks beyond entering (one entry per account).
+ * - Fourthwall: only receives the chosen winners; it cannot influence who they are.
+ * - Beacon (drand League of Entropy): a threshold of its independent nodes would have to collude
+ *   to bias or predict a round; it never sees the seed or the list, so it cannot aim at a winner.
+ *   A sandbox beacon is the bot's own key and proves nothing; the history marks it as such.
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { RandomSource } from '../shared/random.js';

@@ -7,6 +7,7 @@
  * to anyone.
  */
 import { pickSequence } from './fairness.js';
+import { pickKey } from './beacon-fairness.js';
 import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './ports.js';
 
 /** The first `count` picks as (entrant, position) pairs. */
@@ -26,7 +27,7 @@ export function nextPick(record: DrawRecord, seed: Buffer): { entrant: FrozenEnt
   if (!digest) return undefined;
   const position = record.winners.length + (record.rerolls?.length ?? 0);
   if (position >= frozen.length) return undefined;
-  const seq = pickSequence(seed, digest, frozen, position + 1);
+  const seq = pickSequence(pickKey(record, seed), digest, frozen, position + 1);
   const index = seq[position];
   return index === undefined ? undefined : { entrant: frozen[index]!, pick: position };
 }

@@ -189,6 +189,49 @@ export interface Fairness {
   /** Hex SHA-256 of the canonical frozen entrant list. */
   entrantsDigest?: string;
   algorithm: string;
+  /** When the entrant list was frozen (ISO); the beacon round must be the first published after it. */
+  frozenAt?: string;
+  /** The public beacon round the draw used (beacon-fairness.ts), or why it could not be used. */
+  beacon?: BeaconRecord;
+}
+
+/**
+ * A drand round as recorded in the history. Without `randomness`/`signature` the round was
+ * announced but not fetched yet. A sandbox beacon also records its key and schedule (`sandbox`).
+ */
+export type BeaconRecord =
+  | {
+      chain: string;
+      round: number;
+      randomness?: string;
+      signature?: string;
+      sandbox?: { publicKey: string; genesis: number; period: number };
+    }
+  | { unavailable: true; chain?: string; round?: number };
+
+/** One verified beacon round. */
+export interface BeaconRound {
+  round: number;
+  /** Hex SHA-256 of the signature. */
+  randomness: string;
+  /** Hex compressed BLS signature. */
+  signature: string;
+}
+
+/** A public randomness beacon (drand, or the local sandbox beacon), as the draw needs it. */
+export interface BeaconPort {
+  /** The chain hash, and for a local sandbox chain its public key and schedule. */
+  readonly chain: string;
+  readonly sandbox?: { publicKey: string; genesis: number; period: number };
+  /** The first round published strictly after `timeMs`. */
+  roundAfter(timeMs: number): number;
+  /** When `round` is published (ms since the epoch). */
+  roundTime(round: number): number;
+  /**
+   * Waits for `round` to be published, fetches it and checks its BLS signature and randomness.
+   * Rejects when it is not available by `deadlineMs` (on the engine clock) or does not verify.
+   */
+  fetch(round: number, deadlineMs: number): Promise<BeaconRound>;
 }
 
 /** One entrant of the frozen, canonically ordered list that fairness is computed over. */

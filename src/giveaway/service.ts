@@ -83,7 +83,7 @@ export class GiveawayService {
     };
     this.e = {
       ctx,
-      announce: new Announcer(deps.chat, deps.operator, deps.settings, deps.clock),
+      announce: new Announcer(deps.chat, deps.operator, deps.settings, deps.clock, deps.checkHint),
       draws: new DrawRegistry(deps.repo),
       runtime,
     };

@@ -154,7 +154,7 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
     winners: '🏆 {product}: congratulations {winners}! {delivery}',
     deliveryPrivate: 'The streamer will send you your redeem link.',
     deliveryPublic: 'Redeem here: {links}',
-    revealed: 'Draw {id} fairness seed: {seed} (check it with npm run verify -- {id})',
+    revealed: 'Draw {id} fairness seed: {seed}. Check the draw yourself: {check}',
     claimPrompt: '{winners}: you won {product}! Type {claim} within {seconds}s to claim it.',
     claimed: '✅ {winner} claimed {product}.',
     rerolled: '🔁 {product}: {old} is replaced by {winner} ({reason}).',

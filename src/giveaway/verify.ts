@@ -1,6 +1,9 @@
 /**
  * Independent re-check of a stored draw: recomputes the pick sequence from the revealed seed and
  * the frozen entrant list (see fairness.ts for the procedure) and compares it with the history.
+ * A `giftdrop-hmac-sha256-drand-v2` draw must also carry a valid beacon round: a known chain, a
+ * BLS signature that verifies, randomness = SHA-256(signature), and the first round published
+ * after the list was frozen (beacon-fairness.ts); its picks then run with the derived key.
  *
  * Contract: a record verifies when its seed is revealed, SHA-256(seed) equals the announced
  * commitment, the digest of its frozen entrant list equals the recorded entrants digest, and the
@@ -14,7 +17,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { DrawRecord } from './ports.js';
-import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants, pickSequence } from './fairness.js';
+import { commitmentOf, freezeEntrants, pickSequence } from './fairness.js';
+import { FAIRNESS_ALGORITHM_V2, KNOWN_ALGORITHMS, checkBeaconRound, pickKey } from './beacon-fairness.js';
 
 /** The outcome of verifyDraw: on success, the current winners' logins in pick order. */
 export type VerifyResult = { ok: true; winners: string[] } | { ok: false; reason: string };
@@ -31,7 +35,7 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
   if (!fairness || typeof fairness.commitment !== 'string') {
     return { ok: false, reason: 'record has no fairness commitment' };
   }
-  if (fairness.algorithm !== FAIRNESS_ALGORITHM) {
+  if (!KNOWN_ALGORITHMS.includes(fairness.algorithm)) {
     return { ok: false, reason: `unknown fairness algorithm ${JSON.stringify(fairness.algorithm)}` };
   }
   if (!fairness.seed) {
@@ -60,6 +64,11 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
     return { ok: false, reason: 'entrant list digest mismatch' };
   }
   const { frozen, digest } = canonical;
+  if (fairness.algorithm === FAIRNESS_ALGORITHM_V2) {
+    const beaconProblem = checkBeaconRound(record);
+    if (beaconProblem) return { ok: false, reason: beaconProblem };
+  }
+  const key = pickKey(record, seed);
 
   const winners = record.winners ?? [];
   const rerolls = record.rerolls ?? [];
@@ -79,7 +88,7 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
     return { ok: false, reason: `history uses ${used} picks but there are only ${frozen.length} entrants` };
   }
 
-  const sequence = pickSequence(seed, digest, frozen, used);
+  const sequence = pickSequence(key, digest, frozen, used);
   const rerolledAway = new Map<string, number>();
   for (const r of rerolls) rerolledAway.set(r.replacedUserId, (rerolledAway.get(r.replacedUserId) ?? 0) + 1);
 

@@ -36,8 +36,8 @@ export interface HttpServerOptions {
   health(): HealthReport;
   /** Event types the bot acts on; other types are acknowledged even when their data is unfamiliar. */
   handledTypes?: ReadonlySet<string>;
-  /** More routes (the operator pages, src/web): true when it answered the request. */
-  routes?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Extra routes (e.g. /verify/<id>), tried in order before the 404; each returns true when it answered. */
+  routes?: ReadonlyArray<(req: IncomingMessage, res: ServerResponse) => boolean>;
 }
 
 export interface BotHttpServer {
@@ -161,7 +161,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       return;
     }
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, options.health());
-    if (options.routes?.(req, res)) return;
+    for (const route of options.routes ?? []) if (route(req, res)) return;
     send(res, 404, { error: 'not found' });
   });
   server.headersTimeout = 10_000;

@@ -30,7 +30,14 @@ export interface DrawExport {
     claimed?: boolean;
     pick: number;
   }[];
-  fairness: { commitment: string; seed?: string; entrantsDigest?: string; algorithm: string };
+  fairness: {
+    commitment: string;
+    seed?: string;
+    entrantsDigest?: string;
+    algorithm: string;
+    frozenAt?: string;
+    beacon?: NonNullable<DrawRecord['fairness']['beacon']>;
+  };
   /** Which mode's data it is (records from before modes were recorded: live). */
   mode: 'live' | 'sandbox';
   rerolls?: RerollRecord[];
@@ -73,6 +80,8 @@ export function toExport(record: DrawRecord): DrawExport {
       seed: record.fairness.seed,
       entrantsDigest: record.fairness.entrantsDigest,
       algorithm: record.fairness.algorithm,
+      frozenAt: record.fairness.frozenAt,
+      beacon: record.fairness.beacon ? structuredClone(record.fairness.beacon) : undefined,
     }),
     mode: record.mode ?? 'live',
     rerolls: record.rerolls?.length ? record.rerolls.map((r) => ({ ...r })) : undefined,

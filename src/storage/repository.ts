@@ -11,6 +11,9 @@
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (see journal.ts),
  *                                      deleted when the draw is finished, cancelled or failed.
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
+ *   <dataDir>/seeds/<id>.seed          the unrevealed seed of an open draw, mode 0600 (seeds.ts);
+ *                                      `pendingSeed` is moved there on save and read back by
+ *                                      getDraw/openDraws; deleted once revealed or final.
  *
  * Ids made of `[A-Za-z0-9_-]` are used as file names; others are base64url-encoded behind `~`.
  * Every record is stamped with the repository's `mode` when saved (records from before modes were
@@ -34,7 +37,14 @@ import { ProcessedEvents } from './events.js';
 import { fileStem, mkdirPrivate, parseJsonFile, quarantineFile, readIfExists, removeStaleTemps, writeFileAtomic } from './files.js';
 import { DurableHistoryFile, loadHistory } from './history-file.js';
 import { EntryJournal } from './journal.js';
-import { entrantsFileSchema, storedRecordSchema, type HistoryData } from './schemas.js';
+import { SeedVault } from './seeds.js';
+import {
+  HISTORY_VERSION,
+  entrantsFileSchema,
+  historySchema,
+  storedRecordSchema,
+  type HistoryData,
+} from './schemas.js';
 
 export interface FileDrawRepositoryOptions {
   clock?: Clock;
@@ -69,6 +79,7 @@ export class FileDrawRepository implements DrawRepository {
   /** What was recovered while opening or reading (a history from its .bak, quarantined files). */
   readonly notes: string[];
   private readonly byId = new Map<string, StoredRecord>();
+  private readonly seeds: SeedVault;
   /** Key (digest:length or array identity) of the entrants file last written, per draw. */
   private readonly frozenWritten = new Map<string, string | FrozenEntrant[]>();
   private saves: Promise<void> = Promise.resolve();
@@ -93,6 +104,7 @@ export class FileDrawRepository implements DrawRepository {
     this.events = events;
     this.logger = logger;
     this.readOnly = readOnly;
+    this.seeds = new SeedVault(dataDir);
     for (const record of db.data.draws) this.byId.set(record.id, record);
   }
 
@@ -154,7 +166,7 @@ export class FileDrawRepository implements DrawRepository {
     } catch (err) {
       return Promise.reject(err);
     }
-    const { frozenEntrants, ...rest } = record;
+    const { frozenEntrants, pendingSeed, ...rest } = record;
     const parsed = storedRecordSchema.safeParse(rest);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -172,12 +184,14 @@ export class FileDrawRepository implements DrawRepository {
     } catch (err) {
       return Promise.reject(err);
     }
-    const run = this.saves.then(() => this.applySave(stored, frozenEntrants));
+    const run = this.saves.then(() => this.applySave(stored, frozenEntrants, pendingSeed));
     this.saves = run.catch(() => undefined);
     return run;
   }
 
-  private async applySave(stored: StoredRecord, frozen: FrozenEntrant[] | undefined): Promise<void> {
+  private async applySave(stored: StoredRecord, frozen: FrozenEntrant[] | undefined, pendingSeed?: string): Promise<void> {
+    const sealed = stored.fairness.seed !== undefined || FINAL_STATUSES.has(stored.status);
+    if (pendingSeed !== undefined && !sealed) await this.seeds.put(stored.id, pendingSeed);
     if (frozen) {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
@@ -196,6 +210,7 @@ export class FileDrawRepository implements DrawRepository {
     else draws.push(stored);
     this.byId.set(stored.id, stored);
     await this.db.write();
+    if (sealed) await this.seeds.discard(stored.id);
     if (FINAL_STATUSES.has(stored.status)) await this.journal.discard(stored.id);
   }
 
@@ -227,6 +242,10 @@ export class FileDrawRepository implements DrawRepository {
     record.mode ??= 'live';
     const frozen = await this.loadFrozen(stored.id);
     if (frozen) record.frozenEntrants = frozen;
+    if (ACTIVE_STATUSES.has(record.status) && record.fairness.seed === undefined && record.pendingSeed === undefined) {
+      const seed = await this.seeds.get(stored.id);
+      if (seed) record.pendingSeed = seed;
+    }
     return record;
   }
 

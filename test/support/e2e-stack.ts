@@ -44,6 +44,7 @@ export const BOT_ENV_NAMES = [
   'GIFTDROP_MODE',
   'GIFTDROP_CONFIG',
   'GIFTDROP_PUBLIC_URL',
+  'GIFTDROP_BEACON_URL',
   'DATA_DIR',
   'HTTP_HOST',
   'HTTP_PORT',
@@ -111,11 +112,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Writes a settings file (validated against the config schema) and returns its path (for GIFTDROP_CONFIG). */
+/**
+ * Writes a settings file (validated against the config schema) and returns its path (for
+ * GIFTDROP_CONFIG). The public drand beacon is off unless `settings.fairness` says otherwise: these
+ * bots run in live mode against local servers, and no test may reach the internet.
+ */
 export async function writeSettingsFile(dir: string, settings: Record<string, unknown> = {}): Promise<string> {
-  fileSchema.parse(settings);
+  const body = { fairness: { beacon: 'off' }, ...settings };
+  fileSchema.parse(body);
   const file = join(dir, 'giftdrop.e2e.json');
-  await writeFile(file, JSON.stringify(settings, null, 2));
+  await writeFile(file, JSON.stringify(body, null, 2));
   return file;
 }
 
