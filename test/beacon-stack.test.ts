@@ -18,11 +18,14 @@ import { captureIo } from './support/cli-io.js';
 import { waitUntil } from './support/e2e-stack.js';
 
 let dir: string;
+/** Where the stack keeps its data (sandbox mode: DATA_DIR/sandbox). */
+let dataDir: string;
 let stack: LocalStack;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'giftdrop-beacon-stack-'));
   const config = loadConfig({ env: { DATA_DIR: dir, HTTP_PORT: '0' }, dotenv: false, cwd: dir });
+  dataDir = config.dataDir;
   stack = await startLocalStack({
     config,
     logger: silentLogger(),
@@ -60,12 +63,12 @@ describe('the bot with the sandbox beacon', () => {
     await waitUntil(() => chat.botMessages().some((l) => l.includes('fairness seed')), 5000, 'the closing line');
     const lines = chat.botMessages();
     const close = lines.findIndex((l) => l.includes(`list digest ${record.fairness.entrantsDigest}`) && l.includes(`sandbox beacon round ${round} `));
-    const reveal = lines.findIndex((l) => l.includes(`Draw ${open.id} fairness seed: ${record.fairness.seed}. Check the draw yourself: npm run verify -- ${open.id} --html`));
+    const reveal = lines.findIndex((l) => l.includes(`Draw ${open.id} fairness seed: ${record.fairness.seed}. Check the draw yourself: npm run -s verify -- ${open.id} --html > draw.html`));
     expect(close).toBeGreaterThanOrEqual(0);
     expect(reveal).toBeGreaterThan(close);
 
     await stack.bot.repo.flush();
-    const c = captureIo(dir);
+    const c = captureIo(dataDir);
     expect(await runVerifyCli([open.id], c.io)).toBe(0);
     expect(c.out()).toMatch(new RegExp(`SANDBOX beacon \\(local key, not drand\\) round ${round}: BLS signature valid`));
 
