@@ -24,6 +24,7 @@ import {
   startLocalServers,
   waitForDrawStatus,
   waitUntil,
+  writeSettingsFile,
   type BotProcess,
   type LocalServers,
 } from './support/e2e-stack.js';
@@ -39,7 +40,11 @@ beforeAll(async () => {
     fourthwall: { drawDurationSeconds: 4, clock: { now: () => Date.now() + offsetMs, setTimeout: systemClock.setTimeout } },
   });
   temp = await makeTempDir();
-  bot = await spawnBot(servers, { dataDir: temp.dir, extra: { FOURTHWALL_EVENT_POLL_SECONDS: '0.2' } });
+  // The settings file turns the public beacon off: this machine has no route to drand, and these
+  // draws are about which events run, not the beacon (test/beacon-*.test.ts cover it).
+  const configFile = await writeSettingsFile(temp.dir);
+  // debug: the per-webhook lines (accepted, duplicate) are at debug level
+  bot = await spawnBot(servers, { dataDir: temp.dir, configFile, logLevel: 'debug', extra: { FOURTHWALL_EVENT_POLL_SECONDS: '0.2' } });
   setShopLive(servers);
 }, 60_000);
 

@@ -46,7 +46,8 @@ afterEach(async () => {
 });
 
 async function start(httpPort: number): Promise<BotProcess> {
-  const bot = await spawnBot(servers, { dataDir, httpPort, configFile });
+  // debug: the line for a duplicate webhook (the catch-up poll may have met the id first) is at debug
+  const bot = await spawnBot(servers, { dataDir, httpPort, configFile, logLevel: 'debug' });
   bots.push(bot);
   return bot;
 }

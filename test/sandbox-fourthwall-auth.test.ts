@@ -64,13 +64,15 @@ describe('Fourthwall sandbox auth', () => {
       ['GET', '/gifting/draw/gdr_missing', undefined],
       ['PUT', '/gifting/draw/gdr_missing/finish', { participants: [] }],
       ['GET', '/gift-purchase/giv_missing', undefined],
-      ['GET', '/giveaway-links/packages', undefined],
       ['PUT', '/streaming/end', { services: ['TWITCH'] }],
     ] as const) {
       const r = await call(`${sb.apiUrl}${path}`, { method, headers: bearer(tok.body.access_token), body });
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(r.body.code).toBe('FORBIDDEN');
     }
+
+    // The package list accepts Basic or OAuth in the published document.
+    expect((await call(`${sb.apiUrl}/giveaway-links/packages`, { headers: bearer(tok.body.access_token) })).status).toBe(200);
 
     // The code is single use.
     const reuse = await call(sb.tokenUrl, tokenForm({

@@ -22,7 +22,7 @@ import { KNOWN_ANSWERS, sandboxRecord, vectorRecord } from './support/beacon-vec
 import { captureIo } from './support/cli-io.js';
 import { openRecord, tempDataDir } from './support/storage-helpers.js';
 import { finishedRecord } from './support/fairness-records.js';
-import { HAS_CHROMIUM, launchChromium } from './support/verify-browser.js';
+import { HAS_CHROMIUM, launchBrowser, type TestBrowser } from './support/browser.js';
 
 // Evaluated in the page (the project's TypeScript lib has no DOM types).
 declare const document: { body: { dataset: Record<string, string | undefined> }; getElementById(id: string): { textContent: string | null } | null };
@@ -31,7 +31,7 @@ let dir: string;
 let cleanup: () => Promise<void>;
 let repo: FileDrawRepository;
 let http: BotHttpServer;
-let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+let browser: TestBrowser | undefined;
 
 function tamperedSignature(): DrawRecord {
   const r = { ...sandboxRecord({ id: 'forged-sig' }) };
@@ -62,7 +62,7 @@ beforeAll(async () => {
     health: () => ({ status: 'ok', mode: 'sandbox', chat: 'connected', openDraws: 0 }),
     routes: [verifyRoute(repo, silentLogger())],
   });
-  if (HAS_CHROMIUM) browser = await launchChromium();
+  if (HAS_CHROMIUM) browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
