@@ -55,16 +55,17 @@ try {
     }
     // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
     // asked for meanwhile waits for the start to finish, then stops cleanly.
-    // On a terminal stdout is the live console (transcript + status line); else plain operator lines.
-    const live = process.stdout.isTTY ? new (await import('./app/live-console.js')).LiveConsole({ out: process.stdout, tty: true }) : undefined;
-    const starting = startBot({ config, logger, ...(live ? { operator: live.operator } : {}) });
+    // stdout is the live console: the transcript (plain lines without a terminal; on a terminal in
+    // colour with a status line, and with the winners' links).
+    const live = new (await import('./app/live-console.js')).LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
+    const starting = startBot({ config, logger, operator: live.operator });
     onSignals(async (reason) => {
-      live?.close();
+      live.close();
       const started = await starting.catch(() => undefined);
       await started?.stop(reason);
     });
     const bot = await starting;
-    live?.attach(bot);
+    live.attach(bot);
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
     bot.chat.on('fatal', (err: Error) => {
       logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);

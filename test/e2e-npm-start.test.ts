@@ -149,6 +149,10 @@ describe('npm start, stdout and stderr piped', () => {
       );
     }
 
+    // without a terminal the live console is the plain transcript: the bot's lines, no colour codes
+    expect(bot.stdout.some((l) => /^\[chat\] bot> \w+: .*congratulations/.test(l))).toBe(true);
+    expect(bot.stdout.join('\n')).not.toMatch(/\u001b\[/);
+
     // a draw left open, then SIGTERM to the npm PID
     const open = fw.control.simulateGiftPurchase({ quantity: 1, durationSeconds: 120, username: 'late_fan' });
     openDrawId = open.draw['id'] as string;

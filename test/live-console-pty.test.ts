@@ -2,7 +2,7 @@
  * Live mode on a real pseudo-terminal (util-linux `script`; skipped where it is not installed): the
  * real bot process against the two local servers. Its stdout is the live console: the bot's chat
  * lines, `!enter` summarised (never one line per viewer), the moderator's command, the winners'
- * links as private operator lines, and a status line (chat, shop, the open draw with its entrants
+ * links as operator lines ([giftdrop], on a terminal only), and a status line (chat, shop, the open draw with its entrants
  * and time left); no JSON log line reaches stdout (logs go to stderr, here a file). Ctrl+C stops it
  * cleanly.
  */
@@ -83,7 +83,7 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
       chat.inject(chat.broadcaster, '!giveaway end');
       await until(new RegExp(`\\[chat\\] ${chat.channel}: !giveaway end`), 'the command line');
       await until(/\[chat\] bot> \w+: .*congratulations/, 'the winners line');
-      await until(/\[private\] \[Giftdrop T-Shirt\] link for @\w+ .*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/, 'a private link line');
+      await until(/\[giftdrop\] \[Giftdrop T-Shirt\] link for @\w+ .*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/, 'a private link line');
       expect(plain()).not.toMatch(/\{"level"|"msg":/);
       expect(plain().match(/typed !enter/g)).toHaveLength(1); // one summary, not one line per viewer
       expect(plain()).not.toMatch(/\[chat\] (ann|bob|cat): !enter/);

@@ -15,6 +15,7 @@ import type { OperatorPort } from '../giveaway/ports.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { Bot } from './bot.js';
 import { clean, type TextSink } from './console-text.js';
+import { hideLinks, maskUrls } from './operator-console.js';
 
 const ENTER_SUMMARY_MS = 5_000;
 const STATUS_MS = 1_000;
@@ -41,11 +42,9 @@ export class LiveConsole {
   constructor(private readonly o: LiveConsoleOptions) {
     this.operator = {
       notify: (line, opts) => {
-        if (opts?.secret && !o.tty) {
-          this.print(`[console] a winner's link is ready: see the dashboard or npm run history -- --draw <id> (links are printed on a terminal only)`);
-          return;
-        }
-        this.print(`${this.paint('35;1', opts?.secret ? '[private]' : '[console]')} ${clean(line)}`);
+        // Same rule as the plain console (operator-console.ts): a link only on a terminal.
+        const text = opts?.secret && !o.tty ? hideLinks(line, opts.drawId) : line;
+        this.print(`${this.paint('35;1', '[giftdrop]')} ${clean(text)}`);
       },
     };
   }
@@ -60,9 +59,11 @@ export class LiveConsole {
       if (!text.startsWith(prefix)) return;
       const word = text.slice(prefix.length).split(/\s+/, 1)[0]!.toLowerCase();
       if (word === 'enter') return; // summarised from the engine's entries
-      this.print(`${this.paint('2', '[chat]')} ${this.paint('1', clean(msg.displayName || msg.login))}: ${clean(text)}`);
+      this.print(`${this.paint('2', '[chat]')} ${this.paint('1', clean(msg.displayName || msg.login))}: ${said(text)}`);
     };
-    const onSent = (text: string) => this.print(`${this.paint('2', '[chat]')} ${this.paint('36;1', `bot> ${bot.chat.botLogin}:`)} ${this.paint('36', clean(text))}`);
+    // The bot's own lines can carry links (links.publicInChat): shown whole on a terminal only.
+    const said = (text: string) => clean(this.o.tty ? text : maskUrls(text));
+    const onSent = (text: string) => this.print(`${this.paint('2', '[chat]')} ${this.paint('36;1', `bot> ${bot.chat.botLogin}:`)} ${this.paint('36', said(text))}`);
     const onEntered = (drawId: string, _e: unknown, total: number) => {
       const prize = bot.service.drawViews().find((v) => v.record.id === drawId)?.record.offer.name ?? drawId;
       const e = this.entered.get(drawId) ?? { prize, count: 0, total };

@@ -24,6 +24,11 @@ export function linkPointer(drawId: string | undefined): string {
   return `links are not printed because stdout is not a terminal: see the dashboard, or run ${history}`;
 }
 
+/** The line with every URL replaced (a chat line that carries links, printed without a terminal). */
+export function maskUrls(line: string): string {
+  return line.replace(URL_PATTERN, '[link not shown]');
+}
+
 /** The line with every URL replaced and the pointer appended. */
 export function hideLinks(line: string, drawId?: string): string {
   return `${line.replace(URL_PATTERN, '[link not shown]')} (${linkPointer(drawId)})`;
