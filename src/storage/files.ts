@@ -32,13 +32,17 @@ export function idFromStem(stem: string): string | undefined {
   return undefined;
 }
 
-/** Writes `data` to `file` atomically: a crash leaves either the old or the new content. */
-export async function writeFileAtomic(file: string, data: string): Promise<void> {
+/**
+ * Writes `data` (a string, or chunks written in order) to `file` atomically: a crash leaves either
+ * the old or the new content.
+ */
+export async function writeFileAtomic(file: string, data: string | readonly Uint8Array[]): Promise<void> {
   const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temp, 'w');
     try {
-      await handle.writeFile(data, 'utf8');
+      if (typeof data === 'string') await handle.writeFile(data, 'utf8');
+      else for (const chunk of data) await handle.writeFile(chunk);
       await handle.sync();
     } finally {
       await handle.close();

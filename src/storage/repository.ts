@@ -21,12 +21,13 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { Logger } from 'pino';
-import type { DrawRecord, DrawRepository, Entrant, FrozenEntrant } from '../giveaway/ports.js';
+import { frozenRowsOf, type DrawRecord, type DrawRepository, type Entrant, type FrozenEntrant, type FrozenRows } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
 import { fileStem, parseJsonFile, readIfExists, writeFileAtomic } from './files.js';
+import { entrantsFileChunks } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import {
   HISTORY_VERSION,
@@ -64,7 +65,7 @@ export class FileDrawRepository implements DrawRepository {
   private readonly readOnly: boolean;
   private readonly byId = new Map<string, StoredRecord>();
   /** Key (digest:length or array identity) of the entrants file last written, per draw. */
-  private readonly frozenWritten = new Map<string, string | FrozenEntrant[]>();
+  private readonly frozenWritten = new Map<string, string | FrozenRows>();
   private saves: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -133,7 +134,7 @@ export class FileDrawRepository implements DrawRepository {
    * only when the list changes); saving a record without one keeps the stored list. Reaching
    * finished/cancelled/failed deletes the draw's entry journal. Saves are applied in call order.
    */
-  saveDraw(record: DrawRecord): Promise<void> {
+  saveDraw(record: DrawRecord, frozenRows?: FrozenRows): Promise<void> {
     try {
       this.assertWritable();
     } catch (err) {
@@ -156,21 +157,17 @@ export class FileDrawRepository implements DrawRepository {
     } catch (err) {
       return Promise.reject(err);
     }
-    const run = this.saves.then(() => this.applySave(stored, frozenEntrants));
+    const frozen = frozenRows ?? (frozenEntrants ? frozenRowsOf(frozenEntrants) : undefined);
+    const run = this.saves.then(() => this.applySave(stored, frozen));
     this.saves = run.catch(() => undefined);
     return run;
   }
 
-  private async applySave(stored: StoredRecord, frozen: FrozenEntrant[] | undefined): Promise<void> {
+  private async applySave(stored: StoredRecord, frozen: FrozenRows | undefined): Promise<void> {
     if (frozen) {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
-        const body = {
-          version: 1,
-          drawId: stored.id,
-          entrants: frozen.map((e) => [e.userId, e.login, e.weight]),
-        };
-        await writeFileAtomic(this.entrantsFile(stored.id), JSON.stringify(body));
+        await writeFileAtomic(this.entrantsFile(stored.id), await entrantsFileChunks(stored.id, frozen));
         this.frozenWritten.set(stored.id, key);
       }
     }

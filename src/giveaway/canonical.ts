@@ -1,0 +1,211 @@
+/**
+ * The canonical frozen entrant list of fairness.ts (steps 2 and 3), computed at any size without
+ * object graphs and without blocking: validation, the sort into user-id code-unit order, the
+ * duplicate check, the digest and the weights in canonical order.
+ *
+ * Contract: `canonicalise` is a generator that does the work in chunks and yields between them;
+ * `runToEnd` drives it synchronously (verify, tests), `runSliced` drives it on the event loop,
+ * yielding to I/O whenever a slice has run for its budget, so a million entrants never block the
+ * loop for long. The outcome is the procedure's, exactly: the same order and digest as sorting
+ * with JavaScript's default string order and hashing `userId \t login \t weight \n` lines.
+ * Twitch's decimal ids (up to 15 digits) are sorted on packed numeric keys (base 11, shorter ids
+ * padded with a digit below '0', which keeps code-unit order); any other id falls back to string
+ * comparison. The sort is a bottom-up merge sort over row numbers (stable, sliceable). Does not:
+ * decide eligibility, pick winners or store anything.
+ */
+import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { GiftdropError } from '../shared/errors.js';
+
+/** Raised when fairness inputs are invalid (bad seed, duplicate entrant, bad weight...). */
+export class FairnessError extends GiftdropError {
+  constructor(message: string) {
+    super('FAIRNESS_INVALID_INPUT', message);
+  }
+}
+
+/** Rows of an entrant list, read by position (nothing is materialised). */
+export interface EntrantRows {
+  readonly length: number;
+  userId(i: number): string;
+  login(i: number): string;
+  weight(i: number): number;
+}
+
+/** The canonical list as positions into the input rows, with its weights and digest. */
+export interface Canonical {
+  /** order[p] = input row at canonical position p. */
+  order: Uint32Array;
+  /** Weight at canonical position p. */
+  weights: Float64Array;
+  digest: string;
+}
+
+/** Work in steps: a generator that yields between chunks and returns its result. */
+export type Steps<T> = Generator<void, T, void>;
+
+const CHUNK = 4096;
+const MAX_PACKED_DIGITS = 15;
+const TAB_CR_LF = /[\t\r\n]/;
+
+/** Runs `steps` to the end synchronously. */
+export function runToEnd<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Runs `steps` on the event loop, letting I/O run whenever a slice has taken `budgetMs`. */
+export async function runSliced<T>(steps: Steps<T>, budgetMs = 8): Promise<T> {
+  let sliceStart = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - sliceStart >= budgetMs) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
+  }
+}
+
+export function checkField(value: unknown, name: string, index: number): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new FairnessError(`entrant ${index}: ${name} must be a non-empty string`);
+  }
+  if (TAB_CR_LF.test(value)) {
+    throw new FairnessError(`entrant ${index}: ${name} must not contain TAB, CR or LF`);
+  }
+  return value;
+}
+
+export function checkWeight(weight: unknown, where: string): number {
+  if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) {
+    throw new FairnessError(`${where}: weight must be a positive safe integer, got ${String(weight)}`);
+  }
+  return weight;
+}
+
+/**
+ * A number whose order is the code-unit order of `id` for decimal ids of up to 15 digits (each
+ * digit d -> d + 1 in base 11, missing positions -> 0, so a prefix sorts first); -1 otherwise.
+ * Exact: 11^15 < 2^53.
+ */
+export function packedKey(id: string): number {
+  const n = id.length;
+  if (n === 0 || n > MAX_PACKED_DIGITS) return -1;
+  let key = 0;
+  for (let i = 0; i < MAX_PACKED_DIGITS; i++) {
+    let digit = 0;
+    if (i < n) {
+      const c = id.charCodeAt(i);
+      if (c < 48 || c > 57) return -1;
+      digit = c - 47;
+    }
+    key = key * 11 + digit;
+  }
+  return key;
+}
+
+/** Bottom-up merge sort of `rows` by `less`, in chunks; returns the sorted array (maybe `rows`). */
+function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean): Steps<Uint32Array> {
+  const n = rows.length;
+  const RUN = 16;
+  for (let start = 0; start < n; start += RUN) {
+    const end = Math.min(n, start + RUN);
+    for (let i = start + 1; i < end; i++) {
+      const v = rows[i]!;
+      let j = i - 1;
+      while (j >= start && less(v, rows[j]!)) {
+        rows[j + 1] = rows[j]!;
+        j--;
+      }
+      rows[j + 1] = v;
+    }
+    if (start % (CHUNK * 4) === 0) yield;
+  }
+  let src: Uint32Array = rows;
+  let dst: Uint32Array = new Uint32Array(n);
+  for (let width = RUN; width < n; width *= 2) {
+    let done = 0;
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(n, lo + width);
+      const hi = Math.min(n, lo + 2 * width);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        const a = src[i]!;
+        const b = src[j]!;
+        if (less(b, a)) {
+          dst[k++] = b;
+          j++;
+        } else {
+          dst[k++] = a;
+          i++;
+        }
+        if ((k & 0x3fff) === 0) yield;
+      }
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < hi) dst[k++] = src[j++]!;
+      done += hi - lo;
+      if (done >= CHUNK * 4) {
+        done = 0;
+        yield;
+      }
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  return src;
+}
+
+/**
+ * Validates `rows`, sorts them into canonical order and digests them (fairness.ts steps 2-3).
+ * Throws FairnessError on an empty or TAB/CR/LF-bearing userId or login, a weight that is not a
+ * positive safe integer, a total weight above 2^53 - 1, or a duplicate userId.
+ */
+export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
+  const n = rows.length;
+  const keys = new Float64Array(n);
+  let packed = true;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    total += checkWeight(rows.weight(i), `entrant ${i}`);
+    const id = checkField(rows.userId(i), 'userId', i);
+    checkField(rows.login(i), 'login', i);
+    const key = packed ? packedKey(id) : -1;
+    if (key < 0) packed = false;
+    keys[i] = key;
+    if ((i & (CHUNK - 1)) === CHUNK - 1) yield;
+  }
+  if (!Number.isSafeInteger(total)) throw new FairnessError('total weight exceeds 2^53 - 1');
+  const identity = new Uint32Array(n);
+  for (let i = 0; i < n; i++) identity[i] = i;
+  const less = packed
+    ? (a: number, b: number) => keys[a]! < keys[b]!
+    : (a: number, b: number) => rows.userId(a) < rows.userId(b);
+  const order = yield* mergeSort(identity, less);
+
+  const hash = createHash('sha256');
+  const weights = new Float64Array(n);
+  let text = '';
+  let previous = '';
+  for (let p = 0; p < n; p++) {
+    const row = order[p]!;
+    const id = rows.userId(row);
+    if (p > 0 && id === previous) throw new FairnessError(`duplicate entrant userId ${id}`);
+    previous = id;
+    const w = rows.weight(row);
+    weights[p] = w;
+    text += `${id}\t${rows.login(row)}\t${w}\n`;
+    if ((p & (CHUNK - 1)) === CHUNK - 1) {
+      hash.update(text, 'utf8');
+      text = '';
+      yield;
+    }
+  }
+  hash.update(text, 'utf8');
+  return { order, weights, digest: hash.digest('hex') };
+}
