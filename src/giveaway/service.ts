@@ -117,6 +117,11 @@ export class GiveawayService {
     return this.e.draws.active.size;
   }
 
+  /** Distinct entrants of an active draw (undefined when it is not active). */
+  entrantCount(drawId: string): number | undefined {
+    return this.e.draws.active.get(drawId)?.entrants.size;
+  }
+
   // Fourthwall events
 
   /** A Fourthwall gift draw started (GIFT_DRAW_STARTED): opens it for entries (once per draw id). */
