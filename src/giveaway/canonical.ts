@@ -9,12 +9,13 @@
  * loop for long. The outcome is the procedure's, exactly: the same order and digest as sorting
  * with JavaScript's default string order and hashing `userId \t login \t weight \n` lines.
  * Twitch's decimal ids (up to 15 digits) are sorted on packed numeric keys (base 11, shorter ids
- * padded with a digit below '0', which keeps code-unit order); any other id falls back to string
- * comparison. The sort is a bottom-up merge sort over row numbers (stable, sliceable). Does not:
+ * padded with a digit below '0', which keeps code-unit order) with an LSD radix sort; any other
+ * id falls back to a bottom-up merge sort with string comparison. Both are stable and sliceable. Does not:
  * decide eligibility, pick winners or store anything.
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ByteChunks } from '../shared/byte-chunks.js';
 import { GiftdropError } from '../shared/errors.js';
 
 /** Raised when fairness inputs are invalid (bad seed, duplicate entrant, bad weight...). */
@@ -107,6 +108,51 @@ export function packedKey(id: string): number {
   return key;
 }
 
+/**
+ * Stable LSD radix sort of row numbers by packed keys (< 2^52): the keys are split into two
+ * 26-bit halves and sorted on four 13-bit digits, least significant first. O(n) per pass.
+ */
+function* radixSort(keys: Float64Array): Steps<Uint32Array> {
+  const n = keys.length;
+  const lo = new Uint32Array(n);
+  const hi = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    const h = Math.floor(k / 0x4000000);
+    hi[i] = h;
+    lo[i] = k - h * 0x4000000;
+    if ((i & 0xffff) === 0xffff) yield;
+  }
+  let src: Uint32Array = new Uint32Array(n);
+  for (let i = 0; i < n; i++) src[i] = i;
+  let dst: Uint32Array = new Uint32Array(n);
+  const counts = new Uint32Array(8192);
+  for (let pass = 0; pass < 4; pass++) {
+    const half = pass < 2 ? lo : hi;
+    const shift = pass % 2 === 0 ? 0 : 13;
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      counts[(half[src[i]!]! >>> shift) & 0x1fff]!++;
+      if ((i & 0xffff) === 0xffff) yield;
+    }
+    let sum = 0;
+    for (let d = 0; d < 8192; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const row = src[i]!;
+      dst[counts[(half[row]! >>> shift) & 0x1fff]!++] = row;
+      if ((i & 0xffff) === 0xffff) yield;
+    }
+    const t = src;
+    src = dst;
+    dst = t;
+  }
+  return src;
+}
+
 /** Bottom-up merge sort of `rows` by `less`, in chunks; returns the sorted array (maybe `rows`). */
 function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean): Steps<Uint32Array> {
   const n = rows.length;
@@ -181,16 +227,18 @@ export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
     if ((i & (CHUNK - 1)) === CHUNK - 1) yield;
   }
   if (!Number.isSafeInteger(total)) throw new FairnessError('total weight exceeds 2^53 - 1');
-  const identity = new Uint32Array(n);
-  for (let i = 0; i < n; i++) identity[i] = i;
-  const less = packed
-    ? (a: number, b: number) => keys[a]! < keys[b]!
-    : (a: number, b: number) => rows.userId(a) < rows.userId(b);
-  const order = yield* mergeSort(identity, less);
+  let order: Uint32Array;
+  if (packed) {
+    order = yield* radixSort(keys);
+  } else {
+    const identity = new Uint32Array(n);
+    for (let i = 0; i < n; i++) identity[i] = i;
+    order = yield* mergeSort(identity, (a, b) => rows.userId(a) < rows.userId(b));
+  }
 
   const hash = createHash('sha256');
+  const bytes = new ByteChunks((chunk) => hash.update(chunk), false, 1 << 18);
   const weights = new Float64Array(n);
-  let text = '';
   let previous = '';
   for (let p = 0; p < n; p++) {
     const row = order[p]!;
@@ -199,13 +247,15 @@ export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
     previous = id;
     const w = rows.weight(row);
     weights[p] = w;
-    text += `${id}\t${rows.login(row)}\t${w}\n`;
-    if ((p & (CHUNK - 1)) === CHUNK - 1) {
-      hash.update(text, 'utf8');
-      text = '';
-      yield;
-    }
+    bytes.text(id);
+    bytes.byte(0x09);
+    bytes.text(rows.login(row));
+    bytes.byte(0x09);
+    if (w < 10) bytes.byte(0x30 + w);
+    else bytes.text(String(w));
+    bytes.byte(0x0a);
+    if ((p & (CHUNK - 1)) === CHUNK - 1) yield;
   }
-  hash.update(text, 'utf8');
+  bytes.end();
   return { order, weights, digest: hash.digest('hex') };
 }
