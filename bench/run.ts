@@ -29,7 +29,7 @@ const rows = all.map((r) => [
   Number.isInteger(r.value) ? String(r.value) : r.value.toPrecision(4),
   r.unit,
   r.target ?? '',
-  r.ok === undefined ? '' : r.ok ? 'ok' : 'MISSED',
+  r.ok === undefined ? '' : r.ok ? 'ok' : 'falls short',
   r.detail ?? '',
 ]);
 const header = ['benchmark', 'value', 'unit', 'target', '', 'detail'];
