@@ -121,7 +121,7 @@ function* radixSort(keys: Float64Array): Steps<Uint32Array> {
     const h = Math.floor(k / 0x4000000);
     hi[i] = h;
     lo[i] = k - h * 0x4000000;
-    if ((i & 0xffff) === 0xffff) yield;
+    if ((i & 0x3fff) === 0x3fff) yield;
   }
   let src: Uint32Array = new Uint32Array(n);
   for (let i = 0; i < n; i++) src[i] = i;
@@ -133,7 +133,7 @@ function* radixSort(keys: Float64Array): Steps<Uint32Array> {
     counts.fill(0);
     for (let i = 0; i < n; i++) {
       counts[(half[src[i]!]! >>> shift) & 0x1fff]!++;
-      if ((i & 0xffff) === 0xffff) yield;
+      if ((i & 0x3fff) === 0x3fff) yield;
     }
     let sum = 0;
     for (let d = 0; d < 8192; d++) {
@@ -144,7 +144,7 @@ function* radixSort(keys: Float64Array): Steps<Uint32Array> {
     for (let i = 0; i < n; i++) {
       const row = src[i]!;
       dst[counts[(half[row]! >>> shift) & 0x1fff]!++] = row;
-      if ((i & 0xffff) === 0xffff) yield;
+      if ((i & 0x3fff) === 0x3fff) yield;
     }
     const t = src;
     src = dst;
