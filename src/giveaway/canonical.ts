@@ -110,47 +110,57 @@ export function packedKey(id: string): number {
 
 /**
  * Stable LSD radix sort of row numbers by packed keys (< 2^52): the keys are split into two
- * 26-bit halves and sorted on four 13-bit digits, least significant first. O(n) per pass.
+ * 26-bit halves and sorted on 11-, 11-, 4-bit digits of each half (low half first). Each pass
+ * carries the key halves along with the rows, so reads are sequential. O(n) per pass.
  */
 function* radixSort(keys: Float64Array): Steps<Uint32Array> {
   const n = keys.length;
-  const lo = new Uint32Array(n);
-  const hi = new Uint32Array(n);
+  let lo: Uint32Array = new Uint32Array(n);
+  let hi: Uint32Array = new Uint32Array(n);
+  let rows: Uint32Array = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
     const h = Math.floor(k / 0x4000000);
     hi[i] = h;
     lo[i] = k - h * 0x4000000;
+    rows[i] = i;
     if ((i & 0x3fff) === 0x3fff) yield;
   }
-  let src: Uint32Array = new Uint32Array(n);
-  for (let i = 0; i < n; i++) src[i] = i;
-  let dst: Uint32Array = new Uint32Array(n);
-  const counts = new Uint32Array(8192);
-  for (let pass = 0; pass < 4; pass++) {
-    const half = pass < 2 ? lo : hi;
-    const shift = pass % 2 === 0 ? 0 : 13;
+  let lo2: Uint32Array = new Uint32Array(n);
+  let hi2: Uint32Array = new Uint32Array(n);
+  let rows2: Uint32Array = new Uint32Array(n);
+  const counts = new Uint32Array(2048);
+  const passes: [boolean, number, number][] = [
+    [false, 0, 0x7ff],
+    [false, 11, 0x7ff],
+    [false, 22, 0xf],
+    [true, 0, 0x7ff],
+    [true, 11, 0x7ff],
+    [true, 22, 0xf],
+  ];
+  for (const [high, shift, mask] of passes) {
+    const digits = high ? hi : lo;
     counts.fill(0);
-    for (let i = 0; i < n; i++) {
-      counts[(half[src[i]!]! >>> shift) & 0x1fff]!++;
-      if ((i & 0x3fff) === 0x3fff) yield;
-    }
+    for (let i = 0; i < n; i++) counts[(digits[i]! >>> shift) & mask]!++;
     let sum = 0;
-    for (let d = 0; d < 8192; d++) {
+    for (let d = 0; d <= mask; d++) {
       const c = counts[d]!;
       counts[d] = sum;
       sum += c;
     }
+    yield;
     for (let i = 0; i < n; i++) {
-      const row = src[i]!;
-      dst[counts[(half[row]! >>> shift) & 0x1fff]!++] = row;
+      const at = counts[(digits[i]! >>> shift) & mask]!++;
+      lo2[at] = lo[i]!;
+      hi2[at] = hi[i]!;
+      rows2[at] = rows[i]!;
       if ((i & 0x3fff) === 0x3fff) yield;
     }
-    const t = src;
-    src = dst;
-    dst = t;
+    [lo, lo2] = [lo2, lo];
+    [hi, hi2] = [hi2, hi];
+    [rows, rows2] = [rows2, rows];
   }
-  return src;
+  return rows;
 }
 
 /** Bottom-up merge sort of `rows` by `less`, in chunks; returns the sorted array (maybe `rows`). */

@@ -77,13 +77,18 @@ export function excluder(
   recentWinners: ReadonlySet<string>,
 ): (e: Candidate) => ExclusionReason | undefined {
   const excludedLogins = new Set(rules.excludeLogins.map((l) => l.toLowerCase().replace(/^@/, '')));
+  const channelLogin = id.channelLogin.toLowerCase();
+  const botLogin = id.botLogin.toLowerCase();
   return (e) => {
-    const always = isChannelOrBot(e, id);
-    if (always) return always;
+    // isChannelOrBot with the identity lower-cased once.
+    const login = e.login.toLowerCase();
+    if (e.roles.broadcaster || login === channelLogin) return 'broadcaster';
+    if (id.channelId !== undefined && e.userId === id.channelId) return 'broadcaster';
+    if (login === botLogin) return 'bot';
     if (rules.excludeModerators && e.roles.moderator) return 'moderator';
     if (rules.subscribersOnly && !e.roles.subscriber) return 'not-subscriber';
     if (rules.minSubMonths > 0 && (!e.roles.subscriber || e.roles.subMonths < rules.minSubMonths)) return 'sub-months';
-    if (excludedLogins.size > 0 && excludedLogins.has(e.login.toLowerCase())) return 'excluded-login';
+    if (excludedLogins.size > 0 && excludedLogins.has(login)) return 'excluded-login';
     if (recentWinners.has(e.userId)) return 'winner-cooldown';
     if (rules.excludeFirstTimeChatters && e.roles.firstMessage) return 'first-time-chatter';
     return undefined;

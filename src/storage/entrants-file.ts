@@ -29,7 +29,9 @@ export async function entrantsFileChunks(drawId: string, rows: FrozenRows): Prom
     out.byte(0x2c);
     out.jsonString(rows.login(i));
     out.byte(0x2c);
-    out.text(String(rows.weight(i)));
+    const w = rows.weight(i);
+    if (w < 10) out.byte(0x30 + w);
+    else out.text(String(w));
     out.byte(0x5d);
     if (i % ROWS_PER_CHECK === ROWS_PER_CHECK - 1 && performance.now() - sliceStart >= SLICE_MS) {
       await nextTurn();
