@@ -1,8 +1,9 @@
 /**
  * The entrants of one draw, held compactly: one row per distinct user id in parallel columns
- * (strings for user id, login and a display name only when it differs from the login; typed
- * arrays for weight, role flags, subscription months and entry time) plus a Map from user id to
- * row. No object per entrant is kept, so a million entrants cost a few hundred bytes each at most.
+ * (strings for user id and login; display names, when they differ from the login, as UTF-8 bytes
+ * in one growing buffer; typed arrays for weight, role flags, subscription months and entry time)
+ * plus a Map from user id to row. No object per entrant is kept (two strings and a Map entry), so a
+ * million entrants cost well under 200 bytes each and little garbage-collector work.
  *
  * Contract: rows are appended in entry order and never removed or reordered; `add` keeps the
  * first entry of a user id and returns false for later ones. Strings are copied on the way in so
@@ -60,8 +61,12 @@ export class EntrantTable {
   private readonly rowOf = new Map<string, number>();
   private readonly ids: string[] = [];
   private readonly logins: string[] = [];
-  /** Display name when it differs from the login, else undefined. */
-  private readonly names: (string | undefined)[] = [];
+  /** Display names that differ from the login, as UTF-8 bytes; a row's slice is nameAt..+nameLen. */
+  private names = Buffer.allocUnsafe(1024);
+  private namesUsed = 0;
+  private nameAt = new Float64Array(64);
+  /** Byte length of the row's display name; 0 = same as the login. */
+  private nameLen = new Uint16Array(64);
   private weights = new Float64Array(64);
   private roleBits = new Uint8Array(64);
   private months = new Uint16Array(64);
@@ -89,7 +94,7 @@ export class EntrantTable {
     this.rowOf.set(userId, row);
     this.ids.push(userId);
     this.logins.push(login);
-    this.names.push(e.displayName === e.login ? undefined : own(e.displayName));
+    this.storeName(row, e.displayName === e.login ? '' : e.displayName);
     this.weights[row] = e.weight;
     this.roleBits[row] = packRoles(e.roles);
     this.months[row] = Math.max(0, Math.min(MAX_MONTHS, Math.floor(e.roles.subMonths) || 0));
@@ -97,7 +102,26 @@ export class EntrantTable {
     return true;
   }
 
+  private storeName(row: number, name: string): void {
+    this.nameAt[row] = this.namesUsed;
+    if (name === '') {
+      this.nameLen[row] = 0;
+      return;
+    }
+    const bytes = Buffer.byteLength(name, 'utf8');
+    if (bytes > 0xffff) throw new RangeError('display name too long');
+    if (this.namesUsed + bytes > this.names.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.names.length * 2, this.namesUsed + bytes));
+      this.names.copy(next, 0, 0, this.namesUsed);
+      this.names = next;
+    }
+    this.namesUsed += this.names.write(name, this.namesUsed, 'utf8');
+    this.nameLen[row] = bytes;
+  }
+
   private grow(size: number): void {
+    this.nameAt = grown(this.nameAt, size);
+    this.nameLen = grown(this.nameLen, size);
     this.weights = grown(this.weights, size);
     this.roleBits = grown(this.roleBits, size);
     this.months = grown(this.months, size);
@@ -117,7 +141,10 @@ export class EntrantTable {
   }
 
   displayNameAt(row: number): string {
-    return this.names[row] ?? this.logins[row]!;
+    const len = this.nameLen[row]!;
+    if (len === 0) return this.logins[row]!;
+    const at = this.nameAt[row]!;
+    return this.names.toString('utf8', at, at + len);
   }
 
   weightAt(row: number): number {
