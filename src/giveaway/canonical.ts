@@ -108,6 +108,53 @@ export function packedKey(id: string): number {
   return key;
 }
 
+// The generators below only drive: every hot loop is a plain function over one chunk, because V8
+// does not optimise a loop inside a generator while it runs (no on-stack replacement there).
+
+const SLICE = 16_384;
+
+function splitKeys(keys: Float64Array, lo: Uint32Array, hi: Uint32Array, rows: Uint32Array, start: number, end: number): void {
+  for (let i = start; i < end; i++) {
+    const k = keys[i]!;
+    const h = Math.floor(k / 0x4000000);
+    hi[i] = h;
+    lo[i] = k - h * 0x4000000;
+    rows[i] = i;
+  }
+}
+
+function countDigits(digits: Uint32Array, counts: Uint32Array, shift: number, mask: number): void {
+  counts.fill(0);
+  const n = digits.length;
+  for (let i = 0; i < n; i++) counts[(digits[i]! >>> shift) & mask]!++;
+  let sum = 0;
+  for (let d = 0; d <= mask; d++) {
+    const c = counts[d]!;
+    counts[d] = sum;
+    sum += c;
+  }
+}
+
+function scatter(
+  digits: Uint32Array,
+  counts: Uint32Array,
+  shift: number,
+  mask: number,
+  from: [Uint32Array, Uint32Array, Uint32Array],
+  to: [Uint32Array, Uint32Array, Uint32Array],
+  start: number,
+  end: number,
+): void {
+  const [lo, hi, rows] = from;
+  const [lo2, hi2, rows2] = to;
+  for (let i = start; i < end; i++) {
+    const at = counts[(digits[i]! >>> shift) & mask]!++;
+    lo2[at] = lo[i]!;
+    hi2[at] = hi[i]!;
+    rows2[at] = rows[i]!;
+  }
+}
+
 /**
  * Stable LSD radix sort of row numbers by packed keys (< 2^52): the keys are split into two
  * 26-bit halves and sorted on 11-, 11-, 4-bit digits of each half (low half first). Each pass
@@ -115,100 +162,84 @@ export function packedKey(id: string): number {
  */
 function* radixSort(keys: Float64Array): Steps<Uint32Array> {
   const n = keys.length;
-  let lo: Uint32Array = new Uint32Array(n);
-  let hi: Uint32Array = new Uint32Array(n);
-  let rows: Uint32Array = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = keys[i]!;
-    const h = Math.floor(k / 0x4000000);
-    hi[i] = h;
-    lo[i] = k - h * 0x4000000;
-    rows[i] = i;
-    if ((i & 0x3fff) === 0x3fff) yield;
-  }
-  let lo2: Uint32Array = new Uint32Array(n);
-  let hi2: Uint32Array = new Uint32Array(n);
-  let rows2: Uint32Array = new Uint32Array(n);
-  const counts = new Uint32Array(2048);
-  const passes: [boolean, number, number][] = [
-    [false, 0, 0x7ff],
-    [false, 11, 0x7ff],
-    [false, 22, 0xf],
-    [true, 0, 0x7ff],
-    [true, 11, 0x7ff],
-    [true, 22, 0xf],
-  ];
-  for (const [high, shift, mask] of passes) {
-    const digits = high ? hi : lo;
-    counts.fill(0);
-    for (let i = 0; i < n; i++) counts[(digits[i]! >>> shift) & mask]!++;
-    let sum = 0;
-    for (let d = 0; d <= mask; d++) {
-      const c = counts[d]!;
-      counts[d] = sum;
-      sum += c;
-    }
+  let from: [Uint32Array, Uint32Array, Uint32Array] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
+  let to: [Uint32Array, Uint32Array, Uint32Array] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
+  for (let start = 0; start < n; start += SLICE) {
+    splitKeys(keys, from[0], from[1], from[2], start, Math.min(n, start + SLICE));
     yield;
-    for (let i = 0; i < n; i++) {
-      const at = counts[(digits[i]! >>> shift) & mask]!++;
-      lo2[at] = lo[i]!;
-      hi2[at] = hi[i]!;
-      rows2[at] = rows[i]!;
-      if ((i & 0x3fff) === 0x3fff) yield;
-    }
-    [lo, lo2] = [lo2, lo];
-    [hi, hi2] = [hi2, hi];
-    [rows, rows2] = [rows2, rows];
   }
-  return rows;
+  const counts = new Uint32Array(2048);
+  const passes: readonly (readonly [number, number, number])[] = [
+    [0, 0, 0x7ff],
+    [0, 11, 0x7ff],
+    [0, 22, 0xf],
+    [1, 0, 0x7ff],
+    [1, 11, 0x7ff],
+    [1, 22, 0xf],
+  ];
+  for (const [half, shift, mask] of passes) {
+    const digits = from[half]!;
+    countDigits(digits, counts, shift, mask);
+    yield;
+    for (let start = 0; start < n; start += SLICE) {
+      scatter(digits, counts, shift, mask, from, to, start, Math.min(n, start + SLICE));
+      yield;
+    }
+    const t = from;
+    from = to;
+    to = t;
+  }
+  return from[2];
 }
 
-/** Bottom-up merge sort of `rows` by `less`, in chunks; returns the sorted array (maybe `rows`). */
-function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean): Steps<Uint32Array> {
-  const n = rows.length;
-  const RUN = 16;
-  for (let start = 0; start < n; start += RUN) {
-    const end = Math.min(n, start + RUN);
-    for (let i = start + 1; i < end; i++) {
+function insertionSortRuns(rows: Uint32Array, less: (a: number, b: number) => boolean, start: number, end: number, run: number): void {
+  for (let lo = start; lo < end; lo += run) {
+    const hi = Math.min(end, lo + run);
+    for (let i = lo + 1; i < hi; i++) {
       const v = rows[i]!;
       let j = i - 1;
-      while (j >= start && less(v, rows[j]!)) {
+      while (j >= lo && less(v, rows[j]!)) {
         rows[j + 1] = rows[j]!;
         j--;
       }
       rows[j + 1] = v;
     }
-    if (start % (CHUNK * 4) === 0) yield;
+  }
+}
+
+function mergeRuns(src: Uint32Array, dst: Uint32Array, less: (a: number, b: number) => boolean, lo: number, mid: number, hi: number): void {
+  let i = lo;
+  let j = mid;
+  let k = lo;
+  while (i < mid && j < hi) {
+    const a = src[i]!;
+    const b = src[j]!;
+    if (less(b, a)) {
+      dst[k++] = b;
+      j++;
+    } else {
+      dst[k++] = a;
+      i++;
+    }
+  }
+  while (i < mid) dst[k++] = src[i++]!;
+  while (j < hi) dst[k++] = src[j++]!;
+}
+
+/** Bottom-up merge sort of `rows` by `less` (stable), yielding between merges. */
+function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean): Steps<Uint32Array> {
+  const n = rows.length;
+  const RUN = 16;
+  for (let start = 0; start < n; start += SLICE) {
+    insertionSortRuns(rows, less, start, Math.min(n, start + SLICE), RUN);
+    yield;
   }
   let src: Uint32Array = rows;
   let dst: Uint32Array = new Uint32Array(n);
   for (let width = RUN; width < n; width *= 2) {
-    let done = 0;
     for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(n, lo + width);
-      const hi = Math.min(n, lo + 2 * width);
-      let i = lo;
-      let j = mid;
-      let k = lo;
-      while (i < mid && j < hi) {
-        const a = src[i]!;
-        const b = src[j]!;
-        if (less(b, a)) {
-          dst[k++] = b;
-          j++;
-        } else {
-          dst[k++] = a;
-          i++;
-        }
-        if ((k & 0x3fff) === 0) yield;
-      }
-      while (i < mid) dst[k++] = src[i++]!;
-      while (j < hi) dst[k++] = src[j++]!;
-      done += hi - lo;
-      if (done >= CHUNK * 4) {
-        done = 0;
-        yield;
-      }
+      mergeRuns(src, dst, less, lo, Math.min(n, lo + width), Math.min(n, lo + 2 * width));
+      yield;
     }
     const t = src;
     src = dst;
@@ -217,43 +248,25 @@ function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean):
   return src;
 }
 
-/**
- * Validates `rows`, sorts them into canonical order and digests them (fairness.ts steps 2-3).
- * Throws FairnessError on an empty or TAB/CR/LF-bearing userId or login, a weight that is not a
- * positive safe integer, a total weight above 2^53 - 1, or a duplicate userId.
- */
-export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
-  const n = rows.length;
-  const keys = new Float64Array(n);
-  let packed = true;
+/** Validates rows [start, end) and fills their keys; returns their total weight. */
+function checkRows(rows: EntrantRows, keys: Float64Array, start: number, end: number): number {
   let total = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = start; i < end; i++) {
     total += checkWeight(rows.weight(i), `entrant ${i}`);
     const id = checkField(rows.userId(i), 'userId', i);
     checkField(rows.login(i), 'login', i);
-    const key = packed ? packedKey(id) : -1;
-    if (key < 0) packed = false;
-    keys[i] = key;
-    if ((i & (CHUNK - 1)) === CHUNK - 1) yield;
+    keys[i] = packedKey(id);
   }
-  if (!Number.isSafeInteger(total)) throw new FairnessError('total weight exceeds 2^53 - 1');
-  let order: Uint32Array;
-  if (packed) {
-    order = yield* radixSort(keys);
-  } else {
-    const identity = new Uint32Array(n);
-    for (let i = 0; i < n; i++) identity[i] = i;
-    order = yield* mergeSort(identity, (a, b) => rows.userId(a) < rows.userId(b));
-  }
+  return total;
+}
 
-  const hash = createHash('sha256');
-  const bytes = new ByteChunks((chunk) => hash.update(chunk), false, 1 << 18);
-  const weights = new Float64Array(n);
-  let previous = '';
-  for (let p = 0; p < n; p++) {
+/** Writes canonical positions [start, end): duplicate check, weights, the digest lines. */
+function serialise(rows: EntrantRows, order: Uint32Array, weights: Float64Array, bytes: ByteChunks, start: number, end: number): void {
+  let previous = start > 0 ? rows.userId(order[start - 1]!) : undefined;
+  for (let p = start; p < end; p++) {
     const row = order[p]!;
     const id = rows.userId(row);
-    if (p > 0 && id === previous) throw new FairnessError(`duplicate entrant userId ${id}`);
+    if (id === previous) throw new FairnessError(`duplicate entrant userId ${id}`);
     previous = id;
     const w = rows.weight(row);
     weights[p] = w;
@@ -264,7 +277,37 @@ export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
     if (w < 10) bytes.byte(0x30 + w);
     else bytes.text(String(w));
     bytes.byte(0x0a);
-    if ((p & (CHUNK - 1)) === CHUNK - 1) yield;
+  }
+}
+
+/**
+ * Validates `rows`, sorts them into canonical order and digests them (fairness.ts steps 2-3).
+ * Throws FairnessError on an empty or TAB/CR/LF-bearing userId or login, a weight that is not a
+ * positive safe integer, a total weight above 2^53 - 1, or a duplicate userId.
+ */
+export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
+  const n = rows.length;
+  const keys = new Float64Array(n);
+  let total = 0;
+  for (let start = 0; start < n; start += CHUNK) {
+    total += checkRows(rows, keys, start, Math.min(n, start + CHUNK));
+    yield;
+  }
+  if (!Number.isSafeInteger(total)) throw new FairnessError('total weight exceeds 2^53 - 1');
+  let order: Uint32Array;
+  if (keys.every((k) => k >= 0)) {
+    order = yield* radixSort(keys);
+  } else {
+    const identity = new Uint32Array(n);
+    for (let i = 0; i < n; i++) identity[i] = i;
+    order = yield* mergeSort(identity, (a, b) => rows.userId(a) < rows.userId(b));
+  }
+  const hash = createHash('sha256');
+  const bytes = new ByteChunks((chunk) => hash.update(chunk), false, 1 << 18);
+  const weights = new Float64Array(n);
+  for (let start = 0; start < n; start += CHUNK) {
+    serialise(rows, order, weights, bytes, start, Math.min(n, start + CHUNK));
+    yield;
   }
   bytes.end();
   return { order, weights, digest: hash.digest('hex') };

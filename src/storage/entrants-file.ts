@@ -12,17 +12,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FrozenRows } from '../giveaway/ports.js';
 import { ByteChunks } from '../shared/byte-chunks.js';
 
-/** Rows between clock checks, and how long a slice may run before it yields to I/O. */
-const ROWS_PER_CHECK = 1_024;
+/** Rows per slice; the driver yields to I/O once a slice has run SLICE_MS. */
+const ROWS_PER_SLICE = 4_096;
 const SLICE_MS = 8;
 
-/** The entrants file of `drawId` holding `rows`, as UTF-8 chunks (yields every few ms). */
-export async function entrantsFileChunks(drawId: string, rows: FrozenRows): Promise<Buffer[]> {
-  const out = new ByteChunks();
-  out.text(`{"version":1,"drawId":${JSON.stringify(drawId)},"entrants":[`);
-  const n = rows.length;
-  let sliceStart = performance.now();
-  for (let i = 0; i < n; i++) {
+/** Rows [start, end) as JSON array rows (a plain function, so V8 optimises its loop). */
+function writeRows(out: ByteChunks, rows: FrozenRows, start: number, end: number): void {
+  for (let i = start; i < end; i++) {
     if (i > 0) out.byte(0x2c);
     out.byte(0x5b);
     out.jsonString(rows.userId(i));
@@ -33,7 +29,18 @@ export async function entrantsFileChunks(drawId: string, rows: FrozenRows): Prom
     if (w < 10) out.byte(0x30 + w);
     else out.text(String(w));
     out.byte(0x5d);
-    if (i % ROWS_PER_CHECK === ROWS_PER_CHECK - 1 && performance.now() - sliceStart >= SLICE_MS) {
+  }
+}
+
+/** The entrants file of `drawId` holding `rows`, as UTF-8 chunks (yields every few ms). */
+export async function entrantsFileChunks(drawId: string, rows: FrozenRows): Promise<Buffer[]> {
+  const out = new ByteChunks();
+  out.text(`{"version":1,"drawId":${JSON.stringify(drawId)},"entrants":[`);
+  const n = rows.length;
+  let sliceStart = performance.now();
+  for (let start = 0; start < n; start += ROWS_PER_SLICE) {
+    writeRows(out, rows, start, Math.min(n, start + ROWS_PER_SLICE));
+    if (performance.now() - sliceStart >= SLICE_MS) {
       await nextTurn();
       sliceStart = performance.now();
     }
