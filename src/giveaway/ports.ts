@@ -236,7 +236,11 @@ export interface DrawRecord {
   entrants: number;
   winners: Winner[];
   fairness: Fairness;
-  /** The frozen entrant list (set at close; needed by verify). */
+  /**
+   * The frozen entrant list, on records read from storage (getDraw; needed by verify). The engine
+   * keeps a closed draw's list beside the record (DrawSession.frozen), so snapshots and event
+   * payloads never carry it.
+   */
   frozenEntrants?: FrozenEntrant[];
   /** Eligibility and luck rules in force, recorded at draw time. */
   rules?: Record<string, unknown>;
