@@ -26,6 +26,19 @@ export function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/**
+ * Memory held after collecting garbage (gc three times, letting finalizers run in between): the
+ * JS heap plus ArrayBuffer memory (typed-array columns live there, outside heapUsed).
+ */
+export async function heldMemory(): Promise<{ heap: number; arrayBuffers: number }> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await nextTurn();
+  }
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, arrayBuffers: m.arrayBuffers };
+}
+
 export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
