@@ -80,9 +80,11 @@ export function checkField(value: unknown, name: string, index: number): string 
   return value;
 }
 
-export function checkWeight(weight: unknown, where: string): number {
+/** `weight` when it is a positive safe integer; else FairnessError naming `where` (a label, or `entrant <index>`). */
+export function checkWeight(weight: unknown, where: string | number): number {
   if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) {
-    throw new FairnessError(`${where}: weight must be a positive safe integer, got ${String(weight)}`);
+    const label = typeof where === 'number' ? `entrant ${where}` : where;
+    throw new FairnessError(`${label}: weight must be a positive safe integer, got ${String(weight)}`);
   }
   return weight;
 }
@@ -252,10 +254,13 @@ function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean):
 function checkRows(rows: EntrantRows, keys: Float64Array, start: number, end: number): number {
   let total = 0;
   for (let i = start; i < end; i++) {
-    total += checkWeight(rows.weight(i), `entrant ${i}`);
-    const id = checkField(rows.userId(i), 'userId', i);
+    total += checkWeight(rows.weight(i), i);
+    const id = rows.userId(i);
+    const key = typeof id === 'string' ? packedKey(id) : -1;
+    // A packed id is all digits: it cannot be empty or hold TAB, CR or LF.
+    if (key < 0) checkField(id, 'userId', i);
     checkField(rows.login(i), 'login', i);
-    keys[i] = packedKey(id);
+    keys[i] = key;
   }
   return total;
 }

@@ -231,7 +231,8 @@ class WeightTree {
 export function pickSequence(seed: Buffer, digest: string, frozen: readonly FrozenEntrant[], count: number): number[] {
   const weights = new Float64Array(frozen.length);
   frozen.forEach((e, i) => {
-    weights[i] = checkWeight(e.weight, `frozen entrant ${i}`);
+    const w = e.weight;
+    weights[i] = Number.isSafeInteger(w) && w > 0 ? w : checkWeight(w, `frozen entrant ${i}`);
   });
   return pickSequenceOfWeights(seed, digest, weights, count);
 }
