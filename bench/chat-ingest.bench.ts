@@ -1,5 +1,5 @@
 /**
- * PIECE benchmark, kept beside the end-to-end one (e2e-chat.bench.ts, which is the figure that
+ * PIECE benchmark, kept beside the end-to-end one (e2e-2-chat.bench.ts, which is the figure that
  * counts): a toy `enter` command over a Map, no engine, no journal. Rows are named `piece.*` and
  * carry no target.
  *

@@ -1,5 +1,5 @@
 /**
- * PIECE benchmark, kept beside the end-to-end one (e2e-close.bench.ts, which is the figure that
+ * PIECE benchmark, kept beside the end-to-end one (e2e-1-close.bench.ts, which is the figure that
  * counts): the fairness functions alone, no engine, no storage, no finish call. Rows are named
  * `piece.*` and carry no target.
  *

@@ -1,4 +1,6 @@
 /**
+ * (Named e2e-1-* so it runs first: its heap figure must not see the teardown of another module's
+ * stack freeing memory mid-measurement.)
  * The close of a big gift draw through the product as it runs (startLocalStack: real engine, file
  * storage with the journal on, HTTP server, Fourthwall client talking to the local sandbox):
  * - heap per distinct entrant: 500,000 viewers entered through GiveawayService.enter (the entry
