@@ -1,4 +1,8 @@
 /**
+ * PIECE benchmark, kept beside the end-to-end one (e2e-2-chat.bench.ts, which is the figure that
+ * counts): a toy `enter` command over a Map, no engine, no journal. Rows are named `piece.*` and
+ * carry no target.
+ *
  * Chat ingest: 100,000 `!enter` lines from 50,000 distinct users pushed through the sandbox chat
  * server (real WebSocket on 127.0.0.1, lines batched into big frames by `injectRaw`) into the
  * command layer: TwitchChat (tmi.js + tag parser) -> CommandRegistry -> an `enter` command that
@@ -154,18 +158,16 @@ export async function run(): Promise<BenchResult[]> {
     const ratio = ratios[Math.floor(ratios.length / 2)]!;
     const hasGc = typeof (globalThis as { gc?: unknown }).gc === 'function';
     return [
-      { name: 'chat.ingest.rate', value: Math.round(ours), unit: 'msg/s', detail: `${LINES} !enter lines, ${entrants} distinct entrants, best of ${ROUNDS}` },
-      { name: 'chat.ingest.tmiRawRate', value: Math.round(raw), unit: 'msg/s', detail: 'bare tmi.js client counting message events, same lines' },
+      { name: 'piece.chat.ingest.rate', value: Math.round(ours), unit: 'msg/s', detail: `${LINES} !enter lines, ${entrants} distinct entrants, best of ${ROUNDS}` },
+      { name: 'piece.chat.ingest.tmiRawRate', value: Math.round(raw), unit: 'msg/s', detail: 'bare tmi.js client counting message events, same lines' },
       {
-        name: 'chat.ingest.ratioToTmi',
+        name: 'piece.chat.ingest.ratioToTmi',
         value: ratio,
         unit: 'x',
-        target: '>= 0.8',
-        ok: ratio >= 0.8,
         detail: `median of ${ROUNDS} rounds (${ratios.map((x) => x.toFixed(2)).join(' ')})`,
       },
       {
-        name: 'chat.ingest.heapPerEntrant',
+        name: 'piece.chat.ingest.heapPerEntrant',
         value: Math.round(heap),
         unit: 'bytes',
         detail: hasGc ? 'heap growth after gc / distinct entrants (Map userId -> login)' : 'no --expose-gc: figure includes garbage',

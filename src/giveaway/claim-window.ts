@@ -120,7 +120,7 @@ export class ClaimWindow {
     const replaced: Winner[] = [];
     for (const w of r.winners.filter((x) => x.claimed === false)) {
       if (claim.rerollsUsed >= ctx.settings.claim.maxRerolls) break;
-      const swap = replaceWinner(r, s.seed, w.userId, {
+      const swap = replaceWinner(r, s.frozen, s.seed, w.userId, {
         at: isoNow(ctx.clock),
         reason: 'unclaimed',
         displayNameOf: (id) => s.displayNameOf(id),

@@ -12,7 +12,10 @@ import type { Logger } from '../logging/index.js';
 import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 
-/** Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets). */
+/**
+ * Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets): counts
+ * (`entrants`) and the entrants digest, never entrant lists, so they stay small for any draw size.
+ */
 export interface GiveawayEventMap {
   'draw-opened': [record: DrawRecord];
   /** Entries closed; winners are being picked. */

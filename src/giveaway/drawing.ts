@@ -6,13 +6,14 @@
  * flips the phase to `picking` synchronously and wins; later callers get false and do nothing.
  * Picking applies eligibility (including the winner cooldown), freezes the eligible entrants,
  * reveals the seed and takes the first picks with the provably fair sequence; nobody eligible ends
- * the draw as finished without winners. Any internal error fails the draw. Does not: collect
+ * the draw as finished without winners. Any internal error fails the draw. The freeze runs in
+ * slices that yield to I/O (freeze.ts), so a draw of any size never blocks the event loop for long;
+ * the frozen list stays beside the record (DrawSession.frozen), never copied into events. Does not: collect
  * entries, talk to the shop, or deliver prizes (claim-window.ts and finalize.ts do).
  */
 import { snapshot } from './context.js';
-import { applyEligibility } from './eligibility.js';
 import { channelIdentity, persistQuietly, type Engine } from './engine.js';
-import { freezeEntrants } from './fairness.js';
+import { freezeEntrantTable } from './freeze.js';
 import type { ClaimWindow } from './claim-window.js';
 import type { Finalizer } from './finalize.js';
 import { firstPicks } from './picks.js';
@@ -50,25 +51,27 @@ export class Drawing {
       const hours = ctx.settings.eligibility.winnerCooldownHours;
       const recentWinners =
         hours > 0 ? await ctx.repo.recentWinnerIds(ctx.clock.now() - hours * 3_600_000) : new Set<string>();
-      const elig = applyEligibility([...s.entrants.values()], ctx.settings, channelIdentity(ctx.chat), recentWinners);
-      const { frozen, digest } = freezeEntrants(
-        elig.eligible.map((e) => ({ userId: e.userId, login: e.login, weight: e.weight })),
+      const { frozen, excluded, rules } = await freezeEntrantTable(
+        s.entrants,
+        ctx.settings,
+        channelIdentity(ctx.chat),
+        recentWinners,
       );
-      r.rules = elig.rules;
-      r.frozenEntrants = frozen;
-      r.fairness.entrantsDigest = digest;
-      const key = await keyForPicks(this.e, s, digest, frozen.length);
+      r.rules = rules;
+      s.frozen = frozen;
+      r.fairness.entrantsDigest = frozen.digest;
+      const key = await keyForPicks(this.e, s, frozen.digest, frozen.length);
       if (!key) return;
       s.reveal();
-      ctx.events.emit('entrants-frozen', r.id, digest, frozen.length);
-      r.winners = firstPicks(key, digest, frozen, r.gifts).map(({ entrant, pick }) => ({
+      ctx.events.emit('entrants-frozen', r.id, frozen.digest, frozen.length);
+      r.winners = firstPicks(key, frozen, r.gifts).map(({ entrant, pick }) => ({
         userId: entrant.userId,
         login: entrant.login,
         displayName: s.displayNameOf(entrant.userId) ?? entrant.login,
         pick,
       }));
       ctx.logger.info(
-        { drawId: s.id, eligible: frozen.length, winners: r.winners.map((w) => w.login), excluded: elig.excluded },
+        { drawId: s.id, eligible: frozen.length, winners: r.winners.map((w) => w.login), excluded },
         'winners picked',
       );
       if (r.winners.length === 0) return await this.settle.finishEmpty(s);

@@ -61,17 +61,38 @@ export function exclusionOf(
   id: ChannelIdentity,
   recentWinners: ReadonlySet<string>,
 ): ExclusionReason | undefined {
-  const always = isChannelOrBot(e, id);
-  if (always) return always;
-  if (rules.excludeModerators && e.roles.moderator) return 'moderator';
-  if (rules.subscribersOnly && !e.roles.subscriber) return 'not-subscriber';
-  if (rules.minSubMonths > 0 && (!e.roles.subscriber || e.roles.subMonths < rules.minSubMonths)) return 'sub-months';
-  if (rules.excludeLogins.some((l) => l.toLowerCase().replace(/^@/, '') === e.login.toLowerCase())) {
-    return 'excluded-login';
-  }
-  if (recentWinners.has(e.userId)) return 'winner-cooldown';
-  if (rules.excludeFirstTimeChatters && e.roles.firstMessage) return 'first-time-chatter';
-  return undefined;
+  return excluder(rules, id, recentWinners)(e);
+}
+
+/** Who is looked at: an entrant, or one row of an entrant table. */
+export type Candidate = Pick<Entrant, 'userId' | 'login' | 'roles'>;
+
+/**
+ * `exclusionOf` with the rules prepared once (the excluded logins as a set), for checking many
+ * entrants in a row.
+ */
+export function excluder(
+  rules: GiveawaySettings['eligibility'],
+  id: ChannelIdentity,
+  recentWinners: ReadonlySet<string>,
+): (e: Candidate) => ExclusionReason | undefined {
+  const excludedLogins = new Set(rules.excludeLogins.map((l) => l.toLowerCase().replace(/^@/, '')));
+  const channelLogin = id.channelLogin.toLowerCase();
+  const botLogin = id.botLogin.toLowerCase();
+  return (e) => {
+    // isChannelOrBot with the identity lower-cased once.
+    const login = e.login.toLowerCase();
+    if (e.roles.broadcaster || login === channelLogin) return 'broadcaster';
+    if (id.channelId !== undefined && e.userId === id.channelId) return 'broadcaster';
+    if (login === botLogin) return 'bot';
+    if (rules.excludeModerators && e.roles.moderator) return 'moderator';
+    if (rules.subscribersOnly && !e.roles.subscriber) return 'not-subscriber';
+    if (rules.minSubMonths > 0 && (!e.roles.subscriber || e.roles.subMonths < rules.minSubMonths)) return 'sub-months';
+    if (excludedLogins.size > 0 && excludedLogins.has(login)) return 'excluded-login';
+    if (recentWinners.has(e.userId)) return 'winner-cooldown';
+    if (rules.excludeFirstTimeChatters && e.roles.firstMessage) return 'first-time-chatter';
+    return undefined;
+  };
 }
 
 export interface EligibilityResult {
@@ -90,29 +111,34 @@ export function applyEligibility(
 ): EligibilityResult {
   const eligible: Entrant[] = [];
   const excluded: Partial<Record<ExclusionReason, number>> = {};
+  const why = excluder(settings.eligibility, id, recentWinners);
   for (const e of entrants) {
-    const why = exclusionOf(e, settings.eligibility, id, recentWinners);
-    if (why) excluded[why] = (excluded[why] ?? 0) + 1;
+    const reason = why(e);
+    if (reason) excluded[reason] = (excluded[reason] ?? 0) + 1;
     else eligible.push(e);
   }
+  return { eligible, excluded, rules: rulesInForce(settings, excluded) };
+}
+
+/** The rules in force and the exclusion counts, as stored in `DrawRecord.rules`. */
+export function rulesInForce(
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  excluded: Partial<Record<ExclusionReason, number>>,
+): Record<string, unknown> {
   const el = settings.eligibility;
   return {
-    eligible,
-    excluded,
-    rules: {
-      excludeBroadcaster: true,
-      excludeBot: true,
-      excludeModerators: el.excludeModerators,
-      subscribersOnly: el.subscribersOnly,
-      minSubMonths: el.minSubMonths,
-      excludeLogins: [...el.excludeLogins],
-      winnerCooldownHours: el.winnerCooldownHours,
-      excludeFirstTimeChatters: el.excludeFirstTimeChatters,
-      luck: {
-        subscriberMultiplier: settings.luck.subscriberMultiplier,
-        ...(settings.luck.tiers ? { tiers: settings.luck.tiers.map((t) => ({ ...t })) } : {}),
-      },
-      excluded,
+    excludeBroadcaster: true,
+    excludeBot: true,
+    excludeModerators: el.excludeModerators,
+    subscribersOnly: el.subscribersOnly,
+    minSubMonths: el.minSubMonths,
+    excludeLogins: [...el.excludeLogins],
+    winnerCooldownHours: el.winnerCooldownHours,
+    excludeFirstTimeChatters: el.excludeFirstTimeChatters,
+    luck: {
+      subscriberMultiplier: settings.luck.subscriberMultiplier,
+      ...(settings.luck.tiers ? { tiers: settings.luck.tiers.map((t) => ({ ...t })) } : {}),
     },
+    excluded,
   };
 }

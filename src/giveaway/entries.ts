@@ -29,18 +29,28 @@ export class Entries {
   enter(msg: ChatMessage): number {
     const { ctx } = this.e;
     if (this.e.runtime.isStopped() || msg.self) return 0;
-    if (isChannelOrBot(msg, channelIdentity(ctx.chat))) return 0;
+    let entrant: Entrant | undefined;
     let joined = 0;
     for (const s of this.e.draws.active.values()) {
       if (s.phase !== 'open' || s.entrants.has(msg.userId)) continue;
-      const entrant: Entrant = {
-        userId: msg.userId,
-        login: msg.login.toLowerCase(),
-        displayName: msg.displayName || msg.login,
-        weight: ticketWeight(msg.roles, ctx.settings.luck),
-        roles: { ...msg.roles },
-        enteredAt: ctx.clock.now(),
-      };
+      if (!entrant) {
+        if (isChannelOrBot(msg, channelIdentity(ctx.chat))) return 0;
+        entrant = {
+          userId: msg.userId,
+          login: msg.login.toLowerCase(),
+          displayName: msg.displayName || msg.login,
+          weight: ticketWeight(msg.roles, ctx.settings.luck),
+          roles: {
+            broadcaster: msg.roles.broadcaster,
+            moderator: msg.roles.moderator,
+            vip: msg.roles.vip,
+            subscriber: msg.roles.subscriber,
+            subMonths: msg.roles.subMonths,
+            firstMessage: msg.roles.firstMessage,
+          },
+          enteredAt: ctx.clock.now(),
+        };
+      }
       s.addEntrant(entrant);
       joined += 1;
       ctx.events.emit('entered', s.id, entrant, s.entrants.size);

@@ -43,7 +43,8 @@
  *    asking for k picks gives the first k picks of any longer sequence, so rerolls take the next
  *    picks. Asking for more picks than entrants gives all of them.
  *
- * The implementation uses a Fenwick tree over the weights: O(n) to build, O(log n) per pick.
+ * The implementation uses a Fenwick tree over the weights: O(n) to build, O(log n) per pick. Steps
+ * 2-3 live in canonical.ts (packed-key merge sort, one digest pass, sliceable for big draws).
  *
  * Version 2, `giftdrop-hmac-sha256-drand-v2` (beacon-fairness.ts, beacon-step.ts): steps 1-3 and
  * 5-6 are unchanged; step 4's HMAC key is not the seed but a draw key that also depends on a public
@@ -80,21 +81,16 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { RandomSource } from '../shared/random.js';
-import { GiftdropError } from '../shared/errors.js';
+import { FairnessError, canonicalise, checkWeight, runToEnd } from './canonical.js';
 import type { FrozenEntrant } from './ports.js';
+
+export { FairnessError } from './canonical.js';
 
 /** The identifier recorded in `Fairness.algorithm` for this procedure. */
 export const FAIRNESS_ALGORITHM = 'giftdrop-hmac-sha256-v1';
 
 /** Seed length in bytes. */
 export const SEED_BYTES = 32;
-
-/** Raised when fairness inputs are invalid (bad seed, duplicate entrant, bad weight...). */
-export class FairnessError extends GiftdropError {
-  constructor(message: string) {
-    super('FAIRNESS_INVALID_INPUT', message);
-  }
-}
 
 /** A source of the pick procedure's random bytes (step 4), one byte at a time. */
 export interface ByteSource {
@@ -113,28 +109,6 @@ export function newSeed(random: RandomSource): { seed: Buffer; commitment: strin
     throw new FairnessError(`random source returned ${seed.length} bytes, expected ${SEED_BYTES}`);
   }
   return { seed, commitment: commitmentOf(seed) };
-}
-
-function checkField(value: unknown, name: string, index: number): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new FairnessError(`entrant ${index}: ${name} must be a non-empty string`);
-  }
-  if (/[\t\r\n]/.test(value)) {
-    throw new FairnessError(`entrant ${index}: ${name} must not contain TAB, CR or LF`);
-  }
-  return value;
-}
-
-function checkWeight(weight: unknown, where: string): number {
-  if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight <= 0) {
-    throw new FairnessError(`${where}: weight must be a positive safe integer, got ${String(weight)}`);
-  }
-  return weight;
-}
-
-/** Code-unit order (JavaScript's default string comparison). */
-function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The canonical digest (step 3) of a list that is already in canonical order. */
@@ -161,22 +135,20 @@ export function entrantsDigest(frozen: readonly FrozenEntrant[]): string {
 export function freezeEntrants(
   entrants: readonly { userId: string; login: string; weight: number }[],
 ): { frozen: FrozenEntrant[]; digest: string } {
-  let total = 0;
-  const frozen: FrozenEntrant[] = entrants.map((e, i) => {
-    const weight = checkWeight(e.weight, `entrant ${i}`);
-    total += weight;
-    return { userId: checkField(e.userId, 'userId', i), login: checkField(e.login, 'login', i), weight };
-  });
-  if (!Number.isSafeInteger(total)) {
-    throw new FairnessError('total weight exceeds 2^53 - 1');
+  const { order, digest } = runToEnd(
+    canonicalise({
+      length: entrants.length,
+      userId: (i) => entrants[i]!.userId,
+      login: (i) => entrants[i]!.login,
+      weight: (i) => entrants[i]!.weight,
+    }),
+  );
+  const frozen: FrozenEntrant[] = new Array(order.length);
+  for (let p = 0; p < order.length; p++) {
+    const e = entrants[order[p]!]!;
+    frozen[p] = { userId: e.userId, login: e.login, weight: e.weight };
   }
-  frozen.sort((a, b) => compareIds(a.userId, b.userId));
-  for (let i = 1; i < frozen.length; i++) {
-    if (frozen[i]!.userId === frozen[i - 1]!.userId) {
-      throw new FairnessError(`duplicate entrant userId ${frozen[i]!.userId}`);
-    }
-  }
-  return { frozen, digest: entrantsDigest(frozen) };
+  return { frozen, digest };
 }
 
 /** The HMAC-SHA256 counter-mode byte stream of step 4. */
@@ -247,7 +219,7 @@ class WeightTree {
   private readonly topStep: number;
   total: number;
 
-  constructor(weights: readonly number[]) {
+  constructor(weights: ArrayLike<number>) {
     const n = weights.length;
     this.size = n;
     this.tree = new Float64Array(n + 1);
@@ -291,14 +263,26 @@ class WeightTree {
  * above the number of entrants gives all of them, `count` <= 0 gives none.
  */
 export function pickSequence(seed: Buffer, digest: string, frozen: readonly FrozenEntrant[], count: number): number[] {
+  const weights = new Float64Array(frozen.length);
+  frozen.forEach((e, i) => {
+    const w = e.weight;
+    weights[i] = Number.isSafeInteger(w) && w > 0 ? w : checkWeight(w, `frozen entrant ${i}`);
+  });
+  return pickSequenceOfWeights(seed, digest, weights, count);
+}
+
+/**
+ * pickSequence over the weights of a canonical list (position p = the entrant at canonical
+ * position p), for callers that hold the list in columns. Weights must be positive safe integers.
+ */
+export function pickSequenceOfWeights(seed: Buffer, digest: string, weights: ArrayLike<number>, count: number): number[] {
   const stream = new HmacByteStream(seed, digest);
-  const weights = frozen.map((e, i) => checkWeight(e.weight, `frozen entrant ${i}`));
   const tree = new WeightTree(weights);
   if (!Number.isSafeInteger(tree.total)) {
     throw new FairnessError('total weight exceeds 2^53 - 1');
   }
   if (Number.isNaN(count)) throw new FairnessError('pick count must be a number');
-  const wanted = Math.max(0, Math.min(Math.floor(count), frozen.length));
+  const wanted = Math.max(0, Math.min(Math.floor(count), weights.length));
   const picks: number[] = [];
   while (picks.length < wanted) {
     const r = uniformBelow(stream, tree.total);

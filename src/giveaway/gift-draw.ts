@@ -139,7 +139,7 @@ export async function runFinish(
 export function mapFourthwallWinners(
   ours: readonly Winner[],
   draw: GiftDrawInfo,
-  entrants: ReadonlyMap<string, Entrant>,
+  entrants: { findByLogin(login: string): Entrant | undefined },
 ): Winner[] {
   const withWinner = draw.gifts.filter((g) => g.winner);
   const used = new Set<number>();
@@ -170,7 +170,7 @@ export function mapFourthwallWinners(
       }
       continue;
     }
-    const entrant = [...entrants.values()].find((e) => e.login.toLowerCase() === name.toLowerCase());
+    const entrant = entrants.findByLogin(name);
     out.push(
       withGift(
         {

@@ -6,30 +6,32 @@
  * one winner), which is what verify.ts recomputes. Does not: decide eligibility, persist, or talk
  * to anyone.
  */
-import { pickSequence } from './fairness.js';
+import { pickSequenceOfWeights } from './fairness.js';
 import { pickKey } from './beacon-fairness.js';
+import type { FrozenList } from './frozen-list.js';
 import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './ports.js';
 
-/** The first `count` picks as (entrant, position) pairs. */
-export function firstPicks(
-  seed: Buffer,
-  digest: string,
-  frozen: readonly FrozenEntrant[],
-  count: number,
-): { entrant: FrozenEntrant; pick: number }[] {
-  return pickSequence(seed, digest, frozen, count).map((index, pick) => ({ entrant: frozen[index]!, pick }));
+/** The first `count` picks over a frozen list as (entrant, position) pairs. */
+/** `key`: the seed (procedure v1) or the draw key derived with the beacon (v2, beacon-fairness.ts). */
+export function firstPicks(key: Buffer, frozen: FrozenList, count: number): { entrant: FrozenEntrant; pick: number }[] {
+  return pickSequenceOfWeights(key, frozen.digest, frozen.weights, count).map((index, pick) => ({
+    entrant: frozen.entrant(index),
+    pick,
+  }));
 }
 
 /** The next unused pick of a closed draw, or undefined when everybody has been picked. */
-export function nextPick(record: DrawRecord, seed: Buffer): { entrant: FrozenEntrant; pick: number } | undefined {
-  const frozen = record.frozenEntrants ?? [];
-  const digest = record.fairness.entrantsDigest;
-  if (!digest) return undefined;
+export function nextPick(
+  record: DrawRecord,
+  frozen: FrozenList | undefined,
+  seed: Buffer,
+): { entrant: FrozenEntrant; pick: number } | undefined {
+  if (!frozen || !frozen.digest) return undefined;
   const position = record.winners.length + (record.rerolls?.length ?? 0);
   if (position >= frozen.length) return undefined;
-  const seq = pickSequence(pickKey(record, seed), digest, frozen, position + 1);
+  const seq = pickSequenceOfWeights(pickKey(record, seed), frozen.digest, frozen.weights, position + 1);
   const index = seq[position];
-  return index === undefined ? undefined : { entrant: frozen[index]!, pick: position };
+  return index === undefined ? undefined : { entrant: frozen.entrant(index), pick: position };
 }
 
 /**
@@ -38,13 +40,14 @@ export function nextPick(record: DrawRecord, seed: Buffer): { entrant: FrozenEnt
  */
 export function replaceWinner(
   record: DrawRecord,
+  frozen: FrozenList | undefined,
   seed: Buffer,
   userId: string,
   meta: { at: string; reason: RerollRecord['reason']; byUserId?: string; displayNameOf(userId: string): string | undefined; claimPending: boolean },
 ): { old: Winner; winner: Winner } | undefined {
   const slot = record.winners.findIndex((w) => w.userId === userId);
   if (slot < 0) return undefined;
-  const next = nextPick(record, seed);
+  const next = nextPick(record, frozen, seed);
   if (!next) return undefined;
   const old = record.winners[slot]!;
   const winner: Winner = {

@@ -241,6 +241,27 @@ export interface FrozenEntrant {
   weight: number;
 }
 
+/**
+ * A frozen entrant list in canonical order, read by position without materialising it (the
+ * engine keeps big lists in columns; a FrozenEntrant[] is adapted by `frozenRowsOf`).
+ */
+export interface FrozenRows {
+  readonly length: number;
+  userId(i: number): string;
+  login(i: number): string;
+  weight(i: number): number;
+}
+
+/** A FrozenEntrant[] as FrozenRows. */
+export function frozenRowsOf(list: readonly FrozenEntrant[]): FrozenRows {
+  return {
+    length: list.length,
+    userId: (i) => list[i]!.userId,
+    login: (i) => list[i]!.login,
+    weight: (i) => list[i]!.weight,
+  };
+}
+
 export interface RerollRecord {
   at: string;
   replacedUserId: string;
@@ -267,7 +288,11 @@ export interface DrawRecord {
   entrants: number;
   winners: Winner[];
   fairness: Fairness;
-  /** The frozen entrant list (set at close; needed by verify). */
+  /**
+   * The frozen entrant list, on records read from storage (getDraw; needed by verify). The engine
+   * keeps a closed draw's list beside the record (DrawSession.frozen), so snapshots and event
+   * payloads never carry it.
+   */
   frozenEntrants?: FrozenEntrant[];
   /** Eligibility and luck rules in force, recorded at draw time. */
   rules?: Record<string, unknown>;
@@ -297,8 +322,11 @@ export interface DrawRecord {
  * history size); records are written on state changes.
  */
 export interface DrawRepository {
-  /** Creates or replaces a draw record. */
-  saveDraw(record: DrawRecord): Promise<void>;
+  /**
+   * Creates or replaces a draw record. The frozen entrant list comes either in
+   * `record.frozenEntrants` or, for lists the engine holds in columns, as `frozen` (which wins).
+   */
+  saveDraw(record: DrawRecord, frozen?: FrozenRows): Promise<void>;
   getDraw(id: string): Promise<DrawRecord | undefined>;
   /** Draws with status open or drawing, with their journaled entrants. */
   openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]>;

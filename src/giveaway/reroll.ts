@@ -40,7 +40,7 @@ export class Reroller {
     if (s.phase === 'done' && r.status === 'cancelled') return { ok: false, message: 'That giveaway was cancelled.' };
     const old = r.winners.find((w) => w.login.toLowerCase() === name)!;
     const inClaim = s.phase === 'claim';
-    const swap = replaceWinner(r, s.seed, old.userId, {
+    const swap = replaceWinner(r, s.frozen, s.seed, old.userId, {
       at: isoNow(ctx.clock),
       reason: 'command',
       byUserId: by.userId,

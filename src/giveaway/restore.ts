@@ -87,7 +87,7 @@ export class Restorer {
       this.claims.resume(s, Date.parse(record.claim.deadline), now);
       return;
     }
-    if (record.winners.length && record.frozenEntrants) {
+    if (record.winners.length && s.frozen) {
       void runtime.track(this.finalizer.finalize(s));
       return;
     }

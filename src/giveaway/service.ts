@@ -35,6 +35,7 @@ import { ClaimWindow } from './claim-window.js';
 import type { GiveawayDeps, GiveawayEventMap } from './context.js';
 import { Drawing } from './drawing.js';
 import type { Engine } from './engine.js';
+import type { EntrantTable } from './entrant-table.js';
 import { Entries } from './entries.js';
 import { Finalizer } from './finalize.js';
 import { LinkFlow, type ActionResult } from './link-flow.js';
@@ -54,7 +55,8 @@ export type { ActionResult } from './link-flow.js';
 export interface DrawView {
   readonly record: Readonly<DrawRecord>;
   readonly phase: SessionPhase;
-  readonly entrants: ReadonlyMap<string, Entrant>;
+  /** The draw's entrants (read-only; EntrantTable holds them in columns). */
+  readonly entrants: Pick<EntrantTable, 'size' | 'get' | 'values'>;
   /** Open, picking, in a claim window or finalizing (false: recently closed). */
   readonly active: boolean;
 }
@@ -137,6 +139,11 @@ export class GiveawayService {
   /** Draws open for entries or being drawn. */
   openDrawCount(): number {
     return this.e.draws.active.size;
+  }
+
+  /** Distinct entrants of an active draw (undefined when it is not active). */
+  entrantCount(drawId: string): number | undefined {
+    return this.e.draws.active.get(drawId)?.entrants.size;
   }
 
   // Fourthwall events

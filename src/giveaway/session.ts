@@ -7,17 +7,24 @@
  *
  * Contract: `phase` only moves forward and every transition is made synchronously by the caller
  * before any await, so two triggers (timer and command) can never both act. `persist` writes
- * snapshots in call order. Does not talk to chat or the shop.
+ * snapshots in call order. Entrants are held in columns (entrant-table.ts) and the frozen list of
+ * a closed draw as a FrozenList beside the record, never inside it: `record.frozenEntrants` of a
+ * record handed in (from storage) is moved into `frozen`, so snapshots and events stay small and
+ * `persist` passes the list to the repository separately. Does not talk to chat or the shop.
  */
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { snapshot } from './context.js';
+import { EntrantTable } from './entrant-table.js';
+import { FrozenList } from './frozen-list.js';
 import type { DrawRecord, DrawRepository, Entrant } from './ports.js';
 
 export type SessionPhase = 'open' | 'picking' | 'claim' | 'finalizing' | 'done';
 
 export class DrawSession {
   readonly record: DrawRecord;
-  readonly entrants = new Map<string, Entrant>();
+  readonly entrants: EntrantTable;
+  /** The frozen entrant list once entries closed (or as loaded from storage). */
+  frozen: FrozenList | undefined;
   readonly seed: Buffer;
   phase: SessionPhase;
   /** Entrants since the last batched acknowledgement. */
@@ -29,8 +36,12 @@ export class DrawSession {
     this.record = record;
     this.seed = seed;
     this.phase = phase;
-    for (const e of entrants) if (!this.entrants.has(e.userId)) this.entrants.set(e.userId, e);
+    this.entrants = new EntrantTable(entrants);
     if (this.entrants.size > record.entrants) record.entrants = this.entrants.size;
+    if (record.frozenEntrants) {
+      this.frozen = FrozenList.fromStored(record.frozenEntrants, record.fairness.entrantsDigest ?? '');
+      delete record.frozenEntrants;
+    }
   }
 
   get id(): string {
@@ -48,15 +59,14 @@ export class DrawSession {
 
   /** Adds an entrant once per user id; false when already in. */
   addEntrant(e: Entrant): boolean {
-    if (this.entrants.has(e.userId)) return false;
-    this.entrants.set(e.userId, e);
+    if (!this.entrants.add(e)) return false;
     this.record.entrants = this.entrants.size;
     this.unacknowledged += 1;
     return true;
   }
 
   displayNameOf(userId: string): string | undefined {
-    return this.entrants.get(userId)?.displayName;
+    return this.entrants.displayNameOf(userId);
   }
 
   /** Runs `fn` at `atMs` on `clock` unless the timers are cleared first. */
@@ -82,7 +92,8 @@ export class DrawSession {
   /** Saves a snapshot of the record after every earlier save; rejects if this save fails. */
   persist(repo: DrawRepository): Promise<void> {
     const copy = snapshot(this.record);
-    const done = this.saving.then(() => repo.saveDraw(copy));
+    const frozen = this.frozen;
+    const done = this.saving.then(() => repo.saveDraw(copy, frozen));
     this.saving = done.catch(() => undefined);
     return done;
   }

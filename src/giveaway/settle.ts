@@ -27,7 +27,7 @@ export class Settler {
     r.closedAt = isoNow(ctx.clock);
     r.finishInFlight = false;
     delete r.failure;
-    if (r.frozenEntrants) s.reveal();
+    if (s.frozen) s.reveal();
     s.phase = 'done';
     this.e.draws.retire(s);
     ctx.logger.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
@@ -91,7 +91,7 @@ export class Settler {
     r.failure = { reason, at: isoNow(ctx.clock) };
     r.closedAt = isoNow(ctx.clock);
     r.finishInFlight = false;
-    if (r.frozenEntrants) s.reveal();
+    if (s.frozen) s.reveal();
     this.e.draws.retire(s);
     ctx.logger.error({ drawId: s.id, reason, err: cause }, 'draw failed');
     const winners = r.winners.length ? ` Winners: ${r.winners.map((w) => `@${w.login}`).join(', ')}.` : '';

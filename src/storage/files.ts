@@ -77,16 +77,17 @@ export interface WriteOptions {
 }
 
 /**
- * Writes `data` to `file` durably: temp file (0600), fsync, rename over `file`, fsync of the
- * directory. A crash leaves either the old or the new content, and a power cut after it resolves
- * keeps the new one.
+ * Writes `data` (a string, or chunks written in order) to `file` durably: temp file (0600), fsync,
+ * rename over `file`, fsync of the directory. A crash leaves either the old or the new content,
+ * and a power cut after it resolves keeps the new one.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | readonly Uint8Array[], options: WriteOptions = {}): Promise<void> {
   const temp = tempName(file);
   try {
     const handle = await open(temp, 'wx', FILE_MODE);
     try {
-      await handle.writeFile(data, 'utf8');
+      if (typeof data === 'string') await handle.writeFile(data, 'utf8');
+      else for (const chunk of data) await handle.writeFile(chunk);
       await handle.sync();
     } finally {
       await handle.close();
@@ -155,7 +156,7 @@ async function quarantineName(file: string, nowMs: number): Promise<string> {
  * Replaces a damaged `file` by `data` (durably) and keeps the damaged content as
  * `<file>.corrupt-<timestamp>`; at no moment is `file` missing. Returns the kept copy's path.
  */
-export async function replaceKeepingDamaged(file: string, data: string | Uint8Array, nowMs: number): Promise<string> {
+export async function replaceKeepingDamaged(file: string, data: string | readonly Uint8Array[], nowMs: number): Promise<string> {
   const target = await quarantineName(file, nowMs);
   try {
     await link(file, target);

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Entrant } from '../giveaway/ports.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
+import { entrantLine } from './entrant-line.js';
 import { StorageError } from './errors.js';
 import { FILE_MODE, fileStem, idFromStem, quarantineFile, readIfExists, replaceKeepingDamaged, writeFileAtomic } from './files.js';
 import { entrantSchema } from './schemas.js';
@@ -92,7 +93,7 @@ export class EntryJournal {
   append(drawId: string, entrant: Entrant): void {
     if (this.closed) throw new StorageError('STORAGE_CLOSED', 'entry journal is closed');
     fileStem(drawId);
-    const line = JSON.stringify(entrant) + '\n';
+    const line = entrantLine(entrant) + '\n';
     const buffer = this.buffers.get(drawId);
     if (buffer) buffer.push(line);
     else this.buffers.set(drawId, [line]);

@@ -29,13 +29,14 @@
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
-import type { DrawRecord, DrawRepository, Entrant, FrozenEntrant } from '../giveaway/ports.js';
+import { frozenRowsOf, type DrawRecord, type DrawRepository, type Entrant, type FrozenEntrant, type FrozenRows } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
 import { fileStem, mkdirPrivate, parseJsonFile, quarantineFile, readIfExists, removeStaleTemps, writeFileAtomic } from './files.js';
 import { DurableHistoryFile, loadHistory } from './history-file.js';
+import { entrantsFileChunks } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
 import {
@@ -81,7 +82,7 @@ export class FileDrawRepository implements DrawRepository {
   private readonly byId = new Map<string, StoredRecord>();
   private readonly seeds: SeedVault;
   /** Key (digest:length or array identity) of the entrants file last written, per draw. */
-  private readonly frozenWritten = new Map<string, string | FrozenEntrant[]>();
+  private readonly frozenWritten = new Map<string, string | FrozenRows>();
   private saves: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -160,7 +161,7 @@ export class FileDrawRepository implements DrawRepository {
    * only when the list changes); saving a record without one keeps the stored list. Reaching
    * finished/cancelled/failed deletes the draw's entry journal. Saves are applied in call order.
    */
-  saveDraw(record: DrawRecord): Promise<void> {
+  saveDraw(record: DrawRecord, frozenRows?: FrozenRows): Promise<void> {
     try {
       this.assertWritable();
     } catch (err) {
@@ -184,23 +185,19 @@ export class FileDrawRepository implements DrawRepository {
     } catch (err) {
       return Promise.reject(err);
     }
-    const run = this.saves.then(() => this.applySave(stored, frozenEntrants, pendingSeed));
+    const frozen = frozenRows ?? (frozenEntrants ? frozenRowsOf(frozenEntrants) : undefined);
+    const run = this.saves.then(() => this.applySave(stored, frozen, pendingSeed));
     this.saves = run.catch(() => undefined);
     return run;
   }
 
-  private async applySave(stored: StoredRecord, frozen: FrozenEntrant[] | undefined, pendingSeed?: string): Promise<void> {
+  private async applySave(stored: StoredRecord, frozen: FrozenRows | undefined, pendingSeed?: string): Promise<void> {
     const sealed = stored.fairness.seed !== undefined || FINAL_STATUSES.has(stored.status);
     if (pendingSeed !== undefined && !sealed) await this.seeds.put(stored.id, pendingSeed);
     if (frozen) {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
-        const body = {
-          version: 1,
-          drawId: stored.id,
-          entrants: frozen.map((e) => [e.userId, e.login, e.weight]),
-        };
-        await writeFileAtomic(this.entrantsFile(stored.id), JSON.stringify(body));
+        await writeFileAtomic(this.entrantsFile(stored.id), await entrantsFileChunks(stored.id, frozen));
         this.frozenWritten.set(stored.id, key);
       }
     }

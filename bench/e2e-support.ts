@@ -1,0 +1,182 @@
+/**
+ * What the end-to-end benchmarks share: the whole product on this machine (startLocalStack: the
+ * Fourthwall sandbox, the chat sandbox and the real bot with its file storage, journal and HTTP
+ * server, all on 127.0.0.1), opening a real gift draw through a sandbox purchase and its signed
+ * webhook, entering viewers through the engine's real entry call, probing `/healthz` from a
+ * worker thread (its own event loop, so a stalled bot shows as slow answers), and the event
+ * loop's worst delay. `BENCH_QUICK=1` shrinks the sizes for a smoke run (rows say so).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { startLocalStack, type LocalStack } from '../src/app/local-stack.js';
+import { loadConfig } from '../src/config/index.js';
+import { fileSchema } from '../src/config/schema.js';
+import type { DrawRecord } from '../src/giveaway/ports.js';
+import { silentLogger } from '../src/logging/index.js';
+import type { RequestRecord } from '../src/sandbox/fourthwall/index.js';
+import { noRoles, type ChatMessage } from '../src/shared/chat.js';
+
+export const QUICK = process.env['BENCH_QUICK'] === '1';
+
+export function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * Memory held after collecting garbage (gc three times, letting finalizers run in between): the
+ * JS heap plus ArrayBuffer memory (typed-array columns live there, outside heapUsed).
+ */
+export async function heldMemory(): Promise<{ heap: number; arrayBuffers: number }> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await nextTurn();
+  }
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, arrayBuffers: m.arrayBuffers };
+}
+
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** The machine's 1-minute load average, for the detail column (2 cores shared with other work). */
+export function loadNote(): string {
+  return `load ${loadavg()[0]!.toFixed(1)}`;
+}
+
+export interface BenchStack extends LocalStack {
+  dataDir: string;
+  /** Stops everything and removes the data directory. */
+  dispose(): Promise<void>;
+}
+
+/** The whole product with a temporary data directory; the shop is live so gifts can be bought. */
+export async function startBenchStack(drawSeconds = 3600): Promise<BenchStack> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
+  try {
+    const base = loadConfig({ env: { DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: 'warn' }, dotenv: false, cwd: dataDir });
+    const config = { ...base, settings: fileSchema.parse({}) };
+    const stack = await startLocalStack({
+      config,
+      logger: silentLogger(),
+      operator: { notify: () => undefined },
+      fourthwall: { drawDurationSeconds: drawSeconds },
+      chat: { botIsMod: true },
+    });
+    stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
+    return {
+      ...stack,
+      dataDir,
+      async dispose() {
+        await stack.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Buys `gifts` gifts at the sandbox and waits until the bot opened the draw (webhook path). */
+export async function openGiftDraw(s: BenchStack, gifts: number): Promise<string> {
+  const opened = new Promise<DrawRecord>((resolve) => s.bot.service.events.once('draw-opened', resolve));
+  const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: gifts, username: 'bench_fan' });
+  const record = await opened;
+  if (record.id !== draw['id']) throw new Error(`bench: opened ${record.id}, expected ${String(draw['id'])}`);
+  return record.id;
+}
+
+/** A chat message as TwitchChat hands it to the command layer. */
+export function enterMessage(i: number, channel: string): ChatMessage {
+  const login = `viewer${i}`;
+  return {
+    id: `m${i}`,
+    channel,
+    userId: String(300_000_000 + ((i * 7_919) % 100_000_000)),
+    login,
+    displayName: `Viewer${i}`,
+    text: '!enter',
+    roles: i % 5 === 0 ? { ...noRoles, subscriber: true, subMonths: 1 + (i % 24) } : noRoles,
+    bits: 0,
+    action: false,
+    sentAt: Date.now(),
+    self: false,
+  };
+}
+
+/** Enters `count` distinct viewers through GiveawayService.enter, yielding between chunks. */
+export async function enterViewers(s: BenchStack, from: number, count: number): Promise<void> {
+  const channel = s.chatServer.channel;
+  for (let i = from; i < from + count; i++) {
+    s.bot.service.enter(enterMessage(i, channel));
+    if (i % 5_000 === 4_999) await nextTurn();
+  }
+  await s.bot.repo.flush();
+}
+
+/** Tracks the event loop's worst delay between `start` and `stop`. */
+export class LoopDelay {
+  private readonly h: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });
+  start(): void {
+    this.h.reset();
+    this.h.enable();
+  }
+  /** Stops and returns the worst delay in ms. */
+  stop(): number {
+    this.h.disable();
+    return this.h.max / 1e6;
+  }
+}
+
+const PROBER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const samples = [];
+let stop = false;
+parentPort.on('message', () => { stop = true; });
+function probe() {
+  if (stop) { agent.destroy(); parentPort.postMessage(samples); return; }
+  const t = performance.now();
+  const req = http.get(workerData.url, { agent }, (res) => {
+    res.resume();
+    res.on('end', () => { samples.push(performance.now() - t); setTimeout(probe, workerData.everyMs); });
+  });
+  req.on('error', () => { samples.push(Infinity); setTimeout(probe, workerData.everyMs); });
+}
+probe();
+`;
+
+/** GETs `url` every `everyMs` from a worker thread until stopped; returns the latencies (ms). */
+export function startProber(url: string, everyMs = 10): { stop(): Promise<number[]> } {
+  const worker = new Worker(PROBER, { eval: true, workerData: { url, everyMs } });
+  const done = new Promise<number[]>((resolve, reject) => {
+    worker.once('message', (samples: number[]) => resolve(samples));
+    worker.once('error', reject);
+  });
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      const samples = await done;
+      await worker.terminate();
+      return samples;
+    },
+  };
+}
+
+/** The sandbox's log of finish calls for `drawId`. */
+export function finishCalls(fw: LocalStack['fourthwall'], drawId: string): RequestRecord[] {
+  return fw.control.requests.filter((r) => r.operation === 'finishDraw' && r.path.includes(`/gifting/draw/${drawId}/`));
+}

@@ -1,0 +1,104 @@
+/**
+ * Freezing an open draw's entrants at close, at any size, without blocking the event loop:
+ * eligibility over the entrant table's columns, then the canonical list (canonical.ts) of the
+ * eligible rows, all in slices that yield to I/O.
+ *
+ * Contract: the result is what applyEligibility + freezeEntrants give for the same entrants (same
+ * eligible set, same order, same digest, same rules record), computed without one object per
+ * entrant. Throws FairnessError on invalid entrants. Does not: reveal the seed, pick winners or
+ * persist.
+ */
+import { canonicalise, runSliced, type Canonical, type EntrantRows, type Steps } from './canonical.js';
+import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
+import type { EntrantTable } from './entrant-table.js';
+import { FrozenList } from './frozen-list.js';
+import type { GiveawaySettings } from './settings.js';
+import { unpackRoles } from './entrant-table.js';
+
+export interface FreezeResult {
+  frozen: FrozenList;
+  excluded: Partial<Record<ExclusionReason, number>>;
+  /** For DrawRecord.rules. */
+  rules: Record<string, unknown>;
+}
+
+const CHUNK = 4096;
+
+/** The eligible rows of `table` as EntrantRows (positions into a row list). */
+function rowsOf(table: EntrantTable, rows: Uint32Array): EntrantRows {
+  return {
+    length: rows.length,
+    userId: (i) => table.userIdAt(rows[i]!),
+    login: (i) => table.loginAt(rows[i]!),
+    weight: (i) => table.weightAt(rows[i]!),
+  };
+}
+
+type Why = ReturnType<typeof excluder>;
+
+/**
+ * Eligibility of rows [start, end) (a plain function: V8 optimises loops here, not inside the
+ * generator): eligible rows go to `eligible` from `count`; returns the new count.
+ */
+function sieve(
+  table: EntrantTable,
+  why: Why,
+  excluded: Partial<Record<ExclusionReason, number>>,
+  eligible: Uint32Array,
+  count: number,
+  start: number,
+  end: number,
+): number {
+  // One reused candidate; roles are rebuilt only when a row's flags differ from the last row's.
+  let bits = -1;
+  let months = -1;
+  const candidate = { userId: '', login: '', roles: unpackRoles(0, 0) };
+  for (let row = start; row < end; row++) {
+    const b = table.roleBitsAt(row);
+    const m = table.subMonthsAt(row);
+    if (b !== bits || m !== months) {
+      candidate.roles = unpackRoles(b, m);
+      bits = b;
+      months = m;
+    }
+    candidate.userId = table.userIdAt(row);
+    candidate.login = table.loginAt(row);
+    const reason = why(candidate);
+    if (reason) excluded[reason] = (excluded[reason] ?? 0) + 1;
+    else eligible[count++] = row;
+  }
+  return count;
+}
+
+/** The freeze as steps (see runSliced / runToEnd in canonical.ts). */
+export function* freezeSteps(
+  table: EntrantTable,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  id: ChannelIdentity,
+  recentWinners: ReadonlySet<string>,
+): Steps<FreezeResult> {
+  const why = excluder(settings.eligibility, id, recentWinners);
+  const excluded: Partial<Record<ExclusionReason, number>> = {};
+  const n = table.size;
+  const eligible = new Uint32Array(n);
+  let count = 0;
+  for (let start = 0; start < n; start += CHUNK) {
+    count = sieve(table, why, excluded, eligible, count, start, Math.min(n, start + CHUNK));
+    yield;
+  }
+  const rows = eligible.subarray(0, count);
+  const source = rowsOf(table, rows);
+  const canonical: Canonical = yield* canonicalise(source);
+  return { frozen: FrozenList.of(source, canonical), excluded, rules: rulesInForce(settings, excluded) };
+}
+
+/** Freezes `table` at close on the event loop, yielding whenever a slice has run `budgetMs`. */
+export function freezeEntrantTable(
+  table: EntrantTable,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  id: ChannelIdentity,
+  recentWinners: ReadonlySet<string>,
+  budgetMs?: number,
+): Promise<FreezeResult> {
+  return runSliced(freezeSteps(table, settings, id, recentWinners), budgetMs);
+}

@@ -1,0 +1,71 @@
+/**
+ * The frozen entrant list of a closed draw as the engine holds it: positions into the rows it was
+ * frozen from (an entrant table, or a stored list), the weights in canonical order and the digest.
+ * Nothing is copied per entrant, so snapshots, saves and events never carry a million objects.
+ *
+ * Contract: position p is the entrant at canonical position p (fairness.ts step 2); `digest` is
+ * the entrants digest of exactly this list. Rows are read through the source, which must not
+ * change afterwards (entrant tables only grow while open; a closed draw's table is final).
+ * Does not: validate (canonical.ts did at close) or store anything.
+ */
+import { runToEnd, canonicalise, type Canonical, type EntrantRows } from './canonical.js';
+import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from './ports.js';
+
+export class FrozenList implements FrozenRows {
+  constructor(
+    private readonly source: EntrantRows,
+    private readonly order: Uint32Array,
+    /** Weight at each canonical position. */
+    readonly weights: Float64Array,
+    readonly digest: string,
+  ) {}
+
+  /** The list of `canonical` (canonical.ts) over `source`. */
+  static of(source: EntrantRows, canonical: Canonical): FrozenList {
+    return new FrozenList(source, canonical.order, canonical.weights, canonical.digest);
+  }
+
+  /** A stored list already in canonical order with its recorded digest (not re-checked). */
+  static fromStored(list: readonly FrozenEntrant[], digest: string): FrozenList {
+    const order = new Uint32Array(list.length);
+    const weights = new Float64Array(list.length);
+    for (let i = 0; i < list.length; i++) {
+      order[i] = i;
+      weights[i] = list[i]!.weight;
+    }
+    return new FrozenList(frozenRowsOf(list), order, weights, digest);
+  }
+
+  /** Freezes a plain list synchronously (validates, sorts, digests). */
+  static freeze(list: readonly FrozenEntrant[]): FrozenList {
+    const rows = frozenRowsOf(list);
+    return FrozenList.of(rows, runToEnd(canonicalise(rows)));
+  }
+
+  get length(): number {
+    return this.order.length;
+  }
+
+  userId(p: number): string {
+    return this.source.userId(this.order[p]!);
+  }
+
+  login(p: number): string {
+    return this.source.login(this.order[p]!);
+  }
+
+  weight(p: number): number {
+    return this.weights[p]!;
+  }
+
+  entrant(p: number): FrozenEntrant {
+    return { userId: this.userId(p), login: this.login(p), weight: this.weights[p]! };
+  }
+
+  /** The whole list as objects (small lists, tests and exports only). */
+  toArray(): FrozenEntrant[] {
+    const out: FrozenEntrant[] = new Array(this.length);
+    for (let p = 0; p < this.length; p++) out[p] = this.entrant(p);
+    return out;
+  }
+}
