@@ -30,6 +30,7 @@ import { basicOnlyNotice, pinnedShopId, startCatchUp } from './catch-up.js';
 import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { consoleOperator } from './operator-console.js';
+import { twitchApiFor, type TwitchApi } from './twitch-api.js';
 
 export interface BotOptions {
   config: Config;
@@ -48,6 +49,8 @@ export interface BotOptions {
   events?: { clock?: Clock; retryBaseMs?: number; pollIntervalMs?: number; forcePoll?: boolean };
   /** Wraps the draw storage the engine uses (fault-injection tests). */
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
+  /** Twitch API tuning (tests: short retry backoff). */
+  twitchApi?: { retryDelaysMs?: readonly number[] };
 }
 
 export interface Bot {
@@ -69,6 +72,8 @@ export interface Bot {
   readonly webhookTypes: readonly string[];
   /** The overlay and the dashboard (src/web). */
   readonly pages: OperatorPages;
+  /** The Twitch API features (only with TWITCH_CLIENT_ID). */
+  readonly twitchApi?: TwitchApi;
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
   stop(reason?: string): Promise<void>;
@@ -150,17 +155,18 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
-  const service = new GiveawayService({ chat, shop, repo: engineRepo, clock, random, logger, settings, operator });
+  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, ...options.twitchApi });
+  const service = new GiveawayService({ chat, shop, repo: engineRepo, clock, random, logger, settings, operator, ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}) });
   const streaming = new StreamingService({ shop, chat, logger });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
   const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
   registry.register(enterCommand(service, names.names.enter, names.aliases.enter ?? []));
-  const gw = giveawayCommand(service, names.names.giveaway, names.aliases.giveaway ?? []);
+  const gw = giveawayCommand(service, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
   registry.register(claimCommand(service, names.names.claim, names.aliases.claim ?? []));
-  registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? []));
+  registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
   registerShopCommands(registry, shopFeatures, config);
 
   chat.on('message', (msg) => {
@@ -258,6 +264,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await service.stop().catch(() => undefined);
     await shopFeatures.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
+    await twitchApi?.stop().catch(() => undefined);
     await twitchAuth.close();
     await repo.close().catch(() => undefined);
     await client.close().catch(() => undefined);
@@ -267,7 +274,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
-  if (file.streaming.autoStart) {
+  void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start'));
+  if (file.streaming.autoStart && !twitchApi?.watch) {
     try {
       await streaming.goLive();
     } catch (err) {
@@ -313,6 +321,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);
       await withTimeout(chat.flush(), DRAIN_MS);
       await chat.disconnect().catch(() => undefined);
+      await twitchApi?.stop().catch((err) => log.warn({ err }, 'Twitch API stop failed'));
       await twitchAuth.close();
       await client.close().catch(() => undefined);
       log.info('stopped');
@@ -332,6 +341,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     shop: shopFeatures,
     webhookTypes,
     pages: operatorPages,
+    ...(twitchApi ? { twitchApi } : {}),
     health,
     stop,
   };

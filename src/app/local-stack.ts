@@ -1,6 +1,6 @@
 /**
  * A whole giftdrop stack on this machine: the local Fourthwall sandbox, the local Twitch chat
- * server, and the real bot connected to both through the same code paths as live mode (real
+ * server (with the local Helix API mounted on its port under /helix), and the real bot connected to both through the same code paths as live mode (real
  * sockets, signed webhooks registered through the API). Sandbox mode runs on it, and so do the
  * end-to-end tests.
  */
@@ -12,6 +12,8 @@ import type { Clock } from '../shared/clock.js';
 import type { RandomSource } from '../shared/random.js';
 import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../sandbox/fourthwall/index.js';
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
+import { SandboxHelix, type SandboxHelixOptions } from '../sandbox/helix/index.js';
+import { systemClock } from '../shared/clock.js';
 import type { OutboxLimits } from '../twitch/index.js';
 import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from './bot.js';
 
@@ -27,15 +29,19 @@ export interface LocalStackOptions {
   fourthwall?: FourthwallSandboxOptions;
   chat?: ChatServerOptions;
   outbox?: Partial<OutboxLimits>;
+  /** The local Helix API (rate limit); `prepare` runs before the bot starts (e.g. the broadcaster is live). */
+  helix?: Pick<SandboxHelixOptions, 'ratePerMinute'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository'>;
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi'>;
 }
 
 export interface LocalStack {
   fourthwall: FourthwallSandbox;
   chatServer: ChatServer;
+  /** The local Helix API on the chat server's port (users, follows, streams). */
+  helix: SandboxHelix;
   bot: Bot;
   config: Config;
   /** Stops the bot (cleanly), then both servers. */
@@ -53,6 +59,7 @@ export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatSe
       token: `oauth:${chat.token}`,
       ircUrl: chat.url,
       authUrl: chat.authUrl,
+      apiUrl: chat.authUrl.replace(/\/oauth2$/, '/helix'),
       refreshToken: chat.refreshToken,
       clientId: chat.clientId,
       clientSecret: chat.clientSecret,
@@ -75,7 +82,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const fourthwall = await startFourthwallSandbox({ logger: sandboxLogger, ...options.fourthwall });
   let chatServer: ChatServer | undefined;
   try {
-    chatServer = await startChatServer({ logger: sandboxLogger, ...options.chat });
+    chatServer = await startChatServer({
+      logger: sandboxLogger,
+      scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
+      ...options.chat,
+    });
+    const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...options.helix });
+    helix.setUser(chatServer.channelId, chatServer.channel);
+    chatServer.mount((req, res) => helix.handle(req, res));
+    options.helix?.prepare?.(helix, chatServer);
     const config = configForLocal(options.config, fourthwall, chatServer);
     const bot = await startBot({
       config,
@@ -98,6 +113,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     return {
       fourthwall,
       chatServer: chat,
+      helix,
       bot,
       config,
       async close() {

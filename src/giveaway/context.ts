@@ -11,6 +11,7 @@ import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
 import type { ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
+import type { AccountGate } from './account-rules.js';
 
 /** Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets). */
 export interface GiveawayEventMap {
@@ -42,6 +43,8 @@ export interface GiveawayDeps {
   logger: Logger;
   settings: GiveawaySettings;
   operator: OperatorPort;
+  /** Account rules checked with Twitch at close (optional: without it only the chat rules apply). */
+  accounts?: AccountGate;
 }
 
 export interface EngineContext extends GiveawayDeps {

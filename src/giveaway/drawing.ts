@@ -49,7 +49,8 @@ export class Drawing {
       const hours = ctx.settings.eligibility.winnerCooldownHours;
       const recentWinners =
         hours > 0 ? await ctx.repo.recentWinnerIds(ctx.clock.now() - hours * 3_600_000) : new Set<string>();
-      const elig = applyEligibility([...s.entrants.values()], ctx.settings, channelIdentity(ctx.chat), recentWinners);
+      const chatRules = applyEligibility([...s.entrants.values()], ctx.settings, channelIdentity(ctx.chat), recentWinners);
+      const elig = ctx.accounts ? await ctx.accounts.apply(chatRules, s.id) : chatRules;
       const { frozen, digest } = freezeEntrants(
         elig.eligible.map((e) => ({ userId: e.userId, login: e.login, weight: e.weight })),
       );
