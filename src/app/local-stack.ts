@@ -30,7 +30,7 @@ export interface LocalStackOptions {
   chat?: ChatServerOptions;
   outbox?: Partial<OutboxLimits>;
   /** The local Helix API (rate limit); `prepare` runs before the bot starts (e.g. the broadcaster is live). */
-  helix?: Pick<SandboxHelixOptions, 'ratePerMinute'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
+  helix?: Pick<SandboxHelixOptions, 'ratePerMinute' | 'everyoneFollows'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
@@ -87,10 +87,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
       ...options.chat,
     });
-    const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...options.helix });
+    const { prepare, ...helixOptions } = options.helix ?? {};
+    const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...helixOptions });
     helix.setUser(chatServer.channelId, chatServer.channel);
     chatServer.mount((req, res) => helix.handle(req, res));
-    options.helix?.prepare?.(helix, chatServer);
+    prepare?.(helix, chatServer);
     const config = configForLocal(options.config, fourthwall, chatServer);
     const bot = await startBot({
       config,

@@ -97,6 +97,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
           end: () => d.shop.streamingEnd(),
           status: () => d.shop.streamingStatus(),
           warn: (text) => chat.say(text, { priority: 'high' }),
+          announce: (text) => chat.say(text),
         },
         {
           broadcaster: { id, login: chat.channelLogin },

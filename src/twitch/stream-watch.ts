@@ -10,7 +10,7 @@
  * - offline for `graceMs` (measured from the first offline answer) -> ONE `PUT /streaming/end`;
  *   back live within the grace -> nothing;
  * - a failed Fourthwall call is retried (`retryDelaysMs`) within the poll interval, then warned
- *   about in chat and tried again on the next poll; Helix unreachable -> the status is left as
+ *   about in chat (once per failure streak) and tried again on the next poll; Helix unreachable -> the status is left as
  *   it is, with one warning per outage (log and chat) and one note when it is back;
  * - `override(kind)` (from `!stream live|offline`) holds the mod's choice until the stream's real
  *   state changes; `nextStep()` says in one sentence what auto mode will do next.
@@ -28,6 +28,8 @@ export interface StreamWatchDeps {
   status(): Promise<{ status: string; broadcasterLogin?: string }>;
   /** One warning line in chat. */
   warn(text: string): void;
+  /** One line in chat when auto mode changed the status (optional). */
+  announce?(text: string): void;
 }
 
 export interface StreamWatchOptions {
@@ -51,6 +53,7 @@ export class StreamWatch {
   private helixDown = false;
   private manual: { kind: 'live' | 'offline'; seen: Seen } | undefined;
   private running: Promise<void> | undefined;
+  private readonly failing = new Set<'start' | 'end'>();
   private readonly log: Logger;
   /** Calls to Fourthwall this watch made (tests, logs). */
   readonly sent = { start: 0, end: 0 };
@@ -146,7 +149,10 @@ export class StreamWatch {
       this.offlineSince = undefined;
       if (this.shop !== 'started') {
         const thumbnailUrl = fillThumbnail(live.thumbnailTemplate);
-        if (await this.call('start', () => this.deps.start({ broadcasterId: b.id, broadcasterLogin: b.login, thumbnailUrl }))) this.shop = 'started';
+        if (await this.call('start', () => this.deps.start({ broadcasterId: b.id, broadcasterLogin: b.login, thumbnailUrl }))) {
+          this.shop = 'started';
+          this.deps.announce?.('The stream is live: Fourthwall now shows it as LIVE, gifting is open in the shop.');
+        }
       }
       return;
     }
@@ -156,6 +162,7 @@ export class StreamWatch {
     if (await this.call('end', () => this.deps.end())) {
       this.shop = 'ended';
       this.offlineSince = undefined;
+      this.deps.announce?.('The stream ended: Fourthwall now shows it as offline. Draws still open run to their end.');
     }
   }
 
@@ -167,12 +174,15 @@ export class StreamWatch {
       try {
         this.sent[kind]++;
         await fn();
+        this.failing.delete(kind);
         this.log.info({ kind }, kind === 'start' ? 'the stream is live: Fourthwall streaming started' : 'the stream ended: Fourthwall streaming ended');
         return true;
       } catch (err) {
         const delay = delays[attempt];
         if (this.stopped || delay === undefined || this.o.clock.now() + delay > deadline) {
           this.log.warn({ err, kind }, `could not set Fourthwall streaming ${kind === 'start' ? 'started' : 'ended'}; trying again on the next poll`);
+          if (this.failing.has(kind)) return false; // said once per failure streak
+          this.failing.add(kind);
           this.deps.warn(`⚠️ Could not tell Fourthwall the stream ${kind === 'start' ? 'is live' : 'ended'} (${(err as Error).message}); trying again shortly.`);
           return false;
         }

@@ -28,6 +28,8 @@ export interface SandboxHelixOptions {
   clock: Clock;
   /** Requests per minute per token (default 800, like Twitch's). */
   ratePerMinute?: number;
+  /** Every account follows every channel (since a day after its creation) unless set otherwise (the demo). */
+  everyoneFollows?: boolean;
 }
 
 export interface HelixCall {
@@ -55,7 +57,7 @@ const DAY_MS = 86_400_000;
 export class SandboxHelix {
   readonly calls: HelixCall[] = [];
   private readonly users = new Map<string, SimUser>();
-  private readonly follows = new Map<string, Map<string, number>>();
+  private readonly follows = new Map<string, Map<string, number | null>>();
   private readonly streams = new Map<string, SimStream>();
   private readonly buckets = new Map<string, { windowStart: number; used: number }>();
   private readonly defaultCreatedAt: number;
@@ -71,12 +73,17 @@ export class SandboxHelix {
     this.users.set(id, { id, login: login.toLowerCase(), createdAt: createdAt ?? this.users.get(id)?.createdAt ?? this.defaultCreatedAt });
   }
 
-  /** `userId` follows `broadcasterId` since `at` (default now); `at: null` unfollows. */
+  /** `userId` follows `broadcasterId` since `at` (default now); `at: null` does not follow. */
   setFollow(broadcasterId: string, userId: string, at: number | null = this.o.clock.now()): void {
-    const m = this.follows.get(broadcasterId) ?? new Map<string, number>();
-    if (at === null) m.delete(userId);
-    else m.set(userId, at);
+    const m = this.follows.get(broadcasterId) ?? new Map<string, number | null>();
+    m.set(userId, at);
     this.follows.set(broadcasterId, m);
+  }
+
+  private followedAt(broadcasterId: string, userId: string): number | undefined {
+    const set = this.follows.get(broadcasterId)?.get(userId);
+    if (set !== undefined) return set ?? undefined;
+    return this.o.everyoneFollows && userId !== broadcasterId ? this.userById(userId).createdAt + DAY_MS : undefined;
   }
 
   /** The broadcaster goes live (`title` optional). */
@@ -160,14 +167,15 @@ export class SandboxHelix {
       if (!b) return fail(400, 'Bad Request', 'Missing required parameter "broadcaster_id"'), true;
       if (!this.o.auth.scopes.includes('moderator:read:followers'))
         return fail(403, 'Forbidden', 'Missing scope: moderator:read:followers'), true;
-      const m = this.follows.get(b) ?? new Map<string, number>();
       const user = q.get('user_id');
-      const rows = [...m.entries()].filter(([id]) => !user || id === user).slice(0, 100);
+      const explicit = [...(this.follows.get(b)?.entries() ?? [])].filter((e): e is [string, number] => e[1] !== null);
+      const at = user ? this.followedAt(b, user) : undefined;
+      const rows = user ? (at !== undefined ? [[user, at] as [string, number]] : []) : explicit.slice(0, 100);
       return (
         done(
           200,
           {
-            total: m.size,
+            total: explicit.length,
             data: rows.map(([id, at]) => ({ user_id: id, user_login: this.userById(id).login, user_name: this.userById(id).login, followed_at: new Date(at).toISOString() })),
             pagination: {},
           },
