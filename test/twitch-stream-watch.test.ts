@@ -202,7 +202,7 @@ describe('auto streaming follows the stream', () => {
     // A mod sets it offline by hand while the stream is live: auto mode does not undo it.
     await r.shop.streamingEnd();
     w.override('offline');
-    expect(w.nextStep()).toMatch(/holds your choice until the stream ends/);
+    expect(w.nextStep()).toMatch(/keeps your choice while this stream lasts/);
     await step(r, w);
     await step(r, w);
     expect(r.starts()).toBe(1);

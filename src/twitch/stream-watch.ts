@@ -94,8 +94,8 @@ export class StreamWatch {
     if (this.helixDown) return 'Auto mode cannot reach Twitch right now and leaves the status as it is.';
     if (this.manual) {
       return this.manual.seen === 'live'
-        ? `Auto mode holds your choice until the stream ends, then sets it offline ${grace} s later.`
-        : 'Auto mode holds your choice until the stream goes live, then sets it LIVE.';
+        ? 'Auto mode keeps your choice while this stream lasts, then follows the stream again.'
+        : 'Auto mode keeps your choice until the stream goes live, then follows the stream again.';
     }
     if (this.seen === 'live') return `Auto mode: the stream is live; it sets offline ${grace} s after the stream ends.`;
     if (this.seen === 'offline' && this.shop === 'started') return `Auto mode: the stream is offline; it sets offline within ${grace} s.`;
