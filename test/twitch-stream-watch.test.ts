@@ -55,7 +55,8 @@ async function rig(opts: { tokenLifetimeSeconds?: number } = {}): Promise<Rig> {
   chat.mount((req, res) => helix.handle(req, res));
   const fw = await startFourthwallSandbox({ logger });
   closers.push(() => fw.close());
-  const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } }, logger });
+  // One attempt per call: the retries under test are the stream watch's own.
+  const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } }, logger, retry: { maxAttempts: 1 } });
   closers.push(() => client.close());
   const shop = new FourthwallShop(client, { logger });
   const auth = new TwitchAuthClient({ authUrl: chat.authUrl });
@@ -191,6 +192,25 @@ describe('auto streaming follows the stream', () => {
     r.helix.setDown(false);
     for (let i = 0; i < 6; i++) await step(r, w);
     expect(r.ends()).toBe(1);
+  });
+
+  it('a failed start is retried on the next polls with one warning, and sent once it succeeds', async () => {
+    const r = await rig();
+    r.fw.control.faults.fail('startStreaming', 3, 503);
+    r.helix.goLive(r.chat.channelId, r.chat.channel);
+    const w = r.watch();
+    await w.start();
+    await step(r, w);
+    await step(r, w);
+    expect((await r.streaming()).status).toBe('OFFLINE');
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toMatch(/Could not tell Fourthwall the stream is live/);
+    await step(r, w);
+    expect((await r.streaming()).status).toBe('ONLINE');
+    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([503, 503, 503, 200]);
+    await step(r, w);
+    expect(r.starts()).toBe(4); // no further call once it worked
+    expect(r.warnings).toHaveLength(1);
   });
 
   it('!stream by hand holds until the real stream changes, and says what auto mode does next', async () => {
