@@ -8,7 +8,7 @@
  * announced, and that `!giveaway` gives one summary line.
  */
 import { rm } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack, type LinkStackOptions } from './support/e2e-link-stack.js';
 
@@ -88,6 +88,19 @@ describe('account rules from the Twitch API', () => {
     const status = await s.nextBotLine(/entry check/, mark);
     expect(s.botLines(mark).filter((l) => /entry check/.test(l))).toHaveLength(1);
     expect(status).toMatch(/not following the channel/);
+  });
+
+  it('a token without moderator:read:followers: warned at start, entrants unchecked with the reason, let in', async () => {
+    const dataDir = await tempDir();
+    dirs.push(dataDir);
+    const s = await startLinkStack({ dataDir, settings: { eligibility: { followersOnly: true } }, chat: { scopes: ['chat:read', 'chat:edit'] } });
+    stacks.push(s);
+    await vi.waitFor(() => expect(s.log.text()).toMatch(/TWITCH_TOKEN lacks the scope moderator:read:followers/));
+    const from = s.mark();
+    const d = await runGiveaway(s, 2, ['alpha', 'beta']);
+    expect(d.winners).toHaveLength(2);
+    expect(d.rules!['account']).toMatchObject({ checked: 0, unchecked: 2, problem: expect.stringMatching(/HTTP 403 \(Missing scope: moderator:read:followers\)/) });
+    expect(await s.nextBotLine(/entry check/, from)).toMatch(/2 could not be checked with Twitch and were let in/);
   });
 
   it('looks entrants up in batches of 100 ids, with a cache for the next draw', async () => {

@@ -73,10 +73,23 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
         now: () => clock.now(),
       })
     : undefined;
+  // The follower rules need moderator:read:followers: say so at start rather than at the first close.
+  const checkFollowScope = async () => {
+    try {
+      const v = await d.auth.auth.validate(d.auth.tokens.current());
+      if (v.valid && !v.scopes.includes('moderator:read:followers'))
+        log.warn(
+          'TWITCH_TOKEN lacks the scope moderator:read:followers: the follower rules cannot check anyone (eligibility.uncheckable decides). Generate the token with it (npm run setup shows what is missing).',
+        );
+    } catch (err) {
+      log.debug({ err }, 'could not check the token scopes for the follower rules');
+    }
+  };
   const api: TwitchApi = {
     helix,
     ...(accounts ? { accounts } : {}),
     async startWatch() {
+      if (accounts && (rules.followersOnly || rules.minFollowDays > 0)) void checkFollowScope();
       if (!s.streaming.auto) return;
       let id = chat.channelId();
       if (!id) {
