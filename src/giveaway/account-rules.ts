@@ -13,7 +13,7 @@
  * lookup failure.
  */
 import type { EligibilityResult, ExclusionReason } from './eligibility.js';
-import type { AccountInfo, AccountInfoPort, ChatPort, Entrant } from './ports.js';
+import type { AccountInfo, AccountInfoPort, AccountLookup, ChatPort, Entrant } from './ports.js';
 
 export interface AccountRules {
   followersOnly: boolean;
@@ -73,9 +73,10 @@ export class AccountGate {
     if (!accountRulesActive(r) || base.eligible.length === 0) return base;
     const now = this.o.now();
     const follows = r.followersOnly || r.minFollowDays > 0;
-    const looked = await this.o.port.lookup(
-      base.eligible.map((e) => e.userId),
-      { follows },
+    const ids = base.eligible.map((e) => e.userId);
+    // The port promises not to throw; if one does anyway, nobody was checked (never a failed draw).
+    const looked = await this.o.port.lookup(ids, { follows }).catch(
+      (err: unknown): AccountLookup => ({ info: new Map(), unchecked: ids, problem: (err as Error).message }),
     );
     const unchecked = new Set(looked.unchecked);
     const eligible: Entrant[] = [];
