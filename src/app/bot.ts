@@ -32,6 +32,7 @@ import { basicOnlyNotice, pinnedShopId, startCatchUp } from './catch-up.js';
 import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { consoleOperator } from './operator-console.js';
+import { twitchApiFor, type TwitchApi } from './twitch-api.js';
 
 export interface BotOptions {
   config: Config;
@@ -50,6 +51,8 @@ export interface BotOptions {
   events?: { clock?: Clock; retryBaseMs?: number; pollIntervalMs?: number; forcePoll?: boolean };
   /** Wraps the draw storage the engine uses (fault-injection tests). */
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
+  /** Twitch API tuning (tests: short retry backoff). */
+  twitchApi?: { retryDelaysMs?: readonly number[] };
 }
 
 export interface Bot {
@@ -71,6 +74,8 @@ export interface Bot {
   readonly webhookTypes: readonly string[];
   /** The overlay and the dashboard (src/web). */
   readonly pages: OperatorPages;
+  /** The Twitch API features (only with TWITCH_CLIENT_ID). */
+  readonly twitchApi?: TwitchApi;
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
   stop(reason?: string): Promise<void>;
@@ -152,12 +157,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
+  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, ...options.twitchApi });
   const beacon = await beaconForBot(config, { clock, logger });
   const service = new GiveawayService({
     chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
     beacon: beacon.port,
     beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
+    ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   const streaming = new StreamingService({ shop, chat, logger });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
@@ -165,10 +172,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
   registry.register(enterCommand(service, names.names.enter, names.aliases.enter ?? []));
-  const gw = giveawayCommand(service, names.names.giveaway, names.aliases.giveaway ?? []);
+  const gw = giveawayCommand(service, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
   registry.register(claimCommand(service, names.names.claim, names.aliases.claim ?? []));
-  registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? []));
+  registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
   registerShopCommands(registry, shopFeatures, config);
 
   chat.on('message', (msg) => {
@@ -267,6 +274,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await service.stop().catch(() => undefined);
     await shopFeatures.stop().catch(() => undefined);
     await chat.disconnect().catch(() => undefined);
+    await twitchApi?.stop().catch(() => undefined);
     await twitchAuth.close();
     await repo.close().catch(() => undefined);
     await client.close().catch(() => undefined);
@@ -276,7 +284,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
-  if (file.streaming.autoStart) {
+  void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start'));
+  if (file.streaming.autoStart && !twitchApi?.watch) {
     try {
       await streaming.goLive();
     } catch (err) {
@@ -323,6 +332,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);
       await withTimeout(chat.flush(), DRAIN_MS);
       await chat.disconnect().catch(() => undefined);
+      await twitchApi?.stop().catch((err) => log.warn({ err }, 'Twitch API stop failed'));
       await twitchAuth.close();
       await client.close().catch(() => undefined);
       log.info('stopped');
@@ -342,6 +352,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     shop: shopFeatures,
     webhookTypes,
     pages: operatorPages,
+    ...(twitchApi ? { twitchApi } : {}),
     health,
     stop,
   };

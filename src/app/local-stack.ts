@@ -1,6 +1,6 @@
 /**
  * A whole giftdrop stack on this machine: the local Fourthwall sandbox, the local Twitch chat
- * server, and the real bot connected to both through the same code paths as live mode (real
+ * server (with the local Helix API mounted on its port under /helix), and the real bot connected to both through the same code paths as live mode (real
  * sockets, signed webhooks registered through the API). Sandbox mode runs on it, and so do the
  * end-to-end tests.
  */
@@ -13,6 +13,8 @@ import type { RandomSource } from '../shared/random.js';
 import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../sandbox/fourthwall/index.js';
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
 import { startBeaconSandbox, type BeaconSandbox, type BeaconSandboxOptions } from '../sandbox/beacon/index.js';
+import { SandboxHelix, type SandboxHelixOptions } from '../sandbox/helix/index.js';
+import { systemClock } from '../shared/clock.js';
 import type { OutboxLimits } from '../twitch/index.js';
 import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from './bot.js';
 
@@ -33,10 +35,12 @@ export interface LocalStackOptions {
    * turns it on; default off, so stacks built by tests draw from the seed alone unless they ask.
    */
   beacon?: boolean | BeaconSandboxOptions;
+  /** The local Helix API (rate limit); `prepare` runs before the bot starts (e.g. the broadcaster is live). */
+  helix?: Pick<SandboxHelixOptions, 'ratePerMinute' | 'everyoneFollows'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository'>;
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi'>;
 }
 
 export interface LocalStack {
@@ -44,6 +48,8 @@ export interface LocalStack {
   chatServer: ChatServer;
   /** The sandbox beacon, when `beacon` was asked for. */
   beacon?: BeaconSandbox;
+  /** The local Helix API on the chat server's port (users, follows, streams). */
+  helix: SandboxHelix;
   bot: Bot;
   config: Config;
   /** Stops the bot (cleanly), then both servers. */
@@ -61,6 +67,7 @@ export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatSe
       token: `oauth:${chat.token}`,
       ircUrl: chat.url,
       authUrl: chat.authUrl,
+      apiUrl: chat.authUrl.replace(/\/oauth2$/, '/helix'),
       refreshToken: chat.refreshToken,
       clientId: chat.clientId,
       clientSecret: chat.clientSecret,
@@ -84,7 +91,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let chatServer: ChatServer | undefined;
   let beacon: BeaconSandbox | undefined;
   try {
-    chatServer = await startChatServer({ logger: sandboxLogger, ...options.chat });
+    chatServer = await startChatServer({
+      logger: sandboxLogger,
+      scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
+      ...options.chat,
+    });
+    const { prepare, ...helixOptions } = options.helix ?? {};
+    const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...helixOptions });
+    helix.setUser(chatServer.channelId, chatServer.channel);
+    chatServer.mount((req, res) => helix.handle(req, res));
+    prepare?.(helix, chatServer);
     if (options.beacon && options.config.settings.fairness.beacon !== 'off') {
       beacon = await startBeaconSandbox({ clock: options.clock, ...(options.beacon === true ? {} : options.beacon) });
     }
@@ -112,6 +128,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       fourthwall,
       chatServer: chat,
       ...(localBeacon ? { beacon: localBeacon } : {}),
+      helix,
       bot,
       config,
       async close() {

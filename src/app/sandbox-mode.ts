@@ -22,6 +22,7 @@ import { printHelp, queueTypedLines, runInteractive } from './demo/interactive.j
 import { DemoPrinter, type TextSink } from './demo/output.js';
 import { playScript, withDemoMerchTrain, type DemoTimings } from './demo/script.js';
 import { DemoAborted, DemoWorld } from './demo/world.js';
+import { demoHelix, withDemoTwitch } from './demo/twitch.js';
 
 export interface SandboxModeOptions {
   config: Config;
@@ -65,6 +66,7 @@ async function startStack(config: Config, logger: Logger, operator: OperatorPort
       // The local randomness beacon (its own key, drand's wire format) for the draws' fairness;
       // a round every second keeps the demo brisk (drand quicknet: every 3 s).
       beacon: { period: 1 },
+      helix: demoHelix,
     });
   try {
     return await start(config);
@@ -89,7 +91,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
   printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');
-  const stack = await startStack(withDemoMerchTrain(config, timings), logger, operator, timings, (t) => printer.note(t));
+  const stack = await startStack(withDemoTwitch(withDemoMerchTrain(config, timings)), logger, operator, timings, (t) => printer.note(t));
   const abort = new AbortController();
   const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });
   printer = new DemoPrinter({

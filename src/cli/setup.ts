@@ -4,6 +4,7 @@
  * - Fourthwall credentials: GET /shops/current;
  * - Twitch chat: a real login to TWITCH_IRC_URL, join of TWITCH_CHANNEL, disconnect (and whether
  *   the bot is a moderator there);
+ * - Twitch API (optional, setup-twitch-api.ts): TWITCH_CLIENT_ID, the token's scopes per enabled feature;
  * - webhook secret: present (Fourthwall has no API to compare it);
  * - webhook: `<GIFTDROP_PUBLIC_URL>/webhooks/fourthwall` with the event types the bot needs, through
  *   list/create/update webhook: a second run changes nothing and never creates a duplicate; a
@@ -33,6 +34,7 @@ import { clientAuth } from '../app/bot.js';
 import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
 import { basicOnlyNotice } from '../app/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
+import { checkTwitchApi } from './setup-twitch-api.js';
 
 /** The outcome of one checked item. */
 export interface SetupItem {
@@ -311,6 +313,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     const fw = await checkFourthwall(config, client);
     report([fw]);
     report(await checkTwitch(config, logger, o.chatTimeoutMs ?? 15_000));
+    report(await checkTwitchApi(config, logger));
     report([checkWebhookSecret(config)]);
     const basicOnly = basicOnlyNotice(config);
     report([{ name: 'Basic-only operations', status: basicOnly ? 'warn' : 'ok', detail: basicOnly ?? 'Basic credentials are set', required: false }]);

@@ -33,7 +33,13 @@ function isModerator(msg: ChatMessage): boolean {
 }
 
 /** The giveaway command over `service`. */
-export function giveawayCommand(service: GiveawayActions, name = 'giveaway', aliases: string[] = []): Command {
+export function giveawayCommand(
+  service: GiveawayActions,
+  name = 'giveaway',
+  aliases: string[] = [],
+  /** One extra line for the status reply, e.g. why entrants were excluded at the last close. */
+  note: () => string | undefined = () => undefined,
+): Command {
   const subcommands: Record<string, (ctx: CommandContext, args: string[]) => Promise<void> | void> = {
     async start(ctx, args) {
       const { query, winners, seconds } = parseStartArgs(args);
@@ -72,7 +78,8 @@ export function giveawayCommand(service: GiveawayActions, name = 'giveaway', ali
         await handler(ctx, ctx.args.slice(1));
         return;
       }
-      ctx.reply(service.status());
+      const extra = note();
+      ctx.reply(extra ? `${service.status()} ${extra}` : service.status());
     },
   };
 }

@@ -5,7 +5,18 @@
 import type { StreamingService } from '../streaming/service.js';
 import type { Command } from './types.js';
 
-export function streamCommand(streaming: StreamingService, name = 'stream', aliases: string[] = []): Command {
+/** Auto streaming (src/twitch/stream-watch.ts), when on: a manual setting holds until the stream changes. */
+export interface AutoStreaming {
+  override(kind: 'live' | 'offline'): void;
+  nextStep(): string;
+}
+
+export function streamCommand(
+  streaming: StreamingService,
+  name = 'stream',
+  aliases: string[] = [],
+  auto: () => AutoStreaming | undefined = () => undefined,
+): Command {
   return {
     name,
     aliases,
@@ -17,13 +28,15 @@ export function streamCommand(streaming: StreamingService, name = 'stream', alia
       try {
         if (sub === 'live' || sub === 'start' || sub === 'online') {
           await streaming.goLive();
-          ctx.reply(`${who} Fourthwall now shows the stream as LIVE: gifting is open.`);
+          auto()?.override('live');
+          ctx.reply(`${who} Fourthwall now shows the stream as LIVE: gifting is open.${next(auto())}`);
         } else if (sub === 'offline' || sub === 'end' || sub === 'stop') {
           await streaming.goOffline();
-          ctx.reply(`${who} Fourthwall now shows the stream as offline.`);
+          auto()?.override('offline');
+          ctx.reply(`${who} Fourthwall now shows the stream as offline.${next(auto())}`);
         } else if (sub === '' || sub === 'status') {
           const s = await streaming.status();
-          ctx.reply(`${who} Fourthwall streaming status: ${s.status}${s.broadcasterLogin ? ` (${s.broadcasterLogin})` : ''}.`);
+          ctx.reply(`${who} Fourthwall streaming status: ${s.status}${s.broadcasterLogin ? ` (${s.broadcasterLogin})` : ''}.${next(auto())}`);
         } else {
           ctx.reply(`${who} usage: !${ctx.invokedAs} live | offline`);
         }
@@ -33,4 +46,8 @@ export function streamCommand(streaming: StreamingService, name = 'stream', alia
       }
     },
   };
+}
+
+function next(a: AutoStreaming | undefined): string {
+  return a ? ` ${a.nextStep()}` : '';
 }

@@ -34,6 +34,13 @@ export function defaultTwitchAuthUrl(ircUrl: string): string {
   }
   return DEFAULT_TWITCH_AUTH_URL;
 }
+export const DEFAULT_TWITCH_API_URL = 'https://api.twitch.tv/helix';
+
+/** TWITCH_API_URL when unset: like defaultTwitchAuthUrl, a loopback chat server's `/helix` (the Helix sandbox). */
+export function defaultTwitchApiUrl(ircUrl: string): string {
+  const auth = defaultTwitchAuthUrl(ircUrl);
+  return auth === DEFAULT_TWITCH_AUTH_URL ? DEFAULT_TWITCH_API_URL : auth.replace(/\/oauth2$/, '/helix');
+}
 export const DEFAULT_FOURTHWALL_API_URL = 'https://api.fourthwall.com/open-api/v1.0';
 
 export type FourthwallAuthConfig =
@@ -70,6 +77,8 @@ export interface Config {
     refreshToken?: string;
     clientId?: string;
     clientSecret?: string;
+    /** TWITCH_API_URL (or its default, see defaultTwitchApiUrl); used only with clientId. */
+    apiUrl?: string;
     /** TWITCH_OUTBOX_MAX: chat lines kept while disconnected (default 100). */
     outboxMax?: number;
   };
@@ -302,6 +311,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
       token: env.TWITCH_TOKEN,
       ircUrl: env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL,
       authUrl: (env.TWITCH_AUTH_URL ?? defaultTwitchAuthUrl(env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL)).replace(/\/+$/, ''),
+      apiUrl: (env.TWITCH_API_URL ?? defaultTwitchApiUrl(env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL)).replace(/\/+$/, ''),
       refreshToken: env.TWITCH_REFRESH_TOKEN,
       clientId: env.TWITCH_CLIENT_ID,
       clientSecret: env.TWITCH_CLIENT_SECRET,

@@ -64,6 +64,7 @@ export const envSchema = z.object({
   TWITCH_TOKEN: optionalString,
   TWITCH_IRC_URL: optionalString.pipe(url('ws:// or wss://').optional()),
   TWITCH_AUTH_URL: optionalString.pipe(url('Twitch OAuth root, e.g. https://id.twitch.tv/oauth2').optional()),
+  TWITCH_API_URL: optionalString.pipe(url('Twitch Helix root, e.g. https://api.twitch.tv/helix').optional()),
   TWITCH_REFRESH_TOKEN: optionalString,
   TWITCH_CLIENT_ID: optionalString,
   TWITCH_CLIENT_SECRET: optionalString,
@@ -174,6 +175,12 @@ export const fileSchema = z.strictObject({
       excludeLogins: z.array(z.string().trim().toLowerCase()).default(() => [...D.eligibility.excludeLogins]),
       winnerCooldownHours: z.number().min(0).max(24 * 365).default(D.eligibility.winnerCooldownHours),
       excludeFirstTimeChatters: z.boolean().default(D.eligibility.excludeFirstTimeChatters),
+      /** Checked with the Twitch API at close (needs TWITCH_CLIENT_ID; src/giveaway/account-rules.ts). */
+      followersOnly: z.boolean().default(false),
+      minFollowDays: z.number().min(0).max(3650).default(0),
+      minAccountDays: z.number().min(0).max(3650).default(0),
+      /** Entrants the Twitch API could not check: let them in or leave them out. */
+      uncheckable: z.enum(['allow', 'exclude']).default('allow'),
     })
     .prefault({}),
   luck: z
@@ -191,7 +198,15 @@ export const fileSchema = z.strictObject({
       ackEverySeconds: z.number().int().min(0).max(600).default(D.reminders.ackEverySeconds),
     })
     .prefault({}),
-  streaming: z.strictObject({ autoStart: z.boolean().default(false) }).prefault({}),
+  streaming: z
+    .strictObject({
+      autoStart: z.boolean().default(false),
+      /** Follow the broadcaster's real stream with the Twitch API (needs TWITCH_CLIENT_ID; src/twitch/stream-watch.ts). */
+      auto: z.boolean().default(false),
+      pollSeconds: z.number().min(5).max(600).default(30),
+      offlineGraceSeconds: z.number().min(0).max(3600).default(120),
+    })
+    .prefault({}),
   /** The OBS overlay (GET /overlay) and the winners' chat catch (src/web). */
   overlay: z
     .strictObject({

@@ -11,6 +11,7 @@ import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
 import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
+import type { AccountGate } from './account-rules.js';
 
 /**
  * Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets): counts
@@ -51,6 +52,8 @@ export interface GiveawayDeps {
   beaconWaitMs?: number;
   /** How a viewer checks draw `id` (named in the closing chat line); default `npm run verify -- <id>`. */
   checkHint?: (id: string) => string;
+  /** Account rules checked with Twitch at close (optional: without it only the chat rules apply). */
+  accounts?: AccountGate;
 }
 
 export interface EngineContext extends GiveawayDeps {

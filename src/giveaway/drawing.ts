@@ -14,6 +14,9 @@
 import { snapshot } from './context.js';
 import { channelIdentity, persistQuietly, type Engine } from './engine.js';
 import { freezeEntrantTable } from './freeze.js';
+import { accountRulesActive } from './account-rules.js';
+import { applyEligibility, type EligibilityResult } from './eligibility.js';
+import { EntrantTable } from './entrant-table.js';
 import type { ClaimWindow } from './claim-window.js';
 import type { Finalizer } from './finalize.js';
 import { firstPicks } from './picks.js';
@@ -51,12 +54,26 @@ export class Drawing {
       const hours = ctx.settings.eligibility.winnerCooldownHours;
       const recentWinners =
         hours > 0 ? await ctx.repo.recentWinnerIds(ctx.clock.now() - hours * 3_600_000) : new Set<string>();
-      const { frozen, excluded, rules } = await freezeEntrantTable(
-        s.entrants,
+      const identity = channelIdentity(ctx.chat);
+      // Twitch account rules (Helix), when set, narrow the chat-eligible entrants first. Those
+      // draws are bounded by Helix's lookups, so one object per entrant here costs nothing that
+      // matters; without them the freeze runs over the table's columns alone.
+      let table = s.entrants;
+      let checked: EligibilityResult | undefined;
+      if (ctx.accounts && accountRulesActive(ctx.accounts.rules) && s.entrants.size > 0) {
+        const chatRules = applyEligibility([...s.entrants.values()], ctx.settings, identity, recentWinners);
+        checked = await ctx.accounts.apply(chatRules, s.id);
+        table = new EntrantTable(checked.eligible);
+      }
+      const frozenResult = await freezeEntrantTable(
+        table,
         ctx.settings,
-        channelIdentity(ctx.chat),
+        identity,
         recentWinners,
       );
+      const { frozen } = frozenResult;
+      const rules = checked?.rules ?? frozenResult.rules;
+      const excluded = checked?.excluded ?? frozenResult.excluded;
       r.rules = rules;
       s.frozen = frozen;
       r.fairness.entrantsDigest = frozen.digest;

@@ -26,7 +26,12 @@ export type ExclusionReason =
   | 'sub-months'
   | 'excluded-login'
   | 'winner-cooldown'
-  | 'first-time-chatter';
+  | 'first-time-chatter'
+  /** Account rules checked with Twitch at close (account-rules.ts). */
+  | 'not-follower'
+  | 'follow-age'
+  | 'account-age'
+  | 'unchecked';
 
 /** Ticket weight for an entrant with these roles (1 when no luck applies). */
 export function ticketWeight(roles: ChatRoles, luck: GiveawaySettings['luck']): number {

@@ -344,3 +344,25 @@ export interface DrawRepository {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** What Twitch knows about one account, for the account rules (times in ms since the epoch). */
+export interface AccountInfo {
+  /** When the account was created. */
+  createdAt: number;
+  /** When it followed the channel; undefined: it does not follow (or follows were not asked). */
+  followedAt?: number;
+}
+
+/** The answer of one eligibility lookup: the accounts that could be checked, and those that could not. */
+export interface AccountLookup {
+  info: Map<string, AccountInfo>;
+  /** Ids that could not be checked (the API was down, refused, or did not answer in time). */
+  unchecked: string[];
+  /** Why some could not be checked (one sentence, for chat and the record). */
+  problem?: string;
+}
+
+/** Looks accounts up (Twitch Helix in production); never throws: failures land in `unchecked`. */
+export interface AccountInfoPort {
+  lookup(userIds: readonly string[], needs: { follows: boolean }): Promise<AccountLookup>;
+}

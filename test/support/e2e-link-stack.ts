@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, secretValues, type Config } from '../../src/config/index.js';
 import { createLogger } from '../../src/logging/index.js';
-import { startLocalStack, type LocalStack } from '../../src/app/local-stack.js';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/app/local-stack.js';
 import type { FourthwallSandboxOptions, RequestRecord } from '../../src/sandbox/fourthwall/index.js';
 import type { ChatServer, ChatServerOptions, SimViewer, SimViewerOptions } from '../../src/sandbox/chat/index.js';
 import type { DrawRecord } from '../../src/giveaway/ports.js';
@@ -48,6 +48,8 @@ export interface LinkStackOptions {
   dataDir?: string;
   fourthwall?: FourthwallSandboxOptions;
   chat?: ChatServerOptions;
+  /** The local Helix API (issue 13): e.g. follows and account ages before the bot starts. */
+  helix?: LocalStackOptions['helix'];
 }
 
 export interface LinkStack {
@@ -116,6 +118,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
     fourthwall: { drawDurationSeconds: 600, ...options.fourthwall },
     chat: { botIsMod: true, ...options.chat },
     outbox: {},
+    ...(options.helix ? { helix: options.helix } : {}),
   });
   const chat = stack.chatServer;
   const mod = chat.viewer('modjo', { mod: true });

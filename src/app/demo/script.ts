@@ -245,10 +245,11 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
   const pace = timings.paceMs;
   try {
     // 1. Going live.
-    printer.narrate('The broadcaster goes live: typing "!stream live" makes the bot call PUT /streaming/start on Fourthwall, which opens gifting in the shop.');
+    printer.narrate(
+      'The broadcaster goes live on Twitch: the bot saw the stream on the (local) Twitch API (GET /streams) and called PUT /streaming/start on Fourthwall with the stream\'s thumbnail, which opens gifting in the shop. Only followers can win here; lurker_leo never followed.',
+    );
     let mark = world.mark();
-    world.broadcast('!stream live');
-    await world.until(() => world.live && world.botLinesSince(mark).length > 0, step, 'Fourthwall showing the stream as live');
+    await world.until(() => world.live && world.botLinesSince(0).some((e) => /LIVE/.test(e.text)), step, 'Fourthwall showing the stream as live');
     await world.pause(pace);
     for (const l of HELLO) {
       world.viewer(l.login, CAST[l.login]);

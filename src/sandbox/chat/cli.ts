@@ -4,6 +4,8 @@
  * stdout, then echoes what the bot says. Lines typed on stdin are injected as viewer messages:
  *   `viewer42: !enter`            a plain viewer
  *   `+mod +sub12 +vip +first +me +bits100 viewer42: text`   with roles / extras
+ * The local Helix API answers on the same port under /helix (everyone follows; `/live` and
+ * `/offline` on stdin start and end the channel's stream there).
  * Stays up until SIGINT/SIGTERM. Options: --port --host --channel --bot-login --token --mod.
  * Deliberately reads no environment variables (config/ is the only reader of process.env).
  */
@@ -12,6 +14,8 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../../logging/index.js';
 import { startChatServer } from './server.js';
 import { parseDemoLine } from './demo-input.js';
+import { SandboxHelix } from '../helix/index.js';
+import { systemClock } from '../../shared/clock.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -38,10 +42,14 @@ async function main(): Promise<void> {
     ...(values['bot-login'] ? { botLogin: values['bot-login'] } : {}),
     ...(values.token ? { token: values.token } : {}),
     ...(values.mod ? { botIsMod: true } : {}),
+    scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
   });
+  const helix = new SandboxHelix({ auth: server.tokens, clock: systemClock, everyoneFollows: true });
+  helix.setUser(server.channelId, server.channel);
+  server.mount((req, res) => helix.handle(req, res));
   const out = (s: string): void => void process.stdout.write(`${s}\n`);
   out(JSON.stringify({ url: server.url, token: server.token, channel: server.channel, botLogin: server.botLogin, channelId: server.channelId }));
-  out(`sandbox chat on ${server.url}: channel #${server.channel}, bot ${server.botLogin}, token oauth:${server.token}. Type "viewer42: !enter" to chat; Ctrl-C stops.`);
+  out(`sandbox chat on ${server.url}: channel #${server.channel}, bot ${server.botLogin}, token oauth:${server.token}. Type "viewer42: !enter" to chat, /live or /offline for the stream (Helix at ${server.authUrl.replace(/\/oauth2$/, '/helix')}, client id ${server.clientId}); Ctrl-C stops.`);
 
   server.on('transcript', (e) => {
     if (e.kind === 'bot' || e.kind === 'viewer') {
@@ -54,6 +62,12 @@ async function main(): Promise<void> {
   const rl = createInterface({ input: process.stdin, terminal: false });
   rl.on('line', (line) => {
     if (!line.trim()) return;
+    if (line.trim() === '/live' || line.trim() === '/offline') {
+      if (line.trim() === '/live') helix.goLive(server.channelId, server.channel);
+      else helix.goOffline(server.channelId);
+      out(`-- the stream is ${helix.isLive(server.channelId) ? 'live' : 'offline'} on the local Helix API`);
+      return;
+    }
     const parsed = parseDemoLine(line);
     if (!parsed) {
       out('?? expected "[+mod] [+vip] [+subN] [+first] [+me] [+bitsN] login: text"');

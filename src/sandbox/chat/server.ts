@@ -150,6 +150,10 @@ export interface ChatServer {
   readonly authUrl: string;
   /** The current access token expires now: validate answers 401 and the next chat login is refused. */
   expireToken(): void;
+  /** This server's token check (current token, client id, scopes), for the Helix sandbox. */
+  readonly tokens: { accepts(token: string): boolean; readonly clientId: string; readonly scopes: readonly string[] };
+  /** Serves more HTTP paths on this port (the Helix sandbox under /helix); `handler` returns false for others. */
+  mount(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void;
   /** Every open socket goes half-open: it swallows what clients write and answers nothing until dropped. */
   halfOpen(): void;
   readonly channel: string;
@@ -250,6 +254,7 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
   private readonly chatted = new Set<string>();
   private readonly waiters = new Set<() => void>();
   private readonly http = createServer((req, res) => this.plainHttp(req, res));
+  private readonly mounts: Array<(req: IncomingMessage, res: ServerResponse) => boolean> = [];
   private readonly wss: WebSocketServer;
   private botMod: boolean;
   private readonly botSubscriber: boolean;
@@ -345,6 +350,14 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
 
   get clientSecret(): string {
     return this.oauth.clientSecret;
+  }
+
+  get tokens(): ChatServer['tokens'] {
+    return this.oauth;
+  }
+
+  mount(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void {
+    this.mounts.push(handler);
   }
 
   expireToken(): void {
@@ -862,6 +875,7 @@ class SandboxChatServer extends EventEmitter implements ChatServer {
       this.wake();
     });
     if (handled) return;
+    for (const mounted of this.mounts) if (mounted(req, res)) return;
     res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
     res.end('giftdrop sandbox chat: connect with a WebSocket (subprotocol irc)\n');
   }

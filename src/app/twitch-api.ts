@@ -1,0 +1,135 @@
+/**
+ * What the Twitch API adds to a running bot, wired from its Config (only with TWITCH_CLIENT_ID):
+ * the Helix client (sharing the auth client's connection pool and the chat token, so a refresh
+ * serves both), auto streaming (`streaming.auto`, src/twitch/stream-watch.ts) and the account
+ * rules at close (`eligibility.followersOnly|minFollowDays|minAccountDays`,
+ * src/giveaway/account-rules.ts over src/twitch/account-info.ts).
+ *
+ * Contract: `twitchApiFor` returns undefined without a client id (the bot then works on chat
+ * alone, as before); `startWatch` runs after chat joined (the room id is the broadcaster id);
+ * `stop` stops the poll and closes the client. Never throws at start for an unreachable API.
+ */
+import type { Config } from '../config/index.js';
+import { AccountGate, accountRulesActive, type AccountRules } from '../giveaway/account-rules.js';
+import type { ChatPort, ShopPort } from '../giveaway/ports.js';
+import type { Logger } from '../logging/index.js';
+import type { Clock } from '../shared/clock.js';
+import { HelixAccountInfo } from '../twitch/account-info.js';
+import { HelixClient } from '../twitch/helix.js';
+import { StreamWatch } from '../twitch/stream-watch.js';
+import type { TwitchAuthStartup } from '../twitch/startup.js';
+
+export interface TwitchApi {
+  helix: HelixClient;
+  /** The account rules gate for the engine, when any rule is set. */
+  accounts?: AccountGate;
+  /** Set by startWatch when `streaming.auto` is on. */
+  watch?: StreamWatch;
+  startWatch(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface TwitchApiDeps {
+  config: Config;
+  auth: TwitchAuthStartup;
+  chat: ChatPort;
+  shop: ShopPort;
+  clock: Clock;
+  logger: Logger;
+  /** Tests: Helix retry backoff and the stream watch's Fourthwall retries. */
+  retryDelaysMs?: readonly number[];
+}
+
+export function accountRulesFrom(config: Config): AccountRules {
+  const e = config.settings.eligibility;
+  return { followersOnly: e.followersOnly, minFollowDays: e.minFollowDays, minAccountDays: e.minAccountDays, uncheckable: e.uncheckable };
+}
+
+export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
+  const { config, logger, clock, chat } = d;
+  const log = logger.child({ module: 'twitch-api' });
+  const clientId = config.twitch.clientId;
+  const s = config.settings;
+  const rules = accountRulesFrom(config);
+  if (!clientId) {
+    if (s.streaming.auto || accountRulesActive(rules))
+      log.warn('streaming.auto and the follower / account-age rules need TWITCH_CLIENT_ID (the Twitch API); they are off');
+    return undefined;
+  }
+  const helix = new HelixClient({
+    apiUrl: config.twitch.apiUrl ?? 'https://api.twitch.tv/helix',
+    clientId,
+    token: d.auth.tokens,
+    dispatcher: d.auth.auth.dispatcher,
+    clock,
+    logger,
+    ...(d.retryDelaysMs ? { retryDelaysMs: d.retryDelaysMs } : {}),
+  });
+  const accounts = accountRulesActive(rules)
+    ? new AccountGate({
+        port: new HelixAccountInfo({ helix, broadcasterId: () => chat.channelId(), clock, logger }),
+        rules,
+        chat,
+        now: () => clock.now(),
+      })
+    : undefined;
+  // The follower rules need moderator:read:followers: say so at start rather than at the first close.
+  const checkFollowScope = async () => {
+    try {
+      const v = await d.auth.auth.validate(d.auth.tokens.current());
+      if (v.valid && !v.scopes.includes('moderator:read:followers'))
+        log.warn(
+          'TWITCH_TOKEN lacks the scope moderator:read:followers: the follower rules cannot check anyone (eligibility.uncheckable decides). Generate the token with it (npm run setup shows what is missing).',
+        );
+    } catch (err) {
+      log.debug({ err }, 'could not check the token scopes for the follower rules');
+    }
+  };
+  const api: TwitchApi = {
+    helix,
+    ...(accounts ? { accounts } : {}),
+    async startWatch() {
+      if (accounts && (rules.followersOnly || rules.minFollowDays > 0)) void checkFollowScope();
+      if (!s.streaming.auto) return;
+      let id = chat.channelId();
+      if (!id) {
+        try {
+          id = (await helix.userByLogin(chat.channelLogin))?.id;
+        } catch (err) {
+          log.warn({ err }, 'could not look the channel up on the Twitch API');
+        }
+      }
+      if (!id) {
+        log.warn('auto streaming is off: the channel id is not known (not joined, Twitch API unreachable)');
+        return;
+      }
+      const watch = new StreamWatch(
+        {
+          stream: (uid) => helix.stream(uid),
+          start: (info) => d.shop.streamingStart(info),
+          end: () => d.shop.streamingEnd(),
+          status: () => d.shop.streamingStatus(),
+          warn: (text) => chat.say(text, { priority: 'high' }),
+          announce: (text) => chat.say(text),
+        },
+        {
+          broadcaster: { id, login: chat.channelLogin },
+          clock,
+          logger,
+          pollMs: s.streaming.pollSeconds * 1000,
+          graceMs: s.streaming.offlineGraceSeconds * 1000,
+          ...(d.retryDelaysMs ? { retryDelaysMs: d.retryDelaysMs } : {}),
+        },
+      );
+      api.watch = watch;
+      log.info({ pollSeconds: s.streaming.pollSeconds, graceSeconds: s.streaming.offlineGraceSeconds }, 'auto streaming: following the stream on the Twitch API');
+      await watch.start();
+    },
+    async stop() {
+      api.watch?.stop();
+      await api.watch?.idle();
+      await helix.close();
+    },
+  };
+  return api;
+}

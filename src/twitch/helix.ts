@@ -1,0 +1,261 @@
+/**
+ * A small client for Twitch's Helix API (`TWITCH_API_URL`, default https://api.twitch.tv/helix):
+ * `GET /users`, `GET /streams`, `GET /channels/followers`, with the bot's user token
+ * (`Authorization: Bearer`, `Client-Id: TWITCH_CLIENT_ID`).
+ *
+ * Contract:
+ * - answers are checked with zod at the edge; anything else is HelixError (code TWITCH_API_BAD_BODY);
+ * - rate limits: `Ratelimit-Remaining` / `Ratelimit-Reset` (epoch seconds) are read on every
+ *   answer; at 0 remaining the next call waits for the reset, and a 429 is retried after the reset
+ *   (all on the injected clock, and never past the call's deadline);
+ * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
+ * - network errors, timeouts and 5xx are retried with short backoff within the deadline, then
+ *   thrown as HelixError with `retryable: true` (code TWITCH_API_UNAVAILABLE);
+ * - errors name the method and path (never the query, a token or a body), like the Fourthwall
+ *   client's.
+ * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import type { Logger } from '../logging/index.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { GiftdropError } from '../shared/errors.js';
+
+export class HelixError extends GiftdropError {
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  constructor(code: string, message: string, o: { status?: number; retryable: boolean; cause?: unknown }) {
+    super(code, message, o.cause !== undefined ? { cause: o.cause } : undefined);
+    this.status = o.status;
+    this.retryable = o.retryable;
+  }
+}
+
+/** The token the client sends; ChatToken (token.ts) is one. */
+export interface HelixTokenSource {
+  current(): string;
+  canRefresh(): boolean;
+  refresh(reason: string): Promise<void>;
+}
+
+const UserSchema = z.object({ id: z.string(), login: z.string(), display_name: z.string().optional(), created_at: z.string() });
+const UsersSchema = z.object({ data: z.array(UserSchema) });
+const StreamSchema = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  user_login: z.string(),
+  type: z.string(),
+  title: z.string().optional(),
+  started_at: z.string().optional(),
+  thumbnail_url: z.string(),
+});
+const StreamsSchema = z.object({ data: z.array(StreamSchema) });
+const FollowersSchema = z.object({
+  total: z.number().int().nonnegative(),
+  data: z.array(z.object({ user_id: z.string(), user_login: z.string().optional(), followed_at: z.string() })),
+});
+const HelixErrorBody = z.object({ error: z.string().optional(), status: z.number().optional(), message: z.string().optional() });
+
+export interface HelixUser {
+  id: string;
+  login: string;
+  /** ms since the epoch */
+  createdAt: number;
+}
+
+export interface HelixStream {
+  userId: string;
+  login: string;
+  title?: string;
+  startedAt?: number;
+  /** With `{width}` and `{height}` still in it, as Twitch sends it. */
+  thumbnailTemplate: string;
+}
+
+export interface HelixClientOptions {
+  apiUrl: string;
+  clientId: string;
+  token: HelixTokenSource;
+  logger: Logger;
+  clock?: Clock;
+  dispatcher?: Dispatcher;
+  /** Per-request timeout (default 10 000 ms). */
+  timeoutMs?: number;
+  /** Deadline of one call including retries and rate-limit waits (default 20 000 ms). */
+  deadlineMs?: number;
+  /** Backoff between retries of a failed request (default 500, 2000 ms). */
+  retryDelaysMs?: readonly number[];
+}
+
+/** The stream's thumbnail with the size filled in. */
+export function fillThumbnail(template: string, width = 1280, height = 720): string {
+  return template.replace('{width}', String(width)).replace('{height}', String(height));
+}
+
+export class HelixClient {
+  readonly apiUrl: string;
+  private readonly o: HelixClientOptions;
+  private readonly clock: Clock;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly log: Logger;
+  private remaining: number | undefined;
+  private resetAt = 0;
+  private requests = 0;
+
+  constructor(o: HelixClientOptions) {
+    this.o = o;
+    this.apiUrl = o.apiUrl.replace(/\/+$/, '');
+    this.clock = o.clock ?? systemClock;
+    this.ownsDispatcher = !o.dispatcher;
+    this.dispatcher = o.dispatcher ?? new Agent({ keepAliveTimeout: 4_000 });
+    this.log = o.logger.child({ module: 'twitch.helix' });
+  }
+
+  /** Requests sent so far (retries included). */
+  requestCount(): number {
+    return this.requests;
+  }
+
+  /** `GET /users?id=..` for up to 100 ids per call (more are split). Unknown ids are simply absent. */
+  async users(ids: readonly string[]): Promise<HelixUser[]> {
+    const out: HelixUser[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      const q = new URLSearchParams();
+      for (const id of ids.slice(i, i + 100)) q.append('id', id);
+      const body = this.parse(UsersSchema, await this.get('/users', q), '/users');
+      for (const u of body.data) out.push({ id: u.id, login: u.login, createdAt: Date.parse(u.created_at) });
+    }
+    return out;
+  }
+
+  /** `GET /users?login=..` for one login. */
+  async userByLogin(login: string): Promise<HelixUser | undefined> {
+    const body = this.parse(UsersSchema, await this.get('/users', new URLSearchParams({ login })), '/users');
+    const u = body.data[0];
+    return u ? { id: u.id, login: u.login, createdAt: Date.parse(u.created_at) } : undefined;
+  }
+
+  /** `GET /streams?user_id=..`: the live stream of that broadcaster, or undefined when offline. */
+  async stream(userId: string): Promise<HelixStream | undefined> {
+    const body = this.parse(StreamsSchema, await this.get('/streams', new URLSearchParams({ user_id: userId, type: 'live' })), '/streams');
+    const s = body.data.find((d) => d.user_id === userId && d.type === 'live');
+    if (!s) return undefined;
+    return {
+      userId: s.user_id,
+      login: s.user_login,
+      thumbnailTemplate: s.thumbnail_url,
+      ...(s.title !== undefined ? { title: s.title } : {}),
+      ...(s.started_at ? { startedAt: Date.parse(s.started_at) } : {}),
+    };
+  }
+
+  /** `GET /channels/followers?broadcaster_id&user_id`: when `userId` followed, or undefined. Needs moderator:read:followers. */
+  async followedAt(broadcasterId: string, userId: string): Promise<number | undefined> {
+    const q = new URLSearchParams({ broadcaster_id: broadcasterId, user_id: userId });
+    const body = this.parse(FollowersSchema, await this.get('/channels/followers', q), '/channels/followers');
+    const f = body.data.find((d) => d.user_id === userId);
+    return f ? Date.parse(f.followed_at) : undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close().catch(() => undefined);
+  }
+
+  private parse<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
+    const r = schema.safeParse(body);
+    if (!r.success) throw new HelixError('TWITCH_API_BAD_BODY', `Twitch API answered an unexpected body (GET ${path})`, { retryable: false });
+    return r.data;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+  }
+
+  /** One GET with the retry, refresh and rate-limit rules of the module header. */
+  private async get(path: string, query: URLSearchParams): Promise<unknown> {
+    const deadline = this.clock.now() + (this.o.deadlineMs ?? 20_000);
+    const delays = this.o.retryDelaysMs ?? [500, 2000];
+    let attempt = 0;
+    let refreshed = false;
+    for (;;) {
+      if (this.remaining === 0 && this.resetAt > this.clock.now()) {
+        const wait = this.resetAt - this.clock.now();
+        if (this.clock.now() + wait > deadline)
+          throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (GET ${path})`, { status: 429, retryable: true });
+        this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for the reset');
+        await this.sleep(wait);
+      }
+      let status: number;
+      let body: unknown;
+      try {
+        ({ status, body } = await this.send(path, query));
+      } catch (err) {
+        const delay = delays[attempt++];
+        if (delay === undefined || this.clock.now() + delay > deadline) {
+          const code = (err as { code?: string }).code ?? (err as Error).name;
+          throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (GET ${path})`, { retryable: true, cause: err });
+        }
+        await this.sleep(delay);
+        continue;
+      }
+      if (status === 200) return body;
+      const message = HelixErrorBody.safeParse(body).data?.message;
+      if (status === 401 && !refreshed && this.o.token.canRefresh()) {
+        refreshed = true;
+        this.log.warn({ path }, 'Twitch API refused the token (401); refreshing it');
+        await this.o.token.refresh('refused by the Twitch API');
+        continue;
+      }
+      if (status === 429) {
+        const wait = Math.max(0, this.resetAt - this.clock.now());
+        if (this.clock.now() + wait <= deadline && attempt++ < 3) {
+          await this.sleep(wait);
+          continue;
+        }
+        throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached (GET ${path})`, { status, retryable: true });
+      }
+      if (status >= 500) {
+        const delay = delays[attempt++];
+        if (delay !== undefined && this.clock.now() + delay <= deadline) {
+          await this.sleep(delay);
+          continue;
+        }
+        throw new HelixError('TWITCH_API_UNAVAILABLE', `Twitch API answered HTTP ${status} (GET ${path})`, { status, retryable: true });
+      }
+      if (status === 401)
+        throw new HelixError('TWITCH_API_AUTH', `Twitch API refused TWITCH_TOKEN${message ? ` (${message})` : ''} (GET ${path}); check TWITCH_TOKEN and TWITCH_CLIENT_ID`, { status, retryable: false });
+      throw new HelixError(`TWITCH_API_${status}`, `Twitch API answered HTTP ${status}${message ? ` (${message})` : ''} (GET ${path})`, { status, retryable: false });
+    }
+  }
+
+  private async send(path: string, query: URLSearchParams): Promise<{ status: number; body: unknown }> {
+    const timeout = this.o.timeoutMs ?? 10_000;
+    this.requests++;
+    const res = await request(`${this.apiUrl}${path}?${query.toString()}`, {
+      method: 'GET',
+      headers: { accept: 'application/json', authorization: `Bearer ${this.o.token.current()}`, 'client-id': this.o.clientId },
+      dispatcher: this.dispatcher,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      signal: AbortSignal.timeout(timeout),
+    });
+    this.readLimits(res.headers);
+    const text = await res.body.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.statusCode, body };
+  }
+
+  private readLimits(headers: Record<string, string | string[] | undefined>): void {
+    const one = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
+    const remaining = Number(one(headers['ratelimit-remaining']));
+    const reset = Number(one(headers['ratelimit-reset']));
+    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining;
+    if (Number.isFinite(reset) && reset > 0) this.resetAt = reset * 1000;
+  }
+}

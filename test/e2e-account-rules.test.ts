@@ -1,0 +1,141 @@
+/**
+ * Account rules from the Twitch API at close (issue 13), end to end: the whole local stack
+ * (Fourthwall sandbox, chat server with the local Helix API on its port, the real bot) with
+ * follows and account ages set in the Helix sandbox. Checks that followers-only, the minimum
+ * follow age and the minimum account age exclude exactly their entrants, that the exclusions are
+ * recorded beside the frozen list and `verify` still recomputes the draw, that the lookups are
+ * batched (100 ids per GET /users), that an unreachable API follows the `uncheckable` rule and is
+ * announced, and that `!giveaway` gives one summary line.
+ */
+import { rm } from 'node:fs/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { DrawRecord } from '../src/giveaway/ports.js';
+import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack, type LinkStackOptions } from './support/e2e-link-stack.js';
+
+const DAY = 86_400_000;
+const stacks: LinkStack[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const s of stacks.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function stackWith(settings: Record<string, unknown>, helix?: LinkStackOptions['helix']): Promise<LinkStack> {
+  const dataDir = await tempDir();
+  dirs.push(dataDir);
+  const s = await startLinkStack({ dataDir, settings, ...(helix ? { helix } : {}) });
+  stacks.push(s);
+  return s;
+}
+
+async function runGiveaway(s: LinkStack, winners: number, logins: readonly string[]): Promise<DrawRecord> {
+  const opened = nextDrawOpened(s);
+  const from = s.mark();
+  s.say(s.mod, `!giveaway start giftdrop-mug ${winners} 60`);
+  const open = await opened;
+  await s.nextBotLine(/Giveaway: \d+x Giftdrop Mug/, from);
+  // Chat lines reach the bot in order on one socket: every !enter is in before the mod's end.
+  s.enter(logins);
+  const settled = drawSettled(s, open.id);
+  s.say(s.mod, '!giveaway end');
+  const { record } = await settled;
+  expect(record.entrants).toBe(logins.length);
+  await s.idle();
+  return s.record(record.id);
+}
+
+describe('account rules from the Twitch API', () => {
+  it('followers only, follow age and account age exclude exactly their entrants; recorded; verify recomputes', async () => {
+    const s = await stackWith(
+      { eligibility: { followersOnly: true, minFollowDays: 7, minAccountDays: 30 } },
+      {
+        prepare(helix, chat) {
+          const now = Date.now();
+          const b = chat.channelId;
+          const id = (l: string) => chat.viewer(l).userId;
+          helix.setFollow(b, id('loyal'), now - 100 * DAY);
+          helix.setFollow(b, id('loyal2'), now - 8 * DAY);
+          helix.setFollow(b, id('newfollow'), now - 2 * DAY);
+          helix.setFollow(b, id('freshacct'), now - 10 * DAY);
+          helix.setUser(id('freshacct'), 'freshacct', now - 3 * DAY);
+        },
+      },
+    );
+    const from = s.mark();
+    const d = await runGiveaway(s, 10, ['loyal', 'loyal2', 'stranger', 'newfollow', 'freshacct']);
+    expect(d.entrants).toBe(5);
+    expect(d.winners.map((w) => w.login).sort()).toEqual(['loyal', 'loyal2']);
+    expect(d.frozenEntrants!.map((e) => e.login).sort()).toEqual(['loyal', 'loyal2']);
+    const account = d.rules!['account'] as Record<string, unknown>;
+    expect(account).toMatchObject({ followersOnly: true, minFollowDays: 7, minAccountDays: 30, uncheckable: 'allow', checked: 5, unchecked: 0 });
+    expect(account['excludedUsers']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ login: 'stranger', reason: 'not-follower' }),
+        expect.objectContaining({ login: 'newfollow', reason: 'follow-age' }),
+        expect.objectContaining({ login: 'freshacct', reason: 'account-age' }),
+      ]),
+    );
+    expect(d.rules!['excluded']).toMatchObject({ 'not-follower': 1, 'follow-age': 1, 'account-age': 1 });
+    const announced = await s.nextBotLine(/entry check/, from);
+    expect(announced).toMatch(/1 not following the channel/);
+    expect(announced).toMatch(/1 following for less than 7 days/);
+    expect(announced).toMatch(/1 account younger than 30 days/);
+    expect((await s.verify(d.id)).code).toBe(0);
+
+    // !giveaway: the status and ONE summary line of why entrants were left out.
+    const mark = s.mark();
+    s.say(s.viewer('stranger'), '!giveaway');
+    const status = await s.nextBotLine(/entry check/, mark);
+    expect(s.botLines(mark).filter((l) => /entry check/.test(l))).toHaveLength(1);
+    expect(status).toMatch(/not following the channel/);
+  });
+
+  it('a token without moderator:read:followers: warned at start, entrants unchecked with the reason, let in', async () => {
+    const dataDir = await tempDir();
+    dirs.push(dataDir);
+    const s = await startLinkStack({ dataDir, settings: { eligibility: { followersOnly: true } }, chat: { scopes: ['chat:read', 'chat:edit'] } });
+    stacks.push(s);
+    await vi.waitFor(() => expect(s.log.text()).toMatch(/TWITCH_TOKEN lacks the scope moderator:read:followers/));
+    const from = s.mark();
+    const d = await runGiveaway(s, 2, ['alpha', 'beta']);
+    expect(d.winners).toHaveLength(2);
+    expect(d.rules!['account']).toMatchObject({ checked: 0, unchecked: 2, problem: expect.stringMatching(/HTTP 403 \(Missing scope: moderator:read:followers\)/) });
+    expect(await s.nextBotLine(/entry check/, from)).toMatch(/2 could not be checked with Twitch and were let in/);
+  });
+
+  it('looks entrants up in batches of 100 ids, with a cache for the next draw', async () => {
+    const s = await stackWith({ eligibility: { minAccountDays: 30 } });
+    const logins = Array.from({ length: 130 }, (_, i) => `viewer${i}`);
+    const d = await runGiveaway(s, 1, logins);
+    expect(d.frozenEntrants).toHaveLength(130);
+    const userCalls = s.stack.helix.calls.filter((c) => c.path === '/users');
+    expect(userCalls).toHaveLength(2); // 100 + 30
+    expect(userCalls.map((c) => new URLSearchParams(c.query).getAll('id').length).sort((a, b) => a - b)).toEqual([30, 100]);
+    expect(s.stack.helix.calls.some((c) => c.path === '/channels/followers')).toBe(false); // no follow rule: not asked
+
+    await runGiveaway(s, 1, logins.slice(0, 10));
+    expect(s.stack.helix.calls.filter((c) => c.path === '/users')).toHaveLength(2); // cached
+  });
+
+  it('the API down: entrants that cannot be checked follow the `uncheckable` rule, announced and recorded', async () => {
+    const s = await stackWith({ eligibility: { followersOnly: true, uncheckable: 'exclude' } });
+    s.stack.helix.setDown(true);
+    const from = s.mark();
+    const d = await runGiveaway(s, 3, ['alpha', 'beta']);
+    expect(d.winners).toEqual([]);
+    expect(d.status).toBe('finished');
+    const account = d.rules!['account'] as Record<string, unknown>;
+    expect(account).toMatchObject({ uncheckable: 'exclude', checked: 0, unchecked: 2 });
+    expect(String(account['problem'])).toMatch(/Twitch API answered HTTP 503/);
+    expect(await s.nextBotLine(/entry check/, from)).toMatch(/2 could not be checked with Twitch \(Twitch API: Twitch API answered HTTP 503/);
+
+    // The same outage with `allow`: everyone is let in, and that is said too.
+    const t = await stackWith({ eligibility: { followersOnly: true, uncheckable: 'allow' } });
+    t.stack.helix.setDown(true);
+    const mark = t.mark();
+    const d2 = await runGiveaway(t, 3, ['gamma', 'delta']);
+    expect(d2.winners.map((w) => w.login).sort()).toEqual(['delta', 'gamma']);
+    expect(await t.nextBotLine(/entry check/, mark)).toMatch(/2 could not be checked with Twitch and were let in/);
+    expect((await t.verify(d2.id)).code).toBe(0);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * The Helix client against the local Helix API (on the sandbox chat server's port), on a manual
+ * clock shared by both: batches of 100 ids, Ratelimit-Remaining / Ratelimit-Reset honoured (waits
+ * for the reset instead of spending a request on a 429), a 429 from a shared bucket retried after
+ * the reset, Helix's error shapes turned into errors naming the call, and an unreachable API.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { silentLogger } from '../src/logging/index.js';
+import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
+import { SandboxHelix } from '../src/sandbox/helix/index.js';
+import { ManualClock } from '../src/shared/clock.js';
+import { HelixClient, HelixError } from '../src/twitch/helix.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+async function rig(ratePerMinute = 800) {
+  const clock = new ManualClock(Date.now());
+  const chat = await startChatServer({ clock, scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'] });
+  closers.push(() => chat.close());
+  const helix = new SandboxHelix({ auth: chat.tokens, clock, ratePerMinute });
+  chat.mount((req, res) => helix.handle(req, res));
+  const client = (token = chat.token) => {
+    const c = new HelixClient({
+      apiUrl: chat.authUrl.replace(/\/oauth2$/, '/helix'),
+      clientId: chat.clientId,
+      token: { current: () => token, canRefresh: () => false, refresh: () => Promise.resolve() },
+      clock,
+      logger: silentLogger(),
+      retryDelaysMs: [],
+      deadlineMs: 120_000, // longer than a rate-limit window (the clock is manual: nothing waits for real)
+    });
+    closers.push(() => c.close());
+    return c;
+  };
+  return { clock, chat, helix, client };
+}
+
+describe('Helix client', () => {
+  it('looks up 250 ids in 3 calls of at most 100', async () => {
+    const { helix, client } = await rig();
+    const ids = Array.from({ length: 250 }, (_, i) => String(1000 + i));
+    const users = await client().users(ids);
+    expect(users).toHaveLength(250);
+    expect(helix.calls.map((c) => new URLSearchParams(c.query).getAll('id').length)).toEqual([100, 100, 50]);
+  });
+
+  it('at Ratelimit-Remaining 0 it waits for Ratelimit-Reset instead of getting a 429', async () => {
+    const { clock, helix, client } = await rig(2);
+    const api = client();
+    await api.users(['1001']);
+    await api.users(['1002']); // bucket spent: Ratelimit-Remaining 0
+    let done = false;
+    const third = api.users(['1003']).then((u) => ((done = true), u));
+    await Promise.resolve();
+    expect(helix.calls).toHaveLength(2); // held back, not sent
+    expect(done).toBe(false);
+    clock.advance(61_000); // Ratelimit-Reset is in whole seconds
+    expect(await third).toHaveLength(1);
+    expect(helix.calls.map((c) => c.status)).toEqual([200, 200, 200]);
+  });
+
+  it('a 429 (bucket spent by another client with the same token) is retried after the reset', async () => {
+    const { clock, helix, client } = await rig(2);
+    const a = client();
+    const b = client();
+    await a.users(['1001']); // a believes 1 request is left
+    await b.users(['1002']); // ... but b spends it
+    const p = a.users(['1003']);
+    await vi.waitFor(() => expect(helix.calls.some((c) => c.status === 429)).toBe(true));
+    clock.advance(61_000); // Ratelimit-Reset is in whole seconds
+    expect(await p).toHaveLength(1);
+    expect(helix.calls.map((c) => c.status)).toEqual([200, 200, 429, 200]);
+  });
+
+  it('Helix errors become errors naming the call; a wrong token is a 401 without refresh; down is retryable', async () => {
+    const { helix, client } = await rig();
+    const bad = client('not-the-token');
+    const err = await bad.stream('123').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HelixError);
+    expect(err).toMatchObject({ code: 'TWITCH_API_AUTH', status: 401, retryable: false });
+    expect((err as Error).message).toMatch(/Twitch API refused TWITCH_TOKEN \(Invalid OAuth token\) \(GET \/streams\)/);
+    expect((err as Error).message).not.toContain('not-the-token');
+
+    helix.setDown(true);
+    const down = await client().users(['1']).catch((e: unknown) => e);
+    expect(down).toMatchObject({ code: 'TWITCH_API_UNAVAILABLE', status: 503, retryable: true });
+    expect((down as Error).message).toBe('Twitch API answered HTTP 503 (GET /users)');
+  });
+
+  it('an API that is not there: TWITCH_API_UNAVAILABLE naming the URL', async () => {
+    const { chat, client } = await rig();
+    const api = client();
+    const url = api.apiUrl;
+    await chat.close();
+    const err = await api.users(['1']).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'TWITCH_API_UNAVAILABLE', retryable: true });
+    expect((err as Error).message).toContain(`could not reach the Twitch API at ${url}`);
+  });
+});
