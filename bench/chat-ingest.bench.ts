@@ -12,13 +12,13 @@
  * back to back (alternating which goes first), the ratio is the median of the per-round ratios,
  * the rates are the best of each.
  */
-import tmi from 'tmi.js';
 import { startChatServer, type ChatServer, type SimViewer } from '../src/sandbox/chat/index.js';
 import { CommandRegistry } from '../src/commands/registry.js';
 import { TwitchChat } from '../src/twitch/client.js';
 import { silentLogger } from '../src/logging/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import type { ChatMessage } from '../src/shared/chat.js';
+import { rawRound, until } from './bare-tmi.js';
 import type { BenchResult } from './types.js';
 
 const LINES = 100_000;
@@ -46,42 +46,7 @@ function buildLines(server: ChatServer): string[] {
 }
 
 /** Resolves when `count()` reaches `target`, checking on every macrotask turn. */
-function until(count: () => number, target: number, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (count() >= target) resolve();
-      else if (Date.now() > deadline) reject(new Error(`bench: only ${count()} of ${target} lines arrived`));
-      else setImmediate(check);
-    };
-    check();
-  });
-}
 
-async function rawRound(server: ChatServer, lines: string[]): Promise<number> {
-  const client = new tmi.Client({
-    options: { skipUpdatingEmotesets: true },
-    connection: { server: server.host, port: server.port, secure: false, reconnect: false },
-    identity: { username: server.botLogin, password: `oauth:${server.token}` },
-    channels: [server.channel],
-    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
-  let n = 0;
-  client.on('message', () => {
-    n++;
-  });
-  const joined = new Promise<void>((resolve) => client.once('join', () => resolve()));
-  await client.connect();
-  await joined;
-  await server.waitFor(() => server.joined().length === 1, 5000, 'raw client joined');
-  const t0 = performance.now();
-  server.injectRaw(lines);
-  await until(() => n, lines.length);
-  const rate = lines.length / ((performance.now() - t0) / 1000);
-  await client.disconnect();
-  await server.waitFor(() => server.connections() === 0, 5000, 'raw client gone');
-  return rate;
-}
 
 async function oursRound(server: ChatServer, lines: string[]): Promise<{ rate: number; entrants: number; heapPerEntrant: number }> {
   const logger = silentLogger();

@@ -14,12 +14,12 @@
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import tmi from 'tmi.js';
 import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer, type SimViewer } from '../src/sandbox/chat/index.js';
 import { fileStem } from '../src/storage/files.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { LoopDelay, QUICK, gc, loadNote, median, openGiftDraw, percentile, startBenchStack, type BenchStack } from './e2e-support.js';
+import { rawRound, until } from './bare-tmi.js';
 import type { BenchResult } from './types.js';
 
 const USERS = QUICK ? 10_000 : 50_000;
@@ -53,42 +53,7 @@ function enterLines(server: ChatServer): string[] {
   return lines;
 }
 
-function until(count: () => number, target: number, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (count() >= target) resolve();
-      else if (Date.now() > deadline) reject(new Error(`bench: only ${count()} of ${target} arrived`));
-      else setImmediate(check);
-    };
-    check();
-  });
-}
 
-async function rawRound(server: ChatServer, lines: string[]): Promise<number> {
-  const client = new tmi.Client({
-    options: { skipUpdatingEmotesets: true },
-    connection: { server: server.host, port: server.port, secure: false, reconnect: false },
-    identity: { username: server.botLogin, password: `oauth:${server.token}` },
-    channels: [server.channel],
-    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
-  let n = 0;
-  client.on('message', () => {
-    n++;
-  });
-  const joined = new Promise<void>((resolve) => client.once('join', () => resolve()));
-  await client.connect();
-  await joined;
-  await server.waitFor(() => server.joined().length === 1, 5000, 'raw client joined');
-  const t0 = performance.now();
-  server.injectRaw(lines);
-  await until(() => n, lines.length);
-  const rate = lines.length / ((performance.now() - t0) / 1000);
-  await client.disconnect();
-  await server.waitFor(() => server.connections() === 0, 5000, 'raw client gone');
-  return rate;
-}
 
 async function closeDraw(s: BenchStack, drawId: string): Promise<void> {
   const done = new Promise<void>((resolve) => {
