@@ -1,0 +1,352 @@
+/**
+ * FourthwallTransport: the core every FourthwallClient call goes through - limiter, auth, deadline,
+ * attempts, retries, schema check - over undici. The typed operation methods are layered on top
+ * (client-gifting.ts, client-commerce.ts, client.ts); this module owns no operation of its own.
+ *
+ * Contract:
+ * - Every request (API calls, token refreshes, the product feed) passes the client's one
+ *   sliding-window limiter (rate-limit.ts); callers beyond the budget wait, they do not fail.
+ * - Each call has a deadline (`deadlineMs`, covering queueing, attempts and backoff) and each
+ *   attempt a timeout (`timeoutMs`).
+ * - Retries: network errors, 5xx and 429 (honouring `Retry-After` seconds or HTTP date), with
+ *   exponential backoff and jitter, within the deadline and `retry.maxAttempts`. Idempotent
+ *   operations retry freely. A NON-idempotent operation (finishDraw, createGiveawayLinks, ...) is
+ *   never re-sent once it may have reached the server (timeout, reset, 5xx): the call throws
+ *   FourthwallOutcomeUnknownError. Only failures that certainly did not reach the server
+ *   (connection refused, DNS, 429, a failed token refresh) are retried for those.
+ * - A 401 with an OAuth token refreshes the token once (shared with concurrent callers) and
+ *   re-sends once; another 401/403 throws FourthwallAuthError.
+ * - Responses are checked with the zod wire schemas; a mismatch throws FourthwallSchemaError.
+ * - Logs method, path (no query), status, attempt and duration at debug. Never headers, bodies,
+ *   query strings or credentials.
+ *
+ * Subclasses call `json(key, request, schema)` (parsed, schema-checked body) or `execute(key,
+ * request)` (raw text) with a key of the operations table; nothing else of the core is theirs.
+ *
+ * Deliberately not here: the operation methods (client-*.ts, client.ts), request/response
+ * helpers (client-request.ts), mapping to the domain's ShopPort / ShopError (an adapter does
+ * that), webhook verification (webhooks.ts).
+ */
+import type { Dispatcher } from 'undici';
+import { undici, type Undici } from './undici.js';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
+import { cryptoRandom, type RandomSource } from '../shared/random.js';
+import { createAuthProvider, jsonOrUndefined, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
+import {
+  FourthwallAuthError,
+  FourthwallError,
+  FourthwallNetworkError,
+  FourthwallOutcomeUnknownError,
+  FourthwallSchemaError,
+  FourthwallTimeoutError,
+  FourthwallTokenError,
+  type FourthwallCallInfo,
+} from './errors.js';
+import {
+  NOT_SENT_CODES,
+  classifyStatus,
+  errCode,
+  normaliseBase,
+  queryString,
+  readBody,
+  type Attempt,
+  type CallRequest,
+} from './client-request.js';
+import { OPERATIONS, buildPath, type OperationKey } from './operations.js';
+import { DEFAULT_RATE_LIMIT, SlidingWindowLimiter, type RateLimit } from './rate-limit.js';
+import * as S from './schemas.js';
+
+/** Default API root. */
+export const DEFAULT_API_URL = 'https://api.fourthwall.com/open-api/v1.0';
+
+export interface RetryOptions {
+  /** Attempts per call, including the first (default 4). */
+  maxAttempts?: number;
+  /** First backoff delay (default 250 ms); doubles each retry. */
+  baseDelayMs?: number;
+  /** Cap of one backoff delay (default 5000 ms). `Retry-After` may ask for longer. */
+  maxDelayMs?: number;
+}
+
+export interface FourthwallClientOptions {
+  /** API root, e.g. `https://api.fourthwall.com/open-api/v1.0`. */
+  apiUrl: string;
+  /** Credentials, or a ready AuthProvider. */
+  auth: AuthConfig | AuthProvider;
+  /** Client-side budget (default 100 per 10 s). */
+  rateLimit?: RateLimit;
+  logger?: Logger;
+  /** Per attempt (default 10 000 ms). */
+  timeoutMs?: number;
+  /** Per call, including queueing and retries (default 60 000 ms). */
+  deadlineMs?: number;
+  retry?: RetryOptions;
+  userAgent?: string;
+  clock?: Clock;
+  /** Jitter source (default crypto). */
+  random?: RandomSource;
+  /** undici dispatcher to use (default: the client's own Agent, closed by `close()`). */
+  dispatcher?: Dispatcher;
+  /** Largest response body read (default 5 MiB). */
+  maxResponseBytes?: number;
+}
+
+/** The transport core of the Fourthwall client (see the module header); FourthwallClient extends it. */
+export class FourthwallTransport {
+  private readonly apiUrl: string;
+  private readonly auth: AuthProvider;
+  private readonly limiter: SlidingWindowLimiter;
+  private readonly log: Logger | undefined;
+  private readonly clock: Clock;
+  private readonly random: RandomSource;
+  /** Created with undici on the first request unless one was given. */
+  private dispatcher: Dispatcher | undefined;
+  private readonly ownsDispatcher: boolean;
+  private readonly timeoutMs: number;
+  private readonly deadlineMs: number;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly userAgent: string;
+  private readonly maxResponseBytes: number;
+
+  constructor(options: FourthwallClientOptions) {
+    this.apiUrl = normaliseBase(options.apiUrl, 'apiUrl');
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? cryptoRandom;
+    this.log = options.logger?.child({ module: 'fourthwall' });
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.deadlineMs = options.deadlineMs ?? 60_000;
+    this.maxAttempts = Math.max(1, options.retry?.maxAttempts ?? 4);
+    this.baseDelayMs = options.retry?.baseDelayMs ?? 250;
+    this.maxDelayMs = options.retry?.maxDelayMs ?? 5_000;
+    this.userAgent = options.userAgent ?? 'giftdrop/0.1';
+    this.maxResponseBytes = options.maxResponseBytes ?? 5 * 1024 * 1024;
+    this.limiter = new SlidingWindowLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher = options.dispatcher;
+    const isProvider = typeof (options.auth as AuthProvider).headerFor === 'function';
+    this.auth = isProvider
+      ? (options.auth as AuthProvider)
+      : createAuthProvider(options.auth as AuthConfig, {
+          clock: this.clock,
+          transport: this.tokenTransport(),
+          defaultTokenUrl: `${this.apiUrl}/platform/token`,
+          logger: this.log,
+        });
+  }
+
+  /** Secret values of the configured credentials (for `createLogger({ secrets })`). */
+  secrets(): string[] {
+    return this.auth.secrets();
+  }
+
+  /** Requests waiting for the rate limiter right now. */
+  get queued(): number {
+    return this.limiter.waiting;
+  }
+
+  /** Closes the client's own connection pool. */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher?.close();
+  }
+
+  /** undici's `request` and the dispatcher, loading undici on the first call. */
+  private async transport(): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
+    const u = await undici();
+    this.dispatcher ??= new u.Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(this.timeoutMs, 10_000) } });
+    return { request: u.request, dispatcher: this.dispatcher };
+  }
+
+  /** Keeps `util.inspect` / `console.log` of a client short and secret-free. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `FourthwallClient<${this.apiUrl}>`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { apiUrl: this.apiUrl, auth: this.auth.describe() };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Transport
+  // -------------------------------------------------------------------------------------------
+  protected async json<T extends z.ZodType>(key: OperationKey, req: CallRequest, schema: T): Promise<z.infer<T>> {
+    const { text, call } = await this.execute(key, req);
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new FourthwallSchemaError('', ['<root>: response body is not JSON'], call);
+    }
+    return S.parseWire(schema, data, call);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+  }
+
+  private backoff(retryNo: number): number {
+    const cap = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (retryNo - 1));
+    const u = this.random.bytes(4).readUInt32BE(0) / 0x1_0000_0000;
+    return Math.round(cap * (0.5 + 0.5 * u));
+  }
+
+  /** Runs one call: limiter, auth, attempts, retries (see the module header). */
+  protected async execute(key: OperationKey, req: CallRequest): Promise<{ status: number; text: string; call: FourthwallCallInfo }> {
+    const spec = OPERATIONS[key];
+    const path = buildPath(spec.path, req.params);
+    const call: FourthwallCallInfo = { operation: key, method: spec.method, path };
+    const url = `${req.baseUrl ?? this.apiUrl}${path}${queryString(req.query)}`;
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const deadline = this.clock.now() + this.deadlineMs;
+    let failures = 0;
+    let refreshed = false;
+
+    for (let attemptNo = 1; ; attemptNo++) {
+      const result = await this.attempt(spec.auth, call, url, body, deadline, attemptNo);
+      if (result.kind === 'ok') return { status: result.status, text: result.text, call };
+      if (result.kind === 'fail') {
+        // e.g. a 2xx body too large to read: the server did the work.
+        if (!spec.idempotent && result.error instanceof FourthwallNetworkError && result.error.reachedServer)
+          throw new FourthwallOutcomeUnknownError(call, { cause: result.error });
+        throw result.error;
+      }
+      if (result.kind === 'unauthorized') {
+        if (refreshed) throw new FourthwallAuthError(401, result.error.apiCode, result.error.context, call);
+        refreshed = true;
+        let retry = false;
+        try {
+          retry = await this.auth.onUnauthorized(result.header);
+        } catch (e) {
+          throw this.tokenFailure(e, call);
+        }
+        if (!retry) throw new FourthwallAuthError(401, result.error.apiCode, result.error.context, call);
+        continue;
+      }
+      // retry
+      if (result.reached && !spec.idempotent) throw new FourthwallOutcomeUnknownError(call, { cause: result.error });
+      failures++;
+      if (failures >= this.maxAttempts) throw result.error;
+      const delay = result.delayMs ?? this.backoff(failures);
+      if (this.clock.now() + delay >= deadline) throw result.error;
+      this.log?.debug(
+        { op: key, method: spec.method, path, attempt: attemptNo, retryInMs: delay, error: result.error.code },
+        'fourthwall call will be retried',
+      );
+      await this.sleep(delay);
+    }
+  }
+
+  /** Token endpoint failure -> auth error (rejected) or a not-sent network error (transient). */
+  private tokenFailure(e: unknown, call: FourthwallCallInfo): Error {
+    if (e instanceof FourthwallTokenError && e.status !== undefined && e.status >= 400 && e.status < 500) {
+      return new FourthwallAuthError(401, 'OAUTH_REFRESH_FAILED', e.oauthError ? { oauthError: e.oauthError } : {}, call, { cause: e });
+    }
+    return new FourthwallNetworkError('TOKEN_ENDPOINT', false, call, { cause: e });
+  }
+
+  private async attempt(
+    requirement: 'A' | 'B' | 'none',
+    call: FourthwallCallInfo,
+    url: string,
+    body: string | undefined,
+    deadline: number,
+    attemptNo: number,
+  ): Promise<Attempt> {
+    let header: AuthHeader | undefined;
+    try {
+      header = await this.auth.headerFor(requirement);
+    } catch (e) {
+      const err = this.tokenFailure(e, call);
+      return err instanceof FourthwallAuthError ? { kind: 'fail', error: err } : { kind: 'retry', error: err as FourthwallError, reached: false };
+    }
+
+    const queueAbort = new AbortController();
+    const queueTimer = this.clock.setTimeout(() => queueAbort.abort(), Math.max(0, deadline - this.clock.now()));
+    let permit;
+    try {
+      permit = await this.limiter.acquire(queueAbort.signal);
+    } catch {
+      return { kind: 'fail', error: new FourthwallTimeoutError('queued', this.deadlineMs, call) };
+    } finally {
+      queueTimer.cancel();
+    }
+
+    const started = this.clock.now();
+    const budget = Math.min(this.timeoutMs, deadline - started);
+    const ac = new AbortController();
+    let timer: TimerHandle | undefined;
+    const headers: Record<string, string> = { accept: call.operation === 'fetchProductFeed' ? 'application/rss+xml, application/xml, text/xml' : 'application/json', 'user-agent': this.userAgent };
+    if (header) headers.authorization = header.value;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      if (budget <= 0) return { kind: 'fail', error: new FourthwallTimeoutError('request', this.deadlineMs, call) };
+      timer = this.clock.setTimeout(() => ac.abort(), budget);
+      let status: number;
+      let text: string;
+      let retryAfter: string | string[] | undefined;
+      try {
+        const { request, dispatcher } = await this.transport();
+        const res = await request(url, {
+          method: call.method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          dispatcher,
+          signal: ac.signal,
+          headersTimeout: budget,
+          bodyTimeout: budget,
+        });
+        // The request has reached the server by now: its slot's cooldown may start.
+        permit.release();
+        status = res.statusCode;
+        retryAfter = res.headers['retry-after'];
+        text = await readBody(res.body, status >= 200 && status < 300 ? this.maxResponseBytes : 64 * 1024, call);
+      } catch (e) {
+        permit.release();
+        const ms = this.clock.now() - started;
+        const code = errCode(e);
+        const timedOut = ac.signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+        this.log?.debug({ op: call.operation, method: call.method, path: call.path, attempt: attemptNo, ms, error: timedOut ? 'timeout' : code ?? 'network' }, 'fourthwall call failed');
+        if (e instanceof FourthwallError) return { kind: 'fail', error: e };
+        if (timedOut) return { kind: 'retry', error: new FourthwallTimeoutError('request', ms, call, { cause: e }), reached: true };
+        const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+        return { kind: 'retry', error: new FourthwallNetworkError(code, !notSent, call, { cause: e }), reached: !notSent };
+      }
+      const ms = this.clock.now() - started;
+      this.log?.debug({ op: call.operation, method: call.method, path: call.path, status, attempt: attemptNo, ms }, 'fourthwall call');
+      if (status >= 200 && status < 300) return { kind: 'ok', status, text };
+      return classifyStatus(status, text, retryAfter, call, header, this.clock.now());
+    } finally {
+      timer?.cancel();
+      permit.release();
+    }
+  }
+
+  /** Token requests through the same limiter and timeouts as API calls. */
+  private tokenTransport(): TokenTransport {
+    return (url, form) =>
+      this.limiter.schedule(async () => {
+        const ac = new AbortController();
+        const timer = this.clock.setTimeout(() => ac.abort(), this.timeoutMs);
+        try {
+          const { request, dispatcher } = await this.transport();
+          const res = await request(url, {
+            method: 'POST',
+            dispatcher,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': this.userAgent },
+            body: form.toString(),
+            signal: ac.signal,
+            headersTimeout: this.timeoutMs,
+            bodyTimeout: this.timeoutMs,
+          });
+          const text = await readBody(res.body, 64 * 1024, { operation: 'oauthToken', method: 'POST', path: '<token url>' });
+          this.log?.debug({ op: 'oauthToken', method: 'POST', status: res.statusCode }, 'fourthwall token endpoint');
+          return { status: res.statusCode, body: jsonOrUndefined(text) };
+        } finally {
+          timer.cancel();
+        }
+      });
+  }
+}
