@@ -27,6 +27,9 @@
  * tmi.js gets `skipUpdatingEmotesets` and a logger adapter (its default logger is module state).
  * The receive path does as little as possible per line: one channel compare, the tag mapping,
  * one emit. This module knows nothing about commands or giveaways.
+ * This file owns the connection and its state (connect, reconnect, token refusal, the outbox's
+ * pause/resume and confirmation); chat-routing.ts routes the channel's events to it and reads
+ * ROOMSTATE/USERSTATE tags; client-types.ts holds the public types (re-exported here).
  */
 import { EventEmitter } from 'node:events';
 import tmi from 'tmi.js';
@@ -36,54 +39,13 @@ import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
 import { NotSentError, Outbox, type ChatTransport, type OutboxLimits, type OutboxStats } from './outbox.js';
 import { ConfirmWatch } from './confirm-watch.js';
-import { parseUrl, seconds, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
-import { parseChatMessage, type TmiTags } from './parse.js';
+import { parseUrl, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
+import type { TmiTags } from './parse.js';
+import { applyRoomState, routeChannelEvents, userStateIsMod } from './chat-routing.js';
+import type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
 export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
-
-export type ChatConnectionState = 'connecting' | 'connected' | 'disconnected';
-
-export interface RoomState {
-  /** Slow mode in seconds, 0 when off. */
-  slow: number;
-  /** Followers-only minimum follow age in minutes; -1 when off. */
-  followersOnly: number;
-  subsOnly: boolean;
-  emoteOnly: boolean;
-}
-
-export interface TwitchChatOptions {
-  /** TWITCH_IRC_URL: `wss://irc-ws.chat.twitch.tv:443` or `ws://127.0.0.1:PORT`. */
-  url: string;
-  /** Channel login (with or without `#`). */
-  channel: string;
-  /** Bot login. */
-  username: string;
-  /** TWITCH_TOKEN, with or without `oauth:`. Never logged. Ignored when `tokens` is given. */
-  token: string;
-  /** The token's keeper (ChatToken): read on every login, refreshed after a refusal when it can. */
-  tokens?: ChatTokenSource;
-  logger: Logger;
-  /** Used for pacing and timeouts. Default: the system clock. */
-  clock?: Clock;
-  /** Outbox limits (tests scale the windows down). */
-  outbox?: Partial<OutboxLimits>;
-  /** tmi.js reconnect delay: first `intervalMs` (default 1000), growing 1.5x up to `maxIntervalMs` (30 000). */
-  reconnect?: { intervalMs?: number; maxIntervalMs?: number };
-  /** Longest wait for the welcome and the channel join in `connect()` (default 15 000 ms). */
-  connectTimeoutMs?: number;
-  /** A written line unanswered this long makes the client probe the connection (default 15 000 ms). */
-  confirmTimeoutMs?: number;
-  /** How long tmi.js waits for a PONG before it closes the socket and reconnects (default 5000 ms). */
-  pingTimeoutMs?: number;
-}
-
-/** What the client needs from the token keeper (see token.ts). */
-export interface ChatTokenSource {
-  current(): string;
-  canRefresh(): boolean;
-  refresh(reason: string): Promise<void>;
-}
+export type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
 /** The parts of tmi.js's client this adapter uses beyond @types/tmi.js. */
 interface TmiInternals {
@@ -290,32 +252,23 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   private wire(): void {
     const client = this.client;
-    client.on('message', (channel, tags, text, self) => {
-      if (self || channel !== this.channelKey) return;
-      this.receive(channel, tags as TmiTags, text);
-    });
-    client.on('cheer', (channel, tags, text) => {
-      if (channel !== this.channelKey) return;
-      this.receive(channel, tags as TmiTags, text);
-    });
-    client.on('roomstate', (channel, tags) => {
-      if (channel !== this.channelKey) return;
-      this.onRoomState(tags as TmiTags);
-    });
-    client.on('notice', (channel, rawId: unknown, rawText: unknown) => {
-      if (channel !== this.channelKey) return;
-      // tmi.js passes null for a NOTICE without a msg-id tag.
-      const msgId = typeof rawId === 'string' ? rawId : '';
-      const text = typeof rawText === 'string' ? rawText : '';
-      this.log.warn({ msgId }, 'chat notice');
-      this.emit('notice', msgId, text);
-      this.outbox.handleNotice(msgId, text);
-    });
-    client.on('automod', (channel, msgId, text) => {
-      if (channel !== this.channelKey) return;
-      this.log.warn({ msgId }, 'chat line held by AutoMod');
-      this.outbox.handleNotice(msgId, text);
-    });
+    routeChannelEvents(
+      { client, channelKey: this.channelKey, botLogin: this.botLogin, clock: this.clock, log: this.log },
+      {
+        message: (message) => this.emit('message', message),
+        roomState: (tags) => this.onRoomState(tags),
+        notice: (msgId, text) => {
+          this.log.warn({ msgId }, 'chat notice');
+          this.emit('notice', msgId, text);
+          this.outbox.handleNotice(msgId, text);
+        },
+        automod: (msgId, text) => {
+          this.log.warn({ msgId }, 'chat line held by AutoMod');
+          this.outbox.handleNotice(msgId, text);
+        },
+        mod: (mod) => this.setMod(mod),
+      },
+    );
     client.on('connecting', () => {
       if (this.closing) {
         void client.disconnect().catch(() => undefined);
@@ -323,12 +276,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       }
       this.listenRaw(true);
       this.setState('connecting');
-    });
-    client.on('mod', (channel, username) => {
-      if (channel === this.channelKey && username === this.botLogin) this.setMod(true);
-    });
-    client.on('unmod', (channel, username) => {
-      if (channel === this.channelKey && username === this.botLogin) this.setMod(false);
     });
     client.on('reconnect', () => {
       if (!this.closing) this.setState('connecting');
@@ -354,22 +301,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (this.current === 'connected' && this.outbox.unconfirmed().count === 0) this.listenRaw(false);
   }
 
-  private receive(channel: string, tags: TmiTags, text: string): void {
-    const parsed = parseChatMessage(channel, tags, text, false, this.clock.now());
-    if (parsed.ok) {
-      this.emit('message', parsed.message);
-    } else {
-      this.log.warn({ reason: parsed.reason, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
-    }
-  }
-
   private onUserState(channel: string | undefined, tags: Record<string, unknown> | undefined): void {
     if (channel !== this.channelKey || !tags) return;
     this.acks++;
-    // Raw IRC tags: mod=1, badges=moderator/1,subscriber/12.
-    const badges = typeof tags.badges === 'string' ? tags.badges : '';
-    const mod = tags.mod === '1' || tags.mod === true || /(^|,)(broadcaster|moderator)\//.test(badges);
-    this.setMod(mod);
+    this.setMod(userStateIsMod(tags));
     // Twitch answers every PRIVMSG it accepts with a USERSTATE carrying the message's `id`, in
     // order; the USERSTATE of a JOIN or a mod change has none.
     if (this.current === 'connected' && typeof tags.id === 'string' && tags.id !== '') this.outbox.confirm();
@@ -385,15 +320,8 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   }
 
   private onRoomState(tags: TmiTags): void {
-    const roomId = tags['room-id'];
-    if (typeof roomId === 'string' && roomId !== '') this.roomId = roomId;
-    if ('slow' in tags) this.room.slow = seconds(tags.slow);
-    if ('followers-only' in tags) {
-      const f = tags['followers-only'];
-      this.room.followersOnly = f === false ? 0 : f === true ? 1 : Number(f) >= 0 ? Number(f) : -1;
-    }
-    if ('subs-only' in tags) this.room.subsOnly = tags['subs-only'] === true;
-    if ('emote-only' in tags) this.room.emoteOnly = tags['emote-only'] === true;
+    const roomId = applyRoomState(this.room, tags);
+    if (roomId !== undefined) this.roomId = roomId;
     this.outbox.setSlowMode(this.room.slow);
     if (this.current !== 'connected' && !this.closing) {
       this.setState('connected');

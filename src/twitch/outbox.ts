@@ -28,13 +28,16 @@
  *   then the oldest normal ones; high-priority lines (winner announcements) are never dropped.
  * All pacing uses the injected Clock. One Outbox per channel; it does not know tmi.js (the
  * transport is an interface) and does not share its window between channels.
+ * The waiting lines and the queue's drop policy (priorities, stale, overflow) are in
+ * outbox-queue.ts, the rate window and gaps in pacing.ts; this file owns the flow between them.
  */
 import { EventEmitter } from 'node:events';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { Logger } from '../logging/index.js';
-import type { SayOptions, SayPriority } from '../giveaway/ports.js';
+import type { SayOptions } from '../giveaway/ports.js';
 import { packList, splitText } from './text.js';
 import { Pacer } from './pacing.js';
+import { LineQueue, type QueuedLine } from './outbox-queue.js';
 import {
   defaultOutboxLimits,
   NotSentError,
@@ -48,14 +51,7 @@ import {
 export { defaultOutboxLimits, NotSentError } from './outbox-types.js';
 export type { ChatTransport, DropReason, OutboxLimits, OutboxOptions, OutboxStats } from './outbox-types.js';
 
-
-interface Entry {
-  text: string;
-  priority: SayPriority;
-  queuedAt: number;
-  staleAfterMs?: number;
-  retries: number;
-}
+type Entry = QueuedLine;
 
 /** Events: 'sent' (text: string), 'dropped' (text: string, reason: DropReason, detail?: string). */
 export class Outbox extends EventEmitter {
@@ -64,7 +60,7 @@ export class Outbox extends EventEmitter {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly limits: OutboxLimits;
-  private readonly queues: Record<SayPriority, Entry[]> = { high: [], normal: [], low: [] };
+  private readonly queue = new LineQueue((line, reason) => this.drop(line, reason));
   private readonly pacer: Pacer;
   private paused: boolean;
   private closed = false;
@@ -130,7 +126,7 @@ export class Outbox extends EventEmitter {
     this.cancelTimer();
     if (this.awaiting.length > 0) {
       const back = this.awaiting.splice(0);
-      for (let i = back.length - 1; i >= 0; i--) this.queues[back[i]!.entry.priority].unshift(back[i]!.entry);
+      this.queue.requeueFront(back.map((a) => a.entry));
       this.counters.requeued += back.length;
       this.log.info({ channel: this.channel, lines: back.length }, 'chat lines not confirmed by Twitch before the disconnect; re-queued for after the reconnect');
     }
@@ -183,7 +179,7 @@ export class Outbox extends EventEmitter {
 
   /** Lines waiting (not counting one being written). */
   pending(): number {
-    return this.queues.high.length + this.queues.normal.length + this.queues.low.length;
+    return this.queue.size();
   }
 
   stats(): OutboxStats {
@@ -240,7 +236,7 @@ export class Outbox extends EventEmitter {
     if (retry && last.entry.retries === 0) {
       last.entry.retries++;
       this.counters.retried++;
-      this.queues[last.entry.priority].unshift(last.entry);
+      this.queue.unshift(last.entry);
       this.log.warn({ msgId, channel: this.channel }, 'chat line refused by Twitch; retrying once');
     } else {
       this.drop(last.entry, 'notice', msgId);
@@ -254,13 +250,7 @@ export class Outbox extends EventEmitter {
     this.closed = true;
     this.paused = true;
     this.cancelTimer();
-    let n = 0;
-    for (const p of ['high', 'normal', 'low'] as const) {
-      for (const e of this.queues[p].splice(0)) {
-        this.drop(e, 'closed');
-        n++;
-      }
-    }
+    const n = this.queue.clear();
     this.notifyIdle();
     return n;
   }
@@ -275,7 +265,7 @@ export class Outbox extends EventEmitter {
     for (const text of lines) {
       const entry: Entry = { text, priority, queuedAt: now, retries: 0 };
       if (options.staleAfterMs !== undefined) entry.staleAfterMs = options.staleAfterMs;
-      this.queues[priority].push(entry);
+      this.queue.push(entry);
     }
     this.trim();
     this.pump();
@@ -288,7 +278,7 @@ export class Outbox extends EventEmitter {
     if (this.paused || this.inflight || this.closed || this.awaiting.length > 0) return;
     this.cancelTimer();
     const now = this.clock.now();
-    const entry = this.next(now);
+    const entry = this.queue.next(now);
     if (!entry) {
       this.notifyIdle();
       return;
@@ -307,25 +297,8 @@ export class Outbox extends EventEmitter {
       }, at - now);
       return;
     }
-    this.queues[entry.priority].shift();
+    this.queue.take(entry);
     this.write(entry, text, now);
-  }
-
-  /** The next line to send, after dropping stale ones; left in its queue. */
-  private next(now: number): Entry | undefined {
-    for (const p of ['high', 'normal', 'low'] as const) {
-      const q = this.queues[p];
-      while (q.length > 0) {
-        const e = q[0]!;
-        if (e.staleAfterMs !== undefined && now - e.queuedAt > e.staleAfterMs) {
-          q.shift();
-          this.drop(e, 'stale');
-          continue;
-        }
-        return e;
-      }
-    }
-    return undefined;
   }
 
   private write(entry: Entry, text: string, now: number): void {
@@ -339,7 +312,7 @@ export class Outbox extends EventEmitter {
         if (this.confirmMode) {
           if (this.paused) {
             // The disconnect was reported while this write was under way: not known to be answered.
-            this.queues[entry.priority].unshift(entry);
+            this.queue.unshift(entry);
             this.counters.requeued++;
           } else {
             this.awaiting.push({ entry, text, at: now });
@@ -359,7 +332,7 @@ export class Outbox extends EventEmitter {
           // spinning while the client has not yet reported the disconnect (a closing socket).
           this.pacer.unrecordAttempt();
           this.block(this.clock.now() + this.limits.minIntervalMs + this.limits.pacingMarginMs);
-          this.queues[entry.priority].unshift(entry);
+          this.queue.unshift(entry);
           this.log.debug({ channel: this.channel }, 'chat line not written; re-queued');
         } else {
           this.pacer.rememberText(text, now);
@@ -380,17 +353,7 @@ export class Outbox extends EventEmitter {
   /** While paused, keeps at most `maxQueued` lines: oldest low first, then oldest normal; never high. */
   private trim(): void {
     if (!this.paused || this.closed) return;
-    let excess = this.pending() - this.limits.maxQueued;
-    if (excess <= 0) return;
-    let dropped = 0;
-    for (const p of ['low', 'normal'] as const) {
-      const q = this.queues[p];
-      while (excess > 0 && q.length > 0) {
-        this.drop(q.shift()!, 'overflow');
-        excess--;
-        dropped++;
-      }
-    }
+    const dropped = this.queue.trim(this.limits.maxQueued);
     if (dropped === 0) return;
     this.counters.overflow += dropped;
     this.log.warn(

@@ -1,6 +1,7 @@
 /**
  * The sandbox Twitch chat server's public surface: start it, play viewers, read the
- * transcript. Implementation lives in server.ts; this file only re-exports.
+ * transcript. Implementation lives in server.ts (and types.ts, channel.ts, irc-session.ts,
+ * control.ts); this file only re-exports.
  */
 export { startChatServer } from './server.js';
 export type {

@@ -1,0 +1,103 @@
+/**
+ * Message routing for the Twitch chat client (client.ts): turns what tmi.js reports for the
+ * bot's channel into calls of narrow handlers, and reads the tags of ROOMSTATE and USERSTATE.
+ *
+ * Contract:
+ * - only events of `channelKey` are routed; every other channel's are ignored;
+ * - chat, /me and cheer lines that are not the bot's own echo are parsed (parse.ts) and handed
+ *   to `message`; a line that does not parse is logged (warn, with the login) and dropped, and
+ *   the bot keeps running;
+ * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
+ *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
+ * - the receive path does one channel compare, the tag mapping and one call per line.
+ * Connection state, the outbox and the token are not here (client.ts owns them).
+ */
+import type tmi from 'tmi.js';
+import type { ChatMessage } from '../shared/chat.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../logging/index.js';
+import type { RoomState } from './client-types.js';
+import { parseChatMessage, type TmiTags } from './parse.js';
+import { seconds } from './tmi-glue.js';
+
+/** Where the client wants the channel's events. */
+export interface ChannelHandlers {
+  message(message: ChatMessage): void;
+  roomState(tags: TmiTags): void;
+  notice(msgId: string, text: string): void;
+  automod(msgId: string, text: string): void;
+  mod(mod: boolean): void;
+}
+
+export interface ChannelSource {
+  client: tmi.Client;
+  /** `#channel`, lower case. */
+  channelKey: string;
+  botLogin: string;
+  clock: Clock;
+  log: Logger;
+}
+
+/** Subscribes the handlers to the channel's tmi.js events (see the module header). */
+export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandlers): void {
+  const { client, channelKey, botLogin, clock, log } = source;
+  const receive = (channel: string, tags: TmiTags, text: string): void => {
+    const parsed = parseChatMessage(channel, tags, text, false, clock.now());
+    if (parsed.ok) {
+      handlers.message(parsed.message);
+    } else {
+      log.warn({ reason: parsed.reason, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
+    }
+  };
+  client.on('message', (channel, tags, text, self) => {
+    if (self || channel !== channelKey) return;
+    receive(channel, tags as TmiTags, text);
+  });
+  client.on('cheer', (channel, tags, text) => {
+    if (channel !== channelKey) return;
+    receive(channel, tags as TmiTags, text);
+  });
+  client.on('roomstate', (channel, tags) => {
+    if (channel !== channelKey) return;
+    handlers.roomState(tags as TmiTags);
+  });
+  client.on('notice', (channel, rawId: unknown, rawText: unknown) => {
+    if (channel !== channelKey) return;
+    // tmi.js passes null for a NOTICE without a msg-id tag.
+    const msgId = typeof rawId === 'string' ? rawId : '';
+    const text = typeof rawText === 'string' ? rawText : '';
+    handlers.notice(msgId, text);
+  });
+  client.on('automod', (channel, msgId, text) => {
+    if (channel !== channelKey) return;
+    handlers.automod(msgId, text);
+  });
+  client.on('mod', (channel, username) => {
+    if (channel === channelKey && username === botLogin) handlers.mod(true);
+  });
+  client.on('unmod', (channel, username) => {
+    if (channel === channelKey && username === botLogin) handlers.mod(false);
+  });
+}
+
+/**
+ * Applies a ROOMSTATE's tags (as tmi.js maps them) to `room`; keys absent from the tags keep
+ * their value. Returns the `room-id` when the tags carry a non-empty one.
+ */
+export function applyRoomState(room: RoomState, tags: TmiTags): string | undefined {
+  const roomId = tags['room-id'];
+  if ('slow' in tags) room.slow = seconds(tags.slow);
+  if ('followers-only' in tags) {
+    const f = tags['followers-only'];
+    room.followersOnly = f === false ? 0 : f === true ? 1 : Number(f) >= 0 ? Number(f) : -1;
+  }
+  if ('subs-only' in tags) room.subsOnly = tags['subs-only'] === true;
+  if ('emote-only' in tags) room.emoteOnly = tags['emote-only'] === true;
+  return typeof roomId === 'string' && roomId !== '' ? roomId : undefined;
+}
+
+/** A USERSTATE's raw IRC tags (mod=1, badges=moderator/1,subscriber/12) name a moderator or the broadcaster. */
+export function userStateIsMod(tags: Record<string, unknown>): boolean {
+  const badges = typeof tags.badges === 'string' ? tags.badges : '';
+  return tags.mod === '1' || tags.mod === true || /(^|,)(broadcaster|moderator)\//.test(badges);
+}
