@@ -77,7 +77,8 @@ export async function startBenchStack(drawSeconds = 3600): Promise<BenchStack> {
     stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
     return {
       ...stack,
-      dataDir,
+      // the mode's data folder (no credentials: sandbox mode, DATA_DIR/sandbox)
+      dataDir: config.dataDir,
       async dispose() {
         await stack.close();
         await rm(dataDir, { recursive: true, force: true });

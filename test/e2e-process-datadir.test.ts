@@ -23,6 +23,7 @@ import {
   journaledEntrants,
   logins,
   makeTempDir,
+  writeSettingsFile,
   setShopLive,
   spawnBot,
   startLocalServers,
@@ -34,6 +35,8 @@ import {
 
 let servers: LocalServers;
 let root: string;
+/** A settings file beside the data folders (the public beacon off). */
+let settingsFile: string;
 let cleanup: () => Promise<void>;
 const running: BotProcess[] = [];
 
@@ -41,6 +44,8 @@ beforeAll(async () => {
   servers = await startLocalServers();
   setShopLive(servers);
   ({ dir: root, cleanup } = await makeTempDir('giftdrop-datadir-'));
+  // Beacon off (no route to drand here): these draws are about the data directory, not fairness.
+  settingsFile = await writeSettingsFile(root);
 });
 afterAll(async () => {
   for (const bot of running) await bot.kill('SIGKILL');
@@ -94,7 +99,7 @@ describe('one bot per DATA_DIR', () => {
   it('a second instance exits non-zero within 10 s naming the lock and the PID; the first one and its files are untouched', async () => {
     const dataDir = join(root, 'two');
     await seedHistory(dataDir, ['before_1', 'before_2']);
-    const first = await spawnBot(servers, { dataDir });
+    const first = await spawnBot(servers, { dataDir, configFile: settingsFile });
     running.push(first);
     const lockFile = join(dataDir, 'giftdrop.lock');
     expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: first.pid });
@@ -129,7 +134,7 @@ describe('one bot per DATA_DIR', () => {
   it('after a kill -9: the stale lock is taken over and a truncated history.json starts from .bak, both said in the output', async () => {
     const dataDir = join(root, 'crashed');
     await seedHistory(dataDir, ['kept_1', 'kept_2']);
-    const crashed = await spawnBot(servers, { dataDir });
+    const crashed = await spawnBot(servers, { dataDir, configFile: settingsFile });
     running.push(crashed);
     await crashed.kill('SIGKILL');
     const lockFile = join(dataDir, 'giftdrop.lock');
@@ -137,7 +142,7 @@ describe('one bot per DATA_DIR', () => {
     const history = join(dataDir, 'history.json');
     await truncate(history, Math.floor((await stat(history)).size / 3));
 
-    const bot = await spawnBot(servers, { dataDir });
+    const bot = await spawnBot(servers, { dataDir, configFile: settingsFile });
     running.push(bot);
     const out = bot.output();
     expect(out).toContain(`taking over ${lockFile}: its owner (PID ${crashed.pid}`);
@@ -183,7 +188,7 @@ describe('a damaged entry journal', () => {
   it('a corrupt line in the middle: reported by draw id and line number; the draw resumes and is drawn among every other entrant', async () => {
     const dataDir = join(root, 'journal');
     const port = await freePort();
-    const first = await spawnBot(servers, { dataDir, httpPort: port });
+    const first = await spawnBot(servers, { dataDir, httpPort: port, configFile: settingsFile });
     running.push(first);
     const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 2, durationSeconds: 60, username: 'journal_fan' });
     const drawId = draw['id'] as string;
@@ -198,7 +203,7 @@ describe('a damaged entry journal', () => {
     lines[2] = lines[2]!.slice(0, 20) + '#garbage#';
     await writeFile(file, lines.join('\n'));
 
-    const second = await spawnBot(servers, { dataDir, httpPort: port });
+    const second = await spawnBot(servers, { dataDir, httpPort: port, configFile: settingsFile });
     running.push(second);
     const report = await second.waitForLine((l) => l.includes(`draw ${drawId}: unreadable line(s) 3`), 5000, 'journal report');
     expect(report).toContain('the draw resumes with the other 5 journaled entries');

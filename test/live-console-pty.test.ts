@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PROJECT_ROOT,
   botProcessEnv,
+  writeSettingsFile,
   freePort,
   makeTempDir,
   registerWebhook,
@@ -39,7 +40,9 @@ afterAll(async () => {
 describe.skipIf(!hasScript)('live console on a terminal', () => {
   it('prints the transcript of a draw and a status line, no JSON logs, and stops on Ctrl+C', async () => {
     const port = await freePort();
-    const env = { ...botProcessEnv(servers, { dataDir: join(temp.dir, 'data'), httpPort: port, logLevel: '' }), TERM: 'xterm', HOME: temp.dir };
+    // beacon off (no route to drand here): the console is under test, not fairness
+    const configFile = await writeSettingsFile(temp.dir);
+    const env = { ...botProcessEnv(servers, { dataDir: join(temp.dir, 'data'), httpPort: port, logLevel: '', configFile }), TERM: 'xterm', HOME: temp.dir };
     const stderrFile = join(temp.dir, 'stderr.log');
     const child = spawn('script', ['-qfec', `exec node --import tsx src/main.ts 2>${stderrFile}`, '/dev/null'], {
       cwd: PROJECT_ROOT,

@@ -51,7 +51,8 @@ export interface OverlayStats {
 }
 
 export class OverlayHub {
-  private readonly recent = new Map<string, string[]>();
+  /** The newest entrants per draw, as they entered (cleaned only when a frame is built: cheap per !enter). */
+  private readonly recent = new Map<string, Array<{ displayName: string; login: string }>>();
   private readonly shownUntil = new Map<string, number>();
   private readonly expiry = new Set<TimerHandle>();
   private readonly sse: SseHub;
@@ -73,7 +74,7 @@ export class OverlayHub {
     const entered = (drawId: string, entrant: { displayName: string; login: string }) => {
       let names = this.recent.get(drawId);
       if (!names) this.recent.set(drawId, (names = []));
-      names.unshift(overlayName(entrant.displayName, entrant.login));
+      names.unshift({ displayName: entrant.displayName, login: entrant.login });
       if (names.length > RECENT_NAMES) names.length = RECENT_NAMES;
       this.markDirty();
     };
@@ -108,7 +109,7 @@ export class OverlayHub {
       if (!v.active && !((this.shownUntil.get(v.record.id) ?? 0) > now)) continue;
       const d = overlayDraw(v, {
         enter: this.options.enter,
-        recentNames: (id) => this.recent.get(id) ?? [],
+        recentNames: (id) => (this.recent.get(id) ?? []).map((e) => overlayName(e.displayName, e.login)),
         ...(this.options.winnerChat ? { winnerChat: this.options.winnerChat } : {}),
       });
       if (d) draws.push(d);
