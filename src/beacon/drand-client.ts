@@ -13,7 +13,7 @@
  *   verify, whose randomness is not SHA-256(signature) or whose number differs is rejected at once
  *   (BeaconError). Never logs anything but the round, status and duration.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { LazyPool, undici } from '../shared/lazy-undici.js';
 import { z } from 'zod';
 import type { Logger } from '../logging/index.js';
 import { silentLogger } from '../logging/index.js';
@@ -77,7 +77,7 @@ export class DrandBeacon implements BeaconPort {
   private readonly logger: Logger;
   private readonly retryMs: number;
   private readonly timeoutMs: number;
-  private readonly agent: Dispatcher;
+  private readonly agent: LazyPool;
   private readonly sleeping = new Set<{ cancel(): void; timer: TimerHandle }>();
   private closed = false;
 
@@ -90,13 +90,14 @@ export class DrandBeacon implements BeaconPort {
     this.logger = (options.logger ?? silentLogger()).child({ module: 'beacon' });
     this.retryMs = options.retryMs ?? 250;
     this.timeoutMs = options.requestTimeoutMs ?? 2000;
-    this.agent = new Agent({ connections: 2, keepAliveTimeout: 4000 });
+    this.agent = new LazyPool({ connections: 2, keepAliveTimeout: 4000 });
   }
 
   /** A client for a local sandbox beacon: reads its chain info once and records rounds as sandbox. */
   static async connectSandbox(options: DrandBeaconOptions & { chainHash?: string }): Promise<DrandBeacon> {
     const base = options.url.replace(/\/+$/, '');
     const path = options.chainHash ? `/${options.chainHash}/info` : '/info';
+    const { request } = await undici();
     const res = await request(`${base}${path}`, { headersTimeout: 5000, bodyTimeout: 5000 });
     const body = await res.body.json().catch(() => undefined);
     if (res.statusCode !== 200) throw new BeaconError(`sandbox beacon info answered ${res.statusCode}`);
@@ -140,8 +141,9 @@ export class DrandBeacon implements BeaconPort {
     let status: number;
     let body: unknown;
     try {
+      const { request } = await undici();
       const res = await request(`${this.base}/${this.chain}/public/${round}`, {
-        dispatcher: this.agent,
+        dispatcher: await this.agent.get(),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         headers: { accept: 'application/json' },

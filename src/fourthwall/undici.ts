@@ -1,14 +1,4 @@
 /**
- * undici, loaded on the first HTTP call instead of at start-up: it is the largest module the bot
- * loads, and nothing before readiness (the HTTP server answering /healthz) needs it. One shared
- * import promise; callers await it right before their first request.
+ * undici for the Fourthwall client, loaded on its first HTTP call (see src/shared/lazy-undici.ts).
  */
-import type * as UndiciModule from 'undici';
-
-export type Undici = typeof UndiciModule;
-
-let loading: Promise<Undici> | undefined;
-
-export function undici(): Promise<Undici> {
-  return (loading ??= import('undici'));
-}
+export { undici, type Undici } from '../shared/lazy-undici.js';

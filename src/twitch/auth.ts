@@ -12,7 +12,7 @@
  * The HTTP plumbing (undici, timeouts, one Agent) is here so the Helix client can reuse it
  * (`TwitchAuthClient.dispatcher`); token policy (what to check, when to refresh) is in token.ts.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { LazyPool, undici } from '../shared/lazy-undici.js';
 import { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
 
@@ -76,14 +76,14 @@ export interface TwitchAuthClientOptions {
 
 export class TwitchAuthClient {
   readonly authUrl: string;
-  /** Shared connection pool, for the Helix client of a later issue. */
-  readonly dispatcher: Dispatcher;
+  /** Shared connection pool (the Helix client reuses it); undici loads on the first call. */
+  readonly dispatcher: LazyPool;
   private readonly timeoutMs: number;
 
   constructor(options: TwitchAuthClientOptions) {
     this.authUrl = options.authUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.dispatcher = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(this.timeoutMs, 10_000) } });
+    this.dispatcher = new LazyPool({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(this.timeoutMs, 10_000) } });
   }
 
   /** `GET /validate`: who the token belongs to, its scopes and seconds left. */
@@ -135,16 +135,17 @@ export class TwitchAuthClient {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close().catch(() => undefined);
+    await this.dispatcher.close();
   }
 
   private async call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: unknown }> {
     try {
+      const { request } = await undici();
       const res = await request(`${this.authUrl}${path}`, {
         method,
         headers: { accept: 'application/json', ...headers },
         ...(body !== undefined ? { body } : {}),
-        dispatcher: this.dispatcher,
+        dispatcher: await this.dispatcher.get(),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),

@@ -15,7 +15,7 @@
  *   client's.
  * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { LazyPool, undici } from '../shared/lazy-undici.js';
 import { z } from 'zod';
 import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -78,7 +78,7 @@ export interface HelixClientOptions {
   token: HelixTokenSource;
   logger: Logger;
   clock?: Clock;
-  dispatcher?: Dispatcher;
+  dispatcher?: LazyPool;
   /** Per-request timeout (default 10 000 ms). */
   timeoutMs?: number;
   /** Deadline of one call including retries and rate-limit waits (default 20 000 ms). */
@@ -96,7 +96,7 @@ export class HelixClient {
   readonly apiUrl: string;
   private readonly o: HelixClientOptions;
   private readonly clock: Clock;
-  private readonly dispatcher: Dispatcher;
+  private readonly dispatcher: LazyPool;
   private readonly ownsDispatcher: boolean;
   private readonly log: Logger;
   private remaining: number | undefined;
@@ -108,7 +108,7 @@ export class HelixClient {
     this.apiUrl = o.apiUrl.replace(/\/+$/, '');
     this.clock = o.clock ?? systemClock;
     this.ownsDispatcher = !o.dispatcher;
-    this.dispatcher = o.dispatcher ?? new Agent({ keepAliveTimeout: 4_000 });
+    this.dispatcher = o.dispatcher ?? new LazyPool({ keepAliveTimeout: 4_000 });
     this.log = o.logger.child({ module: 'twitch.helix' });
   }
 
@@ -159,7 +159,7 @@ export class HelixClient {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close().catch(() => undefined);
+    if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
   private parse<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
@@ -232,10 +232,12 @@ export class HelixClient {
   private async send(path: string, query: URLSearchParams): Promise<{ status: number; body: unknown }> {
     const timeout = this.o.timeoutMs ?? 10_000;
     this.requests++;
+    const { request } = await undici();
+    const dispatcher = await this.dispatcher.get();
     const res = await request(`${this.apiUrl}${path}?${query.toString()}`, {
       method: 'GET',
       headers: { accept: 'application/json', authorization: `Bearer ${this.o.token.current()}`, 'client-id': this.o.clientId },
-      dispatcher: this.dispatcher,
+      dispatcher,
       headersTimeout: timeout,
       bodyTimeout: timeout,
       signal: AbortSignal.timeout(timeout),
