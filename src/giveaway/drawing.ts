@@ -15,8 +15,9 @@ import { snapshot } from './context.js';
 import { channelIdentity, persistQuietly, type Engine } from './engine.js';
 import { freezeEntrantTable } from './freeze.js';
 import { accountRulesActive } from './account-rules.js';
-import { applyEligibility, type EligibilityResult } from './eligibility.js';
+import { applyEligibility, type EligibilityResult, type ExclusionReason } from './eligibility.js';
 import { EntrantTable } from './entrant-table.js';
+import type { FrozenList } from './frozen-list.js';
 import type { ClaimWindow } from './claim-window.js';
 import type { Finalizer } from './finalize.js';
 import { firstPicks } from './picks.js';
@@ -51,32 +52,10 @@ export class Drawing {
     const { ctx } = this.e;
     const r = s.record;
     try {
-      const hours = ctx.settings.eligibility.winnerCooldownHours;
-      const recentWinners =
-        hours > 0 ? await ctx.repo.recentWinnerIds(ctx.clock.now() - hours * 3_600_000) : new Set<string>();
-      const identity = channelIdentity(ctx.chat);
-      // Twitch account rules (Helix), when set, narrow the chat-eligible entrants first. Those
-      // draws are bounded by Helix's lookups, so one object per entrant here costs nothing that
-      // matters; without them the freeze runs over the table's columns alone.
-      let table = s.entrants;
-      let checked: EligibilityResult | undefined;
-      if (ctx.accounts && accountRulesActive(ctx.accounts.rules) && s.entrants.size > 0) {
-        const chatRules = applyEligibility([...s.entrants.values()], ctx.settings, identity, recentWinners);
-        checked = await ctx.accounts.apply(chatRules, s.id);
-        table = new EntrantTable(checked.eligible);
-      }
-      const frozenResult = await freezeEntrantTable(
-        table,
-        ctx.settings,
-        identity,
-        recentWinners,
-      );
-      const { frozen } = frozenResult;
-      const rules = checked?.rules ?? frozenResult.rules;
-      const excluded = checked?.excluded ?? frozenResult.excluded;
-      r.rules = rules;
-      s.frozen = frozen;
-      r.fairness.entrantsDigest = frozen.digest;
+      // A draw restored while it waited for its beacon round keeps the list it already announced
+      // (digest and round are public): it is never frozen a second time.
+      const announced = s.frozen && s.frozen.digest === r.fairness.entrantsDigest ? s.frozen : undefined;
+      const { frozen, excluded } = announced ? { frozen: announced, excluded: {} } : await this.freeze(s);
       const key = await keyForPicks(this.e, s, frozen.digest, frozen.length);
       if (!key) return;
       s.reveal();
@@ -101,5 +80,32 @@ export class Drawing {
     } catch (err) {
       await this.settle.fail(s, 'an internal error while drawing', err);
     }
+  }
+
+  /**
+   * Applies eligibility and freezes the eligible entrants into s.frozen (digest and rules on the
+   * record). Twitch account rules (Helix), when set, narrow the chat-eligible entrants first; those
+   * draws are bounded by Helix's lookups, so one object per entrant there costs nothing that
+   * matters. Without them the freeze runs over the table's columns alone.
+   */
+  private async freeze(s: DrawSession): Promise<{ frozen: FrozenList; excluded: Partial<Record<ExclusionReason, number>> }> {
+    const { ctx } = this.e;
+    const r = s.record;
+    const hours = ctx.settings.eligibility.winnerCooldownHours;
+    const recentWinners =
+      hours > 0 ? await ctx.repo.recentWinnerIds(ctx.clock.now() - hours * 3_600_000) : new Set<string>();
+    const identity = channelIdentity(ctx.chat);
+    let table = s.entrants;
+    let checked: EligibilityResult | undefined;
+    if (ctx.accounts && accountRulesActive(ctx.accounts.rules) && s.entrants.size > 0) {
+      const chatRules = applyEligibility([...s.entrants.values()], ctx.settings, identity, recentWinners);
+      checked = await ctx.accounts.apply(chatRules, s.id);
+      table = new EntrantTable(checked.eligible);
+    }
+    const result = await freezeEntrantTable(table, ctx.settings, identity, recentWinners);
+    r.rules = checked?.rules ?? result.rules;
+    s.frozen = result.frozen;
+    r.fairness.entrantsDigest = result.frozen.digest;
+    return { frozen: result.frozen, excluded: checked?.excluded ?? result.excluded };
   }
 }
