@@ -4,18 +4,17 @@
  *   <dataDir>/seeds/          directory, mode 0700
  *   <dataDir>/seeds/<id>.seed the 64-hex seed of a draw whose seed is not revealed yet, mode 0600
  *
- * Contract: `put` writes atomically (temp file created 0600, fsync, rename) and re-applies 0600;
+ * Contract: `put` writes durably (files.ts writeFileAtomic: temp 0600, fsync, rename, dir fsync);
  * `get` returns undefined when there is no valid file; `discard` removes it (missing is fine).
  * history.json never holds an unrevealed seed (repository.ts moves `pendingSeed` here), so no
  * export or copy of the history can leak one. Does not: decide when a seed is revealed.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileStem, readIfExists } from './files.js';
+import { DIR_MODE, FILE_MODE, fileStem, mkdirPrivate, readIfExists, writeFileAtomic } from './files.js';
 
-export const SEED_FILE_MODE = 0o600;
-export const SEED_DIR_MODE = 0o700;
+export const SEED_FILE_MODE = FILE_MODE;
+export const SEED_DIR_MODE = DIR_MODE;
 
 export class SeedVault {
   readonly dir: string;
@@ -29,24 +28,8 @@ export class SeedVault {
   }
 
   async put(id: string, seedHex: string): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: SEED_DIR_MODE });
-    await chmod(this.dir, SEED_DIR_MODE);
-    const target = this.file(id);
-    const temp = join(this.dir, `.${fileStem(id)}.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      const handle = await open(temp, 'wx', SEED_FILE_MODE);
-      try {
-        await handle.writeFile(`${seedHex}\n`, 'utf8');
-        await handle.chmod(SEED_FILE_MODE);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-    } catch (err) {
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw err;
-    }
+    await mkdirPrivate(this.dir);
+    await writeFileAtomic(this.file(id), `${seedHex}\n`);
   }
 
   async get(id: string): Promise<string | undefined> {
