@@ -347,6 +347,7 @@ export function secretValues(config: Config): string[] {
   push(config.twitch.clientSecret);
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
+  push(config.dashboardToken);
   const a = config.fourthwall.auth;
   if (a.kind === 'basic') {
     push(a.password);
