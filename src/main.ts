@@ -11,6 +11,7 @@ import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot } from './app/bot.js';
 import { compactLogStream } from './app/console-text.js';
+import { LiveConsole } from './app/live-console.js';
 import { TwitchAuthError } from './twitch/index.js';
 import { lockDataDirOrExit } from './app/data-lock.js';
 import { TwitchTokenError } from './twitch/auth.js';
@@ -18,23 +19,15 @@ import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
 
 const config = loadConfigOrExit();
-// Sandbox mode prints its transcript on stdout: logs go to stderr, one short line each, at warn
-// unless LOG_LEVEL was set.
-const logger =
-  config.mode === 'sandbox'
-    ? createLogger({
-        level: config.logLevelExplicit ? config.logLevel : 'warn',
-        destination: (await import('./app/demo/output.js')).compactLogStream(process.stderr, process.stderr.isTTY === true),
-        secrets: secretValues(config),
-      })
-    : process.stdout.isTTY // live on a terminal: stdout is the live console; logs one line each on stderr
-      ? createLogger({
-          level: config.logLevelExplicit ? config.logLevel : 'warn',
-          destination: compactLogStream(process.stderr, process.stderr.isTTY === true),
-          secrets: secretValues(config),
-          file: config.logFile,
-        })
-      : createLogger({ level: config.logLevel, secrets: secretValues(config), file: config.logFile });
+// stdout is the transcript (the sandbox demo's, or the live console on a terminal): logs then go
+// to stderr one short line each, at warn unless LOG_LEVEL was set. Otherwise pino JSON on stderr.
+const compact = config.mode === 'sandbox' || process.stdout.isTTY === true;
+const logger = createLogger({
+  level: compact && !config.logLevelExplicit ? 'warn' : config.logLevel,
+  ...(compact ? { destination: compactLogStream(process.stderr, process.stderr.isTTY === true) } : {}),
+  secrets: secretValues(config),
+  file: config.logFile,
+});
 // One bot per data directory, taken before anything in it is read; released on exit.
 lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
 
@@ -57,7 +50,7 @@ try {
     // asked for meanwhile waits for the start to finish, then stops cleanly.
     // stdout is the live console: the transcript (plain lines without a terminal; on a terminal in
     // colour with a status line, and with the winners' links).
-    const live = new (await import('./app/live-console.js')).LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
+    const live = new LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
     const starting = startBot({ config, logger, operator: live.operator });
     onSignals(async (reason) => {
       live.close();

@@ -65,8 +65,11 @@ export class LiveConsole {
     const said = (text: string) => clean(this.o.tty ? text : maskUrls(text));
     const onSent = (text: string) => this.print(`${this.paint('2', '[chat]')} ${this.paint('36;1', `bot> ${bot.chat.botLogin}:`)} ${this.paint('36', said(text))}`);
     const onEntered = (drawId: string, _e: unknown, total: number) => {
-      const prize = bot.service.drawViews().find((v) => v.record.id === drawId)?.record.offer.name ?? drawId;
-      const e = this.entered.get(drawId) ?? { prize, count: 0, total };
+      let e = this.entered.get(drawId);
+      if (!e) {
+        const prize = bot.service.drawViews().find((v) => v.record.id === drawId)?.record.offer.name ?? drawId;
+        e = { prize, count: 0, total };
+      }
       e.count += 1;
       e.total = total;
       this.entered.set(drawId, e);

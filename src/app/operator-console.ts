@@ -31,7 +31,7 @@ export function maskUrls(line: string): string {
 
 /** The line with every URL replaced and the pointer appended. */
 export function hideLinks(line: string, drawId?: string): string {
-  return `${line.replace(URL_PATTERN, '[link not shown]')} (${linkPointer(drawId)})`;
+  return `${maskUrls(line)} (${linkPointer(drawId)})`;
 }
 
 export function consoleOperator(options: ConsoleOperatorOptions = {}): OperatorPort {

@@ -18,6 +18,7 @@ import type { Logger } from '../logging/index.js';
 import type { OperatorPort } from '../giveaway/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { startLocalStack, type LocalStack } from './local-stack.js';
+import { isAddressInUse } from './port-check.js';
 import { printHelp, queueTypedLines, runInteractive } from './demo/interactive.js';
 import { DemoPrinter, type TextSink } from './demo/output.js';
 import { playScript, withDemoMerchTrain, type DemoTimings } from './demo/script.js';
@@ -46,14 +47,6 @@ const CLOSE_DRAWS_MS = 10_000;
 /** Time allowed for a step that is not bound to an entry window (ms). */
 const STEP_TIMEOUT_MS = 15_000;
 
-function addressInUse(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 5; depth++) {
-    if ((e as { code?: unknown }).code === 'EADDRINUSE') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 async function startStack(config: Config, logger: Logger, operator: OperatorPort, timings: DemoTimings, note: (t: string) => void): Promise<LocalStack> {
   const start = (c: Config) =>
     startLocalStack({
@@ -71,7 +64,7 @@ async function startStack(config: Config, logger: Logger, operator: OperatorPort
   try {
     return await start(config);
   } catch (err) {
-    if (!addressInUse(err) || config.http.port === 0) throw err;
+    if (!isAddressInUse(err) || config.http.port === 0) throw err;
     note(`Port ${config.http.port} is in use (another giftdrop?): the bot listens on a port the OS picks instead.`);
     return start({ ...config, http: { ...config.http, port: 0 } });
   }

@@ -5,8 +5,7 @@
  * a viewer typing a moderator subcommand just gets the status.
  */
 import type { GiveawayService } from '../giveaway/service.js';
-import type { ChatMessage } from '../shared/chat.js';
-import type { Command, CommandContext } from './types.js';
+import { isModerator, type Command, type CommandContext } from './types.js';
 
 type GiveawayActions = Pick<
   GiveawayService,
@@ -26,10 +25,6 @@ export function parseStartArgs(args: readonly string[]): { query: string; winner
     ...(winners !== undefined ? { winners } : {}),
     ...(seconds !== undefined ? { seconds } : {}),
   };
-}
-
-function isModerator(msg: ChatMessage): boolean {
-  return msg.roles.moderator || msg.roles.broadcaster;
 }
 
 /** The giveaway command over `service`. */

@@ -5,8 +5,7 @@
  * change the product's availability at Fourthwall and confirm in chat. A viewer typing a
  * moderator subcommand just gets the merch line.
  */
-import type { ChatMessage } from '../shared/chat.js';
-import type { Command } from './types.js';
+import { isModerator, type Command } from './types.js';
 
 export interface MerchActions {
   merchLine(): string;
@@ -14,7 +13,6 @@ export interface MerchActions {
   setAvailable(query: string, available: boolean): Promise<string>;
 }
 
-const isModerator = (msg: ChatMessage) => msg.roles.moderator || msg.roles.broadcaster;
 
 export function merchCommand(actions: MerchActions, options: { name?: string; cooldownMs: number }): Command {
   return {

@@ -33,3 +33,8 @@ export interface Command {
   };
   execute(ctx: CommandContext): void | Promise<void>;
 }
+
+/** Moderators and the broadcaster: who may run a command's privileged forms. */
+export function isModerator(msg: ChatMessage): boolean {
+  return msg.roles.moderator || msg.roles.broadcaster;
+}
