@@ -126,6 +126,14 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     expect(await page.evaluate('window.__xss')).toBeUndefined(); // also when that name won
   });
 
+  it('serves prize images only for draws it shows: other ids never reach Fourthwall', async () => {
+    const before = s.fourthwall.control.requests.length;
+    for (const id of ['not-a-draw', 'prod_%E0%A4%A', 'x'.repeat(150)]) {
+      expect((await fetch(`${s.bot.http.url}/overlay/prize/${id}`)).status).toBe(404);
+    }
+    expect(s.fourthwall.control.requests.length).toBe(before);
+  });
+
   it('serves the overlay with a strict CSP and bounds the number of live connections', async () => {
     const res = await fetch(`${s.bot.http.url}/overlay`);
     expect(res.status).toBe(200);

@@ -91,7 +91,18 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     headers: OVERLAY_HEADERS,
   }));
   const images = new PrizeImages(deps.shop, log);
-  const api = new DashboardApi({ ...deps, chatLog, mode: deps.config.mode, logger: log });
+  // Product ids the dashboard's picker listed (its images come from the same route).
+  const listed = new Set<string>();
+  const shop: typeof deps.shop = {
+    getProduct: (id) => deps.shop.getProduct(id),
+    listProducts: async () => {
+      const products = await deps.shop.listProducts();
+      listed.clear();
+      for (const p of products) listed.add(p.id);
+      return products;
+    },
+  };
+  const api = new DashboardApi({ ...deps, shop, chatLog, mode: deps.config.mode, logger: log });
 
   const overlayRoute = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
@@ -102,7 +113,17 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     if (path === '/overlay/state') return hub.handleState(res, OVERLAY_HEADERS);
     const prize = /^\/overlay\/prize\/([^/]{1,200})$/.exec(path);
     if (prize) {
-      void images.handle(res, decodeURIComponent(prize[1]!)).catch(() => plain(res, 404, 'no image'));
+      // Only the prizes of draws in memory and the products the dashboard listed: a public URL
+      // must not turn random ids into calls to Fourthwall (and its rate limit).
+      let id: string;
+      try {
+        id = decodeURIComponent(prize[1]!);
+      } catch {
+        return plain(res, 404, 'no image', OVERLAY_HEADERS);
+      }
+      const known = listed.has(id) || deps.service.drawViews().some((v) => v.record.offer.id === id);
+      if (!known) return plain(res, 404, 'no image', OVERLAY_HEADERS);
+      void images.handle(res, id).catch(() => plain(res, 404, 'no image'));
       return;
     }
     plain(res, 404, 'not found', OVERLAY_HEADERS);
