@@ -37,7 +37,7 @@ async function setup(
   if (!reuse) cleanups.push(() => beacon.close());
   const client = await DrandBeacon.connectSandbox({ url: beacon.url, clock });
   cleanups.push(() => client.close());
-  const repo = await FileDrawRepository.open(dir, { flushIntervalMs: 0 });
+  const repo = await FileDrawRepository.open(dir, { flushIntervalMs: 0, mode: 'sandbox' }); // the sandbox beacon's data
   cleanups.push(() => repo.close());
   const chat = new FakeChat();
   const svc = new GiveawayService({

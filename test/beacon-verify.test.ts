@@ -79,6 +79,12 @@ describe('verify: drand-v2 records', () => {
     expect(reason(late)).toMatch(/not the first round after the entrant list was frozen \(that is round 101\)/);
   });
 
+  it('rejects a live record resting on a sandbox beacon (the operator holds that key)', () => {
+    const live = { ...sandboxRecord({ id: 'live-sb' }), mode: 'live' as const };
+    expect(verifyDraw(live)).toMatchObject({ ok: false });
+    expect(verifyDraw({ ...live, mode: 'sandbox' })).toMatchObject({ ok: true });
+  });
+
   it('rejects an unknown chain and a sandbox record whose key does not match its chain hash', () => {
     const r = vectorRecord(KNOWN_ANSWERS[0]!);
     beaconOf(r).chain = 'f'.repeat(64);

@@ -92,6 +92,8 @@ export function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): D
 export function checkBeaconRound(record: DrawRecord): string | undefined {
   const f = record.fairness;
   if (!f.beacon || 'unavailable' in f.beacon) return 'a drand-v2 draw must record its beacon round';
+  // A sandbox beacon is the bot's own key: it proves nothing about a live draw's randomness.
+  if (f.beacon.sandbox && record.mode === 'live') return 'a live draw cannot rest on a sandbox beacon (the operator holds its key)';
   const round = fetchedRound(f.beacon);
   if (!round) return 'the beacon round was never fetched (no randomness or signature recorded)';
   if (!Number.isSafeInteger(round.round) || round.round < 1) return `beacon round ${String(round.round)} is invalid`;
