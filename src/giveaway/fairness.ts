@@ -111,22 +111,6 @@ export function newSeed(random: RandomSource): { seed: Buffer; commitment: strin
   return { seed, commitment: commitmentOf(seed) };
 }
 
-/** The canonical digest (step 3) of a list that is already in canonical order. */
-export function entrantsDigest(frozen: readonly FrozenEntrant[]): string {
-  const hash = createHash('sha256');
-  const CHUNK = 4096;
-  for (let i = 0; i < frozen.length; i += CHUNK) {
-    let text = '';
-    const end = Math.min(frozen.length, i + CHUNK);
-    for (let j = i; j < end; j++) {
-      const e = frozen[j]!;
-      text += `${e.userId}\t${e.login}\t${e.weight}\n`;
-    }
-    hash.update(text, 'utf8');
-  }
-  return hash.digest('hex');
-}
-
 /**
  * Validates entrants, sorts them into canonical order (userId, code-unit order) and computes the
  * entrants digest. Throws FairnessError on a duplicate userId, an empty or TAB/CR/LF-bearing
