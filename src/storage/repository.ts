@@ -12,8 +12,16 @@
  *                                      deleted when the draw is finished, cancelled or failed.
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
  *   <dataDir>/seeds/<id>.seed          the unrevealed seed of an open draw, mode 0600 (seeds.ts);
- *                                      `pendingSeed` is moved there on save and read back by
- *                                      getDraw/openDraws; deleted once revealed or final.
+ *                                      `pendingSeed` is written there once (the first save that
+ *                                      carries it, not on every save) and read back by
+ *                                      getDraw/openDraws; deleted once revealed or final. An old
+ *                                      history.json still holding `pendingSeed` is migrated when
+ *                                      opened (seed into the vault durably, then dropped from both
+ *                                      history generations).
+ *
+ * Opening (writable) removes the temp files a killed writeFileAtomic left (its own name pattern
+ * only) in the data directory, draws/, seeds/ and journal/. The entry points open the repository
+ * only after taking the data-directory lock (app/data-lock.ts), so no live writer's temp is taken.
  *
  * Ids made of `[A-Za-z0-9_-]` are used as file names; others are base64url-encoded behind `~`.
  * Every record is stamped with the repository's `mode` when saved (records from before modes were
@@ -64,6 +72,30 @@ type StoredRecord = HistoryData['draws'][number];
 
 const FINAL_STATUSES = new Set<DrawRecord['status']>(['finished', 'cancelled', 'failed']);
 const ACTIVE_STATUSES = new Set<DrawRecord['status']>(['open', 'drawing']);
+/** seedFiles marker: the draw's vault file was removed (revealed or final). */
+const GONE = '';
+
+/**
+ * Moves every `pendingSeed` left in an old history.json into the seed vault (durably, before the
+ * history drops it), then rewrites the history twice so neither history.json nor history.json.bak
+ * holds it. A sealed draw's (revealed or final) stale `pendingSeed` is just dropped. Read-only
+ * mode changes no file: the seeds are only dropped from the records in memory, so nothing read
+ * through this repository (listDraws, the export) carries one.
+ */
+async function migratePendingSeeds(db: Low<HistoryData>, seeds: SeedVault, readOnly: boolean): Promise<void> {
+  const old = db.data.draws.filter((r) => r.pendingSeed !== undefined);
+  if (old.length === 0) return;
+  for (const record of old) {
+    const sealed = record.fairness.seed !== undefined || FINAL_STATUSES.has(record.status);
+    if (!readOnly && !sealed && (await seeds.get(record.id)) !== record.pendingSeed) {
+      await seeds.put(record.id, record.pendingSeed!);
+    }
+    delete record.pendingSeed;
+  }
+  if (readOnly) return;
+  await db.write(); // history.json without the seeds; .bak is still the old generation
+  await db.write(); // .bak becomes that clean generation too
+}
 
 /** Draw storage on local files: lowdb history, per-draw entry journals, frozen entrant files. */
 export class FileDrawRepository implements DrawRepository {
@@ -81,6 +113,8 @@ export class FileDrawRepository implements DrawRepository {
   readonly notes: string[];
   private readonly byId = new Map<string, StoredRecord>();
   private readonly seeds: SeedVault;
+  /** Per draw: the seed known to be in its vault file, or GONE once the file was removed. */
+  private readonly seedFiles = new Map<string, string>();
   /** Key (digest:length or array identity) of the entrants file last written, per draw. */
   private readonly frozenWritten = new Map<string, string | FrozenRows>();
   private saves: Promise<void> = Promise.resolve();
@@ -127,10 +161,12 @@ export class FileDrawRepository implements DrawRepository {
     if (!readOnly) {
       await mkdirPrivate(join(dataDir, 'journal'));
       await mkdirPrivate(join(dataDir, 'draws'));
-      await removeStaleTemps(dataDir);
-      await removeStaleTemps(join(dataDir, 'draws'));
+      // Every folder writeFileAtomic writes in (history, events, merch train; entrants; seeds;
+      // journal repairs): temps of an interrupted write, by our own temp-name pattern only.
+      for (const sub of ['', 'draws', 'seeds', 'journal']) await removeStaleTemps(join(dataDir, sub));
     }
     const db = new Low<HistoryData>(new DurableHistoryFile(historyFile, loaded.currentGood), loaded.data);
+    await migratePendingSeeds(db, new SeedVault(dataDir), readOnly);
     const journal = new EntryJournal({
       dir: join(dataDir, 'journal'),
       clock,
@@ -193,7 +229,11 @@ export class FileDrawRepository implements DrawRepository {
 
   private async applySave(stored: StoredRecord, frozen: FrozenRows | undefined, pendingSeed?: string): Promise<void> {
     const sealed = stored.fairness.seed !== undefined || FINAL_STATUSES.has(stored.status);
-    if (pendingSeed !== undefined && !sealed) await this.seeds.put(stored.id, pendingSeed);
+    // Written once: a later save of the same draw (every state change) finds it in place.
+    if (pendingSeed !== undefined && !sealed && this.seedFiles.get(stored.id) !== pendingSeed) {
+      if ((await this.seeds.get(stored.id)) !== pendingSeed) await this.seeds.put(stored.id, pendingSeed);
+      this.seedFiles.set(stored.id, pendingSeed);
+    }
     if (frozen) {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
@@ -207,7 +247,10 @@ export class FileDrawRepository implements DrawRepository {
     else draws.push(stored);
     this.byId.set(stored.id, stored);
     await this.db.write();
-    if (sealed) await this.seeds.discard(stored.id);
+    if (sealed && this.seedFiles.get(stored.id) !== GONE) {
+      await this.seeds.discard(stored.id);
+      this.seedFiles.set(stored.id, GONE);
+    }
     if (FINAL_STATUSES.has(stored.status)) await this.journal.discard(stored.id);
   }
 

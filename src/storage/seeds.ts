@@ -6,7 +6,8 @@
  *
  * Contract: `put` writes durably (files.ts writeFileAtomic: temp 0600, fsync, rename, dir fsync);
  * `get` returns undefined when there is no valid file; `discard` removes it (missing is fine).
- * history.json never holds an unrevealed seed (repository.ts moves `pendingSeed` here), so no
+ * history.json never holds an unrevealed seed (repository.ts moves `pendingSeed` here once, and
+ * migrates an old history that still holds one when it opens it), so no
  * export or copy of the history can leak one. Does not: decide when a seed is revealed.
  */
 import { rm } from 'node:fs/promises';
