@@ -3,14 +3,15 @@
  * - EventIntake with the real file store: a failing handler leaves the event unprocessed and it
  *   is retried with backoff until it succeeds; the id is known (a duplicate) meanwhile; testMode
  *   is set aside in live mode only; another shop's event is refused; an unreadable shop id keeps
- *   the event for a retry.
+ *   the event for a retry; a type no feature acts on is remembered in memory only, never written
+ *   to the processed-events file.
  * - EventPoller against the real Fourthwall sandbox over HTTP: pages through GET /webhook-events,
  *   skips known ids and events older than the horizon, survives a failing list call, and logs an
  *   unreadable record once.
  * - The Basic-only notice for OAuth-only live credentials.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventIntake, type IntakeOutcome } from '../src/app/event-intake.js';
@@ -30,9 +31,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+const stores = new Map<FileDrawRepository, string>();
 async function store() {
   const dir = await mkdtemp(join(tmpdir(), 'gd-intake-'));
   const repo = await FileDrawRepository.open(dir);
+  stores.set(repo, dir);
   cleanups.push(() => rm(dir, { recursive: true, force: true }), () => repo.close());
   return repo;
 }
@@ -96,6 +99,24 @@ describe('EventIntake', () => {
     clock.advance(60_000);
     await settle(i);
     expect(calls).toBe(3);
+  });
+
+  it('a type no feature acts on costs no write: remembered in memory only, set aside again after a restart', async () => {
+    const seen: string[] = [];
+    const { i, repo } = await intake('live', async (e) => void seen.push(e.id));
+    const unused = (id: string) => parseWebhookEvent(JSON.stringify(F.envelopeFixture('ORDER_PLACED', F.orderFixture(), { id })));
+    const eventsFile = join(stores.get(repo)!, 'events.jsonl');
+    expect(await i.submit(unused('weve_unused_1'), 'webhook')).toBe('ignored');
+    expect(await i.submit(unused('weve_unused_1'), 'webhook')).toBe('duplicate'); // this run remembers it
+    expect(await i.submit(unused('weve_unused_2'), 'poll')).toBe('ignored');
+    await repo.flush();
+    expect(await repo.isEventProcessed('weve_unused_1')).toBe(false);
+    expect(await readFile(eventsFile, 'utf8').catch(() => '')).toBe(''); // nothing written
+    // A handled event is still recorded durably, alone.
+    expect(await i.submit(drawEvent('weve_handled'), 'webhook')).toBe('handled');
+    await repo.flush();
+    expect(await readFile(eventsFile, 'utf8')).toBe('"weve_handled"\n');
+    expect(seen).toEqual(['weve_handled']);
   });
 
   it('an id processed by an earlier run is not handled again', async () => {

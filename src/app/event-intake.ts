@@ -8,9 +8,13 @@
  *   durably recorded as processed is never handled a second time (`isKnown` is synchronous, so
  *   the HTTP server can answer a duplicate delivery at once).
  * - An event is recorded as processed only after its handling succeeded, or after it was
- *   deliberately set aside: a type the bot does not act on, a `testMode` event in live mode
- *   (logged at info), an event of another shop than the pinned one (logged at warn; see
- *   README "Missed webhooks are caught up" for why such deliveries are still answered 200).
+ *   deliberately set aside: a `testMode` event in live mode (logged at info), an event of another
+ *   shop than the pinned one (logged at warn; see README "Missed webhooks are caught up" for why
+ *   such deliveries are still answered 200).
+ * - A type no feature acts on is remembered in memory only (a duplicate within this run), never
+ *   written to the processed-events file: setting it aside has no effect to repeat, so a
+ *   redelivery after a restart is just set aside again (one debug line), and an unused type
+ *   Fourthwall sends costs no file write.
  * - A handling failure (a save that fails, the shop id not readable yet, ...) leaves the event
  *   unprocessed: it is retried in-process with backoff on the injected clock (base 1 s, doubling,
  *   capped at 60 s) until it succeeds or the bot stops, and the catch-up poll would find it again
@@ -122,6 +126,11 @@ export class EventIntake {
         this.finish(event.id);
         return 'duplicate';
       }
+      if (!event.known || !this.o.handledTypes.has(event.type)) {
+        this.log.debug(ids, 'event type not used by the bot; ignored');
+        this.finish(event.id); // in memory only: see the module contract
+        return 'ignored';
+      }
       const setAside = await this.setAside(event);
       if (setAside) {
         await this.o.store.markEventProcessed(event.id);
@@ -141,13 +150,9 @@ export class EventIntake {
     }
   }
 
-  /** Why an event is deliberately not acted on, if it is not. */
+  /** Why an event of a handled type is deliberately not acted on, if it is not. */
   private async setAside(event: WebhookEvent): Promise<'ignored' | 'refused' | undefined> {
     const ids = { eventId: event.id, type: event.type };
-    if (!event.known || !this.o.handledTypes.has(event.type)) {
-      this.log.debug(ids, 'event type not used by the bot; ignored');
-      return 'ignored';
-    }
     if (event.testMode && this.o.mode === 'live') {
       this.log.info(ids, 'test-mode event (a dashboard "test" webhook) ignored in live mode');
       return 'ignored';
