@@ -117,6 +117,21 @@ describe('EventIntake', () => {
     await repo.flush();
     expect(await readFile(eventsFile, 'utf8')).toBe('"weve_handled"\n');
     expect(seen).toEqual(['weve_handled']);
+    // A restart (a new intake on the same store): the unused type is set aside again, harmlessly;
+    // the handled one is a duplicate from the file.
+    const again = new EventIntake({
+      mode: 'live',
+      handle: async (e) => void seen.push(e.id),
+      handledTypes: new Set(['GIFT_DRAW_STARTED']),
+      store: repo,
+      shopId: async () => F.IDS.shop,
+      clock: new ManualClock(),
+      logger: createLogger({ level: 'silent' }),
+    });
+    cleanups.push(() => again.stop());
+    expect(await again.submit(unused('weve_unused_1'), 'webhook')).toBe('ignored');
+    expect(await again.submit(drawEvent('weve_handled'), 'webhook')).toBe('duplicate');
+    expect(seen).toEqual(['weve_handled']);
   });
 
   it('an id processed by an earlier run is not handled again', async () => {
