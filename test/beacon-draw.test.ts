@@ -4,7 +4,9 @@
  * decides when the beacon round is published. Checks: the close announcement (digest + round) is
  * in chat while that round still answers 425 Too Early; the winners come after the round, under
  * drand-v2, and verify; the unrevealed seed lives in a 0600 file and never in history.json; an
- * unreachable beacon falls back to the seed alone, says so and records it.
+ * unreachable beacon falls back to the seed alone, says so and records it; the round is announced
+ * only once the record naming it is saved (a failed save is retried, and a round never saved is
+ * never announced).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { startBeaconSandbox, type BeaconSandbox } from '../src/sandbox/beacon/in
 import { ManualClock } from '../src/shared/clock.js';
 import { roundTimeMs } from '../src/shared/drand.js';
 import { FileDrawRepository } from '../src/storage/index.js';
+import { FailingSaves } from './support/failing-repository.js';
 import { CountingRandom, FakeChat, FakeOperator, FakeShop, START_MS, chatMsg, makeTempDir, purchase, removeDir, waitFor } from './support/giveaway-fakes.js';
 import { LogCapture } from './support/log-capture.js';
 
@@ -29,7 +32,8 @@ afterEach(async () => {
 
 async function setup(
   reuse?: { dir: string; clock: ManualClock; beacon: BeaconSandbox },
-): Promise<{ svc: GiveawayService; chat: FakeChat; clock: ManualClock; beacon: BeaconSandbox; repo: FileDrawRepository; dir: string }> {
+  faults?: (repo: FileDrawRepository) => FailingSaves,
+): Promise<{ svc: GiveawayService; chat: FakeChat; clock: ManualClock; beacon: BeaconSandbox; repo: FileDrawRepository; dir: string; log: LogCapture; operator: FakeOperator }> {
   const dir = reuse?.dir ?? (await makeTempDir());
   if (!reuse) cleanups.push(() => removeDir(dir));
   const clock = reuse?.clock ?? new ManualClock(START_MS);
@@ -40,21 +44,23 @@ async function setup(
   const repo = await FileDrawRepository.open(dir, { flushIntervalMs: 0, mode: 'sandbox' }); // the sandbox beacon's data
   cleanups.push(() => repo.close());
   const chat = new FakeChat();
+  const log = new LogCapture();
+  const operator = new FakeOperator();
   const svc = new GiveawayService({
     chat,
     shop: new FakeShop(),
-    repo,
+    repo: faults ? faults(repo) : repo,
     clock,
     random: new CountingRandom(dir),
-    logger: createLogger({ destination: new LogCapture(), level: 'debug' }),
+    logger: createLogger({ destination: log, level: 'debug' }),
     settings: mergeGiveawaySettings({ giftFlow: 'purchase' }),
-    operator: new FakeOperator(),
+    operator,
     beacon: client,
     beaconWaitMs: 10_000,
   });
   await svc.start();
   cleanups.push(() => svc.stop());
-  return { svc, chat, clock, beacon, repo, dir };
+  return { svc, chat, clock, beacon, repo, dir, log, operator };
 }
 
 async function openWithEntrants(svc: GiveawayService, id: string, logins: string[]): Promise<void> {
@@ -160,5 +166,59 @@ describe('a draw with the sandbox beacon', () => {
     expect(record.fairness.beacon).toMatchObject({ round });
     expect(record.fairness.algorithm).toBe(FAIRNESS_ALGORITHM_V2);
     expect(verifyDraw(record)).toMatchObject({ ok: true });
+  });
+
+  /** A save naming a beacon round (not fetched yet): the one the announcement must wait for. */
+  const namesRound = (r: { fairness: { beacon?: object } }) => !!r.fairness.beacon && 'round' in r.fairness.beacon && !('randomness' in r.fairness.beacon) && !('unavailable' in r.fairness.beacon);
+  const saveFailures = (log: LogCapture) => log.lines.filter((l) => l.includes('could not save the beacon round')).length;
+
+  it('announces the round only once its save succeeded: a failed save is retried, with the first round after the retry', async () => {
+    let storage!: FailingSaves;
+    const { svc, chat, clock, beacon, repo, log } = await setup(undefined, (r) => (storage = new FailingSaves(r)));
+    await openWithEntrants(svc, 'p5', ['alice', 'bob', 'carol']);
+    storage.failNext(namesRound, 1);
+    svc.endNow();
+    await waitFor(() => saveFailures(log) === 1, 'the failed save');
+    const unsaved = (storage.failed[0]!.fairness.beacon as { round: number }).round;
+    expect(chat.matching(/Entries closed/)).toEqual([]); // never announced while unsaved
+    expect((await repo.getDraw('p5'))!.fairness.beacon).toBeUndefined();
+
+    clock.advance(3000); // the retry (due after 1 s; one round period later): saved this time, then announced
+    await waitFor(() => chat.matching(/Entries closed/).length === 1, 'the close announcement after the retry');
+    const round = Number(/round (\d+)/.exec(chat.matching(/Entries closed/)[0]!)![1]);
+    expect(round).toBeGreaterThan(unsaved); // the first round after the retry, not the stale one
+    const saved = (await repo.getDraw('p5'))!.fairness;
+    expect(saved.beacon).toMatchObject({ round }); // durably saved before it was said
+    expect(Date.parse(saved.frozenAt!)).toBeGreaterThan(Date.parse(storage.failed[0]!.fairness.frozenAt!));
+
+    clock.advance(roundTimeMs(beacon.chain, round) - clock.now());
+    await waitFor(() => chat.matching(/fairness seed/).length === 1, 'the winners', 10_000);
+    await svc.whenIdle();
+    const record = (await repo.getDraw('p5'))!;
+    expect(record.fairness.algorithm).toBe(FAIRNESS_ALGORITHM_V2);
+    expect(verifyDraw(record)).toMatchObject({ ok: true });
+  });
+
+  it('never announces a round it could not save: past the wait it tells the operator and draws from the seed alone', async () => {
+    let storage!: FailingSaves;
+    const { svc, chat, clock, repo, log, operator } = await setup(undefined, (r) => (storage = new FailingSaves(r)));
+    await openWithEntrants(svc, 'p6', ['alice', 'bob']);
+    storage.failNext(namesRound, 100);
+    svc.endNow();
+    // 10 s of wait: attempts at 0, 1, 3, 7 and 10 s.
+    for (const [n, step] of [[1, 1000], [2, 2000], [3, 4000], [4, 3000]] as const) {
+      await waitFor(() => saveFailures(log) === n, `failed save ${n}`);
+      clock.advance(step);
+    }
+    await waitFor(() => chat.matching(/could not be recorded/).length === 1, 'the seed-alone line', 10_000);
+    await svc.whenIdle();
+    expect(saveFailures(log)).toBe(5);
+    expect(chat.matching(/Entries closed/)).toEqual([]);
+    expect(operator.lines.some((l) => l.line.includes('draw p6') && l.line.includes('could not be saved'))).toBe(true);
+    const record = (await repo.getDraw('p6'))!;
+    expect(record.fairness.beacon).toEqual({ unavailable: true, chain: expect.any(String) });
+    expect(record.fairness.algorithm).toBe('giftdrop-hmac-sha256-v1');
+    expect(verifyDraw(record)).toMatchObject({ ok: true });
+    expect(chat.matching(/fairness seed/)).toHaveLength(1);
   });
 });

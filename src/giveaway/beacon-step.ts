@@ -5,20 +5,25 @@
  *
  * Contract: without a BeaconPort the key is the seed (v1) and nothing is said. With one, the
  * round is the first published strictly after the freeze; the record (freeze time and round) is
- * saved BEFORE the announcement, so a restart waits for the same round instead of choosing a new
- * one; the announcement goes out before the round can be published. The round's signature is
+ * durably saved BEFORE the announcement, so a restart waits for the same round instead of choosing
+ * a new one; the announcement goes out before the round can be published. A failed save is
+ * retried (1 s, doubling) within `beaconWaitMs`, each time with the first round after the retry;
+ * a round never saved is never announced: when no save succeeds in time the operator is told and
+ * the draw goes on from its committed seed alone (`{ unavailable: true }`, said in chat). The round's signature is
  * checked by the port. A round not fetched within `beaconWaitMs` (or one that does not verify)
  * falls back to the seed alone, says so in chat and records `{ unavailable: true }`. Returns
  * undefined when the engine stopped meanwhile (the draw stays journaled as drawing).
  */
-import { isoNow, persistQuietly, type Engine } from './engine.js';
+import { isoNow, type Engine } from './engine.js';
 import { FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound } from './beacon-fairness.js';
 import { FAIRNESS_ALGORITHM } from './fairness.js';
-import type { BeaconRound } from './ports.js';
+import type { BeaconRecord, BeaconRound } from './ports.js';
 import type { DrawSession } from './session.js';
 
 /** Default wait for the beacon round after entries close. */
 export const DEFAULT_BEACON_WAIT_MS = 10_000;
+/** First retry delay of a failed save of the beacon round (doubles per attempt). */
+const SAVE_RETRY_MS = 1_000;
 
 type Outcome = { kind: 'round'; round: BeaconRound } | { kind: 'failed'; err: unknown } | { kind: 'timeout' } | { kind: 'stopped' };
 
@@ -34,12 +39,10 @@ export async function keyForPicks(e: Engine, s: DrawSession, digest: string, ent
   const done = fetchedRound(r.fairness.beacon);
   if (done && r.fairness.algorithm === FAIRNESS_ALGORITHM_V2) return drawKey(s.seed, digest, done.round, done.randomness);
 
-  // A restarted draw keeps the round it announced; a new one takes the first round after now.
-  const pending = r.fairness.beacon && !('unavailable' in r.fairness.beacon) && r.fairness.beacon.chain === beacon.chain ? r.fairness.beacon : undefined;
-  if (!pending || !r.fairness.frozenAt) r.fairness.frozenAt = isoNow(ctx.clock);
-  const round = pending?.round ?? beacon.roundAfter(Date.parse(r.fairness.frozenAt));
-  r.fairness.beacon = { chain: beacon.chain, round, ...(beacon.sandbox ? { sandbox: { ...beacon.sandbox } } : {}) };
-  await persistQuietly(e, s);
+  const waitMs = ctx.beaconWaitMs ?? DEFAULT_BEACON_WAIT_MS;
+  const round = await saveRound(e, s, waitMs);
+  if (round === 'stopped') return undefined;
+  if (round === 'unsaved') return s.seed;
   const inSeconds = Math.max(0, Math.ceil((beacon.roundTime(round) - ctx.clock.now()) / 1000));
   ctx.chat.say(
     `🔒 Entries closed for ${r.offer.name}: ${entrants} entrant(s), list digest ${digest}. ` +
@@ -48,7 +51,6 @@ export async function keyForPicks(e: Engine, s: DrawSession, digest: string, ent
   );
   ctx.logger.info({ drawId: r.id, round, chain: beacon.chain, digest }, 'waiting for the beacon round');
 
-  const waitMs = ctx.beaconWaitMs ?? DEFAULT_BEACON_WAIT_MS;
   const started = ctx.clock.now();
   const outcome = await Promise.race<Outcome>([
     beacon.fetch(round, started + waitMs).then(
@@ -59,7 +61,8 @@ export async function keyForPicks(e: Engine, s: DrawSession, digest: string, ent
   ]);
   if (outcome.kind === 'stopped' || ctx.isStopped()) return undefined;
   if (outcome.kind === 'round' && outcome.round.round === round) {
-    r.fairness.beacon = { ...r.fairness.beacon, randomness: outcome.round.randomness, signature: outcome.round.signature };
+    const named = r.fairness.beacon as Exclude<BeaconRecord, { unavailable: true }>; // set by saveRound
+    r.fairness.beacon = { ...named, randomness: outcome.round.randomness, signature: outcome.round.signature };
     r.fairness.algorithm = FAIRNESS_ALGORITHM_V2;
     ctx.logger.info({ drawId: r.id, round, ms: ctx.clock.now() - started }, 'beacon round verified');
     return drawKey(s.seed, digest, round, outcome.round.randomness);
@@ -73,4 +76,51 @@ export async function keyForPicks(e: Engine, s: DrawSession, digest: string, ent
     { priority: 'high' },
   );
   return s.seed;
+}
+
+/**
+ * Names the draw's round in its record and saves it durably, retrying a failed save within
+ * `waitMs` (see the module contract). Returns the saved round, 'stopped' when the engine stopped
+ * meanwhile, or 'unsaved' after falling back to the seed alone (reported, said in chat).
+ */
+async function saveRound(e: Engine, s: DrawSession, waitMs: number): Promise<number | 'stopped' | 'unsaved'> {
+  const { ctx } = e;
+  const r = s.record;
+  const beacon = ctx.beacon!;
+  // A restarted draw keeps the round it announced; a new one takes the first round after now.
+  const pending = r.fairness.beacon && !('unavailable' in r.fairness.beacon) && r.fairness.beacon.chain === beacon.chain ? r.fairness.beacon : undefined;
+  const saveBy = ctx.clock.now() + waitMs;
+  let retryMs = SAVE_RETRY_MS;
+  let failure: unknown;
+  for (;;) {
+    if (!pending || !r.fairness.frozenAt) r.fairness.frozenAt = isoNow(ctx.clock);
+    const round = pending?.round ?? beacon.roundAfter(Date.parse(r.fairness.frozenAt));
+    r.fairness.beacon = { chain: beacon.chain, round, ...(beacon.sandbox ? { sandbox: { ...beacon.sandbox } } : {}) };
+    try {
+      await s.persist(ctx.repo);
+      return round;
+    } catch (err) {
+      failure = err;
+    }
+    const left = saveBy - ctx.clock.now();
+    ctx.logger.error(
+      { drawId: r.id, round, err: failure, ...(left > 0 ? { retryInMs: Math.min(retryMs, left) } : {}) },
+      'could not save the beacon round; it is not announced until it is saved',
+    );
+    if (left <= 0) break;
+    if (!(await ctx.sleep(Math.min(retryMs, left))) || ctx.isStopped()) return 'stopped';
+    retryMs *= 2;
+  }
+  const why = (failure as Error)?.message ?? String(failure);
+  r.fairness.beacon = { unavailable: true, chain: beacon.chain };
+  r.fairness.algorithm = FAIRNESS_ALGORITHM;
+  ctx.operator.notify(
+    `draw ${r.id}: its beacon round could not be saved within ${waitMs} ms (${why}); it was not announced and the winners come from the committed seed alone. Check the disk holding DATA_DIR.`,
+    { drawId: r.id },
+  );
+  ctx.chat.say(
+    `⚠️ Draw ${r.id}'s randomness beacon round could not be recorded, so its winners come from its committed seed alone.`,
+    { priority: 'high' },
+  );
+  return 'unsaved';
 }

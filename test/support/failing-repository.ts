@@ -4,7 +4,7 @@
  * disk does (an `EIO` error) without writing anything. The bot under test is unchanged; only its
  * storage port misbehaves. Asserts nothing itself.
  */
-import type { DrawRecord, DrawRepository } from '../../src/giveaway/ports.js';
+import type { DrawRecord, DrawRepository, FrozenRows } from '../../src/giveaway/ports.js';
 
 export class FailingSaves implements DrawRepository {
   /** Records whose save was made to fail. */
@@ -18,14 +18,14 @@ export class FailingSaves implements DrawRepository {
     this.rules.push({ when, remaining: times });
   }
 
-  async saveDraw(record: DrawRecord): Promise<void> {
+  async saveDraw(record: DrawRecord, frozenRows?: FrozenRows): Promise<void> {
     const rule = this.rules.find((r) => r.remaining > 0 && r.when(record));
     if (rule) {
       rule.remaining -= 1;
       this.failed.push(structuredClone(record));
       throw Object.assign(new Error('EIO: i/o error, write (injected)'), { code: 'EIO' });
     }
-    return this.inner.saveDraw(record);
+    return this.inner.saveDraw(record, frozenRows); // the frozen list too (its own file)
   }
 
   getDraw(id: string) {
