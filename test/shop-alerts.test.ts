@@ -8,6 +8,7 @@ import { fileSchema } from '../src/config/schema.js';
 import { silentLogger } from '../src/logging/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { SupporterAlerts, cleanText, renderAlert, type AlertView } from '../src/shop/alerts.js';
+import { overlayText } from '../src/web/safe-text.js';
 
 function setup(alerts: Record<string, unknown> = {}) {
   const clock = new ManualClock();
@@ -62,6 +63,12 @@ describe('alert text', () => {
     expect(cleanText('  a\u0000b\nc\u202eevil  ', 40)).toBe('a b c evil');
     expect(cleanText('x'.repeat(50), 10)).toBe(`${'x'.repeat(9)}…`);
     expect(cleanText('\u0007', 10)).toBeUndefined();
+    // The overlay's cleaner is the same one: zero-width and BOM characters go too (a name made of
+    // nothing visible is no name), and both agree on every character they take out.
+    expect(cleanText('\u200b\ufeff\u2060', 10)).toBeUndefined();
+    expect(cleanText('ab\u200bcd', 10)).toBe('ab cd');
+    const sample = '  \u202eevil\u0007na\u200bme\u2028x\ufeff ';
+    expect(cleanText(sample, 40)!.replace(/ /g, '')).toBe(overlayText(sample, 40).replace(/ /g, ''));
     const line = renderAlert('{user} bought {products}{amount}', { kind: 'order', user: '/ban someone', products: ['Mug', 'Tee'], amount: { value: 5, currency: 'EUR' }, at: 'now' });
     expect(line).toBe('\u200b/ban someone bought Mug and Tee (5.00 EUR)');
   });

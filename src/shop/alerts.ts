@@ -24,6 +24,7 @@ import type { ChatPort } from '../giveaway/ports.js';
 import { render } from '../giveaway/messages.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
+import { plainText } from '../shared/plain-text.js';
 
 export type AlertKind = 'order' | 'donation' | 'subscription' | 'thankYou' | 'giftPurchase';
 export const ALERT_KINDS: readonly AlertKind[] = ['order', 'donation', 'subscription', 'thankYou', 'giftPurchase'];
@@ -51,13 +52,12 @@ const NOUNS: Record<AlertKind, [string, string]> = {
   giftPurchase: ['gift purchase', 'gift purchases'],
 };
 
-/** Cleans a viewer- or shop-supplied string for display: no control or bidi-override characters, one line, capped. */
+/**
+ * Cleans a viewer- or shop-supplied string for display (the shared cleaner, src/shared/plain-text.ts,
+ * hidden characters read as a space); undefined for a missing or empty string.
+ */
 export function cleanText(s: string | null | undefined, max: number): string | undefined {
-  if (typeof s !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex
-  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ').replace(/\s+/g, ' ').trim();
-  if (!flat) return undefined;
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return typeof s === 'string' ? plainText(s, max, ' ') || undefined : undefined;
 }
 
 const user = (s: string | null | undefined) => cleanText(s, 40) ?? 'someone';
