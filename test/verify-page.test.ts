@@ -1,7 +1,8 @@
 /**
  * The public verify page in a real headless Chromium: the known-answer vectors recomputed in the
  * browser (WebCrypto + bundled @noble/curves) give the same winners as Node; tampering makes the
- * page say NOT verified; the page is served at GET /verify/<id> by the bot's HTTP server over a
+ * page say NOT verified; a live draw resting on a sandbox beacon is rejected in the browser with
+ * the words `npm run verify` uses; the page is served at GET /verify/<id> by the bot's HTTP server over a
  * real socket and written by `npm run verify -- <id> --html`; it carries no links and shows
  * viewer-supplied text as text.
  */
@@ -15,6 +16,7 @@ import type { DrawRecord } from '../src/giveaway/ports.js';
 import { startHttpServer, type BotHttpServer } from '../src/http/server.js';
 import { verifyRoute } from '../src/http/verify-route.js';
 import { silentLogger } from '../src/logging/index.js';
+import { SANDBOX_BEACON_ON_LIVE_DRAW } from '../src/shared/beacon-policy.js';
 import { randomnessOf } from '../src/shared/drand.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { renderVerifyPage } from '../src/web/verify-page.js';
@@ -52,6 +54,8 @@ beforeAll(async () => {
   await repo.saveDraw(badLog);
   await repo.saveDraw({ ...openRecord('still-open'), status: 'open' });
   await repo.saveDraw(finishedRecord({ id: 'v1-draw', entrants: 25, winners: 2, rerollPicks: [1] }));
+  // An honestly computed sandbox-beacon draw, but recorded as a live draw.
+  await repo.saveDraw({ ...sandboxRecord({ id: 'live-on-sandbox' }), mode: 'live' });
   http = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
@@ -147,6 +151,22 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const b = await verdictOf(page);
     expect(b.verdict).toBe('failed');
     expect(b.checks).toMatch(/reroll 1 took pick 4, the next unused pick was 3/);
+    await page.close();
+  });
+
+  it('rejects a live draw resting on a sandbox beacon, in the words npm run verify uses', async () => {
+    const c = captureIo(dir);
+    expect(await runVerifyCli(['live-on-sandbox'], c.io)).not.toBe(0);
+    expect(c.out() + c.err()).toContain(SANDBOX_BEACON_ON_LIVE_DRAW);
+    const page = await browser!.context.newPage();
+    await page.goto(`${http.url}/verify/live-on-sandbox`);
+    const r = await verdictOf(page);
+    expect(r.verdict).toBe('failed');
+    expect(r.status).toMatch(/NOT verified/);
+    expect(r.checks).toContain(`✘ Public beacon: ${SANDBOX_BEACON_ON_LIVE_DRAW}`);
+    // The same record in sandbox mode verifies: it is the mode, not the data, that is refused.
+    await page.goto(`${http.url}/verify/sandbox-rerolls`);
+    expect((await verdictOf(page)).verdict).toBe('verified');
     await page.close();
   });
 

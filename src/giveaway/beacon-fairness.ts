@@ -19,6 +19,7 @@ import {
   verifyRoundSignature,
   type DrandChain,
 } from '../shared/drand.js';
+import { beaconModeProblem } from '../shared/beacon-policy.js';
 import { FAIRNESS_ALGORITHM, FairnessError, SEED_BYTES } from './fairness.js';
 import type { BeaconRecord, DrawRecord } from './ports.js';
 
@@ -93,7 +94,8 @@ export function checkBeaconRound(record: DrawRecord): string | undefined {
   const f = record.fairness;
   if (!f.beacon || 'unavailable' in f.beacon) return 'a drand-v2 draw must record its beacon round';
   // A sandbox beacon is the bot's own key: it proves nothing about a live draw's randomness.
-  if (f.beacon.sandbox && record.mode === 'live') return 'a live draw cannot rest on a sandbox beacon (the operator holds its key)';
+  const modeProblem = beaconModeProblem(record.mode, f.beacon);
+  if (modeProblem) return modeProblem;
   const round = fetchedRound(f.beacon);
   if (!round) return 'the beacon round was never fetched (no randomness or signature recorded)';
   if (!Number.isSafeInteger(round.round) || round.round < 1) return `beacon round ${String(round.round)} is invalid`;

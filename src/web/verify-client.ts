@@ -4,8 +4,10 @@
  * embedded in the page and shows, check by check, what holds:
  *   1. commitment: SHA-256(seed) equals the commitment announced at open (WebCrypto);
  *   2. entrant list: canonical order and serialization, SHA-256 equals the announced digest;
- *   3. beacon (v2): the round's BLS signature against the chain's public key (quicknet pinned),
- *      randomness = SHA-256(signature), and the round is the first published after the freeze;
+ *   3. beacon (v2): a live draw does not rest on a sandbox beacon (the same rule and words as
+ *      `npm run verify`, src/shared/beacon-policy.ts), the round's BLS signature against the
+ *      chain's public key (quicknet pinned), randomness = SHA-256(signature), and the round is
+ *      the first published after the freeze;
  *   4. picks: the draw key (v2: HMAC-SHA256 over seed, digest, round, randomness; v1: the seed),
  *      the HMAC-SHA256 counter stream, rejection sampling and weighted picks without replacement
  *      (the procedure in src/giveaway/fairness.ts, implemented again here), compared with the
@@ -14,6 +16,7 @@
  * recomputed winners to #computed-winners (for the page's own tests). Text from the draw (logins,
  * product) is only ever set through textContent.
  */
+import { beaconModeProblem } from '../shared/beacon-policy.js';
 import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from '../shared/drand.js';
 
 /** The draw data embedded in the page (see verify-page.ts `pageData`). */
@@ -21,6 +24,8 @@ export interface PageData {
   id: string;
   product: string;
   algorithm: string;
+  /** The mode that wrote the draw (records from before modes were recorded read as live). */
+  mode?: 'live' | 'sandbox';
   commitment: string;
   seed: string;
   digest: string;
@@ -161,7 +166,9 @@ export async function verifyPageData(d: PageData): Promise<{ checks: Check[]; wi
         if (chainHashOf(c) === b.chain) chain = { ...c, hash: b.chain };
       } else if (b.chain === QUICKNET.hash) chain = QUICKNET;
       const frozen = d.frozenAt ? Date.parse(d.frozenAt) : NaN;
-      if (!chain) detail = `unknown beacon chain ${b.chain}`;
+      const modeProblem = beaconModeProblem(d.mode, b);
+      if (modeProblem) detail = modeProblem;
+      else if (!chain) detail = `unknown beacon chain ${b.chain}`;
       else if (!verifyRoundSignature(chain, b.round, b.signature)) detail = `round ${b.round}: the BLS signature does NOT verify against the chain's public key`;
       else if (randomnessOf(b.signature) !== b.randomness) detail = `round ${b.round}: randomness is not SHA-256(signature)`;
       else if (!Number.isFinite(frozen) || roundTimeMs(chain, b.round) <= frozen) detail = `round ${b.round} was published before the entrant list was frozen`;

@@ -5,7 +5,7 @@
  * `npm run verify -- <id> --html`.
  *
  * Contract: `renderVerifyPage(record)` embeds only what the check needs (ids, logins and weights
- * of the frozen list, the fairness data, winners' logins and pick positions, the reroll log);
+ * of the frozen list, the draw's mode, the fairness data, winners' logins and pick positions, the reroll log);
  * never redeem links, gift ids, display names or supporter messages. The data sits in a JSON
  * script element with `<` escaped, and the script (src/web/verify-client.ts with @noble/curves)
  * is bundled with esbuild on first use and cached; the entry resolves next to this module, so it
@@ -56,6 +56,7 @@ export function pageData(record: DrawRecord): PageData {
     id: record.id,
     product: record.offer.name,
     algorithm: f.algorithm,
+    ...(record.mode ? { mode: record.mode } : {}),
     commitment: f.commitment,
     seed: f.seed ?? '',
     digest: f.entrantsDigest ?? '',

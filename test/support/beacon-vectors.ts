@@ -101,8 +101,9 @@ export function localChain(label = 'test-chain'): { chain: DrandChain; secretKey
 }
 
 /**
- * A finished v2 record on a local sandbox chain: `entrants` entrants (weights 1..3), `winners`
- * winners, then `rerolls` rerolls of pick 0's slot taking the next picks, honestly computed.
+ * A finished v2 record on a local sandbox chain, made in sandbox mode (a live draw may not rest on
+ * a sandbox beacon): `entrants` entrants (weights 1..3), `winners` winners, then `rerolls` rerolls
+ * of pick 0's slot taking the next picks, honestly computed.
  */
 export function sandboxRecord(o: { id: string; entrants?: number; winners?: number; rerolls?: number }): DrawRecord {
   const { chain, secretKey } = localChain();
@@ -129,6 +130,7 @@ export function sandboxRecord(o: { id: string; entrants?: number; winners?: numb
     id: o.id,
     kind: 'link-giveaway',
     status: 'finished',
+    mode: 'sandbox',
     source: {},
     offer: { id: 'p2', name: 'Mug' },
     gifts: k,
