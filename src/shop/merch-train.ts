@@ -16,7 +16,11 @@
  *   departure waits (`boarding`) and leaves when that giveaway finishes, fails or is cancelled;
  *   orders meanwhile keep counting but never queue a second departure;
  * - orders are handled one after another (a promise chain), so concurrent deliveries cannot
- *   both depart.
+ *   both depart;
+ * - nothing acts on a half-started train: orders that arrive before `start()` has read the counter
+ *   (and settled a pending departure) wait in the chain until it has, and the engine's
+ *   giveaway-ended events are listened to only from then on (a boarding train departs at the end
+ *   of `start()` anyway, so an end missed meanwhile loses nothing).
  * Does not: decide which events are duplicates (the bot's webhook path does).
  */
 import type { EventEmitter } from 'node:events';
@@ -69,7 +73,11 @@ export interface MerchTrainDeps {
 
 export class MerchTrain {
   private state: MerchTrainState = { version: 1, count: 0, departures: 0, boarding: false };
-  private chain: Promise<void> = Promise.resolve();
+  /** Opens the chain's gate: set by the constructor, called by start() once ready (or by stop()). */
+  private openGate!: () => void;
+  /** Steps run one after another; the first waits for the gate. */
+  private chain: Promise<void> = new Promise<void>((resolve) => (this.openGate = resolve));
+  private started = false;
   private readonly file: string;
   private readonly log: Logger;
   private readonly onEnded = (r: { kind: string }) => {
@@ -85,11 +93,13 @@ export class MerchTrain {
     return this.d.settings.enabled;
   }
 
-  /** Reads the counter (a missing file is a fresh train) and listens for giveaways ending. */
+  /**
+   * Reads the counter (a missing file is a fresh train), settles a departure pending from before a
+   * restart, then listens for giveaways ending and lets queued orders through.
+   */
   async start(): Promise<void> {
     const text = await readIfExists(this.file);
     if (text !== undefined) this.state = parseJsonFile(this.file, text, StateSchema);
-    for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.on(e, this.onEnded);
     if (this.state.boarding && this.state.boardingSince && this.d.findDeparture) {
       const drawId = await this.d.findDeparture(this.state.boardingSince);
       if (drawId) {
@@ -98,11 +108,16 @@ export class MerchTrain {
         await this.save();
       }
     }
+    // Started: only now may engine events and queued orders act on the counter.
+    for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.on(e, this.onEnded);
+    this.started = true;
+    this.openGate();
     if (this.enabled && this.state.boarding) void this.serial(() => this.depart());
   }
 
   async stop(): Promise<void> {
     for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.off(e, this.onEnded);
+    this.openGate(); // stopped before it started: queued steps are skipped (see serial)
     await this.chain;
   }
 
@@ -129,7 +144,11 @@ export class MerchTrain {
   }
 
   private serial(fn: () => Promise<void>): Promise<void> {
-    const next = this.chain.then(fn).catch((err) => this.log.error({ err }, 'merch train step failed'));
+    const step = () => {
+      if (this.started) return fn();
+      this.log.warn('the merch train stopped before it started; an order was not counted');
+    };
+    const next = this.chain.then(step).catch((err) => this.log.error({ err }, 'merch train step failed'));
     this.chain = next;
     return next;
   }
