@@ -48,7 +48,11 @@ describe('shop settings', () => {
   });
 
   it('subscribes to the types the enabled features need, and no more', () => {
-    expect(shopWebhookTypes(fileSchema.parse({})).sort()).toEqual(['DONATION', 'GIFT_PURCHASE', 'ORDER_PLACED']);
+    // The gift-purchase alert is off by default (the gift draw is announced already): the
+    // giveaway flow subscribes to GIFT_PURCHASE itself (BOT_WEBHOOK_TYPES), the alerts do not.
+    expect(fileSchema.parse({}).alerts.giftPurchase.enabled).toBe(false);
+    expect(shopWebhookTypes(fileSchema.parse({})).sort()).toEqual(['DONATION', 'ORDER_PLACED']);
+    expect(shopWebhookTypes(fileSchema.parse({ alerts: { giftPurchase: { enabled: true } } })).sort()).toEqual(['DONATION', 'GIFT_PURCHASE', 'ORDER_PLACED']);
     const off = fileSchema.parse({
       alerts: { order: { enabled: false }, donation: { enabled: false }, giftPurchase: { enabled: false } },
     });
@@ -56,7 +60,7 @@ describe('shop settings', () => {
     const train = fileSchema.parse({ ...off, merchTrain: { enabled: true, product: 'mug' } });
     expect(shopWebhookTypes(train)).toEqual(['ORDER_PLACED']);
     const all = fileSchema.parse({
-      alerts: { subscription: { enabled: true }, thankYou: { enabled: true } },
+      alerts: { subscription: { enabled: true }, thankYou: { enabled: true }, giftPurchase: { enabled: true } },
       promo: { autoAnnounce: true },
     });
     expect(shopWebhookTypes(all).sort()).toEqual(['DONATION', 'GIFT_PURCHASE', 'ORDER_PLACED', 'PROMOTION_STATUS_CHANGED', 'SUBSCRIPTION_PURCHASED', 'THANK_YOU_SENT']);

@@ -34,7 +34,7 @@ describe('supporter alerts', () => {
         donation: { template: 'DONATION by {user}{amount}' },
         subscription: { enabled: true, template: 'MEMBER {user} ({tier}){amount}' },
         thankYou: { enabled: true, template: 'THANKS sent to {user}' },
-        giftPurchase: { template: 'GIFT by {user}: {products}{amount}' },
+        giftPurchase: { enabled: true, template: 'GIFT by {user}: {products}{amount}' }, // off by default
       },
     });
     const seen = alertsOf(s);

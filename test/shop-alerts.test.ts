@@ -43,7 +43,7 @@ describe('supporter alert bursts', () => {
   });
 
   it('keeps kinds apart, skips disabled ones, names at most five supporters', () => {
-    const { a, clock, said } = setup({ donation: { enabled: false }, burstWindowSeconds: 2 });
+    const { a, clock, said } = setup({ donation: { enabled: false }, giftPurchase: { enabled: true }, burstWindowSeconds: 2 });
     const seen: AlertView[] = [];
     a.on('alert', (v: AlertView) => seen.push(v));
     a.publish({ kind: 'donation', user: 'd', products: [], at: 'now' });
@@ -54,6 +54,14 @@ describe('supporter alert bursts', () => {
     expect(said[2]!.text).toBe('8 new orders in the last 2 seconds. Thank you o1, o2, o3, o4, o5 and 3 more!');
     expect(seen.map((v) => v.kind)).not.toContain('donation');
     expect(seen).toHaveLength(10);
+    // Off by default (the gift draw a purchase opens is announced already): not said, not emitted.
+    const plain = setup({});
+    const plainSeen: AlertView[] = [];
+    plain.a.on('alert', (v: AlertView) => plainSeen.push(v));
+    plain.a.publish({ kind: 'giftPurchase', user: 'g', products: ['Mug'], at: 'now' });
+    expect(plain.said).toEqual([]);
+    expect(plainSeen).toEqual([]);
+    plain.a.close();
     a.close();
   });
 });

@@ -22,7 +22,8 @@ export const alertsSchema = z
     donation: alertKind(true, '💜 {user} just donated{amount}. Thank you!'),
     subscription: alertKind(false, '⭐ {user} just became a {tier} member{amount}. Welcome!'),
     thankYou: alertKind(false, '💌 A thank-you was just sent to {user}.'),
-    giftPurchase: alertKind(true, '🎁 {user} just gifted {products}{amount} to chat!'),
+    /** Off by default: the gift draw a purchase opens is announced in chat already. */
+    giftPurchase: alertKind(false, '🎁 {user} just gifted {products}{amount} to chat!'),
     /** Show the amount (`{amount}`) in chat and on the overlay. */
     showAmounts: z.boolean().default(false),
     /** Alerts of one kind within this window after the first are coalesced into one line. */
