@@ -32,6 +32,7 @@ afterEach(async () => {
 async function make(...args: Parameters<typeof harness>): Promise<Harness> {
   const h = await harness(...args);
   live.push(h);
+  if (!args[0]?.dir) dirs.push(h.dir); // a dir the harness made is this test's to remove
   return h;
 }
 

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { OverlayState } from '../src/web/overlay-view.js';
 import { OverlayHub } from '../src/web/overlay-hub.js';
 import { overlayName, overlayText } from '../src/web/safe-text.js';
-import { chatMsg, driveUntil, harness, purchase, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { chatMsg, driveUntil, harness, purchase, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -58,7 +58,10 @@ function follow(url: string): { frames: OverlayState[]; raw: string[] } {
 describe('overlay hub', () => {
   it('batches a burst of !enter into a few frames and never sends a link', async () => {
     const h: Harness = await harness({ settings: { giftFlow: 'purchase', reminders: { ackEverySeconds: 0 } } });
-    cleanup.push(() => h.shutdown());
+    cleanup.push(async () => {
+      await h.shutdown();
+      await removeDir(h.dir);
+    });
     const hub = new OverlayHub({ service: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, batchMs: 100 });
     cleanup.push(async () => hub.close());
     const client = follow(await serve(hub));
