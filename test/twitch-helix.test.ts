@@ -5,6 +5,8 @@
  * the reset, Helix's error shapes turned into errors naming the call, and an unreachable API.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
@@ -88,6 +90,47 @@ describe('Helix client', () => {
     const down = await client().users(['1']).catch((e: unknown) => e);
     expect(down).toMatchObject({ code: 'TWITCH_API_UNAVAILABLE', status: 503, retryable: true });
     expect((down as Error).message).toBe('Twitch API answered HTTP 503 (GET /users)');
+  });
+
+  it('one deadline holds the whole call: an API that never answers is given up at the deadline on the injected clock', async () => {
+    const clock = new ManualClock(Date.now());
+    // A Helix that accepts each request and never answers it.
+    const held: IncomingMessage[] = [];
+    const server = createServer((req) => void held.push(req));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const api = new HelixClient({
+      apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/helix`,
+      clientId: 'c',
+      token: { current: () => 't', canRefresh: () => false, refresh: () => Promise.resolve() },
+      clock,
+      logger: silentLogger(),
+      timeoutMs: 10_000,
+      deadlineMs: 12_000,
+      retryDelaysMs: [1000, 1000],
+    });
+    closers.push(() => api.close());
+    const started = clock.now();
+    let outcome: unknown;
+    const call = api.users(['1']).catch((e: unknown) => (outcome = e));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    clock.advance(9_999);
+    await Promise.resolve();
+    expect(outcome).toBeUndefined();
+    clock.advance(1); // the first attempt's timeout, on the clock
+    await vi.waitFor(() => expect(clock.pending()).toBe(1)); // the 1 s backoff
+    clock.advance(1000);
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    // The second attempt gets what is left of the deadline (1 s), not another 10 s.
+    clock.advance(1000);
+    await call;
+    expect(outcome).toMatchObject({ code: 'TWITCH_API_UNAVAILABLE', retryable: true });
+    expect(clock.now() - started).toBe(12_000);
+    expect(held).toHaveLength(2);
+    expect(api.requestCount()).toBe(2);
   });
 
   it('an API that is not there: TWITCH_API_UNAVAILABLE naming the URL', async () => {
