@@ -12,6 +12,7 @@ import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { HelixClient, HelixError } from '../src/twitch/helix.js';
+import { HelixAccountInfo } from '../src/twitch/account-info.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -131,6 +132,40 @@ describe('Helix client', () => {
     expect(clock.now() - started).toBe(12_000);
     expect(held).toHaveLength(2);
     expect(api.requestCount()).toBe(2);
+  });
+
+  it('the account caches are bounded: past maxCached the least recently used account is evicted; a larger batch still gets every answer', async () => {
+    const { clock, chat, helix, client } = await rig();
+    const accounts = new HelixAccountInfo({ helix: client(), broadcasterId: () => chat.channelId, clock, logger: silentLogger(), maxCached: 3, followTtlMs: 60_000 });
+    const ids = ['2001', '2002', '2003', '2004', '2005'];
+    helix.setFollow(chat.channelId, '2002', clock.now() - 86_400_000);
+    const calls = (path: string) => helix.calls.filter((c) => c.path === path).length;
+
+    const first = await accounts.lookup(ids, { follows: true });
+    expect(first.unchecked).toEqual([]);
+    expect([...first.info.keys()].sort()).toEqual(ids); // 5 answers from a cache of 3
+    expect(first.info.get('2002')!.followedAt).toBe(clock.now() - 86_400_000);
+    expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([1, 5]);
+
+    // The 3 most recent stay cached; the 2 oldest were evicted and are asked again.
+    await accounts.lookup(['2003', '2004', '2005'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([1, 5]);
+    await accounts.lookup(['2001'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([2, 6]);
+    expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
+
+    // Many more chatters: the caches never pass their bound.
+    await accounts.lookup(Array.from({ length: 40 }, (_, i) => String(3000 + i)), { follows: true });
+    expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
+
+    // Follow answers expire after followTtlMs; creation dates do not.
+    const before = [calls('/users'), calls('/channels/followers')];
+    await accounts.lookup(['3039'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual(before);
+    clock.advance(60_000);
+    await accounts.lookup(['3039'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([before[0], before[1]! + 1]);
   });
 
   it('an API that is not there: TWITCH_API_UNAVAILABLE naming the URL', async () => {
