@@ -31,7 +31,8 @@ export class AuthRecovery {
   private refreshed = false;
   private retryMs: number;
   private timer: TimerHandle | undefined;
-  private cancelled = false;
+  /** Bumped by cancel(): an attempt of an older generation does nothing more. */
+  private generation = 0;
 
   constructor(private readonly o: AuthRecoveryOptions) {
     this.retryMs = o.initialRetryMs;
@@ -40,8 +41,7 @@ export class AuthRecovery {
   /** After a refused login: starts a refresh and returns true, or returns false when none can be tried. */
   begin(): boolean {
     if (!this.o.tokens?.canRefresh() || this.refreshed) return false;
-    this.cancelled = false;
-    void this.attempt();
+    void this.attempt(this.generation);
     return true;
   }
 
@@ -53,28 +53,24 @@ export class AuthRecovery {
 
   /** Stops any retry (pending or in flight). */
   cancel(): void {
-    this.cancelled = true;
+    this.generation++;
     this.timer?.cancel();
     this.timer = undefined;
   }
 
-  /** True while a retry waits on the clock (tests, status). */
-  get waiting(): boolean {
-    return this.timer !== undefined;
-  }
-
-  private async attempt(): Promise<void> {
+  private async attempt(generation: number): Promise<void> {
+    const cancelled = () => generation !== this.generation;
     try {
       await this.o.tokens!.refresh('refused on reconnect');
     } catch (err) {
-      if (this.cancelled) return;
+      if (cancelled()) return;
       if ((err as { code?: string }).code === 'TWITCH_AUTH_UNAVAILABLE') {
         const wait = this.retryMs;
         this.retryMs = Math.min(this.retryMs * 2, 30_000);
         this.o.log.warn(`could not reach Twitch to refresh the token (${(err as Error).message}); trying again in ${Math.round(wait / 100) / 10} s`);
         this.timer = this.o.clock.setTimeout(() => {
           this.timer = undefined;
-          if (!this.cancelled) void this.attempt();
+          if (!cancelled()) void this.attempt(generation);
         }, wait);
         return;
       }
@@ -83,7 +79,7 @@ export class AuthRecovery {
       this.o.fatal(fatal);
       return;
     }
-    if (this.cancelled) return;
+    if (cancelled()) return;
     this.refreshed = true;
     this.o.relogin();
   }

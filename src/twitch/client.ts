@@ -300,7 +300,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   /** USERSTATE and PONG lines, read from `raw_message` (public tmi.js event) while an answer is expected. */
   private readonly onRaw = (_copy: unknown, message: RawMessage): void => {
     if (message.command === 'USERSTATE') this.onUserState(message.params?.[0], message.tags);
-    else if (message.command === 'PONG') this.watch.pong(message.params?.at(-1));
+    else if (message.command === 'PONG') {
+      this.watch.pong(message.params?.at(-1));
+      this.quietWhenIdle();
+    }
   };
 
   /** tmi.js deep-copies every line for `raw_message` listeners: listen only when needed. */
