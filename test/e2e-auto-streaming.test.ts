@@ -13,6 +13,13 @@ import { createLogger } from '../src/logging/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import { startTwitchAuth } from '../src/twitch/startup.js';
 import { LogCapture } from './support/log-capture.js';
+import { FourthwallShop } from '../src/app/shop.js';
+import { FourthwallClient } from '../src/fourthwall/index.js';
+import { silentLogger } from '../src/logging/index.js';
+import { startChatServer } from '../src/sandbox/chat/index.js';
+import { startFourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
+import { SandboxHelix } from '../src/sandbox/helix/index.js';
+import { ManualClock } from '../src/shared/clock.js';
 import { startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
@@ -47,6 +54,52 @@ describe('auto streaming in the running bot', () => {
     s.say(s.mod, '!stream');
     expect(await s.nextBotLine(/Fourthwall streaming status/, mark)).toMatch(/ONLINE.*Auto mode: the stream is live; it sets offline 120 s after the stream ends\./);
     expect(s.requests('startStreaming')).toHaveLength(1);
+  });
+
+  it('stop() while startWatch() still looks the channel up: no watch starts, no poll timer is left; autoStreaming is known at once', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    const clock = new ManualClock(Date.now());
+    const chatServer = await startChatServer({ clock });
+    const helix = new SandboxHelix({ auth: chatServer.tokens, clock });
+    chatServer.mount((req, res) => helix.handle(req, res));
+    helix.goLive(chatServer.channelId, chatServer.channel); // the lookup finds the channel, which is live
+    const fw = await startFourthwallSandbox({ logger: silentLogger() });
+    const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } }, logger: silentLogger() });
+    const env = {
+      GIFTDROP_MODE: 'sandbox',
+      TWITCH_CHANNEL: chatServer.channel,
+      TWITCH_USERNAME: chatServer.botLogin,
+      TWITCH_TOKEN: chatServer.token,
+      TWITCH_IRC_URL: chatServer.url,
+      TWITCH_API_URL: chatServer.authUrl.replace(/\/oauth2$/, '/helix'),
+      TWITCH_CLIENT_ID: chatServer.clientId,
+    };
+    const base = loadConfig({ env, dotenv: false, cwd: dir });
+    const config = { ...base, settings: { ...base.settings, streaming: { ...base.settings.streaming, auto: true } } };
+    const auth = startTwitchAuth(config, silentLogger(), clock);
+    // Chat not joined yet: the channel id must come from GET /users.
+    const said: string[] = [];
+    const chat = { channelLogin: chatServer.channel, channelId: () => undefined, say: (t: string) => void said.push(t) } as never;
+    try {
+      const api = twitchApiFor({ config, auth, chat, shop: new FourthwallShop(client, { logger: silentLogger() }), clock, logger: silentLogger() })!;
+      expect(api.autoStreaming).toBe(true); // bot.ts skips streaming.autoStart on this, before any await
+      const starting = api.startWatch(); // now waiting for GET /users
+      await api.stop();
+      await starting;
+      expect(helix.calls.map((c) => c.path)).toEqual(['/users']);
+      expect(api.watch).toBeUndefined();
+      expect(clock.pending()).toBe(0); // no poll timer left behind
+      clock.advance(10 * 60_000);
+      expect(helix.calls.map((c) => c.path)).toEqual(['/users']);
+      expect(fw.control.requests.filter((q) => /Streaming/.test(q.operation ?? ''))).toEqual([]);
+      expect(said).toEqual([]);
+    } finally {
+      await auth.close();
+      await client.close();
+      await fw.close();
+      await chatServer.close();
+    }
   });
 
   it('without TWITCH_CLIENT_ID the Twitch API features are off, with one log line saying why', async () => {

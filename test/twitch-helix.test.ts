@@ -5,11 +5,14 @@
  * the reset, Helix's error shapes turned into errors naming the call, and an unreachable API.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { HelixClient, HelixError } from '../src/twitch/helix.js';
+import { HelixAccountInfo } from '../src/twitch/account-info.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -88,6 +91,81 @@ describe('Helix client', () => {
     const down = await client().users(['1']).catch((e: unknown) => e);
     expect(down).toMatchObject({ code: 'TWITCH_API_UNAVAILABLE', status: 503, retryable: true });
     expect((down as Error).message).toBe('Twitch API answered HTTP 503 (GET /users)');
+  });
+
+  it('one deadline holds the whole call: an API that never answers is given up at the deadline on the injected clock', async () => {
+    const clock = new ManualClock(Date.now());
+    // A Helix that accepts each request and never answers it.
+    const held: IncomingMessage[] = [];
+    const server = createServer((req) => void held.push(req));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const api = new HelixClient({
+      apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/helix`,
+      clientId: 'c',
+      token: { current: () => 't', canRefresh: () => false, refresh: () => Promise.resolve() },
+      clock,
+      logger: silentLogger(),
+      timeoutMs: 10_000,
+      deadlineMs: 12_000,
+      retryDelaysMs: [1000, 1000],
+    });
+    closers.push(() => api.close());
+    const started = clock.now();
+    let outcome: unknown;
+    const call = api.users(['1']).catch((e: unknown) => (outcome = e));
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    clock.advance(9_999);
+    await Promise.resolve();
+    expect(outcome).toBeUndefined();
+    clock.advance(1); // the first attempt's timeout, on the clock
+    await vi.waitFor(() => expect(clock.pending()).toBe(1)); // the 1 s backoff
+    clock.advance(1000);
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    // The second attempt gets what is left of the deadline (1 s), not another 10 s.
+    clock.advance(1000);
+    await call;
+    expect(outcome).toMatchObject({ code: 'TWITCH_API_UNAVAILABLE', retryable: true });
+    expect(clock.now() - started).toBe(12_000);
+    expect(held).toHaveLength(2);
+    expect(api.requestCount()).toBe(2);
+  });
+
+  it('the account caches are bounded: past maxCached the least recently used account is evicted; a larger batch still gets every answer', async () => {
+    const { clock, chat, helix, client } = await rig();
+    const accounts = new HelixAccountInfo({ helix: client(), broadcasterId: () => chat.channelId, clock, logger: silentLogger(), maxCached: 3, followTtlMs: 60_000 });
+    const ids = ['2001', '2002', '2003', '2004', '2005'];
+    helix.setFollow(chat.channelId, '2002', clock.now() - 86_400_000);
+    const calls = (path: string) => helix.calls.filter((c) => c.path === path).length;
+
+    const first = await accounts.lookup(ids, { follows: true });
+    expect(first.unchecked).toEqual([]);
+    expect([...first.info.keys()].sort()).toEqual(ids); // 5 answers from a cache of 3
+    expect(first.info.get('2002')!.followedAt).toBe(clock.now() - 86_400_000);
+    expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([1, 5]);
+
+    // The 3 most recent stay cached; the 2 oldest were evicted and are asked again.
+    await accounts.lookup(['2003', '2004', '2005'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([1, 5]);
+    await accounts.lookup(['2001'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([2, 6]);
+    expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
+
+    // Many more chatters: the caches never pass their bound.
+    await accounts.lookup(Array.from({ length: 40 }, (_, i) => String(3000 + i)), { follows: true });
+    expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
+
+    // Follow answers expire after followTtlMs; creation dates do not.
+    const before = [calls('/users'), calls('/channels/followers')];
+    await accounts.lookup(['3039'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual(before);
+    clock.advance(60_000);
+    await accounts.lookup(['3039'], { follows: true });
+    expect([calls('/users'), calls('/channels/followers')]).toEqual([before[0], before[1]! + 1]);
   });
 
   it('an API that is not there: TWITCH_API_UNAVAILABLE naming the URL', async () => {

@@ -123,7 +123,8 @@ describe('lines confirmed by USERSTATE', () => {
     it(`a ${how}: lines written into it are sent again after the reconnect, none lost, none doubled`, async () => {
       const clock = new ManualClock();
       const s = await server({ botIsMod: true, clock });
-      const chat = chatFor(s, { clock, confirmTimeoutMs: 2000, pingTimeoutMs: 200 });
+      // A PONG deadline far beyond the test's real duration: only the manual clock can reach it.
+      const chat = chatFor(s, { clock, confirmTimeoutMs: 2000, pingTimeoutMs: 60_000 });
       await chat.connect();
       await s.waitFor(() => chat.isMod(), 5000, 'mod confirmed');
       const texts = Array.from({ length: 20 }, (_, i) => `half-open line ${i}`);
@@ -141,8 +142,15 @@ describe('lines confirmed by USERSTATE', () => {
       expect(chat.state).toBe('connected');
       expect(chat.outboxStats()).toMatchObject({ sent: 8, unconfirmed: 1 });
       if (how === 'half-open, found by the bot') {
-        // The watchdog's deadline passes: it PINGs, gets no PONG, tmi.js closes the socket.
+        // The watchdog's deadline passes: it writes its own PING (swallowed by the dead socket)...
+        const probed = new Promise<void>((resolve) => s.on('transcript', (e) => e.text === 'half-open connection swallowed PING' && resolve()));
         clock.advance(2000);
+        await probed;
+        expect(chat.state).toBe('connected');
+        // ... and only the PONG deadline on the injected clock closes the socket.
+        clock.advance(59_999);
+        expect(chat.state).toBe('connected');
+        clock.advance(1);
       } else {
         s.dropConnections();
       }
@@ -154,6 +162,33 @@ describe('lines confirmed by USERSTATE', () => {
       expect(chat.outboxStats()).toMatchObject({ sent: 20, unconfirmed: 0, dropped: 0, requeued: 1 });
     });
   }
+
+  it('the probe is a PING with its own token; a PONG slower than tmi.js ping() allows still proves the connection', async () => {
+    const clock = new ManualClock();
+    const s = await server({ botIsMod: true, clock });
+    const chat = chatFor(s, { clock, confirmTimeoutMs: 2000, pingTimeoutMs: 5000, outbox: { maxLength: 600 } });
+    await chat.connect();
+    let connections = 0;
+    s.on('connection', () => connections++);
+    chat.say('y'.repeat(550)); // dropped silently by the server: never answered
+    await s.waitFor(() => s.notices().length === 1, 5000, 'silent drop recorded');
+    s.holdPongs(true);
+    const pings: string[] = [];
+    s.on('client-ping', (p) => void pings.push(p.token));
+    clock.advance(2000);
+    await s.waitFor(() => pings.length === 1, 5000, 'the probe PING');
+    expect(pings[0]).toMatch(/^giftdrop-probe-\d+$/);
+    // The PONG comes late in real time, but inside the deadline on the injected clock.
+    clock.advance(4999);
+    chat.say('after the slow pong'); // waits behind the unanswered line
+    expect(chat.state).toBe('connected');
+    s.holdPongs(false);
+    await s.waitFor(() => chat.outboxStats().dropped === 1, 5000, 'the unanswered line abandoned');
+    await s.waitFor(() => s.botMessages().includes('after the slow pong'), 5000, 'next line delivered');
+    expect(chat.state).toBe('connected');
+    expect(connections).toBe(0); // never closed and reconnected
+    expect(chat.outboxStats()).toMatchObject({ requeued: 0 });
+  });
 
   it('a line the server never answers on a live connection is abandoned, not re-sent', async () => {
     const clock = new ManualClock();

@@ -40,7 +40,7 @@ interface Rig {
   streaming(): Promise<{ status: string; broadcasterId?: string; broadcasterLogin?: string; thumbnailUrl?: string }>;
 }
 
-async function rig(opts: { tokenLifetimeSeconds?: number } = {}): Promise<Rig> {
+async function rig(opts: { tokenLifetimeSeconds?: number; fourthwallAttempts?: number } = {}): Promise<Rig> {
   const clock = new ManualClock(Date.now());
   const logger = silentLogger();
   const chat = await startChatServer({
@@ -55,8 +55,9 @@ async function rig(opts: { tokenLifetimeSeconds?: number } = {}): Promise<Rig> {
   chat.mount((req, res) => helix.handle(req, res));
   const fw = await startFourthwallSandbox({ logger });
   closers.push(() => fw.close());
-  // One attempt per call: the retries under test are the stream watch's own.
-  const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } }, logger, retry: { maxAttempts: 1 } });
+  // One attempt per call unless a test asks for the client's retries (1 ms backoff on the system clock).
+  const retry = { maxAttempts: opts.fourthwallAttempts ?? 1, baseDelayMs: 1, maxDelayMs: 1 };
+  const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } }, logger, retry });
   closers.push(() => client.close());
   const shop = new FourthwallShop(client, { logger });
   const auth = new TwitchAuthClient({ authUrl: chat.authUrl });
@@ -89,7 +90,7 @@ async function rig(opts: { tokenLifetimeSeconds?: number } = {}): Promise<Rig> {
         status: () => shop.streamingStatus(),
         warn: (t) => void warnings.push(t),
       },
-      { broadcaster: { id: chat.channelId, login: chat.channel }, clock, logger, pollMs: POLL, graceMs: GRACE, retryDelaysMs: [] },
+      { broadcaster: { id: chat.channelId, login: chat.channel }, clock, logger, pollMs: POLL, graceMs: GRACE },
     );
     closers.push(async () => w.stop());
     return w;
@@ -210,6 +211,22 @@ describe('auto streaming follows the stream', () => {
     expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([503, 503, 503, 200]);
     await step(r, w);
     expect(r.starts()).toBe(4); // no further call once it worked
+    expect(r.warnings).toHaveLength(1);
+  });
+
+  it('a failing start is retried by the Fourthwall client alone: one poll makes at most its attempts, never a multiple', async () => {
+    const r = await rig({ fourthwallAttempts: 3 });
+    r.fw.control.faults.fail('startStreaming', 5, 503);
+    r.helix.goLive(r.chat.channelId, r.chat.channel);
+    const w = r.watch();
+    await w.start(); // one poll: the client's 3 attempts, then a warning; the watch adds none
+    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([503, 503, 503]);
+    expect(r.warnings).toHaveLength(1);
+    expect(w.sent.start).toBe(1);
+    await step(r, w); // the next poll: 2 more failures, then it works
+    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([503, 503, 503, 503, 503, 200]);
+    expect(w.sent.start).toBe(2);
+    expect((await r.streaming()).status).toBe('ONLINE');
     expect(r.warnings).toHaveLength(1);
   });
 

@@ -2,7 +2,7 @@
  * TWITCH_TOKEN validation and refresh against the sandbox chat server's /oauth2 stand-in (real
  * HTTP through undici), with the real chat login (tmi.js) following the rotated token.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { TwitchAuthClient, TwitchTokenError } from '../src/twitch/auth.js';
 import { ChatToken } from '../src/twitch/token.js';
@@ -12,6 +12,8 @@ import { createLogger, registerSecret, silentLogger } from '../src/logging/index
 import { defaultTwitchAuthUrl } from '../src/config/index.js';
 import { ManualClock, stateReached } from './support/twitch-e2e.js';
 import { LogCapture } from './support/log-capture.js';
+import { capturingLogger } from './support/twitch-fakes.js';
+import { freePort } from './support/e2e-stack.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -197,6 +199,47 @@ describe('refresh', () => {
     expect(tokens.refreshCount()).toBe(1);
     expect(s.transcript.filter((e) => /login rejected/.test(e.text))).toHaveLength(1);
     expect(s.transcript.filter((e) => e.text === 'oauth2 token: 200')).toHaveLength(1);
+  });
+
+  it('an unreachable token endpoint after a refusal is tried again on the injected clock, and disconnect() cancels the retry', async () => {
+    const clock = new ManualClock();
+    const s = await startChatServer({ clock });
+    cleanup.push(() => s.close());
+    // The OAuth root is a port nobody listens on: every refresh fails as TWITCH_AUTH_UNAVAILABLE.
+    const dead = await freePort();
+    const auth = new TwitchAuthClient({ authUrl: `http://127.0.0.1:${dead}/oauth2` });
+    cleanup.push(() => auth.close());
+    const tokens = new ChatToken({
+      auth,
+      username: s.botLogin,
+      token: s.token,
+      refresh: { refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: s.clientSecret },
+      logger: silentLogger(),
+      clock,
+    });
+    cleanup.push(() => tokens.stop());
+    let refreshes = 0;
+    const counted = { current: () => tokens.current(), canRefresh: () => tokens.canRefresh(), refresh: (why: string) => (refreshes++, tokens.refresh(why)) };
+    const { logger, capture } = capturingLogger('warn');
+    const chat = new TwitchChat({ url: s.url, channel: s.channel, username: s.botLogin, token: 'unused', tokens: counted, logger, clock, reconnect: { intervalMs: 10, maxIntervalMs: 50 } });
+    cleanup.push(() => chat.disconnect());
+    await chat.connect();
+    const retries = () => capture.text().match(/could not reach Twitch to refresh the token .*; trying again in/g)?.length ?? 0;
+    s.expireToken();
+    s.dropConnections();
+    await vi.waitFor(() => expect(retries()).toBe(1), { timeout: 5000 });
+    expect(refreshes).toBe(1);
+    // The retry waits on the injected clock (10 ms, the reconnect interval), not on a global timer.
+    clock.advance(9);
+    expect(refreshes).toBe(1);
+    clock.advance(1);
+    expect(refreshes).toBe(2);
+    await vi.waitFor(() => expect(retries()).toBe(2), { timeout: 5000 });
+    // The next one (20 ms) is cancelled by disconnect(): no refresh after the bot left.
+    await chat.disconnect();
+    clock.advance(60_000);
+    expect(refreshes).toBe(2);
+    expect(chat.state).toBe('disconnected');
   });
 
   it('a refusal on a reconnect without refresh is fatal, naming TWITCH_TOKEN, after one attempt', async () => {

@@ -283,7 +283,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
   void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start'));
-  if (file.streaming.autoStart && !twitchApi?.watch) {
+  if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
     try {
       await streaming.goLive();
     } catch (err) {

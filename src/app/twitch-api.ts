@@ -6,8 +6,11 @@
  * src/giveaway/account-rules.ts over src/twitch/account-info.ts).
  *
  * Contract: `twitchApiFor` returns undefined without a client id (the bot then works on chat
- * alone, as before); `startWatch` runs after chat joined (the room id is the broadcaster id);
- * `stop` stops the poll and closes the client. Never throws at start for an unreachable API.
+ * alone, as before); `autoStreaming` says at once whether auto streaming owns the streaming
+ * status (the bot then skips `streaming.autoStart`); `startWatch` runs after chat joined (the
+ * room id is the broadcaster id); `stop` stops the poll and closes the client, and a
+ * `startWatch` still looking the channel up when `stop` came starts nothing. Never throws at
+ * start for an unreachable API.
  */
 import type { Config } from '../config/index.js';
 import { AccountGate, accountRulesActive, type AccountRules } from '../giveaway/account-rules.js';
@@ -23,6 +26,8 @@ export interface TwitchApi {
   helix: HelixClient;
   /** The account rules gate for the engine, when any rule is set. */
   accounts?: AccountGate;
+  /** `streaming.auto` is on: the stream watch, not `streaming.autoStart`, sets the status. Known at once. */
+  readonly autoStreaming: boolean;
   /** Set by startWatch when `streaming.auto` is on. */
   watch?: StreamWatch;
   startWatch(): Promise<void>;
@@ -36,7 +41,7 @@ export interface TwitchApiDeps {
   shop: ShopPort;
   clock: Clock;
   logger: Logger;
-  /** Tests: Helix retry backoff and the stream watch's Fourthwall retries. */
+  /** Tests: Helix retry backoff. */
   retryDelaysMs?: readonly number[];
 }
 
@@ -85,10 +90,13 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
       log.debug({ err }, 'could not check the token scopes for the follower rules');
     }
   };
+  let stopped = false;
   const api: TwitchApi = {
     helix,
     ...(accounts ? { accounts } : {}),
+    autoStreaming: s.streaming.auto,
     async startWatch() {
+      if (stopped) return;
       if (accounts && (rules.followersOnly || rules.minFollowDays > 0)) void checkFollowScope();
       if (!s.streaming.auto) return;
       let id = chat.channelId();
@@ -99,6 +107,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
           log.warn({ err }, 'could not look the channel up on the Twitch API');
         }
       }
+      if (stopped) return; // stop() came while the channel was looked up
       if (!id) {
         log.warn('auto streaming is off: the channel id is not known (not joined, Twitch API unreachable)');
         return;
@@ -118,7 +127,6 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
           logger,
           pollMs: s.streaming.pollSeconds * 1000,
           graceMs: s.streaming.offlineGraceSeconds * 1000,
-          ...(d.retryDelaysMs ? { retryDelaysMs: d.retryDelaysMs } : {}),
         },
       );
       api.watch = watch;
@@ -126,6 +134,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
       await watch.start();
     },
     async stop() {
+      stopped = true;
       api.watch?.stop();
       await api.watch?.idle();
       await helix.close();

@@ -13,6 +13,8 @@
  * - OAuth access tokens are refreshed ahead of expiry (default 60 s before, at most half the
  *   lifetime) and once after a 401 (`onUnauthorized`). Concurrent callers share one refresh.
  * - Token endpoint failures raise FourthwallTokenError, which never carries a token or secret.
+ * - Every token obtained at runtime (a refresh) is handed to `registerSecret` (the log scrubber)
+ *   before it is used; the configured ones are in `secrets()`.
  *
  * Deliberately not here: the authorization redirect UI (the setup CLI builds the URL with
  * `authorizeUrl`), token persistence (pass `onTokens`), retries of API calls (client.ts).
@@ -92,6 +94,8 @@ export interface AuthProviderDeps {
   /** Default token URL when `oauth.tokenUrl` is unset. */
   defaultTokenUrl: string;
   logger?: Logger;
+  /** Told every token obtained at runtime (access and refresh), before it is used: the log scrubber. */
+  registerSecret?: (value: string) => void;
 }
 
 /** Builds the form of a token request; `client_secret` / `code_verifier` only when given. */
@@ -228,6 +232,8 @@ export function createAuthProvider(config: AuthConfig, deps: AuthProviderDeps): 
       }
       const now = deps.clock.now();
       const t = readTokenResponse(res.status, res.body, now);
+      deps.registerSecret?.(t.accessToken);
+      if (t.refreshToken) deps.registerSecret?.(t.refreshToken);
       accessToken = t.accessToken;
       if (t.refreshToken) refreshToken = t.refreshToken;
       expiresAt = t.expiresAt;

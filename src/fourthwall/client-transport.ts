@@ -15,7 +15,8 @@
  *   FourthwallOutcomeUnknownError. Only failures that certainly did not reach the server
  *   (connection refused, DNS, 429, a failed token refresh) are retried for those.
  * - A 401 with an OAuth token refreshes the token once (shared with concurrent callers) and
- *   re-sends once; another 401/403 throws FourthwallAuthError.
+ *   re-sends once; another 401/403 throws FourthwallAuthError. Tokens obtained at runtime are
+ *   registered with the logger's scrubber (createLogger) before use.
  * - Responses are checked with the zod wire schemas; a mismatch throws FourthwallSchemaError.
  * - Logs method, path (no query), status, attempt and duration at debug. Never headers, bodies,
  *   query strings or credentials.
@@ -32,6 +33,7 @@ import { undici, type Undici } from './undici.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
+import { registerSecret } from '../logging/index.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { createAuthProvider, jsonOrUndefined, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
 import {
@@ -91,6 +93,8 @@ export interface FourthwallClientOptions {
   dispatcher?: Dispatcher;
   /** Largest response body read (default 5 MiB). */
   maxResponseBytes?: number;
+  /** Told every OAuth token obtained at runtime (default: registered with `logger`'s scrubber). */
+  registerSecret?: (value: string) => void;
 }
 
 /** The transport core of the Fourthwall client (see the module header); FourthwallClient extends it. */
@@ -135,6 +139,7 @@ export class FourthwallTransport {
           transport: this.tokenTransport(),
           defaultTokenUrl: `${this.apiUrl}/platform/token`,
           logger: this.log,
+          registerSecret: options.registerSecret ?? ((value) => options.logger && registerSecret(options.logger, value)),
         });
   }
 

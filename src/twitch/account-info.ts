@@ -1,13 +1,17 @@
 /**
  * AccountInfoPort over Helix: creation dates from `GET /users` (100 ids per call) and follow dates
- * from `GET /channels/followers?user_id=` (one per entrant, 4 at a time), with a cache: creation
- * dates never change and are kept for the process's life, follow answers for `followTtlMs`
- * (default 10 min). Never throws: a failed lookup puts the ids it could not answer in `unchecked`
- * with one sentence saying why (the account rules decide what that means).
+ * from `GET /channels/followers?user_id=` (one per entrant, 4 at a time), with bounded caches
+ * (least recently used evicted past `maxCached` entries each, default 50 000): creation dates
+ * never change and stay until evicted, follow answers for `followTtlMs` (default 10 min). One
+ * lookup answers from what it fetched itself, so a batch larger than the cache still works.
+ * Never throws: a failed lookup puts the ids it could not answer in `unchecked` with one sentence
+ * saying why (the account rules decide what that means). Calls are not retried here (the Helix
+ * client does that within its deadline).
  */
 import type { AccountInfo, AccountInfoPort, AccountLookup } from '../giveaway/ports.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
+import { LruCache } from '../shared/lru-cache.js';
 import type { HelixClient } from './helix.js';
 
 export interface HelixAccountInfoOptions {
@@ -17,25 +21,48 @@ export interface HelixAccountInfoOptions {
   clock: Clock;
   logger: Logger;
   followTtlMs?: number;
+  /** Largest number of accounts each cache keeps (default 50 000). */
+  maxCached?: number;
 }
 
 export class HelixAccountInfo implements AccountInfoPort {
-  private readonly created = new Map<string, number>();
-  private readonly follows = new Map<string, { at: number | undefined; checked: number }>();
+  private readonly created: LruCache<string, number>;
+  /** The follow date, or null: does not follow. */
+  private readonly follows: LruCache<string, number | null>;
   private readonly log: Logger;
 
   constructor(private readonly o: HelixAccountInfoOptions) {
     this.log = o.logger.child({ module: 'twitch.accounts' });
+    const maxEntries = o.maxCached ?? 50_000;
+    const now = () => o.clock.now();
+    this.created = new LruCache({ maxEntries, now });
+    this.follows = new LruCache({ maxEntries, now, ttlMs: o.followTtlMs ?? 600_000 });
+  }
+
+  /** Accounts held in the caches (creation dates, follow answers). */
+  cached(): { created: number; follows: number } {
+    return { created: this.created.size, follows: this.follows.size };
   }
 
   async lookup(userIds: readonly string[], needs: { follows: boolean }): Promise<AccountLookup> {
     const ids = [...new Set(userIds)];
     const unchecked = new Set<string>();
     let problem: string | undefined;
-    const missing = ids.filter((id) => !this.created.has(id));
+    // This lookup's answers: the caches may evict some of them before the end of a large batch.
+    const created = new Map<string, number>();
+    const follows = new Map<string, number | null>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const at = this.created.get(id);
+      if (at === undefined) missing.push(id);
+      else created.set(id, at);
+    }
     if (missing.length > 0) {
       try {
-        for (const u of await this.o.helix.users(missing)) this.created.set(u.id, u.createdAt);
+        for (const u of await this.o.helix.users(missing)) {
+          created.set(u.id, u.createdAt);
+          this.created.set(u.id, u.createdAt);
+        }
       } catch (err) {
         problem = `Twitch API: ${(err as Error).message}`;
         for (const id of missing) unchecked.add(id);
@@ -43,9 +70,13 @@ export class HelixAccountInfo implements AccountInfoPort {
     }
     if (needs.follows) {
       const b = this.o.broadcasterId();
-      const ttl = this.o.followTtlMs ?? 600_000;
-      const now = this.o.clock.now();
-      const todo = ids.filter((id) => !unchecked.has(id) && !(this.follows.has(id) && now - this.follows.get(id)!.checked < ttl));
+      const todo: string[] = [];
+      for (const id of ids) {
+        if (unchecked.has(id)) continue;
+        const f = this.follows.get(id);
+        if (f === undefined) todo.push(id);
+        else follows.set(id, f);
+      }
       if (!b) {
         problem ??= 'the channel id is not known yet';
         for (const id of todo) unchecked.add(id);
@@ -55,7 +86,9 @@ export class HelixAccountInfo implements AccountInfoPort {
           while (next < todo.length) {
             const id = todo[next++]!;
             try {
-              this.follows.set(id, { at: await this.o.helix.followedAt(b, id), checked: this.o.clock.now() });
+              const at = (await this.o.helix.followedAt(b, id)) ?? null;
+              follows.set(id, at);
+              this.follows.set(id, at);
             } catch (err) {
               problem ??= `Twitch API: ${(err as Error).message}`;
               unchecked.add(id);
@@ -68,14 +101,14 @@ export class HelixAccountInfo implements AccountInfoPort {
     const info = new Map<string, AccountInfo>();
     for (const id of ids) {
       if (unchecked.has(id)) continue;
-      const createdAt = this.created.get(id);
+      const createdAt = created.get(id);
       if (createdAt === undefined) {
         unchecked.add(id); // Helix does not know the id (deleted or banned account)
         problem ??= 'Twitch does not know some accounts';
         continue;
       }
-      const f = needs.follows ? this.follows.get(id)?.at : undefined;
-      info.set(id, { createdAt, ...(f !== undefined ? { followedAt: f } : {}) });
+      const f = needs.follows ? follows.get(id) : undefined;
+      info.set(id, { createdAt, ...(f !== undefined && f !== null ? { followedAt: f } : {}) });
     }
     if (unchecked.size > 0) this.log.warn({ unchecked: unchecked.size, problem }, 'some entrants could not be checked with Twitch');
     return { info, unchecked: [...unchecked], ...(problem ? { problem } : {}) };

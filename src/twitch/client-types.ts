@@ -42,7 +42,7 @@ export interface TwitchChatOptions {
   connectTimeoutMs?: number;
   /** A written line unanswered this long makes the client probe the connection (default 15 000 ms). */
   confirmTimeoutMs?: number;
-  /** How long tmi.js waits for a PONG before it closes the socket and reconnects (default 5000 ms). */
+  /** How long a PONG may take (tmi.js's keep-alive PING on its own timer, the confirmation probe on `clock`); none -> closed and reconnected (default 5000 ms). */
   pingTimeoutMs?: number;
 }
 

@@ -10,14 +10,16 @@
  *   loop; after a successful connect, tmi.js reconnects by itself (server RECONNECT, dropped
  *   socket) and re-joins the channel;
  * - a refusal on a reconnect first refreshes the token when `tokens` can (then logs in again,
- *   once per refusal); 'fatal' is emitted only when that is impossible or refused too. The token
+ *   once per refusal; an unreachable token endpoint is tried again on the injected clock until
+ *   `disconnect()`); 'fatal' is emitted only when that is impossible or refused too. The token
  *   is read on every login, so a refreshed one is used from the next (re)connect;
  * - everything the bot says goes through its Outbox (limits, splitting, duplicates, priorities,
  *   a cap while disconnected), paused while not joined and resumed on re-join. A line counts as
  *   sent only when Twitch answers it with USERSTATE (read from tmi.js's `raw_message` event,
  *   listened to only while an answer is expected, so the receive path pays nothing otherwise);
  *   unanswered lines are re-sent after a reconnect, and a line unanswered for `confirmTimeoutMs`
- *   makes ConfirmWatch probe the socket (half-open -> closed and reconnected). Lines are
+ *   makes ConfirmWatch probe the socket with its own `PING :<token>` (no PONG within
+ *   `pingTimeoutMs` on the injected clock -> half-open: closed and connected again). Lines are
  *   written with tmi.js `raw()` (a PRIVMSG) rather than `say()`, because say() splits
  *   500-character lines itself (a second, unpaced line) and treats a leading `.`, `/` or `\`
  *   as a command;
@@ -39,6 +41,7 @@ import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
 import { NotSentError, Outbox, type ChatTransport, type OutboxLimits, type OutboxStats } from './outbox.js';
 import { ConfirmWatch } from './confirm-watch.js';
+import { AuthRecovery } from './auth-recovery.js';
 import { parseUrl, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 import type { TmiTags } from './parse.js';
 import { applyRoomState, routeChannelEvents, userStateIsMod } from './chat-routing.js';
@@ -87,10 +90,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private readonly tokens: ChatTokenSource | undefined;
   private readonly watch: ConfirmWatch;
   private rawListening = false;
-  /** A refusal was already answered by a refresh since the last successful join. */
-  private refreshedForRefusal = false;
-  private authRetryMs: number;
-  private readonly reconnectIntervalMs: number;
+  private readonly recovery: AuthRecovery;
 
   constructor(options: TwitchChatOptions) {
     super();
@@ -104,8 +104,14 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     const token = options.token.replace(/^oauth:/i, '');
     this.tokens = options.tokens;
     const tokens = this.tokens;
-    this.reconnectIntervalMs = options.reconnect?.intervalMs ?? 1000;
-    this.authRetryMs = this.reconnectIntervalMs;
+    this.recovery = new AuthRecovery({
+      tokens: this.tokens,
+      clock: this.clock,
+      log: this.log,
+      initialRetryMs: options.reconnect?.intervalMs ?? 1000,
+      relogin: () => this.reconnectNow(),
+      fatal: (err) => this.emit('fatal', err),
+    });
 
     this.client = new tmi.Client({
       options: { skipUpdatingEmotesets: true, messagesLogLevel: 'trace', joinInterval: 300 },
@@ -142,7 +148,14 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       clock: this.clock,
       logger: this.log,
       timeoutMs: options.confirmTimeoutMs ?? 15_000,
-      ping: () => this.client.ping(),
+      pongTimeoutMs: options.pingTimeoutMs ?? 5000,
+      // A raw PING with the probe's token through tmi.js's public raw(), never its ping(): that
+      // one gives up after ~600 ms and replaces tmi.js's own keep-alive timer.
+      sendPing: (token) => {
+        this.listenRaw(true);
+        return this.client.raw(`PING :${token}`);
+      },
+      onDead: () => this.dropHalfOpen(),
     });
     this.outbox.on('written', () => {
       this.listenRaw(true);
@@ -233,6 +246,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   async disconnect(): Promise<void> {
     this.closing = true;
     this.internals.reconnect = false;
+    this.recovery.cancel();
     this.watch.pause();
     this.outbox.pause();
     await this.client.disconnect().catch(() => undefined);
@@ -283,9 +297,13 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     client.on('disconnected', (reason) => this.onDisconnected(String(reason)));
   }
 
-  /** USERSTATE lines, read from `raw_message` (public tmi.js event) while an answer is expected. */
+  /** USERSTATE and PONG lines, read from `raw_message` (public tmi.js event) while an answer is expected. */
   private readonly onRaw = (_copy: unknown, message: RawMessage): void => {
     if (message.command === 'USERSTATE') this.onUserState(message.params?.[0], message.tags);
+    else if (message.command === 'PONG') {
+      this.watch.pong(message.params?.at(-1));
+      this.quietWhenIdle();
+    }
   };
 
   /** tmi.js deep-copies every line for `raw_message` listeners: listen only when needed. */
@@ -298,7 +316,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   }
 
   private quietWhenIdle(): void {
-    if (this.current === 'connected' && this.outbox.unconfirmed().count === 0) this.listenRaw(false);
+    if (this.current === 'connected' && this.outbox.unconfirmed().count === 0 && !this.watch.probing) this.listenRaw(false);
   }
 
   private onUserState(channel: string | undefined, tags: Record<string, unknown> | undefined): void {
@@ -325,8 +343,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.outbox.setSlowMode(this.room.slow);
     if (this.current !== 'connected' && !this.closing) {
       this.setState('connected');
-      this.refreshedForRefusal = false;
-      this.authRetryMs = this.reconnectIntervalMs;
+      this.recovery.joined();
       this.outbox.resume();
       this.watch.resume();
       this.quietWhenIdle();
@@ -345,9 +362,8 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (this.current === 'disconnected') return;
     if (AUTH_FAILURE.test(reason) && this.everConnected && !this.closing) {
       this.setState('disconnected');
-      if (this.tokens?.canRefresh() && !this.refreshedForRefusal) {
+      if (this.recovery.begin()) {
         this.log.warn('Twitch refused the chat token on a reconnect; refreshing it and logging in again');
-        void this.recoverAuth();
         return;
       }
       const err = new TwitchAuthError(reason);
@@ -363,26 +379,17 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.setState('disconnected');
   }
 
-  /** After a refused reconnect: refresh the token, then log in again (tmi.js reconnects from there). */
-  private async recoverAuth(): Promise<void> {
-    try {
-      await this.tokens!.refresh('refused on reconnect');
-    } catch (err) {
-      if (this.closing) return;
-      if ((err as { code?: string }).code === 'TWITCH_AUTH_UNAVAILABLE') {
-        const wait = this.authRetryMs;
-        this.authRetryMs = Math.min(this.authRetryMs * 2, 30_000);
-        this.log.warn(`could not reach Twitch to refresh the token (${(err as Error).message}); trying again in ${Math.round(wait / 100) / 10} s`);
-        setTimeout(() => void this.recoverAuth(), wait).unref();
-        return;
-      }
-      const fatal = err instanceof GiftdropError ? err : new TwitchAuthError((err as Error).message);
-      this.log.error({ code: fatal.code }, fatal.message);
-      this.emit('fatal', fatal);
-      return;
-    }
+  /** Half-open socket: tmi.js's public disconnect() never reconnects, so close, then connect again (a close under way is tmi.js's). */
+  private dropHalfOpen(): void {
+    if (this.closing || this.current !== 'connected') return;
+    this.client.disconnect().then(
+      () => this.reconnectNow(),
+      () => undefined,
+    );
+  }
+
+  private reconnectNow(): void {
     if (this.closing) return;
-    this.refreshedForRefusal = true;
     this.internals.reconnect = true;
     this.setState('connecting');
     this.listenRaw(true);

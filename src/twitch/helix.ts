@@ -11,6 +11,9 @@
  * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
  * - network errors, timeouts and 5xx are retried with short backoff within the deadline, then
  *   thrown as HelixError with `retryable: true` (code TWITCH_API_UNAVAILABLE);
+ * - one deadline per call (`deadlineMs`) holds everything: rate-limit waits, backoff, a token
+ *   refresh, and each attempt's timeout (cut to what is left), all on the injected clock; this is
+ *   the only retry loop for Helix calls (the stream watch and the account lookups do not retry);
  * - errors name the method and path (never the query, a token or a body), like the Fourthwall
  *   client's.
  * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
@@ -18,7 +21,7 @@
 import { LazyPool, undici } from '../shared/lazy-undici.js';
 import { z } from 'zod';
 import type { Logger } from '../logging/index.js';
-import { systemClock, type Clock } from '../shared/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 
 export class HelixError extends GiftdropError {
@@ -172,16 +175,22 @@ export class HelixClient {
     return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
   }
 
-  /** One GET with the retry, refresh and rate-limit rules of the module header. */
+  /**
+   * One GET with the retry, refresh and rate-limit rules of the module header. This loop is the
+   * only place a Helix call is retried (callers do not retry), and everything in it (rate-limit
+   * waits, each attempt's timeout, backoff, a token refresh) fits in the one deadline.
+   */
   private async get(path: string, query: URLSearchParams): Promise<unknown> {
     const deadline = this.clock.now() + (this.o.deadlineMs ?? 20_000);
+    const left = () => deadline - this.clock.now();
     const delays = this.o.retryDelaysMs ?? [500, 2000];
-    let attempt = 0;
+    let failures = 0;
+    let limited = 0;
     let refreshed = false;
     for (;;) {
       if (this.remaining === 0 && this.resetAt > this.clock.now()) {
         const wait = this.resetAt - this.clock.now();
-        if (this.clock.now() + wait > deadline)
+        if (wait >= left())
           throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (GET ${path})`, { status: 429, retryable: true });
         this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for the reset');
         await this.sleep(wait);
@@ -189,10 +198,10 @@ export class HelixClient {
       let status: number;
       let body: unknown;
       try {
-        ({ status, body } = await this.send(path, query));
+        ({ status, body } = await this.send(path, query, left()));
       } catch (err) {
-        const delay = delays[attempt++];
-        if (delay === undefined || this.clock.now() + delay > deadline) {
+        const delay = delays[failures++];
+        if (delay === undefined || delay >= left()) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
           throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (GET ${path})`, { retryable: true, cause: err });
         }
@@ -204,20 +213,20 @@ export class HelixClient {
       if (status === 401 && !refreshed && this.o.token.canRefresh()) {
         refreshed = true;
         this.log.warn({ path }, 'Twitch API refused the token (401); refreshing it');
-        await this.o.token.refresh('refused by the Twitch API');
+        await this.beforeDeadline(this.o.token.refresh('refused by the Twitch API'), left(), path);
         continue;
       }
       if (status === 429) {
         const wait = Math.max(0, this.resetAt - this.clock.now());
-        if (this.clock.now() + wait <= deadline && attempt++ < 3) {
+        if (wait < left() && limited++ < 3) {
           await this.sleep(wait);
           continue;
         }
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached (GET ${path})`, { status, retryable: true });
       }
       if (status >= 500) {
-        const delay = delays[attempt++];
-        if (delay !== undefined && this.clock.now() + delay <= deadline) {
+        const delay = delays[failures++];
+        if (delay !== undefined && delay < left()) {
           await this.sleep(delay);
           continue;
         }
@@ -229,28 +238,55 @@ export class HelixClient {
     }
   }
 
-  private async send(path: string, query: URLSearchParams): Promise<{ status: number; body: unknown }> {
-    const timeout = this.o.timeoutMs ?? 10_000;
-    this.requests++;
-    const { request } = await undici();
-    const dispatcher = await this.dispatcher.get();
-    const res = await request(`${this.apiUrl}${path}?${query.toString()}`, {
-      method: 'GET',
-      headers: { accept: 'application/json', authorization: `Bearer ${this.o.token.current()}`, 'client-id': this.o.clientId },
-      dispatcher,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      signal: AbortSignal.timeout(timeout),
+  /** `work`, unless the call's deadline (`leftMs` from now, on the clock) comes first. */
+  private async beforeDeadline<T>(work: Promise<T>, leftMs: number, path: string): Promise<T> {
+    let timer: TimerHandle | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = this.clock.setTimeout(
+        () => reject(new HelixError('TWITCH_API_UNAVAILABLE', `the token refresh did not finish within the call's deadline (GET ${path})`, { retryable: true })),
+        Math.max(0, leftMs),
+      );
     });
-    this.readLimits(res.headers);
-    const text = await res.body.text();
-    let body: unknown;
     try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
+      return await Promise.race([work, late]);
+    } finally {
+      timer?.cancel();
     }
-    return { status: res.statusCode, body };
+  }
+
+  /** One request; it is aborted (on the clock) after `timeoutMs` or when the call's deadline comes, whichever is first. */
+  private async send(path: string, query: URLSearchParams, leftMs: number): Promise<{ status: number; body: unknown }> {
+    const timeout = Math.min(this.o.timeoutMs ?? 10_000, leftMs);
+    if (timeout <= 0) throw Object.assign(new Error('deadline reached'), { code: 'DEADLINE' });
+    this.requests++;
+    const ac = new AbortController();
+    const timer = this.clock.setTimeout(() => ac.abort(), timeout);
+    try {
+      const { request } = await undici();
+      const dispatcher = await this.dispatcher.get();
+      const res = await request(`${this.apiUrl}${path}?${query.toString()}`, {
+        method: 'GET',
+        headers: { accept: 'application/json', authorization: `Bearer ${this.o.token.current()}`, 'client-id': this.o.clientId },
+        dispatcher,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: ac.signal,
+      });
+      this.readLimits(res.headers);
+      const text = await res.body.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: res.statusCode, body };
+    } catch (err) {
+      if (ac.signal.aborted) throw Object.assign(new Error(`no answer within ${timeout} ms`, { cause: err }), { code: 'TIMEOUT' });
+      throw err;
+    } finally {
+      timer.cancel();
+    }
   }
 
   private readLimits(headers: Record<string, string | string[] | undefined>): void {

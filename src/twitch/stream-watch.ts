@@ -9,9 +9,11 @@
  *   already started sends nothing;
  * - offline for `graceMs` (measured from the first offline answer) -> ONE `PUT /streaming/end`;
  *   back live within the grace -> nothing;
- * - a failed Fourthwall call is retried (`retryDelaysMs`) within the poll interval, then warned
- *   about in chat (once per failure streak) and tried again on the next poll; Helix unreachable -> the status is left as
- *   it is, with one warning per outage (log and chat) and one note when it is back;
+ * - each Fourthwall call is retried by the Fourthwall client alone (its transport's retries within
+ *   its deadline), never again here: a call that still failed is warned about in chat (once per
+ *   failure streak) and made again on the next poll; Helix calls likewise are retried by the
+ *   Helix client alone; Helix unreachable -> the status is left as it is, with one warning per
+ *   outage (log and chat) and one note when it is back;
  * - `override(kind)` (from `!stream live|offline`) holds the mod's choice until the stream's real
  *   state changes; `nextStep()` says in one sentence what auto mode will do next.
  * Draws are not touched: a draw open when the stream ends runs to its end.
@@ -38,7 +40,6 @@ export interface StreamWatchOptions {
   logger: Logger;
   pollMs: number;
   graceMs: number;
-  retryDelaysMs?: readonly number[];
 }
 
 type Seen = 'live' | 'offline' | 'unknown';
@@ -166,28 +167,20 @@ export class StreamWatch {
     }
   }
 
-  /** One Fourthwall call with retries inside the poll interval; false (and a warning) when it failed. */
+  /** One Fourthwall call (retried by the client, not here); false (and a warning) when it failed. */
   private async call(kind: 'start' | 'end', fn: () => Promise<unknown>): Promise<boolean> {
-    const delays = this.o.retryDelaysMs ?? [1000, 3000];
-    const deadline = this.o.clock.now() + this.o.pollMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        this.sent[kind]++;
-        await fn();
-        this.failing.delete(kind);
-        this.log.info({ kind }, kind === 'start' ? 'the stream is live: Fourthwall streaming started' : 'the stream ended: Fourthwall streaming ended');
-        return true;
-      } catch (err) {
-        const delay = delays[attempt];
-        if (this.stopped || delay === undefined || this.o.clock.now() + delay > deadline) {
-          this.log.warn({ err, kind }, `could not set Fourthwall streaming ${kind === 'start' ? 'started' : 'ended'}; trying again on the next poll`);
-          if (this.failing.has(kind)) return false; // said once per failure streak
-          this.failing.add(kind);
-          this.deps.warn(`⚠️ Could not tell Fourthwall the stream ${kind === 'start' ? 'is live' : 'ended'} (${(err as Error).message}); trying again shortly.`);
-          return false;
-        }
-        await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, delay));
-      }
+    try {
+      this.sent[kind]++;
+      await fn();
+    } catch (err) {
+      this.log.warn({ err, kind }, `could not set Fourthwall streaming ${kind === 'start' ? 'started' : 'ended'}; trying again on the next poll`);
+      if (this.failing.has(kind)) return false; // said once per failure streak
+      this.failing.add(kind);
+      this.deps.warn(`⚠️ Could not tell Fourthwall the stream ${kind === 'start' ? 'is live' : 'ended'} (${(err as Error).message}); trying again shortly.`);
+      return false;
     }
+    this.failing.delete(kind);
+    this.log.info({ kind }, kind === 'start' ? 'the stream is live: Fourthwall streaming started' : 'the stream ended: Fourthwall streaming ended');
+    return true;
   }
 }

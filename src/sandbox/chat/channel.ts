@@ -52,6 +52,8 @@ export abstract class ChatChannel extends EventEmitter {
   readonly botUserId: string;
   readonly broadcaster: SimViewer;
   readonly transcript: TranscriptEntry[] = [];
+  /** PONG replies held back by `holdPongs(true)` (undefined: answered at once). */
+  protected heldPongs: (() => void)[] | undefined;
 
   protected readonly clock: Clock;
   protected readonly ctx: ChannelContext;

@@ -3,7 +3,7 @@
  * play viewers (`viewer`, `inject`, `injectRaw`), read what happened (`transcript`,
  * `botMessages`, `notices`, `waitFor`, `joined`, `connections`), change the channel
  * (`setBotMod`, `setRoomState`) and break things on purpose (`expireToken`, `halfOpen`,
- * `sendReconnect`, `dropConnections`, `ping`).
+ * `holdPongs`, `sendReconnect`, `dropConnections`, `ping`).
  *
  * Contract: every change is recorded in the transcript (kind 'system') and told to the clients
  * the way Twitch would (USERSTATE/MODE, one ROOMSTATE per changed mode, RECONNECT); `waitFor`
@@ -51,6 +51,17 @@ export abstract class ChatControl extends IrcSessions {
     this.oauth.expire();
     this.record({ kind: 'system', text: 'the bot token expired' });
     this.wake();
+  }
+
+  holdPongs(hold: boolean): void {
+    this.record({ kind: 'system', text: hold ? 'PONG replies held back' : 'PONG replies released' });
+    if (hold) {
+      this.heldPongs ??= [];
+      return;
+    }
+    const held = this.heldPongs ?? [];
+    this.heldPongs = undefined;
+    for (const reply of held) reply();
   }
 
   halfOpen(): void {

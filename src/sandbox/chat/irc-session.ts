@@ -77,8 +77,14 @@ export abstract class IrcSessions extends ChatChannel {
         return;
       case 'NICK':
         return this.onNick(conn, msg.params[0] ?? '');
-      case 'PING':
-        return this.send(conn, `PONG :${msg.params[0] ?? 'tmi.twitch.tv'}`);
+      case 'PING': {
+        const token = msg.params[0] ?? 'tmi.twitch.tv';
+        this.emit('client-ping', { id: conn.id, token });
+        const reply = () => this.send(conn, `PONG :${token}`);
+        if (this.heldPongs) this.heldPongs.push(reply);
+        else reply();
+        return;
+      }
       case 'PONG': {
         const waiters = conn.pongWaiters.splice(0);
         for (const w of waiters) w();

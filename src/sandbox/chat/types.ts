@@ -100,6 +100,8 @@ export interface ChatServerEvents {
   transcript: [entry: TranscriptEntry];
   join: [info: ConnectionInfo & { channel: string }];
   oauth: [event: OAuthEvent];
+  /** A client sent PING (`token`: its parameter); answered with `PONG :<token>` unless held. */
+  'client-ping': [info: { id: number; token: string }];
 }
 
 /** The running sandbox chat server. */
@@ -124,6 +126,8 @@ export interface ChatServer {
   mount(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void;
   /** Every open socket goes half-open: it swallows what clients write and answers nothing until dropped. */
   halfOpen(): void;
+  /** While true, clients' PINGs are not answered; false sends the held PONGs (a slow server). */
+  holdPongs(hold: boolean): void;
   readonly channel: string;
   readonly channelId: string;
   readonly botLogin: string;
