@@ -1,14 +1,18 @@
 /**
  * scripts/build.mjs's freshness check (it runs on every `npm start`): a manifest of mtimes lets an
- * unchanged tree skip listing directories, and every kind of change still rebuilds. Runs the real
- * build (TypeScript's transpiler) on a small project in a temp folder.
+ * unchanged tree skip listing directories, and every kind of change still rebuilds; and the one-file
+ * zod it writes for dist/ (scripts/vendor.mjs). Runs the real build (TypeScript's transpiler,
+ * esbuild) on small projects in temp folders.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../scripts/build.mjs';
 
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 let root: string;
 const src = (p: string) => join(root, 'src', p);
 const dist = (p: string) => join(root, 'dist', p);
@@ -82,5 +86,44 @@ describe('ensureBuilt', () => {
     expect(ensureBuilt({ root })).toMatchObject({ built: 1, listed: true });
     // The folder's and d.ts's times are recent: the tree is listed again (nothing to build).
     expect(ensureBuilt({ root })).toEqual({ built: 0, removed: 0, listed: true });
+  });
+});
+
+describe('the one-file zod that dist/ loads (scripts/vendor.mjs)', () => {
+  let project: string;
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), 'giftdrop-vendor-'));
+    mkdirSync(join(project, 'src'));
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, isolatedModules: true } }));
+    writeFileSync(
+      join(project, 'src', 'check.ts'),
+      [
+        "import { z } from 'zod';",
+        "const parsed = z.object({ port: z.coerce.number().int() }).safeParse({ port: 'x' });",
+        "console.log(JSON.stringify({ from: import.meta.resolve('zod'), ok: parsed.success, issue: parsed.success ? '' : parsed.error.issues[0]?.message }));",
+      ].join('\n'),
+    );
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  const run = () => JSON.parse(execFileSync(process.execPath, [join(project, 'dist', 'check.js')], { encoding: 'utf8' })) as { from: string; ok: boolean; issue: string };
+
+  it('is bundled from the installed zod and used by the compiled code, with zod’s own messages', () => {
+    const lines: string[] = [];
+    ensureBuilt({ root: project, log: (l) => lines.push(l) });
+    expect(lines.filter((l) => l.includes('not bundled'))).toEqual([]);
+    const out = run();
+    expect(out.from).toBe(pathToFileURL(join(project, 'dist', 'node_modules', 'zod', 'index.js')).href);
+    expect(out).toMatchObject({ ok: false, issue: 'Invalid input: expected number, received NaN' });
+    expect(ensureBuilt({ root: project }).built).toBe(0);
+  });
+
+  it('is written again when it is missing', () => {
+    rmSync(join(project, 'dist', 'node_modules'), { recursive: true });
+    ensureBuilt({ root: project });
+    expect(existsSync(join(project, 'dist', 'node_modules', 'zod', 'index.js'))).toBe(true);
+    expect(run().from).toContain('/dist/node_modules/zod/');
   });
 });
