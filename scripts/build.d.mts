@@ -2,5 +2,6 @@
 export declare const root: string;
 export declare const srcDir: string;
 export declare const distDir: string;
-export declare function ensureBuilt(options?: { log?: (line: string) => void }): { built: number; removed: number };
-export declare function staleness(): { all: boolean; build: string[]; orphans: string[]; sources: number };
+/** `root`: another project folder (tests); default the project's own. */
+export declare function ensureBuilt(options?: { log?: (line: string) => void; root?: string }): { built: number; removed: number; listed: boolean };
+export declare function staleness(options?: { root?: string }): { all: boolean; build: string[]; orphans: string[]; sources: number; fresh: boolean };

@@ -1,7 +1,10 @@
 /**
- * Live start-up loads no sandbox, demo or CLI code: the real entry (`node scripts/run.mjs main`,
- * what `npm start` execs) in live mode against the local servers, with a module-resolve hook
- * (test/support/record-modules.mjs) recording every module it loads until /healthz answers.
+ * Live start-up loads no sandbox, demo or CLI code, and nothing readiness does not need: the real
+ * entry (`node scripts/run.mjs main`, what `npm start` execs) in live mode against the local
+ * servers, with a module-resolve hook (test/support/record-modules.mjs) recording every module it
+ * loads and marking when the HTTP server (webhooks, /healthz) started listening. The chat client
+ * (tmi.js, ws), the HTTP client (undici) and the product feed's XML parser load only after that
+ * mark; the BLS code (@noble/curves) not at all until a beacon round is checked.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,6 +12,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, botProcessEnv, freePort, makeTempDir, startLocalServers, waitUntil, type LocalServers } from './support/e2e-stack.js';
+
+/** The line test/support/record-modules.mjs writes when the bot's HTTP server listens. */
+const LISTENING_MARK = '# http listening';
 
 let servers: LocalServers;
 let temp: { dir: string; cleanup: () => Promise<void> };
@@ -48,14 +54,38 @@ describe('live start-up', () => {
         '/healthz',
         20,
       );
-      const urls = readFileSync(log, 'utf8').trim().split('\n');
+      // Chat joined: the token was validated (undici) and tmi.js connected, after readiness.
+      await waitUntil(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+          return ((await res.json()) as { chat?: string }).chat === 'connected';
+        },
+        30_000,
+        'chat connected',
+        20,
+      );
+      const lines = readFileSync(log, 'utf8').trim().split('\n');
+      const mark = lines.indexOf(LISTENING_MARK);
+      expect(mark).toBeGreaterThan(0);
+      const urls = lines.slice(0, mark);
+      const after = lines.slice(mark + 1);
+      const pkg = (name: string) => (u: string) => u.includes(`/node_modules/${name}/`);
+      for (const name of ['tmi.js', 'ws', 'undici', 'fast-xml-parser', '@noble/curves', '@noble/hashes']) {
+        expect(urls.filter(pkg(name)), `${name} loaded before the HTTP server listened`).toEqual([]);
+      }
+      expect(after.some(pkg('tmi.js'))).toBe(true);
+      expect(after.some(pkg('undici'))).toBe(true);
+      expect(lines.filter(pkg('@noble/curves'))).toEqual([]);
       const base = pathToFileURL(PROJECT_ROOT).href.replace(/\/?$/, '/');
       const ours = urls.filter((u) => u.startsWith(base)).map((u) => u.slice(base.length));
       expect(ours).toContain('dist/main.js');
       expect(ours).toContain('dist/app/bot.js');
+      // zod from its one-file copy in dist/ (scripts/vendor.mjs), not module by module.
+      expect(ours).toContain('dist/node_modules/zod/index.js');
+      expect(urls.filter((u) => u.startsWith(`${base}node_modules/zod/`))).toEqual([]);
       expect(ours.filter((p) => p.startsWith('src/') && p.endsWith('.ts'))).toEqual([]);
       expect(ours.filter((p) => /^dist\/(sandbox|cli|app\/demo)\/|^dist\/app\/(sandbox-mode|local-stack)\.js$/.test(p))).toEqual([]);
-      expect(urls.filter((u) => /\/node_modules\/(tsx|fast-xml-parser)\//.test(u))).toEqual([]);
+      expect(lines.filter((u) => /\/node_modules\/tsx\//.test(u))).toEqual([]);
     } finally {
       child.kill('SIGTERM');
       await exited;

@@ -225,6 +225,31 @@ describe('TwitchChat failures', () => {
     expect(make('not a url')).toThrow(/not a URL/);
   });
 
+  it('disconnect() during connect(), while tmi.js is still being loaded, opens no socket and stays disconnected', async () => {
+    const server = await startChatServer();
+    let sockets = 0;
+    server.on('disconnect', () => sockets++);
+    const chat = new TwitchChat({ url: server.url, channel: server.channel, username: server.botLogin, token: server.token, logger: silentLogger() });
+    try {
+      chat.say('queued before any connection');
+      const connecting = chat.connect();
+      expect(chat.state).toBe('connecting');
+      await chat.disconnect();
+      await expect(connecting).rejects.toMatchObject({ code: 'TWITCH_CONNECT' });
+      expect(chat.state).toBe('disconnected');
+      expect(chat.outboxStats().queued).toBe(1);
+      // A client connecting afterwards is the first socket the server sees.
+      const good = new TwitchChat({ url: server.url, channel: server.channel, username: server.botLogin, token: server.token, logger: silentLogger() });
+      await good.connect();
+      await good.disconnect();
+      await server.waitFor(() => server.connections() === 0, 5000, 'all closed');
+      expect(sockets).toBe(1);
+    } finally {
+      await chat.disconnect();
+      await server.close();
+    }
+  });
+
   it('disconnect() is final: no reconnect, queued lines kept', async () => {
     const clock = new ManualClock();
     const p = await pair({ clock });

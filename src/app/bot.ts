@@ -246,6 +246,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       handledTypes,
       routes: [verifyRoute(repo, logger), (req, res) => web.handle(req, res)],
     });
+    // Readiness reached: what loads the HTTP client or chat starts from here on.
+    shopFeatures.startBackground();
     const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
     if (notice) log.warn(notice);
     // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is

@@ -3,7 +3,7 @@
  * `GET /<chain>/public/<round>`), with undici and zod at the edge.
  *
  * Contract:
- * - Live: the chain is drand quicknet, pinned (hash, public key, schedule in shared/drand.ts);
+ * - Live: the chain is drand quicknet, pinned (hash, public key, schedule in shared/drand-chain.ts);
  *   what a relay says about the chain is never trusted, every round is checked against the pinned
  *   key. Sandbox (`DrandBeacon.connectSandbox`): the chain info is read from the local sandbox
  *   beacon once, and its key and schedule are recorded with each round (marked sandbox).
@@ -12,6 +12,7 @@
  *   attempt is bounded by `requestTimeoutMs` (real time). A round whose BLS signature does not
  *   verify, whose randomness is not SHA-256(signature) or whose number differs is rejected at once
  *   (BeaconError). Never logs anything but the round, status and duration.
+ * - The BLS code is imported by the first `fetch` (or `connectSandbox`), not with this module.
  */
 import { LazyPool, undici } from '../shared/lazy-undici.js';
 import { z } from 'zod';
@@ -20,15 +21,16 @@ import { silentLogger } from '../logging/index.js';
 import type { BeaconPort, BeaconRound } from '../giveaway/ports.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
-import {
-  QUICKNET,
-  chainHashOf,
-  randomnessOf,
-  roundAfter,
-  roundTimeMs,
-  verifyRoundSignature,
-  type DrandChain,
-} from '../shared/drand.js';
+import { QUICKNET, roundAfter, roundTimeMs, type DrandChain } from '../shared/drand-chain.js';
+
+let checks: Promise<typeof import('../shared/drand.js')> | undefined;
+/**
+ * The signature and hash checks (shared/drand.ts with @noble/curves), imported on first use rather
+ * than at start-up; `fetch` starts the import before it waits for the round to be published.
+ */
+function drandChecks(): Promise<typeof import('../shared/drand.js')> {
+  return (checks ??= import('../shared/drand.js'));
+}
 
 /** The default public relay. */
 export const DEFAULT_BEACON_URL = 'https://api.drand.sh';
@@ -105,7 +107,7 @@ export class DrandBeacon implements BeaconPort {
     if (!parsed.success) throw new BeaconError(`sandbox beacon info is malformed: ${parsed.error.issues[0]?.message ?? '?'}`);
     const i = parsed.data;
     const chain: DrandChain = { hash: i.hash, publicKey: i.public_key, genesis: i.genesis_time, period: i.period, scheme: i.schemeID };
-    if (chainHashOf(chain) !== i.hash) throw new BeaconError('sandbox beacon chain hash does not match its key and schedule');
+    if ((await drandChecks()).chainHashOf(chain) !== i.hash) throw new BeaconError('sandbox beacon chain hash does not match its key and schedule');
     return new DrandBeacon(options, chain, true);
   }
 
@@ -121,6 +123,7 @@ export class DrandBeacon implements BeaconPort {
     const started = this.clock.now();
     const due = this.roundTime(round);
     if (due > deadlineMs) throw new BeaconError(`round ${round} is due after the deadline`);
+    void drandChecks().catch(() => undefined); // loads while the round is awaited; attempt() uses it
     if (due > this.clock.now()) await this.sleep(due - this.clock.now());
     let last = 'no attempt';
     for (;;) {
@@ -162,6 +165,7 @@ export class DrandBeacon implements BeaconPort {
     if (!parsed.success) throw new BeaconError(`beacon answered a malformed round: ${parsed.error.issues[0]?.message ?? '?'}`);
     const r = parsed.data;
     if (r.round !== round) throw new BeaconError(`asked for round ${round}, the beacon answered round ${r.round}`);
+    const { verifyRoundSignature, randomnessOf } = await drandChecks();
     if (!verifyRoundSignature(this.info, round, r.signature)) {
       throw new BeaconError(`round ${round}'s BLS signature does not verify against the chain's public key`);
     }

@@ -3,7 +3,7 @@
  * the frozen entrant list (see fairness.ts for the procedure) and compares it with the history.
  * A `giftdrop-hmac-sha256-drand-v2` draw must also carry a valid beacon round: a known chain, a
  * BLS signature that verifies, randomness = SHA-256(signature), and the first round published
- * after the list was frozen (beacon-fairness.ts); its picks then run with the derived key.
+ * after the list was frozen (beacon-check.ts); its picks then run with the derived key.
  *
  * Contract: a record verifies when its seed is revealed, SHA-256(seed) equals the announced
  * commitment, the digest of its frozen entrant list equals the recorded entrants digest, and the
@@ -18,7 +18,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { DrawRecord } from './ports.js';
 import { commitmentOf, freezeEntrants, pickSequence } from './fairness.js';
-import { FAIRNESS_ALGORITHM_V2, KNOWN_ALGORITHMS, checkBeaconRound, pickKey } from './beacon-fairness.js';
+import { FAIRNESS_ALGORITHM_V2, KNOWN_ALGORITHMS, pickKey } from './beacon-fairness.js';
+import { checkBeaconRound } from './beacon-check.js';
 
 /** The outcome of verifyDraw: on success, the current winners' logins in pick order. */
 export type VerifyResult = { ok: true; winners: string[] } | { ok: false; reason: string };

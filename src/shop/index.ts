@@ -102,9 +102,17 @@ export class ShopFeatures {
     this.feed = new OrderFeed({ api: d.api, logger: d.logger });
   }
 
-  /** Reads the train's counter (a corrupt file stops start-up, naming it); the rest loads in the background. */
+  /** Reads the train's counter (a corrupt file stops start-up, naming it). The loads over the API wait for `startBackground()`. */
   async start(): Promise<void> {
     await this.train.start();
+  }
+
+  /**
+   * The catalog's first refresh and the order feed's load, in the background (never rejects). The
+   * bot calls it once its HTTP server answers: they load the HTTP client and call Fourthwall, and
+   * readiness waits for neither.
+   */
+  startBackground(): void {
     if (this.d.settings.merch.enabled) this.catalog.start();
     void this.feed.load();
   }

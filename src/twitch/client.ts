@@ -27,6 +27,9 @@
  *   +o/-o for the bot, and is forgotten on disconnect; room state (slow, followers-only,
  *   subs-only) from ROOMSTATE.
  * tmi.js gets `skipUpdatingEmotesets` and a logger adapter (its default logger is module state).
+ * tmi.js (and ws under it) is imported by the first `connect()`, not with this module: a bot
+ * answers /healthz before it joins chat, and nothing before that needs them. Until then the
+ * state is 'disconnected' and lines wait in the (paused) outbox, as they do while disconnected.
  * The receive path does as little as possible per line: one channel compare, the tag mapping,
  * one emit. This module knows nothing about commands or giveaways.
  * This file owns the connection and its state (connect, reconnect, token refusal, the outbox's
@@ -34,7 +37,7 @@
  * ROOMSTATE/USERSTATE tags; client-types.ts holds the public types (re-exported here).
  */
 import { EventEmitter } from 'node:events';
-import tmi from 'tmi.js';
+import type tmi from 'tmi.js';
 import type { ChatPort, SayOptions } from '../giveaway/ports.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
@@ -75,8 +78,9 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private readonly channelKey: string;
   private readonly log: Logger;
   private readonly clock: Clock;
-  private readonly client: tmi.Client;
-  private readonly internals: TmiInternals;
+  /** Made by the first `connect()` (tmi.js is imported then). */
+  private client: tmi.Client | undefined;
+  private readonly tmiOptions: tmi.Options;
   private readonly outbox: Outbox;
   private readonly connectTimeoutMs: number;
   private current: ChatConnectionState = 'disconnected';
@@ -113,7 +117,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       fatal: (err) => this.emit('fatal', err),
     });
 
-    this.client = new tmi.Client({
+    this.tmiOptions = {
       options: { skipUpdatingEmotesets: true, messagesLogLevel: 'trace', joinInterval: 300 },
       connection: {
         server: endpoint.host,
@@ -128,8 +132,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       identity: { username: this.botLogin, password: () => `oauth:${tokens ? tokens.current().replace(/^oauth:/i, '') : token}` },
       channels: [this.channelKey],
       logger: tmiLogger(this.log),
-    });
-    this.internals = this.client as unknown as TmiInternals;
+    };
 
     const transport: ChatTransport = {
       send: (channel, text) => this.write(channel, text),
@@ -153,7 +156,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       // one gives up after ~600 ms and replaces tmi.js's own keep-alive timer.
       sendPing: (token) => {
         this.listenRaw(true);
-        return this.client.raw(`PING :${token}`);
+        return this.client ? this.client.raw(`PING :${token}`) : Promise.reject(new Error('not connected'));
       },
       onDead: () => this.dropHalfOpen(),
     });
@@ -165,7 +168,22 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       this.watch.arm();
       this.emit('sent', text);
     });
-    this.wire();
+  }
+
+  /** The tmi.js client, made (and tmi.js imported) on the first call. */
+  private async tmiClient(): Promise<tmi.Client> {
+    if (this.client) return this.client;
+    const { default: tmiModule } = await import('tmi.js');
+    if (!this.client) {
+      this.client = new tmiModule.Client(this.tmiOptions);
+      this.wire(this.client);
+    }
+    return this.client;
+  }
+
+  /** tmi.js's reconnect flag (not in @types/tmi.js). */
+  private setReconnect(on: boolean): void {
+    if (this.client) (this.client as unknown as TmiInternals).reconnect = on;
   }
 
   /** Connection state. */
@@ -211,9 +229,21 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   async connect(): Promise<void> {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
     this.closing = false;
-    this.internals.reconnect = false;
-    this.listenRaw(true);
     this.setState('connecting');
+    let client: tmi.Client;
+    try {
+      client = await this.tmiClient();
+    } catch (err) {
+      this.setState('disconnected');
+      throw new TwitchConnectError(`could not load the chat client (tmi.js): ${(err as Error).message}`, { cause: err });
+    }
+    if (this.closing) {
+      // disconnect() ran while tmi.js was loading: stay disconnected.
+      this.setState('disconnected');
+      throw new TwitchConnectError('the chat connection was closed while connecting');
+    }
+    this.setReconnect(false);
+    this.listenRaw(true);
     let timer: TimerHandle | undefined;
     const joined = new Promise<void>((resolve) => {
       this.joinWaiter = resolve;
@@ -225,11 +255,11 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       );
     });
     try {
-      await Promise.race([this.client.connect(), timeout]);
+      await Promise.race([client.connect(), timeout]);
       await Promise.race([joined, timeout]);
     } catch (reason) {
       this.joinWaiter = undefined;
-      await this.client.disconnect().catch(() => undefined);
+      await client.disconnect().catch(() => undefined);
       this.setState('disconnected');
       if (reason instanceof GiftdropError) throw reason;
       const text = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : String(reason);
@@ -239,22 +269,22 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       timer?.cancel();
     }
     this.everConnected = true;
-    this.internals.reconnect = true;
+    this.setReconnect(true);
   }
 
   /** Leaves for good (no reconnect). Queued lines stay queued. */
   async disconnect(): Promise<void> {
     this.closing = true;
-    this.internals.reconnect = false;
+    this.setReconnect(false);
     this.recovery.cancel();
     this.watch.pause();
     this.outbox.pause();
-    await this.client.disconnect().catch(() => undefined);
+    await this.client?.disconnect().catch(() => undefined);
     this.setState('disconnected');
   }
 
   private async write(channel: string, text: string): Promise<void> {
-    if (this.current !== 'connected') throw new NotSentError('not connected');
+    if (this.current !== 'connected' || !this.client) throw new NotSentError('not connected');
     try {
       await this.client.raw(`PRIVMSG #${channel} :${text}`);
     } catch (err) {
@@ -264,8 +294,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     }
   }
 
-  private wire(): void {
-    const client = this.client;
+  private wire(client: tmi.Client): void {
     routeChannelEvents(
       { client, channelKey: this.channelKey, botLogin: this.botLogin, clock: this.clock, log: this.log },
       {
@@ -308,7 +337,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   /** tmi.js deep-copies every line for `raw_message` listeners: listen only when needed. */
   private listenRaw(on: boolean): void {
-    if (on === this.rawListening) return;
+    if (on === this.rawListening || !this.client) return;
     this.rawListening = on;
     const events = this.client as unknown as EventEmitter;
     if (on) events.on('raw_message', this.onRaw);
@@ -381,7 +410,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   /** Half-open socket: tmi.js's public disconnect() never reconnects, so close, then connect again (a close under way is tmi.js's). */
   private dropHalfOpen(): void {
-    if (this.closing || this.current !== 'connected') return;
+    if (this.closing || this.current !== 'connected' || !this.client) return;
     this.client.disconnect().then(
       () => this.reconnectNow(),
       () => undefined,
@@ -390,10 +419,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   private reconnectNow(): void {
     if (this.closing) return;
-    this.internals.reconnect = true;
+    this.setReconnect(true);
     this.setState('connecting');
     this.listenRaw(true);
-    this.client.connect().catch(() => undefined);
+    this.client?.connect().catch(() => undefined);
   }
 
   private setState(state: ChatConnectionState): void {

@@ -15,7 +15,6 @@ import { exclusionOf } from '../giveaway/eligibility.js';
 import type { DrawRecord, ShopPort } from '../giveaway/ports.js';
 import type { GiveawayService } from '../giveaway/service.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
-import { verifyDraw } from '../giveaway/verify.js';
 import type { Logger } from '../logging/index.js';
 import { noRoles, type ChatMessage } from '../shared/chat.js';
 import type { Clock } from '../shared/clock.js';
@@ -237,6 +236,8 @@ export class DashboardApi {
     const known = this.verified.get(key);
     if (known) return known;
     const full = await this.d.repo.getDraw(r.id);
+    // Imported here, not at start-up: a v2 draw's check loads the BLS code (@noble/curves).
+    const { verifyDraw } = await import('../giveaway/verify.js');
     const v = full ? verifyDraw(full) : { ok: false as const, reason: 'not found' };
     const text = v.ok ? 'verified' : `does not verify: ${v.reason}`;
     this.verified.set(key, text);
