@@ -15,7 +15,8 @@
  * - everything the bot says goes through its Outbox (limits, splitting, duplicates, priorities,
  *   a cap while disconnected), paused while not joined and resumed on re-join. A line counts as
  *   sent only when Twitch answers it with USERSTATE (read from tmi.js's `raw_message` event,
- *   listened to only while an answer is expected, so the receive path pays nothing otherwise);
+ *   attached by userstate-tap.ts only while tmi.js handles a frame carrying one, so the receive
+ *   path pays one `indexOf` per frame, not tmi.js's copy of every line);
  *   unanswered lines are re-sent after a reconnect, and a line unanswered for `confirmTimeoutMs`
  *   makes ConfirmWatch probe the socket (half-open -> closed and reconnected). Lines are
  *   written with tmi.js `raw()` (a PRIVMSG) rather than `say()`, because say() splits
@@ -42,6 +43,7 @@ import { ConfirmWatch } from './confirm-watch.js';
 import { parseUrl, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 import type { TmiTags } from './parse.js';
 import { applyRoomState, routeChannelEvents, userStateIsMod } from './chat-routing.js';
+import { tapUserState, tmiSocket } from './userstate-tap.js';
 import type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
 export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
@@ -50,13 +52,6 @@ export type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions
 /** The parts of tmi.js's client this adapter uses beyond @types/tmi.js. */
 interface TmiInternals {
   reconnect: boolean;
-}
-
-/** A parsed IRC line as tmi.js's `raw_message` event passes it (tags not yet transformed). */
-interface RawMessage {
-  command?: string;
-  params?: string[];
-  tags?: Record<string, unknown>;
 }
 
 const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly formatted auth|Error logging in|Invalid NICK/i;
@@ -86,7 +81,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private acks = 0;
   private readonly tokens: ChatTokenSource | undefined;
   private readonly watch: ConfirmWatch;
-  private rawListening = false;
   /** A refusal was already answered by a refresh since the last successful join. */
   private refreshedForRefusal = false;
   private authRetryMs: number;
@@ -144,10 +138,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       timeoutMs: options.confirmTimeoutMs ?? 15_000,
       ping: () => this.client.ping(),
     });
-    this.outbox.on('written', () => {
-      this.listenRaw(true);
-      this.watch.arm();
-    });
+    this.outbox.on('written', () => this.watch.arm());
     this.outbox.on('sent', (text: string) => {
       this.watch.arm();
       this.emit('sent', text);
@@ -199,7 +190,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
     this.closing = false;
     this.internals.reconnect = false;
-    this.listenRaw(true);
     this.setState('connecting');
     let timer: TimerHandle | undefined;
     const joined = new Promise<void>((resolve) => {
@@ -274,7 +264,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
         void client.disconnect().catch(() => undefined);
         return;
       }
-      this.listenRaw(true);
+      // tmi.js opened a new socket (first connect or a reconnect): read its USERSTATE lines.
+      const socket = tmiSocket(client);
+      if (socket) tapUserState(socket, client as unknown as EventEmitter, this.onRaw);
+      else this.log.warn('tmi.js has no socket to read USERSTATE from; lines cannot be confirmed');
       this.setState('connecting');
     });
     client.on('reconnect', () => {
@@ -283,23 +276,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     client.on('disconnected', (reason) => this.onDisconnected(String(reason)));
   }
 
-  /** USERSTATE lines, read from `raw_message` (public tmi.js event) while an answer is expected. */
-  private readonly onRaw = (_copy: unknown, message: RawMessage): void => {
+  /** tmi.js's `raw_message`, attached only while it handles a frame carrying a USERSTATE. */
+  private readonly onRaw = (_copy: unknown, message: { command?: string; params?: string[]; tags?: Record<string, unknown> }): void => {
     if (message.command === 'USERSTATE') this.onUserState(message.params?.[0], message.tags);
   };
-
-  /** tmi.js deep-copies every line for `raw_message` listeners: listen only when needed. */
-  private listenRaw(on: boolean): void {
-    if (on === this.rawListening) return;
-    this.rawListening = on;
-    const events = this.client as unknown as EventEmitter;
-    if (on) events.on('raw_message', this.onRaw);
-    else events.off('raw_message', this.onRaw);
-  }
-
-  private quietWhenIdle(): void {
-    if (this.current === 'connected' && this.outbox.unconfirmed().count === 0) this.listenRaw(false);
-  }
 
   private onUserState(channel: string | undefined, tags: Record<string, unknown> | undefined): void {
     if (channel !== this.channelKey || !tags) return;
@@ -308,7 +288,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     // Twitch answers every PRIVMSG it accepts with a USERSTATE carrying the message's `id`, in
     // order; the USERSTATE of a JOIN or a mod change has none.
     if (this.current === 'connected' && typeof tags.id === 'string' && tags.id !== '') this.outbox.confirm();
-    this.quietWhenIdle();
   }
 
   private setMod(mod: boolean): void {
@@ -329,7 +308,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       this.authRetryMs = this.reconnectIntervalMs;
       this.outbox.resume();
       this.watch.resume();
-      this.quietWhenIdle();
       this.log.info({ channel: this.channelLogin, channelId: this.roomId }, 'joined channel');
       const waiter = this.joinWaiter;
       this.joinWaiter = undefined;
@@ -385,7 +363,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.refreshedForRefusal = true;
     this.internals.reconnect = true;
     this.setState('connecting');
-    this.listenRaw(true);
     this.client.connect().catch(() => undefined);
   }
 
