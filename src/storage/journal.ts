@@ -92,11 +92,13 @@ export class EntryJournal {
   /** Buffers one entrant line; it reaches the file within flushIntervalMs. */
   append(drawId: string, entrant: Entrant): void {
     if (this.closed) throw new StorageError('STORAGE_CLOSED', 'entry journal is closed');
-    fileStem(drawId);
     const line = entrantLine(entrant) + '\n';
     const buffer = this.buffers.get(drawId);
     if (buffer) buffer.push(line);
-    else this.buffers.set(drawId, [line]);
+    else {
+      fileStem(drawId); // the id is checked once per buffer, not per line
+      this.buffers.set(drawId, [line]);
+    }
     this.timer ??= this.clock.setTimeout(() => {
       this.timer = undefined;
       this.flush().catch((err: unknown) => {
