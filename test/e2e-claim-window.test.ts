@@ -153,4 +153,19 @@ describe('claim window', () => {
     expect(stored.rerolls).toEqual([expect.objectContaining({ replacedLogin: first.login, reason: 'command', byUserId: s.mod.userId })]);
     expect(s.operator.filter((l) => l.includes('/gifts/'))).toEqual([]);
   });
+  it("the winners' chat catch takes a winner's line during the claim window, not a non-winner's", async () => {
+    const s = await claimStack(30, 0);
+    const { id, picked } = await toClaimPrompt(s, 1);
+    const winner = picked.winners[0]!;
+    const outsider = ENTRANTS.find((l) => l !== winner.login)!;
+    const chatLog = s.bot.pages.chatLog;
+    expect(chatLog.winnerLines()).toEqual([]);
+    s.say(s.viewer(outsider), 'so close');
+    s.say(s.viewer(winner.login), 'no way, I won?');
+    await s.chat.waitFor(() => chatLog.winnerLines().length > 0, 5000, "the winner's line caught");
+    await s.idle();
+    expect(chatLog.winnerLines().map((l) => ({ drawId: l.drawId, login: l.login, text: l.text, prize: l.prize }))).toEqual([
+      { drawId: id, login: winner.login, text: 'no way, I won?', prize: 'Giftdrop Mug' },
+    ]);
+  });
 });

@@ -211,6 +211,32 @@ describe('lines confirmed by USERSTATE', () => {
   });
 });
 
+describe('receive path while a line awaits its answer', () => {
+  it("chat lines are not copied for tmi.js's raw_message; the USERSTATE that answers is still read", async () => {
+    const clock = new ManualClock();
+    const s = await server({ botIsMod: true, clock });
+    // As above: the sandbox drops the long line silently, so it stays unanswered.
+    const chat = chatFor(s, { clock, confirmTimeoutMs: 2000, outbox: { maxLength: 600 } });
+    await chat.connect();
+    chat.say('y'.repeat(550));
+    await s.waitFor(() => s.notices().length === 1, 5000, 'silent drop recorded');
+    expect(chat.outboxStats().unconfirmed).toBe(1);
+    const tmiClient = (chat as unknown as { client: NodeJS.EventEmitter }).client;
+    const rawListeners: number[] = [];
+    chat.on('message', () => rawListeners.push(tmiClient.listenerCount('raw_message')));
+    const lines = Array.from({ length: 50 }, (_, i) => s.formatPrivmsg(s.viewer(`waiting_${i}`), '!enter'));
+    s.injectRaw(lines);
+    await s.waitFor(() => rawListeners.length === 50, 5000, '50 chat lines received');
+    expect(rawListeners).toEqual(Array(50).fill(0));
+    expect(chat.outboxStats().unconfirmed).toBe(1);
+    // The watchdog abandons the silent line; the next one is answered by USERSTATE and counted.
+    clock.advance(2000);
+    chat.say('answered');
+    await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'the next line confirmed');
+    expect(tmiClient.listenerCount('raw_message')).toBe(0);
+  });
+});
+
 describe('outbox cap while disconnected', () => {
   it('drops the oldest low-priority lines first, keeps every winner line, logs the count, sends the rest after the reconnect', async () => {
     const first = await startChatServer({ botIsMod: true });

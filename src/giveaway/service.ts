@@ -51,6 +51,8 @@ import { Settler } from './settle.js';
 
 export type { ActionResult } from './link-flow.js';
 
+const NO_DRAWS: readonly Readonly<DrawRecord>[] = Object.freeze([]);
+
 /** One draw in memory as the operator pages see it (live objects: read, never change). */
 export interface DrawView {
   readonly record: Readonly<DrawRecord>;
@@ -134,6 +136,23 @@ export class GiveawayService {
       ...this.e.draws.activeSessions().map((s) => view(s, true)),
       ...this.e.draws.recentSessions().map((s) => view(s, false)),
     ];
+  }
+
+  /**
+   * The active draws in their claim window that `userId` won (for the winners' chat catch in
+   * src/web), uncopied and read-only. O(active draws) per call, nothing allocated when none.
+   */
+  claimDrawsOf(userId: string): readonly Readonly<DrawRecord>[] {
+    let out: Readonly<DrawRecord>[] | undefined;
+    for (const s of this.e.draws.active.values()) {
+      if (s.phase !== 'claim') continue;
+      for (const w of s.record.winners) {
+        if (w.userId !== userId) continue;
+        (out ??= []).push(s.record);
+        break;
+      }
+    }
+    return out ?? NO_DRAWS;
   }
 
   /** Draws open for entries or being drawn. */

@@ -7,12 +7,22 @@
  */
 import type { Entrant } from '../giveaway/ports.js';
 
-const ENTRANT_KEYS = 'userId,login,displayName,weight,roles,enteredAt';
-const ROLE_KEYS = 'broadcaster,moderator,vip,subscriber,subMonths,firstMessage';
+const ENTRANT_KEYS = ['userId', 'login', 'displayName', 'weight', 'roles', 'enteredAt'] as const;
+const ROLE_KEYS = ['broadcaster', 'moderator', 'vip', 'subscriber', 'subMonths', 'firstMessage'] as const;
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function quote(s: string): string {
   return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+/** The object's own enumerable keys are exactly `keys`, in that order (nothing allocated). */
+function keysAre(o: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in o) {
+    if (!Object.hasOwn(o, k) || k !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
 }
 
 function standard(e: Entrant): boolean {
@@ -30,8 +40,8 @@ function standard(e: Entrant): boolean {
     typeof e.roles.subscriber === 'boolean' &&
     typeof e.roles.firstMessage === 'boolean' &&
     Number.isFinite(e.roles.subMonths) &&
-    Object.keys(e).join(',') === ENTRANT_KEYS &&
-    Object.keys(e.roles).join(',') === ROLE_KEYS
+    keysAre(e, ENTRANT_KEYS) &&
+    keysAre(e.roles, ROLE_KEYS)
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * The append-only entry journal of open draws: `<dir>/<draw id stem>.jsonl`, one JSON entrant per
- * line. Appends are buffered in memory and written (one append per draw per flush, on a kept-open
+ * line. Appends are buffered in memory (as UTF-8 bytes) and written (one append per draw per flush, on a kept-open
  * file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
  * killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
  * the middle of a write); a later append first terminates such a line so it cannot swallow the
@@ -66,13 +66,44 @@ export function parseJournal(text: string): { entrants: Entrant[]; badLines: num
   return { entrants, badLines, tornLast };
 }
 
+/**
+ * A draw's lines waiting for the next flush, as UTF-8 bytes in one growing buffer: a line's string
+ * dies young instead of being held (a rope of many small strings) until the flush.
+ */
+class PendingLines {
+  buf: Buffer;
+  used = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  /** Appends `line` and a newline. */
+  add(line: string): void {
+    const most = line.length * 3 + 1;
+    if (this.used + most > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + most));
+      this.buf.copy(next, 0, 0, this.used);
+      this.buf = next;
+    }
+    this.used += this.buf.write(line, this.used, 'utf8');
+    this.buf[this.used++] = 0x0a;
+  }
+
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.used);
+  }
+}
+
+const NEWLINE = Buffer.from('\n');
+
 /** Per-draw append-only entry journals with a timed write-behind buffer. */
 export class EntryJournal {
   private readonly dir: string;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly flushIntervalMs: number;
-  private buffers = new Map<string, string[]>();
+  private buffers = new Map<string, PendingLines>();
   private readonly handles = new Map<string, Promise<{ handle: FileHandle; needsNewline: boolean }>>();
   private chain: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
@@ -92,11 +123,12 @@ export class EntryJournal {
   /** Buffers one entrant line; it reaches the file within flushIntervalMs. */
   append(drawId: string, entrant: Entrant): void {
     if (this.closed) throw new StorageError('STORAGE_CLOSED', 'entry journal is closed');
-    fileStem(drawId);
-    const line = entrantLine(entrant) + '\n';
-    const buffer = this.buffers.get(drawId);
-    if (buffer) buffer.push(line);
-    else this.buffers.set(drawId, [line]);
+    let buffer = this.buffers.get(drawId);
+    if (!buffer) {
+      fileStem(drawId); // the id is checked once per buffer, not per line
+      this.buffers.set(drawId, (buffer = new PendingLines(16 * 1024)));
+    }
+    buffer.add(entrantLine(entrant));
     this.timer ??= this.clock.setTimeout(() => {
       this.timer = undefined;
       this.flush().catch((err: unknown) => {
@@ -116,19 +148,24 @@ export class EntryJournal {
     return run;
   }
 
-  private async writeBatch(batch: Map<string, string[]>): Promise<void> {
+  private async writeBatch(batch: Map<string, PendingLines>): Promise<void> {
     let failure: unknown;
     for (const [drawId, lines] of batch) {
       try {
         const entry = await this.handleOf(drawId);
-        const text = (entry.needsNewline ? '\n' : '') + lines.join('');
-        await entry.handle.appendFile(text, 'utf8');
+        const bytes = lines.bytes();
+        await entry.handle.appendFile(entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes);
         entry.needsNewline = false;
       } catch (err) {
         failure ??= err;
         this.handles.delete(drawId);
-        const pending = this.buffers.get(drawId) ?? [];
-        this.buffers.set(drawId, [...lines, ...pending]);
+        // The failed lines go back in front of any appended since, in order.
+        const pending = this.buffers.get(drawId);
+        const back = new PendingLines(lines.used + (pending?.used ?? 0) + 1);
+        lines.bytes().copy(back.buf, 0);
+        back.used = lines.used;
+        if (pending) back.used += pending.bytes().copy(back.buf, back.used);
+        this.buffers.set(drawId, back);
       }
     }
     if (failure !== undefined) {

@@ -16,7 +16,8 @@
  * - everything the bot says goes through its Outbox (limits, splitting, duplicates, priorities,
  *   a cap while disconnected), paused while not joined and resumed on re-join. A line counts as
  *   sent only when Twitch answers it with USERSTATE (read from tmi.js's `raw_message` event,
- *   listened to only while an answer is expected, so the receive path pays nothing otherwise);
+ *   attached by userstate-tap.ts only while tmi.js handles a frame carrying one, so the receive
+ *   path pays one `indexOf` per frame, not tmi.js's copy of every line);
  *   unanswered lines are re-sent after a reconnect, and a line unanswered for `confirmTimeoutMs`
  *   makes ConfirmWatch probe the socket with its own `PING :<token>` (no PONG within
  *   `pingTimeoutMs` on the injected clock -> half-open: closed and connected again). Lines are
@@ -48,6 +49,7 @@ import { AuthRecovery } from './auth-recovery.js';
 import { parseUrl, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 import type { TmiTags } from './parse.js';
 import { applyRoomState, routeChannelEvents, userStateIsMod } from './chat-routing.js';
+import { tapUserState, tmiSocket } from './userstate-tap.js';
 import type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
 export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
@@ -56,13 +58,6 @@ export type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions
 /** The parts of tmi.js's client this adapter uses beyond @types/tmi.js. */
 interface TmiInternals {
   reconnect: boolean;
-}
-
-/** A parsed IRC line as tmi.js's `raw_message` event passes it (tags not yet transformed). */
-interface RawMessage {
-  command?: string;
-  params?: string[];
-  tags?: Record<string, unknown>;
 }
 
 const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly formatted auth|Error logging in|Invalid NICK/i;
@@ -93,7 +88,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private acks = 0;
   private readonly tokens: ChatTokenSource | undefined;
   private readonly watch: ConfirmWatch;
-  private rawListening = false;
   private readonly recovery: AuthRecovery;
 
   constructor(options: TwitchChatOptions) {
@@ -154,16 +148,11 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       pongTimeoutMs: options.pingTimeoutMs ?? 5000,
       // A raw PING with the probe's token through tmi.js's public raw(), never its ping(): that
       // one gives up after ~600 ms and replaces tmi.js's own keep-alive timer.
-      sendPing: (token) => {
-        this.listenRaw(true);
-        return this.client ? this.client.raw(`PING :${token}`) : Promise.reject(new Error('not connected'));
-      },
+      // Its PONG is read like USERSTATE (userstate-tap.ts attaches raw_message for frames carrying one).
+      sendPing: (token) => (this.client ? this.client.raw(`PING :${token}`) : Promise.reject(new Error('not connected'))),
       onDead: () => this.dropHalfOpen(),
     });
-    this.outbox.on('written', () => {
-      this.listenRaw(true);
-      this.watch.arm();
-    });
+    this.outbox.on('written', () => this.watch.arm());
     this.outbox.on('sent', (text: string) => {
       this.watch.arm();
       this.emit('sent', text);
@@ -243,7 +232,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       throw new TwitchConnectError('the chat connection was closed while connecting');
     }
     this.setReconnect(false);
-    this.listenRaw(true);
     let timer: TimerHandle | undefined;
     const joined = new Promise<void>((resolve) => {
       this.joinWaiter = resolve;
@@ -317,7 +305,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
         void client.disconnect().catch(() => undefined);
         return;
       }
-      this.listenRaw(true);
+      // tmi.js opened a new socket (first connect or a reconnect): read its USERSTATE lines.
+      const socket = tmiSocket(client);
+      if (socket) tapUserState(socket, client as unknown as EventEmitter, this.onRaw);
+      else this.log.warn('tmi.js has no socket to read USERSTATE from; lines cannot be confirmed');
       this.setState('connecting');
     });
     client.on('reconnect', () => {
@@ -326,27 +317,13 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     client.on('disconnected', (reason) => this.onDisconnected(String(reason)));
   }
 
-  /** USERSTATE and PONG lines, read from `raw_message` (public tmi.js event) while an answer is expected. */
-  private readonly onRaw = (_copy: unknown, message: RawMessage): void => {
+  /** tmi.js's `raw_message`, attached only while it handles a frame carrying a USERSTATE or a PONG. */
+  private readonly onRaw = (_copy: unknown, message: { command?: string; params?: string[]; tags?: Record<string, unknown> }): void => {
     if (message.command === 'USERSTATE') this.onUserState(message.params?.[0], message.tags);
     else if (message.command === 'PONG') {
       this.watch.pong(message.params?.at(-1));
-      this.quietWhenIdle();
     }
   };
-
-  /** tmi.js deep-copies every line for `raw_message` listeners: listen only when needed. */
-  private listenRaw(on: boolean): void {
-    if (on === this.rawListening || !this.client) return;
-    this.rawListening = on;
-    const events = this.client as unknown as EventEmitter;
-    if (on) events.on('raw_message', this.onRaw);
-    else events.off('raw_message', this.onRaw);
-  }
-
-  private quietWhenIdle(): void {
-    if (this.current === 'connected' && this.outbox.unconfirmed().count === 0 && !this.watch.probing) this.listenRaw(false);
-  }
 
   private onUserState(channel: string | undefined, tags: Record<string, unknown> | undefined): void {
     if (channel !== this.channelKey || !tags) return;
@@ -355,7 +332,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     // Twitch answers every PRIVMSG it accepts with a USERSTATE carrying the message's `id`, in
     // order; the USERSTATE of a JOIN or a mod change has none.
     if (this.current === 'connected' && typeof tags.id === 'string' && tags.id !== '') this.outbox.confirm();
-    this.quietWhenIdle();
   }
 
   private setMod(mod: boolean): void {
@@ -375,7 +351,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       this.recovery.joined();
       this.outbox.resume();
       this.watch.resume();
-      this.quietWhenIdle();
       this.log.info({ channel: this.channelLogin, channelId: this.roomId }, 'joined channel');
       const waiter = this.joinWaiter;
       this.joinWaiter = undefined;
@@ -421,7 +396,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (this.closing) return;
     this.setReconnect(true);
     this.setState('connecting');
-    this.listenRaw(true);
     this.client?.connect().catch(() => undefined);
   }
 

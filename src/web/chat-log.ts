@@ -6,13 +6,13 @@
  *
  * Contract: bounded memory (BOT_LINES transcript lines, WINNER_LINES per draw, DRAWS_KEPT draws);
  * lines are kept as received (the pages render them as text); `overlayLines` returns them cleaned
- * of links and addresses for the overlay. Costs O(open draws) per chat line. Does not send
- * anything or change the engine.
+ * of links and addresses for the overlay. Costs one Map look-up and O(draws in a claim window)
+ * per chat line, allocating nothing for a line that is not a winner's. Does not send anything or
+ * change the engine.
  */
 import type { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import type { DrawRecord } from '../giveaway/ports.js';
-import type { DrawView } from '../giveaway/service.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { Clock } from '../shared/clock.js';
 import { overlayName, overlayText } from './safe-text.js';
@@ -37,7 +37,7 @@ export interface WinnerLine {
 
 export interface ChatLogOptions {
   chat: Pick<EventEmitter, 'on' | 'off'>;
-  service: { readonly events: EventEmitter<GiveawayEventMap>; drawViews(): DrawView[] };
+  service: { readonly events: EventEmitter<GiveawayEventMap>; claimDrawsOf(userId: string): readonly Readonly<DrawRecord>[] };
   clock: Clock;
   /** How long after the winners were announced their lines are caught. */
   catchSeconds: number;
@@ -101,19 +101,18 @@ export class ChatLog {
 
   private onMessage(msg: ChatMessage): void {
     if (msg.self) return;
+    const windows = this.catching.get(msg.userId);
+    const claiming = this.options.service.claimDrawsOf(msg.userId);
+    if (!windows && claiming.length === 0) return;
     const now = this.options.clock.now();
     const draws = new Map<string, string>();
-    const windows = this.catching.get(msg.userId);
     if (windows) {
       const live = windows.filter((x) => x.until > now);
       if (live.length) this.catching.set(msg.userId, live);
       else this.catching.delete(msg.userId);
       for (const x of live) draws.set(x.drawId, x.prize);
     }
-    for (const v of this.options.service.drawViews()) {
-      if (!v.active) break;
-      if (v.phase === 'claim' && v.record.winners.some((w) => w.userId === msg.userId)) draws.set(v.record.id, v.record.offer.name);
-    }
+    for (const r of claiming) draws.set(r.id, r.offer.name);
     for (const [drawId, prize] of draws) {
       const line: WinnerLine = { at: now, drawId, prize, login: msg.login, name: msg.displayName || msg.login, text: msg.text };
       let list = this.winners.get(drawId);

@@ -74,7 +74,7 @@ export class OverlayHub {
     const entered = (drawId: string, entrant: { displayName: string; login: string }) => {
       let names = this.recent.get(drawId);
       if (!names) this.recent.set(drawId, (names = []));
-      names.unshift({ displayName: entrant.displayName, login: entrant.login });
+      names.unshift(entrant); // the engine's entrant, read-only (kept: at most RECENT_NAMES per draw)
       if (names.length > RECENT_NAMES) names.length = RECENT_NAMES;
       this.markDirty();
     };
