@@ -1,7 +1,8 @@
 /**
  * Freezing an open draw's entrants at close, at any size, without blocking the event loop:
- * eligibility over the entrant table's columns, then the canonical list (canonical.ts) of the
- * eligible rows, all in slices that yield to I/O.
+ * eligibility over the entrant table's columns, then the canonical list of the eligible rows (over
+ * the table's columns when every id is a decimal one, canonical-table.ts; else canonical.ts), all
+ * in slices that yield to I/O.
  *
  * Contract: the result is what applyEligibility + freezeEntrants give for the same entrants (same
  * eligible set, same order, same digest, same rules record), computed without one object per
@@ -9,6 +10,7 @@
  * persist.
  */
 import { canonicalise, runSliced, type Canonical, type EntrantRows, type Steps } from './canonical.js';
+import { canonicaliseTable } from './canonical-table.js';
 import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
 import type { EntrantTable } from './entrant-table.js';
 import { FrozenList } from './frozen-list.js';
@@ -24,8 +26,16 @@ export interface FreezeResult {
 
 const CHUNK = 4096;
 
-/** The eligible rows of `table` as EntrantRows (positions into a row list). */
-function rowsOf(table: EntrantTable, rows: Uint32Array): EntrantRows {
+/** Rows of `table` as EntrantRows: positions into a row list, or (without one) table rows. */
+function rowsOf(table: EntrantTable, rows?: Uint32Array): EntrantRows {
+  if (!rows) {
+    return {
+      length: table.size,
+      userId: (row) => table.userIdAt(row),
+      login: (row) => table.loginAt(row),
+      weight: (row) => table.weightAt(row),
+    };
+  }
   return {
     length: rows.length,
     userId: (i) => table.userIdAt(rows[i]!),
@@ -87,9 +97,13 @@ export function* freezeSteps(
     yield;
   }
   const rows = eligible.subarray(0, count);
+  const rules = rulesInForce(settings, excluded);
+  // Decimal ids (Twitch's): over the table's columns, `order` in table rows.
+  const columnar = yield* canonicaliseTable(table, rows);
+  if (columnar) return { frozen: FrozenList.of(rowsOf(table), columnar), excluded, rules };
   const source = rowsOf(table, rows);
   const canonical: Canonical = yield* canonicalise(source);
-  return { frozen: FrozenList.of(source, canonical), excluded, rules: rulesInForce(settings, excluded) };
+  return { frozen: FrozenList.of(source, canonical), excluded, rules };
 }
 
 /** Freezes `table` at close on the event loop, yielding whenever a slice has run `budgetMs`. */
