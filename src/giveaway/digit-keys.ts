@@ -50,10 +50,9 @@ const SLICE = 16_384;
 /** The 8 byte-wide digits of a key, least significant first: 4 of lo (its top byte holds 4 bits), 4 of hi. */
 const PASSES = 8;
 
-/** One histogram per byte of the keys, in one sequential read. */
-function histograms(hi: Uint32Array, lo: Uint32Array, counts: Uint32Array): void {
-  const n = hi.length;
-  for (let i = 0; i < n; i++) {
+/** One histogram per byte of the keys of [start, end), in one sequential read. */
+function histograms(hi: Uint32Array, lo: Uint32Array, counts: Uint32Array, start: number, end: number): void {
+  for (let i = start; i < end; i++) {
     const l = lo[i]!;
     const h = hi[i]!;
     counts[l & 0xff]!++;
@@ -113,8 +112,10 @@ export function* sortByDigitKeys(
 ): Steps<{ hi: Uint32Array; lo: Uint32Array; rows: Uint32Array }> {
   const n = rows.length;
   const counts = new Uint32Array(PASSES * 256);
-  histograms(hi, lo, counts);
-  yield;
+  for (let start = 0; start < n; start += SLICE) {
+    histograms(hi, lo, counts, start, Math.min(n, start + SLICE));
+    yield;
+  }
   let from: [Uint32Array, Uint32Array, Uint32Array] = [hi, lo, rows];
   let to: [Uint32Array, Uint32Array, Uint32Array] | undefined;
   for (let pass = 0; pass < PASSES; pass++) {
