@@ -184,3 +184,45 @@ describe('canonical list over table columns', () => {
     expect(() => runToEnd(canonicaliseTable(new EntrantTable(heavy), allRows(2)))).toThrow(/2\^53/);
   });
 });
+
+describe('eligibility over table columns (strings read only where the rules could exclude)', () => {
+  it('equals applyEligibility for every rule, unicode logins, login lengths the rules name, and decimal or other ids', async () => {
+    const { applyEligibility } = await import('../src/giveaway/eligibility.js');
+    const { freezeEntrants } = await import('../src/giveaway/fairness.js');
+    const next = rng(31);
+    const list: Entrant[] = decimalList(6_000, 33).map((e, i) => {
+      const subscriber = next() < 0.4;
+      return {
+        ...e,
+        login: i % 97 === 0 ? 'StreamerX' : i % 89 === 0 ? 'giftbot' : i % 83 === 0 ? 'İbad' : e.login,
+        roles: { ...noRoles, subscriber, subMonths: subscriber ? Math.floor(next() * 30) : 0, moderator: next() < 0.05, firstMessage: next() < 0.1, broadcaster: i === 5 },
+      };
+    });
+    list.push({ ...list[1]!, userId: 'u-odd', login: 'odd' });
+    const ids = list.map((e) => e.userId);
+    const rulesList = [
+      {},
+      { excludeModerators: true, excludeFirstTimeChatters: true },
+      { subscribersOnly: true },
+      { minSubMonths: 6, excludeLogins: ['@Viewer12', 'İBAD', 'x'.repeat(300)] },
+      { subscribersOnly: true, minSubMonths: 3, excludeLogins: ['zoë_ñ1'] },
+    ];
+    const identities = [
+      { channelLogin: 'streamerx', botLogin: 'GiftBot' },
+      { channelLogin: 'streamerx', botLogin: 'giftbot', channelId: ids[7]! },
+      { channelLogin: 'nobody', botLogin: 'giftbot', channelId: 'u-odd' },
+    ];
+    const recents = [new Set<string>(), new Set([ids[3]!, ids[4]!.slice(0, 8), 'u-odd'])];
+    for (const eligibility of rulesList) {
+      for (const id of identities) {
+        for (const recent of recents) {
+          const settings = mergeGiveawaySettings({ eligibility });
+          const got = await freezeEntrantTable(new EntrantTable(list), settings, id, recent);
+          const want = applyEligibility(list, settings, id, recent);
+          expect(got.excluded).toEqual(want.excluded);
+          expect(got.frozen.digest).toBe(freezeEntrants(want.eligible).digest);
+        }
+      }
+    }
+  });
+});

@@ -26,6 +26,8 @@ const MAX_MONTHS = 0xffff;
 /** Login flags: fails the fairness field check (empty, TAB, CR or LF); kept only as a string. */
 export const LOGIN_UNCHECKED = 1;
 export const LOGIN_STRING_ONLY = 2;
+/** Login flags: has characters beyond ASCII (its lower case may differ in length). */
+export const LOGIN_NON_ASCII = 4;
 const TAB_CR_LF = /[\t\r\n]/;
 
 /**
@@ -71,8 +73,11 @@ export interface TableColumns {
   loginBytes: Buffer;
   loginStart: Float64Array;
   loginLen: Uint8Array;
-  /** LOGIN_UNCHECKED | LOGIN_STRING_ONLY. */
+  /** LOGIN_UNCHECKED | LOGIN_STRING_ONLY | LOGIN_NON_ASCII. */
   loginFlags: Uint8Array;
+  /** packRoles bits and subscription months. */
+  roleBits: Uint8Array;
+  months: Uint16Array;
 }
 
 /** The entrants of one draw in columns, addressed by row (entry order). */
@@ -149,6 +154,7 @@ export class EntrantTable {
       if (c > 0x7f) ascii = false;
       else buf[pos++] = c;
     }
+    if (!ascii) flags |= LOGIN_NON_ASCII;
     const bytes = ascii ? n : buf.write(login, this.loginBytesUsed, 'utf8');
     if (bytes > 0xff) {
       flags |= LOGIN_STRING_ONLY;
@@ -204,6 +210,8 @@ export class EntrantTable {
       loginStart: this.loginStart,
       loginLen: this.loginLen,
       loginFlags: this.loginFlags,
+      roleBits: this.roleBits,
+      months: this.months,
     };
   }
 

@@ -13,6 +13,7 @@ import { canonicalise, runSliced, type Canonical, type EntrantRows, type Steps }
 import { canonicaliseTable } from './canonical-table.js';
 import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
 import type { EntrantTable } from './entrant-table.js';
+import { surelyEligibleRows } from './eligibility-columns.js';
 import { FrozenList } from './frozen-list.js';
 import type { GiveawaySettings } from './settings.js';
 import { unpackRoles } from './entrant-table.js';
@@ -52,6 +53,7 @@ type Why = ReturnType<typeof excluder>;
  */
 function sieve(
   table: EntrantTable,
+  sure: (row: number) => boolean,
   why: Why,
   excluded: Partial<Record<ExclusionReason, number>>,
   eligible: Uint32Array,
@@ -64,6 +66,10 @@ function sieve(
   let months = -1;
   const candidate = { userId: '', login: '', roles: unpackRoles(0, 0) };
   for (let row = start; row < end; row++) {
+    if (sure(row)) {
+      eligible[count++] = row;
+      continue;
+    }
     const b = table.roleBitsAt(row);
     const m = table.subMonthsAt(row);
     if (b !== bits || m !== months) {
@@ -88,12 +94,13 @@ export function* freezeSteps(
   recentWinners: ReadonlySet<string>,
 ): Steps<FreezeResult> {
   const why = excluder(settings.eligibility, id, recentWinners);
+  const sure = surelyEligibleRows(table, settings.eligibility, id, recentWinners);
   const excluded: Partial<Record<ExclusionReason, number>> = {};
   const n = table.size;
   const eligible = new Uint32Array(n);
   let count = 0;
   for (let start = 0; start < n; start += CHUNK) {
-    count = sieve(table, why, excluded, eligible, count, start, Math.min(n, start + CHUNK));
+    count = sieve(table, sure, why, excluded, eligible, count, start, Math.min(n, start + CHUNK));
     yield;
   }
   const rows = eligible.subarray(0, count);

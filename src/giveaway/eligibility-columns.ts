@@ -1,0 +1,64 @@
+/**
+ * A pre-check of eligibility over an entrant table's columns, so the close-time freeze reads a
+ * row's strings (user id, login) only when the rules could exclude that row.
+ *
+ * Contract: `surelyEligible(row)` is true only when `excluder` (eligibility.ts) would certainly
+ * return undefined for that row: no role flag or subscription rule that excludes, a login that
+ * is ASCII and whose length differs from every login the rules name (the channel, the bot, the
+ * excluded logins; ASCII lower-casing keeps the length), and a decimal user id whose digit key
+ * shares no first-8-digits key with the channel id or a recent winner. False means "ask
+ * `excluder`", never "excluded". Does not: decide exclusions or count them.
+ */
+import { noRoles } from '../shared/chat.js';
+import { digitKey } from './digit-keys.js';
+import { LOGIN_NON_ASCII, LOGIN_STRING_ONLY, packRoles, type EntrantTable } from './entrant-table.js';
+import type { ChannelIdentity } from './eligibility.js';
+import type { GiveawaySettings } from './settings.js';
+
+export function surelyEligibleRows(
+  table: EntrantTable,
+  rules: GiveawaySettings['eligibility'],
+  id: ChannelIdentity,
+  recentWinners: ReadonlySet<string>,
+): (row: number) => boolean {
+  const c = table.columns();
+  const roleMask = packRoles({
+    ...noRoles,
+    broadcaster: true,
+    moderator: rules.excludeModerators,
+    firstMessage: rules.excludeFirstTimeChatters,
+  });
+  const subscriberBit = packRoles({ ...noRoles, subscriber: true });
+  const needsSubscriber = rules.subscribersOnly || rules.minSubMonths > 0;
+  const minMonths = rules.minSubMonths;
+  // Lengths of the logins the rules compare with (lower-cased, as excluder does).
+  const named = [id.channelLogin.toLowerCase(), id.botLogin.toLowerCase(), ...rules.excludeLogins.map((l) => l.toLowerCase().replace(/^@/, ''))];
+  const lengthNamed = new Uint8Array(256);
+  let longNamed = false;
+  for (const login of named) {
+    const n = login.length;
+    if (n < 256) lengthNamed[n] = 1;
+    else longNamed = true;
+  }
+  // First-8-digit keys of the ids the rules compare with (0 for a non-decimal one).
+  const ids = [...recentWinners, ...(id.channelId !== undefined ? [id.channelId] : [])];
+  const hi = new Uint32Array(1);
+  const lo = new Uint32Array(1);
+  const idHi = new Set<number>();
+  for (const x of ids) {
+    digitKey(x, hi, lo, 0);
+    idHi.add(hi[0]!);
+  }
+  const checkIds = idHi.size > 0;
+  const { roleBits, months, loginFlags, loginLen, keyHi } = c;
+  return (row) => {
+    const bits = roleBits[row]!;
+    if ((bits & roleMask) !== 0) return false;
+    if (needsSubscriber && ((bits & subscriberBit) === 0 || months[row]! < minMonths)) return false;
+    if ((loginFlags[row]! & (LOGIN_NON_ASCII | LOGIN_STRING_ONLY)) !== 0 || longNamed) return false;
+    if (lengthNamed[loginLen[row]!] !== 0) return false;
+    // A non-decimal id has key 0, and so has any non-decimal id the rules name: such rows ask.
+    if (checkIds && idHi.has(keyHi[row]!)) return false;
+    return true;
+  };
+}
