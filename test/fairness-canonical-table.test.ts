@@ -226,3 +226,19 @@ describe('eligibility over table columns (strings read only where the rules coul
     }
   });
 });
+
+describe('the picks weight tree built during the freeze', () => {
+  it('gives the picks of the procedure (first picks and later ones)', async () => {
+    const { pickSequence } = await import('../src/giveaway/fairness.js');
+    const { firstPicks } = await import('../src/giveaway/picks.js');
+    const list = decimalList(7_000, 41);
+    const { frozen } = await freezeEntrantTable(new EntrantTable(list), mergeGiveawaySettings({}), { channelLogin: 'c', botLogin: 'b' }, new Set());
+    expect(frozen.fenwick).toHaveLength(list.length + 1);
+    const want = reference(list);
+    const seed = createHash('sha256').update('tree').digest();
+    const expected = pickSequence(seed, want.digest, want.frozen, 300).map((i) => want.frozen[i]!.userId);
+    expect(firstPicks(seed, frozen, 300).map((p) => p.entrant.userId)).toEqual(expected);
+    // the tree is copied, not used up: asking again gives the same sequence
+    expect(firstPicks(seed, frozen, 300).map((p) => p.entrant.userId)).toEqual(expected);
+  });
+});

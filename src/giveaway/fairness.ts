@@ -81,7 +81,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { RandomSource } from '../shared/random.js';
-import { FairnessError, canonicalise, checkWeight, runToEnd } from './canonical.js';
+import { FairnessError, canonicalise, checkWeight, runToEnd, type Steps } from './canonical.js';
 import type { FrozenEntrant } from './ports.js';
 
 export { FairnessError } from './canonical.js';
@@ -196,6 +196,30 @@ export function uniformBelow(source: ByteSource, n: number): number {
   }
 }
 
+/** Adds weights [start, end) (0-based) into the Fenwick array `tree` (length n + 1). */
+function fenwickRange(tree: Float64Array, weights: ArrayLike<number>, start: number, end: number): void {
+  const n = weights.length;
+  for (let i = start + 1; i <= end; i++) {
+    tree[i] = tree[i]! + weights[i - 1]!;
+    const parent = i + (i & -i);
+    if (parent <= n) tree[parent] = tree[parent]! + tree[i]!;
+  }
+}
+
+/**
+ * The Fenwick array of `weights` built in slices (a big draw's is built during its sliced freeze,
+ * so picking does not run an O(n) loop on the event loop); pass it to pickSequenceOfWeights.
+ */
+export function* fenwickSteps(weights: Float64Array): Steps<Float64Array> {
+  const n = weights.length;
+  const tree = new Float64Array(n + 1);
+  for (let start = 0; start < n; start += 16_384) {
+    fenwickRange(tree, weights, start, Math.min(n, start + 16_384));
+    yield;
+  }
+  return tree;
+}
+
 /** Fenwick (binary indexed) tree over weights, supporting removal and weighted search. */
 class WeightTree {
   private readonly tree: Float64Array;
@@ -203,18 +227,18 @@ class WeightTree {
   private readonly topStep: number;
   total: number;
 
-  constructor(weights: ArrayLike<number>) {
+  /** `built`: the Fenwick array of exactly these weights (fenwickSteps), copied rather than rebuilt. */
+  constructor(weights: ArrayLike<number>, built?: Float64Array) {
     const n = weights.length;
     this.size = n;
-    this.tree = new Float64Array(n + 1);
-    let total = 0;
-    for (let i = 1; i <= n; i++) {
-      const w = weights[i - 1]!;
-      total += w;
-      this.tree[i] = this.tree[i]! + w;
-      const parent = i + (i & -i);
-      if (parent <= n) this.tree[parent] = this.tree[parent]! + this.tree[i]!;
+    if (built && built.length === n + 1) {
+      this.tree = built.slice();
+    } else {
+      this.tree = new Float64Array(n + 1);
+      fenwickRange(this.tree, weights, 0, n);
     }
+    let total = 0;
+    for (let i = n; i > 0; i -= i & -i) total += this.tree[i]!;
     this.total = total;
     let step = 1;
     while (step * 2 <= n) step *= 2;
@@ -258,10 +282,17 @@ export function pickSequence(seed: Buffer, digest: string, frozen: readonly Froz
 /**
  * pickSequence over the weights of a canonical list (position p = the entrant at canonical
  * position p), for callers that hold the list in columns. Weights must be positive safe integers.
+ * `built`: their Fenwick array from fenwickSteps, when the caller made it ahead (same picks).
  */
-export function pickSequenceOfWeights(seed: Buffer, digest: string, weights: ArrayLike<number>, count: number): number[] {
+export function pickSequenceOfWeights(
+  seed: Buffer,
+  digest: string,
+  weights: ArrayLike<number>,
+  count: number,
+  built?: Float64Array,
+): number[] {
   const stream = new HmacByteStream(seed, digest);
-  const tree = new WeightTree(weights);
+  const tree = new WeightTree(weights, built);
   if (!Number.isSafeInteger(tree.total)) {
     throw new FairnessError('total weight exceeds 2^53 - 1');
   }

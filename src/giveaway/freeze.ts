@@ -11,6 +11,7 @@
  */
 import { canonicalise, runSliced, type Canonical, type EntrantRows, type Steps } from './canonical.js';
 import { canonicaliseTable } from './canonical-table.js';
+import { fenwickSteps } from './fairness.js';
 import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
 import type { EntrantTable } from './entrant-table.js';
 import { surelyEligibleRows } from './eligibility-columns.js';
@@ -107,10 +108,11 @@ export function* freezeSteps(
   const rules = rulesInForce(settings, excluded);
   // Decimal ids (Twitch's): over the table's columns, `order` in table rows.
   const columnar = yield* canonicaliseTable(table, rows);
-  if (columnar) return { frozen: FrozenList.of(rowsOf(table), columnar), excluded, rules };
-  const source = rowsOf(table, rows);
-  const canonical: Canonical = yield* canonicalise(source);
-  return { frozen: FrozenList.of(source, canonical), excluded, rules };
+  const source = columnar ? rowsOf(table) : rowsOf(table, rows);
+  const canonical: Canonical = columnar ?? (yield* canonicalise(source));
+  // The picks' weight tree, built here in slices rather than in one loop when picking.
+  const fenwick = yield* fenwickSteps(canonical.weights);
+  return { frozen: FrozenList.of(source, canonical, fenwick), excluded, rules };
 }
 
 /** Freezes `table` at close on the event loop, yielding whenever a slice has run `budgetMs`. */

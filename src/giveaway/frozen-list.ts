@@ -21,11 +21,13 @@ export class FrozenList implements FrozenRows {
     readonly weights: Float64Array,
     readonly digest: string,
     private canonicalBytes?: Buffer[],
+    /** The weights' Fenwick array (fairness.ts fenwickSteps), when built during the freeze. */
+    readonly fenwick?: Float64Array,
   ) {}
 
   /** The list of `canonical` (canonical.ts) over `source`. */
-  static of(source: EntrantRows, canonical: Canonical): FrozenList {
-    return new FrozenList(source, canonical.order, canonical.weights, canonical.digest, canonical.bytes);
+  static of(source: EntrantRows, canonical: Canonical, fenwick?: Float64Array): FrozenList {
+    return new FrozenList(source, canonical.order, canonical.weights, canonical.digest, canonical.bytes, fenwick);
   }
 
   /**
