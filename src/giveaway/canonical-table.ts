@@ -28,7 +28,6 @@ function gather(
   rows: Uint32Array,
   hi: Uint32Array,
   lo: Uint32Array,
-  order: Uint32Array,
   start: number,
   end: number,
 ): number {
@@ -42,7 +41,6 @@ function gather(
     if ((flags & LOGIN_UNCHECKED) !== 0) checkField(table.loginAt(row), 'login', i);
     hi[i] = h;
     lo[i] = c.keyLo[row]!;
-    order[i] = row;
   }
   return total;
 }
@@ -102,16 +100,20 @@ function writeLines(
   }
 }
 
-/** canonicalise (canonical.ts) over `rows` of `table`'s columns; undefined when a row does not qualify. */
+/**
+ * canonicalise (canonical.ts) over `rows` of `table`'s columns; undefined when a row does not
+ * qualify. Once it returns a list, `rows` has been reused by the sort (its contents are gone).
+ */
 export function* canonicaliseTable(table: EntrantTable, rows: Uint32Array): Steps<Canonical | undefined> {
   const n = rows.length;
   const c = table.columns();
   const hi = new Uint32Array(n);
   const lo = new Uint32Array(n);
-  const order = new Uint32Array(n);
+  // The sort carries the rows along: it starts from `rows` itself (no copy).
+  const order = rows;
   let total = 0;
   for (let start = 0; start < n; start += CHUNK) {
-    const part = gather(table, c, rows, hi, lo, order, start, Math.min(n, start + CHUNK));
+    const part = gather(table, c, rows, hi, lo, start, Math.min(n, start + CHUNK));
     if (part < 0) return undefined;
     total += part;
     yield;

@@ -208,7 +208,8 @@ function fenwickRange(tree: Float64Array, weights: ArrayLike<number>, start: num
 
 /**
  * The Fenwick array of `weights` built in slices (a big draw's is built during its sliced freeze,
- * so picking does not run an O(n) loop on the event loop); pass it to pickSequenceOfWeights.
+ * so picking does not run an O(n) loop on the event loop); pass it to pickSequenceOfWeights, which
+ * borrows it and leaves it as it was.
  */
 export function* fenwickSteps(weights: Float64Array): Steps<Float64Array> {
   const n = weights.length;
@@ -227,12 +228,15 @@ class WeightTree {
   private readonly topStep: number;
   total: number;
 
-  /** `built`: the Fenwick array of exactly these weights (fenwickSteps), copied rather than rebuilt. */
+  /**
+   * `built`: the Fenwick array of exactly these weights (fenwickSteps), borrowed rather than
+   * rebuilt: the caller puts every removal back (`putBack`) before anyone else reads it.
+   */
   constructor(weights: ArrayLike<number>, built?: Float64Array) {
     const n = weights.length;
     this.size = n;
     if (built && built.length === n + 1) {
-      this.tree = built.slice();
+      this.tree = built;
     } else {
       this.tree = new Float64Array(n + 1);
       fenwickRange(this.tree, weights, 0, n);
@@ -262,6 +266,11 @@ class WeightTree {
   remove(index: number, weight: number): void {
     for (let i = index + 1; i <= this.size; i += i & -i) this.tree[i] = this.tree[i]! - weight;
     this.total -= weight;
+  }
+
+  /** Undoes `remove(index, weight)` (exact: the sums are integers below 2^53). */
+  putBack(index: number, weight: number): void {
+    this.remove(index, -weight);
   }
 }
 
@@ -299,11 +308,16 @@ export function pickSequenceOfWeights(
   if (Number.isNaN(count)) throw new FairnessError('pick count must be a number');
   const wanted = Math.max(0, Math.min(Math.floor(count), weights.length));
   const picks: number[] = [];
-  while (picks.length < wanted) {
-    const r = uniformBelow(stream, tree.total);
-    const index = tree.find(r);
-    picks.push(index);
-    tree.remove(index, weights[index]!);
+  try {
+    while (picks.length < wanted) {
+      const r = uniformBelow(stream, tree.total);
+      const index = tree.find(r);
+      picks.push(index);
+      tree.remove(index, weights[index]!);
+    }
+  } finally {
+    // A borrowed tree goes back as it came.
+    if (built) for (const index of picks) tree.putBack(index, weights[index]!);
   }
   return picks;
 }
