@@ -163,7 +163,7 @@ describe('canonical list over table columns', () => {
 
   it('rejects what the string path rejects, with the same message', () => {
     const base = decimalList(50, 2);
-    const cases: Partial<Entrant>[] = [{ login: 'a\tb' }, { login: 'x\ny' }, { login: '' }, { weight: 0 }, { weight: 1.5 }];
+    const cases: Partial<Entrant>[] = [{ login: 'a\tb' }, { login: 'x\ny' }, { login: 'é\rb' }, { login: 'a\té' }, { login: '' }, { weight: 0 }, { weight: 1.5 }];
     for (const change of cases) {
       const list = base.map((e, i) => (i === 17 ? { ...e, ...change } : e));
       const table = new EntrantTable(list);

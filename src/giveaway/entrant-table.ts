@@ -140,7 +140,7 @@ export class EntrantTable {
   private storeLogin(row: number, login: string): void {
     const n = login.length;
     this.loginStart[row] = this.loginBytesUsed;
-    let flags = n === 0 || TAB_CR_LF.test(login) ? LOGIN_UNCHECKED : 0;
+    let flags = n === 0 ? LOGIN_UNCHECKED : 0;
     if (this.loginBytesUsed + n * 3 > this.loginBytes.length) {
       const next = Buffer.allocUnsafe(Math.max(this.loginBytes.length * 2, this.loginBytesUsed + n * 3));
       this.loginBytes.copy(next, 0, 0, this.loginBytesUsed);
@@ -152,9 +152,15 @@ export class EntrantTable {
     for (let i = 0; i < n && ascii; i++) {
       const c = login.charCodeAt(i);
       if (c > 0x7f) ascii = false;
-      else buf[pos++] = c;
+      else {
+        if (c === 0x09 || c === 0x0a || c === 0x0d) flags |= LOGIN_UNCHECKED;
+        buf[pos++] = c;
+      }
     }
-    if (!ascii) flags |= LOGIN_NON_ASCII;
+    if (!ascii) {
+      flags |= LOGIN_NON_ASCII;
+      if (TAB_CR_LF.test(login)) flags |= LOGIN_UNCHECKED;
+    }
     const bytes = ascii ? n : buf.write(login, this.loginBytesUsed, 'utf8');
     if (bytes > 0xff) {
       flags |= LOGIN_STRING_ONLY;
