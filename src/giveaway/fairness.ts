@@ -43,8 +43,10 @@
  *    asking for k picks gives the first k picks of any longer sequence, so rerolls take the next
  *    picks. Asking for more picks than entrants gives all of them.
  *
- * The implementation uses a Fenwick tree over the weights: O(n) to build, O(log n) per pick. Steps
- * 2-3 live in canonical.ts (packed-key merge sort, one digest pass, sliceable for big draws).
+ * The implementation uses a Fenwick tree over the weights: O(n) to build (in slices during a big
+ * draw's freeze: fenwickSteps), O(log n) per pick. Steps 2-3 live in canonical.ts (packed-key
+ * radix or merge sort, one digest pass, sliceable for big draws) and, over an entrant table's
+ * columns, canonical-table.ts.
  *
  * Version 2, `giftdrop-hmac-sha256-drand-v2` (beacon-fairness.ts, beacon-step.ts): steps 1-3 and
  * 5-6 are unchanged; step 4's HMAC key is not the seed but a draw key that also depends on a public
