@@ -123,10 +123,10 @@ describe('npm run verify over a data directory', () => {
     await repo.saveDraw({ ...vectorRecord(KNOWN_ANSWERS[1]!), id: 'weight-edited' });
     await repo.saveDraw({ ...vectorRecord(KNOWN_ANSWERS[1]!), id: 'sig-edited' });
     await repo.close();
-    const file = join(dir, 'draws', 'weight-edited.entrants.json');
-    const body = JSON.parse(await readFile(file, 'utf8'));
-    body.entrants[0][2] += 1;
-    await writeFile(file, JSON.stringify(body));
+    const file = join(dir, 'draws', 'weight-edited.entrants.tsv');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace(/\t(\d+)$/, (_, w: string) => `\t${Number(w) + 1}`);
+    await writeFile(file, lines.join('\n'));
     const history = JSON.parse(await readFile(join(dir, 'history.json'), 'utf8'));
     const rec = history.draws.find((d: { id: string }) => d.id === 'sig-edited');
     rec.fairness.beacon.signature = KNOWN_ANSWERS[0]!.signature;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ beforeAll(async () => {
   const repo = await FileDrawRepository.open(dir);
   await repo.saveDraw(finishedRecord({ id: 'good', entrants: 50, winners: 3, rerollPicks: [2] }));
   await repo.saveDraw(finishedRecord({ id: 'tampered_list', entrants: 50, winners: 3 }));
+  await repo.saveDraw(finishedRecord({ id: 'old_format', entrants: 50, winners: 3 }));
+  await repo.saveDraw(finishedRecord({ id: 'old_tampered', entrants: 50, winners: 3 }));
   const forged = finishedRecord({ id: 'tampered_winner', entrants: 50, winners: 3 });
   const outsider = forged.frozenEntrants!.find((e) => !forged.winners.some((w) => w.userId === e.userId))!;
   forged.winners[0] = { ...forged.winners[0]!, userId: outsider.userId, login: outsider.login };
@@ -25,11 +27,18 @@ beforeAll(async () => {
   await repo.saveDraw(openRecord('still_open'));
   await repo.saveDraw({ ...openRecord('cancelled_link'), kind: 'link-giveaway', status: 'cancelled', closedAt: new Date(0).toISOString() });
   await repo.close();
-  // edit the stored entrant list behind the bot's back: one entrant doubles their weight
-  const file = join(dir, 'draws', 'tampered_list.entrants.json');
-  const body = JSON.parse(await readFile(file, 'utf8'));
-  body.entrants[0][2] += 1;
-  await writeFile(file, JSON.stringify(body));
+  // edit the stored entrant list behind the bot's back: one entrant gets one more ticket
+  const file = join(dir, 'draws', 'tampered_list.entrants.tsv');
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  lines[1] = lines[1]!.replace(/\t(\d+)$/, (_, w: string) => `\t${Number(w) + 1}`);
+  await writeFile(file, lines.join('\n'));
+  // draws saved before the entrants file version 2: their list is in a version 1 JSON file
+  for (const [id, extra] of [['old_format', 0], ['old_tampered', 1]] as const) {
+    const list = finishedRecord({ id, entrants: 50, winners: 3 }).frozenEntrants!;
+    const entrants = list.map((e, i) => [e.userId, e.login, e.weight + (i === 0 ? extra : 0)]);
+    await rm(join(dir, 'draws', `${id}.entrants.tsv`));
+    await writeFile(join(dir, 'draws', `${id}.entrants.json`), JSON.stringify({ version: 1, drawId: id, entrants }));
+  }
 });
 afterAll(async () => {
   await cleanup();
@@ -52,6 +61,16 @@ describe('verify CLI', () => {
     expect(out).toContain(`50 frozen entrants, digest ${record.fairness.entrantsDigest}`);
     expect(out).toContain(`winners     ${record.winners.map((w) => w.login).join(', ')}`);
     expect(out).toContain(`rerolled    ${record.rerolls![0]!.replacedLogin}`);
+  });
+
+  it('still reads and verifies a list stored in the version 1 JSON file, and catches tampering there', async () => {
+    const old = await run('old_format');
+    expect(old.code).toBe(0);
+    expect(old.out).toContain('draw old_format verifies');
+    expect(old.out).toContain('50 frozen entrants');
+    const tampered = await run('old_tampered');
+    expect(tampered.code).toBe(1);
+    expect(tampered.err).toBe('verify: draw old_tampered does NOT verify: entrant list digest mismatch\n');
   });
 
   it('exits non-zero with the reason for a tampered entrant list or winner, or an unrevealed seed', async () => {

@@ -4,8 +4,7 @@
  * entrant, SHA-256): same order, same digest, same picks, for decimal Twitch ids (packed-key radix
  * path) and for any other ids (merge-sort path); the sliced run equals the synchronous one and
  * really lets other work run between slices; the close-time freeze over an entrant table equals
- * applyEligibility + freezeEntrants; the entrants file bytes equal the JSON the repository used to
- * write.
+ * applyEligibility + freezeEntrants; the entrants file is the digested text behind a header line.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -197,15 +196,19 @@ describe('freeze at close over an entrant table', () => {
 });
 
 describe('storage formats stay byte-identical', () => {
-  it('the entrants file is the JSON the repository wrote before', async () => {
+  it('the entrants file is a header line and the exact text the procedure hashes, built once or from rows', async () => {
     const list: FrozenEntrant[] = [
       ...decimalEntrants(40_000, 17),
       { userId: 'q"uote', login: 'back\\slash', weight: 12 },
-      { userId: '77', login: 'ünïcode✓', weight: 3 },
+      { userId: '77x', login: 'ünïcode✓', weight: 3 },
     ];
-    const chunks = await entrantsFileChunks('gdr_x/y', frozenRowsOf(list));
-    const want = JSON.stringify({ version: 1, drawId: 'gdr_x/y', entrants: list.map((e) => [e.userId, e.login, e.weight]) });
-    expect(Buffer.concat(chunks).toString('utf8')).toBe(want);
+    const { frozen, digest } = reference(list);
+    const text = frozen.map((e) => `${e.userId}\t${e.login}\t${e.weight}\n`).join('');
+    const want = `giftdrop-entrants\t2\t"gdr_x/y"\t${list.length}\n${text}`;
+    const built = FrozenList.freeze(list);
+    expect(built.digest).toBe(digest);
+    expect(Buffer.concat(await entrantsFileChunks('gdr_x/y', built)).toString('utf8')).toBe(want);
+    expect(Buffer.concat(await entrantsFileChunks('gdr_x/y', frozenRowsOf(frozen))).toString('utf8')).toBe(want);
   });
 
   it('a journal line is JSON.stringify of the entrant', () => {

@@ -194,7 +194,7 @@ describe('files under DATA_DIR', () => {
       if (s.isDirectory()) for (const name of await readdir(path)) await walk(join(path, name));
     };
     await walk(join(dir, 'fresh'));
-    for (const name of ['history.json', 'history.json.bak', 'events.jsonl', 'journal/o1.jsonl', 'draws/f1.entrants.json'])
+    for (const name of ['history.json', 'history.json.bak', 'events.jsonl', 'journal/o1.jsonl', 'draws/f1.entrants.tsv'])
       expect(seen).toContain(join(data, name));
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
@@ -37,7 +38,11 @@ describe('FileDrawRepository: records', () => {
     expect(history.version).toBe(1);
     expect(history.draws[0].id).toBe('lg_one');
     expect(history.draws[0].frozenEntrants).toBeUndefined();
-    expect(existsSync(join(dir, 'draws', 'lg_one.entrants.json'))).toBe(true);
+    const body = await readFile(join(dir, 'draws', 'lg_one.entrants.tsv'));
+    const eol = body.indexOf(0x0a);
+    expect(body.subarray(0, eol).toString('utf8')).toBe('giftdrop-entrants\t2\t"lg_one"\t40');
+    // the body is exactly what the entrants digest hashes
+    expect(createHash('sha256').update(body.subarray(eol + 1)).digest('hex')).toBe(record.fairness.entrantsDigest);
     await repo.close();
 
     const again = await openRepo();
@@ -72,8 +77,8 @@ describe('FileDrawRepository: records', () => {
     const repo = await openRepo();
     const record = finishedRecord({ id: 'keep' });
     await repo.saveDraw(record);
-    const file = join(dir, 'draws', 'keep.entrants.json');
-    await writeFile(file, (await readFile(file, 'utf8')).replace('"version":1', '"version":1 '));
+    const file = join(dir, 'draws', 'keep.entrants.tsv');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('\t"keep"\t', '\t"keep" \t'));
     const marker = await readFile(file, 'utf8');
     await repo.saveDraw({ ...record, winners: record.winners.map((w) => ({ ...w, claimed: true })) });
     expect(await readFile(file, 'utf8')).toBe(marker);
@@ -103,7 +108,7 @@ describe('FileDrawRepository: records', () => {
     await repo.saveDraw({ ...finishedRecord({ id: 'tmp' }), id });
     const names = await readdir(join(dir, 'draws'));
     expect(names).toHaveLength(1);
-    expect(names[0]).toMatch(/^~[A-Za-z0-9_-]+\.entrants\.json$/);
+    expect(names[0]).toMatch(/^~[A-Za-z0-9_-]+\.entrants\.tsv$/);
     expect((await repo.getDraw(id))!.frozenEntrants).toHaveLength(20);
   });
 
@@ -125,8 +130,8 @@ describe('FileDrawRepository: records', () => {
     const repo = await openRepo();
     await repo.saveDraw(finishedRecord({ id: 'dmg' }));
     await repo.saveDraw(finishedRecord({ id: 'fine' }));
-    const file = join(dir, 'draws', 'dmg.entrants.json');
-    const damaged = '{"version":1,"drawId":"dmg","entrants":[["1","a",0]]}';
+    const file = join(dir, 'draws', 'dmg.entrants.tsv');
+    const damaged = 'giftdrop-entrants\t2\t"dmg"\t1\n1\ta\t0\n';
     await writeFile(file, damaged);
     const reader = await openRepo({ readOnly: true });
     await expect(reader.getDraw('dmg')).rejects.toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
@@ -136,10 +141,10 @@ describe('FileDrawRepository: records', () => {
     expect(loaded!.status).toBe('finished');
     expect(loaded!.frozenEntrants).toBeUndefined();
     expect(existsSync(file)).toBe(false);
-    const kept = (await readdir(join(dir, 'draws'))).filter((n) => n.startsWith('dmg.entrants.json.corrupt-'));
+    const kept = (await readdir(join(dir, 'draws'))).filter((n) => n.startsWith('dmg.entrants.tsv.corrupt-'));
     expect(kept).toHaveLength(1);
     expect(await readFile(join(dir, 'draws', kept[0]!), 'utf8')).toBe(damaged);
-    expect(repo.notes.join('\n')).toMatch(/^draw dmg: its entrant list .*dmg\.entrants\.json is damaged .*kept as .*corrupt-/m);
+    expect(repo.notes.join('\n')).toMatch(/^draw dmg: its entrant list .*dmg\.entrants\.tsv is damaged .*kept as .*corrupt-/m);
     expect((await repo.getDraw('fine'))!.frozenEntrants).toHaveLength(20);
   });
 

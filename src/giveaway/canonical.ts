@@ -40,6 +40,8 @@ export interface Canonical {
   /** Weight at canonical position p. */
   weights: Float64Array;
   digest: string;
+  /** The exact bytes the digest hashed (`userId \t login \t weight \n` lines), in chunks. */
+  bytes: Buffer[];
 }
 
 /** Work in steps: a generator that yields between chunks and returns its result. */
@@ -265,6 +267,17 @@ function checkRows(rows: EntrantRows, keys: Float64Array, start: number, end: nu
   return total;
 }
 
+/** One canonical line, `userId \t login \t weight \n`, as UTF-8 (the digest's and the entrants file's). */
+export function writeLine(bytes: ByteChunks, userId: string, login: string, weight: number): void {
+  bytes.text(userId);
+  bytes.byte(0x09);
+  bytes.text(login);
+  bytes.byte(0x09);
+  if (weight < 10) bytes.byte(0x30 + weight);
+  else bytes.text(String(weight));
+  bytes.byte(0x0a);
+}
+
 /** Writes canonical positions [start, end): duplicate check, weights, the digest lines. */
 function serialise(rows: EntrantRows, order: Uint32Array, weights: Float64Array, bytes: ByteChunks, start: number, end: number): void {
   let previous = start > 0 ? rows.userId(order[start - 1]!) : undefined;
@@ -275,13 +288,7 @@ function serialise(rows: EntrantRows, order: Uint32Array, weights: Float64Array,
     previous = id;
     const w = rows.weight(row);
     weights[p] = w;
-    bytes.text(id);
-    bytes.byte(0x09);
-    bytes.text(rows.login(row));
-    bytes.byte(0x09);
-    if (w < 10) bytes.byte(0x30 + w);
-    else bytes.text(String(w));
-    bytes.byte(0x0a);
+    writeLine(bytes, id, rows.login(row), w);
   }
 }
 
@@ -308,12 +315,12 @@ export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
     order = yield* mergeSort(identity, (a, b) => rows.userId(a) < rows.userId(b));
   }
   const hash = createHash('sha256');
-  const bytes = new ByteChunks((chunk) => hash.update(chunk), false, 1 << 18);
+  // The chunks are kept: they are the entrants file's body (storage writes them as they are).
+  const bytes = new ByteChunks((chunk) => hash.update(chunk), true, 1 << 18);
   const weights = new Float64Array(n);
   for (let start = 0; start < n; start += CHUNK) {
     serialise(rows, order, weights, bytes, start, Math.min(n, start + CHUNK));
     yield;
   }
-  bytes.end();
-  return { order, weights, digest: hash.digest('hex') };
+  return { order, weights, bytes: bytes.end(), digest: hash.digest('hex') };
 }

@@ -3,7 +3,9 @@
  * (strings for user id and login; display names, when they differ from the login, as UTF-8 bytes
  * in one growing buffer; typed arrays for weight, role flags, subscription months and entry time)
  * plus a Map from user id to row. No object per entrant is kept (two strings and a Map entry), so a
- * million entrants cost well under 200 bytes each and little garbage-collector work.
+ * million entrants cost well under 200 bytes each and little garbage-collector work. For the freeze
+ * at close (canonical-table.ts) each row also has its decimal user id as sort keys (digit-keys.ts)
+ * and its login's UTF-8 bytes in one buffer, so the sort and the digest read contiguous memory.
  *
  * Contract: rows are appended in entry order and never removed or reordered; `add` keeps the
  * first entry of a user id and returns false for later ones. Strings are copied on the way in so
@@ -12,6 +14,7 @@
  * not: validate fairness inputs (fairness.ts does at close), decide eligibility or persist.
  */
 import type { ChatRoles } from '../shared/chat.js';
+import { digitKey } from './digit-keys.js';
 import type { Entrant } from './ports.js';
 
 const BROADCASTER = 1;
@@ -20,6 +23,12 @@ const VIP = 4;
 const SUBSCRIBER = 8;
 const FIRST_MESSAGE = 16;
 const MAX_MONTHS = 0xffff;
+/** Login flags: fails the fairness field check (empty, TAB, CR or LF); kept only as a string. */
+export const LOGIN_UNCHECKED = 1;
+export const LOGIN_STRING_ONLY = 2;
+/** Login flags: has characters beyond ASCII (its lower case may differ in length). */
+export const LOGIN_NON_ASCII = 4;
+const TAB_CR_LF = /[\t\r\n]/;
 
 /**
  * A string that owns its characters. V8 keeps substrings of 13+ characters as views into the
@@ -50,10 +59,25 @@ export function unpackRoles(bits: number, subMonths: number): ChatRoles {
   };
 }
 
-function grown<T extends Float64Array | Uint8Array | Uint16Array>(a: T, size: number): T {
+function grown<T extends Float64Array | Uint8Array | Uint16Array | Uint32Array>(a: T, size: number): T {
   const next = new (a.constructor as new (n: number) => T)(size);
   next.set(a);
   return next;
+}
+
+/** Column arrays by row (see EntrantTable.columns). */
+export interface TableColumns {
+  keyHi: Uint32Array;
+  keyLo: Uint32Array;
+  weights: Float64Array;
+  loginBytes: Buffer;
+  loginStart: Float64Array;
+  loginLen: Uint8Array;
+  /** LOGIN_UNCHECKED | LOGIN_STRING_ONLY | LOGIN_NON_ASCII. */
+  loginFlags: Uint8Array;
+  /** packRoles bits and subscription months. */
+  roleBits: Uint8Array;
+  months: Uint16Array;
 }
 
 /** The entrants of one draw in columns, addressed by row (entry order). */
@@ -71,6 +95,15 @@ export class EntrantTable {
   private roleBits = new Uint8Array(64);
   private months = new Uint16Array(64);
   private enteredAt = new Float64Array(64);
+  /** Digit-id sort keys (digit-keys.ts; keyHi 0 = not a decimal id of up to 15 digits). */
+  private keyHi = new Uint32Array(64);
+  private keyLo = new Uint32Array(64);
+  /** Logins as UTF-8 bytes: a row's are loginBytes[loginStart .. loginStart + loginLen). */
+  private loginBytes = Buffer.allocUnsafe(1024);
+  private loginBytesUsed = 0;
+  private loginStart = new Float64Array(64);
+  private loginLen = new Uint8Array(64);
+  private loginFlags = new Uint8Array(64);
 
   constructor(entrants: Iterable<Entrant> = []) {
     for (const e of entrants) this.add(e);
@@ -99,7 +132,44 @@ export class EntrantTable {
     this.roleBits[row] = packRoles(e.roles);
     this.months[row] = Math.max(0, Math.min(MAX_MONTHS, Math.floor(e.roles.subMonths) || 0));
     this.enteredAt[row] = e.enteredAt;
+    digitKey(userId, this.keyHi, this.keyLo, row);
+    this.storeLogin(row, login);
     return true;
+  }
+
+  private storeLogin(row: number, login: string): void {
+    const n = login.length;
+    this.loginStart[row] = this.loginBytesUsed;
+    let flags = n === 0 ? LOGIN_UNCHECKED : 0;
+    if (this.loginBytesUsed + n * 3 > this.loginBytes.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.loginBytes.length * 2, this.loginBytesUsed + n * 3));
+      this.loginBytes.copy(next, 0, 0, this.loginBytesUsed);
+      this.loginBytes = next;
+    }
+    const buf = this.loginBytes;
+    let pos = this.loginBytesUsed;
+    let ascii = true;
+    for (let i = 0; i < n && ascii; i++) {
+      const c = login.charCodeAt(i);
+      if (c > 0x7f) ascii = false;
+      else {
+        if (c === 0x09 || c === 0x0a || c === 0x0d) flags |= LOGIN_UNCHECKED;
+        buf[pos++] = c;
+      }
+    }
+    if (!ascii) {
+      flags |= LOGIN_NON_ASCII;
+      if (TAB_CR_LF.test(login)) flags |= LOGIN_UNCHECKED;
+    }
+    const bytes = ascii ? n : buf.write(login, this.loginBytesUsed, 'utf8');
+    if (bytes > 0xff) {
+      flags |= LOGIN_STRING_ONLY;
+      this.loginLen[row] = 0;
+    } else {
+      this.loginBytesUsed += bytes;
+      this.loginLen[row] = bytes;
+    }
+    this.loginFlags[row] = flags;
   }
 
   private storeName(row: number, name: string): void {
@@ -126,6 +196,29 @@ export class EntrantTable {
     this.roleBits = grown(this.roleBits, size);
     this.months = grown(this.months, size);
     this.enteredAt = grown(this.enteredAt, size);
+    this.keyHi = grown(this.keyHi, size);
+    this.keyLo = grown(this.keyLo, size);
+    this.loginStart = grown(this.loginStart, size);
+    this.loginLen = grown(this.loginLen, size);
+    this.loginFlags = grown(this.loginFlags, size);
+  }
+
+  /**
+   * The freeze's view of the columns (read-only by contract; canonical-table.ts). Valid until the
+   * next `add`.
+   */
+  columns(): TableColumns {
+    return {
+      keyHi: this.keyHi,
+      keyLo: this.keyLo,
+      weights: this.weights,
+      loginBytes: this.loginBytes,
+      loginStart: this.loginStart,
+      loginLen: this.loginLen,
+      loginFlags: this.loginFlags,
+      roleBits: this.roleBits,
+      months: this.months,
+    };
   }
 
   rowOfUser(userId: string): number | undefined {

@@ -43,8 +43,10 @@
  *    asking for k picks gives the first k picks of any longer sequence, so rerolls take the next
  *    picks. Asking for more picks than entrants gives all of them.
  *
- * The implementation uses a Fenwick tree over the weights: O(n) to build, O(log n) per pick. Steps
- * 2-3 live in canonical.ts (packed-key merge sort, one digest pass, sliceable for big draws).
+ * The implementation uses a Fenwick tree over the weights: O(n) to build (in slices during a big
+ * draw's freeze: fenwickSteps), O(log n) per pick. Steps 2-3 live in canonical.ts (packed-key
+ * radix or merge sort, one digest pass, sliceable for big draws) and, over an entrant table's
+ * columns, canonical-table.ts.
  *
  * Version 2, `giftdrop-hmac-sha256-drand-v2` (beacon-fairness.ts, beacon-step.ts): steps 1-3 and
  * 5-6 are unchanged; step 4's HMAC key is not the seed but a draw key that also depends on a public
@@ -81,7 +83,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { RandomSource } from '../shared/random.js';
-import { FairnessError, canonicalise, checkWeight, runToEnd } from './canonical.js';
+import { FairnessError, canonicalise, checkWeight, runToEnd, type Steps } from './canonical.js';
 import type { FrozenEntrant } from './ports.js';
 
 export { FairnessError } from './canonical.js';
@@ -196,6 +198,31 @@ export function uniformBelow(source: ByteSource, n: number): number {
   }
 }
 
+/** Adds weights [start, end) (0-based) into the Fenwick array `tree` (length n + 1). */
+function fenwickRange(tree: Float64Array, weights: ArrayLike<number>, start: number, end: number): void {
+  const n = weights.length;
+  for (let i = start + 1; i <= end; i++) {
+    tree[i] = tree[i]! + weights[i - 1]!;
+    const parent = i + (i & -i);
+    if (parent <= n) tree[parent] = tree[parent]! + tree[i]!;
+  }
+}
+
+/**
+ * The Fenwick array of `weights` built in slices (a big draw's is built during its sliced freeze,
+ * so picking does not run an O(n) loop on the event loop); pass it to pickSequenceOfWeights, which
+ * borrows it and leaves it as it was.
+ */
+export function* fenwickSteps(weights: Float64Array): Steps<Float64Array> {
+  const n = weights.length;
+  const tree = new Float64Array(n + 1);
+  for (let start = 0; start < n; start += 16_384) {
+    fenwickRange(tree, weights, start, Math.min(n, start + 16_384));
+    yield;
+  }
+  return tree;
+}
+
 /** Fenwick (binary indexed) tree over weights, supporting removal and weighted search. */
 class WeightTree {
   private readonly tree: Float64Array;
@@ -203,18 +230,21 @@ class WeightTree {
   private readonly topStep: number;
   total: number;
 
-  constructor(weights: ArrayLike<number>) {
+  /**
+   * `built`: the Fenwick array of exactly these weights (fenwickSteps), borrowed rather than
+   * rebuilt: the caller puts every removal back (`putBack`) before anyone else reads it.
+   */
+  constructor(weights: ArrayLike<number>, built?: Float64Array) {
     const n = weights.length;
     this.size = n;
-    this.tree = new Float64Array(n + 1);
-    let total = 0;
-    for (let i = 1; i <= n; i++) {
-      const w = weights[i - 1]!;
-      total += w;
-      this.tree[i] = this.tree[i]! + w;
-      const parent = i + (i & -i);
-      if (parent <= n) this.tree[parent] = this.tree[parent]! + this.tree[i]!;
+    if (built && built.length === n + 1) {
+      this.tree = built;
+    } else {
+      this.tree = new Float64Array(n + 1);
+      fenwickRange(this.tree, weights, 0, n);
     }
+    let total = 0;
+    for (let i = n; i > 0; i -= i & -i) total += this.tree[i]!;
     this.total = total;
     let step = 1;
     while (step * 2 <= n) step *= 2;
@@ -239,6 +269,11 @@ class WeightTree {
     for (let i = index + 1; i <= this.size; i += i & -i) this.tree[i] = this.tree[i]! - weight;
     this.total -= weight;
   }
+
+  /** Undoes `remove(index, weight)` (exact: the sums are integers below 2^53). */
+  putBack(index: number, weight: number): void {
+    this.remove(index, -weight);
+  }
 }
 
 /**
@@ -258,21 +293,33 @@ export function pickSequence(seed: Buffer, digest: string, frozen: readonly Froz
 /**
  * pickSequence over the weights of a canonical list (position p = the entrant at canonical
  * position p), for callers that hold the list in columns. Weights must be positive safe integers.
+ * `built`: their Fenwick array from fenwickSteps, when the caller made it ahead (same picks).
  */
-export function pickSequenceOfWeights(seed: Buffer, digest: string, weights: ArrayLike<number>, count: number): number[] {
+export function pickSequenceOfWeights(
+  seed: Buffer,
+  digest: string,
+  weights: ArrayLike<number>,
+  count: number,
+  built?: Float64Array,
+): number[] {
   const stream = new HmacByteStream(seed, digest);
-  const tree = new WeightTree(weights);
+  const tree = new WeightTree(weights, built);
   if (!Number.isSafeInteger(tree.total)) {
     throw new FairnessError('total weight exceeds 2^53 - 1');
   }
   if (Number.isNaN(count)) throw new FairnessError('pick count must be a number');
   const wanted = Math.max(0, Math.min(Math.floor(count), weights.length));
   const picks: number[] = [];
-  while (picks.length < wanted) {
-    const r = uniformBelow(stream, tree.total);
-    const index = tree.find(r);
-    picks.push(index);
-    tree.remove(index, weights[index]!);
+  try {
+    while (picks.length < wanted) {
+      const r = uniformBelow(stream, tree.total);
+      const index = tree.find(r);
+      picks.push(index);
+      tree.remove(index, weights[index]!);
+    }
+  } finally {
+    // A borrowed tree goes back as it came.
+    if (built) for (const index of picks) tree.putBack(index, weights[index]!);
   }
   return picks;
 }

@@ -1,7 +1,8 @@
 /**
  * Freezing an open draw's entrants at close, at any size, without blocking the event loop:
- * eligibility over the entrant table's columns, then the canonical list (canonical.ts) of the
- * eligible rows, all in slices that yield to I/O.
+ * eligibility over the entrant table's columns, then the canonical list of the eligible rows (over
+ * the table's columns when every id is a decimal one, canonical-table.ts; else canonical.ts), all
+ * in slices that yield to I/O.
  *
  * Contract: the result is what applyEligibility + freezeEntrants give for the same entrants (same
  * eligible set, same order, same digest, same rules record), computed without one object per
@@ -9,8 +10,11 @@
  * persist.
  */
 import { canonicalise, runSliced, type Canonical, type EntrantRows, type Steps } from './canonical.js';
+import { canonicaliseTable } from './canonical-table.js';
+import { fenwickSteps } from './fairness.js';
 import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
 import type { EntrantTable } from './entrant-table.js';
+import { surelyEligibleRows } from './eligibility-columns.js';
 import { FrozenList } from './frozen-list.js';
 import type { GiveawaySettings } from './settings.js';
 import { unpackRoles } from './entrant-table.js';
@@ -24,8 +28,16 @@ export interface FreezeResult {
 
 const CHUNK = 4096;
 
-/** The eligible rows of `table` as EntrantRows (positions into a row list). */
-function rowsOf(table: EntrantTable, rows: Uint32Array): EntrantRows {
+/** Rows of `table` as EntrantRows: positions into a row list, or (without one) table rows. */
+function rowsOf(table: EntrantTable, rows?: Uint32Array): EntrantRows {
+  if (!rows) {
+    return {
+      length: table.size,
+      userId: (row) => table.userIdAt(row),
+      login: (row) => table.loginAt(row),
+      weight: (row) => table.weightAt(row),
+    };
+  }
   return {
     length: rows.length,
     userId: (i) => table.userIdAt(rows[i]!),
@@ -42,6 +54,7 @@ type Why = ReturnType<typeof excluder>;
  */
 function sieve(
   table: EntrantTable,
+  sure: (row: number) => boolean,
   why: Why,
   excluded: Partial<Record<ExclusionReason, number>>,
   eligible: Uint32Array,
@@ -54,6 +67,10 @@ function sieve(
   let months = -1;
   const candidate = { userId: '', login: '', roles: unpackRoles(0, 0) };
   for (let row = start; row < end; row++) {
+    if (sure(row)) {
+      eligible[count++] = row;
+      continue;
+    }
     const b = table.roleBitsAt(row);
     const m = table.subMonthsAt(row);
     if (b !== bits || m !== months) {
@@ -78,18 +95,24 @@ export function* freezeSteps(
   recentWinners: ReadonlySet<string>,
 ): Steps<FreezeResult> {
   const why = excluder(settings.eligibility, id, recentWinners);
+  const sure = surelyEligibleRows(table, settings.eligibility, id, recentWinners);
   const excluded: Partial<Record<ExclusionReason, number>> = {};
   const n = table.size;
   const eligible = new Uint32Array(n);
   let count = 0;
   for (let start = 0; start < n; start += CHUNK) {
-    count = sieve(table, why, excluded, eligible, count, start, Math.min(n, start + CHUNK));
+    count = sieve(table, sure, why, excluded, eligible, count, start, Math.min(n, start + CHUNK));
     yield;
   }
   const rows = eligible.subarray(0, count);
-  const source = rowsOf(table, rows);
-  const canonical: Canonical = yield* canonicalise(source);
-  return { frozen: FrozenList.of(source, canonical), excluded, rules: rulesInForce(settings, excluded) };
+  const rules = rulesInForce(settings, excluded);
+  // Decimal ids (Twitch's): over the table's columns, `order` in table rows.
+  const columnar = yield* canonicaliseTable(table, rows);
+  const source = columnar ? rowsOf(table) : rowsOf(table, rows);
+  const canonical: Canonical = columnar ?? (yield* canonicalise(source));
+  // The picks' weight tree, built here in slices rather than in one loop when picking.
+  const fenwick = yield* fenwickSteps(canonical.weights);
+  return { frozen: FrozenList.of(source, canonical, fenwick), excluded, rules };
 }
 
 /** Freezes `table` at close on the event loop, yielding whenever a slice has run `budgetMs`. */

@@ -4,7 +4,9 @@
  * Nothing is copied per entrant, so snapshots, saves and events never carry a million objects.
  *
  * Contract: position p is the entrant at canonical position p (fairness.ts step 2); `digest` is
- * the entrants digest of exactly this list. Rows are read through the source, which must not
+ * the entrants digest of exactly this list. A freshly frozen list also holds the bytes the digest
+ * hashed, handed over once (`takeCanonicalBytes`) so storage writes them instead of serialising
+ * the list a second time. Rows are read through the source, which must not
  * change afterwards (entrant tables only grow while open; a closed draw's table is final).
  * Does not: validate (canonical.ts did at close) or store anything.
  */
@@ -18,11 +20,24 @@ export class FrozenList implements FrozenRows {
     /** Weight at each canonical position. */
     readonly weights: Float64Array,
     readonly digest: string,
+    private canonicalBytes?: Buffer[],
+    /** The weights' Fenwick array (fairness.ts fenwickSteps), when built during the freeze. */
+    readonly fenwick?: Float64Array,
   ) {}
 
   /** The list of `canonical` (canonical.ts) over `source`. */
-  static of(source: EntrantRows, canonical: Canonical): FrozenList {
-    return new FrozenList(source, canonical.order, canonical.weights, canonical.digest);
+  static of(source: EntrantRows, canonical: Canonical, fenwick?: Float64Array): FrozenList {
+    return new FrozenList(source, canonical.order, canonical.weights, canonical.digest, canonical.bytes, fenwick);
+  }
+
+  /**
+   * The exact bytes `digest` hashed, once: later calls (and lists loaded from storage) return
+   * undefined, so the memory goes with the first writer.
+   */
+  takeCanonicalBytes(): Buffer[] | undefined {
+    const bytes = this.canonicalBytes;
+    this.canonicalBytes = undefined;
+    return bytes;
   }
 
   /** A stored list already in canonical order with its recorded digest (not re-checked). */

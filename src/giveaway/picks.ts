@@ -14,7 +14,7 @@ import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './ports.js
 /** The first `count` picks over a frozen list as (entrant, position) pairs. */
 /** `key`: the seed (procedure v1) or the draw key derived with the beacon (v2, beacon-fairness.ts). */
 export function firstPicks(key: Buffer, frozen: FrozenList, count: number): { entrant: FrozenEntrant; pick: number }[] {
-  return pickSequenceOfWeights(key, frozen.digest, frozen.weights, count).map((index, pick) => ({
+  return pickSequenceOfWeights(key, frozen.digest, frozen.weights, count, frozen.fenwick).map((index, pick) => ({
     entrant: frozen.entrant(index),
     pick,
   }));
@@ -29,7 +29,7 @@ export function nextPick(
   if (!frozen || !frozen.digest) return undefined;
   const position = record.winners.length + (record.rerolls?.length ?? 0);
   if (position >= frozen.length) return undefined;
-  const seq = pickSequenceOfWeights(pickKey(record, seed), frozen.digest, frozen.weights, position + 1);
+  const seq = pickSequenceOfWeights(pickKey(record, seed), frozen.digest, frozen.weights, position + 1, frozen.fenwick);
   const index = seq[position];
   return index === undefined ? undefined : { entrant: frozen.entrant(index), pick: position };
 }

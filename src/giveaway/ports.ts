@@ -250,6 +250,11 @@ export interface FrozenRows {
   userId(i: number): string;
   login(i: number): string;
   weight(i: number): number;
+  /**
+   * The canonical lines of the whole list (fairness.ts step 3: the bytes its digest hashed), when
+   * they are already built; handed over once (later calls return undefined).
+   */
+  takeCanonicalBytes?(): Buffer[] | undefined;
 }
 
 /** A FrozenEntrant[] as FrozenRows. */

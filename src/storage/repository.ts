@@ -6,8 +6,11 @@
  *                                      only on saveDraw, i.e. on state changes (history-file.ts).
  *   <dataDir>/history.json.bak         the previous good generation, started from (loudly) when
  *                                      history.json is unreadable.
- *   <dataDir>/draws/<id>.entrants.json the frozen entrant list of a closed draw (atomic write, loaded
- *                                      lazily by getDraw/openDraws), written once per distinct list.
+ *   <dataDir>/draws/<id>.entrants.tsv  the frozen entrant list of a closed draw (entrants-file.ts:
+ *                                      the exact bytes its digest hashes behind a header line; atomic
+ *                                      write, loaded lazily by getDraw/openDraws), written once per
+ *                                      distinct list. `<id>.entrants.json` (version 1, from before)
+ *                                      is still read when no .tsv exists, and removed once replaced.
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (see journal.ts),
  *                                      deleted when the draw is finished, cancelled or failed.
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
@@ -34,6 +37,7 @@
  * taken by the entry points), or fsync the journal per entry (durability is against process death
  * within flushIntervalMs).
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
@@ -42,14 +46,13 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
-import { fileStem, mkdirPrivate, parseJsonFile, quarantineFile, readIfExists, removeStaleTemps, writeFileAtomic } from './files.js';
+import { fileStem, mkdirPrivate, quarantineFile, readIfExists, removeStaleTemps, writeFileAtomic } from './files.js';
 import { DurableHistoryFile, loadHistory } from './history-file.js';
-import { entrantsFileChunks } from './entrants-file.js';
+import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
 import {
   HISTORY_VERSION,
-  entrantsFileSchema,
   historySchema,
   storedRecordSchema,
   type HistoryData,
@@ -188,8 +191,8 @@ export class FileDrawRepository implements DrawRepository {
     if (this.readOnly) throw new StorageError('STORAGE_READ_ONLY', 'the draw repository was opened read-only');
   }
 
-  private entrantsFile(id: string): string {
-    return join(this.dataDir, 'draws', `${fileStem(id)}.entrants.json`);
+  private entrantsFile(id: string, suffix = ENTRANTS_SUFFIX): string {
+    return join(this.dataDir, 'draws', `${fileStem(id)}${suffix}`);
   }
 
   /**
@@ -238,6 +241,7 @@ export class FileDrawRepository implements DrawRepository {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
         await writeFileAtomic(this.entrantsFile(stored.id), await entrantsFileChunks(stored.id, frozen));
+        await rm(this.entrantsFile(stored.id, ENTRANTS_SUFFIX_V1), { force: true });
         this.frozenWritten.set(stored.id, key);
       }
     }
@@ -259,12 +263,15 @@ export class FileDrawRepository implements DrawRepository {
    * otherwise it is quarantined, reported by draw id, and the draw goes on without a frozen list.
    */
   private async loadFrozen(id: string): Promise<FrozenEntrant[] | undefined> {
-    const file = this.entrantsFile(id);
-    let body;
+    let file = this.entrantsFile(id);
     try {
-      const text = await readIfExists(file);
+      let text = await readIfExists(file);
+      if (text === undefined) {
+        file = this.entrantsFile(id, ENTRANTS_SUFFIX_V1);
+        text = await readIfExists(file);
+      }
       if (text === undefined) return undefined;
-      body = parseJsonFile(file, text, entrantsFileSchema);
+      return parseEntrantsFile(file, text);
     } catch (err) {
       if (this.readOnly) throw err;
       const kept = await quarantineFile(file, this.clock.now());
@@ -274,7 +281,6 @@ export class FileDrawRepository implements DrawRepository {
       this.frozenWritten.delete(id);
       return undefined;
     }
-    return body.entrants.map(([userId, login, weight]) => ({ userId, login, weight }));
   }
 
   private async full(stored: StoredRecord): Promise<DrawRecord> {

@@ -90,7 +90,7 @@ export const historySchema = z.object({
 
 export type HistoryData = { version: typeof HISTORY_VERSION; draws: z.output<typeof storedRecordSchema>[] };
 
-/** `<dataDir>/draws/<id>.entrants.json`: the canonical frozen list as [userId, login, weight] rows. */
+/** `<dataDir>/draws/<id>.entrants.json`, version 1 (read only now; entrants-file.ts writes version 2): the canonical frozen list as [userId, login, weight] rows. */
 export const entrantsFileSchema = z.object({
   version: z.literal(1),
   drawId: z.string(),
