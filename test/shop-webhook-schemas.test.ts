@@ -52,7 +52,7 @@ function view(type: string, data: never): AlertView | undefined {
 }
 
 const ALL_SETTINGS_ON = fileSchema.parse({
-  alerts: { subscription: { enabled: true }, thankYou: { enabled: true } },
+  alerts: { subscription: { enabled: true }, thankYou: { enabled: true }, giftPurchase: { enabled: true } },
   merchTrain: { enabled: true, product: 'mug' },
   promo: { autoAnnounce: true },
 });
