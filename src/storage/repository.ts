@@ -51,6 +51,7 @@ import { DurableHistoryFile, loadHistory } from './history-file.js';
 import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
+import { migratePendingSeeds } from './seed-migration.js';
 import {
   HISTORY_VERSION,
   historySchema,
@@ -77,28 +78,6 @@ const FINAL_STATUSES = new Set<DrawRecord['status']>(['finished', 'cancelled', '
 const ACTIVE_STATUSES = new Set<DrawRecord['status']>(['open', 'drawing']);
 /** seedFiles marker: the draw's vault file was removed (revealed or final). */
 const GONE = '';
-
-/**
- * Moves every `pendingSeed` left in an old history.json into the seed vault (durably, before the
- * history drops it), then rewrites the history twice so neither history.json nor history.json.bak
- * holds it. A sealed draw's (revealed or final) stale `pendingSeed` is just dropped. Read-only
- * mode changes no file: the seeds are only dropped from the records in memory, so nothing read
- * through this repository (listDraws, the export) carries one.
- */
-async function migratePendingSeeds(db: Low<HistoryData>, seeds: SeedVault, readOnly: boolean): Promise<void> {
-  const old = db.data.draws.filter((r) => r.pendingSeed !== undefined);
-  if (old.length === 0) return;
-  for (const record of old) {
-    const sealed = record.fairness.seed !== undefined || FINAL_STATUSES.has(record.status);
-    if (!readOnly && !sealed && (await seeds.get(record.id)) !== record.pendingSeed) {
-      await seeds.put(record.id, record.pendingSeed!);
-    }
-    delete record.pendingSeed;
-  }
-  if (readOnly) return;
-  await db.write(); // history.json without the seeds; .bak is still the old generation
-  await db.write(); // .bak becomes that clean generation too
-}
 
 /** Draw storage on local files: lowdb history, per-draw entry journals, frozen entrant files. */
 export class FileDrawRepository implements DrawRepository {
