@@ -5,7 +5,7 @@
  * gift draw, journal on), beside a bare tmi.js client taking the same flood, alternating, in one
  * run. CPU time is steadier than wall time on a shared machine. Waits poll on a 1 ms timer, not
  * setImmediate, so an idle wait costs (almost) no CPU.
- * Input lines are flat copies unless ROPES=1 (formatPrivmsg's ropes hold ~300 MB, so a major GC
+ * Input lines are flat copies unless ROPES=1 (as ropes the heap is ~370 MB, not ~150, so a major GC
  * in a round costs ~1 s of CPU and makes rounds bimodal). ONLY=bot or ONLY=bare measures one side;
  * ONLY=path replays captured tmi.js listener arguments on the bot's tmi.js client (our code only,
  * no socket or IRC parsing); HEAPPROF=<file> with ONLY=path writes an allocation profile.
