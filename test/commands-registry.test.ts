@@ -119,6 +119,21 @@ describe('CommandRegistry names and aliases', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('a repeated text (remembered after its first line) runs for each line with that line\'s message', () => {
+    const { reg } = registry();
+    const { command, calls } = recorder('enter');
+    reg.register(command);
+    const users = ['1', '2', '3'].map((userId) => chatMessage('!enter', { userId }));
+    for (const m of users) expect(reg.handle(m, noReply)).toBe(true);
+    expect(reg.handle(chatMessage('!enter now'), noReply)).toBe(true);
+    expect(reg.handle(chatMessage('!enter'), noReply)).toBe(true);
+    expect(calls.map((c) => c.msg.userId)).toEqual(['1', '2', '3', '5550001', '5550001']);
+    expect(calls.map((c) => c.args)).toEqual([[], [], [], ['now'], []]);
+    calls[0]!.args.push('changed by a command');
+    expect(reg.handle(chatMessage('!enter'), noReply)).toBe(true);
+    expect(calls.at(-1)!.args).toEqual([]);
+  });
+
   it('refuses clashing names and keeps the old binding when a rename clashes', () => {
     const { reg } = registry();
     reg.register(recorder('enter', { aliases: ['join'] }).command);

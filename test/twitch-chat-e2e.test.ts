@@ -80,6 +80,26 @@ describe('TwitchChat receiving', () => {
     expect(m[8]).toMatchObject({ action: true, text: 'dances', bits: 0 });
     expect(m[9]!.text).toHaveLength(500);
   });
+
+  it('hands on the lines of one socket read in order; a handler that throws is logged and the next lines still arrive', async () => {
+    const { logger, capture } = capturingLogger();
+    const p = await pair({ logger });
+    const s = p.server;
+    const viewers = [0, 1, 2, 3, 4].map((i) => s.viewer(`burst_${i}`));
+    p.chat.on('message', (m: { text: string }) => {
+      if (m.text === 'boom') throw new Error('handler failed on purpose');
+    });
+    const lines = viewers.map((v, i) => s.formatPrivmsg(v, i === 1 ? 'boom' : `line ${i}`, i === 3 ? { bits: 50 } : {}));
+    s.injectRaw(lines); // one frame: one socket read
+    await s.waitFor(() => p.messages.length === 5, 5000, '5 messages');
+    expect(p.messages.map((m) => m.text)).toEqual(['line 0', 'boom', 'line 2', 'line 3', 'line 4']);
+    expect(p.messages[3]!.bits).toBe(50);
+    await s.waitFor(() => capture.text().includes('handler failed on purpose'), 5000, 'the failure logged');
+    expect(capture.json().find((l) => l['msg'] === 'chat line handling failed')).toBeDefined();
+    s.inject(viewers[0]!, 'after');
+    await s.waitFor(() => p.messages.length === 6, 5000, 'a later line');
+    expect(p.chat.state).toBe('connected');
+  });
 });
 
 describe('TwitchChat sending (shared ManualClock)', () => {

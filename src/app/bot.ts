@@ -180,9 +180,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
   registerShopCommands(registry, shopFeatures, config);
 
+  const reply = (text: string) => chat.say(text);
   chat.on('message', (msg) => {
     try {
-      registry.handle(msg, (text) => chat.say(text));
+      registry.handle(msg, reply);
     } catch (err) {
       log.error({ err }, 'chat message handling failed');
     }

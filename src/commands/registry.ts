@@ -96,6 +96,12 @@ export class CommandRegistry {
   private readonly aliasOverrides: Readonly<Record<string, readonly string[] | undefined>>;
   private readonly slots = new Map<string, Slot>();
   private readonly lookup = new Map<string, Slot>();
+  /**
+   * The last text without arguments that named a command, with what it resolved to: a flood
+   * repeats one text (`!enter`), which is then matched by one string compare instead of being
+   * cut, lower-cased and looked up again. Cleared whenever a name changes.
+   */
+  private hit: { text: string; slot: Slot; invokedAs: string; rest: string } | undefined;
 
   constructor(options: CommandRegistryOptions) {
     this.clock = options.clock;
@@ -169,19 +175,9 @@ export class CommandRegistry {
    * missing permission and cooldowns.
    */
   handle(msg: ChatMessage, reply: (text: string) => void): boolean {
-    let text = msg.text;
-    if (!text.startsWith(this.prefix)) {
-      text = text.replace(EDGES, '');
-      if (!text.startsWith(this.prefix)) return false;
-    }
-    // The command word is looked up before any argument parsing: most chat is not a command.
-    const start = this.prefix.length;
-    let end = start;
-    while (end < text.length && !isSeparatorAt(text, end)) end++;
-    if (end === start) return false;
-    const invokedAs = text.slice(start, end).toLowerCase();
-    const slot = this.lookup.get(invokedAs);
-    if (!slot) return false;
+    const hit = this.hit !== undefined && msg.text === this.hit.text ? this.hit : this.resolve(msg.text);
+    if (!hit) return false;
+    const { slot, invokedAs, rest } = hit;
     const { command } = slot;
     if (!hasPermission(msg.roles, command.permission)) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: permission');
@@ -191,7 +187,6 @@ export class CommandRegistry {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: cooldown');
       return false;
     }
-    const rest = end === text.length ? '' : text.slice(end).replace(EDGES, '');
     const ctx: CommandContext = {
       msg,
       invokedAs,
@@ -208,6 +203,29 @@ export class CommandRegistry {
       this.failed(slot, msg, err);
     }
     return true;
+  }
+
+  /** The command a chat text names, with the name as typed and the trimmed rest; undefined for none. */
+  private resolve(original: string): { text: string; slot: Slot; invokedAs: string; rest: string } | undefined {
+    let text = original;
+    if (!text.startsWith(this.prefix)) {
+      text = text.replace(EDGES, '');
+      if (!text.startsWith(this.prefix)) return undefined;
+    }
+    // The command word is looked up before any argument parsing: most chat is not a command.
+    const start = this.prefix.length;
+    let end = start;
+    while (end < text.length && !isSeparatorAt(text, end)) end++;
+    if (end === start) return undefined;
+    const invokedAs = text.slice(start, end).toLowerCase();
+    const slot = this.lookup.get(invokedAs);
+    if (!slot) return undefined;
+    const rest = end === text.length ? '' : text.slice(end).replace(EDGES, '');
+    const found = { text: original, slot, invokedAs, rest };
+    // Only a text without arguments is remembered (a flood's texts are those; texts with
+    // arguments rarely repeat).
+    if (rest === '') this.hit = found;
+    return found;
   }
 
   private passCooldown(slot: Slot, msg: ChatMessage, now: number): boolean {
@@ -249,12 +267,14 @@ export class CommandRegistry {
     slot.name = words[0]!;
     slot.aliases = words.slice(1);
     for (const w of words) this.lookup.set(w, slot);
+    this.hit = undefined;
   }
 
   private unbind(slot: Slot): void {
     for (const w of [slot.name, ...slot.aliases]) {
       if (this.lookup.get(w) === slot) this.lookup.delete(w);
     }
+    this.hit = undefined;
   }
 }
 

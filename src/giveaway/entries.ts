@@ -11,7 +11,7 @@
  */
 import type { ChatMessage } from '../shared/chat.js';
 import type { TimerHandle } from '../shared/clock.js';
-import { isChannelOrBot, ticketWeight } from './eligibility.js';
+import { isChannelOrBot, ticketWeight, type ChannelIdentity } from './eligibility.js';
 import { channelIdentity, type Engine } from './engine.js';
 import type { Drawing } from './drawing.js';
 import type { Entrant } from './ports.js';
@@ -19,6 +19,8 @@ import type { DrawSession } from './session.js';
 
 export class Entries {
   private ackTimer: TimerHandle | undefined;
+  /** channelIdentity(chat) as of the last entrant; rebuilt when chat reports another. */
+  private identity: ChannelIdentity | undefined;
 
   constructor(
     private readonly e: Engine,
@@ -34,7 +36,7 @@ export class Entries {
     for (const s of this.e.draws.active.values()) {
       if (s.phase !== 'open' || s.entrants.has(msg.userId)) continue;
       if (!entrant) {
-        if (isChannelOrBot(msg, channelIdentity(ctx.chat))) return 0;
+        if (isChannelOrBot(msg, this.channelIdentity())) return 0;
         entrant = {
           userId: msg.userId,
           login: msg.login.toLowerCase(),
@@ -62,6 +64,15 @@ export class Entries {
     }
     if (joined) this.scheduleAck();
     return joined;
+  }
+
+  /** The channel and bot identity chat reports now, rebuilt only when it changed (one per entrant otherwise). */
+  private channelIdentity(): ChannelIdentity {
+    const chat = this.e.ctx.chat;
+    const id = this.identity;
+    const channelId = chat.channelId();
+    if (id && id.channelLogin === chat.channelLogin && id.botLogin === chat.botLogin && id.channelId === (channelId || undefined)) return id;
+    return (this.identity = channelIdentity(chat));
   }
 
   /** Close timer and reminders of an open session. */

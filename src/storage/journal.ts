@@ -1,7 +1,8 @@
 /**
  * The append-only entry journal of open draws: `<dir>/<draw id stem>.jsonl`, one JSON entrant per
- * line. Appends are buffered in memory (as UTF-8 bytes) and written (one append per draw per flush, on a kept-open
- * file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
+ * line. Appends are buffered in memory as UTF-8 bytes (encoded straight into one growing buffer
+ * per draw by entrant-line.ts, no string per line) and written (one append per draw per flush, on
+ * a kept-open file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
  * killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
  * the middle of a write); a later append first terminates such a line so it cannot swallow the
  * next entry. Journals are created 0600. `recover` (at restore) repairs a journal: a torn last line
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Entrant } from '../giveaway/ports.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { entrantLine } from './entrant-line.js';
+import { LineBytes } from './entrant-line.js';
 import { StorageError } from './errors.js';
 import { FILE_MODE, fileStem, idFromStem, quarantineFile, readIfExists, replaceKeepingDamaged, writeFileAtomic } from './files.js';
 import { entrantSchema } from './schemas.js';
@@ -66,35 +67,6 @@ export function parseJournal(text: string): { entrants: Entrant[]; badLines: num
   return { entrants, badLines, tornLast };
 }
 
-/**
- * A draw's lines waiting for the next flush, as UTF-8 bytes in one growing buffer: a line's string
- * dies young instead of being held (a rope of many small strings) until the flush.
- */
-class PendingLines {
-  buf: Buffer;
-  used = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  /** Appends `line` and a newline. */
-  add(line: string): void {
-    const most = line.length * 3 + 1;
-    if (this.used + most > this.buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + most));
-      this.buf.copy(next, 0, 0, this.used);
-      this.buf = next;
-    }
-    this.used += this.buf.write(line, this.used, 'utf8');
-    this.buf[this.used++] = 0x0a;
-  }
-
-  bytes(): Buffer {
-    return this.buf.subarray(0, this.used);
-  }
-}
-
 const NEWLINE = Buffer.from('\n');
 
 /** Per-draw append-only entry journals with a timed write-behind buffer. */
@@ -103,7 +75,7 @@ export class EntryJournal {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly flushIntervalMs: number;
-  private buffers = new Map<string, PendingLines>();
+  private buffers = new Map<string, LineBytes>();
   private readonly handles = new Map<string, Promise<{ handle: FileHandle; needsNewline: boolean }>>();
   private chain: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
@@ -126,9 +98,9 @@ export class EntryJournal {
     let buffer = this.buffers.get(drawId);
     if (!buffer) {
       fileStem(drawId); // the id is checked once per buffer, not per line
-      this.buffers.set(drawId, (buffer = new PendingLines(16 * 1024)));
+      this.buffers.set(drawId, (buffer = new LineBytes(16 * 1024)));
     }
-    buffer.add(entrantLine(entrant));
+    buffer.addEntrant(entrant);
     this.timer ??= this.clock.setTimeout(() => {
       this.timer = undefined;
       this.flush().catch((err: unknown) => {
@@ -148,7 +120,7 @@ export class EntryJournal {
     return run;
   }
 
-  private async writeBatch(batch: Map<string, PendingLines>): Promise<void> {
+  private async writeBatch(batch: Map<string, LineBytes>): Promise<void> {
     let failure: unknown;
     for (const [drawId, lines] of batch) {
       try {
@@ -161,7 +133,7 @@ export class EntryJournal {
         this.handles.delete(drawId);
         // The failed lines go back in front of any appended since, in order.
         const pending = this.buffers.get(drawId);
-        const back = new PendingLines(lines.used + (pending?.used ?? 0) + 1);
+        const back = new LineBytes(lines.used + (pending?.used ?? 0) + 1);
         lines.bytes().copy(back.buf, 0);
         back.used = lines.used;
         if (pending) back.used += pending.bytes().copy(back.buf, back.used);

@@ -5,11 +5,13 @@
  * Contract:
  * - only events of `channelKey` are routed; every other channel's are ignored;
  * - chat, /me and cheer lines that are not the bot's own echo are parsed (parse.ts) and handed
- *   to `message`; a line that does not parse is logged (warn, with the login) and dropped, and
- *   the bot keeps running;
+ *   to `message`, in order, once tmi.js has handled the socket read that carried them (a
+ *   microtask later); a line that does not parse is logged (warn, with the login) and dropped,
+ *   and one whose handling throws is logged (error); the bot keeps running either way;
  * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
- * - the receive path does one channel compare, the tag mapping and one call per line.
+ * - the receive path does one channel compare and one push per line inside tmi.js, then the tag
+ *   mapping and one call per line.
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
@@ -17,7 +19,7 @@ import type { ChatMessage } from '../shared/chat.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../logging/index.js';
 import type { RoomState } from './client-types.js';
-import { parseChatMessage, type TmiTags } from './parse.js';
+import { chatMessageOf, type TmiTags } from './parse.js';
 import { seconds } from './tmi-glue.js';
 
 /** Where the client wants the channel's events. */
@@ -41,21 +43,46 @@ export interface ChannelSource {
 /** Subscribes the handlers to the channel's tmi.js events (see the module header). */
 export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandlers): void {
   const { client, channelKey, botLogin, clock, log } = source;
-  const receive = (channel: string, tags: TmiTags, text: string): void => {
-    const parsed = parseChatMessage(channel, tags, text, false, clock.now());
-    if (parsed.ok) {
-      handlers.message(parsed.message);
+  const channel = channelKey.slice(1);
+  const now = () => clock.now();
+  // The lines of one socket read, handed on after tmi.js has handled them all (a microtask): our
+  // mapping and handlers run back to back instead of between tmi.js's per-line work. Flat
+  // (tags, text) pairs, in arrival order.
+  const pending: unknown[] = [];
+  let queued = false;
+  const receive = (tags: TmiTags, text: string): void => {
+    const message = chatMessageOf(channel, tags, text, false, now);
+    if (typeof message !== 'string') {
+      handlers.message(message);
     } else {
-      log.warn({ reason: parsed.reason, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
+      log.warn({ reason: message, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
     }
   };
-  client.on('message', (channel, tags, text, self) => {
-    if (self || channel !== channelKey) return;
-    receive(channel, tags as TmiTags, text);
+  const drain = (): void => {
+    queued = false;
+    for (let i = 0; i < pending.length; i += 2) {
+      try {
+        receive(pending[i] as TmiTags, pending[i + 1] as string);
+      } catch (err) {
+        log.error({ err }, 'chat line handling failed');
+      }
+    }
+    pending.length = 0;
+  };
+  const queue = (tags: unknown, text: string): void => {
+    pending.push(tags, text);
+    if (!queued) {
+      queued = true;
+      queueMicrotask(drain);
+    }
+  };
+  client.on('message', (ch, tags, text, self) => {
+    if (self || ch !== channelKey) return;
+    queue(tags, text);
   });
-  client.on('cheer', (channel, tags, text) => {
-    if (channel !== channelKey) return;
-    receive(channel, tags as TmiTags, text);
+  client.on('cheer', (ch, tags, text) => {
+    if (ch !== channelKey) return;
+    queue(tags, text);
   });
   client.on('roomstate', (channel, tags) => {
     if (channel !== channelKey) return;

@@ -31,8 +31,8 @@
  * tmi.js (and ws under it) is imported by the first `connect()`, not with this module: a bot
  * answers /healthz before it joins chat, and nothing before that needs them. Until then the
  * state is 'disconnected' and lines wait in the (paused) outbox, as they do while disconnected.
- * The receive path does as little as possible per line: one channel compare, the tag mapping,
- * one emit. This module knows nothing about commands or giveaways.
+ * The receive path does as little as possible per line: one channel compare and a push while
+ * tmi.js handles a socket read, then the tag mapping and one emit per line (chat-routing.ts). This module knows nothing about commands or giveaways.
  * This file owns the connection and its state (connect, reconnect, token refusal, the outbox's
  * pause/resume and confirmation); chat-routing.ts routes the channel's events to it and reads
  * ROOMSTATE/USERSTATE tags; client-types.ts holds the public types (re-exported here).

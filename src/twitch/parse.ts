@@ -50,12 +50,24 @@ export function parseChatMessage(
   self: boolean,
   receivedAt: number,
 ): ParseResult {
+  const login = channel.charCodeAt(0) === 35 /* # */ ? channel.slice(1) : channel;
+  const out = chatMessageOf(login, tags, text, self, () => receivedAt);
+  return typeof out === 'string' ? { ok: false, reason: out } : { ok: true, message: out };
+}
+
+/**
+ * parseChatMessage for the receive path: the ChatMessage, or the reason the line is rejected (a
+ * string); nothing else allocated. `channel` is the channel login without `#`; `now` is called
+ * only when the line has no usable `tmi-sent-ts`. `channelId` is undefined when there is no
+ * `room-id` tag (the property is always present, so every message has the same shape).
+ */
+export function chatMessageOf(channel: string, tags: TmiTags, text: string, self: boolean, now: () => number): ChatMessage | string {
   const userId = tags['user-id'];
   if (typeof userId !== 'string' || userId === '') {
-    return { ok: false, reason: userId === undefined ? 'no user-id tag' : 'user-id tag is not an id' };
+    return userId === undefined ? 'no user-id tag' : 'user-id tag is not an id';
   }
   const login = str(tags.username) ?? str(tags.login);
-  if (login === undefined) return { ok: false, reason: 'no login' };
+  if (login === undefined) return 'no login';
   const badges = (tags.badges ?? undefined) as Record<string, string | undefined> | undefined | null;
   const badgeInfo = (tags['badge-info'] ?? undefined) as Record<string, string | undefined> | undefined | null;
   const roomId = str(tags['room-id']);
@@ -65,9 +77,10 @@ export function parseChatMessage(
   const sentTs = tags['tmi-sent-ts'];
   const sentAt = typeof sentTs === 'string' ? Number(sentTs) : NaN;
   const displayName = tags['display-name'];
-  const message: ChatMessage = {
+  return {
     id: str(tags.id) ?? '',
-    channel: channel.charCodeAt(0) === 35 /* # */ ? channel.slice(1) : channel,
+    channel,
+    channelId: roomId,
     userId,
     login,
     displayName: typeof displayName === 'string' && displayName !== '' ? displayName : login,
@@ -82,9 +95,7 @@ export function parseChatMessage(
     },
     bits: count(tags.bits),
     action: tags['message-type'] === 'action',
-    sentAt: Number.isFinite(sentAt) && sentAt > 0 ? sentAt : receivedAt,
+    sentAt: Number.isFinite(sentAt) && sentAt > 0 ? sentAt : now(),
     self,
   };
-  if (roomId !== undefined) message.channelId = roomId;
-  return { ok: true, message };
 }

@@ -101,7 +101,7 @@ export class ChatLog {
 
   private onMessage(msg: ChatMessage): void {
     if (msg.self) return;
-    const windows = this.catching.get(msg.userId);
+    const windows = this.catching.size === 0 ? undefined : this.catching.get(msg.userId);
     const claiming = this.options.service.claimDrawsOf(msg.userId);
     if (!windows && claiming.length === 0) return;
     const now = this.options.clock.now();
