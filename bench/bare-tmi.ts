@@ -4,8 +4,8 @@
  * that yields to I/O between checks. Both chat benchmarks measure their product path beside this,
  * in the same run.
  */
-import tmi from 'tmi.js';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
+import { joinBareClient } from './chat-support.js';
 
 /** Resolves once `count()` reaches `target`; rejects after `timeoutMs`. */
 export function until(count: () => number, target: number, timeoutMs = 300_000): Promise<void> {
@@ -22,26 +22,15 @@ export function until(count: () => number, target: number, timeoutMs = 300_000):
 
 /** Lines per second a bare tmi.js client receives when `lines` are injected at once. */
 export async function rawRound(server: ChatServer, lines: string[]): Promise<number> {
-  const client = new tmi.Client({
-    options: { skipUpdatingEmotesets: true },
-    connection: { server: server.host, port: server.port, secure: false, reconnect: false },
-    identity: { username: server.botLogin, password: `oauth:${server.token}` },
-    channels: [server.channel],
-    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
+  const bare = await joinBareClient(server);
   let n = 0;
-  client.on('message', () => {
+  bare.client.on('message', () => {
     n++;
   });
-  const joined = new Promise<void>((resolve) => client.once('join', () => resolve()));
-  await client.connect();
-  await joined;
-  await server.waitFor(() => server.joined().length === 1, 5000, 'raw client joined');
   const t0 = performance.now();
   server.injectRaw(lines);
   await until(() => n, lines.length);
   const rate = lines.length / ((performance.now() - t0) / 1000);
-  await client.disconnect();
-  await server.waitFor(() => server.connections() === 0, 5000, 'raw client gone');
+  await bare.close();
   return rate;
 }

@@ -11,38 +11,13 @@
  * no socket or IRC parsing); HEAPPROF=<file> with ONLY=path writes an allocation profile.
  * Usage: node --expose-gc --import tsx bench/chat-cpu.ts [rounds]
  */
-import tmi from 'tmi.js';
 import { silentLogger } from '../src/logging/index.js';
-import { startChatServer, type ChatServer, type SimViewer } from '../src/sandbox/chat/index.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { gc, median, openGiftDraw, startBenchStack, type BenchStack } from './e2e-support.js';
+import { closeDraw, enterLines, joinBareClient } from './chat-support.js';
 
 const USERS = Number(process.env['USERS'] ?? 50_000);
 const ROUNDS = Number(process.argv[2] ?? 5);
-
-function viewers(server: ChatServer, prefix: string, count: number): SimViewer[] {
-  const out: SimViewer[] = [];
-  const ids = new Set<string>();
-  for (let i = 0; out.length < count; i++) {
-    const sub = i % 5 === 0;
-    const v = server.viewer(`${prefix}${i}`, { subscriber: sub, subMonths: sub ? 3 : 0 });
-    if (ids.has(v.userId)) continue;
-    ids.add(v.userId);
-    out.push(v);
-  }
-  return out;
-}
-
-function enterLines(server: ChatServer): string[] {
-  const vs = viewers(server, 'viewer_', USERS + 1);
-  const sentinel = vs.pop()!;
-  const lines: string[] = [];
-  for (let i = 0; i < USERS * 2; i++) lines.push(server.formatPrivmsg(vs[i % USERS]!, '!enter'));
-  lines.push(server.formatPrivmsg(sentinel, '!enter'));
-  // Flat copies (formatPrivmsg's template strings are ropes): a small harness heap, so a major GC
-  // landing in a round does not mark hundreds of MB of input.
-  return process.env['ROPES'] ? lines : lines.map((l) => JSON.parse(JSON.stringify(l)) as string);
-}
 
 function until(count: () => number, target: number): Promise<void> {
   return new Promise((resolve) => {
@@ -66,25 +41,14 @@ type Captured = [string, Record<string, unknown>, string];
 
 /** What tmi.js hands its `message` listeners for `lines`, captured from a bare client. */
 async function capture(server: ChatServer, lines: string[]): Promise<Captured[]> {
-  const client = new tmi.Client({
-    options: { skipUpdatingEmotesets: true },
-    connection: { server: server.host, port: server.port, secure: false, reconnect: false },
-    identity: { username: server.botLogin, password: `oauth:${server.token}` },
-    channels: [server.channel],
-    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
+  const bare = await joinBareClient(server);
   const out: Captured[] = [];
-  client.on('message', (channel, tags, text) => {
+  bare.client.on('message', (channel, tags, text) => {
     out.push([channel, tags as Record<string, unknown>, text]);
   });
-  const joined = new Promise<void>((resolve) => client.once('join', () => resolve()));
-  await client.connect();
-  await joined;
-  await server.waitFor(() => server.joined().length === 1, 5000, 'capture client joined');
   server.injectRaw(lines);
   await until(() => out.length, lines.length);
-  await client.disconnect();
-  await server.waitFor(() => server.connections() === 0, 5000, 'capture client gone');
+  await bare.close();
   return out;
 }
 
@@ -102,49 +66,22 @@ async function pathRound(s: BenchStack, captured: Captured[], entrants: number):
     await until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants);
     await s.bot.repo.flush();
   });
-  await closeOurs(s, drawId);
+  await closeDraw(s, drawId);
   return m;
 }
 
-async function closeOurs(s: BenchStack, drawId: string): Promise<void> {
-  const done = new Promise<void>((resolve) => {
-    const on = (r: DrawRecord) => {
-      if (r.id !== drawId) return;
-      s.bot.service.events.off('draw-finished', on);
-      s.bot.service.events.off('draw-failed', on);
-      resolve();
-    };
-    s.bot.service.events.on('draw-finished', on);
-    s.bot.service.events.on('draw-failed', on);
-  });
-  s.bot.service.endNow();
-  await done;
-  await s.bot.service.whenIdle();
-}
-
 async function rawRound(server: ChatServer, lines: string[]): Promise<Sample> {
-  const client = new tmi.Client({
-    options: { skipUpdatingEmotesets: true },
-    connection: { server: server.host, port: server.port, secure: false, reconnect: false },
-    identity: { username: server.botLogin, password: `oauth:${server.token}` },
-    channels: [server.channel],
-    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
+  const bare = await joinBareClient(server);
   let n = 0;
-  client.on('message', () => {
+  bare.client.on('message', () => {
     n++;
   });
-  const joined = new Promise<void>((resolve) => client.once('join', () => resolve()));
-  await client.connect();
-  await joined;
-  await server.waitFor(() => server.joined().length === 1, 5000, 'raw client joined');
   gc();
   const s = await measure(async () => {
     server.injectRaw(lines);
     await until(() => n, lines.length);
   });
-  await client.disconnect();
-  await server.waitFor(() => server.connections() === 0, 5000, 'raw client gone');
+  await bare.close();
   return s;
 }
 
@@ -156,19 +93,7 @@ async function oursRound(s: BenchStack, lines: string[], entrants: number): Prom
     await until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants);
   });
   await s.bot.repo.flush();
-  const done = new Promise<void>((resolve) => {
-    const on = (r: DrawRecord) => {
-      if (r.id !== drawId) return;
-      s.bot.service.events.off('draw-finished', on);
-      s.bot.service.events.off('draw-failed', on);
-      resolve();
-    };
-    s.bot.service.events.on('draw-finished', on);
-    s.bot.service.events.on('draw-failed', on);
-  });
-  s.bot.service.endNow();
-  await done;
-  await s.bot.service.whenIdle();
+  await closeDraw(s, drawId);
   return m;
 }
 
@@ -176,12 +101,13 @@ const s = await startBenchStack();
 const heap0 = process.memoryUsage().heapUsed;
 const rawServer = await startChatServer({ logger: silentLogger() });
 try {
-  const ours = enterLines(s.chatServer);
-  const raws = enterLines(rawServer);
+  const ours = enterLines(s.chatServer, USERS, { ropes: Boolean(process.env['ROPES']) });
+  const raws = enterLines(rawServer, USERS, { ropes: Boolean(process.env['ROPES']) });
   const only = process.env['ONLY'];
   if (only === 'path') {
     const captured = await capture(rawServer, ours);
-    await pathRound(s, captured.slice(0, 20_000), 20_000);
+    const warm = Math.min(20_000, USERS);
+    await pathRound(s, captured.slice(0, warm), warm);
     const xs: number[] = [];
     const inspector = process.env['HEAPPROF'] ? await import('node:inspector/promises') : undefined;
     const session = inspector ? new inspector.Session() : undefined;

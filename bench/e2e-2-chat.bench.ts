@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { silentLogger } from '../src/logging/index.js';
-import { startChatServer, type ChatServer, type SimViewer } from '../src/sandbox/chat/index.js';
+import { startChatServer } from '../src/sandbox/chat/index.js';
 import { fileStem } from '../src/storage/files.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
 import { LoopDelay, QUICK, gc, loadNote, median, openGiftDraw, percentile, startBenchStack, type BenchStack } from './e2e-support.js';
 import { rawRound, until } from './bare-tmi.js';
+import { closeDraw, enterLines, flat, viewers } from './chat-support.js';
 import type { BenchResult } from './types.js';
 
 const USERS = QUICK ? 10_000 : 50_000;
@@ -29,57 +29,6 @@ const FLOOD = QUICK ? 10_000 : 50_000;
 const FLOOD_BATCH = 50;
 const FLOOD_EVERY_MS = 10;
 const quick = QUICK ? ' (BENCH_QUICK sizes)' : '';
-
-function viewers(server: ChatServer, prefix: string, count: number): SimViewer[] {
-  const out: SimViewer[] = [];
-  const ids = new Set<string>();
-  for (let i = 0; out.length < count; i++) {
-    const sub = i % 5 === 0;
-    const v = server.viewer(`${prefix}${i}`, { subscriber: sub, subMonths: sub ? 3 : 0 });
-    if (ids.has(v.userId)) continue;
-    ids.add(v.userId);
-    out.push(v);
-  }
-  return out;
-}
-
-/**
- * A flat copy of a line. formatPrivmsg's template strings are ropes (trees of small strings): the
- * 200,000 input lines held that way kept this process's heap at ~370 MB instead of ~150 MB, so
- * every major GC that landed in a round marked them (0.4-0.5 s pause, ~1 s of CPU) and that
- * round's ratio measured the harness's input rather than the bot. Both sides get the same lines.
- */
-function flat(line: string): string {
-  return JSON.parse(JSON.stringify(line)) as string;
-}
-
-/** LINES `!enter` lines (every viewer twice) and a final sentinel viewer's line. */
-function enterLines(server: ChatServer): string[] {
-  const vs = viewers(server, 'viewer_', USERS + 1);
-  const sentinel = vs.pop()!;
-  const lines: string[] = [];
-  for (let i = 0; i < LINES; i++) lines.push(flat(server.formatPrivmsg(vs[i % USERS]!, '!enter')));
-  lines.push(flat(server.formatPrivmsg(sentinel, '!enter')));
-  return lines;
-}
-
-
-
-async function closeDraw(s: BenchStack, drawId: string): Promise<void> {
-  const done = new Promise<void>((resolve) => {
-    const on = (r: DrawRecord) => {
-      if (r.id !== drawId) return;
-      s.bot.service.events.off('draw-finished', on);
-      s.bot.service.events.off('draw-failed', on);
-      resolve();
-    };
-    s.bot.service.events.on('draw-finished', on);
-    s.bot.service.events.on('draw-failed', on);
-  });
-  s.bot.service.endNow();
-  await done;
-  await s.bot.service.whenIdle();
-}
 
 async function oursRound(s: BenchStack, lines: string[], entrants = USERS + 1): Promise<{ rate: number; heapPerEntrant: number; worstLoopMs: number }> {
   const drawId = await openGiftDraw(s, 5);
@@ -158,8 +107,8 @@ export async function run(): Promise<BenchResult[]> {
   const s = await startBenchStack();
   const rawServer = await startChatServer({ logger: silentLogger() });
   try {
-    const ourLines = enterLines(s.chatServer);
-    const rawLines = enterLines(rawServer);
+    const ourLines = enterLines(s.chatServer, USERS);
+    const rawLines = enterLines(rawServer, USERS);
     // Warm-up (JIT) for both sides, not measured: the first 20,000 lines are 20,000 distinct
     // viewers (every viewer's first line comes before any second one). The real bot's side was
     // not warmed before, so its first round paid its compile time alone.

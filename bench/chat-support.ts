@@ -1,0 +1,83 @@
+/**
+ * What the chat-ingestion benchmarks (e2e-2-chat.bench.ts, bare-tmi.ts, the by-hand chat-cpu.ts)
+ * share: the simulated viewers and their `!enter` lines, a bare tmi.js client joined to a chat
+ * sandbox (the anchor's client, no giftdrop code), and closing a draw through the engine.
+ */
+import tmi from 'tmi.js';
+import type { ChatServer, SimViewer } from '../src/sandbox/chat/index.js';
+import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { BenchStack } from './e2e-support.js';
+
+/** `count` viewers with distinct user ids, every 5th a subscriber. */
+export function viewers(server: ChatServer, prefix: string, count: number): SimViewer[] {
+  const out: SimViewer[] = [];
+  const ids = new Set<string>();
+  for (let i = 0; out.length < count; i++) {
+    const sub = i % 5 === 0;
+    const v = server.viewer(`${prefix}${i}`, { subscriber: sub, subMonths: sub ? 3 : 0 });
+    if (ids.has(v.userId)) continue;
+    ids.add(v.userId);
+    out.push(v);
+  }
+  return out;
+}
+
+/**
+ * A flat copy of a line. formatPrivmsg's template strings are ropes (trees of small strings): the
+ * 200,000 input lines held that way kept the bench's heap at ~370 MB instead of ~150 MB, so every
+ * major GC that landed in a round marked them (0.4-0.5 s pause, ~1 s of CPU) and that round's
+ * ratio measured the harness's input rather than the bot. Both sides get the same lines.
+ */
+export function flat(line: string): string {
+  return JSON.parse(JSON.stringify(line)) as string;
+}
+
+/** `users * 2` `!enter` lines (every viewer twice, all first lines before any second) and a final sentinel viewer's line. */
+export function enterLines(server: ChatServer, users: number, options: { ropes?: boolean } = {}): string[] {
+  const vs = viewers(server, 'viewer_', users + 1);
+  const sentinel = vs.pop()!;
+  const keep = options.ropes ? (l: string) => l : flat;
+  const lines: string[] = [];
+  for (let i = 0; i < users * 2; i++) lines.push(keep(server.formatPrivmsg(vs[i % users]!, '!enter')));
+  lines.push(keep(server.formatPrivmsg(sentinel, '!enter')));
+  return lines;
+}
+
+/** A bare tmi.js client joined to `server`'s channel; `close()` waits until the server saw it go. */
+export async function joinBareClient(server: ChatServer): Promise<{ client: tmi.Client; close(): Promise<void> }> {
+  const client = new tmi.Client({
+    options: { skipUpdatingEmotesets: true },
+    connection: { server: server.host, port: server.port, secure: false, reconnect: false },
+    identity: { username: server.botLogin, password: `oauth:${server.token}` },
+    channels: [server.channel],
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+  const joined = new Promise<void>((resolve) => client.once('join', () => resolve()));
+  await client.connect();
+  await joined;
+  await server.waitFor(() => server.joined().length === 1, 5000, 'bare client joined');
+  return {
+    client,
+    async close() {
+      await client.disconnect();
+      await server.waitFor(() => server.connections() === 0, 5000, 'bare client gone');
+    },
+  };
+}
+
+/** Ends the draw now through the engine and waits until it is finished (or failed) and idle. */
+export async function closeDraw(s: BenchStack, drawId: string): Promise<void> {
+  const done = new Promise<void>((resolve) => {
+    const on = (r: DrawRecord) => {
+      if (r.id !== drawId) return;
+      s.bot.service.events.off('draw-finished', on);
+      s.bot.service.events.off('draw-failed', on);
+      resolve();
+    };
+    s.bot.service.events.on('draw-finished', on);
+    s.bot.service.events.on('draw-failed', on);
+  });
+  s.bot.service.endNow();
+  await done;
+  await s.bot.service.whenIdle();
+}
