@@ -123,45 +123,45 @@ try {
       const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: unknown };
       (await import('node:fs')).writeFileSync(process.env['HEAPPROF']!, JSON.stringify(profile));
     }
-    process.exit(0);
+  } else {
+    gc();
+    console.log(`harness input: ${((process.memoryUsage().heapUsed - heap0) / 1e6).toFixed(0)} MB of heap`);
+    const WARM = Math.min(20_000, USERS);
+    await rawRound(rawServer, raws.slice(0, WARM));
+    await oursRound(s, ours.slice(0, WARM), WARM);
+    const r: number[] = [];
+    const o: number[] = [];
+    const ratios: number[] = [];
+    const wall: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      if (only === 'bot') {
+        const b = await oursRound(s, ours, USERS + 1);
+        console.log(`round ${i + 1}: bot ${(b.cpuUs / ours.length).toFixed(2)} us/line`);
+        continue;
+      }
+      if (only === 'bare') {
+        const a = await rawRound(rawServer, raws);
+        console.log(`round ${i + 1}: bare ${(a.cpuUs / raws.length).toFixed(2)} us/line`);
+        continue;
+      }
+      let a: Sample;
+      let b: Sample;
+      if (i % 2 === 0) {
+        a = await rawRound(rawServer, raws);
+        b = await oursRound(s, ours, USERS + 1);
+      } else {
+        b = await oursRound(s, ours, USERS + 1);
+        a = await rawRound(rawServer, raws);
+      }
+      const n = raws.length;
+      r.push(a.cpuUs / n);
+      o.push(b.cpuUs / n);
+      ratios.push(a.cpuUs / b.cpuUs);
+      wall.push(a.wallMs / b.wallMs);
+      console.log(`round ${i + 1}: bare ${(a.cpuUs / n).toFixed(2)} us/line, bot ${(b.cpuUs / n).toFixed(2)} us/line, cpu ratio ${(a.cpuUs / b.cpuUs).toFixed(3)}, wall ratio ${(a.wallMs / b.wallMs).toFixed(3)}`);
+    }
+    if (r.length) console.log(`median: bare ${median(r).toFixed(2)} us/line, bot ${median(o).toFixed(2)} us/line, cpu ratio ${median(ratios).toFixed(3)}, wall ratio ${median(wall).toFixed(3)}`);
   }
-  gc();
-  console.log(`harness input: ${((process.memoryUsage().heapUsed - heap0) / 1e6).toFixed(0)} MB of heap`);
-  const WARM = Math.min(20_000, USERS);
-  await rawRound(rawServer, raws.slice(0, WARM));
-  await oursRound(s, ours.slice(0, WARM), WARM);
-  const r: number[] = [];
-  const o: number[] = [];
-  const ratios: number[] = [];
-  const wall: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    if (only === 'bot') {
-      const b = await oursRound(s, ours, USERS + 1);
-      console.log(`round ${i + 1}: bot ${(b.cpuUs / ours.length).toFixed(2)} us/line`);
-      continue;
-    }
-    if (only === 'bare') {
-      const a = await rawRound(rawServer, raws);
-      console.log(`round ${i + 1}: bare ${(a.cpuUs / raws.length).toFixed(2)} us/line`);
-      continue;
-    }
-    let a: Sample;
-    let b: Sample;
-    if (i % 2 === 0) {
-      a = await rawRound(rawServer, raws);
-      b = await oursRound(s, ours, USERS + 1);
-    } else {
-      b = await oursRound(s, ours, USERS + 1);
-      a = await rawRound(rawServer, raws);
-    }
-    const n = raws.length;
-    r.push(a.cpuUs / n);
-    o.push(b.cpuUs / n);
-    ratios.push(a.cpuUs / b.cpuUs);
-    wall.push(a.wallMs / b.wallMs);
-    console.log(`round ${i + 1}: bare ${(a.cpuUs / n).toFixed(2)} us/line, bot ${(b.cpuUs / n).toFixed(2)} us/line, cpu ratio ${(a.cpuUs / b.cpuUs).toFixed(3)}, wall ratio ${(a.wallMs / b.wallMs).toFixed(3)}`);
-  }
-  if (r.length) console.log(`median: bare ${median(r).toFixed(2)} us/line, bot ${median(o).toFixed(2)} us/line, cpu ratio ${median(ratios).toFixed(3)}, wall ratio ${median(wall).toFixed(3)}`);
 } finally {
   await rawServer.close();
   await s.dispose();
