@@ -46,7 +46,7 @@ import type { Logger } from '../logging/index.js';
 import { NotSentError, Outbox, type ChatTransport, type OutboxLimits, type OutboxStats } from './outbox.js';
 import { ConfirmWatch } from './confirm-watch.js';
 import { AuthRecovery } from './auth-recovery.js';
-import { parseUrl, tmiLogger, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
+import { tmiClientOptions, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 import type { TmiTags } from './parse.js';
 import { applyRoomState, routeChannelEvents, userStateIsMod } from './chat-routing.js';
 import { tapUserState, tmiSocket } from './userstate-tap.js';
@@ -98,10 +98,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.log = options.logger.child({ module: 'twitch' });
     this.clock = options.clock ?? systemClock;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
-    const endpoint = parseUrl(options.url);
-    const token = options.token.replace(/^oauth:/i, '');
     this.tokens = options.tokens;
-    const tokens = this.tokens;
     this.recovery = new AuthRecovery({
       tokens: this.tokens,
       clock: this.clock,
@@ -111,22 +108,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       fatal: (err) => this.emit('fatal', err),
     });
 
-    this.tmiOptions = {
-      options: { skipUpdatingEmotesets: true, messagesLogLevel: 'trace', joinInterval: 300 },
-      connection: {
-        server: endpoint.host,
-        port: endpoint.port,
-        secure: endpoint.secure,
-        reconnect: true,
-        reconnectInterval: options.reconnect?.intervalMs ?? 1000,
-        maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
-        maxReconnectAttempts: Infinity,
-        timeout: options.pingTimeoutMs ?? 5000,
-      },
-      identity: { username: this.botLogin, password: () => `oauth:${tokens ? tokens.current().replace(/^oauth:/i, '') : token}` },
-      channels: [this.channelKey],
-      logger: tmiLogger(this.log),
-    };
+    this.tmiOptions = tmiClientOptions(options, this.botLogin, this.channelKey, this.log);
 
     const transport: ChatTransport = {
       send: (channel, text) => this.write(channel, text),

@@ -1,10 +1,13 @@
 /**
  * Small pieces between tmi.js 1.8.5 and the chat client (client.ts): the two connection errors
  * (never carrying the token), TWITCH_IRC_URL parsing into tmi.js's server/port/secure options, a
- * tmi.js logger over pino (its default logger is module state), and a ROOMSTATE seconds reader.
+ * tmi.js logger over pino (its default logger is module state), a ROOMSTATE seconds reader, and
+ * the tmi.js client options built from TwitchChatOptions (the token read at every login).
  */
 import { GiftdropError } from '../shared/errors.js';
+import type tmi from 'tmi.js';
 import type { Logger } from '../logging/index.js';
+import type { TwitchChatOptions } from './client-types.js';
 
 /** Twitch refused the login: the token (or the username it belongs to) is wrong. */
 export class TwitchAuthError extends GiftdropError {
@@ -58,5 +61,32 @@ export function tmiLogger(log: Logger): { trace(m: string): void; debug(m: strin
     error: (m) => log.warn(text(m)),
     fatal: (m) => log.error(text(m)),
     setLevel: () => undefined,
+  };
+}
+
+/**
+ * tmi.js options for the bot's client: tmi.js reconnects by itself (its delays from `reconnect`),
+ * its keep-alive PONG deadline is `pingTimeoutMs`, and the password is a function, so a token
+ * refreshed through `options.tokens` is used from the next (re)connect.
+ */
+export function tmiClientOptions(options: TwitchChatOptions, botLogin: string, channelKey: string, log: Logger): tmi.Options {
+  const endpoint = parseUrl(options.url);
+  const token = options.token.replace(/^oauth:/i, '');
+  const tokens = options.tokens;
+  return {
+    options: { skipUpdatingEmotesets: true, messagesLogLevel: 'trace', joinInterval: 300 },
+    connection: {
+      server: endpoint.host,
+      port: endpoint.port,
+      secure: endpoint.secure,
+      reconnect: true,
+      reconnectInterval: options.reconnect?.intervalMs ?? 1000,
+      maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
+      maxReconnectAttempts: Infinity,
+      timeout: options.pingTimeoutMs ?? 5000,
+    },
+    identity: { username: botLogin, password: () => `oauth:${tokens ? tokens.current().replace(/^oauth:/i, '') : token}` },
+    channels: [channelKey],
+    logger: tmiLogger(log),
   };
 }
