@@ -16,25 +16,7 @@ import { freezeEntrantTable } from '../src/giveaway/freeze.js';
 import type { Entrant, FrozenEntrant } from '../src/giveaway/ports.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
-
-function reference(list: readonly FrozenEntrant[]): { frozen: FrozenEntrant[]; text: string; digest: string } {
-  const frozen = list.map((e) => ({ userId: e.userId, login: e.login, weight: e.weight }));
-  frozen.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
-  const text = frozen.map((e) => `${e.userId}\t${e.login}\t${e.weight}\n`).join('');
-  return { frozen, text, digest: createHash('sha256').update(text, 'utf8').digest('hex') };
-}
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
+import { reference, rng } from './support/canonical-reference.js';
 
 const LOGINS = ['viewer', 'zoë_ñ', '名前', 'emoji😀x', 'lone\ud800', 'q"uote', 'back\\slash', 'Ab'];
 

@@ -18,29 +18,9 @@ import { firstPicks } from '../src/giveaway/picks.js';
 import { frozenRowsOf, type Entrant, type FrozenEntrant } from '../src/giveaway/ports.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
+import { reference, rng } from './support/canonical-reference.js';
 import { entrantsFileChunks } from '../src/storage/entrants-file.js';
 import { entrantLine } from '../src/storage/entrant-line.js';
-
-/** The procedure exactly as fairness.ts states it, the slow plain way. */
-function reference(list: readonly FrozenEntrant[]): { frozen: FrozenEntrant[]; digest: string } {
-  const frozen = list.map((e) => ({ userId: e.userId, login: e.login, weight: e.weight }));
-  frozen.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
-  const text = frozen.map((e) => `${e.userId}\t${e.login}\t${e.weight}\n`).join('');
-  return { frozen, digest: createHash('sha256').update(text, 'utf8').digest('hex') };
-}
-
-/** A deterministic pseudo-random generator (xorshift32). */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
 
 function decimalEntrants(n: number, seed: number): FrozenEntrant[] {
   const next = rng(seed);
