@@ -13,6 +13,7 @@ import { readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileDrawRepository } from '../src/storage/index.js';
+import { parseJournal } from '../src/storage/journal.js';
 import { finishedRecord } from './support/fairness-records.js';
 import { runProcess, startProcess } from './support/sandbox-mode-spawn.js';
 import {
@@ -199,7 +200,7 @@ describe('a damaged entry journal', () => {
 
     const file = join(dataDir, 'journal', `${drawId}.jsonl`);
     const lines = (await readFile(file, 'utf8')).split('\n');
-    const lost = (JSON.parse(lines[2]!) as { userId: string }).userId;
+    const lost = parseJournal(lines[2]!).entrants[0]!.userId;
     lines[2] = lines[2]!.slice(0, 20) + '#garbage#';
     await writeFile(file, lines.join('\n'));
 

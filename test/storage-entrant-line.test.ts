@@ -1,9 +1,12 @@
 /**
- * The journal's entrant lines written as bytes (entrant-line.ts LineBytes): the same bytes as
- * `JSON.stringify(entrant) + '\n'` in UTF-8 for plain, escaped, non-ASCII and odd-number entrants,
- * across buffer growth, and read back by the journal's own parser.
+ * The journal's entrant lines (entrant-line.ts): a standard entrant is written as the compact
+ * array `JSON.stringify([userId, login, displayName, weight, roleBits, subMonths, enteredAt])`,
+ * anything else as `JSON.stringify(entrant)`; the bytes LineBytes writes are exactly those lines
+ * in UTF-8 (plain, escaped, non-ASCII and odd-number entrants, across buffer growth, and from an
+ * entrant table's rows), and the journal's own parser reads both formats back to the same entrants.
  */
 import { describe, expect, it } from 'vitest';
+import { EntrantTable } from '../src/giveaway/entrant-table.js';
 import type { Entrant } from '../src/giveaway/ports.js';
 import { LineBytes, entrantLine } from '../src/storage/entrant-line.js';
 import { parseJournal } from '../src/storage/journal.js';
@@ -14,7 +17,14 @@ function entrant(over: Partial<Entrant> = {}): Entrant {
   return { userId: '123456789', login: 'viewer_1', displayName: 'Viewer_1', weight: 2, roles, enteredAt: 1_767_300_000_123, ...over };
 }
 
-const cases: Entrant[] = [
+/** The compact line written out plainly (the format's definition). */
+function compact(e: Entrant): string {
+  const r = e.roles;
+  const bits = (r.broadcaster ? 1 : 0) | (r.moderator ? 2 : 0) | (r.vip ? 4 : 0) | (r.subscriber ? 8 : 0) | (r.firstMessage ? 16 : 0);
+  return JSON.stringify([e.userId, e.login, e.displayName, e.weight, bits, r.subMonths, e.enteredAt]);
+}
+
+const standard: Entrant[] = [
   entrant(),
   entrant({ weight: 1, roles: { broadcaster: true, moderator: false, vip: true, subscriber: false, subMonths: 0, firstMessage: true } }),
   entrant({ login: 'a"b', displayName: 'back\\slash' }),
@@ -26,24 +36,50 @@ const cases: Entrant[] = [
   entrant({ weight: 10, enteredAt: Number.MAX_SAFE_INTEGER }),
   entrant({ weight: 3, enteredAt: 1e21 }),
   entrant({ enteredAt: -5, roles: { ...roles, subMonths: 0.25 } }),
-  entrant({ enteredAt: Number.NaN }),
   entrant({ displayName: 'x'.repeat(70_000) }),
+];
+/** Not standard: written as the whole object. */
+const other: Entrant[] = [
+  entrant({ enteredAt: Number.NaN }),
   { ...entrant(), note: 'an extra field' } as Entrant,
+  entrant({ roles: { ...roles, vip: 'yes' as unknown as boolean } }),
+  entrant({ roles: { ...roles, badge: 'extra' } as unknown as Entrant['roles'] }),
 ];
 
-describe('LineBytes.addEntrant', () => {
-  it('writes JSON.stringify(entrant) and a newline, byte for byte', () => {
-    for (const e of cases) {
+describe('entrant journal lines', () => {
+  it('a standard entrant is the compact array, anything else the whole object', () => {
+    for (const e of standard) expect(entrantLine(e)).toBe(compact(e));
+    for (const e of other) expect(entrantLine(e)).toBe(JSON.stringify(e));
+    // about a quarter of the object line
+    expect(entrantLine(entrant()).length).toBeLessThan(JSON.stringify(entrant()).length / 3);
+  });
+
+  it('LineBytes writes the line and a newline, byte for byte', () => {
+    for (const e of [...standard, ...other]) {
       const lines = new LineBytes(8);
       lines.addEntrant(e);
-      expect(lines.bytes().toString('utf8')).toBe(`${JSON.stringify(e)}\n`);
-      expect(entrantLine(e)).toBe(JSON.stringify(e));
+      expect(lines.bytes().toString('utf8')).toBe(`${entrantLine(e)}\n`);
     }
   });
 
-  it('keeps every line across buffer growth and the journal parser reads them back', () => {
+  it('a table row is written as its entrant is', () => {
+    const table = new EntrantTable();
+    const rows = standard.filter((e) => Number.isInteger(e.weight) && e.weight > 0 && e.enteredAt >= 0 && e.displayName.length < 100);
+    rows.forEach((e, i) => table.add({ ...e, userId: `${i}${e.userId}`, roles: { ...e.roles, subMonths: Math.floor(e.roles.subMonths) } }));
+    const byRow = new LineBytes(8);
+    const byObject = new LineBytes(8);
+    for (let row = 0; row < table.size; row++) {
+      byRow.addRow(table, row);
+      byObject.addEntrant(table.entrant(row));
+    }
+    expect(table.size).toBe(rows.length);
+    expect(byRow.bytes().toString('utf8')).toBe(byObject.bytes().toString('utf8'));
+  });
+
+  it('keeps every line across buffer growth and the journal parser reads them back as they were', () => {
     const lines = new LineBytes(16);
     const all: Entrant[] = [];
+    const cases = [...standard, ...other];
     for (let i = 0; i < 2_000; i++) {
       const e = cases[i % cases.length]!;
       const one = { ...e, userId: `${i}-${e.userId}` };
@@ -51,10 +87,32 @@ describe('LineBytes.addEntrant', () => {
       lines.addEntrant(one);
     }
     const text = lines.bytes().toString('utf8');
-    expect(text).toBe(all.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    expect(text).toBe(all.map((e) => `${entrantLine(e)}\n`).join(''));
     const parsed = parseJournal(text);
-    // NaN is written as null (JSON) and fails the schema, as with JSON.stringify before.
-    const readable = all.filter((e) => Number.isFinite(e.enteredAt) && Number.isInteger(e.weight));
-    expect(parsed.entrants.map((e) => e.userId)).toEqual(readable.map((e) => e.userId));
+    // NaN is written as null (JSON) and fails the schema; so do weights that are not positive integers.
+    const readable = all.filter((e) => Number.isFinite(e.enteredAt) && Number.isInteger(e.weight) && typeof e.roles.vip === 'boolean');
+    expect(parsed.entrants).toEqual(readable);
+    expect(parsed.badLines).toHaveLength(all.length - readable.length);
+  });
+
+  it('reads a journal an older version wrote (object lines) with compact lines appended after it', () => {
+    const old = [entrant({ userId: '1' }), entrant({ userId: '2', displayName: 'Zwei' })];
+    const added = [entrant({ userId: '3' }), entrant({ userId: '4', login: 'vier' })];
+    const lines = new LineBytes(8);
+    for (const e of added) lines.addEntrant(e);
+    const text = old.map((e) => `${JSON.stringify(e)}\n`).join('') + lines.bytes().toString('utf8');
+    expect(parseJournal(text)).toEqual({ entrants: [...old, ...added], badLines: [], tornLast: false });
+  });
+
+  it('a torn compact line never reads as an entrant', () => {
+    const line = entrantLine(entrant());
+    for (let cut = 1; cut < line.length; cut++) {
+      const parsed = parseJournal(line.slice(0, cut));
+      expect(parsed.entrants).toEqual([]);
+      expect(parsed.tornLast).toBe(true);
+    }
+    // arrays of another shape are unreadable lines, not entrants
+    const odd = ['["1","a","A",1,0,0]', '["1","a","A",1,32,0,5]', '["1","a","A",1,1.5,0,5]', '[]'];
+    expect(parseJournal(`${odd.join('\n')}\n`)).toEqual({ entrants: [], badLines: [1, 2, 3, 4], tornLast: false });
   });
 });

@@ -6,6 +6,8 @@ import { createLogger } from '../src/logging/index.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileDrawRepository, StorageError } from '../src/storage/index.js';
+import { parseJournal } from '../src/storage/journal.js';
+import { entrantLine } from '../src/storage/entrant-line.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { verifyDraw } from '../src/giveaway/verify.js';
 import { finishedRecord, makeEntrant } from './support/fairness-records.js';
@@ -171,7 +173,7 @@ describe('FileDrawRepository: entry journal', () => {
     expect(existsSync(journal)).toBe(false);
     clock.advance(1);
     await waitFor(async () => existsSync(journal) && (await readFile(journal, 'utf8')).split('\n').length === 6);
-    const lines = (await readFile(journal, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = parseJournal(await readFile(journal, 'utf8')).entrants;
     expect(lines.map((l) => l.userId)).toEqual([0, 1, 2, 3, 4].map((i) => makeEntrant(i).userId));
     expect(clock.pending()).toBe(0);
   });
@@ -239,7 +241,8 @@ describe('FileDrawRepository: entry journal', () => {
     await waitFor(() => logged.some((l) => l.includes('torn last journal line')));
     expect(logged.filter((l) => /"level":(40|50)/.test(l))).toEqual([]);
     expect(second.notes).toEqual([]);
-    expect(await readFile(journal, 'utf8')).toBe([1, 2].map((i) => JSON.stringify(makeEntrant(i)) + '\n').join(''));
+    // (rewritten with the readable lines, in the journal's compact line format)
+    expect(await readFile(journal, 'utf8')).toBe([1, 2].map((i) => entrantLine(makeEntrant(i)) + '\n').join(''));
     expect((await readdir(join(dir, 'journal'))).sort()).toEqual(['d1.jsonl']);
     second.appendEntrant('d1', makeEntrant(4));
     await second.close();
@@ -268,7 +271,7 @@ describe('FileDrawRepository: entry journal', () => {
     await rmdir(journal);
     repo.appendEntrant('d1', makeEntrant(3));
     await repo.flush();
-    const ids = (await readFile(journal, 'utf8')).trim().split('\n').map((l) => JSON.parse(l).userId);
+    const ids = parseJournal(await readFile(journal, 'utf8')).entrants.map((e) => e.userId);
     expect(ids).toEqual([1, 2, 3].map((i) => makeEntrant(i).userId));
   });
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import tmi from 'tmi.js';
 import type { ChatMessage } from '../src/shared/chat.js';
-import { parseChatMessage, type ParseResult, type TmiTags } from '../src/twitch/parse.js';
+import { TagsMessage, chatMessageOf, parseChatMessage, plainMessage, type ParseResult, type TmiTags } from '../src/twitch/parse.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
@@ -116,5 +116,69 @@ describe('parseChatMessage (through tmi.js)', () => {
     // tmi.js turns a user-id of "1" into `true`: not a usable id either.
     const [r2] = viaTmi(line({ 'user-id': '1' }, 'x'));
     expect(r2).toMatchObject({ ok: false });
+  });
+});
+
+describe('TagsMessage (the receive path: fields read when first used)', () => {
+  /** What tmi.js hands its listeners for `lines`. */
+  function tagsOf(...lines: string[]): { tags: TmiTags; text: string }[] {
+    const client = new tmi.Client({
+      options: { skipUpdatingEmotesets: true },
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    const out: { tags: TmiTags; text: string }[] = [];
+    client.on('message', (_channel, tags, text) => out.push({ tags: tags as TmiTags, text }));
+    client.on('cheer', (_channel, tags, text) => out.push({ tags: tags as TmiTags, text }));
+    (client as unknown as { _onMessage(e: { data: string }): void })._onMessage({ data: lines.join('\r\n') });
+    return out;
+  }
+
+  const lines = [
+    line({}, '!enter'),
+    line({ badges: 'moderator/1', mod: '1', 'user-type': 'mod' }, 'a'),
+    line({ badges: 'vip/1', vip: '1' }, 'b'),
+    line({ 'badge-info': 'subscriber/14', badges: 'subscriber/12', subscriber: '1' }, 'c'),
+    line({ badges: 'broadcaster/1,subscriber/0', 'user-id': '424242' }, 'd'),
+    line({ 'first-msg': '1' }, 'e'),
+    line({ 'badge-info': 'founder/7', badges: 'founder/0', subscriber: '0' }, 'f'),
+    line({ mod: '1' }, 'x'),
+    line({ bits: '100', badges: 'bits/100' }, 'Cheer100 !enter'),
+    line({}, '\u0001ACTION waves at chat\u0001'),
+    line({ 'display-name': 'ユーザー\\sName' }, '!enter Tシャツ'),
+    line({ 'display-name': '' }, 'no name').replace(/tmi-sent-ts=\d+;/, ''),
+    line({ 'tmi-sent-ts': '000' }, 'zero time'),
+    line({ 'tmi-sent-ts': '1.7e12' }, 'exponent time'),
+    line({ 'tmi-sent-ts': 'soon' }, 'word time'),
+    line({ 'tmi-sent-ts': '1767268800123456789' }, 'long time'),
+    line({ id: '' }, 'no id').replace(/room-id=\d+;/, ''),
+  ];
+
+  it('has every field of the plain message, with the same values', () => {
+    const seen = tagsOf(...lines);
+    expect(seen).toHaveLength(lines.length);
+    for (const { tags, text } of seen) {
+      const lazy = TagsMessage.of('giftdrop_demo', tags, text, false, () => NOW);
+      const plain = chatMessageOf('giftdrop_demo', tags, text, false, () => NOW);
+      if (typeof lazy === 'string' || typeof plain === 'string') throw new Error('not parsed');
+      expect(plainMessage(lazy)).toEqual(plain);
+      for (const key of Object.keys(plain) as (keyof typeof plain)[]) expect(lazy[key]).toEqual(plain[key]);
+      expect(lazy.roles).toBe(lazy.roles);
+    }
+  });
+
+  it('reads the clock only for a line without a usable send time, and when the line arrives', () => {
+    const seen = tagsOf(lines[0]!, lines[11]!, lines[12]!, lines[13]!, lines[14]!);
+    let reads = 0;
+    let clock = NOW;
+    const made = seen.map(({ tags, text }) => TagsMessage.of('c', tags, text, false, () => (reads++, clock)));
+    clock = NOW + 60_000;
+    const times = made.map((m) => (typeof m === 'string' ? m : m.sentAt));
+    expect(times).toEqual([1767268800123, NOW, NOW, 1.7e12, NOW]);
+    expect(reads).toBe(3);
+  });
+
+  it('rejects what the plain mapping rejects', () => {
+    const [noId] = tagsOf(line({}, 'no id').replace(/user-id=\d+;/, ''));
+    expect(TagsMessage.of('c', noId!.tags, noId!.text, false, () => NOW)).toBe('no user-id tag');
   });
 });

@@ -179,7 +179,8 @@ export class CommandRegistry {
     if (!hit) return false;
     const { slot, invokedAs, rest } = hit;
     const { command } = slot;
-    if (!hasPermission(msg.roles, command.permission)) {
+    // (roles are read only for a command that needs more than everyone's rank)
+    if (command.permission !== 'everyone' && !hasPermission(msg.roles, command.permission)) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: permission');
       return false;
     }

@@ -15,7 +15,7 @@
  */
 import type { ChatRoles } from '../shared/chat.js';
 import { digitKey } from './digit-keys.js';
-import type { Entrant } from './ports.js';
+import type { Entrant, EntrantRows } from './ports.js';
 
 const BROADCASTER = 1;
 const MODERATOR = 2;
@@ -81,7 +81,7 @@ export interface TableColumns {
 }
 
 /** The entrants of one draw in columns, addressed by row (entry order). */
-export class EntrantTable {
+export class EntrantTable implements EntrantRows {
   private readonly rowOf = new Map<string, number>();
   private readonly ids: string[] = [];
   private readonly logins: string[] = [];
@@ -257,6 +257,10 @@ export class EntrantTable {
     return unpackRoles(this.roleBits[row]!, this.months[row]!);
   }
 
+  enteredAtOf(row: number): number {
+    return this.enteredAt[row]!;
+  }
+
   entrant(row: number): Entrant {
     return {
       userId: this.ids[row]!,
@@ -279,12 +283,12 @@ export class EntrantTable {
     return row === undefined ? undefined : this.displayNameAt(row);
   }
 
-  /** The first entrant whose login equals `login` (case-insensitive). */
   /** Every entrant in entry order, one object at a time (for read-only views such as the dashboard). */
   *values(): IterableIterator<Entrant> {
     for (let row = 0; row < this.logins.length; row++) yield this.entrant(row);
   }
 
+  /** The first entrant whose login equals `login` (case-insensitive). */
   findByLogin(login: string): Entrant | undefined {
     const wanted = login.toLowerCase();
     for (let row = 0; row < this.logins.length; row++) {

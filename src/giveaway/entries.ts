@@ -57,7 +57,7 @@ export class Entries {
       joined += 1;
       ctx.events.emit('entered', s.id, entrant, s.entrants.size);
       try {
-        ctx.repo.appendEntrant(s.id, entrant);
+        ctx.repo.appendEntrantRow(s.id, s.entrants, s.entrants.size - 1);
       } catch (err) {
         ctx.logger.error({ drawId: s.id, userId: entrant.userId, err }, 'could not journal an entrant (kept in memory)');
       }

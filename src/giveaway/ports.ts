@@ -323,6 +323,19 @@ export interface DrawRecord {
 }
 
 /**
+ * A draw's entrants by row as storage reads them (EntrantTable): rows are appended in entry order
+ * and never change.
+ */
+export interface EntrantRows {
+  userIdAt(row: number): string;
+  loginAt(row: number): string;
+  displayNameAt(row: number): string;
+  weightAt(row: number): number;
+  rolesAt(row: number): ChatRoles;
+  enteredAtOf(row: number): number;
+}
+
+/**
  * Storage of draws. Entries are journaled per open draw (append-only, cost independent of the
  * history size); records are written on state changes.
  */
@@ -335,8 +348,11 @@ export interface DrawRepository {
   getDraw(id: string): Promise<DrawRecord | undefined>;
   /** Draws with status open or drawing, with their journaled entrants. */
   openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]>;
-  /** Appends an entrant to an open draw's journal (durable within 250 ms, without awaiting). */
-  appendEntrant(drawId: string, entrant: Entrant): void;
+  /**
+   * Journals row `row` of an open draw's entrant rows (durable within 250 ms, without awaiting).
+   * The row is read when the journal is written, not now: rows must not change once added.
+   */
+  appendEntrantRow(drawId: string, rows: EntrantRows, row: number): void;
   /** Newest first. */
   listDraws(options?: { limit?: number }): Promise<DrawRecord[]>;
   /** Winners of finished draws closed at or after `sinceMs` (for the winner cooldown). */

@@ -1,77 +1,107 @@
 /**
  * One journal line of an entrant (journal.ts), built without the generic JSON serialiser on the
- * `!enter` hot path. The output is exactly `JSON.stringify(entrant)` for an Entrant with the
- * standard fields in the standard order (userId, login, displayName, weight, roles{broadcaster,
- * moderator, vip, subscriber, subMonths, firstMessage}, enteredAt); anything else (extra fields,
- * non-finite numbers) goes through JSON.stringify. Readers parse it with entrantSchema as before.
+ * `!enter` hot path.
+ *
+ * Line formats (a reader takes both, line by line, so an old journal goes on after an upgrade):
+ * - compact (written for every standard entrant): a JSON array of seven values,
+ *   `[userId, login, displayName, weight, roleBits, subMonths, enteredAt]`, where roleBits is
+ *   broadcaster 1 | moderator 2 | vip 4 | subscriber 8 | firstMessage 16 (this file's own,
+ *   fixed layout). Exactly `JSON.stringify` of that array. About a quarter of the object line's
+ *   bytes, and a torn line never parses (it lacks its closing `]`).
+ * - object: `JSON.stringify(entrant)`. Written for an entrant that is not standard (extra fields,
+ *   non-finite numbers, non-boolean flags), so nothing an entrant carries is lost; older versions
+ *   wrote every line this way.
+ * A standard entrant has exactly the fields userId, login, displayName (strings), weight,
+ * enteredAt (finite numbers) and roles with exactly broadcaster, moderator, vip, subscriber,
+ * firstMessage (booleans) and subMonths (a finite number).
  * `entrantLine` returns the line as a string; `LineBytes.addEntrant` writes the same line's UTF-8
- * bytes (and a newline) straight into a growing buffer, with no string built for a standard
- * entrant whose strings are printable ASCII (other strings go through JSON.stringify).
+ * bytes (and a newline) straight into a growing buffer, with no string built when the entrant's
+ * strings are printable ASCII (other strings go through JSON.stringify); `LineBytes.addRow` does
+ * the same for a row of a draw's entrant table, read from its columns (no object built). `entrantOfLine` turns a
+ * parsed line of either format back into the entrant's fields (the caller validates them).
  */
-import type { Entrant } from '../giveaway/ports.js';
+import type { Entrant, EntrantRows } from '../giveaway/ports.js';
 
-const ENTRANT_KEYS = ['userId', 'login', 'displayName', 'weight', 'roles', 'enteredAt'] as const;
-const ROLE_KEYS = ['broadcaster', 'moderator', 'vip', 'subscriber', 'subMonths', 'firstMessage'] as const;
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const BROADCASTER = 1;
+const MODERATOR = 2;
+const VIP = 4;
+const SUBSCRIBER = 8;
+const FIRST_MESSAGE = 16;
+const ALL_ROLE_BITS = 31;
 
-function quote(s: string): string {
-  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
-}
-
-/** The object's own enumerable keys are exactly `keys`, in that order. */
-function keysAre(o: object, keys: readonly string[]): boolean {
-  const own = Object.keys(o);
-  if (own.length !== keys.length) return false;
-  for (let i = 0; i < own.length; i++) if (own[i] !== keys[i]) return false;
-  return true;
+/** Own enumerable keys (inherited ones too) of `o`, counted without building an array. */
+function keyCount(o: object): number {
+  let n = 0;
+  for (const _key in o) n++;
+  return n;
 }
 
 function standard(e: Entrant): boolean {
+  const r = e.roles as Entrant['roles'] | null | undefined;
   return (
     typeof e.userId === 'string' &&
     typeof e.login === 'string' &&
     typeof e.displayName === 'string' &&
     Number.isFinite(e.weight) &&
     Number.isFinite(e.enteredAt) &&
-    typeof e.roles === 'object' &&
-    e.roles !== null &&
-    typeof e.roles.broadcaster === 'boolean' &&
-    typeof e.roles.moderator === 'boolean' &&
-    typeof e.roles.vip === 'boolean' &&
-    typeof e.roles.subscriber === 'boolean' &&
-    typeof e.roles.firstMessage === 'boolean' &&
-    Number.isFinite(e.roles.subMonths) &&
-    keysAre(e, ENTRANT_KEYS) &&
-    keysAre(e.roles, ROLE_KEYS)
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.broadcaster === 'boolean' &&
+    typeof r.moderator === 'boolean' &&
+    typeof r.vip === 'boolean' &&
+    typeof r.subscriber === 'boolean' &&
+    typeof r.firstMessage === 'boolean' &&
+    Number.isFinite(r.subMonths) &&
+    keyCount(e) === 6 &&
+    keyCount(r) === 6
   );
 }
 
-/** `JSON.stringify(entrant)`, fast for the standard shape. */
+function roleBits(r: Entrant['roles']): number {
+  return (
+    (r.broadcaster ? BROADCASTER : 0) |
+    (r.moderator ? MODERATOR : 0) |
+    (r.vip ? VIP : 0) |
+    (r.subscriber ? SUBSCRIBER : 0) |
+    (r.firstMessage ? FIRST_MESSAGE : 0)
+  );
+}
+
+/** The journal line of `e`: the compact array for a standard entrant, else the JSON object. */
 export function entrantLine(e: Entrant): string {
   if (!standard(e)) return JSON.stringify(e);
-  const r = e.roles;
-  return (
-    `{"userId":${quote(e.userId)},"login":${quote(e.login)},"displayName":${quote(e.displayName)},"weight":${e.weight},` +
-    `"roles":{"broadcaster":${r.broadcaster},"moderator":${r.moderator},"vip":${r.vip},` +
-    `"subscriber":${r.subscriber},"subMonths":${r.subMonths},"firstMessage":${r.firstMessage}},` +
-    `"enteredAt":${e.enteredAt}}`
-  );
+  return JSON.stringify([e.userId, e.login, e.displayName, e.weight, roleBits(e.roles), e.roles.subMonths, e.enteredAt]);
 }
 
-const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
-const K_USER_ID = ascii('{"userId":');
-const K_LOGIN = ascii(',"login":');
-const K_DISPLAY_NAME = ascii(',"displayName":');
-const K_WEIGHT = ascii(',"weight":');
-/** `,"roles":{...,"subMonths":` for each combination of the first four role flags (packRoles order). */
-const K_ROLES: Buffer[] = [];
-for (let bits = 0; bits < 16; bits++) {
-  const [broadcaster, moderator, vip, subscriber] = [1, 2, 4, 8].map((bit) => (bits & bit) !== 0);
-  K_ROLES.push(ascii(`,"roles":{"broadcaster":${broadcaster},"moderator":${moderator},"vip":${vip},"subscriber":${subscriber},"subMonths":`));
+/**
+ * The entrant a parsed journal line describes: a compact line's array as an Entrant-shaped object
+ * (fields in the standard order), an object line as it is; undefined for an array of any other
+ * shape. Field types are not checked here (the journal's schema does).
+ */
+export function entrantOfLine(parsed: unknown): unknown {
+  if (!Array.isArray(parsed)) return parsed;
+  if (parsed.length !== 7) return undefined;
+  const bits: unknown = parsed[4];
+  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 0 || bits > ALL_ROLE_BITS) return undefined;
+  return {
+    userId: parsed[0],
+    login: parsed[1],
+    displayName: parsed[2],
+    weight: parsed[3],
+    roles: {
+      broadcaster: (bits & BROADCASTER) !== 0,
+      moderator: (bits & MODERATOR) !== 0,
+      vip: (bits & VIP) !== 0,
+      subscriber: (bits & SUBSCRIBER) !== 0,
+      subMonths: parsed[5],
+      firstMessage: (bits & FIRST_MESSAGE) !== 0,
+    },
+    enteredAt: parsed[6],
+  };
 }
-const K_FIRST_MESSAGE = [ascii(',"firstMessage":false},"enteredAt":'), ascii(',"firstMessage":true},"enteredAt":')];
-/** Room for every constant part and number of a line: each string makes room for itself and this. */
-const LINE_ROOM = K_LOGIN.length + K_DISPLAY_NAME.length + K_WEIGHT.length + K_ROLES[0]!.length + K_FIRST_MESSAGE[0]!.length + 3 * 24 + 2;
+
+/** Room for every constant part and number of a compact line: each string makes room for itself and this. */
+const LINE_ROOM = 4 * 24 + 16;
 
 /** UTF-8 lines in one growing buffer (the journal's pending lines of a draw). */
 export class LineBytes {
@@ -99,26 +129,37 @@ export class LineBytes {
 
   /** Appends `entrantLine(e)` and a newline (see the module header). */
   addEntrant(e: Entrant): void {
-    if (!standard(e)) {
-      this.add(entrantLine(e));
-      return;
-    }
-    const r = e.roles;
-    this.reserve(K_USER_ID.length);
-    this.put(K_USER_ID);
-    this.string(e.userId);
-    this.put(K_LOGIN);
-    this.string(e.login);
-    this.put(K_DISPLAY_NAME);
-    this.string(e.displayName);
-    this.put(K_WEIGHT);
-    this.number(e.weight);
-    this.put(K_ROLES[(r.broadcaster ? 1 : 0) | (r.moderator ? 2 : 0) | (r.vip ? 4 : 0) | (r.subscriber ? 8 : 0)]!);
-    this.number(r.subMonths);
-    this.put(K_FIRST_MESSAGE[r.firstMessage ? 1 : 0]!);
-    this.number(e.enteredAt);
+    if (standard(e)) this.addCompact(e.userId, e.login, e.displayName, e.weight, roleBits(e.roles), e.roles.subMonths, e.enteredAt);
+    else this.add(JSON.stringify(e));
+  }
+
+  /**
+   * Appends row `row` of `rows` as a compact line and a newline: `entrantLine` of the row's
+   * entrant (a non-finite number is written as JSON writes it, null, and fails on reading).
+   */
+  addRow(rows: EntrantRows, row: number): void {
+    const roles = rows.rolesAt(row);
+    this.addCompact(rows.userIdAt(row), rows.loginAt(row), rows.displayNameAt(row), rows.weightAt(row), roleBits(roles), roles.subMonths, rows.enteredAtOf(row));
+  }
+
+  private addCompact(userId: string, login: string, displayName: string, weight: number, bits: number, subMonths: number, enteredAt: number): void {
+    this.reserve(1);
+    this.buf[this.used++] = 0x5b; // [
+    this.string(userId);
+    this.comma();
+    this.string(login);
+    this.comma();
+    this.string(displayName);
+    this.comma();
+    this.number(weight);
+    this.comma();
+    this.number(bits);
+    this.comma();
+    this.number(subMonths);
+    this.comma();
+    this.number(enteredAt);
     const b = this.buf;
-    b[this.used++] = 0x7d; // }
+    b[this.used++] = 0x5d; // ]
     b[this.used++] = 0x0a;
   }
 
@@ -126,10 +167,9 @@ export class LineBytes {
     return this.buf.subarray(0, this.used);
   }
 
-  /** Constant bytes (room made before). */
-  private put(k: Buffer): void {
-    this.buf.set(k, this.used);
-    this.used += k.length;
+  /** A comma (room made before). */
+  private comma(): void {
+    this.buf[this.used++] = 0x2c;
   }
 
   /**
@@ -158,7 +198,7 @@ export class LineBytes {
     this.used = at;
   }
 
-  /** A finite number as JSON writes it (room made before). */
+  /** A number as JSON writes it (room made before). */
   private number(n: number): void {
     const b = this.buf;
     let at = this.used;
@@ -172,7 +212,7 @@ export class LineBytes {
         t = q;
       }
     } else {
-      const text = String(n); // JSON's form of a finite number; ASCII
+      const text = Number.isFinite(n) ? String(n) : 'null'; // JSON's form of the number; ASCII
       for (let i = 0; i < text.length; i++) b[at++] = text.charCodeAt(i);
     }
     this.used = at;

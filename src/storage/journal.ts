@@ -1,6 +1,6 @@
 /**
  * The append-only entry journal of open draws: `<dir>/<draw id stem>.jsonl`, one JSON entrant per
- * line. Appends are buffered in memory as UTF-8 bytes (encoded straight into one growing buffer
+ * line (entrant-line.ts: a compact array, or the entrant object; both are read). Appends are buffered in memory as UTF-8 bytes (encoded straight into one growing buffer
  * per draw by entrant-line.ts, no string per line) and written (one append per draw per flush, on
  * a kept-open file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
  * killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
@@ -14,9 +14,9 @@
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Entrant } from '../giveaway/ports.js';
+import type { Entrant, EntrantRows } from '../giveaway/ports.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { LineBytes } from './entrant-line.js';
+import { LineBytes, entrantOfLine } from './entrant-line.js';
 import { StorageError } from './errors.js';
 import { FILE_MODE, fileStem, idFromStem, quarantineFile, readIfExists, replaceKeepingDamaged, writeFileAtomic } from './files.js';
 import { entrantSchema } from './schemas.js';
@@ -59,7 +59,7 @@ export function parseJournal(text: string): { entrants: Entrant[]; badLines: num
     } catch {
       parsed = undefined;
     }
-    const result = entrantSchema.safeParse(parsed);
+    const result = entrantSchema.safeParse(entrantOfLine(parsed));
     if (result.success) entrants.push(result.data as Entrant);
     else if (i === lines.length - 1) tornLast = true;
     else badLines.push(i + 1);
@@ -69,13 +69,38 @@ export function parseJournal(text: string): { entrants: Entrant[]; badLines: num
 
 const NEWLINE = Buffer.from('\n');
 
+/**
+ * A draw's lines not yet written: encoded bytes, then rows [from, to) of `rows` still to encode
+ * (rows are encoded when the journal is written, in one pass, not one entrant at a time).
+ */
+interface Pending {
+  lines: LineBytes;
+  rows: EntrantRows | undefined;
+  from: number;
+  to: number;
+}
+
+function pending(lines: LineBytes): Pending {
+  return { lines, rows: undefined, from: 0, to: 0 };
+}
+
+/** Encodes a pending row range into its bytes. */
+function encodeRows(p: Pending): LineBytes {
+  const rows = p.rows;
+  if (rows) {
+    for (let row = p.from; row < p.to; row++) p.lines.addRow(rows, row);
+    p.rows = undefined;
+  }
+  return p.lines;
+}
+
 /** Per-draw append-only entry journals with a timed write-behind buffer. */
 export class EntryJournal {
   private readonly dir: string;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly flushIntervalMs: number;
-  private buffers = new Map<string, LineBytes>();
+  private buffers = new Map<string, Pending>();
   private readonly handles = new Map<string, Promise<{ handle: FileHandle; needsNewline: boolean }>>();
   private chain: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
@@ -94,26 +119,46 @@ export class EntryJournal {
 
   /** Buffers one entrant line; it reaches the file within flushIntervalMs. */
   append(drawId: string, entrant: Entrant): void {
-    if (this.closed) throw new StorageError('STORAGE_CLOSED', 'entry journal is closed');
-    let buffer = this.buffers.get(drawId);
-    if (!buffer) {
-      fileStem(drawId); // the id is checked once per buffer, not per line
-      this.buffers.set(drawId, (buffer = new LineBytes(16 * 1024)));
+    encodeRows(this.pendingOf(drawId)).addEntrant(entrant);
+  }
+
+  /**
+   * Buffers row `row` of `rows` (read when the journal is written; see EntrantRows); it reaches
+   * the file within flushIntervalMs, in call order with every other line of the draw.
+   */
+  appendRow(drawId: string, rows: EntrantRows, row: number): void {
+    const p = this.pendingOf(drawId);
+    if (p.rows !== rows || p.to !== row) {
+      encodeRows(p);
+      p.rows = rows;
+      p.from = row;
     }
-    buffer.addEntrant(entrant);
+    p.to = row + 1;
+  }
+
+  /** The draw's pending lines, with the write scheduled. */
+  private pendingOf(drawId: string): Pending {
+    if (this.closed) throw new StorageError('STORAGE_CLOSED', 'entry journal is closed');
+    let p = this.buffers.get(drawId);
+    if (!p) {
+      fileStem(drawId); // the id is checked once per buffer, not per line
+      this.buffers.set(drawId, (p = pending(new LineBytes(16 * 1024))));
+    }
     this.timer ??= this.clock.setTimeout(() => {
       this.timer = undefined;
       this.flush().catch((err: unknown) => {
         this.logger.error({ err }, 'writing the entry journal failed; will retry');
       });
     }, this.flushIntervalMs);
+    return p;
   }
 
   /** Writes everything buffered so far; resolves once it is in the files. */
   flush(): Promise<void> {
     this.timer?.cancel();
     this.timer = undefined;
-    const batch = this.buffers;
+    const batch = new Map<string, LineBytes>();
+    for (const [drawId, p] of this.buffers) batch.set(drawId, encodeRows(p));
     this.buffers = new Map();
     const run = this.chain.then(() => this.writeBatch(batch));
     this.chain = run.catch(() => undefined);
@@ -132,12 +177,13 @@ export class EntryJournal {
         failure ??= err;
         this.handles.delete(drawId);
         // The failed lines go back in front of any appended since, in order.
-        const pending = this.buffers.get(drawId);
-        const back = new LineBytes(lines.used + (pending?.used ?? 0) + 1);
+        const since = this.buffers.get(drawId);
+        const later = since ? encodeRows(since) : undefined;
+        const back = new LineBytes(lines.used + (later?.used ?? 0) + 1);
         lines.bytes().copy(back.buf, 0);
         back.used = lines.used;
-        if (pending) back.used += pending.bytes().copy(back.buf, back.used);
-        this.buffers.set(drawId, back);
+        if (later) back.used += later.bytes().copy(back.buf, back.used);
+        this.buffers.set(drawId, pending(back));
       }
     }
     if (failure !== undefined) {
@@ -239,7 +285,9 @@ export class EntryJournal {
     // Rewritten with the readable lines only, so a later append cannot glue onto a torn line and
     // the damaged lines are reported once.
     await this.closeHandle(drawId);
-    const body = parsed.entrants.map((e) => JSON.stringify(e) + '\n').join('');
+    const readable = new LineBytes(64 * 1024);
+    for (const e of parsed.entrants) readable.addEntrant(e);
+    const body = [readable.bytes()];
     if (parsed.badLines.length === 0) {
       this.logger.debug({ drawId, file }, 'dropped a torn last journal line (interrupted write)');
       await writeFileAtomic(file, body);

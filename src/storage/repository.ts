@@ -41,7 +41,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
-import { frozenRowsOf, type DrawRecord, type DrawRepository, type Entrant, type FrozenEntrant, type FrozenRows } from '../giveaway/ports.js';
+import { frozenRowsOf, type DrawRecord, type DrawRepository, type Entrant, type EntrantRows, type FrozenEntrant, type FrozenRows } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
@@ -330,17 +330,28 @@ export class FileDrawRepository implements DrawRepository {
    * awaited. Entries for a draw already finished/cancelled/failed are dropped (logged at debug).
    * Throws STORAGE_CLOSED/STORAGE_READ_ONLY, or STORAGE_INVALID for an invalid draw id or entrant.
    */
+  /** Appends an entrant object to an open draw's journal (tools and tests; the engine journals rows). */
   appendEntrant(drawId: string, entrant: Entrant): void {
     this.assertWritable();
     if (!entrant || typeof entrant.userId !== 'string' || entrant.userId.length === 0) {
       throw new StorageError('STORAGE_INVALID', 'entrant must have a non-empty userId');
     }
+    if (this.journalable(drawId)) this.journal.append(drawId, entrant);
+  }
+
+  appendEntrantRow(drawId: string, rows: EntrantRows, row: number): void {
+    this.assertWritable();
+    if (this.journalable(drawId)) this.journal.appendRow(drawId, rows, row);
+  }
+
+  /** False (logged) for a draw that already ended: its entries are dropped. */
+  private journalable(drawId: string): boolean {
     const stored = this.byId.get(drawId);
     if (stored && FINAL_STATUSES.has(stored.status)) {
       this.logger.debug({ drawId, status: stored.status }, 'entry for a draw that already ended; dropped');
-      return;
+      return false;
     }
-    this.journal.append(drawId, entrant);
+    return true;
   }
 
   /** Newest first (by openedAt; later saved first on ties). Records come without frozen lists. */

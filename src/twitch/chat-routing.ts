@@ -10,8 +10,9 @@
  *   and one whose handling throws is logged (error); the bot keeps running either way;
  * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
- * - the receive path does one channel compare and one push per line inside tmi.js, then the tag
- *   mapping and one call per line.
+ * - the receive path does one channel compare and one push per line inside tmi.js, then one
+ *   TagsMessage (identity and text read now, the other fields when first used) and one call per
+ *   line.
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
@@ -19,7 +20,7 @@ import type { ChatMessage } from '../shared/chat.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../logging/index.js';
 import type { RoomState } from './client-types.js';
-import { chatMessageOf, type TmiTags } from './parse.js';
+import { TagsMessage, type TmiTags } from './parse.js';
 import { seconds } from './tmi-glue.js';
 
 /** Where the client wants the channel's events. */
@@ -51,7 +52,7 @@ export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandl
   const pending: unknown[] = [];
   let queued = false;
   const receive = (tags: TmiTags, text: string): void => {
-    const message = chatMessageOf(channel, tags, text, false, now);
+    const message = TagsMessage.of(channel, tags, text, false, now);
     if (typeof message !== 'string') {
       handlers.message(message);
     } else {

@@ -8,9 +8,10 @@
  * badges.broadcaster (or user-id = room-id), moderator from `mod` or badges.moderator, vip from
  * badges.vip or the `vip` tag, subscriber from `subscriber` or the subscriber/founder badge,
  * months from badge-info, first message from `first-msg`. Minimal work per line: this runs on
- * the receive path of every chat line. It does not decide anything about commands or entries.
+ * the receive path of every chat line (TagsMessage reads a field's tags only when it is used).
+ * It does not decide anything about commands or entries.
  */
-import type { ChatMessage } from '../shared/chat.js';
+import type { ChatMessage, ChatRoles } from '../shared/chat.js';
 
 /** The tags object tmi.js passes (a subset of @types/tmi.js's ChatUserstate, kept loose). */
 export type TmiTags = Record<string, unknown>;
@@ -56,46 +57,135 @@ export function parseChatMessage(
 }
 
 /**
- * parseChatMessage for the receive path: the ChatMessage, or the reason the line is rejected (a
- * string); nothing else allocated. `channel` is the channel login without `#`; `now` is called
- * only when the line has no usable `tmi-sent-ts`. `channelId` is undefined when there is no
- * `room-id` tag (the property is always present, so every message has the same shape).
+ * The receive path's ChatMessage: user id, login, text, channel and self are read from the tags
+ * at once (a line without a user id or login is rejected there); every other field is read from
+ * the tags when first used. Most chat lines (a repeated `!enter`, plain chat) only need the
+ * identity and the text, and tmi.js's tags object is a slow dictionary to read from. The values
+ * are exactly those of the plain message (`plainMessage`); `roles` is one object per message.
+ * The send-time fallback is taken when the line arrives, not when first read. Read-only.
  */
-export function chatMessageOf(channel: string, tags: TmiTags, text: string, self: boolean, now: () => number): ChatMessage | string {
-  const userId = tags['user-id'];
-  if (typeof userId !== 'string' || userId === '') {
-    return userId === undefined ? 'no user-id tag' : 'user-id tag is not an id';
+export class TagsMessage implements ChatMessage {
+  readonly channel: string;
+  readonly userId: string;
+  readonly login: string;
+  readonly text: string;
+  readonly sentAt: number;
+  readonly self: boolean;
+  readonly #tags: TmiTags;
+  #roles: ChatRoles | undefined;
+
+  private constructor(channel: string, tags: TmiTags, userId: string, login: string, text: string, sentAt: number, self: boolean) {
+    this.channel = channel;
+    this.userId = userId;
+    this.login = login;
+    this.text = text;
+    this.sentAt = sentAt;
+    this.self = self;
+    this.#tags = tags;
   }
-  const login = str(tags.username) ?? str(tags.login);
-  if (login === undefined) return 'no login';
+
+  /**
+   * The message of a line, or why it is rejected (a string). `channel` is the channel login
+   * without `#`; `now` is called only when the line has no usable `tmi-sent-ts`.
+   */
+  static of(channel: string, tags: TmiTags, text: string, self: boolean, now: () => number): TagsMessage | string {
+    const userId = tags['user-id'];
+    if (typeof userId !== 'string' || userId === '') {
+      return userId === undefined ? 'no user-id tag' : 'user-id tag is not an id';
+    }
+    const login = str(tags.username) ?? str(tags.login);
+    if (login === undefined) return 'no login';
+    const sentAt = sentTime(tags['tmi-sent-ts']);
+    return new TagsMessage(channel, tags, userId, login, text, sentAt > 0 ? sentAt : now(), self);
+  }
+
+  get id(): string {
+    return str(this.#tags.id) ?? '';
+  }
+
+  /** undefined when there is no `room-id` tag. */
+  get channelId(): string | undefined {
+    return str(this.#tags['room-id']);
+  }
+
+  get displayName(): string {
+    const displayName = this.#tags['display-name'];
+    return typeof displayName === 'string' && displayName !== '' ? displayName : this.login;
+  }
+
+  get roles(): ChatRoles {
+    return (this.#roles ??= rolesOf(this.#tags, this.userId));
+  }
+
+  get bits(): number {
+    return count(this.#tags.bits);
+  }
+
+  get action(): boolean {
+    return this.#tags['message-type'] === 'action';
+  }
+}
+
+/** The `tmi-sent-ts` tag as a time (plain digits read directly; others as Number reads them); 0 when not usable. */
+function sentTime(tag: unknown): number {
+  if (typeof tag !== 'string') return 0;
+  let n = 0;
+  if (tag.length > 0 && tag.length <= 15) {
+    for (let i = 0; i < tag.length; i++) {
+      const d = tag.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) {
+        n = -1;
+        break;
+      }
+      n = n * 10 + d;
+    }
+    if (n >= 0) return n;
+  }
+  const at = Number(tag);
+  return Number.isFinite(at) && at > 0 ? at : 0;
+}
+
+function rolesOf(tags: TmiTags, userId: string): ChatRoles {
   const badges = (tags.badges ?? undefined) as Record<string, string | undefined> | undefined | null;
-  const badgeInfo = (tags['badge-info'] ?? undefined) as Record<string, string | undefined> | undefined | null;
   const roomId = str(tags['room-id']);
-  const broadcaster = (badges != null && badges.broadcaster !== undefined) || (roomId !== undefined && roomId === userId);
   const subscriber =
     flag(tags.subscriber) || (badges != null && (badges.subscriber !== undefined || badges.founder !== undefined));
-  const sentTs = tags['tmi-sent-ts'];
-  const sentAt = typeof sentTs === 'string' ? Number(sentTs) : NaN;
-  const displayName = tags['display-name'];
+  const badgeInfo = subscriber ? ((tags['badge-info'] ?? undefined) as Record<string, string | undefined> | undefined | null) : undefined;
   return {
-    id: str(tags.id) ?? '',
-    channel,
-    channelId: roomId,
-    userId,
-    login,
-    displayName: typeof displayName === 'string' && displayName !== '' ? displayName : login,
-    text,
-    roles: {
-      broadcaster,
-      moderator: flag(tags.mod) || (badges != null && badges.moderator !== undefined),
-      vip: flag(tags.vip) || (badges != null && badges.vip !== undefined),
-      subscriber,
-      subMonths: subscriber && badgeInfo != null ? count(badgeInfo.subscriber ?? badgeInfo.founder) : 0,
-      firstMessage: flag(tags['first-msg']),
-    },
-    bits: count(tags.bits),
-    action: tags['message-type'] === 'action',
-    sentAt: Number.isFinite(sentAt) && sentAt > 0 ? sentAt : now(),
-    self,
+    broadcaster: (badges != null && badges.broadcaster !== undefined) || (roomId !== undefined && roomId === userId),
+    moderator: flag(tags.mod) || (badges != null && badges.moderator !== undefined),
+    vip: flag(tags.vip) || (badges != null && badges.vip !== undefined),
+    subscriber,
+    subMonths: subscriber && badgeInfo != null ? count(badgeInfo.subscriber ?? badgeInfo.founder) : 0,
+    firstMessage: flag(tags['first-msg']),
   };
+}
+
+/** A ChatMessage's fields as a plain object (every field read now). */
+export function plainMessage(m: ChatMessage): ChatMessage {
+  return {
+    id: m.id,
+    channel: m.channel,
+    channelId: m.channelId,
+    userId: m.userId,
+    login: m.login,
+    displayName: m.displayName,
+    text: m.text,
+    roles: m.roles,
+    bits: m.bits,
+    action: m.action,
+    sentAt: m.sentAt,
+    self: m.self,
+  };
+}
+
+/**
+ * parseChatMessage's mapping as a plain object: the ChatMessage, or the reason the line is
+ * rejected (a string). `channel` is the channel login without `#`; `now` is called only when the
+ * line has no usable `tmi-sent-ts`. `channelId` is undefined when there is no `room-id` tag (the
+ * property is always present, so every message has the same shape).
+ */
+export function chatMessageOf(channel: string, tags: TmiTags, text: string, self: boolean, now: () => number): ChatMessage | string {
+  const m = TagsMessage.of(channel, tags, text, self, now);
+  return typeof m === 'string' ? m : plainMessage(m);
 }

@@ -34,6 +34,7 @@ import {
 } from '../../src/sandbox/fourthwall/index.js';
 import type { OutboxLimits } from '../../src/twitch/index.js';
 import { FileDrawRepository } from '../../src/storage/index.js';
+import { parseJournal } from '../../src/storage/journal.js';
 import { LogCapture } from './log-capture.js';
 
 /** The project root (where `src/main.ts` and `node_modules` live). */
@@ -560,16 +561,8 @@ export async function waitForDrawStatus(
 export function journaledEntrants(dataDir: string, drawId: string): Entrant[] {
   const file = join(dataDir, 'journal', `${drawId}.jsonl`);
   if (!existsSync(file)) return [];
-  const out: Entrant[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as Entrant);
-    } catch {
-      // a torn last line: not durable yet
-    }
-  }
-  return out;
+  // (the journal's own reader: both line formats; a torn last line is not durable yet)
+  return parseJournal(readFileSync(file, 'utf8')).entrants;
 }
 
 /**

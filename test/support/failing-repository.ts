@@ -34,8 +34,8 @@ export class FailingSaves implements DrawRepository {
   openDraws() {
     return this.inner.openDraws();
   }
-  appendEntrant(...args: Parameters<DrawRepository['appendEntrant']>) {
-    return this.inner.appendEntrant(...args);
+  appendEntrantRow(...args: Parameters<DrawRepository['appendEntrantRow']>) {
+    return this.inner.appendEntrantRow(...args);
   }
   listDraws(options?: { limit?: number }) {
     return this.inner.listDraws(options);
