@@ -8,27 +8,35 @@
  * position -> 0, so a prefix sorts first): digits 1-8 in `hi` (first digit in the top nibble),
  * digits 9-15 in the low 28 bits of `lo`. Comparing (hi, lo) as unsigned integers is comparing the
  * ids in code-unit order, and equal keys are equal ids. Any other id gives hi = 0 (no digit id
- * has hi = 0). `sortByDigitKeys` is stable and works in slices (a generator, see canonical.ts
+ * has hi = 0); `readDigitKey` reads a key without writing a column. `sortByDigitKeys` is stable and works in slices (a generator, see canonical.ts
  * Steps); `writeDigits` writes an id's ASCII digits from its key. Owns nothing else.
  */
 import type { Steps } from './canonical.js';
 
-/** Writes the key of `id` into hi[at], lo[at]; hi[at] = 0 when `id` is not 1-15 decimal digits. */
-export function digitKey(id: string, hi: Uint32Array, lo: Uint32Array, at: number): void {
+/** Sets key[0] (hi) and key[1] (lo) to the key of `id`; false (key unchanged) when `id` is not 1-15 decimal digits. */
+export function readDigitKey(id: string, key: Uint32Array): boolean {
   const n = id.length;
-  hi[at] = 0;
-  lo[at] = 0;
-  if (n === 0 || n > 15) return;
+  if (n === 0 || n > 15) return false;
   let h = 0;
   let l = 0;
   for (let i = 0; i < n; i++) {
     const c = id.charCodeAt(i);
-    if (c < 48 || c > 57) return;
+    if (c < 48 || c > 57) return false;
     if (i < 8) h |= (c - 47) << (28 - 4 * i);
     else l |= (c - 47) << (24 - 4 * (i - 8));
   }
-  hi[at] = h >>> 0;
-  lo[at] = l;
+  key[0] = h;
+  key[1] = l;
+  return true;
+}
+
+const KEY = new Uint32Array(2);
+
+/** Writes the key of `id` into hi[at], lo[at]; hi[at] = 0 when `id` is not 1-15 decimal digits. */
+export function digitKey(id: string, hi: Uint32Array, lo: Uint32Array, at: number): void {
+  const ok = readDigitKey(id, KEY);
+  hi[at] = ok ? KEY[0]! : 0;
+  lo[at] = ok ? KEY[1]! : 0;
 }
 
 /** Writes the ASCII digits of the id keyed (h, l) into `buf` at `pos`; returns the new position. */

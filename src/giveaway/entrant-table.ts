@@ -2,10 +2,11 @@
  * The entrants of one draw, held compactly: one row per distinct user id in parallel columns
  * (strings for user id and login; display names, when they differ from the login, as UTF-8 bytes
  * in one growing buffer; typed arrays for weight, role flags, subscription months and entry time)
- * plus a Map from user id to row. No object per entrant is kept (two strings and a Map entry), so a
- * million entrants cost well under 200 bytes each and little garbage-collector work. For the freeze
- * at close (canonical-table.ts) each row also has its decimal user id as sort keys (digit-keys.ts)
- * and its login's UTF-8 bytes in one buffer, so the sort and the digest read contiguous memory.
+ * plus an index from user id to row (id-index.ts: typed arrays for decimal ids). No object per
+ * entrant is kept (two strings), so a million entrants cost well under 200 bytes each and little
+ * garbage-collector work. For the freeze at close (canonical-table.ts) each row also has its
+ * decimal user id as sort keys (digit-keys.ts) and its login's UTF-8 bytes in one buffer, so the
+ * sort and the digest read contiguous memory.
  *
  * Contract: rows are appended in entry order and never removed or reordered; `add` keeps the
  * first entry of a user id and returns false for later ones. Strings are copied on the way in so
@@ -15,6 +16,7 @@
  */
 import type { ChatRoles } from '../shared/chat.js';
 import { digitKey } from './digit-keys.js';
+import { IdIndex } from './id-index.js';
 import type { Entrant, EntrantRows } from './ports.js';
 
 const BROADCASTER = 1;
@@ -23,6 +25,8 @@ const VIP = 4;
 const SUBSCRIBER = 8;
 const FIRST_MESSAGE = 16;
 const MAX_MONTHS = 0xffff;
+/** A display name's UTF-8 bytes must fit nameLen (Uint16Array). */
+const MAX_NAME_BYTES = 0xffff;
 /** Login flags: fails the fairness field check (empty, TAB, CR or LF); kept only as a string. */
 export const LOGIN_UNCHECKED = 1;
 export const LOGIN_STRING_ONLY = 2;
@@ -82,7 +86,7 @@ export interface TableColumns {
 
 /** The entrants of one draw in columns, addressed by row (entry order). */
 export class EntrantTable implements EntrantRows {
-  private readonly rowOf = new Map<string, number>();
+  private readonly index = new IdIndex();
   private readonly ids: string[] = [];
   private readonly logins: string[] = [];
   /** Display names that differ from the login, as UTF-8 bytes; a row's slice is nameAt..+nameLen. */
@@ -114,17 +118,20 @@ export class EntrantTable implements EntrantRows {
   }
 
   has(userId: string): boolean {
-    return this.rowOf.has(userId);
+    return this.index.rowOf(userId) >= 0;
   }
 
   /** Adds an entrant once per user id; false when that user id is already in. */
   add(e: Entrant): boolean {
-    if (this.rowOf.has(e.userId)) return false;
+    // (checked before the id is recorded, so a refused entrant leaves no trace)
+    if (e.displayName.length > MAX_NAME_BYTES / 3 && Buffer.byteLength(e.displayName, 'utf8') > MAX_NAME_BYTES) {
+      throw new RangeError('display name too long');
+    }
     const row = this.ids.length;
-    if (row === this.weights.length) this.grow(row * 2);
     const userId = own(e.userId);
+    if (!this.index.add(userId, row)) return false;
+    if (row === this.weights.length) this.grow(row * 2);
     const login = own(e.login);
-    this.rowOf.set(userId, row);
     this.ids.push(userId);
     this.logins.push(login);
     this.storeName(row, e.displayName === e.login ? '' : e.displayName);
@@ -178,15 +185,25 @@ export class EntrantTable implements EntrantRows {
       this.nameLen[row] = 0;
       return;
     }
-    const bytes = Buffer.byteLength(name, 'utf8');
-    if (bytes > 0xffff) throw new RangeError('display name too long');
-    if (this.namesUsed + bytes > this.names.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.names.length * 2, this.namesUsed + bytes));
+    // at most MAX_NAME_BYTES (add checked); room for the worst case, then ASCII byte by byte
+    if (this.namesUsed + name.length * 3 > this.names.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.names.length * 2, this.namesUsed + name.length * 3));
       this.names.copy(next, 0, 0, this.namesUsed);
       this.names = next;
     }
-    this.namesUsed += this.names.write(name, this.namesUsed, 'utf8');
-    this.nameLen[row] = bytes;
+    const buf = this.names;
+    const start = this.namesUsed;
+    let pos = start;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c > 0x7f) {
+        pos = start + buf.write(name, start, 'utf8');
+        break;
+      }
+      buf[pos++] = c;
+    }
+    this.namesUsed = pos;
+    this.nameLen[row] = pos - start;
   }
 
   private grow(size: number): void {
@@ -222,7 +239,8 @@ export class EntrantTable implements EntrantRows {
   }
 
   rowOfUser(userId: string): number | undefined {
-    return this.rowOf.get(userId);
+    const row = this.index.rowOf(userId);
+    return row < 0 ? undefined : row;
   }
 
   userIdAt(row: number): string {
@@ -274,13 +292,13 @@ export class EntrantTable implements EntrantRows {
 
   /** The entrant with this user id, materialised; undefined when not in. */
   get(userId: string): Entrant | undefined {
-    const row = this.rowOf.get(userId);
-    return row === undefined ? undefined : this.entrant(row);
+    const row = this.index.rowOf(userId);
+    return row < 0 ? undefined : this.entrant(row);
   }
 
   displayNameOf(userId: string): string | undefined {
-    const row = this.rowOf.get(userId);
-    return row === undefined ? undefined : this.displayNameAt(row);
+    const row = this.index.rowOf(userId);
+    return row < 0 ? undefined : this.displayNameAt(row);
   }
 
   /** Every entrant in entry order, one object at a time (for read-only views such as the dashboard). */

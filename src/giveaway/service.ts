@@ -58,7 +58,7 @@ export interface DrawView {
   readonly record: Readonly<DrawRecord>;
   readonly phase: SessionPhase;
   /** The draw's entrants (read-only; EntrantTable holds them in columns). */
-  readonly entrants: Pick<EntrantTable, 'size' | 'get' | 'values'>;
+  readonly entrants: Pick<EntrantTable, 'size' | 'get' | 'values' | 'loginAt' | 'displayNameAt'>;
   /** Open, picking, in a claim window or finalizing (false: recently closed). */
   readonly active: boolean;
 }

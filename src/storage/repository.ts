@@ -11,8 +11,8 @@
  *                                      write, loaded lazily by getDraw/openDraws), written once per
  *                                      distinct list. `<id>.entrants.json` (version 1, from before)
  *                                      is still read when no .tsv exists, and removed once replaced.
- *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (see journal.ts),
- *                                      deleted when the draw is finished, cancelled or failed.
+ *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (journal.ts; its
+ *                                      line formats: entrant-line.ts), deleted when the draw ends.
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
  *   <dataDir>/seeds/<id>.seed          the unrevealed seed of an open draw, mode 0600 (seeds.ts);
  *                                      `pendingSeed` is written there once (the first save that
@@ -52,12 +52,7 @@ import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsF
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
 import { migratePendingSeeds } from './seed-migration.js';
-import {
-  HISTORY_VERSION,
-  historySchema,
-  storedRecordSchema,
-  type HistoryData,
-} from './schemas.js';
+import { HISTORY_VERSION, historySchema, storedRecordSchema, type HistoryData } from './schemas.js';
 
 export interface FileDrawRepositoryOptions {
   clock?: Clock;
@@ -326,11 +321,11 @@ export class FileDrawRepository implements DrawRepository {
   }
 
   /**
-   * Buffers an entrant for an open draw's journal; written within flushIntervalMs without being
-   * awaited. Entries for a draw already finished/cancelled/failed are dropped (logged at debug).
-   * Throws STORAGE_CLOSED/STORAGE_READ_ONLY, or STORAGE_INVALID for an invalid draw id or entrant.
+   * Buffers an entrant object for an open draw's journal (tools and tests; the engine journals
+   * rows: appendEntrantRow), written within flushIntervalMs without being awaited. Entries for a
+   * draw already finished/cancelled/failed are dropped (logged at debug). Throws
+   * STORAGE_CLOSED/STORAGE_READ_ONLY, or STORAGE_INVALID for an invalid draw id or entrant.
    */
-  /** Appends an entrant object to an open draw's journal (tools and tests; the engine journals rows). */
   appendEntrant(drawId: string, entrant: Entrant): void {
     this.assertWritable();
     if (!entrant || typeof entrant.userId !== 'string' || entrant.userId.length === 0) {
@@ -346,12 +341,10 @@ export class FileDrawRepository implements DrawRepository {
 
   /** False (logged) for a draw that already ended: its entries are dropped. */
   private journalable(drawId: string): boolean {
-    const stored = this.byId.get(drawId);
-    if (stored && FINAL_STATUSES.has(stored.status)) {
-      this.logger.debug({ drawId, status: stored.status }, 'entry for a draw that already ended; dropped');
-      return false;
-    }
-    return true;
+    const status = this.byId.get(drawId)?.status;
+    if (status === undefined || !FINAL_STATUSES.has(status)) return true;
+    this.logger.debug({ drawId, status }, 'entry for a draw that already ended; dropped');
+    return false;
   }
 
   /** Newest first (by openedAt; later saved first on ties). Records come without frozen lists. */

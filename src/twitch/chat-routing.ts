@@ -5,14 +5,13 @@
  * Contract:
  * - only events of `channelKey` are routed; every other channel's are ignored;
  * - chat, /me and cheer lines that are not the bot's own echo are parsed (parse.ts) and handed
- *   to `message`, in order, once tmi.js has handled the socket read that carried them (a
- *   microtask later); a line that does not parse is logged (warn, with the login) and dropped,
- *   and one whose handling throws is logged (error); the bot keeps running either way;
+ *   to `message`, in order, as tmi.js reports them (while their tags are fresh in the CPU's
+ *   caches); a line that does not parse is logged (warn, with the login) and dropped, and one
+ *   whose handling throws is logged (error); the bot keeps running either way;
  * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
- * - the receive path does one channel compare and one push per line inside tmi.js, then one
- *   TagsMessage (identity and text read now, the other fields when first used) and one call per
- *   line.
+ * - the receive path does one channel compare, one TagsMessage (identity and text read now, the
+ *   other fields when first used) and one call per line.
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
@@ -46,44 +45,21 @@ export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandl
   const { client, channelKey, botLogin, clock, log } = source;
   const channel = channelKey.slice(1);
   const now = () => clock.now();
-  // The lines of one socket read, handed on after tmi.js has handled them all (a microtask): our
-  // mapping and handlers run back to back instead of between tmi.js's per-line work. Flat
-  // (tags, text) pairs, in arrival order.
-  const pending: unknown[] = [];
-  let queued = false;
   const receive = (tags: TmiTags, text: string): void => {
-    const message = TagsMessage.of(channel, tags, text, false, now);
-    if (typeof message !== 'string') {
-      handlers.message(message);
-    } else {
-      log.warn({ reason: message, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
-    }
-  };
-  const drain = (): void => {
-    queued = false;
-    for (let i = 0; i < pending.length; i += 2) {
-      try {
-        receive(pending[i] as TmiTags, pending[i + 1] as string);
-      } catch (err) {
-        log.error({ err }, 'chat line handling failed');
-      }
-    }
-    pending.length = 0;
-  };
-  const queue = (tags: unknown, text: string): void => {
-    pending.push(tags, text);
-    if (!queued) {
-      queued = true;
-      queueMicrotask(drain);
+    try {
+      const message = TagsMessage.of(channel, tags, text, false, now);
+      if (typeof message !== 'string') handlers.message(message);
+      else log.warn({ reason: message, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
+    } catch (err) {
+      log.error({ err }, 'chat line handling failed');
     }
   };
   client.on('message', (ch, tags, text, self) => {
     if (self || ch !== channelKey) return;
-    queue(tags, text);
+    receive(tags, text);
   });
   client.on('cheer', (ch, tags, text) => {
-    if (ch !== channelKey) return;
-    queue(tags, text);
+    if (ch === channelKey) receive(tags, text);
   });
   client.on('roomstate', (channel, tags) => {
     if (channel !== channelKey) return;

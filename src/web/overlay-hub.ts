@@ -17,10 +17,9 @@ import type { GiveawayEventMap } from '../giveaway/context.js';
 import type { DrawView } from '../giveaway/service.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { overlayDraw, type OverlayState } from './overlay-view.js';
-import { overlayName, overlayText } from './safe-text.js';
+import { overlayText } from './safe-text.js';
 import { SseHub, sseFrame } from './sse.js';
 
-const RECENT_NAMES = 8;
 const CANCELLED_SHOWN_MS = 10_000;
 
 export interface OverlaySource {
@@ -52,7 +51,6 @@ export interface OverlayStats {
 
 export class OverlayHub {
   /** The newest entrants per draw, as they entered (cleaned only when a frame is built: cheap per !enter). */
-  private readonly recent = new Map<string, Array<{ displayName: string; login: string }>>();
   private readonly shownUntil = new Map<string, number>();
   private readonly expiry = new Set<TimerHandle>();
   private readonly sse: SseHub;
@@ -71,30 +69,16 @@ export class OverlayHub {
     this.sse = new SseHub({ max: options.maxClients ?? 16, headers: options.headers });
     const ev = options.service.events;
     const dirty = () => this.markDirty();
-    const entered = (drawId: string, entrant: { displayName: string; login: string }) => {
-      let names = this.recent.get(drawId);
-      if (!names) this.recent.set(drawId, (names = []));
-      names.unshift(entrant); // the engine's entrant, read-only (kept: at most RECENT_NAMES per draw)
-      if (names.length > RECENT_NAMES) names.length = RECENT_NAMES;
-      this.markDirty();
-    };
     const shown = (record: { id: string }) => this.showFor(record.id, options.winnersSeconds * 1000);
     const cancelled = (record: { id: string }) => this.showFor(record.id, CANCELLED_SHOWN_MS);
-    const closed = (record: { id: string }) => {
-      this.recent.delete(record.id);
-      this.markDirty();
-    };
-    const plain = ['draw-opened', 'draw-failed', 'entrants-frozen', 'claimed', 'draw-finished'] as const;
+    // (a new entrant only marks the state dirty: the recent names are the draw's last rows)
+    const plain = ['draw-opened', 'entered', 'draw-closed', 'draw-failed', 'entrants-frozen', 'claimed', 'draw-finished'] as const;
     for (const name of plain) ev.on(name, dirty);
-    ev.on('entered', entered);
-    ev.on('draw-closed', closed);
     ev.on('winners', shown);
     ev.on('rerolled', shown);
     ev.on('draw-cancelled', cancelled);
     this.unsubscribe = () => {
       for (const name of plain) ev.off(name, dirty);
-      ev.off('entered', entered);
-      ev.off('draw-closed', closed);
       ev.off('winners', shown);
       ev.off('rerolled', shown);
       ev.off('draw-cancelled', cancelled);
@@ -109,7 +93,6 @@ export class OverlayHub {
       if (!v.active && !((this.shownUntil.get(v.record.id) ?? 0) > now)) continue;
       const d = overlayDraw(v, {
         enter: this.options.enter,
-        recentNames: (id) => (this.recent.get(id) ?? []).map((e) => overlayName(e.displayName, e.login)),
         ...(this.options.winnerChat ? { winnerChat: this.options.winnerChat } : {}),
       });
       if (d) draws.push(d);

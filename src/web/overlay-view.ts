@@ -61,8 +61,17 @@ export interface OverlayState {
 
 export interface OverlayInputs {
   enter: string;
-  recentNames(drawId: string): readonly string[];
   winnerChat?(drawId: string): readonly { name: string; text: string }[];
+}
+
+/** Names shown for the newest entrants of an open draw. */
+const RECENT_NAMES = 8;
+
+/** The display names of the newest `n` entrants, newest first (the table's last rows). */
+function recentNames(entrants: DrawView['entrants'], n: number): string[] {
+  const out: string[] = [];
+  for (let row = entrants.size - 1; row >= 0 && out.length < n; row--) out.push(overlayName(entrants.displayNameAt(row), entrants.loginAt(row)));
+  return out;
 }
 
 function stageOf(v: DrawView): OverlayStage | undefined {
@@ -105,7 +114,7 @@ export function overlayDraw(v: DrawView, inputs: OverlayInputs): OverlayDraw | u
     enter: overlayText(inputs.enter, 40),
     closesAt: Date.parse(r.closesAt),
     entrants: Math.max(r.entrants, v.entrants.size),
-    recent: stage === 'open' ? inputs.recentNames(r.id).slice(0, 8) : [],
+    recent: stage === 'open' ? recentNames(v.entrants, RECENT_NAMES) : [],
     commitment: /^[0-9a-f]{64}$/.test(r.fairness.commitment) ? r.fairness.commitment : '',
     winners: showWinners
       ? r.winners.map((w) => ({
