@@ -9,17 +9,22 @@ import { TagsMessage, chatMessageOf, parseChatMessage, plainMessage, type ParseR
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
-/** Runs raw lines through tmi.js's receive path and parses what its listeners get. */
-function viaTmi(...lines: string[]): ParseResult[] {
+/** What tmi.js's receive path hands its `message` and `cheer` listeners for raw lines, in order. */
+function tmiListenerArgs(...lines: string[]): { channel: string; tags: TmiTags; text: string; self: boolean }[] {
   const client = new tmi.Client({
     options: { skipUpdatingEmotesets: true },
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
   });
-  const out: ParseResult[] = [];
-  client.on('message', (channel, tags, text, self) => out.push(parseChatMessage(channel, tags as TmiTags, text, self, NOW)));
-  client.on('cheer', (channel, tags, text) => out.push(parseChatMessage(channel, tags as TmiTags, text, false, NOW)));
+  const out: { channel: string; tags: TmiTags; text: string; self: boolean }[] = [];
+  client.on('message', (channel, tags, text, self) => out.push({ channel, tags: tags as TmiTags, text, self }));
+  client.on('cheer', (channel, tags, text) => out.push({ channel, tags: tags as TmiTags, text, self: false }));
   (client as unknown as { _onMessage(e: { data: string }): void })._onMessage({ data: lines.join('\r\n') });
   return out;
+}
+
+/** Runs raw lines through tmi.js's receive path and parses what its listeners get. */
+function viaTmi(...lines: string[]): ParseResult[] {
+  return tmiListenerArgs(...lines).map((a) => parseChatMessage(a.channel, a.tags, a.text, a.self, NOW));
 }
 
 function ok(r: ParseResult | undefined): ChatMessage {
@@ -36,6 +41,18 @@ function line(tags: Record<string, string>, text: string): string {
   const map = new Map(base.split(';').map((kv) => kv.split('=') as [string, string]));
   for (const [k, v] of Object.entries(tags)) map.set(k, v);
   return `@${[...map].map(([k, v]) => `${k}=${v}`).join(';')} ${prefix}${text}`;
+}
+
+/** A moderator, a vip, a subscriber, the broadcaster, a first message and a founder, in that order. */
+function roleLines(): string[] {
+  return [
+    line({ badges: 'moderator/1', mod: '1', 'user-type': 'mod' }, 'a'),
+    line({ badges: 'vip/1', vip: '1' }, 'b'),
+    line({ 'badge-info': 'subscriber/14', badges: 'subscriber/12', subscriber: '1' }, 'c'),
+    line({ badges: 'broadcaster/1,subscriber/0', 'user-id': '424242' }, 'd'),
+    line({ 'first-msg': '1' }, 'e'),
+    line({ 'badge-info': 'founder/7', badges: 'founder/0', subscriber: '0' }, 'f'),
+  ];
 }
 
 describe('parseChatMessage (through tmi.js)', () => {
@@ -58,14 +75,7 @@ describe('parseChatMessage (through tmi.js)', () => {
   });
 
   it('reads every role from badges and tags', () => {
-    const [mod, vip, sub, owner, first, founder] = viaTmi(
-      line({ badges: 'moderator/1', mod: '1', 'user-type': 'mod' }, 'a'),
-      line({ badges: 'vip/1', vip: '1' }, 'b'),
-      line({ 'badge-info': 'subscriber/14', badges: 'subscriber/12', subscriber: '1' }, 'c'),
-      line({ badges: 'broadcaster/1,subscriber/0', 'user-id': '424242' }, 'd'),
-      line({ 'first-msg': '1' }, 'e'),
-      line({ 'badge-info': 'founder/7', badges: 'founder/0', subscriber: '0' }, 'f'),
-    ).map(ok);
+    const [mod, vip, sub, owner, first, founder] = viaTmi(...roleLines()).map(ok);
     expect(mod!.roles).toMatchObject({ moderator: true, vip: false, broadcaster: false });
     expect(vip!.roles).toMatchObject({ vip: true, moderator: false });
     expect(sub!.roles).toMatchObject({ subscriber: true, subMonths: 14 });
@@ -120,27 +130,11 @@ describe('parseChatMessage (through tmi.js)', () => {
 });
 
 describe('TagsMessage (the receive path: fields read when first used)', () => {
-  /** What tmi.js hands its listeners for `lines`. */
-  function tagsOf(...lines: string[]): { tags: TmiTags; text: string }[] {
-    const client = new tmi.Client({
-      options: { skipUpdatingEmotesets: true },
-      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-    });
-    const out: { tags: TmiTags; text: string }[] = [];
-    client.on('message', (_channel, tags, text) => out.push({ tags: tags as TmiTags, text }));
-    client.on('cheer', (_channel, tags, text) => out.push({ tags: tags as TmiTags, text }));
-    (client as unknown as { _onMessage(e: { data: string }): void })._onMessage({ data: lines.join('\r\n') });
-    return out;
-  }
+  const tagsOf = tmiListenerArgs;
 
   const lines = [
     line({}, '!enter'),
-    line({ badges: 'moderator/1', mod: '1', 'user-type': 'mod' }, 'a'),
-    line({ badges: 'vip/1', vip: '1' }, 'b'),
-    line({ 'badge-info': 'subscriber/14', badges: 'subscriber/12', subscriber: '1' }, 'c'),
-    line({ badges: 'broadcaster/1,subscriber/0', 'user-id': '424242' }, 'd'),
-    line({ 'first-msg': '1' }, 'e'),
-    line({ 'badge-info': 'founder/7', badges: 'founder/0', subscriber: '0' }, 'f'),
+    ...roleLines(),
     line({ mod: '1' }, 'x'),
     line({ bits: '100', badges: 'bits/100' }, 'Cheer100 !enter'),
     line({}, '\u0001ACTION waves at chat\u0001'),

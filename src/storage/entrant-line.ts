@@ -5,8 +5,8 @@
  * Line formats (a reader takes both, line by line, so an old journal goes on after an upgrade):
  * - compact (written for every standard entrant): a JSON array of seven values,
  *   `[userId, login, displayName, weight, roleBits, subMonths, enteredAt]`, where roleBits is
- *   broadcaster 1 | moderator 2 | vip 4 | subscriber 8 | firstMessage 16 (this file's own,
- *   fixed layout). Exactly `JSON.stringify` of that array. About a quarter of the object line's
+ *   broadcaster 1 | moderator 2 | vip 4 | subscriber 8 | firstMessage 16 (entrant-table.ts
+ *   packRoles; the format's test pins these values). Exactly `JSON.stringify` of that array. About a quarter of the object line's
  *   bytes, and a torn line never parses (it lacks its closing `]`).
  * - object: `JSON.stringify(entrant)`. Written for an entrant that is not standard (extra fields,
  *   non-finite numbers, non-boolean flags), so nothing an entrant carries is lost; older versions
@@ -20,13 +20,10 @@
  * the same for a row of a draw's entrant table, read from its columns (no object built). `entrantOfLine` turns a
  * parsed line of either format back into the entrant's fields (the caller validates them).
  */
+import { packRoles, unpackRoles } from '../giveaway/entrant-table.js';
 import type { Entrant, EntrantRows } from '../giveaway/ports.js';
 
-const BROADCASTER = 1;
-const MODERATOR = 2;
-const VIP = 4;
-const SUBSCRIBER = 8;
-const FIRST_MESSAGE = 16;
+/** Every role bit set (the layout is packRoles'; storage-entrant-line.test.ts pins it as the format). */
 const ALL_ROLE_BITS = 31;
 
 /** Own enumerable keys (inherited ones too) of `o`, counted without building an array. */
@@ -57,20 +54,10 @@ function standard(e: Entrant): boolean {
   );
 }
 
-function roleBits(r: Entrant['roles']): number {
-  return (
-    (r.broadcaster ? BROADCASTER : 0) |
-    (r.moderator ? MODERATOR : 0) |
-    (r.vip ? VIP : 0) |
-    (r.subscriber ? SUBSCRIBER : 0) |
-    (r.firstMessage ? FIRST_MESSAGE : 0)
-  );
-}
-
 /** The journal line of `e`: the compact array for a standard entrant, else the JSON object. */
 export function entrantLine(e: Entrant): string {
   if (!standard(e)) return JSON.stringify(e);
-  return JSON.stringify([e.userId, e.login, e.displayName, e.weight, roleBits(e.roles), e.roles.subMonths, e.enteredAt]);
+  return JSON.stringify([e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt]);
 }
 
 /**
@@ -88,14 +75,7 @@ export function entrantOfLine(parsed: unknown): unknown {
     login: parsed[1],
     displayName: parsed[2],
     weight: parsed[3],
-    roles: {
-      broadcaster: (bits & BROADCASTER) !== 0,
-      moderator: (bits & MODERATOR) !== 0,
-      vip: (bits & VIP) !== 0,
-      subscriber: (bits & SUBSCRIBER) !== 0,
-      subMonths: parsed[5],
-      firstMessage: (bits & FIRST_MESSAGE) !== 0,
-    },
+    roles: unpackRoles(bits, parsed[5] as number),
     enteredAt: parsed[6],
   };
 }
@@ -129,7 +109,7 @@ export class LineBytes {
 
   /** Appends `entrantLine(e)` and a newline (see the module header). */
   addEntrant(e: Entrant): void {
-    if (standard(e)) this.addCompact(e.userId, e.login, e.displayName, e.weight, roleBits(e.roles), e.roles.subMonths, e.enteredAt);
+    if (standard(e)) this.addCompact(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt);
     else this.add(JSON.stringify(e));
   }
 
@@ -139,7 +119,7 @@ export class LineBytes {
    */
   addRow(rows: EntrantRows, row: number): void {
     const roles = rows.rolesAt(row);
-    this.addCompact(rows.userIdAt(row), rows.loginAt(row), rows.displayNameAt(row), rows.weightAt(row), roleBits(roles), roles.subMonths, rows.enteredAtOf(row));
+    this.addCompact(rows.userIdAt(row), rows.loginAt(row), rows.displayNameAt(row), rows.weightAt(row), packRoles(roles), roles.subMonths, rows.enteredAtOf(row));
   }
 
   private addCompact(userId: string, login: string, displayName: string, weight: number, bits: number, subMonths: number, enteredAt: number): void {

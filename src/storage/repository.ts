@@ -121,9 +121,8 @@ export class FileDrawRepository implements DrawRepository {
   }
 
   /**
-   * Opens (creating unless read-only) the data directory and loads the history. Throws a
-   * StorageError with code STORAGE_CORRUPT naming the file when history.json or the events file is
-   * damaged; nothing is rewritten in that case.
+   * Opens (creating unless read-only) the data directory and loads the history. Throws STORAGE_CORRUPT
+   * naming the file when history.json or the events file is damaged (nothing is rewritten then).
    */
   static async open(dataDir: string, options: FileDrawRepositoryOptions = {}): Promise<FileDrawRepository> {
     const logger = (options.logger ?? silentLogger()).child({ module: 'storage' });
@@ -184,12 +183,8 @@ export class FileDrawRepository implements DrawRepository {
     const parsed = storedRecordSchema.safeParse(rest);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return Promise.reject(
-        new StorageError(
-          'STORAGE_INVALID',
-          `draw record is invalid at ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : '?'}`,
-        ),
-      );
+      const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : '?';
+      return Promise.reject(new StorageError('STORAGE_INVALID', `draw record is invalid at ${where}`));
     }
     const stored = parsed.data;
     stored.mode ??= this.mode;
@@ -321,10 +316,9 @@ export class FileDrawRepository implements DrawRepository {
   }
 
   /**
-   * Buffers an entrant object for an open draw's journal (tools and tests; the engine journals
-   * rows: appendEntrantRow), written within flushIntervalMs without being awaited. Entries for a
-   * draw already finished/cancelled/failed are dropped (logged at debug). Throws
-   * STORAGE_CLOSED/STORAGE_READ_ONLY, or STORAGE_INVALID for an invalid draw id or entrant.
+   * Journals an entrant object (tools, tests; the engine journals rows) within flushIntervalMs.
+   * Entries for a draw that already ended are dropped (debug log). Throws STORAGE_CLOSED,
+   * STORAGE_READ_ONLY, or STORAGE_INVALID for an invalid draw id or entrant.
    */
   appendEntrant(drawId: string, entrant: Entrant): void {
     this.assertWritable();
@@ -339,7 +333,7 @@ export class FileDrawRepository implements DrawRepository {
     if (this.journalable(drawId)) this.journal.appendRow(drawId, rows, row);
   }
 
-  /** False (logged) for a draw that already ended: its entries are dropped. */
+  /** False (debug log) for a draw that already ended: its entries are dropped. */
   private journalable(drawId: string): boolean {
     const status = this.byId.get(drawId)?.status;
     if (status === undefined || !FINAL_STATUSES.has(status)) return true;

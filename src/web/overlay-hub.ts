@@ -1,6 +1,7 @@
 /**
- * The overlay's live state: listens to the giveaway engine's events, keeps the newest entrants'
- * display names per draw, and sends the whole (small) overlay state to every overlay client over
+ * The overlay's live state: listens to the giveaway engine's events (a new entrant only marks the
+ * state dirty; the newest names are read from the draw's last rows when a frame is built), and
+ * sends the whole (small) overlay state to every overlay client over
  * server-sent events, batched: at most one frame per `batchMs` (250 ms), however many `!enter`
  * arrive, and only when the state changed. A client that connects (or reloads) gets the current
  * state at once as its first frame; `GET /overlay/state` answers the same JSON.
@@ -50,7 +51,6 @@ export interface OverlayStats {
 }
 
 export class OverlayHub {
-  /** The newest entrants per draw, as they entered (cleaned only when a frame is built: cheap per !enter). */
   private readonly shownUntil = new Map<string, number>();
   private readonly expiry = new Set<TimerHandle>();
   private readonly sse: SseHub;
