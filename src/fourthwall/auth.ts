@@ -23,6 +23,7 @@ import type { Dispatcher } from 'undici';
 import { undici } from './undici.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
+import { jsonOrUndefined } from '../shared/json.js';
 import { FourthwallTokenError } from './errors.js';
 import type { AuthRequirement } from './operations.js';
 import { TokenResponseSchema } from './schemas.js';
@@ -144,16 +145,6 @@ export function undiciTokenTransport(options: { dispatcher?: Dispatcher; timeout
     });
     return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) };
   };
-}
-
-/** A token endpoint's body as JSON, or undefined when it is empty or not JSON. */
-export function jsonOrUndefined(text: string): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Exchanges an authorization code (with optional PKCE verifier) for tokens. */

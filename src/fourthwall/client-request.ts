@@ -13,6 +13,7 @@
  * Deliberately not here: the limiter, deadlines, retry loop and auth refresh (client-transport.ts).
  */
 import type { Dispatcher } from 'undici';
+import { jsonOrUndefined } from '../shared/json.js';
 import type { AuthHeader } from './auth.js';
 import {
   FourthwallApiError,
@@ -113,12 +114,7 @@ export function classifyStatus(
   header: AuthHeader | undefined,
   now: number,
 ): Attempt {
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = jsonOrUndefined(text);
   const errBody = S.ErrorBodySchema.safeParse(parsed);
   const apiCode = errBody.success ? errBody.data.code.slice(0, 120) : undefined;
   const context = errorContext(parsed);

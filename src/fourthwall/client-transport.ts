@@ -34,8 +34,9 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { registerSecret } from '../logging/index.js';
+import { jsonOrUndefined } from '../shared/json.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
-import { createAuthProvider, jsonOrUndefined, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
+import { createAuthProvider, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
 import {
   FourthwallAuthError,
   FourthwallError,

@@ -15,6 +15,7 @@
 import { LazyPool, undici } from '../shared/lazy-undici.js';
 import { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
+import { jsonOrUndefined } from '../shared/json.js';
 
 /** A definitive token problem: start-up cannot go on with this token. */
 export class TwitchTokenError extends GiftdropError {
@@ -150,13 +151,7 @@ export class TwitchAuthClient {
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await res.body.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
+      const json = jsonOrUndefined(await res.body.text());
       if (res.statusCode >= 500) throw new TwitchAuthUnavailableError(`Twitch auth server answered HTTP ${res.statusCode}`);
       return { status: res.statusCode, body: json };
     } catch (err) {

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
+import { jsonOrUndefined } from '../shared/json.js';
 
 export class HelixError extends GiftdropError {
   readonly status: number | undefined;
@@ -273,14 +274,7 @@ export class HelixClient {
         signal: ac.signal,
       });
       this.readLimits(res.headers);
-      const text = await res.body.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      return { status: res.statusCode, body };
+      return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) };
     } catch (err) {
       if (ac.signal.aborted) throw Object.assign(new Error(`no answer within ${timeout} ms`, { cause: err }), { code: 'TIMEOUT' });
       throw err;
