@@ -16,7 +16,8 @@ import { ManualClock } from '../src/shared/clock.js';
 import { TwitchAuthClient } from '../src/twitch/auth.js';
 import { HelixClient } from '../src/twitch/helix.js';
 import { StreamWatch } from '../src/twitch/stream-watch.js';
-import { ChatToken } from '../src/twitch/token.js';
+import type { ChatToken } from '../src/twitch/token.js';
+import { sandboxChatToken } from './support/twitch-e2e.js';
 
 const POLL = 30_000;
 const GRACE = 120_000;
@@ -62,14 +63,7 @@ async function rig(opts: { tokenLifetimeSeconds?: number; fourthwallAttempts?: n
   const shop = new FourthwallShop(client, { logger });
   const auth = new TwitchAuthClient({ authUrl: chat.authUrl });
   closers.push(() => auth.close());
-  const tokens = new ChatToken({
-    auth,
-    username: chat.botLogin,
-    token: chat.token,
-    refresh: { refreshToken: chat.refreshToken, clientId: chat.clientId, clientSecret: chat.clientSecret },
-    logger,
-    clock,
-  });
+  const tokens = sandboxChatToken(chat, auth, { logger, clock });
   closers.push(async () => tokens.stop());
   const api = new HelixClient({
     apiUrl: chat.authUrl.replace(/\/oauth2$/, '/helix'),

@@ -10,7 +10,7 @@ import { TwitchChat } from '../src/twitch/client.js';
 import { connectChat } from '../src/twitch/connector.js';
 import { createLogger, registerSecret, silentLogger } from '../src/logging/index.js';
 import { defaultTwitchAuthUrl } from '../src/config/index.js';
-import { ManualClock, stateReached } from './support/twitch-e2e.js';
+import { ManualClock, sandboxChatToken, stateReached } from './support/twitch-e2e.js';
 import { LogCapture } from './support/log-capture.js';
 import { capturingLogger } from './support/twitch-fakes.js';
 import { freePort } from './support/e2e-stack.js';
@@ -155,15 +155,7 @@ describe('refresh', () => {
     const port = s.port;
     const auth = new TwitchAuthClient({ authUrl: s.authUrl });
     cleanup.push(() => auth.close());
-    const tokens = new ChatToken({
-      auth,
-      username: s.botLogin,
-      token: creds.token,
-      refresh: { refreshToken: creds.refreshToken, clientId: creds.clientId, clientSecret: creds.clientSecret },
-      logger: silentLogger(),
-      clock,
-      retryMs: 10_000,
-    });
+    const tokens = sandboxChatToken(s, auth, { clock, retryMs: 10_000 });
     cleanup.push(() => tokens.stop());
     await tokens.check();
     await s.close();
@@ -209,14 +201,7 @@ describe('refresh', () => {
     const dead = await freePort();
     const auth = new TwitchAuthClient({ authUrl: `http://127.0.0.1:${dead}/oauth2` });
     cleanup.push(() => auth.close());
-    const tokens = new ChatToken({
-      auth,
-      username: s.botLogin,
-      token: s.token,
-      refresh: { refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: s.clientSecret },
-      logger: silentLogger(),
-      clock,
-    });
+    const tokens = sandboxChatToken(s, auth, { clock });
     cleanup.push(() => tokens.stop());
     let refreshes = 0;
     const counted = { current: () => tokens.current(), canRefresh: () => tokens.canRefresh(), refresh: (why: string) => (refreshes++, tokens.refresh(why)) };

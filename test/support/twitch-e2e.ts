@@ -5,6 +5,8 @@ import { silentLogger, type Logger } from '../../src/logging/index.js';
 import { TwitchChat, type TwitchChatOptions } from '../../src/twitch/client.js';
 import type { ChatMessage } from '../../src/shared/chat.js';
 import type { ChatConnectionState } from '../../src/twitch/client.js';
+import type { TwitchAuthClient } from '../../src/twitch/auth.js';
+import { ChatToken, type ChatTokenOptions } from '../../src/twitch/token.js';
 
 export interface Pair {
   server: ChatServer;
@@ -111,6 +113,18 @@ export async function drive(
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   throw new Error(`drive: not done after ${max} steps`);
+}
+
+/** A ChatToken for the sandbox's bot account with its refresh credentials (silent log unless `options` says). */
+export function sandboxChatToken(s: ChatServer, auth: TwitchAuthClient, options: Partial<ChatTokenOptions> = {}): ChatToken {
+  return new ChatToken({
+    auth,
+    username: s.botLogin,
+    token: s.token,
+    refresh: { refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: s.clientSecret },
+    logger: silentLogger(),
+    ...options,
+  });
 }
 
 export { ManualClock };
