@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FairnessError, canonicalise, packedKey, runSliced, runToEnd } from '../src/giveaway/canonical.js';
+import { FairnessError, canonicalise, runSliced, runToEnd } from '../src/giveaway/canonical.js';
+import { readDigitKey } from '../src/giveaway/digit-keys.js';
 import { applyEligibility } from '../src/giveaway/eligibility.js';
 import { EntrantTable } from '../src/giveaway/entrant-table.js';
 import { freezeEntrants, pickSequence } from '../src/giveaway/fairness.js';
@@ -68,7 +69,12 @@ describe('canonical list: same order and digest as the procedure', () => {
     expect(got.digest).toBe(want.digest);
   });
 
-  it('packed keys order like code units for random digit strings', () => {
+  it('digit keys (the sort keys of decimal ids) order like code units for random digit strings', () => {
+    /** The key as one number (hi * 2^32 + lo: exact, and ordered as the pair), or -1 for no key. */
+    const packedKey = (id: string): number => {
+      const key = new Uint32Array(2);
+      return readDigitKey(id, key) ? key[0]! * 2 ** 32 + key[1]! : -1;
+    };
     const next = rng(3);
     for (let i = 0; i < 5_000; i++) {
       const make = () => Array.from({ length: 1 + Math.floor(next() * 15) }, () => String(Math.floor(next() * 10))).join('');

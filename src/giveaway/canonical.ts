@@ -8,15 +8,16 @@
  * yielding to I/O whenever a slice has run for its budget, so a million entrants never block the
  * loop for long. The outcome is the procedure's, exactly: the same order and digest as sorting
  * with JavaScript's default string order and hashing `userId \t login \t weight \n` lines.
- * Twitch's decimal ids (up to 15 digits) are sorted on packed numeric keys (base 11, shorter ids
- * padded with a digit below '0', which keeps code-unit order) with an LSD radix sort; any other
- * id falls back to a bottom-up merge sort with string comparison. Both are stable and sliceable. Does not:
- * decide eligibility, pick winners or store anything.
+ * Twitch's decimal ids (up to 15 digits) are sorted on their digit keys with the LSD radix sort
+ * of digit-keys.ts (the same one the entrant table's freeze uses); any other id falls back to a
+ * bottom-up merge sort with string comparison. Both are stable and sliceable. Does not: decide
+ * eligibility, pick winners or store anything.
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ByteChunks } from '../shared/byte-chunks.js';
 import { GiftdropError } from '../shared/errors.js';
+import { readDigitKey, sortByDigitKeys } from './digit-keys.js';
 
 /** Raised when fairness inputs are invalid (bad seed, duplicate entrant, bad weight...). */
 export class FairnessError extends GiftdropError {
@@ -48,7 +49,6 @@ export interface Canonical {
 export type Steps<T> = Generator<void, T, void>;
 
 const CHUNK = 4096;
-const MAX_PACKED_DIGITS = 15;
 const TAB_CR_LF = /[\t\r\n]/;
 
 /** Runs `steps` to the end synchronously. */
@@ -91,110 +91,13 @@ export function checkWeight(weight: unknown, where: string | number): number {
   return weight;
 }
 
-/**
- * A number whose order is the code-unit order of `id` for decimal ids of up to 15 digits (each
- * digit d -> d + 1 in base 11, missing positions -> 0, so a prefix sorts first); -1 otherwise.
- * Exact: 11^15 < 2^53.
- */
-export function packedKey(id: string): number {
-  const n = id.length;
-  if (n === 0 || n > MAX_PACKED_DIGITS) return -1;
-  let key = 0;
-  for (let i = 0; i < MAX_PACKED_DIGITS; i++) {
-    let digit = 0;
-    if (i < n) {
-      const c = id.charCodeAt(i);
-      if (c < 48 || c > 57) return -1;
-      digit = c - 47;
-    }
-    key = key * 11 + digit;
-  }
-  return key;
-}
-
 // The generators below only drive: every hot loop is a plain function over one chunk, because V8
 // does not optimise a loop inside a generator while it runs (no on-stack replacement there).
 
+/** The digit key of the id being checked (no allocation per row). */
+const KEY = new Uint32Array(2);
+
 const SLICE = 16_384;
-
-function splitKeys(keys: Float64Array, lo: Uint32Array, hi: Uint32Array, rows: Uint32Array, start: number, end: number): void {
-  for (let i = start; i < end; i++) {
-    const k = keys[i]!;
-    const h = Math.floor(k / 0x4000000);
-    hi[i] = h;
-    lo[i] = k - h * 0x4000000;
-    rows[i] = i;
-  }
-}
-
-function countDigits(digits: Uint32Array, counts: Uint32Array, shift: number, mask: number): void {
-  counts.fill(0);
-  const n = digits.length;
-  for (let i = 0; i < n; i++) counts[(digits[i]! >>> shift) & mask]!++;
-  let sum = 0;
-  for (let d = 0; d <= mask; d++) {
-    const c = counts[d]!;
-    counts[d] = sum;
-    sum += c;
-  }
-}
-
-function scatter(
-  digits: Uint32Array,
-  counts: Uint32Array,
-  shift: number,
-  mask: number,
-  from: [Uint32Array, Uint32Array, Uint32Array],
-  to: [Uint32Array, Uint32Array, Uint32Array],
-  start: number,
-  end: number,
-): void {
-  const [lo, hi, rows] = from;
-  const [lo2, hi2, rows2] = to;
-  for (let i = start; i < end; i++) {
-    const at = counts[(digits[i]! >>> shift) & mask]!++;
-    lo2[at] = lo[i]!;
-    hi2[at] = hi[i]!;
-    rows2[at] = rows[i]!;
-  }
-}
-
-/**
- * Stable LSD radix sort of row numbers by packed keys (< 2^52): the keys are split into two
- * 26-bit halves and sorted on 11-, 11-, 4-bit digits of each half (low half first). Each pass
- * carries the key halves along with the rows, so reads are sequential. O(n) per pass.
- */
-function* radixSort(keys: Float64Array): Steps<Uint32Array> {
-  const n = keys.length;
-  let from: [Uint32Array, Uint32Array, Uint32Array] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
-  let to: [Uint32Array, Uint32Array, Uint32Array] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
-  for (let start = 0; start < n; start += SLICE) {
-    splitKeys(keys, from[0], from[1], from[2], start, Math.min(n, start + SLICE));
-    yield;
-  }
-  const counts = new Uint32Array(2048);
-  const passes: readonly (readonly [number, number, number])[] = [
-    [0, 0, 0x7ff],
-    [0, 11, 0x7ff],
-    [0, 22, 0xf],
-    [1, 0, 0x7ff],
-    [1, 11, 0x7ff],
-    [1, 22, 0xf],
-  ];
-  for (const [half, shift, mask] of passes) {
-    const digits = from[half]!;
-    countDigits(digits, counts, shift, mask);
-    yield;
-    for (let start = 0; start < n; start += SLICE) {
-      scatter(digits, counts, shift, mask, from, to, start, Math.min(n, start + SLICE));
-      yield;
-    }
-    const t = from;
-    from = to;
-    to = t;
-  }
-  return from[2];
-}
 
 function insertionSortRuns(rows: Uint32Array, less: (a: number, b: number) => boolean, start: number, end: number, run: number): void {
   for (let lo = start; lo < end; lo += run) {
@@ -252,17 +155,25 @@ function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean):
   return src;
 }
 
-/** Validates rows [start, end) and fills their keys; returns their total weight. */
-function checkRows(rows: EntrantRows, keys: Float64Array, start: number, end: number): number {
+/**
+ * Validates rows [start, end) and fills their digit keys (hi 0: not a decimal id of 1-15 digits);
+ * returns their total weight.
+ */
+function checkRows(rows: EntrantRows, hi: Uint32Array, lo: Uint32Array, start: number, end: number): number {
   let total = 0;
   for (let i = start; i < end; i++) {
     total += checkWeight(rows.weight(i), i);
     const id = rows.userId(i);
-    const key = typeof id === 'string' ? packedKey(id) : -1;
-    // A packed id is all digits: it cannot be empty or hold TAB, CR or LF.
-    if (key < 0) checkField(id, 'userId', i);
+    // A decimal id is all digits: it cannot be empty or hold TAB, CR or LF.
+    if (typeof id === 'string' && readDigitKey(id, KEY)) {
+      hi[i] = KEY[0]!;
+      lo[i] = KEY[1]!;
+    } else {
+      checkField(id, 'userId', i);
+      hi[i] = 0;
+      lo[i] = 0;
+    }
     checkField(rows.login(i), 'login', i);
-    keys[i] = key;
   }
   return total;
 }
@@ -299,21 +210,19 @@ function serialise(rows: EntrantRows, order: Uint32Array, weights: Float64Array,
  */
 export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
   const n = rows.length;
-  const keys = new Float64Array(n);
+  const hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
   let total = 0;
   for (let start = 0; start < n; start += CHUNK) {
-    total += checkRows(rows, keys, start, Math.min(n, start + CHUNK));
+    total += checkRows(rows, hi, lo, start, Math.min(n, start + CHUNK));
     yield;
   }
   if (!Number.isSafeInteger(total)) throw new FairnessError('total weight exceeds 2^53 - 1');
-  let order: Uint32Array;
-  if (keys.every((k) => k >= 0)) {
-    order = yield* radixSort(keys);
-  } else {
-    const identity = new Uint32Array(n);
-    for (let i = 0; i < n; i++) identity[i] = i;
-    order = yield* mergeSort(identity, (a, b) => rows.userId(a) < rows.userId(b));
-  }
+  const identity = new Uint32Array(n);
+  for (let i = 0; i < n; i++) identity[i] = i;
+  const order = hi.every((h) => h !== 0)
+    ? (yield* sortByDigitKeys(hi, lo, identity)).rows
+    : yield* mergeSort(identity, (a, b) => rows.userId(a) < rows.userId(b));
   const hash = createHash('sha256');
   // The chunks are kept: they are the entrants file's body (storage writes them as they are).
   const bytes = new ByteChunks((chunk) => hash.update(chunk), true, 1 << 18);
