@@ -8,7 +8,8 @@
  * Input lines are flat copies unless ROPES=1 (as ropes the heap is ~370 MB, not ~150, so a major GC
  * in a round costs ~1 s of CPU and makes rounds bimodal). ONLY=bot or ONLY=bare measures one side;
  * ONLY=path replays captured tmi.js listener arguments on the bot's tmi.js client (our code only,
- * no socket or IRC parsing); HEAPPROF=<file> with ONLY=path writes an allocation profile.
+ * no socket or IRC parsing); HEAPPROF=<file> with ONLY=path writes an allocation profile of the
+ * measured rounds, CPUPROF=<file> a CPU profile of them (50 us sampling).
  * Usage: node --expose-gc --import tsx bench/chat-cpu.ts [rounds]
  */
 import { silentLogger } from '../src/logging/index.js';
@@ -109,19 +110,28 @@ try {
     const warm = Math.min(20_000, USERS);
     await pathRound(s, captured.slice(0, warm), warm);
     const xs: number[] = [];
-    const inspector = process.env['HEAPPROF'] ? await import('node:inspector/promises') : undefined;
+    const inspector = process.env['HEAPPROF'] || process.env['CPUPROF'] ? await import('node:inspector/promises') : undefined;
     const session = inspector ? new inspector.Session() : undefined;
     session?.connect();
-    await session?.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true });
+    if (process.env['HEAPPROF']) await session?.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true });
+    if (process.env['CPUPROF']) {
+      await session?.post('Profiler.enable');
+      await session?.post('Profiler.setSamplingInterval', { interval: 50 });
+      await session?.post('Profiler.start');
+    }
     for (let i = 0; i < ROUNDS; i++) {
       const m = await pathRound(s, captured, USERS + 1);
       xs.push(m.cpuUs / captured.length);
       console.log(`round ${i + 1}: our code ${(m.cpuUs / captured.length).toFixed(2)} us/line`);
     }
     console.log(`median: our code ${median(xs).toFixed(2)} us/line`);
-    if (session) {
+    if (session && process.env['HEAPPROF']) {
       const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: unknown };
-      (await import('node:fs')).writeFileSync(process.env['HEAPPROF']!, JSON.stringify(profile));
+      (await import('node:fs')).writeFileSync(process.env['HEAPPROF'], JSON.stringify(profile));
+    }
+    if (session && process.env['CPUPROF']) {
+      const { profile } = (await session.post('Profiler.stop')) as { profile: unknown };
+      (await import('node:fs')).writeFileSync(process.env['CPUPROF'], JSON.stringify(profile));
     }
   } else {
     gc();

@@ -3,7 +3,7 @@
  * array `JSON.stringify([userId, login, displayName, weight, roleBits, subMonths, enteredAt])`,
  * anything else as `JSON.stringify(entrant)`; the bytes LineBytes writes are exactly those lines
  * in UTF-8 (plain, escaped, non-ASCII and odd-number entrants, across buffer growth, and from an
- * entrant table's rows), and the journal's own parser reads both formats back to the same entrants.
+ * entrant table's rows, one by one and copied from its stored bytes), and the journal's own parser reads both formats back to the same entrants.
  */
 import { describe, expect, it } from 'vitest';
 import { EntrantTable } from '../src/giveaway/entrant-table.js';
@@ -65,6 +65,9 @@ describe('entrant journal lines', () => {
   it('a table row is written as its entrant is', () => {
     const table = new EntrantTable();
     const rows = standard.filter((e) => Number.isInteger(e.weight) && e.weight > 0 && e.enteredAt >= 0 && e.displayName.length < 100);
+    // logins the table cannot keep as plain bytes, or whose bytes need escaping
+    const logins = ['Ünï', 'tab\there', '', 'q"uote', 'back\\slash', 'l'.repeat(300), 'same_as_name'];
+    for (const login of logins) rows.push(entrant({ login, displayName: login }), entrant({ login, displayName: 'Other"Name' }));
     rows.forEach((e, i) => table.add({ ...e, userId: `${i}${e.userId}`, roles: { ...e.roles, subMonths: Math.floor(e.roles.subMonths) } }));
     const byRow = new LineBytes(8);
     const byObject = new LineBytes(8);
@@ -74,6 +77,11 @@ describe('entrant journal lines', () => {
     }
     expect(table.size).toBe(rows.length);
     expect(byRow.bytes().toString('utf8')).toBe(byObject.bytes().toString('utf8'));
+    // the journal's path: runs of rows copied from the table's stored bytes, across buffer growth
+    const byRows = new LineBytes(8);
+    byRows.addRows(table, 0, 3);
+    byRows.addRows(table, 3, table.size);
+    expect(byRows.bytes().toString('utf8')).toBe(byObject.bytes().toString('utf8'));
   });
 
   it('keeps every line across buffer growth and the journal parser reads them back as they were', () => {

@@ -30,8 +30,8 @@ export interface GiveawayEventMap {
   claimed: [record: DrawRecord, winner: Winner];
   /** A winner was replaced. */
   rerolled: [record: DrawRecord, old: Winner, winner: Winner];
-  /** A viewer joined an open draw (not a copy: listeners must not change it); `entrants` is the new count. */
-  entered: [drawId: string, entrant: Readonly<Entrant>, entrants: number];
+  /** A viewer (by user id) joined an open draw; `entrants` is the new count. */
+  entered: [drawId: string, userId: string, entrants: number];
   /** Entries were frozen for the picks: the canonical list's digest and its size (eligible entrants). */
   'entrants-frozen': [drawId: string, digest: string, eligible: number];
 }

@@ -17,7 +17,7 @@
 import type { ChatRoles } from '../shared/chat.js';
 import { digitKey } from './digit-keys.js';
 import { IdIndex } from './id-index.js';
-import type { Entrant, EntrantRows } from './ports.js';
+import type { Entrant, EntrantRowBytes, EntrantRows } from './ports.js';
 
 const BROADCASTER = 1;
 const MODERATOR = 2;
@@ -123,24 +123,32 @@ export class EntrantTable implements EntrantRows {
 
   /** Adds an entrant once per user id; false when that user id is already in. */
   add(e: Entrant): boolean {
+    return this.addFields(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt);
+  }
+
+  /**
+   * `add` from the entrant's fields (roleBits as packRoles makes them), with no Entrant object:
+   * the `!enter` path. False when that user id is already in.
+   */
+  addFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean {
     // (checked before the id is recorded, so a refused entrant leaves no trace)
-    if (e.displayName.length > MAX_NAME_BYTES / 3 && Buffer.byteLength(e.displayName, 'utf8') > MAX_NAME_BYTES) {
+    if (displayName.length > MAX_NAME_BYTES / 3 && Buffer.byteLength(displayName, 'utf8') > MAX_NAME_BYTES) {
       throw new RangeError('display name too long');
     }
     const row = this.ids.length;
-    const userId = own(e.userId);
-    if (!this.index.add(userId, row)) return false;
+    const id = own(userId);
+    if (!this.index.add(id, row)) return false;
     if (row === this.weights.length) this.grow(row * 2);
-    const login = own(e.login);
-    this.ids.push(userId);
-    this.logins.push(login);
-    this.storeName(row, e.displayName === e.login ? '' : e.displayName);
-    this.weights[row] = e.weight;
-    this.roleBits[row] = packRoles(e.roles);
-    this.months[row] = Math.max(0, Math.min(MAX_MONTHS, Math.floor(e.roles.subMonths) || 0));
-    this.enteredAt[row] = e.enteredAt;
-    digitKey(userId, this.keyHi, this.keyLo, row);
-    this.storeLogin(row, login);
+    const kept = own(login);
+    this.ids.push(id);
+    this.logins.push(kept);
+    this.storeName(row, displayName === login ? '' : displayName);
+    this.weights[row] = weight;
+    this.roleBits[row] = roleBits;
+    this.months[row] = Math.max(0, Math.min(MAX_MONTHS, Math.floor(subMonths) || 0));
+    this.enteredAt[row] = enteredAt;
+    digitKey(id, this.keyHi, this.keyLo, row);
+    this.storeLogin(row, kept);
     return true;
   }
 
@@ -235,6 +243,24 @@ export class EntrantTable implements EntrantRows {
       loginFlags: this.loginFlags,
       roleBits: this.roleBits,
       months: this.months,
+    };
+  }
+
+  /** The columns as EntrantRowBytes (the journal copies rows from them). Valid until the next `add`. */
+  rowBytes(): EntrantRowBytes {
+    return {
+      ids: this.ids,
+      loginBytes: this.loginBytes,
+      loginStart: this.loginStart,
+      loginLen: this.loginLen,
+      loginFlags: this.loginFlags,
+      names: this.names,
+      nameAt: this.nameAt,
+      nameLen: this.nameLen,
+      weights: this.weights,
+      roleBits: this.roleBits,
+      months: this.months,
+      enteredAt: this.enteredAt,
     };
   }
 

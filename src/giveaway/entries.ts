@@ -4,7 +4,8 @@
  *
  * Contract: `enter` adds a user once per open draw (by user id), never the channel or the bot,
  * with a ticket weight from the luck settings, and journals each entrant (a failed journal write
- * is logged; the entrant stays in memory). Acknowledgements are batched on one timer, never one
+ * is logged; the entrant stays in memory); the entrant's fields go straight into the draw's
+ * table (no Entrant object per entrant). Acknowledgements are batched on one timer, never one
  * line per entrant; reminders go out at half time and near the end only while the draw is open
  * and when they are at least 5 s apart. The close timer hands the draw to drawing.ts. Does not:
  * open draws, pick winners or persist records.
@@ -14,7 +15,7 @@ import type { TimerHandle } from '../shared/clock.js';
 import { isChannelOrBot, ticketWeight, type ChannelIdentity } from './eligibility.js';
 import { channelIdentity, type Engine } from './engine.js';
 import type { Drawing } from './drawing.js';
-import type { Entrant } from './ports.js';
+import { packRoles } from './entrant-table.js';
 import type { DrawSession } from './session.js';
 
 export class Entries {
@@ -31,35 +32,36 @@ export class Entries {
   enter(msg: ChatMessage): number {
     const { ctx } = this.e;
     if (this.e.runtime.isStopped() || msg.self) return 0;
-    let entrant: Entrant | undefined;
+    const userId = msg.userId;
+    // the entrant's fields, read from the message once it joins a first draw (no object per entrant)
+    let login = '';
+    let displayName = '';
+    let weight = 0;
+    let roleBits = 0;
+    let subMonths = 0;
+    let enteredAt = -1;
     let joined = 0;
-    for (const s of this.e.draws.active.values()) {
-      if (s.phase !== 'open' || s.entrants.has(msg.userId)) continue;
-      if (!entrant) {
+    const active = this.e.draws.active.list();
+    for (let i = 0; i < active.length; i++) {
+      const s = active[i]!;
+      if (s.phase !== 'open' || s.entrants.has(userId)) continue;
+      if (enteredAt < 0) {
+        const roles = msg.roles;
         if (isChannelOrBot(msg, this.channelIdentity())) return 0;
-        entrant = {
-          userId: msg.userId,
-          login: msg.login.toLowerCase(),
-          displayName: msg.displayName || msg.login,
-          weight: ticketWeight(msg.roles, ctx.settings.luck),
-          roles: {
-            broadcaster: msg.roles.broadcaster,
-            moderator: msg.roles.moderator,
-            vip: msg.roles.vip,
-            subscriber: msg.roles.subscriber,
-            subMonths: msg.roles.subMonths,
-            firstMessage: msg.roles.firstMessage,
-          },
-          enteredAt: ctx.clock.now(),
-        };
+        login = msg.login.toLowerCase();
+        displayName = msg.displayName || msg.login;
+        weight = ticketWeight(roles, ctx.settings.luck);
+        roleBits = packRoles(roles);
+        subMonths = roles.subMonths;
+        enteredAt = ctx.clock.now();
       }
-      s.addEntrant(entrant);
+      if (!s.addEntrantFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt)) continue;
       joined += 1;
-      ctx.events.emit('entered', s.id, entrant, s.entrants.size);
+      ctx.events.emit('entered', s.id, userId, s.entrants.size);
       try {
         ctx.repo.appendEntrantRow(s.id, s.entrants, s.entrants.size - 1);
       } catch (err) {
-        ctx.logger.error({ drawId: s.id, userId: entrant.userId, err }, 'could not journal an entrant (kept in memory)');
+        ctx.logger.error({ drawId: s.id, userId, err }, 'could not journal an entrant (kept in memory)');
       }
     }
     if (joined) this.scheduleAck();

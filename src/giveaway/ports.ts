@@ -333,6 +333,30 @@ export interface EntrantRows {
   weightAt(row: number): number;
   rolesAt(row: number): ChatRoles;
   enteredAtOf(row: number): number;
+  /** The columns behind the rows, for writers that copy stored bytes (the journal); optional. */
+  rowBytes?(): EntrantRowBytes;
+}
+
+/**
+ * An entrant table's columns by row (entrant-table.ts), read-only, valid until the next row is
+ * added. A login is stored as UTF-8 bytes at loginBytes[loginStart .. + loginLen) when its
+ * loginFlags are 0 (ASCII and stored; otherwise read loginAt); a display name that differs from
+ * the login is at names[nameAt .. + nameLen) as UTF-8 (nameLen 0 = same as the login).
+ * roleBits are packRoles bits, months the subscription months.
+ */
+export interface EntrantRowBytes {
+  ids: readonly string[];
+  loginBytes: Uint8Array;
+  loginStart: Float64Array;
+  loginLen: Uint8Array;
+  loginFlags: Uint8Array;
+  names: Uint8Array;
+  nameAt: Float64Array;
+  nameLen: Uint16Array;
+  weights: Float64Array;
+  roleBits: Uint8Array;
+  months: Uint16Array;
+  enteredAt: Float64Array;
 }
 
 /**

@@ -14,9 +14,38 @@ import { DrawSession } from './session.js';
 /** Finished sessions kept in memory for rerolls and retries. */
 export const RECENT_LIMIT = 20;
 
+/**
+ * The active sessions by record id, with `list()`: the same sessions as an array, rebuilt only
+ * after a change. Every chat line walks the active draws (`!enter`, the winner chat catch); an
+ * indexed walk of an array allocates nothing, a Map iterator does.
+ */
+export class ActiveSessions extends Map<string, DrawSession> {
+  #list: readonly DrawSession[] | undefined;
+
+  override set(id: string, s: DrawSession): this {
+    this.#list = undefined;
+    return super.set(id, s);
+  }
+
+  override delete(id: string): boolean {
+    this.#list = undefined;
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.#list = undefined;
+    super.clear();
+  }
+
+  /** The sessions in the order they became active (read-only; a new array after each change). */
+  list(): readonly DrawSession[] {
+    return (this.#list ??= [...this.values()]);
+  }
+}
+
 export class DrawRegistry {
   /** Draws that are open or drawing, by record id. */
-  readonly active = new Map<string, DrawSession>();
+  readonly active = new ActiveSessions();
   /** Ids being opened right now (synchronous duplicate guard). */
   readonly opening = new Set<string>();
   /** Closed draws kept for rerolls and retries, newest first. */

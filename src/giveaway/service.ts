@@ -144,7 +144,9 @@ export class GiveawayService {
    */
   claimDrawsOf(userId: string): readonly Readonly<DrawRecord>[] {
     let out: Readonly<DrawRecord>[] | undefined;
-    for (const s of this.e.draws.active.values()) {
+    const active = this.e.draws.active.list();
+    for (let i = 0; i < active.length; i++) {
+      const s = active[i]!;
       if (s.phase !== 'claim') continue;
       for (const w of s.record.winners) {
         if (w.userId !== userId) continue;

@@ -59,7 +59,16 @@ export class DrawSession {
 
   /** Adds an entrant once per user id; false when already in. */
   addEntrant(e: Entrant): boolean {
-    if (!this.entrants.add(e)) return false;
+    return this.counted(this.entrants.add(e));
+  }
+
+  /** `addEntrant` from the entrant's fields (EntrantTable.addFields); false when already in. */
+  addEntrantFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean {
+    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt));
+  }
+
+  private counted(added: boolean): boolean {
+    if (!added) return false;
     this.record.entrants = this.entrants.size;
     this.unacknowledged += 1;
     return true;

@@ -21,7 +21,7 @@
  * parsed line of either format back into the entrant's fields (the caller validates them).
  */
 import { packRoles, unpackRoles } from '../giveaway/entrant-table.js';
-import type { Entrant, EntrantRows } from '../giveaway/ports.js';
+import type { Entrant, EntrantRowBytes, EntrantRows } from '../giveaway/ports.js';
 
 /** Every role bit set (the layout is packRoles'; storage-entrant-line.test.ts pins it as the format). */
 const ALL_ROLE_BITS = 31;
@@ -120,6 +120,66 @@ export class LineBytes {
   addRow(rows: EntrantRows, row: number): void {
     const roles = rows.rolesAt(row);
     this.addCompact(rows.userIdAt(row), rows.loginAt(row), rows.displayNameAt(row), rows.weightAt(row), packRoles(roles), roles.subMonths, rows.enteredAtOf(row));
+  }
+
+  /**
+   * Appends rows [from, to) of `rows` as `addRow` does, byte for byte. From a table's stored
+   * bytes (EntrantRows.rowBytes) ids, logins and display names of printable ASCII without `"` or
+   * `\` are copied as they are (no string read or built); any other field goes the string way.
+   */
+  addRows(rows: EntrantRows, from: number, to: number): void {
+    const cols = rows.rowBytes?.();
+    if (!cols) {
+      for (let row = from; row < to; row++) this.addRow(rows, row);
+      return;
+    }
+    for (let row = from; row < to; row++) {
+      const loginLen = cols.loginLen[row]!;
+      const nameLen = cols.nameLen[row]!;
+      this.reserve(cols.ids[row]!.length + 2 * loginLen + nameLen + 6 + LINE_ROOM);
+      this.buf[this.used++] = 0x5b; // [
+      this.string(cols.ids[row]!);
+      this.comma();
+      const loginAt = cols.loginStart[row]!;
+      const plainLogin = cols.loginFlags[row] === 0 && this.copyPlain(cols.loginBytes, loginAt, loginLen);
+      if (!plainLogin) this.string(rows.loginAt(row));
+      this.comma();
+      if (nameLen === 0) {
+        if (!plainLogin || !this.copyPlain(cols.loginBytes, loginAt, loginLen)) this.string(rows.loginAt(row));
+      } else if (!this.copyPlain(cols.names, cols.nameAt[row]!, nameLen)) {
+        this.string(rows.displayNameAt(row));
+      }
+      this.comma();
+      this.number(cols.weights[row]!);
+      this.comma();
+      this.number(cols.roleBits[row]!);
+      this.comma();
+      this.number(cols.months[row]!);
+      this.comma();
+      this.number(cols.enteredAt[row]!);
+      const b = this.buf;
+      b[this.used++] = 0x5d; // ]
+      b[this.used++] = 0x0a;
+    }
+  }
+
+  /**
+   * Writes `src[at .. at + n)` as a JSON string when every byte is printable ASCII other than `"`
+   * and `\` and returns true; otherwise writes nothing and returns false. Makes room for itself and LINE_ROOM more.
+   */
+  private copyPlain(src: Uint8Array, at: number, n: number): boolean {
+    this.reserve(n + 2 + LINE_ROOM);
+    const b = this.buf;
+    let pos = this.used + 1;
+    for (let i = at, end = at + n; i < end; i++) {
+      const c = src[i]!;
+      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+      b[pos++] = c;
+    }
+    b[this.used] = 0x22;
+    b[pos++] = 0x22;
+    this.used = pos;
+    return true;
   }
 
   private addCompact(userId: string, login: string, displayName: string, weight: number, bits: number, subMonths: number, enteredAt: number): void {

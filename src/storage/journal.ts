@@ -88,7 +88,7 @@ function pending(lines: LineBytes): Pending {
 function encodeRows(p: Pending): LineBytes {
   const rows = p.rows;
   if (rows) {
-    for (let row = p.from; row < p.to; row++) p.lines.addRow(rows, row);
+    p.lines.addRows(rows, p.from, p.to);
     p.rows = undefined;
   }
   return p.lines;
