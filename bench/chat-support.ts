@@ -1,5 +1,5 @@
 /**
- * What the chat-ingestion benchmarks (e2e-2-chat.bench.ts, bare-tmi.ts, the by-hand chat-cpu.ts)
+ * What the chat-ingestion benchmarks (e2e-2-chat.bench.ts, bare-tmi.ts, the by-hand chat-cpu.ts and chat-sync.ts)
  * share: the simulated viewers and their `!enter` lines, a bare tmi.js client joined to a chat
  * sandbox (the anchor's client, no giftdrop code), and closing a draw through the engine.
  */
