@@ -338,25 +338,16 @@ export interface EntrantRows {
 }
 
 /**
- * An entrant table's columns by row (entrant-table.ts), read-only, valid until the next row is
- * added. A login is stored as UTF-8 bytes at loginBytes[loginStart .. + loginLen) when its
- * loginFlags are 0 (ASCII and stored; otherwise read loginAt); a display name that differs from
- * the login is at names[nameAt .. + nameLen) as UTF-8 (nameLen 0 = same as the login).
- * roleBits are packRoles bits, months the subscription months.
+ * An entrant table's columns by row, read-only, valid until the next row is added: a login's UTF-8
+ * bytes at loginBytes[loginStart .. + loginLen) when its loginFlags are 0 (else read loginAt); a
+ * display name unlike the login at names[nameAt .. + nameLen) (nameLen 0: same as the login).
  */
 export interface EntrantRowBytes {
   ids: readonly string[];
-  loginBytes: Uint8Array;
-  loginStart: Float64Array;
-  loginLen: Uint8Array;
-  loginFlags: Uint8Array;
-  names: Uint8Array;
-  nameAt: Float64Array;
-  nameLen: Uint16Array;
-  weights: Float64Array;
-  roleBits: Uint8Array;
-  months: Uint16Array;
-  enteredAt: Float64Array;
+  loginBytes: Uint8Array; loginStart: Float64Array; loginLen: Uint8Array; loginFlags: Uint8Array;
+  names: Uint8Array; nameAt: Float64Array; nameLen: Uint16Array;
+  /** roleBits: packRoles bits; months: subscription months. */
+  weights: Float64Array; roleBits: Uint8Array; months: Uint16Array; enteredAt: Float64Array;
 }
 
 /**

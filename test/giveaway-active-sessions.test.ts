@@ -1,0 +1,35 @@
+/**
+ * The engine's active draws (registry.ts ActiveSessions): `list()` is the Map's sessions in
+ * insertion order after every kind of change (set, replace, delete, clear), and the same array
+ * while nothing changed (the `!enter` path walks it on every chat line).
+ */
+import { describe, expect, it } from 'vitest';
+import { ActiveSessions } from '../src/giveaway/registry.js';
+import { DrawSession } from '../src/giveaway/session.js';
+import { sandboxRecord } from './support/beacon-vectors.js';
+
+const session = (id: string) => new DrawSession(sandboxRecord({ id, entrants: 3, winners: 1 }), Buffer.alloc(32, 7));
+
+describe('active sessions', () => {
+  it('lists the sessions as the Map holds them after each change, and reuses the list between changes', () => {
+    const active = new ActiveSessions();
+    expect(active.list()).toEqual([]);
+    const [a, b, c] = [session('draw-a'), session('draw-b'), session('draw-c')];
+    active.set(a.id, a).set(b.id, b);
+    const first = active.list();
+    expect(first).toEqual([a, b]);
+    expect(active.list()).toBe(first);
+    active.set(c.id, c);
+    expect(active.list()).toEqual([a, b, c]);
+    const replaced = session('draw-a');
+    active.set(replaced.id, replaced);
+    expect(active.list()).toEqual([replaced, b, c]);
+    expect(active.delete('draw-b')).toBe(true);
+    expect(active.list()).toEqual([replaced, c]);
+    expect(active.delete('draw-b')).toBe(false);
+    expect(active.list()).toEqual([...active.values()]);
+    active.clear();
+    expect(active.list()).toEqual([]);
+    expect(active.size).toBe(0);
+  });
+});
