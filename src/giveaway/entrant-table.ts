@@ -17,7 +17,8 @@
 import type { ChatRoles } from '../shared/chat.js';
 import { digitKey } from './digit-keys.js';
 import { IdIndex } from './id-index.js';
-import type { Entrant, EntrantRowBytes, EntrantRows } from './ports.js';
+import type { EntrantRowBytes, EntrantRows } from './entrant-rows.js';
+import type { Entrant } from './ports.js';
 
 const BROADCASTER = 1;
 const MODERATOR = 2;

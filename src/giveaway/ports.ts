@@ -1,9 +1,11 @@
 /**
  * The interfaces the giveaway domain needs from the outside world. Adapters in twitch/,
- * fourthwall/ and storage/ implement them; main.ts wires them. This file imports only shared/.
+ * fourthwall/ and storage/ implement them; main.ts wires them. This file imports only shared/ (and
+ * entrant-rows.ts, the row views storage reads, which does too).
  */
 import type { ChatMessage, ChatRoles } from '../shared/chat.js';
 import { GiftdropError } from '../shared/errors.js';
+import type { EntrantRows } from './entrant-rows.js';
 
 // ---------------------------------------------------------------------------------------------
 // Chat
@@ -320,34 +322,6 @@ export interface DrawRecord {
   pendingSeed?: string;
   /** Which mode's data this is; stamped by the storage on save (older records: read as live). */
   mode?: 'live' | 'sandbox';
-}
-
-/**
- * A draw's entrants by row as storage reads them (EntrantTable): rows are appended in entry order
- * and never change.
- */
-export interface EntrantRows {
-  userIdAt(row: number): string;
-  loginAt(row: number): string;
-  displayNameAt(row: number): string;
-  weightAt(row: number): number;
-  rolesAt(row: number): ChatRoles;
-  enteredAtOf(row: number): number;
-  /** The columns behind the rows, for writers that copy stored bytes (the journal); optional. */
-  rowBytes?(): EntrantRowBytes;
-}
-
-/**
- * An entrant table's columns by row, read-only, valid until the next row is added: a login's UTF-8
- * bytes at loginBytes[loginStart .. + loginLen) when its loginFlags are 0 (else read loginAt); a
- * display name unlike the login at names[nameAt .. + nameLen) (nameLen 0: same as the login).
- */
-export interface EntrantRowBytes {
-  ids: readonly string[];
-  loginBytes: Uint8Array; loginStart: Float64Array; loginLen: Uint8Array; loginFlags: Uint8Array;
-  names: Uint8Array; nameAt: Float64Array; nameLen: Uint16Array;
-  /** roleBits: packRoles bits; months: subscription months. */
-  weights: Float64Array; roleBits: Uint8Array; months: Uint16Array; enteredAt: Float64Array;
 }
 
 /**

@@ -21,7 +21,8 @@
  * parsed line of either format back into the entrant's fields (the caller validates them).
  */
 import { packRoles, unpackRoles } from '../giveaway/entrant-table.js';
-import type { Entrant, EntrantRowBytes, EntrantRows } from '../giveaway/ports.js';
+import type { EntrantRowBytes, EntrantRows } from '../giveaway/entrant-rows.js';
+import type { Entrant } from '../giveaway/ports.js';
 
 /** Every role bit set (the layout is packRoles'; storage-entrant-line.test.ts pins it as the format). */
 const ALL_ROLE_BITS = 31;

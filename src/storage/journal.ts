@@ -14,7 +14,8 @@
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Entrant, EntrantRows } from '../giveaway/ports.js';
+import type { EntrantRows } from '../giveaway/entrant-rows.js';
+import type { Entrant } from '../giveaway/ports.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { LineBytes, entrantOfLine } from './entrant-line.js';
 import { StorageError } from './errors.js';
