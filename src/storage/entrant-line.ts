@@ -135,13 +135,10 @@ export class LineBytes {
       return;
     }
     for (let row = from; row < to; row++) {
+      this.open(cols.ids[row]!);
+      const loginAt = cols.loginStart[row]!;
       const loginLen = cols.loginLen[row]!;
       const nameLen = cols.nameLen[row]!;
-      this.reserve(cols.ids[row]!.length + 2 * loginLen + nameLen + 6 + LINE_ROOM);
-      this.buf[this.used++] = 0x5b; // [
-      this.string(cols.ids[row]!);
-      this.comma();
-      const loginAt = cols.loginStart[row]!;
       const plainLogin = cols.loginFlags[row] === 0 && this.copyPlain(cols.loginBytes, loginAt, loginLen);
       if (!plainLogin) this.string(rows.loginAt(row));
       this.comma();
@@ -150,17 +147,7 @@ export class LineBytes {
       } else if (!this.copyPlain(cols.names, cols.nameAt[row]!, nameLen)) {
         this.string(rows.displayNameAt(row));
       }
-      this.comma();
-      this.number(cols.weights[row]!);
-      this.comma();
-      this.number(cols.roleBits[row]!);
-      this.comma();
-      this.number(cols.months[row]!);
-      this.comma();
-      this.number(cols.enteredAt[row]!);
-      const b = this.buf;
-      b[this.used++] = 0x5d; // ]
-      b[this.used++] = 0x0a;
+      this.close(cols.weights[row]!, cols.roleBits[row]!, cols.months[row]!, cols.enteredAt[row]!);
     }
   }
 
@@ -184,13 +171,23 @@ export class LineBytes {
   }
 
   private addCompact(userId: string, login: string, displayName: string, weight: number, bits: number, subMonths: number, enteredAt: number): void {
+    this.open(userId);
+    this.string(login);
+    this.comma();
+    this.string(displayName);
+    this.close(weight, bits, subMonths, enteredAt);
+  }
+
+  /** A compact line's start: `[`, the user id and a comma. */
+  private open(userId: string): void {
     this.reserve(1);
     this.buf[this.used++] = 0x5b; // [
     this.string(userId);
     this.comma();
-    this.string(login);
-    this.comma();
-    this.string(displayName);
+  }
+
+  /** A compact line's end after the display name (room made before): the four numbers, `]` and a newline. */
+  private close(weight: number, bits: number, subMonths: number, enteredAt: number): void {
     this.comma();
     this.number(weight);
     this.comma();
