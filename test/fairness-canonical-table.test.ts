@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalise, runToEnd, type EntrantRows } from '../src/giveaway/canonical.js';
+import { canonicalise, runToEnd, type ListRows } from '../src/giveaway/canonical.js';
 import { canonicaliseTable } from '../src/giveaway/canonical-table.js';
 import { digitKey, sortByDigitKeys, writeDigits } from '../src/giveaway/digit-keys.js';
 import { EntrantTable } from '../src/giveaway/entrant-table.js';
@@ -44,7 +44,7 @@ function allRows(n: number): Uint32Array {
   return Uint32Array.from({ length: n }, (_, i) => i);
 }
 
-function tableRows(table: EntrantTable): EntrantRows {
+function tableRows(table: EntrantTable): ListRows {
   return { length: table.size, userId: (r) => table.userIdAt(r), login: (r) => table.loginAt(r), weight: (r) => table.weightAt(r) };
 }
 

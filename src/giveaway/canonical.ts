@@ -26,8 +26,8 @@ export class FairnessError extends GiftdropError {
   }
 }
 
-/** Rows of an entrant list, read by position (nothing is materialised). */
-export interface EntrantRows {
+/** Rows of an entrant list to freeze, read by position (nothing is materialised; not the journal's EntrantRows). */
+export interface ListRows {
   readonly length: number;
   userId(i: number): string;
   login(i: number): string;
@@ -159,7 +159,7 @@ function* mergeSort(rows: Uint32Array, less: (a: number, b: number) => boolean):
  * Validates rows [start, end) and fills their digit keys (hi 0: not a decimal id of 1-15 digits);
  * returns their total weight.
  */
-function checkRows(rows: EntrantRows, hi: Uint32Array, lo: Uint32Array, start: number, end: number): number {
+function checkRows(rows: ListRows, hi: Uint32Array, lo: Uint32Array, start: number, end: number): number {
   let total = 0;
   for (let i = start; i < end; i++) {
     total += checkWeight(rows.weight(i), i);
@@ -190,7 +190,7 @@ export function writeLine(bytes: ByteChunks, userId: string, login: string, weig
 }
 
 /** Writes canonical positions [start, end): duplicate check, weights, the digest lines. */
-function serialise(rows: EntrantRows, order: Uint32Array, weights: Float64Array, bytes: ByteChunks, start: number, end: number): void {
+function serialise(rows: ListRows, order: Uint32Array, weights: Float64Array, bytes: ByteChunks, start: number, end: number): void {
   let previous = start > 0 ? rows.userId(order[start - 1]!) : undefined;
   for (let p = start; p < end; p++) {
     const row = order[p]!;
@@ -208,7 +208,7 @@ function serialise(rows: EntrantRows, order: Uint32Array, weights: Float64Array,
  * Throws FairnessError on an empty or TAB/CR/LF-bearing userId or login, a weight that is not a
  * positive safe integer, a total weight above 2^53 - 1, or a duplicate userId.
  */
-export function* canonicalise(rows: EntrantRows): Steps<Canonical> {
+export function* canonicalise(rows: ListRows): Steps<Canonical> {
   const n = rows.length;
   const hi = new Uint32Array(n);
   const lo = new Uint32Array(n);

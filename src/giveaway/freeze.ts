@@ -9,7 +9,7 @@
  * entrant. Throws FairnessError on invalid entrants. Does not: reveal the seed, pick winners or
  * persist.
  */
-import { canonicalise, runSliced, type Canonical, type EntrantRows, type Steps } from './canonical.js';
+import { canonicalise, runSliced, type Canonical, type ListRows, type Steps } from './canonical.js';
 import { canonicaliseTable } from './canonical-table.js';
 import { fenwickSteps } from './fairness.js';
 import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
@@ -28,8 +28,8 @@ export interface FreezeResult {
 
 const CHUNK = 4096;
 
-/** Rows of `table` as EntrantRows: positions into a row list, or (without one) table rows. */
-function rowsOf(table: EntrantTable, rows?: Uint32Array): EntrantRows {
+/** Rows of `table` as ListRows: positions into a row list, or (without one) table rows. */
+function rowsOf(table: EntrantTable, rows?: Uint32Array): ListRows {
   if (!rows) {
     return {
       length: table.size,

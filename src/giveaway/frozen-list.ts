@@ -10,12 +10,12 @@
  * change afterwards (entrant tables only grow while open; a closed draw's table is final).
  * Does not: validate (canonical.ts did at close) or store anything.
  */
-import { runToEnd, canonicalise, type Canonical, type EntrantRows } from './canonical.js';
+import { runToEnd, canonicalise, type Canonical, type ListRows } from './canonical.js';
 import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from './ports.js';
 
 export class FrozenList implements FrozenRows {
   constructor(
-    private readonly source: EntrantRows,
+    private readonly source: ListRows,
     private readonly order: Uint32Array,
     /** Weight at each canonical position. */
     readonly weights: Float64Array,
@@ -26,7 +26,7 @@ export class FrozenList implements FrozenRows {
   ) {}
 
   /** The list of `canonical` (canonical.ts) over `source`. */
-  static of(source: EntrantRows, canonical: Canonical, fenwick?: Float64Array): FrozenList {
+  static of(source: ListRows, canonical: Canonical, fenwick?: Float64Array): FrozenList {
     return new FrozenList(source, canonical.order, canonical.weights, canonical.digest, canonical.bytes, fenwick);
   }
 
