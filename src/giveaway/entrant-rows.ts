@@ -21,12 +21,14 @@ export interface EntrantRows {
 }
 
 /**
- * An entrant table's columns by row, read-only, valid until the next row is added: a login's UTF-8
- * bytes at loginBytes[loginStart .. + loginLen) when its loginFlags are 0 (else read loginAt); a
- * display name unlike the login at names[nameAt .. + nameLen) (nameLen 0: same as the login).
+ * An entrant table's columns by row, read-only, valid until the next row is added: a decimal user
+ * id's digit keys (digit-keys.ts; keyHi 0: read userIdAt); a login's UTF-8 bytes at
+ * loginBytes[loginStart .. + loginLen) when its loginFlags are 0 (else read loginAt); a display
+ * name unlike the login at names[nameAt .. + nameLen) (nameLen 0: same as the login).
  */
 export interface EntrantRowBytes {
-  ids: readonly string[];
+  keyHi: Uint32Array;
+  keyLo: Uint32Array;
   loginBytes: Uint8Array;
   loginStart: Float64Array;
   loginLen: Uint8Array;

@@ -1,21 +1,26 @@
 /**
- * The entrants of one draw, held compactly: one row per distinct user id in parallel columns
- * (strings for user id and login; display names, when they differ from the login, as UTF-8 bytes
- * in one growing buffer; typed arrays for weight, role flags, subscription months and entry time)
- * plus an index from user id to row (id-index.ts: typed arrays for decimal ids). No object per
- * entrant is kept (two strings), so a million entrants cost well under 200 bytes each and little
- * garbage-collector work. For the freeze at close (canonical-table.ts) each row also has its
- * decimal user id as sort keys (digit-keys.ts) and its login's UTF-8 bytes in one buffer, so the
- * sort and the digest read contiguous memory.
+ * The entrants of one draw, held compactly: one row per distinct user id in parallel columns of
+ * typed arrays and byte buffers, with no heap string or object per entrant in the common case.
+ * A decimal user id of up to 15 digits (every Twitch id) is held only as its two digit keys
+ * (digit-keys.ts), a login only as its UTF-8 bytes, a display name that differs from the login as
+ * UTF-8 bytes; weight, role flags, subscription months and entry time are numbers in typed
+ * arrays; an index maps user id to row (id-index.ts). Only the odd row keeps a string, in a
+ * side map: a user id that is not such a decimal id, a login over 255 UTF-8 bytes, a login or
+ * display name that is not well-formed UTF-16 (its bytes could not give it back exactly; they are
+ * kept as well). Why: a flood of new entrants
+ * then leaves nothing for the garbage collector to copy or mark (two strings per entrant cost
+ * about 2 us of collector work each, measured with bench/chat-sync.ts), and a million entrants
+ * cost a few dozen bytes each. The freeze at close (canonical-table.ts) sorts and digests these
+ * columns directly.
  *
  * Contract: rows are appended in entry order and never removed or reordered; `add` keeps the
- * first entry of a user id and returns false for later ones. Strings are copied on the way in so
- * a kept login never pins the chat frame it was cut from. `entrant(row)` materialises a row as an
- * `Entrant` (for journals and callers that need the object); the hot paths read columns. Does
- * not: validate fairness inputs (fairness.ts does at close), decide eligibility or persist.
+ * first entry of a user id and returns false for later ones. Every string read back
+ * (`userIdAt`, `loginAt`, `displayNameAt`, `entrant`) equals the one added, and is built on each
+ * read (callers on hot paths read the columns instead). Does not: validate fairness inputs
+ * (fairness.ts does at close), decide eligibility or persist.
  */
 import type { ChatRoles } from '../shared/chat.js';
-import { digitKey } from './digit-keys.js';
+import { digitKey, writeDigits } from './digit-keys.js';
 import { IdIndex } from './id-index.js';
 import type { EntrantRowBytes, EntrantRows } from './entrant-rows.js';
 import type { Entrant } from './ports.js';
@@ -28,20 +33,30 @@ const FIRST_MESSAGE = 16;
 const MAX_MONTHS = 0xffff;
 /** A display name's UTF-8 bytes must fit nameLen (Uint16Array). */
 const MAX_NAME_BYTES = 0xffff;
-/** Login flags: fails the fairness field check (empty, TAB, CR or LF); kept only as a string. */
+/** Login flags: fails the fairness field check (empty, TAB, CR or LF). */
 export const LOGIN_UNCHECKED = 1;
+/** Login flags: over 255 UTF-8 bytes: kept only as a string (loginLen 0). */
 export const LOGIN_STRING_ONLY = 2;
 /** Login flags: has characters beyond ASCII (its lower case may differ in length). */
 export const LOGIN_NON_ASCII = 4;
+/**
+ * Login flags: not well-formed UTF-16 (a lone surrogate), so its UTF-8 bytes (with U+FFFD, as
+ * every UTF-8 writer gives them) cannot give it back: the string is kept too, for loginAt.
+ */
+export const LOGIN_KEEPS_STRING = 8;
 const TAB_CR_LF = /[\t\r\n]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * A string that owns its characters. V8 keeps substrings of 13+ characters as views into the
- * string they were cut from (here: a whole chat frame); a kept entrant must not pin that frame.
+ * string they were cut from (here: a whole chat frame); a kept string must not pin that frame.
  */
 function own(s: string): string {
   return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
+
+/** Digits of a user id written back from its key (digit-keys.ts); one scratch buffer. */
+const DIGITS = Buffer.allocUnsafe(16);
 
 export function packRoles(r: ChatRoles): number {
   return (
@@ -78,7 +93,7 @@ export interface TableColumns {
   loginBytes: Buffer;
   loginStart: Float64Array;
   loginLen: Uint8Array;
-  /** LOGIN_UNCHECKED | LOGIN_STRING_ONLY | LOGIN_NON_ASCII. */
+  /** LOGIN_UNCHECKED | LOGIN_STRING_ONLY | LOGIN_NON_ASCII | LOGIN_KEEPS_STRING. */
   loginFlags: Uint8Array;
   /** packRoles bits and subscription months. */
   roleBits: Uint8Array;
@@ -88,8 +103,13 @@ export interface TableColumns {
 /** The entrants of one draw in columns, addressed by row (entry order). */
 export class EntrantTable implements EntrantRows {
   private readonly index = new IdIndex();
-  private readonly ids: string[] = [];
-  private readonly logins: string[] = [];
+  private rows = 0;
+  /** User ids that have no digit key (keyHi 0), by row. */
+  private readonly otherIds = new Map<number, string>();
+  /** Display names that are not well-formed UTF-16 (their bytes cannot give them back), by row. */
+  private readonly stringNames = new Map<number, string>();
+  /** Logins flagged LOGIN_STRING_ONLY or LOGIN_KEEPS_STRING, by row. */
+  private readonly stringLogins = new Map<number, string>();
   /** Display names that differ from the login, as UTF-8 bytes; a row's slice is nameAt..+nameLen. */
   private names = Buffer.allocUnsafe(1024);
   private namesUsed = 0;
@@ -115,7 +135,7 @@ export class EntrantTable implements EntrantRows {
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.rows;
   }
 
   has(userId: string): boolean {
@@ -136,20 +156,18 @@ export class EntrantTable implements EntrantRows {
     if (displayName.length > MAX_NAME_BYTES / 3 && Buffer.byteLength(displayName, 'utf8') > MAX_NAME_BYTES) {
       throw new RangeError('display name too long');
     }
-    const row = this.ids.length;
-    const id = own(userId);
-    if (!this.index.add(id, row)) return false;
+    const row = this.rows;
+    if (!this.index.add(userId, row)) return false;
     if (row === this.weights.length) this.grow(row * 2);
-    const kept = own(login);
-    this.ids.push(id);
-    this.logins.push(kept);
+    this.rows = row + 1;
+    digitKey(userId, this.keyHi, this.keyLo, row);
+    if (this.keyHi[row] === 0) this.otherIds.set(row, own(userId));
     this.storeName(row, displayName === login ? '' : displayName);
     this.weights[row] = weight;
     this.roleBits[row] = roleBits;
     this.months[row] = Math.max(0, Math.min(MAX_MONTHS, Math.floor(subMonths) || 0));
     this.enteredAt[row] = enteredAt;
-    digitKey(id, this.keyHi, this.keyLo, row);
-    this.storeLogin(row, kept);
+    this.storeLogin(row, login);
     return true;
   }
 
@@ -181,7 +199,12 @@ export class EntrantTable implements EntrantRows {
     if (bytes > 0xff) {
       flags |= LOGIN_STRING_ONLY;
       this.loginLen[row] = 0;
+      this.stringLogins.set(row, own(login));
     } else {
+      if (!ascii && LONE_SURROGATE.test(login)) {
+        flags |= LOGIN_KEEPS_STRING;
+        this.stringLogins.set(row, own(login));
+      }
       this.loginBytesUsed += bytes;
       this.loginLen[row] = bytes;
     }
@@ -207,6 +230,7 @@ export class EntrantTable implements EntrantRows {
       const c = name.charCodeAt(i);
       if (c > 0x7f) {
         pos = start + buf.write(name, start, 'utf8');
+        if (LONE_SURROGATE.test(name)) this.stringNames.set(row, own(name));
         break;
       }
       buf[pos++] = c;
@@ -250,7 +274,8 @@ export class EntrantTable implements EntrantRows {
   /** The columns as EntrantRowBytes (the journal copies rows from them). Valid until the next `add`. */
   rowBytes(): EntrantRowBytes {
     return {
-      ids: this.ids,
+      keyHi: this.keyHi,
+      keyLo: this.keyLo,
       loginBytes: this.loginBytes,
       loginStart: this.loginStart,
       loginLen: this.loginLen,
@@ -271,18 +296,30 @@ export class EntrantTable implements EntrantRows {
   }
 
   userIdAt(row: number): string {
-    return this.ids[row]!;
+    this.checkRow(row);
+    const h = this.keyHi[row]!;
+    if (h === 0) return this.otherIds.get(row)!;
+    return DIGITS.toString('latin1', 0, writeDigits(DIGITS, 0, h, this.keyLo[row]!));
   }
 
   loginAt(row: number): string {
-    return this.logins[row]!;
+    this.checkRow(row);
+    const flags = this.loginFlags[row]!;
+    if ((flags & (LOGIN_STRING_ONLY | LOGIN_KEEPS_STRING)) !== 0) return this.stringLogins.get(row)!;
+    const at = this.loginStart[row]!;
+    return this.loginBytes.toString((flags & LOGIN_NON_ASCII) !== 0 ? 'utf8' : 'latin1', at, at + this.loginLen[row]!);
   }
 
   displayNameAt(row: number): string {
     const len = this.nameLen[row]!;
-    if (len === 0) return this.logins[row]!;
+    if (len === 0) return this.loginAt(row);
+    if (this.stringNames.size !== 0 && this.stringNames.has(row)) return this.stringNames.get(row)!;
     const at = this.nameAt[row]!;
     return this.names.toString('utf8', at, at + len);
+  }
+
+  private checkRow(row: number): void {
+    if (!(row >= 0 && row < this.rows)) throw new RangeError(`no entrant row ${row} (the table has ${this.rows})`);
   }
 
   weightAt(row: number): number {
@@ -308,8 +345,8 @@ export class EntrantTable implements EntrantRows {
 
   entrant(row: number): Entrant {
     return {
-      userId: this.ids[row]!,
-      login: this.logins[row]!,
+      userId: this.userIdAt(row),
+      login: this.loginAt(row),
       displayName: this.displayNameAt(row),
       weight: this.weights[row]!,
       roles: this.rolesAt(row),
@@ -330,14 +367,14 @@ export class EntrantTable implements EntrantRows {
 
   /** Every entrant in entry order, one object at a time (for read-only views such as the dashboard). */
   *values(): IterableIterator<Entrant> {
-    for (let row = 0; row < this.logins.length; row++) yield this.entrant(row);
+    for (let row = 0; row < this.rows; row++) yield this.entrant(row);
   }
 
   /** The first entrant whose login equals `login` (case-insensitive). */
   findByLogin(login: string): Entrant | undefined {
     const wanted = login.toLowerCase();
-    for (let row = 0; row < this.logins.length; row++) {
-      if (this.logins[row]!.toLowerCase() === wanted) return this.entrant(row);
+    for (let row = 0; row < this.rows; row++) {
+      if (this.loginAt(row).toLowerCase() === wanted) return this.entrant(row);
     }
     return undefined;
   }

@@ -20,6 +20,7 @@
  * the same for a row of a draw's entrant table, read from its columns (no object built). `entrantOfLine` turns a
  * parsed line of either format back into the entrant's fields (the caller validates them).
  */
+import { writeDigits } from '../giveaway/digit-keys.js';
 import { packRoles, unpackRoles } from '../giveaway/entrant-table.js';
 import type { EntrantRowBytes, EntrantRows } from '../giveaway/entrant-rows.js';
 import type { Entrant } from '../giveaway/ports.js';
@@ -124,9 +125,10 @@ export class LineBytes {
   }
 
   /**
-   * Appends rows [from, to) of `rows` as `addRow` does, byte for byte. From a table's stored
-   * bytes (EntrantRows.rowBytes) ids, logins and display names of printable ASCII without `"` or
-   * `\` are copied as they are (no string read or built); any other field goes the string way.
+   * Appends rows [from, to) of `rows` as `addRow` does, byte for byte. From a table's columns
+   * (EntrantRows.rowBytes) decimal ids are written from their digit keys, and logins and display
+   * names of printable ASCII without `"` or `\` are copied as they are (no string read or built);
+   * any other field goes the string way.
    */
   addRows(rows: EntrantRows, from: number, to: number): void {
     const cols = rows.rowBytes?.();
@@ -135,7 +137,9 @@ export class LineBytes {
       return;
     }
     for (let row = from; row < to; row++) {
-      this.open(cols.ids[row]!);
+      const keyHi = cols.keyHi[row]!;
+      if (keyHi !== 0) this.openDigits(keyHi, cols.keyLo[row]!);
+      else this.open(rows.userIdAt(row));
       const loginAt = cols.loginStart[row]!;
       const loginLen = cols.loginLen[row]!;
       const nameLen = cols.nameLen[row]!;
@@ -184,6 +188,18 @@ export class LineBytes {
     this.buf[this.used++] = 0x5b; // [
     this.string(userId);
     this.comma();
+  }
+
+  /** `open` for a decimal user id given by its digit keys (digit-keys.ts): its digits need no escaping. */
+  private openDigits(keyHi: number, keyLo: number): void {
+    this.reserve(15 + 4 + LINE_ROOM);
+    const b = this.buf;
+    b[this.used] = 0x5b; // [
+    b[this.used + 1] = 0x22;
+    const end = writeDigits(b, this.used + 2, keyHi, keyLo);
+    b[end] = 0x22;
+    b[end + 1] = 0x2c;
+    this.used = end + 2;
   }
 
   /** A compact line's end after the display name (room made before): the four numbers, `]` and a newline. */
