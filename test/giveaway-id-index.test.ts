@@ -51,6 +51,25 @@ describe('IdIndex', () => {
     for (const [id, row] of reference) expect(index.rowOf(id)).toBe(row);
   });
 
+  it('an add right after a rowOf that missed (the !enter path) lands where a plain add would, and only for that id', () => {
+    const next = rng(7);
+    const index = new IdIndex();
+    const reference = new Map<string, number>();
+    for (let i = 0; i < 40_000; i++) {
+      const id = randomId(next);
+      const other = randomId(next);
+      const kind = next();
+      // rowOf(id) then add(id); or rowOf(id), rowOf(other), add(id); or rowOf(other) then add(id)
+      expect(index.rowOf(kind < 0.66 ? id : other)).toBe(reference.get(kind < 0.66 ? id : other) ?? -1);
+      if (kind >= 0.33 && kind < 0.66) expect(index.rowOf(other)).toBe(reference.get(other) ?? -1);
+      const fresh = !reference.has(id);
+      if (fresh) reference.set(id, reference.size);
+      expect(index.add(id, fresh ? reference.get(id)! : 99_999_999)).toBe(fresh);
+    }
+    expect(reference.size).toBeGreaterThan(20_000);
+    for (const [id, row] of reference) expect(index.rowOf(id)).toBe(row);
+  });
+
   it('keeps ids that differ only in leading zeros or length apart', () => {
     const index = new IdIndex();
     const ids = ['0', '00', '000000000000000', '1', '01', '10', '100', '123456789012345', '12345678901234', '1234567890123456', '99999999', '999999999'];

@@ -37,6 +37,10 @@ const standard: Entrant[] = [
   entrant({ weight: 3, enteredAt: 1e21 }),
   entrant({ enteredAt: -5, roles: { ...roles, subMonths: 0.25 } }),
   entrant({ displayName: 'x'.repeat(70_000) }),
+  // around the 8-digit halves the number writer works in
+  ...[9, 10, 99_999_999, 100_000_000, 100_000_001, 1_000_000_007, 4_294_967_296, 1e15, 9_007_199_254_740_990].map((n, i) =>
+    entrant({ weight: n, enteredAt: n + i, roles: { ...roles, subMonths: i * 1111 } }),
+  ),
 ];
 /** Not standard: written as the whole object. */
 const other: Entrant[] = [

@@ -10,6 +10,9 @@
  * Contract: `add(id, row)` records a new id and returns true, or returns false (and records
  * nothing) when the id is in already; `rowOf(id)` is its row or -1. Ids are never removed. The
  * table holds at most half its slots, doubling when full (a rehash reads the slots in order).
+ * `rowOf` remembers where a decimal id it did not find would go, so an `add` of that same id
+ * right after (the `!enter` of a new entrant: "in already?", then "add") neither reads its digits
+ * nor probes again.
  */
 
 import { readDigitKey } from './digit-keys.js';
@@ -32,6 +35,11 @@ export class IdIndex {
   private mask = FIRST_SLOTS - 1;
   private used = 0;
   private readonly others = new Map<string, number>();
+  /** The decimal id the last `rowOf` did not find, its key and the free slot it would take (until the next add). */
+  private missId: string | undefined;
+  private missHi = 0;
+  private missLo = 0;
+  private missSlot = 0;
 
   /** The row of `id`, or -1. */
   rowOf(id: string): number {
@@ -43,13 +51,25 @@ export class IdIndex {
     for (let i = slotOf(h, l, mask); ; i = (i + 1) & mask) {
       const at = i * 3;
       const row = slots[at + 2]!;
-      if (row === EMPTY) return -1;
+      if (row === EMPTY) {
+        this.missId = id;
+        this.missHi = h;
+        this.missLo = l;
+        this.missSlot = i;
+        return -1;
+      }
       if (slots[at] === h && slots[at + 1] === l) return row - 1;
     }
   }
 
   /** Records `id` at `row`; false (nothing recorded) when `id` is in already. */
   add(id: string, row: number): boolean {
+    if (id === this.missId) {
+      this.missId = undefined;
+      this.put(this.missSlot, this.missHi, this.missLo, row);
+      return true;
+    }
+    this.missId = undefined;
     if (!readDigitKey(id, KEY)) {
       if (this.others.has(id)) return false;
       this.others.set(id, row);
@@ -65,12 +85,18 @@ export class IdIndex {
       if (slots[at + 2] === EMPTY) break;
       if (slots[at] === h && slots[at + 1] === l) return false;
     }
+    this.put(i, h, l, row);
+    return true;
+  }
+
+  /** Fills the free slot `i`. */
+  private put(i: number, h: number, l: number, row: number): void {
+    const slots = this.slots;
     const at = i * 3;
     slots[at] = h;
     slots[at + 1] = l;
     slots[at + 2] = row + 1;
     if (++this.used * 2 > this.mask + 1) this.grow();
-    return true;
   }
 
   private grow(): void {
