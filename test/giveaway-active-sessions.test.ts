@@ -1,7 +1,8 @@
 /**
  * The engine's active draws (registry.ts ActiveSessions): `list()` is the Map's sessions in
  * insertion order after every kind of change (set, replace, delete, clear), and the same array
- * while nothing changed (the `!enter` path walks it on every chat line).
+ * while nothing changed (the `!enter` path walks it on every chat line); `inClaim()` follows the
+ * phases of the sessions while they are active.
  */
 import { describe, expect, it } from 'vitest';
 import { ActiveSessions } from '../src/giveaway/registry.js';
@@ -31,5 +32,42 @@ describe('active sessions', () => {
     active.clear();
     expect(active.list()).toEqual([]);
     expect(active.size).toBe(0);
+  });
+
+  it('counts the active sessions in their claim window through every phase change, replacement and removal', () => {
+    const active = new ActiveSessions();
+    const [a, b, c] = [session('draw-a'), session('draw-b'), session('draw-c')];
+    active.set(a.id, a).set(b.id, b);
+    expect(active.inClaim()).toBe(0);
+    a.phase = 'picking';
+    a.phase = 'claim';
+    expect(active.inClaim()).toBe(1);
+    a.phase = 'claim';
+    expect(active.inClaim()).toBe(1);
+    b.phase = 'claim';
+    expect(active.inClaim()).toBe(2);
+    b.phase = 'finalizing';
+    expect(active.inClaim()).toBe(1);
+    // a session already in its claim window when it becomes active (restore) counts at once
+    c.phase = 'claim';
+    active.set(c.id, c);
+    expect(active.inClaim()).toBe(2);
+    // replacing a claiming session with one that is not
+    const replaced = session('draw-c');
+    active.set(replaced.id, replaced);
+    expect(active.inClaim()).toBe(1);
+    c.phase = 'done'; // no longer active: not counted either way
+    expect(active.inClaim()).toBe(1);
+    active.delete('draw-a');
+    expect(active.inClaim()).toBe(0);
+    a.phase = 'done';
+    a.phase = 'claim';
+    expect(active.inClaim()).toBe(0);
+    b.phase = 'claim';
+    expect(active.inClaim()).toBe(1);
+    active.clear();
+    expect(active.inClaim()).toBe(0);
+    b.phase = 'done';
+    expect(active.inClaim()).toBe(0);
   });
 });

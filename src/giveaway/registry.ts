@@ -9,32 +9,57 @@
  * record, persist, or talk to chat or the shop.
  */
 import type { DrawRecord, DrawRepository } from './ports.js';
-import { DrawSession } from './session.js';
+import { DrawSession, type PhaseWatch, type SessionPhase } from './session.js';
 
 /** Finished sessions kept in memory for rerolls and retries. */
 export const RECENT_LIMIT = 20;
 
 /**
  * The active sessions by record id, with `list()`: the same sessions as an array, rebuilt only
- * after a change. Every chat line walks the active draws (`!enter`, the winner chat catch); an
- * indexed walk of an array allocates nothing, a Map iterator does.
+ * after a change. Every chat line walks the active draws (`!enter`); an indexed walk of an array
+ * allocates nothing, a Map iterator does. `inClaim()` counts the active sessions in phase
+ * 'claim' (each active session reports its phase changes here), so the winner chat catch asks
+ * one number per chat line instead of walking the draws.
  */
-export class ActiveSessions extends Map<string, DrawSession> {
+export class ActiveSessions extends Map<string, DrawSession> implements PhaseWatch {
   #list: readonly DrawSession[] | undefined;
+  #inClaim = 0;
 
   override set(id: string, s: DrawSession): this {
     this.#list = undefined;
+    const old = super.get(id);
+    if (old) this.#forget(old);
+    s.phaseWatch = this;
+    if (s.phase === 'claim') this.#inClaim++;
     return super.set(id, s);
   }
 
   override delete(id: string): boolean {
     this.#list = undefined;
+    const s = super.get(id);
+    if (s) this.#forget(s);
     return super.delete(id);
   }
 
   override clear(): void {
     this.#list = undefined;
+    for (const s of super.values()) this.#forget(s);
     super.clear();
+  }
+
+  #forget(s: DrawSession): void {
+    if (s.phaseWatch === this) s.phaseWatch = undefined;
+    if (s.phase === 'claim') this.#inClaim--;
+  }
+
+  phaseChanged(from: SessionPhase, to: SessionPhase): void {
+    if (from === 'claim') this.#inClaim--;
+    if (to === 'claim') this.#inClaim++;
+  }
+
+  /** How many active sessions are in phase 'claim'. */
+  inClaim(): number {
+    return this.#inClaim;
   }
 
   /** The sessions in the order they became active (read-only; a new array after each change). */

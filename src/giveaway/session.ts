@@ -20,13 +20,20 @@ import type { DrawRecord, DrawRepository, Entrant } from './ports.js';
 
 export type SessionPhase = 'open' | 'picking' | 'claim' | 'finalizing' | 'done';
 
+/** Who hears a session's phase changes (ActiveSessions, while the session is active). */
+export interface PhaseWatch {
+  phaseChanged(from: SessionPhase, to: SessionPhase): void;
+}
+
 export class DrawSession {
   readonly record: DrawRecord;
   readonly entrants: EntrantTable;
   /** The frozen entrant list once entries closed (or as loaded from storage). */
   frozen: FrozenList | undefined;
   readonly seed: Buffer;
-  phase: SessionPhase;
+  #phase: SessionPhase;
+  /** Told of every phase change (set by ActiveSessions while the session is active). */
+  phaseWatch: PhaseWatch | undefined;
   /** Entrants since the last batched acknowledgement. */
   unacknowledged = 0;
   private readonly timers = new Set<TimerHandle>();
@@ -35,7 +42,7 @@ export class DrawSession {
   constructor(record: DrawRecord, seed: Buffer, entrants: Iterable<Entrant> = [], phase: SessionPhase = 'open') {
     this.record = record;
     this.seed = seed;
-    this.phase = phase;
+    this.#phase = phase;
     this.entrants = new EntrantTable(entrants);
     if (this.entrants.size > record.entrants) record.entrants = this.entrants.size;
     if (record.frozenEntrants) {
@@ -46,6 +53,17 @@ export class DrawSession {
 
   get id(): string {
     return this.record.id;
+  }
+
+  get phase(): SessionPhase {
+    return this.#phase;
+  }
+
+  set phase(to: SessionPhase) {
+    const from = this.#phase;
+    if (from === to) return;
+    this.#phase = to;
+    this.phaseWatch?.phaseChanged(from, to);
   }
 
   get closesAtMs(): number {
