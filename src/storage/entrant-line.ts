@@ -84,6 +84,8 @@ export function entrantOfLine(parsed: unknown): unknown {
 
 /** Room for every constant part and number of a compact line: each string makes room for itself and this. */
 const LINE_ROOM = 4 * 24 + 16;
+/** plainRow's room besides the login (twice: it may be the display name too) and the display name: brackets, quotes, commas, newline, a 15-digit id and the numbers. */
+const PLAIN_ROW_ROOM = 16 + 15 + 4 * 24;
 
 /** UTF-8 lines in one growing buffer (the journal's pending lines of a draw). */
 export class LineBytes {
@@ -137,22 +139,69 @@ export class LineBytes {
       return;
     }
     for (let row = from; row < to; row++) {
-      const keyHi = cols.keyHi[row]!;
-      if (keyHi !== 0) this.openDigits(keyHi, cols.keyLo[row]!);
-      else this.open(rows.userIdAt(row));
-      const loginAt = cols.loginStart[row]!;
-      const loginLen = cols.loginLen[row]!;
-      const nameLen = cols.nameLen[row]!;
-      const plainLogin = cols.loginFlags[row] === 0 && this.copyPlain(cols.loginBytes, loginAt, loginLen);
-      if (!plainLogin) this.string(rows.loginAt(row));
-      this.comma();
-      if (nameLen === 0) {
-        if (!plainLogin || !this.copyPlain(cols.loginBytes, loginAt, loginLen)) this.string(rows.loginAt(row));
-      } else if (!this.copyPlain(cols.names, cols.nameAt[row]!, nameLen)) {
-        this.string(rows.displayNameAt(row));
-      }
-      this.close(cols.weights[row]!, cols.roleBits[row]!, cols.months[row]!, cols.enteredAt[row]!);
+      if (!this.plainRow(cols, row)) this.anyRow(rows, cols, row);
     }
+  }
+
+  /**
+   * The usual row in one pass with one `reserve`: a decimal id, a login and display name of
+   * printable ASCII without `"` or `\`, integer numbers below 1e8 but the entry time (any safe
+   * integer). False (nothing written) for any other row.
+   */
+  private plainRow(cols: EntrantRowBytes, row: number): boolean {
+    const keyHi = cols.keyHi[row]!;
+    const weight = cols.weights[row]!;
+    const months = cols.months[row]!;
+    const at = cols.enteredAt[row]!;
+    if (keyHi === 0 || cols.loginFlags[row] !== 0 || !(weight >= 0 && weight < 1e8 && Number.isInteger(weight))) return false;
+    if (!(at >= 0 && at <= Number.MAX_SAFE_INTEGER && Number.isInteger(at))) return false;
+    const loginLen = cols.loginLen[row]!;
+    const nameLen = cols.nameLen[row]!;
+    this.reserve(PLAIN_ROW_ROOM + 2 * loginLen + nameLen);
+    const b = this.buf;
+    const start = this.used;
+    b[start] = 0x5b; // [
+    b[start + 1] = 0x22;
+    let p = writeDigits(b, start + 2, keyHi, cols.keyLo[row]!);
+    b[p] = 0x22;
+    b[p + 1] = 0x2c;
+    p = copyPlainAt(b, p + 2, cols.loginBytes, cols.loginStart[row]!, loginLen);
+    if (p < 0) return false;
+    b[p] = 0x2c;
+    p = nameLen === 0 ? copyPlainAt(b, p + 1, cols.loginBytes, cols.loginStart[row]!, loginLen) : copyPlainAt(b, p + 1, cols.names, cols.nameAt[row]!, nameLen);
+    if (p < 0) return false;
+    b[p] = 0x2c;
+    p = writeUint(b, p + 1, weight);
+    b[p] = 0x2c;
+    p = writeUint(b, p + 1, cols.roleBits[row]!);
+    b[p] = 0x2c;
+    p = writeUint(b, p + 1, months);
+    b[p] = 0x2c;
+    this.used = p + 1;
+    this.number(at);
+    b[this.used] = 0x5d; // ]
+    b[this.used + 1] = 0x0a;
+    this.used += 2;
+    return true;
+  }
+
+  /** Any row: each field from the columns where it can be copied, else through its string. */
+  private anyRow(rows: EntrantRows, cols: EntrantRowBytes, row: number): void {
+    const keyHi = cols.keyHi[row]!;
+    if (keyHi !== 0) this.openDigits(keyHi, cols.keyLo[row]!);
+    else this.open(rows.userIdAt(row));
+    const loginAt = cols.loginStart[row]!;
+    const loginLen = cols.loginLen[row]!;
+    const nameLen = cols.nameLen[row]!;
+    const plainLogin = cols.loginFlags[row] === 0 && this.copyPlain(cols.loginBytes, loginAt, loginLen);
+    if (!plainLogin) this.string(rows.loginAt(row));
+    this.comma();
+    if (nameLen === 0) {
+      if (!plainLogin || !this.copyPlain(cols.loginBytes, loginAt, loginLen)) this.string(rows.loginAt(row));
+    } else if (!this.copyPlain(cols.names, cols.nameAt[row]!, nameLen)) {
+      this.string(rows.displayNameAt(row));
+    }
+    this.close(cols.weights[row]!, cols.roleBits[row]!, cols.months[row]!, cols.enteredAt[row]!);
   }
 
   /**
@@ -293,3 +342,18 @@ function writeDigits8(b: Uint8Array, at: number, n: number, skip = 0): number {
 }
 
 const POWERS = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+/**
+ * Copies `src[at .. at + n)` to `b` at `p` as a JSON string (quotes included) when every byte is
+ * printable ASCII other than `"` and `\`; returns the position after it, or -1 (room made before).
+ */
+function copyPlainAt(b: Uint8Array, p: number, src: Uint8Array, at: number, n: number): number {
+  b[p++] = 0x22;
+  for (let i = at, end = at + n; i < end; i++) {
+    const c = src[i]!;
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return -1;
+    b[p++] = c;
+  }
+  b[p] = 0x22;
+  return p + 1;
+}
