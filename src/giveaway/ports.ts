@@ -338,7 +338,8 @@ export interface DrawRepository {
   /** Draws with status open or drawing, with their journaled entrants. */
   openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]>;
   /**
-   * Journals row `row` of an open draw's entrant rows (durable within 250 ms, without awaiting).
+   * Journals row `row` of an open draw's entrant rows (durable within the repository's flush
+   * interval, 10 ms by default, without awaiting).
    * The row is read when the journal is written, not now: rows must not change once added.
    */
   appendEntrantRow(drawId: string, rows: EntrantRows, row: number): void;

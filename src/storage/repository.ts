@@ -58,7 +58,11 @@ import { HISTORY_VERSION, historySchema, storedRecordSchema, type HistoryData } 
 export interface FileDrawRepositoryOptions {
   clock?: Clock;
   logger?: Logger;
-  /** Maximum delay before buffered journal entries are written. Default 50 ms. */
+  /**
+   * Maximum delay before buffered journal entries are written. Default 10 ms: a crash loses at
+   * most that much, and the rows a write encodes are still in the CPU's caches (measured with
+   * the chat-ingestion bench: 10 ms took chat about 2% faster than 50 ms; 5 ms was no better).
+   */
   flushIntervalMs?: number;
   /** How many processed webhook ids are remembered. Default 10,000. */
   maxProcessedEvents?: number;
@@ -128,7 +132,7 @@ export class FileDrawRepository implements DrawRepository {
   static async open(dataDir: string, options: FileDrawRepositoryOptions = {}): Promise<FileDrawRepository> {
     const logger = (options.logger ?? silentLogger()).child({ module: 'storage' });
     const readOnly = options.readOnly ?? false;
-    const flushIntervalMs = options.flushIntervalMs ?? 50;
+    const flushIntervalMs = options.flushIntervalMs ?? 10;
     if (!Number.isFinite(flushIntervalMs) || flushIntervalMs < 0) {
       throw new StorageError('STORAGE_INVALID', `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`);
     }
