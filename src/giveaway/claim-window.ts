@@ -85,8 +85,10 @@ export class ClaimWindow {
 
   /** A restored session in phase `claim`: its deadline is scheduled, or handled now if passed at `now`. */
   resume(s: DrawSession, deadlineMs: number, now: number): void {
-    if (now < deadlineMs) s.schedule(this.e.ctx.clock, deadlineMs, () => this.onDeadline(s));
-    else this.onDeadline(s);
+    if (now < deadlineMs) {
+      s.schedule(this.e.ctx.clock, deadlineMs, () => this.onDeadline(s));
+      this.e.ctx.events.emit('claim-opened', s.id, new Date(deadlineMs).toISOString());
+    } else this.onDeadline(s);
   }
 
   /** Logs, announces and emits the replacement of `old` by `winner`. */
@@ -110,6 +112,7 @@ export class ClaimWindow {
     if (this.e.runtime.isStopped()) return;
     s.schedule(this.e.ctx.clock, deadlineMs, () => this.onDeadline(s));
     this.e.announce.claimPrompt(s, asked, deadlineMs);
+    this.e.ctx.events.emit('claim-opened', s.id, r.claim.deadline);
   }
 
   private onDeadline(s: DrawSession): void {

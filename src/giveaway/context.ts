@@ -34,6 +34,8 @@ export interface GiveawayEventMap {
   entered: [drawId: string, userId: string, entrants: number];
   /** Entries were frozen for the picks: the canonical list's digest and its size (eligible entrants). */
   'entrants-frozen': [drawId: string, digest: string, eligible: number];
+  /** A claim window opened, was extended for a replacement, or was resumed after a restart (ISO deadline). */
+  'claim-opened': [drawId: string, deadline: string];
 }
 
 /** Ports and dependencies of GiveawayService. */

@@ -138,13 +138,18 @@ export class GiveawayService {
     ];
   }
 
+  /** True while some active draw is in its claim window (one number read). */
+  claimsOpen(): boolean {
+    return this.e.draws.active.inClaim() !== 0;
+  }
+
   /**
    * The active draws in their claim window that `userId` won (for the winners' chat catch in
    * src/web), uncopied and read-only. O(1) while no draw is in a claim window (every chat line
    * asks), else O(active draws); nothing allocated when none.
    */
   claimDrawsOf(userId: string): readonly Readonly<DrawRecord>[] {
-    if (this.e.draws.active.inClaim() === 0) return NO_DRAWS;
+    if (!this.claimsOpen()) return NO_DRAWS;
     let out: Readonly<DrawRecord>[] | undefined;
     const active = this.e.draws.active.list();
     for (let i = 0; i < active.length; i++) {

@@ -1,0 +1,84 @@
+/**
+ * The winner chat catch (src/web/chat-log.ts) listens to chat only while it could catch a line:
+ * a catch window after winners were announced, or a draw in its claim window. Driven through its
+ * ports (a chat emitter, the service's events, claimsOpen and claimDrawsOf) on a manual clock.
+ */
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import type { GiveawayEventMap } from '../src/giveaway/context.js';
+import type { DrawRecord } from '../src/giveaway/ports.js';
+import { noRoles, type ChatMessage } from '../src/shared/chat.js';
+import { ManualClock } from '../src/shared/clock.js';
+import { ChatLog } from '../src/web/chat-log.js';
+import { sandboxRecord } from './support/beacon-vectors.js';
+
+function line(userId: string, text: string): ChatMessage {
+  return { channel: 'giftdrop_demo', userId, login: `user${userId}`, displayName: `User${userId}`, text, sentAt: 0, self: false, roles: { ...noRoles }, id: '', bits: 0, action: false } as ChatMessage;
+}
+
+function setup() {
+  const chat = new EventEmitter();
+  const events = new EventEmitter<GiveawayEventMap>();
+  const clock = new ManualClock();
+  let claiming: DrawRecord[] = [];
+  const log = new ChatLog({
+    chat,
+    service: {
+      events,
+      claimsOpen: () => claiming.length > 0,
+      claimDrawsOf: (userId) => claiming.filter((r) => r.winners.some((w) => w.userId === userId)),
+    },
+    clock,
+    catchSeconds: 60,
+  });
+  const say = (userId: string, text: string) => chat.emit('message', line(userId, text));
+  return { chat, events, clock, log, say, setClaims: (records: DrawRecord[]) => (claiming = records) };
+}
+
+describe('winner chat catch', () => {
+  it('stops listening at the first line nothing could catch, and wakes for announced winners until their window ends', () => {
+    const { chat, events, clock, log, say } = setup();
+    expect(log.isListening()).toBe(true);
+    say('1', 'hello');
+    expect(log.isListening()).toBe(false);
+    expect(chat.listenerCount('message')).toBe(0);
+
+    const record = sandboxRecord({ id: 'draw-w', winners: 2 });
+    const winner = record.winners[0]!;
+    events.emit('winners', record, record.winners);
+    expect(chat.listenerCount('message')).toBe(1);
+    say('999', 'not a winner');
+    say(winner.userId, 'I won!');
+    expect(log.winnerLines().map((l) => [l.drawId, l.text])).toEqual([['draw-w', 'I won!']]);
+    expect(log.isListening()).toBe(true);
+
+    clock.advance(60_000);
+    say(winner.userId, 'too late');
+    expect(log.winnerLines()).toHaveLength(1);
+    expect(log.isListening()).toBe(false);
+  });
+
+  it('wakes when a claim window opens and catches the winners of draws in it, then sleeps once none is open', () => {
+    const { chat, events, log, say, setClaims } = setup();
+    say('1', 'hello');
+    expect(log.isListening()).toBe(false);
+    const record = sandboxRecord({ id: 'draw-c', winners: 1 });
+    setClaims([record]);
+    events.emit('claim-opened', record.id, new Date().toISOString());
+    say(record.winners[0]!.userId, '!claim');
+    expect(log.overlayLines('draw-c').map((l) => l.text)).toEqual(['!claim']);
+    setClaims([]);
+    say('2', 'chat goes on');
+    expect(chat.listenerCount('message')).toBe(0);
+  });
+
+  it('a closed log listens to nothing, whatever the service announces', () => {
+    const { chat, events, log } = setup();
+    log.close();
+    const record = sandboxRecord({ id: 'draw-x', winners: 1 });
+    events.emit('winners', record, record.winners);
+    events.emit('claim-opened', record.id, new Date().toISOString());
+    expect(chat.listenerCount('message')).toBe(0);
+    expect(events.listenerCount('winners') + events.listenerCount('claim-opened') + events.listenerCount('rerolled')).toBe(0);
+  });
+});
