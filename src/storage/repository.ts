@@ -58,11 +58,7 @@ import { HISTORY_VERSION, historySchema, storedRecordSchema, type HistoryData } 
 export interface FileDrawRepositoryOptions {
   clock?: Clock;
   logger?: Logger;
-  /**
-   * Maximum delay before buffered journal entries are written. Default 10 ms: a crash loses at
-   * most that much, and the rows a write encodes are still in the CPU's caches (measured with
-   * the chat-ingestion bench: 10 ms took chat about 2% faster than 50 ms; 5 ms was no better).
-   */
+  /** Longest wait before buffered journal entries are written. Default 10 ms (a crash loses at most that; rows are encoded while still cached). */
   flushIntervalMs?: number;
   /** How many processed webhook ids are remembered. Default 10,000. */
   maxProcessedEvents?: number;
