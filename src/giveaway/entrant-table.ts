@@ -7,11 +7,10 @@
  * arrays; an index maps user id to row (id-index.ts). Only the odd row keeps a string, in a
  * side map: a user id that is not such a decimal id, a login over 255 UTF-8 bytes, a login or
  * display name that is not well-formed UTF-16 (its bytes could not give it back exactly; they are
- * kept as well). Why: a flood of new entrants
- * then leaves nothing for the garbage collector to copy or mark (two strings per entrant cost
- * about 2 us of collector work each, measured with bench/chat-sync.ts), and a million entrants
- * cost a few dozen bytes each. The freeze at close (canonical-table.ts) sorts and digests these
- * columns directly.
+ * kept as well). Why: a flood of new entrants then leaves nothing for the garbage collector to
+ * copy or mark (two strings per entrant cost about 2 us of collector work each, measured with
+ * bench/chat-sync.ts), and a million entrants cost a few dozen bytes each. The freeze at close
+ * (canonical-table.ts) sorts and digests these columns directly.
  *
  * Contract: rows are appended in entry order and never removed or reordered; `add` keeps the
  * first entry of a user id and returns false for later ones. Every string read back
@@ -21,7 +20,7 @@
  */
 import type { ChatRoles } from '../shared/chat.js';
 import { digitKey, writeDigits } from './digit-keys.js';
-import { IdIndex } from './id-index.js';
+import { IdIndex, own } from './id-index.js';
 import type { EntrantRowBytes, EntrantRows } from './entrant-rows.js';
 import type { Entrant } from './ports.js';
 
@@ -47,13 +46,6 @@ export const LOGIN_KEEPS_STRING = 8;
 const TAB_CR_LF = /[\t\r\n]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/**
- * A string that owns its characters. V8 keeps substrings of 13+ characters as views into the
- * string they were cut from (here: a whole chat frame); a kept string must not pin that frame.
- */
-function own(s: string): string {
-  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
-}
 
 /** Digits of a user id written back from its key (digit-keys.ts); one scratch buffer. */
 const DIGITS = Buffer.allocUnsafe(16);
