@@ -159,13 +159,8 @@ export class LineBytes {
     const nameLen = cols.nameLen[row]!;
     this.reserve(PLAIN_ROW_ROOM + 2 * loginLen + nameLen);
     const b = this.buf;
-    const start = this.used;
-    b[start] = 0x5b; // [
-    b[start + 1] = 0x22;
-    let p = writeDigits(b, start + 2, keyHi, cols.keyLo[row]!);
-    b[p] = 0x22;
-    b[p + 1] = 0x2c;
-    p = copyPlainAt(b, p + 2, cols.loginBytes, cols.loginStart[row]!, loginLen);
+    let p = openDigitsAt(b, this.used, keyHi, cols.keyLo[row]!);
+    p = copyPlainAt(b, p, cols.loginBytes, cols.loginStart[row]!, loginLen);
     if (p < 0) return false;
     b[p] = 0x2c;
     p = nameLen === 0 ? copyPlainAt(b, p + 1, cols.loginBytes, cols.loginStart[row]!, loginLen) : copyPlainAt(b, p + 1, cols.names, cols.nameAt[row]!, nameLen);
@@ -210,16 +205,9 @@ export class LineBytes {
    */
   private copyPlain(src: Uint8Array, at: number, n: number): boolean {
     this.reserve(n + 2 + LINE_ROOM);
-    const b = this.buf;
-    let pos = this.used + 1;
-    for (let i = at, end = at + n; i < end; i++) {
-      const c = src[i]!;
-      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
-      b[pos++] = c;
-    }
-    b[this.used] = 0x22;
-    b[pos++] = 0x22;
-    this.used = pos;
+    const end = copyPlainAt(this.buf, this.used, src, at, n);
+    if (end < 0) return false;
+    this.used = end;
     return true;
   }
 
@@ -242,13 +230,7 @@ export class LineBytes {
   /** `open` for a decimal user id given by its digit keys (digit-keys.ts): its digits need no escaping. */
   private openDigits(keyHi: number, keyLo: number): void {
     this.reserve(15 + 4 + LINE_ROOM);
-    const b = this.buf;
-    b[this.used] = 0x5b; // [
-    b[this.used + 1] = 0x22;
-    const end = writeDigits(b, this.used + 2, keyHi, keyLo);
-    b[end] = 0x22;
-    b[end + 1] = 0x2c;
-    this.used = end + 2;
+    this.used = openDigitsAt(this.buf, this.used, keyHi, keyLo);
   }
 
   /** A compact line's end after the display name (room made before): the four numbers, `]` and a newline. */
@@ -342,6 +324,16 @@ function writeDigits8(b: Uint8Array, at: number, n: number, skip = 0): number {
 }
 
 const POWERS = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+/** Writes a compact line's start for a decimal id given by its digit keys (`["digits",`) at `p`; returns the position after it (room made before). */
+function openDigitsAt(b: Uint8Array, p: number, keyHi: number, keyLo: number): number {
+  b[p] = 0x5b; // [
+  b[p + 1] = 0x22;
+  const end = writeDigits(b, p + 2, keyHi, keyLo);
+  b[end] = 0x22;
+  b[end + 1] = 0x2c;
+  return end + 2;
+}
 
 /**
  * Copies `src[at .. at + n)` to `b` at `p` as a JSON string (quotes included) when every byte is
