@@ -19,7 +19,7 @@
  * (fairness.ts does at close), decide eligibility or persist.
  */
 import type { ChatRoles } from '../shared/chat.js';
-import { digitKey, writeDigits } from './digit-keys.js';
+import { writeDigits } from './digit-keys.js';
 import { IdIndex, own } from './id-index.js';
 import type { EntrantRowBytes, EntrantRows } from './entrant-rows.js';
 import type { Entrant } from './ports.js';
@@ -152,7 +152,8 @@ export class EntrantTable implements EntrantRows {
     if (!this.index.add(userId, row)) return false;
     if (row === this.weights.length) this.grow(row * 2);
     this.rows = row + 1;
-    digitKey(userId, this.keyHi, this.keyLo, row);
+    this.keyHi[row] = this.index.addedHi;
+    this.keyLo[row] = this.index.addedLo;
     if (this.keyHi[row] === 0) this.otherIds.set(row, own(userId));
     this.storeName(row, displayName === login ? '' : displayName);
     this.weights[row] = weight;

@@ -12,7 +12,9 @@
  * table holds at most half its slots, doubling when full (a rehash reads the slots in order).
  * `rowOf` remembers where a decimal id it did not find would go, so an `add` of that same id
  * right after (the `!enter` of a new entrant: "in already?", then "add") neither reads its digits
- * nor probes again.
+ * nor probes again. After an `add` that returned true, `addedHi`/`addedLo` are the id's digit key
+ * (0, 0 for an id that is not 1-15 decimal digits), so the table stores it without reading the
+ * digits a second time.
  */
 
 import { readDigitKey } from './digit-keys.js';
@@ -48,6 +50,9 @@ export class IdIndex {
   private missHi = 0;
   private missLo = 0;
   private missSlot = 0;
+  /** The digit key of the id the last successful `add` recorded (0, 0: not a decimal id). */
+  addedHi = 0;
+  addedLo = 0;
 
   /** The row of `id`, or -1. */
   rowOf(id: string): number {
@@ -81,6 +86,8 @@ export class IdIndex {
     if (!readDigitKey(id, KEY)) {
       if (this.others.has(id)) return false;
       this.others.set(own(id), row);
+      this.addedHi = 0;
+      this.addedLo = 0;
       return true;
     }
     const h = KEY[0]!;
@@ -104,6 +111,8 @@ export class IdIndex {
     slots[at] = h;
     slots[at + 1] = l;
     slots[at + 2] = row + 1;
+    this.addedHi = h;
+    this.addedLo = l;
     if (++this.used * 2 > this.mask + 1) this.grow();
   }
 
