@@ -62,7 +62,6 @@ export class ChatLog {
   /** When the last catch window ends (every window has ended after it). */
   private catchingUntil = 0;
   private listening = false;
-  private closed = false;
   private readonly listen: (on: boolean) => void;
   private readonly detach: () => void;
 
@@ -115,12 +114,10 @@ export class ChatLog {
   }
 
   close(): void {
-    this.closed = true;
     this.detach();
   }
 
   private startCatch(record: DrawRecord): void {
-    if (this.closed) return;
     const until = this.options.clock.now() + this.options.catchSeconds * 1000;
     for (const w of record.winners) {
       const list = (this.catching.get(w.userId) ?? []).filter((x) => x.drawId !== record.id && x.until > this.options.clock.now());
