@@ -52,7 +52,12 @@ describe('winner chat catch', () => {
     expect(log.winnerLines().map((l) => [l.drawId, l.text])).toEqual([['draw-w', 'I won!']]);
     expect(log.isListening()).toBe(true);
 
-    clock.advance(60_000);
+    // The window ends on the clock's timer: chat is let go before any further line arrives.
+    clock.advance(59_999);
+    expect(log.isListening()).toBe(true);
+    clock.advance(1);
+    expect(chat.listenerCount('message')).toBe(0);
+    events.emit('claim-opened', record.id, new Date().toISOString());
     say(winner.userId, 'too late');
     expect(log.winnerLines()).toHaveLength(1);
     expect(log.isListening()).toBe(false);
@@ -70,6 +75,23 @@ describe('winner chat catch', () => {
     setClaims([]);
     say('2', 'chat goes on');
     expect(chat.listenerCount('message')).toBe(0);
+  });
+
+  it('a later announcement extends the catch to its own window end, and close() cancels the timer', () => {
+    const { events, clock, log, say } = setup();
+    const first = sandboxRecord({ id: 'draw-1', winners: 1 });
+    const second = sandboxRecord({ id: 'draw-2', winners: 1 });
+    events.emit('winners', first, first.winners);
+    clock.advance(30_000);
+    events.emit('winners', second, second.winners);
+    clock.advance(40_000); // the first window ended 10 s ago, the second has 20 s left
+    expect(log.isListening()).toBe(true);
+    say(first.winners[0]!.userId, 'first, late');
+    say(second.winners[0]!.userId, 'second, in time');
+    expect(log.winnerLines().map((l) => [l.drawId, l.text])).toEqual([['draw-2', 'second, in time']]);
+    expect(clock.pending()).toBe(1);
+    log.close();
+    expect(clock.pending()).toBe(0);
   });
 
   it('a closed log listens to nothing, whatever the service announces', () => {

@@ -10,20 +10,23 @@
  * catch window is running or a draw is in its claim window (the service's `claimsOpen`). It
  * starts listening, wakes on 'winners', 'rerolled' and 'claim-opened', and stops at the first
  * chat line that finds neither (so a chat flood outside those windows costs it nothing: about
- * 0.3 us per line measured with bench/chat-sync.ts). While listening: one Map look-up and
- * O(draws in a claim window) per line, nothing allocated for a line that is not a winner's. Does
- * not send anything or change the engine.
+ * 0.3 us per line measured with bench/chat-sync.ts). The catch windows end on a timer of the
+ * injected clock, not by reading the clock per line (a clock read is ~0.15 us on some VMs).
+ * While listening, a line that is not a winner's costs one `claimsOpen` and one Map look-up
+ * (plus O(draws in a claim window) while one is open); it reads no clock and allocates nothing.
+ * Does not send anything or change the engine.
  */
 import type { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import type { DrawRecord } from '../giveaway/ports.js';
 import type { ChatMessage } from '../shared/chat.js';
-import type { Clock } from '../shared/clock.js';
+import type { Clock, TimerHandle } from '../shared/clock.js';
 import { overlayName, overlayText } from './safe-text.js';
 
 const BOT_LINES = 300;
 const WINNER_LINES = 30;
 const DRAWS_KEPT = 20;
+const NO_DRAWS: readonly Readonly<DrawRecord>[] = [];
 
 export interface BotLine {
   at: number;
@@ -59,8 +62,9 @@ export class ChatLog {
   private readonly winners = new Map<string, WinnerLine[]>();
   /** userId -> draws whose catch window (after the announcement) ends at `until`. */
   private readonly catching = new Map<string, { drawId: string; prize: string; until: number }[]>();
-  /** When the last catch window ends (every window has ended after it). */
+  /** When the last catch window ends (every window has ended after it); `catchEnd` fires then. */
   private catchingUntil = 0;
+  private catchEnd: TimerHandle | undefined;
   private listening = false;
   private readonly listen: (on: boolean) => void;
   private readonly detach: () => void;
@@ -115,30 +119,45 @@ export class ChatLog {
 
   close(): void {
     this.detach();
+    this.catchEnd?.cancel();
+    this.catchEnd = undefined;
   }
 
   private startCatch(record: DrawRecord): void {
-    const until = this.options.clock.now() + this.options.catchSeconds * 1000;
+    const clock = this.options.clock;
+    const now = clock.now();
+    const until = now + this.options.catchSeconds * 1000;
     for (const w of record.winners) {
-      const list = (this.catching.get(w.userId) ?? []).filter((x) => x.drawId !== record.id && x.until > this.options.clock.now());
+      const list = (this.catching.get(w.userId) ?? []).filter((x) => x.drawId !== record.id && x.until > now);
       list.push({ drawId: record.id, prize: record.offer.name, until });
       this.catching.set(w.userId, list);
     }
-    if (record.winners.length) {
-      this.catchingUntil = Math.max(this.catchingUntil, until);
-      this.listen(true);
+    if (!record.winners.length) return;
+    if (until > this.catchingUntil) {
+      this.catchingUntil = until;
+      this.catchEnd?.cancel();
+      this.catchEnd = clock.setTimeout(() => this.endCatches(), until - now);
     }
+    this.listen(true);
+  }
+
+  /** Every catch window has ended: forget them, and stop listening unless a claim window is open. */
+  private endCatches(): void {
+    this.catchEnd = undefined;
+    this.catching.clear();
+    if (!this.options.service.claimsOpen()) this.listen(false);
   }
 
   private onMessage(msg: ChatMessage): void {
-    if (this.catching.size !== 0 && this.options.clock.now() >= this.catchingUntil) this.catching.clear();
-    if (this.catching.size === 0 && !this.options.service.claimsOpen()) {
+    const claims = this.options.service.claimsOpen();
+    if (!claims && this.catching.size === 0) {
       this.listen(false);
       return;
     }
+    const windows = this.catching.get(msg.userId);
+    if (windows === undefined && !claims) return;
     if (msg.self) return;
-    const windows = this.catching.size === 0 ? undefined : this.catching.get(msg.userId);
-    const claiming = this.options.service.claimDrawsOf(msg.userId);
+    const claiming = claims ? this.options.service.claimDrawsOf(msg.userId) : NO_DRAWS;
     if (!windows && claiming.length === 0) return;
     const now = this.options.clock.now();
     const draws = new Map<string, string>();
