@@ -178,6 +178,27 @@ describe('FileDrawRepository: entry journal', () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it('keeps every line exact across many flushes of two draws (written line buffers are reused)', async () => {
+    const repo = await openRepo();
+    await repo.saveDraw(openRecord('d1'));
+    await repo.saveDraw(openRecord('d2'));
+    const expected = new Map<string, string[]>([['d1', []], ['d2', []]]);
+    // longer batches after shorter ones and the other way round, so a reused buffer holds older, longer bytes
+    for (const [round, count] of [3, 400, 1, 250, 2].entries()) {
+      for (let i = 0; i < count; i++) {
+        const drawId = i % 3 === 0 ? 'd2' : 'd1';
+        const e = { ...makeEntrant(round * 1000 + i), displayName: `Round${round}_${'x'.repeat(i % 40)}` };
+        repo.appendEntrant(drawId, e);
+        expected.get(drawId)!.push(entrantLine(e));
+      }
+      await repo.flush();
+    }
+    for (const [drawId, lines] of expected) {
+      expect(await readFile(join(dir, 'journal', `${drawId}.jsonl`), 'utf8')).toBe(lines.map((l) => l + '\n').join(''));
+    }
+    await repo.close();
+  });
+
   it('gives open draws back with their entrants, deduplicated, after a reopen', async () => {
     const repo = await openRepo();
     await repo.saveDraw(openRecord('d1'));

@@ -1,7 +1,7 @@
 /**
  * The append-only entry journal of open draws: `<dir>/<draw id stem>.jsonl`, one JSON entrant per
  * line (entrant-line.ts: a compact array, or the entrant object; both are read). Appends are buffered in memory as UTF-8 bytes (encoded straight into one growing buffer
- * per draw by entrant-line.ts, no string per line) and written (one append per draw per flush, on
+ * per draw by entrant-line.ts, no string per line; written buffers are reused) and written (one append per draw per flush, on
  * a kept-open file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
  * killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
  * the middle of a write); a later append first terminates such a line so it cannot swallow the
@@ -69,6 +69,9 @@ export function parseJournal(text: string): { entrants: Entrant[]; badLines: num
 }
 
 const NEWLINE = Buffer.from('\n');
+/** Line buffers kept for reuse once written (at most SPARE_MAX, each at most SPARE_BYTES): a fresh buffer costs page faults on every flush. */
+const SPARE_MAX = 4;
+const SPARE_BYTES = 1 << 20;
 
 /**
  * A draw's lines not yet written: encoded bytes, then rows [from, to) of `rows` still to encode
@@ -102,6 +105,8 @@ export class EntryJournal {
   private readonly logger: Logger;
   private readonly flushIntervalMs: number;
   private buffers = new Map<string, Pending>();
+  /** Written line buffers, emptied, for the next pending lines (see SPARE_MAX). */
+  private readonly spare: LineBytes[] = [];
   private readonly handles = new Map<string, Promise<{ handle: FileHandle; needsNewline: boolean }>>();
   private chain: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
@@ -143,7 +148,7 @@ export class EntryJournal {
     let p = this.buffers.get(drawId);
     if (!p) {
       fileStem(drawId); // the id is checked once per buffer, not per line
-      this.buffers.set(drawId, (p = pending(new LineBytes(16 * 1024))));
+      this.buffers.set(drawId, (p = pending(this.spare.pop() ?? new LineBytes(16 * 1024))));
     }
     this.timer ??= this.clock.setTimeout(() => {
       this.timer = undefined;
@@ -174,6 +179,10 @@ export class EntryJournal {
         const bytes = lines.bytes();
         await entry.handle.appendFile(entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes);
         entry.needsNewline = false;
+        if (this.spare.length < SPARE_MAX && lines.buf.length <= SPARE_BYTES) {
+          lines.used = 0;
+          this.spare.push(lines);
+        }
       } catch (err) {
         failure ??= err;
         this.handles.delete(drawId);
