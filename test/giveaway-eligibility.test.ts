@@ -123,6 +123,16 @@ describe('eligibility in the service', () => {
     });
   });
 
+  it('an entrant entered when chat read its line (receivedAt), or at the engine clock for a message without one', async () => {
+    const h = await make();
+    await h.svc.handleGiftDrawStarted(h.shop.addDraw({ gifts: 1, createdAt: h.clock.now() }));
+    const readAt = h.clock.now() - 1_234;
+    h.svc.enter({ ...chatMsg('read'), receivedAt: readAt });
+    h.svc.enter(chatMsg('made'));
+    const entrants = h.svc.drawViews().find((v) => v.active)!.entrants;
+    expect([entrants.get('u-read')?.enteredAt, entrants.get('u-made')?.enteredAt]).toEqual([readAt, h.clock.now()]);
+  });
+
   it('winner cooldown across two draws', async () => {
     const h = await make({ settings: { eligibility: { winnerCooldownHours: 24 } } });
     const people = () => [chatMsg('alice'), chatMsg('bob')];

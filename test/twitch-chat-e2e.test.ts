@@ -100,6 +100,20 @@ describe('TwitchChat receiving', () => {
     await s.waitFor(() => p.messages.length === 6, 5000, 'a later line');
     expect(p.chat.state).toBe('connected');
   });
+
+  it('stamps the lines of one socket read with one reading of the clock, and a later read with a later one', async () => {
+    const clock = new ManualClock();
+    const p = await pair({ clock });
+    const s = p.server;
+    const viewers = [0, 1, 2].map((i) => s.viewer(`stamp_${i}`));
+    const first = clock.now();
+    s.injectRaw(viewers.map((v) => s.formatPrivmsg(v, '!enter'))); // one frame
+    await s.waitFor(() => p.messages.length === 3, 5000, '3 messages');
+    clock.advance(1_000);
+    s.inject(viewers[0]!, 'later');
+    await s.waitFor(() => p.messages.length === 4, 5000, 'a later line');
+    expect(p.messages.map((m) => m.receivedAt)).toEqual([first, first, first, first + 1_000]);
+  });
 });
 
 describe('TwitchChat sending (shared ManualClock)', () => {

@@ -70,6 +70,7 @@ describe('parseChatMessage (through tmi.js)', () => {
       bits: 0,
       action: false,
       sentAt: 1767268800123,
+      receivedAt: NOW,
       self: false,
     });
   });
@@ -151,8 +152,8 @@ describe('TagsMessage (the receive path: fields read when first used)', () => {
     const seen = tagsOf(...lines);
     expect(seen).toHaveLength(lines.length);
     for (const { tags, text } of seen) {
-      const lazy = TagsMessage.of('giftdrop_demo', tags, text, false, () => NOW);
-      const plain = chatMessageOf('giftdrop_demo', tags, text, false, () => NOW);
+      const lazy = TagsMessage.of('giftdrop_demo', tags, text, false, NOW);
+      const plain = chatMessageOf('giftdrop_demo', tags, text, false, NOW);
       if (typeof lazy === 'string' || typeof plain === 'string') throw new Error('not parsed');
       expect(plainMessage(lazy)).toEqual(plain);
       for (const key of Object.keys(plain) as (keyof typeof plain)[]) expect(lazy[key]).toEqual(plain[key]);
@@ -160,19 +161,21 @@ describe('TagsMessage (the receive path: fields read when first used)', () => {
     }
   });
 
-  it('reads the clock only for a line without a usable send time, and when the line arrives', () => {
+  it('takes the receive time as the send time of a line without a usable one, and keeps it as receivedAt', () => {
     const seen = tagsOf(lines[0]!, lines[11]!, lines[12]!, lines[13]!, lines[14]!);
-    let reads = 0;
-    let clock = NOW;
-    const made = seen.map(({ tags, text }) => TagsMessage.of('c', tags, text, false, () => (reads++, clock)));
-    clock = NOW + 60_000;
-    const times = made.map((m) => (typeof m === 'string' ? m : m.sentAt));
-    expect(times).toEqual([1767268800123, NOW, NOW, 1.7e12, NOW]);
-    expect(reads).toBe(3);
+    const made = seen.map(({ tags, text }) => TagsMessage.of('c', tags, text, false, NOW + 5));
+    const times = made.map((m) => (typeof m === 'string' ? m : [m.sentAt, m.receivedAt]));
+    expect(times).toEqual([
+      [1767268800123, NOW + 5],
+      [NOW + 5, NOW + 5],
+      [NOW + 5, NOW + 5],
+      [1.7e12, NOW + 5],
+      [NOW + 5, NOW + 5],
+    ]);
   });
 
   it('rejects what the plain mapping rejects', () => {
     const [noId] = tagsOf(line({}, 'no id').replace(/user-id=\d+;/, ''));
-    expect(TagsMessage.of('c', noId!.tags, noId!.text, false, () => NOW)).toBe('no user-id tag');
+    expect(TagsMessage.of('c', noId!.tags, noId!.text, false, NOW)).toBe('no user-id tag');
   });
 });

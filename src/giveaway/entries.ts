@@ -5,7 +5,9 @@
  * Contract: `enter` adds a user once per open draw (by user id), never the channel or the bot,
  * with a ticket weight from the luck settings, and journals each entrant (a failed journal write
  * is logged; the entrant stays in memory); the entrant's fields go straight into the draw's
- * table (no Entrant object per entrant). Acknowledgements are batched on one timer, never one
+ * table (no Entrant object per entrant). The entry time is when chat read the line
+ * (`msg.receivedAt`, one clock reading per socket read), or the engine clock's now for a message
+ * without one. Acknowledgements are batched on one timer, never one
  * line per entrant; reminders go out at half time and near the end only while the draw is open
  * and when they are at least 5 s apart. The close timer hands the draw to drawing.ts. Does not:
  * open draws, pick winners or persist records.
@@ -53,7 +55,7 @@ export class Entries {
         weight = ticketWeight(roles, ctx.settings.luck);
         roleBits = packRoles(roles);
         subMonths = roles.subMonths;
-        enteredAt = ctx.clock.now();
+        enteredAt = msg.receivedAt ?? ctx.clock.now();
       }
       if (!s.addEntrantFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt)) continue;
       joined += 1;

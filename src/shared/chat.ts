@@ -33,6 +33,12 @@ export interface ChatMessage {
   action: boolean;
   /** Send time in ms since the epoch (tag `tmi-sent-ts`, or receive time). */
   sentAt: number;
+  /**
+   * When the bot read the line from its chat connection, in ms since the epoch (lines read
+   * together share one reading of the clock). Absent on messages made elsewhere (tests, demos);
+   * the engine then reads its own clock.
+   */
+  receivedAt?: number;
   /** True when the bot itself sent it. */
   self: boolean;
 }

@@ -11,7 +11,8 @@
  * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
  * - the receive path does one channel compare, one TagsMessage (identity and text read now, the
- *   other fields when first used) and one call per line.
+ *   other fields when first used) and one call per line; the clock is read once per socket read
+ *   (the lines tmi.js hands over in one turn share that `receivedAt`), not once per line.
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
@@ -44,10 +45,22 @@ export interface ChannelSource {
 export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandlers): void {
   const { client, channelKey, botLogin, clock, log } = source;
   const channel = channelKey.slice(1);
-  const now = () => clock.now();
+  // One clock reading per turn: tmi.js hands over every line of a socket read synchronously, and
+  // the microtask queued with the reading runs once that turn ends.
+  let readAt = -1;
+  const forget = () => {
+    readAt = -1;
+  };
+  const receivedAt = (): number => {
+    if (readAt < 0) {
+      readAt = clock.now();
+      queueMicrotask(forget);
+    }
+    return readAt;
+  };
   const receive = (tags: TmiTags, text: string): void => {
     try {
-      const message = TagsMessage.of(channel, tags, text, false, now);
+      const message = TagsMessage.of(channel, tags, text, false, receivedAt());
       if (typeof message !== 'string') handlers.message(message);
       else log.warn({ reason: message, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
     } catch (err) {

@@ -52,7 +52,7 @@ export function parseChatMessage(
   receivedAt: number,
 ): ParseResult {
   const login = channel.charCodeAt(0) === 35 /* # */ ? channel.slice(1) : channel;
-  const out = chatMessageOf(login, tags, text, self, () => receivedAt);
+  const out = chatMessageOf(login, tags, text, self, receivedAt);
   return typeof out === 'string' ? { ok: false, reason: out } : { ok: true, message: out };
 }
 
@@ -62,7 +62,8 @@ export function parseChatMessage(
  * the tags when first used. Most chat lines (a repeated `!enter`, plain chat) only need the
  * identity and the text, and tmi.js's tags object is a slow dictionary to read from. The values
  * are exactly those of the plain message (`plainMessage`); `roles` is one object per message.
- * The send-time fallback is taken when the line arrives, not when first read. Read-only.
+ * `receivedAt` is given by the caller (who reads the clock once per socket read) and is the
+ * send time of a line without a usable `tmi-sent-ts`. Read-only.
  */
 export class TagsMessage implements ChatMessage {
   readonly channel: string;
@@ -70,25 +71,28 @@ export class TagsMessage implements ChatMessage {
   readonly login: string;
   readonly text: string;
   readonly sentAt: number;
+  readonly receivedAt: number;
   readonly self: boolean;
   readonly #tags: TmiTags;
   #roles: ChatRoles | undefined;
 
-  private constructor(channel: string, tags: TmiTags, userId: string, login: string, text: string, sentAt: number, self: boolean) {
+  private constructor(channel: string, tags: TmiTags, userId: string, login: string, text: string, sentAt: number, receivedAt: number, self: boolean) {
     this.channel = channel;
     this.userId = userId;
     this.login = login;
     this.text = text;
     this.sentAt = sentAt;
+    this.receivedAt = receivedAt;
     this.self = self;
     this.#tags = tags;
   }
 
   /**
    * The message of a line, or why it is rejected (a string). `channel` is the channel login
-   * without `#`; `now` is called only when the line has no usable `tmi-sent-ts`.
+   * without `#`; `receivedAt` is when the line was read (also its send time when it has no
+   * usable `tmi-sent-ts`).
    */
-  static of(channel: string, tags: TmiTags, text: string, self: boolean, now: () => number): TagsMessage | string {
+  static of(channel: string, tags: TmiTags, text: string, self: boolean, receivedAt: number): TagsMessage | string {
     const userId = tags['user-id'];
     if (typeof userId !== 'string' || userId === '') {
       return userId === undefined ? 'no user-id tag' : 'user-id tag is not an id';
@@ -96,7 +100,7 @@ export class TagsMessage implements ChatMessage {
     const login = str(tags.username) ?? str(tags.login);
     if (login === undefined) return 'no login';
     const sentAt = sentTime(tags['tmi-sent-ts']);
-    return new TagsMessage(channel, tags, userId, login, text, sentAt > 0 ? sentAt : now(), self);
+    return new TagsMessage(channel, tags, userId, login, text, sentAt > 0 ? sentAt : receivedAt, receivedAt, self);
   }
 
   get id(): string {
@@ -175,17 +179,19 @@ export function plainMessage(m: ChatMessage): ChatMessage {
     bits: m.bits,
     action: m.action,
     sentAt: m.sentAt,
+    ...(m.receivedAt === undefined ? {} : { receivedAt: m.receivedAt }),
     self: m.self,
   };
 }
 
 /**
  * parseChatMessage's mapping as a plain object: the ChatMessage, or the reason the line is
- * rejected (a string). `channel` is the channel login without `#`; `now` is called only when the
- * line has no usable `tmi-sent-ts`. `channelId` is undefined when there is no `room-id` tag (the
- * property is always present, so every message has the same shape).
+ * rejected (a string). `channel` is the channel login without `#`; `receivedAt` is when the line
+ * was read (its send time too when it has no usable `tmi-sent-ts`). `channelId` is undefined
+ * when there is no `room-id` tag (the property is always present, so every message has the same
+ * shape).
  */
-export function chatMessageOf(channel: string, tags: TmiTags, text: string, self: boolean, now: () => number): ChatMessage | string {
-  const m = TagsMessage.of(channel, tags, text, self, now);
+export function chatMessageOf(channel: string, tags: TmiTags, text: string, self: boolean, receivedAt: number): ChatMessage | string {
+  const m = TagsMessage.of(channel, tags, text, self, receivedAt);
   return typeof m === 'string' ? m : plainMessage(m);
 }
