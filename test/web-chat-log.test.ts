@@ -9,7 +9,7 @@ import type { GiveawayEventMap } from '../src/giveaway/context.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { noRoles, type ChatMessage } from '../src/shared/chat.js';
 import { ManualClock } from '../src/shared/clock.js';
-import { ChatLog } from '../src/web/chat-log.js';
+import { ChatLog, IdSketch } from '../src/web/chat-log.js';
 import { sandboxRecord } from './support/beacon-vectors.js';
 
 function line(userId: string, text: string): ChatMessage {
@@ -92,6 +92,29 @@ describe('winner chat catch', () => {
     expect(clock.pending()).toBe(1);
     log.close();
     expect(clock.pending()).toBe(0);
+  });
+
+  it('catches a winner, not a chatter whose id ends like the winner\'s', () => {
+    const { events, log, say } = setup();
+    const record = sandboxRecord({ id: 'draw-t', winners: 1 });
+    const winner = record.winners[0]!.userId;
+    events.emit('winners', record, record.winners);
+    say(`9${winner}`, 'same last characters');
+    say('1', 'another chatter');
+    say(winner, 'the winner');
+    expect(log.winnerLines().map((l) => l.text)).toEqual(['the winner']);
+  });
+
+  it('IdSketch: never denies an id it holds, and denies most others', () => {
+    const sketch = new IdSketch();
+    const held = ['141981764', '12826', '7', '', '402911930'];
+    sketch.reset(held);
+    for (const id of held) expect(sketch.mayHave(id)).toBe(true);
+    let denied = 0;
+    for (let i = 0; i < 10_000; i++) if (!sketch.mayHave(String(100_000_000 + i * 7919))) denied++;
+    expect(denied).toBeGreaterThan(9_000);
+    sketch.reset();
+    expect(held.some((id) => sketch.mayHave(id))).toBe(false);
   });
 
   it('a closed log listens to nothing, whatever the service announces', () => {

@@ -58,8 +58,8 @@ export function parseChatMessage(
 
 /**
  * The receive path's ChatMessage: user id, login, text, channel and self are read from the tags
- * at once (a line without a user id or login is rejected there); every other field is read from
- * the tags when first used. Most chat lines (a repeated `!enter`, plain chat) only need the
+ * at once (a line without a user id or login is rejected there); every other field, the send
+ * time included, is read from the tags when first used. Most chat lines (a repeated `!enter`, plain chat) only need the
  * identity and the text, and tmi.js's tags object is a slow dictionary to read from. The values
  * are exactly those of the plain message (`plainMessage`); `roles` is one object per message.
  * `receivedAt` is given by the caller (who reads the clock once per socket read) and is the
@@ -70,18 +70,16 @@ export class TagsMessage implements ChatMessage {
   readonly userId: string;
   readonly login: string;
   readonly text: string;
-  readonly sentAt: number;
   readonly receivedAt: number;
   readonly self: boolean;
   readonly #tags: TmiTags;
   #roles: ChatRoles | undefined;
 
-  private constructor(channel: string, tags: TmiTags, userId: string, login: string, text: string, sentAt: number, receivedAt: number, self: boolean) {
+  private constructor(channel: string, tags: TmiTags, userId: string, login: string, text: string, receivedAt: number, self: boolean) {
     this.channel = channel;
     this.userId = userId;
     this.login = login;
     this.text = text;
-    this.sentAt = sentAt;
     this.receivedAt = receivedAt;
     this.self = self;
     this.#tags = tags;
@@ -99,8 +97,13 @@ export class TagsMessage implements ChatMessage {
     }
     const login = str(tags.username) ?? str(tags.login);
     if (login === undefined) return 'no login';
-    const sentAt = sentTime(tags['tmi-sent-ts']);
-    return new TagsMessage(channel, tags, userId, login, text, sentAt > 0 ? sentAt : receivedAt, receivedAt, self);
+    return new TagsMessage(channel, tags, userId, login, text, receivedAt, self);
+  }
+
+  /** `tmi-sent-ts`, or the receive time when the line has no usable one. */
+  get sentAt(): number {
+    const sentAt = sentTime(this.#tags['tmi-sent-ts']);
+    return sentAt > 0 ? sentAt : this.receivedAt;
   }
 
   get id(): string {

@@ -12,8 +12,10 @@
  * chat line that finds neither (so a chat flood outside those windows costs it nothing: about
  * 0.3 us per line measured with bench/chat-sync.ts). The catch windows end on a timer of the
  * injected clock, not by reading the clock per line (a clock read is ~0.15 us on some VMs).
- * While listening, a line that is not a winner's costs one `claimsOpen` and one Map look-up
- * (plus O(draws in a claim window) while one is open); it reads no clock and allocates nothing.
+ * While listening, a line that is not a winner's costs one `claimsOpen` and, outside claim
+ * windows, two character reads (IdSketch: most such lines never hash their user id), else one Map
+ * look-up (plus O(draws in a claim window) while one is open); it reads no clock and allocates
+ * nothing.
  * Does not send anything or change the engine.
  */
 import type { EventEmitter } from 'node:events';
@@ -57,11 +59,43 @@ export interface ChatLogOptions {
   onWinnerLine?: (line: WinnerLine) => void;
 }
 
+/**
+ * A 128-bit sketch of a set of user ids, keyed by their last two characters: `mayHave` is false
+ * for most ids not in the set (for all of them with a handful of ids in it) at the cost of two
+ * character reads, and never false for an id in it.
+ */
+export class IdSketch {
+  private readonly bits = new Uint32Array(4);
+
+  private static keyOf(id: string): number {
+    const n = id.length;
+    return n === 0 ? 0 : (id.charCodeAt(n - 1) * 31 + (n > 1 ? id.charCodeAt(n - 2) : 0)) & 127;
+  }
+
+  /** Forgets every id, then adds `ids`. */
+  reset(ids: Iterable<string> = []): void {
+    this.bits.fill(0);
+    for (const id of ids) this.add(id);
+  }
+
+  add(id: string): void {
+    const k = IdSketch.keyOf(id);
+    this.bits[k >>> 5]! |= 1 << (k & 31);
+  }
+
+  mayHave(id: string): boolean {
+    const k = IdSketch.keyOf(id);
+    return (this.bits[k >>> 5]! & (1 << (k & 31))) !== 0;
+  }
+}
+
 export class ChatLog {
   private readonly bot: BotLine[] = [];
   private readonly winners = new Map<string, WinnerLine[]>();
   /** userId -> draws whose catch window (after the announcement) ends at `until`. */
   private readonly catching = new Map<string, { drawId: string; prize: string; until: number }[]>();
+  /** The user ids of `catching`, sketched (kept in step with it). */
+  private readonly catchingIds = new IdSketch();
   /** When the last catch window ends (every window has ended after it); `catchEnd` fires then. */
   private catchingUntil = 0;
   private catchEnd: TimerHandle | undefined;
@@ -131,6 +165,7 @@ export class ChatLog {
       const list = (this.catching.get(w.userId) ?? []).filter((x) => x.drawId !== record.id && x.until > now);
       list.push({ drawId: record.id, prize: record.offer.name, until });
       this.catching.set(w.userId, list);
+      this.catchingIds.add(w.userId);
     }
     if (!record.winners.length) return;
     if (until > this.catchingUntil) {
@@ -145,14 +180,18 @@ export class ChatLog {
   private endCatches(): void {
     this.catchEnd = undefined;
     this.catching.clear();
+    this.catchingIds.reset();
     if (!this.options.service.claimsOpen()) this.listen(false);
   }
 
   private onMessage(msg: ChatMessage): void {
     const claims = this.options.service.claimsOpen();
-    if (!claims && this.catching.size === 0) {
-      this.listen(false);
-      return;
+    if (!claims) {
+      if (this.catching.size === 0) {
+        this.listen(false);
+        return;
+      }
+      if (!this.catchingIds.mayHave(msg.userId)) return;
     }
     const windows = this.catching.get(msg.userId);
     if (windows === undefined && !claims) return;
@@ -164,7 +203,10 @@ export class ChatLog {
     if (windows) {
       const live = windows.filter((x) => x.until > now);
       if (live.length) this.catching.set(msg.userId, live);
-      else this.catching.delete(msg.userId);
+      else {
+        this.catching.delete(msg.userId);
+        this.catchingIds.reset(this.catching.keys());
+      }
       for (const x of live) draws.set(x.drawId, x.prize);
     }
     for (const r of claiming) draws.set(r.id, r.offer.name);
