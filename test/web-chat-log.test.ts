@@ -105,6 +105,29 @@ describe('winner chat catch', () => {
     expect(log.winnerLines().map((l) => l.text)).toEqual(['the winner']);
   });
 
+  it('asks the service about claim windows again only after one announced itself', () => {
+    const chat = new EventEmitter();
+    const events = new EventEmitter<GiveawayEventMap>();
+    let asked = 0;
+    let claiming: DrawRecord[] = [];
+    const log = new ChatLog({
+      chat,
+      service: { events, claimsOpen: () => (asked++, claiming.length > 0), claimDrawsOf: (id) => claiming.filter((r) => r.winners.some((w) => w.userId === id)) },
+      clock: new ManualClock(),
+      catchSeconds: 60,
+    });
+    const announced = sandboxRecord({ id: 'draw-a', winners: 1 });
+    events.emit('winners', announced, announced.winners);
+    for (let i = 0; i < 100; i++) chat.emit('message', line(String(1000 + i), 'chatter'));
+    expect(asked).toBe(1);
+    const claim = sandboxRecord({ id: 'draw-c', winners: 1 });
+    claiming = [claim];
+    events.emit('claim-opened', claim.id, new Date().toISOString());
+    chat.emit('message', line(claim.winners[0]!.userId, '!claim'));
+    expect(log.winnerLines().map((l) => [l.drawId, l.text])).toContainEqual(['draw-c', '!claim']);
+    log.close();
+  });
+
   it('IdSketch: never denies an id it holds, and denies most others', () => {
     const sketch = new IdSketch();
     const held = ['141981764', '12826', '7', '', '402911930'];

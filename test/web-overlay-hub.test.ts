@@ -7,7 +7,7 @@
  */
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OverlayState } from '../src/web/overlay-view.js';
 import { OverlayHub } from '../src/web/overlay-hub.js';
 import { overlayName, overlayText } from '../src/web/safe-text.js';
@@ -96,6 +96,29 @@ describe('overlay hub', () => {
       expect(all).not.toContain(`"${winner.userId}"`);
     }
     expect(all).not.toMatch(/https?:|redeem|gft_/);
+  });
+
+  it('builds no frame while no overlay is connected; one that connects gets the state then', async () => {
+    const h: Harness = await harness({ settings: { giftFlow: 'purchase', reminders: { ackEverySeconds: 0 } } });
+    cleanup.push(async () => {
+      await h.shutdown();
+      await removeDir(h.dir);
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let hub: OverlayHub;
+    try {
+      hub = new OverlayHub({ service: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, batchMs: 100 });
+      cleanup.push(async () => hub.close());
+      await h.svc.handleGiftPurchase(purchase('p1', 2));
+      for (let i = 0; i < 300; i++) h.svc.enter(chatMsg(`viewer${i}`, { userId: `u${i}` }));
+      vi.advanceTimersByTime(1_000); // every batch window the burst marked has passed
+      expect(hub.stats().frames).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    const client = follow(await serve(hub));
+    await waitFor(() => client.frames.length === 1, 'first frame');
+    expect(client.frames[0]!.draws[0]!.entrants).toBe(300);
   });
 
   it('cleans names and text: no links, addresses, tokens or control characters', () => {

@@ -12,11 +12,11 @@
  * chat line that finds neither (so a chat flood outside those windows costs it nothing: about
  * 0.3 us per line measured with bench/chat-sync.ts). The catch windows end on a timer of the
  * injected clock, not by reading the clock per line (a clock read is ~0.15 us on some VMs).
- * While listening, a line that is not a winner's costs one `claimsOpen` and, outside claim
- * windows, two character reads (IdSketch: most such lines never hash their user id), else one Map
- * look-up (plus O(draws in a claim window) while one is open); it reads no clock and allocates
- * nothing.
- * Does not send anything or change the engine.
+ * While listening, a line that is not a winner's costs, outside claim windows, one flag test
+ * (`claimsOpen` is asked again only after a 'claim-opened') and two character reads (IdSketch:
+ * most such lines never hash their user id); inside one, a `claimsOpen`, one Map look-up and
+ * O(draws in a claim window). It reads no clock and allocates nothing for such a line. Does not
+ * send anything or change the engine.
  */
 import type { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
@@ -100,6 +100,8 @@ export class ChatLog {
   private catchingUntil = 0;
   private catchEnd: TimerHandle | undefined;
   private listening = false;
+  /** False once `claimsOpen` said no; set again by 'claim-opened' (every claim window announces itself). */
+  private claimsMaybeOpen = true;
   private readonly listen: (on: boolean) => void;
   private readonly detach: () => void;
 
@@ -110,7 +112,10 @@ export class ChatLog {
     };
     const message = (msg: ChatMessage) => this.onMessage(msg);
     const announced = (record: DrawRecord) => this.startCatch(record);
-    const claimOpened = () => this.listen(true);
+    const claimOpened = () => {
+      this.claimsMaybeOpen = true;
+      this.listen(true);
+    };
     this.listen = (on) => {
       if (on === this.listening) return;
       this.listening = on;
@@ -185,7 +190,8 @@ export class ChatLog {
   }
 
   private onMessage(msg: ChatMessage): void {
-    const claims = this.options.service.claimsOpen();
+    const claims = this.claimsMaybeOpen && this.options.service.claimsOpen();
+    this.claimsMaybeOpen = claims;
     if (!claims) {
       if (this.catching.size === 0) {
         this.listen(false);

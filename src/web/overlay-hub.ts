@@ -3,8 +3,9 @@
  * state dirty; the newest names are read from the draw's last rows when a frame is built), and
  * sends the whole (small) overlay state to every overlay client over
  * server-sent events, batched: at most one frame per `batchMs` (250 ms), however many `!enter`
- * arrive, and only when the state changed. A client that connects (or reloads) gets the current
- * state at once as its first frame; `GET /overlay/state` answers the same JSON.
+ * arrive, and only when the state changed; with no client connected (and no `onFrame`) no frame
+ * is built at all. A client that connects (or reloads) gets the current state at once as its
+ * first frame; `GET /overlay/state` answers the same JSON.
  *
  * Contract: the state is rebuilt from the engine's draws in memory (service.drawViews) through
  * overlay-view.ts, so it is always what the engine holds, never a drifting copy; building it is
@@ -150,6 +151,11 @@ export class OverlayHub {
 
   private flush(): void {
     this.timer = undefined;
+    if (this.sse.size === 0 && !this.onFrame) {
+      // Nobody to send it to (a client that connects gets the state built then).
+      this.lastJson = '';
+      return;
+    }
     this.lastFlush = Date.now();
     const state = this.state();
     const json = JSON.stringify({ ...state, now: 0 });
