@@ -7,9 +7,9 @@
  * is logged; the entrant stays in memory); the entrant's fields go straight into the draw's
  * table (no Entrant object per entrant). The entry time is when chat read the line
  * (`msg.receivedAt`, one clock reading per socket read), or the engine clock's now for a message
- * without one. Acknowledgements are batched on one timer, never one
- * line per entrant; reminders go out at half time and near the end only while the draw is open
- * and when they are at least 5 s apart. The close timer hands the draw to drawing.ts. Does not:
+ * without one. Acknowledgements are batched on one timer, never one line per entrant; reminders
+ * go out at half time and near the end only while the draw is open and when they are at least
+ * 5 s apart. The close timer hands the draw to drawing.ts. Does not:
  * open draws, pick winners or persist records.
  */
 import type { ChatMessage } from '../shared/chat.js';

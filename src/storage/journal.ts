@@ -1,9 +1,10 @@
 /**
  * The append-only entry journal of open draws: `<dir>/<draw id stem>.jsonl`, one JSON entrant per
- * line (entrant-line.ts: a compact array, or the entrant object; both are read). Appends are buffered in memory as UTF-8 bytes (encoded straight into one growing buffer
- * per draw by entrant-line.ts, no string per line; written buffers are reused) and written (one append per draw per flush, on
- * a kept-open file) within `flushIntervalMs`, so the cost of an entry never depends on the history size and a
- * killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
+ * line (entrant-line.ts: a compact array, or the entrant object; both are read). Appends are
+ * buffered in memory as UTF-8 bytes (encoded straight into one growing buffer per draw by
+ * entrant-line.ts, no string per line; written buffers are reused) and written (one append per
+ * draw per flush, on a kept-open file) within `flushIntervalMs`, so the cost of an entry never
+ * depends on the history size and a killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
  * the middle of a write); a later append first terminates such a line so it cannot swallow the
  * next entry. Journals are created 0600. `recover` (at restore) repairs a journal: a torn last line
  * is trimmed quietly; unreadable lines elsewhere, or an unreadable file, are reported by draw id

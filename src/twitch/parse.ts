@@ -59,9 +59,10 @@ export function parseChatMessage(
 /**
  * The receive path's ChatMessage: user id, login, text, channel and self are read from the tags
  * at once (a line without a user id or login is rejected there); every other field, the send
- * time included, is read from the tags when first used. Most chat lines (a repeated `!enter`, plain chat) only need the
- * identity and the text, and tmi.js's tags object is a slow dictionary to read from. The values
- * are exactly those of the plain message (`plainMessage`); `roles` is one object per message.
+ * time included, is read from the tags when first used. Most chat lines (a repeated `!enter`,
+ * plain chat) only need the identity and the text, and tmi.js's tags object is a slow dictionary
+ * to read from. The values are exactly those of the plain message (`plainMessage`); `roles` is
+ * one object per message.
  * `receivedAt` is given by the caller (who reads the clock once per socket read) and is the
  * send time of a line without a usable `tmi-sent-ts`. Read-only.
  */
