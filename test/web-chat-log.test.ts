@@ -9,7 +9,8 @@ import type { GiveawayEventMap } from '../src/giveaway/context.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { noRoles, type ChatMessage } from '../src/shared/chat.js';
 import { ManualClock } from '../src/shared/clock.js';
-import { ChatLog, IdSketch } from '../src/web/chat-log.js';
+import { ChatLog } from '../src/web/chat-log.js';
+import { IdSketch } from '../src/web/id-sketch.js';
 import { sandboxRecord } from './support/beacon-vectors.js';
 
 function line(userId: string, text: string): ChatMessage {

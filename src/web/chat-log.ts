@@ -6,23 +6,23 @@
  *
  * Contract: bounded memory (BOT_LINES transcript lines, WINNER_LINES per draw, DRAWS_KEPT draws);
  * lines are kept as received (the pages render them as text); `overlayLines` returns them cleaned
- * of links and addresses for the overlay. It listens to chat only while it could catch a line: a
- * catch window is running or a draw is in its claim window (the service's `claimsOpen`). It
- * starts listening, wakes on 'winners', 'rerolled' and 'claim-opened', and stops at the first
- * chat line that finds neither (so a chat flood outside those windows costs it nothing: about
- * 0.3 us per line measured with bench/chat-sync.ts). The catch windows end on a timer of the
- * injected clock, not by reading the clock per line (a clock read is ~0.15 us on some VMs).
- * While listening, a line that is not a winner's costs, outside claim windows, one flag test
- * (`claimsOpen` is asked again only after a 'claim-opened') and two character reads (IdSketch:
- * most such lines never hash their user id); inside one, a `claimsOpen`, one Map look-up and
- * O(draws in a claim window). It reads no clock and allocates nothing for such a line. Does not
- * send anything or change the engine.
+ * of links and addresses for the overlay. Does not send anything or change the engine.
+ *
+ * Cost on a chat flood: it listens to chat only while it could catch a line, that is while a
+ * catch window runs or a draw is in its claim window (the service's `claimsOpen`). It starts
+ * listening on 'winners', 'rerolled' and 'claim-opened', and stops when the last catch window
+ * ends (a timer of the injected clock) or at the first line that finds no window open. While it
+ * listens, a line that is not a winner's reads no clock and allocates nothing: outside claim
+ * windows it costs one flag test (`claimsOpen` is asked again only after a 'claim-opened') and
+ * an IdSketch test of the user id (id-sketch.ts); inside one, a `claimsOpen`, one Map look-up
+ * and O(draws in a claim window).
  */
 import type { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import type { DrawRecord } from '../giveaway/ports.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
+import { IdSketch } from './id-sketch.js';
 import { overlayName, overlayText } from './safe-text.js';
 
 const BOT_LINES = 300;
@@ -57,36 +57,6 @@ export interface ChatLogOptions {
   catchSeconds: number;
   /** Called when a winner's line was caught. */
   onWinnerLine?: (line: WinnerLine) => void;
-}
-
-/**
- * A 128-bit sketch of a set of user ids, keyed by their last two characters: `mayHave` is false
- * for most ids not in the set (for all of them with a handful of ids in it) at the cost of two
- * character reads, and never false for an id in it.
- */
-export class IdSketch {
-  private readonly bits = new Uint32Array(4);
-
-  private static keyOf(id: string): number {
-    const n = id.length;
-    return n === 0 ? 0 : (id.charCodeAt(n - 1) * 31 + (n > 1 ? id.charCodeAt(n - 2) : 0)) & 127;
-  }
-
-  /** Forgets every id, then adds `ids`. */
-  reset(ids: Iterable<string> = []): void {
-    this.bits.fill(0);
-    for (const id of ids) this.add(id);
-  }
-
-  add(id: string): void {
-    const k = IdSketch.keyOf(id);
-    this.bits[k >>> 5]! |= 1 << (k & 31);
-  }
-
-  mayHave(id: string): boolean {
-    const k = IdSketch.keyOf(id);
-    return (this.bits[k >>> 5]! & (1 << (k & 31))) !== 0;
-  }
 }
 
 export class ChatLog {
