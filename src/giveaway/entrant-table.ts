@@ -19,8 +19,9 @@
  * (fairness.ts does at close), decide eligibility or persist.
  */
 import type { ChatRoles } from '../shared/chat.js';
+import { ownedString } from '../shared/owned-string.js';
 import { writeDigits } from './digit-keys.js';
-import { IdIndex, own } from './id-index.js';
+import { IdIndex } from './id-index.js';
 import type { EntrantRowBytes, EntrantRows } from './entrant-rows.js';
 import type { Entrant } from './ports.js';
 
@@ -154,7 +155,7 @@ export class EntrantTable implements EntrantRows {
     this.rows = row + 1;
     this.keyHi[row] = this.index.addedHi;
     this.keyLo[row] = this.index.addedLo;
-    if (this.keyHi[row] === 0) this.otherIds.set(row, own(userId));
+    if (this.keyHi[row] === 0) this.otherIds.set(row, ownedString(userId));
     this.storeName(row, displayName === login ? '' : displayName);
     this.weights[row] = weight;
     this.roleBits[row] = roleBits;
@@ -192,11 +193,11 @@ export class EntrantTable implements EntrantRows {
     if (bytes > 0xff) {
       flags |= LOGIN_STRING_ONLY;
       this.loginLen[row] = 0;
-      this.stringLogins.set(row, own(login));
+      this.stringLogins.set(row, ownedString(login));
     } else {
       if (!ascii && LONE_SURROGATE.test(login)) {
         flags |= LOGIN_KEEPS_STRING;
-        this.stringLogins.set(row, own(login));
+        this.stringLogins.set(row, ownedString(login));
       }
       this.loginBytesUsed += bytes;
       this.loginLen[row] = bytes;
@@ -223,7 +224,7 @@ export class EntrantTable implements EntrantRows {
       const c = name.charCodeAt(i);
       if (c > 0x7f) {
         pos = start + buf.write(name, start, 'utf8');
-        if (LONE_SURROGATE.test(name)) this.stringNames.set(row, own(name));
+        if (LONE_SURROGATE.test(name)) this.stringNames.set(row, ownedString(name));
         break;
       }
       buf[pos++] = c;

@@ -17,19 +17,12 @@
  * digits a second time.
  */
 
+import { ownedString } from '../shared/owned-string.js';
 import { readDigitKey } from './digit-keys.js';
 
 const EMPTY = 0;
 /** Slots at start (a power of two). */
 const FIRST_SLOTS = 64;
-
-/**
- * A string that owns its characters. V8 keeps substrings of 13+ characters as views into the
- * string they were cut from (here: a whole chat frame); a kept string must not pin that frame.
- */
-export function own(s: string): string {
-  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
-}
 
 /** The digit key of the id being looked up (no allocation per lookup). */
 const KEY = new Uint32Array(2);
@@ -85,7 +78,7 @@ export class IdIndex {
     this.missId = undefined;
     if (!readDigitKey(id, KEY)) {
       if (this.others.has(id)) return false;
-      this.others.set(own(id), row);
+      this.others.set(ownedString(id), row);
       this.addedHi = 0;
       this.addedLo = 0;
       return true;
