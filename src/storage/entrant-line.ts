@@ -252,6 +252,11 @@ export class LineBytes {
     return this.buf.subarray(0, this.used);
   }
 
+  /** Empties it for reuse, keeping its buffer (the bytes last returned by `bytes()` are overwritten by later lines). */
+  clear(): void {
+    this.used = 0;
+  }
+
   /** A comma (room made before). */
   private comma(): void {
     this.buf[this.used++] = 0x2c;

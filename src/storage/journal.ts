@@ -4,13 +4,14 @@
  * buffered in memory as UTF-8 bytes (encoded straight into one growing buffer per draw by
  * entrant-line.ts, no string per line; written buffers are reused) and written (one append per
  * draw per flush, on a kept-open file) within `flushIntervalMs`, so the cost of an entry never
- * depends on the history size and a killed process loses at most the last interval. Reading tolerates a torn last line (a crash in
- * the middle of a write); a later append first terminates such a line so it cannot swallow the
- * next entry. Journals are created 0600. `recover` (at restore) repairs a journal: a torn last line
- * is trimmed quietly; unreadable lines elsewhere, or an unreadable file, are reported by draw id
- * and line number, the damaged file is kept as `<file>.corrupt-<timestamp>` and the journal goes on
- * with every readable entrant. Does not: deduplicate (readers do), know draw statuses, or fsync
- * each append (the guarantee is against process death, not power loss).
+ * depends on the history size and a killed process loses at most the last interval. Reading
+ * tolerates a torn last line (a crash in the middle of a write); a later append first terminates
+ * such a line so it cannot swallow the next entry. Journals are created 0600. `recover` (at
+ * restore) repairs a journal: a torn last line is trimmed quietly; unreadable lines elsewhere, or
+ * an unreadable file, are reported by draw id and line number, the damaged file is kept as
+ * `<file>.corrupt-<timestamp>` and the journal goes on with every readable entrant. Does not:
+ * deduplicate (readers do), know draw statuses, or fsync each append (the guarantee is against
+ * process death, not power loss).
  */
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -181,7 +182,7 @@ export class EntryJournal {
         await entry.handle.appendFile(entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes);
         entry.needsNewline = false;
         if (this.spare.length < SPARE_MAX && lines.buf.length <= SPARE_BYTES) {
-          lines.used = 0;
+          lines.clear();
           this.spare.push(lines);
         }
       } catch (err) {
