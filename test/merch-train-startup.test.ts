@@ -3,7 +3,8 @@
  * a ManualClock): nothing acts on a half-started train. An order delivered before start() has read
  * the counter waits and is counted on the saved counter (the Nth order departs); a giveaway ending
  * while start() still checks the history for a departure made before a restart does not open a
- * second giveaway.
+ * second giveaway; a train stopped while start() still reads the history never listens to the
+ * engine afterwards (no leaked listener, no departure after the stop).
  */
 import { EventEmitter } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -80,5 +81,29 @@ describe('the merch train while it starts', () => {
     await t.stop();
     expect(opened).toEqual([]);
     expect(t.snapshot()).toMatchObject({ boarding: false, drawId: 'lg_before_restart' });
+  });
+
+  it('stopped while start() still checks the history: no engine listener is left and nothing departs afterwards', async () => {
+    let answer!: (id: string | undefined) => void;
+    let asked!: () => void;
+    const askedP = new Promise<void>((r) => (asked = r));
+    const { t, events, opened } = await train(
+      { count: 0, departures: 1, boarding: true, boardingSince: new Date(START_MS - 60_000).toISOString() },
+      () => {
+        asked();
+        return new Promise((r) => (answer = r));
+      },
+    );
+    const starting = t.start();
+    await askedP; // start() is waiting for the history
+    const stopping = t.stop(); // the bot shuts down meanwhile
+    answer(undefined); // no departure found: a train that had started would depart now
+    await starting;
+    await stopping;
+    for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) expect(events.listenerCount(e)).toBe(0);
+    events.emit('draw-finished', { kind: 'link-giveaway' } as never);
+    await t.onOrder(paidOrder()); // skipped: the train is stopped
+    expect(opened).toEqual([]);
+    expect(t.snapshot()).toMatchObject({ boarding: true, count: 0 });
   });
 });

@@ -20,7 +20,12 @@
  * - nothing acts on a half-started train: orders that arrive before `start()` has read the counter
  *   (and settled a pending departure) wait in the chain until it has, and the engine's
  *   giveaway-ended events are listened to only from then on (a boarding train departs at the end
- *   of `start()` anyway, so an end missed meanwhile loses nothing).
+ *   of `start()` anyway, so an end missed meanwhile loses nothing); a `start()` that fails attaches
+ *   nothing;
+ * - `start()` runs once (a second call gets the first one's promise); `stop()` is final, also
+ *   while `start()` is still reading: that start then ends at its next step without listening or
+ *   departing (a counter write already under way completes), and `stop()` resolves only once it
+ *   has ended; orders queued meanwhile are skipped (logged), never counted.
  * Does not: decide which events are duplicates (the bot's webhook path does).
  */
 import type { EventEmitter } from 'node:events';
@@ -78,6 +83,9 @@ export class MerchTrain {
   /** Steps run one after another; the first waits for the gate. */
   private chain: Promise<void> = new Promise<void>((resolve) => (this.openGate = resolve));
   private started = false;
+  private stopped = false;
+  /** The `start()` under way, awaited by `stop()`. */
+  private starting: Promise<void> | undefined;
   private readonly file: string;
   private readonly log: Logger;
   private readonly onEnded = (r: { kind: string }) => {
@@ -97,15 +105,23 @@ export class MerchTrain {
    * Reads the counter (a missing file is a fresh train), settles a departure pending from before a
    * restart, then listens for giveaways ending and lets queued orders through.
    */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return (this.starting ??= this.startOnce());
+  }
+
+  private async startOnce(): Promise<void> {
+    if (this.stopped) return;
     const text = await readIfExists(this.file);
+    if (this.stopped) return;
     if (text !== undefined) this.state = parseJsonFile(this.file, text, StateSchema);
     if (this.state.boarding && this.state.boardingSince && this.d.findDeparture) {
       const drawId = await this.d.findDeparture(this.state.boardingSince);
+      if (this.stopped) return; // stop() came meanwhile: the next start checks again
       if (drawId) {
         this.log.info({ drawId }, 'the merch train had departed before the restart');
         this.state = { ...this.state, boarding: false, drawId };
         await this.save();
+        if (this.stopped) return;
       }
     }
     // Started: only now may engine events and queued orders act on the counter.
@@ -116,8 +132,11 @@ export class MerchTrain {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.off(e, this.onEnded);
     this.openGate(); // stopped before it started: queued steps are skipped (see serial)
+    // A start() still reading ends at its next step (it checks `stopped`); its failure is start()'s to report.
+    await this.starting?.catch(() => undefined);
     await this.chain;
   }
 
