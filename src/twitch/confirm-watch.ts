@@ -10,8 +10,11 @@
  * - the PONG: the connection works, so that one line got no answer: its fate is unknown and it is
  *   abandoned (dropped, never resent, so nothing is doubled).
  * The probe is the watch's own (a fresh token per probe); tmi.js's keep-alive PING and its timer
- * are left alone. One probe at a time; the watch re-arms after every answer; `pause()` forgets a
- * probe in flight. Knows nothing of tmi.js.
+ * are left alone (tmi.js 1.8.5 itself takes any prefix-less PONG for the answer to its keep-alive:
+ * the probe's PONG emits its 'pong' with a meaningless latency, which nothing here listens to, and
+ * clears a keep-alive deadline then waiting, which is harmless since the connection just answered).
+ * One probe at a time; the watch re-arms after every answer; `pause()` forgets a probe in flight.
+ * Its code knows nothing of tmi.js (the client passes the PING writer and the PONGs).
  */
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { Logger } from '../logging/index.js';
