@@ -70,6 +70,28 @@ describe('IdIndex', () => {
     for (const [id, row] of reference) expect(index.rowOf(id)).toBe(row);
   });
 
+  it('has() answers as the Map does, and an add right after a has() that missed lands where a plain add would', () => {
+    const next = rng(11);
+    const index = new IdIndex();
+    const reference = new Map<string, number>();
+    for (let i = 0; i < 40_000; i++) {
+      const id = randomId(next);
+      const other = randomId(next);
+      const kind = next();
+      // has(id) then add(id); or has(id), has(other), add(id); or has(other) then add(id)
+      expect(index.has(kind < 0.66 ? id : other)).toBe(reference.has(kind < 0.66 ? id : other));
+      if (kind >= 0.33 && kind < 0.66) expect(index.has(other)).toBe(reference.has(other));
+      const fresh = !reference.has(id);
+      if (fresh) reference.set(id, reference.size);
+      expect(index.add(id, fresh ? reference.get(id)! : 99_999_999)).toBe(fresh);
+    }
+    expect(reference.size).toBeGreaterThan(20_000);
+    for (const [id, row] of reference) {
+      expect(index.has(id)).toBe(true);
+      expect(index.rowOf(id)).toBe(row);
+    }
+  });
+
   it('keeps ids that differ only in leading zeros or length apart', () => {
     const index = new IdIndex();
     const ids = ['0', '00', '000000000000000', '1', '01', '10', '100', '123456789012345', '12345678901234', '1234567890123456', '99999999', '999999999'];

@@ -132,7 +132,7 @@ export class EntrantTable implements EntrantRows {
   }
 
   has(userId: string): boolean {
-    return this.index.rowOf(userId) >= 0;
+    return this.index.has(userId);
   }
 
   /** Adds an entrant once per user id; false when that user id is already in. */

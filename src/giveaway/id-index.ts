@@ -3,18 +3,21 @@
  * every chat line of a flood asks "is this user in already?", and a V8 Map of a million strings
  * answers with three scattered memory reads (bucket, entry, key string). Here a decimal id of
  * 1-15 digits (every Twitch id) is keyed by its two 32-bit digit keys (digit-keys.ts: equal keys
- * are equal ids, leading zeros included) in an open-addressing hash table of one typed array,
- * [keyHi, keyLo, row + 1] per slot, probed linearly: a lookup usually reads one cache line. Any
- * other id goes to a Map.
+ * are equal ids, leading zeros included; keyHi is never 0) in an open-addressing hash table probed
+ * linearly: `keys` holds [keyHi, keyLo] per slot (8 bytes, aligned: eight slots per cache line,
+ * none split across two; keyHi 0 = empty) and `rows` the slot's row, read only when the row is
+ * asked for. "In already?" reads `keys` alone, usually one cache line: under a chat flood the
+ * parser's garbage keeps evicting the table from the CPU's caches, so each line it touches is a
+ * memory read. Any other id goes to a Map.
  *
  * Contract: `add(id, row)` records a new id and returns true, or returns false (and records
- * nothing) when the id is in already; `rowOf(id)` is its row or -1. Ids are never removed. The
- * table holds at most half its slots, doubling when full (a rehash reads the slots in order).
- * `rowOf` remembers where a decimal id it did not find would go, so an `add` of that same id
- * right after (the `!enter` of a new entrant: "in already?", then "add") neither reads its digits
- * nor probes again. After an `add` that returned true, `addedHi`/`addedLo` are the id's digit key
- * (0, 0 for an id that is not 1-15 decimal digits), so the table stores it without reading the
- * digits a second time.
+ * nothing) when the id is in already; `has(id)` tells whether it is in; `rowOf(id)` is its row or
+ * -1. Ids are never removed. The table holds at most half its slots, doubling when full (a rehash
+ * reads the slots in order). `has` and `rowOf` remember where a decimal id they did not find
+ * would go, so an `add` of that same id right after (the `!enter` of a new entrant: "in
+ * already?", then "add") neither reads its digits nor probes again. After an `add` that returned
+ * true, `addedHi`/`addedLo` are the id's digit key (0, 0 for an id that is not 1-15 decimal
+ * digits), so the table stores it without reading the digits a second time.
  */
 
 import { ownedString } from '../shared/owned-string.js';
@@ -33,12 +36,14 @@ function slotOf(h: number, l: number, mask: number): number {
 }
 
 export class IdIndex {
-  /** 3 words per slot: keyHi, keyLo, row + 1 (0 = empty). */
-  private slots = new Uint32Array(FIRST_SLOTS * 3);
+  /** 2 words per slot: keyHi (0 = empty), keyLo. */
+  private keys = new Uint32Array(FIRST_SLOTS * 2);
+  /** The row of each filled slot. */
+  private rows = new Uint32Array(FIRST_SLOTS);
   private mask = FIRST_SLOTS - 1;
   private used = 0;
   private readonly others = new Map<string, number>();
-  /** The decimal id the last `rowOf` did not find, its key and the free slot it would take (until the next add). */
+  /** The decimal id the last look-up did not find, its key and the free slot it would take (until the next add). */
   private missId: string | undefined;
   private missHi = 0;
   private missLo = 0;
@@ -47,25 +52,17 @@ export class IdIndex {
   addedHi = 0;
   addedLo = 0;
 
+  /** True when `id` is in. */
+  has(id: string): boolean {
+    if (!readDigitKey(id, KEY)) return this.others.has(id);
+    return this.slotOfKey(id, KEY[0]!, KEY[1]!) >= 0;
+  }
+
   /** The row of `id`, or -1. */
   rowOf(id: string): number {
     if (!readDigitKey(id, KEY)) return this.others.get(id) ?? -1;
-    const slots = this.slots;
-    const mask = this.mask;
-    const h = KEY[0]!;
-    const l = KEY[1]!;
-    for (let i = slotOf(h, l, mask); ; i = (i + 1) & mask) {
-      const at = i * 3;
-      const row = slots[at + 2]!;
-      if (row === EMPTY) {
-        this.missId = id;
-        this.missHi = h;
-        this.missLo = l;
-        this.missSlot = i;
-        return -1;
-      }
-      if (slots[at] === h && slots[at + 1] === l) return row - 1;
-    }
+    const i = this.slotOfKey(id, KEY[0]!, KEY[1]!);
+    return i < 0 ? -1 : this.rows[i]!;
   }
 
   /** Records `id` at `row`; false (nothing recorded) when `id` is in already. */
@@ -85,47 +82,64 @@ export class IdIndex {
     }
     const h = KEY[0]!;
     const l = KEY[1]!;
-    const slots = this.slots;
+    const keys = this.keys;
     const mask = this.mask;
     let i = slotOf(h, l, mask);
     for (; ; i = (i + 1) & mask) {
-      const at = i * 3;
-      if (slots[at + 2] === EMPTY) break;
-      if (slots[at] === h && slots[at + 1] === l) return false;
+      const k = keys[i * 2]!;
+      if (k === EMPTY) break;
+      if (k === h && keys[i * 2 + 1] === l) return false;
     }
     this.put(i, h, l, row);
     return true;
   }
 
+  /** The slot holding the key (h, l) of `id`, or -1 (remembering the free slot where it would go). */
+  private slotOfKey(id: string, h: number, l: number): number {
+    const keys = this.keys;
+    const mask = this.mask;
+    for (let i = slotOf(h, l, mask); ; i = (i + 1) & mask) {
+      const k = keys[i * 2]!;
+      if (k === EMPTY) {
+        this.missId = id;
+        this.missHi = h;
+        this.missLo = l;
+        this.missSlot = i;
+        return -1;
+      }
+      if (k === h && keys[i * 2 + 1] === l) return i;
+    }
+  }
+
   /** Fills the free slot `i`. */
   private put(i: number, h: number, l: number, row: number): void {
-    const slots = this.slots;
-    const at = i * 3;
-    slots[at] = h;
-    slots[at + 1] = l;
-    slots[at + 2] = row + 1;
+    this.keys[i * 2] = h;
+    this.keys[i * 2 + 1] = l;
+    this.rows[i] = row;
     this.addedHi = h;
     this.addedLo = l;
     if (++this.used * 2 > this.mask + 1) this.grow();
   }
 
   private grow(): void {
-    const old = this.slots;
+    const oldKeys = this.keys;
+    const oldRows = this.rows;
     const size = (this.mask + 1) * 2;
-    const slots = new Uint32Array(size * 3);
+    const keys = new Uint32Array(size * 2);
+    const rows = new Uint32Array(size);
     const mask = size - 1;
-    for (let at = 0; at < old.length; at += 3) {
-      const row = old[at + 2]!;
-      if (row === EMPTY) continue;
-      const h = old[at]!;
-      const l = old[at + 1]!;
+    for (let j = 0; j < oldRows.length; j++) {
+      const h = oldKeys[j * 2]!;
+      if (h === EMPTY) continue;
+      const l = oldKeys[j * 2 + 1]!;
       let i = slotOf(h, l, mask);
-      while (slots[i * 3 + 2] !== EMPTY) i = (i + 1) & mask;
-      slots[i * 3] = h;
-      slots[i * 3 + 1] = l;
-      slots[i * 3 + 2] = row;
+      while (keys[i * 2] !== EMPTY) i = (i + 1) & mask;
+      keys[i * 2] = h;
+      keys[i * 2 + 1] = l;
+      rows[i] = oldRows[j]!;
     }
-    this.slots = slots;
+    this.keys = keys;
+    this.rows = rows;
     this.mask = mask;
   }
 }
