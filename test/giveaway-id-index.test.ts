@@ -51,36 +51,20 @@ describe('IdIndex', () => {
     for (const [id, row] of reference) expect(index.rowOf(id)).toBe(row);
   });
 
-  it('an add right after a rowOf that missed (the !enter path) lands where a plain add would, and only for that id', () => {
-    const next = rng(7);
+  /**
+   * The !enter path: a look-up of `id` then add(id); or of `id`, of `other`, then add(id); or of
+   * `other` then add(id). Every answer is checked against a Map, then every id's row.
+   */
+  function lookUpThenAdd(seed: number, inAlready: (index: IdIndex, reference: Map<string, number>, id: string) => void): void {
+    const next = rng(seed);
     const index = new IdIndex();
     const reference = new Map<string, number>();
     for (let i = 0; i < 40_000; i++) {
       const id = randomId(next);
       const other = randomId(next);
       const kind = next();
-      // rowOf(id) then add(id); or rowOf(id), rowOf(other), add(id); or rowOf(other) then add(id)
-      expect(index.rowOf(kind < 0.66 ? id : other)).toBe(reference.get(kind < 0.66 ? id : other) ?? -1);
-      if (kind >= 0.33 && kind < 0.66) expect(index.rowOf(other)).toBe(reference.get(other) ?? -1);
-      const fresh = !reference.has(id);
-      if (fresh) reference.set(id, reference.size);
-      expect(index.add(id, fresh ? reference.get(id)! : 99_999_999)).toBe(fresh);
-    }
-    expect(reference.size).toBeGreaterThan(20_000);
-    for (const [id, row] of reference) expect(index.rowOf(id)).toBe(row);
-  });
-
-  it('has() answers as the Map does, and an add right after a has() that missed lands where a plain add would', () => {
-    const next = rng(11);
-    const index = new IdIndex();
-    const reference = new Map<string, number>();
-    for (let i = 0; i < 40_000; i++) {
-      const id = randomId(next);
-      const other = randomId(next);
-      const kind = next();
-      // has(id) then add(id); or has(id), has(other), add(id); or has(other) then add(id)
-      expect(index.has(kind < 0.66 ? id : other)).toBe(reference.has(kind < 0.66 ? id : other));
-      if (kind >= 0.33 && kind < 0.66) expect(index.has(other)).toBe(reference.has(other));
+      inAlready(index, reference, kind < 0.66 ? id : other);
+      if (kind >= 0.33 && kind < 0.66) inAlready(index, reference, other);
       const fresh = !reference.has(id);
       if (fresh) reference.set(id, reference.size);
       expect(index.add(id, fresh ? reference.get(id)! : 99_999_999)).toBe(fresh);
@@ -90,6 +74,14 @@ describe('IdIndex', () => {
       expect(index.has(id)).toBe(true);
       expect(index.rowOf(id)).toBe(row);
     }
+  }
+
+  it('an add right after a rowOf that missed (the !enter path) lands where a plain add would, and only for that id', () => {
+    lookUpThenAdd(7, (index, reference, id) => expect(index.rowOf(id)).toBe(reference.get(id) ?? -1));
+  });
+
+  it('has() answers as the Map does, and an add right after a has() that missed lands where a plain add would', () => {
+    lookUpThenAdd(11, (index, reference, id) => expect(index.has(id)).toBe(reference.has(id)));
   });
 
   it('keeps ids that differ only in leading zeros or length apart', () => {

@@ -50,6 +50,21 @@ async function train(state: Record<string, unknown>, findDeparture?: (since: str
   return { t, dir, events, opened };
 }
 
+/** A train saved as boarding before a restart, whose history check waits until `answer` is called. */
+async function boardingTrainAskingHistory() {
+  let answer!: (id: string | undefined) => void;
+  let asked!: () => void;
+  const askedP = new Promise<void>((r) => (asked = r));
+  const made = await train(
+    { count: 0, departures: 1, boarding: true, boardingSince: new Date(START_MS - 60_000).toISOString() },
+    () => {
+      asked();
+      return new Promise((r) => (answer = r));
+    },
+  );
+  return { ...made, askedP, answer: (id: string | undefined) => answer(id) };
+}
+
 describe('the merch train while it starts', () => {
   it('an order arriving before start() has read the counter waits and counts on the saved counter', async () => {
     const { t, dir, opened } = await train({ count: 4 });
@@ -63,16 +78,7 @@ describe('the merch train while it starts', () => {
   });
 
   it('a giveaway ending while start() checks for a departure made before the restart does not open a second one', async () => {
-    let answer!: (id: string | undefined) => void;
-    let asked!: () => void;
-    const askedP = new Promise<void>((r) => (asked = r));
-    const { t, events, opened } = await train(
-      { count: 0, departures: 1, boarding: true, boardingSince: new Date(START_MS - 60_000).toISOString() },
-      () => {
-        asked();
-        return new Promise((r) => (answer = r));
-      },
-    );
+    const { t, events, opened, askedP, answer } = await boardingTrainAskingHistory();
     const starting = t.start();
     await askedP; // start() is waiting for the history
     events.emit('draw-finished', { kind: 'link-giveaway' } as never); // another giveaway ends meanwhile
@@ -84,16 +90,7 @@ describe('the merch train while it starts', () => {
   });
 
   it('stopped while start() still checks the history: no engine listener is left and nothing departs afterwards', async () => {
-    let answer!: (id: string | undefined) => void;
-    let asked!: () => void;
-    const askedP = new Promise<void>((r) => (asked = r));
-    const { t, events, opened } = await train(
-      { count: 0, departures: 1, boarding: true, boardingSince: new Date(START_MS - 60_000).toISOString() },
-      () => {
-        asked();
-        return new Promise((r) => (answer = r));
-      },
-    );
+    const { t, events, opened, askedP, answer } = await boardingTrainAskingHistory();
     const starting = t.start();
     await askedP; // start() is waiting for the history
     const stopping = t.stop(); // the bot shuts down meanwhile
