@@ -133,6 +133,16 @@ describe('eligibility in the service', () => {
     expect([entrants.get('u-read')?.enteredAt, entrants.get('u-made')?.enteredAt]).toEqual([readAt, h.clock.now()]);
   });
 
+  it('the broadcaster and the bot never enter, whatever the case of the login chat shows', async () => {
+    const h = await make();
+    await h.svc.handleGiftDrawStarted(h.shop.addDraw({ gifts: 1, createdAt: h.clock.now() }));
+    expect(h.svc.enter(chatMsg('StReAmEr', { userId: 'u-other-id' }))).toBe(0);
+    expect(h.svc.enter(chatMsg('GIFTBOT'))).toBe(0);
+    expect(h.svc.enter(chatMsg('viewer', { userId: '1000' }))).toBe(0); // the channel's id
+    expect(h.svc.enter(chatMsg('Viewer'))).toBe(1);
+    expect([...h.svc.drawViews().find((v) => v.active)!.entrants.values()].map((e) => e.login)).toEqual(['viewer']);
+  });
+
   it('winner cooldown across two draws', async () => {
     const h = await make({ settings: { eligibility: { winnerCooldownHours: 24 } } });
     const people = () => [chatMsg('alice'), chatMsg('bob')];

@@ -47,15 +47,19 @@ export function ticketWeight(roles: ChatRoles, luck: GiveawaySettings['luck']): 
   return weight;
 }
 
-/** True for the broadcaster's or the bot's own account. */
-export function isChannelOrBot(
-  who: { userId: string; login: string; roles: ChatRoles },
-  id: ChannelIdentity,
-): ExclusionReason | undefined {
-  const login = who.login.toLowerCase();
-  if (who.roles.broadcaster || login === id.channelLogin.toLowerCase()) return 'broadcaster';
-  if (id.channelId !== undefined && who.userId === id.channelId) return 'broadcaster';
-  if (login === id.botLogin.toLowerCase()) return 'bot';
+/** `id` with its logins lower-cased, for `channelOrBot` (built once, used for many entrants). */
+export function loweredIdentity(id: ChannelIdentity): ChannelIdentity {
+  return { ...id, channelLogin: id.channelLogin.toLowerCase(), botLogin: id.botLogin.toLowerCase() };
+}
+
+/**
+ * 'broadcaster' or 'bot' for the broadcaster's or the bot's own account, else undefined. `login`
+ * is lower-cased by the caller, and `id` is a `loweredIdentity`.
+ */
+export function channelOrBot(login: string, userId: string, broadcaster: boolean, id: ChannelIdentity): ExclusionReason | undefined {
+  if (broadcaster || login === id.channelLogin) return 'broadcaster';
+  if (id.channelId !== undefined && userId === id.channelId) return 'broadcaster';
+  if (login === id.botLogin) return 'bot';
   return undefined;
 }
 
@@ -82,14 +86,11 @@ export function excluder(
   recentWinners: ReadonlySet<string>,
 ): (e: Candidate) => ExclusionReason | undefined {
   const excludedLogins = new Set(rules.excludeLogins.map((l) => l.toLowerCase().replace(/^@/, '')));
-  const channelLogin = id.channelLogin.toLowerCase();
-  const botLogin = id.botLogin.toLowerCase();
+  const lowered = loweredIdentity(id);
   return (e) => {
-    // isChannelOrBot with the identity lower-cased once.
     const login = e.login.toLowerCase();
-    if (e.roles.broadcaster || login === channelLogin) return 'broadcaster';
-    if (id.channelId !== undefined && e.userId === id.channelId) return 'broadcaster';
-    if (login === botLogin) return 'bot';
+    const own = channelOrBot(login, e.userId, e.roles.broadcaster, lowered);
+    if (own) return own;
     if (rules.excludeModerators && e.roles.moderator) return 'moderator';
     if (rules.subscribersOnly && !e.roles.subscriber) return 'not-subscriber';
     if (rules.minSubMonths > 0 && (!e.roles.subscriber || e.roles.subMonths < rules.minSubMonths)) return 'sub-months';

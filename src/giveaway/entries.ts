@@ -14,7 +14,7 @@
  */
 import type { ChatMessage } from '../shared/chat.js';
 import type { TimerHandle } from '../shared/clock.js';
-import { isChannelOrBot, ticketWeight, type ChannelIdentity } from './eligibility.js';
+import { channelOrBot, loweredIdentity, ticketWeight, type ChannelIdentity } from './eligibility.js';
 import { channelIdentity, type Engine } from './engine.js';
 import type { Drawing } from './drawing.js';
 import { packRoles } from './entrant-table.js';
@@ -24,6 +24,8 @@ export class Entries {
   private ackTimer: TimerHandle | undefined;
   /** channelIdentity(chat) as of the last entrant; rebuilt when chat reports another. */
   private identity: ChannelIdentity | undefined;
+  /** `identity` lower-cased (loweredIdentity), rebuilt with it. */
+  private lowered: ChannelIdentity | undefined;
 
   constructor(
     private readonly e: Engine,
@@ -49,8 +51,8 @@ export class Entries {
       if (s.phase !== 'open' || s.entrants.has(userId)) continue;
       if (enteredAt < 0) {
         const roles = msg.roles;
-        if (isChannelOrBot(msg, this.channelIdentity())) return 0;
         login = msg.login.toLowerCase();
+        if (channelOrBot(login, userId, roles.broadcaster, this.channelIdentity())) return 0;
         displayName = msg.displayName || msg.login;
         weight = ticketWeight(roles, ctx.settings.luck);
         roleBits = packRoles(roles);
@@ -70,13 +72,17 @@ export class Entries {
     return joined;
   }
 
-  /** The channel and bot identity chat reports now, rebuilt only when it changed (one per entrant otherwise). */
+  /**
+   * The channel and bot identity chat reports now, lower-cased (loweredIdentity); rebuilt only
+   * when chat reports another, not once per entrant.
+   */
   private channelIdentity(): ChannelIdentity {
     const chat = this.e.ctx.chat;
     const id = this.identity;
     const channelId = chat.channelId();
-    if (id && id.channelLogin === chat.channelLogin && id.botLogin === chat.botLogin && id.channelId === (channelId || undefined)) return id;
-    return (this.identity = channelIdentity(chat));
+    if (id && this.lowered && id.channelLogin === chat.channelLogin && id.botLogin === chat.botLogin && id.channelId === (channelId || undefined)) return this.lowered;
+    this.identity = channelIdentity(chat);
+    return (this.lowered = loweredIdentity(this.identity));
   }
 
   /** Close timer and reminders of an open session. */
