@@ -50,6 +50,8 @@ export interface LinkStackOptions {
   chat?: ChatServerOptions;
   /** The local Helix API (issue 13): e.g. follows and account ages before the bot starts. */
   helix?: LocalStackOptions['helix'];
+  /** The bot's clock (e.g. a ManualClock the test advances); default the system clock. */
+  clock?: LocalStackOptions['clock'];
 }
 
 export interface LinkStack {
@@ -119,6 +121,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
     chat: { botIsMod: true, ...options.chat },
     outbox: {},
     ...(options.helix ? { helix: options.helix } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const chat = stack.chatServer;
   const mod = chat.viewer('modjo', { mod: true });
