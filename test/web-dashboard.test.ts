@@ -84,6 +84,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     const names = logins('viewer', 5);
     for (const n of names) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
     await poll(() => page.textContent('#entrant-count')).toBe('5 entered, 5 eligible');
+    expect(await page.textContent('#entrant-verdict')).toBe('eligible'); // no account rules: as before
     await page.fill('#entrant-search', 'viewer3');
     await poll(() => page.locator('#entrants tbody tr').count()).toBe(1);
     expect(await page.textContent('#entrants tbody')).toContain('viewer3');

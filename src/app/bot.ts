@@ -235,7 +235,18 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await shopFeatures.start();
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
-    const web = (pages = await startOperatorPages({ config, service, streaming, shop, repo, chat, settings, clock, logger }));
+    const web = (pages = await startOperatorPages({
+      config,
+      service,
+      streaming,
+      shop,
+      repo,
+      chat,
+      settings,
+      clock,
+      logger,
+      ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
+    }));
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,

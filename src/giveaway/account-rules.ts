@@ -9,8 +9,8 @@
  * history shows who was left out and why beside the frozen list (`npm run verify` recomputes the
  * picks from that frozen list). It announces one chat line when anyone was excluded or could not
  * be checked, and keeps one summary line per draw for `!giveaway`. No rule set: a no-op, nothing
- * is looked up. Does not: talk to Twitch itself (the port does), pick winners, or throw on a
- * lookup failure.
+ * is looked up. `describeAccountRules` says the rules in force in plain words (the dashboard shows
+ * it). Does not: talk to Twitch itself (the port does), pick winners, or throw on a lookup failure.
  */
 import type { EligibilityResult, ExclusionReason } from './eligibility.js';
 import type { AccountInfo, AccountInfoPort, AccountLookup, ChatPort, Entrant } from './ports.js';
@@ -29,6 +29,17 @@ const DAY_MS = 86_400_000;
 
 export function accountRulesActive(r: AccountRules): boolean {
   return r.followersOnly || r.minFollowDays > 0 || r.minAccountDays > 0;
+}
+
+const days = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
+
+/** The rules in force in plain words, e.g. "following for at least 7 days; account at least 30 days old"; undefined when none. */
+export function describeAccountRules(r: AccountRules): string | undefined {
+  const parts: string[] = [];
+  if (r.minFollowDays > 0) parts.push(`following for at least ${days(r.minFollowDays)}`);
+  else if (r.followersOnly) parts.push('following the channel');
+  if (r.minAccountDays > 0) parts.push(`account at least ${days(r.minAccountDays)} old`);
+  return parts.length ? parts.join('; ') : undefined;
 }
 
 /** Why `info` fails the rules at `now`, or undefined. */

@@ -1,9 +1,11 @@
 /**
  * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (routes.ts checks it).
  * Reads: state (draws in memory, winners with their links, claim status), entrants of a draw
- * (search, count, eligible or why not), products (picker: image path, stock), streaming status,
- * history (filter, CSV/JSON download, verify status per draw), the bot's chat lines and the
- * winners' caught lines. Actions (POST): start, end, cancel, reroll, retry, stream live/offline.
+ * (search, count, eligible by the chat rules or why not; when account rules are in force, their
+ * plain-text description, checked with Twitch only at the close: no Twitch call from here),
+ * products (picker: image path, stock), streaming status, history (filter, CSV/JSON download,
+ * verify status per draw), the bot's chat lines and the winners' caught lines. Actions (POST):
+ * start, end, cancel, reroll, retry, stream live/offline.
  *
  * Contract: every action calls the same GiveawayService / StreamingService method the chat
  * command calls, acting as the broadcaster, and answers `{ ok, message }` with the engine's own
@@ -11,6 +13,7 @@
  * (the router does) or render HTML.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeAccountRules, type AccountRules } from '../giveaway/account-rules.js';
 import { exclusionOf } from '../giveaway/eligibility.js';
 import type { DrawRecord, ShopPort } from '../giveaway/ports.js';
 import type { GiveawayService } from '../giveaway/service.js';
@@ -37,6 +40,8 @@ export interface DashboardApiDeps {
   clock: Clock;
   logger: Logger;
   mode: 'sandbox' | 'live';
+  /** The account rules the close applies (only when the bot has the Twitch API and a rule is set). */
+  accountRules?: AccountRules;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -206,7 +211,15 @@ export class DashboardApi {
       matched += 1;
       if (out.length < ENTRANTS_SHOWN) out.push({ login: e.login, displayName: e.displayName, weight: e.weight, enteredAt: e.enteredAt, eligible: !why, why: why ?? null });
     }
-    return { total: v.entrants.size, eligible, matched, entrants: out };
+    const account = this.d.accountRules && describeAccountRules(this.d.accountRules);
+    return {
+      total: v.entrants.size,
+      eligible,
+      matched,
+      entrants: out,
+      // `eligible` is the chat rules' verdict; these are checked with Twitch when the draw closes.
+      ...(account ? { accountRules: { rules: account, checked: 'with Twitch when the draw closes' } } : {}),
+    };
   }
 
   private async filtered(q: URLSearchParams): Promise<DrawRecord[]> {

@@ -46,6 +46,8 @@ export interface OperatorPagesDeps {
   settings: GiveawaySettings;
   clock: Clock;
   logger: Logger;
+  /** The account rules the close applies, when any (the dashboard describes them). */
+  accountRules?: DashboardApiDeps['accountRules'];
 }
 
 export interface OperatorPages {

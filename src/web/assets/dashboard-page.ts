@@ -4,8 +4,10 @@
  *
  * Contract: every viewer- or shop-supplied string is rendered with textContent; actions are
  * `fetch` POSTs with a JSON body to `/dashboard/api/<action>` (the HttpOnly cookie carries the
- * session) and the engine's answer is shown in #answer; the page polls `/dashboard/api/state`
- * every second and the lists on demand. No inline script or style (the CSP forbids them).
+ * session) and the engine's answer is shown in #answer; with account rules in force the entrant
+ * count and column say the eligible verdict is the chat rules' and name the rules Twitch checks
+ * at the close; the page polls `/dashboard/api/state` every second and the lists on demand. No
+ * inline script or style (the CSP forbids them).
  */
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -38,7 +40,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   </div>
   <h3>Entrants <span id="entrant-count" class="muted"></span></h3>
   <div class="actions"><select id="entrant-draw"></select><input id="entrant-search" type="search" placeholder="search entrants"></div>
-  <table id="entrants"><thead><tr><th>name</th><th>login</th><th>tickets</th><th>eligible</th></tr></thead><tbody></tbody></table>
+  <table id="entrants"><thead><tr><th>name</th><th>login</th><th>tickets</th><th id="entrant-verdict">eligible</th></tr></thead><tbody></tbody></table>
 </section>
 <section>
   <h2>Start a link giveaway</h2>
@@ -211,7 +213,11 @@ async function loadEntrants() {
   if (!id) { $('entrants').tBodies[0].replaceChildren(); $('entrant-count').textContent = ''; return; }
   const q = $('entrant-search').value;
   const r = await getJson('/dashboard/api/entrants?draw=' + encodeURIComponent(id) + '&q=' + encodeURIComponent(q));
-  $('entrant-count').textContent = r.total + ' entered, ' + r.eligible + ' eligible' + (q ? ', ' + r.matched + ' match' : '');
+  // With account rules, 'eligible' is the chat rules' verdict: Twitch checks the rest at the close.
+  const a = r.accountRules;
+  $('entrant-count').textContent = r.total + ' entered, ' + r.eligible + ' eligible' + (a ? ' by the chat rules' : '') + (q ? ', ' + r.matched + ' match' : '')
+    + (a ? '; checked ' + a.checked + ': ' + a.rules : '');
+  $('entrant-verdict').textContent = a ? 'eligible by the chat rules' : 'eligible';
   $('entrants').tBodies[0].replaceChildren(...r.entrants.map((e) => {
     const tr = el('tr');
     tr.append(el('td', '', e.displayName), el('td', '', e.login), el('td', '', e.weight), el('td', '', e.eligible ? 'yes' : 'no: ' + e.why));
