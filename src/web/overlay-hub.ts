@@ -107,11 +107,6 @@ export class OverlayHub {
   /** Something the overlay shows may have changed: a frame goes out within `batchMs`. */
   markDirty(): void {
     if (this.timer) return;
-    if (this.sse.size === 0 && !this.onFrame) {
-      // Nobody to send a frame to: no timer (a client that connects gets the state built then).
-      this.lastJson = '';
-      return;
-    }
     const wait = Math.max(0, this.lastFlush + this.batchMs - Date.now());
     this.timer = setTimeout(() => this.flush(), wait);
     this.timer.unref();
@@ -157,7 +152,7 @@ export class OverlayHub {
   private flush(): void {
     this.timer = undefined;
     if (this.sse.size === 0 && !this.onFrame) {
-      // The last client left since the frame was scheduled.
+      // Nobody to send it to (a client that connects gets the state built then).
       this.lastJson = '';
       return;
     }
