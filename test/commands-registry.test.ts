@@ -129,8 +129,7 @@ describe('CommandRegistry names and aliases', () => {
     expect(reg.handle(chatMessage('!enter'), noReply)).toBe(true);
     expect(calls.map((c) => c.msg.userId)).toEqual(['1', '2', '3', '5550001', '5550001']);
     expect(calls.map((c) => c.args)).toEqual([[], [], [], ['now'], []]);
-    // no command can change what a later line gets: the shared empty list is frozen
-    expect(() => (calls[0]!.args as string[]).push('changed by a command')).toThrow(TypeError);
+    calls[0]!.args.push('changed by a command');
     expect(reg.handle(chatMessage('!enter'), noReply)).toBe(true);
     expect(calls.at(-1)!.args).toEqual([]);
   });

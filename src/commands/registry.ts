@@ -18,9 +18,6 @@ import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
 import type { Command, CommandContext, Permission } from './types.js';
 
-/** The arguments of every command typed without any (a flood's `!enter`: no list per line). */
-const NO_ARGS: readonly string[] = Object.freeze([]);
-
 /** Raised at registration when a name or alias is already taken, or a name is not one word. */
 export class CommandConfigError extends GiftdropError {
   constructor(message: string) {
@@ -194,7 +191,7 @@ export class CommandRegistry {
     const ctx: CommandContext = {
       msg,
       invokedAs,
-      args: rest === '' ? NO_ARGS : rest.split(SEPARATORS),
+      args: rest === '' ? [] : rest.split(SEPARATORS),
       argText: rest,
       reply,
     };

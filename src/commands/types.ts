@@ -10,8 +10,8 @@ export interface CommandContext {
   msg: ChatMessage;
   /** The name the user typed, lower-cased, without prefix (may be an alias). */
   invokedAs: string;
-  /** Whitespace-split arguments after the command name (read-only; one shared empty list when there are none). */
-  args: readonly string[];
+  /** Whitespace-split arguments after the command name. */
+  args: string[];
   /** Everything after the command name, trimmed. */
   argText: string;
   /** Queues a reply in the channel through the outbox. */
