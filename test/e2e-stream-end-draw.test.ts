@@ -11,7 +11,7 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
-import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
+import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 import { finishCalls, sandboxDraw } from './support/e2e-stack.js';
 
 const POLL_S = 30;
@@ -61,14 +61,7 @@ describe('the stream ends while a draw is open', () => {
     expect(closesAt).toBeGreaterThan(clock.now() + (POLL_S * 5 + 10) * 1000); // still open after the grace
 
     const names = ['fan_a', 'fan_b', 'fan_c'];
-    const allIn = new Promise<void>((resolve) => {
-      const on = (drawId: string, _userId: string, size: number) => {
-        if (drawId !== id || size < names.length) return;
-        s.bot.service.events.off('entered', on);
-        resolve();
-      };
-      s.bot.service.events.on('entered', on);
-    });
+    const allIn = entrantsReach(s, id, names.length);
     const viewers = s.enter(names);
     await allIn;
     await s.idle();

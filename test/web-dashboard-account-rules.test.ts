@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeAccountRules } from '../src/giveaway/account-rules.js';
 import { HAS_CHROMIUM, launchBrowser } from './support/browser.js';
-import { nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
+import { entrantsReach, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 
 const RULES = { minFollowDays: 7, minAccountDays: 30 };
 const RULES_TEXT = 'following for at least 7 days; account at least 30 days old';
@@ -38,14 +38,7 @@ async function openWithEntrants(s: LinkStack, logins: readonly string[], names: 
   const opened = nextDrawOpened(s);
   s.say(s.mod, '!giveaway start giftdrop-mug 1 300');
   const { id } = await opened;
-  const allIn = new Promise<void>((resolve) => {
-    const on = (drawId: string, _user: string, entrants: number) => {
-      if (drawId !== id || entrants < logins.length) return;
-      s.bot.service.events.off('entered', on);
-      resolve();
-    };
-    s.bot.service.events.on('entered', on);
-  });
+  const allIn = entrantsReach(s, id, logins.length);
   for (const l of logins) s.say(s.viewer(l, names[l] ? { displayName: names[l] } : {}), '!enter');
   await allIn;
   return id;

@@ -192,6 +192,18 @@ export function nextDrawOpened(s: LinkStack): Promise<DrawRecord> {
   return new Promise((resolve) => s.bot.service.events.once('draw-opened', resolve));
 }
 
+/** Resolves once the draw `id` has `count` entrants (on the engine's `entered` events; start it before the !enter lines). */
+export function entrantsReach(s: LinkStack, id: string, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    const on = (drawId: string, _userId: string, entrants: number) => {
+      if (drawId !== id || entrants < count) return;
+      s.bot.service.events.off('entered', on);
+      resolve();
+    };
+    s.bot.service.events.on('entered', on);
+  });
+}
+
 /** Resolves when the draw `id` (or any draw) is finished, failed or cancelled. */
 export function drawSettled(s: LinkStack, id?: string): Promise<{ event: SettleEvent; record: DrawRecord }> {
   const events = s.bot.service.events;
