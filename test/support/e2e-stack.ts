@@ -497,6 +497,16 @@ export function finishCalls(fw: FourthwallSandbox, drawId?: string): RequestReco
   );
 }
 
+/** What the sandbox saw of a draw's finish: the statuses of its finish calls, its status and its winners' user ids (sorted). */
+export function finishSeen(fw: FourthwallSandbox, drawId: string): { finishStatuses: RequestRecord['status'][]; status: string; winnerIds: string[] } {
+  const d = sandboxDraw(fw, drawId);
+  return {
+    finishStatuses: finishCalls(fw, drawId).map((r) => r.status),
+    status: d.status,
+    winnerIds: d.winners.map((w) => w.userId ?? '').sort(),
+  };
+}
+
 /** Requests of one API operation. */
 export function callsOf(fw: FourthwallSandbox, operation: string): RequestRecord[] {
   return fw.control.requests.filter((r) => r.operation === operation);
