@@ -67,30 +67,19 @@ export class IdIndex {
 
   /** Records `id` at `row`; false (nothing recorded) when `id` is in already. */
   add(id: string, row: number): boolean {
-    if (id === this.missId) {
+    if (id !== this.missId) {
       this.missId = undefined;
-      this.put(this.missSlot, this.missHi, this.missLo, row);
-      return true;
+      if (!readDigitKey(id, KEY)) {
+        if (this.others.has(id)) return false;
+        this.others.set(ownedString(id), row);
+        this.addedHi = 0;
+        this.addedLo = 0;
+        return true;
+      }
+      if (this.slotOfKey(id, KEY[0]!, KEY[1]!) >= 0) return false; // (a miss records where it goes)
     }
     this.missId = undefined;
-    if (!readDigitKey(id, KEY)) {
-      if (this.others.has(id)) return false;
-      this.others.set(ownedString(id), row);
-      this.addedHi = 0;
-      this.addedLo = 0;
-      return true;
-    }
-    const h = KEY[0]!;
-    const l = KEY[1]!;
-    const keys = this.keys;
-    const mask = this.mask;
-    let i = slotOf(h, l, mask);
-    for (; ; i = (i + 1) & mask) {
-      const k = keys[i * 2]!;
-      if (k === EMPTY) break;
-      if (k === h && keys[i * 2 + 1] === l) return false;
-    }
-    this.put(i, h, l, row);
+    this.put(this.missSlot, this.missHi, this.missLo, row);
     return true;
   }
 
