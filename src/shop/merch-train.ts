@@ -116,7 +116,7 @@ export class MerchTrain {
     if (text !== undefined) this.state = parseJsonFile(this.file, text, StateSchema);
     if (this.state.boarding && this.state.boardingSince && this.d.findDeparture) {
       const drawId = await this.d.findDeparture(this.state.boardingSince);
-      if (this.stopped) return; // stop() came meanwhile: the next start checks again
+      if (this.stopped) return; // stop() came meanwhile: no departure is settled or made
       if (drawId) {
         this.log.info({ drawId }, 'the merch train had departed before the restart');
         this.state = { ...this.state, boarding: false, drawId };
