@@ -33,22 +33,12 @@ const FLOOD_BATCH = 50;
 const FLOOD_EVERY_MS = 10;
 const quick = QUICK ? ' (BENCH_QUICK sizes)' : '';
 
-async function oursRound(s: BenchStack, lines: string[], entrants: number): Promise<{ rate: number; heapPerEntrant: number; worstLoopMs: number }> {
+/** Warm-up of the bot's path (not measured): `lines` of `entrants` distinct viewers into a draw, closed after. */
+async function warmBot(s: BenchStack, lines: string[], entrants: number): Promise<void> {
   const drawId = await openGiftDraw(s, 5);
-  gc();
-  const heapBefore = process.memoryUsage().heapUsed;
-  const loop = new LoopDelay();
-  loop.start();
-  const t0 = performance.now();
   s.chatServer.injectRaw(lines);
   await until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants);
-  const rate = lines.length / ((performance.now() - t0) / 1000);
-  const worstLoopMs = loop.stop();
-  await s.bot.repo.flush();
-  gc();
-  const heapPerEntrant = (process.memoryUsage().heapUsed - heapBefore) / entrants;
   await closeDraw(s, drawId);
-  return { rate, heapPerEntrant, worstLoopMs };
 }
 
 const TAIL = `
@@ -193,7 +183,7 @@ export async function run(): Promise<BenchResult[]> {
     const WARM = Math.min(20_000, USERS);
     await rawRound(rawServer, rawChunks.flat().slice(0, WARM));
     gc();
-    await oursRound(s, ourChunks.flat().slice(0, WARM), WARM);
+    await warmBot(s, ourChunks.flat().slice(0, WARM), WARM);
     gc();
     const ratios: number[] = [];
     const raws: number[] = [];
