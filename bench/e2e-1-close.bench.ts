@@ -77,14 +77,14 @@ async function closeRound(s: BenchStack): Promise<Round> {
   gc();
   const prober = startProber(`${s.bot.http.url}/healthz`);
   const loop = new LoopDelay();
-  loop.start();
+  await loop.start();
   const t0 = Date.now();
   const p0 = performance.now();
   const cpu0 = process.cpuUsage();
   const record = await closeAndWait(s, drawId);
   const settledMs = performance.now() - p0;
   const cpu = process.cpuUsage(cpu0);
-  const worstLoopMs = loop.stop();
+  const worstLoopMs = await loop.stop();
   const healthz = await prober.stop();
   if (record.status !== 'finished' || record.winners.length !== GIFTS) {
     throw new Error(`bench: draw ended ${record.status} with ${record.winners.length} winners`);

@@ -127,15 +127,25 @@ export async function enterViewers(s: BenchStack, from: number, count: number): 
   await s.bot.repo.flush();
 }
 
-/** Tracks the event loop's worst delay between `start` and `stop`. */
+/**
+ * Tracks the event loop's worst delay between `start` and `stop`. The histogram samples on its own
+ * timer, and a block it has not timed from both ends is not recorded: a block that begins in the
+ * same turn as `enable()` (before the timer's first run), or ends just before `disable()` (a
+ * setImmediate wait resolving before the timer's next run), read as 0. So `start` resolves once
+ * the timer has run, and `stop` lets it run once more before reading. Both waits happen outside
+ * the caller's timed part (start before its clock reading, stop after).
+ */
 export class LoopDelay {
-  private readonly h: IntervalHistogram = monitorEventLoopDelay({ resolution: 5 });
-  start(): void {
+  private static readonly RESOLUTION_MS = 5;
+  private readonly h: IntervalHistogram = monitorEventLoopDelay({ resolution: LoopDelay.RESOLUTION_MS });
+  async start(): Promise<void> {
     this.h.reset();
     this.h.enable();
+    await new Promise((resolve) => setTimeout(resolve, LoopDelay.RESOLUTION_MS * 2));
   }
   /** Stops and returns the worst delay in ms. */
-  stop(): number {
+  async stop(): Promise<number> {
+    await new Promise((resolve) => setTimeout(resolve, 1));
     this.h.disable();
     return this.h.max / 1e6;
   }
