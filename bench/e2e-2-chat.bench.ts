@@ -77,7 +77,7 @@ async function durability(s: BenchStack): Promise<{ p99: number; max: number; la
   });
   const sent = new Float64Array(FLOOD);
   const loop = new LoopDelay();
-  loop.start();
+  await loop.start();
   for (let i = 0; i < FLOOD; i += FLOOD_BATCH) {
     const batch = flood.slice(i, i + FLOOD_BATCH);
     const at = performance.timeOrigin + performance.now();
@@ -86,7 +86,7 @@ async function durability(s: BenchStack): Promise<{ p99: number; max: number; la
     await new Promise((resolve) => setTimeout(resolve, FLOOD_EVERY_MS));
   }
   const { landed, count } = await result;
-  const worstLoopMs = loop.stop();
+  const worstLoopMs = await loop.stop();
   await worker.terminate();
   await nextTurn();
   await closeDraw(s, drawId);
@@ -134,32 +134,29 @@ async function pairedRound(
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const loop = new LoopDelay();
-  let oursMs = 0;
-  let bareMs = 0;
-  let oursLoopMs = 0;
-  let bareLoopMs = 0;
-  let bareLines = 0;
-  let ourLines = 0;
+  const bareSide = { lines: 0, ms: 0, loopMs: 0 };
+  const ourSide = { lines: 0, ms: 0, loopMs: 0 };
+  // Sends one chunk and adds its lines, time and worst loop delay to `side` once `handled` resolves.
+  const take = async (side: typeof bareSide, server: ChatServer, chunk: string[], handled: () => Promise<void>) => {
+    await loop.start();
+    const t0 = performance.now();
+    side.lines += chunk.length;
+    server.injectRaw(chunk);
+    await handled();
+    side.ms += performance.now() - t0;
+    side.loopMs = Math.max(side.loopMs, await loop.stop());
+  };
   for (let k = 0; k < CHUNKS; k++) {
-    const bareNow = (k % 2 === 0) === bareFirst;
-    for (const side of bareNow ? ['bare', 'ours'] : ['ours', 'bare']) {
-      loop.start();
-      const t0 = performance.now();
-      if (side === 'bare') {
-        bareLines += rawChunks[k]!.length;
-        rawServer.injectRaw(rawChunks[k]!);
-        await until(() => seen, bareLines);
-        bareMs += performance.now() - t0;
-        bareLoopMs = Math.max(bareLoopMs, loop.stop());
-      } else {
-        ourLines += ourChunks[k]!.length;
-        // (the first USERS lines are distinct viewers; every chunk adds its sentinel)
-        const entrants = Math.min(USERS, (k + 1) * PER_CHUNK) + k + 1;
-        s.chatServer.injectRaw(ourChunks[k]!);
-        await until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants);
-        oursMs += performance.now() - t0;
-        oursLoopMs = Math.max(oursLoopMs, loop.stop());
-      }
+    // (the first USERS lines are distinct viewers; every chunk adds its sentinel)
+    const entrants = Math.min(USERS, (k + 1) * PER_CHUNK) + k + 1;
+    const takeBare = () => take(bareSide, rawServer, rawChunks[k]!, () => until(() => seen, bareSide.lines));
+    const takeOurs = () => take(ourSide, s.chatServer, ourChunks[k]!, () => until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants));
+    if ((k % 2 === 0) === bareFirst) {
+      await takeBare();
+      await takeOurs();
+    } else {
+      await takeOurs();
+      await takeBare();
     }
   }
   await bare.close();
@@ -168,7 +165,7 @@ async function pairedRound(
   const entrants = s.bot.service.entrantCount(drawId) ?? 0;
   const heapPerEntrant = (process.memoryUsage().heapUsed - heapBefore) / entrants;
   await closeDraw(s, drawId);
-  return { ours: ourLines / (oursMs / 1000), bare: bareLines / (bareMs / 1000), oursLoopMs, bareLoopMs, heapPerEntrant };
+  return { ours: ourSide.lines / (ourSide.ms / 1000), bare: bareSide.lines / (bareSide.ms / 1000), oursLoopMs: ourSide.loopMs, bareLoopMs: bareSide.loopMs, heapPerEntrant };
 }
 
 export async function run(): Promise<BenchResult[]> {
