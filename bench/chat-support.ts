@@ -1,5 +1,5 @@
 /**
- * What the chat-ingestion benchmarks (e2e-2-chat.bench.ts, bare-tmi.ts, the by-hand chat-cpu.ts and chat-sync.ts)
+ * What the chat-ingestion benchmarks (e2e-2-chat.bench.ts and bare-tmi.ts)
  * share: the simulated viewers and their `!enter` lines, a bare tmi.js client joined to a chat
  * sandbox (the anchor's client, no giftdrop code), and closing a draw through the engine.
  */
@@ -30,17 +30,6 @@ export function viewers(server: ChatServer, prefix: string, count: number): SimV
  */
 export function flat(line: string): string {
   return JSON.parse(JSON.stringify(line)) as string;
-}
-
-/** `users * 2` `!enter` lines (every viewer twice, all first lines before any second) and a final sentinel viewer's line. */
-export function enterLines(server: ChatServer, users: number, options: { ropes?: boolean } = {}): string[] {
-  const vs = viewers(server, 'viewer_', users + 1);
-  const sentinel = vs.pop()!;
-  const keep = options.ropes ? (l: string) => l : flat;
-  const lines: string[] = [];
-  for (let i = 0; i < users * 2; i++) lines.push(keep(server.formatPrivmsg(vs[i % users]!, '!enter')));
-  lines.push(keep(server.formatPrivmsg(sentinel, '!enter')));
-  return lines;
 }
 
 /** A bare tmi.js client joined to `server`'s channel; `close()` waits until the server saw it go. */

@@ -8,7 +8,9 @@
  *   for the bare client its line's count, means every line of the chunk was handled). The two
  *   sides take their chunks in turn, ABBA within a round (which side opens alternates between
  *   rounds), so both sample the same stretches of a shared machine's load; each side's rate is its
- *   lines over the sum of its chunk times; the ratio is the median of 7 per-round ratios;
+ *   lines over the sum of its chunk times; the ratio is the median of 7 per-round ratios. The
+ *   bot's tmi.js runs on its chat worker thread (twitch/tmi-worker.ts), so the CPU time per line
+ *   of the whole process (every thread) is reported beside the rates for both sides;
  * - heap per distinct entrant on that path (growth after gc over one round);
  * - entry durability: a 50,000-line flood of new viewers (50 lines every 10 ms, 5,000 lines/s: far
  *   above a busy channel, within what a bare tmi.js client takes here); a worker thread
@@ -124,7 +126,7 @@ async function pairedRound(
   ourChunks: string[][],
   rawChunks: string[][],
   bareFirst: boolean,
-): Promise<{ ours: number; bare: number; oursLoopMs: number; bareLoopMs: number; heapPerEntrant: number }> {
+): Promise<{ ours: number; bare: number; oursLoopMs: number; bareLoopMs: number; oursCpuUs: number; bareCpuUs: number; heapPerEntrant: number }> {
   const drawId = await openGiftDraw(s, 5);
   const bare = await joinBareClient(rawServer);
   let seen = 0;
@@ -134,16 +136,19 @@ async function pairedRound(
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const loop = new LoopDelay();
-  const bareSide = { lines: 0, ms: 0, loopMs: 0 };
-  const ourSide = { lines: 0, ms: 0, loopMs: 0 };
+  const bareSide = { lines: 0, ms: 0, loopMs: 0, cpuUs: 0 };
+  const ourSide = { lines: 0, ms: 0, loopMs: 0, cpuUs: 0 };
   // Sends one chunk and adds its lines, time and worst loop delay to `side` once `handled` resolves.
   const take = async (side: typeof bareSide, server: ChatServer, chunk: string[], handled: () => Promise<void>) => {
     await loop.start();
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     side.lines += chunk.length;
     server.injectRaw(chunk);
     await handled();
     side.ms += performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    side.cpuUs += cpu.user + cpu.system;
     side.loopMs = Math.max(side.loopMs, await loop.stop());
   };
   for (let k = 0; k < CHUNKS; k++) {
@@ -165,7 +170,15 @@ async function pairedRound(
   const entrants = s.bot.service.entrantCount(drawId) ?? 0;
   const heapPerEntrant = (process.memoryUsage().heapUsed - heapBefore) / entrants;
   await closeDraw(s, drawId);
-  return { ours: ourSide.lines / (ourSide.ms / 1000), bare: bareSide.lines / (bareSide.ms / 1000), oursLoopMs: ourSide.loopMs, bareLoopMs: bareSide.loopMs, heapPerEntrant };
+  return {
+    ours: ourSide.lines / (ourSide.ms / 1000),
+    bare: bareSide.lines / (bareSide.ms / 1000),
+    oursLoopMs: ourSide.loopMs,
+    bareLoopMs: bareSide.loopMs,
+    oursCpuUs: ourSide.cpuUs / ourSide.lines,
+    bareCpuUs: bareSide.cpuUs / bareSide.lines,
+    heapPerEntrant,
+  };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -188,6 +201,8 @@ export async function run(): Promise<BenchResult[]> {
     const heaps: number[] = [];
     const loops: number[] = [];
     const rawLoops: number[] = [];
+    const ourCpu: number[] = [];
+    const bareCpu: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       process.stderr.write(`  chat round ${r + 1}/${ROUNDS} (${loadNote()})\n`);
       const p = await pairedRound(s, rawServer, ourChunks, rawChunks, r % 2 === 0);
@@ -198,6 +213,8 @@ export async function run(): Promise<BenchResult[]> {
       heaps.push(p.heapPerEntrant);
       loops.push(p.oursLoopMs);
       rawLoops.push(p.bareLoopMs);
+      ourCpu.push(p.oursCpuUs);
+      bareCpu.push(p.bareCpuUs);
     }
     process.stderr.write(`  durability flood (${FLOOD} lines, ${loadNote()})\n`);
     const d = await durability(s);
@@ -214,6 +231,12 @@ export async function run(): Promise<BenchResult[]> {
       },
       { name: 'e2e.chat.ingestRate', value: Math.round(median(ours)), unit: 'msg/s', detail: `real bot, median of ${ROUNDS}${quick}` },
       { name: 'e2e.chat.tmiRawRate', value: Math.round(median(raws)), unit: 'msg/s', detail: `bare tmi.js client counting message events, median of ${ROUNDS}${quick}` },
+      {
+        name: 'e2e.chat.cpuPerLineRatio',
+        value: Number((median(bareCpu) / median(ourCpu)).toFixed(3)),
+        unit: 'x',
+        detail: `CPU time of the whole process (every thread, the chat sandbox's sending included) per line, bare tmi.js / real bot: ${median(bareCpu).toFixed(2)} / ${median(ourCpu).toFixed(2)} us (medians of ${ROUNDS}); the bot's tmi.js runs on its chat worker thread, so on a machine with a free core its rate can pass the bare client's while it spends more CPU per line${quick}`,
+      },
       {
         name: 'e2e.chat.worstLoopDelay',
         value: Math.round(Math.max(...loops)),

@@ -111,12 +111,11 @@ describe('lines confirmed by USERSTATE', () => {
     expect(s.botMessages()).toEqual(texts);
     const st = chat.outboxStats();
     expect(st).toMatchObject({ sent: 30, unconfirmed: 0, queued: 0, dropped: 0 });
-    // Exactly the lines written after the last confirmation went back to the queue.
-    expect(st.requeued).toBeGreaterThanOrEqual(1);
+    // Only lines written after the last confirmation went back to the queue. Whether line 10
+    // reached the dying socket depends on the chat worker's timing (when it did not, tmi.js
+    // refused it and it was queued again unwritten); the half-open tests below pin the re-queue.
     expect(st.written).toBe(30 + st.requeued);
-    // Nothing awaits an answer: the receive path no longer pays for tmi.js's raw_message copies.
-    const tmiClient = (chat as unknown as { client: NodeJS.EventEmitter }).client;
-    expect(tmiClient.listenerCount('raw_message')).toBe(0);
+    expect(st.requeued).toBeLessThanOrEqual(1);
   });
 
   for (const how of ['half-open, found by the bot', 'half-open, then dropped by the server'] as const) {
@@ -138,7 +137,7 @@ describe('lines confirmed by USERSTATE', () => {
       });
       for (const t of texts) chat.say(t, { priority: 'high' });
       // Line 8 vanishes into the half-open socket: no answer, so nothing more is written.
-      await s.waitFor(() => swallowed(s).length === 1, 5000, 'one line swallowed');
+      await s.waitFor(() => swallowed(s).length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'one line swallowed, and written as far as the client knows');
       expect(chat.state).toBe('connected');
       expect(chat.outboxStats()).toMatchObject({ sent: 8, unconfirmed: 1 });
       if (how === 'half-open, found by the bot') {
@@ -171,7 +170,8 @@ describe('lines confirmed by USERSTATE', () => {
     let connections = 0;
     s.on('connection', () => connections++);
     chat.say('y'.repeat(550)); // dropped silently by the server: never answered
-    await s.waitFor(() => s.notices().length === 1, 5000, 'silent drop recorded');
+    // (the client learns of its write from the chat worker: wait for that too)
+    await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
     s.holdPongs(true);
     const pings: string[] = [];
     s.on('client-ping', (p) => void pings.push(p.token));
@@ -200,7 +200,8 @@ describe('lines confirmed by USERSTATE', () => {
     await chat.connect();
     chat.say('x'.repeat(550));
     chat.say('after the silent drop');
-    await s.waitFor(() => s.notices().length === 1, 5000, 'silent drop recorded');
+    // (the client learns of its write from the chat worker: wait for that too)
+    await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
     expect(chat.outboxStats().unconfirmed).toBe(1);
     clock.advance(2000);
     await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'next line confirmed');
@@ -212,28 +213,26 @@ describe('lines confirmed by USERSTATE', () => {
 });
 
 describe('receive path while a line awaits its answer', () => {
-  it("chat lines are not copied for tmi.js's raw_message; the USERSTATE that answers is still read", async () => {
+  it('chat lines arrive while a line awaits its answer, and the USERSTATE that answers is still read', async () => {
     const clock = new ManualClock();
     const s = await server({ botIsMod: true, clock });
     // As above: the sandbox drops the long line silently, so it stays unanswered.
     const chat = chatFor(s, { clock, confirmTimeoutMs: 2000, outbox: { maxLength: 600 } });
     await chat.connect();
     chat.say('y'.repeat(550));
-    await s.waitFor(() => s.notices().length === 1, 5000, 'silent drop recorded');
+    // (the client learns of its write from the chat worker: wait for that too)
+    await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
     expect(chat.outboxStats().unconfirmed).toBe(1);
-    const tmiClient = (chat as unknown as { client: NodeJS.EventEmitter }).client;
-    const rawListeners: number[] = [];
-    chat.on('message', () => rawListeners.push(tmiClient.listenerCount('raw_message')));
+    let received = 0;
+    chat.on('message', () => received++);
     const lines = Array.from({ length: 50 }, (_, i) => s.formatPrivmsg(s.viewer(`waiting_${i}`), '!enter'));
     s.injectRaw(lines);
-    await s.waitFor(() => rawListeners.length === 50, 5000, '50 chat lines received');
-    expect(rawListeners).toEqual(Array(50).fill(0));
+    await s.waitFor(() => received === 50, 5000, '50 chat lines received');
     expect(chat.outboxStats().unconfirmed).toBe(1);
     // The watchdog abandons the silent line; the next one is answered by USERSTATE and counted.
     clock.advance(2000);
     chat.say('answered');
     await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'the next line confirmed');
-    expect(tmiClient.listenerCount('raw_message')).toBe(0);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * Message routing for the Twitch chat client (client.ts): turns what tmi.js reports for the
- * bot's channel into calls of narrow handlers, and reads the tags of ROOMSTATE and USERSTATE.
+ * Message routing for the Twitch chat client: turns what tmi.js reports for the bot's channel
+ * into calls of narrow handlers (run in the chat worker, tmi-host.ts, beside tmi.js), and reads
+ * the tags of ROOMSTATE and USERSTATE (for client.ts).
  *
  * Contract:
  * - only events of `channelKey` are routed; every other channel's are ignored;
@@ -12,13 +13,13 @@
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
  * - the receive path does one channel compare, one TagsMessage (identity and text read now, the
  *   other fields when first used) and one call per line; the clock is read once per socket read
- *   (the lines tmi.js hands over in one turn share that `receivedAt`), not once per line.
+ *   (the lines tmi.js hands over in one turn share that `receivedAt`), not once per line (the
+ *   chat worker passes a clock reading 0: the bot's thread stamps each batch it receives).
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../logging/index.js';
 import type { RoomState } from './client-types.js';
 import { TagsMessage, type TmiTags } from './parse.js';
 import { seconds } from './tmi-glue.js';
@@ -37,8 +38,15 @@ export interface ChannelSource {
   /** `#channel`, lower case. */
   channelKey: string;
   botLogin: string;
-  clock: Clock;
-  log: Logger;
+  /** Read once per socket read (the lines' receive time). */
+  clock: Pick<Clock, 'now'>;
+  log: RouteLog;
+}
+
+/** Where routing reports a rejected or failed line (a pino logger is one). */
+export interface RouteLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 /** Subscribes the handlers to the channel's tmi.js events (see the module header). */

@@ -27,18 +27,20 @@
  * - moderator status comes from USERSTATE (mod=1 or the broadcaster/moderator badge) and MODE
  *   +o/-o for the bot, and is forgotten on disconnect; room state (slow, followers-only,
  *   subs-only) from ROOMSTATE.
- * tmi.js gets `skipUpdatingEmotesets` and a logger adapter (its default logger is module state).
- * tmi.js (and ws under it) is imported by the first `connect()`, not with this module: a bot
- * answers /healthz before it joins chat, and nothing before that needs them. Until then the
- * state is 'disconnected' and lines wait in the (paused) outbox, as they do while disconnected.
- * The receive path does as little as possible per line: one channel compare and a push while
- * tmi.js handles a socket read, then the tag mapping and one emit per line (chat-routing.ts). This module knows nothing about commands or giveaways.
+ * tmi.js runs on a worker thread (tmi-worker.ts starts tmi-host.ts there with the first
+ * `connect()`; tmi.js and ws are loaded there, never with this module): reading the socket and
+ * parsing IRC, most of a chat line's cost, never holds the bot's event loop, and under a chat
+ * flood it runs beside the giveaway engine on another core. A bot answers /healthz before it
+ * joins chat; until then the state is 'disconnected' and lines wait in the (paused) outbox, as
+ * they do while disconnected. The worker hands over each socket read's lines in one batch, read
+ * with one clock reading (`receivedAt`), then one emit per line. This module knows nothing about
+ * commands or giveaways.
  * This file owns the connection and its state (connect, reconnect, token refusal, the outbox's
- * pause/resume and confirmation); chat-routing.ts routes the channel's events to it and reads
- * ROOMSTATE/USERSTATE tags; client-types.ts holds the public types (re-exported here).
+ * pause/resume and confirmation); in the worker chat-routing.ts routes the channel's events and
+ * userstate-tap.ts reads USERSTATE; chat-routing.ts also reads ROOMSTATE/USERSTATE tags here;
+ * client-types.ts holds the public types (re-exported here).
  */
 import { EventEmitter } from 'node:events';
-import type tmi from 'tmi.js';
 import type { ChatPort, SayOptions } from '../giveaway/ports.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
@@ -46,19 +48,14 @@ import type { Logger } from '../logging/index.js';
 import { NotSentError, Outbox, type ChatTransport, type OutboxLimits, type OutboxStats } from './outbox.js';
 import { ConfirmWatch } from './confirm-watch.js';
 import { AuthRecovery } from './auth-recovery.js';
-import { tmiClientOptions, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
+import { hostOptions, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 import type { TmiTags } from './parse.js';
-import { applyRoomState, routeChannelEvents, userStateIsMod } from './chat-routing.js';
-import { tapUserState, tmiSocket } from './userstate-tap.js';
+import { applyRoomState, userStateIsMod } from './chat-routing.js';
+import { TmiWorker, type TmiHandlers } from './tmi-worker.js';
 import type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
 export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 export type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
-
-/** The parts of tmi.js's client this adapter uses beyond @types/tmi.js. */
-interface TmiInternals {
-  reconnect: boolean;
-}
 
 const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly formatted auth|Error logging in|Invalid NICK/i;
 
@@ -73,9 +70,8 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private readonly channelKey: string;
   private readonly log: Logger;
   private readonly clock: Clock;
-  /** Made by the first `connect()` (tmi.js is imported then). */
-  private client: tmi.Client | undefined;
-  private readonly tmiOptions: tmi.Options;
+  /** tmi.js, on its worker thread (started by the first `connect()`). */
+  private readonly client: TmiWorker;
   private readonly outbox: Outbox;
   private readonly connectTimeoutMs: number;
   private current: ChatConnectionState = 'disconnected';
@@ -108,7 +104,15 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       fatal: (err) => this.emit('fatal', err),
     });
 
-    this.tmiOptions = tmiClientOptions(options, this.botLogin, this.channelKey, this.log);
+    const token = options.token.replace(/^oauth:/i, '');
+    const tokens = this.tokens;
+    this.client = new TmiWorker({
+      options: hostOptions(options, this.botLogin, this.channelKey, this.log.levelVal),
+      token: () => (tokens ? tokens.current().replace(/^oauth:/i, '') : token),
+      handlers: this.handlers(),
+      clock: this.clock,
+      log: this.log,
+    });
 
     const transport: ChatTransport = {
       send: (channel, text) => this.write(channel, text),
@@ -131,7 +135,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       // A raw PING with the probe's token through tmi.js's public raw(), never its ping(): that
       // one gives up after ~600 ms and replaces tmi.js's own keep-alive timer.
       // Its PONG is read like USERSTATE (userstate-tap.ts attaches raw_message for frames carrying one).
-      sendPing: (token) => (this.client ? this.client.raw(`PING :${token}`) : Promise.reject(new Error('not connected'))),
+      sendPing: (token) => this.client.raw(`PING :${token}`),
       onDead: () => this.dropHalfOpen(),
     });
     this.outbox.on('written', () => this.watch.arm());
@@ -139,22 +143,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       this.watch.arm();
       this.emit('sent', text);
     });
-  }
-
-  /** The tmi.js client, made (and tmi.js imported) on the first call. */
-  private async tmiClient(): Promise<tmi.Client> {
-    if (this.client) return this.client;
-    const { default: tmiModule } = await import('tmi.js');
-    if (!this.client) {
-      this.client = new tmiModule.Client(this.tmiOptions);
-      this.wire(this.client);
-    }
-    return this.client;
-  }
-
-  /** tmi.js's reconnect flag (not in @types/tmi.js). */
-  private setReconnect(on: boolean): void {
-    if (this.client) (this.client as unknown as TmiInternals).reconnect = on;
   }
 
   /** Connection state. */
@@ -201,19 +189,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
     this.closing = false;
     this.setState('connecting');
-    let client: tmi.Client;
-    try {
-      client = await this.tmiClient();
-    } catch (err) {
-      this.setState('disconnected');
-      throw new TwitchConnectError(`could not load the chat client (tmi.js): ${(err as Error).message}`, { cause: err });
-    }
-    if (this.closing) {
-      // disconnect() ran while tmi.js was loading: stay disconnected.
-      this.setState('disconnected');
-      throw new TwitchConnectError('the chat connection was closed while connecting');
-    }
-    this.setReconnect(false);
+    this.client.setReconnect(false);
     let timer: TimerHandle | undefined;
     const joined = new Promise<void>((resolve) => {
       this.joinWaiter = resolve;
@@ -225,11 +201,11 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       );
     });
     try {
-      await Promise.race([client.connect(), timeout]);
+      await Promise.race([this.client.connect(), timeout]);
       await Promise.race([joined, timeout]);
     } catch (reason) {
       this.joinWaiter = undefined;
-      await client.disconnect().catch(() => undefined);
+      await this.client.disconnect().catch(() => undefined);
       this.setState('disconnected');
       if (reason instanceof GiftdropError) throw reason;
       const text = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : String(reason);
@@ -239,22 +215,22 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       timer?.cancel();
     }
     this.everConnected = true;
-    this.setReconnect(true);
+    this.client.setReconnect(true);
   }
 
   /** Leaves for good (no reconnect). Queued lines stay queued. */
   async disconnect(): Promise<void> {
     this.closing = true;
-    this.setReconnect(false);
+    this.client.setReconnect(false);
     this.recovery.cancel();
     this.watch.pause();
     this.outbox.pause();
-    await this.client?.disconnect().catch(() => undefined);
+    await this.client.close();
     this.setState('disconnected');
   }
 
   private async write(channel: string, text: string): Promise<void> {
-    if (this.current !== 'connected' || !this.client) throw new NotSentError('not connected');
+    if (this.current !== 'connected') throw new NotSentError('not connected');
     try {
       await this.client.raw(`PRIVMSG #${channel} :${text}`);
     } catch (err) {
@@ -264,48 +240,35 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     }
   }
 
-  private wire(client: tmi.Client): void {
-    routeChannelEvents(
-      { client, channelKey: this.channelKey, botLogin: this.botLogin, clock: this.clock, log: this.log },
-      {
-        message: (message) => this.emit('message', message),
-        roomState: (tags) => this.onRoomState(tags),
-        notice: (msgId, text) => {
-          this.log.warn({ msgId }, 'chat notice');
-          this.emit('notice', msgId, text);
-          this.outbox.handleNotice(msgId, text);
-        },
-        automod: (msgId, text) => {
-          this.log.warn({ msgId }, 'chat line held by AutoMod');
-          this.outbox.handleNotice(msgId, text);
-        },
-        mod: (mod) => this.setMod(mod),
+  /** What the chat worker reports, in tmi.js's order (tmi-worker.ts). */
+  private handlers(): TmiHandlers {
+    return {
+      message: (message) => this.emit('message', message),
+      roomState: (tags) => this.onRoomState(tags),
+      notice: (msgId, text) => {
+        this.log.warn({ msgId }, 'chat notice');
+        this.emit('notice', msgId, text);
+        this.outbox.handleNotice(msgId, text);
       },
-    );
-    client.on('connecting', () => {
-      if (this.closing) {
-        void client.disconnect().catch(() => undefined);
-        return;
-      }
-      // tmi.js opened a new socket (first connect or a reconnect): read its USERSTATE lines.
-      const socket = tmiSocket(client);
-      if (socket) tapUserState(socket, client as unknown as EventEmitter, this.onRaw);
-      else this.log.warn('tmi.js has no socket to read USERSTATE from; lines cannot be confirmed');
-      this.setState('connecting');
-    });
-    client.on('reconnect', () => {
-      if (!this.closing) this.setState('connecting');
-    });
-    client.on('disconnected', (reason) => this.onDisconnected(String(reason)));
+      automod: (msgId, text) => {
+        this.log.warn({ msgId }, 'chat line held by AutoMod');
+        this.outbox.handleNotice(msgId, text);
+      },
+      mod: (mod) => this.setMod(mod),
+      // USERSTATE and PONG lines (read in the worker by userstate-tap.ts).
+      userState: (channel, tags) => this.onUserState(channel, tags),
+      pong: (token) => this.watch.pong(token),
+      connecting: () => {
+        // tmi.js opened a new socket (first connect or a reconnect).
+        if (this.closing) void this.client.disconnect().catch(() => undefined);
+        else this.setState('connecting');
+      },
+      reconnect: () => {
+        if (!this.closing) this.setState('connecting');
+      },
+      disconnected: (reason) => this.onDisconnected(reason),
+    };
   }
-
-  /** tmi.js's `raw_message`, attached only while it handles a frame carrying a USERSTATE or a PONG. */
-  private readonly onRaw = (_copy: unknown, message: { command?: string; params?: string[]; tags?: Record<string, unknown> }): void => {
-    if (message.command === 'USERSTATE') this.onUserState(message.params?.[0], message.tags);
-    else if (message.command === 'PONG') {
-      this.watch.pong(message.params?.at(-1));
-    }
-  };
 
   private onUserState(channel: string | undefined, tags: Record<string, unknown> | undefined): void {
     if (channel !== this.channelKey || !tags) return;
@@ -367,7 +330,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   /** Half-open socket: tmi.js's public disconnect() never reconnects, so close, then connect again (a close under way is tmi.js's). */
   private dropHalfOpen(): void {
-    if (this.closing || this.current !== 'connected' || !this.client) return;
+    if (this.closing || this.current !== 'connected') return;
     this.client.disconnect().then(
       () => this.reconnectNow(),
       () => undefined,
@@ -376,9 +339,9 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   private reconnectNow(): void {
     if (this.closing) return;
-    this.setReconnect(true);
+    this.client.setReconnect(true);
     this.setState('connecting');
-    this.client?.connect().catch(() => undefined);
+    this.client.connect().catch(() => undefined);
   }
 
   private setState(state: ChatConnectionState): void {

@@ -76,6 +76,8 @@ export interface OutboxStats {
   written: number;
   /** Written lines not yet answered (`confirm` mode). */
   unconfirmed: number;
+  /** 1 while a line is with the transport (handed over, its write not yet reported), else 0. */
+  writing: number;
   /** Lines dropped because the queue was over `maxQueued` while paused (included in `dropped`). */
   overflow: number;
   /** Unconfirmed lines put back in the queue after a disconnect (`confirm` mode). */

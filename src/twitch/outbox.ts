@@ -183,7 +183,7 @@ export class Outbox extends EventEmitter {
   }
 
   stats(): OutboxStats {
-    return { queued: this.pending(), unconfirmed: this.awaiting.length, ...this.counters };
+    return { queued: this.pending(), unconfirmed: this.awaiting.length, writing: this.inflight ? 1 : 0, ...this.counters };
   }
 
   /** Resolves when nothing is queued or being written. */

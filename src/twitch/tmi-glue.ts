@@ -1,12 +1,11 @@
 /**
  * Small pieces between tmi.js 1.8.5 and the chat client (client.ts): the two connection errors
  * (never carrying the token), TWITCH_IRC_URL parsing into tmi.js's server/port/secure options, a
- * tmi.js logger over pino (its default logger is module state), a ROOMSTATE seconds reader, and
- * the tmi.js client options built from TwitchChatOptions (the token read at every login).
+ * tmi.js logger over a pino-like logger (its default logger is module state), a ROOMSTATE seconds
+ * reader, and the chat worker's tmi.js options built from TwitchChatOptions.
  */
 import { GiftdropError } from '../shared/errors.js';
-import type tmi from 'tmi.js';
-import type { Logger } from '../logging/index.js';
+import type { HostOptions } from './chat-wire.js';
 import type { TwitchChatOptions } from './client-types.js';
 
 /** Twitch refused the login: the token (or the username it belongs to) is wrong. */
@@ -51,7 +50,15 @@ export function parseUrl(url: string): { host: string; port: number; secure: boo
   return { host: u.hostname, port, secure };
 }
 
-export function tmiLogger(log: Logger): { trace(m: string): void; debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void; fatal(m: string): void; setLevel(): void } {
+/** What tmiLogger writes to (a pino logger is one). */
+export interface TextLog {
+  trace(msg: string): void;
+  debug(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+export function tmiLogger(log: TextLog): { trace(m: string): void; debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void; fatal(m: string): void; setLevel(): void } {
   const text = (m: unknown) => (typeof m === 'string' ? m : m instanceof Error ? m.message : String(m));
   return {
     trace: (m) => log.trace(text(m)),
@@ -65,28 +72,24 @@ export function tmiLogger(log: Logger): { trace(m: string): void; debug(m: strin
 }
 
 /**
- * tmi.js options for the bot's client: tmi.js reconnects by itself (its delays from `reconnect`),
- * its keep-alive PONG deadline is `pingTimeoutMs`, and the password is a function, so a token
- * refreshed through `options.tokens` is used from the next (re)connect.
+ * The options the chat worker (tmi-host.ts) builds the bot's tmi.js client from: tmi.js
+ * reconnects by itself (its delays from `reconnect`), its keep-alive PONG deadline is
+ * `pingTimeoutMs`; the password is not here (the worker asks for the token at every login, so a
+ * refreshed one is used from the next (re)connect). `logLevel` is the bot logger's levelVal.
  */
-export function tmiClientOptions(options: TwitchChatOptions, botLogin: string, channelKey: string, log: Logger): tmi.Options {
+export function hostOptions(options: TwitchChatOptions, botLogin: string, channelKey: string, logLevel: number): HostOptions {
   const endpoint = parseUrl(options.url);
-  const token = options.token.replace(/^oauth:/i, '');
-  const tokens = options.tokens;
   return {
-    options: { skipUpdatingEmotesets: true, messagesLogLevel: 'trace', joinInterval: 300 },
-    connection: {
-      server: endpoint.host,
-      port: endpoint.port,
-      secure: endpoint.secure,
-      reconnect: true,
-      reconnectInterval: options.reconnect?.intervalMs ?? 1000,
-      maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
-      maxReconnectAttempts: Infinity,
-      timeout: options.pingTimeoutMs ?? 5000,
-    },
-    identity: { username: botLogin, password: () => `oauth:${tokens ? tokens.current().replace(/^oauth:/i, '') : token}` },
-    channels: [channelKey],
-    logger: tmiLogger(log),
+    server: endpoint.host,
+    port: endpoint.port,
+    secure: endpoint.secure,
+    reconnectInterval: options.reconnect?.intervalMs ?? 1000,
+    maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
+    timeout: options.pingTimeoutMs ?? 5000,
+    joinInterval: 300,
+    username: botLogin,
+    channelKey,
+    botLogin,
+    logLevel,
   };
 }

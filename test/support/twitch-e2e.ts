@@ -103,9 +103,13 @@ export async function drive(
   const max = opts.maxSteps ?? 20_000;
   for (let i = 0; i < max; i++) {
     await pair.server.waitFor(
-      () => judged(pair.server) >= pair.chat.outboxStats().written && pair.chat.outboxStats().unconfirmed <= swallowed(pair.server).length,
+      () => {
+        // (no line in transit: the clock never moves between the client's write and the server's judgement)
+        const stats = pair.chat.outboxStats();
+        return stats.writing === 0 && judged(pair.server) >= stats.written && stats.unconfirmed <= swallowed(pair.server).length;
+      },
       5000,
-      'server judged every written line and the client read every answer',
+      'no line in transit, the server judged every written line and the client read every answer',
     );
     if (done()) return i;
     await opts.between?.();
