@@ -236,6 +236,31 @@ describe('receive path while a line awaits its answer', () => {
   });
 });
 
+describe('the chat worker', () => {
+  it('a worker that dies is logged, the client reconnects through a new one, and no line is lost or doubled', async () => {
+    const s = await server({ botIsMod: true });
+    const { logger, capture } = capturingLogger('info');
+    const chat = chatFor(s, { logger });
+    await chat.connect();
+    const states: string[] = [];
+    chat.on('state', (st: string) => states.push(st));
+    let received = 0;
+    chat.on('message', () => received++);
+    // The worker thread is ended from outside, as a crash would end it.
+    const worker = (chat as unknown as { client: { worker: { terminate(): Promise<number> } } }).client.worker;
+    await worker.terminate();
+    await stateReached(chat, 'disconnected');
+    chat.say('said while the worker was gone', { priority: 'high' });
+    await stateReached(chat, 'connected');
+    await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'the queued line delivered');
+    expect(s.botMessages()).toEqual(['said while the worker was gone']);
+    s.inject(s.viewer('after_crash'), '!enter');
+    await s.waitFor(() => received === 1, 5000, 'chat read again');
+    expect(states).toEqual(['disconnected', 'connecting', 'connected']);
+    expect(capture.text()).toContain('the chat worker stopped');
+  });
+});
+
 describe('outbox cap while disconnected', () => {
   it('drops the oldest low-priority lines first, keeps every winner line, logs the count, sends the rest after the reconnect', async () => {
     const first = await startChatServer({ botIsMod: true });
