@@ -23,7 +23,7 @@ import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { fileStem } from '../src/storage/files.js';
 import { LoopDelay, QUICK, gc, loadNote, median, openGiftDraw, percentile, startBenchStack, type BenchStack } from './e2e-support.js';
-import { rawRound, until } from './bare-tmi.js';
+import { CountWait, rawRound, until } from './bare-tmi.js';
 import { closeDraw, flat, joinBareClient, viewers } from './chat-support.js';
 import type { BenchResult } from './types.js';
 
@@ -129,10 +129,15 @@ async function pairedRound(
 ): Promise<{ ours: number; bare: number; oursLoopMs: number; bareLoopMs: number; oursCpuUs: number; bareCpuUs: number; heapPerEntrant: number }> {
   const drawId = await openGiftDraw(s, 5);
   const bare = await joinBareClient(rawServer);
+  // Both sides' waits are woken by their own events (the bare client's lines, the bot's new
+  // entrants), never polled: a polling main thread would take a core from the bot's chat worker.
+  const wait = new CountWait();
   let seen = 0;
   bare.client.on('message', () => {
     seen++;
+    wait.poke();
   });
+  s.bot.service.events.on('entered', wait.poke);
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const loop = new LoopDelay();
@@ -154,8 +159,8 @@ async function pairedRound(
   for (let k = 0; k < CHUNKS; k++) {
     // (the first USERS lines are distinct viewers; every chunk adds its sentinel)
     const entrants = Math.min(USERS, (k + 1) * PER_CHUNK) + k + 1;
-    const takeBare = () => take(bareSide, rawServer, rawChunks[k]!, () => until(() => seen, bareSide.lines));
-    const takeOurs = () => take(ourSide, s.chatServer, ourChunks[k]!, () => until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants));
+    const takeBare = () => take(bareSide, rawServer, rawChunks[k]!, () => wait.until(() => seen, bareSide.lines));
+    const takeOurs = () => take(ourSide, s.chatServer, ourChunks[k]!, () => wait.until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants));
     if ((k % 2 === 0) === bareFirst) {
       await takeBare();
       await takeOurs();
@@ -164,6 +169,7 @@ async function pairedRound(
       await takeBare();
     }
   }
+  s.bot.service.events.off('entered', wait.poke);
   await bare.close();
   await s.bot.repo.flush();
   gc();

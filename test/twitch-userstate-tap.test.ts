@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import tmi from 'tmi.js';
 import { tapUserState } from '../src/twitch/userstate-tap.js';
-import { addLine, emptyLines, lineCount, WireMessage } from '../src/twitch/chat-wire.js';
+import { LineWriter, readableLines, WireMessage } from '../src/twitch/chat-wire.js';
 import { TagsMessage, plainMessage, type TmiTags } from '../src/twitch/parse.js';
 
 const CHANNEL = '#giftdrop_demo';
@@ -82,15 +82,18 @@ describe('chat-wire', () => {
           chat('Mod', '\u0001ACTION dances\u0001', ';mod=1'),
           chat('Cheer', 'Cheer100 !enter', ';bits=100'),
           chat('lower', 'same name', ';display-name='),
+          chat('Uni', 'ünïcode ✓ 🎁', ';display-name=ビューア'),
           // no tmi-sent-ts: the send time is the receive time
           `@badges=;display-name=Nots;id=x;room-id=4242;user-id=77 :nots!u@u.tmi.twitch.tv PRIVMSG ${CHANNEL} :late`,
         ].join('\r\n'),
       ),
     );
-    expect(parsed).toHaveLength(6);
-    const lines = emptyLines();
-    for (const m of parsed) addLine(lines, m);
-    expect(lineCount(lines)).toBe(6);
+    expect(parsed).toHaveLength(7);
+    const writer = new LineWriter();
+    for (const m of parsed) writer.add(m);
+    const lines = readableLines(writer.take());
+    expect(lines.count).toBe(7);
+    expect(writer.count).toBe(0);
     const receivedAt = 1_767_268_899_000;
     parsed.forEach((m, i) => {
       const back = plainMessage(WireMessage.read('giftdrop_demo', lines, i, receivedAt));
@@ -102,6 +105,7 @@ describe('chat-wire', () => {
     expect(back[2]!.action).toBe(true);
     expect(back[3]!.bits).toBe(100);
     expect(back[4]!.displayName).toBe('lower');
-    expect(back[5]!.sentAt).toBe(receivedAt);
+    expect(back[5]).toMatchObject({ displayName: 'ビューア', text: 'ünïcode ✓ 🎁' });
+    expect(back[6]!.sentAt).toBe(receivedAt);
   });
 });

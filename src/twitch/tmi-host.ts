@@ -6,7 +6,7 @@
  * Contract: builds one tmi.js client from `workerData` (HostOptions, chat-wire.ts); routes its
  * channel's events with chat-routing.ts (as the bot's thread did before) and reads USERSTATE and
  * PONG lines through userstate-tap.ts; posts everything in tmi.js's order, batched per turn (all
- * the lines of a socket read go in one batch, chat lines as columns), with the replies to the
+ * the lines of a socket read go in one batch, chat lines as bytes in transferred buffers), with the replies to the
  * commands made before them. The password is asked of the bot's thread at every login (its token
  * keeper stays there). Log lines at or above the bot's level are posted as events. Commands:
  * connect, disconnect, raw (a line written with tmi.js's raw()), reconnect (tmi.js's reconnect
@@ -16,7 +16,7 @@ import type { EventEmitter } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import tmi from 'tmi.js';
 import { routeChannelEvents } from './chat-routing.js';
-import { addLine, emptyLines, lineCount, type HostCommand, type HostEvent, type HostOptions, type HostPost, type HostReply, type LogLevel } from './chat-wire.js';
+import { LineWriter, type HostCommand, type HostEvent, type HostOptions, type HostPost, type HostReply, type LogLevel } from './chat-wire.js';
 import { tmiLogger } from './tmi-glue.js';
 import { tapUserState, tmiSocket } from './userstate-tap.js';
 
@@ -26,18 +26,18 @@ const o = workerData as HostOptions;
 
 const LEVELS: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
-let lines = emptyLines();
+const lines = new LineWriter();
 let events: HostEvent[] = [];
 let replies: HostReply[] = [];
 let queued = false;
 
 function post(): void {
   queued = false;
-  const batch: HostPost = { kind: 'batch', lines, events, replies };
-  lines = emptyLines();
+  const taken = lines.take();
+  const batch: HostPost = { kind: 'batch', lines: taken, events, replies };
   events = [];
   replies = [];
-  port!.postMessage(batch);
+  port!.postMessage(batch, [taken.bytes.buffer, taken.starts.buffer, taken.numbers.buffer]);
 }
 
 /** Posts what this turn added once the turn ends (a socket read's lines go together). */
@@ -53,7 +53,7 @@ function event(e: HostEvent): void {
 }
 
 function at(): number {
-  return lineCount(lines);
+  return lines.count;
 }
 
 function reply(id: number, ok: boolean, error?: unknown): void {
@@ -121,7 +121,7 @@ routeChannelEvents(
   { client, channelKey: o.channelKey, botLogin: o.botLogin, clock: { now: () => 0 }, log },
   {
     message: (m) => {
-      addLine(lines, m);
+      lines.add(m);
       soon();
     },
     roomState: (tags) => event({ at: at(), kind: 'roomstate', tags: { ...tags } }),

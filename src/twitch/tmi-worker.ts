@@ -22,7 +22,7 @@ import { Worker } from 'node:worker_threads';
 import type { ChatMessage } from '../shared/chat.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../logging/index.js';
-import { lineCount, WireMessage, type HostCommand, type HostOptions, type HostPost } from './chat-wire.js';
+import { readableLines, WireMessage, type HostCommand, type HostOptions, type HostPost } from './chat-wire.js';
 import type { TmiTags } from './parse.js';
 
 export interface TmiHandlers {
@@ -159,9 +159,10 @@ export class TmiWorker {
       return;
     }
     const h = this.o.handlers;
-    const { lines, events, replies } = post;
+    const { events, replies } = post;
+    const lines = readableLines(post.lines);
     const receivedAt = this.o.clock.now();
-    const count = lineCount(lines);
+    const count = lines.count;
     let next = 0;
     const linesUpTo = (end: number) => {
       for (; next < end; next++) this.deliver(WireMessage.read(this.channel, lines, next, receivedAt));
