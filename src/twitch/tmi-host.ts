@@ -37,7 +37,13 @@ function post(): void {
   const batch: HostPost = { kind: 'batch', lines: taken, events, replies };
   events = [];
   replies = [];
-  port!.postMessage(batch, [taken.bytes.buffer, taken.starts.buffer, taken.numbers.buffer]);
+  try {
+    port!.postMessage(batch, [taken.bytes.buffer, taken.starts.buffer, taken.numbers.buffer]);
+  } catch {
+    // Only a log line's fields can fail to clone: they go as a note, so no line or event is lost.
+    for (const e of batch.events) if (e.kind === 'log') e.obj = { note: 'log fields could not be passed from the chat worker' };
+    port!.postMessage(batch, [taken.bytes.buffer, taken.starts.buffer, taken.numbers.buffer]);
+  }
 }
 
 /** Posts what this turn added once the turn ends (a socket read's lines go together). */

@@ -14,7 +14,8 @@
  *   module) and is unref'd: it never holds the process open. `close()` disconnects and ends it
  *   (see there); the next `connect()` starts another. A worker that dies (it should not) is logged, every
  *   pending call rejects, the handlers get `disconnected`, and when tmi.js's reconnect flag was
- *   on a new worker connects at once;
+ *   on a new worker connects after tmi.js's reconnect delay (doubled for each worker that dies
+ *   before a connect succeeds, up to its maximum);
  * - under a TypeScript loader (tests, benchmarks: this file is a .ts) the worker loads tsx's ESM
  *   hooks first; from dist/ it is plain JavaScript.
  */
@@ -67,13 +68,20 @@ export class TmiWorker {
   private readonly pending = new Map<number, { op: HostCommand['op']; resolve: () => void; reject: (reason: unknown) => void }>();
   private reconnectOn = false;
   private readonly channel: string;
+  /** Wait before a new worker replaces one that died (tmi.js's reconnect delays: doubled per death, reset by a connect). */
+  private restartMs: number;
+  private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: TmiWorkerOptions) {
     this.channel = o.options.channelKey.slice(1);
+    this.restartMs = o.options.reconnectInterval;
   }
 
   connect(): Promise<void> {
-    return this.call({ op: 'connect', id: 0 });
+    this.cancelRestart();
+    return this.call({ op: 'connect', id: 0 }).then(() => {
+      this.restartMs = this.o.options.reconnectInterval;
+    });
   }
 
   /** tmi.js's disconnect (the worker stays; no call when it was never started). */
@@ -89,6 +97,7 @@ export class TmiWorker {
 
   setReconnect(on: boolean): void {
     this.reconnectOn = on;
+    if (!on) this.cancelRestart();
     this.worker?.postMessage({ op: 'reconnect', on } satisfies HostCommand);
   }
 
@@ -98,6 +107,7 @@ export class TmiWorker {
    * Calls still pending reject.
    */
   async close(): Promise<void> {
+    this.cancelRestart();
     const worker = this.worker;
     if (!worker) return;
     const connecting = [...this.pending.values()].some((p) => p.op === 'connect');
@@ -143,7 +153,20 @@ export class TmiWorker {
     this.o.log.error({ err }, 'the chat worker stopped');
     this.rejectPending(new Error(`the chat worker stopped: ${err.message}`));
     this.o.handlers.disconnected(`the chat worker stopped: ${err.message}`);
-    if (this.reconnectOn) this.connect().catch(() => undefined);
+    if (!this.reconnectOn) return;
+    // A worker that cannot start would die again at once: wait as tmi.js does between reconnects.
+    const wait = this.restartMs;
+    this.restartMs = Math.min(this.restartMs * 2, this.o.options.maxReconnectInterval);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.reconnectOn && !this.worker) this.connect().catch(() => undefined);
+    }, wait);
+    this.restartTimer.unref();
+  }
+
+  private cancelRestart(): void {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
   }
 
   private onPost(worker: Worker, post: HostPost): void {
