@@ -13,8 +13,8 @@
  *   the replies to commands made before it; `token` asks for the chat token (read at every login);
  * - the bot's thread posts `HostCommand`s;
  * - `LineWriter.add` (worker) writes a parsed line (parse.ts TagsMessage, read there with a
- *   receive time of 0) and `WireMessage.read` (bot's thread) gives back a ChatMessage with the same values,
- *   its `receivedAt` the bot thread's clock when the batch arrived (also the send time of a line
+ *   receive time of 0) and `WireMessage.read` (bot's thread) gives back a ChatMessage with the
+ *   same values, its `receivedAt` the bot thread's clock when the batch arrived (also the send time of a line
  *   without a usable `tmi-sent-ts`). Roles travel as packed bits (the journal's layout, see
  *   entrant-table.ts packRoles, plus `action`) with the subscriber months.
  * Owns no thread, socket or timer.
@@ -22,7 +22,7 @@
 import type { ChatMessage, ChatRoles } from '../shared/chat.js';
 import type { TmiTags } from './parse.js';
 
-/** pino's level numbers (trace 10 ... fatal 60). */
+/** pino's level names (a worker's log line keeps its level). */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /** The tmi.js options the worker builds its client from (the token and the logger are not data). */
