@@ -51,12 +51,14 @@ export class CountWait {
 export async function rawRound(server: ChatServer, lines: string[]): Promise<number> {
   const bare = await joinBareClient(server);
   let n = 0;
+  const wait = new CountWait();
   bare.client.on('message', () => {
     n++;
+    wait.poke();
   });
   const t0 = performance.now();
   server.injectRaw(lines);
-  await until(() => n, lines.length);
+  await wait.until(() => n, lines.length);
   const rate = lines.length / ((performance.now() - t0) / 1000);
   await bare.close();
   return rate;

@@ -18,7 +18,7 @@ import { TwitchChat } from '../src/twitch/client.js';
 import { silentLogger } from '../src/logging/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import type { ChatMessage } from '../src/shared/chat.js';
-import { rawRound, until } from './bare-tmi.js';
+import { CountWait, rawRound } from './bare-tmi.js';
 import type { BenchResult } from './types.js';
 
 const LINES = 100_000;
@@ -61,6 +61,7 @@ async function oursRound(server: ChatServer, lines: string[]): Promise<{ rate: n
   const registry = new CommandRegistry({ clock: systemClock, logger });
   const entrants = new Map<string, string>();
   let handled = 0;
+  const wait = new CountWait();
   registry.register({
     name: 'enter',
     permission: 'everyone',
@@ -71,6 +72,7 @@ async function oursRound(server: ChatServer, lines: string[]): Promise<{ rate: n
   const reply = (text: string) => chat.say(text);
   chat.on('message', (msg: ChatMessage) => {
     if (registry.handle(msg, reply)) handled++;
+    wait.poke();
   });
   await chat.connect();
   await server.waitFor(() => server.joined().length === 1, 5000, 'bot joined');
@@ -78,7 +80,7 @@ async function oursRound(server: ChatServer, lines: string[]): Promise<{ rate: n
   const heapBefore = process.memoryUsage().heapUsed;
   const t0 = performance.now();
   server.injectRaw(lines);
-  await until(() => handled, lines.length);
+  await wait.until(() => handled, lines.length);
   const rate = lines.length / ((performance.now() - t0) / 1000);
   gc();
   const heapAfter = process.memoryUsage().heapUsed;
