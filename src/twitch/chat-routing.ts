@@ -12,14 +12,13 @@
  * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
  * - the receive path does one channel compare, one TagsMessage (identity and text read now, the
- *   other fields when first used) and one call per line; the clock is read once per socket read
- *   (the lines tmi.js hands over in one turn share that `receivedAt`), not once per line (the
- *   chat worker passes a clock reading 0: the bot's thread stamps each batch it receives).
+ *   other fields when first used) and one call per line. No clock is read here: the messages
+ *   carry a receive time of 0 (so `sentAt` is 0 without a usable `tmi-sent-ts`), and the bot's
+ *   thread stamps each batch of lines the chat worker hands it (tmi-worker.ts).
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
 import type { ChatMessage } from '../shared/chat.js';
-import type { Clock } from '../shared/clock.js';
 import type { RoomState } from './client-types.js';
 import { TagsMessage, type TmiTags } from './parse.js';
 import { seconds } from './tmi-glue.js';
@@ -38,8 +37,6 @@ export interface ChannelSource {
   /** `#channel`, lower case. */
   channelKey: string;
   botLogin: string;
-  /** Read once per socket read (the lines' receive time). */
-  clock: Pick<Clock, 'now'>;
   log: RouteLog;
 }
 
@@ -51,24 +48,11 @@ export interface RouteLog {
 
 /** Subscribes the handlers to the channel's tmi.js events (see the module header). */
 export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandlers): void {
-  const { client, channelKey, botLogin, clock, log } = source;
+  const { client, channelKey, botLogin, log } = source;
   const channel = channelKey.slice(1);
-  // One clock reading per turn: tmi.js hands over every line of a socket read synchronously, and
-  // the microtask queued with the reading runs once that turn ends.
-  let readAt = -1;
-  const forget = () => {
-    readAt = -1;
-  };
-  const receivedAt = (): number => {
-    if (readAt < 0) {
-      readAt = clock.now();
-      queueMicrotask(forget);
-    }
-    return readAt;
-  };
   const receive = (tags: TmiTags, text: string): void => {
     try {
-      const message = TagsMessage.of(channel, tags, text, false, receivedAt());
+      const message = TagsMessage.of(channel, tags, text, false, 0);
       if (typeof message !== 'string') handlers.message(message);
       else log.warn({ reason: message, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
     } catch (err) {

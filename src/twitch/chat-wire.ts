@@ -35,9 +35,9 @@ export interface HostOptions {
   /** tmi.js's PONG deadline (ms). */
   timeout: number;
   joinInterval: number;
-  username: string;
   /** `#channel`, lower case. */
   channelKey: string;
+  /** The bot's login (tmi.js's username), lower case. */
   botLogin: string;
   /** The lowest pino level the bot's logger writes (its levelVal); lower ones are not posted. */
   logLevel: number;
@@ -79,7 +79,6 @@ const TEXT = 2;
 const NAME = 3;
 const MESSAGE_ID = 4;
 const ROOM_ID = 5;
-const STRINGS = 6;
 /** Numbers per line: tmi-sent-ts (0 when not usable), flags, subscriber months, bits. */
 const NUMBERS = 4;
 
@@ -103,10 +102,6 @@ export interface LineColumns {
   bytes: Uint8Array<ArrayBuffer>;
   starts: Uint32Array<ArrayBuffer>;
   numbers: Float64Array<ArrayBuffer>;
-}
-
-export function lineCount(lines: LineColumns): number {
-  return lines.count;
 }
 
 /** A received batch's lines, their bytes seen as a Buffer (the bot's thread reads them so). */

@@ -87,7 +87,6 @@ export function hostOptions(options: TwitchChatOptions, botLogin: string, channe
     maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
     timeout: options.pingTimeoutMs ?? 5000,
     joinInterval: 300,
-    username: botLogin,
     channelKey,
     botLogin,
     logLevel,

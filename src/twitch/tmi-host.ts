@@ -117,14 +117,14 @@ const client = new tmi.Client({
     maxReconnectAttempts: Infinity,
     timeout: o.timeout,
   },
-  identity: { username: o.username, password },
+  identity: { username: o.botLogin, password },
   channels: [o.channelKey],
   logger: tmiLogger(log),
 });
 
 routeChannelEvents(
-  // The receive time is the bot thread's, read when a batch arrives (chat-wire.ts).
-  { client, channelKey: o.channelKey, botLogin: o.botLogin, clock: { now: () => 0 }, log },
+  // (the receive time is the bot thread's, read when a batch arrives: chat-wire.ts)
+  { client, channelKey: o.channelKey, botLogin: o.botLogin, log },
   {
     message: (m) => {
       lines.add(m);
