@@ -1,24 +1,11 @@
 /**
  * The anchor of the chat-ingestion benchmarks: a bare tmi.js client (no giftdrop code) reading
- * injected lines from the local chat sandbox over a real socket, `until`, a wait on a counter
- * that yields to I/O between checks, and CountWait, a wait re-checked on the counter's events. Both chat benchmarks measure their product path beside this,
+ * injected lines from the local chat sandbox over a real socket, and CountWait, a wait on a
+ * counter re-checked on the counter's events. Both chat benchmarks measure their product path beside this,
  * in the same run.
  */
 import type { ChatServer } from '../src/sandbox/chat/index.js';
 import { joinBareClient } from './chat-support.js';
-
-/** Resolves once `count()` reaches `target`; rejects after `timeoutMs`. */
-export function until(count: () => number, target: number, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (count() >= target) resolve();
-      else if (Date.now() > deadline) reject(new Error(`bench: only ${count()} of ${target} arrived`));
-      else setImmediate(check);
-    };
-    check();
-  });
-}
 
 /**
  * A wait on a counter that is re-checked only when `poke()` is called (from the event that moves

@@ -23,7 +23,7 @@ import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { fileStem } from '../src/storage/files.js';
 import { LoopDelay, QUICK, gc, loadNote, median, openGiftDraw, percentile, startBenchStack, type BenchStack } from './e2e-support.js';
-import { CountWait, rawRound, until } from './bare-tmi.js';
+import { CountWait, rawRound } from './bare-tmi.js';
 import { closeDraw, flat, joinBareClient, viewers } from './chat-support.js';
 import type { BenchResult } from './types.js';
 
@@ -38,8 +38,11 @@ const quick = QUICK ? ' (BENCH_QUICK sizes)' : '';
 /** Warm-up of the bot's path (not measured): `lines` of `entrants` distinct viewers into a draw, closed after. */
 async function warmBot(s: BenchStack, lines: string[], entrants: number): Promise<void> {
   const drawId = await openGiftDraw(s, 5);
+  const wait = new CountWait();
+  s.bot.service.events.on('entered', wait.poke);
   s.chatServer.injectRaw(lines);
-  await until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants);
+  await wait.until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants);
+  s.bot.service.events.off('entered', wait.poke);
   await closeDraw(s, drawId);
 }
 

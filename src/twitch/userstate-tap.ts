@@ -1,6 +1,6 @@
 /**
- * USERSTATE lines (and the PONGs of the half-open probe, confirm-watch.ts) for the chat client
- * (client.ts) without paying tmi.js's `raw_message` copy on every chat line.
+ * USERSTATE lines (and the PONGs of the half-open probe, confirm-watch.ts) for the chat client,
+ * read in its chat worker (tmi-host.ts), without paying tmi.js's `raw_message` copy on every chat line.
  *
  * Why: tmi.js 1.8.5 has no event for USERSTATE, so the client reads it from `raw_message`; but
  * while a `raw_message` listener is attached, tmi.js deep-copies every line it receives
