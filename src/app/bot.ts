@@ -7,6 +7,7 @@
 import type { Config } from '../config/index.js';
 import { FourthwallClient, type AuthConfig, type FourthwallClientOptions, type WebhookEvent } from '../fourthwall/index.js';
 import { GiveawayService } from '../giveaway/service.js';
+import type { PrivateDelivery } from '../giveaway/announcer.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
 import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
 import type { Logger } from '../logging/index.js';
@@ -33,6 +34,8 @@ import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { consoleOperator } from './operator-console.js';
 import { twitchApiFor, type TwitchApi } from './twitch-api.js';
+import { DeliveryTracker, DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
+import { fourthwallRedemption } from './redemption.js';
 
 export interface BotOptions {
   config: Config;
@@ -76,6 +79,8 @@ export interface Bot {
   readonly pages: OperatorPages;
   /** The Twitch API features (only with TWITCH_CLIENT_ID). */
   readonly twitchApi?: TwitchApi;
+  /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
+  readonly delivery: DeliveryTracker;
   health(): HealthReport;
   /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
   stop(reason?: string): Promise<void>;
@@ -157,18 +162,29 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
-  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, ...options.twitchApi });
+  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, onLive: () => void delivery.streamStarted(), ...options.twitchApi });
   const beacon = await beaconForBot(config, { clock, logger });
   const service = new GiveawayService({
     chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
     beacon: beacon.port,
     beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
+    privateDelivery: (): PrivateDelivery => delivery.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
-  const streaming = new StreamingService({ shop, chat, logger });
+  const delivery = new DeliveryTracker({
+    store: repo,
+    events: service.events,
+    chat,
+    messages: settings.messages,
+    clock,
+    logger,
+    settings: file.delivery,
+    redemption: fourthwallRedemption(client),
+  });
+  const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.streamStarted() });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
-  const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);
+  const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], file);
   // The giveaway types plus the ones the enabled shop features (alerts, merch train) act on.
   const handledTypes: ReadonlySet<string> = new Set(webhookTypes);
 
@@ -214,6 +230,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       case 'GIFT_PURCHASE':
         await service.handleGiftPurchase(toPurchaseInfo(event.data), event.id);
         break;
+      case 'ORDER_PLACED': {
+        // A gift or giveaway link redeemed (source.giftId): its prize is delivered.
+        const giftId = event.data.source?.giftId;
+        if (giftId) await delivery.redeemed(giftId, { friendlyId: event.data.friendlyId ?? undefined, createdAt: event.data.createdAt ?? undefined });
+        break;
+      }
     }
     await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
   };
@@ -233,6 +255,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await shopFeatures.start();
+    await delivery.start();
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
     const web = (pages = await startOperatorPages({
@@ -246,6 +269,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       clock,
       logger,
       ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
+      delivery,
     }));
     http = await startHttpServer({
       host: config.http.host,
@@ -280,6 +304,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   } catch (err) {
     pages?.close();
     await http?.close().catch(() => undefined);
+    delivery.stop();
     await poller?.stop().catch(() => undefined);
     await intake.stop().catch(() => undefined);
     await beacon.close().catch(() => undefined);
@@ -337,6 +362,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await poller?.stop().catch((err) => log.warn({ err }, 'event poll stop failed'));
       await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
       await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
+      delivery.stop();
+      await delivery.idle().catch(() => undefined);
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
       await beacon.close().catch(() => undefined);
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
@@ -365,6 +392,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhookTypes,
     pages: operatorPages,
     ...(twitchApi ? { twitchApi } : {}),
+    delivery,
     health,
     stop,
   };

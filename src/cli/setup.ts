@@ -32,6 +32,7 @@ import { createLogger, makeScrubber, silentLogger, type Logger } from '../loggin
 import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
 import { clientAuth } from '../app/bot.js';
 import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
+import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../app/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi } from './setup-twitch-api.js';
@@ -193,7 +194,7 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
   }
   const url = `${config.publicUrl}${WEBHOOK_PATH}`;
   // The giveaway types plus what the enabled shop features need (settings file), and no more.
-  const needed = webhookTypesFor(BOT_WEBHOOK_TYPES, config.settings);
+  const needed = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], config.settings);
   try {
     const existing = (await client.listWebhooks()).results;
     const same = existing.filter((w) => w.url === url);

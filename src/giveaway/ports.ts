@@ -181,6 +181,31 @@ export interface Winner {
   claimed?: boolean;
   /** Position in the verifiable pick sequence (0-based). */
   pick: number;
+  /**
+   * How far the prize got (src/delivery). Kept by the storage apart from the draw record
+   * (`DATA_DIR/delivery.json`) and attached when records are read; a saved record's own copy is
+   * ignored. Absent for winners from before delivery was tracked.
+   */
+  delivery?: Delivery;
+}
+
+/** Where a winner's prize is on its way (ISO times). */
+export interface Delivery {
+  /** When the winner was announced with a prize to redeem. */
+  announcedAt: string;
+  /** When Twitch accepted a whisper to the winner (a whisper may still be dropped silently). */
+  whisperedAt?: string;
+  /** When the winner logged in on the claim page and saw the prize. */
+  claimPageOpenedAt?: string;
+  /** When Fourthwall says the gift or link was redeemed. */
+  redeemedAt?: string;
+  /** The order the redemption created, when Fourthwall names it. */
+  orderFriendlyId?: string;
+  /** When the one reminder went out, and how. */
+  remindedAt?: string;
+  remindedBy?: 'whisper' | 'chat';
+  /** Why no whisper was sent (no scope, refused), for the streamer. */
+  whisperProblem?: string;
 }
 
 export interface Fairness {

@@ -48,6 +48,8 @@ export interface OperatorPagesDeps {
   logger: Logger;
   /** The account rules the close applies, when any (the dashboard describes them). */
   accountRules?: DashboardApiDeps['accountRules'];
+  /** The prizes waiting list (src/delivery). */
+  delivery?: DashboardApiDeps['delivery'];
 }
 
 export interface OperatorPages {
