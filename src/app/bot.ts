@@ -36,6 +36,7 @@ import { consoleOperator } from './operator-console.js';
 import { twitchApiFor, type TwitchApi } from './twitch-api.js';
 import { DeliveryTracker, DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { fourthwallRedemption } from './redemption.js';
+import { claimPageFor } from './claim.js';
 
 export interface BotOptions {
   config: Config;
@@ -172,6 +173,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     privateDelivery: (): PrivateDelivery => delivery.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
+  const claimPage = claimPageFor(config, logger);
   const delivery = new DeliveryTracker({
     store: repo,
     events: service.events,
@@ -181,6 +183,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logger,
     settings: file.delivery,
     redemption: fourthwallRedemption(client),
+    ...(claimPage ? { claimUrl: claimPage.url } : {}),
   });
   const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.streamStarted() });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
@@ -280,7 +283,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes,
-      routes: [verifyRoute(repo, logger), (req, res) => web.handle(req, res)],
+      routes: [
+        verifyRoute(repo, logger),
+        ...(claimPage ? [claimPage.mount({ prizes: delivery, channel: config.twitch.channel, clock })] : []),
+        (req, res) => web.handle(req, res),
+      ],
     });
     // Readiness reached: what loads the HTTP client or chat starts from here on.
     shopFeatures.startBackground();

@@ -13,6 +13,7 @@ import { accountRulesFrom } from '../app/twitch-api.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
 import type { SetupItem } from './setup.js';
+import { claimRedirectUri } from '../app/claim.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */
 export function neededScopes(config: Config): Array<{ scope: string; feature: string }> {
@@ -21,6 +22,27 @@ export function neededScopes(config: Config): Array<{ scope: string; feature: st
   if (e.followersOnly) out.push({ scope: 'moderator:read:followers', feature: 'eligibility.followersOnly' });
   else if (e.minFollowDays > 0) out.push({ scope: 'moderator:read:followers', feature: 'eligibility.minFollowDays' });
   return out;
+}
+
+/**
+ * The claim page (optional): which redirect URI to register in the Twitch developer console, or
+ * what is missing to turn it on. Pure; no call (Twitch has no API to read the registered URIs).
+ */
+export function claimPageItem(config: Config): SetupItem {
+  const name = 'Claim page';
+  const { clientId, clientSecret } = config.twitch;
+  if (!config.publicUrl)
+    return { name, status: 'skip', detail: 'off: set GIFTDROP_PUBLIC_URL (your tunnel), TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to let winners log in with Twitch and see their prizes', required: false };
+  const redirect = claimRedirectUri(config.publicUrl);
+  const missing = [!clientId && 'TWITCH_CLIENT_ID', !clientSecret && 'TWITCH_CLIENT_SECRET'].filter(Boolean);
+  if (missing.length)
+    return { name, status: 'warn', detail: `off: it needs ${missing.join(' and ')} (your application at https://dev.twitch.tv/console/apps). Then add the OAuth Redirect URL ${redirect} there`, required: false };
+  return {
+    name,
+    status: 'ok',
+    detail: `winners log in at ${config.publicUrl}/claim. In the Twitch developer console (https://dev.twitch.tv/console/apps > your application > Manage), add exactly this OAuth Redirect URL: ${redirect} (Twitch refuses the login otherwise; a new tunnel address needs the new URL there too)`,
+    required: false,
+  };
 }
 
 export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs = 10_000): Promise<SetupItem[]> {

@@ -35,7 +35,7 @@ import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
 import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../app/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
-import { checkTwitchApi } from './setup-twitch-api.js';
+import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
 
 /** The outcome of one checked item. */
 export interface SetupItem {
@@ -315,6 +315,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     report([fw]);
     report(await checkTwitch(config, logger, o.chatTimeoutMs ?? 15_000));
     report(await checkTwitchApi(config, logger));
+    report([claimPageItem(config)]);
     report([checkWebhookSecret(config)]);
     const basicOnly = basicOnlyNotice(config);
     report([{ name: 'Basic-only operations', status: basicOnly ? 'warn' : 'ok', detail: basicOnly ?? 'Basic credentials are set', required: false }]);

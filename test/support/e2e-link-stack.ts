@@ -52,6 +52,8 @@ export interface LinkStackOptions {
   helix?: LocalStackOptions['helix'];
   /** The bot's clock (e.g. a ManualClock the test advances); default the system clock. */
   clock?: LocalStackOptions['clock'];
+  /** Extra environment for loadConfig (e.g. HTTP_PORT and GIFTDROP_PUBLIC_URL for the claim page). */
+  env?: Record<string, string>;
 }
 
 export interface LinkStack {
@@ -102,7 +104,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
   const file = join(dataDir, 'giftdrop.test.json');
   await writeFile(file, JSON.stringify(settings));
   const base = loadConfig({
-    env: { GIFTDROP_CONFIG: file, DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: 'info' },
+    env: { GIFTDROP_CONFIG: file, DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: 'info', ...options.env },
     dotenv: false,
     cwd: dataDir,
   });

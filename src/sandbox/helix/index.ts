@@ -2,6 +2,7 @@
  * The local stand-in for Twitch's Helix API, served under `/helix` on the sandbox chat server's
  * HTTP port (so a loopback TWITCH_IRC_URL implies TWITCH_API_URL, like TWITCH_AUTH_URL):
  * - `GET /helix/users?id=..&login=..` (at most 100 in all) -> `{ data: [{ id, login, display_name, created_at }] }`;
+ *   without parameters and with a viewer's token (the viewer login, sandbox/chat/viewer-login.ts): that viewer;
  * - `GET /helix/streams?user_id=..` -> `{ data: [{ id, user_id, user_login, type: "live", title,
  *   started_at, thumbnail_url (with {width}x{height}) }], pagination: {} }` ([] when offline);
  * - `GET /helix/channels/followers?broadcaster_id=..&user_id=..` -> `{ total, data: [...], pagination: {} }`,
@@ -21,6 +22,8 @@ export interface SandboxHelixAuth {
   accepts(token: string): boolean;
   readonly clientId: string;
   readonly scopes: readonly string[];
+  /** The viewer a user token from the viewer login belongs to (`GET /users` without parameters answers them). */
+  userOf?(token: string): { id: string; login: string } | undefined;
 }
 
 export interface SandboxHelixOptions {
@@ -122,7 +125,8 @@ export class SandboxHelix {
     if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
     if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
-    if (!this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
+    const viewer = this.o.auth.userOf?.(token);
+    if (!viewer && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
     const limits = this.spend(token);
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
@@ -130,6 +134,11 @@ export class SandboxHelix {
     if (path === '/users') {
       const ids = q.getAll('id');
       const logins = q.getAll('login').map((l) => l.toLowerCase());
+      // No parameters: the user the token belongs to (a viewer's token from the login flow).
+      if (viewer && ids.length + logins.length === 0) {
+        if (!this.users.has(viewer.id)) this.setUser(viewer.id, viewer.login);
+        ids.push(viewer.id);
+      }
       if (ids.length + logins.length > 100) return fail(400, 'Bad Request', 'The sum of the id and login parameters may not exceed 100'), true;
       const found = [...ids.map((id) => this.userById(id)), ...logins.map((l) => [...this.users.values()].find((u) => u.login === l))].filter(
         (u): u is SimUser => u !== undefined,
