@@ -37,6 +37,7 @@ import { twitchApiFor, type TwitchApi } from './twitch-api.js';
 import { DeliveryTracker, DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { fourthwallRedemption } from './redemption.js';
 import { claimPageFor } from './claim.js';
+import { TwitchWhispers, WHISPER_SCOPE } from '../twitch/whispers.js';
 
 export interface BotOptions {
   config: Config;
@@ -174,6 +175,20 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   const claimPage = claimPageFor(config, logger);
+  // Whispers need the Helix client id; whether the token may whisper is known once it is validated.
+  const whispers = config.twitch.clientId
+    ? new TwitchWhispers({
+        apiUrl: config.twitch.apiUrl ?? 'https://api.twitch.tv/helix',
+        clientId: config.twitch.clientId,
+        token: twitchAuth.tokens,
+        identity: () => {
+          const v = twitchAuth.tokens.validated();
+          return v ? { userId: v.userId, scopes: v.scopes } : undefined;
+        },
+        clock,
+        logger,
+      })
+    : undefined;
   const delivery = new DeliveryTracker({
     store: repo,
     events: service.events,
@@ -184,6 +199,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     settings: file.delivery,
     redemption: fourthwallRedemption(client),
     ...(claimPage ? { claimUrl: claimPage.url } : {}),
+    ...(whispers ? { whispers } : {}),
   });
   const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.streamStarted() });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
@@ -308,10 +324,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       force: options.events?.forcePoll,
     });
     await twitchAuth.connect(chat, options.chatConnect);
+    void delivery.resumeWhispers().catch((err: unknown) => log.warn({ err }, 'could not queue the whispers left from before'));
   } catch (err) {
     pages?.close();
     await http?.close().catch(() => undefined);
     delivery.stop();
+    whispers?.stop();
     await poller?.stop().catch(() => undefined);
     await intake.stop().catch(() => undefined);
     await beacon.close().catch(() => undefined);
@@ -328,6 +346,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
+  if (file.delivery.whispers && whispers && !whispers.available())
+    log.info(`whispers to winners are off: TWITCH_TOKEN lacks the scope ${WHISPER_SCOPE} (add it to whisper each winner the claim page or link)`);
   void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start'));
   if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
     try {
@@ -370,6 +390,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
       await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
       delivery.stop();
+      whispers?.stop();
       await delivery.idle().catch(() => undefined);
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
       await beacon.close().catch(() => undefined);

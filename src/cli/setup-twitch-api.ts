@@ -14,6 +14,7 @@ import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
 import type { SetupItem } from './setup.js';
 import { claimRedirectUri } from '../app/claim.js';
+import { WHISPER_SCOPE } from '../twitch/whispers.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */
 export function neededScopes(config: Config): Array<{ scope: string; feature: string }> {
@@ -92,6 +93,11 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
             detail: `TWITCH_TOKEN lacks ${[...new Set(missing.map((m) => m.scope))].join(' ')} (needed by ${missing.map((m) => m.feature).join(', ')}): generate a new token with chat:read chat:edit ${[...new Set(missing.map((m) => m.scope))].join(' ')}; the bot must be a moderator of the channel`,
             required: true,
           },
+    );
+    items.push(
+      v.scopes.includes(WHISPER_SCOPE)
+        ? { name: 'Whispers', status: 'ok', detail: `the token has ${WHISPER_SCOPE}: each winner is whispered the claim page (or the link). The bot account needs a verified phone number, and Twitch may still drop a whisper silently`, required: false }
+        : { name: 'Whispers', status: 'skip', detail: `off (optional): add the scope ${WHISPER_SCOPE} to TWITCH_TOKEN to whisper each winner the claim page or link`, required: false },
     );
     const helix = new HelixClient({
       apiUrl: apiUrl ?? 'https://api.twitch.tv/helix',

@@ -160,14 +160,18 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     return next;
   }
 
-  /** Listens to the engine; re-queues whispers that never went out; starts the poll if a prize waits. */
+  /** Listens to the engine; starts the poll if a prize waits. */
   async start(): Promise<void> {
     this.d.events.on('winners', this.onWinners);
-    const waiting = await this.waiting();
-    if (this.whispersOn()) {
-      for (const p of waiting) if (!p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) this.whisper(p, 'prize');
+    if ((await this.waiting()).length) this.schedule();
+  }
+
+  /** Once the bot token is validated (whispers known): queues the whispers a restart left unsent. */
+  async resumeWhispers(): Promise<void> {
+    if (!this.whispersOn()) return;
+    for (const p of await this.waiting()) {
+      if (!p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
     }
-    if (waiting.length) this.schedule();
   }
 
   stop(): void {
@@ -356,19 +360,26 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     await this.remind(waiting.filter((p) => Date.parse(p.delivery.announcedAt) <= due));
   }
 
-  /** Reminds each prize at most once: whisper when possible, else one chat line per draw. Returns how many were reminded (or queued). */
+  /**
+   * Reminds each prize at most once, one way: a whisper when whispers are on, unless the winner
+   * was whispered before and never opened the claim page (that whisper may have been dropped
+   * silently: a whisper is no proof), then a chat mention pointing to the claim page (one line
+   * per draw); without a claim page, a whisper is the only way. Returns how many were reminded.
+   */
   async remind(prizes: readonly PrizeView[]): Promise<number> {
     let sent = 0;
     const todo = prizes.filter((p) => !p.delivery.remindedAt && !this.reminding.has(`${p.drawId}:${p.userId}`));
     const byChat = new Map<string, PrizeView[]>();
     for (const p of todo) {
       this.reminding.add(`${p.drawId}:${p.userId}`);
-      if (this.settings.reminders.whisper && this.whispersOn()) {
+      const chatPossible = this.settings.reminders.chat && !!this.d.claimUrl;
+      const whisperMayBeLost = !!p.delivery.whisperedAt && !p.delivery.claimPageOpenedAt;
+      if (this.settings.reminders.whisper && this.whispersOn() && !(whisperMayBeLost && chatPossible)) {
         void this.whisper(p, 'reminder');
         sent++;
         continue;
       }
-      if (this.settings.reminders.chat && this.d.claimUrl) byChat.set(p.drawId, [...(byChat.get(p.drawId) ?? []), p]);
+      if (chatPossible) byChat.set(p.drawId, [...(byChat.get(p.drawId) ?? []), p]);
       else this.reminding.delete(`${p.drawId}:${p.userId}`);
     }
     for (const group of byChat.values()) {

@@ -69,6 +69,11 @@ export class SandboxOAuth {
     return this.access;
   }
 
+  /** The bot account's user id (the token's owner). */
+  get userId(): string {
+    return this.o.userId;
+  }
+
   get refreshToken(): string {
     return this.refresh;
   }

@@ -126,6 +126,8 @@ export interface ChatServer {
     accepts(token: string): boolean;
     readonly clientId: string;
     readonly scopes: readonly string[];
+    /** The bot account's user id. */
+    readonly userId: string;
     /** The viewer a user token from the viewer login belongs to. */
     userOf(token: string): { id: string; login: string } | undefined;
     /** The viewer login (authorization code flow) behind `/oauth2/authorize`. */

@@ -7,6 +7,9 @@
  *   started_at, thumbnail_url (with {width}x{height}) }], pagination: {} }` ([] when offline);
  * - `GET /helix/channels/followers?broadcaster_id=..&user_id=..` -> `{ total, data: [...], pagination: {} }`,
  *   403 without the token scope moderator:read:followers.
+ * - `POST /helix/whispers?from_user_id&to_user_id` `{ message }` -> 204 with Twitch's rules and limits
+ *   (see `whisper`); `setWhisperDrop(true)` answers 204 without delivering (Twitch's silent drop);
+ *   `whispers` records every accepted one.
  * Every call needs `Client-Id` and `Authorization: Bearer <the chat server's current token>`
  * (401 otherwise); answers carry `Ratelimit-Limit`, `Ratelimit-Remaining`, `Ratelimit-Reset`
  * (epoch seconds, per-minute bucket on the injected clock) and a spent bucket answers 429. Errors
@@ -22,6 +25,8 @@ export interface SandboxHelixAuth {
   accepts(token: string): boolean;
   readonly clientId: string;
   readonly scopes: readonly string[];
+  /** The bot token's user (whispers must come from it). */
+  readonly userId?: string;
   /** The viewer a user token from the viewer login belongs to (`GET /users` without parameters answers them). */
   userOf?(token: string): { id: string; login: string } | undefined;
 }
@@ -33,6 +38,17 @@ export interface SandboxHelixOptions {
   ratePerMinute?: number;
   /** Every account follows every channel (since a day after its creation) unless set otherwise (the demo). */
   everyoneFollows?: boolean;
+  /** Whispers are answered 204 but not delivered (Twitch's silent drop). Default false; see `setWhisperDrop`. */
+  dropWhispers?: boolean;
+}
+
+/** One whisper the sandbox accepted (204); `delivered` false when it was dropped silently. */
+export interface SandboxWhisper {
+  from: string;
+  to: string;
+  message: string;
+  at: number;
+  delivered: boolean;
 }
 
 export interface HelixCall {
@@ -66,9 +82,25 @@ export class SandboxHelix {
   private readonly defaultCreatedAt: number;
   private down = false;
   private seq = 1;
+  /** Whispers answered 204, in order (delivered or silently dropped). */
+  readonly whispers: SandboxWhisper[] = [];
+  private dropWhispers: boolean;
+  private readonly whisperTimes: number[] = [];
+  private readonly whisperRecipients = new Map<string, number>();
 
   constructor(private readonly o: SandboxHelixOptions) {
     this.defaultCreatedAt = o.clock.now() - 730 * DAY_MS;
+    this.dropWhispers = o.dropWhispers ?? false;
+  }
+
+  /** From now on whispers are answered 204 but not delivered (true), or delivered again (false). */
+  setWhisperDrop(drop: boolean): void {
+    this.dropWhispers = drop;
+  }
+
+  /** Whispers a user actually received. */
+  whispersTo(userId: string): SandboxWhisper[] {
+    return this.whispers.filter((w) => w.to === userId && w.delivered);
   }
 
   /** Adds or changes an account (ids are numeric strings). */
@@ -120,7 +152,8 @@ export class SandboxHelix {
     };
     const fail = (status: number, error: string, message: string, headers?: Record<string, string>) => done(status, { error, status, message }, headers);
     if (this.down) return fail(503, 'Service Unavailable', ''), true;
-    if (req.method !== 'GET') return fail(405, 'Method Not Allowed', ''), true;
+    const isWhisper = path === '/whispers' && req.method === 'POST';
+    if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
@@ -131,6 +164,23 @@ export class SandboxHelix {
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
     const q = url.searchParams;
+    if (isWhisper) {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => {
+        body += c;
+        if (body.length > 64 * 1024) req.destroy();
+      });
+      req.on('end', () => {
+        const r = this.whisper(viewer !== undefined, q, body);
+        if (r.status === 204) {
+          this.calls.push({ path, status: 204, query: url.search });
+          res.writeHead(204, h);
+          res.end();
+        } else fail(r.status, r.error, r.message, h);
+      });
+      return true;
+    }
     if (path === '/users') {
       const ids = q.getAll('id');
       const logins = q.getAll('login').map((l) => l.toLowerCase());
@@ -195,6 +245,40 @@ export class SandboxHelix {
     }
     fail(404, 'Not Found', '');
     return true;
+  }
+
+  /**
+   * `POST /whispers`: Twitch's rules (scope user:manage:whispers on the sender's token, from_user_id
+   * = the token's user, a non-empty message cut to 500 characters, 3 a second, 100 a minute, 40
+   * distinct recipients in 24 h, 429 beyond) and its silent drop (204, not delivered).
+   */
+  private whisper(viewerToken: boolean, q: URLSearchParams, raw: string): { status: number; error: string; message: string } {
+    const ok = { status: 204, error: '', message: '' };
+    if (viewerToken || !this.o.auth.scopes.includes('user:manage:whispers')) return { status: 401, error: 'Unauthorized', message: 'Missing scope: user:manage:whispers' };
+    const from = q.get('from_user_id') ?? '';
+    const to = q.get('to_user_id') ?? '';
+    if (!from || !to) return { status: 400, error: 'Bad Request', message: 'Missing required parameter' };
+    if (this.o.auth.userId && from !== this.o.auth.userId) return { status: 401, error: 'Unauthorized', message: 'The ID in from_user_id must match the user ID found in the request\'s OAuth token.' };
+    if (from === to) return { status: 400, error: 'Bad Request', message: 'The sender and receiver cannot be the same user' };
+    let message = '';
+    try {
+      const body = JSON.parse(raw) as { message?: unknown };
+      message = typeof body.message === 'string' ? body.message : '';
+    } catch {
+      return { status: 400, error: 'Bad Request', message: 'Invalid JSON body' };
+    }
+    if (!message) return { status: 400, error: 'Bad Request', message: 'The message field must not be empty' };
+    const now = this.o.clock.now();
+    while (this.whisperTimes.length && now - this.whisperTimes[0]! >= 60_000) this.whisperTimes.shift();
+    for (const [id, at] of this.whisperRecipients) if (now - at >= DAY_MS) this.whisperRecipients.delete(id);
+    const lastSecond = this.whisperTimes.filter((t) => now - t < 1000).length;
+    const newRecipient = !this.whisperRecipients.has(to);
+    if (lastSecond >= 3 || this.whisperTimes.length >= 100 || (newRecipient && this.whisperRecipients.size >= 40))
+      return { status: 429, error: 'Too Many Requests', message: 'You have exceeded the whisper rate limit' };
+    this.whisperTimes.push(now);
+    if (newRecipient) this.whisperRecipients.set(to, now);
+    this.whispers.push({ from, to, message: [...message].slice(0, 500).join(''), at: now, delivered: !this.dropWhispers });
+    return ok;
   }
 
   private userById(id: string): SimUser {
