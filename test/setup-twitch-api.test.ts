@@ -72,9 +72,19 @@ describe('setup: Twitch API', () => {
     expect(items.map((i) => [i.name, i.status])).toEqual([
       ['Twitch API client id', 'ok'],
       ['Twitch API scopes', 'ok'],
+      ['Whispers', 'skip'],
       ['Twitch API', 'ok'],
     ]);
-    expect(items[2]!.detail).toMatch(new RegExp(`#${chat.channel} is user ${chat.channelId}; GET /streams: offline now`));
+    expect(items[1 + 1]!.detail).toContain('user:manage:whispers');
+    expect(items[3]!.detail).toMatch(new RegExp(`#${chat.channel} is user ${chat.channelId}; GET /streams: offline now`));
+  });
+
+  it('a token with user:manage:whispers: whispers are reported on (optional item)', async () => {
+    const chat = await chatWith(['chat:read', 'chat:edit', 'user:manage:whispers']);
+    const items = await checkTwitchApi(configFor(chat, {}, chat.clientId), silentLogger());
+    const w = items.find((i) => i.name === 'Whispers')!;
+    expect([w.status, w.required]).toEqual(['ok', false]);
+    expect(w.detail).toMatch(/verified phone number/);
   });
 
   it('a client id the token was not issued to is named', async () => {
