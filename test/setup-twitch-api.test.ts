@@ -75,7 +75,7 @@ describe('setup: Twitch API', () => {
       ['Whispers', 'skip'],
       ['Twitch API', 'ok'],
     ]);
-    expect(items[1 + 1]!.detail).toContain('user:manage:whispers');
+    expect(items[2]!.detail).toContain('user:manage:whispers');
     expect(items[3]!.detail).toMatch(new RegExp(`#${chat.channel} is user ${chat.channelId}; GET /streams: offline now`));
   });
 

@@ -115,6 +115,34 @@ export class DemoWorld {
     return this.clock.now();
   }
 
+  /** Resolves once no prize waits any more (on the delivery tracker's events), or rejects after `timeoutMs`. */
+  async prizesRedeemed(timeoutMs: number): Promise<void> {
+    const tracker = this.stack.bot.delivery;
+    if (this.signal.aborted) throw new DemoAborted();
+    await new Promise<void>((resolve, reject) => {
+      let done = false;
+      const finish = (err?: Error) => {
+        if (done) return;
+        done = true;
+        timer.cancel();
+        tracker.off('changed', check);
+        this.signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve();
+      };
+      const check = () =>
+        void tracker.waiting().then(
+          (list) => list.length === 0 && finish(),
+          (err: unknown) => finish(err as Error),
+        );
+      const onAbort = () => finish(new DemoAborted());
+      const timer = this.clock.setTimeout(() => finish(new DemoTimeout('every prize redeemed', timeoutMs)), timeoutMs);
+      this.signal.addEventListener('abort', onAbort, { once: true });
+      tracker.on('changed', check);
+      check();
+    });
+  }
+
   /** Resolves after `ms` (spacing only), or rejects with DemoAborted when stopped. */
   pause(ms: number): Promise<void> {
     if (this.signal.aborted) return Promise.reject(new DemoAborted());
