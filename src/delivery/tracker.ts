@@ -373,7 +373,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     for (const p of todo) {
       this.reminding.add(`${p.drawId}:${p.userId}`);
       const chatPossible = this.settings.reminders.chat && !!this.d.claimUrl;
-      const whisperMayBeLost = !!p.delivery.whisperedAt && !p.delivery.claimPageOpenedAt;
+      const whisperMayBeLost = (!!p.delivery.whisperedAt && !p.delivery.claimPageOpenedAt) || !!p.delivery.whisperProblem;
       if (this.settings.reminders.whisper && this.whispersOn() && !(whisperMayBeLost && chatPossible)) {
         void this.whisper(p, 'reminder');
         sent++;

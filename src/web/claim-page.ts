@@ -277,7 +277,7 @@ function prizeCard(p: PrizeView): string {
   if (p.delivery.redeemedAt) {
     return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p class="done">Redeemed ✔${p.delivery.orderFriendlyId ? ` (order ${escapeHtml(p.delivery.orderFriendlyId)})` : ''}</p></div>`;
   }
-  if (!p.link) return `<div class="card">${head}<p>Your link is on its way: check back in a minute.</p></div>`;
+  if (!p.link || !/^https?:\/\//i.test(p.link)) return `<div class="card">${head}<p>Your link is on its way: check back in a minute.</p></div>`;
   const steps =
     p.kind === 'link-giveaway'
       ? '<ol><li>Open your link below.</li><li>Pick your size or variant and enter your shipping address.</li><li>Place the order: it is free.</li></ol><p class="muted">The link works once, for whoever opens it first: do not share it.</p>'
