@@ -155,6 +155,23 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(chat).not.toContain(giftId);
   });
 
+  it('the dashboard lists the prize as waiting (opened) until it is redeemed, then the list is empty', async () => {
+    const winner = record.winners[0]!;
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    const row = page.locator(`#prizes tbody tr[data-user="${winner.userId}"]`);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    expect(await row.locator('td.state').textContent()).toBe('opened');
+    await page.screenshot({ path: join(screenshotDir(), 'dashboard-prizes-waiting.png'), fullPage: true });
+    s.fw.control.redeemGift(winner.giftId!);
+    await expect.poll(() => page.locator('#prizes tbody tr').count(), { timeout: 15_000 }).toBe(0);
+    expect(await page.textContent('#prize-count')).toBe('(none)');
+    await s.bot.repo.flush();
+    const stored = (await s.bot.repo.getDraw(record.id))!.winners.find((w) => w.userId === winner.userId)!;
+    expect(stored.delivery?.redeemedAt).toMatch(/^\d{4}-/);
+    await page.close();
+  });
+
   it('limits each client: the 31st request in a minute gets 429', async () => {
     let last = 0;
     for (let i = 0; i < 40 && last !== 429; i++) last = (await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status;

@@ -9,8 +9,8 @@
  *   (or, without one, the link) queued on the WhisperPort, which waits past Twitch's limits and
  *   never drops; `whisperedAt` is set when Twitch accepted it (never proof of delivery);
  * - `redeemed(giftId, order)` (ORDER_PLACED with `source.giftId`) and the redemption poll (one
- *   status call per draw with a waiting prize, every `pollSeconds`, through the Fourthwall
- *   client's own rate budget) set `redeemedAt` (+ `orderFriendlyId`); nothing is polled while no
+ *   status call per draw with a waiting prize, every `pollSeconds`, at most 10 a round (least
+ *   recently asked first), through the Fourthwall client's own rate budget) set `redeemedAt` (+ `orderFriendlyId`); nothing is polled while no
  *   prize waits, and the poll stops once every prize is redeemed;
  * - `opened(userId)` (the winner logged in on the claim page) sets `claimPageOpenedAt`;
  * - `streamStarted()` (and, with `reminders.afterHours`, the poll timer) sends ONE reminder per
@@ -114,6 +114,9 @@ export interface DeliveryTrackerDeps {
 /** The webhook types the tracker acts on (a redeemed gift or link places an order with `source.giftId`). */
 export const DELIVERY_WEBHOOK_TYPES = ['ORDER_PLACED'] as const;
 
+/** Status calls one poll round may make (one per draw). */
+const MAX_POLLS_PER_ROUND = 10;
+
 /** A prize announced less than this long before a stream start is not reminded at that start. */
 const REMIND_MIN_AGE_MS = 10 * 60_000;
 
@@ -133,6 +136,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   /** Whispers queued this run, by draw:user (so a restart re-queues only what never went out). */
   private readonly whispering = new Set<string>();
   private readonly reminding = new Set<string>();
+  /** When each draw's status was last read (the poll asks the least recent first). */
+  private readonly lastPolled = new Map<string, number>();
   private readonly onWinners = (record: DrawRecord, winners: Winner[]) => void this.announced(record, winners);
 
   constructor(private readonly d: DeliveryTrackerDeps) {
@@ -335,7 +340,12 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const byDraw = new Map<string, PrizeView[]>();
     for (const p of waiting) byDraw.set(p.drawId, [...(byDraw.get(p.drawId) ?? []), p]);
     const records = new Map((await this.d.store.listDraws()).map((r) => [r.id, r]));
-    for (const [drawId, prizes] of byDraw) {
+    for (const id of this.lastPolled.keys()) if (!byDraw.has(id)) this.lastPolled.delete(id);
+    // At most MAX_POLLS_PER_ROUND calls a round, the draws asked least recently first, so a long
+    // list never takes the Fourthwall budget a draw's finish call needs.
+    const due = [...byDraw].sort((a, b) => (this.lastPolled.get(a[0]) ?? 0) - (this.lastPolled.get(b[0]) ?? 0)).slice(0, MAX_POLLS_PER_ROUND);
+    for (const [drawId, prizes] of due) {
+      this.lastPolled.set(drawId, this.d.clock.now());
       const record = records.get(drawId);
       if (!record || this.stopped) continue;
       let statuses: Map<string, PrizeStatus>;
