@@ -114,4 +114,20 @@ describe('delivery states and redemption', () => {
     await s.bot.delivery.tick();
     expect(s.requests('getGiveawayPackage').length).toBe(settledCount);
   });
+
+  it('a reroll: the replacement is tracked with the passed-on link, the other winner keeps their state, the replaced one leaves the list', async () => {
+    const s = await startLinkStack({ settings: { delivery: { pollSeconds: 3600 } } });
+    stacks.push(s);
+    const record = await linkGiveaway(s, 2, ['ana', 'ben', 'cai', 'dee']);
+    const before = await waitingReaches(s, (list) => list.length === 2);
+    const [kept, replaced] = record.winners as [(typeof record.winners)[0], (typeof record.winners)[0]];
+    const keptAt = before.find((p) => p.userId === kept.userId)!.delivery.announcedAt;
+    const from = s.mark();
+    s.say(s.mod, `!giveaway reroll ${replaced.login}`);
+    await s.nextBotLine(/is replaced by/, from);
+    const after = await waitingReaches(s, (list) => list.length === 2 && !list.some((p) => p.userId === replaced.userId));
+    const newcomer = after.find((p) => p.userId !== kept.userId)!;
+    expect(newcomer.link).toBe(replaced.redeemUrl);
+    expect(after.find((p) => p.userId === kept.userId)!.delivery.announcedAt).toBe(keptAt);
+  });
 });

@@ -36,6 +36,7 @@ import { deliveryLabel, isWaiting, type DeliveryLabel } from './state.js';
 export interface DeliveryStore {
   listDraws(options?: { limit?: number }): Promise<DrawRecord[]>;
   updateDelivery(drawId: string, userId: string, patch: Partial<Delivery>): Promise<Delivery | undefined>;
+  deliveryOf(drawId: string, userId: string): Delivery | undefined;
 }
 
 /** What Fourthwall says of one prize. */
@@ -200,7 +201,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const now = this.d.clock.now();
     for (const w of winners) {
       if (!w.giftId && !w.redeemUrl) continue;
-      if (w.delivery) continue;
+      // Already tracked (the same winners again after a reroll of another one): nothing new.
+      if (w.delivery || this.d.store.deliveryOf(record.id, w.userId)) continue;
       try {
         const delivery = await this.set(record.id, w.userId, { announcedAt: iso(now) });
         if (!delivery) continue;

@@ -377,6 +377,11 @@ export class FileDrawRepository implements DrawRepository {
     return record;
   }
 
+  /** One winner's stored delivery state (a copy), if any. */
+  deliveryOf(drawId: string, userId: string): Delivery | undefined {
+    return this.deliveries.get(drawId, userId);
+  }
+
   /**
    * Changes one winner's delivery state (the delivery tracker's only way in); `announcedAt` in
    * `patch` creates it. Resolves with the new state once it is on disk (undefined: nothing to change).
