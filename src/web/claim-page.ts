@@ -48,7 +48,7 @@ export interface ClaimPageOptions {
   channel: string;
   clock: Clock;
   logger: Logger;
-  /** Requests per client per minute on /claim... (default 30). */
+  /** Requests per client per minute on /claim... (default 60: a whole login is about 6). */
   ratePerMinute?: number;
 }
 
@@ -159,7 +159,7 @@ export class ClaimPage {
       bound(this.clients, MAX_CLIENTS);
     }
     c.used++;
-    return c.used <= (this.o.ratePerMinute ?? 30);
+    return c.used <= (this.o.ratePerMinute ?? 60);
   }
 
   private session(req: IncomingMessage): TwitchViewer | undefined {

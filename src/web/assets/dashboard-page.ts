@@ -230,7 +230,7 @@ async function loadPrizes() {
       b.addEventListener('click', () => act('remind', { drawId: x.drawId, userId: x.userId }));
       act2.append(b);
     } else act2.append(el('span', 'muted', 'reminded (' + x.delivery.remindedBy + ')'));
-    tr.append(el('td', '', x.displayName + ' @' + x.login), el('td', '', x.product), el('td', 'state', x.label),
+    tr.append(el('td', '', x.displayName + ' @' + x.login), el('td', '', x.product), el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : '')),
       el('td', '', new Date(x.delivery.announcedAt).toLocaleString()), link, act2);
     return tr;
   }));
