@@ -162,6 +162,14 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     const row = page.locator(`#prizes tbody tr[data-user="${winner.userId}"]`);
     await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
     expect(await row.locator('td.state').textContent()).toBe('opened');
+    // "Remind" from the dashboard: one chat mention pointing to the claim page, then the button is gone.
+    const from = s.mark();
+    await row.locator('button', { hasText: 'Remind' }).click();
+    const reminder = await s.nextBotLine(/still waiting/, from);
+    expect(reminder).toContain(`@${winner.login}`);
+    expect(reminder).toContain(`${base}/claim`);
+    expect(reminder).not.toContain(winner.redeemUrl!);
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('reminded (chat)');
     await page.screenshot({ path: join(screenshotDir(), 'dashboard-prizes-waiting.png'), fullPage: true });
     s.fw.control.redeemGift(winner.giftId!);
     await expect.poll(() => page.locator('#prizes tbody tr').count(), { timeout: 15_000 }).toBe(0);
