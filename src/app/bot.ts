@@ -34,10 +34,8 @@ import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { consoleOperator } from './operator-console.js';
 import { twitchApiFor, type TwitchApi } from './twitch-api.js';
-import { DeliveryTracker, DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
-import { fourthwallRedemption } from './redemption.js';
-import { claimPageFor } from './claim.js';
-import { TwitchWhispers, WHISPER_SCOPE } from '../twitch/whispers.js';
+import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
+import { startDelivery } from './delivery.js';
 
 export interface BotOptions {
   config: Config;
@@ -164,44 +162,19 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
-  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, onLive: () => void delivery.streamStarted(), ...options.twitchApi });
+  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, onLive: () => void delivery.tracker.streamStarted(), ...options.twitchApi });
   const beacon = await beaconForBot(config, { clock, logger });
   const service = new GiveawayService({
     chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
     beacon: beacon.port,
     beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
-    privateDelivery: (): PrivateDelivery => delivery.via(),
+    privateDelivery: (): PrivateDelivery => delivery.tracker.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
-  const claimPage = claimPageFor(config, logger);
-  // Whispers need the Helix client id; whether the token may whisper is known once it is validated.
-  const whispers = config.twitch.clientId
-    ? new TwitchWhispers({
-        apiUrl: config.twitch.apiUrl ?? 'https://api.twitch.tv/helix',
-        clientId: config.twitch.clientId,
-        token: twitchAuth.tokens,
-        identity: () => {
-          const v = twitchAuth.tokens.validated();
-          return v ? { userId: v.userId, scopes: v.scopes } : undefined;
-        },
-        clock,
-        logger,
-      })
-    : undefined;
-  const delivery = new DeliveryTracker({
-    store: repo,
-    events: service.events,
-    chat,
-    messages: settings.messages,
-    clock,
-    logger,
-    settings: file.delivery,
-    redemption: fourthwallRedemption(client),
-    ...(claimPage ? { claimUrl: claimPage.url } : {}),
-    ...(whispers ? { whispers } : {}),
-  });
-  const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.streamStarted() });
+  // Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery).
+  const delivery = startDelivery({ config, store: repo, service, chat, messages: settings.messages, client, tokens: twitchAuth.tokens, clock, logger });
+  const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.tracker.streamStarted() });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
   const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], file);
   // The giveaway types plus the ones the enabled shop features (alerts, merch train) act on.
@@ -249,12 +222,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       case 'GIFT_PURCHASE':
         await service.handleGiftPurchase(toPurchaseInfo(event.data), event.id);
         break;
-      case 'ORDER_PLACED': {
-        // A gift or giveaway link redeemed (source.giftId): its prize is delivered.
-        const giftId = event.data.source?.giftId;
-        if (giftId) await delivery.redeemed(giftId, { friendlyId: event.data.friendlyId ?? undefined, createdAt: event.data.createdAt ?? undefined });
+      case 'ORDER_PLACED':
+        await delivery.onOrder(event.data); // a redeemed gift or link: its prize is delivered
         break;
-      }
     }
     await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
   };
@@ -274,7 +244,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await shopFeatures.start();
-    await delivery.start();
+    await delivery.tracker.start();
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
     const web = (pages = await startOperatorPages({
@@ -288,7 +258,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       clock,
       logger,
       ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
-      delivery,
+      delivery: delivery.tracker,
     }));
     http = await startHttpServer({
       host: config.http.host,
@@ -301,7 +271,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       handledTypes,
       routes: [
         verifyRoute(repo, logger),
-        ...(claimPage ? [claimPage.mount({ prizes: delivery, channel: config.twitch.channel, clock })] : []),
+        ...(delivery.claimRoute ? [delivery.claimRoute] : []),
         (req, res) => web.handle(req, res),
       ],
     });
@@ -324,12 +294,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       force: options.events?.forcePoll,
     });
     await twitchAuth.connect(chat, options.chatConnect);
-    void delivery.resumeWhispers().catch((err: unknown) => log.warn({ err }, 'could not queue the whispers left from before'));
+    delivery.afterLogin();
   } catch (err) {
     pages?.close();
     await http?.close().catch(() => undefined);
     delivery.stop();
-    whispers?.stop();
     await poller?.stop().catch(() => undefined);
     await intake.stop().catch(() => undefined);
     await beacon.close().catch(() => undefined);
@@ -346,8 +315,6 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
-  if (file.delivery.whispers && whispers && !whispers.available())
-    log.info(`whispers to winners are off: TWITCH_TOKEN lacks the scope ${WHISPER_SCOPE} (add it to whisper each winner the claim page or link)`);
   void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start'));
   if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
     try {
@@ -390,8 +357,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
       await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
       delivery.stop();
-      whispers?.stop();
-      await delivery.idle().catch(() => undefined);
+      await delivery.tracker.idle().catch(() => undefined);
       await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
       await beacon.close().catch(() => undefined);
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
@@ -420,7 +386,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhookTypes,
     pages: operatorPages,
     ...(twitchApi ? { twitchApi } : {}),
-    delivery,
+    delivery: delivery.tracker,
     health,
     stop,
   };
