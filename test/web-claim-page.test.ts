@@ -180,6 +180,23 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     await page.close();
   });
 
+  it('a code Twitch refuses (made up, or used before) with a valid state: "Login failed", no session, the state spent', async () => {
+    const start = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '198.51.100.7' } });
+    const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const refused = s.chat.tokens.viewerLogin!.stats.refused;
+    const cb = `${base}/claim/callback?code=not-a-real-code&state=${encodeURIComponent(state)}`;
+    const res = await fetch(cb, { headers: { cookie, 'x-forwarded-for': '198.51.100.7' }, redirect: 'manual' });
+    expect(res.status).toBe(502);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('giftdrop_claim='))).toBe(false);
+    expect(await res.text()).toContain('Twitch did not confirm the login');
+    expect(s.chat.tokens.viewerLogin!.stats.refused).toBe(refused + 1);
+    // The same state again: spent.
+    const again = await fetch(cb, { headers: { cookie, 'x-forwarded-for': '198.51.100.7' }, redirect: 'manual' });
+    expect(again.status).toBe(400);
+    expect(s.chat.tokens.viewerLogin!.stats.refused).toBe(refused + 1);
+  });
+
   it('limits each client: the 61st request in a minute gets 429', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 61; i++) statuses.push((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
