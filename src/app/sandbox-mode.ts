@@ -120,6 +120,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
     badges: (login) => world.badge(login),
   });
   stack.chatServer.on('transcript', (entry) => printer.chat(entry));
+  // Whispers are private; the demo shows them (they carry the claim page, never a link here).
+  stack.helix.onWhisper((w) => printer.whisper(world.loginOf(w.to) ?? `user ${w.to}`, w.message, w.delivered));
 
   let closing: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> =>

@@ -82,6 +82,12 @@ export class DemoWorld {
     return v;
   }
 
+  /** The login of a viewer the demo created, by user id. */
+  loginOf(userId: string): string | undefined {
+    for (const v of this.viewers.values()) if (v.userId === userId) return v.login;
+    return undefined;
+  }
+
   /** Badge text for a login the demo created (e.g. `mod`, `sub 14 months`). */
   badge(login: string): string | undefined {
     const v = this.viewers.get(login.toLowerCase());

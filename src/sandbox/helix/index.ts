@@ -87,6 +87,7 @@ export class SandboxHelix {
   private dropWhispers: boolean;
   private readonly whisperTimes: number[] = [];
   private readonly whisperRecipients = new Map<string, number>();
+  private readonly whisperListeners: ((w: SandboxWhisper) => void)[] = [];
 
   constructor(private readonly o: SandboxHelixOptions) {
     this.defaultCreatedAt = o.clock.now() - 730 * DAY_MS;
@@ -96,6 +97,11 @@ export class SandboxHelix {
   /** From now on whispers are answered 204 but not delivered (true), or delivered again (false). */
   setWhisperDrop(drop: boolean): void {
     this.dropWhispers = drop;
+  }
+
+  /** Calls `fn` with every whisper answered 204 (delivered or dropped), e.g. for the demo's transcript. */
+  onWhisper(fn: (w: SandboxWhisper) => void): void {
+    this.whisperListeners.push(fn);
   }
 
   /** Whispers a user actually received. */
@@ -277,7 +283,9 @@ export class SandboxHelix {
       return { status: 429, error: 'Too Many Requests', message: 'You have exceeded the whisper rate limit' };
     this.whisperTimes.push(now);
     if (newRecipient) this.whisperRecipients.set(to, now);
-    this.whispers.push({ from, to, message: [...message].slice(0, 500).join(''), at: now, delivered: !this.dropWhispers });
+    const w: SandboxWhisper = { from, to, message: [...message].slice(0, 500).join(''), at: now, delivered: !this.dropWhispers };
+    this.whispers.push(w);
+    for (const fn of this.whisperListeners) fn(w);
     return ok;
   }
 
