@@ -172,12 +172,18 @@ describe('lines confirmed by USERSTATE', () => {
     chat.say('y'.repeat(550)); // dropped silently by the server: never answered
     // (the client counts its write once tmi.js's raw() resolved: wait for that too)
     await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
+    expect(chat.health()).toEqual({ chat: 'connected' });
+    const health: { chat: string; reason?: string }[] = [];
+    chat.on('health', (h: { chat: string; reason?: string }) => health.push(h));
     s.holdPongs(true);
     const pings: string[] = [];
     s.on('client-ping', (p) => void pings.push(p.token));
     clock.advance(2000);
     await s.waitFor(() => pings.length === 1, 5000, 'the probe PING');
     expect(pings[0]).toMatch(/^giftdrop-probe-\d+$/);
+    // While the line goes unconfirmed, chat is degraded, and says why.
+    expect(chat.health()).toEqual({ chat: 'degraded', reason: expect.stringMatching(/not confirmed by Twitch within 2 s/) });
+    expect(health.map((h) => h.chat)).toEqual(['degraded']);
     // The PONG comes late in real time, but inside the deadline on the injected clock.
     clock.advance(4999);
     chat.say('after the slow pong'); // waits behind the unanswered line
@@ -188,6 +194,9 @@ describe('lines confirmed by USERSTATE', () => {
     expect(chat.state).toBe('connected');
     expect(connections).toBe(0); // never closed and reconnected
     expect(chat.outboxStats()).toMatchObject({ requeued: 0 });
+    await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'the next line confirmed');
+    expect(chat.health()).toEqual({ chat: 'connected' });
+    expect(health.map((h) => h.chat)).toEqual(['degraded', 'connected']);
   });
 
   it('a line the server never answers on a live connection is abandoned, not re-sent', async () => {
@@ -223,6 +232,7 @@ describe('receive path while a line awaits its answer', () => {
     // (the client counts its write once tmi.js's raw() resolved: wait for that too)
     await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
     expect(chat.outboxStats().unconfirmed).toBe(1);
+    expect(chat.readingAnswers()).toBe(true);
     let received = 0;
     chat.on('message', () => received++);
     const lines = Array.from({ length: 50 }, (_, i) => s.formatPrivmsg(s.viewer(`waiting_${i}`), '!enter'));
@@ -233,6 +243,8 @@ describe('receive path while a line awaits its answer', () => {
     clock.advance(2000);
     chat.say('answered');
     await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'the next line confirmed');
+    // Nothing awaits an answer any more: tmi.js's raw_message (a copy of every line) is left alone.
+    expect(chat.readingAnswers()).toBe(false);
   });
 });
 

@@ -218,12 +218,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
   };
 
-  const health = (): HealthReport => ({
-    status: 'ok',
-    mode: config.mode,
-    chat: chat.state,
-    openDraws: service.openDrawCount(),
-  });
+  const health = (): HealthReport => {
+    const c = chat.health();
+    return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: service.openDrawCount() };
+  };
 
   let http: BotHttpServer | undefined;
   let poller: EventPoller | undefined;

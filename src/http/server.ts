@@ -19,7 +19,10 @@ export const MAX_WEBHOOK_BYTES = 1024 * 1024;
 export interface HealthReport {
   status: 'ok';
   mode: 'sandbox' | 'live';
-  chat: 'connected' | 'connecting' | 'disconnected';
+  /** The chat connection's state, or 'degraded' while connected but the bot's lines go unconfirmed. */
+  chat: 'connected' | 'connecting' | 'disconnected' | 'degraded';
+  /** Why chat is degraded (only then). */
+  chatReason?: string;
   openDraws: number;
   [extra: string]: unknown;
 }

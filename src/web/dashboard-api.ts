@@ -34,7 +34,7 @@ export interface DashboardApiDeps {
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts'>;
   repo: { listDraws(o?: { limit?: number }): Promise<DrawRecord[]>; getDraw(id: string): Promise<DrawRecord | undefined>; recentWinnerIds(sinceMs: number): Promise<Set<string>> };
-  chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; readonly state: string };
+  chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
   chatLog: ChatLog;
   settings: GiveawaySettings;
   clock: Clock;
@@ -191,7 +191,8 @@ export class DashboardApi {
         fairness: { commitment: r.fairness.commitment, seed: r.fairness.seed ?? null, digest: r.fairness.entrantsDigest ?? null },
       };
     });
-    return { now: this.d.clock.now(), mode: this.d.mode, chat: this.d.chat.state, channel: this.d.chat.channelLogin, draws };
+    const chat = this.d.chat.health();
+    return { now: this.d.clock.now(), mode: this.d.mode, chat: chat.chat, ...(chat.reason ? { chatReason: chat.reason } : {}), channel: this.d.chat.channelLogin, draws };
   }
 
   private async entrants(drawId: string, search: string): Promise<Json> {

@@ -180,7 +180,7 @@ function drawBlock(d) {
 }
 
 function renderState() {
-  $('status').textContent = state.mode + ' · chat ' + state.chat + ' · #' + state.channel;
+  $('status').textContent = state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') + ' · #' + state.channel;
   const open = state.draws.filter((d) => d.active);
   const recent = state.draws.filter((d) => !d.active && d.winners.length);
   $('open').replaceChildren(...(open.length ? open.map(drawBlock) : [el('p', 'muted', 'No draw is open.')]));
