@@ -17,6 +17,7 @@ import { claimCommand } from '../commands/claim.js';
 import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
+import type { ChatMessage } from '../shared/chat.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
@@ -107,6 +108,8 @@ export function clientAuth(config: Config): AuthConfig {
 export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
 
 const DRAIN_MS = 2000;
+/** Chat lines held while the bot starts (chat connects meanwhile); beyond, the oldest go. */
+const EARLY_LINES_MAX = 10_000;
 /** How long a clean shutdown waits for Fourthwall to accept "streaming ended". */
 const STREAMING_END_MS = 5000;
 
@@ -181,12 +184,20 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   registerShopCommands(registry, shopFeatures, config);
 
   const reply = (text: string) => chat.say(text);
-  chat.on('message', (msg) => {
+  const handleLine = (msg: ChatMessage) => {
     try {
       registry.handle(msg, reply);
     } catch (err) {
       log.error({ err }, 'chat message handling failed');
     }
+  };
+  // Chat connects while the rest of the bot starts (below); the lines it reads before the open
+  // draws are restored are held, in order, and handled right after (at most EARLY_LINES_MAX).
+  let early: ChatMessage[] | undefined = [];
+  chat.on('message', (msg: ChatMessage) => {
+    if (!early) return handleLine(msg);
+    if (early.length >= EARLY_LINES_MAX) early.shift();
+    early.push(msg);
   });
 
   // Fourthwall events (webhooks and the catch-up poll): one intake, one dedupe by event id.
@@ -226,11 +237,22 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   let http: BotHttpServer | undefined;
   let poller: EventPoller | undefined;
   let pages: OperatorPages | undefined;
+  // The start-up connection (token check, socket, login, join) runs beside the rest of the start.
+  const chatStop = new AbortController();
+  const outer = options.chatConnect?.signal;
+  const chatConnected = twitchAuth.connect(chat, {
+    ...options.chatConnect,
+    signal: outer ? AbortSignal.any([outer, chatStop.signal]) : chatStop.signal,
+  });
+  chatConnected.catch(() => undefined); // (awaited below; a failure meanwhile is not unhandled)
   try {
-    // Open draws are restored before chat connects, so no `!enter` typed right after the
+    // Open draws are restored before chat lines are handled, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await shopFeatures.start();
+    const held = early;
+    early = undefined;
+    for (const msg of held) handleLine(msg);
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
     const web = (pages = await startOperatorPages({
@@ -274,8 +296,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       ...(options.events?.pollIntervalMs !== undefined ? { intervalMs: options.events.pollIntervalMs } : {}),
       force: options.events?.forcePoll,
     });
-    await twitchAuth.connect(chat, options.chatConnect);
+    await chatConnected;
   } catch (err) {
+    chatStop.abort();
     pages?.close();
     await http?.close().catch(() => undefined);
     await poller?.stop().catch(() => undefined);

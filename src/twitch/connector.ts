@@ -95,6 +95,7 @@ function formatWait(ms: number): string {
 
 function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       timer.cancel();
       reject(signal!.reason);
