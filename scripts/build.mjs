@@ -193,7 +193,11 @@ export function ensureBuilt({ log = () => undefined, root: base } = {}) {
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
   try {
     const { built, removed } = ensureBuilt();
-    console.error(`giftdrop: dist/ is up to date (${built} file(s) built, ${removed} removed).`);
+    console.error(
+      built || removed
+        ? `giftdrop: built dist/ from src/: ${built} file(s) written, ${removed} removed.`
+        : 'giftdrop: dist/ was already up to date with src/; nothing built.',
+    );
   } catch (err) {
     console.error(`giftdrop: build failed: ${err.message}`);
     process.exit(1);
