@@ -52,6 +52,8 @@ export interface LinkStackOptions {
   helix?: LocalStackOptions['helix'];
   /** The bot's clock (e.g. a ManualClock the test advances); default the system clock. */
   clock?: LocalStackOptions['clock'];
+  /** Event intake tuning and storage fault injection. */
+  bot?: LocalStackOptions['bot'];
 }
 
 export interface LinkStack {
@@ -122,6 +124,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
     outbox: {},
     ...(options.helix ? { helix: options.helix } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.bot ? { bot: options.bot } : {}),
   });
   const chat = stack.chatServer;
   const mod = chat.viewer('modjo', { mod: true });
