@@ -194,9 +194,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Chat connects while the rest of the bot starts (below); the lines it reads before the open
   // draws are restored are held, in order, and handled right after (at most EARLY_LINES_MAX).
   let early: ChatMessage[] | undefined = [];
+  let earlyDropped = 0;
   chat.on('message', (msg: ChatMessage) => {
     if (!early) return handleLine(msg);
-    if (early.length >= EARLY_LINES_MAX) early.shift();
+    if (early.length >= EARLY_LINES_MAX) (early.shift(), earlyDropped++);
     early.push(msg);
   });
 
@@ -252,6 +253,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await shopFeatures.start();
     const held = early;
     early = undefined;
+    if (earlyDropped > 0) log.warn({ dropped: earlyDropped, kept: held.length }, 'chat lines read while the bot started exceeded what it holds; the oldest were not handled');
     for (const msg of held) handleLine(msg);
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
