@@ -133,7 +133,7 @@ async function pairedRound(
   const drawId = await openGiftDraw(s, 5);
   const bare = await joinBareClient(rawServer);
   // Both sides' waits are woken by their own events (the bare client's lines, the bot's new
-  // entrants), never polled: a polling main thread would take a core from the bot's chat worker.
+  // entrants), never polled: a polling wait would spin the main thread the bot's chat runs on.
   const wait = new CountWait();
   let seen = 0;
   bare.client.on('message', () => {
