@@ -18,6 +18,8 @@
  *   re-sends once; another 401/403 throws FourthwallAuthError. Tokens obtained at runtime are
  *   registered with the logger's scrubber (createLogger) before use.
  * - Responses are checked with the zod wire schemas; a mismatch throws FourthwallSchemaError.
+ * - `signal` (the bot's stop during start-up): once it aborts, every call in flight, queued or
+ *   waiting to retry ends at once with the signal's reason, and no new attempt starts.
  * - Logs method, path (no query), status, attempt and duration at debug. Never headers, bodies,
  *   query strings or credentials.
  *
@@ -96,6 +98,8 @@ export interface FourthwallClientOptions {
   maxResponseBytes?: number;
   /** Told every OAuth token obtained at runtime (default: registered with `logger`'s scrubber). */
   registerSecret?: (value: string) => void;
+  /** Ends every call at once when it aborts (see the module header). */
+  signal?: AbortSignal;
 }
 
 /** The transport core of the Fourthwall client (see the module header); FourthwallClient extends it. */
@@ -116,8 +120,10 @@ export class FourthwallTransport {
   private readonly maxDelayMs: number;
   private readonly userAgent: string;
   private readonly maxResponseBytes: number;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(options: FourthwallClientOptions) {
+    this.signal = options.signal;
     this.apiUrl = normaliseBase(options.apiUrl, 'apiUrl');
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? cryptoRandom;
@@ -190,7 +196,17 @@ export class FourthwallTransport {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+    const signal = this.signal;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => (timer.cancel(), reject(signal!.reason));
+      const timer = this.clock.setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** `own`, or also the client's `signal` when there is one. */
+  private withStop(own: AbortSignal): AbortSignal {
+    return this.signal ? AbortSignal.any([own, this.signal]) : own;
   }
 
   private backoff(retryNo: number): number {
@@ -211,6 +227,7 @@ export class FourthwallTransport {
     let refreshed = false;
 
     for (let attemptNo = 1; ; attemptNo++) {
+      this.signal?.throwIfAborted();
       const result = await this.attempt(spec.auth, call, url, body, deadline, attemptNo);
       if (result.kind === 'ok') return { status: result.status, text: result.text, call };
       if (result.kind === 'fail') {
@@ -273,8 +290,9 @@ export class FourthwallTransport {
     const queueTimer = this.clock.setTimeout(() => queueAbort.abort(), Math.max(0, deadline - this.clock.now()));
     let permit;
     try {
-      permit = await this.limiter.acquire(queueAbort.signal);
+      permit = await this.limiter.acquire(this.withStop(queueAbort.signal));
     } catch {
+      this.signal?.throwIfAborted();
       return { kind: 'fail', error: new FourthwallTimeoutError('queued', this.deadlineMs, call) };
     } finally {
       queueTimer.cancel();
@@ -300,7 +318,7 @@ export class FourthwallTransport {
           headers,
           body,
           dispatcher,
-          signal: ac.signal,
+          signal: this.withStop(ac.signal),
           headersTimeout: budget,
           bodyTimeout: budget,
         });
@@ -311,6 +329,7 @@ export class FourthwallTransport {
         text = await readBody(res.body, status >= 200 && status < 300 ? this.maxResponseBytes : 64 * 1024, call);
       } catch (e) {
         permit.release();
+        this.signal?.throwIfAborted();
         const ms = this.clock.now() - started;
         const code = errCode(e);
         const timedOut = ac.signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
