@@ -90,6 +90,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     enter: deps.settings.commands.enter,
     badge: overlaySettings.badge,
     winnersSeconds: overlaySettings.winnersSeconds,
+    maxResults: overlaySettings.maxResults,
     ...(overlaySettings.winnerChat ? { winnerChat: (id: string) => chatLog.overlayLines(id) } : {}),
     headers: OVERLAY_HEADERS,
   }));
