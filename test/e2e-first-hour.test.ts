@@ -17,9 +17,15 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   botProcessEnv,
+  enterAll,
   freePort,
+  journaledEntrants,
+  logins,
   makeTempDir,
   PROJECT_ROOT,
+  readDraw,
+  setShopLive,
+  spawnBot,
   startLocalServers,
   waitUntil,
   writeSettingsFile,
@@ -141,12 +147,24 @@ describe('the first hour as a streamer', { timeout: 90_000 }, () => {
     expect((await p.exited).code).toBe(0);
   });
 
-  it('SIGTERM to the npm start PID while chat cannot be reached stops everything within 3 s, exit 0', async () => {
+  it('SIGTERM to the npm start PID while chat cannot be reached stops everything within 3 s, exit 0; the open draw stays journaled', async () => {
     const dir = await temp();
+    const dataDir = join(dir, 'data');
+    const configFile = await writeSettingsFile(dir);
+    // a first run leaves a draw open with two entrants
+    const first = await spawnBot(servers, { dataDir, configFile });
+    setShopLive(servers);
+    const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 1, durationSeconds: 300, username: 'late_fan' });
+    const drawId = draw['id'] as string;
+    await servers.chat.waitFor(() => servers.chat.botMessages().some((m) => m.startsWith('🎁 late_fan gifted')), 10_000, 'draw announced');
+    enterAll(servers.chat, logins('stay', 2));
+    await waitUntil(() => journaledEntrants(dataDir, drawId).length === 2, 5000, 'entries journaled');
+    expect((await first.kill('SIGTERM')).code).toBe(0);
+    // the next start cannot reach Twitch
     const closed = await freePort(); // nothing listens there: every connect is refused
     const env = botProcessEnv(servers, {
-      dataDir: join(dir, 'data'),
-      configFile: await writeSettingsFile(dir),
+      dataDir,
+      configFile,
       extra: { TWITCH_IRC_URL: `ws://127.0.0.1:${closed}`, TWITCH_AUTH_URL: `http://127.0.0.1:${closed}/oauth2` },
     });
     const p = run('npm', ['start'], PROJECT_ROOT, env);
@@ -165,6 +183,9 @@ describe('the first hour as a streamer', { timeout: 90_000 }, () => {
     const text = p.lines.join('\n');
     expect(text).not.toContain('did not finish');
     expect(text).toMatch(/"msg":"stopped/);
+    // what must be kept was kept: the draw is still open with its entrants, for the next start
+    expect((await readDraw(dataDir, drawId))!.status).toBe('open');
+    expect(journaledEntrants(dataDir, drawId).map((e) => e.login).sort()).toEqual(['stay0', 'stay1']);
   });
 
   it('a refused connection in live mode logs one line without a stack at the default level', async () => {
