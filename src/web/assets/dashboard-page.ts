@@ -112,6 +112,8 @@ export const DASHBOARD_JS = `
 const $ = (id) => document.getElementById(id);
 let selectedProduct = '';
 let state = { draws: [] };
+/** From the history: a giveaway still waits for its links (also one no longer in memory). */
+let linksWaiting = false;
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -185,7 +187,8 @@ function applicable(draws) {
   return {
     end: open.length,
     cancel: active.some((d) => d.kind === 'link-giveaway' && (d.phase === 'open' || d.phase === 'claim')),
-    retry: draws.some((d) => d.status === 'failed' && d.kind !== 'gift-draw' && d.winners.length > 0 && d.winners.some((w) => !w.link)),
+    // (the history also says so for a giveaway no longer in memory, e.g. after a restart)
+    retry: linksWaiting || draws.some((d) => d.status === 'failed' && d.kind !== 'gift-draw' && d.winners.length > 0 && d.winners.some((w) => !w.link)),
   };
 }
 
@@ -261,6 +264,7 @@ async function loadHistory() {
     $('csv').href = '/dashboard/api/history.csv' + q;
     $('json').href = '/dashboard/api/history.json' + q;
     const h = await getJson('/dashboard/api/history' + q);
+    if (linksWaiting !== (h.linksWaiting === true)) { linksWaiting = h.linksWaiting === true; if (state.mode) renderState(); }
     $('history').tBodies[0].replaceChildren(...h.draws.map((d) => {
       const tr = el('tr');
       tr.dataset.id = d.id;
