@@ -327,12 +327,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
-  void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start'));
+  void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));
   if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
     try {
       await streaming.goLive();
     } catch (err) {
-      log.warn({ err }, 'could not set Fourthwall streaming started');
+      log.warn({ err }, 'could not set Fourthwall streaming started; asking the mods in chat to type !stream live');
       chat.say(`⚠️ Could not tell Fourthwall the stream is live: ${(err as Error).message}. Mods: try !${names.names.stream} live`, {
         priority: 'high',
       });
