@@ -147,6 +147,11 @@ describe('config', () => {
     expect(loadConfig({ env: { TWITCH_CHANNEL: 'realenv' }, cwd: dir }).twitch.channel).toBe('realenv');
     writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL="#quoted"', ...lines, ''].join('\n'));
     expect(loadConfig({ env: {}, cwd: dir }).twitch.channel).toBe('quoted');
+    // a channel with a space in it is not taken: the error explains the # instead
+    writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#my channel', ...lines, ''].join('\n'));
+    expect(problemsOf(() => loadConfig({ env: {}, cwd: dir })).join('\n')).toContain(
+      'TWITCH_CHANNEL: required in live mode (in .env, TWITCH_CHANNEL=#... is read as empty because an unquoted # starts a comment: write TWITCH_CHANNEL="#..." in quotes)',
+    );
     // a password that starts with # is read as empty: the error says what happened and how to write it
     const noPw = lines.filter((l) => !l.startsWith('FOURTHWALL_PASSWORD='));
     writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#mychannel', 'FOURTHWALL_PASSWORD=#pw-secret', ...noPw, ''].join('\n'));

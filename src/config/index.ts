@@ -168,11 +168,12 @@ export function readDotEnv(cwd: string): { values: Record<string, string>; hashe
   for (const [k, v] of Object.entries(parsed)) if (v !== undefined) values[k] = v;
   const hashed: string[] = [];
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(#\S*)/.exec(line);
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(#.*)$/.exec(line);
     if (!m || values[m[1]!]) continue;
-    const [, key, raw] = m;
-    const channel = /^#[A-Za-z0-9_]{2,25}$/.exec(raw!);
-    if (key === 'TWITCH_CHANNEL' && channel) values[key] = raw!;
+    const [, key, rest] = m;
+    // `#name`, alone or followed by a comment
+    const channel = /^(#[A-Za-z0-9_]{2,25})(?:\s+#.*|\s*)$/.exec(rest!);
+    if (key === 'TWITCH_CHANNEL' && channel) values[key] = channel[1]!;
     else hashed.push(key!);
   }
   return { values, hashed };
