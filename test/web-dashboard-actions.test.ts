@@ -7,7 +7,9 @@
  * - a link giveaway open: "End now and draw" and "Cancel link giveaway"; cancelled: nothing;
  * - a link giveaway whose links Fourthwall refused: only "Retry links" (and Reroll on its winners);
  *   retried: nothing;
- * - a finished link giveaway: "Reroll" on its winners, nothing else.
+ * - a finished link giveaway: "Reroll" on its winners, nothing else;
+ * - a gift purchase (`gifting.flow: "purchase"`, the bot runs the entry window) open: only "End now
+ *   and draw"; drawn: nothing but "Reroll" on its winners (the bot, not Fourthwall, settles those).
  * Each shown action is clicked where the state allows it, and the engine's answer is checked, so a
  * button shown is one the engine accepts. Also: /favicon.ico answers on every page's origin.
  */
@@ -153,5 +155,46 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     expect(icon).toBe(32);
     await overlay.close();
     expect((page as unknown as { notFound: string[] }).notFound).toEqual([]);
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a gift purchase in Chromium', { timeout: 120_000 }, () => {
+  let browser: TestBrowser;
+  let s: InProcessStack;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    s = await startInProcessStack({ settings: { gifting: { flow: 'purchase', entrySeconds: 180 } } });
+    setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('open: only "End now and draw"; drawn: only "Reroll" on its winners', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    await page.locator('#status', { hasText: 'chat connected' }).waitFor();
+    const shown = async () => {
+      const out: string[] = [];
+      for (const id of ACTIONS) if (await page.locator(id).isVisible()) out.push(id);
+      return out;
+    };
+    expect(await shown()).toEqual([]);
+    const { purchase } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'generous_fan' });
+    const id = purchase['id'] as string;
+    await poll(() => page.locator(`#open .draw[data-id="${id}"]`).count()).toBe(1);
+    expect(await page.locator(`#open .draw[data-id="${id}"]`).textContent()).toContain('gift-purchase');
+    await poll(shown).toEqual(['#end']);
+    for (const n of logins('gp', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+    await waitUntil(() => /3 entered/.test(s.bot.service.status()), 5000, 'three entrants');
+    await page.click('#end');
+    await waitUntil(async () => (await s.bot.repo.getDraw(id))?.status === 'finished', 15_000, 'gift purchase drawn');
+    const done = page.locator(`#recent .draw[data-id="${id}"]`);
+    await poll(() => done.locator('button[data-reroll]').count()).toBe(1);
+    await poll(shown).toEqual([]);
+    await page.close();
   });
 });
