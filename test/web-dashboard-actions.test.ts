@@ -9,7 +9,9 @@
  *   retried: nothing;
  * - a finished link giveaway: "Reroll" on its winners, nothing else;
  * - a gift purchase (`gifting.flow: "purchase"`, the bot runs the entry window) open: only "End now
- *   and draw"; drawn: nothing but "Reroll" on its winners (the bot, not Fourthwall, settles those).
+ *   and draw"; drawn: nothing but "Reroll" on its winners (the bot, not Fourthwall, settles those);
+ * - a link giveaway with a claim window (`claim.seconds`): open, "End" and "Cancel"; in its claim
+ *   window, "Cancel" and "Reroll" (no "End"); claimed and finished, only "Reroll".
  * Each shown action is clicked where the state allows it, and the engine's answer is checked, so a
  * button shown is one the engine accepts. Also: /favicon.ico answers on every page's origin.
  */
@@ -192,6 +194,52 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a gift purchase in Chromiu
     await waitUntil(() => /3 entered/.test(s.bot.service.status()), 5000, 'three entrants');
     await page.click('#end');
     await waitUntil(async () => (await s.bot.repo.getDraw(id))?.status === 'finished', 15_000, 'gift purchase drawn');
+    const done = page.locator(`#recent .draw[data-id="${id}"]`);
+    await poll(() => done.locator('button[data-reroll]').count()).toBe(1);
+    await poll(shown).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a link giveaway with a claim window in Chromium', { timeout: 120_000 }, () => {
+  let browser: TestBrowser;
+  let s: InProcessStack;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    s = await startInProcessStack({ settings: { claim: { seconds: 300 } } });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('open: End and Cancel; in the claim window: Cancel and Reroll; claimed: only Reroll', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    await page.locator('#status', { hasText: 'chat connected' }).waitFor();
+    const shown = async () => {
+      const out: string[] = [];
+      for (const id of ACTIONS) if (await page.locator(id).isVisible()) out.push(id);
+      return out;
+    };
+    s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
+    await poll(() => page.locator('#open .draw').count()).toBe(1);
+    const id = (await page.locator('#open .draw').getAttribute('data-id'))!;
+    await poll(shown).toEqual(['#end', '#cancel']);
+    const viewers = logins('cw', 3).map((n) => s.chatServer.viewer(n));
+    for (const v of viewers) s.chatServer.inject(v, '!enter');
+    await waitUntil(() => /3 entered/.test(s.bot.service.status()), 5000, 'three entrants');
+    await page.click('#end');
+    const open = page.locator(`#open .draw[data-id="${id}"]`);
+    await poll(() => open.textContent()).toContain('link-giveaway · claim');
+    await poll(shown).toEqual(['#cancel']);
+    await poll(() => open.locator('button[data-reroll]').count()).toBe(1);
+    // the winner claims: the giveaway finishes
+    const winner = (await open.locator('button[data-reroll]').getAttribute('data-reroll'))!;
+    s.chatServer.inject(viewers.find((v) => v.login === winner)!, '!claim');
+    await waitUntil(async () => (await s.bot.repo.getDraw(id))?.status === 'finished', 15_000, 'claimed and finished');
     const done = page.locator(`#recent .draw[data-id="${id}"]`);
     await poll(() => done.locator('button[data-reroll]').count()).toBe(1);
     await poll(shown).toEqual([]);
