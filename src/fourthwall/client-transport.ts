@@ -204,9 +204,17 @@ export class FourthwallTransport {
     });
   }
 
-  /** `own`, or also the client's `signal` when there is one. */
-  private withStop(own: AbortSignal): AbortSignal {
-    return this.signal ? AbortSignal.any([own, this.signal]) : own;
+  /**
+   * Aborts `own` when the client's `signal` aborts, until the returned function is called (a
+   * listener per call, removed after it: no AbortSignal.any tied to the long-lived signal).
+   */
+  private followStop(own: AbortController): () => void {
+    const signal = this.signal;
+    if (!signal) return () => undefined;
+    const onAbort = () => own.abort();
+    if (signal.aborted) own.abort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
   }
 
   private backoff(retryNo: number): number {
@@ -289,18 +297,21 @@ export class FourthwallTransport {
     const queueAbort = new AbortController();
     const queueTimer = this.clock.setTimeout(() => queueAbort.abort(), Math.max(0, deadline - this.clock.now()));
     let permit;
+    const unfollowQueue = this.followStop(queueAbort);
     try {
-      permit = await this.limiter.acquire(this.withStop(queueAbort.signal));
+      permit = await this.limiter.acquire(queueAbort.signal);
     } catch {
       this.signal?.throwIfAborted();
       return { kind: 'fail', error: new FourthwallTimeoutError('queued', this.deadlineMs, call) };
     } finally {
       queueTimer.cancel();
+      unfollowQueue();
     }
 
     const started = this.clock.now();
     const budget = Math.min(this.timeoutMs, deadline - started);
     const ac = new AbortController();
+    const unfollow = this.followStop(ac);
     let timer: TimerHandle | undefined;
     const headers: Record<string, string> = { accept: call.operation === 'fetchProductFeed' ? 'application/rss+xml, application/xml, text/xml' : 'application/json', 'user-agent': this.userAgent };
     if (header) headers.authorization = header.value;
@@ -318,7 +329,7 @@ export class FourthwallTransport {
           headers,
           body,
           dispatcher,
-          signal: this.withStop(ac.signal),
+          signal: ac.signal,
           headersTimeout: budget,
           bodyTimeout: budget,
         });
@@ -345,6 +356,7 @@ export class FourthwallTransport {
       return classifyStatus(status, text, retryAfter, call, header, this.clock.now());
     } finally {
       timer?.cancel();
+      unfollow();
       permit.release();
     }
   }
