@@ -170,6 +170,9 @@ describe('config', () => {
     ]);
     writeFileSync(join(dir, 'x.json'), '{\n  "links": { "publicInChat": true }\n');
     expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON at line 3, column 1: unexpected end of the file');
+    // a byte-order mark (Windows Notepad) is not an error
+    writeFileSync(join(dir, 'x.json'), '\uFEFF{ "claim": { "seconds": 30 } }');
+    expect(loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir }).settings.claim.seconds).toBe(30);
     writeFileSync(join(dir, 'x.json'), '{ "a": [1, 2,] }');
     expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('line 1, column 14: unexpected "]"');
   });

@@ -211,7 +211,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (existsSync(candidate)) {
     configFile = candidate;
     let json: unknown;
-    const text = readFileSync(candidate, 'utf8');
+    // (a byte-order mark, as Windows Notepad writes one, is not an error)
+    const text = readFileSync(candidate, 'utf8').replace(/^\uFEFF/, '');
     try {
       json = JSON.parse(text);
     } catch (err) {

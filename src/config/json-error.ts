@@ -5,7 +5,7 @@
  *
  * Contract: `jsonErrorAt(text)` returns the 1-based line and column of the first character that
  * cannot continue valid JSON (the end of the text when it stops early) and what was expected
- * there; undefined when the text is valid JSON. A leading byte-order mark counts as a character.
+ * there; undefined when the text is valid JSON. (The caller strips a byte-order mark first.)
  */
 
 export interface JsonErrorPlace {
