@@ -147,6 +147,9 @@ describe('config', () => {
     expect(loadConfig({ env: { TWITCH_CHANNEL: 'realenv' }, cwd: dir }).twitch.channel).toBe('realenv');
     writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL="#quoted"', ...lines, ''].join('\n'));
     expect(loadConfig({ env: {}, cwd: dir }).twitch.channel).toBe('quoted');
+    // as Windows Notepad saves it: a byte-order mark and CRLF line ends
+    writeFileSync(join(dir, '.env'), '\uFEFF' + [...lines, 'TWITCH_CHANNEL=#crlf_chan', ''].join('\r\n'));
+    expect(loadConfig({ env: {}, cwd: dir }).twitch.channel).toBe('crlf_chan');
     // a channel with a space in it is not taken: the error explains the # instead
     writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#my channel', ...lines, ''].join('\n'));
     expect(problemsOf(() => loadConfig({ env: {}, cwd: dir })).join('\n')).toContain(

@@ -162,7 +162,7 @@ export function parseRateLimitSpec(spec: string): { limit: number; intervalMs: n
 export function readDotEnv(cwd: string): { values: Record<string, string>; hashed: string[] } {
   const file = resolve(cwd, '.env');
   if (!existsSync(file)) return { values: {}, hashed: [] };
-  const text = readFileSync(file, 'utf8');
+  const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, ''); // a byte-order mark is not part of the first name
   const parsed = parseEnv(text);
   const values: Record<string, string> = {};
   for (const [k, v] of Object.entries(parsed)) if (v !== undefined) values[k] = v;
