@@ -160,7 +160,9 @@ describe('the real bot process', () => {
       expect(viewers.some((v) => v.userId === w.userId)).toBe(true);
       expect(w.redeemUrl).toBe(theirs.winners.find((x) => x.userId === w.userId)!.redeemUri);
     }
-    await botSaid((m) => m.includes(`verify -- ${drawId}`), 'seed revealed');
+    // no GIFTDROP_PUBLIC_URL: the closing line says what a viewer can do (no command, no local address)
+    await botSaid((m) => m.endsWith(`Check the draw yourself: ask the streamer for the verify page of draw ${drawId}`), 'seed revealed');
+    expect(chat.botMessages().join('\n')).not.toMatch(/npm run|draw\.html|127\.0\.0\.1/);
     expect(chat.botMessages().filter((m) => m.includes('congratulations'))).toHaveLength(1);
     expect(chat.botMessages().some((m) => m.startsWith('⚠️'))).toBe(false);
     // Every line the bot said was confirmed by Twitch's answer on this Node's WebSocket (the

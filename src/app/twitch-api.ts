@@ -100,16 +100,19 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
       if (accounts && (rules.followersOnly || rules.minFollowDays > 0)) void checkFollowScope();
       if (!s.streaming.auto) return;
       let id = chat.channelId();
+      let why = 'not joined';
       if (!id) {
         try {
           id = (await helix.userByLogin(chat.channelLogin))?.id;
         } catch (err) {
-          log.warn({ err }, 'could not look the channel up on the Twitch API');
+          why = `the Twitch API did not answer: ${(err as Error).message}`;
+          log.debug({ err }, 'could not look the channel up on the Twitch API');
         }
       }
       if (stopped) return; // stop() came while the channel was looked up
       if (!id) {
-        log.warn('auto streaming is off: the channel id is not known (not joined, Twitch API unreachable)');
+        // one line: what failed and what the bot does instead
+        log.warn(`auto streaming is off: the channel id is not known (${why}); mods can set the streaming status with !stream live / offline`);
         return;
       }
       const watch = new StreamWatch(

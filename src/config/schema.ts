@@ -214,6 +214,8 @@ export const fileSchema = z.strictObject({
       badge: z.string().trim().max(60).optional(),
       /** How long the winners stay on the overlay after a draw. */
       winnersSeconds: z.number().int().min(5).max(3600).default(60),
+      /** At most this many results (winners, cancelled) beside the open draws, newest first. */
+      maxResults: z.number().int().min(0).max(10).default(3),
       /** Show what the winners type after the draw on the overlay too (always on the dashboard). */
       winnerChat: z.boolean().default(false),
       /** How long winners' lines are caught when no claim window is configured. */

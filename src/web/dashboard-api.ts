@@ -15,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeAccountRules, type AccountRules } from '../giveaway/account-rules.js';
 import { exclusionOf } from '../giveaway/eligibility.js';
+import { awaitingLinks, RECENT_LIMIT } from '../giveaway/registry.js';
 import type { DrawRecord, ShopPort } from '../giveaway/ports.js';
 import type { GiveawayService } from '../giveaway/service.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
@@ -240,7 +241,9 @@ export class DashboardApi {
     const records = await this.filtered(q);
     const rows = [];
     for (const r of records) rows.push({ ...toExport(r), verify: await this.verifyStatus(r) });
-    return { draws: rows };
+    // Whether "Retry links" applies, over the draws `!giveaway retry` looks at (not the filter's).
+    const linksWaiting = (await this.d.repo.listDraws({ limit: RECENT_LIMIT })).some(awaitingLinks);
+    return { draws: rows, linksWaiting };
   }
 
   private async verifyStatus(r: DrawRecord): Promise<string> {

@@ -20,6 +20,7 @@ import type { Clock } from '../shared/clock.js';
 import type { StreamingService } from '../streaming/service.js';
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './assets/dashboard-page.js';
 import { OVERLAY_CSS, OVERLAY_HTML, OVERLAY_JS } from './assets/overlay-page.js';
+import { FAVICON_ICO } from './assets/favicon.js';
 import { ChatLog } from './chat-log.js';
 import { DashboardApi, type DashboardApiDeps } from './dashboard-api.js';
 import { DashboardAuth, loadDashboardToken, sameOriginJsonPost, type DashboardToken } from './dashboard-auth.js';
@@ -54,7 +55,7 @@ export interface OperatorPages {
   readonly overlay: OverlayHub;
   readonly chatLog: ChatLog;
   readonly token: DashboardToken;
-  /** Answers requests under /overlay and /dashboard; false for any other path. */
+  /** Answers requests under /overlay and /dashboard, and /favicon.ico; false for any other path. */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
   close(): void;
 }
@@ -89,6 +90,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     enter: deps.settings.commands.enter,
     badge: overlaySettings.badge,
     winnersSeconds: overlaySettings.winnersSeconds,
+    maxResults: overlaySettings.maxResults,
     ...(overlaySettings.winnerChat ? { winnerChat: (id: string) => chatLog.overlayLines(id) } : {}),
     headers: OVERLAY_HEADERS,
   }));
@@ -172,6 +174,15 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = url.pathname;
+      if (path === '/favicon.ico') {
+        // Every browser asks for it on every page (overlay, dashboard, verify page): no 404s.
+        if (req.method !== 'GET' && req.method !== 'HEAD') plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
+        else {
+          res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
+          res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
+        }
+        return true;
+      }
       if (path === '/overlay' || path.startsWith('/overlay/')) {
         try {
           overlayRoute(req, res, path);

@@ -7,7 +7,12 @@
  * session) and the engine's answer is shown in #answer; with account rules in force the entrant
  * count and column say the eligible verdict is the chat rules' and name the rules Twitch checks
  * at the close; the page polls `/dashboard/api/state` every second and the lists on demand. No
- * inline script or style (the CSP forbids them).
+ * inline script or style (the CSP forbids them). Only the actions that apply are shown
+ * (`applicable`, mirroring the engine's own refusals): "End now and draw" while a draw takes
+ * entries, "Cancel link giveaway" while a link giveaway is open or in its claim window, "Retry
+ * links" while a link giveaway or gift purchase failed with winners still without links, and
+ * "Reroll" on the winners of a claim window or of a settled giveaway that is not a gift draw
+ * (Fourthwall settles those for good).
  */
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -34,9 +39,9 @@ export const DASHBOARD_HTML = `<!doctype html>
   <h2>Open draws</h2>
   <div id="open"><p class="muted">No draw is open.</p></div>
   <div class="actions">
-    <button id="end" type="button">End now and draw</button>
-    <button id="cancel" type="button">Cancel link giveaway</button>
-    <button id="retry" type="button">Retry links</button>
+    <button id="end" type="button" hidden>End now and draw</button>
+    <button id="cancel" type="button" hidden>Cancel link giveaway</button>
+    <button id="retry" type="button" hidden>Retry links</button>
   </div>
   <h3>Entrants <span id="entrant-count" class="muted"></span></h3>
   <div class="actions"><select id="entrant-draw"></select><input id="entrant-search" type="search" placeholder="search entrants"></div>
@@ -107,6 +112,8 @@ export const DASHBOARD_JS = `
 const $ = (id) => document.getElementById(id);
 let selectedProduct = '';
 let state = { draws: [] };
+/** From the history: a giveaway still waits for its links (also one no longer in memory). */
+let linksWaiting = false;
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -160,12 +167,29 @@ function winnerRow(d, w) {
   if (w.claimed === false) row.append(el('span', 'muted', 'not claimed yet'));
   if (w.claimed === true) row.append(el('span', '', 'claimed ✔'));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
-  const rr = el('button', 'small ghost', 'Reroll');
-  rr.type = 'button';
-  rr.dataset.reroll = w.login;
-  rr.addEventListener('click', () => act('reroll', { login: w.login }));
-  row.append(rr);
+  if (canReroll(d)) {
+    const rr = el('button', 'small ghost', 'Reroll');
+    rr.type = 'button';
+    rr.dataset.reroll = w.login;
+    rr.addEventListener('click', () => act('reroll', { login: w.login }));
+    row.append(rr);
+  }
   return row;
+}
+
+// Which actions apply (the engine refuses the others: giveaway/link-flow.ts, reroll.ts, registry.ts).
+function canReroll(d) {
+  return d.phase === 'claim' || (d.phase === 'done' && d.kind !== 'gift-draw' && d.status !== 'cancelled');
+}
+function applicable(draws) {
+  const active = draws.filter((d) => d.active);
+  const open = active.filter((d) => d.phase === 'open');
+  return {
+    end: open.length,
+    cancel: active.some((d) => d.kind === 'link-giveaway' && (d.phase === 'open' || d.phase === 'claim')),
+    // (the history also says so for a giveaway no longer in memory, e.g. after a restart)
+    retry: linksWaiting || draws.some((d) => d.status === 'failed' && d.kind !== 'gift-draw' && d.winners.length > 0 && d.winners.some((w) => !w.link)),
+  };
 }
 
 function drawBlock(d) {
@@ -184,6 +208,11 @@ function renderState() {
   const open = state.draws.filter((d) => d.active);
   const recent = state.draws.filter((d) => !d.active && d.winners.length);
   $('open').replaceChildren(...(open.length ? open.map(drawBlock) : [el('p', 'muted', 'No draw is open.')]));
+  const can = applicable(state.draws);
+  $('end').hidden = !can.end;
+  $('end').textContent = can.end > 1 ? 'End all ' + can.end + ' open draws now and draw' : 'End now and draw';
+  $('cancel').hidden = !can.cancel;
+  $('retry').hidden = !can.retry;
   $('recent').replaceChildren(...(recent.length ? recent.map(drawBlock) : [el('p', 'muted', 'No winners yet.')]));
   const sel = $('entrant-draw');
   const want = open.map((d) => d.id).join(',');
@@ -235,6 +264,7 @@ async function loadHistory() {
     $('csv').href = '/dashboard/api/history.csv' + q;
     $('json').href = '/dashboard/api/history.json' + q;
     const h = await getJson('/dashboard/api/history' + q);
+    if (linksWaiting !== (h.linksWaiting === true)) { linksWaiting = h.linksWaiting === true; if (state.mode) renderState(); }
     $('history').tBodies[0].replaceChildren(...h.draws.map((d) => {
       const tr = el('tr');
       tr.dataset.id = d.id;
