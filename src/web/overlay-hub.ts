@@ -11,7 +11,7 @@
  * overlay-view.ts, so it is always what the engine holds, never a drifting copy; building it is
  * O(draws), not O(entrants). Finished draws stay shown for `winnersSeconds` after their winners
  * (or a reroll) were announced, cancelled ones for CANCELLED_SHOWN_MS. SSE clients are bounded
- * (sse.ts). Does not change the engine or read winners' links.
+ * per client and in all, the oldest evicted (sse.ts). Does not change the engine or read winners' links.
  */
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -20,6 +20,7 @@ import type { DrawView } from '../giveaway/service.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { overlayDraw, type OverlayState } from './overlay-view.js';
 import { overlayText } from './safe-text.js';
+import { clientKey } from '../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;
@@ -39,7 +40,9 @@ export interface OverlayHubOptions {
   /** Winners' chat lines to show, when the overlay shows winner chat. */
   winnerChat?: (drawId: string) => readonly { name: string; text: string }[];
   batchMs?: number;
+  /** Streams in all (default 32) and per client (default 8); the oldest is evicted above either (sse.ts). */
   maxClients?: number;
+  maxPerClient?: number;
   /** Extra headers for the SSE response. */
   headers?: Record<string, string>;
 }
@@ -49,6 +52,8 @@ export interface OverlayStats {
   /** Bytes written to one client (every client gets the same frames). */
   bytesPerClient: number;
   clients: number;
+  /** Streams ended to make room for newer ones. */
+  evicted: number;
 }
 
 export class OverlayHub {
@@ -67,7 +72,7 @@ export class OverlayHub {
 
   constructor(private readonly options: OverlayHubOptions) {
     this.batchMs = options.batchMs ?? 250;
-    this.sse = new SseHub({ max: options.maxClients ?? 16, headers: options.headers });
+    this.sse = new SseHub({ max: options.maxClients ?? 32, maxPerClient: options.maxPerClient ?? 8, headers: options.headers });
     const ev = options.service.events;
     const dirty = () => this.markDirty();
     const shown = (record: { id: string }) => this.showFor(record.id, options.winnersSeconds * 1000);
@@ -115,7 +120,7 @@ export class OverlayHub {
   /** `GET /overlay/events`: the SSE stream, starting with the current state. */
   handleEvents(req: IncomingMessage, res: ServerResponse): void {
     const json = JSON.stringify(this.state());
-    this.sse.open(req, res, sseFrame('state', json));
+    this.sse.open(req, res, sseFrame('state', json), clientKey(req));
   }
 
   /** `GET /overlay/state`: the current state as JSON. */
@@ -126,7 +131,7 @@ export class OverlayHub {
   }
 
   stats(): OverlayStats {
-    return { frames: this.frames, bytesPerClient: this.bytes, clients: this.sse.size };
+    return { frames: this.frames, bytesPerClient: this.bytes, clients: this.sse.size, evicted: this.sse.evicted };
   }
 
   close(): void {
