@@ -9,6 +9,7 @@
  * through the announcer only (never logged). Does not: pick winners, call the shop, or schedule
  * timers.
  */
+import { gifterOf } from './announcer.js';
 import { snapshot } from './context.js';
 import { isoNow, persistQuietly, type Engine } from './engine.js';
 import { mapFourthwallWinners } from './gift-draw.js';
@@ -67,7 +68,7 @@ export class Settler {
     ctx.logger.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
     this.e.announce.say('noEntrants', {
       product: r.offer.name,
-      gifter: r.supporter?.username || 'Someone',
+      gifter: gifterOf(r),
       entrants: s.entrants.size,
     }, 'normal');
     if (r.kind === 'gift-draw') {

@@ -24,7 +24,7 @@ import type { ChatPort } from '../giveaway/ports.js';
 import { render } from '../giveaway/messages.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { plainText } from '../shared/plain-text.js';
+import { linkFreeText, plainText } from '../shared/plain-text.js';
 
 export type AlertKind = 'order' | 'donation' | 'subscription' | 'thankYou' | 'giftPurchase';
 export const ALERT_KINDS: readonly AlertKind[] = ['order', 'donation', 'subscription', 'thankYou', 'giftPurchase'];
@@ -60,7 +60,8 @@ export function cleanText(s: string | null | undefined, max: number): string | u
   return typeof s === 'string' ? plainText(s, max, ' ') || undefined : undefined;
 }
 
-const user = (s: string | null | undefined) => cleanText(s, 40) ?? 'someone';
+/** A supporter's name as chat shows it: cleaned, and never a link (a moderator's link passes Twitch's filter). */
+const user = (s: string | null | undefined) => (typeof s === 'string' ? linkFreeText(s, 40, ' ') : '') || 'someone';
 const productNames = (names: (string | null | undefined)[]) =>
   names.map((n) => cleanText(n, 80)).filter((n): n is string => n !== undefined).slice(0, 10);
 
