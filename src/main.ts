@@ -29,7 +29,7 @@ const logger = createLogger({
   file: config.logFile,
 });
 // One bot per data directory, taken before anything in it is read; released on exit.
-lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
+lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), config.dataRoot);
 
 const onSignals = (stop: (reason: string) => Promise<void>) =>
   onShutdownSignals(stop, { onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`) });

@@ -54,7 +54,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     const page = await browser.context.newPage();
     await page.goto(`${base}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
-    const cookie = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === 'giftdrop_dashboard')!;
+    const cookie = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.port}`)!;
     expect(cookie.httpOnly).toBe(true);
     expect(cookie.sameSite).toBe('Strict');
     expect(cookie.value).not.toContain(s.bot.pages.token.token);

@@ -245,6 +245,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       settings,
       clock,
       logger,
+      sessions: { now: () => clock.now() },
       ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
     }));
     const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
