@@ -8,10 +8,17 @@
 import { privacyProblem } from '../storage/files.js';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../storage/lock.js';
 
-/** Takes `<dataDir>/giftdrop.lock` or exits 1 with one line on stderr. `dataRoot`: DATA_DIR itself, when `dataDir` is below it. */
-export function lockDataDirOrExit(dataDir: string, warn: (message: string) => void, dataRoot?: string): DataDirLock {
-  for (const dir of new Set([dataRoot ?? dataDir, dataDir])) {
-    const problem = privacyProblem(dir, 'the data directory (DATA_DIR)');
+/**
+ * Takes `<dataDir>/giftdrop.lock` or exits 1 with one line on stderr. `dataRoot`: DATA_DIR itself,
+ * when `dataDir` is below it; `secretFiles`: files in it that hold secrets (the dashboard token).
+ */
+export function lockDataDirOrExit(dataDir: string, warn: (message: string) => void, o: { dataRoot?: string; secretFiles?: string[] } = {}): DataDirLock {
+  const checks: [string, string][] = [
+    ...[...new Set([o.dataRoot ?? dataDir, dataDir])].map((d): [string, string] => [d, 'the data directory (DATA_DIR)']),
+    ...(o.secretFiles ?? []).map((f): [string, string] => [f, 'the secret file']),
+  ];
+  for (const [path, what] of checks) {
+    const problem = privacyProblem(path, what);
     if (problem) {
       process.stderr.write(`giftdrop: ${problem}\n`);
       process.exit(1);
