@@ -32,8 +32,8 @@ const HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
-/** Per client: a burst of 10 pages, then one every 2 seconds. */
-export const VERIFY_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 10 };
+/** Per client: 4 pages at once, then one every 5 seconds (a viewer checking a draw needs one). */
+export const VERIFY_LIMIT: RateLimitOptions = { perSecond: 0.2, burst: 4 };
 const PAGES_CACHED = 8;
 const NOT_YET_MS = 5_000;
 
