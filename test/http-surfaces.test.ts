@@ -54,8 +54,9 @@ beforeAll(async () => {
   ({ dir, cleanup } = await tempDataDir());
   repo = await FileDrawRepository.open(dir);
   await repo.saveDraw(finishedRecord({ id: 'big-draw', entrants: 5000, winners: 3 }));
+  for (const id of ['other-1', 'other-2', 'other-3']) await repo.saveDraw(finishedRecord({ id, entrants: 50, winners: 1 }));
   const localHosts = new Set(['streampc.lan']);
-  verify = verifyRoute(repo, silentLogger(), { now: () => clock, localHosts });
+  verify = verifyRoute(repo, silentLogger(), { now: () => clock, localHosts, buildLimit: { perSecond: 0.5, burst: 3 } });
   http = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
@@ -167,6 +168,26 @@ describe('public routes are bounded', () => {
     // this machine (no tunnel) is not limited
     for (let i = 0; i < 15; i++) expect((await get(http.port, '/verify/big-draw', { host: '127.0.0.1' })).status).toBe(200);
     expect(verify.builds - buildsBefore).toBe(1);
+  });
+
+  it('page builds are bounded for everyone together: cycling through draw ids gets 503, cached pages still answer', async () => {
+    clock += 3_600_000; // full buckets
+    const before = verify.builds;
+    const statuses: number[] = [];
+    for (const [c, id] of ['other-1', 'other-2', 'other-3', 'big-draw'].entries()) {
+      verify.forget(id);
+      statuses.push((await get(http.port, `/verify/${id}`, { host: 't.example', 'cf-connecting-ip': `192.0.2.${c}` })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 503]);
+    expect(verify.builds - before).toBe(3);
+    const busy = await get(http.port, '/verify/big-draw', { host: 't.example', 'cf-connecting-ip': '192.0.2.9' });
+    expect(busy.status).toBe(503);
+    expect(busy.headers['retry-after']).toBe('5');
+    // a built page is still served from the cache
+    expect((await get(http.port, '/verify/other-1', { host: 't.example', 'cf-connecting-ip': '192.0.2.10' })).status).toBe(200);
+    clock += 2_000;
+    expect((await get(http.port, '/verify/big-draw', { host: 't.example', 'cf-connecting-ip': '192.0.2.11' })).status).toBe(200);
+    expect(verify.builds - before).toBe(4);
   });
 
   it('/healthz: 40 at once per client, then 429', async () => {

@@ -5,11 +5,14 @@
  * fraction of a second of the event loop to build): concurrent requests for a page being built
  * wait for that one build; a reroll (`forget(id)`) drops the draw's page so the next request
  * builds the new one. "Not drawn yet" answers are cached for a few seconds too, so a flood of
- * them does not reload the draw from disk per request.
+ * them does not reload the draw from disk per request. Builds themselves are bounded for everyone
+ * together (BUILD_LIMIT: a flood cycling through many draw ids from many addresses cannot spend
+ * the event loop on rebuilding pages): over it, 503 with Retry-After.
  *
  * Contract: answers only GET/HEAD on `/verify/<id>` (id URL-decoded, 1-150 bytes) and returns
  * false for every other path so the server can route on. 200 with the page; 404 for an unknown
- * id; 409 with a short text while the draw's seed is not revealed yet; 429 over the client's
+ * id; 409 with a short text while the draw's seed is not revealed yet; 503 when a page would
+ * have to be built over the build limit; 429 over the client's
  * limit (requests from this machine, not through a tunnel, are not limited); 500 (logged) when the page cannot be built. Every answer carries a Content-Security-Policy
  * with `frame-ancestors 'none'` (the page may not be framed). The page holds no secrets (no links,
  * no unrevealed seed). Read-only.
@@ -34,10 +37,12 @@ const HEADERS = {
 };
 /** Per client: 4 pages at once, then one every 5 seconds (a viewer checking a draw needs one). */
 export const VERIFY_LIMIT: RateLimitOptions = { perSecond: 0.2, burst: 4 };
+/** Page builds for all clients together: 8 at once, then one every 2 seconds. */
+export const BUILD_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 8 };
 const PAGES_CACHED = 8;
 const NOT_YET_MS = 5_000;
 
-type Built = { status: 200; page: Buffer } | { status: 404 | 409; text: string };
+type Built = { status: 200; page: Buffer } | { status: 404 | 409 | 503; text: string };
 
 export interface VerifyRoute extends HttpRoute {
   /** Drops a draw's cached page (its record changed: a reroll). */
@@ -55,11 +60,12 @@ function text(res: ServerResponse, status: number, body: string): void {
 export function verifyRoute(
   draws: { getDraw(id: string): Promise<DrawRecord | undefined> },
   logger: Logger,
-  o: { limit?: RateLimitOptions; now?: () => number; localHosts?: ReadonlySet<string> } = {},
+  o: { limit?: RateLimitOptions; buildLimit?: RateLimitOptions; now?: () => number; localHosts?: ReadonlySet<string> } = {},
 ): VerifyRoute {
   const log = logger.child({ module: 'verify-page' });
   const now = o.now ?? Date.now;
   const limiter = new RateLimiter({ ...(o.limit ?? VERIFY_LIMIT), now });
+  const buildLimit = new RateLimiter({ ...(o.buildLimit ?? BUILD_LIMIT), now });
   const pages = new LruCache<string, Promise<Built>>({ maxEntries: PAGES_CACHED });
   const notYet = new LruCache<string, Promise<Built>>({ maxEntries: 1000, ttlMs: NOT_YET_MS, now });
   const localHosts = o.localHosts ?? new Set<string>();
@@ -70,6 +76,7 @@ export function verifyRoute(
     if (!record) return { status: 404, text: 'no such draw\n' };
     const problem = pageProblem(record);
     if (problem) return { status: 409, text: `${problem}; check again once it is drawn\n` };
+    if (!buildLimit.take('all').ok) return { status: 503, text: 'busy building pages; try again in a few seconds\n' };
     builds += 1;
     return { status: 200, page: Buffer.from(await renderVerifyPage(record)) };
   };
@@ -115,6 +122,7 @@ export function verifyRoute(
     }
     lookup(id).then(
       (b) => {
+        if (b.status === 503) res.setHeader('retry-after', '5');
         if (b.status !== 200) return text(res, b.status, b.text);
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': b.page.length, ...HEADERS });
         res.end(req.method === 'HEAD' ? undefined : b.page);
