@@ -13,6 +13,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type BotHttpServer } from '../src/http/server.js';
 import { VERIFY_CSP, verifyRoute, type VerifyRoute } from '../src/http/verify-route.js';
+import { PUBLIC_PREFIXES, surfaceOf } from '../src/http/surfaces.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { WebhookEvent } from '../src/fourthwall/webhooks.js';
 import { FileDrawRepository } from '../src/storage/index.js';
@@ -69,7 +70,7 @@ beforeAll(async () => {
       verify,
       (req, res) => {
         const path = (req.url ?? '/').split('?')[0]!;
-        if (!path.startsWith('/overlay') && !path.startsWith('/dashboard')) return false;
+        if (!path.startsWith('/overlay') && !path.startsWith('/dashboard') && !path.startsWith('/claim')) return false;
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end(`own page ${path}`);
         return true;
@@ -123,6 +124,11 @@ describe('the streamer\'s own pages', () => {
   });
 
   it('public routes answer whatever the Host', async () => {
+    for (const path of ['/claim', '/claim/callback?code=x']) {
+      const claim = await get(http.port, path, { host: 'tunnel.example', 'cf-connecting-ip': '203.0.113.1' });
+      expect(claim.status, path).toBe(200);
+      expect(claim.body).toBe(`own page ${path.split('?')[0]}`); // (the test's catch-all route answered: it was let through)
+    }
     expect((await get(http.port, '/healthz', { host: 'tunnel.example', 'cf-connecting-ip': '203.0.113.1' })).status).toBe(200);
     const page = await get(http.port, '/verify/big-draw', { host: 'tunnel.example', 'cf-connecting-ip': '203.0.113.1' });
     expect(page.status).toBe(200);
@@ -130,6 +136,15 @@ describe('the streamer\'s own pages', () => {
     expect(VERIFY_CSP).toContain("frame-ancestors 'none'");
     expect((await get(http.port, '/verify/nope', { host: 'tunnel.example' })).headers['content-security-policy']).toBe(VERIFY_CSP);
   });
+});
+
+it('classifies the tunnel\'s paths as public and only /dashboard and /overlay as the streamer\'s own', () => {
+  for (const p of PUBLIC_PREFIXES) {
+    expect(surfaceOf(p)).toBe('public');
+    expect(surfaceOf(`${p}/x`)).toBe('public');
+  }
+  for (const p of ['/dashboard', '/dashboard/api/state', '/overlay', '/overlay/events']) expect(surfaceOf(p)).toBe('own');
+  for (const p of ['/overlayx', '/dashboards', '/', '/favicon.ico']) expect(surfaceOf(p)).toBe('public');
 });
 
 describe('public routes are bounded', () => {

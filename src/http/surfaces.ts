@@ -26,6 +26,8 @@ import { answer429, type RateLimiter } from './rate-limit.js';
 export type Surface = 'public' | 'own';
 
 const OWN_PREFIXES = ['/dashboard', '/overlay'];
+/** What the tunnel must carry (README "Security"); every path not the streamer's own is public. */
+export const PUBLIC_PREFIXES = ['/webhooks/fourthwall', '/claim', '/verify', '/healthz'] as const;
 const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'cf-connecting-ip'] as const;
 const ALWAYS_LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
