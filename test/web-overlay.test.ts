@@ -6,7 +6,8 @@
  * is HTML renders as text, `!giveaway end` draws and the winners are revealed by name with the
  * fairness line; no link, gift id or e-mail reaches the page or its data. 200 idle event streams
  * from one client evict older ones (none refused) and the overlay keeps updating; a foreign Host
- * or a tunnelled request gets 403 for the overlay and the dashboard. Screenshots of the
+ * or a tunnelled request gets 403 for the overlay and the dashboard; another machine gets the
+ * overlay (updating live) only with GIFTDROP_OVERLAY_KEY in its URL. Screenshots of the
  * open draw and of the winners go to the folder the test prints.
  */
 import { request } from 'node:http';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { logins, setShopLive, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
 
+const OVERLAY_KEY = 'obs-on-another-machine-key';
 const XSS = '<svg/onload=window.__xss=1>'; // Twitch names have no spaces: a space-free payload that runs if parsed as HTML
 
 /** Polls `fn` until the matcher holds; generous, because CI runs many test files side by side. */
@@ -27,7 +29,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true } } });
+    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true } }, env: { GIFTDROP_OVERLAY_KEY: OVERLAY_KEY } });
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   }, 90_000);
 
@@ -170,6 +172,27 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
       await poll(() => card.locator('.count').textContent()).toBe('3 entrants');
     } finally {
       for (const sock of idle) sock.destroy();
+      await page.close();
+    }
+  });
+
+  it('another machine (requests carrying X-Forwarded-For) gets 403, and with the overlay key the overlay updating live', async () => {
+    const page = await browser.context.newPage();
+    // every request of this page carries X-Forwarded-For, as through a tunnel or proxy
+    await page.setExtraHTTPHeaders({ 'x-forwarded-for': '198.51.100.23' });
+    try {
+      expect((await page.goto(`${s.bot.http.url}/overlay`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.url}/overlay?key=${OVERLAY_KEY}x`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.url}/dashboard?key=${OVERLAY_KEY}`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.url}/overlay?key=${OVERLAY_KEY}`))!.status()).toBe(200);
+      // its script, style and event stream go by the cookie the key set
+      await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'remote_fan', durationSeconds: 170 });
+      const card = page.locator(`.card[data-key="${draw['id'] as string}"]`);
+      await card.waitFor({ timeout: 15_000 });
+      for (const n of logins('remotefan', 2)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+      await poll(() => card.locator('.count').textContent()).toBe('2 entrants');
+    } finally {
       await page.close();
     }
   });

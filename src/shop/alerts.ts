@@ -8,7 +8,9 @@
  *   "someone"), product names and the amount; emails, addresses, order ids, messages and every
  *   other field never enter the view model, so they cannot reach chat, logs or the overlay.
  *   Viewer-supplied strings are cleaned (control characters removed, whitespace collapsed, length
- *   capped) and the chat line is neutralised (no leading `/` or `.` command);
+ *   capped), the supporter's name passes the shared link scrubber (src/shared/plain-text.ts
+ *   `linkFreeText`: never a link in chat) and the chat line is neutralised (no leading `/` or `.`
+ *   command);
  * - each kind is on/off with its own template (settings `alerts`);
  * - bursts are coalesced per kind: the first alert of a window is said at once, the others of the
  *   same window become one line ("3 new orders in the last minute ...") when the window ends;
