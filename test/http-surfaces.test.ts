@@ -102,6 +102,13 @@ describe('the streamer\'s own pages', () => {
     }
   });
 
+  it('a path that only normalises to theirs (dot segments) is judged the same', async () => {
+    for (const path of ['/x/../overlay', '/verify/../dashboard/api/state', '/./dashboard', '/x/%2e%2e/overlay/state']) {
+      const r = await get(http.port, path, { host: 'evil.example' });
+      expect(r.status, path).toBe(403);
+    }
+  });
+
   it('answer 127.0.0.1, localhost on any port and a GIFTDROP_LOCAL_HOSTS name', async () => {
     for (const host of [`127.0.0.1:${http.port}`, 'localhost', 'localhost:1234', 'LOCALHOST:8787', 'streampc.lan:8787']) {
       const ok = await get(http.port, '/dashboard', { host });

@@ -24,7 +24,7 @@ import type { Logger } from '../logging/index.js';
 import { parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
 import { RejectionLog } from './rejections.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
-import { OverlayKey, isLocalRequest, overLimit, refuseOwn, surfaceOf } from './surfaces.js';
+import { OverlayKey, isLocalRequest, overLimit, refuseOwn, surfaceOf, surfaceOfTarget } from './surfaces.js';
 
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
 /** Webhook bodies read at the same time; more get 503 (Fourthwall retries). */
@@ -207,8 +207,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (surfaceOf(path) === 'own' && !isLocalRequest(req, localHosts)) {
-      const key = path.startsWith('/overlay') ? overlayKey?.check(req) : undefined;
+    if (surfaceOfTarget(req.url ?? '/') === 'own' && !isLocalRequest(req, localHosts)) {
+      const key = surfaceOf(path) === 'own' && path.startsWith('/overlay') ? overlayKey?.check(req) : undefined;
       if (!key) return refuseOwn(res);
       if (key === 'query') res.setHeader('set-cookie', overlayKey!.setCookie(req));
     }

@@ -36,6 +36,21 @@ export function surfaceOf(path: string): Surface {
   return 'public';
 }
 
+/**
+ * The surface of a request target, judged on the raw path AND on the path as the WHATWG URL
+ * parser normalises it (`/x/../overlay` is `/overlay` to the routes, which parse it that way):
+ * own when either is. A target that does not parse is treated as own (refused unless local).
+ */
+export function surfaceOfTarget(target: string): Surface {
+  const raw = target.split('?')[0] ?? '/';
+  if (surfaceOf(raw) === 'own') return 'own';
+  try {
+    return surfaceOf(new URL(target, 'http://localhost').pathname);
+  } catch {
+    return 'own';
+  }
+}
+
 /** The Host header's name without its port, lower case ('' when missing or malformed). */
 export function hostName(req: IncomingMessage): string {
   const host = (req.headers.host ?? '').trim().toLowerCase();
