@@ -250,7 +250,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     }));
     const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
     const verify = verifyRoute(repo, logger, { localHosts });
+    // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
     service.events.on('rerolled', (record) => verify.forget(record.id));
+    service.events.on('draw-finished', (record) => verify.forget(record.id));
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,

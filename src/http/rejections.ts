@@ -17,7 +17,7 @@ const MESSAGES: Record<RejectionKind, string> = {
   'too-large': 'webhook rejected: body too large',
   payload: 'webhook rejected: bad payload',
   busy: 'webhook refused for now: too many bodies being read at once (503, Fourthwall retries)',
-  'too-old': 'webhook ignored: the event is older than the accepted age (a replay; the catch-up poll fetches missed events)',
+  'too-old': "webhook ignored: the event is older than the accepted age (a replay, or this machine's clock is off; the catch-up poll fetches missed events)",
 };
 
 export class RejectionLog {
