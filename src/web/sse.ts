@@ -24,7 +24,7 @@ export interface SseHubOptions {
   maxPerClient?: number;
   /** Heartbeat interval (default 15 s); a client that has not drained by the next one is dropped. */
   heartbeatMs?: number;
-  /** A stream is ended (and reconnects) after this long (default 10 minutes). */
+  /** A stream is ended (and reconnects) after this long (default 30 minutes). */
   maxAgeMs?: number;
   /** Extra response headers (e.g. a Content-Security-Policy). */
   headers?: Record<string, string>;
@@ -117,7 +117,7 @@ export class SseHub {
 
   private beat(): void {
     const now = Date.now();
-    const maxAge = this.options.maxAgeMs ?? 600_000;
+    const maxAge = this.options.maxAgeMs ?? 1_800_000;
     for (const c of [...this.clients.values()]) {
       // Idle: what was waiting at the last heartbeat is still waiting (the client does not read).
       if (c.waiting > 0 && c.res.writableLength >= c.waiting) {
