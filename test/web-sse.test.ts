@@ -2,10 +2,11 @@
  * The event-stream hub's bounds over real sockets (a plain node:http server around SseHub): a new
  * stream over the per-client cap ends that client's oldest (not refused), over the total cap the
  * oldest of all; a client that does not read what was written is dropped at the next heartbeats;
- * a stream older than its maximum age is ended (the browser reconnects). Waits are on socket
+ * a stream older than its maximum age is ended (the browser reconnects); an idle stream (bytes
+ * waiting that did not drain between two heartbeats) is dropped under the buffer bound. Waits are on socket
  * events, never on sleeps.
  */
-import { createServer, get, type IncomingMessage, type Server } from 'node:http';
+import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,9 +21,15 @@ afterEach(async () => {
   server = hub = undefined;
 });
 
+let responses: ServerResponse[] = [];
+
 async function start(o: Partial<SseHubOptions>): Promise<{ port: number; hub: SseHub }> {
   const h = (hub = new SseHub({ max: 100, ...o }));
-  server = createServer((req, res) => h.open(req, res, 'event: state\ndata: {}\n\n', String(req.headers['x-client'] ?? 'a')));
+  responses = [];
+  server = createServer((req, res) => {
+    responses.push(res);
+    h.open(req, res, 'event: state\ndata: {}\n\n', String(req.headers['x-client'] ?? 'a'));
+  });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
   return { port: (server.address() as AddressInfo).port, hub: h };
 }
@@ -77,6 +84,25 @@ describe('SseHub', () => {
     // far more than the socket buffers take: the rest waits in the stream, never drained
     for (let i = 0; i < 16; i++) hub.broadcast(`event: state\ndata: ${'x'.repeat(900_000)}\n\n`);
     await until(() => hub.size === 0);
+    sock.destroy();
+  });
+
+  it('idle: a stream whose waiting bytes did not drain between two heartbeats is dropped (under the buffer bound)', async () => {
+    const { port, hub } = await start({ heartbeatMs: 40 });
+    const sock = connect(port, '127.0.0.1');
+    sock.write('GET / HTTP/1.1\r\nhost: 127.0.0.1\r\nx-client: idle\r\n\r\n');
+    sock.pause();
+    await until(() => hub.size === 1);
+    const res = responses[0]!;
+    // fill the socket buffers until some bytes wait in the stream itself, well under 1 MiB
+    while (res.writableLength === 0) {
+      hub.broadcast(`event: state\ndata: ${'y'.repeat(64_000)}\n\n`);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(res.writableLength).toBeLessThan(512 * 1024);
+    // nothing more is broadcast: only heartbeats (a few bytes) run now
+    await until(() => hub.size === 0);
+    expect(res.destroyed).toBe(true);
     sock.destroy();
   });
 
