@@ -3,8 +3,8 @@
  * stream over the per-client cap ends that client's oldest (not refused), over the total cap the
  * oldest of all; a client that does not read what was written is dropped at the next heartbeats;
  * a stream older than its maximum age is ended (the browser reconnects); an idle stream (bytes
- * waiting that did not drain between two heartbeats) is dropped under the buffer bound. Waits are on socket
- * events, never on sleeps.
+ * waiting that did not drain between two heartbeats) is dropped under the buffer bound. Waits are
+ * on response events or on the hub's state reaching a condition, never on a fixed sleep.
  */
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
