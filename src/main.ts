@@ -15,7 +15,9 @@ import { startBot, type Bot } from './app/bot.js';
 import { compactLogStream } from './app/console-text.js';
 import { LiveConsole } from './app/live-console.js';
 import { TwitchAuthError } from './twitch/index.js';
+import { join } from 'node:path';
 import { lockDataDirOrExit } from './app/data-lock.js';
+import { TOKEN_FILE } from './web/dashboard-auth.js';
 import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
@@ -31,7 +33,10 @@ const logger = createLogger({
   file: config.logFile,
 });
 // One bot per data directory, taken before anything in it is read; released on exit.
-lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
+lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
+  ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
+  secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
+});
 
 const onSignals = (stop: (reason: string) => Promise<void>) =>
   onShutdownSignals(stop, {

@@ -287,8 +287,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       settings,
       clock,
       logger,
+      sessions: { now: () => clock.now() },
       ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
     }));
+    const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
+    const verify = verifyRoute(repo, logger, { localHosts });
+    // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
+    service.events.on('rerolled', (record) => verify.forget(record.id));
+    service.events.on('draw-finished', (record) => verify.forget(record.id));
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -298,7 +304,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes,
-      routes: [verifyRoute(repo, logger), (req, res) => web.handle(req, res)],
+      routes: [verify, (req, res) => web.handle(req, res)],
+      localHosts,
+      ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
+      now: () => (options.events?.clock ?? clock).now(),
     });
     // Readiness reached: what loads the HTTP client or chat starts from here on.
     shopFeatures.startBackground();

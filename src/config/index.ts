@@ -61,7 +61,10 @@ export interface Config {
   dataDir: string;
   /** Absolute path of DATA_DIR itself. */
   dataRoot?: string;
-  http: { host: string; port: number };
+  /** localHosts: GIFTDROP_LOCAL_HOSTS (lower case, no ports): more names of this machine for the streamer's own pages. */
+  http: { host: string; port: number; localHosts?: string[] };
+  /** GIFTDROP_OVERLAY_KEY (secret): turns on the overlay for another machine, at /overlay?key=<key>. */
+  overlayKey?: string;
   logLevel: string;
   /** True when LOG_LEVEL was set (sandbox mode keeps its logs at warn otherwise). */
   logLevelExplicit?: boolean;
@@ -335,7 +338,12 @@ export function loadConfig(options: LoadOptions = {}): Config {
     mode,
     dataDir: modeDataDir(dataRoot, mode),
     dataRoot,
-    http: { host: env.HTTP_HOST ?? '127.0.0.1', port: env.HTTP_PORT ?? 8787 },
+    http: {
+      host: env.HTTP_HOST ?? '127.0.0.1',
+      port: env.HTTP_PORT ?? 8787,
+      ...(env.GIFTDROP_LOCAL_HOSTS ? { localHosts: env.GIFTDROP_LOCAL_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) } : {}),
+    },
+    ...(env.GIFTDROP_OVERLAY_KEY ? { overlayKey: env.GIFTDROP_OVERLAY_KEY } : {}),
     logLevel: env.LOG_LEVEL ?? 'info',
     logLevelExplicit: env.LOG_LEVEL !== undefined,
     ...(env.LOG_FILE ? { logFile: resolve(cwd, env.LOG_FILE) } : {}),
@@ -382,6 +390,7 @@ export function secretValues(config: Config): string[] {
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   push(config.dashboardToken);
+  push(config.overlayKey);
   const a = config.fourthwall.auth;
   if (a.kind === 'basic') {
     push(a.password);

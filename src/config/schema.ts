@@ -101,6 +101,12 @@ export const envSchema = z.object({
   GIFTDROP_DASHBOARD_TOKEN: optionalString.pipe(
     z.string().regex(/^[\x21-\x7e]{16,200}$/, 'must be 16 to 200 printable characters without spaces').optional(),
   ),
+  GIFTDROP_LOCAL_HOSTS: optionalString.pipe(
+    z.string().regex(/^\s*[A-Za-z0-9.[\]:-]+(\s*,\s*[A-Za-z0-9.[\]:-]+)*\s*$/, 'must be host names separated by commas, e.g. streampc.lan,192.168.1.20').optional(),
+  ),
+  GIFTDROP_OVERLAY_KEY: optionalString.pipe(
+    z.string().regex(/^[A-Za-z0-9_-]{16,200}$/, 'must be 16 to 200 letters, digits, "-" or "_" (it goes in the overlay URL)').optional(),
+  ),
 });
 
 export type EnvInput = z.infer<typeof envSchema>;
@@ -117,6 +123,7 @@ export const SECRET_ENV = [
   'FOURTHWALL_WEBHOOK_SECRET',
   'FOURTHWALL_APP_HMAC_KEY',
   'GIFTDROP_DASHBOARD_TOKEN',
+  'GIFTDROP_OVERLAY_KEY',
 ] as const;
 
 const commandName = z.string().trim().regex(/^[^\s!]{1,32}$/u, 'must be one word without "!" (max 32 chars)');

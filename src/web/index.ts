@@ -6,8 +6,9 @@
  * Contract: `handle` answers every request under /overlay and /dashboard (true) and leaves other
  * paths alone (false). Every answer carries a strict Content-Security-Policy (same-origin script,
  * style, images and connections only; no inline code; no framing of the dashboard). Dashboard
- * pages and APIs answer 401 without the token; `?token=` on the page sets the HttpOnly,
- * SameSite=Strict cookie and redirects to the bare URL; changes are JSON POSTs (dashboard-auth.ts).
+ * pages and APIs answer 401 without the token; `?token=` on the page starts a server-side session
+ * (HttpOnly, SameSite=Strict cookie named for the port, expiring) and redirects to the bare URL;
+ * `POST /dashboard/api/logout` ends it; changes are JSON POSTs (dashboard-auth.ts).
  * Does not own the HTTP server or change the engine other than through its public methods.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -47,6 +48,8 @@ export interface OperatorPagesDeps {
   settings: GiveawaySettings;
   clock: Clock;
   logger: Logger;
+  /** Dashboard session expiry and its clock (tests); default 12 h on the system clock. */
+  sessions?: import('./dashboard-auth.js').SessionOptions;
   /** The account rules the close applies, when any (the dashboard describes them). */
   accountRules?: DashboardApiDeps['accountRules'];
 }
@@ -73,7 +76,7 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
 export async function startOperatorPages(deps: OperatorPagesDeps): Promise<OperatorPages> {
   const log = deps.logger.child({ module: 'web' });
   const token = await loadDashboardToken(deps.config.dataDir, deps.config.dashboardToken);
-  const auth = new DashboardAuth(token.token);
+  const auth = new DashboardAuth(token.token, deps.sessions ?? {});
   const overlaySettings = deps.config.settings.overlay;
   const catchSeconds = overlaySettings.winnerChatSeconds;
   let overlay: OverlayHub | undefined;
@@ -144,13 +147,14 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       });
     }
     if (how === 'query') {
-      res.writeHead(303, { location: '/dashboard', 'set-cookie': auth.setCookie(), ...DASHBOARD_HEADERS });
+      res.writeHead(303, { location: '/dashboard', 'set-cookie': auth.setCookie(req), ...DASHBOARD_HEADERS });
       res.end();
       return;
     }
-    const cookie: Record<string, string> = how === 'bearer' ? { 'set-cookie': auth.setCookie() } : {};
     if (page) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
+      // A page opened with the bearer token gets a session of its own (API calls with it do not).
+      const cookie: Record<string, string> = how === 'bearer' ? { 'set-cookie': auth.setCookie(req) } : {};
       return asset(res, 'text/html', DASHBOARD_HTML, { ...DASHBOARD_HEADERS, ...cookie });
     }
     if (path === '/dashboard/app.js') return asset(res, 'text/javascript', DASHBOARD_JS, DASHBOARD_HEADERS);
@@ -160,6 +164,11 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         const refused = sameOriginJsonPost(req);
         if (refused) return plain(res, req.method === 'POST' ? 403 : 405, refused, DASHBOARD_HEADERS);
+      }
+      if (m[1] === 'logout' && req.method === 'POST') {
+        res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': auth.logout(req), ...DASHBOARD_HEADERS });
+        res.end('{"ok":true}');
+        return;
       }
       for (const [k, v] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(k, v);
       if (await api.handle(req, res, m[1]!, url.searchParams)) return;

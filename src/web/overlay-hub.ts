@@ -13,7 +13,8 @@
  * first, then the results (winners, cancelled), newest first and at most `maxResults` of them:
  * a result stays for `winnersSeconds` after its winners (or a reroll) were announced, a cancelled
  * draw for CANCELLED_SHOWN_MS, and leaves then even while the engine still holds the draw. SSE
- * clients are bounded (sse.ts). Does not change the engine or read winners' links.
+ * clients are bounded per client and in all, the oldest evicted (sse.ts). Does not change the
+ * engine or read winners' links.
  */
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,6 +23,7 @@ import type { DrawView } from '../giveaway/service.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { overlayDraw, type OverlayDraw, type OverlayState } from './overlay-view.js';
 import { overlayText } from './safe-text.js';
+import { clientKey } from '../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;
@@ -43,7 +45,9 @@ export interface OverlayHubOptions {
   /** Winners' chat lines to show, when the overlay shows winner chat. */
   winnerChat?: (drawId: string) => readonly { name: string; text: string }[];
   batchMs?: number;
+  /** Streams in all (default 32) and per client (default 8); the oldest is evicted above either (sse.ts). */
   maxClients?: number;
+  maxPerClient?: number;
   /** Extra headers for the SSE response. */
   headers?: Record<string, string>;
 }
@@ -53,6 +57,8 @@ export interface OverlayStats {
   /** Bytes written to one client (every client gets the same frames). */
   bytesPerClient: number;
   clients: number;
+  /** Streams ended to make room for newer ones. */
+  evicted: number;
 }
 
 export class OverlayHub {
@@ -72,7 +78,7 @@ export class OverlayHub {
 
   constructor(private readonly options: OverlayHubOptions) {
     this.batchMs = options.batchMs ?? 250;
-    this.sse = new SseHub({ max: options.maxClients ?? 16, headers: options.headers });
+    this.sse = new SseHub({ max: options.maxClients ?? 32, maxPerClient: options.maxPerClient ?? 8, headers: options.headers });
     const ev = options.service.events;
     const dirty = () => this.markDirty();
     const shown = (record: { id: string }) => this.showFor(record.id, options.winnersSeconds * 1000);
@@ -127,7 +133,7 @@ export class OverlayHub {
   /** `GET /overlay/events`: the SSE stream, starting with the current state. */
   handleEvents(req: IncomingMessage, res: ServerResponse): void {
     const json = JSON.stringify(this.state());
-    this.sse.open(req, res, sseFrame('state', json));
+    this.sse.open(req, res, sseFrame('state', json), clientKey(req));
   }
 
   /** `GET /overlay/state`: the current state as JSON. */
@@ -138,7 +144,7 @@ export class OverlayHub {
   }
 
   stats(): OverlayStats {
-    return { frames: this.frames, bytesPerClient: this.bytes, clients: this.sse.size };
+    return { frames: this.frames, bytesPerClient: this.bytes, clients: this.sse.size, evicted: this.sse.evicted };
   }
 
   close(): void {

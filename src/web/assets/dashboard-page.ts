@@ -32,6 +32,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <span id="streaming" class="pill">streaming: ?</span>
   <button id="go-live" type="button">Stream live</button>
   <button id="go-offline" type="button">Stream offline</button>
+  <button id="logout" type="button">Sign out</button>
 </header>
 <div id="answer" role="status" hidden></div>
 <main>
@@ -314,6 +315,10 @@ $('cancel').addEventListener('click', () => act('cancel'));
 $('retry').addEventListener('click', () => act('retry'));
 $('go-live').addEventListener('click', async () => { await act('stream', { action: 'live' }); loadStreaming(); });
 $('go-offline').addEventListener('click', async () => { await act('stream', { action: 'offline' }); loadStreaming(); });
+$('logout').addEventListener('click', async () => {
+  await fetch('/dashboard/api/logout', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' });
+  location.reload();
+});
 $('entrant-search').addEventListener('input', () => loadEntrants());
 $('entrant-draw').addEventListener('change', () => loadEntrants());
 $('history-search').addEventListener('input', () => loadHistory());
