@@ -14,7 +14,7 @@ import type { ChatMessage } from '../shared/chat.js';
 import { snapshot } from './context.js';
 import { isoNow, persistQuietly, type Engine } from './engine.js';
 import type { Finalizer } from './finalize.js';
-import { replaceWinner } from './picks.js';
+import { replaceWinnerChecked } from './checked-picks.js';
 import type { Winner } from './ports.js';
 import type { DrawSession } from './session.js';
 
@@ -116,19 +116,30 @@ export class ClaimWindow {
   }
 
   private onDeadline(s: DrawSession): void {
-    if (s.phase !== 'claim') return;
+    if (s.phase !== 'claim' || s.replacing) return;
+    s.replacing = true;
+    void this.e.runtime.track(
+      this.replaceUnclaimed(s).finally(() => {
+        s.replacing = false;
+      }),
+    );
+  }
+
+  /** The window's deadline passed: unclaimed winners are replaced (each pick checked like the first ones). */
+  private async replaceUnclaimed(s: DrawSession): Promise<void> {
     const { ctx } = this.e;
     const r = s.record;
     const claim = (r.claim ??= { deadline: isoNow(ctx.clock), rerollsUsed: 0 });
     const replaced: Winner[] = [];
     for (const w of r.winners.filter((x) => x.claimed === false)) {
       if (claim.rerollsUsed >= ctx.settings.claim.maxRerolls) break;
-      const swap = replaceWinner(r, s.frozen, s.seed, w.userId, {
-        at: isoNow(ctx.clock),
-        reason: 'unclaimed',
-        displayNameOf: (id) => s.displayNameOf(id),
-        claimPending: true,
+      const swap = await replaceWinnerChecked(s, w.userId, {
+        gate: ctx.accounts,
+        now: () => ctx.clock.now(),
+        still: () => s.phase === 'claim',
+        meta: { at: isoNow(ctx.clock), reason: 'unclaimed', displayNameOf: (id) => s.displayNameOf(id), claimPending: true },
       });
+      if (s.phase !== 'claim') return; // every winner claimed meanwhile: the window already ended
       if (!swap) {
         this.e.announce.say('rerollExhausted', { old: `@${w.login}`, product: r.offer.name }, 'normal');
         break;

@@ -36,6 +36,8 @@ export class DrawSession {
   phaseWatch: PhaseWatch | undefined;
   /** Entrants since the last batched acknowledgement. */
   unacknowledged = 0;
+  /** A claim window's unclaimed winners are being replaced (their picks checked with Twitch). */
+  replacing = false;
   private readonly timers = new Set<TimerHandle>();
   private saving: Promise<void> = Promise.resolve();
 

@@ -1,12 +1,15 @@
 /**
  * AccountInfoPort over Helix: creation dates from `GET /users` (100 ids per call) and follow dates
- * from `GET /channels/followers?user_id=` (one per entrant, 4 at a time), with bounded caches
+ * from `GET /channels/followers?user_id=` (one per account, 8 at a time), for the few picks the
+ * draw asks about (never the whole crowd), with bounded caches
  * (least recently used evicted past `maxCached` entries each, default 50 000): creation dates
  * never change and stay until evicted, follow answers for `followTtlMs` (default 10 min). One
  * lookup answers from what it fetched itself, so a batch larger than the cache still works.
  * Never throws: a failed lookup puts the ids it could not answer in `unchecked` with one sentence
  * saying why (the account rules decide what that means). Calls are not retried here (the Helix
- * client does that within its deadline).
+ * client does that within its deadline, and within the caller's `until`; the client's one rate
+ * budget is shared by every lookup). Each answer carries when Twitch gave it (`answeredAt`, also
+ * for cached answers).
  */
 import type { AccountInfo, AccountInfoPort, AccountLookup } from '../giveaway/ports.js';
 import type { Logger } from '../logging/index.js';
@@ -26,9 +29,9 @@ export interface HelixAccountInfoOptions {
 }
 
 export class HelixAccountInfo implements AccountInfoPort {
-  private readonly created: LruCache<string, number>;
-  /** The follow date, or null: does not follow. */
-  private readonly follows: LruCache<string, number | null>;
+  private readonly created: LruCache<string, { createdAt: number; answeredAt: number }>;
+  /** The follow date, or null: does not follow; with when Twitch said so. */
+  private readonly follows: LruCache<string, { at: number | null; answeredAt: number }>;
   private readonly log: Logger;
 
   constructor(private readonly o: HelixAccountInfoOptions) {
@@ -44,13 +47,14 @@ export class HelixAccountInfo implements AccountInfoPort {
     return { created: this.created.size, follows: this.follows.size };
   }
 
-  async lookup(userIds: readonly string[], needs: { follows: boolean }): Promise<AccountLookup> {
+  async lookup(userIds: readonly string[], needs: { follows: boolean; until?: number }): Promise<AccountLookup> {
     const ids = [...new Set(userIds)];
     const unchecked = new Set<string>();
     let problem: string | undefined;
+    const until = needs.until;
     // This lookup's answers: the caches may evict some of them before the end of a large batch.
-    const created = new Map<string, number>();
-    const follows = new Map<string, number | null>();
+    const created = new Map<string, { createdAt: number; answeredAt: number }>();
+    const follows = new Map<string, { at: number | null; answeredAt: number }>();
     const missing: string[] = [];
     for (const id of ids) {
       const at = this.created.get(id);
@@ -59,9 +63,12 @@ export class HelixAccountInfo implements AccountInfoPort {
     }
     if (missing.length > 0) {
       try {
-        for (const u of await this.o.helix.users(missing)) {
-          created.set(u.id, u.createdAt);
-          this.created.set(u.id, u.createdAt);
+        const users = await this.o.helix.users(missing, until);
+        const answeredAt = this.o.clock.now();
+        for (const u of users) {
+          const c = { createdAt: u.createdAt, answeredAt };
+          created.set(u.id, c);
+          this.created.set(u.id, c);
         }
       } catch (err) {
         problem = `Twitch API: ${(err as Error).message}`;
@@ -86,29 +93,33 @@ export class HelixAccountInfo implements AccountInfoPort {
           while (next < todo.length) {
             const id = todo[next++]!;
             try {
-              const at = (await this.o.helix.followedAt(b, id)) ?? null;
-              follows.set(id, at);
-              this.follows.set(id, at);
+              const f = { at: (await this.o.helix.followedAt(b, id, until)) ?? null, answeredAt: this.o.clock.now() };
+              follows.set(id, f);
+              this.follows.set(id, f);
             } catch (err) {
               problem ??= `Twitch API: ${(err as Error).message}`;
               unchecked.add(id);
             }
           }
         };
-        await Promise.all([worker(), worker(), worker(), worker()]);
+        await Promise.all(Array.from({ length: Math.min(8, todo.length) }, worker));
       }
     }
     const info = new Map<string, AccountInfo>();
     for (const id of ids) {
       if (unchecked.has(id)) continue;
-      const createdAt = created.get(id);
-      if (createdAt === undefined) {
+      const c = created.get(id);
+      if (c === undefined) {
         unchecked.add(id); // Helix does not know the id (deleted or banned account)
         problem ??= 'Twitch does not know some accounts';
         continue;
       }
       const f = needs.follows ? follows.get(id) : undefined;
-      info.set(id, { createdAt, ...(f !== undefined && f !== null ? { followedAt: f } : {}) });
+      info.set(id, {
+        createdAt: c.createdAt,
+        answeredAt: f ? Math.max(f.answeredAt, c.answeredAt) : c.answeredAt,
+        ...(f && f.at !== null ? { followedAt: f.at } : {}),
+      });
     }
     if (unchecked.size > 0) this.log.warn({ unchecked: unchecked.size, problem }, 'some entrants could not be checked with Twitch');
     return { info, unchecked: [...unchecked], ...(problem ? { problem } : {}) };

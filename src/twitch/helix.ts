@@ -5,13 +5,15 @@
  *
  * Contract:
  * - answers are checked with zod at the edge; anything else is HelixError (code TWITCH_API_BAD_BODY);
- * - rate limits: `Ratelimit-Remaining` / `Ratelimit-Reset` (epoch seconds) are read on every
- *   answer; at 0 remaining the next call waits for the reset, and a 429 is retried after the reset
- *   (all on the injected clock, and never past the call's deadline);
+ * - rate limits: one budget for the whole client (every caller shares it): `Ratelimit-Remaining` /
+ *   `Ratelimit-Reset` (epoch seconds) are read on every answer and each request sent takes one
+ *   point from the remaining count at once, so concurrent calls never overspend it; at 0 remaining
+ *   the next call waits for the reset, and a 429 is retried after the reset (all on the injected
+ *   clock, and never past the call's deadline);
  * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
  * - network errors, timeouts and 5xx are retried with short backoff within the deadline, then
  *   thrown as HelixError with `retryable: true` (code TWITCH_API_UNAVAILABLE);
- * - one deadline per call (`deadlineMs`) holds everything: rate-limit waits, backoff, a token
+ * - one deadline per call (`deadlineMs`, or the caller's earlier `until`) holds everything: rate-limit waits, backoff, a token
  *   refresh, and each attempt's timeout (cut to what is left), all on the injected clock; this is
  *   the only retry loop for Helix calls (the stream watch and the account lookups do not retry);
  * - errors name the method and path (never the query, a token or a body), like the Fourthwall
@@ -106,6 +108,8 @@ export class HelixClient {
   private remaining: number | undefined;
   private resetAt = 0;
   private requests = 0;
+  /** Requests sent and not answered yet (their points are not in the last answer's count). */
+  private inflight = 0;
 
   constructor(o: HelixClientOptions) {
     this.o = o;
@@ -121,13 +125,16 @@ export class HelixClient {
     return this.requests;
   }
 
-  /** `GET /users?id=..` for up to 100 ids per call (more are split). Unknown ids are simply absent. */
-  async users(ids: readonly string[]): Promise<HelixUser[]> {
+  /**
+   * `GET /users?id=..` for up to 100 ids per call (more are split). Unknown ids are simply absent.
+   * `until`: a deadline (on the clock) earlier than the call's own.
+   */
+  async users(ids: readonly string[], until?: number): Promise<HelixUser[]> {
     const out: HelixUser[] = [];
     for (let i = 0; i < ids.length; i += 100) {
       const q = new URLSearchParams();
       for (const id of ids.slice(i, i + 100)) q.append('id', id);
-      const body = this.parse(UsersSchema, await this.get('/users', q), '/users');
+      const body = this.parse(UsersSchema, await this.get('/users', q, until), '/users');
       for (const u of body.data) out.push({ id: u.id, login: u.login, createdAt: Date.parse(u.created_at) });
     }
     return out;
@@ -155,9 +162,9 @@ export class HelixClient {
   }
 
   /** `GET /channels/followers?broadcaster_id&user_id`: when `userId` followed, or undefined. Needs moderator:read:followers. */
-  async followedAt(broadcasterId: string, userId: string): Promise<number | undefined> {
+  async followedAt(broadcasterId: string, userId: string, until?: number): Promise<number | undefined> {
     const q = new URLSearchParams({ broadcaster_id: broadcasterId, user_id: userId });
-    const body = this.parse(FollowersSchema, await this.get('/channels/followers', q), '/channels/followers');
+    const body = this.parse(FollowersSchema, await this.get('/channels/followers', q, until), '/channels/followers');
     const f = body.data.find((d) => d.user_id === userId);
     return f ? Date.parse(f.followed_at) : undefined;
   }
@@ -181,15 +188,16 @@ export class HelixClient {
    * only place a Helix call is retried (callers do not retry), and everything in it (rate-limit
    * waits, each attempt's timeout, backoff, a token refresh) fits in the one deadline.
    */
-  private async get(path: string, query: URLSearchParams): Promise<unknown> {
-    const deadline = this.clock.now() + (this.o.deadlineMs ?? 20_000);
+  private async get(path: string, query: URLSearchParams, until?: number): Promise<unknown> {
+    const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
+    const deadline = until !== undefined ? Math.min(own, until) : own;
     const left = () => deadline - this.clock.now();
     const delays = this.o.retryDelaysMs ?? [500, 2000];
     let failures = 0;
     let limited = 0;
     let refreshed = false;
     for (;;) {
-      if (this.remaining === 0 && this.resetAt > this.clock.now()) {
+      if (this.remaining !== undefined && this.remaining <= 0 && this.resetAt > this.clock.now()) {
         const wait = this.resetAt - this.clock.now();
         if (wait >= left())
           throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (GET ${path})`, { status: 429, retryable: true });
@@ -260,6 +268,9 @@ export class HelixClient {
     const timeout = Math.min(this.o.timeoutMs ?? 10_000, leftMs);
     if (timeout <= 0) throw Object.assign(new Error('deadline reached'), { code: 'DEADLINE' });
     this.requests++;
+    // The shared budget: this request's point is spent now, before its answer says so.
+    if (this.remaining !== undefined) this.remaining -= 1;
+    this.inflight++;
     const ac = new AbortController();
     const timer = this.clock.setTimeout(() => ac.abort(), timeout);
     try {
@@ -273,21 +284,23 @@ export class HelixClient {
         bodyTimeout: timeout,
         signal: ac.signal,
       });
-      this.readLimits(res.headers);
+      this.readLimits(res.headers, this.inflight - 1);
       return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) };
     } catch (err) {
       if (ac.signal.aborted) throw Object.assign(new Error(`no answer within ${timeout} ms`, { cause: err }), { code: 'TIMEOUT' });
       throw err;
     } finally {
+      this.inflight--;
       timer.cancel();
     }
   }
 
-  private readLimits(headers: Record<string, string | string[] | undefined>): void {
+  /** `pending`: other requests in flight, whose points the answer may not count yet. */
+  private readLimits(headers: Record<string, string | string[] | undefined>, pending: number): void {
     const one = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
     const remaining = Number(one(headers['ratelimit-remaining']));
     const reset = Number(one(headers['ratelimit-reset']));
-    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining;
+    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining - pending;
     if (Number.isFinite(reset) && reset > 0) this.resetAt = reset * 1000;
   }
 }
