@@ -12,7 +12,9 @@
  * `Ratelimit-Limit`, `Ratelimit-Remaining` and `Ratelimit-Reset` (epoch seconds when the bucket is
  * full again), and an empty bucket answers 429. `latencyMs` delays every answer (real time, like a
  * network). Errors have Helix's shape `{ error, status, message }`. `setDown(true)` answers 503 to
- * everything; `failFollowLookups(userId)` answers 503 to the follow lookups of that one user.
+ * everything; `failFollowLookups(userId)` answers 503 to the follow lookups of that one user, and
+ * `failNextFollowedUser()` does so for whichever user's follow lookup comes next (a fault for one
+ * pick when the test cannot know the picks).
  * Users unknown to the sandbox get a stable made-up account (created two years before the clock's
  * start), so any chatter can be looked up; tests set their own creation and follow times.
  */
@@ -66,6 +68,7 @@ export class SandboxHelix {
   private readonly streams = new Map<string, SimStream>();
   private readonly buckets = new Map<string, { points: number; at: number }>();
   private readonly failingFollows = new Set<string>();
+  private failNextFollow = false;
   private readonly defaultCreatedAt: number;
   private down = false;
   private seq = 1;
@@ -115,6 +118,16 @@ export class SandboxHelix {
   failFollowLookups(userId: string, failing = true): void {
     if (failing) this.failingFollows.add(userId);
     else this.failingFollows.delete(userId);
+  }
+
+  /** The next user whose follow is looked up gets 503 for all its follow lookups (see failFollowLookups). */
+  failNextFollowedUser(): void {
+    this.failNextFollow = true;
+  }
+
+  /** Users whose follow lookups answer 503. */
+  failingFollowUsers(): string[] {
+    return [...this.failingFollows];
   }
 
   /** Serves `/helix/*`; false for other paths. */
@@ -185,6 +198,10 @@ export class SandboxHelix {
       if (!this.o.auth.scopes.includes('moderator:read:followers'))
         return fail(403, 'Forbidden', 'Missing scope: moderator:read:followers'), true;
       const user = q.get('user_id');
+      if (user && this.failNextFollow) {
+        this.failNextFollow = false;
+        this.failingFollows.add(user);
+      }
       if (user && this.failingFollows.has(user)) return fail(503, 'Service Unavailable', '', h), true;
       const explicit = [...(this.follows.get(b)?.entries() ?? [])].filter((e): e is [string, number] => e[1] !== null);
       const at = user ? this.followedAt(b, user) : undefined;
