@@ -133,6 +133,17 @@ export function nextPosition(record: DrawRecord): number {
   return record.winners.length + (record.rerolls?.length ?? 0) + (record.setAside?.length ?? 0);
 }
 
+/** replaceWinner with the plain next pick (no account rules: nothing to look up, so synchronous). */
+export function replaceWinnerPlain(s: DrawSession, userId: string, meta: ReplaceMeta): { old: Winner; winner: Winner } | undefined {
+  const r = s.record;
+  const frozen = s.frozen;
+  if (!frozen || !frozen.digest) return undefined;
+  const from = nextPosition(r);
+  if (from >= frozen.length) return undefined;
+  const seq = pickSequenceOfWeights(pickKey(r, s.seed), frozen.digest, frozen.weights, from + 1, frozen.fenwick);
+  return replaceWinner(r, { entrant: frozen.entrant(seq[from]!), pick: from }, userId, meta);
+}
+
 const pickChains = new WeakMap<DrawSession, Promise<unknown>>();
 
 /**
