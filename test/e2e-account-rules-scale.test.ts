@@ -161,6 +161,23 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
       const items = await block.locator('.set-aside li').allTextContents();
       expect(items).toHaveLength(aside.length);
       expect(items[0]).toMatch(new RegExp(`^@${aside[0]!.login}: not following the channel \\(Twitch answered `));
+
+      // The public verify page replays the set-asides in the browser; a record whose set-asides
+      // were swapped around fails there.
+      const verdict = async (id: string) => {
+        await page.goto(`${s.bot.http.url}/verify/${id}`);
+        await page.waitForFunction(() => (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body.dataset['verdict'] !== 'pending', undefined, { timeout: 30_000 });
+        return { verdict: await page.locator('body').getAttribute('data-verdict'), checks: (await page.locator('#checks').textContent()) ?? '' };
+      };
+      const good = await verdict(r.id);
+      expect(good.verdict).toBe('verified');
+      expect(good.checks).toContain(`pick ${aside[0]!.pick}: ${aside[0]!.login} (not-follower, Twitch answered ${aside[0]!.at})`);
+      const tampered = { ...(await s.record(r.id)), id: 'tampered-set-aside' };
+      tampered.setAside = [...tampered.setAside!].reverse();
+      await s.bot.repo.saveDraw(tampered);
+      await s.bot.repo.flush();
+      expect((await verdict('tampered-set-aside')).verdict).toBe('failed');
+      expect((await s.verify('tampered-set-aside')).code).not.toBe(0);
     } finally {
       await browser.close();
     }
