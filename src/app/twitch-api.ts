@@ -1,9 +1,10 @@
 /**
  * What the Twitch API adds to a running bot, wired from its Config (only with TWITCH_CLIENT_ID):
  * the Helix client (sharing the auth client's connection pool and the chat token, so a refresh
- * serves both), auto streaming (`streaming.auto`, src/twitch/stream-watch.ts) and the account
- * rules at close (`eligibility.followersOnly|minFollowDays|minAccountDays`,
- * src/giveaway/account-rules.ts over src/twitch/account-info.ts).
+ * serves both, and one rate budget serves every caller), auto streaming (`streaming.auto`,
+ * src/twitch/stream-watch.ts) and the account rules checked for the picks
+ * (`eligibility.followersOnly|minFollowDays|minAccountDays`, src/giveaway/account-rules.ts and
+ * checked-picks.ts over src/twitch/account-info.ts).
  *
  * Contract: `twitchApiFor` returns undefined without a client id (the bot then works on chat
  * alone, as before); `autoStreaming` says at once whether auto streaming owns the streaming
