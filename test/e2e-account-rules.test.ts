@@ -157,4 +157,40 @@ describe('account rules from the Twitch API', () => {
     expect(await t.nextBotLine(/entry check/, mark)).toMatch(/2 picks could not be checked with Twitch \(.*\) and were let in/);
     expect((await t.verify(d2.id)).code).toBe(0);
   });
+
+  it('warm-up: entrants looked up during the window (follows cached, "not following" asked again at the close); verify passes', async () => {
+    const logins = Array.from({ length: 20 }, (_, i) => `warm${i}`);
+    const strangers = new Set(logins.filter((_, i) => i % 4 === 0)); // 5 never followed
+    const s = await stackWith(
+      { eligibility: { followersOnly: true, warmUp: true } },
+      {
+        prepare(helix, chat) {
+          for (const l of logins) if (!strangers.has(l)) helix.setFollow(chat.channelId, chat.viewer(l).userId, Date.now() - 30 * DAY);
+        },
+      },
+    );
+    const opened = nextDrawOpened(s);
+    s.say(s.mod, '!giveaway start giftdrop-mug 10 300');
+    const open = await opened;
+    s.enter(logins);
+    const followerCalls = () => s.stack.helix.calls.filter((c) => c.path === '/channels/followers');
+    await vi.waitFor(() => expect(followerCalls()).toHaveLength(20), { timeout: 15_000, interval: 20 });
+    const closedAt = Date.now();
+    const before = followerCalls().length;
+    const settled = drawSettled(s, open.id);
+    s.say(s.mod, '!giveaway end');
+    await settled;
+    await s.idle();
+    const d = await s.record(open.id);
+    expect(d.winners).toHaveLength(10);
+    expect(d.winners.every((w) => !strangers.has(w.login) && w.accountCheck?.result === 'checked')).toBe(true);
+    // The winners' answers came from the warm-up, before the close; only the picked strangers were asked again.
+    expect(d.winners.every((w) => Date.parse(w.accountCheck!.at) <= closedAt)).toBe(true);
+    const asked = followerCalls().slice(before).map((c) => new URLSearchParams(c.query).get('user_id'));
+    const strangerIds = new Set([...strangers].map((l) => s.viewer(l).userId));
+    expect(asked.every((id) => strangerIds.has(id!))).toBe(true);
+    expect(d.setAside!.every((a) => strangers.has(a.login) && a.reason === 'not-follower')).toBe(true);
+    for (const a of d.setAside!) expect(asked).toContain(a.userId); // "not following" was not taken from the warm-up
+    expect((await s.verify(d.id)).code).toBe(0);
+  });
 });

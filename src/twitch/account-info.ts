@@ -42,6 +42,34 @@ export class HelixAccountInfo implements AccountInfoPort {
     this.follows = new LruCache({ maxEntries, now, ttlMs: o.followTtlMs ?? 600_000 });
   }
 
+  /**
+   * Background warm-up (warm-up.ts): looks `userIds` up and caches the answers for the picks at
+   * close, giving up at `until`. Only "follows" answers are kept from it, never "does not follow"
+   * (a viewer may follow during the entry window; the close asks again). Never throws.
+   */
+  async warm(userIds: readonly string[], needs: { follows: boolean; until: number }): Promise<void> {
+    const ids = userIds.filter((id) => this.created.get(id) === undefined || (needs.follows && this.follows.get(id) === undefined));
+    if (ids.length === 0) return;
+    try {
+      const missing = ids.filter((id) => this.created.get(id) === undefined);
+      if (missing.length) {
+        const users = await this.o.helix.users(missing, needs.until);
+        const answeredAt = this.o.clock.now();
+        for (const u of users) this.created.set(u.id, { createdAt: u.createdAt, answeredAt });
+      }
+      const b = this.o.broadcasterId();
+      if (!needs.follows || !b) return;
+      await Promise.all(
+        ids.map(async (id) => {
+          const at = await this.o.helix.followedAt(b, id, needs.until);
+          if (at !== undefined) this.follows.set(id, { at, answeredAt: this.o.clock.now() });
+        }),
+      );
+    } catch (err) {
+      this.log.debug({ err }, 'warm-up lookup failed (the close will ask again)');
+    }
+  }
+
   /** Accounts held in the caches (creation dates, follow answers). */
   cached(): { created: number; follows: number } {
     return { created: this.created.size, follows: this.follows.size };

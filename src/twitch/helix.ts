@@ -106,6 +106,7 @@ export class HelixClient {
   private readonly ownsDispatcher: boolean;
   private readonly log: Logger;
   private remaining: number | undefined;
+  private limit: number | undefined;
   private resetAt = 0;
   private requests = 0;
   /** Requests sent and not answered yet (their points are not in the last answer's count). */
@@ -118,6 +119,12 @@ export class HelixClient {
     this.ownsDispatcher = !o.dispatcher;
     this.dispatcher = o.dispatcher ?? new LazyPool({ keepAliveTimeout: 4_000 });
     this.log = o.logger.child({ module: 'twitch.helix' });
+  }
+
+  /** The shared rate budget as last counted (points left, bucket size); undefined before the first answer. */
+  budget(): { remaining: number; limit: number } | undefined {
+    if (this.remaining === undefined || this.limit === undefined) return undefined;
+    return { remaining: this.remaining, limit: this.limit };
   }
 
   /** Requests sent so far (retries included). */
@@ -300,6 +307,8 @@ export class HelixClient {
     const one = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
     const remaining = Number(one(headers['ratelimit-remaining']));
     const reset = Number(one(headers['ratelimit-reset']));
+    const limit = Number(one(headers['ratelimit-limit']));
+    if (Number.isFinite(limit) && limit > 0) this.limit = limit;
     if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining - pending;
     if (Number.isFinite(reset) && reset > 0) this.resetAt = reset * 1000;
   }
