@@ -65,6 +65,20 @@ describe('Helix client', () => {
     expect(helix.calls.map((c) => c.status)).toEqual([200, 200, 200]);
   });
 
+  it('with the bucket spent it waits for one point to come back (a minute / limit), not for the whole bucket', async () => {
+    const { clock, helix, client } = await rig(60); // one point a second
+    const api = client();
+    for (let i = 0; i < 60; i++) await api.users([String(3000 + i)]);
+    let done = false;
+    const next = api.users(['4000']).then((u) => ((done = true), u));
+    await vi.waitFor(() => expect(clock.pending()).toBe(1)); // waiting on the clock, nothing sent
+    expect(helix.calls).toHaveLength(60);
+    clock.advance(1_100);
+    expect(await next).toHaveLength(1);
+    expect(done).toBe(true);
+    expect(helix.calls.map((c) => c.status)).toEqual(Array(61).fill(200));
+  });
+
   it('concurrent calls share one budget: no more requests are sent than Ratelimit-Remaining allows, none gets a 429', async () => {
     const { clock, helix, client } = await rig(5);
     const api = client();

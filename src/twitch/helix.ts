@@ -8,8 +8,10 @@
  * - rate limits: one budget for the whole client (every caller shares it): `Ratelimit-Remaining` /
  *   `Ratelimit-Reset` (epoch seconds) are read on every answer and each request sent takes one
  *   point from the remaining count at once, so concurrent calls never overspend it; at 0 remaining
- *   the next call waits for the reset, and a 429 is retried after the reset (all on the injected
- *   clock, and never past the call's deadline);
+ *   waiting calls take the points as they come back, one after another (Twitch's bucket refills
+ *   continuously: the missing points return evenly until `Ratelimit-Reset`, when it is full), and a
+ *   429 is retried the same way, at most 3 times (all on the injected clock, never past the call's
+ *   deadline);
  * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
  * - network errors, timeouts and 5xx are retried with short backoff within the deadline, then
  *   thrown as HelixError with `retryable: true` (code TWITCH_API_UNAVAILABLE);
@@ -108,6 +110,10 @@ export class HelixClient {
   private remaining: number | undefined;
   private limit: number | undefined;
   private resetAt = 0;
+  /** How long one point takes to come back (Twitch's bucket refills continuously), from the last answer. */
+  private pointMs: number | undefined;
+  /** The next point not yet reserved by a waiting caller (see reserveSlot). */
+  private nextSlotAt = 0;
   private requests = 0;
   /** Requests sent and not answered yet (their points are not in the last answer's count). */
   private inflight = 0;
@@ -203,14 +209,16 @@ export class HelixClient {
     let failures = 0;
     let limited = 0;
     let refreshed = false;
+    let slotted = false; // this attempt already waited for its point (after a 429)
     for (;;) {
-      if (this.remaining !== undefined && this.remaining <= 0 && this.resetAt > this.clock.now()) {
-        const wait = this.resetAt - this.clock.now();
-        if (wait >= left())
+      if (!slotted && this.remaining !== undefined && this.remaining <= 0 && this.resetAt > this.clock.now()) {
+        const wait = this.reserveSlot(left());
+        if (wait === undefined)
           throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (GET ${path})`, { status: 429, retryable: true });
-        this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for the reset');
+        this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for a point');
         await this.sleep(wait);
       }
+      slotted = false;
       let status: number;
       let body: unknown;
       try {
@@ -233,9 +241,11 @@ export class HelixClient {
         continue;
       }
       if (status === 429) {
-        const wait = Math.max(0, this.resetAt - this.clock.now());
-        if (wait < left() && limited++ < 3) {
+        const wait = limited < 3 ? this.reserveSlot(left()) : undefined;
+        if (wait !== undefined) {
+          limited++;
           await this.sleep(wait);
+          slotted = true;
           continue;
         }
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached (GET ${path})`, { status, retryable: true });
@@ -302,6 +312,23 @@ export class HelixClient {
     }
   }
 
+  /**
+   * With the budget spent: reserves this caller the next point the bucket gives back (one every
+   * `pointMs`, waiters one after another, never later than the reset, when the bucket is full) and
+   * returns how long to wait for it; undefined (nothing reserved) when that is not within `leftMs`.
+   * Without Ratelimit-Limit the wait is until the reset.
+   */
+  private reserveSlot(leftMs: number): number | undefined {
+    const now = this.clock.now();
+    const toReset = Math.max(0, this.resetAt - now);
+    if (this.pointMs === undefined) return toReset < leftMs ? toReset : undefined;
+    const at = Math.max(this.nextSlotAt, now + this.pointMs);
+    const wait = Math.min(at - now, toReset);
+    if (wait >= leftMs) return undefined;
+    this.nextSlotAt = at + this.pointMs;
+    return wait;
+  }
+
   /** `pending`: other requests in flight, whose points the answer may not count yet. */
   private readLimits(headers: Record<string, string | string[] | undefined>, pending: number): void {
     const one = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
@@ -311,5 +338,9 @@ export class HelixClient {
     if (Number.isFinite(limit) && limit > 0) this.limit = limit;
     if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining - pending;
     if (Number.isFinite(reset) && reset > 0) this.resetAt = reset * 1000;
+    // Ratelimit-Reset is when the bucket is full again: the missing points come back evenly until then.
+    const missing = this.limit !== undefined && Number.isFinite(remaining) ? this.limit - remaining : undefined;
+    const toReset = this.resetAt - this.clock.now();
+    if (missing !== undefined && missing > 0 && toReset > 0) this.pointMs = toReset / missing;
   }
 }

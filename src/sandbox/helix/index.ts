@@ -8,7 +8,8 @@
  *   403 without the token scope moderator:read:followers.
  * Every call needs `Client-Id` and `Authorization: Bearer <the chat server's current token>`
  * (401 otherwise). Rate limit as Twitch's: a token bucket of `ratePerMinute` points (default 800)
- * per token, refilled continuously on the injected clock, one point per call; answers carry
+ * per client id and user (the sandbox has one user token at a time, refreshed or not: so per
+ * client id), refilled continuously on the injected clock, one point per call; answers carry
  * `Ratelimit-Limit`, `Ratelimit-Remaining` and `Ratelimit-Reset` (epoch seconds when the bucket is
  * full again), and an empty bucket answers 429. `latencyMs` delays every answer (real time, like a
  * network). Errors have Helix's shape `{ error, status, message }`. `setDown(true)` answers 503 to
@@ -31,7 +32,7 @@ export interface SandboxHelixAuth {
 export interface SandboxHelixOptions {
   auth: SandboxHelixAuth;
   clock: Clock;
-  /** Requests per minute per token (default 800, like Twitch's). */
+  /** Requests per minute per client id and user (default 800, like Twitch's). */
   ratePerMinute?: number;
   /** Every account follows every channel (since a day after its creation) unless set otherwise (the demo). */
   everyoneFollows?: boolean;
@@ -153,7 +154,7 @@ export class SandboxHelix {
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
     if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     if (!this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
-    const limits = this.spend(token);
+    const limits = this.spend(this.o.auth.clientId);
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
     const q = url.searchParams;
@@ -227,14 +228,14 @@ export class SandboxHelix {
     return this.users.get(id) ?? { id, login: `user${id}`, createdAt: this.defaultCreatedAt };
   }
 
-  /** One point from the token's bucket (refilled at `limit` points a minute, like Twitch's). */
-  private spend(token: string): { ok: boolean; headers: Record<string, string> } {
+  /** One point from the bucket of `key` (refilled at `limit` points a minute, like Twitch's). */
+  private spend(key: string): { ok: boolean; headers: Record<string, string> } {
     const limit = this.o.ratePerMinute ?? 800;
     const now = this.o.clock.now();
-    const b = this.buckets.get(token) ?? { points: limit, at: now };
+    const b = this.buckets.get(key) ?? { points: limit, at: now };
     b.points = Math.min(limit, b.points + (Math.max(0, now - b.at) * limit) / 60_000);
     b.at = now;
-    this.buckets.set(token, b);
+    this.buckets.set(key, b);
     const ok = b.points >= 1;
     if (ok) b.points -= 1;
     const fullAt = now + ((limit - b.points) * 60_000) / limit;
