@@ -18,6 +18,8 @@ import type { SandboxHelix } from '../src/sandbox/helix/index.js';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
 import { HAS_CHROMIUM, launchBrowser } from './support/browser.js';
 import { finishSeen } from './support/e2e-stack.js';
+import { captureIo } from './support/cli-io.js';
+import { runHistoryCli } from '../src/cli/history.js';
 import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
@@ -138,6 +140,10 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     // History export and verify.
     const row = (await s.history()).find((h) => h.id === r.id) as unknown as { setAside: unknown[] };
     expect(row.setAside).toHaveLength(aside.length);
+    const detail = captureIo(s.dataDir);
+    expect(await runHistoryCli(['--draw', r.id], detail.io)).toBe(0);
+    expect(detail.out().match(/: set aside \S+ \(id \d+\): not-follower, Twitch answered /g)).toHaveLength(aside.length);
+    expect(detail.out().match(/ checked with Twitch/g)).toHaveLength(GIFTS);
     const v = await s.verify(r.id);
     expect(v.code).toBe(0);
     expect(v.out).toContain(`set aside   ${aside.length} pick(s)`);
