@@ -144,8 +144,6 @@ export function replaceWinnerPlain(s: DrawSession, userId: string, meta: Replace
   return replaceWinner(r, { entrant: frozen.entrant(seq[from]!), pick: from }, userId, meta);
 }
 
-const pickChains = new WeakMap<DrawSession, Promise<unknown>>();
-
 /**
  * Replaces the winner `userId` of a closed draw by its next pick that holds the account rules (a
  * reroll or a claim-window replacement): the pick's set-asides are appended to the record's
@@ -182,8 +180,7 @@ export function replaceWinnerChecked(
     if (o.still && !o.still()) return undefined;
     return replaceWinner(r, got.picks[0], userId, o.meta);
   };
-  const previous = pickChains.get(s) ?? Promise.resolve();
-  const mine = previous.then(run, run);
-  pickChains.set(s, mine.catch(() => undefined));
+  const mine = s.pickChain.then(run, run);
+  s.pickChain = mine.catch(() => undefined);
   return mine;
 }
