@@ -86,7 +86,7 @@ describe('account rules from the Twitch API', () => {
     expect(announced).toMatch(/1 not following the channel/);
     expect(announced).toMatch(/1 following for less than 7 days/);
     expect(announced).toMatch(/1 account younger than 30 days/);
-    expect(announced).toMatch(/8 prizes not filled \(nobody eligible was left\)/);
+    expect(announced).toMatch(/8 of 10 prizes \(Giftdrop Mug\) not filled: nobody eligible was left\.$/);
     expect((await s.verify(d.id)).code).toBe(0);
 
     // !giveaway: the status and ONE summary line of why entrants were left out.

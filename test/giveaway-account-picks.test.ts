@@ -83,7 +83,7 @@ describe('engine picks under account rules', () => {
     const stored = (await h.repo.getDraw(draw.id))!;
     expect(stored.setAside!.map((a) => a.reason)).toEqual(Array(port.calls[0]!.length - 1).fill('not-follower'));
     expect(stored.rules!['account']).toMatchObject({ unfilled: 4, unfilledWhy: 'time' });
-    expect(said.at(-1)).toMatch(/4 prizes not filled \(the checks ran out of time before the deadline\)/);
+    expect(said.at(-1)).toMatch(/4 of 5 prizes \(Cozy Hoodie\) not filled: the checks ran out of time before the deadline\.$/);
     expect(verifyDraw(stored)).toMatchObject({ ok: true });
   });
 

@@ -72,8 +72,8 @@ export interface AccountOutcome {
   /** Picks checked with Twitch (passed or set aside by a rule). */
   checked: number;
   problem?: string;
-  /** Prizes left without a winner, and why. */
-  unfilled?: { count: number; why: 'time' | 'exhausted' };
+  /** Prizes left without a winner (`count` of `of`, the draw's `prize`), and why. */
+  unfilled?: { count: number; of: number; prize: string; why: 'time' | 'exhausted' };
 }
 
 export interface AccountGateOptions {
@@ -169,7 +169,8 @@ export class AccountGate {
     }
     if (o.unfilled && o.unfilled.count > 0) {
       const why = o.unfilled.why === 'time' ? 'the checks ran out of time before the deadline' : 'nobody eligible was left';
-      parts.push(`${o.unfilled.count} prize${o.unfilled.count === 1 ? '' : 's'} not filled (${why})`);
+      const u = o.unfilled;
+      parts.push(`${u.count} of ${u.of} prize${u.of === 1 ? '' : 's'} (${u.prize}) not filled: ${why}`);
     }
     if (parts.length === 0) return undefined;
     return `Draw ${drawId} entry check: ${parts.join('; ')}.`;

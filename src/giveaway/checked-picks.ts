@@ -174,7 +174,7 @@ export function replaceWinnerChecked(
     });
     if (got.setAside.length) (r.setAside ??= []).push(...got.setAside);
     if (o.gate?.active) {
-      const unfilled = got.picks.length ? undefined : { count: 1, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) };
+      const unfilled = got.picks.length ? undefined : { count: 1, of: 1, prize: r.offer.name, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) };
       o.gate.report(r.id, { setAside: got.setAside, checked: got.checked, unchecked: got.unchecked, ...(got.problem ? { problem: got.problem } : {}), ...(unfilled ? { unfilled } : {}) });
     }
     if (o.still && !o.still()) return undefined;

@@ -78,7 +78,9 @@ export class Drawing {
           checked: got.checked,
           unchecked: got.unchecked,
           ...(got.problem ? { problem: got.problem } : {}),
-          ...(unfilled > 0 ? { unfilled: { count: unfilled, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) } } : {}),
+          ...(unfilled > 0
+            ? { unfilled: { count: unfilled, of: r.gifts, prize: r.offer.name, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) } }
+            : {}),
         };
         r.setAside = got.setAside;
         r.rules = { ...r.rules, account: gate.accountRecord(outcome) };
