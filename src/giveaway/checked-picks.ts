@@ -10,11 +10,12 @@
  * entrants who pass (sampling without replacement, conditioned on passing), and `verify.ts`
  * replays them from the frozen list, the key and the recorded set-asides. Picks looked up ahead
  * but not needed are neither taken nor recorded (they stay free for later picks). Without an
- * active gate it is the plain sequence (same positions as firstPicks / nextPick). A pick still
- * unanswered at `until` ends the walk (`outOfTime`): the winners decided so far stand.
- * `replaceWinnerChecked` replaces one winner that way (a reroll or a claim window), serialised
- * per draw, appending its set-asides to the record. Does not: persist, announce or decide eligibility
- * by itself (account-rules.ts does).
+ * active gate it is the plain sequence (same positions as firstPicks). A pick still unanswered
+ * at `until` ends the walk (`outOfTime`): the winners decided so far stand. `picksDeadline` is
+ * that deadline for a draw. `replaceWinnerChecked` replaces one winner that way (a reroll or a
+ * claim window), serialised per draw, appending its set-asides to the record and saying them in
+ * chat through the gate; `replaceWinnerPlain` is its synchronous form without account rules.
+ * Does not: persist, or decide eligibility by itself (account-rules.ts does).
  */
 import type { AccountGate, PickVerdict } from './account-rules.js';
 import { pickKey } from './beacon-fairness.js';
