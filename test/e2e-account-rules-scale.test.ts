@@ -113,6 +113,7 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     const calls = s.stack.helix.calls.slice(helixBefore);
     expect(calls.every((c) => c.status === 200)).toBe(true);
     expect(calls.length).toBeLessThan(200); // not one per entrant (5,000)
+    expect(calls.every((c) => c.path === '/channels/followers')).toBe(true); // no account-age rule: no GET /users
     // The finish at Fourthwall names exactly the checked winners, before its deadline.
     const seen = finishSeen(s.fw, d.record.source.drawId!);
     expect(seen.finishStatuses).toEqual([200]);

@@ -78,7 +78,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
   const accounts = info ? new AccountGate({ port: info, rules, chat, now: () => clock.now() }) : undefined;
   const warmUp =
     info && s.eligibility.warmUp
-      ? new AccountWarmUp({ accounts: info, budget: () => helix.budget(), follows: rules.followersOnly || rules.minFollowDays > 0, clock, logger })
+      ? new AccountWarmUp({ accounts: info, budget: () => helix.budget(), follows: rules.followersOnly || rules.minFollowDays > 0, created: rules.minAccountDays > 0, clock, logger })
       : undefined;
   // The follower rules need moderator:read:followers: say so at start rather than at the first close.
   const checkFollowScope = async () => {

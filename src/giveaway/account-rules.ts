@@ -48,7 +48,8 @@ export function accountExclusion(info: AccountInfo, r: AccountRules, now: number
   const needsFollow = r.followersOnly || r.minFollowDays > 0;
   if (needsFollow && info.followedAt === undefined) return 'not-follower';
   if (r.minFollowDays > 0 && now - info.followedAt! < r.minFollowDays * DAY_MS) return 'follow-age';
-  if (r.minAccountDays > 0 && now - info.createdAt < r.minAccountDays * DAY_MS) return 'account-age';
+  // (Creation dates are always asked for with an account-age rule; none is never taken as old enough.)
+  if (r.minAccountDays > 0 && (info.createdAt === undefined || now - info.createdAt < r.minAccountDays * DAY_MS)) return 'account-age';
   return undefined;
 }
 
@@ -107,7 +108,7 @@ export class AccountGate {
     const r = this.o.rules;
     const follows = r.followersOnly || r.minFollowDays > 0;
     // The port promises not to throw; if one does anyway, nobody was checked (never a failed draw).
-    const looked = await this.o.port.lookup(userIds, { follows, until }).catch(
+    const looked = await this.o.port.lookup(userIds, { follows, created: r.minAccountDays > 0, until }).catch(
       (err: unknown): AccountLookup => ({ info: new Map(), unchecked: [...userIds], problem: (err as Error).message }),
     );
     const now = this.o.now();

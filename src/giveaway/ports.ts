@@ -382,8 +382,8 @@ export interface DrawRepository {
 
 /** What Twitch knows about one account, for the account rules (times in ms since the epoch). */
 export interface AccountInfo {
-  /** When the account was created. */
-  createdAt: number;
+  /** When the account was created (absent when it was not asked: no account-age rule). */
+  createdAt?: number;
   /** When it followed the channel; undefined: it does not follow (or follows were not asked). */
   followedAt?: number;
   /** When Twitch gave the answer this verdict rests on (the follow answer when follows were asked). */
@@ -404,5 +404,6 @@ export interface AccountLookup {
  * `until`: no call runs past this time (engine clock); what is not answered by then is unchecked.
  */
 export interface AccountInfoPort {
-  lookup(userIds: readonly string[], needs: { follows: boolean; until?: number }): Promise<AccountLookup>;
+  /** `created`: creation dates are needed (default true). */
+  lookup(userIds: readonly string[], needs: { follows: boolean; created?: boolean; until?: number }): Promise<AccountLookup>;
 }

@@ -1,5 +1,6 @@
 /**
- * AccountInfoPort over Helix: creation dates from `GET /users` (100 ids per call) and follow dates
+ * AccountInfoPort over Helix: creation dates from `GET /users` (100 ids per call; only when asked,
+ * i.e. with an account-age rule; a failed call leaves that batch unchecked) and follow dates
  * from `GET /channels/followers?user_id=` (one per account, 8 at a time), for the few picks the
  * draw asks about (never the whole crowd), with bounded caches
  * (least recently used evicted past `maxCached` entries each, default 50 000): creation dates
@@ -47,11 +48,11 @@ export class HelixAccountInfo implements AccountInfoPort {
    * close, giving up at `until`. Only "follows" answers are kept from it, never "does not follow"
    * (a viewer may follow during the entry window; the close asks again). Never throws.
    */
-  async warm(userIds: readonly string[], needs: { follows: boolean; until: number }): Promise<void> {
-    const ids = userIds.filter((id) => this.created.get(id) === undefined || (needs.follows && this.follows.get(id) === undefined));
+  async warm(userIds: readonly string[], needs: { follows: boolean; created: boolean; until: number }): Promise<void> {
+    const ids = userIds.filter((id) => (needs.created && this.created.get(id) === undefined) || (needs.follows && this.follows.get(id) === undefined));
     if (ids.length === 0) return;
     try {
-      const missing = ids.filter((id) => this.created.get(id) === undefined);
+      const missing = needs.created ? ids.filter((id) => this.created.get(id) === undefined) : [];
       if (missing.length) {
         const users = await this.o.helix.users(missing, needs.until);
         const answeredAt = this.o.clock.now();
@@ -75,19 +76,22 @@ export class HelixAccountInfo implements AccountInfoPort {
     return { created: this.created.size, follows: this.follows.size };
   }
 
-  async lookup(userIds: readonly string[], needs: { follows: boolean; until?: number }): Promise<AccountLookup> {
+  async lookup(userIds: readonly string[], needs: { follows: boolean; created?: boolean; until?: number }): Promise<AccountLookup> {
     const ids = [...new Set(userIds)];
     const unchecked = new Set<string>();
     let problem: string | undefined;
     const until = needs.until;
+    const wantCreated = needs.created ?? true;
     // This lookup's answers: the caches may evict some of them before the end of a large batch.
     const created = new Map<string, { createdAt: number; answeredAt: number }>();
     const follows = new Map<string, { at: number | null; answeredAt: number }>();
     const missing: string[] = [];
-    for (const id of ids) {
-      const at = this.created.get(id);
-      if (at === undefined) missing.push(id);
-      else created.set(id, at);
+    if (wantCreated) {
+      for (const id of ids) {
+        const at = this.created.get(id);
+        if (at === undefined) missing.push(id);
+        else created.set(id, at);
+      }
     }
     if (missing.length > 0) {
       try {
@@ -137,15 +141,15 @@ export class HelixAccountInfo implements AccountInfoPort {
     for (const id of ids) {
       if (unchecked.has(id)) continue;
       const c = created.get(id);
-      if (c === undefined) {
+      if (wantCreated && c === undefined) {
         unchecked.add(id); // Helix does not know the id (deleted or banned account)
         problem ??= 'Twitch does not know some accounts';
         continue;
       }
       const f = needs.follows ? follows.get(id) : undefined;
       info.set(id, {
-        createdAt: c.createdAt,
-        answeredAt: f ? Math.max(f.answeredAt, c.answeredAt) : c.answeredAt,
+        ...(c ? { createdAt: c.createdAt } : {}),
+        answeredAt: Math.max(f?.answeredAt ?? 0, c?.answeredAt ?? 0),
         ...(f && f.at !== null ? { followedAt: f.at } : {}),
       });
     }

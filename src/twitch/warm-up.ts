@@ -18,6 +18,8 @@ export interface AccountWarmUpOptions {
   accounts: Pick<HelixAccountInfo, 'warm'>;
   budget: () => { remaining: number; limit: number } | undefined;
   follows: boolean;
+  /** Creation dates are needed (an account-age rule). */
+  created: boolean;
   clock: Clock;
   logger: Logger;
   /** Ids per batch (default 8). */
@@ -83,7 +85,7 @@ export class AccountWarmUp {
       if (ids.length >= (this.o.batch ?? 8)) break;
     }
     try {
-      await this.o.accounts.warm(ids, { follows: this.o.follows, until: this.o.clock.now() + 10_000 });
+      await this.o.accounts.warm(ids, { follows: this.o.follows, created: this.o.created, until: this.o.clock.now() + 10_000 });
       this.warmed += ids.length;
     } catch (err) {
       this.log.debug({ err }, 'warm-up batch failed');
