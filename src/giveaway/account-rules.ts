@@ -148,9 +148,8 @@ export class AccountGate {
   /** Says the outcome in chat (one line, when there is anything to say) and keeps it for `!giveaway`. */
   report(drawId: string, o: AccountOutcome): void {
     const line = this.describe(drawId, o);
-    if (!line) return;
-    this.lastLine = line;
-    this.o.chat.say(line);
+    this.lastLine = line; // a close with nothing to say clears the previous one
+    if (line) this.o.chat.say(line);
   }
 
   private describe(drawId: string, o: AccountOutcome): string | undefined {

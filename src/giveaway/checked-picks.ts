@@ -174,7 +174,7 @@ export function replaceWinnerChecked(
       now: o.now,
     });
     if (got.setAside.length) (r.setAside ??= []).push(...got.setAside);
-    if (o.gate?.active) {
+    if (o.gate?.active && (got.setAside.length > 0 || got.unchecked > 0 || got.picks.length === 0)) {
       const unfilled = got.picks.length ? undefined : { count: 1, of: 1, prize: r.offer.name, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) };
       o.gate.report(r.id, { setAside: got.setAside, checked: got.checked, unchecked: got.unchecked, ...(got.problem ? { problem: got.problem } : {}), ...(unfilled ? { unfilled } : {}) });
     }
