@@ -189,6 +189,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     checkHint: checkHintFor(config),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
+  // Account-check warm-up: entrants are queued as they enter (no wait), cleared when a draw closes.
+  const warmUp = twitchApi?.warmUp;
+  if (warmUp) {
+    service.events.on('entered', (_drawId, userId) => warmUp.add(userId));
+    service.events.on('draw-closed', () => warmUp.clear());
+  }
   const streaming = new StreamingService({ shop, chat, logger });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
   const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);

@@ -182,12 +182,14 @@ export const fileSchema = z.strictObject({
       excludeLogins: z.array(z.string().trim().toLowerCase()).default(() => [...D.eligibility.excludeLogins]),
       winnerCooldownHours: z.number().min(0).max(24 * 365).default(D.eligibility.winnerCooldownHours),
       excludeFirstTimeChatters: z.boolean().default(D.eligibility.excludeFirstTimeChatters),
-      /** Checked with the Twitch API at close (needs TWITCH_CLIENT_ID; src/giveaway/account-rules.ts). */
+      /** Checked with the Twitch API for the picks (needs TWITCH_CLIENT_ID; src/giveaway/account-rules.ts). */
       followersOnly: z.boolean().default(false),
       minFollowDays: z.number().min(0).max(3650).default(0),
       minAccountDays: z.number().min(0).max(3650).default(0),
-      /** Entrants the Twitch API could not check: let them in or leave them out. */
+      /** Picks the Twitch API could not check: let them in or set them aside. */
       uncheckable: z.enum(['allow', 'exclude']).default('allow'),
+      /** Look entrants up in the background during the entry window while Helix budget is spare (src/twitch/warm-up.ts). */
+      warmUp: z.boolean().default(false),
     })
     .prefault({}),
   luck: z

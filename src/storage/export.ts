@@ -3,11 +3,11 @@
  * (`npm run history -- --json`) and to CSV (one row per winner). Pure functions; no I/O.
  * The JSON export includes winners' redeem links, as the contract specifies: it is meant for the
  * shop owner, not for chat. Extras beyond the contract: `mode` (every record carries it; older
- * records without it are live), `fairness.algorithm`, winners' `pick`,
- * `rerolls`, `failure` and `rules` when present. Never exported: `pendingSeed` (an unrevealed seed),
+ * records without it are live), `fairness.algorithm`, winners' `pick` and `accountCheck`,
+ * `rerolls`, `setAside`, `failure` and `rules` when present. Never exported: `pendingSeed` (an unrevealed seed),
  * the frozen entrant list, and internal bookkeeping (`finishInFlight`, `claim`, `giftIds`).
  */
-import type { DrawRecord, RerollRecord } from '../giveaway/ports.js';
+import type { DrawRecord, RerollRecord, SetAsidePick, Winner } from '../giveaway/ports.js';
 
 /** One draw as exported by `npm run history -- --json`. */
 export interface DrawExport {
@@ -41,6 +41,8 @@ export interface DrawExport {
   /** Which mode's data it is (records from before modes were recorded: live). */
   mode: 'live' | 'sandbox';
   rerolls?: RerollRecord[];
+  /** Picks the account rules set aside, in pick order. */
+  setAside?: SetAsidePick[];
   failure?: { reason: string; at: string };
   rules?: Record<string, unknown>;
 }
@@ -73,6 +75,7 @@ export function toExport(record: DrawRecord): DrawExport {
         redeemUrl: w.redeemUrl,
         claimed: w.claimed,
         pick: w.pick,
+        accountCheck: w.accountCheck ? { ...w.accountCheck } : undefined,
       }),
     ),
     fairness: defined({
@@ -85,6 +88,7 @@ export function toExport(record: DrawRecord): DrawExport {
     }),
     mode: record.mode ?? 'live',
     rerolls: record.rerolls?.length ? record.rerolls.map((r) => ({ ...r })) : undefined,
+    setAside: record.setAside?.length ? record.setAside.map((a) => ({ ...a })) : undefined,
     failure: record.failure ? { ...record.failure } : undefined,
     rules: record.rules ? structuredClone(record.rules) : undefined,
   });

@@ -31,6 +31,15 @@ const winnerSchema = z.looseObject({
   redeemUrl: z.string().optional(),
   claimed: z.boolean().optional(),
   pick: z.number().int(),
+  accountCheck: z.looseObject({ result: z.enum(['checked', 'unchecked']), at: z.string() }).optional(),
+});
+
+const setAsideSchema = z.looseObject({
+  pick: z.number().int().nonnegative(),
+  userId: z.string(),
+  login: z.string(),
+  reason: z.enum(['not-follower', 'follow-age', 'account-age', 'unchecked']),
+  at: z.string(),
 });
 
 const rerollSchema = z.looseObject({
@@ -72,6 +81,7 @@ export const storedRecordSchema = z.looseObject({
   }),
   rules: z.record(z.string(), z.unknown()).optional(),
   rerolls: z.array(rerollSchema).optional(),
+  setAside: z.array(setAsideSchema).optional(),
   claim: z.looseObject({ deadline: z.string(), rerollsUsed: z.number() }).optional(),
   failure: z.looseObject({ reason: z.string(), at: z.string() }).optional(),
   finishInFlight: z.boolean().optional(),

@@ -186,8 +186,15 @@ export class DashboardApi {
         closedAt: r.closedAt ?? null,
         entrants: Math.max(r.entrants, v.entrants.size),
         claimDeadline: r.claim?.deadline ?? null,
-        winners: r.winners.map((w) => ({ login: w.login, displayName: w.displayName, claimed: w.claimed ?? null, link: w.redeemUrl ?? null })),
+        winners: r.winners.map((w) => ({
+          login: w.login,
+          displayName: w.displayName,
+          claimed: w.claimed ?? null,
+          link: w.redeemUrl ?? null,
+          accountCheck: w.accountCheck?.result ?? null,
+        })),
         rerolls: (r.rerolls ?? []).map((x) => ({ replaced: x.replacedLogin, reason: x.reason, at: x.at })),
+        setAside: (r.setAside ?? []).map((a) => ({ login: a.login, reason: a.reason, at: a.at })),
         failure: r.failure?.reason ?? null,
         fairness: { commitment: r.fairness.commitment, seed: r.fairness.seed ?? null, digest: r.fairness.entrantsDigest ?? null },
       };
@@ -220,7 +227,7 @@ export class DashboardApi {
       matched,
       entrants: out,
       // `eligible` is the chat rules' verdict; these are checked with Twitch when the draw closes.
-      ...(account ? { accountRules: { rules: account, checked: 'with Twitch when the draw closes' } } : {}),
+      ...(account ? { accountRules: { rules: account, checked: 'with Twitch for the picks when the draw closes' } } : {}),
     };
   }
 

@@ -97,7 +97,7 @@ button.small { padding: 2px 8px; font-size: 13px; } button.ghost { background: #
 #answer { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #dcfce7; }
 #answer.bad { background: #fee2e2; }
 .draw { border: 1px solid #e4e0f5; border-radius: 10px; padding: 8px 12px; margin-bottom: 8px; }
-.draw .title { font-weight: 700; } .muted { color: #6b6590; }
+.draw .title { font-weight: 700; } .muted { color: #6b6590; } .checked { color: #1f7a3a; }
 .winner { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
 .link { font-family: ui-monospace, Menlo, monospace; font-size: 12px; background: #f3f0ff; padding: 2px 6px; border-radius: 6px; word-break: break-all; }
 table { width: 100%; border-collapse: collapse; font-size: 14px; } th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eee; }
@@ -167,6 +167,8 @@ function winnerRow(d, w) {
   row.append(el('strong', '', w.displayName), el('span', 'muted', '@' + w.login));
   if (w.claimed === false) row.append(el('span', 'muted', 'not claimed yet'));
   if (w.claimed === true) row.append(el('span', '', 'claimed ✔'));
+  if (w.accountCheck === 'checked') row.append(el('span', 'checked', 'checked with Twitch ✔'));
+  if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
   if (canReroll(d)) {
     const rr = el('button', 'small ghost', 'Reroll');
@@ -193,6 +195,17 @@ function applicable(draws) {
   };
 }
 
+const SET_ASIDE_WHY = { 'not-follower': 'not following the channel', 'follow-age': 'followed too recently', 'account-age': 'account too new', unchecked: 'could not be checked with Twitch' };
+
+function setAsideList(list) {
+  const box = el('details', 'set-aside');
+  box.append(el('summary', 'muted', list.length + ' pick' + (list.length === 1 ? '' : 's') + ' set aside by the account rules'));
+  const ul = el('ul', 'log');
+  for (const a of list) ul.append(el('li', '', '@' + a.login + ': ' + (SET_ASIDE_WHY[a.reason] || a.reason) + ' (Twitch answered ' + time(a.at) + ')'));
+  box.append(ul);
+  return box;
+}
+
 function drawBlock(d) {
   const box = el('div', 'draw');
   box.dataset.id = d.id;
@@ -200,6 +213,7 @@ function drawBlock(d) {
   const left = d.phase === 'open' ? Math.max(0, Math.ceil((Date.parse(d.closesAt) - state.now) / 1000)) + ' s left' : '';
   box.append(el('div', 'muted', d.kind + ' · ' + d.phase + ' · ' + d.entrants + ' entrants ' + left + (d.claimDeadline && d.phase === 'claim' ? ' · claim until ' + time(d.claimDeadline) : '')));
   for (const w of d.winners) box.append(winnerRow(d, w));
+  if (d.setAside && d.setAside.length) box.append(setAsideList(d.setAside));
   if (d.failure) box.append(el('div', 'muted', 'failed: ' + d.failure));
   return box;
 }
