@@ -61,18 +61,25 @@ export interface BenchStack extends LocalStack {
   dispose(): Promise<void>;
 }
 
-/** The whole product with a temporary data directory; the shop is live so gifts can be bought. */
-export async function startBenchStack(drawSeconds = 3600): Promise<BenchStack> {
+/**
+ * The whole product with a temporary data directory; the shop is live so gifts can be bought.
+ * `settings`: the settings file's content (default: none); `helix`: the local Helix API's options.
+ */
+export async function startBenchStack(
+  drawSeconds = 3600,
+  options: { settings?: Record<string, unknown>; helix?: Parameters<typeof startLocalStack>[0]['helix'] } = {},
+): Promise<BenchStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
   try {
     const base = loadConfig({ env: { DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: 'warn' }, dotenv: false, cwd: dataDir });
-    const config = { ...base, settings: fileSchema.parse({}) };
+    const config = { ...base, settings: fileSchema.parse(options.settings ?? {}) };
     const stack = await startLocalStack({
       config,
       logger: silentLogger(),
       operator: { notify: () => undefined },
       fourthwall: { drawDurationSeconds: drawSeconds },
       chat: { botIsMod: true },
+      ...(options.helix ? { helix: options.helix } : {}),
     });
     stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
     return {

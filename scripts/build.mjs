@@ -190,10 +190,18 @@ export function ensureBuilt({ log = () => undefined, root: base } = {}) {
   return { built: s.build.length, removed: s.orphans.length, listed: true };
 }
 
+/** What a build did, in words: "dist/ was already up to date" or "built dist/: 211 files compiled, 2 removed". */
+export function buildSummary(built, removed) {
+  if (built === 0 && removed === 0) return 'dist/ was already up to date (nothing to build).';
+  const parts = [`${built} ${built === 1 ? 'file' : 'files'} compiled`];
+  if (removed > 0) parts.push(`${removed} stale ${removed === 1 ? 'file' : 'files'} removed`);
+  return `built dist/ from src/: ${parts.join(', ')}.`;
+}
+
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
   try {
     const { built, removed } = ensureBuilt();
-    console.error(`giftdrop: dist/ is up to date (${built} file(s) built, ${removed} removed).`);
+    console.error(`giftdrop: ${buildSummary(built, removed)}`);
   } catch (err) {
     console.error(`giftdrop: build failed: ${err.message}`);
     process.exit(1);

@@ -3,17 +3,21 @@
  * no credentials, in sandbox mode (local Fourthwall sandbox + local Twitch chat, same code paths).
  * It first takes the data directory's lock (one bot per data directory; the mode's folder, see
  * src/config/mode.ts), before anything there is read. SIGINT/SIGTERM/SIGHUP shut down cleanly
- * (app/signals.ts). Logs go to stderr (and LOG_FILE); stdout is the operator console. A busy
+ * (app/signals.ts), in every phase: a stop asked for while starting aborts the start-up work in
+ * flight (app/bot.ts `signal`) rather than waiting for it. Logs go to stderr (and LOG_FILE); stdout is the operator console. A busy
  * HTTP_PORT is reported before chat is joined. Live start-up loads no sandbox or demo module.
- * Exit codes: 0 clean, 1 config/credential/lock/startup failure (or a failed step of the sandbox demo).
+ * Exit codes: 0 clean (a stop included), 1 config/credential/lock/startup failure, a stop that
+ * could not save the draws or the history (said in one line), or a failed step of the sandbox demo.
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
-import { startBot } from './app/bot.js';
+import { startBot, type Bot } from './app/bot.js';
 import { compactLogStream } from './app/console-text.js';
 import { LiveConsole } from './app/live-console.js';
 import { TwitchAuthError } from './twitch/index.js';
+import { join } from 'node:path';
 import { lockDataDirOrExit } from './app/data-lock.js';
+import { TOKEN_FILE } from './web/dashboard-auth.js';
 import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
@@ -29,10 +33,18 @@ const logger = createLogger({
   file: config.logFile,
 });
 // One bot per data directory, taken before anything in it is read; released on exit.
-lockDataDirOrExit(config.dataDir, (message) => logger.warn(message));
+lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
+  ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
+  secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
+});
 
 const onSignals = (stop: (reason: string) => Promise<void>) =>
-  onShutdownSignals(stop, { onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`) });
+  onShutdownSignals(stop, {
+    onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`),
+    onFailed: (err) => logger.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`),
+  });
+/** Aborted by a stop asked for before the bot finished starting. */
+const startup = new AbortController();
 
 try {
   if (config.mode === 'sandbox') {
@@ -47,17 +59,23 @@ try {
       process.exit(1);
     }
     // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
-    // asked for meanwhile waits for the start to finish, then stops cleanly.
+    // asked for meanwhile aborts the start-up work in flight (startBot then cleans up and keeps
+    // the open draws journaled) instead of waiting for it.
     // stdout is the live console: the transcript (plain lines without a terminal; on a terminal in
     // colour with a status line, and with the winners' links).
     const live = new LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
-    const starting = startBot({ config, logger, operator: live.operator });
+    let running: Bot | undefined;
+    const starting = startBot({ config, logger, operator: live.operator, signal: startup.signal });
     onSignals(async (reason) => {
       live.close();
-      const started = await starting.catch(() => undefined);
+      if (!running) startup.abort(new Error(`stopped by ${reason} during start-up`));
+      const started = await starting.catch((err: unknown) => {
+        if (err === startup.signal.reason) return undefined; // cleaned up and said "stopped"
+        throw err;
+      });
       await started?.stop(reason);
     });
-    const bot = await starting;
+    const bot = (running = await starting);
     live.attach(bot);
     // A token refused on a later reconnect: say which variable to fix and exit, never loop.
     bot.chat.on('fatal', (err: Error) => {
@@ -66,14 +84,17 @@ try {
     });
   }
 } catch (err) {
-  if (err instanceof TwitchTokenError) {
-    logger.fatal({ code: err.code }, err.message);
-  } else if (isAddressInUse(err)) {
-    process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
-  } else if (err instanceof TwitchAuthError) {
-    logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
-  } else {
-    logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);
+  // A stop during start-up: the signal handler reports it and exits (0, or 1 naming what was not saved).
+  if (!startup.signal.aborted) {
+    if (err instanceof TwitchTokenError) {
+      logger.fatal({ code: err.code }, err.message);
+    } else if (isAddressInUse(err)) {
+      process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
+    } else if (err instanceof TwitchAuthError) {
+      logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
+    } else {
+      logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);
+    }
+    process.exit(1);
   }
-  process.exit(1);
 }

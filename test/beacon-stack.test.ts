@@ -24,7 +24,8 @@ let stack: LocalStack;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'giftdrop-beacon-stack-'));
-  const config = loadConfig({ env: { DATA_DIR: dir, HTTP_PORT: '0' }, dotenv: false, cwd: dir });
+  // With a public address (GIFTDROP_PUBLIC_URL) the closing line links the draw's verify page.
+  const config = loadConfig({ env: { DATA_DIR: dir, HTTP_PORT: '0', GIFTDROP_PUBLIC_URL: 'https://giveaways.example.com/' }, dotenv: false, cwd: dir });
   dataDir = config.dataDir;
   stack = await startLocalStack({
     config,
@@ -63,7 +64,7 @@ describe('the bot with the sandbox beacon', () => {
     await waitUntil(() => chat.botMessages().some((l) => l.includes('fairness seed')), 5000, 'the closing line');
     const lines = chat.botMessages();
     const close = lines.findIndex((l) => l.includes(`list digest ${record.fairness.entrantsDigest}`) && l.includes(`sandbox beacon round ${round} `));
-    const reveal = lines.findIndex((l) => l.includes(`Draw ${open.id} fairness seed: ${record.fairness.seed}. Check the draw yourself: npm run -s verify -- ${open.id} --html > draw.html`));
+    const reveal = lines.findIndex((l) => l.includes(`Draw ${open.id} fairness seed: ${record.fairness.seed}. Check the draw yourself: https://giveaways.example.com/verify/${open.id}`));
     expect(close).toBeGreaterThanOrEqual(0);
     expect(reveal).toBeGreaterThan(close);
 

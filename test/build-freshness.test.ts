@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../scripts/build.mjs';
+import { buildSummary, ensureBuilt } from '../scripts/build.mjs';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 let root: string;
@@ -125,5 +125,14 @@ describe('the one-file zod that dist/ loads (scripts/vendor.mjs)', () => {
     ensureBuilt({ root: project });
     expect(existsSync(join(project, 'dist', 'node_modules', 'zod', 'index.js'))).toBe(true);
     expect(run().from).toContain('/dist/node_modules/zod/');
+  });
+});
+
+describe('the build\'s closing line', () => {
+  it('says what it did, never "up to date" beside files it built', () => {
+    expect(buildSummary(0, 0)).toBe('dist/ was already up to date (nothing to build).');
+    expect(buildSummary(211, 0)).toBe('built dist/ from src/: 211 files compiled.');
+    expect(buildSummary(1, 2)).toBe('built dist/ from src/: 1 file compiled, 2 stale files removed.');
+    expect(buildSummary(0, 1)).toBe('built dist/ from src/: 0 files compiled, 1 stale file removed.');
   });
 });

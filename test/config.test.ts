@@ -133,6 +133,53 @@ describe('config', () => {
     expect(c.logLevel).toBe('warn');
   });
 
+  it('.env: TWITCH_CHANNEL=#channel (unquoted, where # starts a comment) is the channel; another #value says why it is empty', () => {
+    const dir = tempDir();
+    const { TWITCH_CHANNEL: _, ...rest } = live;
+    const lines = Object.entries(rest).map(([k, v]) => `${k}=${v}`);
+    writeFileSync(join(dir, '.env'), ['# my bot', 'TWITCH_CHANNEL=#MyChannel   # the channel, as Twitch writes it', ...lines, ''].join('\n'));
+    const c = loadConfig({ env: {}, cwd: dir });
+    expect(c.mode).toBe('live');
+    expect(c.twitch.channel).toBe('mychannel');
+    // quoted and export forms too; the real environment still wins
+    writeFileSync(join(dir, '.env'), ['export TWITCH_CHANNEL=#other_chan', ...lines, ''].join('\n'));
+    expect(loadConfig({ env: {}, cwd: dir }).twitch.channel).toBe('other_chan');
+    expect(loadConfig({ env: { TWITCH_CHANNEL: 'realenv' }, cwd: dir }).twitch.channel).toBe('realenv');
+    writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL="#quoted"', ...lines, ''].join('\n'));
+    expect(loadConfig({ env: {}, cwd: dir }).twitch.channel).toBe('quoted');
+    // as Windows Notepad saves it: a byte-order mark and CRLF line ends
+    writeFileSync(join(dir, '.env'), '\uFEFF' + [...lines, 'TWITCH_CHANNEL=#crlf_chan', ''].join('\r\n'));
+    expect(loadConfig({ env: {}, cwd: dir }).twitch.channel).toBe('crlf_chan');
+    // a channel with a space in it is not taken: the error explains the # instead
+    writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#my channel', ...lines, ''].join('\n'));
+    expect(problemsOf(() => loadConfig({ env: {}, cwd: dir })).join('\n')).toContain(
+      'TWITCH_CHANNEL: required in live mode (in .env, TWITCH_CHANNEL=#... is read as empty because an unquoted # starts a comment: write TWITCH_CHANNEL="#..." in quotes)',
+    );
+    // a password that starts with # is read as empty: the error says what happened and how to write it
+    const noPw = lines.filter((l) => !l.startsWith('FOURTHWALL_PASSWORD='));
+    writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#mychannel', 'FOURTHWALL_PASSWORD=#pw-secret', ...noPw, ''].join('\n'));
+    const problems = problemsOf(() => loadConfig({ env: {}, cwd: dir }));
+    expect(problems).toContain(
+      'FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME (in .env, FOURTHWALL_PASSWORD=#... is read as empty because an unquoted # starts a comment: write FOURTHWALL_PASSWORD="#..." in quotes)',
+    );
+    expect(problems.join()).not.toContain('pw-secret');
+  });
+
+  it('a settings file that is not JSON is reported with its line and column', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'x.json'), '{\n  "links": { "publicInChat": true },\n  "claim": { "seconds": , }\n}\n');
+    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir }))).toEqual([
+      `GIFTDROP_CONFIG (${join(dir, 'x.json')}): not valid JSON at line 3, column 25: unexpected ","`,
+    ]);
+    writeFileSync(join(dir, 'x.json'), '{\n  "links": { "publicInChat": true }\n');
+    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON at line 3, column 1: unexpected end of the file');
+    // a byte-order mark (Windows Notepad) is not an error
+    writeFileSync(join(dir, 'x.json'), '\uFEFF{ "claim": { "seconds": 30 } }');
+    expect(loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir }).settings.claim.seconds).toBe(30);
+    writeFileSync(join(dir, 'x.json'), '{ "a": [1, 2,] }');
+    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('line 1, column 14: unexpected "]"');
+  });
+
   it('validates the JSON settings file strictly and names the bad key', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'config'));

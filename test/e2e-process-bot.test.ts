@@ -160,9 +160,16 @@ describe('the real bot process', () => {
       expect(viewers.some((v) => v.userId === w.userId)).toBe(true);
       expect(w.redeemUrl).toBe(theirs.winners.find((x) => x.userId === w.userId)!.redeemUri);
     }
-    await botSaid((m) => m.includes(`verify -- ${drawId}`), 'seed revealed');
+    // no GIFTDROP_PUBLIC_URL: the closing line says what a viewer can do (no command, no local address)
+    await botSaid((m) => m.endsWith(`Check the draw yourself: ask the streamer for the verify page of draw ${drawId}`), 'seed revealed');
+    expect(chat.botMessages().join('\n')).not.toMatch(/npm run|draw\.html|127\.0\.0\.1/);
     expect(chat.botMessages().filter((m) => m.includes('congratulations'))).toHaveLength(1);
     expect(chat.botMessages().some((m) => m.startsWith('⚠️'))).toBe(false);
+    // Every line the bot said was confirmed by Twitch's answer on this Node's WebSocket (the
+    // console prints a bot line once confirmed), and no connection was found half-open.
+    const confirmed = () => bot.stdout.filter((l) => l.startsWith('[chat] bot> ')).length;
+    await waitUntil(() => confirmed() === chat.botMessages().length, 5000, 'every bot line confirmed');
+    expect(bot.stderr.filter((l) => /half-open|has not confirmed a chat line|cannot be confirmed/.test(l))).toEqual([]);
     // stdout is not a terminal: the streamer's console names each winner and where the link is
     for (const w of rec.winners)
       await bot.waitForLine(

@@ -153,17 +153,27 @@ describe('EventIntake', () => {
     expect(seen).toEqual(['weve_test_sandbox']);
   });
 
-  it("refuses another shop's event; an event without shopId is accepted", async () => {
+  it("refuses another shop's event and one with no shop id at all; an envelope without shopId is checked by its data's", async () => {
     const seen: string[] = [];
-    const { i, log } = await intake('live', async (e) => void seen.push(e.id));
+    const { i, log, repo } = await intake('live', async (e) => void seen.push(e.id));
+    const noShopAnywhere = parseWebhookEvent(
+      JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', { ...F.drawFixture(), shopId: undefined }, { id: 'weve_noshop_at_all', shopId: null })),
+    );
+    const otherInData = parseWebhookEvent(
+      JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', { ...F.drawFixture(), shopId: 'sh_other' }, { id: 'weve_other_data', shopId: null })),
+    );
     const outcomes: IntakeOutcome[] = [
       await i.submit(drawEvent('weve_other', { shopId: 'sh_other' }), 'webhook'),
       await i.submit(drawEvent('weve_mine'), 'webhook'),
       await i.submit(drawEvent('weve_noshop', { shopId: null }), 'webhook'),
+      await i.submit(noShopAnywhere, 'webhook'),
+      await i.submit(otherInData, 'webhook'),
     ];
-    expect(outcomes).toEqual(['refused', 'handled', 'handled']);
+    expect(outcomes).toEqual(['refused', 'handled', 'handled', 'refused', 'refused']);
     expect(seen).toEqual(['weve_mine', 'weve_noshop']);
     expect(log.lines.some((l) => l.includes('event of another shop refused') && l.includes('sh_other'))).toBe(true);
+    expect(log.lines.some((l) => l.includes('event without a shop id') && l.includes('weve_noshop_at_all'))).toBe(true);
+    expect(await repo.isEventProcessed('weve_noshop_at_all')).toBe(true); // set aside for good, not retried
   });
 
   it('while the shop id cannot be read, the event waits for a retry instead of being dropped', async () => {
@@ -230,6 +240,44 @@ describe('EventPoller against the Fourthwall sandbox (GET /webhook-events)', () 
     expect(second.submitted).toBe(1);
     expect(submitted.at(-1)!.type).toBe('GIFT_PURCHASE');
     expect((submitted.at(-1)!.data as { id: string }).id).toBe('giv_late');
+  });
+
+  it('catches up whatever order the list comes in: oldest first, the new events on the last page', async () => {
+    for (const order of ['oldest-first', 'newest-first'] as const) {
+      for (const spread of [true, false]) {
+        const { clock, fw, poller, submitted } = await setup();
+        fw.control.setEventListOrder(order);
+        // 110 old events (past the 1 hour horizon), then 25 new ones: with 50 a page the new ones
+        // are all on page 2 when the list is oldest first, all on page 0 when it is newest first
+        for (let n = 0; n < 110; n++) {
+          fw.control.emitEvent('GIFT_PURCHASE', { ...F.giftPurchaseFixture(), id: `giv_old_${n}` });
+          if (spread) clock.advance(1000);
+        }
+        clock.advance(2 * 3_600_000);
+        for (let n = 0; n < 25; n++) {
+          fw.control.emitEvent('GIFT_PURCHASE', { ...F.giftPurchaseFixture(), id: `giv_new_${n}` });
+          if (spread) clock.advance(1000);
+        }
+        const report = await poller.start();
+        const ids = submitted.map((e) => (e.data as { id: string }).id);
+        expect(ids.sort(), `${order} spread=${spread}`).toEqual(Array.from({ length: 25 }, (_, n) => `giv_new_${n}`).sort());
+        expect(report.submitted).toBe(25);
+        // bounded: never more than maxPages (4) calls for a type (+1 for the empty GIFT_DRAW_STARTED list)
+        expect(fw.control.requests.filter((r) => r.operation === 'listWebhookEvents').length).toBeLessThanOrEqual(5);
+        await poller.stop();
+      }
+    }
+  });
+
+  it('hands a type\'s events over oldest first, whatever the list order', async () => {
+    const { clock, fw, poller, submitted } = await setup();
+    fw.control.setEventListOrder('oldest-first');
+    for (let n = 0; n < 5; n++) {
+      fw.control.emitEvent('GIFT_PURCHASE', { ...F.giftPurchaseFixture(), id: `giv_${n}` });
+      clock.advance(1000);
+    }
+    await poller.start();
+    expect(submitted.map((e) => (e.data as { id: string }).id)).toEqual(['giv_0', 'giv_1', 'giv_2', 'giv_3', 'giv_4']);
   });
 
   it('does not replay events older than the horizon (1 hour)', async () => {

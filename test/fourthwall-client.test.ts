@@ -121,6 +121,23 @@ describe('FourthwallClient retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   });
 
+  it('its signal ends a call in flight at once with the signal\'s reason, and no retry follows', async () => {
+    const s = await server(() => undefined); // never answers
+    const stop = new AbortController();
+    const c = client(s.url, { timeoutMs: 30_000, retry: { maxAttempts: 5 }, signal: stop.signal });
+    const call = caught(c.getDraw(F.IDS.draw));
+    await until(() => s.requests.length === 1);
+    const reason = new Error('stopped during start-up');
+    const t0 = Date.now();
+    stop.abort(reason);
+    expect(await call).toBe(reason);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(s.requests).toHaveLength(1);
+    // and a call after the abort is never sent
+    expect(await caught(c.getDraw(F.IDS.draw))).toBe(reason);
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('stops at the per-call deadline even with attempts left', async () => {
     const s = await server(() => undefined);
     const e = await caught(client(s.url, { timeoutMs: 100, deadlineMs: 250, retry: { maxAttempts: 50 } }).getDraw(F.IDS.draw));

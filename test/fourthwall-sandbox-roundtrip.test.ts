@@ -317,13 +317,19 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       expect(mismatch.code).toBe('GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH');
       expect(mismatch.context).toMatchObject({ availableGifts: 3, participants: 4 });
 
+      // fewer than the available gifts is a mismatch too: one participant per gift
+      const fewer = await apiError(client.finishDraw(drawId, { participants: [{ userId: '2001', userName: 'lucky_one' }] }));
+      expect(fewer.code).toBe('GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH');
+      expect(fewer.context).toMatchObject({ availableGifts: 3, participants: 1 });
+
       const winners = [
         { userId: '2001', userName: 'lucky_one' },
         { userId: '2002', userName: 'lucky_two' },
+        { userId: '2003', userName: 'lucky_three' },
       ];
       const finished = await client.finishDraw(drawId, { participants: winners });
       const won = finished.gifts.filter((g) => g.winner);
-      expect(won.map((g) => g.winner?.username)).toEqual(['lucky_one', 'lucky_two']);
+      expect(won.map((g) => g.winner?.username)).toEqual(['lucky_one', 'lucky_two', 'lucky_three']);
       for (const g of won) expect(g.winner?.redeemUri).toMatch(new RegExp(`^${sb.shopUrl}/gifts/${g.id}/redeem\\?`));
       expect((await client.getDraw(drawId)).gifts.filter((g) => g.winner).map((g) => g.winner?.redeemUri)).toEqual(won.map((g) => g.winner?.redeemUri));
 

@@ -34,7 +34,7 @@ async function finishedRecord(h: Harness, id: string): Promise<DrawRecord> {
 }
 
 describe('gift draw: entrants and winners', () => {
-  for (const n of [0, 1, 3, 20]) {
+  for (const n of [0, 5, 20]) {
     it(`${n} entrants for 5 gifts -> ${Math.min(n, 5)} winners, finished once at Fourthwall`, async () => {
       const h = await make();
       const draw = h.shop.addDraw({ gifts: 5, durationSeconds: 60 });
@@ -121,9 +121,31 @@ describe('gift draw: entrants and winners', () => {
     expect(acks[0]!.options?.priority).toBe('low');
   });
 
+  for (const n of [1, 3]) {
+    it(`${n} eligible for 5 gifts: no finish call (one winner per gift or none), failed with the reason, said in chat`, async () => {
+      const h = await make();
+      const draw = h.shop.addDraw({ gifts: 5, durationSeconds: 60 });
+      await h.svc.handleGiftDrawStarted(draw, 'weve_1');
+      for (let i = 0; i < n; i++) h.svc.enter(chatMsg(`viewer${i}`));
+      const failed = once(h.svc.events, 'draw-failed');
+      h.clock.advance(60_000);
+      const [rec] = (await failed) as [DrawRecord];
+      expect(rec.status).toBe('failed');
+      expect(rec.winners).toEqual([]);
+      expect(h.shop.count('finishDraw')).toBe(0);
+      expect(h.chat.matching(new RegExp(`^Only ${n} eligible for 5x Cozy Hoodie: Fourthwall needs one winner per gift, so the draw reopens for all 5 in about 60s\\. Type !enter again then!$`))).toHaveLength(1);
+      expect(h.chat.matching(/congratulations/)).toHaveLength(0);
+      const stored = await finishedRecord(h, draw.id);
+      expect(stored.status).toBe('failed');
+      expect(stored.failure?.reason).toContain(`only ${n} eligible entrant(s) for 5 gifts`);
+      expect(stored.frozenEntrants).toHaveLength(n);
+      expect(h.svc.openDrawCount()).toBe(0);
+    });
+  }
+
   it('the broadcaster and the bot are never entrants', async () => {
     const h = await make();
-    await h.svc.handleGiftDrawStarted(h.shop.addDraw({ gifts: 2 }));
+    await h.svc.handleGiftDrawStarted(h.shop.addDraw({ gifts: 1 }));
     expect(h.svc.enter(chatMsg('streamer', { userId: '1000', roles: { broadcaster: true } }))).toBe(0);
     expect(h.svc.enter(chatMsg('giftbot'))).toBe(0);
     expect(h.svc.enter({ ...chatMsg('someone'), self: true })).toBe(0);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logging/index.js';
+import { FourthwallNetworkError } from '../src/fourthwall/errors.js';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { LogCapture } from './support/log-capture.js';
 
 describe('logging', () => {
@@ -18,6 +20,32 @@ describe('logging', () => {
     expect(text).not.toContain('QWxhZGRpbjpvcGVu');
     expect(text).toContain('[REDACTED]');
     expect(cap.json()[1]!.module).toBe('x');
+  });
+
+  it('a routine network failure is one line without a stack at info; at debug it keeps its stack; other errors always do', async () => {
+    // a real refused connection: a port nothing listens on (opened, then closed)
+    const refused = await new Promise<Error>((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as AddressInfo).port;
+        srv.close(() => connect(port, '127.0.0.1').on('error', resolve));
+      });
+    });
+    expect((refused as { code?: string }).code).toBe('ECONNREFUSED');
+    const wrapped = new FourthwallNetworkError('ECONNREFUSED', false, { operation: 'getShop', method: 'GET', path: '/shops/current' }, { cause: refused });
+    const cap = new LogCapture();
+    const log = createLogger({ destination: cap, level: 'info' });
+    log.child({ module: 'x' }).warn({ err: wrapped }, 'could not read the shop yet; events wait until it is known');
+    log.warn({ err: refused }, 'raw refusal');
+    log.error({ err: new TypeError('x is not a function') }, 'bug');
+    const [one, two, bug] = cap.json() as { err: Record<string, unknown> }[];
+    expect(one!.err).toEqual({ type: 'FourthwallNetworkError', message: 'Fourthwall connection failed (ECONNREFUSED) (getShop GET /shops/current)', code: 'FOURTHWALL_NETWORK', cause: 'ECONNREFUSED' });
+    expect(two!.err['stack']).toBeUndefined();
+    expect(cap.lines).toHaveLength(3);
+    expect(String(bug!.err['stack'])).toMatch(/TypeError: x is not a function\n\s+at /);
+    const dbg = new LogCapture();
+    createLogger({ destination: dbg, level: 'debug' }).warn({ err: wrapped }, 'same, at debug');
+    expect(String((dbg.json()[0] as { err: Record<string, unknown> }).err['stack'])).toMatch(/\n\s+at /);
   });
 
   it('never prints a gift or giveaway link', () => {

@@ -114,7 +114,7 @@ describe('Fourthwall sandbox gifting', () => {
     expect(redeemedDraw.body.gifts[0]).toMatchObject({ status: 'REDEEMED', orderId: order.id, orderFriendlyId: order.friendlyId });
   });
 
-  it('refuses more participants than AVAILABLE gifts with DATA_MISMATCH, then accepts fewer', async () => {
+  it('refuses a participant count that does not match the AVAILABLE gifts (more or fewer) with DATA_MISMATCH, then accepts one per gift', async () => {
     const { sb } = await setup();
     sb.control.setLive(true);
     const { draw } = sb.control.simulateGiftPurchase({ quantity: 2 });
@@ -130,22 +130,28 @@ describe('Fourthwall sandbox gifting', () => {
     });
     expect(bad.body).toMatchObject({ code: 'VALIDATION_ERROR', field: 'participants[0].userName' });
 
-    const one = await call(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, {
+    const fewer = await call(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, {
       method: 'PUT', headers: basic(sb), body: { participants: participants(1) },
     });
-    expect(one.status).toBe(200);
-    expect(one.body.gifts.filter((g: { winner?: unknown }) => g.winner)).toHaveLength(1);
+    expect(fewer.status).toBe(400);
+    expect(fewer.body).toEqual({ code: 'GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH', availableGifts: 2, participants: 1 });
+    expect(sb.state.draw(draw['id'] as string).status).toBe('OPEN');
+
+    const two = await call(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, {
+      method: 'PUT', headers: basic(sb), body: { participants: participants(2) },
+    });
+    expect(two.status).toBe(200);
+    expect(two.body.gifts.filter((g: { winner?: unknown }) => g.winner)).toHaveLength(2);
   });
 
-  it('finishing with zero participants is allowed and ends with no winners', async () => {
-    const { sb, rx } = await setup();
+  it('finishing with zero participants is a mismatch too: the draw stays open for Fourthwall to close', async () => {
+    const { sb } = await setup();
     sb.control.setLive(true);
     const { draw } = sb.control.simulateGiftPurchase({ quantity: 1 });
     const r = await call(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, { method: 'PUT', headers: basic(sb), body: { participants: [] } });
-    expect(r.status).toBe(200);
-    expect(r.body.gifts).toEqual([{ id: (draw['gifts'] as { id: string }[])[0]?.id, status: 'AVAILABLE' }]);
-    const ended = await rx.waitFor((w) => w.json.type === 'GIFT_DRAW_ENDED');
-    expect(ended.json.data.id).toBe(draw['id']);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ code: 'GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH', availableGifts: 1, participants: 0 });
+    expect(sb.state.draw(draw['id'] as string).status).toBe('OPEN');
   });
 
   it('closes an unfinished draw after durationSeconds + 60 s and opens a REDO draw (ManualClock)', async () => {

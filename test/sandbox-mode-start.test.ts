@@ -71,10 +71,13 @@ describe('npm start without credentials and without a terminal', () => {
     expect(winnersIn(winners[2])).toHaveLength(2);
   });
 
-  it('links appear only on private console lines, never in chat (only the bot\'s own verify and claim pages)', () => {
+  it('links never reach stdout when it is not a terminal: the private lines say where they are; never in chat (only the bot\'s own verify and claim pages)', () => {
     const privates = privateLines();
     expect(privates).toHaveLength(6);
-    for (const l of privates) expect(l).toMatch(/^\[private\] operator console: \[Giftdrop (T-Shirt|Mug|Hoodie)\] link for @\w+ .*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/);
+    for (const l of privates) {
+      expect(l).toMatch(/^\[private\] operator console: \[Giftdrop (T-Shirt|Mug|Hoodie)\] link for @\w+ .*\[link not shown\] \(links are not printed because stdout is not a terminal: see the dashboard, or run npm run history -- --draw \S+\)$/);
+      expect(l).not.toMatch(/https?:\/\/|\/gifts\/gft_/);
+    }
     for (const l of chatLines()) {
       expect(l).not.toMatch(/\/gifts\//);
       // The only addresses in chat are the bot's own public pages (the demo serves them locally): verify and claim.

@@ -1,10 +1,12 @@
 /**
  * The data-directory lock (src/storage/lock.ts) against real processes and files: a lock held by
- * a running process is refused naming its PID and left as it was; a lock whose PID is dead, or now
+ * a running process is refused naming its PID and left as it was; a lock whose PID is dead, a
+ * zombie (exited, not reaped), or now
  * belongs to a process started later (PID reuse), or that holds no owner is taken over with a
  * warning; release deletes only our own lock; the lock file is 0600 in a 0700 directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -83,6 +85,32 @@ describe('the DATA_DIR lock', () => {
     await writeFile(lock.file, foreign);
     lock.release();
     expect(await readFile(lock.file, 'utf8')).toBe(foreign);
+  });
+
+  it.runIf(existsSync('/proc/self/stat'))('takes over a lock whose holder has exited but is not reaped yet (a zombie)', async () => {
+    // A shell starts a child, then becomes `sleep`, which never reaps it; the child exits when the
+    // test writes to its pipe (fd 3), after the exec: a real zombie whose PID still exists
+    // (kill(pid, 0) succeeds on it).
+    sleeper = spawn('/bin/sh', ['-c', 'head -c1 <&3 >/dev/null & echo $!; exec sleep 1000'], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
+    const pid = await new Promise<number>((resolve) => sleeper!.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    const state = () => readFile(`/proc/${pid}/stat`, 'utf8').then((t) => t.slice(t.lastIndexOf(')') + 2).split(' ')[0]);
+    const shell = () => readFile(`/proc/${sleeper!.pid}/comm`, 'utf8').then((t) => t.trim());
+    // (neither the exec nor the child's exit is an event this process can subscribe to: look in /proc)
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (await shell()) !== 'sleep'; i++) await tick();
+    expect(await shell()).toBe('sleep');
+    (sleeper.stdio[3] as Writable).write('x');
+    for (let i = 0; i < 500 && (await state()) !== 'Z'; i++) await tick();
+    expect(await state()).toBe('Z');
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    const procStart = Number((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')[19]);
+    const file = join(dir, LOCK_FILE);
+    await writeFile(file, JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', procStart, token: 'zombie' }));
+    const warnings: string[] = [];
+    const lock = acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false });
+    expect(warnings).toEqual([`taking over ${file}: its owner (PID ${pid}, started 2026-01-01T00:00:00.000Z) is no longer running`]);
+    expect(JSON.parse(await readFile(file, 'utf8')).pid).toBe(process.pid);
+    lock.release();
   });
 
   it('takes over a lock whose PID now belongs to a later process (PID reuse) or that holds no owner', async () => {

@@ -259,7 +259,7 @@ describe('TwitchChat failures', () => {
     expect(make('not a url')).toThrow(/not a URL/);
   });
 
-  it('disconnect() during connect(), while the chat worker is still starting, opens no socket and stays disconnected', async () => {
+  it('disconnect() during connect(), stays disconnected: connect() fails, nothing reconnects, the queued line stays', async () => {
     const server = await startChatServer();
     let sockets = 0;
     server.on('disconnect', () => sockets++);

@@ -65,6 +65,60 @@ describe('Helix client', () => {
     expect(helix.calls.map((c) => c.status)).toEqual([200, 200, 200]);
   });
 
+  it('with the bucket spent it waits for one point to come back (a minute / limit), not for the whole bucket', async () => {
+    const { clock, helix, client } = await rig(60); // one point a second
+    const api = client();
+    for (let i = 0; i < 60; i++) await api.users([String(3000 + i)]);
+    let done = false;
+    const next = api.users(['4000']).then((u) => ((done = true), u));
+    await vi.waitFor(() => expect(clock.pending()).toBe(1)); // waiting on the clock, nothing sent
+    expect(helix.calls).toHaveLength(60);
+    clock.advance(1_100);
+    expect(await next).toHaveLength(1);
+    expect(done).toBe(true);
+    expect(helix.calls.map((c) => c.status)).toEqual(Array(61).fill(200));
+  });
+
+  it('concurrent calls share one budget: no more requests are sent than Ratelimit-Remaining allows, none gets a 429', async () => {
+    const { clock, helix, client } = await rig(5);
+    const api = client();
+    await api.users(['1001']); // Ratelimit-Remaining 4
+    const burst = Array.from({ length: 8 }, (_, i) => api.users([String(2000 + i)]));
+    // Four go out; the other four wait on the clock for the reset instead of spending a 429.
+    await vi.waitFor(() => expect(helix.calls.length === 5 && clock.pending() === 4).toBe(true));
+    expect(helix.calls).toHaveLength(5);
+    clock.advance(61_000); // the bucket is full again
+    expect((await Promise.all(burst)).every((u) => u.length === 1)).toBe(true);
+    expect(helix.calls).toHaveLength(9);
+    expect(helix.calls.every((c) => c.status === 200)).toBe(true);
+  });
+
+  it("the local Helix refills its bucket like Twitch's (continuously) and can answer with latency", async () => {
+    const { clock, helix, chat } = await rig(60); // one point a second
+    const get = async () => {
+      const res = await fetch(`${chat.authUrl.replace(/\/oauth2$/, '/helix')}/users?id=1`, { headers: { 'client-id': chat.clientId, authorization: `Bearer ${chat.token}` } });
+      await res.text();
+      return { status: res.status, remaining: res.headers.get('ratelimit-remaining'), limit: res.headers.get('ratelimit-limit') };
+    };
+    for (let i = 0; i < 60; i++) await get();
+    expect(await get()).toMatchObject({ status: 429, remaining: '0', limit: '60' });
+    clock.advance(2_000); // two points back, not the whole bucket
+    expect(await get()).toMatchObject({ status: 200, remaining: '1' });
+    expect(await get()).toMatchObject({ status: 200, remaining: '0' });
+    expect((await get()).status).toBe(429);
+    expect(helix.calls.filter((c) => c.status === 429)).toHaveLength(2);
+
+    const served = await startChatServer({ clock, scopes: ['chat:read', 'chat:edit'] });
+    closers.push(() => served.close());
+    const slow = new SandboxHelix({ auth: served.tokens, clock, latencyMs: 80 });
+    served.mount((req, res) => slow.handle(req, res));
+    const t = performance.now();
+    const res = await fetch(`${served.authUrl.replace(/\/oauth2$/, '/helix')}/users?id=1`, { headers: { 'client-id': served.clientId, authorization: `Bearer ${served.token}` } });
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(performance.now() - t).toBeGreaterThanOrEqual(75);
+  });
+
   it('a 429 (bucket spent by another client with the same token) is retried after the reset', async () => {
     const { clock, helix, client } = await rig(2);
     const a = client();

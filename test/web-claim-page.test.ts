@@ -197,12 +197,17 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(s.chat.tokens.viewerLogin!.stats.refused).toBe(refused + 1);
   });
 
-  it('limits each client: the 61st request in a minute gets 429', async () => {
+  it('limits each public client: 60 at once, then about one a second (429 beyond); this machine without a tunnel is not limited', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 61; i++) statuses.push((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
+    // 60 at once; a slow machine may earn a few back meanwhile (one a second), so allow 10 more tries.
+    for (let i = 0; i < 70 && statuses.at(-1) !== 429; i++) statuses.push((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
     expect(statuses.slice(0, 60).every((st) => st === 200)).toBe(true);
-    expect(statuses[60]).toBe(429);
+    expect(statuses.at(-1)).toBe(429);
     // Another client is not held up by it.
     expect((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.10' } })).status).toBe(200);
+    // The streamer's own machine (no forwarding header) is not limited.
+    const local: number[] = [];
+    for (let i = 0; i < 70; i++) local.push((await fetch(`${base}/claim/style.css`)).status);
+    expect(local.every((st) => st === 200)).toBe(true);
   });
 });

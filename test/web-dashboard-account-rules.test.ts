@@ -60,7 +60,7 @@ describe('dashboard entrants with account rules', { timeout: 120_000 }, () => {
     const id = await openWithEntrants(s, ['loyal', 'stranger', 'blocked']);
     const helixBefore = s.stack.helix.calls.length;
     const r = await entrantsApi(s, id);
-    expect(r).toMatchObject({ total: 3, eligible: 2, accountRules: { rules: RULES_TEXT, checked: 'with Twitch when the draw closes' } });
+    expect(r).toMatchObject({ total: 3, eligible: 2, accountRules: { rules: RULES_TEXT, checked: 'with Twitch for the picks when the draw closes' } });
     expect(s.stack.helix.calls.length).toBe(helixBefore);
 
     const plain = await stackWith({});
@@ -80,7 +80,7 @@ describe('dashboard entrants with account rules', { timeout: 120_000 }, () => {
       const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
       await poll(() => page.inputValue('#entrant-draw')).toBe(id);
       await poll(() => page.textContent('#entrant-count')).toBe(
-        `3 entered, 2 eligible by the chat rules; checked with Twitch when the draw closes: ${RULES_TEXT}`,
+        `3 entered, 2 eligible by the chat rules; checked with Twitch for the picks when the draw closes: ${RULES_TEXT}`,
       );
       expect(await page.textContent('#entrant-verdict')).toBe('eligible by the chat rules');
       expect(await page.textContent('#entrants tbody')).toContain('<img/src=x>');

@@ -4,7 +4,7 @@
  * the address bar); the product picker starts a link giveaway, viewers enter on the local chat
  * server, "End now" draws, a winner is rerolled from the page, and the CSV is downloaded: each
  * step is checked on screen, in the engine's own answer, in chat and in the history. A screenshot
- * of the dashboard goes to the folder the test prints.
+ * of the dashboard goes to the folder the test prints. "Sign out" ends the session: its cookie then gets 401.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     const page = await browser.context.newPage();
     await page.goto(`${base}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
-    const cookie = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === 'giftdrop_dashboard')!;
+    const cookie = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.port}`)!;
     expect(cookie.httpOnly).toBe(true);
     expect(cookie.sameSite).toBe('Strict');
     expect(cookie.value).not.toContain(s.bot.pages.token.token);
@@ -142,5 +142,13 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     const lines = csv.trim().split('\n').filter((l) => l.includes(id));
     expect(lines).toHaveLength(2);
     for (const w of rec.winners) expect(csv).toContain(w.login);
+
+    // Sign out: the session ends server-side; the same cookie now gets 401
+    const session = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.port}`)!;
+    await page.click('#logout');
+    await poll(() => page.textContent('body')).toContain('token required');
+    const replay = await fetch(`${base}/dashboard/api/state`, { headers: { cookie: `${session.name}=${session.value}` } });
+    expect(replay.status).toBe(401);
+    await page.close();
   });
 });

@@ -98,6 +98,48 @@ describe('overlay hub', () => {
     expect(all).not.toMatch(/https?:|redeem|gft_/);
   });
 
+  it('shows the running draws first, then at most maxResults results newest first; each leaves after winnersSeconds', async () => {
+    const h: Harness = await harness({ settings: { giftFlow: 'purchase', reminders: { ackEverySeconds: 0 } } });
+    cleanup.push(async () => {
+      await h.shutdown();
+      await removeDir(h.dir);
+    });
+    const hub = new OverlayHub({ service: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 3600, maxResults: 2, batchMs: 10 });
+    cleanup.push(async () => hub.close());
+    const keys = () => hub.state().draws.map((d) => `${d.key}:${d.stage}`);
+    const announcedAt = new Map<string, number>();
+    h.svc.events.on('winners', (r) => announcedAt.set(r.id, h.clock.now()));
+    const ids: string[] = [];
+    const openOne = async (i: number) => {
+      await h.svc.handleGiftPurchase(purchase(`p${i}`, 1));
+      const id = h.svc.drawViews().find((v) => v.active)!.record.id;
+      ids.push(id);
+      h.svc.enter(chatMsg(`viewer${i}`, { userId: `u${i}` }));
+      return id;
+    };
+    const drawIt = async () => {
+      await driveUntil(h.clock, () => h.svc.openDrawCount() === 0);
+      await h.svc.whenIdle();
+      h.clock.advance(10_000);
+    };
+    // three draws in a row, each to its winners: the oldest has left, at most two are shown
+    for (let i = 0; i < 3; i++) {
+      await openOne(i);
+      await drawIt();
+    }
+    expect(keys()).toEqual([`${ids[2]}:winners`, `${ids[1]}:winners`]);
+    // a fourth, open: first, the two newest results after it
+    const open = await openOne(3);
+    expect(keys()).toEqual([`${open}:open`, `${ids[2]}:winners`, `${ids[1]}:winners`]);
+    await drawIt();
+    expect(keys()).toEqual([`${ids[3]}:winners`, `${ids[2]}:winners`]);
+    // each result leaves winnersSeconds after its winners were announced (and an older one does not come back)
+    h.clock.advance(announcedAt.get(ids[2]!)! + 3_600_000 + 1 - h.clock.now());
+    expect(keys()).toEqual([`${ids[3]}:winners`]);
+    h.clock.advance(announcedAt.get(ids[3]!)! + 3_600_000 + 1 - h.clock.now());
+    expect(keys()).toEqual([]);
+  });
+
   it('builds no frame while no overlay is connected; one that connects gets the state then', async () => {
     const h: Harness = await harness({ settings: { giftFlow: 'purchase', reminders: { ackEverySeconds: 0 } } });
     cleanup.push(async () => {

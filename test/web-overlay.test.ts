@@ -4,14 +4,20 @@
  * draw (prompt, countdown, prize), viewers type !enter on the local chat server (the count and
  * the newest names follow), a reload mid-draw shows the same state at once, a display name that
  * is HTML renders as text, `!giveaway end` draws and the winners are revealed by name with the
- * fairness line; no link, gift id or e-mail reaches the page or its data. Screenshots of the
+ * fairness line; no link, gift id or e-mail reaches the page or its data. 200 idle event streams
+ * from one client evict older ones (none refused) and the overlay keeps updating; a foreign Host
+ * or a tunnelled request gets 403 for the overlay and the dashboard; another machine gets the
+ * overlay (updating live) only with GIFTDROP_OVERLAY_KEY in its URL. Screenshots of the
  * open draw and of the winners go to the folder the test prints.
  */
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { logins, setShopLive, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
 
+const OVERLAY_KEY = 'obs-on-another-machine-key';
 const XSS = '<svg/onload=window.__xss=1>'; // Twitch names have no spaces: a space-free payload that runs if parsed as HTML
 
 /** Polls `fn` until the matcher holds; generous, because CI runs many test files side by side. */
@@ -23,7 +29,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true } } });
+    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true } }, env: { GIFTDROP_OVERLAY_KEY: OVERLAY_KEY } });
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   }, 90_000);
 
@@ -134,27 +140,76 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     expect(s.fourthwall.control.requests.length).toBe(before);
   });
 
-  it('serves the overlay with a strict CSP and bounds the number of live connections', async () => {
+  it('serves the overlay with a strict CSP; 200 idle streams from one client leave the overlay updating', async () => {
     const res = await fetch(`${s.bot.http.url}/overlay`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
-    const streams: AbortController[] = [];
+
+    const page = await browser.context.newPage();
+    await page.goto(`${s.bot.http.url}/overlay`);
+    await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
+    const evictedBefore = s.bot.pages.overlay.stats().evicted;
+    // 200 streams from the same address (127.0.0.1, like the overlay itself), opened and never read
+    const idle: Socket[] = [];
     try {
-      let refused = 0;
-      for (let i = 0; i < 20; i++) {
-        const ac = new AbortController();
-        streams.push(ac);
-        const r = await fetch(`${s.bot.http.url}/overlay/events`, { signal: ac.signal });
-        if (r.status === 503) refused += 1;
-        else expect(r.headers.get('content-type')).toContain('text/event-stream');
+      for (let i = 0; i < 200; i++) {
+        const sock = connect(s.bot.http.port, '127.0.0.1');
+        sock.write(`GET /overlay/events HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n`);
+        sock.pause();
+        idle.push(sock);
       }
-      expect(refused).toBeGreaterThan(0);
-      expect(s.bot.pages.overlay.stats().clients).toBeLessThanOrEqual(16);
+      await poll(() => s.bot.pages.overlay.stats().evicted - evictedBefore).toBeGreaterThanOrEqual(193);
+      // the bound holds: old streams were evicted, none refused, the count stays at the per-client cap
+      expect(s.bot.pages.overlay.stats().clients).toBeLessThanOrEqual(8);
+      // the overlay (its stream evicted too) reconnects and keeps following a new draw
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'late_fan', durationSeconds: 170 });
+      const card = page.locator(`.card[data-key="${draw['id'] as string}"]`);
+      await card.waitFor({ timeout: 15_000 });
+      for (const n of logins('idlefan', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+      await poll(() => card.locator('.count').textContent()).toBe('3 entrants');
     } finally {
-      for (const ac of streams) ac.abort();
+      for (const sock of idle) sock.destroy();
+      await page.close();
+    }
+  });
+
+  it('another machine (requests carrying X-Forwarded-For) gets 403, and with the overlay key the overlay updating live', async () => {
+    const page = await browser.context.newPage();
+    // every request of this page carries X-Forwarded-For, as through a tunnel or proxy
+    await page.setExtraHTTPHeaders({ 'x-forwarded-for': '198.51.100.23' });
+    try {
+      expect((await page.goto(`${s.bot.http.url}/overlay`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.url}/overlay?key=${OVERLAY_KEY}x`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.url}/dashboard?key=${OVERLAY_KEY}`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.url}/overlay?key=${OVERLAY_KEY}`))!.status()).toBe(200);
+      // its script, style and event stream go by the cookie the key set
+      await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'remote_fan', durationSeconds: 170 });
+      const card = page.locator(`.card[data-key="${draw['id'] as string}"]`);
+      await card.waitFor({ timeout: 15_000 });
+      for (const n of logins('remotefan', 2)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+      await poll(() => card.locator('.count').textContent()).toBe('2 entrants');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('refuses the overlay and the dashboard to a foreign Host or a tunnel, through the real bot', async () => {
+    for (const path of ['/overlay', '/overlay/events', '/overlay/state', '/dashboard', '/dashboard/api/state']) {
+      for (const headers of [{ host: 'evil.example' }, { host: '127.0.0.1', 'x-forwarded-for': '203.0.113.5' }]) {
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port: s.bot.http.port, path, headers, agent: false }, (r) => {
+            r.resume();
+            resolve(r.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        expect(status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+      }
     }
   });
 });

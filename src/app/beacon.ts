@@ -42,10 +42,10 @@ export async function beaconForBot(config: Config, opts: { clock: Clock; logger:
 
 /**
  * What the closing line names: the public verify page when the bot has a public address
- * (GIFTDROP_PUBLIC_URL), otherwise the command that writes the page (a local address means nothing
- * to viewers, and chat carries no other URLs).
+ * (GIFTDROP_PUBLIC_URL + /verify/<id>), otherwise what a viewer can do about it: ask the streamer
+ * for that draw's page (`npm run -s verify -- <id> --html` writes it; a command or a local address
+ * means nothing to a viewer).
  */
 export function checkHintFor(config: Config): (id: string) => string {
-  return (id) =>
-    config.publicUrl ? `${config.publicUrl}/verify/${encodeURIComponent(id)}` : `npm run -s verify -- ${id} --html > draw.html`;
+  return (id) => (config.publicUrl ? `${config.publicUrl}/verify/${encodeURIComponent(id)}` : `ask the streamer for the verify page of draw ${id}`);
 }

@@ -18,6 +18,7 @@ import { claimCommand } from '../commands/claim.js';
 import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
+import type { ChatMessage } from '../shared/chat.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
@@ -56,6 +57,20 @@ export interface BotOptions {
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
   twitchApi?: { retryDelaysMs?: readonly number[] };
+  /**
+   * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
+   * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot
+   * rejects with the signal's reason (or StopIncomplete when something could not be saved).
+   */
+  signal?: AbortSignal;
+}
+
+/** A stop that ran to its end but could not save something; `message` says what. */
+export class StopIncomplete extends Error {
+  constructor(readonly unsaved: string[]) {
+    super(`stopped, but ${unsaved.join('; ')}`);
+    this.name = 'StopIncomplete';
+  }
 }
 
 export interface Bot {
@@ -82,7 +97,10 @@ export interface Bot {
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
   health(): HealthReport;
-  /** Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush. */
+  /**
+   * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
+   * Rejects with StopIncomplete when the draws or the history could not be saved.
+   */
   stop(reason?: string): Promise<void>;
 }
 
@@ -112,8 +130,12 @@ export function clientAuth(config: Config): AuthConfig {
 export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
 
 const DRAIN_MS = 2000;
-/** How long a clean shutdown waits for Fourthwall to accept "streaming ended". */
-const STREAMING_END_MS = 5000;
+/** Chat lines held while the bot starts (chat connects meanwhile); beyond, the oldest go. */
+const EARLY_LINES_MAX = 10_000;
+/** How long a clean shutdown waits for Fourthwall to accept "streaming ended" (beside the drain). */
+const STREAMING_END_MS = 2000;
+/** How long a start-up that failed or was stopped waits for each connection to close. */
+const CLOSE_MS = 1000;
 
 /** Waits for `p` at most `ms` (real time); never rejects. */
 function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
@@ -147,6 +169,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     rateLimit: config.fourthwall.rateLimit,
     logger,
     clock,
+    ...(options.signal ? { signal: options.signal } : {}),
     ...options.client,
   });
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
@@ -172,6 +195,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     privateDelivery: (): PrivateDelivery => delivery.tracker.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
+  // Account-check warm-up: entrants are queued as they enter (no wait), cleared when a draw closes.
+  const warmUp = twitchApi?.warmUp;
+  if (warmUp) {
+    service.events.on('entered', (_drawId, userId) => warmUp.add(userId));
+    service.events.on('draw-closed', () => warmUp.clear());
+  }
   // Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery).
   const delivery = startDelivery({ config, store: repo, service, chat, messages: settings.messages, client, tokens: twitchAuth.tokens, clock, logger });
   const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.tracker.streamStarted() });
@@ -189,12 +218,21 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   registerShopCommands(registry, shopFeatures, config);
 
   const reply = (text: string) => chat.say(text);
-  chat.on('message', (msg) => {
+  const handleLine = (msg: ChatMessage) => {
     try {
       registry.handle(msg, reply);
     } catch (err) {
       log.error({ err }, 'chat message handling failed');
     }
+  };
+  // Chat connects while the rest of the bot starts (below); the lines it reads before the open
+  // draws are restored are held, in order, and handled right after (at most EARLY_LINES_MAX).
+  let early: ChatMessage[] | undefined = [];
+  let earlyDropped = 0;
+  chat.on('message', (msg: ChatMessage) => {
+    if (!early) return handleLine(msg);
+    if (early.length >= EARLY_LINES_MAX) (early.shift(), earlyDropped++);
+    early.push(msg);
   });
 
   // Fourthwall events (webhooks and the catch-up poll): one intake, one dedupe by event id.
@@ -229,22 +267,32 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
   };
 
-  const health = (): HealthReport => ({
-    status: 'ok',
-    mode: config.mode,
-    chat: chat.state,
-    openDraws: service.openDrawCount(),
-  });
+  const health = (): HealthReport => {
+    const c = chat.health();
+    return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: service.openDrawCount() };
+  };
 
   let http: BotHttpServer | undefined;
   let poller: EventPoller | undefined;
   let pages: OperatorPages | undefined;
+  // The start-up connection (token check, socket, login, join) runs beside the rest of the start.
+  const chatStop = new AbortController();
+  // The chat connect is aborted by a failed start-up (chatStop), a stop asked for (options.signal)
+  // or the caller's own signal (tests).
+  const chatSignals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x): x is AbortSignal => x !== undefined);
+  const chatConnected = twitchAuth.connect(chat, { ...options.chatConnect, signal: AbortSignal.any(chatSignals) });
+  chatConnected.catch(() => undefined); // (awaited below; a failure meanwhile is not unhandled)
   try {
-    // Open draws are restored before chat connects, so no `!enter` typed right after the
+    // Open draws are restored before chat lines are handled, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await shopFeatures.start();
     await delivery.tracker.start();
+    options.signal?.throwIfAborted(); // a stop asked for meanwhile: no HTTP server, no chat
+    const held = early;
+    early = undefined;
+    if (earlyDropped > 0) log.warn({ dropped: earlyDropped, kept: held.length }, 'chat lines read while the bot started exceeded what it holds; the oldest were not handled');
+    for (const msg of held) handleLine(msg);
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
     const web = (pages = await startOperatorPages({
@@ -257,9 +305,15 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       settings,
       clock,
       logger,
+      sessions: { now: () => clock.now() },
       ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
       delivery: delivery.tracker,
     }));
+    const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
+    const verify = verifyRoute(repo, logger, { localHosts });
+    // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
+    service.events.on('rerolled', (record) => verify.forget(record.id));
+    service.events.on('draw-finished', (record) => verify.forget(record.id));
     http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -269,11 +323,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes,
-      routes: [
-        verifyRoute(repo, logger),
-        ...(delivery.claimRoute ? [delivery.claimRoute] : []),
-        (req, res) => web.handle(req, res),
-      ],
+      routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), (req, res) => web.handle(req, res)],
+      localHosts,
+      ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
+      now: () => (options.events?.clock ?? clock).now(),
     });
     // Readiness reached: what loads the HTTP client or chat starts from here on.
     shopFeatures.startBackground();
@@ -293,34 +346,45 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       ...(options.events?.pollIntervalMs !== undefined ? { intervalMs: options.events.pollIntervalMs } : {}),
       force: options.events?.forcePoll,
     });
-    await twitchAuth.connect(chat, options.chatConnect);
+    options.signal?.throwIfAborted();
+    await chatConnected;
     delivery.afterLogin();
   } catch (err) {
+    chatStop.abort();
+    // Start-up failed or was stopped: what talks to the outside gets CLOSE_MS each; the open draws
+    // (journaled as they go) and the history are flushed in full, and a failure there is reported.
+    const stopped = options.signal?.aborted === true && err === options.signal.reason;
+    if (stopped) log.info('stop asked for during start-up: start-up work aborted');
+    const unsaved: string[] = [];
     pages?.close();
-    await http?.close().catch(() => undefined);
+    await withTimeout(http?.close() ?? Promise.resolve(), CLOSE_MS);
     delivery.stop();
-    await poller?.stop().catch(() => undefined);
-    await intake.stop().catch(() => undefined);
-    await beacon.close().catch(() => undefined);
-    await service.stop().catch(() => undefined);
-    await shopFeatures.stop().catch(() => undefined);
-    await chat.disconnect().catch(() => undefined);
-    await twitchApi?.stop().catch(() => undefined);
-    await twitchAuth.close().catch(() => undefined);
-    await repo.close().catch(() => undefined);
-    await client.close().catch(() => undefined);
+    await withTimeout(poller?.stop() ?? Promise.resolve(), CLOSE_MS);
+    await withTimeout(intake.stop(), CLOSE_MS);
+    await withTimeout(beacon.close(), CLOSE_MS);
+    await service.stop().catch((e: unknown) => (log.error({ err: e }, 'open draws could not be saved'), unsaved.push(`the open draws could not be saved (${(e as Error).message})`)));
+    await withTimeout(shopFeatures.stop(), CLOSE_MS);
+    await withTimeout(chat.disconnect(), CLOSE_MS);
+    await withTimeout(twitchApi?.stop() ?? Promise.resolve(), CLOSE_MS);
+    await withTimeout(twitchAuth.close(), CLOSE_MS);
+    await repo.close().catch((e: unknown) => (log.error({ err: e }, 'history flush failed'), unsaved.push(`the draw history could not be saved (${(e as Error).message})`)));
+    await withTimeout(client.close(), CLOSE_MS);
+    if (stopped) {
+      if (unsaved.length) throw new StopIncomplete(unsaved);
+      log.info('stopped');
+    }
     throw err;
   }
   const httpServer = http;
   const operatorPages = pages!;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
-  void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start'));
+  void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));
   if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
     try {
       await streaming.goLive();
     } catch (err) {
-      log.warn({ err }, 'could not set Fourthwall streaming started');
+      log.warn({ err }, 'could not set Fourthwall streaming started; asking the mods in chat to type !stream live');
       chat.say(`⚠️ Could not tell Fourthwall the stream is live: ${(err as Error).message}. Mods: try !${names.names.stream} live`, {
         priority: 'high',
       });
@@ -351,6 +415,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const stop = (reason = 'shutdown') =>
     (stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
+      const unsaved: string[] = [];
       operatorPages.close();
       await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
       await poller?.stop().catch((err) => log.warn({ err }, 'event poll stop failed'));
@@ -358,16 +423,20 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
       delivery.stop();
       await delivery.tracker.idle().catch(() => undefined);
-      await service.stop().catch((err) => log.warn({ err }, 'giveaway stop failed'));
+      await service.stop().catch((err: unknown) => (log.error({ err }, 'open draws could not be saved'), unsaved.push(`the open draws could not be saved (${(err as Error).message})`)));
       await beacon.close().catch(() => undefined);
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
-      await repo.close().catch((err) => log.error({ err }, 'history flush failed'));
-      if (file.streaming.autoStart) await withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS);
-      await withTimeout(chat.flush(), DRAIN_MS);
+      await repo.close().catch((err: unknown) => (log.error({ err }, 'history flush failed'), unsaved.push(`the draw history could not be saved (${(err as Error).message})`)));
+      // Both bounded and side by side, so a stop takes about DRAIN_MS at most.
+      await Promise.all([
+        file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
+        withTimeout(chat.flush(), DRAIN_MS),
+      ]);
       await chat.disconnect().catch(() => undefined);
       await twitchApi?.stop().catch((err) => log.warn({ err }, 'Twitch API stop failed'));
       await twitchAuth.close().catch((err: unknown) => log.warn({ err }, 'twitch auth close failed'));
       await client.close().catch(() => undefined);
+      if (unsaved.length) throw new StopIncomplete(unsaved);
       log.info('stopped');
     })());
 

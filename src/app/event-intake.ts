@@ -9,8 +9,9 @@
  *   the HTTP server can answer a duplicate delivery at once).
  * - An event is recorded as processed only after its handling succeeded, or after it was
  *   deliberately set aside: a `testMode` event in live mode (logged at info), an event of another
- *   shop than the pinned one (logged at warn; see README "Missed webhooks are caught up" for why
- *   such deliveries are still answered 200).
+ *   shop than the pinned one, or with no shop id at all (neither the envelope's `shopId` nor its
+ *   data's: it cannot be checked; logged at warn; see README "Missed webhooks are caught up" for
+ *   why such deliveries are still answered 200).
  * - A type no feature acts on is remembered in memory only (a duplicate within this run), never
  *   written to the processed-events file: setting it aside has no effect to repeat, so a
  *   redelivery after a restart is just set aside again (one debug line), and an unused type
@@ -48,6 +49,13 @@ export interface EventIntakeOptions {
   /** First retry delay (default 1000 ms); doubles per attempt up to `retryMaxMs` (default 60 s). */
   retryBaseMs?: number;
   retryMaxMs?: number;
+}
+
+/** The event's shop: the envelope's `shopId`, else its data's (every event the bot acts on has one). */
+function shopIdOf(event: WebhookEvent): string | undefined {
+  if (event.shopId) return event.shopId;
+  const data = event.data as { shopId?: unknown } | null | undefined;
+  return data && typeof data === 'object' && typeof data.shopId === 'string' && data.shopId ? data.shopId : undefined;
 }
 
 interface Pending {
@@ -157,12 +165,15 @@ export class EventIntake {
       this.log.info(ids, 'test-mode event (a dashboard "test" webhook) ignored in live mode');
       return 'ignored';
     }
-    if (event.shopId !== undefined) {
-      const mine = await this.o.shopId();
-      if (event.shopId !== mine) {
-        this.log.warn({ ...ids, shopId: event.shopId, ourShopId: mine }, "event of another shop refused: it is not this bot's shop");
-        return 'refused';
-      }
+    const shopId = shopIdOf(event);
+    if (shopId === undefined) {
+      this.log.warn(ids, 'event without a shop id (neither shopId nor data.shopId) refused: it cannot be checked as this shop\'s');
+      return 'refused';
+    }
+    const mine = await this.o.shopId();
+    if (shopId !== mine) {
+      this.log.warn({ ...ids, shopId, ourShopId: mine }, "event of another shop refused: it is not this bot's shop");
+      return 'refused';
     }
     return undefined;
   }

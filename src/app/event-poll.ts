@@ -1,13 +1,15 @@
 /**
  * The catch-up poll: reads Fourthwall's list of past webhook events (`GET /webhook-events`, one
- * call per event type the bot acts on, newest first) at start and then every interval, and hands
+ * call per event type the bot acts on) at start and then every interval, and hands
  * every event the bot has not handled yet to the EventIntake, which dedupes by event id with the
  * webhook path. So a draw whose webhook never arrived (tunnel down, bot restarting) still runs.
  *
  * Contract: each listed record's `body` (the envelope as a JSON string) is parsed like a webhook
- * body; a record that does not parse is logged once and skipped. Pages are followed while a full
- * page still holds events newer than the horizon (default 1 hour; older events are not replayed),
- * at most `maxPages` per type. A failed list call is logged and tried again on the next tick; it
+ * body; a record that does not parse is logged once and skipped. The API documents no order for
+ * the list, so none is assumed: the first page's dates tell whether it is newest or oldest first,
+ * and pages are read from the newest end until one reaches past the horizon (default 1 hour;
+ * older events are not replayed), at most `maxPages` per type; a type's events are handed over
+ * oldest first. A failed list call is logged and tried again on the next tick; it
  * never stops the bot. Ticks never overlap, and one type's events are handed over (and opened)
  * before the next type is read, so a draw's start is handled before its end. Timers run on the injected clock (tests advance it).
  * Does not: decide whether an event is acted on (event-intake.ts does) or retry handling itself.
@@ -82,28 +84,21 @@ export class EventPoller {
   private async pass(): Promise<PollReport> {
     const report: PollReport = { listed: 0, submitted: 0, failedTypes: [] };
     const horizon = this.o.clock.now() - (this.o.horizonMs ?? 3_600_000);
-    const size = this.o.pageSize ?? 50;
     for (const type of this.o.types) {
       if (this.stopped) break;
       // Handed over type by type, in `types` order (a draw's start before its end).
-      const handed: Promise<unknown>[] = [];
       try {
-        for (let page = 0; page < (this.o.maxPages ?? 4); page++) {
-          const res = await this.o.list({ type, page, size });
-          report.listed += res.results.length;
-          let recent = 0;
-          for (const rec of res.results) {
-            const at = Date.parse(rec.createdAt ?? '');
-            if (Number.isFinite(at) && at < horizon) continue;
-            recent += 1;
-            if (this.o.isKnown(rec.id)) continue;
-            const event = this.parse(rec);
-            if (!event) continue;
-            report.submitted += 1;
-            handed.push(this.o.submit(event, 'poll'));
-          }
-          const last = res.totalPages != null ? page + 1 >= res.totalPages : res.results.length < size;
-          if (last || recent < res.results.length || res.results.length === 0) break;
+        const found: { at: number; rec: WebhookEventRecord }[] = [];
+        await this.readType(type, horizon, report, (rec, at) => found.push({ rec, at }));
+        // Oldest first, whatever order the list came in.
+        found.sort((a, b) => a.at - b.at);
+        const handed: Promise<unknown>[] = [];
+        for (const { rec } of found) {
+          if (this.o.isKnown(rec.id)) continue;
+          const event = this.parse(rec);
+          if (!event) continue;
+          report.submitted += 1;
+          handed.push(this.o.submit(event, 'poll'));
         }
         await Promise.all(handed);
       } catch (err) {
@@ -115,6 +110,72 @@ export class EventPoller {
     this.failing = report.failedTypes.length > 0;
     if (report.submitted) this.log.info({ submitted: report.submitted }, 'catch-up poll found events not handled yet');
     return report;
+  }
+
+  /**
+   * Reads one type's recent events (not older than `horizon`), whatever order the API lists them
+   * in. The first page's dates tell the order (its first and last `createdAt`); when they cannot
+   * (all equal), the last page is compared with the first. Newest first: pages are followed until
+   * one reaches past the horizon. Oldest first: the newest events are on the last pages, so those
+   * are read from the end backwards until one reaches past the horizon (without a page count, all
+   * pages are read forward). At most `maxPages` list calls either way.
+   */
+  private async readType(type: string, horizon: number, report: PollReport, take: (rec: WebhookEventRecord, at: number) => void): Promise<void> {
+    const size = this.o.pageSize ?? 50;
+    const maxPages = this.o.maxPages ?? 4;
+    const taken = new Set<string>();
+    let calls = 0;
+    const timeOf = (rec: WebhookEventRecord) => Date.parse(rec.createdAt ?? '');
+    const pages = new Map<number, { res: Page<WebhookEventRecord>; recent: number; pastHorizon: boolean }>();
+    const read = async (page: number) => {
+      const known = pages.get(page);
+      if (known) return known;
+      calls += 1;
+      const res = await this.o.list({ type, page, size });
+      report.listed += res.results.length;
+      let recent = 0;
+      for (const rec of res.results) {
+        const at = timeOf(rec);
+        if (Number.isFinite(at) && at < horizon) continue;
+        recent += 1;
+        if (taken.has(rec.id)) continue;
+        taken.add(rec.id);
+        take(rec, Number.isFinite(at) ? at : Number.MAX_SAFE_INTEGER);
+      }
+      const out = { res, recent, pastHorizon: recent < res.results.length };
+      pages.set(page, out);
+      return out;
+    };
+    const first = await read(0);
+    const list = first.res.results;
+    const total = first.res.totalPages;
+    const t0 = list.length ? timeOf(list[0]!) : NaN;
+    const tn = list.length ? timeOf(list[list.length - 1]!) : NaN;
+    let oldestFirst = t0 < tn;
+    let backFrom = total != null ? total - 1 : undefined;
+    if (!(t0 < tn) && !(t0 > tn) && total != null && total > 1 && calls < maxPages) {
+      // One page of equal dates says nothing: compare with the last page.
+      const last = await read(total - 1);
+      const tl = last.res.results.length ? timeOf(last.res.results[0]!) : NaN;
+      oldestFirst = tl > t0;
+      if (oldestFirst && last.pastHorizon) return;
+      backFrom = total - 2;
+    }
+    if (oldestFirst) {
+      if (backFrom != null) {
+        // From the end back; a page with an old event means every earlier page is older.
+        for (let page = backFrom; page >= 1 && calls < maxPages; page--) if ((await read(page)).pastHorizon) break;
+      } else {
+        for (let page = 1, n = list.length; page < maxPages && n >= size; page++) n = (await read(page)).res.results.length;
+      }
+      return;
+    }
+    let { res, pastHorizon } = first;
+    for (let page = 1; calls < maxPages || pages.has(page); page++) {
+      const last = res.totalPages != null ? page >= res.totalPages : res.results.length < size;
+      if (last || pastHorizon || res.results.length === 0) break;
+      ({ res, pastHorizon } = await read(page));
+    }
   }
 
   private parse(rec: WebhookEventRecord): WebhookEvent | undefined {

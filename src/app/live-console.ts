@@ -75,14 +75,19 @@ export class LiveConsole {
       this.entered.set(drawId, e);
     };
     const onState = (state: string) => this.print(this.paint('33', `[chat] connection: ${state}`));
+    const onHealth = (h: { chat: string; reason?: string }) => {
+      if (h.chat === 'degraded') this.print(this.paint('31', `[chat] degraded: ${h.reason ?? 'lines not confirmed'}`));
+    };
     bot.chat.on('message', onMessage);
     bot.chat.on('sent', onSent);
     bot.chat.on('state', onState);
+    bot.chat.on('health', onHealth);
     enter.on('entered', onEntered);
     this.detach = () => {
       bot.chat.off('message', onMessage);
       bot.chat.off('sent', onSent);
       bot.chat.off('state', onState);
+      bot.chat.off('health', onHealth);
       enter.off('entered', onEntered);
     };
     this.every(ENTER_SUMMARY_MS, () => this.flushEntries());
@@ -111,7 +116,8 @@ export class LiveConsole {
         const left = Math.max(0, Math.ceil((Date.parse(v.record.closesAt) - now) / 1000));
         return `${v.record.offer.name}: ${v.entrants.size} entrants${v.phase === 'open' ? `, ${left}s left` : `, ${v.phase}`}`;
       });
-    return clean(`chat ${bot.chat.state} | shop ${this.shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
+    const h = bot.chat.health();
+    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | shop ${this.shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
   }
 
   close(): void {

@@ -36,7 +36,7 @@ export interface LocalStackOptions {
    */
   beacon?: boolean | BeaconSandboxOptions;
   /** The local Helix API (rate limit); `prepare` runs before the bot starts (e.g. the broadcaster is live). */
-  helix?: Pick<SandboxHelixOptions, 'ratePerMinute' | 'everyoneFollows'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
+  helix?: Pick<SandboxHelixOptions, 'ratePerMinute' | 'everyoneFollows' | 'latencyMs'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */

@@ -20,6 +20,7 @@ import type { Logger } from '../logging/index.js';
 import type { OperatorPort } from '../giveaway/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { startLocalStack, type LocalStack } from './local-stack.js';
+import { hideLinks } from './operator-console.js';
 import { isAddressInUse } from './port-check.js';
 import { printHelp, queueTypedLines, runInteractive } from './demo/interactive.js';
 import { DemoPrinter, type TextSink } from './demo/output.js';
@@ -105,7 +106,11 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   const sink: TextSink = { write: (t: string) => output.write(t) };
   let printer = new DemoPrinter({ out: sink, colour, botLogin: 'giftdrop_bot', channel: 'giftdrop_demo' });
   // The printer is replaced once the stack is up; the operator always prints with the current one.
-  const operator: OperatorPort = { notify: (line, opts) => printer.private(line, opts?.secret === true) };
+  // Links are bearer secrets even in the sandbox: printed only on a terminal (contract "Links and logs").
+  const terminal = output.isTTY === true;
+  const operator: OperatorPort = {
+    notify: (line, opts) => printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true),
+  };
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
   printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');

@@ -1,6 +1,7 @@
 /**
  * The process's shutdown signals: SIGINT, SIGTERM and SIGHUP each run the given clean stop once
- * and exit 0 when it finished (1 when it failed). Contract:
+ * and exit 0 when it finished, 1 when it failed (after `onFailed` said why: what could not be
+ * saved). Contract:
  * - a repeat of a signal within REPEAT_GRACE_MS is the same request delivered twice (Ctrl+C on a
  *   terminal reaches the whole process group, and `npm start` forwards it again) and is ignored;
  *   a later one means "now" and exits 130 at once;
@@ -15,6 +16,8 @@ export interface SignalOptions {
   deadlineMs?: number;
   /** Told when the deadline passed (one line). */
   onDeadline?: (ms: number) => void;
+  /** Told why the stop failed (one line), before the exit 1. */
+  onFailed?: (err: unknown) => void;
 }
 
 export function onShutdownSignals(stop: (reason: string) => Promise<void>, options: SignalOptions = {}): void {
@@ -34,7 +37,10 @@ export function onShutdownSignals(stop: (reason: string) => Promise<void>, optio
       }, deadlineMs).unref();
       void stop(sig).then(
         () => process.exit(0),
-        () => process.exit(1),
+        (err: unknown) => {
+          options.onFailed?.(err);
+          process.exit(1);
+        },
       );
     });
   }

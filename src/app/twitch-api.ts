@@ -1,9 +1,10 @@
 /**
  * What the Twitch API adds to a running bot, wired from its Config (only with TWITCH_CLIENT_ID):
  * the Helix client (sharing the auth client's connection pool and the chat token, so a refresh
- * serves both), auto streaming (`streaming.auto`, src/twitch/stream-watch.ts) and the account
- * rules at close (`eligibility.followersOnly|minFollowDays|minAccountDays`,
- * src/giveaway/account-rules.ts over src/twitch/account-info.ts).
+ * serves both, and one rate budget serves every caller), auto streaming (`streaming.auto`,
+ * src/twitch/stream-watch.ts) and the account rules checked for the picks
+ * (`eligibility.followersOnly|minFollowDays|minAccountDays`, src/giveaway/account-rules.ts and
+ * checked-picks.ts over src/twitch/account-info.ts).
  *
  * Contract: `twitchApiFor` returns undefined without a client id (the bot then works on chat
  * alone, as before); `autoStreaming` says at once whether auto streaming owns the streaming
@@ -20,12 +21,15 @@ import type { Clock } from '../shared/clock.js';
 import { HelixAccountInfo } from '../twitch/account-info.js';
 import { HelixClient } from '../twitch/helix.js';
 import { StreamWatch } from '../twitch/stream-watch.js';
+import { AccountWarmUp } from '../twitch/warm-up.js';
 import type { TwitchAuthStartup } from '../twitch/startup.js';
 
 export interface TwitchApi {
   helix: HelixClient;
   /** The account rules gate for the engine, when any rule is set. */
   accounts?: AccountGate;
+  /** With `eligibility.warmUp`: looks entrants up during the entry window (the bot feeds it the engine's `entered` events). */
+  warmUp?: AccountWarmUp;
   /** `streaming.auto` is on: the stream watch, not `streaming.autoStart`, sets the status. Known at once. */
   readonly autoStreaming: boolean;
   /** Set by startWatch when `streaming.auto` is on. */
@@ -72,14 +76,12 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
     logger,
     ...(d.retryDelaysMs ? { retryDelaysMs: d.retryDelaysMs } : {}),
   });
-  const accounts = accountRulesActive(rules)
-    ? new AccountGate({
-        port: new HelixAccountInfo({ helix, broadcasterId: () => chat.channelId(), clock, logger }),
-        rules,
-        chat,
-        now: () => clock.now(),
-      })
-    : undefined;
+  const info = accountRulesActive(rules) ? new HelixAccountInfo({ helix, broadcasterId: () => chat.channelId(), clock, logger }) : undefined;
+  const accounts = info ? new AccountGate({ port: info, rules, chat, now: () => clock.now() }) : undefined;
+  const warmUp =
+    info && s.eligibility.warmUp
+      ? new AccountWarmUp({ accounts: info, budget: () => helix.budget(), follows: rules.followersOnly || rules.minFollowDays > 0, created: rules.minAccountDays > 0, clock, logger })
+      : undefined;
   // The follower rules need moderator:read:followers: say so at start rather than at the first close.
   const checkFollowScope = async () => {
     try {
@@ -96,22 +98,26 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
   const api: TwitchApi = {
     helix,
     ...(accounts ? { accounts } : {}),
+    ...(warmUp ? { warmUp } : {}),
     autoStreaming: s.streaming.auto,
     async startWatch() {
       if (stopped) return;
       if (accounts && (rules.followersOnly || rules.minFollowDays > 0)) void checkFollowScope();
       if (!s.streaming.auto) return;
       let id = chat.channelId();
+      let why = 'not joined';
       if (!id) {
         try {
           id = (await helix.userByLogin(chat.channelLogin))?.id;
         } catch (err) {
-          log.warn({ err }, 'could not look the channel up on the Twitch API');
+          why = `the Twitch API did not answer: ${(err as Error).message}`;
+          log.debug({ err }, 'could not look the channel up on the Twitch API');
         }
       }
       if (stopped) return; // stop() came while the channel was looked up
       if (!id) {
-        log.warn('auto streaming is off: the channel id is not known (not joined, Twitch API unreachable)');
+        // one line: what failed and what the bot does instead
+        log.warn(`auto streaming is off: the channel id is not known (${why}); mods can set the streaming status with !stream live / offline`);
         return;
       }
       const watch = new StreamWatch(
@@ -141,6 +147,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
     },
     async stop() {
       stopped = true;
+      warmUp?.stop();
       api.watch?.stop();
       await api.watch?.idle();
       await helix.close();

@@ -137,9 +137,11 @@ function detail(r: DrawRecord): string {
         (w) =>
           `  pick ${w.pick}: ${clean(w.displayName)} (${clean(w.login)}, id ${clean(w.userId)})` +
           `${w.giftId ? ` gift ${clean(w.giftId)}` : ''}${w.claimed === undefined ? '' : w.claimed ? ' claimed' : ' unclaimed'}` +
+          `${w.accountCheck ? (w.accountCheck.result === 'checked' ? ' checked with Twitch' : ' not checked with Twitch (let in)') : ''}` +
           `${w.delivery ? `\n    delivery ${deliveryLine(w.delivery)}` : ''}` +
           `${w.redeemUrl ? `\n    link ${clean(w.redeemUrl)}` : ''}`,
       ),
+    ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${clean(a.at)}`),
     ...(r.rerolls ?? []).map(
       (x) => `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}`,
     ),

@@ -99,9 +99,14 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
       `  commitment  SHA-256(seed) = ${f.commitment}, as announced when entries opened`,
       `  entrants    ${record.frozenEntrants?.length ?? 0} frozen entrants, digest ${f.entrantsDigest}`,
       ...beaconLines(record),
-      `  picks       ${record.winners.length + (record.rerolls?.length ?? 0)} taken from ${f.algorithm} with seed ${f.seed}`,
+      `  picks       ${record.winners.length + (record.rerolls?.length ?? 0) + (record.setAside?.length ?? 0)} taken from ${f.algorithm} with seed ${f.seed}`,
       `  winners     ${result.winners.length ? result.winners.join(', ') : '(none)'}`,
     ];
+    const aside = record.setAside ?? [];
+    if (aside.length) {
+      lines.push(`  set aside   ${aside.length} pick(s) the account rules skipped (Twitch's answers as recorded):`);
+      for (const a of aside) lines.push(`              pick ${a.pick}: ${a.login} (${a.userId}) ${a.reason}, answered ${a.at}`);
+    }
     if (record.rerolls?.length) {
       lines.push(`  rerolled    ${record.rerolls.map((r) => r.replacedLogin).join(', ')} (replaced by the next picks)`);
     }

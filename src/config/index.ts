@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
 import { envSchema, fileSchema, SECRET_ENV, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
+import { jsonErrorAt } from './json-error.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
 
 export type { FileSettings } from './schema.js';
@@ -60,7 +61,10 @@ export interface Config {
   dataDir: string;
   /** Absolute path of DATA_DIR itself. */
   dataRoot?: string;
-  http: { host: string; port: number };
+  /** localHosts: GIFTDROP_LOCAL_HOSTS (lower case, no ports): more names of this machine for the streamer's own pages. */
+  http: { host: string; port: number; localHosts?: string[] };
+  /** GIFTDROP_OVERLAY_KEY (secret): turns on the overlay for another machine, at /overlay?key=<key>. */
+  overlayKey?: string;
   logLevel: string;
   /** True when LOG_LEVEL was set (sandbox mode keeps its logs at warn otherwise). */
   logLevelExplicit?: boolean;
@@ -152,21 +156,44 @@ export function parseRateLimitSpec(spec: string): { limit: number; intervalMs: n
   return { limit, intervalMs };
 }
 
-function readDotEnv(cwd: string): Record<string, string> {
+/**
+ * `.env` as the dotenv format reads it, with one exception streamers expect: `TWITCH_CHANNEL=#name`
+ * (the channel as Twitch writes it). Unquoted, `#` starts a comment there, so the format reads
+ * it as empty; the raw line's `#name` is taken instead. Any other variable whose unquoted value
+ * starts with `#` (read as empty) is listed in `hashed`, so its error can say why and how to quote it.
+ */
+export function readDotEnv(cwd: string): { values: Record<string, string>; hashed: string[] } {
   const file = resolve(cwd, '.env');
-  if (!existsSync(file)) return {};
-  const parsed = parseEnv(readFileSync(file, 'utf8'));
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(parsed)) if (v !== undefined) out[k] = v;
-  return out;
+  if (!existsSync(file)) return { values: {}, hashed: [] };
+  const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, ''); // a byte-order mark is not part of the first name
+  const parsed = parseEnv(text);
+  const values: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed)) if (v !== undefined) values[k] = v;
+  const hashed: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(#.*)$/.exec(line);
+    if (!m || values[m[1]!]) continue;
+    const [, key, rest] = m;
+    // `#name`, alone or followed by a comment
+    const channel = /^(#[A-Za-z0-9_]{2,25})(?:\s+#.*|\s*)$/.exec(rest!);
+    if (key === 'TWITCH_CHANNEL' && channel) values[key] = channel[1]!;
+    else hashed.push(key!);
+  }
+  return { values, hashed };
+}
+
+/** The fix for a variable whose `.env` value started with `#` and so was read as empty. */
+function hashHint(name: string): string {
+  return ` (in .env, ${name}=#... is read as empty because an unquoted # starts a comment: write ${name}="#..." in quotes)`;
 }
 
 /** Loads and validates everything; throws ConfigError listing every problem. */
 export function loadConfig(options: LoadOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
   const realEnv = options.env ?? process.env;
+  const dotenv = options.dotenv === false ? { values: {}, hashed: [] } : readDotEnv(cwd);
   const merged: Record<string, string | undefined> = {
-    ...(options.dotenv === false ? {} : readDotEnv(cwd)),
+    ...dotenv.values,
     ...realEnv,
   };
   const problems: string[] = [];
@@ -187,11 +214,14 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (existsSync(candidate)) {
     configFile = candidate;
     let json: unknown;
+    // (a byte-order mark, as Windows Notepad writes one, is not an error)
+    const text = readFileSync(candidate, 'utf8').replace(/^\uFEFF/, '');
     try {
-      json = JSON.parse(readFileSync(candidate, 'utf8'));
+      json = JSON.parse(text);
     } catch (err) {
       const label = named ? `GIFTDROP_CONFIG (${candidate})` : `settings file ${candidate}`;
-      problems.push(`${label}: not valid JSON: ${(err as Error).message}`);
+      const at = jsonErrorAt(text);
+      problems.push(at ? `${label}: not valid JSON at line ${at.line}, column ${at.column}: ${at.problem}` : `${label}: not valid JSON: ${(err as Error).message}`);
     }
     if (json !== undefined) {
       const fileResult = fileSchema.safeParse(json);
@@ -281,7 +311,14 @@ export function loadConfig(options: LoadOptions = {}): Config {
       problems.push('FOURTHWALL_RATE_LIMIT: both numbers must be positive');
   }
 
-  if (problems.length || !env) throw new ConfigError(problems);
+  if (problems.length || !env) {
+    // A variable the .env set as `NAME=#...` that is still empty: say what happened and the fix.
+    const hashed = dotenv.hashed.filter((name) => !realEnv[name]);
+    throw new ConfigError(problems.map((p) => {
+      const name = hashed.find((n) => p.startsWith(`${n}:`));
+      return name ? p + hashHint(name) : p;
+    }));
+  }
 
   const apiUrl = (env.FOURTHWALL_API_URL ?? DEFAULT_FOURTHWALL_API_URL).replace(/\/+$/, '');
   const auth: FourthwallAuthConfig = basic
@@ -301,7 +338,12 @@ export function loadConfig(options: LoadOptions = {}): Config {
     mode,
     dataDir: modeDataDir(dataRoot, mode),
     dataRoot,
-    http: { host: env.HTTP_HOST ?? '127.0.0.1', port: env.HTTP_PORT ?? 8787 },
+    http: {
+      host: env.HTTP_HOST ?? '127.0.0.1',
+      port: env.HTTP_PORT ?? 8787,
+      ...(env.GIFTDROP_LOCAL_HOSTS ? { localHosts: env.GIFTDROP_LOCAL_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) } : {}),
+    },
+    ...(env.GIFTDROP_OVERLAY_KEY ? { overlayKey: env.GIFTDROP_OVERLAY_KEY } : {}),
     logLevel: env.LOG_LEVEL ?? 'info',
     logLevelExplicit: env.LOG_LEVEL !== undefined,
     ...(env.LOG_FILE ? { logFile: resolve(cwd, env.LOG_FILE) } : {}),
@@ -348,6 +390,7 @@ export function secretValues(config: Config): string[] {
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   push(config.dashboardToken);
+  push(config.overlayKey);
   const a = config.fourthwall.auth;
   if (a.kind === 'basic') {
     push(a.password);

@@ -101,6 +101,12 @@ export const envSchema = z.object({
   GIFTDROP_DASHBOARD_TOKEN: optionalString.pipe(
     z.string().regex(/^[\x21-\x7e]{16,200}$/, 'must be 16 to 200 printable characters without spaces').optional(),
   ),
+  GIFTDROP_LOCAL_HOSTS: optionalString.pipe(
+    z.string().regex(/^\s*[A-Za-z0-9.[\]:-]+(\s*,\s*[A-Za-z0-9.[\]:-]+)*\s*$/, 'must be host names separated by commas, e.g. streampc.lan,192.168.1.20').optional(),
+  ),
+  GIFTDROP_OVERLAY_KEY: optionalString.pipe(
+    z.string().regex(/^[A-Za-z0-9_-]{16,200}$/, 'must be 16 to 200 letters, digits, "-" or "_" (it goes in the overlay URL)').optional(),
+  ),
 });
 
 export type EnvInput = z.infer<typeof envSchema>;
@@ -117,6 +123,7 @@ export const SECRET_ENV = [
   'FOURTHWALL_WEBHOOK_SECRET',
   'FOURTHWALL_APP_HMAC_KEY',
   'GIFTDROP_DASHBOARD_TOKEN',
+  'GIFTDROP_OVERLAY_KEY',
 ] as const;
 
 const commandName = z.string().trim().regex(/^[^\s!]{1,32}$/u, 'must be one word without "!" (max 32 chars)');
@@ -175,12 +182,14 @@ export const fileSchema = z.strictObject({
       excludeLogins: z.array(z.string().trim().toLowerCase()).default(() => [...D.eligibility.excludeLogins]),
       winnerCooldownHours: z.number().min(0).max(24 * 365).default(D.eligibility.winnerCooldownHours),
       excludeFirstTimeChatters: z.boolean().default(D.eligibility.excludeFirstTimeChatters),
-      /** Checked with the Twitch API at close (needs TWITCH_CLIENT_ID; src/giveaway/account-rules.ts). */
+      /** Checked with the Twitch API for the picks (needs TWITCH_CLIENT_ID; src/giveaway/account-rules.ts). */
       followersOnly: z.boolean().default(false),
       minFollowDays: z.number().min(0).max(3650).default(0),
       minAccountDays: z.number().min(0).max(3650).default(0),
-      /** Entrants the Twitch API could not check: let them in or leave them out. */
+      /** Picks the Twitch API could not check: let them in or set them aside. */
       uncheckable: z.enum(['allow', 'exclude']).default('allow'),
+      /** Look entrants up in the background during the entry window while Helix budget is spare (src/twitch/warm-up.ts). */
+      warmUp: z.boolean().default(false),
     })
     .prefault({}),
   luck: z
@@ -214,6 +223,8 @@ export const fileSchema = z.strictObject({
       badge: z.string().trim().max(60).optional(),
       /** How long the winners stay on the overlay after a draw. */
       winnersSeconds: z.number().int().min(5).max(3600).default(60),
+      /** At most this many results (winners, cancelled) beside the open draws, newest first. */
+      maxResults: z.number().int().min(0).max(10).default(3),
       /** Show what the winners type after the draw on the overlay too (always on the dashboard). */
       winnerChat: z.boolean().default(false),
       /** How long winners' lines are caught when no claim window is configured. */

@@ -18,6 +18,8 @@
  *   re-sends once; another 401/403 throws FourthwallAuthError. Tokens obtained at runtime are
  *   registered with the logger's scrubber (createLogger) before use.
  * - Responses are checked with the zod wire schemas; a mismatch throws FourthwallSchemaError.
+ * - `signal` (the bot's stop during start-up): once it aborts, every call in flight, queued or
+ *   waiting to retry ends at once with the signal's reason, and no new attempt starts.
  * - Logs method, path (no query), status, attempt and duration at debug. Never headers, bodies,
  *   query strings or credentials.
  *
@@ -96,6 +98,8 @@ export interface FourthwallClientOptions {
   maxResponseBytes?: number;
   /** Told every OAuth token obtained at runtime (default: registered with `logger`'s scrubber). */
   registerSecret?: (value: string) => void;
+  /** Ends every call at once when it aborts (see the module header). */
+  signal?: AbortSignal;
 }
 
 /** The transport core of the Fourthwall client (see the module header); FourthwallClient extends it. */
@@ -116,8 +120,10 @@ export class FourthwallTransport {
   private readonly maxDelayMs: number;
   private readonly userAgent: string;
   private readonly maxResponseBytes: number;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(options: FourthwallClientOptions) {
+    this.signal = options.signal;
     this.apiUrl = normaliseBase(options.apiUrl, 'apiUrl');
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? cryptoRandom;
@@ -190,7 +196,25 @@ export class FourthwallTransport {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+    const signal = this.signal;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => (timer.cancel(), reject(signal!.reason));
+      const timer = this.clock.setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Aborts `own` when the client's `signal` aborts, until the returned function is called (a
+   * listener per call, removed after it: no AbortSignal.any tied to the long-lived signal).
+   */
+  private followStop(own: AbortController): () => void {
+    const signal = this.signal;
+    if (!signal) return () => undefined;
+    const onAbort = () => own.abort();
+    if (signal.aborted) own.abort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
   }
 
   private backoff(retryNo: number): number {
@@ -211,6 +235,7 @@ export class FourthwallTransport {
     let refreshed = false;
 
     for (let attemptNo = 1; ; attemptNo++) {
+      this.signal?.throwIfAborted();
       const result = await this.attempt(spec.auth, call, url, body, deadline, attemptNo);
       if (result.kind === 'ok') return { status: result.status, text: result.text, call };
       if (result.kind === 'fail') {
@@ -272,17 +297,21 @@ export class FourthwallTransport {
     const queueAbort = new AbortController();
     const queueTimer = this.clock.setTimeout(() => queueAbort.abort(), Math.max(0, deadline - this.clock.now()));
     let permit;
+    const unfollowQueue = this.followStop(queueAbort);
     try {
       permit = await this.limiter.acquire(queueAbort.signal);
     } catch {
+      this.signal?.throwIfAborted();
       return { kind: 'fail', error: new FourthwallTimeoutError('queued', this.deadlineMs, call) };
     } finally {
       queueTimer.cancel();
+      unfollowQueue();
     }
 
     const started = this.clock.now();
     const budget = Math.min(this.timeoutMs, deadline - started);
     const ac = new AbortController();
+    const unfollow = this.followStop(ac);
     let timer: TimerHandle | undefined;
     const headers: Record<string, string> = { accept: call.operation === 'fetchProductFeed' ? 'application/rss+xml, application/xml, text/xml' : 'application/json', 'user-agent': this.userAgent };
     if (header) headers.authorization = header.value;
@@ -311,6 +340,7 @@ export class FourthwallTransport {
         text = await readBody(res.body, status >= 200 && status < 300 ? this.maxResponseBytes : 64 * 1024, call);
       } catch (e) {
         permit.release();
+        this.signal?.throwIfAborted();
         const ms = this.clock.now() - started;
         const code = errCode(e);
         const timedOut = ac.signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
@@ -326,6 +356,7 @@ export class FourthwallTransport {
       return classifyStatus(status, text, retryAfter, call, header, this.clock.now());
     } finally {
       timer?.cancel();
+      unfollow();
       permit.release();
     }
   }

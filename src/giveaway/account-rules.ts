@@ -1,19 +1,20 @@
 /**
- * Account rules checked with Twitch at close: followers only, a minimum follow age and a minimum
- * account age. Only the entrants that passed the chat rules are looked up (one AccountInfoPort
- * call per close); entrants that could not be checked are allowed or excluded by `uncheckable`.
+ * Account rules checked with Twitch for the picks: followers only, a minimum follow age and a
+ * minimum account age. Only the picks the draw needs are looked up (checked-picks.ts walks the
+ * pick sequence and asks this gate about the next few), never the whole crowd.
  *
- * Contract: `AccountGate.apply` takes the chat-rule result and returns it narrowed, with the
- * exclusion counts merged into `excluded` and `rules.account` recording the rules in force, how
- * many were checked / unchecked and every excluded entrant (user id, login, reason), so the
- * history shows who was left out and why beside the frozen list (`npm run verify` recomputes the
- * picks from that frozen list). It announces one chat line when anyone was excluded or could not
- * be checked, and keeps one summary line per draw for `!giveaway`. No rule set: a no-op, nothing
- * is looked up. `describeAccountRules` says the rules in force in plain words (the dashboard shows
- * it). Does not: talk to Twitch itself (the port does), pick winners, or throw on a lookup failure.
+ * Contract: `AccountGate.check` looks a batch of candidate picks up (one AccountInfoPort call,
+ * bounded by `until`) and returns a verdict per candidate: passed (checked with Twitch, with the
+ * answer's time), failed with its reason, or, when the lookup failed after its retries, whatever
+ * `uncheckable` says (`allow`: passed as unchecked; `exclude`: failed as `unchecked`). A candidate
+ * still unanswered when `until` came gets no verdict (the caller stops there). `report` announces
+ * one chat line per close (picks set aside and why, how many picks could not be checked, prizes
+ * not filled) and keeps it for `!giveaway`; `accountRecord` is what the history keeps under
+ * `rules.account`. `describeAccountRules` says the rules in force in plain words (the dashboard
+ * shows it). Does not: talk to Twitch itself (the port does), walk the pick sequence, or throw on
+ * a lookup failure.
  */
-import type { EligibilityResult, ExclusionReason } from './eligibility.js';
-import type { AccountInfo, AccountInfoPort, AccountLookup, ChatPort, Entrant } from './ports.js';
+import type { AccountInfo, AccountInfoPort, AccountLookup, ChatPort, SetAsidePick, SetAsideReason } from './ports.js';
 
 export interface AccountRules {
   followersOnly: boolean;
@@ -43,20 +44,38 @@ export function describeAccountRules(r: AccountRules): string | undefined {
 }
 
 /** Why `info` fails the rules at `now`, or undefined. */
-export function accountExclusion(info: AccountInfo, r: AccountRules, now: number): ExclusionReason | undefined {
+export function accountExclusion(info: AccountInfo, r: AccountRules, now: number): SetAsideReason | undefined {
   const needsFollow = r.followersOnly || r.minFollowDays > 0;
   if (needsFollow && info.followedAt === undefined) return 'not-follower';
   if (r.minFollowDays > 0 && now - info.followedAt! < r.minFollowDays * DAY_MS) return 'follow-age';
-  if (r.minAccountDays > 0 && now - info.createdAt < r.minAccountDays * DAY_MS) return 'account-age';
+  // (Creation dates are always asked for with an account-age rule; none is never taken as old enough.)
+  if (r.minAccountDays > 0 && (info.createdAt === undefined || now - info.createdAt < r.minAccountDays * DAY_MS)) return 'account-age';
   return undefined;
 }
 
-const REASON_TEXT: Partial<Record<ExclusionReason, (r: AccountRules) => string>> = {
+const REASON_TEXT: Record<SetAsideReason, (r: AccountRules) => string> = {
   'not-follower': () => 'not following the channel',
   'follow-age': (r) => `following for less than ${r.minFollowDays} day${r.minFollowDays === 1 ? '' : 's'}`,
   'account-age': (r) => `account younger than ${r.minAccountDays} day${r.minAccountDays === 1 ? '' : 's'}`,
   unchecked: () => 'could not be checked with Twitch',
 };
+
+/** What the rules say about one candidate pick. */
+export type PickVerdict =
+  | { ok: true; result: 'checked' | 'unchecked'; at: number }
+  | { ok: false; reason: SetAsideReason; at: number };
+
+/** One close's (or one replacement's) outcome, for the chat line and the record. */
+export interface AccountOutcome {
+  setAside: readonly SetAsidePick[];
+  /** Picks whose lookup failed (let in or set aside by `uncheckable`). */
+  unchecked: number;
+  /** Picks checked with Twitch (passed or set aside by a rule). */
+  checked: number;
+  problem?: string;
+  /** Prizes left without a winner (`count` of `of`, the draw's `prize`), and why. */
+  unfilled?: { count: number; of: number; prize: string; why: 'time' | 'exhausted' };
+}
 
 export interface AccountGateOptions {
   port: AccountInfoPort;
@@ -74,70 +93,86 @@ export class AccountGate {
     return this.o.rules;
   }
 
-  /** The last close's summary for `!giveaway` (undefined when nobody was excluded by these rules). */
+  /** True when a rule is set (otherwise the draw never asks). */
+  get active(): boolean {
+    return accountRulesActive(this.o.rules);
+  }
+
+  /** The last close's summary for `!giveaway` (undefined when no pick was set aside or unchecked). */
   summary(): string | undefined {
     return this.lastLine;
   }
 
-  async apply(base: EligibilityResult, drawId: string): Promise<EligibilityResult> {
+  /** Verdicts for `userIds` (see the module contract); missing: not answered before `until`. */
+  async check(userIds: readonly string[], until: number): Promise<{ verdicts: Map<string, PickVerdict>; problem?: string }> {
     const r = this.o.rules;
-    if (!accountRulesActive(r) || base.eligible.length === 0) return base;
-    const now = this.o.now();
     const follows = r.followersOnly || r.minFollowDays > 0;
-    const ids = base.eligible.map((e) => e.userId);
     // The port promises not to throw; if one does anyway, nobody was checked (never a failed draw).
-    const looked = await this.o.port.lookup(ids, { follows }).catch(
-      (err: unknown): AccountLookup => ({ info: new Map(), unchecked: ids, problem: (err as Error).message }),
+    const looked = await this.o.port.lookup(userIds, { follows, created: r.minAccountDays > 0, until }).catch(
+      (err: unknown): AccountLookup => ({ info: new Map(), unchecked: [...userIds], problem: (err as Error).message }),
     );
+    const now = this.o.now();
     const unchecked = new Set(looked.unchecked);
-    const eligible: Entrant[] = [];
-    const excludedUsers: Array<{ userId: string; login: string; reason: ExclusionReason }> = [];
-    const counts: Partial<Record<ExclusionReason, number>> = {};
-    let allowedUnchecked = 0;
-    for (const e of base.eligible) {
-      const info = looked.info.get(e.userId);
-      let why: ExclusionReason | undefined;
-      if (!info || unchecked.has(e.userId)) {
-        if (r.uncheckable === 'exclude') why = 'unchecked';
-        else allowedUnchecked++;
-      } else why = accountExclusion(info, r, now);
-      if (why) {
-        counts[why] = (counts[why] ?? 0) + 1;
-        excludedUsers.push({ userId: e.userId, login: e.login, reason: why });
-      } else eligible.push(e);
+    const verdicts = new Map<string, PickVerdict>();
+    for (const id of userIds) {
+      const info = looked.info.get(id);
+      if (!info || unchecked.has(id)) {
+        if (now >= until) continue; // the close's time ran out: no verdict, the pick stays undecided
+        verdicts.set(id, r.uncheckable === 'exclude' ? { ok: false, reason: 'unchecked', at: now } : { ok: true, result: 'unchecked', at: now });
+        continue;
+      }
+      const at = info.answeredAt ?? now;
+      const why = accountExclusion(info, r, now);
+      verdicts.set(id, why ? { ok: false, reason: why, at } : { ok: true, result: 'checked', at });
     }
-    const excluded = { ...base.excluded };
-    for (const [k, n] of Object.entries(counts) as Array<[ExclusionReason, number]>) excluded[k] = (excluded[k] ?? 0) + n;
-    const uncheckedCount = base.eligible.filter((e) => unchecked.has(e.userId) || !looked.info.has(e.userId)).length;
-    const account = {
+    return { verdicts, ...(looked.problem ? { problem: looked.problem } : {}) };
+  }
+
+  /** The `rules.account` part of the record: the rules in force and the close's counts. */
+  accountRecord(o: AccountOutcome): Record<string, unknown> {
+    const r = this.o.rules;
+    return {
       followersOnly: r.followersOnly,
       minFollowDays: r.minFollowDays,
       minAccountDays: r.minAccountDays,
       uncheckable: r.uncheckable,
-      checkedAt: new Date(now).toISOString(),
-      checked: base.eligible.length - uncheckedCount,
-      unchecked: uncheckedCount,
-      ...(looked.problem && uncheckedCount > 0 ? { problem: looked.problem } : {}),
-      excludedUsers,
+      checkedAt: new Date(this.o.now()).toISOString(),
+      checked: o.checked,
+      unchecked: o.unchecked,
+      setAside: o.setAside.length,
+      ...(o.problem && o.unchecked > 0 ? { problem: o.problem } : {}),
+      ...(o.unfilled && o.unfilled.count > 0 ? { unfilled: o.unfilled.count, unfilledWhy: o.unfilled.why } : {}),
     };
-    this.lastLine = this.describe(drawId, counts, uncheckedCount, allowedUnchecked, looked.problem);
-    if (this.lastLine) this.o.chat.say(this.lastLine);
-    return { eligible, excluded, rules: { ...base.rules, excluded, account } };
   }
 
-  private describe(
-    drawId: string,
-    counts: Partial<Record<ExclusionReason, number>>,
-    unchecked: number,
-    allowed: number,
-    problem: string | undefined,
-  ): string | undefined {
-    const parts = (Object.entries(counts) as Array<[ExclusionReason, number]>).map(
-      ([why, n]) => `${n} ${REASON_TEXT[why]?.(this.o.rules) ?? why}`,
-    );
-    if (allowed > 0) parts.push(`${allowed} could not be checked with Twitch and were let in`);
+  /** Says the outcome in chat (one line, when there is anything to say) and keeps it for `!giveaway`. */
+  report(drawId: string, o: AccountOutcome): void {
+    const line = this.describe(drawId, o);
+    this.lastLine = line; // a close with nothing to say clears the previous one
+    if (line) this.o.chat.say(line);
+  }
+
+  private describe(drawId: string, o: AccountOutcome): string | undefined {
+    const r = this.o.rules;
+    const counts = new Map<SetAsideReason, number>();
+    for (const p of o.setAside) if (p.reason !== 'unchecked') counts.set(p.reason, (counts.get(p.reason) ?? 0) + 1);
+    const parts: string[] = [];
+    if (counts.size > 0) {
+      const why = [...counts].map(([reason, n]) => `${n} ${REASON_TEXT[reason](r)}`).join(', ');
+      const n = [...counts.values()].reduce((a, b) => a + b, 0);
+      parts.push(`${n} pick${n === 1 ? '' : 's'} set aside (${why})`);
+    }
+    if (o.unchecked > 0) {
+      const fate = r.uncheckable === 'exclude' ? 'set aside' : 'let in';
+      const cause = o.problem ? ` (${o.problem})` : '';
+      parts.push(`${o.unchecked} pick${o.unchecked === 1 ? '' : 's'} could not be checked with Twitch${cause} and ${o.unchecked === 1 ? 'was' : 'were'} ${fate}`);
+    }
+    if (o.unfilled && o.unfilled.count > 0) {
+      const why = o.unfilled.why === 'time' ? 'the checks ran out of time before the deadline' : 'nobody eligible was left';
+      const u = o.unfilled;
+      parts.push(`${u.count} of ${u.of} prize${u.of === 1 ? '' : 's'} (${u.prize}) not filled: ${why}`);
+    }
     if (parts.length === 0) return undefined;
-    const cause = unchecked > 0 && problem ? ` (${problem})` : '';
-    return `Draw ${drawId} entry check: ${parts.join(', ')}${cause}.`;
+    return `Draw ${drawId} entry check: ${parts.join('; ')}.`;
   }
 }

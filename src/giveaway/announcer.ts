@@ -5,12 +5,14 @@
  *
  * Contract: lines are rendered from the configured templates; winners and failures go out at high
  * priority, announcements at normal, reminders and acknowledgements at low priority with a stale
- * limit. Links reach chat only when `links.publicInChat`; they always reach the operator console
+ * limit. What a supporter typed (their name, their message) passes the link scrubber
+ * (src/shared/plain-text.ts) in every line. Links reach chat only when `links.publicInChat`; they always reach the operator console
  * (marked secret). Does not: decide when to speak, change draw state, or log.
  */
 import type { Clock } from '../shared/clock.js';
+import { linkFreeText } from '../shared/plain-text.js';
 import { mentionList, render, secondsLeft, type TemplateValues } from './messages.js';
-import type { ChatPort, OperatorPort, SayPriority, Winner } from './ports.js';
+import type { ChatPort, DrawRecord, OperatorPort, SayPriority, Winner } from './ports.js';
 import type { DrawSession } from './session.js';
 import type { GiveawaySettings } from './settings.js';
 
@@ -19,6 +21,19 @@ export interface PrivateDelivery {
   via: 'whisper' | 'claim' | 'streamer';
   /** The claim page's address (`<GIFTDROP_PUBLIC_URL>/claim`), when there is one. */
   claimUrl?: string;
+}
+
+/**
+ * The supporter's name as chat says it: what they typed at Fourthwall, never as a link (the bot is
+ * a moderator, so Twitch's link filter would let it through). Shared with settle.ts.
+ */
+export function gifterOf(r: DrawRecord): string {
+  return linkFreeText(r.supporter?.username ?? '', 40, ' ') || 'Someone';
+}
+
+/** The supporter's message, link-free (undefined when there is none). */
+function messageOf(r: DrawRecord): string | undefined {
+  return r.supporter?.message ? linkFreeText(r.supporter.message, 200, ' ') || undefined : undefined;
 }
 
 /** Low-priority lines older than this are dropped by the outbox. */
@@ -47,7 +62,7 @@ export class Announcer {
     const r = s.record;
     const key = r.kind === 'gift-draw' ? 'drawOpened' : r.kind === 'gift-purchase' ? 'purchaseOpened' : 'linkOpened';
     this.say(key, {
-      gifter: r.supporter?.username || 'Someone',
+      gifter: gifterOf(r),
       count: r.gifts,
       product: r.offer.name,
       enter: this.settings.commands.enter,
@@ -55,7 +70,7 @@ export class Announcer {
       commitment: r.fairness.commitment,
       id: r.id,
       by: r.startedBy?.login,
-      message: r.supporter?.message,
+      message: messageOf(r),
     }, 'normal');
   }
 
@@ -118,7 +133,7 @@ export class Announcer {
       : this.privateLine();
     this.say('winners', {
       product: r.offer.name,
-      gifter: r.supporter?.username || 'Someone',
+      gifter: gifterOf(r),
       winners: mentionList(r.winners.map((w) => w.login)),
       delivery,
     }, 'high');

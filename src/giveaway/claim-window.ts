@@ -1,7 +1,8 @@
 /**
  * Claim windows: after the picks, each winner must say `!claim` before a deadline; winners who do
- * not are replaced by the next pick (up to `claim.maxRerolls`), and the replacements get a window
- * of their own. Also announces every replacement of a winner (here and by moderator rerolls).
+ * not are replaced by the next pick (up to `claim.maxRerolls`; with account rules in force each
+ * replacement is checked with Twitch like the first picks, checked-picks.ts), and the replacements
+ * get a window of their own. Also announces every replacement of a winner (here and by moderator rerolls).
  *
  * Contract: only sessions in phase `claim` are touched. The window ends (synchronously moving the
  * session to `finalizing`, then handing it to finalize.ts) when every winner has claimed or the
@@ -14,7 +15,8 @@ import type { ChatMessage } from '../shared/chat.js';
 import { snapshot } from './context.js';
 import { isoNow, persistQuietly, type Engine } from './engine.js';
 import type { Finalizer } from './finalize.js';
-import { replaceWinner } from './picks.js';
+import { replaceWinnerChecked, replaceWinnerPlain } from './checked-picks.js';
+import type { ReplaceMeta } from './picks.js';
 import type { Winner } from './ports.js';
 import type { DrawSession } from './session.js';
 
@@ -116,34 +118,63 @@ export class ClaimWindow {
   }
 
   private onDeadline(s: DrawSession): void {
-    if (s.phase !== 'claim') return;
+    if (s.phase !== 'claim' || s.replacing) return;
     const { ctx } = this.e;
-    const r = s.record;
-    const claim = (r.claim ??= { deadline: isoNow(ctx.clock), rerollsUsed: 0 });
+    const claim = (s.record.claim ??= { deadline: isoNow(ctx.clock), rerollsUsed: 0 });
+    const unclaimed = s.record.winners.filter((x) => x.claimed === false);
     const replaced: Winner[] = [];
-    for (const w of r.winners.filter((x) => x.claimed === false)) {
-      if (claim.rerollsUsed >= ctx.settings.claim.maxRerolls) break;
-      const swap = replaceWinner(r, s.frozen, s.seed, w.userId, {
-        at: isoNow(ctx.clock),
-        reason: 'unclaimed',
-        displayNameOf: (id) => s.displayNameOf(id),
-        claimPending: true,
-      });
-      if (!swap) {
-        this.e.announce.say('rerollExhausted', { old: `@${w.login}`, product: r.offer.name }, 'normal');
-        break;
+    const gate = ctx.accounts?.active ? ctx.accounts : undefined;
+    if (!gate) {
+      // No account rules: the next picks need no lookup, so the window moves on at once.
+      for (const w of unclaimed) {
+        if (claim.rerollsUsed >= ctx.settings.claim.maxRerolls) break;
+        if (!this.took(s, w, replaceWinnerPlain(s, w.userId, this.meta(s)), replaced)) break;
       }
-      claim.rerollsUsed += 1;
-      replaced.push(swap.winner);
-      this.announceReroll(s, swap.old, swap.winner, 'did not claim in time');
+      return this.afterReplacements(s, replaced);
     }
+    s.replacing = true;
+    const run = async () => {
+      for (const w of unclaimed) {
+        if (claim.rerollsUsed >= ctx.settings.claim.maxRerolls) break;
+        const swap = await replaceWinnerChecked(s, w.userId, { gate, now: () => ctx.clock.now(), still: () => s.phase === 'claim', meta: this.meta(s) });
+        if (s.phase !== 'claim') return; // every winner claimed meanwhile: the window already ended
+        if (!this.took(s, w, swap, replaced)) break;
+      }
+      this.afterReplacements(s, replaced);
+    };
+    void this.e.runtime.track(
+      run().finally(() => {
+        s.replacing = false;
+      }),
+    );
+  }
+
+  private meta(s: DrawSession): ReplaceMeta {
+    return { at: isoNow(this.e.ctx.clock), reason: 'unclaimed', displayNameOf: (id) => s.displayNameOf(id), claimPending: true };
+  }
+
+  /** Records one replacement of the unclaimed `w`; false when nobody was left (said in chat). */
+  private took(s: DrawSession, w: Winner, swap: { old: Winner; winner: Winner } | undefined, replaced: Winner[]): boolean {
+    if (!swap) {
+      this.e.announce.say('rerollExhausted', { old: `@${w.login}`, product: s.record.offer.name }, 'normal');
+      return false;
+    }
+    s.record.claim!.rerollsUsed += 1;
+    replaced.push(swap.winner);
+    this.announceReroll(s, swap.old, swap.winner, 'did not claim in time');
+    return true;
+  }
+
+  /** After the deadline's replacements: a new window for them when it fits, else the end of claiming. */
+  private afterReplacements(s: DrawSession, replaced: readonly Winner[]): void {
+    const { ctx } = this.e;
     const ms = ctx.settings.claim.seconds * 1000;
     if (replaced.length && this.fits(s, ms)) {
       this.open(s, ctx.clock.now() + ms, replaced);
       void this.e.runtime.track(persistQuietly(this.e, s));
       return;
     }
-    const unclaimed = r.winners.filter((x) => x.claimed === false).map((x) => x.login);
+    const unclaimed = s.record.winners.filter((x) => x.claimed === false).map((x) => x.login);
     if (unclaimed.length) ctx.logger.info({ drawId: s.id, unclaimed }, 'claim window over: unclaimed winners kept');
     this.end(s);
   }

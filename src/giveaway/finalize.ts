@@ -6,7 +6,8 @@
  * Contract: the caller has already moved the session to `finalizing` (synchronously). Before any
  * shop call that could act twice (finishing a draw, creating links) the record is saved with
  * `finishInFlight`, so a restart reconciles instead of repeating it; if that save fails nothing is
- * sent. Gift draws are finished with the recorded winners only (gift-draw.ts); link creation is
+ * sent. Gift draws are finished with the recorded winners only (gift-draw.ts), and only when there
+ * is one per gift (fewer: handed back, settle.ts `handBack`); link creation is
  * never retried when its outcome is unknown (link-giveaway.ts), and a later `!giveaway retry`
  * first reuses a package that unconfirmed attempt created (no double prizes). Every path ends in settle.ts
  * (finished or failed), except a stop, which leaves the journal for the next start. Does not: pick
@@ -77,6 +78,9 @@ export class Finalizer {
   }
 
   private async finalizeGiftDraw(s: DrawSession, startWith: 'finish' | 'reconcile'): Promise<void> {
+    // Fourthwall takes exactly one participant per available gift: fewer is refused, so the draw
+    // is handed back (reopened by Fourthwall with every gift) instead.
+    if (startWith === 'finish' && s.record.winners.length < s.record.gifts) return this.settle.handBack(s);
     if (startWith === 'finish') {
       s.record.finishInFlight = true;
       try {

@@ -1,13 +1,13 @@
 /**
- * Winner picks over a draw record: the first winners, and the next pick for a reroll.
+ * Winner picks over a draw record: the first winners, and the swap of a winner for the next pick.
  *
  * Contract: positions follow fairness.ts's prefix-stable sequence over the record's frozen list;
- * the next free position is `winners.length + rerolls.length` (each reroll record removed exactly
- * one winner), which is what verify.ts recomputes. Does not: decide eligibility, persist, or talk
- * to anyone.
+ * the next free position is `winners.length + rerolls.length + setAside.length` (each reroll
+ * record removed exactly one winner; checked-picks.ts finds the next pick that holds the account
+ * rules), which is what verify.ts recomputes. Does not: decide eligibility, persist, or talk to
+ * anyone.
  */
 import { pickSequenceOfWeights } from './fairness.js';
-import { pickKey } from './beacon-fairness.js';
 import type { FrozenList } from './frozen-list.js';
 import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './ports.js';
 
@@ -20,34 +20,28 @@ export function firstPicks(key: Buffer, frozen: FrozenList, count: number): { en
   }));
 }
 
-/** The next unused pick of a closed draw, or undefined when everybody has been picked. */
-export function nextPick(
-  record: DrawRecord,
-  frozen: FrozenList | undefined,
-  seed: Buffer,
-): { entrant: FrozenEntrant; pick: number } | undefined {
-  if (!frozen || !frozen.digest) return undefined;
-  const position = record.winners.length + (record.rerolls?.length ?? 0);
-  if (position >= frozen.length) return undefined;
-  const seq = pickSequenceOfWeights(pickKey(record, seed), frozen.digest, frozen.weights, position + 1, frozen.fenwick);
-  const index = seq[position];
-  return index === undefined ? undefined : { entrant: frozen.entrant(index), pick: position };
+/** What a replacement records besides the pick. */
+export interface ReplaceMeta {
+  at: string;
+  reason: RerollRecord['reason'];
+  byUserId?: string;
+  displayNameOf(userId: string): string | undefined;
+  claimPending: boolean;
 }
 
 /**
- * Replaces the winner with `userId` by the next pick (mutating `record`): the new winner takes the
- * old one's place, gift id and redeem link. Returns undefined (record unchanged) when nobody is left.
+ * Replaces the winner with `userId` by `next` (the next free pick, from checked-picks.ts),
+ * mutating `record`: the new winner takes the old one's place, gift id and redeem link. Returns
+ * undefined (record unchanged) when there is no next pick or `userId` is no winner.
  */
 export function replaceWinner(
   record: DrawRecord,
-  frozen: FrozenList | undefined,
-  seed: Buffer,
+  next: { entrant: FrozenEntrant; pick: number; accountCheck?: Winner['accountCheck'] } | undefined,
   userId: string,
-  meta: { at: string; reason: RerollRecord['reason']; byUserId?: string; displayNameOf(userId: string): string | undefined; claimPending: boolean },
+  meta: ReplaceMeta,
 ): { old: Winner; winner: Winner } | undefined {
   const slot = record.winners.findIndex((w) => w.userId === userId);
   if (slot < 0) return undefined;
-  const next = nextPick(record, frozen, seed);
   if (!next) return undefined;
   const old = record.winners[slot]!;
   const winner: Winner = {
@@ -58,6 +52,7 @@ export function replaceWinner(
     ...(old.giftId !== undefined ? { giftId: old.giftId } : {}),
     ...(old.redeemUrl !== undefined ? { redeemUrl: old.redeemUrl } : {}),
     ...(meta.claimPending ? { claimed: false } : {}),
+    ...(next.accountCheck ? { accountCheck: next.accountCheck } : {}),
   };
   record.winners[slot] = winner;
   (record.rerolls ??= []).push({

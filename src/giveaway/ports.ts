@@ -187,6 +187,11 @@ export interface Winner {
    * ignored. Absent for winners from before delivery was tracked.
    */
   delivery?: Delivery;
+  /**
+   * With account rules in force: `checked` (Twitch answered at `at` and the pick passed) or
+   * `unchecked` (the lookup failed and `eligibility.uncheckable: allow` let the pick in).
+   */
+  accountCheck?: { result: 'checked' | 'unchecked'; at: string };
 }
 
 /** Where a winner's prize is on its way (ISO times). */
@@ -206,6 +211,20 @@ export interface Delivery {
   remindedBy?: 'whisper' | 'chat';
   /** Why no whisper was sent (no scope, refused), for the streamer. */
   whisperProblem?: string;
+}
+
+/** Why a pick was set aside by the account rules. */
+export type SetAsideReason = 'not-follower' | 'follow-age' | 'account-age' | 'unchecked';
+
+/** A pick of the sequence that failed an account rule and was skipped (the next pick was drawn). */
+export interface SetAsidePick {
+  /** Its position in the pick sequence. */
+  pick: number;
+  userId: string;
+  login: string;
+  reason: SetAsideReason;
+  /** When Twitch gave the answer (ISO); for `unchecked`, when the lookup gave up. */
+  at: string;
 }
 
 export interface Fairness {
@@ -329,6 +348,11 @@ export interface DrawRecord {
   /** Eligibility and luck rules in force, recorded at draw time. */
   rules?: Record<string, unknown>;
   rerolls?: RerollRecord[];
+  /**
+   * Picks set aside by the account rules, in pick order (first winners, rerolls and claim
+   * replacements alike); verify replays them. Absent on draws without account rules.
+   */
+  setAside?: SetAsidePick[];
   claim?: { deadline: string; rerollsUsed: number };
   failure?: { reason: string; at: string };
   /** Finish call to Fourthwall was started (reconcile with GET draw after a crash). */
@@ -383,10 +407,12 @@ export interface DrawRepository {
 
 /** What Twitch knows about one account, for the account rules (times in ms since the epoch). */
 export interface AccountInfo {
-  /** When the account was created. */
-  createdAt: number;
+  /** When the account was created (absent when it was not asked: no account-age rule). */
+  createdAt?: number;
   /** When it followed the channel; undefined: it does not follow (or follows were not asked). */
   followedAt?: number;
+  /** When Twitch gave the answer this verdict rests on (the follow answer when follows were asked). */
+  answeredAt?: number;
 }
 
 /** The answer of one eligibility lookup: the accounts that could be checked, and those that could not. */
@@ -398,7 +424,11 @@ export interface AccountLookup {
   problem?: string;
 }
 
-/** Looks accounts up (Twitch Helix in production); never throws: failures land in `unchecked`. */
+/**
+ * Looks accounts up (Twitch Helix in production); never throws: failures land in `unchecked`.
+ * `until`: no call runs past this time (engine clock); what is not answered by then is unchecked.
+ */
 export interface AccountInfoPort {
-  lookup(userIds: readonly string[], needs: { follows: boolean }): Promise<AccountLookup>;
+  /** `created`: creation dates are needed (default true). */
+  lookup(userIds: readonly string[], needs: { follows: boolean; created?: boolean; until?: number }): Promise<AccountLookup>;
 }

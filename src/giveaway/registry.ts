@@ -14,6 +14,11 @@ import { DrawSession, type PhaseWatch, type SessionPhase } from './session.js';
 /** Finished sessions kept in memory for rerolls and retries. */
 export const RECENT_LIMIT = 20;
 
+/** A draw whose links `!giveaway retry` would deliver: failed, not a gift draw, winners still without a link. */
+export function awaitingLinks(r: DrawRecord): boolean {
+  return r.status === 'failed' && r.kind !== 'gift-draw' && r.winners.length > 0 && r.winners.some((w) => !w.redeemUrl);
+}
+
 /**
  * The active sessions by record id, with `list()`: the same sessions as an array, rebuilt only
  * after a change. Every chat line walks the active draws (`!enter`); an indexed walk of an array
@@ -128,8 +133,7 @@ export class DrawRegistry {
 
   /** The latest failed purchase or link giveaway whose winners still lack links. */
   async findUndelivered(): Promise<DrawSession | undefined> {
-    const waiting = (r: DrawRecord) =>
-      r.status === 'failed' && r.kind !== 'gift-draw' && r.winners.length > 0 && r.winners.some((w) => !w.redeemUrl);
+    const waiting = awaitingLinks;
     const recent = this.recent.find((s) => waiting(s.record));
     if (recent) return recent;
     const records = await this.repo.listDraws({ limit: RECENT_LIMIT });

@@ -1,6 +1,7 @@
 /**
  * `!giveaway reroll <login>`: a moderator replaces one winner by the next pick of the provably
- * fair sequence among the other eligible entrants.
+ * fair sequence among the other eligible entrants (checked with Twitch like the first picks when
+ * account rules are in force: checked-picks.ts).
  *
  * Contract: the winner is looked up among active, recent and stored draws (newest first). Refused
  * while the winners are being confirmed (`picking`, `finalizing`), for a gift draw already settled
@@ -15,7 +16,7 @@ import { snapshot } from './context.js';
 import { isoNow, persistQuietly, type Engine } from './engine.js';
 import type { ActionResult } from './link-flow.js';
 import { render } from './messages.js';
-import { replaceWinner } from './picks.js';
+import { replaceWinnerChecked } from './checked-picks.js';
 
 export class Reroller {
   constructor(
@@ -40,13 +41,15 @@ export class Reroller {
     if (s.phase === 'done' && r.status === 'cancelled') return { ok: false, message: 'That giveaway was cancelled.' };
     const old = r.winners.find((w) => w.login.toLowerCase() === name)!;
     const inClaim = s.phase === 'claim';
-    const swap = replaceWinner(r, s.frozen, s.seed, old.userId, {
-      at: isoNow(ctx.clock),
-      reason: 'command',
-      byUserId: by.userId,
-      displayNameOf: (id) => s.displayNameOf(id),
-      claimPending: inClaim,
-    });
+    const phase = s.phase;
+    const swap = await runtime.track(
+      replaceWinnerChecked(s, old.userId, {
+        gate: ctx.accounts,
+        now: () => ctx.clock.now(),
+        still: () => s.phase === phase,
+        meta: { at: isoNow(ctx.clock), reason: 'command', byUserId: by.userId, displayNameOf: (id) => s.displayNameOf(id), claimPending: inClaim },
+      }),
+    );
     if (!swap) {
       this.e.announce.say('rerollExhausted', { old: `@${old.login}`, product: r.offer.name }, 'normal');
       return { ok: false, message: render('Nobody is left to replace {name}.', { name }) };

@@ -36,6 +36,10 @@ export class DrawSession {
   phaseWatch: PhaseWatch | undefined;
   /** Entrants since the last batched acknowledgement. */
   unacknowledged = 0;
+  /** A claim window's unclaimed winners are being replaced (their picks checked with Twitch). */
+  replacing = false;
+  /** Replacement picks of this draw run one at a time (checked-picks.ts): the last one queued. */
+  pickChain: Promise<unknown> = Promise.resolve();
   private readonly timers = new Set<TimerHandle>();
   private saving: Promise<void> = Promise.resolve();
 

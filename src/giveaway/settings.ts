@@ -22,6 +22,11 @@ export interface MessageTemplates {
   entered: string;
   /** Nobody (eligible) entered. `{product} {gifter} {entrants}` */
   noEntrants: string;
+  /**
+   * A gift draw with fewer eligible entrants than gifts: Fourthwall takes exactly one winner per
+   * gift, so the draw is handed back and reopened for all gifts. `{product} {gifter} {entrants} {count} {seconds} {enter}`
+   */
+  tooFewEntrants: string;
   /** Winners announced. `{product} {gifter} {winners} {delivery}` */
   winners: string;
   /** `{delivery}` when links stay private. */
@@ -157,6 +162,8 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
     reminder: '⏳ {product}: {seconds}s left, {entrants} entered so far. Type {enter} to join!',
     entered: '{new} more joined the {product} giveaway ({entrants} entered).',
     noEntrants: 'Nobody entered the {product} giveaway, so there is no winner this time.',
+    tooFewEntrants:
+      'Only {entrants} eligible for {count}x {product}: Fourthwall needs one winner per gift, so the draw reopens for all {count} in about {seconds}s. Type {enter} again then!',
     winners: '🏆 {product}: congratulations {winners}! {delivery}',
     deliveryPrivate: 'The streamer will send you your redeem link.',
     deliveryClaim: 'Get your prize at {claimUrl} (log in with Twitch).',

@@ -9,6 +9,7 @@
  * through the announcer only (never logged). Does not: pick winners, call the shop, or schedule
  * timers.
  */
+import { gifterOf } from './announcer.js';
 import { snapshot } from './context.js';
 import { isoNow, persistQuietly, type Engine } from './engine.js';
 import { mapFourthwallWinners } from './gift-draw.js';
@@ -67,7 +68,7 @@ export class Settler {
     ctx.logger.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
     this.e.announce.say('noEntrants', {
       product: r.offer.name,
-      gifter: r.supporter?.username || 'Someone',
+      gifter: gifterOf(r),
       entrants: s.entrants.size,
     }, 'normal');
     if (r.kind === 'gift-draw') {
@@ -78,6 +79,42 @@ export class Settler {
     await persistQuietly(this.e, s);
     ctx.events.emit('winners', snapshot(r), []);
     ctx.events.emit('draw-finished', snapshot(r));
+  }
+
+  /**
+   * A gift draw with fewer eligible winners than gifts: Fourthwall accepts a finish only with one
+   * participant per available gift (GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH otherwise), so nothing is
+   * sent; Fourthwall closes the draw at its deadline and reopens it (a REDO draw) with every gift,
+   * which the bot runs like any draw. Recorded as failed with that reason (no winners: nobody got
+   * a gift from this draw), said in chat and to the operator.
+   */
+  async handBack(s: DrawSession): Promise<void> {
+    const { ctx } = this.e;
+    const r = s.record;
+    const eligible = r.winners.length;
+    s.phase = 'done';
+    s.clearTimers();
+    r.status = 'failed';
+    const reason = `only ${eligible} eligible entrant(s) for ${r.gifts} gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all ${r.gifts} gifts after its deadline`;
+    r.failure = { reason, at: isoNow(ctx.clock) };
+    r.closedAt = isoNow(ctx.clock);
+    r.winners = [];
+    r.finishInFlight = false;
+    if (s.frozen) s.reveal();
+    this.e.draws.retire(s);
+    ctx.logger.info({ drawId: s.id, eligible, gifts: r.gifts }, 'fewer eligible entrants than gifts: draw handed back to Fourthwall');
+    this.e.announce.say('tooFewEntrants', {
+      product: r.offer.name,
+      gifter: gifterOf(r),
+      entrants: eligible,
+      count: r.gifts,
+      seconds: Math.max(0, Math.ceil((s.fourthwallDeadlineMs - ctx.clock.now()) / 1000)),
+      enter: this.e.ctx.settings.commands.enter,
+    }, 'normal');
+    ctx.operator.notify(`Draw ${r.id} (${r.offer.name}): ${reason}.`);
+    await persistQuietly(this.e, s);
+    ctx.events.emit('winners', snapshot(r), []);
+    ctx.events.emit('draw-failed', snapshot(r));
   }
 
   /** Marks the draw failed with `reason` (told to chat and the operator, with any winners kept). */

@@ -9,11 +9,14 @@
  * commitment, the digest of its frozen entrant list equals the recorded entrants digest, and the
  * picks the history shows (current winners at their `pick` positions, plus every winner that was
  * rerolled away) are exactly the first L picks of the sequence, L = current winners + reroll records
- * (each reroll record removed exactly one winner); and the reroll log is consistent with it: reroll k
- * took pick (current winners + k), names that pick as the replacement when it names one, and replaced
- * someone drawn at an earlier pick.
+ * (each reroll record removed exactly one winner) + set-aside picks (`setAside`: picks the account
+ * rules skipped, each at its recorded position and naming the entrant the sequence gives there);
+ * and the reroll log is consistent with it: reroll k took the (current winners + k)-th pick that was
+ * not set aside, names that pick as the replacement when it names one, and replaced someone drawn
+ * at an earlier pick. Records without `setAside` (no account rules, or older ones) verify as before.
  * Does not: read storage, trust the record's own ordering of entrants (it re-canonicalises them),
- * or judge eligibility rules (those are recorded, not recomputed).
+ * or judge eligibility rules (those are recorded, not recomputed: a set-aside's reason rests on
+ * Twitch's answer at the recorded time).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { DrawRecord } from './ports.js';
@@ -73,9 +76,11 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
 
   const winners = record.winners ?? [];
   const rerolls = record.rerolls ?? [];
+  const setAside = record.setAside ?? [];
   const byPick = new Map<number, (typeof winners)[number]>();
-  // Every reroll record removed exactly one winner, so the history used this many picks.
-  const used = winners.length + rerolls.length;
+  // Every reroll record removed exactly one winner and every set-aside took one pick, so the
+  // history used this many picks.
+  const used = winners.length + rerolls.length + setAside.length;
   for (const w of winners) {
     if (!Number.isSafeInteger(w.pick) || w.pick < 0 || w.pick >= used) {
       return { ok: false, reason: `winner ${w.login} has an invalid pick position ${String(w.pick)}` };
@@ -84,6 +89,16 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
       return { ok: false, reason: `two winners share pick ${w.pick}` };
     }
     byPick.set(w.pick, w);
+  }
+  const asideAt = new Map<number, (typeof setAside)[number]>();
+  let last = -1;
+  for (const a of setAside) {
+    if (!Number.isSafeInteger(a.pick) || a.pick <= last || a.pick >= used) {
+      return { ok: false, reason: `set-aside pick ${a.login} has an invalid or out-of-order pick position ${String(a.pick)}` };
+    }
+    if (byPick.has(a.pick)) return { ok: false, reason: `pick ${a.pick} is both a winner and set aside` };
+    last = a.pick;
+    asideAt.set(a.pick, a);
   }
   if (used > frozen.length) {
     return { ok: false, reason: `history uses ${used} picks but there are only ${frozen.length} entrants` };
@@ -105,6 +120,13 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
       }
       continue;
     }
+    const aside = asideAt.get(p);
+    if (aside) {
+      if (aside.userId !== expected.userId) {
+        return { ok: false, reason: `pick ${p} is ${expected.login}, but the history says ${aside.login} was set aside there` };
+      }
+      continue;
+    }
     const left = rerolledAway.get(expected.userId) ?? 0;
     if (left === 0) {
       return {
@@ -119,8 +141,11 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
       return { ok: false, reason: `rerolled-away winner ${r.replacedLogin} is not in the pick sequence` };
     }
   }
-  // The reroll log itself: reroll k took pick (winners + k), its replacement is that pick, and the
+  // The reroll log itself: the picks not set aside, in order, are the first winners then one per
+  // reroll; reroll k took the (winners + k)-th of them, its replacement is that pick, and the
   // winner it replaced had been drawn at an earlier pick.
+  const taken: number[] = [];
+  for (let p = 0; p < used; p++) if (!asideAt.has(p)) taken.push(p);
   const firstPickOf = new Map<string, number>();
   sequence.forEach((index, p) => {
     const id = frozen[index]!.userId;
@@ -128,7 +153,7 @@ export function verifyDraw(record: DrawRecord): VerifyResult {
   });
   for (let k = 0; k < rerolls.length; k++) {
     const r = rerolls[k]!;
-    const position = winners.length + k;
+    const position = taken[winners.length + k]!;
     if (r.pick !== undefined && r.pick !== position) {
       return { ok: false, reason: `reroll ${k + 1} took pick ${String(r.pick)}, but the next unused pick then was ${position}` };
     }

@@ -10,12 +10,14 @@
  */
 import type { Logger } from '../logging/index.js';
 
-export type RejectionKind = 'signature' | 'too-large' | 'payload';
+export type RejectionKind = 'signature' | 'too-large' | 'payload' | 'busy' | 'too-old';
 
 const MESSAGES: Record<RejectionKind, string> = {
   signature: 'webhook rejected: signature not verified',
   'too-large': 'webhook rejected: body too large',
   payload: 'webhook rejected: bad payload',
+  busy: 'webhook refused for now: too many bodies being read at once (503, Fourthwall retries)',
+  'too-old': "webhook ignored: the event is older than the accepted age (a replay, or this machine's clock is off; the catch-up poll fetches missed events)",
 };
 
 export class RejectionLog {

@@ -12,6 +12,11 @@
  * 3. a last guard on each serialized line, cheap by design: one `includes` per registered secret
  *    value (credentials from config) and one for `/gifts/` (gift and giveaway link URLs); the
  *    regex runs only on the rare line that matched.
+ *
+ * Routine failures stay one line: an `err` that is a network failure (refused, reset, timed out,
+ * DNS, a service unavailable: see `isRoutineFailure`) is logged as its type, code and message,
+ * without a stack, unless the level is `debug` or finer; every other error keeps its stack. The
+ * line's message says what failed and what the bot does next (the caller's job).
  */
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
@@ -97,14 +102,54 @@ export function registerSecret(logger: Logger, secret: string | undefined): void
   adder?.(secret);
 }
 
+/** Low-level codes of a network failure that is part of normal life (a service down, a slow network). */
+const ROUTINE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'EPIPE', 'ECONNABORTED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'TIMEOUT',
+  // giftdrop's own "could not reach it" errors (src/fourthwall, src/twitch, src/beacon)
+  'FOURTHWALL_NETWORK', 'FOURTHWALL_TIMEOUT', 'TWITCH_CONNECT', 'TWITCH_AUTH_UNAVAILABLE', 'TWITCH_API_UNAVAILABLE',
+  'BEACON_UNAVAILABLE', 'SHOP_UNAVAILABLE',
+]);
+
+/** True for a network failure (itself or through its `cause` chain), logged without a stack. */
+export function isRoutineFailure(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 6 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    const name = (e as { name?: unknown }).name;
+    if ((typeof code === 'string' && ROUTINE_CODES.has(code)) || name === 'TimeoutError' || name === 'ConnectTimeoutError') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** A routine failure in one short object: type, code, message (and the root cause's code). */
+function shortError(err: Error): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: err.name, message: err.message };
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') out.code = code;
+  let cause = (err as { cause?: unknown }).cause;
+  for (let depth = 0; depth < 6 && cause && typeof cause === 'object'; depth++) {
+    const c = (cause as { code?: unknown }).code;
+    if (typeof c === 'string' && c !== code) out.cause = c;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return out;
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const scrub = makeScrubber(options.secrets ?? []);
+  // Stacks of routine failures only at debug and finer (read from the root logger when a line is written).
+  let verbose = (): boolean => true;
   const base: pino.LoggerOptions = {
     name: options.name ?? 'giftdrop',
     level: options.level ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     hooks: { streamWrite: scrub },
-    serializers: { err: pino.stdSerializers.err },
+    serializers: {
+      err: (err: Error) => (err instanceof Error && !verbose() && isRoutineFailure(err) ? shortError(err) : pino.stdSerializers.err(err)),
+    },
   };
   const pretty = options.pretty ?? (!options.destination && process.stderr.isTTY === true);
   const main: DestinationStream = options.destination ?? (pretty ? pinoPretty(2) : pino.destination({ dest: 2, sync: true }));
@@ -118,6 +163,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       )
     : pino(base, main);
   Object.defineProperty(logger, SECRET_ADDER, { value: scrub.add });
+  verbose = () => logger.isLevelEnabled('debug');
   return logger;
 }
 

@@ -43,6 +43,11 @@ export class LruCache<K, V> {
     return this.get(key) !== undefined;
   }
 
+  /** Drops `key` (no-op when absent). */
+  forget(key: K): void {
+    this.map.delete(key);
+  }
+
   set(key: K, value: V): void {
     this.map.delete(key);
     this.map.set(key, { value, at: this.now() });

@@ -8,7 +8,9 @@
  *   "someone"), product names and the amount; emails, addresses, order ids, messages and every
  *   other field never enter the view model, so they cannot reach chat, logs or the overlay.
  *   Viewer-supplied strings are cleaned (control characters removed, whitespace collapsed, length
- *   capped) and the chat line is neutralised (no leading `/` or `.` command);
+ *   capped), the supporter's name passes the shared link scrubber (src/shared/plain-text.ts
+ *   `linkFreeText`: never a link in chat) and the chat line is neutralised (no leading `/` or `.`
+ *   command);
  * - each kind is on/off with its own template (settings `alerts`);
  * - bursts are coalesced per kind: the first alert of a window is said at once, the others of the
  *   same window become one line ("3 new orders in the last minute ...") when the window ends;
@@ -24,7 +26,7 @@ import type { ChatPort } from '../giveaway/ports.js';
 import { render } from '../giveaway/messages.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { plainText } from '../shared/plain-text.js';
+import { linkFreeText, plainText } from '../shared/plain-text.js';
 
 export type AlertKind = 'order' | 'donation' | 'subscription' | 'thankYou' | 'giftPurchase';
 export const ALERT_KINDS: readonly AlertKind[] = ['order', 'donation', 'subscription', 'thankYou', 'giftPurchase'];
@@ -60,7 +62,8 @@ export function cleanText(s: string | null | undefined, max: number): string | u
   return typeof s === 'string' ? plainText(s, max, ' ') || undefined : undefined;
 }
 
-const user = (s: string | null | undefined) => cleanText(s, 40) ?? 'someone';
+/** A supporter's name as chat shows it: cleaned, and never a link (a moderator's link passes Twitch's filter). */
+const user = (s: string | null | undefined) => (typeof s === 'string' ? linkFreeText(s, 40, ' ') : '') || 'someone';
 const productNames = (names: (string | null | undefined)[]) =>
   names.map((n) => cleanText(n, 80)).filter((n): n is string => n !== undefined).slice(0, 10);
 

@@ -43,13 +43,13 @@ export class OrderFeed implements OrderFeedPort {
       const orders = await this.o.api.listOrders({ size: this.max });
       for (const o of orders.results) this.addOrder(o);
     } catch (err) {
-      this.log.warn({ reason: (err as Error).message }, 'recent orders could not be read');
+      this.log.warn({ reason: (err as Error).message }, 'recent orders could not be read; the feed fills from the next orders\' webhooks');
     }
     try {
       const donations = await this.o.api.listDonations({ size: this.max });
       for (const d of donations.results) if (!d.status || d.status === 'COMPLETED') this.addDonation(d);
     } catch (err) {
-      this.log.warn({ reason: (err as Error).message }, 'recent donations could not be read');
+      this.log.warn({ reason: (err as Error).message }, 'recent donations could not be read; the feed fills from the next donations\' webhooks');
     }
   }
 

@@ -3,12 +3,12 @@
  * (`npm run history -- --json`) and to CSV (one row per winner). Pure functions; no I/O.
  * The JSON export includes winners' redeem links, as the contract specifies: it is meant for the
  * shop owner, not for chat. Extras beyond the contract: `mode` (every record carries it; older
- * records without it are live), `fairness.algorithm`, winners' `pick` and `delivery` (the full
- * delivery state, src/delivery),
- * `rerolls`, `failure` and `rules` when present. Never exported: `pendingSeed` (an unrevealed seed),
+ * records without it are live), `fairness.algorithm`, winners' `pick`, `accountCheck` and
+ * `delivery` (the full delivery state, src/delivery), `rerolls`, `setAside`, `failure` and `rules`
+ * when present. Never exported: `pendingSeed` (an unrevealed seed),
  * the frozen entrant list, and internal bookkeeping (`finishInFlight`, `claim`, `giftIds`).
  */
-import type { Delivery, DrawRecord, RerollRecord } from '../giveaway/ports.js';
+import type { Delivery, DrawRecord, RerollRecord, SetAsidePick, Winner } from '../giveaway/ports.js';
 
 /** One draw as exported by `npm run history -- --json`. */
 export interface DrawExport {
@@ -44,6 +44,8 @@ export interface DrawExport {
   /** Which mode's data it is (records from before modes were recorded: live). */
   mode: 'live' | 'sandbox';
   rerolls?: RerollRecord[];
+  /** Picks the account rules set aside, in pick order. */
+  setAside?: SetAsidePick[];
   failure?: { reason: string; at: string };
   rules?: Record<string, unknown>;
 }
@@ -77,6 +79,7 @@ export function toExport(record: DrawRecord): DrawExport {
         claimed: w.claimed,
         pick: w.pick,
         delivery: w.delivery ? { ...w.delivery } : undefined,
+        accountCheck: w.accountCheck ? { ...w.accountCheck } : undefined,
       }),
     ),
     fairness: defined({
@@ -89,6 +92,7 @@ export function toExport(record: DrawRecord): DrawExport {
     }),
     mode: record.mode ?? 'live',
     rerolls: record.rerolls?.length ? record.rerolls.map((r) => ({ ...r })) : undefined,
+    setAside: record.setAside?.length ? record.setAside.map((a) => ({ ...a })) : undefined,
     failure: record.failure ? { ...record.failure } : undefined,
     rules: record.rules ? structuredClone(record.rules) : undefined,
   });

@@ -1,11 +1,14 @@
 /**
  * Small file helpers shared by the storage adapters: durable whole-file writes (temp file, fsync,
  * rename, fsync of the directory), owner-only modes (files 0600, directories 0700), quarantine of a
- * damaged file (renamed `<name>.corrupt-<timestamp>`, never deleted), JSON reads that fail with an
+ * damaged file (renamed `<name>.corrupt-<timestamp>`, never deleted), the start-up refusal of a
+ * data directory or secret file that other users can write or that someone else owns
+ * (`privacyProblem`, one line with the fix), JSON reads that fail with an
  * error naming the file, and the reversible mapping from draw ids to file names. Owns no state and
  * knows nothing about draws.
  */
 import { randomBytes } from 'node:crypto';
+import { lstatSync, type Stats } from 'node:fs';
 import { copyFile, link, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { z } from 'zod';
@@ -42,6 +45,36 @@ export const DIR_MODE = 0o700;
 /** Creates `dir` (and missing parents) owner-only; an existing directory is left as it is. */
 export async function mkdirPrivate(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: DIR_MODE });
+}
+
+/**
+ * Why `path` (a data directory or a secret file) must not be trusted, as one line with the fix, or
+ * undefined when it is owner-only enough: writable by the group or by everyone (another local user
+ * could plant a token or change the history), or owned by another user. A missing path is fine.
+ */
+export function privacyProblem(path: string, what: string): string | undefined {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (uid !== undefined && st.uid !== uid)
+    return `${what} ${path} belongs to another user (uid ${st.uid}, you are uid ${uid}): run giftdrop as its owner, or use a DATA_DIR of your own (or: chown ${uid} '${path}')`;
+  if (st.mode & 0o022) {
+    const fix = st.isDirectory() ? 'chmod 700' : 'chmod 600';
+    return `${what} ${path} can be changed by other users (mode ${mode}): run ${fix} '${path}' (and check nothing in it was planted)`;
+  }
+  return undefined;
+}
+
+/** Throws StorageError('STORAGE_UNSAFE') with `privacyProblem`'s line when there is one. */
+export async function checkPrivate(path: string, what: string): Promise<void> {
+  const problem = privacyProblem(path, what);
+  if (problem) throw new StorageError('STORAGE_UNSAFE', problem);
 }
 
 const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;

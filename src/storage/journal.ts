@@ -9,9 +9,11 @@
  * such a line so it cannot swallow the next entry. Journals are created 0600. `recover` (at
  * restore) repairs a journal: a torn last line is trimmed quietly; unreadable lines elsewhere, or
  * an unreadable file, are reported by draw id and line number, the damaged file is kept as
- * `<file>.corrupt-<timestamp>` and the journal goes on with every readable entrant. Does not:
- * deduplicate (readers do), know draw statuses, or fsync each append (the guarantee is against
- * process death, not power loss).
+ * `<file>.corrupt-<timestamp>` and the journal goes on with every readable entrant. Each flush's
+ * append is followed by one data sync (fdatasync) of that draw's file before the next flush is
+ * written, so the guarantee holds against power loss too: at most the last interval plus one sync
+ * is lost (the sync runs on libuv's thread pool, never on the event loop). Does not: deduplicate
+ * (readers do), know draw statuses, or sync each entry on its own.
  */
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -181,6 +183,10 @@ export class EntryJournal {
         const bytes = lines.bytes();
         await entry.handle.appendFile(entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes);
         entry.needsNewline = false;
+        // One data sync per draw per flush (not per entry): the batch is on the disk itself, not
+        // only in the OS cache, before the next batch is written (a power loss loses at most the
+        // last interval plus one sync).
+        await entry.handle.datasync();
         if (this.spare.length < SPARE_MAX && lines.buf.length <= SPARE_BYTES) {
           lines.clear();
           this.spare.push(lines);

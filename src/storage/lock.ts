@@ -6,8 +6,9 @@
  *
  * Contract: `acquireDataDirLock` creates the directory (0700) if needed and the lock file (0600).
  * When a live process holds it, it throws DataDirLockedError naming the lock and the PID, having
- * changed nothing. A lock whose process is gone (dead PID, or the PID now belongs to a process
- * started later, per /proc where available) is taken over with a warning. `release()` deletes the
+ * changed nothing. A lock whose process is gone (dead PID, a process that has exited but is not
+ * reaped yet (a zombie), or the PID now belongs to a process started later; per /proc where
+ * available, else kill(pid, 0)) is taken over with a warning. `release()` deletes the
  * lock if it is still ours; it also runs on process exit, so a clean exit (or process.exit) frees it
  * and only a killed process leaves a stale lock. Does not: lock across machines (network file
  * systems), or wait for the holder.
@@ -50,29 +51,41 @@ export interface DataDirLock {
   release(): void;
 }
 
-/** The start time of `pid` in ticks since boot, from /proc (Linux); undefined elsewhere. */
-function procStartOf(pid: number): number | undefined {
+/** `pid`'s state letter and start time in ticks since boot, from /proc/<pid>/stat (Linux); undefined without one. */
+function procStat(pid: number): { state: string; start: number | undefined } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22; the command name (field 2) may hold spaces and parentheses: count after the last ')'.
+    // Fields 3 (state) and 22 (start time); the command name (field 2) may hold spaces and
+    // parentheses: count after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const value = Number(fields[19]);
-    return Number.isFinite(value) ? value : undefined;
+    const start = Number(fields[19]);
+    return { state: fields[0] ?? '', start: Number.isFinite(start) ? start : undefined };
   } catch {
     return undefined;
   }
 }
 
+function procStartOf(pid: number): number | undefined {
+  return procStat(pid)?.start;
+}
+
+/**
+ * True while the lock's owner still runs. Where /proc has the PID (Linux): a process that has
+ * exited but is not reaped yet (state Z, zombie, or X, dead) is gone, and so is a PID now used by
+ * a process started later. Without a /proc entry: `kill(pid, 0)` (EPERM means it exists).
+ */
 function alive(owner: LockOwner): boolean {
   if (owner.pid === process.pid) return false;
+  const stat = procStat(owner.pid);
+  if (stat) {
+    if (stat.state === 'Z' || stat.state === 'X') return false;
+    if (owner.procStart !== undefined && stat.start !== undefined && stat.start !== owner.procStart) return false; // the PID was reused
+    return true;
+  }
   try {
     process.kill(owner.pid, 0);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  if (owner.procStart !== undefined) {
-    const now = procStartOf(owner.pid);
-    if (now !== undefined && now !== owner.procStart) return false; // the PID was reused
   }
   return true;
 }

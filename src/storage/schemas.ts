@@ -33,6 +33,15 @@ const winnerSchema = z.looseObject({
   pick: z.number().int(),
   /** Not stored here (delivery.json); dropped on save. */
   delivery: z.unknown().optional(),
+  accountCheck: z.looseObject({ result: z.enum(['checked', 'unchecked']), at: z.string() }).optional(),
+});
+
+const setAsideSchema = z.looseObject({
+  pick: z.number().int().nonnegative(),
+  userId: z.string(),
+  login: z.string(),
+  reason: z.enum(['not-follower', 'follow-age', 'account-age', 'unchecked']),
+  at: z.string(),
 });
 
 const rerollSchema = z.looseObject({
@@ -74,6 +83,7 @@ export const storedRecordSchema = z.looseObject({
   }),
   rules: z.record(z.string(), z.unknown()).optional(),
   rerolls: z.array(rerollSchema).optional(),
+  setAside: z.array(setAsideSchema).optional(),
   claim: z.looseObject({ deadline: z.string(), rerollsUsed: z.number() }).optional(),
   failure: z.looseObject({ reason: z.string(), at: z.string() }).optional(),
   finishInFlight: z.boolean().optional(),

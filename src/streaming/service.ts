@@ -50,7 +50,7 @@ export class StreamingService {
     try {
       await this.goOffline();
     } catch (err) {
-      this.log.warn({ err }, 'could not set streaming ended on shutdown');
+      this.log.warn({ err }, 'could not set Fourthwall streaming ended on shutdown; it stays started until the next !stream offline (or the dashboard)');
     }
   }
 }

@@ -1,7 +1,6 @@
 /**
  * Message routing for the Twitch chat client: turns what tmi.js reports for the bot's channel
- * into calls of narrow handlers (run in the chat worker, tmi-host.ts, beside tmi.js), and reads
- * the tags of ROOMSTATE and USERSTATE (for client.ts).
+ * into calls of narrow handlers, and reads the tags of ROOMSTATE and USERSTATE (for client.ts).
  *
  * Contract:
  * - only events of `channelKey` are routed; every other channel's are ignored;
@@ -11,14 +10,14 @@
  *   whose handling throws is logged (error); the bot keeps running either way;
  * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
- * - the receive path does one channel compare, one TagsMessage (identity and text read now, the
- *   other fields when first used) and one call per line. No clock is read here: the messages
- *   carry a receive time of 0 (so `sentAt` is 0 without a usable `tmi-sent-ts`), and the bot's
- *   thread stamps each batch of lines the chat worker hands it (tmi-worker.ts).
+ * - the receive path does one channel compare, one clock reading (the line's `receivedAt`), one
+ *   TagsMessage (identity and text read now, the other fields when first used) and one call per
+ *   line.
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
 import type { ChatMessage } from '../shared/chat.js';
+import type { Clock } from '../shared/clock.js';
 import type { RoomState } from './client-types.js';
 import { TagsMessage, type TmiTags } from './parse.js';
 import { seconds } from './tmi-glue.js';
@@ -38,6 +37,8 @@ export interface ChannelSource {
   channelKey: string;
   botLogin: string;
   log: RouteLog;
+  /** Stamps each line's `receivedAt`. */
+  clock: Pick<Clock, 'now'>;
 }
 
 /** Where routing reports a rejected or failed line (a pino logger is one). */
@@ -48,11 +49,11 @@ export interface RouteLog {
 
 /** Subscribes the handlers to the channel's tmi.js events (see the module header). */
 export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandlers): void {
-  const { client, channelKey, botLogin, log } = source;
+  const { client, channelKey, botLogin, log, clock } = source;
   const channel = channelKey.slice(1);
   const receive = (tags: TmiTags, text: string): void => {
     try {
-      const message = TagsMessage.of(channel, tags, text, false, 0);
+      const message = TagsMessage.of(channel, tags, text, false, clock.now());
       if (typeof message !== 'string') handlers.message(message);
       else log.warn({ reason: message, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
     } catch (err) {

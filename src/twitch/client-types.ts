@@ -11,6 +11,15 @@ import type { OutboxLimits } from './outbox-types.js';
 
 export type ChatConnectionState = 'connecting' | 'connected' | 'disconnected';
 
+/**
+ * Whether chat works for the bot: the connection state, or 'degraded' while connected but the
+ * bot's lines go unconfirmed by Twitch (`reason` says why, for /healthz and the consoles).
+ */
+export interface ChatHealth {
+  chat: ChatConnectionState | 'degraded';
+  reason?: string;
+}
+
 export interface RoomState {
   /** Slow mode in seconds, 0 when off. */
   slow: number;

@@ -1,10 +1,12 @@
 /**
- * TwitchChat: the bot's connection to one Twitch channel, wrapping tmi.js 1.8.5.
+ * TwitchChat: the bot's connection to one Twitch channel, wrapping tmi.js 1.8.5 through its
+ * documented interface only (its options, `connect`/`disconnect`/`raw`, and its events).
  *
  * Contract:
  * - emits 'message' (ChatMessage) for every chat, /me and cheer line of the channel that is not
  *   the bot's own echo, 'state' ('connecting' | 'connected' | 'disconnected') on every change,
- *   and 'fatal' (TwitchAuthError) when Twitch refuses the token after having accepted it;
+ *   'health' when `health()` changes, and 'fatal' (TwitchAuthError) when Twitch refuses the
+ *   token after having accepted it;
  * - `connect()` resolves once the channel is joined (ROOMSTATE seen) and rejects with
  *   TwitchAuthError (bad TWITCH_TOKEN / TWITCH_USERNAME) or TwitchConnectError, with no retry
  *   loop; after a successful connect, tmi.js reconnects by itself (server RECONNECT, dropped
@@ -15,54 +17,65 @@
  *   is read on every login, so a refreshed one is used from the next (re)connect;
  * - everything the bot says goes through its Outbox (limits, splitting, duplicates, priorities,
  *   a cap while disconnected), paused while not joined and resumed on re-join. A line counts as
- *   sent only when Twitch answers it with USERSTATE (read from tmi.js's `raw_message` event,
- *   attached by userstate-tap.ts only while tmi.js handles a frame carrying one, so the receive
- *   path pays one `indexOf` per frame, not tmi.js's copy of every line);
- *   unanswered lines are re-sent after a reconnect, and a line unanswered for `confirmTimeoutMs`
- *   makes ConfirmWatch probe the socket with its own `PING :<token>` (no PONG within
- *   `pingTimeoutMs` on the injected clock -> half-open: closed and connected again). Lines are
- *   written with tmi.js `raw()` (a PRIVMSG) rather than `say()`, because say() splits
- *   500-character lines itself (a second, unpaced line) and treats a leading `.`, `/` or `\`
- *   as a command;
+ *   sent only when Twitch answers it with USERSTATE carrying the message's id, or a NOTICE;
+ *   unanswered lines are re-sent once after a reconnect, and a line unanswered for
+ *   `confirmTimeoutMs` makes ConfirmWatch probe the socket with its own `PING :<token>` (no PONG
+ *   within `pingTimeoutMs` on the injected clock -> half-open: closed and connected again; the
+ *   PONG -> that line is reported as not confirmed and never resent). Lines are written with
+ *   tmi.js `raw()` (a PRIVMSG) rather than `say()`, because say() splits 500-character lines
+ *   itself (a second, unpaced line) and treats a leading `.`, `/` or `\` as a command;
+ * - USERSTATE and the probe's PONG are read from tmi.js's public `raw_message` event (tmi.js has
+ *   no USERSTATE event, and its 'pong' event carries no token). While a `raw_message` listener
+ *   is attached tmi.js deep-copies every line it receives, so the listener is attached only
+ *   while the bot awaits an answer from Twitch: from `connect` until the join (the join's
+ *   USERSTATE says whether the bot is moderator), while a line is being written or awaits its
+ *   confirmation, and while a probe awaits its PONG; otherwise a chat line costs tmi.js's own
+ *   parsing and one routing call. Works the same whether tmi.js runs on `ws` or on the
+ *   runtime's built-in WebSocket (Node 22+);
+ * - `health()` is 'ok' while connected and every awaited answer is younger than
+ *   `confirmTimeoutMs`, 'degraded' (with the reason) once a line has waited longer (the probe
+ *   runs then) until it is answered, abandoned or re-queued by a reconnect;
  * - moderator status comes from USERSTATE (mod=1 or the broadcaster/moderator badge) and MODE
  *   +o/-o for the bot, and is forgotten on disconnect; room state (slow, followers-only,
  *   subs-only) from ROOMSTATE.
- * tmi.js runs on a worker thread (tmi-worker.ts starts tmi-host.ts there with the first
- * `connect()`; tmi.js and ws are loaded there, never with this module): reading the socket and
- * parsing IRC, most of a chat line's cost, never holds the bot's event loop, and under a chat
- * flood it runs beside the giveaway engine on another core. A bot answers /healthz before it
- * joins chat; until then the state is 'disconnected' and lines wait in the (paused) outbox, as
- * they do while disconnected. The worker hands over each socket read's lines in one batch, read
- * with one clock reading (`receivedAt`), then one emit per line. This module knows nothing about
- * commands or giveaways.
- * This file owns the connection and its state (connect, reconnect, token refusal, the outbox's
- * pause/resume and confirmation); in the worker chat-routing.ts routes the channel's events and
- * userstate-tap.ts reads USERSTATE; chat-routing.ts also reads ROOMSTATE/USERSTATE tags here;
- * client-types.ts holds the public types (re-exported here).
+ * Runs on the bot's thread (one tmi.js client per TwitchChat, created with it; no socket until
+ * `connect()`). This module knows nothing about commands or giveaways. chat-routing.ts routes
+ * the channel's tmi.js events and reads ROOMSTATE/USERSTATE tags; client-types.ts holds the
+ * public types (re-exported here).
  */
 import { EventEmitter } from 'node:events';
+import tmi from 'tmi.js';
 import type { ChatPort, SayOptions } from '../giveaway/ports.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
-import { NotSentError, Outbox, type ChatTransport, type OutboxLimits, type OutboxStats } from './outbox.js';
+import { NotSentError, Outbox, type ChatTransport, type OutboxStats } from './outbox.js';
 import { ConfirmWatch } from './confirm-watch.js';
 import { AuthRecovery } from './auth-recovery.js';
-import { hostOptions, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
+import { tmiOptions, TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 import type { TmiTags } from './parse.js';
-import { applyRoomState, userStateIsMod } from './chat-routing.js';
-import { TmiWorker, type TmiHandlers } from './tmi-worker.js';
-import type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
+import { applyRoomState, routeChannelEvents, userStateIsMod } from './chat-routing.js';
+import type { ChatConnectionState, ChatHealth, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
 export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
-export type { ChatConnectionState, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
+export type { ChatConnectionState, ChatHealth, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
 const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly formatted auth|Error logging in|Invalid NICK/i;
 
+/** What tmi.js hands a `raw_message` listener as its second argument (the parsed line). */
+interface RawLine {
+  command?: string;
+  params?: string[];
+  tags?: Record<string, unknown>;
+}
+
+/** The longest wait for tmi.js's disconnect to report the socket closed before the client goes on. */
+const CLOSE_WAIT_MS = 1000;
+
 /**
- * Events: 'message' (msg: ChatMessage), 'state' (state: ChatConnectionState),
- * 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string), 'sent' (text: string: a
- * line of the bot's that the server accepted).
+ * Events: 'message' (msg: ChatMessage), 'state' (state: ChatConnectionState), 'health'
+ * (health: ChatHealth), 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string),
+ * 'sent' (text: string: a line of the bot's that the server accepted).
  */
 export class TwitchChat extends EventEmitter implements ChatPort {
   readonly channelLogin: string;
@@ -70,10 +83,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private readonly channelKey: string;
   private readonly log: Logger;
   private readonly clock: Clock;
-  /** tmi.js, on its worker thread (started by the first `connect()`). */
-  private readonly client: TmiWorker;
+  private readonly client: tmi.Client;
   private readonly outbox: Outbox;
   private readonly connectTimeoutMs: number;
+  private readonly confirmTimeoutMs: number;
   private current: ChatConnectionState = 'disconnected';
   private closing = false;
   private everConnected = false;
@@ -85,6 +98,16 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private readonly tokens: ChatTokenSource | undefined;
   private readonly watch: ConfirmWatch;
   private readonly recovery: AuthRecovery;
+  /** A socket is open or opening and its channel not yet joined (the join's USERSTATE is read). */
+  private joining = false;
+  /** A line is being written (its answer may come before the outbox calls it written). */
+  private writing = false;
+  private rawAttached = false;
+  /** tmi.js announced a reconnect and has not opened its socket yet. */
+  private reconnectPending = false;
+  private lastHealth: ChatHealth = { chat: 'disconnected' };
+  private healthTimer: TimerHandle | undefined;
+  private readonly onRaw = (_copy: unknown, line: RawLine): void => this.readRaw(line);
 
   constructor(options: TwitchChatOptions) {
     super();
@@ -94,6 +117,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.log = options.logger.child({ module: 'twitch' });
     this.clock = options.clock ?? systemClock;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+    this.confirmTimeoutMs = options.confirmTimeoutMs ?? 15_000;
     this.tokens = options.tokens;
     this.recovery = new AuthRecovery({
       tokens: this.tokens,
@@ -106,13 +130,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
     const token = options.token.replace(/^oauth:/i, '');
     const tokens = this.tokens;
-    this.client = new TmiWorker({
-      options: hostOptions(options, this.botLogin, this.channelKey, this.log.levelVal),
-      token: () => (tokens ? tokens.current().replace(/^oauth:/i, '') : token),
-      handlers: this.handlers(),
-      clock: this.clock,
-      log: this.log,
-    });
+    this.client = new tmi.Client(
+      tmiOptions(options, this.botLogin, this.channelKey, this.log, () => (tokens ? tokens.current().replace(/^oauth:/i, '') : token)),
+    );
+    this.listen();
 
     const transport: ChatTransport = {
       send: (channel, text) => this.write(channel, text),
@@ -130,24 +151,48 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       outbox: this.outbox,
       clock: this.clock,
       logger: this.log,
-      timeoutMs: options.confirmTimeoutMs ?? 15_000,
+      timeoutMs: this.confirmTimeoutMs,
       pongTimeoutMs: options.pingTimeoutMs ?? 5000,
       // A raw PING with the probe's token through tmi.js's public raw(), never its ping(): that
-      // one gives up after ~600 ms and replaces tmi.js's own keep-alive timer.
-      // Its PONG is read like USERSTATE (userstate-tap.ts attaches raw_message for frames carrying one).
+      // one gives up after ~600 ms and replaces tmi.js's own keep-alive timer. Its PONG is read
+      // from raw_message (attached while the probe waits: a line awaits its answer).
       sendPing: (token) => this.client.raw(`PING :${token}`),
       onDead: () => this.dropHalfOpen(),
     });
-    this.outbox.on('written', () => this.watch.arm());
+    this.outbox.on('written', () => {
+      this.watch.arm();
+      this.answered();
+    });
     this.outbox.on('sent', (text: string) => {
       this.watch.arm();
+      this.answered();
       this.emit('sent', text);
     });
+    this.outbox.on('dropped', () => this.answered());
   }
 
   /** Connection state. */
   get state(): ChatConnectionState {
     return this.current;
+  }
+
+  /**
+   * Whether chat works for the bot: 'degraded' while connected but a line of the bot's has waited
+   * longer than `confirmTimeoutMs` for Twitch's answer (with the reason), else the state.
+   */
+  health(): ChatHealth {
+    if (this.current !== 'connected') return { chat: this.current };
+    const { oldestAt } = this.outbox.unconfirmed();
+    if (oldestAt !== undefined) {
+      const waitedMs = this.clock.now() - oldestAt;
+      if (waitedMs >= this.confirmTimeoutMs) {
+        return {
+          chat: 'degraded',
+          reason: `chat lines of the bot not confirmed by Twitch within ${Math.round(this.confirmTimeoutMs / 1000)} s (the connection is being checked)`,
+        };
+      }
+    }
+    return { chat: 'connected' };
   }
 
   /** The channel's user id (ROOMSTATE room-id) once joined. */
@@ -184,12 +229,19 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     return { ...this.outbox.stats(), acknowledged: this.acks };
   }
 
+  /** True while tmi.js's `raw_message` has the client's listener (see the module header). */
+  readingAnswers(): boolean {
+    return this.rawAttached;
+  }
+
   /** Connects, logs in and joins the channel. No retry on failure. */
   async connect(): Promise<void> {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
     this.closing = false;
     this.setState('connecting');
-    this.client.setReconnect(false);
+    this.setReconnect(false);
+    this.joining = true;
+    this.refreshRaw();
     let timer: TimerHandle | undefined;
     const joined = new Promise<void>((resolve) => {
       this.joinWaiter = resolve;
@@ -205,7 +257,9 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       await Promise.race([joined, timeout]);
     } catch (reason) {
       this.joinWaiter = undefined;
-      await this.client.disconnect().catch(() => undefined);
+      await this.closeSocket();
+      this.joining = false;
+      this.refreshRaw();
       this.setState('disconnected');
       if (reason instanceof GiftdropError) throw reason;
       const text = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : String(reason);
@@ -215,59 +269,118 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       timer?.cancel();
     }
     this.everConnected = true;
-    this.client.setReconnect(true);
+    this.setReconnect(true);
   }
 
   /** Leaves for good (no reconnect). Queued lines stay queued. */
   async disconnect(): Promise<void> {
     this.closing = true;
-    this.client.setReconnect(false);
+    this.setReconnect(false);
     this.recovery.cancel();
     this.watch.pause();
     this.outbox.pause();
-    await this.client.close();
+    this.joining = false;
+    await this.closeSocket();
+    this.refreshRaw();
     this.setState('disconnected');
+  }
+
+  /** tmi.js's disconnect, waited for at most CLOSE_WAIT_MS (it never settles for a socket already closing). */
+  private async closeSocket(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.client.disconnect().then(() => undefined, () => undefined), cap]);
+    clearTimeout(timer);
+  }
+
+  /** tmi.js's reconnect flag: the live value of its `connection.reconnect` option. */
+  private setReconnect(on: boolean): void {
+    (this.client as unknown as { reconnect: boolean }).reconnect = on;
   }
 
   private async write(channel: string, text: string): Promise<void> {
     if (this.current !== 'connected') throw new NotSentError('not connected');
+    // Read answers before the line leaves: Twitch's USERSTATE may be in the very next frame.
+    this.writing = true;
+    this.refreshRaw();
     try {
       await this.client.raw(`PRIVMSG #${channel} :${text}`);
     } catch (err) {
       // tmi.js rejects before writing anything when the socket is not open.
       if (err === 'Not connected to server.') throw new NotSentError('not connected', { cause: err });
       throw err instanceof Error ? err : new Error(String(err));
+    } finally {
+      this.writing = false;
+      // (the outbox records the line as awaiting right after: 'written' looks again)
+      queueMicrotask(() => this.refreshRaw());
     }
   }
 
-  /** What the chat worker reports, in tmi.js's order (tmi-worker.ts). */
-  private handlers(): TmiHandlers {
-    return {
-      message: (message) => this.emit('message', message),
-      roomState: (tags) => this.onRoomState(tags),
-      notice: (msgId, text) => {
-        this.log.warn({ msgId }, 'chat notice');
-        this.emit('notice', msgId, text);
-        this.outbox.handleNotice(msgId, text);
+  /** Attaches or detaches the `raw_message` listener as the bot awaits Twitch's answers or not. */
+  private refreshRaw(): void {
+    const want = !this.closing && (this.joining || this.writing || this.outbox.unconfirmed().count > 0 || this.watch.probing);
+    if (want === this.rawAttached) return;
+    this.rawAttached = want;
+    if (want) this.client.on('raw_message', this.onRaw);
+    else this.client.removeListener('raw_message', this.onRaw);
+  }
+
+  /** An answer came (or a line left the awaiting list): maybe stop reading answers; health may change. */
+  private answered(): void {
+    this.refreshRaw();
+    this.updateHealth();
+  }
+
+  private readRaw(line: RawLine): void {
+    if (line.command === 'USERSTATE') this.onUserState(line.params?.[0], line.tags);
+    else if (line.command === 'PONG') {
+      this.watch.pong(line.params?.at(-1));
+      this.answered();
+    }
+  }
+
+  /** tmi.js's public events for the channel and the connection. */
+  private listen(): void {
+    const client = this.client;
+    routeChannelEvents(
+      { client, channelKey: this.channelKey, botLogin: this.botLogin, log: this.log, clock: this.clock },
+      {
+        message: (message) => this.emit('message', message),
+        roomState: (tags) => this.onRoomState(tags),
+        notice: (msgId, text) => {
+          this.log.warn({ msgId }, 'chat notice');
+          this.emit('notice', msgId, text);
+          this.outbox.handleNotice(msgId, text);
+          this.answered();
+        },
+        automod: (msgId, text) => {
+          this.log.warn({ msgId }, 'chat line held by AutoMod');
+          this.outbox.handleNotice(msgId, text);
+          this.answered();
+        },
+        mod: (mod) => this.setMod(mod),
       },
-      automod: (msgId, text) => {
-        this.log.warn({ msgId }, 'chat line held by AutoMod');
-        this.outbox.handleNotice(msgId, text);
-      },
-      mod: (mod) => this.setMod(mod),
-      // USERSTATE and PONG lines (read in the worker by userstate-tap.ts).
-      userState: (channel, tags) => this.onUserState(channel, tags),
-      pong: (token) => this.watch.pong(token),
-      connecting: () => {
-        // tmi.js opened a new socket (first connect or a reconnect).
-        if (this.closing) void this.client.disconnect().catch(() => undefined);
-        else this.setState('connecting');
-      },
-      reconnect: () => {
-        if (!this.closing) this.setState('connecting');
-      },
-      disconnected: (reason) => this.onDisconnected(reason),
-    };
+    );
+    client.on('connecting', () => {
+      // tmi.js opened a new socket (first connect or a reconnect).
+      this.reconnectPending = false;
+      if (this.closing) {
+        void this.closeSocket();
+        return;
+      }
+      this.joining = true;
+      this.refreshRaw();
+      this.setState('connecting');
+    });
+    client.on('reconnect', () => {
+      if (this.closing) return;
+      this.reconnectPending = true;
+      this.setState('connecting');
+    });
+    client.on('disconnected', (reason) => this.onDisconnected(String(reason)));
   }
 
   private onUserState(channel: string | undefined, tags: Record<string, unknown> | undefined): void {
@@ -292,10 +405,12 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (roomId !== undefined) this.roomId = roomId;
     this.outbox.setSlowMode(this.room.slow);
     if (this.current !== 'connected' && !this.closing) {
+      this.joining = false;
       this.setState('connected');
       this.recovery.joined();
       this.outbox.resume();
       this.watch.resume();
+      this.refreshRaw();
       this.log.info({ channel: this.channelLogin, channelId: this.roomId }, 'joined channel');
       const waiter = this.joinWaiter;
       this.joinWaiter = undefined;
@@ -306,9 +421,14 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private onDisconnected(reason: string): void {
     this.watch.pause();
     this.outbox.pause();
+    this.joining = false;
+    this.refreshRaw();
     if (this.mod) this.outbox.setPrivileged(false);
     this.mod = false;
     if (this.current === 'disconnected') return;
+    // On the built-in WebSocket a dropped socket reports an error, then its close: tmi.js says
+    // 'disconnected' for each, and the second comes after it announced its reconnect.
+    if (this.reconnectPending && !this.closing) return;
     if (AUTH_FAILURE.test(reason) && this.everConnected && !this.closing) {
       this.setState('disconnected');
       if (this.recovery.begin()) {
@@ -339,7 +459,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   private reconnectNow(): void {
     if (this.closing) return;
-    this.client.setReconnect(true);
+    this.setReconnect(true);
     this.setState('connecting');
     this.client.connect().catch(() => undefined);
   }
@@ -348,5 +468,31 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (state === this.current) return;
     this.current = state;
     this.emit('state', state);
+    this.updateHealth();
+  }
+
+  /**
+   * Emits 'health' when it changed; while a line awaits its answer, looks again when it would
+   * turn degraded (on the injected clock).
+   */
+  private updateHealth(): void {
+    this.healthTimer?.cancel();
+    this.healthTimer = undefined;
+    const now = this.health();
+    if (now.chat !== this.lastHealth.chat || now.reason !== this.lastHealth.reason) {
+      const was = this.lastHealth.chat;
+      this.lastHealth = now;
+      if (now.chat === 'degraded') this.log.warn({ reason: now.reason }, 'chat degraded');
+      else if (was === 'degraded') this.log.info({ chat: now.chat }, 'chat no longer degraded');
+      this.emit('health', now);
+    }
+    const { oldestAt } = this.outbox.unconfirmed();
+    if (this.current === 'connected' && oldestAt !== undefined && now.chat !== 'degraded') {
+      const due = oldestAt + this.confirmTimeoutMs - this.clock.now();
+      this.healthTimer = this.clock.setTimeout(() => {
+        this.healthTimer = undefined;
+        this.updateHealth();
+      }, Math.max(0, due));
+    }
   }
 }

@@ -5,7 +5,8 @@
  * - each attempt validates the token first (until it once succeeded; see token.ts), then
  *   connects and joins (TwitchChat.connect, one attempt each);
  * - a network problem (chat server or auth server unreachable, no welcome in time) is retried
- *   after 1 s, 2 s, 4 s ... up to `maxMs` (30 s), forever or until `signal` aborts; every attempt
+ *   after 1 s, 2 s, 4 s ... up to `maxMs` (30 s), forever or until `signal` aborts (which also ends
+ *   the validation or connect in flight at once, rejecting with the signal's reason); every attempt
  *   logs one status line: "chat: connecting to #c (attempt n)", "chat: could not connect to #c
  *   (attempt n: why); next attempt in 4 s", "chat: connected to #c (attempt n)";
  * - a definitive refusal is thrown at once: TwitchTokenError from validation (wrong account,
@@ -62,23 +63,24 @@ export async function connectChat(o: ConnectChatOptions): Promise<void> {
     o.onStatus?.({ attempt, state: 'connecting' });
     try {
       if (!validated) {
-        await o.tokens!.check();
+        await untilAborted(o.tokens!.check(), o.signal);
         validated = true;
       }
       try {
-        await o.chat.connect();
+        await untilAborted(o.chat.connect(), o.signal);
       } catch (err) {
         if (!(err instanceof TwitchAuthError) || !o.tokens?.canRefresh() || refreshed) throw err;
         // Refused although /validate accepted it a moment ago (revoked, expired meanwhile): one refresh.
         refreshed = true;
         log.warn('chat: Twitch refused the token; refreshing it with TWITCH_REFRESH_TOKEN');
-        await o.tokens.refresh('refused at start');
-        await o.chat.connect();
+        await untilAborted(o.tokens.refresh('refused at start'), o.signal);
+        await untilAborted(o.chat.connect(), o.signal);
       }
       log.info({ attempt }, `chat: connected to ${chan} (attempt ${attempt})`);
       o.onStatus?.({ attempt, state: 'connected' });
       return;
     } catch (err) {
+      o.signal?.throwIfAborted();
       if (!(err instanceof TwitchConnectError || err instanceof TwitchAuthUnavailableError)) throw err;
       const wait = Math.min(max, initial * 2 ** Math.min(attempt - 1, 20));
       const reason = err.message;
@@ -93,8 +95,32 @@ function formatWait(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
+/**
+ * `p`, or the signal's reason as soon as it aborts (the work itself is left to the caller's
+ * clean-up: `chat.disconnect()` ends a connect in flight, the auth client's close its request).
+ */
+function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) {
+    p.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      p.catch(() => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
+
 function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       timer.cancel();
       reject(signal!.reason);

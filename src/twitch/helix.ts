@@ -5,13 +5,17 @@
  *
  * Contract:
  * - answers are checked with zod at the edge; anything else is HelixError (code TWITCH_API_BAD_BODY);
- * - rate limits: `Ratelimit-Remaining` / `Ratelimit-Reset` (epoch seconds) are read on every
- *   answer; at 0 remaining the next call waits for the reset, and a 429 is retried after the reset
- *   (all on the injected clock, and never past the call's deadline);
+ * - rate limits: one budget for the whole client (every caller shares it): `Ratelimit-Remaining` /
+ *   `Ratelimit-Reset` (epoch seconds) are read on every answer and each request sent takes one
+ *   point from the remaining count at once, so concurrent calls never overspend it; at 0 remaining
+ *   waiting calls take the points as they come back, one after another (Twitch's bucket refills
+ *   continuously: the missing points return evenly until `Ratelimit-Reset`, when it is full), and a
+ *   429 is retried the same way, at most 3 times (all on the injected clock, never past the call's
+ *   deadline);
  * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
  * - network errors, timeouts and 5xx are retried with short backoff within the deadline, then
  *   thrown as HelixError with `retryable: true` (code TWITCH_API_UNAVAILABLE);
- * - one deadline per call (`deadlineMs`) holds everything: rate-limit waits, backoff, a token
+ * - one deadline per call (`deadlineMs`, or the caller's earlier `until`) holds everything: rate-limit waits, backoff, a token
  *   refresh, and each attempt's timeout (cut to what is left), all on the injected clock; this is
  *   the only retry loop for Helix calls (the stream watch and the account lookups do not retry);
  * - errors name the method and path (never the query, a token or a body), like the Fourthwall
@@ -104,8 +108,15 @@ export class HelixClient {
   private readonly ownsDispatcher: boolean;
   private readonly log: Logger;
   private remaining: number | undefined;
+  private limit: number | undefined;
   private resetAt = 0;
+  /** How long one point takes to come back (Twitch's bucket refills continuously), from the last answer. */
+  private pointMs: number | undefined;
+  /** The next point not yet reserved by a waiting caller (see reserveSlot). */
+  private nextSlotAt = 0;
   private requests = 0;
+  /** Requests sent and not answered yet (their points are not in the last answer's count). */
+  private inflight = 0;
 
   constructor(o: HelixClientOptions) {
     this.o = o;
@@ -116,18 +127,27 @@ export class HelixClient {
     this.log = o.logger.child({ module: 'twitch.helix' });
   }
 
+  /** The shared rate budget as last counted (points left, bucket size); undefined before the first answer. */
+  budget(): { remaining: number; limit: number } | undefined {
+    if (this.remaining === undefined || this.limit === undefined) return undefined;
+    return { remaining: this.remaining, limit: this.limit };
+  }
+
   /** Requests sent so far (retries included). */
   requestCount(): number {
     return this.requests;
   }
 
-  /** `GET /users?id=..` for up to 100 ids per call (more are split). Unknown ids are simply absent. */
-  async users(ids: readonly string[]): Promise<HelixUser[]> {
+  /**
+   * `GET /users?id=..` for up to 100 ids per call (more are split). Unknown ids are simply absent.
+   * `until`: a deadline (on the clock) earlier than the call's own.
+   */
+  async users(ids: readonly string[], until?: number): Promise<HelixUser[]> {
     const out: HelixUser[] = [];
     for (let i = 0; i < ids.length; i += 100) {
       const q = new URLSearchParams();
       for (const id of ids.slice(i, i + 100)) q.append('id', id);
-      const body = this.parse(UsersSchema, await this.get('/users', q), '/users');
+      const body = this.parse(UsersSchema, await this.get('/users', q, until), '/users');
       for (const u of body.data) out.push({ id: u.id, login: u.login, createdAt: Date.parse(u.created_at) });
     }
     return out;
@@ -155,9 +175,9 @@ export class HelixClient {
   }
 
   /** `GET /channels/followers?broadcaster_id&user_id`: when `userId` followed, or undefined. Needs moderator:read:followers. */
-  async followedAt(broadcasterId: string, userId: string): Promise<number | undefined> {
+  async followedAt(broadcasterId: string, userId: string, until?: number): Promise<number | undefined> {
     const q = new URLSearchParams({ broadcaster_id: broadcasterId, user_id: userId });
-    const body = this.parse(FollowersSchema, await this.get('/channels/followers', q), '/channels/followers');
+    const body = this.parse(FollowersSchema, await this.get('/channels/followers', q, until), '/channels/followers');
     const f = body.data.find((d) => d.user_id === userId);
     return f ? Date.parse(f.followed_at) : undefined;
   }
@@ -181,21 +201,24 @@ export class HelixClient {
    * only place a Helix call is retried (callers do not retry), and everything in it (rate-limit
    * waits, each attempt's timeout, backoff, a token refresh) fits in the one deadline.
    */
-  private async get(path: string, query: URLSearchParams): Promise<unknown> {
-    const deadline = this.clock.now() + (this.o.deadlineMs ?? 20_000);
+  private async get(path: string, query: URLSearchParams, until?: number): Promise<unknown> {
+    const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
+    const deadline = until !== undefined ? Math.min(own, until) : own;
     const left = () => deadline - this.clock.now();
     const delays = this.o.retryDelaysMs ?? [500, 2000];
     let failures = 0;
     let limited = 0;
     let refreshed = false;
+    let slotted = false; // this attempt already waited for its point (after a 429)
     for (;;) {
-      if (this.remaining === 0 && this.resetAt > this.clock.now()) {
-        const wait = this.resetAt - this.clock.now();
-        if (wait >= left())
+      if (!slotted && this.remaining !== undefined && this.remaining <= 0 && this.resetAt > this.clock.now()) {
+        const wait = this.reserveSlot(left());
+        if (wait === undefined)
           throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (GET ${path})`, { status: 429, retryable: true });
-        this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for the reset');
+        this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for a point');
         await this.sleep(wait);
       }
+      slotted = false;
       let status: number;
       let body: unknown;
       try {
@@ -218,9 +241,11 @@ export class HelixClient {
         continue;
       }
       if (status === 429) {
-        const wait = Math.max(0, this.resetAt - this.clock.now());
-        if (wait < left() && limited++ < 3) {
+        const wait = limited < 3 ? this.reserveSlot(left()) : undefined;
+        if (wait !== undefined) {
+          limited++;
           await this.sleep(wait);
+          slotted = true;
           continue;
         }
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached (GET ${path})`, { status, retryable: true });
@@ -260,6 +285,9 @@ export class HelixClient {
     const timeout = Math.min(this.o.timeoutMs ?? 10_000, leftMs);
     if (timeout <= 0) throw Object.assign(new Error('deadline reached'), { code: 'DEADLINE' });
     this.requests++;
+    // The shared budget: this request's point is spent now, before its answer says so.
+    if (this.remaining !== undefined) this.remaining -= 1;
+    this.inflight++;
     const ac = new AbortController();
     const timer = this.clock.setTimeout(() => ac.abort(), timeout);
     try {
@@ -273,21 +301,46 @@ export class HelixClient {
         bodyTimeout: timeout,
         signal: ac.signal,
       });
-      this.readLimits(res.headers);
+      this.readLimits(res.headers, this.inflight - 1);
       return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) };
     } catch (err) {
       if (ac.signal.aborted) throw Object.assign(new Error(`no answer within ${timeout} ms`, { cause: err }), { code: 'TIMEOUT' });
       throw err;
     } finally {
+      this.inflight--;
       timer.cancel();
     }
   }
 
-  private readLimits(headers: Record<string, string | string[] | undefined>): void {
+  /**
+   * With the budget spent: reserves this caller the next point the bucket gives back (one every
+   * `pointMs`, waiters one after another, never later than the reset, when the bucket is full) and
+   * returns how long to wait for it; undefined (nothing reserved) when that is not within `leftMs`.
+   * Without Ratelimit-Limit the wait is until the reset.
+   */
+  private reserveSlot(leftMs: number): number | undefined {
+    const now = this.clock.now();
+    const toReset = Math.max(0, this.resetAt - now);
+    if (this.pointMs === undefined) return toReset < leftMs ? toReset : undefined;
+    const at = Math.max(this.nextSlotAt, now + this.pointMs);
+    const wait = Math.min(at - now, toReset);
+    if (wait >= leftMs) return undefined;
+    this.nextSlotAt = at + this.pointMs;
+    return wait;
+  }
+
+  /** `pending`: other requests in flight, whose points the answer may not count yet. */
+  private readLimits(headers: Record<string, string | string[] | undefined>, pending: number): void {
     const one = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
     const remaining = Number(one(headers['ratelimit-remaining']));
     const reset = Number(one(headers['ratelimit-reset']));
-    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining;
+    const limit = Number(one(headers['ratelimit-limit']));
+    if (Number.isFinite(limit) && limit > 0) this.limit = limit;
+    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining - pending;
     if (Number.isFinite(reset) && reset > 0) this.resetAt = reset * 1000;
+    // Ratelimit-Reset is when the bucket is full again: the missing points come back evenly until then.
+    const missing = this.limit !== undefined && Number.isFinite(remaining) ? this.limit - remaining : undefined;
+    const toReset = this.resetAt - this.clock.now();
+    if (missing !== undefined && missing > 0 && toReset > 0) this.pointMs = toReset / missing;
   }
 }

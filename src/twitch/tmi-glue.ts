@@ -2,10 +2,10 @@
  * Small pieces between tmi.js 1.8.5 and the chat client (client.ts): the two connection errors
  * (never carrying the token), TWITCH_IRC_URL parsing into tmi.js's server/port/secure options, a
  * tmi.js logger over a pino-like logger (its default logger is module state), a ROOMSTATE seconds
- * reader, and the chat worker's tmi.js options built from TwitchChatOptions.
+ * reader, and the bot's tmi.js options built from TwitchChatOptions.
  */
+import type tmi from 'tmi.js';
 import { GiftdropError } from '../shared/errors.js';
-import type { HostOptions } from './chat-wire.js';
 import type { TwitchChatOptions } from './client-types.js';
 
 /** Twitch refused the login: the token (or the username it belongs to) is wrong. */
@@ -72,23 +72,33 @@ export function tmiLogger(log: TextLog): { trace(m: string): void; debug(m: stri
 }
 
 /**
- * The options the chat worker (tmi-host.ts) builds the bot's tmi.js client from: tmi.js
+ * The options the bot's tmi.js client is built from (all documented tmi.js options): tmi.js
  * reconnects by itself (its delays from `reconnect`), its keep-alive PONG deadline is
- * `pingTimeoutMs`; the password is not here (the worker asks for the token at every login, so a
- * refreshed one is used from the next (re)connect). `logLevel` is the bot logger's levelVal.
+ * `pingTimeoutMs`; the password is a function, so the token is read at every login and a
+ * refreshed one is used from the next (re)connect.
  */
-export function hostOptions(options: TwitchChatOptions, botLogin: string, channelKey: string, logLevel: number): HostOptions {
+export function tmiOptions(
+  options: TwitchChatOptions,
+  botLogin: string,
+  channelKey: string,
+  log: TextLog,
+  token: () => string,
+): tmi.Options {
   const endpoint = parseUrl(options.url);
   return {
-    server: endpoint.host,
-    port: endpoint.port,
-    secure: endpoint.secure,
-    reconnectInterval: options.reconnect?.intervalMs ?? 1000,
-    maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
-    timeout: options.pingTimeoutMs ?? 5000,
-    joinInterval: 300,
-    channelKey,
-    botLogin,
-    logLevel,
+    options: { skipUpdatingEmotesets: true, messagesLogLevel: 'trace', joinInterval: 300 },
+    connection: {
+      server: endpoint.host,
+      port: endpoint.port,
+      secure: endpoint.secure,
+      reconnect: true,
+      reconnectInterval: options.reconnect?.intervalMs ?? 1000,
+      maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
+      maxReconnectAttempts: Infinity,
+      timeout: options.pingTimeoutMs ?? 5000,
+    },
+    identity: { username: botLogin, password: token },
+    channels: [channelKey],
+    logger: tmiLogger(log),
   };
 }

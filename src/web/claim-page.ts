@@ -16,9 +16,10 @@
  *
  * Contract: links appear only in the body of the winner's own page (never in a URL, a log line
  * or a redirect); every answer is `no-store`, `no-referrer`, not frameable, under a strict CSP;
- * a forged or replayed `state`, a refused code or a missing session shows no link. Each client
- * (the socket address; behind a local tunnel, its forwarding header) gets `ratePerMinute`
- * requests a minute (429 beyond), and the state and session tables are bounded. Viewer and shop
+ * a forged or replayed `state`, a refused code or a missing session shows no link. Each public
+ * client (src/http/surfaces.ts `clientKey`, through the shared per-client RateLimiter) gets 60
+ * requests at once and one more a second (429 beyond; this machine without a tunnel is not
+ * limited), and the state and session tables are bounded. Viewer and shop
  * strings are HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state
  * other than through the delivery tracker's `opened`.
  */
@@ -28,6 +29,8 @@ import type { PrizeView } from '../delivery/tracker.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { TwitchViewer } from '../twitch/viewer-login.js';
+import { RateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
+import { overLimit } from '../http/surfaces.js';
 
 export interface ClaimLoginPort {
   authorizeUrl(state: string, redirectUri: string): string;
@@ -48,9 +51,13 @@ export interface ClaimPageOptions {
   channel: string;
   clock: Clock;
   logger: Logger;
-  /** Requests per client per minute on /claim... (default 60: a whole login is about 6). */
-  ratePerMinute?: number;
+  /** The per-client budget on /claim... (default 60 a minute, 60 at once: a whole login is about 6). */
+  limit?: RateLimitOptions;
+  /** GIFTDROP_LOCAL_HOSTS: a request from this machine (no tunnel) is not limited (src/http/surfaces.ts). */
+  localHosts?: ReadonlySet<string>;
 }
+
+const CLAIM_LIMIT: RateLimitOptions = { perSecond: 1, burst: 60 };
 
 const STATE_COOKIE = 'giftdrop_claim_state';
 const SESSION_COOKIE = 'giftdrop_claim';
@@ -59,7 +66,6 @@ const SESSION_TTL_MS = 60 * 60_000;
 /** Bounds of the in-memory tables (oldest entries go first). */
 const MAX_STATES = 10_000;
 const MAX_SESSIONS = 10_000;
-const MAX_CLIENTS = 10_000;
 
 const CSS = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f1fb;color:#1d1630}
 main{max-width:640px;margin:0 auto;padding:24px 16px}h1{font-size:1.6rem;margin:0 0 4px}p{margin:8px 0}
@@ -100,7 +106,7 @@ export class ClaimPage {
   private readonly log: Logger;
   private readonly states = new Map<string, number>();
   private readonly sessions = new Map<string, { viewer: TwitchViewer; expiresAt: number }>();
-  private readonly clients = new Map<string, { windowStart: number; used: number }>();
+  private readonly limiter: RateLimiter;
   private readonly redirectUri: string;
   private readonly secure: boolean;
 
@@ -108,6 +114,7 @@ export class ClaimPage {
     this.log = o.logger.child({ module: 'claim-page' });
     this.redirectUri = `${o.publicUrl}/claim/callback`;
     this.secure = o.publicUrl.startsWith('https://');
+    this.limiter = new RateLimiter({ ...(o.limit ?? CLAIM_LIMIT), now: () => o.clock.now() });
   }
 
   /** The claim page's address (`<public>/claim`), named in chat and whispers. */
@@ -120,10 +127,7 @@ export class ClaimPage {
     const url = new URL(req.url ?? '/', 'http://claim.invalid');
     const path = url.pathname;
     if (path !== '/claim' && !path.startsWith('/claim/')) return false;
-    if (!this.allow(req)) {
-      this.send(res, 429, 'text/plain; charset=utf-8', 'Too many requests: wait a minute and try again.\n', { 'retry-after': '60' });
-      return true;
-    }
+    if (overLimit(this.limiter, req, res, this.o.localHosts ?? new Set())) return true;
     const get = req.method === 'GET' || req.method === 'HEAD';
     const fail = (err: unknown) => {
       this.log.error({ reason: (err as Error).message }, 'claim page request failed');
@@ -146,21 +150,6 @@ export class ClaimPage {
     }
     return true;
   };
-
-  /** Fixed one-minute window per client; the table is bounded. */
-  private allow(req: IncomingMessage): boolean {
-    const key = clientKey(req);
-    const now = this.o.clock.now();
-    let c = this.clients.get(key);
-    if (!c || now - c.windowStart >= 60_000) {
-      this.clients.delete(key);
-      c = { windowStart: now, used: 0 };
-      this.clients.set(key, c);
-      bound(this.clients, MAX_CLIENTS);
-    }
-    c.used++;
-    return c.used <= (this.o.ratePerMinute ?? 60);
-  }
 
   private session(req: IncomingMessage): TwitchViewer | undefined {
     const sid = cookies(req).get(SESSION_COOKIE);
@@ -284,14 +273,4 @@ function prizeCard(p: PrizeView): string {
       : '<ol><li>Open your link below.</li><li>Log in with the same Twitch account on the shop\'s page.</li><li>Pick your size or variant and enter your shipping address: it is free.</li></ol>';
   const link = escapeHtml(p.link);
   return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}${steps}<div class="link">${link}</div><p><a class="btn redeem" href="${link}" rel="noreferrer noopener" target="_blank">Redeem my prize</a></p></div>`;
-}
-
-/** The client a request counts against: the socket address, or (from a local tunnel) its forwarding header. */
-function clientKey(req: IncomingMessage): string {
-  const addr = req.socket.remoteAddress ?? '?';
-  const local = addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1';
-  if (!local) return addr;
-  const h = req.headers['cf-connecting-ip'] ?? req.headers['x-forwarded-for'];
-  const first = (Array.isArray(h) ? h[0] : h)?.split(',')[0]?.trim();
-  return first ? `fwd:${first.slice(0, 64)}` : addr;
 }

@@ -16,6 +16,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeAccountRules, type AccountRules } from '../giveaway/account-rules.js';
 import { exclusionOf } from '../giveaway/eligibility.js';
+import { awaitingLinks, RECENT_LIMIT } from '../giveaway/registry.js';
 import type { DrawRecord, ShopPort } from '../giveaway/ports.js';
 import type { GiveawayService } from '../giveaway/service.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
@@ -36,7 +37,7 @@ export interface DashboardApiDeps {
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts'>;
   repo: { listDraws(o?: { limit?: number }): Promise<DrawRecord[]>; getDraw(id: string): Promise<DrawRecord | undefined>; recentWinnerIds(sinceMs: number): Promise<Set<string>> };
-  chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; readonly state: string };
+  chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
   chatLog: ChatLog;
   settings: GiveawaySettings;
   clock: Clock;
@@ -199,13 +200,21 @@ export class DashboardApi {
         closedAt: r.closedAt ?? null,
         entrants: Math.max(r.entrants, v.entrants.size),
         claimDeadline: r.claim?.deadline ?? null,
-        winners: r.winners.map((w) => ({ login: w.login, displayName: w.displayName, claimed: w.claimed ?? null, link: w.redeemUrl ?? null })),
+        winners: r.winners.map((w) => ({
+          login: w.login,
+          displayName: w.displayName,
+          claimed: w.claimed ?? null,
+          link: w.redeemUrl ?? null,
+          accountCheck: w.accountCheck?.result ?? null,
+        })),
         rerolls: (r.rerolls ?? []).map((x) => ({ replaced: x.replacedLogin, reason: x.reason, at: x.at })),
+        setAside: (r.setAside ?? []).map((a) => ({ login: a.login, reason: a.reason, at: a.at })),
         failure: r.failure?.reason ?? null,
         fairness: { commitment: r.fairness.commitment, seed: r.fairness.seed ?? null, digest: r.fairness.entrantsDigest ?? null },
       };
     });
-    return { now: this.d.clock.now(), mode: this.d.mode, chat: this.d.chat.state, channel: this.d.chat.channelLogin, draws };
+    const chat = this.d.chat.health();
+    return { now: this.d.clock.now(), mode: this.d.mode, chat: chat.chat, ...(chat.reason ? { chatReason: chat.reason } : {}), channel: this.d.chat.channelLogin, draws };
   }
 
   private async entrants(drawId: string, search: string): Promise<Json> {
@@ -232,7 +241,7 @@ export class DashboardApi {
       matched,
       entrants: out,
       // `eligible` is the chat rules' verdict; these are checked with Twitch when the draw closes.
-      ...(account ? { accountRules: { rules: account, checked: 'with Twitch when the draw closes' } } : {}),
+      ...(account ? { accountRules: { rules: account, checked: 'with Twitch for the picks when the draw closes' } } : {}),
     };
   }
 
@@ -253,7 +262,9 @@ export class DashboardApi {
     const records = await this.filtered(q);
     const rows = [];
     for (const r of records) rows.push({ ...toExport(r), verify: await this.verifyStatus(r) });
-    return { draws: rows };
+    // Whether "Retry links" applies, over the draws `!giveaway retry` looks at (not the filter's).
+    const linksWaiting = (await this.d.repo.listDraws({ limit: RECENT_LIMIT })).some(awaitingLinks);
+    return { draws: rows, linksWaiting };
   }
 
   private async verifyStatus(r: DrawRecord): Promise<string> {

@@ -6,8 +6,9 @@
  * Contract: `handle` answers every request under /overlay and /dashboard (true) and leaves other
  * paths alone (false). Every answer carries a strict Content-Security-Policy (same-origin script,
  * style, images and connections only; no inline code; no framing of the dashboard). Dashboard
- * pages and APIs answer 401 without the token; `?token=` on the page sets the HttpOnly,
- * SameSite=Strict cookie and redirects to the bare URL; changes are JSON POSTs (dashboard-auth.ts).
+ * pages and APIs answer 401 without the token; `?token=` on the page starts a server-side session
+ * (HttpOnly, SameSite=Strict cookie named for the port, expiring) and redirects to the bare URL;
+ * `POST /dashboard/api/logout` ends it; changes are JSON POSTs (dashboard-auth.ts).
  * Does not own the HTTP server or change the engine other than through its public methods.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -20,6 +21,7 @@ import type { Clock } from '../shared/clock.js';
 import type { StreamingService } from '../streaming/service.js';
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './assets/dashboard-page.js';
 import { OVERLAY_CSS, OVERLAY_HTML, OVERLAY_JS } from './assets/overlay-page.js';
+import { FAVICON_ICO } from './assets/favicon.js';
 import { ChatLog } from './chat-log.js';
 import { DashboardApi, type DashboardApiDeps } from './dashboard-api.js';
 import { DashboardAuth, loadDashboardToken, sameOriginJsonPost, type DashboardToken } from './dashboard-auth.js';
@@ -46,6 +48,8 @@ export interface OperatorPagesDeps {
   settings: GiveawaySettings;
   clock: Clock;
   logger: Logger;
+  /** Dashboard session expiry and its clock (tests); default 12 h on the system clock. */
+  sessions?: import('./dashboard-auth.js').SessionOptions;
   /** The account rules the close applies, when any (the dashboard describes them). */
   accountRules?: DashboardApiDeps['accountRules'];
   /** The prizes waiting list (src/delivery). */
@@ -56,7 +60,7 @@ export interface OperatorPages {
   readonly overlay: OverlayHub;
   readonly chatLog: ChatLog;
   readonly token: DashboardToken;
-  /** Answers requests under /overlay and /dashboard; false for any other path. */
+  /** Answers requests under /overlay and /dashboard, and /favicon.ico; false for any other path. */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
   close(): void;
 }
@@ -74,7 +78,7 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
 export async function startOperatorPages(deps: OperatorPagesDeps): Promise<OperatorPages> {
   const log = deps.logger.child({ module: 'web' });
   const token = await loadDashboardToken(deps.config.dataDir, deps.config.dashboardToken);
-  const auth = new DashboardAuth(token.token);
+  const auth = new DashboardAuth(token.token, deps.sessions ?? {});
   const overlaySettings = deps.config.settings.overlay;
   const catchSeconds = overlaySettings.winnerChatSeconds;
   let overlay: OverlayHub | undefined;
@@ -91,6 +95,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     enter: deps.settings.commands.enter,
     badge: overlaySettings.badge,
     winnersSeconds: overlaySettings.winnersSeconds,
+    maxResults: overlaySettings.maxResults,
     ...(overlaySettings.winnerChat ? { winnerChat: (id: string) => chatLog.overlayLines(id) } : {}),
     headers: OVERLAY_HEADERS,
   }));
@@ -144,13 +149,14 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       });
     }
     if (how === 'query') {
-      res.writeHead(303, { location: '/dashboard', 'set-cookie': auth.setCookie(), ...DASHBOARD_HEADERS });
+      res.writeHead(303, { location: '/dashboard', 'set-cookie': auth.setCookie(req), ...DASHBOARD_HEADERS });
       res.end();
       return;
     }
-    const cookie: Record<string, string> = how === 'bearer' ? { 'set-cookie': auth.setCookie() } : {};
     if (page) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
+      // A page opened with the bearer token gets a session of its own (API calls with it do not).
+      const cookie: Record<string, string> = how === 'bearer' ? { 'set-cookie': auth.setCookie(req) } : {};
       return asset(res, 'text/html', DASHBOARD_HTML, { ...DASHBOARD_HEADERS, ...cookie });
     }
     if (path === '/dashboard/app.js') return asset(res, 'text/javascript', DASHBOARD_JS, DASHBOARD_HEADERS);
@@ -160,6 +166,11 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         const refused = sameOriginJsonPost(req);
         if (refused) return plain(res, req.method === 'POST' ? 403 : 405, refused, DASHBOARD_HEADERS);
+      }
+      if (m[1] === 'logout' && req.method === 'POST') {
+        res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': auth.logout(req), ...DASHBOARD_HEADERS });
+        res.end('{"ok":true}');
+        return;
       }
       for (const [k, v] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(k, v);
       if (await api.handle(req, res, m[1]!, url.searchParams)) return;
@@ -174,6 +185,15 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = url.pathname;
+      if (path === '/favicon.ico') {
+        // Every browser asks for it on every page (overlay, dashboard, verify page): no 404s.
+        if (req.method !== 'GET' && req.method !== 'HEAD') plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
+        else {
+          res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
+          res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
+        }
+        return true;
+      }
       if (path === '/overlay' || path.startsWith('/overlay/')) {
         try {
           overlayRoute(req, res, path);

@@ -9,17 +9,21 @@
  *
  * Contract: the state is rebuilt from the engine's draws in memory (service.drawViews) through
  * overlay-view.ts, so it is always what the engine holds, never a drifting copy; building it is
- * O(draws), not O(entrants). Finished draws stay shown for `winnersSeconds` after their winners
- * (or a reroll) were announced, cancelled ones for CANCELLED_SHOWN_MS. SSE clients are bounded
- * (sse.ts). Does not change the engine or read winners' links.
+ * O(draws), not O(entrants). The draws still running (open, closing, in a claim window) come
+ * first, then the results (winners, cancelled), newest first and at most `maxResults` of them:
+ * a result stays for `winnersSeconds` after its winners (or a reroll) were announced, a cancelled
+ * draw for CANCELLED_SHOWN_MS, and leaves then even while the engine still holds the draw. SSE
+ * clients are bounded per client and in all, the oldest evicted (sse.ts). Does not change the
+ * engine or read winners' links.
  */
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import type { DrawView } from '../giveaway/service.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { overlayDraw, type OverlayState } from './overlay-view.js';
+import { overlayDraw, type OverlayDraw, type OverlayState } from './overlay-view.js';
 import { overlayText } from './safe-text.js';
+import { clientKey } from '../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;
@@ -36,10 +40,14 @@ export interface OverlayHubOptions {
   enter: string;
   badge?: string;
   winnersSeconds: number;
+  /** Results shown at most beside the running draws (default 3). */
+  maxResults?: number;
   /** Winners' chat lines to show, when the overlay shows winner chat. */
   winnerChat?: (drawId: string) => readonly { name: string; text: string }[];
   batchMs?: number;
+  /** Streams in all (default 32) and per client (default 8); the oldest is evicted above either (sse.ts). */
   maxClients?: number;
+  maxPerClient?: number;
   /** Extra headers for the SSE response. */
   headers?: Record<string, string>;
 }
@@ -49,10 +57,13 @@ export interface OverlayStats {
   /** Bytes written to one client (every client gets the same frames). */
   bytesPerClient: number;
   clients: number;
+  /** Streams ended to make room for newer ones. */
+  evicted: number;
 }
 
 export class OverlayHub {
-  private readonly shownUntil = new Map<string, number>();
+  /** Result draws: when their result was announced and until when it is shown (engine clock). */
+  private readonly shown = new Map<string, { at: number; until: number }>();
   private readonly expiry = new Set<TimerHandle>();
   private readonly sse: SseHub;
   private readonly batchMs: number;
@@ -67,7 +78,7 @@ export class OverlayHub {
 
   constructor(private readonly options: OverlayHubOptions) {
     this.batchMs = options.batchMs ?? 250;
-    this.sse = new SseHub({ max: options.maxClients ?? 16, headers: options.headers });
+    this.sse = new SseHub({ max: options.maxClients ?? 32, maxPerClient: options.maxPerClient ?? 8, headers: options.headers });
     const ev = options.service.events;
     const dirty = () => this.markDirty();
     const shown = (record: { id: string }) => this.showFor(record.id, options.winnersSeconds * 1000);
@@ -89,16 +100,23 @@ export class OverlayHub {
   /** The overlay's state now. */
   state(): OverlayState {
     const now = this.options.clock.now();
-    const draws = [];
+    const running: OverlayDraw[] = [];
+    const results: { draw: OverlayDraw; at: number }[] = [];
     for (const v of this.options.service.drawViews()) {
-      if (!v.active && !((this.shownUntil.get(v.record.id) ?? 0) > now)) continue;
+      const shown = this.shown.get(v.record.id);
+      const until = shown?.until ?? 0;
+      if (!v.active && !(until > now)) continue;
       const d = overlayDraw(v, {
         enter: this.options.enter,
         ...(this.options.winnerChat ? { winnerChat: this.options.winnerChat } : {}),
       });
-      if (d) draws.push(d);
+      if (!d) continue;
+      if (d.stage === 'winners' || d.stage === 'cancelled') {
+        if (until > now) results.push({ draw: d, at: shown!.at });
+      } else running.push(d);
     }
-    const state: OverlayState = { now, draws };
+    results.sort((a, b) => b.at - a.at); // newest first
+    const state: OverlayState = { now, draws: [...running, ...results.slice(0, this.options.maxResults ?? 3).map((r) => r.draw)] };
     const badge = this.options.badge ? overlayText(this.options.badge, 60) : '';
     if (badge) state.badge = badge;
     return state;
@@ -115,7 +133,7 @@ export class OverlayHub {
   /** `GET /overlay/events`: the SSE stream, starting with the current state. */
   handleEvents(req: IncomingMessage, res: ServerResponse): void {
     const json = JSON.stringify(this.state());
-    this.sse.open(req, res, sseFrame('state', json));
+    this.sse.open(req, res, sseFrame('state', json), clientKey(req));
   }
 
   /** `GET /overlay/state`: the current state as JSON. */
@@ -126,7 +144,7 @@ export class OverlayHub {
   }
 
   stats(): OverlayStats {
-    return { frames: this.frames, bytesPerClient: this.bytes, clients: this.sse.size };
+    return { frames: this.frames, bytesPerClient: this.bytes, clients: this.sse.size, evicted: this.sse.evicted };
   }
 
   close(): void {
@@ -139,10 +157,11 @@ export class OverlayHub {
   }
 
   private showFor(drawId: string, ms: number): void {
-    this.shownUntil.set(drawId, this.options.clock.now() + ms);
+    const now = this.options.clock.now();
+    this.shown.set(drawId, { at: now, until: now + ms });
     const handle = this.options.clock.setTimeout(() => {
       this.expiry.delete(handle);
-      if ((this.shownUntil.get(drawId) ?? 0) <= this.options.clock.now()) this.shownUntil.delete(drawId);
+      if ((this.shown.get(drawId)?.until ?? 0) <= this.options.clock.now()) this.shown.delete(drawId);
       this.markDirty();
     }, ms + 50);
     this.expiry.add(handle);

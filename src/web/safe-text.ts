@@ -4,24 +4,16 @@
  * address or a token replaced. The pages render every string with textContent (never as HTML);
  * this module is the second line: what the overlay receives can never carry a link.
  *
- * Control and format characters go through the shared cleaner (src/shared/plain-text.ts, the one
- * the chat alerts use too). Contract: pure functions; the output never contains `://`, `www.`, an
- * `@` between word characters, or a run of 24+ letters/digits (token-like). Does not escape HTML
- * (the DOM does).
+ * The cleaning and the link scrubber are the shared ones (src/shared/plain-text.ts `linkFreeText`,
+ * the same the chat lines use). Contract: pure functions; the output never contains `://`, `www.`,
+ * a dotted domain-like name, an `@` between word characters, or a run of 24+ letters/digits
+ * (token-like). Does not escape HTML (the DOM does).
  */
-import { plainText } from '../shared/plain-text.js';
-
-const URLISH = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S*/gi;
-const EMAILISH = /[^\s@]+@[^\s@]+\.[^\s@]+/g;
-const DOMAINISH = /\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|gg|tv|me|co|shop|link|ly|xyz|app|dev|store)(?:\/\S*)?\b/gi;
-const TOKENISH = /[A-Za-z0-9_-]{24,}/g;
+import { linkFreeText } from '../shared/plain-text.js';
 
 /** A line of free text for the overlay: links, addresses and token-like runs replaced by `[link]`. */
 export function overlayText(text: string, max = 120): string {
-  return plainText(
-    text.replace(URLISH, '[link]').replace(EMAILISH, '[link]').replace(DOMAINISH, '[link]').replace(TOKENISH, '[…]'),
-    max,
-  );
+  return linkFreeText(text, max);
 }
 
 /** A Twitch display name for the overlay (falls back to the login when the name is empty after cleaning). */

@@ -11,7 +11,8 @@
  *   4. picks: the draw key (v2: HMAC-SHA256 over seed, digest, round, randomness; v1: the seed),
  *      the HMAC-SHA256 counter stream, rejection sampling and weighted picks without replacement
  *      (the procedure in src/giveaway/fairness.ts, implemented again here), compared with the
- *      announced winners and the reroll log.
+ *      announced winners, the picks the account rules set aside (each named with its reason and
+ *      the time of Twitch's answer) and the reroll log.
  * It writes its verdict to `document.body.dataset.verdict` ('verified' | 'failed') and the
  * recomputed winners to #computed-winners (for the page's own tests). Text from the draw (logins,
  * product) is only ever set through textContent.
@@ -35,6 +36,8 @@ export interface PageData {
   entrants: [string, string, number][];
   winners: { userId: string; login: string; pick: number }[];
   rerolls: { replacedUserId: string; replacedLogin: string; newUserId?: string; pick?: number }[];
+  /** Picks the account rules set aside (absent: none, or an older draw). */
+  setAside?: { pick: number; userId: string; login: string; reason: string; at: string }[];
 }
 
 interface El {
@@ -188,23 +191,32 @@ export async function verifyPageData(d: PageData): Promise<{ checks: Check[]; wi
 
   let winners: string[] = [];
   if (key && seed) {
-    const used = d.winners.length + d.rerolls.length;
+    const aside = d.setAside ?? [];
+    const used = d.winners.length + d.rerolls.length + aside.length;
     const seq = await picks(key, d.digest, sorted.map((e) => e[2]), used);
     const byPick = new Map(d.winners.map((w) => [w.pick, w]));
+    const asideAt = new Map(aside.map((a) => [a.pick, a]));
     const problems: string[] = [];
+    if (asideAt.size !== aside.length || aside.some((a, i) => i > 0 && a.pick <= aside[i - 1]!.pick)) problems.push('the set-aside picks are not in pick order');
     if (seq.length < used) problems.push(`the history uses ${used} picks but only ${seq.length} exist`);
     const away = new Map<string, number>();
     for (const r of d.rerolls) away.set(r.replacedUserId, (away.get(r.replacedUserId) ?? 0) + 1);
     seq.forEach((index, p) => {
       const e = sorted[index]!;
       const w = byPick.get(p);
+      const a = asideAt.get(p);
       if (w) {
         if (w.userId !== e[0]) problems.push(`winner at pick ${p} should be ${e[1]}, the history says ${w.login}`);
+        if (a) problems.push(`pick ${p} is both a winner and set aside`);
+      } else if (a) {
+        if (a.userId !== e[0]) problems.push(`pick ${p} is ${e[1]}, but the history says ${a.login} was set aside there`);
       } else if ((away.get(e[0]) ?? 0) > 0) away.set(e[0], away.get(e[0])! - 1);
       else problems.push(`pick ${p} is ${e[1]}, who is neither a winner nor rerolled away`);
     });
+    const taken: number[] = [];
+    for (let p = 0; p < used; p++) if (!asideAt.has(p)) taken.push(p);
     d.rerolls.forEach((r, k) => {
-      const position = d.winners.length + k;
+      const position = taken[d.winners.length + k] ?? -1;
       const drawn = sorted[seq[position] ?? -1];
       if (r.pick !== undefined && r.pick !== position) problems.push(`reroll ${k + 1} took pick ${r.pick}, the next unused pick was ${position}`);
       if (drawn && r.newUserId !== undefined && r.newUserId !== drawn[0]) problems.push(`reroll ${k + 1} names the wrong replacement (pick ${position} is ${drawn[1]})`);
@@ -213,6 +225,8 @@ export async function verifyPageData(d: PageData): Promise<{ checks: Check[]; wi
     });
     winners = [...byPick.entries()].sort((a, b) => a[0] - b[0]).map(([p]) => sorted[seq[p] ?? -1]?.[1] ?? '?');
     add(problems.length === 0, 'Winners', problems.length ? problems.join('; ') : `${used} pick(s) recomputed; winners in pick order: ${winners.join(', ') || '(none)'}${d.rerolls.length ? `; ${d.rerolls.length} reroll(s) took the next picks` : ''}`);
+    if (aside.length)
+      add(problems.length === 0, 'Set aside by the account rules', aside.map((a) => `pick ${a.pick}: ${a.login} (${a.reason}, Twitch answered ${a.at})`).join('; '));
   } else {
     add(false, 'Winners', 'not recomputed: an earlier check failed');
   }

@@ -70,6 +70,9 @@ export function pageData(record: DrawRecord): PageData {
       ...(r.newUserId !== undefined ? { newUserId: r.newUserId } : {}),
       ...(r.pick !== undefined ? { pick: r.pick } : {}),
     })),
+    ...(record.setAside?.length
+      ? { setAside: record.setAside.map((a) => ({ pick: a.pick, userId: a.userId, login: a.login, reason: a.reason, at: a.at })) }
+      : {}),
   };
 }
 

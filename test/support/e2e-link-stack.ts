@@ -52,6 +52,8 @@ export interface LinkStackOptions {
   helix?: LocalStackOptions['helix'];
   /** The bot's clock (e.g. a ManualClock the test advances); default the system clock. */
   clock?: LocalStackOptions['clock'];
+  /** Event intake tuning and storage fault injection. */
+  bot?: LocalStackOptions['bot'];
   /** Extra environment for loadConfig (e.g. HTTP_PORT and GIFTDROP_PUBLIC_URL for the claim page). */
   env?: Record<string, string>;
 }
@@ -124,6 +126,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
     outbox: {},
     ...(options.helix ? { helix: options.helix } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.bot ? { bot: options.bot } : {}),
   });
   const chat = stack.chatServer;
   const mod = chat.viewer('modjo', { mod: true });

@@ -400,13 +400,15 @@ export interface InProcessOptions {
   logLevel?: string;
   /** Event intake tuning and storage fault injection. */
   bot?: LocalStackOptions['bot'];
+  /** More environment for the bot's config (e.g. GIFTDROP_OVERLAY_KEY). */
+  env?: Record<string, string>;
 }
 
 /** The whole stack in this process (startLocalStack): sandbox with 3 s draws, chat server with the bot as mod. */
 export async function startInProcessStack(o: InProcessOptions = {}): Promise<InProcessStack> {
   const temp = o.dataDir ? undefined : await makeTempDir();
   const dataDir = o.dataDir ?? temp!.dir;
-  const base: Config = loadConfig({ env: { DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: o.logLevel ?? 'info' }, dotenv: false, cwd: dataDir });
+  const base: Config = loadConfig({ env: { ...o.env, DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: o.logLevel ?? 'info' }, dotenv: false, cwd: dataDir });
   // The bot's data folder is `dataDir` itself (not DATA_DIR/sandbox), so tests read it directly.
   const config: Config = { ...base, dataDir, settings: fileSchema.parse(o.settings ?? {}) };
   const logs = new LogCapture();

@@ -4,6 +4,7 @@
  * temp dir. The shop fake keeps draw state like Fourthwall does (winners per gift, one finish per
  * draw) and can be scripted to throw ShopError kinds, optionally after applying the call.
  */
+import type { AccountGate } from '../../src/giveaway/account-rules.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -259,6 +260,8 @@ export interface HarnessOptions {
   shop?: FakeShop;
   random?: RandomSource;
   start?: boolean;
+  /** Twitch account rules (the gate over an AccountInfoPort the test provides). */
+  accounts?: AccountGate;
 }
 
 export async function makeTempDir(): Promise<string> {
@@ -288,6 +291,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     logger,
     settings: mergeGiveawaySettings(opts.settings),
     operator,
+    ...(opts.accounts ? { accounts: opts.accounts } : {}),
   });
   if (opts.start !== false) await svc.start();
   return {

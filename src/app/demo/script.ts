@@ -279,7 +279,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
   try {
     // 1. Going live.
     printer.narrate(
-      'The broadcaster goes live on Twitch: the bot saw the stream on the (local) Twitch API (GET /streams) and called PUT /streaming/start on Fourthwall with the stream\'s thumbnail, which opens gifting in the shop. Only followers can win here; lurker_leo never followed.',
+      'The broadcaster goes live on Twitch: the bot saw the stream on the (local) Twitch API (GET /streams) and called PUT /streaming/start on Fourthwall with the stream\'s thumbnail, which opens gifting in the shop. Only followers can win here; lurker_leo never followed, so a pick of lurker_leo is set aside and the next one drawn.',
     );
     let mark = world.mark();
     await world.until(() => world.live && world.botLinesSince(0).some((e) => /LIVE/.test(e.text)), step, 'Fourthwall showing the stream as live');

@@ -2,7 +2,8 @@
  * What the Twitch API shows in the sandbox demo: the broadcaster is already live on the local
  * Helix API when the bot starts, so auto streaming (`streaming.auto`) sets Fourthwall's status at
  * once with the stream's thumbnail; and a followers-only rule, with one demo viewer (lurker_leo)
- * who never followed and is left out at close (announced in chat, recorded with the draw).
+ * who never followed: when a draw picks them, the pick is set aside and the next one drawn
+ * (announced in chat, recorded with the draw).
  * The demo turns both on whatever the settings file says (they need the local Twitch API).
  */
 import type { Config } from '../../config/index.js';

@@ -90,6 +90,8 @@ export interface SandboxControl {
   emitEvent(type: string, data: unknown, options?: { testMode?: boolean }): DeliveryRecord[];
   faults: FaultControl;
   webhookFaults: WebhookFaultControl;
+  /** Lists `GET /webhook-events` oldest first instead of newest first (the API documents no order). */
+  setEventListOrder(order: 'newest-first' | 'oldest-first'): void;
   /** Every delivery so far (live records: they update as attempts happen). */
   readonly deliveries: readonly DeliveryRecord[];
   /** Every request so far. */
@@ -164,6 +166,7 @@ export function createControl(d: ControlDeps): SandboxControl {
       releaseHeld: () => d.hub.releaseHeld(),
       clear: () => d.hub.clearFaults(),
     },
+    setEventListOrder: (order) => void (d.hub.listOrder = order),
     get deliveries() {
       return d.hub.deliveries;
     },

@@ -135,7 +135,11 @@ export class Gifting {
     return draw;
   }
 
-  /** `PUT /gifting/draw/{id}/finish`: one winner per participant, onto AVAILABLE gifts. */
+  /**
+   * `PUT /gifting/draw/{id}/finish`: one winner per participant, onto AVAILABLE gifts; a count
+   * that does not match the available gifts is 400 GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH
+   * `{availableGifts, participants}`, as Fourthwall answers.
+   */
   finish(drawId: string, rawBody: unknown): Record<string, unknown> {
     const body = asObject(rawBody);
     const list = body['participants'];
@@ -153,7 +157,8 @@ export class Gifting {
     if (draw.status !== 'OPEN') throw new ApiError(400, 'GIVEAWAY_DRAW_ALREADY_FINISHED', { drawId });
     const purchase = this.o.state.giftPurchase(draw.giveawayId);
     const available = this.drawGifts(draw, purchase).filter((g) => g.status === 'AVAILABLE' && !g.winner);
-    if (participants.length > available.length) {
+    // One participant per available gift, no more and no fewer (the real service's check).
+    if (participants.length !== available.length) {
       throw new ApiError(400, 'GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH', {
         availableGifts: available.length,
         participants: participants.length,

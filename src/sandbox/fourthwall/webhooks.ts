@@ -67,6 +67,8 @@ export class WebhookHub {
   private held: { records: DeliveryRecord[] }[] = [];
   private closed = false;
   private readonly delivery: WebhookDelivery;
+  /** How `GET /webhook-events` orders its list (the API documents no order: clients must not assume one). */
+  listOrder: 'newest-first' | 'oldest-first' = 'newest-first';
 
   constructor(private readonly o: WebhookHubOptions) {
     this.delivery = new WebhookDelivery({
@@ -213,9 +215,9 @@ export class WebhookHub {
     });
   }
 
-  /** Past events as `GET /webhook-events` lists them (newest first). */
+  /** Past events as `GET /webhook-events` lists them (newest first, or `listOrder`). */
   events(type?: string): Record<string, unknown>[] {
-    return this.deliveries
+    const list = this.deliveries
       .filter((d) => !d.duplicate && (type === undefined || d.type === type))
       .map((d) => ({
         id: d.eventId,
@@ -229,8 +231,8 @@ export class WebhookHub {
         ...(d.error !== undefined && !d.delivered ? { error: d.error } : {}),
         url: d.url,
         webhookId: d.webhookId,
-      }))
-      .reverse();
+      }));
+    return this.listOrder === 'oldest-first' ? list : list.reverse();
   }
 
   /** Stops all delivery work (pending retries and in-flight requests are abandoned). */

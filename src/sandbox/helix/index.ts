@@ -11,9 +11,15 @@
  *   (see `whisper`); `setWhisperDrop(true)` answers 204 without delivering (Twitch's silent drop);
  *   `whispers` records every accepted one.
  * Every call needs `Client-Id` and `Authorization: Bearer <the chat server's current token>`
- * (401 otherwise); answers carry `Ratelimit-Limit`, `Ratelimit-Remaining`, `Ratelimit-Reset`
- * (epoch seconds, per-minute bucket on the injected clock) and a spent bucket answers 429. Errors
- * have Helix's shape `{ error, status, message }`. `setDown(true)` answers 503 to everything.
+ * (401 otherwise). Rate limit as Twitch's: a token bucket of `ratePerMinute` points (default 800)
+ * per client id and user (the sandbox has one user token at a time, refreshed or not: so per
+ * client id), refilled continuously on the injected clock, one point per call; answers carry
+ * `Ratelimit-Limit`, `Ratelimit-Remaining` and `Ratelimit-Reset` (epoch seconds when the bucket is
+ * full again), and an empty bucket answers 429. `latencyMs` delays every answer (real time, like a
+ * network). Errors have Helix's shape `{ error, status, message }`. `setDown(true)` answers 503 to
+ * everything; `failFollowLookups(userId)` answers 503 to the follow lookups of that one user, and
+ * `failNextFollowedUser()` does so for whichever user's follow lookup comes next (a fault for one
+ * pick when the test cannot know the picks).
  * Users unknown to the sandbox get a stable made-up account (created two years before the clock's
  * start), so any chatter can be looked up; tests set their own creation and follow times.
  */
@@ -34,10 +40,12 @@ export interface SandboxHelixAuth {
 export interface SandboxHelixOptions {
   auth: SandboxHelixAuth;
   clock: Clock;
-  /** Requests per minute per token (default 800, like Twitch's). */
+  /** Requests per minute per client id and user (default 800, like Twitch's). */
   ratePerMinute?: number;
   /** Every account follows every channel (since a day after its creation) unless set otherwise (the demo). */
   everyoneFollows?: boolean;
+  /** Delay before every answer, in real milliseconds (default 0), like a network round trip. */
+  latencyMs?: number;
   /** Whispers are answered 204 but not delivered (Twitch's silent drop). Default false; see `setWhisperDrop`. */
   dropWhispers?: boolean;
 }
@@ -78,7 +86,9 @@ export class SandboxHelix {
   private readonly users = new Map<string, SimUser>();
   private readonly follows = new Map<string, Map<string, number | null>>();
   private readonly streams = new Map<string, SimStream>();
-  private readonly buckets = new Map<string, { windowStart: number; used: number }>();
+  private readonly buckets = new Map<string, { points: number; at: number }>();
+  private readonly failingFollows = new Set<string>();
+  private failNextFollow = false;
   private readonly defaultCreatedAt: number;
   private down = false;
   private seq = 1;
@@ -146,15 +156,41 @@ export class SandboxHelix {
     this.down = down;
   }
 
+  /** Follow lookups of `userId` answer 503 until `failFollowLookups(userId, false)` (a fault for one pick). */
+  failFollowLookups(userId: string, failing = true): void {
+    if (failing) this.failingFollows.add(userId);
+    else this.failingFollows.delete(userId);
+  }
+
+  /** The next user whose follow is looked up gets 503 for all its follow lookups (see failFollowLookups). */
+  failNextFollowedUser(): void {
+    this.failNextFollow = true;
+  }
+
+  /** Users whose follow lookups answer 503. */
+  failingFollowUsers(): string[] {
+    return [...this.failingFollows];
+  }
+
   /** Serves `/helix/*`; false for other paths. */
   handle(req: IncomingMessage, res: ServerResponse): boolean {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (!url.pathname.startsWith('/helix/') && url.pathname !== '/helix') return false;
     const path = url.pathname.slice('/helix'.length);
+    const latency = this.o.latencyMs ?? 0;
     const done = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       this.calls.push({ path, status, query: url.search });
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(JSON.stringify(body));
+      const send = () => {
+        if (status === 204) {
+          res.writeHead(204, headers);
+          res.end();
+          return;
+        }
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(body));
+      };
+      if (latency > 0) setTimeout(send, latency);
+      else send();
     };
     const fail = (status: number, error: string, message: string, headers?: Record<string, string>) => done(status, { error, status, message }, headers);
     if (this.down) return fail(503, 'Service Unavailable', ''), true;
@@ -166,7 +202,8 @@ export class SandboxHelix {
     if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     const viewer = this.o.auth.userOf?.(token);
     if (!viewer && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
-    const limits = this.spend(token);
+    // A viewer's token (the claim page's login) has its own bucket, as on Twitch (per client id and user).
+    const limits = this.spend(viewer ? `${this.o.auth.clientId}:${viewer.id}` : this.o.auth.clientId);
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
     const q = url.searchParams;
@@ -179,11 +216,8 @@ export class SandboxHelix {
       });
       req.on('end', () => {
         const r = this.whisper(viewer !== undefined, q, body);
-        if (r.status === 204) {
-          this.calls.push({ path, status: 204, query: url.search });
-          res.writeHead(204, h);
-          res.end();
-        } else fail(r.status, r.error, r.message, h);
+        if (r.status === 204) done(204, undefined, h);
+        else fail(r.status, r.error, r.message, h);
       });
       return true;
     }
@@ -233,6 +267,11 @@ export class SandboxHelix {
       if (!this.o.auth.scopes.includes('moderator:read:followers'))
         return fail(403, 'Forbidden', 'Missing scope: moderator:read:followers'), true;
       const user = q.get('user_id');
+      if (user && this.failNextFollow) {
+        this.failNextFollow = false;
+        this.failingFollows.add(user);
+      }
+      if (user && this.failingFollows.has(user)) return fail(503, 'Service Unavailable', '', h), true;
       const explicit = [...(this.follows.get(b)?.entries() ?? [])].filter((e): e is [string, number] => e[1] !== null);
       const at = user ? this.followedAt(b, user) : undefined;
       const rows = user ? (at !== undefined ? [[user, at] as [string, number]] : []) : explicit.slice(0, 100);
@@ -293,22 +332,23 @@ export class SandboxHelix {
     return this.users.get(id) ?? { id, login: `user${id}`, createdAt: this.defaultCreatedAt };
   }
 
-  private spend(token: string): { ok: boolean; headers: Record<string, string> } {
+  /** One point from the bucket of `key` (refilled at `limit` points a minute, like Twitch's). */
+  private spend(key: string): { ok: boolean; headers: Record<string, string> } {
     const limit = this.o.ratePerMinute ?? 800;
     const now = this.o.clock.now();
-    let b = this.buckets.get(token);
-    if (!b || now - b.windowStart >= 60_000) {
-      b = { windowStart: now, used: 0 };
-      this.buckets.set(token, b);
-    }
-    const ok = b.used < limit;
-    if (ok) b.used++;
+    const b = this.buckets.get(key) ?? { points: limit, at: now };
+    b.points = Math.min(limit, b.points + (Math.max(0, now - b.at) * limit) / 60_000);
+    b.at = now;
+    this.buckets.set(key, b);
+    const ok = b.points >= 1;
+    if (ok) b.points -= 1;
+    const fullAt = now + ((limit - b.points) * 60_000) / limit;
     return {
       ok,
       headers: {
         'ratelimit-limit': String(limit),
-        'ratelimit-remaining': String(limit - b.used),
-        'ratelimit-reset': String(Math.ceil((b.windowStart + 60_000) / 1000)),
+        'ratelimit-remaining': String(Math.floor(b.points)),
+        'ratelimit-reset': String(Math.ceil(fullAt / 1000)),
       },
     };
   }

@@ -7,7 +7,12 @@
  * session) and the engine's answer is shown in #answer; with account rules in force the entrant
  * count and column say the eligible verdict is the chat rules' and name the rules Twitch checks
  * at the close; the page polls `/dashboard/api/state` every second and the lists on demand. No
- * inline script or style (the CSP forbids them).
+ * inline script or style (the CSP forbids them). Only the actions that apply are shown
+ * (`applicable`, mirroring the engine's own refusals): "End now and draw" while a draw takes
+ * entries, "Cancel link giveaway" while a link giveaway is open or in its claim window, "Retry
+ * links" while a link giveaway or gift purchase failed with winners still without links, and
+ * "Reroll" on the winners of a claim window or of a settled giveaway that is not a gift draw
+ * (Fourthwall settles those for good).
  */
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -27,6 +32,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <span id="streaming" class="pill">streaming: ?</span>
   <button id="go-live" type="button">Stream live</button>
   <button id="go-offline" type="button">Stream offline</button>
+  <button id="logout" type="button">Sign out</button>
 </header>
 <div id="answer" role="status" hidden></div>
 <main>
@@ -34,9 +40,9 @@ export const DASHBOARD_HTML = `<!doctype html>
   <h2>Open draws</h2>
   <div id="open"><p class="muted">No draw is open.</p></div>
   <div class="actions">
-    <button id="end" type="button">End now and draw</button>
-    <button id="cancel" type="button">Cancel link giveaway</button>
-    <button id="retry" type="button">Retry links</button>
+    <button id="end" type="button" hidden>End now and draw</button>
+    <button id="cancel" type="button" hidden>Cancel link giveaway</button>
+    <button id="retry" type="button" hidden>Retry links</button>
   </div>
   <h3>Entrants <span id="entrant-count" class="muted"></span></h3>
   <div class="actions"><select id="entrant-draw"></select><input id="entrant-search" type="search" placeholder="search entrants"></div>
@@ -96,7 +102,7 @@ button.small { padding: 2px 8px; font-size: 13px; } button.ghost { background: #
 #answer { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #dcfce7; }
 #answer.bad { background: #fee2e2; }
 .draw { border: 1px solid #e4e0f5; border-radius: 10px; padding: 8px 12px; margin-bottom: 8px; }
-.draw .title { font-weight: 700; } .muted { color: #6b6590; }
+.draw .title { font-weight: 700; } .muted { color: #6b6590; } .checked { color: #1f7a3a; }
 .winner { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
 .link { font-family: ui-monospace, Menlo, monospace; font-size: 12px; background: #f3f0ff; padding: 2px 6px; border-radius: 6px; word-break: break-all; }
 table { width: 100%; border-collapse: collapse; font-size: 14px; } th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eee; }
@@ -112,6 +118,8 @@ export const DASHBOARD_JS = `
 const $ = (id) => document.getElementById(id);
 let selectedProduct = '';
 let state = { draws: [] };
+/** From the history: a giveaway still waits for its links (also one no longer in memory). */
+let linksWaiting = false;
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -164,13 +172,43 @@ function winnerRow(d, w) {
   row.append(el('strong', '', w.displayName), el('span', 'muted', '@' + w.login));
   if (w.claimed === false) row.append(el('span', 'muted', 'not claimed yet'));
   if (w.claimed === true) row.append(el('span', '', 'claimed ✔'));
+  if (w.accountCheck === 'checked') row.append(el('span', 'checked', 'checked with Twitch ✔'));
+  if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
-  const rr = el('button', 'small ghost', 'Reroll');
-  rr.type = 'button';
-  rr.dataset.reroll = w.login;
-  rr.addEventListener('click', () => act('reroll', { login: w.login }));
-  row.append(rr);
+  if (canReroll(d)) {
+    const rr = el('button', 'small ghost', 'Reroll');
+    rr.type = 'button';
+    rr.dataset.reroll = w.login;
+    rr.addEventListener('click', () => act('reroll', { login: w.login }));
+    row.append(rr);
+  }
   return row;
+}
+
+// Which actions apply (the engine refuses the others: giveaway/link-flow.ts, reroll.ts, registry.ts).
+function canReroll(d) {
+  return d.phase === 'claim' || (d.phase === 'done' && d.kind !== 'gift-draw' && d.status !== 'cancelled');
+}
+function applicable(draws) {
+  const active = draws.filter((d) => d.active);
+  const open = active.filter((d) => d.phase === 'open');
+  return {
+    end: open.length,
+    cancel: active.some((d) => d.kind === 'link-giveaway' && (d.phase === 'open' || d.phase === 'claim')),
+    // (the history also says so for a giveaway no longer in memory, e.g. after a restart)
+    retry: linksWaiting || draws.some((d) => d.status === 'failed' && d.kind !== 'gift-draw' && d.winners.length > 0 && d.winners.some((w) => !w.link)),
+  };
+}
+
+const SET_ASIDE_WHY = { 'not-follower': 'not following the channel', 'follow-age': 'followed too recently', 'account-age': 'account too new', unchecked: 'could not be checked with Twitch' };
+
+function setAsideList(list) {
+  const box = el('details', 'set-aside');
+  box.append(el('summary', 'muted', list.length + ' pick' + (list.length === 1 ? '' : 's') + ' set aside by the account rules'));
+  const ul = el('ul', 'log');
+  for (const a of list) ul.append(el('li', '', '@' + a.login + ': ' + (SET_ASIDE_WHY[a.reason] || a.reason) + ' (Twitch answered ' + time(a.at) + ')'));
+  box.append(ul);
+  return box;
 }
 
 function drawBlock(d) {
@@ -180,15 +218,21 @@ function drawBlock(d) {
   const left = d.phase === 'open' ? Math.max(0, Math.ceil((Date.parse(d.closesAt) - state.now) / 1000)) + ' s left' : '';
   box.append(el('div', 'muted', d.kind + ' · ' + d.phase + ' · ' + d.entrants + ' entrants ' + left + (d.claimDeadline && d.phase === 'claim' ? ' · claim until ' + time(d.claimDeadline) : '')));
   for (const w of d.winners) box.append(winnerRow(d, w));
+  if (d.setAside && d.setAside.length) box.append(setAsideList(d.setAside));
   if (d.failure) box.append(el('div', 'muted', 'failed: ' + d.failure));
   return box;
 }
 
 function renderState() {
-  $('status').textContent = state.mode + ' · chat ' + state.chat + ' · #' + state.channel;
+  $('status').textContent = state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') + ' · #' + state.channel;
   const open = state.draws.filter((d) => d.active);
   const recent = state.draws.filter((d) => !d.active && d.winners.length);
   $('open').replaceChildren(...(open.length ? open.map(drawBlock) : [el('p', 'muted', 'No draw is open.')]));
+  const can = applicable(state.draws);
+  $('end').hidden = !can.end;
+  $('end').textContent = can.end > 1 ? 'End all ' + can.end + ' open draws now and draw' : 'End now and draw';
+  $('cancel').hidden = !can.cancel;
+  $('retry').hidden = !can.retry;
   $('recent').replaceChildren(...(recent.length ? recent.map(drawBlock) : [el('p', 'muted', 'No winners yet.')]));
   const sel = $('entrant-draw');
   const want = open.map((d) => d.id).join(',');
@@ -263,6 +307,7 @@ async function loadHistory() {
     $('csv').href = '/dashboard/api/history.csv' + q;
     $('json').href = '/dashboard/api/history.json' + q;
     const h = await getJson('/dashboard/api/history' + q);
+    if (linksWaiting !== (h.linksWaiting === true)) { linksWaiting = h.linksWaiting === true; if (state.mode) renderState(); }
     $('history').tBodies[0].replaceChildren(...h.draws.map((d) => {
       const tr = el('tr');
       tr.dataset.id = d.id;
@@ -312,6 +357,10 @@ $('cancel').addEventListener('click', () => act('cancel'));
 $('retry').addEventListener('click', () => act('retry'));
 $('go-live').addEventListener('click', async () => { await act('stream', { action: 'live' }); loadStreaming(); });
 $('go-offline').addEventListener('click', async () => { await act('stream', { action: 'offline' }); loadStreaming(); });
+$('logout').addEventListener('click', async () => {
+  await fetch('/dashboard/api/logout', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' });
+  location.reload();
+});
 $('entrant-search').addEventListener('input', () => loadEntrants());
 $('entrant-draw').addEventListener('change', () => loadEntrants());
 $('history-search').addEventListener('input', () => loadHistory());

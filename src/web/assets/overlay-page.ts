@@ -5,7 +5,12 @@
  * Contract: the script renders every received string with textContent (never innerHTML), follows
  * `/overlay/events` (EventSource reconnects by itself; after a refusal it reopens every 3 s),
  * and keys the cards by draw so a new frame never restarts a running reveal. Transparent
- * background; sized for a 1920x1080 browser source.
+ * background; laid out for a 1920x1080 browser source and scaled as a whole to any other size
+ * (1280x720 looks the same, smaller). The cards keep the server's order (running draws first,
+ * then the newest results) with CSS `order`, never by moving nodes (that would restart their
+ * animations): running draws sit in the bottom row, drawn above the results, and are always
+ * fully visible; the results fill the rows above, and a result card that would not fit inside
+ * the page is hidden rather than cut off.
  */
 
 export const OVERLAY_HTML = `<!doctype html>
@@ -28,9 +33,12 @@ export const OVERLAY_CSS = `
 html, body { margin: 0; padding: 0; background: transparent; overflow: hidden; }
 body { font: 600 28px/1.25 system-ui, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: #fff;
   text-shadow: 0 2px 4px rgba(0,0,0,.8); }
-#draws { position: fixed; left: 48px; bottom: 48px; right: 48px; display: flex; gap: 32px; align-items: flex-end; flex-wrap: wrap; }
-.card { width: 560px; max-width: calc(50vw - 64px); background: rgba(16, 12, 32, .82); border: 3px solid #8b5cf6;
+#draws { position: fixed; left: 0; bottom: 0; width: 1920px; box-sizing: border-box; padding: 0 48px 48px; display: flex;
+  gap: 32px; align-items: flex-end; flex-wrap: wrap-reverse; transform-origin: left bottom; }
+.card { position: relative; width: 560px; box-sizing: border-box; background: rgba(16, 12, 32, .82); border: 3px solid #8b5cf6;
   border-radius: 20px; padding: 24px 28px; box-shadow: 0 8px 32px rgba(0,0,0,.45); animation: pop .35s ease-out; }
+.card.running { z-index: 2; }
+.card.offscreen { visibility: hidden; }
 .card[data-stage="winners"], .card[data-stage="claim"] { border-color: #facc15; }
 .card[data-stage="cancelled"] { border-color: #64748b; opacity: .85; }
 .head { display: flex; gap: 20px; align-items: center; }
@@ -158,17 +166,36 @@ function apply(state) {
   current = state;
   skew = state.now - Date.now();
   const seen = new Set();
-  for (const d of state.draws) {
+  state.draws.forEach((d, i) => {
     seen.add(d.key);
     let c = cards.get(d.key);
     if (!c) { c = makeCard(d); cards.set(d.key, c); drawsEl.append(c.root); }
     renderCard(c, d);
-  }
+    c.root.style.order = String(i);
+    c.running = d.stage === 'open' || d.stage === 'closing' || d.stage === 'claim';
+    c.root.classList.toggle('running', c.running);
+  });
   for (const [key, c] of cards) if (!seen.has(key)) { c.root.remove(); cards.delete(key); }
   badgeEl.textContent = state.badge || '';
   badgeEl.hidden = !state.badge || state.draws.length > 0;
+  fit();
   tick();
 }
+
+// The layout is 1920x1080; other sizes get it scaled. A result card that is not wholly inside
+// the page is hidden (its layout box is measured, so the pop animation's scale does not count).
+function fit() {
+  const s = Math.min(innerWidth / 1920, innerHeight / 1080);
+  drawsEl.style.transform = s === 1 ? '' : 'scale(' + s + ')';
+  const box = drawsEl.getBoundingClientRect();
+  for (const c of cards.values()) {
+    const top = box.top + c.root.offsetTop * s;
+    const left = box.left + c.root.offsetLeft * s;
+    const inside = top >= -0.5 && left >= -0.5 && top + c.root.offsetHeight * s <= innerHeight + 0.5 && left + c.root.offsetWidth * s <= innerWidth + 0.5;
+    c.root.classList.toggle('offscreen', !inside && !c.running);
+  }
+}
+addEventListener('resize', fit);
 
 function tick() {
   const now = Date.now() + skew;

@@ -1,0 +1,72 @@
+/**
+ * Nothing a supporter types becomes a link in chat, end to end: a gifter and a donor named with a
+ * URL (and a gift message holding one) reach the real bot through signed sandbox webhooks; every
+ * line the bot says in the local chat server (the draw-open line, the alert, the winners line, the
+ * nobody-entered line, with templates that name the gifter and the message) carries none of it,
+ * while the rest of the line is still said. The scrubber itself (src/shared/plain-text.ts) is
+ * checked on the shapes Twitch's link filter reads as links.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { linkFreeText } from '../src/shared/plain-text.js';
+import { startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+
+const GIFTER = 'Claim-your-prize-at-www.phish.example';
+const GIFTER_2 = 'free-merch.example/claim';
+const DONOR = 'https://free-merch-claim.example/login?twitch=1';
+const MESSAGE = 'grab yours at phish.example/gift now';
+const LINKISH = /phish|free-merch|:\/\/|www\.|\.example/i;
+
+describe('the link scrubber', () => {
+  it('replaces every link shape, keeps ordinary names', () => {
+    for (const s of [GIFTER, GIFTER_2, DONOR, MESSAGE, 'HTTPS://X.Y', 'evil.com', 'bit.ly/abc', 'a\u200bwww.\u200bphish.example', 'me@phish.example', 'sub.domain.gg/path?x=1']) {
+      const out = linkFreeText(s, 80, ' ');
+      expect(out, s).not.toMatch(LINKISH);
+      expect(out, s).not.toMatch(/[a-z0-9-]\.[a-z]{2,}/i);
+      expect(out, s).toContain('[link]');
+    }
+    for (const s of ['generous_fan', 'Dora the Donor', 'v2.0 fan', 'J. Doe']) expect(linkFreeText(s, 80, ' ')).toBe(s);
+  });
+});
+
+describe('chat lines', { timeout: 120_000 }, () => {
+  let s: LinkStack;
+  afterAll(async () => {
+    await s?.close(true);
+  });
+
+  it('a gifter or donor named with a URL never puts it in any chat line', async () => {
+    s = await startLinkStack({
+      settings: {
+        messages: {
+          drawOpened: 'OPEN {gifter} gifted {count}x {product}: {message}. Type {enter}!',
+          purchaseOpened: 'OPEN {gifter} gifted {count}x {product}: {message}. Type {enter}!',
+          winners: 'WON {product} from {gifter}: {winners}. {delivery}',
+          noEntrants: 'NOBODY for {product} from {gifter}',
+        },
+        alerts: { giftPurchase: { enabled: true, template: 'GIFT by {user}: {products}' }, donation: { template: 'DONATION by {user}' } },
+      },
+      fourthwall: { drawDurationSeconds: 3 },
+    });
+    s.fw.control.setLive(true, { broadcasterId: s.chat.channelId, broadcasterLogin: s.chat.channel });
+    const from = s.mark();
+
+    s.fw.control.shop.donate({ username: DONOR, amount: 5 });
+    expect(await s.nextBotLine(/^DONATION by/, from)).toBe('DONATION by [link]');
+
+    // a draw one viewer enters: open line, alert, winners line
+    s.fw.control.simulateGiftPurchase({ quantity: 1, username: GIFTER, message: MESSAGE, durationSeconds: 3 });
+    const open = await s.nextBotLine(/^OPEN /, from);
+    expect(open).toMatch(/^OPEN \S*\[link\] gifted 1x .+: .*\[link\].*\. Type !enter!$/);
+    s.enter(['winner_one']);
+    expect(await s.nextBotLine(/^WON /, from, 30_000)).toMatch(/^WON .+ from \S*\[link\]: @winner_one\./);
+
+    // a draw nobody enters
+    s.fw.control.simulateGiftPurchase({ quantity: 1, username: GIFTER_2, durationSeconds: 3 });
+    expect(await s.nextBotLine(/^NOBODY /, from, 30_000)).toMatch(/^NOBODY for .+ from \[link\]$/);
+    expect(await s.nextBotLine(/^GIFT by /, from)).toMatch(/^GIFT by \S*\[link\]: /);
+
+    const lines = s.botLines(from);
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    for (const line of lines) expect(line, line).not.toMatch(LINKISH);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The overlay's layout in a real headless Chromium (issue 32), after five draws in a row through
+ * the local sandboxes: four link giveaways drawn one after another (their results stay on screen
+ * for `overlay.winnersSeconds`), then a gift draw left open with its newest entrants listed. At
+ * 1920x1080 and at 1280x720: the open draw's whole card is inside the viewport and drawn on top
+ * (the topmost element at its corners is the card), at most `overlay.maxResults` (default 3)
+ * results are shown, newest first (the oldest left), and no card that is visible is cut off by the
+ * page's edges. Screenshots of both sizes go to the folder the test prints.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
+import { logins, setShopLive, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
+
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+const inside = (b: Box, w: number, h: number) => b.x >= -0.5 && b.y >= -0.5 && b.x + b.width <= w + 0.5 && b.y + b.height <= h + 0.5;
+
+describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 }, () => {
+  let browser: TestBrowser;
+  let s: InProcessStack;
+  const results: string[] = [];
+  let openId: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    s = await startInProcessStack({ settings: { overlay: { winnerChat: true } } });
+    setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
+    // four link giveaways, each drawn at once, one after another
+    for (let i = 0; i < 4; i++) {
+      const opened = new Promise<string>((resolve) => s.bot.service.events.once('draw-opened', (r) => resolve(r.id)));
+      s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 2 300');
+      const id = await opened;
+      for (const n of logins(`g${i}x`, 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+      await waitUntil(() => (s.bot.service.drawViews().find((v) => v.record.id === id)?.entrants.size ?? 0) === 3, 5000, 'three entrants');
+      const finished = new Promise<void>((resolve) => {
+        const on = (r: { id: string }) => r.id === id && (s.bot.service.events.off('draw-finished', on), resolve());
+        s.bot.service.events.on('draw-finished', on);
+      });
+      s.chatServer.inject(s.chatServer.broadcaster, '!giveaway end');
+      await finished;
+      results.push(id);
+    }
+    // the fifth: a gift draw, open, with more entrants than its card lists
+    const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 300 });
+    openId = draw['id'] as string;
+    await waitUntil(() => s.bot.service.drawViews().some((v) => v.record.id === openId && v.active), 10_000, 'the gift draw open');
+    for (const n of logins('open_fan_longname_', 9)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
+    await waitUntil(() => (s.bot.service.drawViews().find((v) => v.record.id === openId)?.entrants.size ?? 0) === 9, 5000, 'nine entrants');
+  }, 150_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  async function check(page: Page, width: number, height: number): Promise<void> {
+    await page.setViewportSize({ width, height });
+    await page.goto(`${s.bot.http.url}/overlay`);
+    const open = page.locator(`.card[data-key="${openId}"]`);
+    await open.waitFor();
+    await poll(() => open.locator('.count').textContent()).toBe('9 entrants');
+    // the newest three results, newest first, beside the open draw; the oldest has left
+    await poll(() => page.locator('.card').evaluateAll((cards) => cards.map((c) => (c as unknown as { dataset: { key: string } }).dataset.key))).toHaveLength(4);
+    const order = await page.locator('.card').evaluateAll((cards) =>
+      cards.map((c) => ({ key: (c as unknown as { dataset: { key: string } }).dataset.key, order: Number((c as unknown as { style: { order: string } }).style.order) })),
+    );
+    expect(order.sort((a, b) => a.order - b.order).map((c) => c.key)).toEqual([openId, results[3], results[2], results[1]]);
+    // once the pop animations are over, the open card is wholly inside the viewport
+    await poll(async () => inside((await open.boundingBox())!, width, height)).toBe(true);
+    const box = (await open.boundingBox())!;
+    expect(box.width).toBeGreaterThan(width * 0.2);
+    // and on top: near each of its corners (inside the rounded border) the topmost element belongs to it
+    const key = openId;
+    for (const [x, y] of [
+      [box.x + 24, box.y + 24],
+      [box.x + box.width - 24, box.y + 24],
+      [box.x + 24, box.y + box.height - 24],
+      [box.x + box.width - 24, box.y + box.height - 24],
+    ] as const) {
+      const owner = await page.evaluate(
+        `(() => { const e = document.elementFromPoint(${x}, ${y}); const c = e && e.closest('.card'); return c ? c.dataset.key : null; })()`,
+      );
+      expect(owner, `the element at ${x},${y}`).toBe(key);
+    }
+    // no visible card is cut off by the page's edges
+    const cards = page.locator('.card');
+    let visible = 0;
+    for (let i = 0; i < (await cards.count()); i++) {
+      const c = cards.nth(i);
+      if ((await c.evaluate((e) => (e as unknown as { classList: { contains(x: string): boolean } }).classList.contains('offscreen'))) === true) continue;
+      visible += 1;
+      expect(inside((await c.boundingBox())!, width, height), `card ${i} inside ${width}x${height}`).toBe(true);
+    }
+    expect(visible).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: join(screenshotDir(), `overlay-five-draws-${width}x${height}.png`), omitBackground: true });
+  }
+
+  it('1920x1080: the open draw whole and on top, at most three results, none cut off', async () => {
+    const page = await browser.context.newPage();
+    await check(page, 1920, 1080);
+    await page.close();
+  });
+
+  it('1280x720: the same, scaled', async () => {
+    const page = await browser.context.newPage();
+    await check(page, 1280, 720);
+    await page.close();
+  });
+});
