@@ -50,7 +50,7 @@ function openClient(url: string, onState: (state: { draws: { key: string; entran
           const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
           if (!frame.startsWith('event: state') || !data) continue;
           c.frames += 1;
-          onState(JSON.parse(data), at);
+          onState(JSON.parse(data) as Parameters<typeof onState>[0], at);
         }
       });
       resolve(c);

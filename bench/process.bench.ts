@@ -65,7 +65,7 @@ async function startBotProcess(servers: LocalServers, cmd: string, args: string[
   const env = { HOME: process.env.HOME ?? '/tmp', ...botProcessEnv(servers, { dataDir, httpPort: port }) };
   const t0 = performance.now();
   const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.resume();
+  child.stderr.resume();
   const deadline = t0 + 30_000;
   while (!(await healthy(port))) {
     if (child.exitCode !== null) throw new Error(`${cmd} ${args.join(' ')} exited with ${child.exitCode} before /healthz answered`);

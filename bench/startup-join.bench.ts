@@ -51,7 +51,7 @@ async function timeToJoin(servers: LocalServers, cmd: string, args: string[], en
   });
   const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
   const failed = exited(child).then(() => {
     throw new Error(`${cmd} ${args.join(' ')} exited (${child.exitCode}) before joining: ${err}`);
   });

@@ -55,7 +55,10 @@ function descendants(pid: number): number[] {
   const table = processTable();
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [child, parent] of table) if (parent === p) (out.push(child), walk(child));
+    for (const [child, parent] of table) if (parent === p) {
+      out.push(child);
+      walk(child);
+    }
   };
   walk(pid);
   return out;
@@ -73,7 +76,7 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   const child = spawn(command, args, { cwd, env: { HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
-  for (const s of [child.stdout!, child.stderr!])
+  for (const s of [child.stdout, child.stderr])
     createInterface({ input: s }).on('line', (l) => {
       lines.push(l);
       for (const w of waiters) w();

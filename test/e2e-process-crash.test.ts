@@ -131,7 +131,7 @@ describe('the real bot process, killed and restarted', () => {
     await waitUntil(() => journaledEntrants(dataDir, drawId).length === 5, 5000, 'five entries journaled');
     // the bot picked, persisted its winners and sent them; the sandbox holds the request unanswered
     await waitUntil(() => finishCalls(servers.fourthwall, drawId).some((r) => r.status === 'hung'), 10_000, 'finish in flight');
-    const persisted = (await waitForDrawStatus(dataDir, drawId, ['drawing']))!;
+    const persisted = (await waitForDrawStatus(dataDir, drawId, ['drawing']));
     expect(persisted.finishInFlight).toBe(true);
     expect(persisted.winners).toHaveLength(2);
     expect(sandboxDraw(servers.fourthwall, drawId).status).toBe('OPEN');

@@ -27,7 +27,7 @@ function run(env: Record<string, string>): Proc {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
-  for (const s of [child.stdout!, child.stderr!]) {
+  for (const s of [child.stdout, child.stderr]) {
     createInterface({ input: s }).on('line', (l) => {
       lines.push(l);
       for (const w of [...waiters]) w();

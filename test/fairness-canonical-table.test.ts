@@ -8,12 +8,13 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalise, runToEnd, type ListRows } from '../src/giveaway/canonical.js';
+import { canonicalise, type ListRows } from '../src/giveaway/canonical.js';
+import { runToEnd } from '../src/giveaway/steps.js';
 import { canonicaliseTable } from '../src/giveaway/canonical-table.js';
 import { digitKey, sortByDigitKeys, writeDigits } from '../src/giveaway/digit-keys.js';
 import { EntrantTable } from '../src/giveaway/entrant-table.js';
 import { freezeEntrantTable } from '../src/giveaway/freeze.js';
-import type { Entrant, FrozenEntrant } from '../src/giveaway/ports.js';
+import type { Entrant } from '../src/giveaway/ports.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
 import { reference, rng } from './support/canonical-reference.js';

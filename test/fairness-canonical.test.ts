@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FairnessError, canonicalise, runSliced, runToEnd } from '../src/giveaway/canonical.js';
+import { FairnessError, canonicalise } from '../src/giveaway/canonical.js';
+import { runSliced, runToEnd } from '../src/giveaway/steps.js';
 import { readDigitKey } from '../src/giveaway/digit-keys.js';
 import { applyEligibility } from '../src/giveaway/eligibility.js';
 import { EntrantTable } from '../src/giveaway/entrant-table.js';
@@ -210,7 +211,7 @@ describe('storage formats stay byte-identical', () => {
     const extra = { ...e, note: 'kept' } as Entrant;
     expect(entrantLine(extra)).toBe(JSON.stringify(extra));
     const { userId, ...rest } = e;
-    const reordered = { ...rest, userId } as Entrant;
+    const reordered = { ...rest, userId };
     expect(entrantLine(reordered)).toBe(entrantLine(e));
   });
 });

@@ -24,7 +24,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-const paidOrder = (): Order => ({ ...F.orderFixture(), source: { type: 'ORDER' } }) as unknown as Order;
+const paidOrder = (): Order => ({ ...F.orderFixture(), source: { type: 'ORDER' } });
 
 async function train(state: Record<string, unknown>, findDeparture?: (since: string) => Promise<string | undefined>) {
   const dir = await makeTempDir();

@@ -65,12 +65,12 @@ describe('sandbox:chat CLI', () => {
       identity: { username: first.botLogin, password: `oauth:${first.token}` },
       channels: [],
       logger: quiet,
-    } as tmi.Options);
+    });
     const got: [Record<string, unknown>, string][] = [];
     const firstMessage = new Promise<void>((resolve) => {
       client.on('message', (_ch, tags, text, self) => {
         if (self) return;
-        got.push([tags as Record<string, unknown>, text]);
+        got.push([tags, text]);
         resolve();
       });
     });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger } from '../src/logging/index.js';
-import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
+import { startChatServer } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { HelixClient, HelixError } from '../src/twitch/helix.js';

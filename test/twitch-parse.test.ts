@@ -16,8 +16,8 @@ function tmiListenerArgs(...lines: string[]): { channel: string; tags: TmiTags; 
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
   });
   const out: { channel: string; tags: TmiTags; text: string; self: boolean }[] = [];
-  client.on('message', (channel, tags, text, self) => out.push({ channel, tags: tags as TmiTags, text, self }));
-  client.on('cheer', (channel, tags, text) => out.push({ channel, tags: tags as TmiTags, text, self: false }));
+  client.on('message', (channel, tags, text, self) => out.push({ channel, tags: tags, text, self }));
+  client.on('cheer', (channel, tags, text) => out.push({ channel, tags: tags, text, self: false }));
   (client as unknown as { _onMessage(e: { data: string }): void })._onMessage({ data: lines.join('\r\n') });
   return out;
 }

@@ -40,19 +40,6 @@ async function server(options: Parameters<typeof startChatServer>[0] = {}): Prom
   return s;
 }
 
-/** Resolves once `count()` reaches `n`, re-checked on every `event` of `emitter`. */
-function whenCount(emitter: { on(e: string, f: () => void): unknown; off(e: string, f: () => void): unknown }, event: string, count: () => number, n: number): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (count() < n) return;
-      emitter.off(event, check);
-      resolve();
-    };
-    emitter.on(event, check);
-    check();
-  });
-}
-
 describe('start-up connection', () => {
   it('chat server down at start, then up: retried with backoff and one status line per attempt, then connected', async () => {
     const port = await freePort();

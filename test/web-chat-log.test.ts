@@ -14,7 +14,7 @@ import { IdSketch } from '../src/web/id-sketch.js';
 import { sandboxRecord } from './support/beacon-vectors.js';
 
 function line(userId: string, text: string): ChatMessage {
-  return { channel: 'giftdrop_demo', userId, login: `user${userId}`, displayName: `User${userId}`, text, sentAt: 0, self: false, roles: { ...noRoles }, id: '', bits: 0, action: false } as ChatMessage;
+  return { channel: 'giftdrop_demo', userId, login: `user${userId}`, displayName: `User${userId}`, text, sentAt: 0, self: false, roles: { ...noRoles }, id: '', bits: 0, action: false };
 }
 
 function setup() {

@@ -137,7 +137,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
 
     // CSV download
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
-    const csv = await readFile((await download.path())!, 'utf8');
+    const csv = await readFile((await download.path()), 'utf8');
     expect(download.suggestedFilename()).toBe('giftdrop-history.csv');
     const lines = csv.trim().split('\n').filter((l) => l.includes(id));
     expect(lines).toHaveLength(2);

@@ -7,7 +7,7 @@
 import type { Config } from '../config/index.js';
 import { FourthwallClient, type AuthConfig, type FourthwallClientOptions, type WebhookEvent } from '../fourthwall/index.js';
 import { GiveawayService } from '../giveaway/service.js';
-import type { PrivateDelivery } from '../giveaway/announcer.js';
+import type { PrivateDelivery } from '../giveaway/ports.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
 import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
 import type { Logger } from '../logging/index.js';
@@ -231,7 +231,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   let earlyDropped = 0;
   chat.on('message', (msg: ChatMessage) => {
     if (!early) return handleLine(msg);
-    if (early.length >= EARLY_LINES_MAX) (early.shift(), earlyDropped++);
+    if (early.length >= EARLY_LINES_MAX) {
+      early.shift();
+      earlyDropped++;
+    }
     early.push(msg);
   });
 
@@ -376,7 +379,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     throw err;
   }
   const httpServer = http;
-  const operatorPages = pages!;
+  const operatorPages = pages;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
 
   void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));

@@ -3,7 +3,7 @@
  * command registry's names. Pure: no I/O.
  */
 import type { FileSettings } from '../config/index.js';
-import { mergeGiveawaySettings, type GiveawaySettings, type MessageTemplates } from '../giveaway/settings.js';
+import { mergeGiveawaySettings, type GiveawaySettings } from '../giveaway/settings.js';
 import { defaultGiveawaySettings } from '../giveaway/settings.js';
 import { GiftdropError } from '../shared/errors.js';
 
@@ -52,6 +52,6 @@ export function giveawaySettingsFrom(file: FileSettings): GiveawaySettings {
     eligibility: file.eligibility,
     luck: { subscriberMultiplier: file.luck.subscriberMultiplier, tiers: file.luck.tiers },
     reminders: file.reminders,
-    messages: file.messages as Partial<MessageTemplates>,
+    messages: file.messages,
   });
 }

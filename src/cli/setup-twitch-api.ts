@@ -12,7 +12,7 @@ import { accountRulesActive } from '../giveaway/account-rules.js';
 import { accountRulesFrom } from '../app/twitch-api.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
-import type { SetupItem } from './setup.js';
+import type { SetupItem } from './setup-item.js';
 import { claimRedirectUri } from '../app/claim.js';
 import { WHISPER_SCOPE } from '../twitch/whispers.js';
 

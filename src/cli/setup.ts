@@ -36,17 +36,7 @@ import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../app/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
-
-/** The outcome of one checked item. */
-export interface SetupItem {
-  name: string;
-  /** ok: passes; fail: must be fixed; warn: works but worth a look; skip: could not be checked. */
-  status: 'ok' | 'fail' | 'warn' | 'skip';
-  /** What was found, or what to fix. */
-  detail: string;
-  /** A required item that is not `ok` (or `warn`) makes setup fail. */
-  required: boolean;
-}
+import type { SetupItem } from './setup-item.js';
 
 export interface SetupOptions {
   config: Config;

@@ -197,8 +197,8 @@ export class CommandRegistry {
     };
     try {
       const result = command.execute(ctx);
-      if (result && typeof (result as Promise<void>).then === 'function') {
-        (result as Promise<void>).then(undefined, (err: unknown) => this.failed(slot, msg, err));
+      if (result && typeof (result).then === 'function') {
+        (result).then(undefined, (err: unknown) => this.failed(slot, msg, err));
       }
     } catch (err) {
       this.failed(slot, msg, err);

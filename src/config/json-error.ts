@@ -46,7 +46,10 @@ export function jsonErrorAt(text: string): JsonErrorPlace | undefined {
         const e = text[i];
         if (e === 'u') {
           i++;
-          for (let k = 0; k < 4; k++) (/[0-9a-fA-F]/.test(text[i] ?? '') ? i++ : fail());
+          for (let k = 0; k < 4; k++) {
+            if (/[0-9a-fA-F]/.test(text[i] ?? '')) i++;
+            else fail();
+          }
         } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i++;
         else fail();
       } else i++;

@@ -207,7 +207,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
         const delivery = await this.set(record.id, w.userId, { announcedAt: iso(now) });
         if (!delivery) continue;
         const view = toView(record, w, delivery);
-        if (this.whispersOn()) this.whisper(view, 'prize');
+        if (this.whispersOn()) void this.whisper(view, 'prize'); // (it logs its own failure)
       } catch (err) {
         this.log.error({ err, drawId: record.id, userId: w.userId }, 'could not record a prize delivery');
       }

@@ -325,7 +325,7 @@ export class FourthwallTransport {
       try {
         const { request, dispatcher } = await this.transport();
         const res = await request(url, {
-          method: call.method as Dispatcher.HttpMethod,
+          method: call.method,
           headers,
           body,
           dispatcher,

@@ -47,7 +47,7 @@ function text(v: unknown): string | undefined {
     return s === '' ? undefined : s;
   }
   if (Array.isArray(v)) return text(v[0]);
-  if (typeof v === 'object' && '#text' in (v as object)) return text((v as Record<string, unknown>)['#text']);
+  if (typeof v === 'object' && '#text' in (v)) return text((v as Record<string, unknown>)['#text']);
   return undefined;
 }
 

@@ -31,7 +31,6 @@ import {
   type GiftPurchase,
   type Order,
   type Product,
-  type Promotion,
   type ThankYou,
 } from './schemas.js';
 

@@ -12,16 +12,9 @@
 import type { Clock } from '../shared/clock.js';
 import { linkFreeText } from '../shared/plain-text.js';
 import { mentionList, render, secondsLeft, type TemplateValues } from './messages.js';
-import type { ChatPort, DrawRecord, OperatorPort, SayPriority, Winner } from './ports.js';
+import type { ChatPort, DrawRecord, OperatorPort, PrivateDelivery, SayPriority, Winner } from './ports.js';
 import type { DrawSession } from './session.js';
 import type { GiveawaySettings } from './settings.js';
-
-/** How private links reach the winners: whispers, the claim page, or the streamer by hand. */
-export interface PrivateDelivery {
-  via: 'whisper' | 'claim' | 'streamer';
-  /** The claim page's address (`<GIFTDROP_PUBLIC_URL>/claim`), when there is one. */
-  claimUrl?: string;
-}
 
 /**
  * The supporter's name as chat says it: what they typed at Fourthwall, never as a link (the bot is

@@ -3,10 +3,9 @@
  * object graphs and without blocking: validation, the sort into user-id code-unit order, the
  * duplicate check, the digest and the weights in canonical order.
  *
- * Contract: `canonicalise` is a generator that does the work in chunks and yields between them;
- * `runToEnd` drives it synchronously (verify, tests), `runSliced` drives it on the event loop,
- * yielding to I/O whenever a slice has run for its budget, so a million entrants never block the
- * loop for long. The outcome is the procedure's, exactly: the same order and digest as sorting
+ * Contract: `canonicalise` is a generator that does the work in chunks and yields between them
+ * (steps.ts drives it: `runToEnd` synchronously, `runSliced` on the event loop, so a million
+ * entrants never block the loop for long). The outcome is the procedure's, exactly: the same order and digest as sorting
  * with JavaScript's default string order and hashing `userId \t login \t weight \n` lines.
  * Twitch's decimal ids (up to 15 digits) are sorted on their digit keys with the LSD radix sort
  * of digit-keys.ts (the same one the entrant table's freeze uses); any other id falls back to a
@@ -14,10 +13,10 @@
  * eligibility, pick winners or store anything.
  */
 import { createHash } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ByteChunks } from '../shared/byte-chunks.js';
 import { GiftdropError } from '../shared/errors.js';
 import { readDigitKey, sortByDigitKeys } from './digit-keys.js';
+import type { Steps } from './steps.js';
 
 /** Raised when fairness inputs are invalid (bad seed, duplicate entrant, bad weight...). */
 export class FairnessError extends GiftdropError {
@@ -45,32 +44,8 @@ export interface Canonical {
   bytes: Buffer[];
 }
 
-/** Work in steps: a generator that yields between chunks and returns its result. */
-export type Steps<T> = Generator<void, T, void>;
-
 const CHUNK = 4096;
 const TAB_CR_LF = /[\t\r\n]/;
-
-/** Runs `steps` to the end synchronously. */
-export function runToEnd<T>(steps: Steps<T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
-
-/** Runs `steps` on the event loop, letting I/O run whenever a slice has taken `budgetMs`. */
-export async function runSliced<T>(steps: Steps<T>, budgetMs = 8): Promise<T> {
-  let sliceStart = performance.now();
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    if (performance.now() - sliceStart >= budgetMs) {
-      await nextTurn();
-      sliceStart = performance.now();
-    }
-  }
-}
 
 export function checkField(value: unknown, name: string, index: number): string {
   if (typeof value !== 'string' || value.length === 0) {

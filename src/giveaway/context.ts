@@ -9,10 +9,9 @@ import type { EventEmitter } from 'node:events';
 import type { Clock } from '../shared/clock.js';
 import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
-import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
+import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, OperatorPort, PrivateDelivery, ShopPort, Winner } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 import type { AccountGate } from './account-rules.js';
-import type { PrivateDelivery } from './announcer.js';
 
 /**
  * Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets): counts

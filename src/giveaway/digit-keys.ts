@@ -12,7 +12,7 @@
  * has hi = 0); `readDigitKey` reads a key without writing a column. `sortByDigitKeys` is stable and works in slices (a generator, see canonical.ts
  * Steps); `writeDigits` writes an id's ASCII digits from its key. Owns nothing else.
  */
-import type { Steps } from './canonical.js';
+import type { Steps } from './steps.js';
 
 /** Sets key[0] (hi) and key[1] (lo) to the key of `id`; false (key unchanged) when `id` is not 1-15 decimal digits. */
 export function readDigitKey(id: string, key: Uint32Array): boolean {

@@ -47,7 +47,7 @@ export function surelyEligibleRows(
   // Lengths of the logins the rules compare with (lower-cased, as excluder does).
   const named = [id.channelLogin.toLowerCase(), id.botLogin.toLowerCase(), ...rules.excludeLogins.map((l) => l.toLowerCase().replace(/^@/, ''))];
   // ASCII named logins by length (a non-ASCII one cannot equal a lower-cased ASCII login).
-  const byLength: (Buffer[] | undefined)[] = new Array(256);
+  const byLength = new Array<Buffer[] | undefined>(256);
   for (const login of named) {
     if (login.length >= 256 || !/^[\x00-\x7f]*$/.test(login)) continue;
     (byLength[login.length] ??= []).push(Buffer.from(login, 'latin1'));

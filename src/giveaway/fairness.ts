@@ -83,7 +83,8 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { RandomSource } from '../shared/random.js';
-import { FairnessError, canonicalise, checkWeight, runToEnd, type Steps } from './canonical.js';
+import { FairnessError, canonicalise, checkWeight } from './canonical.js';
+import { runToEnd, type Steps } from './steps.js';
 import type { FrozenEntrant } from './ports.js';
 
 export { FairnessError } from './canonical.js';
@@ -129,7 +130,7 @@ export function freezeEntrants(
       weight: (i) => entrants[i]!.weight,
     }),
   );
-  const frozen: FrozenEntrant[] = new Array(order.length);
+  const frozen = new Array<FrozenEntrant>(order.length);
   for (let p = 0; p < order.length; p++) {
     const e = entrants[order[p]!]!;
     frozen[p] = { userId: e.userId, login: e.login, weight: e.weight };

@@ -10,7 +10,8 @@
  * change afterwards (entrant tables only grow while open; a closed draw's table is final).
  * Does not: validate (canonical.ts did at close) or store anything.
  */
-import { runToEnd, canonicalise, type Canonical, type ListRows } from './canonical.js';
+import { canonicalise, type Canonical, type ListRows } from './canonical.js';
+import { runToEnd } from './steps.js';
 import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from './ports.js';
 
 export class FrozenList implements FrozenRows {
@@ -79,7 +80,7 @@ export class FrozenList implements FrozenRows {
 
   /** The whole list as objects (small lists, tests and exports only). */
   toArray(): FrozenEntrant[] {
-    const out: FrozenEntrant[] = new Array(this.length);
+    const out = new Array<FrozenEntrant>(this.length);
     for (let p = 0; p < this.length; p++) out[p] = this.entrant(p);
     return out;
   }

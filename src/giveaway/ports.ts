@@ -3,7 +3,7 @@
  * fourthwall/ and storage/ implement them; main.ts wires them. This file imports only shared/ (and
  * entrant-rows.ts, the row views storage reads, which does too).
  */
-import type { ChatMessage, ChatRoles } from '../shared/chat.js';
+import type { ChatRoles } from '../shared/chat.js';
 import { GiftdropError } from '../shared/errors.js';
 import type { EntrantRows } from './entrant-rows.js';
 
@@ -145,6 +145,13 @@ export class ShopError extends GiftdropError {
 // ---------------------------------------------------------------------------------------------
 // Operator console
 // ---------------------------------------------------------------------------------------------
+/** How private links reach the winners: whispers, the claim page, or the streamer by hand. */
+export interface PrivateDelivery {
+  via: 'whisper' | 'claim' | 'streamer';
+  /** The claim page's address (`<GIFTDROP_PUBLIC_URL>/claim`), when there is one. */
+  claimUrl?: string;
+}
+
 /**
  * The streamer's console: lines printed directly (not logged). Private giveaway links go here;
  * `secret` marks a line that carries a bearer link; `drawId` says which draw it belongs to (where

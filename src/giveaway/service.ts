@@ -41,7 +41,7 @@ import { Finalizer } from './finalize.js';
 import { LinkFlow, type ActionResult } from './link-flow.js';
 import { render } from './messages.js';
 import { Opener } from './opening.js';
-import type { DrawRecord, Entrant, GiftDrawInfo, GiftPurchaseInfo } from './ports.js';
+import type { DrawRecord, GiftDrawInfo, GiftPurchaseInfo } from './ports.js';
 import { DrawRegistry } from './registry.js';
 import { Reroller } from './reroll.js';
 import { Restorer } from './restore.js';

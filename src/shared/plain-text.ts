@@ -17,7 +17,7 @@
  * `www.`, a `word.letters` pair, or an `@` between word characters. Does not escape HTML (the DOM does).
  */
 
-// eslint-disable-next-line no-control-regex
+ 
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
 /** `text` cleaned and capped as described in the module contract. */

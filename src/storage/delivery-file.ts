@@ -47,7 +47,7 @@ export class DeliveryFile {
   /** A copy of one winner's state. */
   get(drawId: string, userId: string): Delivery | undefined {
     const d = this.data.draws[drawId]?.[userId];
-    return d ? ({ ...d } as Delivery) : undefined;
+    return d ? ({ ...d }) : undefined;
   }
 
   /**

@@ -69,16 +69,17 @@ export function entrantLine(e: Entrant): string {
  */
 export function entrantOfLine(parsed: unknown): unknown {
   if (!Array.isArray(parsed)) return parsed;
-  if (parsed.length !== 7) return undefined;
-  const bits: unknown = parsed[4];
+  const row = parsed as unknown[];
+  if (row.length !== 7) return undefined;
+  const bits: unknown = row[4];
   if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 0 || bits > ALL_ROLE_BITS) return undefined;
   return {
-    userId: parsed[0],
-    login: parsed[1],
-    displayName: parsed[2],
-    weight: parsed[3],
-    roles: unpackRoles(bits, parsed[5] as number),
-    enteredAt: parsed[6],
+    userId: row[0],
+    login: row[1],
+    displayName: row[2],
+    weight: row[3],
+    roles: unpackRoles(bits, row[5] as number),
+    enteredAt: row[6],
   };
 }
 

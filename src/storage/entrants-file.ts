@@ -70,7 +70,7 @@ function parseVersion2(file: string, text: string): FrozenEntrant[] {
   if (header[1] !== String(ENTRANTS_FILE_VERSION)) throw corrupt(file, `has unknown version ${header[1]}`);
   const count = Number(header[3]);
   if (!Number.isSafeInteger(count) || count < 0) throw corrupt(file, 'has a bad entrant count in its header');
-  const entrants: FrozenEntrant[] = new Array(count);
+  const entrants = new Array<FrozenEntrant>(count);
   let at = eol + 1;
   for (let i = 0; i < count; i++) {
     const end = text.indexOf('\n', at);

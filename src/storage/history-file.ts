@@ -27,7 +27,7 @@ export interface LoadedHistory {
 function tryParse(file: string, text: string | undefined): { data?: HistoryData; error?: Error } {
   if (text === undefined) return {};
   try {
-    return { data: parseJsonFile(file, text, historySchema) as HistoryData };
+    return { data: parseJsonFile(file, text, historySchema) };
   } catch (err) {
     return { error: err as Error };
   }

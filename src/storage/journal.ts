@@ -65,7 +65,7 @@ export function parseJournal(text: string): { entrants: Entrant[]; badLines: num
       parsed = undefined;
     }
     const result = entrantSchema.safeParse(entrantOfLine(parsed));
-    if (result.success) entrants.push(result.data as Entrant);
+    if (result.success) entrants.push(result.data);
     else if (i === lines.length - 1) tornLast = true;
     else badLines.push(i + 1);
   });
@@ -211,7 +211,7 @@ export class EntryJournal {
           this.flush().catch((err: unknown) => this.logger.error({ err }, 'writing the entry journal failed; will retry'));
         }, this.flushIntervalMs);
       }
-      throw failure;
+      throw failure as Error; // (what the write threw, passed on as it was)
     }
   }
 

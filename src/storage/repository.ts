@@ -57,7 +57,7 @@ import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
 import { DeliveryFile } from './delivery-file.js';
 import { migratePendingSeeds } from './seed-migration.js';
-import { HISTORY_VERSION, historySchema, storedRecordSchema, type HistoryData } from './schemas.js';
+import { storedRecordSchema, type HistoryData } from './schemas.js';
 
 export interface FileDrawRepositoryOptions {
   clock?: Clock;

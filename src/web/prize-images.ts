@@ -65,7 +65,7 @@ export class PrizeImages {
       }
       const chunks: Buffer[] = [];
       let size = 0;
-      for await (const chunk of answer.body) {
+      for await (const chunk of answer.body as AsyncIterable<Uint8Array>) {
         size += chunk.length;
         if (size > MAX_BYTES) return miss;
         chunks.push(Buffer.from(chunk));

@@ -309,8 +309,8 @@ export async function spawnBot(servers: Pick<LocalServers, 'fourthwall' | 'chat'
       for (const l of listeners) l(line);
     });
   };
-  pipe(child.stdout!, stdout);
-  pipe(child.stderr!, stderr);
+  pipe(child.stdout, stdout);
+  pipe(child.stderr, stderr);
   const output = () => [...stdout, ...stderr].join('\n');
 
   const waitForLine = (predicate: (line: string) => boolean, timeoutMs = 10_000, what = 'line'): Promise<string> =>
@@ -599,8 +599,8 @@ export function runNpmScript(
     const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`npm run ${script} did not finish within ${o.timeoutMs ?? 20_000} ms:\n${stdout}\n${stderr}`));

@@ -33,7 +33,7 @@ export async function rawClient(url: string, protocol: string | undefined = 'irc
         const check = (): boolean => {
           for (let i = from; i < lines.length; i++) {
             if (re.test(lines[i]!)) {
-              listeners.delete(check as () => void);
+              listeners.delete(check);
               clearTimeout(timer);
               resolve(lines[i]!);
               return true;
@@ -42,10 +42,10 @@ export async function rawClient(url: string, protocol: string | undefined = 'irc
           return false;
         };
         const timer = setTimeout(() => {
-          listeners.delete(check as () => void);
+          listeners.delete(check);
           reject(new Error(`no line matching ${re} within ${timeoutMs} ms; got:\n${lines.slice(from).join('\n')}`));
         }, timeoutMs);
-        if (!check()) listeners.add(check as () => void);
+        if (!check()) listeners.add(check);
       });
     },
     closed: new Promise<number>((resolve) => ws.once('close', (code) => resolve(code))),
@@ -53,7 +53,8 @@ export async function rawClient(url: string, protocol: string | undefined = 'irc
   };
   ws.on('message', (data) => {
     client.frames++;
-    for (const l of data.toString().split('\r\n')) if (l) lines.push(l);
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    for (const l of bytes.toString().split('\r\n')) if (l) lines.push(l);
     for (const fn of [...listeners]) fn();
   });
   await new Promise<void>((resolve, reject) => {

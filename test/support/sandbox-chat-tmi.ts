@@ -30,7 +30,7 @@ export function tmiClient(server: ChatServer, opts: TmiClientOptions = {}): tmi.
     identity: { username: opts.username ?? 'giftdrop_bot', password: hasPassword ? opts.password : `oauth:${server.token}` },
     channels: opts.channels ?? [],
     logger: quiet,
-  } as tmi.Options);
+  });
 }
 
 /** Resolves with the arguments of the next `event` the client emits. */

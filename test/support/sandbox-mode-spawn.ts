@@ -80,11 +80,11 @@ export function startProcess(command: string, args: string[], env: Record<string
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
     out += d;
     for (const w of [...waiters]) w();
   });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     child,

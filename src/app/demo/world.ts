@@ -197,7 +197,7 @@ export class DemoWorld {
         done = true;
         timer.cancel();
         this.signal.removeEventListener('abort', onAbort);
-        for (const [e, fn] of listeners) emitter.off(e, fn as never);
+        for (const [e, fn] of listeners) emitter.off(e, fn);
       };
       const finish = (err?: Error, value?: T): void => {
         if (done) return;
@@ -210,7 +210,7 @@ export class DemoWorld {
           if (test(r)) finish(undefined, map(e, r));
         };
         listeners.push([e, fn]);
-        emitter.on(e, fn as never);
+        emitter.on(e, fn);
       }
       if (this.signal.aborted) onAbort();
       else this.signal.addEventListener('abort', onAbort, { once: true });

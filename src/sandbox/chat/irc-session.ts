@@ -44,7 +44,7 @@ export abstract class IrcSessions extends ChatChannel {
       this.log.debug({ conn: conn.id }, 'binary frame ignored');
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8');
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
     for (const raw of text.split(/\r?\n/)) {
       if (!raw.trim()) continue;
       const msg = parseLine(raw);

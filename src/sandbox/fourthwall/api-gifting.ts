@@ -11,7 +11,7 @@
  * (api-fulfillment.ts), webhook configuration (api-webhooks.ts).
  */
 import { asObject, invalid, optionalString, pageOf, paginate, requireString } from './http.js';
-import { arrayField, isoNow, newestFirst, ok, type ApiDeps, type ApiRoute } from './api-kit.js';
+import { arrayField, newestFirst, ok, type ApiDeps, type ApiRoute } from './api-kit.js';
 import type { GiftingConfig, StreamingService } from './types.js';
 
 /** Donations, draws, the gifting config and giveaway links. */

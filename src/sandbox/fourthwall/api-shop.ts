@@ -139,7 +139,7 @@ export function promotionRoutes(d: ApiDeps): ApiRoute[] {
           code,
           discount: { ...discount, type: discountType },
           status: 'Live',
-          requirements: requirements as Promotion['requirements'],
+          requirements: requirements,
           usageCount: 0,
           limits: {
             ...(typeof limits['maximumUse'] === 'number' ? { maximumUsesNumber: limits['maximumUse'] } : {}),

@@ -79,8 +79,8 @@ export class Gifting {
     if (!Number.isInteger(quantity) || quantity < 1 || quantity > 100) throw invalid('quantity', 'must be an integer from 1 to 100');
     const duration = input.durationSeconds ?? this.o.drawDurationSeconds;
     if (!Number.isInteger(duration) || duration < 1) throw invalid('durationSeconds', 'must be a positive integer');
-    const productId = input.productId ?? ([...state.products.keys()][0] as string);
-    const product = state.products.get(productId);
+    const productId = input.productId ?? [...state.products.keys()][0];
+    const product = productId === undefined ? undefined : state.products.get(productId);
     if (!product) throw new ApiError(404, 'OFFER_NOT_FOUND_ERROR', { offerId: productId });
     if (!giftable(product)) throw new ApiError(400, 'GIFT_INVALID_OFFER', { offerId: productId, shopId: state.shop.id });
     const price = product.variants[0]?.unitPrice.value ?? 0;

@@ -198,7 +198,7 @@ export function serveShopSim(sim: ShopSimControl, method: string, rest: string, 
     const b = body();
     const t = optionalString(b, 'contributionType');
     if (t !== undefined && t !== 'ORDER' && t !== 'DONATION') throw invalid('contributionType', 'must be ORDER or DONATION');
-    return { status: 201, body: sim.sendThankYou(defined({ contributionType: t as 'ORDER' | 'DONATION' | undefined, contributionId: optionalString(b, 'contributionId') })) };
+    return { status: 201, body: sim.sendThankYou(defined({ contributionType: t, contributionId: optionalString(b, 'contributionId') })) };
   }
   const promo = /^\/promotions\/([^/]+)\/status$/.exec(rest);
   if (method === 'PUT' && promo) {
