@@ -30,7 +30,7 @@ import type { Clock, TimerHandle } from '../shared/clock.js';
 export type IntakeSource = 'webhook' | 'poll' | 'retry';
 export type IntakeOutcome = 'handled' | 'duplicate' | 'ignored' | 'refused' | 'failed';
 
-export interface ProcessedEventStore {
+interface ProcessedEventStore {
   isEventProcessed(eventId: string): Promise<boolean>;
   markEventProcessed(eventId: string): Promise<boolean>;
 }

@@ -57,7 +57,7 @@ export interface LocalStack {
 }
 
 /** The Config that points the bot at a Fourthwall sandbox and a local chat server. */
-export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatServer): Config {
+function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatServer): Config {
   return {
     ...base,
     mode: 'sandbox',

@@ -19,7 +19,7 @@ export interface ConsoleOperatorOptions {
 const URL_PATTERN = /https?:\/\/[^\s"'<>]+/g;
 
 /** Where a piped console tells the operator to look for a draw's links. */
-export function linkPointer(drawId: string | undefined): string {
+function linkPointer(drawId: string | undefined): string {
   const history = drawId ? `npm run history -- --draw ${drawId}` : 'npm run history -- --draw <id>';
   return `links are not printed because stdout is not a terminal: see the dashboard, or run ${history}`;
 }

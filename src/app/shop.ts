@@ -92,7 +92,7 @@ export function toPurchaseInfo(p: GiftPurchase): GiftPurchaseInfo {
 }
 
 /** A product as the domain sees it, with its first image and its stock over all variants. */
-export function toProductInfo(p: Product): ProductInfo {
+function toProductInfo(p: Product): ProductInfo {
   const info: ProductInfo = { id: p.id, name: p.name, slug: p.slug ?? '' };
   const image = p.images?.find((i) => i?.url)?.url;
   if (image) info.imageUrl = image;

@@ -9,7 +9,7 @@
  *   a stop within 10 s) exits 1 with one line saying so; open draws are journaled as they go, so
  *   the next start resumes them either way.
  */
-export const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const REPEAT_GRACE_MS = 1000;
 
 export interface SignalOptions {

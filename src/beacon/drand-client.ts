@@ -44,14 +44,14 @@ export class BeaconError extends GiftdropError {
 const hex = (n: number) => z.string().regex(new RegExp(`^[0-9a-f]{${n}}$`), `must be ${n} lower-case hex characters`);
 
 /** `GET /<chain>/public/<round>` (extra fields, e.g. previous_signature, are ignored). */
-export const roundSchema = z.looseObject({
+const roundSchema = z.looseObject({
   round: z.number().int().positive(),
   randomness: hex(64),
   signature: hex(96),
 });
 
 /** `GET /<chain>/info`. */
-export const infoSchema = z.looseObject({
+const infoSchema = z.looseObject({
   public_key: hex(192),
   period: z.number().int().positive(),
   genesis_time: z.number().int().positive(),

@@ -17,7 +17,7 @@ import { claimRedirectUri } from '../app/claim.js';
 import { WHISPER_SCOPE } from '../twitch/whispers.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */
-export function neededScopes(config: Config): Array<{ scope: string; feature: string }> {
+function neededScopes(config: Config): Array<{ scope: string; feature: string }> {
   const e = config.settings.eligibility;
   const out: Array<{ scope: string; feature: string }> = [];
   if (e.followersOnly) out.push({ scope: 'moderator:read:followers', feature: 'eligibility.followersOnly' });

@@ -9,16 +9,16 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
-import { envSchema, fileSchema, SECRET_ENV, type FileSettings } from './schema.js';
+import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
 import { jsonErrorAt } from './json-error.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
 
 export type { FileSettings } from './schema.js';
-export { LIVE_CREDENTIAL_ENV, modeDataDir, takeModeFlag } from './mode.js';
+export { takeModeFlag } from './mode.js';
 
-export const DEFAULT_TWITCH_IRC_URL = 'wss://irc-ws.chat.twitch.tv:443';
-export const DEFAULT_TWITCH_AUTH_URL = 'https://id.twitch.tv/oauth2';
+const DEFAULT_TWITCH_IRC_URL = 'wss://irc-ws.chat.twitch.tv:443';
+const DEFAULT_TWITCH_AUTH_URL = 'https://id.twitch.tv/oauth2';
 
 /**
  * TWITCH_AUTH_URL when unset: the contract default, except for a chat server on this machine
@@ -35,16 +35,16 @@ export function defaultTwitchAuthUrl(ircUrl: string): string {
   }
   return DEFAULT_TWITCH_AUTH_URL;
 }
-export const DEFAULT_TWITCH_API_URL = 'https://api.twitch.tv/helix';
+const DEFAULT_TWITCH_API_URL = 'https://api.twitch.tv/helix';
 
 /** TWITCH_API_URL when unset: like defaultTwitchAuthUrl, a loopback chat server's `/helix` (the Helix sandbox). */
-export function defaultTwitchApiUrl(ircUrl: string): string {
+function defaultTwitchApiUrl(ircUrl: string): string {
   const auth = defaultTwitchAuthUrl(ircUrl);
   return auth === DEFAULT_TWITCH_AUTH_URL ? DEFAULT_TWITCH_API_URL : auth.replace(/\/oauth2$/, '/helix');
 }
-export const DEFAULT_FOURTHWALL_API_URL = 'https://api.fourthwall.com/open-api/v1.0';
+const DEFAULT_FOURTHWALL_API_URL = 'https://api.fourthwall.com/open-api/v1.0';
 
-export type FourthwallAuthConfig =
+type FourthwallAuthConfig =
   | { kind: 'basic'; username: string; password: string }
   | {
       kind: 'oauth';
@@ -162,7 +162,7 @@ export function parseRateLimitSpec(spec: string): { limit: number; intervalMs: n
  * it as empty; the raw line's `#name` is taken instead. Any other variable whose unquoted value
  * starts with `#` (read as empty) is listed in `hashed`, so its error can say why and how to quote it.
  */
-export function readDotEnv(cwd: string): { values: Record<string, string>; hashed: string[] } {
+function readDotEnv(cwd: string): { values: Record<string, string>; hashed: string[] } {
   const file = resolve(cwd, '.env');
   if (!existsSync(file)) return { values: {}, hashed: [] };
   const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, ''); // a byte-order mark is not part of the first name
@@ -426,4 +426,3 @@ export function loadConfigOrExit(options: LoadOptions = {}): Config {
   }
 }
 
-export { SECRET_ENV };

@@ -22,7 +22,7 @@ export const LIVE_CREDENTIAL_ENV = [
 ] as const;
 
 /** Name of the sandbox's own folder inside DATA_DIR. */
-export const SANDBOX_SUBDIR = 'sandbox';
+const SANDBOX_SUBDIR = 'sandbox';
 
 /** The directory a mode reads and writes: DATA_DIR for live, DATA_DIR/sandbox for sandbox. */
 export function modeDataDir(dataRoot: string, mode: 'sandbox' | 'live'): string {

@@ -109,23 +109,6 @@ export const envSchema = z.object({
   ),
 });
 
-export type EnvInput = z.infer<typeof envSchema>;
-
-/** Names of the environment variables whose values are secrets (never printed). */
-export const SECRET_ENV = [
-  'TWITCH_TOKEN',
-  'TWITCH_REFRESH_TOKEN',
-  'TWITCH_CLIENT_SECRET',
-  'FOURTHWALL_PASSWORD',
-  'FOURTHWALL_ACCESS_TOKEN',
-  'FOURTHWALL_REFRESH_TOKEN',
-  'FOURTHWALL_CLIENT_SECRET',
-  'FOURTHWALL_WEBHOOK_SECRET',
-  'FOURTHWALL_APP_HMAC_KEY',
-  'GIFTDROP_DASHBOARD_TOKEN',
-  'GIFTDROP_OVERLAY_KEY',
-] as const;
-
 const commandName = z.string().trim().regex(/^[^\s!]{1,32}$/u, 'must be one word without "!" (max 32 chars)');
 
 /** The JSON settings file. Strict: an unknown key is reported (catches typos). */

@@ -76,5 +76,4 @@ export const promoSchema = z
 
 export type AlertsSettings = z.infer<typeof alertsSchema>;
 export type MerchTrainSettings = z.infer<typeof merchTrainSchema>;
-export type MerchSettings = z.infer<typeof merchSchema>;
 export type PromoSettings = z.infer<typeof promoSchema>;

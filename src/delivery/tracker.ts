@@ -76,7 +76,7 @@ export interface DeliverySettings {
   };
 }
 
-export const defaultDeliverySettings: DeliverySettings = {
+const defaultDeliverySettings: DeliverySettings = {
   whispers: true,
   pollSeconds: 60,
   reminders: { whisper: true, chat: true, atStreamStart: true, afterHours: 0 },

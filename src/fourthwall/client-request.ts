@@ -25,7 +25,7 @@ import {
 } from './errors.js';
 import * as S from './schemas.js';
 
-export type QueryValue = string | number | boolean | Date | readonly (string | number)[] | undefined | null;
+type QueryValue = string | number | boolean | Date | readonly (string | number)[] | undefined | null;
 export type Query = Record<string, QueryValue>;
 
 export interface CallRequest {

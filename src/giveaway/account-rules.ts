@@ -44,7 +44,7 @@ export function describeAccountRules(r: AccountRules): string | undefined {
 }
 
 /** Why `info` fails the rules at `now`, or undefined. */
-export function accountExclusion(info: AccountInfo, r: AccountRules, now: number): SetAsideReason | undefined {
+function accountExclusion(info: AccountInfo, r: AccountRules, now: number): SetAsideReason | undefined {
   const needsFollow = r.followersOnly || r.minFollowDays > 0;
   if (needsFollow && info.followedAt === undefined) return 'not-follower';
   if (r.minFollowDays > 0 && now - info.followedAt! < r.minFollowDays * DAY_MS) return 'follow-age';

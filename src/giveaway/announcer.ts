@@ -30,7 +30,7 @@ function messageOf(r: DrawRecord): string | undefined {
 }
 
 /** Low-priority lines older than this are dropped by the outbox. */
-export const STALE_MS = 5_000;
+const STALE_MS = 5_000;
 
 export class Announcer {
   constructor(

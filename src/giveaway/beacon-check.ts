@@ -14,7 +14,7 @@ import { fetchedRound } from './beacon-fairness.js';
 import type { BeaconRecord, DrawRecord } from './ports.js';
 
 /** The chain a recorded round claims to come from: quicknet (pinned), or a self-described sandbox chain. */
-export function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): DrandChain | string {
+function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): DrandChain | string {
   if (beacon.sandbox) {
     const { publicKey, genesis, period } = beacon.sandbox;
     const chain: DrandChain = { hash: '', publicKey, genesis, period, scheme: 'bls-unchained-g1-rfc9380' };

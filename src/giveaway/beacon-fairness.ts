@@ -18,7 +18,7 @@ import type { BeaconRecord, DrawRecord } from './ports.js';
 export const FAIRNESS_ALGORITHM_V2 = 'giftdrop-hmac-sha256-drand-v2';
 
 /** Domain label at the start of the key derivation's message (ASCII, then one zero byte). */
-export const V2_KEY_LABEL = 'giftdrop-drand-v2';
+const V2_KEY_LABEL = 'giftdrop-drand-v2';
 
 /** The fairness algorithms this version verifies. */
 export const KNOWN_ALGORITHMS: readonly string[] = [FAIRNESS_ALGORITHM, FAIRNESS_ALGORITHM_V2];

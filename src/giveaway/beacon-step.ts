@@ -21,7 +21,7 @@ import type { BeaconRecord, BeaconRound } from './ports.js';
 import type { DrawSession } from './session.js';
 
 /** Default wait for the beacon round after entries close. */
-export const DEFAULT_BEACON_WAIT_MS = 10_000;
+const DEFAULT_BEACON_WAIT_MS = 10_000;
 /** First retry delay of a failed save of the beacon round (doubles per attempt). */
 const SAVE_RETRY_MS = 1_000;
 

@@ -26,12 +26,12 @@ import { replaceWinner, type ReplaceMeta } from './picks.js';
 import type { DrawSession } from './session.js';
 
 /** Time kept free before Fourthwall's deadline for the finish call after the picks. */
-export const PICKS_RESERVE_MS = 15_000;
+const PICKS_RESERVE_MS = 15_000;
 
 /** Largest batch of picks looked up together (one GET /users). */
 const MAX_BATCH = 100;
 
-export interface CheckedPick {
+interface CheckedPick {
   entrant: FrozenEntrant;
   pick: number;
   accountCheck?: Winner['accountCheck'];

@@ -89,7 +89,7 @@ function sieve(
 }
 
 /** The freeze as steps (see runSliced / runToEnd in canonical.ts). */
-export function* freezeSteps(
+function* freezeSteps(
   table: EntrantTable,
   settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
   id: ChannelIdentity,

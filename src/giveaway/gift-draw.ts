@@ -32,7 +32,7 @@ function kindOf(err: unknown): ShopError['kind'] | 'other' {
 }
 
 /** A short reason for chat and the operator (never the raw error text). */
-export function describeShopFailure(err: unknown): string {
+function describeShopFailure(err: unknown): string {
   switch (kindOf(err)) {
     case 'rejected':
       return 'Fourthwall refused the winners';

@@ -20,7 +20,7 @@ export type ProductMatch =
   | { ok: false; reason: 'unknown' | 'ambiguous' | 'unavailable'; candidates: ProductInfo[] };
 
 /** How many candidates an ambiguous match lists. */
-export const MAX_CANDIDATES = 5;
+const MAX_CANDIDATES = 5;
 
 /** Finds the product `query` names (id, slug or name; exact beats partial). */
 export async function resolveProduct(shop: ShopPort, query: string): Promise<ProductMatch> {
@@ -99,7 +99,7 @@ export async function createLinks(
 }
 
 /** Clock difference allowed between the bot and Fourthwall when comparing package times. */
-export const PACKAGE_SKEW_MS = 60_000;
+const PACKAGE_SKEW_MS = 60_000;
 
 export type EarlierPackage =
   | { ok: true; found?: { packageId: string; links: GiveawayLinkInfo[] } }

@@ -23,10 +23,10 @@ import { DrawSession } from './session.js';
 export type DrawSeed = Pick<DrawRecord, 'kind' | 'source' | 'offer' | 'gifts'> & Partial<DrawRecord>;
 
 /** The longest entry window a Fourthwall draw gets (its durationSeconds is clamped to this). */
-export const MAX_DRAW_SECONDS = 3600;
+const MAX_DRAW_SECONDS = 3600;
 
 /** A draw's entry window in seconds: finite, 0..MAX_DRAW_SECONDS (NaN, negatives -> 0). */
-export function clampDrawSeconds(value: number): number {
+function clampDrawSeconds(value: number): number {
   if (!Number.isFinite(value)) return value === Infinity ? MAX_DRAW_SECONDS : 0;
   return Math.min(MAX_DRAW_SECONDS, Math.max(0, Math.floor(value)));
 }

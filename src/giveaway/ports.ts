@@ -33,7 +33,7 @@ export interface ChatPort {
 // ---------------------------------------------------------------------------------------------
 // Shop (Fourthwall), as the domain sees it
 // ---------------------------------------------------------------------------------------------
-export type GiftStatus =
+type GiftStatus =
   | 'AVAILABLE'
   | 'CANCELLED'
   | 'CHANGED_TO_GIFT_CARD'
@@ -41,13 +41,13 @@ export type GiftStatus =
   | 'REDEEMED'
   | (string & {});
 
-export interface GiftInfo {
+interface GiftInfo {
   id: string;
   status: GiftStatus;
   winner?: { username?: string; redeemUri?: string; selectedAt?: string };
 }
 
-export interface OfferInfo {
+interface OfferInfo {
   id: string;
   name: string;
   slug?: string;
@@ -164,8 +164,8 @@ export interface OperatorPort {
 // ---------------------------------------------------------------------------------------------
 // Draw records and storage
 // ---------------------------------------------------------------------------------------------
-export type DrawKind = 'gift-draw' | 'gift-purchase' | 'link-giveaway';
-export type DrawStatus = 'open' | 'drawing' | 'finished' | 'cancelled' | 'failed';
+type DrawKind = 'gift-draw' | 'gift-purchase' | 'link-giveaway';
+type DrawStatus = 'open' | 'drawing' | 'finished' | 'cancelled' | 'failed';
 
 export interface Entrant {
   userId: string;
@@ -234,7 +234,7 @@ export interface SetAsidePick {
   at: string;
 }
 
-export interface Fairness {
+interface Fairness {
   /** Hex SHA-256 of the seed, announced at open. */
   commitment: string;
   /** Hex 32-byte seed, revealed once the draw is closed. */

@@ -9,7 +9,7 @@
 import { GiftdropError } from '../shared/errors.js';
 
 /** Chat line templates. Placeholders are `{name}`; unknown placeholders are left as written. */
-export interface MessageTemplates {
+interface MessageTemplates {
   /** A gift draw opened. `{gifter} {count} {product} {enter} {seconds} {commitment} {id}` */
   drawOpened: string;
   /** A gift purchase entry window opened (purchase flow). Same placeholders as drawOpened. */
@@ -61,7 +61,7 @@ export interface MessageTemplates {
   statusNone: string;
 }
 
-export interface LuckTier {
+interface LuckTier {
   /** Subscribed months from which this tier applies. */
   minMonths: number;
   /** Integer ticket weight (>= 1). */
@@ -225,7 +225,7 @@ function isInt(n: unknown, min: number, max = Number.MAX_SAFE_INTEGER): boolean 
 }
 
 /** Every out-of-range field of `s`, by path; empty when valid. */
-export function checkGiveawaySettings(s: GiveawaySettings): string[] {
+function checkGiveawaySettings(s: GiveawaySettings): string[] {
   const p: string[] = [];
   if (s.giftFlow !== 'draw' && s.giftFlow !== 'purchase') p.push('giftFlow must be "draw" or "purchase"');
   if (!isInt(s.purchaseEntrySeconds, 20, 180)) p.push('purchaseEntrySeconds must be an integer 20-180');

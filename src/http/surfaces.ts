@@ -52,7 +52,7 @@ export function surfaceOfTarget(target: string): Surface {
 }
 
 /** The Host header's name without its port, lower case ('' when missing or malformed). */
-export function hostName(req: IncomingMessage): string {
+function hostName(req: IncomingMessage): string {
   const host = (req.headers.host ?? '').trim().toLowerCase();
   if (host.startsWith('[')) {
     const end = host.indexOf(']');
@@ -62,7 +62,7 @@ export function hostName(req: IncomingMessage): string {
   return colon >= 0 ? host.slice(0, colon) : host;
 }
 
-export function forwarded(req: IncomingMessage): boolean {
+function forwarded(req: IncomingMessage): boolean {
   return FORWARDING_HEADERS.some((h) => req.headers[h] !== undefined);
 }
 
@@ -70,16 +70,6 @@ export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<str
   if (forwarded(req)) return false;
   const name = hostName(req);
   return ALWAYS_LOCAL.has(name) || localHosts.has(name);
-}
-
-/** GIFTDROP_LOCAL_HOSTS parsed: comma-separated names, lower case, without ports. */
-export function parseLocalHosts(text: string | undefined): Set<string> {
-  return new Set(
-    (text ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
 }
 
 export function clientKey(req: IncomingMessage): string {
@@ -123,7 +113,7 @@ export class OverlayKey {
 }
 
 /** One cookie's value from the Cookie header. */
-export function cookie(req: IncomingMessage, name: string): string | undefined {
+function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
     if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();

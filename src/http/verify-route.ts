@@ -25,7 +25,7 @@ import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { overLimit } from './surfaces.js';
 
-export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
+type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** The page's own policy (inline script and style are the page's; nothing else, never framed). */
 export const VERIFY_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -36,9 +36,9 @@ const HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 /** Per client: 4 pages at once, then one every 5 seconds (a viewer checking a draw needs one). */
-export const VERIFY_LIMIT: RateLimitOptions = { perSecond: 0.2, burst: 4 };
+const VERIFY_LIMIT: RateLimitOptions = { perSecond: 0.2, burst: 4 };
 /** Page builds for all clients together: 8 at once, then one every 2 seconds. */
-export const BUILD_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 8 };
+const BUILD_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 8 };
 const PAGES_CACHED = 8;
 const NOT_YET_MS = 5_000;
 

@@ -29,7 +29,6 @@ import type { Clock, TimerHandle } from '../shared/clock.js';
 import { linkFreeText, plainText } from '../shared/plain-text.js';
 
 export type AlertKind = 'order' | 'donation' | 'subscription' | 'thankYou' | 'giftPurchase';
-export const ALERT_KINDS: readonly AlertKind[] = ['order', 'donation', 'subscription', 'thankYou', 'giftPurchase'];
 
 /** What an alert may show. Nothing else about the supporter is ever kept. */
 export interface AlertView {

@@ -15,7 +15,7 @@ import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { cleanText, formatMoney } from './alerts.js';
 
-export type CatalogApi = Pick<FourthwallClient, 'listAllProducts' | 'updateProductAvailability' | 'fetchProductFeed'>;
+type CatalogApi = Pick<FourthwallClient, 'listAllProducts' | 'updateProductAvailability' | 'fetchProductFeed'>;
 
 export interface CatalogItem {
   name: string;
@@ -151,7 +151,7 @@ function isAvailable(p: Product): boolean {
 }
 
 /** id, slug or exact name first; then a unique partial match of name or slug. */
-export function findProduct(products: readonly Product[], query: string): { ok: true; product: Product } | { ok: false; candidates: Product[] } {
+function findProduct(products: readonly Product[], query: string): { ok: true; product: Product } | { ok: false; candidates: Product[] } {
   const q = query.trim().toLowerCase();
   for (const pick of [(p: Product) => p.id.toLowerCase() === q, (p: Product) => (p.slug ?? '').toLowerCase() === q, (p: Product) => p.name.trim().toLowerCase() === q]) {
     const hits = products.filter(pick);

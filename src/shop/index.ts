@@ -32,11 +32,10 @@ import { MerchTrain } from './merch-train.js';
 import { OrderFeed } from './order-feed.js';
 import { Promotions } from './promotions.js';
 
-export { SupporterAlerts, type AlertView, type AlertKind } from './alerts.js';
-export type { FeedEntry, OrderFeedPort } from './order-feed.js';
-export { shopWebhookTypes, webhookTypesFor } from './webhook-types.js';
+export { SupporterAlerts, type AlertView } from './alerts.js';
+export { webhookTypesFor } from './webhook-types.js';
 
-export type ShopApi = Pick<
+type ShopApi = Pick<
   FourthwallClient,
   'listAllProducts' | 'updateProductAvailability' | 'fetchProductFeed' | 'listPromotions' | 'listOrders' | 'listDonations' | 'getStreamingStatus'
 >;

@@ -17,7 +17,7 @@ import { isRedemption, toDonationAlert, toOrderAlert, type AlertView } from './a
 export type FeedEntry = Pick<AlertView, 'kind' | 'user' | 'products' | 'amount' | 'at'>;
 
 /** What the dashboard reads. */
-export interface OrderFeedPort {
+interface OrderFeedPort {
   recent(limit?: number): FeedEntry[];
 }
 

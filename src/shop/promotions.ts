@@ -28,7 +28,7 @@ export function liveCode(p: Promotion): string | undefined {
 }
 
 /** A short description of the discount: "20% off", "$5.00 off", "free shipping". */
-export function discountText(p: Promotion): string {
+function discountText(p: Promotion): string {
   const d = (p as { discount?: { type?: string; percentage?: number; money?: { value: number; currency: string } } | null }).discount;
   if (d?.type?.endsWith('PERCENTAGE') && typeof d.percentage === 'number') return `${d.percentage}% off`;
   if (d?.type === 'FLAT_RATE' && d.money) return `${d.money.currency === 'USD' ? '$' : ''}${d.money.value.toFixed(2)}${d.money.currency === 'USD' ? '' : ` ${d.money.currency}`} off`;

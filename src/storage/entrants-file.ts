@@ -24,7 +24,7 @@ import { StorageError } from './errors.js';
 import { parseJsonFile } from './files.js';
 import { entrantsFileSchema } from './schemas.js';
 
-export const ENTRANTS_FILE_VERSION = 2;
+const ENTRANTS_FILE_VERSION = 2;
 /** File name suffixes, by version. */
 export const ENTRANTS_SUFFIX = '.entrants.tsv';
 export const ENTRANTS_SUFFIX_V1 = '.entrants.json';

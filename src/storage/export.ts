@@ -99,7 +99,7 @@ export function toExport(record: DrawRecord): DrawExport {
 }
 
 /** CSV columns, in order. */
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'drawId',
   'kind',
   'offerName',

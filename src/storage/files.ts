@@ -15,7 +15,7 @@ import type { z } from 'zod';
 import { StorageError } from './errors.js';
 
 /** Longest accepted id, in UTF-8 bytes (keeps every derived file name well under 255 bytes). */
-export const MAX_ID_BYTES = 150;
+const MAX_ID_BYTES = 150;
 
 const SAFE_ID = /^[A-Za-z0-9_-]+$/;
 
@@ -40,7 +40,7 @@ export function idFromStem(stem: string): string | undefined {
 /** Mode of every file the storage creates (owner read/write only). */
 export const FILE_MODE = 0o600;
 /** Mode of every directory the storage creates (owner only). */
-export const DIR_MODE = 0o700;
+const DIR_MODE = 0o700;
 
 /** Creates `dir` (and missing parents) owner-only; an existing directory is left as it is. */
 export async function mkdirPrivate(dir: string): Promise<void> {
@@ -163,7 +163,7 @@ async function keepBackup(file: string): Promise<void> {
 }
 
 /** A timestamp usable in file names: `2026-05-01T20-15-03-123Z`. */
-export function fileTimestamp(ms: number): string {
+function fileTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/[:.]/g, '-');
 }
 

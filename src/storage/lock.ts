@@ -21,7 +21,7 @@ import { GiftdropError } from '../shared/errors.js';
 export const LOCK_FILE = 'giftdrop.lock';
 
 /** What a lock file holds. */
-export interface LockOwner {
+interface LockOwner {
   pid: number;
   /** ISO time the owner started. */
   startedAt: string;

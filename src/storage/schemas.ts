@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-export const rolesSchema = z.looseObject({
+const rolesSchema = z.looseObject({
   broadcaster: z.boolean(),
   moderator: z.boolean(),
   vip: z.boolean(),

@@ -12,10 +12,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DIR_MODE, FILE_MODE, fileStem, mkdirPrivate, readIfExists, writeFileAtomic } from './files.js';
-
-export const SEED_FILE_MODE = FILE_MODE;
-export const SEED_DIR_MODE = DIR_MODE;
+import { fileStem, mkdirPrivate, readIfExists, writeFileAtomic } from './files.js';
 
 export class SeedVault {
   readonly dir: string;

@@ -42,7 +42,7 @@ export interface ChannelSource {
 }
 
 /** Where routing reports a rejected or failed line (a pino logger is one). */
-export interface RouteLog {
+interface RouteLog {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }

@@ -19,12 +19,12 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import { TwitchAuthUnavailableError } from './auth.js';
 import { TwitchAuthError, TwitchConnectError } from './client.js';
 
-export interface ConnectableChat {
+interface ConnectableChat {
   readonly channelLogin: string;
   connect(): Promise<void>;
 }
 
-export interface StartupToken {
+interface StartupToken {
   check(): Promise<unknown>;
   canRefresh(): boolean;
   refresh(reason: string): Promise<void>;

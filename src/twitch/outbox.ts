@@ -48,7 +48,7 @@ import {
   type OutboxStats,
 } from './outbox-types.js';
 
-export { defaultOutboxLimits, NotSentError } from './outbox-types.js';
+export { NotSentError } from './outbox-types.js';
 export type { ChatTransport, DropReason, OutboxLimits, OutboxOptions, OutboxStats } from './outbox-types.js';
 
 type Entry = QueuedLine;

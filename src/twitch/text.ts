@@ -13,7 +13,7 @@ import { neutralise } from '../shared/chat.js';
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /** Flattens line breaks and tabs, removes control characters and neutralises a leading chat command. */
-export function sanitiseLine(text: string): string {
+function sanitiseLine(text: string): string {
   return neutralise(text.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, ''));
 }
 

@@ -33,7 +33,7 @@ export function seconds(v: unknown): number {
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-export function parseUrl(url: string): { host: string; port: number; secure: boolean } {
+function parseUrl(url: string): { host: string; port: number; secure: boolean } {
   let u: URL;
   try {
     u = new URL(url);
@@ -58,7 +58,7 @@ export interface TextLog {
   error(msg: string): void;
 }
 
-export function tmiLogger(log: TextLog): { trace(m: string): void; debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void; fatal(m: string): void; setLevel(): void } {
+function tmiLogger(log: TextLog): { trace(m: string): void; debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void; fatal(m: string): void; setLevel(): void } {
   const text = (m: unknown) => (typeof m === 'string' ? m : m instanceof Error ? m.message : String(m));
   return {
     trace: (m) => log.trace(text(m)),

@@ -21,7 +21,7 @@ import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { TwitchAuthUnavailableError, TwitchTokenError, type TwitchAuthClient, type TokenInfo } from './auth.js';
 
-export const REQUIRED_CHAT_SCOPES = ['chat:read', 'chat:edit'] as const;
+const REQUIRED_CHAT_SCOPES = ['chat:read', 'chat:edit'] as const;
 
 export interface RefreshCredentials {
   refreshToken: string;

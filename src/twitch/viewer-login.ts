@@ -17,7 +17,7 @@ import { GiftdropError } from '../shared/errors.js';
 import { jsonOrUndefined } from '../shared/json.js';
 import type { Logger } from '../logging/index.js';
 
-export class ViewerLoginError extends GiftdropError {
+class ViewerLoginError extends GiftdropError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('TWITCH_VIEWER_LOGIN', message, options);
   }

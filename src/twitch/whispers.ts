@@ -30,7 +30,7 @@ export interface WhisperLimits {
   newPerDay: number;
 }
 
-export const TWITCH_WHISPER_LIMITS: WhisperLimits = { perSecond: 3, perMinute: 100, newPerDay: 40 };
+const TWITCH_WHISPER_LIMITS: WhisperLimits = { perSecond: 3, perMinute: 100, newPerDay: 40 };
 
 export interface WhisperOptions {
   apiUrl: string;

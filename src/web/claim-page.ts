@@ -32,7 +32,7 @@ import type { TwitchViewer } from '../twitch/viewer-login.js';
 import { RateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
 import { overLimit } from '../http/surfaces.js';
 
-export interface ClaimLoginPort {
+interface ClaimLoginPort {
   authorizeUrl(state: string, redirectUri: string): string;
   identify(code: string, redirectUri: string): Promise<TwitchViewer>;
 }

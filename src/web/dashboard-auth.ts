@@ -22,10 +22,10 @@ import { LruCache } from '../shared/lru-cache.js';
 import { checkPrivate } from '../storage/files.js';
 
 /** The session cookie's name prefix; the server's port follows it. */
-export const COOKIE_NAME = 'giftdrop_dashboard';
+const COOKIE_NAME = 'giftdrop_dashboard';
 /** A session lasts this long after sign-in (then the token is needed again). */
 export const SESSION_TTL_MS = 12 * 3_600_000;
-export const MAX_SESSIONS = 64;
+const MAX_SESSIONS = 64;
 export const TOKEN_FILE = 'dashboard.token';
 
 export interface DashboardToken {

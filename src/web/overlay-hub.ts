@@ -28,7 +28,7 @@ import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;
 
-export interface OverlaySource {
+interface OverlaySource {
   readonly events: EventEmitter<GiveawayEventMap>;
   drawViews(): DrawView[];
 }

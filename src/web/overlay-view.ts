@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import type { DrawView } from '../giveaway/service.js';
 import { overlayName, overlayText } from './safe-text.js';
 
-export type OverlayStage = 'open' | 'closing' | 'claim' | 'winners' | 'cancelled';
+type OverlayStage = 'open' | 'closing' | 'claim' | 'winners' | 'cancelled';
 
-export interface OverlayWinner {
+interface OverlayWinner {
   name: string;
   /** false while a claim window waits for this winner's `!claim`. */
   claimed?: boolean;

@@ -118,7 +118,7 @@ async function uniformBelow(s: Stream, n: number): Promise<number> {
 }
 
 /** The first `count` picks as indices into the canonical list (fairness.ts step 6). */
-export async function picks(key: Uint8Array, digestHex: string, weights: number[], count: number): Promise<number[]> {
+async function picks(key: Uint8Array, digestHex: string, weights: number[], count: number): Promise<number[]> {
   const stream = new Stream(key, hexToBytes(digestHex));
   const taken = new Array<boolean>(weights.length).fill(false);
   let total = weights.reduce((a, b) => a + b, 0);
@@ -140,14 +140,14 @@ export async function picks(key: Uint8Array, digestHex: string, weights: number[
   return out;
 }
 
-export interface Check {
+interface Check {
   ok: boolean;
   title: string;
   detail: string;
 }
 
 /** Runs every check on `d`; returns the checks and the recomputed current winners (logins). */
-export async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: string[] }> {
+async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: string[] }> {
   const checks: Check[] = [];
   const add = (ok: boolean, title: string, detail: string) => (checks.push({ ok, title, detail }), ok);
   if (!add(d.algorithm === V1 || d.algorithm === V2, 'Procedure', `${d.algorithm}`)) return { checks, winners: [] };

@@ -20,7 +20,7 @@ import type { PageData } from './verify-client.js';
 let bundled: Promise<string> | undefined;
 
 /** The verify page's script, bundled for browsers (cached for the process). */
-export function verifyScript(): Promise<string> {
+function verifyScript(): Promise<string> {
   bundled ??= (async () => {
     const here = fileURLToPath(import.meta.url);
     const entry = fileURLToPath(new URL(`./verify-client${extname(here)}`, import.meta.url));
@@ -50,7 +50,7 @@ export function pageProblem(record: DrawRecord): string | undefined {
 }
 
 /** The data the page checks (see the module contract for what is left out). */
-export function pageData(record: DrawRecord): PageData {
+function pageData(record: DrawRecord): PageData {
   const f = record.fairness;
   return {
     id: record.id,

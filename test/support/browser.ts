@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { PROJECT_ROOT } from './e2e-stack.js';
 
-export const CHROMIUM_PATH = process.env.GIFTDROP_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.GIFTDROP_CHROMIUM || '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM_PATH);
-export const SCREENSHOT_DIR = process.env.GIFTDROP_SCREENSHOTS || join(PROJECT_ROOT, 'test-output', 'screenshots');
+const SCREENSHOT_DIR = process.env.GIFTDROP_SCREENSHOTS || join(PROJECT_ROOT, 'test-output', 'screenshots');
 
 if (!HAS_CHROMIUM) {
   console.warn(

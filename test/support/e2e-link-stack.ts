@@ -187,11 +187,6 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
   };
 }
 
-/** Every URL-ish secret of a finished draw's winners. */
-export function linksOf(rows: readonly { redeemUrl?: string }[]): string[] {
-  return rows.map((w) => w.redeemUrl).filter((u): u is string => !!u);
-}
-
 /** The draw id the engine opened next (resolves on `draw-opened`). */
 export function nextDrawOpened(s: LinkStack): Promise<DrawRecord> {
   return new Promise((resolve) => s.bot.service.events.once('draw-opened', resolve));

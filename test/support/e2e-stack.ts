@@ -245,7 +245,7 @@ export function parseWebhookUrl(line: string): string | undefined {
   return m?.[1];
 }
 
-export interface ExitInfo {
+interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { EventEmitter } from 'node:events';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path without query string. */
   path: string;

@@ -49,7 +49,7 @@ export async function call(
 }
 
 /** Base64 HMAC-SHA256 of the raw body, computed here independently of the sandbox. */
-export function expectedSignature(raw: Buffer, key: string): string {
+function expectedSignature(raw: Buffer, key: string): string {
   return createHmac('sha256', Buffer.from(key, 'utf8')).update(raw).digest('base64');
 }
 
@@ -60,7 +60,7 @@ export function signatureMatches(raw: Buffer, header: string | string[] | undefi
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export interface ReceivedWebhook {
+interface ReceivedWebhook {
   raw: Buffer;
   headers: IncomingHttpHeaders;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

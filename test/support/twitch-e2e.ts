@@ -76,7 +76,7 @@ export function stateReached(chat: TwitchChat, state: ChatConnectionState, timeo
 }
 
 /** Bot PRIVMSGs the server has judged so far (delivered, refused, or swallowed by a half-open socket). */
-export function judged(server: ChatServer): number {
+function judged(server: ChatServer): number {
   let n = 0;
   for (const e of server.transcript) if (e.kind === 'bot' || ((e.kind === 'notice' || e.kind === 'system') && e.attempted !== undefined)) n++;
   return n;

@@ -17,7 +17,7 @@ export { clean, compactLogStream, type TextSink } from '../console-text.js';
 /** Where printed text goes. */
 
 /** Badge text for a login (e.g. `mod`, `sub 6`), when the demo knows its roles. */
-export type BadgeLookup = (login: string) => string | undefined;
+type BadgeLookup = (login: string) => string | undefined;
 
 export interface DemoPrinterOptions {
   out: TextSink;

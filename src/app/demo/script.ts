@@ -22,16 +22,16 @@ import { claimAndRedeem } from './claim-visit.js';
 import { DemoAborted, DemoTimeout, type DemoWorld, type DrawOutcome } from './world.js';
 
 /** Engine minimum for a link giveaway's entry window, in seconds. */
-export const MIN_LINK_SECONDS = 5;
+const MIN_LINK_SECONDS = 5;
 /** Gifts the scripted supporter buys. */
-export const DEMO_GIFTS = 3;
+const DEMO_GIFTS = 3;
 /** Winners of the scripted link giveaway. */
-export const DEMO_LINK_WINNERS = 2;
+const DEMO_LINK_WINNERS = 2;
 /** The scripted supporter. */
-export const DEMO_SUPPORTER = 'generous_fan';
+const DEMO_SUPPORTER = 'generous_fan';
 
 /** Orders that make the demo's merch train depart (when the settings do not configure one). */
-export const DEMO_TRAIN_ORDERS = 2;
+const DEMO_TRAIN_ORDERS = 2;
 
 /** The config with the demo's merch train (every 2nd order: a 1-winner mug giveaway) unless the settings enable one. */
 export function withDemoMerchTrain(config: Config, timings: DemoTimings): Config {

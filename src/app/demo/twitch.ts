@@ -10,7 +10,7 @@ import type { Config } from '../../config/index.js';
 import type { LocalStackOptions } from '../local-stack.js';
 
 /** The demo viewer who enters every draw without following the channel. */
-export const DEMO_NON_FOLLOWER = 'lurker_leo';
+const DEMO_NON_FOLLOWER = 'lurker_leo';
 
 export function withDemoTwitch(config: Config): Config {
   const s = config.settings;

@@ -17,7 +17,7 @@ import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import { chainHashOf, publicKeyOf, randomnessOf, roundAfter, signRound, type DrandChain } from '../../shared/drand.js';
 
-export type BeaconFault = 'none' | 'unavailable' | 'bad-signature';
+type BeaconFault = 'none' | 'unavailable' | 'bad-signature';
 
 export interface BeaconSandboxOptions {
   clock?: Clock;

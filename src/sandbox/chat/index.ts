@@ -7,15 +7,8 @@ export { startChatServer } from './server.js';
 export type {
   ChatServer,
   ChatServerOptions,
-  ChatServerEvents,
-  ConnectionInfo,
-  RoomStateChange,
   TranscriptEntry,
   SimViewer,
   SimViewerOptions,
   InjectExtra,
-  ChatLimits,
-  RoomModes,
 } from './server.js';
-export { userIdFor } from './viewers.js';
-export { DEFAULT_LIMITS } from './limits.js';

@@ -52,7 +52,7 @@ interface ChannelMemory {
   lastText: string;
 }
 
-export const DEFAULT_LIMITS: Required<ChatLimits> = {
+const DEFAULT_LIMITS: Required<ChatLimits> = {
   messages: 20,
   modMessages: 100,
   windowMs: 30_000,

@@ -30,13 +30,9 @@ import { ChatControl } from './control.js';
 import type { ChatServer, ChatServerOptions } from './types.js';
 
 export type { SimViewer, SimViewerOptions, InjectExtra } from './viewers.js';
-export type { ChatLimits, RoomModes } from './limits.js';
 export type {
   ChatServer,
-  ChatServerEvents,
   ChatServerOptions,
-  ConnectionInfo,
-  RoomStateChange,
   TranscriptEntry,
 } from './types.js';
 

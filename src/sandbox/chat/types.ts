@@ -93,7 +93,7 @@ export interface ConnectionInfo {
   anonymous: boolean;
 }
 
-export interface ChatServerEvents {
+interface ChatServerEvents {
   'bot-message': [entry: TranscriptEntry];
   notice: [entry: TranscriptEntry];
   connection: [info: ConnectionInfo];

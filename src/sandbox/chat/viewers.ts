@@ -116,7 +116,7 @@ export function makeViewer(login: string, opts: SimViewerOptions = {}, userId?: 
 }
 
 /** Throws a clear error for text Twitch could never deliver (empty, or with CR/LF/NUL). */
-export function checkText(text: string): void {
+function checkText(text: string): void {
   if (typeof text !== 'string' || !text.length || BAD_TEXT_RE.test(text)) {
     throw new GiftdropError(
       'SANDBOX_CHAT_BAD_INPUT',

@@ -14,7 +14,7 @@ import { arrayField, isoNow, multi, ok, positiveInt, uuidField, type ApiDeps, ty
 import type { Fulfillment, Order, ShippingLabel } from './types.js';
 
 /** The fulfillment services the sandbox knows by name (the real list has 34). */
-export const FULFILLMENT_SERVICES: readonly string[] = [
+const FULFILLMENT_SERVICES: readonly string[] = [
   'FULFILLED_BY_CREATOR',
   'FULFILLED_BY_FOURTHWALL',
   'FULFILLED_BY_MANUFACTURER',

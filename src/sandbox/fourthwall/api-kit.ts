@@ -17,9 +17,9 @@ import type { IdFactory } from './ids.js';
 import type { ShopState } from './state.js';
 import type { UriRules, WebhookHub } from './webhooks.js';
 
-export type AuthRule = 'A' | 'B';
+type AuthRule = 'A' | 'B';
 
-export interface RouteContext {
+interface RouteContext {
   params: Record<string, string>;
   query: URLSearchParams;
   /** The parsed JSON body (400 on a missing or malformed one). */
@@ -50,7 +50,7 @@ export interface ApiDeps {
   uriRules: UriRules;
 }
 
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function ok(body: unknown, status = 200): RouteResult {
   return { status, body };

@@ -18,8 +18,7 @@ import type { ApiDeps, ApiRoute } from './api-kit.js';
 import { promotionRoutes, shopRoutes } from './api-shop.js';
 import { webhookConfigRoutes } from './api-webhooks.js';
 
-export type { AuthRule, RouteContext, RouteResult, ApiRoute, ApiDeps } from './api-kit.js';
-export { FULFILLMENT_SERVICES } from './api-fulfillment.js';
+export type { ApiRoute, ApiDeps } from './api-kit.js';
 
 /** Builds the route table over the given state and engines. */
 export function buildApiRoutes(d: ApiDeps): ApiRoute[] {

@@ -44,7 +44,7 @@ function digest(s: string): Buffer {
 }
 
 /** Constant-time string equality (compares SHA-256 digests, so lengths do not leak). */
-export function safeEqual(a: string, b: string): boolean {
+function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 

@@ -32,7 +32,7 @@ export interface FaultRule extends Required<Pick<FaultSpec, 'kind'>> {
 const KINDS: readonly FaultKind[] = ['status', 'rate-limit', 'delay', 'hang', 'drop-after-processing'];
 
 /** Validates a fault spec coming from a test or the HTTP control API. */
-export function checkFaultSpec(spec: FaultSpec): void {
+function checkFaultSpec(spec: FaultSpec): void {
   if (!KINDS.includes(spec.kind)) throw new RangeError(`fault kind must be one of ${KINDS.join(', ')}`);
   if (spec.times !== undefined && (!Number.isInteger(spec.times) || spec.times < 1)) {
     throw new RangeError('fault times must be a positive integer');

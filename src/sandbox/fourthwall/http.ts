@@ -22,7 +22,7 @@ export class ApiError extends Error {
 }
 
 /** Largest request body accepted (bytes). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Reads the whole body; larger than `MAX_BODY_BYTES` -> 413 `PAYLOAD_TOO_LARGE`. */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {

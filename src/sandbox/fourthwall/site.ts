@@ -29,7 +29,7 @@ function inStock(p: Product): boolean {
 }
 
 /** Renders the RSS 2.0 feed with Google merchant (`g:`) fields. */
-export function renderFeed(state: ShopState, shopUrl: string): string {
+function renderFeed(state: ShopState, shopUrl: string): string {
   const items = [...state.products.values()]
     .filter((p) => p.access.type === 'PUBLIC')
     .map((p) => {

@@ -29,7 +29,7 @@ function isLoopback(host: string): boolean {
 }
 
 /** Applies Fourthwall's creation rules to a webhook URL; throws the documented 400s. */
-export function checkWebhookUrl(raw: string, rules: UriRules): void {
+function checkWebhookUrl(raw: string, rules: UriRules): void {
   let url: URL;
   try {
     url = new URL(raw);

@@ -24,7 +24,7 @@ import type { WebhookConfiguration } from './types.js';
 import type { UriRules } from './webhook-config.js';
 import { WebhookDelivery, type DeliveryRecord, type DeliveryRetry } from './webhook-delivery.js';
 
-export { checkWebhookUrl, parseWebhookBody, type UriRules } from './webhook-config.js';
+export { parseWebhookBody, type UriRules } from './webhook-config.js';
 export { signBody, type AttemptOutcome, type DeliveryRecord, type DeliveryRetry } from './webhook-delivery.js';
 
 export interface WebhookFaultSpec {

@@ -26,7 +26,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
 
-export interface SandboxHelixAuth {
+interface SandboxHelixAuth {
   /** True for the current, unexpired access token. */
   accepts(token: string): boolean;
   readonly clientId: string;
