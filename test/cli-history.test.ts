@@ -96,7 +96,7 @@ describe('history CLI', () => {
     const { code, out } = await run();
     expect(code).toBe(0);
     const lines = out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+KIND\s+STATUS\s+OPENED\s+ENTRANTS\s+WINNERS\s+OFFER$/);
+    expect(lines[0]).toMatch(/^ID\s+KIND\s+STATUS\s+OPENED\s+ENTRANTS\s+WINNERS\s+DELIVERY\s+OFFER$/);
     expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(['lg_open', 'gd_new', 'lg_old']);
     expect(out).not.toContain('\u001b');
     expect(out).toContain('Mug, "large" [31m');

@@ -101,7 +101,12 @@ describe('engine picks under account rules', () => {
     expect(h.clock.now()).toBeGreaterThanOrEqual(closesAt + 45_000);
     expect(h.clock.now()).toBeLessThan(closesAt + 60_000);
     expect(said.some((l) => /4 of 5 prizes \(Cozy Hoodie\) not filled: the checks ran out of time/.test(l))).toBe(true);
+    // One checked winner for five gifts: Fourthwall takes one winner per gift, so nothing is sent
+    // and the draw is handed back (Fourthwall reopens it with every gift after its deadline).
     expect(h.shop.count('finishDraw')).toBe(0);
+    expect(port.calls).toHaveLength(2);
+    expect(rec!.failure?.reason).toMatch(/only 1 eligible entrant\(s\) for 5 gifts/);
+    expect(h.chat.matching(/Only 1 eligible for 5x Cozy Hoodie/)).toHaveLength(1);
     await h.svc.whenIdle();
     const stored = (await h.repo.getDraw(draw.id))!;
     expect(stored).toMatchObject({ status: 'failed', winners: [] });

@@ -62,7 +62,10 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('/quit')).toEqual({ kind: 'quit' });
     expect(parseDemoCommand('/exit')).toEqual({ kind: 'quit' });
     expect(parseDemoCommand('/dance now')).toEqual({ kind: 'error', message: 'unknown command /dance: /help lists the commands' });
-    for (const cmd of ['/as', '/gift', '/viewers', '/help', '/quit']) expect(DEMO_HELP).toContain(cmd);
+    for (const cmd of ['/as', '/gift', '/viewers', '/redeem', '/help', '/quit']) expect(DEMO_HELP).toContain(cmd);
+    expect(parseDemoCommand('/redeem @Ana_1')).toEqual({ kind: 'redeem', login: 'ana_1' });
+    expect(parseDemoCommand('/redeem')).toMatchObject({ kind: 'error', message: 'usage: /redeem <login>' });
+    expect(parseDemoCommand('/redeem a b')).toMatchObject({ kind: 'error' });
   });
 });
 

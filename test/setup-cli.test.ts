@@ -124,7 +124,7 @@ describe('runSetup', () => {
     expect([...hooks[0]!.allowedTypes].sort()).toEqual(['DONATION', 'GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'ORDER_PLACED']);
   });
 
-  it('subscribes only the types the enabled features need: turning the shop alerts off drops their types', async () => {
+  it('subscribes only the types the enabled features need: turning the shop alerts off drops their types (ORDER_PLACED stays: it tells the bot a prize was redeemed)', async () => {
     const pre = await client.createWebhook({ url: HOOK_URL, allowedTypes: ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE', 'ORDER_PLACED', 'DONATION', 'PRODUCT_UPDATED'] });
     const config = configFor(setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL));
     const settings = fileSchema.parse({
@@ -134,10 +134,10 @@ describe('runSetup', () => {
     const io = capture();
     const res = await runSetup({ config: { ...config, settings }, out: io.out });
     expect(res.exitCode).toBe(0);
-    expect(io.text()).toMatch(/now also receives PROMOTION_STATUS_CHANGED; no longer receives ORDER_PLACED, DONATION, PRODUCT_UPDATED/);
+    expect(io.text()).toMatch(/now also receives PROMOTION_STATUS_CHANGED; no longer receives DONATION, PRODUCT_UPDATED/);
     const hooks = (await client.listWebhooks()).results;
     expect(hooks.map((h) => h.id)).toEqual([pre.id]);
-    expect([...hooks[0]!.allowedTypes].sort()).toEqual(['GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'PROMOTION_STATUS_CHANGED']);
+    expect([...hooks[0]!.allowedTypes].sort()).toEqual(['GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'ORDER_PLACED', 'PROMOTION_STATUS_CHANGED']);
   });
 
   it('warns when another integration owns the gifting slot, and still passes', async () => {

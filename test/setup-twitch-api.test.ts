@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.js';
-import { checkTwitchApi } from '../src/cli/setup-twitch-api.js';
+import { checkTwitchApi, claimPageItem } from '../src/cli/setup-twitch-api.js';
 import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
@@ -72,9 +72,33 @@ describe('setup: Twitch API', () => {
     expect(items.map((i) => [i.name, i.status])).toEqual([
       ['Twitch API client id', 'ok'],
       ['Twitch API scopes', 'ok'],
+      ['Whispers', 'skip'],
       ['Twitch API', 'ok'],
     ]);
-    expect(items[2]!.detail).toMatch(new RegExp(`#${chat.channel} is user ${chat.channelId}; GET /streams: offline now`));
+    expect(items[2]!.detail).toContain('user:manage:whispers');
+    expect(items[3]!.detail).toMatch(new RegExp(`#${chat.channel} is user ${chat.channelId}; GET /streams: offline now`));
+  });
+
+  it('a token with user:manage:whispers: whispers are reported on (optional item)', async () => {
+    const chat = await chatWith(['chat:read', 'chat:edit', 'user:manage:whispers']);
+    const items = await checkTwitchApi(configFor(chat, {}, chat.clientId), silentLogger());
+    const w = items.find((i) => i.name === 'Whispers')!;
+    expect([w.status, w.required]).toEqual(['ok', false]);
+    expect(w.detail).toMatch(/verified phone number/);
+  });
+
+  it('the claim page item names the exact redirect URI to register, or what is missing', async () => {
+    const chat = await chatWith(['chat:read', 'chat:edit']);
+    const base = configFor(chat, {}, chat.clientId);
+    expect(claimPageItem(base)).toMatchObject({ status: 'skip', required: false });
+    const on = claimPageItem({ ...base, publicUrl: 'https://abc.example.com', twitch: { ...base.twitch, clientSecret: 'sekrit-value' } });
+    expect(on.status).toBe('ok');
+    expect(on.detail).toContain('OAuth Redirect URL: https://abc.example.com/claim/callback');
+    expect(on.detail).not.toContain('sekrit-value');
+    const half = claimPageItem({ ...base, publicUrl: 'https://abc.example.com', twitch: { ...base.twitch, clientSecret: undefined } });
+    expect(half.status).toBe('warn');
+    expect(half.detail).toContain('TWITCH_CLIENT_SECRET');
+    expect(half.detail).toContain('https://abc.example.com/claim/callback');
   });
 
   it('a client id the token was not issued to is named', async () => {

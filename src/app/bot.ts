@@ -7,6 +7,7 @@
 import type { Config } from '../config/index.js';
 import { FourthwallClient, type AuthConfig, type FourthwallClientOptions, type WebhookEvent } from '../fourthwall/index.js';
 import { GiveawayService } from '../giveaway/service.js';
+import type { PrivateDelivery } from '../giveaway/announcer.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
 import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
 import type { Logger } from '../logging/index.js';
@@ -34,6 +35,8 @@ import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { consoleOperator } from './operator-console.js';
 import { twitchApiFor, type TwitchApi } from './twitch-api.js';
+import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
+import { startDelivery } from './delivery.js';
 
 export interface BotOptions {
   config: Config;
@@ -91,6 +94,8 @@ export interface Bot {
   readonly pages: OperatorPages;
   /** The Twitch API features (only with TWITCH_CLIENT_ID). */
   readonly twitchApi?: TwitchApi;
+  /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
+  readonly delivery: DeliveryTracker;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -180,13 +185,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
-  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, ...options.twitchApi });
+  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, onLive: () => void delivery.tracker.streamStarted(), ...options.twitchApi });
   const beacon = await beaconForBot(config, { clock, logger });
   const service = new GiveawayService({
     chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
     beacon: beacon.port,
     beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
+    privateDelivery: (): PrivateDelivery => delivery.tracker.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   // Account-check warm-up: entrants are queued as they enter (no wait), cleared when a draw closes.
@@ -195,9 +201,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     service.events.on('entered', (_drawId, userId) => warmUp.add(userId));
     service.events.on('draw-closed', () => warmUp.clear());
   }
-  const streaming = new StreamingService({ shop, chat, logger });
+  // Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery).
+  const delivery = startDelivery({ config, store: repo, service, chat, messages: settings.messages, client, tokens: twitchAuth.tokens, clock, logger });
+  const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.tracker.streamStarted() });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
-  const webhookTypes = webhookTypesFor(BOT_WEBHOOK_TYPES, file);
+  const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], file);
   // The giveaway types plus the ones the enabled shop features (alerts, merch train) act on.
   const handledTypes: ReadonlySet<string> = new Set(webhookTypes);
 
@@ -252,6 +260,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       case 'GIFT_PURCHASE':
         await service.handleGiftPurchase(toPurchaseInfo(event.data), event.id);
         break;
+      case 'ORDER_PLACED':
+        await delivery.onOrder(event.data); // a redeemed gift or link: its prize is delivered
+        break;
     }
     await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
   };
@@ -276,6 +287,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
     await service.start();
     await shopFeatures.start();
+    await delivery.tracker.start();
     options.signal?.throwIfAborted(); // a stop asked for meanwhile: no HTTP server, no chat
     const held = early;
     early = undefined;
@@ -295,6 +307,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       logger,
       sessions: { now: () => clock.now() },
       ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
+      delivery: delivery.tracker,
     }));
     const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
     const verify = verifyRoute(repo, logger, { localHosts });
@@ -310,7 +323,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes,
-      routes: [verify, (req, res) => web.handle(req, res)],
+      routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), (req, res) => web.handle(req, res)],
       localHosts,
       ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
       now: () => (options.events?.clock ?? clock).now(),
@@ -335,6 +348,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     });
     options.signal?.throwIfAborted();
     await chatConnected;
+    delivery.afterLogin();
   } catch (err) {
     chatStop.abort();
     // Start-up failed or was stopped: what talks to the outside gets CLOSE_MS each; the open draws
@@ -344,6 +358,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     const unsaved: string[] = [];
     pages?.close();
     await withTimeout(http?.close() ?? Promise.resolve(), CLOSE_MS);
+    delivery.stop();
     await withTimeout(poller?.stop() ?? Promise.resolve(), CLOSE_MS);
     await withTimeout(intake.stop(), CLOSE_MS);
     await withTimeout(beacon.close(), CLOSE_MS);
@@ -406,6 +421,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await poller?.stop().catch((err) => log.warn({ err }, 'event poll stop failed'));
       await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
       await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
+      delivery.stop();
+      await delivery.tracker.idle().catch(() => undefined);
       await service.stop().catch((err: unknown) => (log.error({ err }, 'open draws could not be saved'), unsaved.push(`the open draws could not be saved (${(err as Error).message})`)));
       await beacon.close().catch(() => undefined);
       // Nothing writes to the history after the engine stopped: flush it before any slow call.
@@ -438,6 +455,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhookTypes,
     pages: operatorPages,
     ...(twitchApi ? { twitchApi } : {}),
+    delivery: delivery.tracker,
     health,
     stop,
   };

@@ -13,6 +13,8 @@
  * Does not: read the environment (main does), or use the logger for the transcript (stdout).
  */
 import { isatty } from 'node:tty';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OperatorPort } from '../giveaway/ports.js';
@@ -48,15 +50,38 @@ const CLOSE_DRAWS_MS = 10_000;
 /** Time allowed for a step that is not bound to an entry window (ms). */
 const STEP_TIMEOUT_MS = 15_000;
 
+/** A port the OS has free now (for the bot's own address, which the claim page needs before it listens). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The demo's claim page is the bot's own local address (a tunnel would point at the live bot):
+ * `http://<host>:<port>/claim`, so its login runs against the local Twitch.
+ */
+function withLocalPublicUrl(config: Config, port: number): Config {
+  const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
+  const hostForUrl = host.includes(':') ? `[${host}]` : host;
+  return { ...config, http: { ...config.http, port }, publicUrl: `http://${hostForUrl}:${port}` };
+}
+
 async function startStack(config: Config, logger: Logger, operator: OperatorPort, timings: DemoTimings, note: (t: string) => void): Promise<LocalStack> {
-  const start = (c: Config) =>
+  const start = async (c: Config) =>
     startLocalStack({
-      config: c,
+      config: withLocalPublicUrl(c, c.http.port === 0 ? await freePort(c.http.host) : c.http.port),
       logger,
       operator,
       fourthwall: { drawDurationSeconds: timings.drawSeconds },
       // Bots are usually moderators of their channel (it lifts Twitch's 1 line/s pacing).
-      chat: { botIsMod: true },
+      // The bot token may whisper (user:manage:whispers): winners are whispered the claim page.
+      chat: { botIsMod: true, scopes: ['chat:read', 'chat:edit', 'moderator:read:followers', 'user:manage:whispers'] },
       // The local randomness beacon (its own key, drand's wire format) for the draws' fairness;
       // a round every second keeps the demo brisk (drand quicknet: every 3 s).
       beacon: { period: 1 },
@@ -100,6 +125,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
     badges: (login) => world.badge(login),
   });
   stack.chatServer.on('transcript', (entry) => printer.chat(entry));
+  // Whispers are private; the demo shows them (they carry the claim page, never a link here).
+  stack.helix.onWhisper((w) => printer.whisper(world.loginOf(w.to) ?? `user ${w.to}`, w.message, w.delivered));
 
   let closing: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> =>
@@ -128,6 +155,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
   printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
   const token = stack.bot.pages.token;
+  const claimUrl = stack.bot.delivery.via().claimUrl;
+  if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
   printer.note(`Overlay (OBS): ${stack.bot.http.url}/overlay; dashboard: ${stack.bot.http.url}/dashboard?token=<${token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : `the token in ${token.file}`}>`);
 
   let ok = true;

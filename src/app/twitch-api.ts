@@ -47,6 +47,8 @@ export interface TwitchApiDeps {
   logger: Logger;
   /** Tests: Helix retry backoff. */
   retryDelaysMs?: readonly number[];
+  /** Called after auto streaming told Fourthwall the stream started (delivery reminders). */
+  onLive?: () => void;
 }
 
 export function accountRulesFrom(config: Config): AccountRules {
@@ -121,7 +123,11 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
       const watch = new StreamWatch(
         {
           stream: (uid) => helix.stream(uid),
-          start: (info) => d.shop.streamingStart(info),
+          start: async (info) => {
+            const status = await d.shop.streamingStart(info);
+            d.onLive?.();
+            return status;
+          },
           end: () => d.shop.streamingEnd(),
           status: () => d.shop.streamingStatus(),
           warn: (text) => chat.say(text, { priority: 'high' }),

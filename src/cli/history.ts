@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { DrawRecord } from '../giveaway/ports.js';
 import { FileDrawRepository } from '../storage/repository.js';
 import { toCsv, toExport } from '../storage/export.js';
+import { deliveryLabel, deliverySummary } from '../delivery/state.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -90,7 +91,7 @@ function table(rows: string[][]): string {
 }
 
 function summaryTable(records: readonly DrawRecord[]): string {
-  const rows = [['ID', 'KIND', 'STATUS', 'OPENED', 'ENTRANTS', 'WINNERS', 'OFFER']];
+  const rows = [['ID', 'KIND', 'STATUS', 'OPENED', 'ENTRANTS', 'WINNERS', 'DELIVERY', 'OFFER']];
   for (const r of records) {
     rows.push([
       clean(r.id),
@@ -99,10 +100,23 @@ function summaryTable(records: readonly DrawRecord[]): string {
       clean(r.openedAt).replace(/\.\d{3}Z$/, 'Z'),
       String(r.entrants),
       r.winners.length ? r.winners.map((w) => clean(w.login)).join(', ') : '-',
+      deliverySummary(r),
       clean(r.offer.name),
     ]);
   }
   return table(rows);
+}
+
+/** `redeemed 2026-...Z (order ABC123)`, `whispered, not opened (whispered ...)`: the label and its times. */
+function deliveryLine(d: NonNullable<DrawRecord['winners'][number]['delivery']>): string {
+  const times = [
+    `announced ${d.announcedAt}`,
+    d.whisperedAt && `whispered ${d.whisperedAt}`,
+    d.claimPageOpenedAt && `opened ${d.claimPageOpenedAt}`,
+    d.remindedAt && `reminded by ${d.remindedBy ?? '?'} ${d.remindedAt}`,
+    d.redeemedAt && `redeemed ${d.redeemedAt}${d.orderFriendlyId ? ` (order ${clean(d.orderFriendlyId)})` : ''}`,
+  ].filter(Boolean);
+  return `${deliveryLabel(d)}: ${times.join(', ')}`;
 }
 
 function detail(r: DrawRecord): string {
@@ -124,6 +138,7 @@ function detail(r: DrawRecord): string {
           `  pick ${w.pick}: ${clean(w.displayName)} (${clean(w.login)}, id ${clean(w.userId)})` +
           `${w.giftId ? ` gift ${clean(w.giftId)}` : ''}${w.claimed === undefined ? '' : w.claimed ? ' claimed' : ' unclaimed'}` +
           `${w.accountCheck ? (w.accountCheck.result === 'checked' ? ' checked with Twitch' : ' not checked with Twitch (let in)') : ''}` +
+          `${w.delivery ? `\n    delivery ${deliveryLine(w.delivery)}` : ''}` +
           `${w.redeemUrl ? `\n    link ${clean(w.redeemUrl)}` : ''}`,
       ),
     ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${clean(a.at)}`),

@@ -13,6 +13,8 @@ import { accountRulesFrom } from '../app/twitch-api.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
 import type { SetupItem } from './setup.js';
+import { claimRedirectUri } from '../app/claim.js';
+import { WHISPER_SCOPE } from '../twitch/whispers.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */
 export function neededScopes(config: Config): Array<{ scope: string; feature: string }> {
@@ -21,6 +23,27 @@ export function neededScopes(config: Config): Array<{ scope: string; feature: st
   if (e.followersOnly) out.push({ scope: 'moderator:read:followers', feature: 'eligibility.followersOnly' });
   else if (e.minFollowDays > 0) out.push({ scope: 'moderator:read:followers', feature: 'eligibility.minFollowDays' });
   return out;
+}
+
+/**
+ * The claim page (optional): which redirect URI to register in the Twitch developer console, or
+ * what is missing to turn it on. Pure; no call (Twitch has no API to read the registered URIs).
+ */
+export function claimPageItem(config: Config): SetupItem {
+  const name = 'Claim page';
+  const { clientId, clientSecret } = config.twitch;
+  if (!config.publicUrl)
+    return { name, status: 'skip', detail: 'off: set GIFTDROP_PUBLIC_URL (your tunnel), TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to let winners log in with Twitch and see their prizes', required: false };
+  const redirect = claimRedirectUri(config.publicUrl);
+  const missing = [!clientId && 'TWITCH_CLIENT_ID', !clientSecret && 'TWITCH_CLIENT_SECRET'].filter(Boolean);
+  if (missing.length)
+    return { name, status: 'warn', detail: `off: it needs ${missing.join(' and ')} (your application at https://dev.twitch.tv/console/apps). Then add the OAuth Redirect URL ${redirect} there`, required: false };
+  return {
+    name,
+    status: 'ok',
+    detail: `winners log in at ${config.publicUrl}/claim. In the Twitch developer console (https://dev.twitch.tv/console/apps > your application > Manage), add exactly this OAuth Redirect URL: ${redirect} (Twitch refuses the login otherwise; a new tunnel address needs the new URL there too)`,
+    required: false,
+  };
 }
 
 export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs = 10_000): Promise<SetupItem[]> {
@@ -70,6 +93,11 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
             detail: `TWITCH_TOKEN lacks ${[...new Set(missing.map((m) => m.scope))].join(' ')} (needed by ${missing.map((m) => m.feature).join(', ')}): generate a new token with chat:read chat:edit ${[...new Set(missing.map((m) => m.scope))].join(' ')}; the bot must be a moderator of the channel`,
             required: true,
           },
+    );
+    items.push(
+      v.scopes.includes(WHISPER_SCOPE)
+        ? { name: 'Whispers', status: 'ok', detail: `the token has ${WHISPER_SCOPE}: each winner is whispered the claim page (or the link). The bot account needs a verified phone number, and Twitch may still drop a whisper silently`, required: false }
+        : { name: 'Whispers', status: 'skip', detail: `off (optional): add the scope ${WHISPER_SCOPE} to TWITCH_TOKEN to whisper each winner the claim page or link`, required: false },
     );
     const helix = new HelixClient({
       apiUrl: apiUrl ?? 'https://api.twitch.tv/helix',

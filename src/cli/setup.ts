@@ -32,9 +32,10 @@ import { createLogger, makeScrubber, silentLogger, type Logger } from '../loggin
 import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
 import { clientAuth } from '../app/bot.js';
 import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
+import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../app/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
-import { checkTwitchApi } from './setup-twitch-api.js';
+import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
 
 /** The outcome of one checked item. */
 export interface SetupItem {
@@ -193,7 +194,7 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
   }
   const url = `${config.publicUrl}${WEBHOOK_PATH}`;
   // The giveaway types plus what the enabled shop features need (settings file), and no more.
-  const needed = webhookTypesFor(BOT_WEBHOOK_TYPES, config.settings);
+  const needed = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], config.settings);
   try {
     const existing = (await client.listWebhooks()).results;
     const same = existing.filter((w) => w.url === url);
@@ -314,6 +315,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     report([fw]);
     report(await checkTwitch(config, logger, o.chatTimeoutMs ?? 15_000));
     report(await checkTwitchApi(config, logger));
+    report([claimPageItem(config)]);
     report([checkWebhookSecret(config)]);
     const basicOnly = basicOnlyNotice(config);
     report([{ name: 'Basic-only operations', status: basicOnly ? 'warn' : 'ok', detail: basicOnly ?? 'Basic credentials are set', required: false }]);

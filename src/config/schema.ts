@@ -231,6 +231,23 @@ export const fileSchema = z.strictObject({
       winnerChatSeconds: z.number().int().min(10).max(3600).default(60),
     })
     .prefault({}),
+  /** Getting the prize to the winner (src/delivery): whispers, the redemption poll, reminders. */
+  delivery: z
+    .strictObject({
+      /** Whisper each winner the claim page (or the link) when TWITCH_TOKEN has user:manage:whispers. */
+      whispers: z.boolean().default(true),
+      /** Ask Fourthwall whether waiting prizes were redeemed every N seconds (0: only the ORDER_PLACED webhook). */
+      pollSeconds: z.number().int().min(0).max(86_400).default(60),
+      reminders: z
+        .strictObject({
+          whisper: z.boolean().default(true),
+          chat: z.boolean().default(true),
+          atStreamStart: z.boolean().default(true),
+          afterHours: z.number().min(0).max(24 * 30).default(0),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
   /** Public randomness beacon for the draws (see src/giveaway/fairness.ts, version 2). */
   fairness: z
     .strictObject({

@@ -16,6 +16,13 @@ import type { ChatPort, DrawRecord, OperatorPort, SayPriority, Winner } from './
 import type { DrawSession } from './session.js';
 import type { GiveawaySettings } from './settings.js';
 
+/** How private links reach the winners: whispers, the claim page, or the streamer by hand. */
+export interface PrivateDelivery {
+  via: 'whisper' | 'claim' | 'streamer';
+  /** The claim page's address (`<GIFTDROP_PUBLIC_URL>/claim`), when there is one. */
+  claimUrl?: string;
+}
+
 /**
  * The supporter's name as chat says it: what they typed at Fourthwall, never as a link (the bot is
  * a moderator, so Twitch's link filter would let it through). Shared with settle.ts.
@@ -40,6 +47,8 @@ export class Announcer {
     private readonly clock: Clock,
     /** How a viewer checks a draw (the closing line names it). */
     private readonly checkHint?: (id: string) => string,
+    /** How private links reach the winners now (claim page, whispers); default: the streamer sends them. */
+    private readonly privateDelivery?: () => PrivateDelivery,
   ) {}
 
   /** Renders a template and queues it in chat. */
@@ -121,7 +130,7 @@ export class Announcer {
       ? render(this.settings.messages.deliveryPublic, {
           links: r.winners.filter((w) => w.redeemUrl).map((w) => `@${w.login}: ${w.redeemUrl}`).join(', '),
         })
-      : render(this.settings.messages.deliveryPrivate, {});
+      : this.privateLine();
     this.say('winners', {
       product: r.offer.name,
       gifter: gifterOf(r),
@@ -132,6 +141,13 @@ export class Announcer {
       const check = this.checkHint?.(r.id) ?? `npm run verify -- ${r.id}`;
       this.say('revealed', { id: r.id, seed: r.fairness.seed, commitment: r.fairness.commitment, check }, 'normal');
     }
+  }
+
+  /** The winners line's tail when links stay private: who delivers them, and where the claim page is. */
+  private privateLine(): string {
+    const how = this.privateDelivery?.() ?? { via: 'streamer' };
+    const key = how.via === 'whisper' ? 'deliveryWhispered' : how.via === 'claim' ? 'deliveryClaim' : 'deliveryPrivate';
+    return render(this.settings.messages[key], { claimUrl: how.claimUrl });
   }
 
   rerolled(s: DrawSession, old: Winner, winner: Winner, reason: string): void {

@@ -12,6 +12,7 @@ import type { Logger } from '../logging/index.js';
 import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, Entrant, OperatorPort, ShopPort, Winner } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 import type { AccountGate } from './account-rules.js';
+import type { PrivateDelivery } from './announcer.js';
 
 /**
  * Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets): counts
@@ -54,6 +55,8 @@ export interface GiveawayDeps {
   beaconWaitMs?: number;
   /** How a viewer checks draw `id` (named in the closing chat line); default `npm run verify -- <id>`. */
   checkHint?: (id: string) => string;
+  /** How private links reach winners now (src/delivery); default: the streamer sends them. */
+  privateDelivery?: () => PrivateDelivery;
   /** Account rules checked with Twitch at close (optional: without it only the chat rules apply). */
   accounts?: AccountGate;
 }

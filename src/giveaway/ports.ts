@@ -182,10 +182,35 @@ export interface Winner {
   /** Position in the verifiable pick sequence (0-based). */
   pick: number;
   /**
+   * How far the prize got (src/delivery). Kept by the storage apart from the draw record
+   * (`DATA_DIR/delivery.json`) and attached when records are read; a saved record's own copy is
+   * ignored. Absent for winners from before delivery was tracked.
+   */
+  delivery?: Delivery;
+  /**
    * With account rules in force: `checked` (Twitch answered at `at` and the pick passed) or
    * `unchecked` (the lookup failed and `eligibility.uncheckable: allow` let the pick in).
    */
   accountCheck?: { result: 'checked' | 'unchecked'; at: string };
+}
+
+/** Where a winner's prize is on its way (ISO times). */
+export interface Delivery {
+  /** When the winner was announced with a prize to redeem. */
+  announcedAt: string;
+  /** When Twitch accepted a whisper to the winner (a whisper may still be dropped silently). */
+  whisperedAt?: string;
+  /** When the winner logged in on the claim page and saw the prize. */
+  claimPageOpenedAt?: string;
+  /** When Fourthwall says the gift or link was redeemed. */
+  redeemedAt?: string;
+  /** The order the redemption created, when Fourthwall names it. */
+  orderFriendlyId?: string;
+  /** When the one reminder went out, and how. */
+  remindedAt?: string;
+  remindedBy?: 'whisper' | 'chat';
+  /** Why no whisper was sent (no scope, refused), for the streamer. */
+  whisperProblem?: string;
 }
 
 /** Why a pick was set aside by the account rules. */

@@ -87,7 +87,7 @@ export class GiveawayService {
     };
     this.e = {
       ctx,
-      announce: new Announcer(deps.chat, deps.operator, deps.settings, deps.clock, deps.checkHint),
+      announce: new Announcer(deps.chat, deps.operator, deps.settings, deps.clock, deps.checkHint, deps.privateDelivery),
       draws: new DrawRegistry(deps.repo),
       runtime,
     };

@@ -31,6 +31,12 @@ export interface MessageTemplates {
   winners: string;
   /** `{delivery}` when links stay private. */
   deliveryPrivate: string;
+  /** `{delivery}` when links stay private and the claim page is on (no whispers). `{claimUrl}` */
+  deliveryClaim: string;
+  /** `{delivery}` when the winners were whispered (src/delivery). `{claimUrl}` */
+  deliveryWhispered: string;
+  /** Reminder in chat to winners whose prize waits (src/delivery). `{winners} {product} {claimUrl}` */
+  deliveryReminder: string;
   /** `{delivery}` when links are public. `{links}` is "@login: url, ..." */
   deliveryPublic: string;
   /** Seed reveal after a draw. `{id} {seed} {commitment}` */
@@ -160,6 +166,9 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
       'Only {entrants} eligible for {count}x {product}: Fourthwall needs one winner per gift, so the draw reopens for all {count} in about {seconds}s. Type {enter} again then!',
     winners: '🏆 {product}: congratulations {winners}! {delivery}',
     deliveryPrivate: 'The streamer will send you your redeem link.',
+    deliveryClaim: 'Get your prize at {claimUrl} (log in with Twitch).',
+    deliveryWhispered: 'I whispered each winner how to get their prize.',
+    deliveryReminder: '{winners}: your {product} is still waiting! Get it at {claimUrl} (log in with Twitch).',
     deliveryPublic: 'Redeem here: {links}',
     revealed: 'Draw {id} fairness seed: {seed}. Check the draw yourself: {check}',
     claimPrompt: '{winners}: you won {product}! Type {claim} within {seconds}s to claim it.',

@@ -3,11 +3,12 @@
  * (`npm run history -- --json`) and to CSV (one row per winner). Pure functions; no I/O.
  * The JSON export includes winners' redeem links, as the contract specifies: it is meant for the
  * shop owner, not for chat. Extras beyond the contract: `mode` (every record carries it; older
- * records without it are live), `fairness.algorithm`, winners' `pick` and `accountCheck`,
- * `rerolls`, `setAside`, `failure` and `rules` when present. Never exported: `pendingSeed` (an unrevealed seed),
+ * records without it are live), `fairness.algorithm`, winners' `pick`, `accountCheck` and
+ * `delivery` (the full delivery state, src/delivery), `rerolls`, `setAside`, `failure` and `rules`
+ * when present. Never exported: `pendingSeed` (an unrevealed seed),
  * the frozen entrant list, and internal bookkeeping (`finishInFlight`, `claim`, `giftIds`).
  */
-import type { DrawRecord, RerollRecord, SetAsidePick, Winner } from '../giveaway/ports.js';
+import type { Delivery, DrawRecord, RerollRecord, SetAsidePick, Winner } from '../giveaway/ports.js';
 
 /** One draw as exported by `npm run history -- --json`. */
 export interface DrawExport {
@@ -29,6 +30,8 @@ export interface DrawExport {
     redeemUrl?: string;
     claimed?: boolean;
     pick: number;
+    /** How far the prize got (src/delivery); absent for winners from before it was tracked. */
+    delivery?: Delivery;
   }[];
   fairness: {
     commitment: string;
@@ -75,6 +78,7 @@ export function toExport(record: DrawRecord): DrawExport {
         redeemUrl: w.redeemUrl,
         claimed: w.claimed,
         pick: w.pick,
+        delivery: w.delivery ? { ...w.delivery } : undefined,
         accountCheck: w.accountCheck ? { ...w.accountCheck } : undefined,
       }),
     ),

@@ -14,6 +14,9 @@
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (journal.ts; its
  *                                      line formats: entrant-line.ts), deleted when the draw ends.
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
+ *   <dataDir>/delivery.json            each winner's prize delivery state (delivery-file.ts), written
+ *                                      only through updateDelivery and attached to the winners of
+ *                                      every record read; a saved record's own `delivery` is dropped.
  *   <dataDir>/seeds/<id>.seed          the unrevealed seed of an open draw, mode 0600 (seeds.ts);
  *                                      `pendingSeed` is written there once (the first save that
  *                                      carries it, not on every save) and read back by
@@ -42,7 +45,7 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
 import type { EntrantRows } from '../giveaway/entrant-rows.js';
-import { frozenRowsOf, type DrawRecord, type DrawRepository, type Entrant, type FrozenEntrant, type FrozenRows } from '../giveaway/ports.js';
+import { frozenRowsOf, type Delivery, type DrawRecord, type DrawRepository, type Entrant, type FrozenEntrant, type FrozenRows } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
@@ -52,6 +55,7 @@ import { DurableHistoryFile, loadHistory } from './history-file.js';
 import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
+import { DeliveryFile } from './delivery-file.js';
 import { migratePendingSeeds } from './seed-migration.js';
 import { HISTORY_VERSION, historySchema, storedRecordSchema, type HistoryData } from './schemas.js';
 
@@ -97,6 +101,7 @@ export class FileDrawRepository implements DrawRepository {
   private readonly frozenWritten = new Map<string, string | FrozenRows>();
   private saves: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly deliveries: DeliveryFile;
 
   private constructor(
     dataDir: string,
@@ -105,8 +110,9 @@ export class FileDrawRepository implements DrawRepository {
     events: ProcessedEvents | undefined,
     logger: Logger,
     readOnly: boolean,
-    options: { mode: 'live' | 'sandbox'; clock: Clock; notes: string[] },
+    options: { mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
   ) {
+    this.deliveries = options.deliveries;
     this.dataDir = dataDir;
     this.mode = options.mode;
     this.clock = options.clock;
@@ -153,10 +159,12 @@ export class FileDrawRepository implements DrawRepository {
     const events = readOnly
       ? undefined
       : await ProcessedEvents.load(join(dataDir, 'events.jsonl'), options.maxProcessedEvents ?? 10_000, logger);
+    const deliveries = await DeliveryFile.load(join(dataDir, 'delivery.json'));
     return new FileDrawRepository(dataDir, db, journal, events, logger, readOnly, {
       mode: options.mode ?? 'live',
       clock,
       notes: loaded.notes,
+      deliveries,
     });
   }
 
@@ -189,6 +197,8 @@ export class FileDrawRepository implements DrawRepository {
     }
     const stored = parsed.data;
     stored.mode ??= this.mode;
+    // Delivery state has its own file (updateDelivery); a record's copy of it may be stale.
+    for (const w of stored.winners) delete w['delivery'];
     try {
       fileStem(stored.id);
     } catch (err) {
@@ -254,7 +264,7 @@ export class FileDrawRepository implements DrawRepository {
   }
 
   private async full(stored: StoredRecord): Promise<DrawRecord> {
-    const record = structuredClone(stored) as DrawRecord;
+    const record = this.withDelivery(structuredClone(stored) as DrawRecord);
     record.mode ??= 'live';
     const frozen = await this.loadFrozen(stored.id);
     if (frozen) record.frozenEntrants = frozen;
@@ -347,7 +357,7 @@ export class FileDrawRepository implements DrawRepository {
     const draws = this.db.data.draws.map((record, order) => ({ record, order, at: Date.parse(record.openedAt) || 0 }));
     draws.sort((a, b) => b.at - a.at || b.order - a.order);
     const limit = options.limit === undefined ? draws.length : Math.max(0, Math.floor(options.limit));
-    const out = draws.slice(0, limit).map((d) => ({ ...structuredClone(d.record), mode: d.record.mode ?? 'live' }) as DrawRecord);
+    const out = draws.slice(0, limit).map((d) => this.withDelivery({ ...structuredClone(d.record), mode: d.record.mode ?? 'live' } as DrawRecord));
     // An open draw's entries live in its journal until it closes: count them there.
     for (const record of out) {
       if (!ACTIVE_STATUSES.has(record.status)) continue;
@@ -355,6 +365,34 @@ export class FileDrawRepository implements DrawRepository {
       record.entrants = Math.max(record.entrants, journaled);
     }
     return out;
+  }
+
+  /** `record` with each winner's delivery state attached (from delivery.json). */
+  private withDelivery(record: DrawRecord): DrawRecord {
+    for (const w of record.winners) {
+      const d = this.deliveries.get(record.id, w.userId);
+      if (d) w.delivery = d;
+      else delete w.delivery;
+    }
+    return record;
+  }
+
+  /** One winner's stored delivery state (a copy), if any. */
+  deliveryOf(drawId: string, userId: string): Delivery | undefined {
+    return this.deliveries.get(drawId, userId);
+  }
+
+  /**
+   * Changes one winner's delivery state (the delivery tracker's only way in); `announcedAt` in
+   * `patch` creates it. Resolves with the new state once it is on disk (undefined: nothing to change).
+   */
+  updateDelivery(drawId: string, userId: string, patch: Partial<Delivery>): Promise<Delivery | undefined> {
+    try {
+      this.assertWritable();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.deliveries.update(drawId, userId, patch);
   }
 
   /** User ids of the winners of finished draws closed at or after `sinceMs`. */
@@ -381,7 +419,7 @@ export class FileDrawRepository implements DrawRepository {
   /** Writes buffered journal entries and waits for pending record and event writes. */
   async flush(): Promise<void> {
     if (this.closed) return;
-    await Promise.all([this.journal.flush(), this.saves, this.events?.flush()]);
+    await Promise.all([this.journal.flush(), this.saves, this.events?.flush(), this.deliveries.flush()]);
   }
 
   /** Flushes and closes every file. Idempotent. */

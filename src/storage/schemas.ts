@@ -31,6 +31,8 @@ const winnerSchema = z.looseObject({
   redeemUrl: z.string().optional(),
   claimed: z.boolean().optional(),
   pick: z.number().int(),
+  /** Not stored here (delivery.json); dropped on save. */
+  delivery: z.unknown().optional(),
   accountCheck: z.looseObject({ result: z.enum(['checked', 'unchecked']), at: z.string() }).optional(),
 });
 

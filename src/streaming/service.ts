@@ -17,7 +17,7 @@ export class StreamingService {
   /** What we last set successfully, so a clean shutdown only ends what we started. */
   private startedByUs = false;
 
-  constructor(private readonly deps: { shop: ShopPort; chat: ChatPort; logger: Logger }) {
+  constructor(private readonly deps: { shop: ShopPort; chat: ChatPort; logger: Logger; /** Called after each successful start (reminders). */ onLive?: () => void }) {
     this.log = deps.logger.child({ module: 'streaming' });
   }
 
@@ -29,6 +29,7 @@ export class StreamingService {
     const info = await this.deps.shop.streamingStart({ broadcasterId, broadcasterLogin: login, thumbnailUrl: thumbnailUrl(login) });
     this.startedByUs = true;
     this.log.info({ broadcasterId, login, status: info.status }, 'streaming started');
+    this.deps.onLive?.();
     return info;
   }
 

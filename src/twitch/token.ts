@@ -62,6 +62,8 @@ export class ChatToken extends EventEmitter {
   private stopped = false;
   private refreshes = 0;
 
+  private info: TokenInfo | undefined;
+
   constructor(options: ChatTokenOptions) {
     super();
     this.auth = options.auth;
@@ -83,6 +85,11 @@ export class ChatToken extends EventEmitter {
 
   canRefresh(): boolean {
     return this.credentials !== undefined;
+  }
+
+  /** What Twitch said about the token at the start-up check (user id, scopes), once it passed. */
+  validated(): TokenInfo | undefined {
+    return this.info;
   }
 
   /** Successful refreshes so far. */
@@ -131,6 +138,7 @@ export class ChatToken extends EventEmitter {
       );
     }
     this.schedule(v.expiresIn);
+    this.info = { clientId: v.clientId, login: v.login, userId: v.userId, scopes: [...v.scopes], expiresIn: v.expiresIn };
     return v;
   }
 

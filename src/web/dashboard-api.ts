@@ -5,7 +5,8 @@
  * plain-text description, checked with Twitch only at the close: no Twitch call from here),
  * products (picker: image path, stock), streaming status, history (filter, CSV/JSON download,
  * verify status per draw), the bot's chat lines and the winners' caught lines. Actions (POST):
- * start, end, cancel, reroll, retry, stream live/offline.
+ * start, end, cancel, reroll, retry, stream live/offline; the prizes waiting (src/delivery) and a
+ * reminder for one of them.
  *
  * Contract: every action calls the same GiveawayService / StreamingService method the chat
  * command calls, acting as the broadcaster, and answers `{ ok, message }` with the engine's own
@@ -25,6 +26,7 @@ import type { Clock } from '../shared/clock.js';
 import { toCsv, toExport } from '../storage/export.js';
 import type { StreamingService } from '../streaming/service.js';
 import type { ChatLog } from './chat-log.js';
+import type { DeliveryTracker } from '../delivery/tracker.js';
 
 const MAX_BODY = 16 * 1024;
 const ENTRANTS_SHOWN = 200;
@@ -43,6 +45,8 @@ export interface DashboardApiDeps {
   mode: 'sandbox' | 'live';
   /** The account rules the close applies (only when the bot has the Twitch API and a rule is set). */
   accountRules?: AccountRules;
+  /** Prizes not redeemed yet, and a reminder for one of them (src/delivery). */
+  delivery?: Pick<DeliveryTracker, 'waiting' | 'remind'>;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -91,6 +95,7 @@ export class DashboardApi {
       }),
       stream: async () => ({ streaming: await d.streaming.status() }),
       history: (q) => this.history(q),
+      prizes: async () => ({ prizes: (await d.delivery?.waiting()) ?? [] }),
       transcript: () => ({ bot: d.chatLog.botLines().slice(-100), winners: d.chatLog.winnerLines().slice(0, 100) }),
     };
     this.posts = {
@@ -109,6 +114,15 @@ export class DashboardApi {
       reroll: async (_q, b) => {
         const res = await d.service.reroll(str(b.login), this.actor());
         return res.ok ? { ok: true, id: res.id, message: `Rerolled ${str(b.login)}.` } : res;
+      },
+      remind: async (_q, b) => {
+        const prize = (await d.delivery?.waiting())?.find((p) => p.drawId === str(b.drawId) && p.userId === str(b.userId));
+        if (!prize) return { ok: false, message: 'That prize is not waiting (redeemed already, or unknown).' };
+        if (prize.delivery.remindedAt) return { ok: false, message: `@${prize.login} was reminded already.` };
+        const sent = await d.delivery!.remind([prize]);
+        return sent
+          ? { ok: true, message: `Reminder for @${prize.login} sent.` }
+          : { ok: false, message: 'No way to remind: whispers are off and there is no claim page (GIFTDROP_PUBLIC_URL). Copy the link and send it yourself.' };
       },
       retry: async () => {
         const res = await d.service.retryLinks();

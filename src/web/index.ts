@@ -52,6 +52,8 @@ export interface OperatorPagesDeps {
   sessions?: import('./dashboard-auth.js').SessionOptions;
   /** The account rules the close applies, when any (the dashboard describes them). */
   accountRules?: DashboardApiDeps['accountRules'];
+  /** The prizes waiting list (src/delivery). */
+  delivery?: DashboardApiDeps['delivery'];
 }
 
 export interface OperatorPages {

@@ -54,6 +54,8 @@ export interface LinkStackOptions {
   clock?: LocalStackOptions['clock'];
   /** Event intake tuning and storage fault injection. */
   bot?: LocalStackOptions['bot'];
+  /** Extra environment for loadConfig (e.g. HTTP_PORT and GIFTDROP_PUBLIC_URL for the claim page). */
+  env?: Record<string, string>;
 }
 
 export interface LinkStack {
@@ -104,7 +106,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
   const file = join(dataDir, 'giftdrop.test.json');
   await writeFile(file, JSON.stringify(settings));
   const base = loadConfig({
-    env: { GIFTDROP_CONFIG: file, DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: 'info' },
+    env: { GIFTDROP_CONFIG: file, DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: 'info', ...options.env },
     dotenv: false,
     cwd: dataDir,
   });

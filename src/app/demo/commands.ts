@@ -1,7 +1,8 @@
 /**
  * What the user types in interactive sandbox mode: plain text is said in chat by the broadcaster;
  * `/as [+mod] [+vip] [+subN] [+first] <login> <text>` speaks as a viewer; `/gift <n> [product]`
- * simulates a gift purchase; `/order [product]` a paid order; `/viewers <n>` adds n simulated entrants; `/help`; `/quit`.
+ * simulates a gift purchase; `/order [product]` a paid order; `/viewers <n>` adds n simulated entrants;
+ * `/redeem <login>` a winner claims and redeems their prizes; `/help`; `/quit`.
  * Pure parsing, no I/O: the interactive loop acts on the result.
  */
 import { parseDemoLine } from '../../sandbox/chat/demo-input.js';
@@ -20,6 +21,7 @@ export type DemoCommand =
   | { kind: 'gift'; quantity: number; product?: string }
   | { kind: 'order'; product?: string }
   | { kind: 'viewers'; count: number }
+  | { kind: 'redeem'; login: string }
   | { kind: 'help' }
   | { kind: 'quit' }
   | { kind: 'error'; message: string };
@@ -31,6 +33,7 @@ export const DEMO_HELP = [
   '/gift <n> [product]     a supporter buys n gifts (default product: the first giftable one)',
   '/order [product]        a supporter places a paid order (an alert in chat; counts for the merch train)',
   '/viewers <n>            n simulated viewers type !enter',
+  '/redeem <login>         that winner logs in on the claim page and redeems their prizes (or open the claim page yourself)',
   '/help                   this list',
   '/quit                   shut down (Ctrl+C and Ctrl+D too)',
 ].join('\n');
@@ -83,6 +86,11 @@ export function parseDemoCommand(line: string): DemoCommand {
         return { kind: 'error', message: `usage: /viewers <n>  (n from 1 to ${MAX_DEMO_VIEWERS})` };
       }
       return { kind: 'viewers', count: n };
+    }
+    case 'redeem': {
+      const login = rest[0]?.replace(/^@/, '').toLowerCase();
+      if (!login || rest.length > 1 || !/^[a-z0-9_]{1,25}$/.test(login)) return { kind: 'error', message: 'usage: /redeem <login>' };
+      return { kind: 'redeem', login };
     }
     default:
       return { kind: 'error', message: `unknown command /${word}: /help lists the commands` };

@@ -13,6 +13,7 @@ import { DEMO_HELP, parseDemoCommand } from './commands.js';
 import type { DemoPrinter } from './output.js';
 import type { DemoTimings } from './script.js';
 import { DemoAborted, type DemoWorld } from './world.js';
+import { claimAndRedeem } from './claim-visit.js';
 
 export interface InteractiveOptions {
   world: DemoWorld;
@@ -169,6 +170,23 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
             if (!(err instanceof DemoAborted)) printer.problem((err as Error).message);
           });
           break;
+        case 'redeem': {
+          const base = world.stack.bot.delivery.via().claimUrl?.replace(/\/claim$/, '');
+          if (!base) {
+            printer.problem('There is no claim page in this run.');
+            break;
+          }
+          const login = cmd.login;
+          printer.narrate(`@${login} opens the claim page, logs in with Twitch and redeems what it shows.`);
+          void claimAndRedeem(base, login).then(
+            (n) =>
+              n === 0
+                ? printer.note(`@${login}'s claim page says nothing is waiting for them.`)
+                : printer.success(`@${login} redeemed ${n} prize(s) on the shop's page: Fourthwall sends ORDER_PLACED, and the dashboard's "prizes waiting" list drops them.`),
+            (err: unknown) => printer.problem(`@${login} could not redeem: ${(err as Error).message}`),
+          );
+          break;
+        }
         case 'help':
           printHelp(printer);
           break;

@@ -101,6 +101,12 @@ export class DemoPrinter {
     this.line(`${this.paint(STYLE.magenta + STYLE.bold, tag)} ${this.paint(STYLE.magenta, clean(text))}`);
   }
 
+  /** A whisper the bot sent (the local Twitch's record of it). */
+  whisper(toLogin: string, text: string, delivered: boolean): void {
+    const tag = this.paint(STYLE.magenta, `[whisper] bot -> @${clean(toLogin)}:`);
+    this.line(`${tag} ${clean(text)}${delivered ? '' : this.paint(STYLE.dim, ' (dropped silently by Twitch)')}`);
+  }
+
   /** One transcript entry of the chat server. */
   chat(entry: TranscriptEntry): void {
     const tag = this.paint(STYLE.dim, '[chat]');

@@ -18,6 +18,7 @@ import { SEED_PRODUCT_IDS } from '../../sandbox/fourthwall/index.js';
 import type { DrawRecord } from '../../giveaway/ports.js';
 import type { SimViewerOptions } from '../../sandbox/chat/index.js';
 import type { DemoPrinter } from './output.js';
+import { claimAndRedeem } from './claim-visit.js';
 import { DemoAborted, DemoTimeout, type DemoWorld, type DrawOutcome } from './world.js';
 
 /** Engine minimum for a link giveaway's entry window, in seconds. */
@@ -195,6 +196,38 @@ async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawR
   await world.until(said, timeoutMs, 'the winners announcement in chat');
 }
 
+/** Every winner opens the claim page, logs in with (the local) Twitch and redeems; the dashboard's list empties. */
+async function redeemStep(o: ScriptOptions, step: number): Promise<{ ok: boolean; problem?: string }> {
+  const { world, printer } = o;
+  const bot = world.stack.bot;
+  const claimUrl = bot.delivery.via().claimUrl;
+  const waiting = await bot.delivery.waiting();
+  if (!claimUrl || waiting.length === 0) return { ok: true };
+  const base = claimUrl.replace(/\/claim$/, '');
+  printer.narrate(
+    `The dashboard lists ${waiting.length} prizes waiting. Each winner was whispered the claim page (${claimUrl}); whispers can be dropped silently by Twitch, so the list stays until Fourthwall says a prize was redeemed.`,
+  );
+  const winners = [...new Set(waiting.map((p) => p.login))];
+  const first = winners[0]!;
+  printer.narrate(
+    `@${first} opens ${claimUrl}, logs in with Twitch (the local one: authorize, a single-use code, their token revoked right after) and sees only their own prize and link, then redeems it on the shop's page: Fourthwall sends ORDER_PLACED.`,
+  );
+  try {
+    for (const login of winners) {
+      const shown = await claimAndRedeem(base, login);
+      if (login === first) printer.note(`@${first}'s claim page showed ${shown} prize(s); redeemed.`);
+    }
+    printer.narrate(`The other winners do the same.`);
+    await world.prizesRedeemed(step);
+  } catch (err) {
+    if (err instanceof DemoAborted) throw err;
+    return { ok: false, problem: `a winner could not redeem: ${(err as Error).message}` };
+  }
+  const history = (await bot.repo.listDraws()).filter((r) => r.winners.some((w) => w.delivery?.redeemedAt)).length;
+  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and npm run history shows the delivery of ${history} draws as "all redeemed".`);
+  return { ok: true };
+}
+
 function winnersText(record: DrawRecord): string {
   return record.winners.length ? record.winners.map((w) => `@${w.login}`).join(', ') : 'nobody (no eligible entrants)';
 }
@@ -335,6 +368,11 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     }
     await waitForAnnouncement(world, mark, linkOutcome.record, step);
     printer.success(`Link giveaway finished: ${winnersText(linkOutcome.record)} won.`);
+    await world.pause(pace);
+
+    // 5. The prizes reach the winners.
+    const redeemOk = await redeemStep(o, step);
+    if (!redeemOk.ok) return { ...redeemOk, drawIds };
     return { ok: true, drawIds };
   } catch (err) {
     if (err instanceof DemoAborted) throw err;

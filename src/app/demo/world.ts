@@ -82,6 +82,12 @@ export class DemoWorld {
     return v;
   }
 
+  /** The login of a viewer the demo created, by user id. */
+  loginOf(userId: string): string | undefined {
+    for (const v of this.viewers.values()) if (v.userId === userId) return v.login;
+    return undefined;
+  }
+
   /** Badge text for a login the demo created (e.g. `mod`, `sub 14 months`). */
   badge(login: string): string | undefined {
     const v = this.viewers.get(login.toLowerCase());
@@ -113,6 +119,34 @@ export class DemoWorld {
   /** The demo clock's time (ms since the epoch). */
   now(): number {
     return this.clock.now();
+  }
+
+  /** Resolves once no prize waits any more (on the delivery tracker's events), or rejects after `timeoutMs`. */
+  async prizesRedeemed(timeoutMs: number): Promise<void> {
+    const tracker = this.stack.bot.delivery;
+    if (this.signal.aborted) throw new DemoAborted();
+    await new Promise<void>((resolve, reject) => {
+      let done = false;
+      const finish = (err?: Error) => {
+        if (done) return;
+        done = true;
+        timer.cancel();
+        tracker.off('changed', check);
+        this.signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve();
+      };
+      const check = () =>
+        void tracker.waiting().then(
+          (list) => list.length === 0 && finish(),
+          (err: unknown) => finish(err as Error),
+        );
+      const onAbort = () => finish(new DemoAborted());
+      const timer = this.clock.setTimeout(() => finish(new DemoTimeout('every prize redeemed', timeoutMs)), timeoutMs);
+      this.signal.addEventListener('abort', onAbort, { once: true });
+      tracker.on('changed', check);
+      check();
+    });
   }
 
   /** Resolves after `ms` (spacing only), or rejects with DemoAborted when stopped. */

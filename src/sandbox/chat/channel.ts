@@ -19,6 +19,7 @@ import type { Logger } from '../../logging/index.js';
 import { silentLogger } from '../../logging/index.js';
 import { formatTags, stripTags } from './irc.js';
 import { SandboxOAuth } from './oauth.js';
+import { SandboxViewerLogin } from './viewer-login.js';
 import { OutboundPolicy, type RoomModes } from './limits.js';
 import { makeViewer, normaliseLogin, userIdFor, type ChannelContext, type SimViewer } from './viewers.js';
 import type { ChatServerOptions, RoomStateChange, TranscriptEntry } from './types.js';
@@ -97,6 +98,16 @@ export abstract class ChatChannel extends EventEmitter {
       ...(opts.clientSecret !== undefined ? { clientSecret: opts.clientSecret } : {}),
       ...(opts.scopes !== undefined ? { scopes: opts.scopes } : {}),
       ...(opts.tokenLifetimeSeconds !== undefined ? { tokenLifetimeSeconds: opts.tokenLifetimeSeconds } : {}),
+    });
+    this.oauth.viewerLogin = new SandboxViewerLogin({
+      clientId: () => this.oauth.clientId,
+      clientSecret: () => this.oauth.clientSecret,
+      userFor: (login) => {
+        const l = normaliseLogin(login);
+        return { id: l === this.channel ? this.channelId : userIdFor(l), login: l };
+      },
+      suggestions: () => [...new Set(this.transcript.filter((e) => e.kind === 'viewer' && e.login).map((e) => e.login!))].reverse(),
+      clock,
     });
     this.ctx = { channel: this.channel, channelId: this.channelId, now: () => clock.now() };
     this.log = (opts.logger ?? silentLogger()).child({ module: 'sandbox-chat' });

@@ -9,12 +9,15 @@
  *   with BOTH tokens rotated (the old access token stops working at once), or Twitch's errors:
  *   400 "invalid client", 403 "invalid client secret", 400 "Invalid refresh token",
  *   400 "unsupported grant type".
+ * - `/oauth2/authorize`, `/oauth2/revoke` and `grant_type=authorization_code`: the viewer login
+ *   (viewer-login.ts), when one is attached.
  * Exactly one access token is valid at a time, until its expiry on the injected clock; the chat
  * login accepts only that one. Comparisons are constant-time. Nothing here reads process.env.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
+import type { SandboxViewerLogin } from './viewer-login.js';
 
 export interface SandboxOAuthOptions {
   token: string;
@@ -66,6 +69,11 @@ export class SandboxOAuth {
     return this.access;
   }
 
+  /** The bot account's user id (the token's owner). */
+  get userId(): string {
+    return this.o.userId;
+  }
+
   get refreshToken(): string {
     return this.refresh;
   }
@@ -80,8 +88,17 @@ export class SandboxOAuth {
     this.expiresAt = this.o.clock.now();
   }
 
+  /** The viewer login (authorization code flow, viewer-login.ts), when the server has one. */
+  viewerLogin: SandboxViewerLogin | undefined;
+
+  /** The viewer a user token (from the viewer login) belongs to. */
+  userOf(token: string): { id: string; login: string } | undefined {
+    return this.viewerLogin?.userOf(token);
+  }
+
   /** Serves `/oauth2/*`; returns false for other paths. */
   handle(req: IncomingMessage, res: ServerResponse, onEvent: (e: OAuthEvent) => void): boolean {
+    if (this.viewerLogin?.handle(req, res)) return true;
     const path = (req.url ?? '').split('?')[0];
     if (path === '/oauth2/validate' && req.method === 'GET') {
       this.validate(req, res, onEvent);
@@ -119,6 +136,7 @@ export class SandboxOAuth {
   }
 
   private token(form: URLSearchParams, res: ServerResponse, onEvent: (e: OAuthEvent) => void): void {
+    if (form.get('grant_type') === 'authorization_code' && this.viewerLogin) return this.viewerLogin.exchange(form, res);
     if (form.get('grant_type') !== 'refresh_token') return refuse(res, onEvent, 'token', 400, 'unsupported grant type');
     if (!same(form.get('client_id') ?? '', digest(this.clientId))) return refuse(res, onEvent, 'token', 400, 'invalid client');
     if (!same(form.get('client_secret') ?? '', digest(this.clientSecret))) return refuse(res, onEvent, 'token', 403, 'invalid client secret');

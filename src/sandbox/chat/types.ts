@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthEvent } from './oauth.js';
+import type { SandboxViewerLogin } from './viewer-login.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../logging/index.js';
 import type { ChatLimits, RoomModes } from './limits.js';
@@ -121,7 +122,17 @@ export interface ChatServer {
   /** The current access token expires now: validate answers 401 and the next chat login is refused. */
   expireToken(): void;
   /** This server's token check (current token, client id, scopes), for the Helix sandbox. */
-  readonly tokens: { accepts(token: string): boolean; readonly clientId: string; readonly scopes: readonly string[] };
+  readonly tokens: {
+    accepts(token: string): boolean;
+    readonly clientId: string;
+    readonly scopes: readonly string[];
+    /** The bot account's user id. */
+    readonly userId: string;
+    /** The viewer a user token from the viewer login belongs to. */
+    userOf(token: string): { id: string; login: string } | undefined;
+    /** The viewer login (authorization code flow) behind `/oauth2/authorize`. */
+    readonly viewerLogin: SandboxViewerLogin | undefined;
+  };
   /** Serves more HTTP paths on this port (the Helix sandbox under /helix); `handler` returns false for others. */
   mount(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void;
   /** Every open socket goes half-open: it swallows what clients write and answers nothing until dropped. */

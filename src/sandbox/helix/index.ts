@@ -2,10 +2,14 @@
  * The local stand-in for Twitch's Helix API, served under `/helix` on the sandbox chat server's
  * HTTP port (so a loopback TWITCH_IRC_URL implies TWITCH_API_URL, like TWITCH_AUTH_URL):
  * - `GET /helix/users?id=..&login=..` (at most 100 in all) -> `{ data: [{ id, login, display_name, created_at }] }`;
+ *   without parameters and with a viewer's token (the viewer login, sandbox/chat/viewer-login.ts): that viewer;
  * - `GET /helix/streams?user_id=..` -> `{ data: [{ id, user_id, user_login, type: "live", title,
  *   started_at, thumbnail_url (with {width}x{height}) }], pagination: {} }` ([] when offline);
  * - `GET /helix/channels/followers?broadcaster_id=..&user_id=..` -> `{ total, data: [...], pagination: {} }`,
  *   403 without the token scope moderator:read:followers.
+ * - `POST /helix/whispers?from_user_id&to_user_id` `{ message }` -> 204 with Twitch's rules and limits
+ *   (see `whisper`); `setWhisperDrop(true)` answers 204 without delivering (Twitch's silent drop);
+ *   `whispers` records every accepted one.
  * Every call needs `Client-Id` and `Authorization: Bearer <the chat server's current token>`
  * (401 otherwise). Rate limit as Twitch's: a token bucket of `ratePerMinute` points (default 800)
  * per client id and user (the sandbox has one user token at a time, refreshed or not: so per
@@ -27,6 +31,10 @@ export interface SandboxHelixAuth {
   accepts(token: string): boolean;
   readonly clientId: string;
   readonly scopes: readonly string[];
+  /** The bot token's user (whispers must come from it). */
+  readonly userId?: string;
+  /** The viewer a user token from the viewer login belongs to (`GET /users` without parameters answers them). */
+  userOf?(token: string): { id: string; login: string } | undefined;
 }
 
 export interface SandboxHelixOptions {
@@ -38,6 +46,17 @@ export interface SandboxHelixOptions {
   everyoneFollows?: boolean;
   /** Delay before every answer, in real milliseconds (default 0), like a network round trip. */
   latencyMs?: number;
+  /** Whispers are answered 204 but not delivered (Twitch's silent drop). Default false; see `setWhisperDrop`. */
+  dropWhispers?: boolean;
+}
+
+/** One whisper the sandbox accepted (204); `delivered` false when it was dropped silently. */
+export interface SandboxWhisper {
+  from: string;
+  to: string;
+  message: string;
+  at: number;
+  delivered: boolean;
 }
 
 export interface HelixCall {
@@ -73,9 +92,31 @@ export class SandboxHelix {
   private readonly defaultCreatedAt: number;
   private down = false;
   private seq = 1;
+  /** Whispers answered 204, in order (delivered or silently dropped). */
+  readonly whispers: SandboxWhisper[] = [];
+  private dropWhispers: boolean;
+  private readonly whisperTimes: number[] = [];
+  private readonly whisperRecipients = new Map<string, number>();
+  private readonly whisperListeners: ((w: SandboxWhisper) => void)[] = [];
 
   constructor(private readonly o: SandboxHelixOptions) {
     this.defaultCreatedAt = o.clock.now() - 730 * DAY_MS;
+    this.dropWhispers = o.dropWhispers ?? false;
+  }
+
+  /** From now on whispers are answered 204 but not delivered (true), or delivered again (false). */
+  setWhisperDrop(drop: boolean): void {
+    this.dropWhispers = drop;
+  }
+
+  /** Calls `fn` with every whisper answered 204 (delivered or dropped), e.g. for the demo's transcript. */
+  onWhisper(fn: (w: SandboxWhisper) => void): void {
+    this.whisperListeners.push(fn);
+  }
+
+  /** Whispers a user actually received. */
+  whispersTo(userId: string): SandboxWhisper[] {
+    return this.whispers.filter((w) => w.to === userId && w.delivered);
   }
 
   /** Adds or changes an account (ids are numeric strings). */
@@ -140,6 +181,11 @@ export class SandboxHelix {
     const done = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       this.calls.push({ path, status, query: url.search });
       const send = () => {
+        if (status === 204) {
+          res.writeHead(204, headers);
+          res.end();
+          return;
+        }
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(body));
       };
@@ -148,19 +194,41 @@ export class SandboxHelix {
     };
     const fail = (status: number, error: string, message: string, headers?: Record<string, string>) => done(status, { error, status, message }, headers);
     if (this.down) return fail(503, 'Service Unavailable', ''), true;
-    if (req.method !== 'GET') return fail(405, 'Method Not Allowed', ''), true;
+    const isWhisper = path === '/whispers' && req.method === 'POST';
+    if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
     if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
-    if (!this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
-    const limits = this.spend(this.o.auth.clientId);
+    const viewer = this.o.auth.userOf?.(token);
+    if (!viewer && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
+    // A viewer's token (the claim page's login) has its own bucket, as on Twitch (per client id and user).
+    const limits = this.spend(viewer ? `${this.o.auth.clientId}:${viewer.id}` : this.o.auth.clientId);
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
     const q = url.searchParams;
+    if (isWhisper) {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => {
+        body += c;
+        if (body.length > 64 * 1024) req.destroy();
+      });
+      req.on('end', () => {
+        const r = this.whisper(viewer !== undefined, q, body);
+        if (r.status === 204) done(204, undefined, h);
+        else fail(r.status, r.error, r.message, h);
+      });
+      return true;
+    }
     if (path === '/users') {
       const ids = q.getAll('id');
       const logins = q.getAll('login').map((l) => l.toLowerCase());
+      // No parameters: the user the token belongs to (a viewer's token from the login flow).
+      if (viewer && ids.length + logins.length === 0) {
+        if (!this.users.has(viewer.id)) this.setUser(viewer.id, viewer.login);
+        ids.push(viewer.id);
+      }
       if (ids.length + logins.length > 100) return fail(400, 'Bad Request', 'The sum of the id and login parameters may not exceed 100'), true;
       const found = [...ids.map((id) => this.userById(id)), ...logins.map((l) => [...this.users.values()].find((u) => u.login === l))].filter(
         (u): u is SimUser => u !== undefined,
@@ -222,6 +290,42 @@ export class SandboxHelix {
     }
     fail(404, 'Not Found', '');
     return true;
+  }
+
+  /**
+   * `POST /whispers`: Twitch's rules (scope user:manage:whispers on the sender's token, from_user_id
+   * = the token's user, a non-empty message cut to 500 characters, 3 a second, 100 a minute, 40
+   * distinct recipients in 24 h, 429 beyond) and its silent drop (204, not delivered).
+   */
+  private whisper(viewerToken: boolean, q: URLSearchParams, raw: string): { status: number; error: string; message: string } {
+    const ok = { status: 204, error: '', message: '' };
+    if (viewerToken || !this.o.auth.scopes.includes('user:manage:whispers')) return { status: 401, error: 'Unauthorized', message: 'Missing scope: user:manage:whispers' };
+    const from = q.get('from_user_id') ?? '';
+    const to = q.get('to_user_id') ?? '';
+    if (!from || !to) return { status: 400, error: 'Bad Request', message: 'Missing required parameter' };
+    if (this.o.auth.userId && from !== this.o.auth.userId) return { status: 401, error: 'Unauthorized', message: 'The ID in from_user_id must match the user ID found in the request\'s OAuth token.' };
+    if (from === to) return { status: 400, error: 'Bad Request', message: 'The sender and receiver cannot be the same user' };
+    let message = '';
+    try {
+      const body = JSON.parse(raw) as { message?: unknown };
+      message = typeof body.message === 'string' ? body.message : '';
+    } catch {
+      return { status: 400, error: 'Bad Request', message: 'Invalid JSON body' };
+    }
+    if (!message) return { status: 400, error: 'Bad Request', message: 'The message field must not be empty' };
+    const now = this.o.clock.now();
+    while (this.whisperTimes.length && now - this.whisperTimes[0]! >= 60_000) this.whisperTimes.shift();
+    for (const [id, at] of this.whisperRecipients) if (now - at >= DAY_MS) this.whisperRecipients.delete(id);
+    const lastSecond = this.whisperTimes.filter((t) => now - t < 1000).length;
+    const newRecipient = !this.whisperRecipients.has(to);
+    if (lastSecond >= 3 || this.whisperTimes.length >= 100 || (newRecipient && this.whisperRecipients.size >= 40))
+      return { status: 429, error: 'Too Many Requests', message: 'You have exceeded the whisper rate limit' };
+    this.whisperTimes.push(now);
+    if (newRecipient) this.whisperRecipients.set(to, now);
+    const w: SandboxWhisper = { from, to, message: [...message].slice(0, 500).join(''), at: now, delivered: !this.dropWhispers };
+    this.whispers.push(w);
+    for (const fn of this.whisperListeners) fn(w);
+    return ok;
   }
 
   private userById(id: string): SimUser {

@@ -58,6 +58,11 @@ export const DASHBOARD_HTML = `<!doctype html>
   </form>
 </section>
 <section>
+  <h2>Prizes waiting <span id="prize-count" class="muted"></span></h2>
+  <p class="muted">Winners whose prize is not redeemed yet. A whisper is never proof it arrived: a prize stays here until Fourthwall says it was redeemed.</p>
+  <table id="prizes"><thead><tr><th>winner</th><th>prize</th><th>state</th><th>since</th><th>link</th><th></th></tr></thead><tbody></tbody></table>
+</section>
+<section>
   <h2>Recent winners</h2>
   <div id="recent"><p class="muted">No winners yet.</p></div>
   <h3>What the winners said</h3>
@@ -244,12 +249,35 @@ async function refresh() {
     state = await getJson('/dashboard/api/state');
     renderState();
     await loadEntrants();
+    await loadPrizes();
     const t = await getJson('/dashboard/api/transcript');
     $('transcript').replaceChildren(...t.bot.slice().reverse().map((l) => el('li', '', new Date(l.at).toLocaleTimeString() + '  ' + l.text)));
     $('winner-chat').replaceChildren(...t.winners.map((l) => el('li', '', new Date(l.at).toLocaleTimeString() + '  [' + l.prize + '] ' + l.name + ': ' + l.text)));
   } catch (err) {
     showAnswer(false, String(err && err.message || err));
   }
+}
+
+async function loadPrizes() {
+  const p = await getJson('/dashboard/api/prizes');
+  $('prize-count').textContent = p.prizes.length ? '(' + p.prizes.length + ')' : '(none)';
+  $('prizes').tBodies[0].replaceChildren(...p.prizes.map((x) => {
+    const tr = el('tr');
+    tr.dataset.draw = x.drawId;
+    tr.dataset.user = x.userId;
+    const link = el('td');
+    if (x.link) link.append(copyButton(x.link));
+    const act2 = el('td');
+    if (!x.delivery.remindedAt) {
+      const b = el('button', 'small ghost', 'Remind');
+      b.type = 'button';
+      b.addEventListener('click', () => act('remind', { drawId: x.drawId, userId: x.userId }));
+      act2.append(b);
+    } else act2.append(el('span', 'muted', 'reminded (' + x.delivery.remindedBy + ')'));
+    tr.append(el('td', '', x.displayName + ' @' + x.login), el('td', '', x.product), el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : '')),
+      el('td', '', new Date(x.delivery.announcedAt).toLocaleString()), link, act2);
+    return tr;
+  }));
 }
 
 async function loadEntrants() {

@@ -1,0 +1,213 @@
+/**
+ * The claim page in a real headless Chromium against the whole local stack (issue 30): the bot
+ * with GIFTDROP_PUBLIC_URL, the sandbox's Twitch viewer login (authorize page, single-use codes,
+ * /helix/users with the viewer's token, /revoke). Winner A logs in and sees exactly their own
+ * link; viewer B logs in and sees none of A's; a forged `state`, a replayed code and a missing
+ * session show no link; no link appears in any URL the browser requested, any log line or any
+ * chat line; every viewer token was revoked; the page fits a phone screen. A screenshot of the
+ * claim page goes to the folder the test prints.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DrawRecord } from '../src/giveaway/ports.js';
+import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
+import { freePort } from './support/e2e-stack.js';
+import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+
+describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, () => {
+  let browser: TestBrowser;
+  let s: LinkStack;
+  let base: string;
+  let record: DrawRecord;
+  const requested: string[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    s = await startLinkStack({ env: { HTTP_PORT: String(port), GIFTDROP_PUBLIC_URL: base } });
+    browser = await launchBrowser();
+    browser.context.on('request', (r) => void requested.push(r.url()));
+    const opened = nextDrawOpened(s);
+    s.say(s.mod, '!giveaway start mug 1 30');
+    const open = await opened;
+    const entered = entrantsReach(s, open.id, 2);
+    s.enter(['ana', 'ben']);
+    await entered;
+    const settled = drawSettled(s, open.id);
+    s.say(s.mod, '!giveaway end');
+    record = (await settled).record;
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close(true);
+  });
+
+  /** Logs in on the claim page as `login` through the sandbox's Twitch authorize page. */
+  async function logIn(page: Page, login: string): Promise<void> {
+    await page.goto(`${base}/claim`);
+    await page.click('#login');
+    await page.waitForURL(/\/oauth2\/authorize/);
+    await page.fill('input#login', login);
+    await page.click('button#authorize');
+    await page.waitForURL(`${base}/claim`);
+  }
+
+  it('tells the winners in chat to open the claim page', async () => {
+    const line = await s.nextBotLine(/congratulations/);
+    expect(line).toContain(`Get your prize at ${base}/claim (log in with Twitch).`);
+  });
+
+  it('winner A sees exactly their link; viewer B sees none; forged state, replayed code and no session show nothing', async () => {
+    const winner = record.winners[0]!;
+    const loser = ['ana', 'ben'].find((l) => l !== winner.login)!;
+    const link = winner.redeemUrl!;
+    expect(link).toBeTruthy();
+
+    // Winner A.
+    await browser.context.clearCookies();
+    const a = await browser.context.newPage();
+    await a.setViewportSize({ width: 390, height: 844 });
+    const callbacks: string[] = [];
+    a.on('request', (r) => {
+      if (r.url().includes('/claim/callback')) callbacks.push(r.url());
+    });
+    await logIn(a, winner.login);
+    expect(await a.textContent('#viewer')).toBe(winner.displayName);
+    expect(await a.locator('.link').allTextContents()).toEqual([link]);
+    expect(await a.locator('a.redeem').getAttribute('href')).toBe(link);
+    expect(await a.textContent('.prize')).toBe(record.offer.name);
+    const session = (await browser.context.cookies(`${base}/claim`)).find((c) => c.name === 'giftdrop_claim')!;
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe('Lax');
+    // It fits a phone: nothing wider than the screen.
+    expect(await a.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await a.screenshot({ path: join(screenshotDir(), 'claim-page.png'), fullPage: true });
+    // The winner opened the claim page: the delivery state says so.
+    await s.bot.repo.flush();
+    const stored = (await s.bot.repo.getDraw(record.id))!.winners.find((w) => w.userId === winner.userId)!;
+    expect(stored.delivery?.claimPageOpenedAt).toMatch(/^\d{4}-/);
+
+    // Replaying A's callback (same code and state) in the same browser: the state is spent.
+    expect(callbacks).toHaveLength(1);
+    const exchanged = s.chat.tokens.viewerLogin!.stats.exchanged;
+    await browser.context.clearCookies();
+    const replay = await a.goto(callbacks[0]!);
+    expect(replay!.status()).toBe(400);
+    expect(await a.content()).not.toContain(link);
+    await a.goto(`${base}/claim`);
+    expect(await a.locator('#login').count()).toBe(1);
+    expect(await a.content()).not.toContain(link);
+    expect(s.chat.tokens.viewerLogin!.stats.exchanged).toBe(exchanged);
+
+    // Viewer B: logged in, nothing waiting, none of A's prize.
+    await browser.context.clearCookies();
+    const b = await browser.context.newPage();
+    await logIn(b, loser);
+    expect(await b.locator('#none').count()).toBe(1);
+    const bHtml = await b.content();
+    expect(bHtml).not.toContain(link);
+    expect(bHtml).not.toContain(winner.giftId!);
+    expect(await b.locator('.link').count()).toBe(0);
+
+    // A forged state with a real code for A: refused, no session, no link.
+    await browser.context.clearCookies();
+    const c = await browser.context.newPage();
+    await c.goto(`${base}/claim/login`); // a real state cookie for this browser, but not the one sent below
+    await c.waitForURL(/\/oauth2\/authorize/);
+    const auth = new URL(c.url());
+    const form = new URLSearchParams(auth.searchParams);
+    form.set('login', winner.login);
+    form.set('state', 'forged-state-value');
+    const issued = await fetch(auth.origin + auth.pathname, { method: 'POST', body: form, redirect: 'manual' });
+    const forged = issued.headers.get('location')!;
+    expect(forged).toContain('state=forged-state-value');
+    const refused = await c.goto(forged);
+    expect(refused!.status()).toBe(400);
+    await c.goto(`${base}/claim`);
+    expect(await c.locator('#login').count()).toBe(1);
+    expect(await c.content()).not.toContain(link);
+
+    // No session at all: the login button only.
+    await browser.context.clearCookies();
+    const d = await browser.context.newPage();
+    await d.goto(`${base}/claim`);
+    expect(await d.locator('#login').count()).toBe(1);
+    expect(await d.content()).not.toContain(link);
+    const api = await fetch(`${base}/claim`, { headers: { cookie: 'giftdrop_claim=made-up-session' } });
+    expect(await api.text()).not.toContain(link);
+
+    // Every viewer token was revoked after use.
+    expect(s.chat.tokens.viewerLogin!.liveTokens()).toBe(0);
+    expect(s.chat.tokens.viewerLogin!.stats.revoked).toBe(2);
+
+    // No link in any URL the browser asked for (the redeem button was never followed), log line or chat line.
+    const giftId = winner.giftId!;
+    for (const url of requested) {
+      expect(url).not.toContain(link);
+      expect(url).not.toContain(giftId);
+    }
+    expect(s.log.text()).not.toContain(link);
+    expect(s.log.text()).not.toContain(giftId);
+    const chat = s.chat.transcript.map((e) => e.text).join('\n');
+    expect(chat).not.toContain(link);
+    expect(chat).not.toContain(giftId);
+  });
+
+  it('the dashboard lists the prize as waiting (opened) until it is redeemed, then the list is empty', async () => {
+    const winner = record.winners[0]!;
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    const row = page.locator(`#prizes tbody tr[data-user="${winner.userId}"]`);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    expect(await row.locator('td.state').textContent()).toBe('opened');
+    // "Remind" from the dashboard: one chat mention pointing to the claim page, then the button is gone.
+    const from = s.mark();
+    await row.locator('button', { hasText: 'Remind' }).click();
+    const reminder = await s.nextBotLine(/still waiting/, from);
+    expect(reminder).toContain(`@${winner.login}`);
+    expect(reminder).toContain(`${base}/claim`);
+    expect(reminder).not.toContain(winner.redeemUrl!);
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('reminded (chat)');
+    await page.screenshot({ path: join(screenshotDir(), 'dashboard-prizes-waiting.png'), fullPage: true });
+    s.fw.control.redeemGift(winner.giftId!);
+    await expect.poll(() => page.locator('#prizes tbody tr').count(), { timeout: 15_000 }).toBe(0);
+    expect(await page.textContent('#prize-count')).toBe('(none)');
+    await s.bot.repo.flush();
+    const stored = (await s.bot.repo.getDraw(record.id))!.winners.find((w) => w.userId === winner.userId)!;
+    expect(stored.delivery?.redeemedAt).toMatch(/^\d{4}-/);
+    await page.close();
+  });
+
+  it('a code Twitch refuses (made up, or used before) with a valid state: "Login failed", no session, the state spent', async () => {
+    const start = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '198.51.100.7' } });
+    const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
+    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+    const refused = s.chat.tokens.viewerLogin!.stats.refused;
+    const cb = `${base}/claim/callback?code=not-a-real-code&state=${encodeURIComponent(state)}`;
+    const res = await fetch(cb, { headers: { cookie, 'x-forwarded-for': '198.51.100.7' }, redirect: 'manual' });
+    expect(res.status).toBe(502);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('giftdrop_claim='))).toBe(false);
+    expect(await res.text()).toContain('Twitch did not confirm the login');
+    expect(s.chat.tokens.viewerLogin!.stats.refused).toBe(refused + 1);
+    // The same state again: spent.
+    const again = await fetch(cb, { headers: { cookie, 'x-forwarded-for': '198.51.100.7' }, redirect: 'manual' });
+    expect(again.status).toBe(400);
+    expect(s.chat.tokens.viewerLogin!.stats.refused).toBe(refused + 1);
+  });
+
+  it('limits each public client: 60 at once, then about one a second (429 beyond); this machine without a tunnel is not limited', async () => {
+    const statuses: number[] = [];
+    // 60 at once; a slow machine may earn a few back meanwhile (one a second), so allow 10 more tries.
+    for (let i = 0; i < 70 && statuses.at(-1) !== 429; i++) statuses.push((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
+    expect(statuses.slice(0, 60).every((st) => st === 200)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    // Another client is not held up by it.
+    expect((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.10' } })).status).toBe(200);
+    // The streamer's own machine (no forwarding header) is not limited.
+    const local: number[] = [];
+    for (let i = 0; i < 70; i++) local.push((await fetch(`${base}/claim/style.css`)).status);
+    expect(local.every((st) => st === 200)).toBe(true);
+  });
+});
