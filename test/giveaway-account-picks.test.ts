@@ -2,8 +2,9 @@
  * The engine's picks under account rules (GiveawayService over fakes, a real repository, a manual
  * clock, and an in-memory AccountInfoPort in Twitch's place):
  * - the close has one deadline (Fourthwall's, entry window + 60 s, minus the finish reserve): a
- *   lookup still unanswered then ends the picks, the draw finishes at Fourthwall with the winners
- *   checked so far, and chat names the prizes not filled; verify passes;
+ *   lookup still unanswered then ends the picks and chat names the prizes not filled; a link
+ *   giveaway finishes with the winners checked so far, a gift draw (Fourthwall takes one winner per
+ *   gift) is handed back before Fourthwall's deadline with its picks void; both verify;
  * - a claim window's replacement winner is checked the same way (non-followers set aside), and
  *   the draw still verifies.
  */
@@ -58,32 +59,59 @@ async function make(port: ScriptedPort, settings: Parameters<typeof harness>[0] 
 }
 
 describe('engine picks under account rules', () => {
-  it('the deadline ends the checks: finished at Fourthwall with the winners checked so far, unfilled prizes named', async () => {
+  it('the deadline ends the checks: a link giveaway finishes with the winners checked so far, unfilled prizes named', async () => {
     // First batch: only its first candidate follows; the second batch never answers before the deadline.
+    const port = new ScriptedPort((_id, call, index) => call === 0 && index === 0, (call) => call >= 1);
+    const { h, said } = await make(port);
+    const start = await h.svc.startLinkGiveaway(chatMsg('modjo', { roles: { moderator: true } }), 'mug', 5, 30);
+    const id = (start as { id: string }).id;
+    for (let i = 0; i < 40; i++) h.svc.enter(chatMsg(`viewer${i}`));
+    let rec: DrawRecord | undefined;
+    void once(h.svc.events, 'draw-finished').then(([r]) => (rec = r as DrawRecord));
+    h.clock.advance(30_000);
+    const closedAt = h.clock.now();
+    await driveUntil(h.clock, () => rec !== undefined, 1_000, 200);
+    // The checks' deadline: the close + 60 s, minus the 15 s kept for delivering the prizes.
+    expect(h.clock.now()).toBeGreaterThanOrEqual(closedAt + 45_000);
+    expect(h.clock.now()).toBeLessThan(closedAt + 60_000);
+    expect(rec!.winners).toHaveLength(1);
+    expect(rec!.winners[0]!.accountCheck?.result).toBe('checked');
+    expect(port.calls).toHaveLength(2);
+    expect(port.calls[0]![0]).toBe(rec!.winners[0]!.userId);
+    expect(h.shop.calls.filter((c) => c.op === 'createGiveawayLinks').map((c) => c.args[1])).toEqual([1]);
+    await h.svc.whenIdle();
+    const stored = (await h.repo.getDraw(id))!;
+    expect(stored.setAside!.map((a) => a.reason)).toEqual(Array(port.calls[0]!.length - 1).fill('not-follower'));
+    expect(stored.rules!['account']).toMatchObject({ unfilled: 4, unfilledWhy: 'time' });
+    expect(said.at(-1)).toMatch(/4 of 5 prizes \(Mug\) not filled: the checks ran out of time before the deadline\.$/);
+    expect(verifyDraw(stored)).toMatchObject({ ok: true });
+  });
+
+  it("the deadline in a gift draw: before Fourthwall's deadline, fewer winners than gifts, so the draw is handed back (picks void, verifies)", async () => {
     const port = new ScriptedPort((_id, call, index) => call === 0 && index === 0, (call) => call >= 1);
     const { h, said } = await make(port);
     const draw = h.shop.addDraw({ gifts: 5, durationSeconds: 60 });
     await h.svc.handleGiftDrawStarted(draw, 'weve_1');
     for (let i = 0; i < 40; i++) h.svc.enter(chatMsg(`viewer${i}`));
     let rec: DrawRecord | undefined;
-    void once(h.svc.events, 'draw-finished').then(([r]) => (rec = r as DrawRecord));
+    void once(h.svc.events, 'draw-failed').then(([r]) => (rec = r as DrawRecord));
     h.clock.advance(60_000);
     await driveUntil(h.clock, () => rec !== undefined, 1_000, 200);
     const closesAt = START_MS + 60_000;
-    // Finished before Fourthwall's deadline (entry window + 60 s), after the checks' own deadline (15 s before it).
     expect(h.clock.now()).toBeGreaterThanOrEqual(closesAt + 45_000);
     expect(h.clock.now()).toBeLessThan(closesAt + 60_000);
-    expect(rec!.winners).toHaveLength(1);
-    expect(rec!.winners[0]!.accountCheck?.result).toBe('checked');
+    expect(said.some((l) => /4 of 5 prizes \(Cozy Hoodie\) not filled: the checks ran out of time/.test(l))).toBe(true);
+    // One checked winner for five gifts: Fourthwall takes one winner per gift, so nothing is sent
+    // and the draw is handed back (Fourthwall reopens it with every gift after its deadline).
+    expect(h.shop.count('finishDraw')).toBe(0);
     expect(port.calls).toHaveLength(2);
-    expect(port.calls[0]![0]).toBe(rec!.winners[0]!.userId);
-    const [, participants] = h.shop.calls.find((c) => c.op === 'finishDraw')!.args as [string, { userId: string }[]];
-    expect(participants.map((p) => p.userId)).toEqual([rec!.winners[0]!.userId]);
+    expect(rec!.failure?.reason).toMatch(/only 1 eligible entrant\(s\) for 5 gifts/);
+    expect(h.chat.matching(/Only 1 eligible for 5x Cozy Hoodie/)).toHaveLength(1);
     await h.svc.whenIdle();
     const stored = (await h.repo.getDraw(draw.id))!;
-    expect(stored.setAside!.map((a) => a.reason)).toEqual(Array(port.calls[0]!.length - 1).fill('not-follower'));
+    expect(stored).toMatchObject({ status: 'failed', winners: [] });
+    expect(stored.setAside).toBeUndefined();
     expect(stored.rules!['account']).toMatchObject({ unfilled: 4, unfilledWhy: 'time' });
-    expect(said.at(-1)).toMatch(/4 of 5 prizes \(Cozy Hoodie\) not filled: the checks ran out of time before the deadline\.$/);
     expect(verifyDraw(stored)).toMatchObject({ ok: true });
   });
 

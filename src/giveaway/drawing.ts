@@ -85,7 +85,7 @@ export class Drawing {
         r.setAside = got.setAside;
         r.rules = { ...r.rules, account: gate.accountRecord(outcome) };
         gate.report(r.id, outcome);
-        if (got.outOfTime) ctx.logger.warn({ drawId: s.id, unfilled }, 'account checks ran out of time: finishing with the winners checked so far');
+        if (got.outOfTime) ctx.logger.warn({ drawId: s.id, unfilled }, 'account checks ran out of time: going on with the winners checked so far (a gift draw short of winners is handed back)');
       }
       ctx.logger.info(
         { drawId: s.id, eligible: frozen.length, winners: r.winners.map((w) => w.login), excluded, setAside: got.setAside.length },

@@ -99,6 +99,7 @@ export class Settler {
     r.failure = { reason, at: isoNow(ctx.clock) };
     r.closedAt = isoNow(ctx.clock);
     r.winners = [];
+    delete r.setAside; // no pick stands (the record then verifies as a draw without picks); rules.account keeps the counts
     r.finishInFlight = false;
     if (s.frozen) s.reveal();
     this.e.draws.retire(s);
