@@ -45,7 +45,7 @@ export interface TwitchChatOptions {
   clock?: Clock;
   /** Outbox limits (tests scale the windows down). */
   outbox?: Partial<OutboxLimits>;
-  /** tmi.js reconnect delay: first `intervalMs` (default 1000), growing 1.5x up to `maxIntervalMs` (30 000). */
+  /** Reconnect delay after a lost connection: first `intervalMs` (default 1000), growing 1.5x up to `maxIntervalMs` (30 000), on real time. */
   reconnect?: { intervalMs?: number; maxIntervalMs?: number };
   /** Longest wait for the welcome and the channel join in `connect()` (default 15 000 ms). */
   connectTimeoutMs?: number;

@@ -9,8 +9,16 @@
  *   token after having accepted it;
  * - `connect()` resolves once the channel is joined (ROOMSTATE seen) and rejects with
  *   TwitchAuthError (bad TWITCH_TOKEN / TWITCH_USERNAME) or TwitchConnectError, with no retry
- *   loop; after a successful connect, tmi.js reconnects by itself (server RECONNECT, dropped
- *   socket) and re-joins the channel;
+ *   loop; after a successful connect, the client reconnects by itself until `disconnect()`:
+ *   tmi.js runs with `connection.reconnect: false`, and every connection lost without the
+ *   client asking (dropped socket, tmi.js's keep-alive timeout, the half-open probe's close, a
+ *   server RECONNECT), reported by tmi.js's 'disconnected' event, makes the client call tmi.js
+ *   `connect()` again after `reconnect.intervalMs`, the wait growing 1.5x up to
+ *   `reconnect.maxIntervalMs` while attempts fail and starting over once joined; tmi.js re-joins
+ *   the channel on each connect. tmi.js answers a server RECONNECT itself (closes, then connects
+ *   after its `reconnectInterval`, whatever `reconnect` says): the client's timer for that close
+ *   is set later with no shorter wait (both on real time, not the injected clock), so it finds
+ *   tmi.js's socket opening (`readyState()`) and stands down;
  * - a refusal on a reconnect first refreshes the token when `tokens` can (then logs in again,
  *   once per refusal; an unreachable token endpoint is tried again on the injected clock until
  *   `disconnect()`); 'fatal' is emitted only when that is impossible or refused too. The token
@@ -103,8 +111,14 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   /** A line is being written (its answer may come before the outbox calls it written). */
   private writing = false;
   private rawAttached = false;
-  /** tmi.js announced a reconnect and has not opened its socket yet. */
-  private reconnectPending = false;
+  /** connect() succeeded and disconnect() was not called since: a lost connection is reconnected. */
+  private keepConnected = false;
+  /** The client's pending reconnect (see the module header), cancelled when a socket opens. */
+  private reconnectTimer: TimerHandle | undefined;
+  private readonly reconnectBaseMs: number;
+  private readonly reconnectMaxMs: number;
+  /** The next reconnect's wait: `reconnectBaseMs`, growing 1.5x per attempt, reset on join. */
+  private reconnectDelayMs: number;
   private lastHealth: ChatHealth = { chat: 'disconnected' };
   private healthTimer: TimerHandle | undefined;
   private readonly onRaw = (_copy: unknown, line: RawLine): void => this.readRaw(line);
@@ -119,11 +133,14 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.confirmTimeoutMs = options.confirmTimeoutMs ?? 15_000;
     this.tokens = options.tokens;
+    this.reconnectBaseMs = options.reconnect?.intervalMs ?? 1000;
+    this.reconnectMaxMs = Math.max(this.reconnectBaseMs, options.reconnect?.maxIntervalMs ?? 30_000);
+    this.reconnectDelayMs = this.reconnectBaseMs;
     this.recovery = new AuthRecovery({
       tokens: this.tokens,
       clock: this.clock,
       log: this.log,
-      initialRetryMs: options.reconnect?.intervalMs ?? 1000,
+      initialRetryMs: this.reconnectBaseMs,
       relogin: () => this.reconnectNow(),
       fatal: (err) => this.emit('fatal', err),
     });
@@ -239,7 +256,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
     this.closing = false;
     this.setState('connecting');
-    this.setReconnect(false);
+    this.keepConnected = false;
     this.joining = true;
     this.refreshRaw();
     let timer: TimerHandle | undefined;
@@ -269,13 +286,14 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       timer?.cancel();
     }
     this.everConnected = true;
-    this.setReconnect(true);
+    this.keepConnected = true;
   }
 
   /** Leaves for good (no reconnect). Queued lines stay queued. */
   async disconnect(): Promise<void> {
     this.closing = true;
-    this.setReconnect(false);
+    this.keepConnected = false;
+    this.cancelReconnect();
     this.recovery.cancel();
     this.watch.pause();
     this.outbox.pause();
@@ -294,11 +312,6 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     });
     await Promise.race([this.client.disconnect().then(() => undefined, () => undefined), cap]);
     clearTimeout(timer);
-  }
-
-  /** tmi.js's reconnect flag: the live value of its `connection.reconnect` option. */
-  private setReconnect(on: boolean): void {
-    (this.client as unknown as { reconnect: boolean }).reconnect = on;
   }
 
   private async write(channel: string, text: string): Promise<void> {
@@ -365,19 +378,15 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       },
     );
     client.on('connecting', () => {
-      // tmi.js opened a new socket (first connect or a reconnect).
-      this.reconnectPending = false;
+      // tmi.js opened a new socket (first connect, the client's reconnect, or tmi.js's own
+      // answer to a server RECONNECT): a reconnect still pending has nothing left to do.
+      this.cancelReconnect();
       if (this.closing) {
         void this.closeSocket();
         return;
       }
       this.joining = true;
       this.refreshRaw();
-      this.setState('connecting');
-    });
-    client.on('reconnect', () => {
-      if (this.closing) return;
-      this.reconnectPending = true;
       this.setState('connecting');
     });
     client.on('disconnected', (reason) => this.onDisconnected(String(reason)));
@@ -408,6 +417,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       this.joining = false;
       this.setState('connected');
       this.recovery.joined();
+      this.reconnectDelayMs = this.reconnectBaseMs;
       this.outbox.resume();
       this.watch.resume();
       this.refreshRaw();
@@ -427,8 +437,8 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.mod = false;
     if (this.current === 'disconnected') return;
     // On the built-in WebSocket a dropped socket reports an error, then its close: tmi.js says
-    // 'disconnected' for each, and the second comes after it announced its reconnect.
-    if (this.reconnectPending && !this.closing) return;
+    // 'disconnected' for each, and the second comes after the reconnect was scheduled.
+    if (this.reconnectTimer && !this.closing) return;
     if (AUTH_FAILURE.test(reason) && this.everConnected && !this.closing) {
       this.setState('disconnected');
       if (this.recovery.begin()) {
@@ -440,26 +450,41 @@ export class TwitchChat extends EventEmitter implements ChatPort {
       this.emit('fatal', err);
       return;
     }
-    if (this.closing || !this.everConnected) {
+    if (this.closing || !this.keepConnected) {
       this.setState('disconnected');
       return;
     }
-    this.log.warn({ reason }, 'chat connection lost; tmi.js reconnects');
-    this.setState('disconnected');
+    const waitMs = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(Math.round(waitMs * 1.5), this.reconnectMaxMs);
+    if (this.current === 'connected') {
+      this.log.warn({ reason }, `chat connection lost; reconnecting in ${Math.round(waitMs / 100) / 10} s`);
+      this.setState('disconnected');
+    } else {
+      this.log.warn({ reason }, `could not reconnect to chat; trying again in ${Math.round(waitMs / 100) / 10} s`);
+    }
+    // Real time, like tmi.js's own timer for a server RECONNECT, which must fire first (module header).
+    this.reconnectTimer = systemClock.setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.closing || this.client.readyState() !== 'CLOSED') return;
+      this.reconnectNow();
+    }, waitMs);
+    this.setState('connecting');
   }
 
-  /** Half-open socket: tmi.js's public disconnect() never reconnects, so close, then connect again (a close under way is tmi.js's). */
+  private cancelReconnect(): void {
+    this.reconnectTimer?.cancel();
+    this.reconnectTimer = undefined;
+  }
+
+  /** Half-open socket: closed through tmi.js's public disconnect(); its 'disconnected' schedules the reconnect (a close already under way reports it too). */
   private dropHalfOpen(): void {
     if (this.closing || this.current !== 'connected') return;
-    this.client.disconnect().then(
-      () => this.reconnectNow(),
-      () => undefined,
-    );
+    this.client.disconnect().catch(() => undefined);
   }
 
+  /** Connects again at once (a reconnect's timer, or a refreshed token); a failure reports 'disconnected'. */
   private reconnectNow(): void {
     if (this.closing) return;
-    this.setReconnect(true);
     this.setState('connecting');
     this.client.connect().catch(() => undefined);
   }

@@ -73,9 +73,11 @@ function tmiLogger(log: TextLog): { trace(m: string): void; debug(m: string): vo
 
 /**
  * The options the bot's tmi.js client is built from (all documented tmi.js options): tmi.js
- * reconnects by itself (its delays from `reconnect`), its keep-alive PONG deadline is
- * `pingTimeoutMs`; the password is a function, so the token is read at every login and a
- * refreshed one is used from the next (re)connect.
+ * never reconnects on its own (`reconnect: false`: the chat client owns reconnection); its
+ * `reconnectInterval` is the wait before it connects again after a server RECONNECT, which it
+ * does whatever `reconnect` says; its keep-alive PONG deadline is `pingTimeoutMs`; the password
+ * is a function, so the token is read at every login and a refreshed one is used from the next
+ * (re)connect.
  */
 export function tmiOptions(
   options: TwitchChatOptions,
@@ -91,10 +93,9 @@ export function tmiOptions(
       server: endpoint.host,
       port: endpoint.port,
       secure: endpoint.secure,
-      reconnect: true,
+      reconnect: false,
       reconnectInterval: options.reconnect?.intervalMs ?? 1000,
       maxReconnectInterval: options.reconnect?.maxIntervalMs ?? 30_000,
-      maxReconnectAttempts: Infinity,
       timeout: options.pingTimeoutMs ?? 5000,
     },
     identity: { username: botLogin, password: token },
