@@ -10,7 +10,6 @@
  * Signals go to the one PID, never to a process group.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -31,39 +30,11 @@ import {
   writeSettingsFile,
   type LocalServers,
 } from './support/e2e-stack.js';
+import { alive, descendants } from './support/process-table.js';
 
 /** What issue 32 asks of a stop. */
 const STOP_WITHIN_MS = 3000;
 
-/** pid -> parent pid of every live process, from /proc/<pid>/stat (state Z counts as gone). */
-function processTable(): Map<number, number> {
-  const table = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state !== 'Z') table.set(Number(name), Number(ppid));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return table;
-}
-
-function descendants(pid: number): number[] {
-  const table = processTable();
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const [child, parent] of table) if (parent === p) {
-      out.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return out;
-}
-const alive = (pid: number) => processTable().has(pid);
 
 interface Proc {
   child: ChildProcess;

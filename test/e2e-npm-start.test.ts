@@ -10,7 +10,6 @@
  * Each time the bot is gone within 10 s: /healthz stops answering and no process that was below
  * the npm PID remains (walked in /proc). Signals go to that one PID, never to a process group.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUIET_REMINDERS } from './support/e2e-link-stack.js';
 import {
@@ -28,41 +27,11 @@ import {
   type BotProcess,
   type LocalServers,
 } from './support/e2e-stack.js';
+import { alive, descendants } from './support/process-table.js';
 
 /** The stop the README promises. */
 const STOP_WITHIN_MS = 10_000;
 
-/** pid -> parent pid of every process, from /proc/<pid>/stat (state Z counts as gone). */
-function processTable(): Map<number, number> {
-  const table = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state !== 'Z') table.set(Number(name), Number(ppid));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return table;
-}
-
-function descendants(pid: number): number[] {
-  const table = processTable();
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const [child, parent] of table) if (parent === p) {
-      out.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return out;
-}
-
-const alive = (pid: number) => processTable().has(pid);
 
 async function healthAnswers(bot: BotProcess): Promise<boolean> {
   try {
