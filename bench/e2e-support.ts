@@ -88,7 +88,10 @@ export async function startBenchStack(
       dataDir: config.dataDir,
       async dispose() {
         await stack.close();
-        await rm(dataDir, { recursive: true, force: true });
+        // (retried: now and then a file still appears in the data folder while it is removed right
+        // after the stop - an open finding of issue 28's session, see its closing note - and one
+        // failed clean-up must not end the whole bench run)
+        await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       },
     };
   } catch (err) {
