@@ -10,24 +10,13 @@ import { runHistoryCli } from '../src/cli/history.js';
 import type { Delivery } from '../src/giveaway/ports.js';
 import type { PrizeView } from '../src/delivery/tracker.js';
 import { captureIo } from './support/cli-io.js';
-import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { deliveryReaches, drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
 afterEach(async () => {
   for (const s of stacks.splice(0)) await s.close(true);
 });
 
-/** Resolves once the winner's delivery state satisfies `pred` (on the tracker's `changed` events). */
-function deliveryReaches(s: LinkStack, userId: string, pred: (d: Delivery) => boolean): Promise<Delivery> {
-  return new Promise((resolve) => {
-    const on = (_drawId: string, id: string, d: Delivery) => {
-      if (id !== userId || !pred(d)) return;
-      s.bot.delivery.off('changed', on);
-      resolve(d);
-    };
-    s.bot.delivery.on('changed', on);
-  });
-}
 
 /** The prizes waiting once `pred` holds (checked now and on every delivery change). */
 async function waitingReaches(s: LinkStack, pred: (list: PrizeView[]) => boolean): Promise<PrizeView[]> {

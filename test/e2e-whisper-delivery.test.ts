@@ -8,30 +8,19 @@
  * past Twitch's limits wait in the queue and all go out, none refused or dropped.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Delivery } from '../src/giveaway/ports.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { startChatServer } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
 import { TwitchWhispers } from '../src/twitch/whispers.js';
 import { silentLogger } from '../src/logging/index.js';
 import { freePort } from './support/e2e-stack.js';
-import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { deliveryReaches, runMugGiveaway, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
 afterEach(async () => {
   for (const s of stacks.splice(0)) await s.close(true);
 });
 
-function deliveryReaches(s: LinkStack, userId: string, pred: (d: Delivery) => boolean): Promise<Delivery> {
-  return new Promise((resolve) => {
-    const on = (_drawId: string, id: string, d: Delivery) => {
-      if (id !== userId || !pred(d)) return;
-      s.bot.delivery.off('changed', on);
-      resolve(d);
-    };
-    s.bot.delivery.on('changed', on);
-  });
-}
 
 async function dashboardPrizes(s: LinkStack): Promise<{ login: string; label: string }[]> {
   const res = await fetch(`${s.bot.http.url}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
@@ -63,15 +52,7 @@ describe('whispers dropped silently', () => {
     });
     stacks.push(s);
     const helix = s.stack.helix;
-    const opened = nextDrawOpened(s);
-    s.say(s.mod, '!giveaway start mug 1 30');
-    const open = await opened;
-    const entered = entrantsReach(s, open.id, 2);
-    s.enter(['ana', 'ben']);
-    await entered;
-    const settled = drawSettled(s, open.id);
-    s.say(s.mod, '!giveaway end');
-    const { record } = await settled;
+    const record = await runMugGiveaway(s, ['ana', 'ben']);
     const winner = record.winners[0]!;
     const whispered = deliveryReaches(s, winner.userId, (d) => !!d.whisperedAt);
 

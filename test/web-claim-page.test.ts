@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { freePort } from './support/e2e-stack.js';
-import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { runMugGiveaway, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 
 describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, () => {
   let browser: TestBrowser;
@@ -28,15 +28,7 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     s = await startLinkStack({ env: { HTTP_PORT: String(port), GIFTDROP_PUBLIC_URL: base } });
     browser = await launchBrowser();
     browser.context.on('request', (r) => void requested.push(r.url()));
-    const opened = nextDrawOpened(s);
-    s.say(s.mod, '!giveaway start mug 1 30');
-    const open = await opened;
-    const entered = entrantsReach(s, open.id, 2);
-    s.enter(['ana', 'ben']);
-    await entered;
-    const settled = drawSettled(s, open.id);
-    s.say(s.mod, '!giveaway end');
-    record = (await settled).record;
+    record = await runMugGiveaway(s, ['ana', 'ben']);
   }, 90_000);
 
   afterAll(async () => {

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/logging/index.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/app/local-stack.js';
 import type { FourthwallSandboxOptions, RequestRecord } from '../../src/sandbox/fourthwall/index.js';
 import type { ChatServer, ChatServerOptions, SimViewer, SimViewerOptions } from '../../src/sandbox/chat/index.js';
-import type { DrawRecord } from '../../src/giveaway/ports.js';
+import type { Delivery, DrawRecord } from '../../src/giveaway/ports.js';
 import { runHistoryCli } from '../../src/cli/history.js';
 import { runVerifyCli } from '../../src/cli/verify.js';
 import { LogCapture } from './log-capture.js';
@@ -202,6 +202,31 @@ export function entrantsReach(s: LinkStack, id: string, count: number): Promise<
     };
     s.bot.service.events.on('entered', on);
   });
+}
+
+/** Resolves once the winner's delivery state satisfies `pred` (on the delivery tracker's `changed` events). */
+export function deliveryReaches(s: LinkStack, userId: string, pred: (d: Delivery) => boolean): Promise<Delivery> {
+  return new Promise((resolve) => {
+    const on = (_drawId: string, id: string, d: Delivery) => {
+      if (id !== userId || !pred(d)) return;
+      s.bot.delivery.off('changed', on);
+      resolve(d);
+    };
+    s.bot.delivery.on('changed', on);
+  });
+}
+
+/** A moderator starts a one-winner link giveaway of the mug, `logins` enter, the moderator ends it: the settled record. */
+export async function runMugGiveaway(s: LinkStack, logins: string[]): Promise<DrawRecord> {
+  const opened = nextDrawOpened(s);
+  s.say(s.mod, '!giveaway start mug 1 30');
+  const open = await opened;
+  const entered = entrantsReach(s, open.id, logins.length);
+  s.enter(logins);
+  await entered;
+  const settled = drawSettled(s, open.id);
+  s.say(s.mod, '!giveaway end');
+  return (await settled).record;
 }
 
 /** Resolves when the draw `id` (or any draw) is finished, failed or cancelled. */
