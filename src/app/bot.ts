@@ -362,6 +362,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages?.close();
     await withTimeout(http?.close() ?? Promise.resolve(), CLOSE_MS);
     delivery.stop();
+    await withTimeout(delivery.tracker.idle(), CLOSE_MS); // its writes in flight end before the history is flushed (as in stop())
     await withTimeout(poller?.stop() ?? Promise.resolve(), CLOSE_MS);
     await withTimeout(intake.stop(), CLOSE_MS);
     await withTimeout(beacon.close(), CLOSE_MS);
