@@ -1,6 +1,6 @@
 /**
  * Sustained chat load through the product as it runs (startLocalStack: the real bot's TwitchChat
- * on a real tmi.js socket -> the `!enter` command -> GiveawayService with an open gift draw -> the
+ * on a real tmi.js socket -> the `!enter` command -> GiveawayEngine with an open gift draw -> the
  * file journal): RATE `!enter` lines per second for SECONDS seconds, injected by the chat sandbox
  * (in this process) in batches of RATE/100 every 10 ms on an absolute schedule. Measured while it
  * runs: the event-loop delay of the bot's process (p99, monitorEventLoopDelay at 1 ms resolution)

@@ -3,7 +3,7 @@
  * stack freeing memory mid-measurement.)
  * The close of a big gift draw through the product as it runs (startLocalStack: real engine, file
  * storage with the journal on, HTTP server, Fourthwall client talking to the local sandbox):
- * - heap per distinct entrant: 500,000 viewers entered through GiveawayService.enter (the entry
+ * - heap per distinct entrant: 500,000 viewers entered through GiveawayEngine.enter (the entry
  *   call the `!enter` command makes), heap growth after gc in this process / entrants;
  * - 1,000,000 entrants, 100 winners: `!giveaway end` (endNow) -> the finish call arriving at the
  *   sandbox (its request log), median of 3; the event loop's worst delay from the close until the
@@ -151,13 +151,13 @@ export async function run(): Promise<BenchResult[]> {
         unit: 'bytes',
         target: '<= 200',
         ok: hasGc && heapPerEntrant <= 200,
-        detail: `${HEAP_ENTRANTS} distinct entrants through GiveawayService.enter, JS heap growth after gc / entrants; plus ${buffersPerEntrant.toFixed(0)} bytes of typed-array columns outside the heap${hasGc ? '' : ' (no --expose-gc: not comparable)'}${quick}`,
+        detail: `${HEAP_ENTRANTS} distinct entrants through GiveawayEngine.enter, JS heap growth after gc / entrants; plus ${buffersPerEntrant.toFixed(0)} bytes of typed-array columns outside the heap${hasGc ? '' : ' (no --expose-gc: not comparable)'}${quick}`,
       },
       {
         name: 'e2e.enterRate',
         value: Math.round(median(rounds.map((r) => r.enterRate))),
         unit: 'entries/s',
-        detail: 'GiveawayService.enter with the journal on (setup of the close rounds, median)',
+        detail: 'GiveawayEngine.enter with the journal on (setup of the close rounds, median)',
       },
     ];
   } finally {

@@ -1,6 +1,6 @@
 /**
  * Chat into the product as it runs (startLocalStack: the real bot's TwitchChat on a real tmi.js
- * socket -> the real command registry and `!enter` command -> GiveawayService with an open gift
+ * socket -> the real command registry and `!enter` command -> GiveawayEngine with an open gift
  * draw -> the file journal), side by side with a bare tmi.js client on a second chat sandbox in
  * the same run:
  * - ingestion: 100,000 `!enter` lines from 50,000 distinct viewers per round, cut into 4 chunks,

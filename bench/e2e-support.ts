@@ -127,7 +127,7 @@ export function enterMessage(i: number, channel: string): ChatMessage {
   };
 }
 
-/** Enters `count` distinct viewers through GiveawayService.enter, yielding between chunks. */
+/** Enters `count` distinct viewers through GiveawayEngine.enter, yielding between chunks. */
 export async function enterViewers(s: BenchStack, from: number, count: number): Promise<void> {
   const channel = s.chatServer.channel;
   for (let i = from; i < from + count; i++) {

@@ -123,7 +123,7 @@ describe('picks checked against the account rules', () => {
       fairness: { commitment: commitmentOf(seed), seed: seed.toString('hex'), entrantsDigest: digest, algorithm: FAIRNESS_ALGORITHM },
       frozenEntrants: canonical,
     };
-    const s = new DrawSession(record, seed, [], 'done');
+    const s = new DrawSession(record, seed, [], 'settled');
     const got = await takeCheckedPicks({ key: seed, frozen: s.frozen!, from: 0, wanted: 3, gate, until: NOW + 60_000, now: () => NOW });
     expect(got.picks).toHaveLength(3);
     expect(got.setAside.length).toBeGreaterThan(0);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DrandBeacon } from '../src/beacon/drand-client.js';
 import { FAIRNESS_ALGORITHM_V2 } from '../src/giveaway/beacon-fairness.js';
-import { GiveawayService } from '../src/giveaway/service.js';
+import { GiveawayEngine } from '../src/giveaway/engine.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { verifyDraw } from '../src/giveaway/verify.js';
 import { createLogger } from '../src/logging/index.js';
@@ -33,7 +33,7 @@ afterEach(async () => {
 async function setup(
   reuse?: { dir: string; clock: ManualClock; beacon: BeaconSandbox },
   faults?: (repo: FileDrawRepository) => FailingSaves,
-): Promise<{ svc: GiveawayService; chat: FakeChat; clock: ManualClock; beacon: BeaconSandbox; repo: FileDrawRepository; dir: string; log: LogCapture; operator: FakeOperator }> {
+): Promise<{ svc: GiveawayEngine; chat: FakeChat; clock: ManualClock; beacon: BeaconSandbox; repo: FileDrawRepository; dir: string; log: LogCapture; operator: FakeOperator }> {
   const dir = reuse?.dir ?? (await makeTempDir());
   if (!reuse) cleanups.push(() => removeDir(dir));
   const clock = reuse?.clock ?? new ManualClock(START_MS);
@@ -46,7 +46,7 @@ async function setup(
   const chat = new FakeChat();
   const log = new LogCapture();
   const operator = new FakeOperator();
-  const svc = new GiveawayService({
+  const svc = new GiveawayEngine({
     chat,
     shop: new FakeShop(),
     repo: faults ? faults(repo) : repo,
@@ -63,7 +63,7 @@ async function setup(
   return { svc, chat, clock, beacon, repo, dir, log, operator };
 }
 
-async function openWithEntrants(svc: GiveawayService, id: string, logins: string[]): Promise<void> {
+async function openWithEntrants(svc: GiveawayEngine, id: string, logins: string[]): Promise<void> {
   await svc.handleGiftPurchase(purchase(id, 2));
   for (const login of logins) svc.enter(chatMsg(login));
 }

@@ -1,5 +1,5 @@
 /**
- * The engine's picks under account rules (GiveawayService over fakes, a real repository, a manual
+ * The engine's picks under account rules (GiveawayEngine over fakes, a real repository, a manual
  * clock, and an in-memory AccountInfoPort in Twitch's place):
  * - the close has one deadline (Fourthwall's, entry window + 60 s, minus the finish reserve): a
  *   lookup still unanswered then ends the picks and chat names the prizes not filled; a link

@@ -40,34 +40,34 @@ describe('active sessions', () => {
     active.set(a.id, a).set(b.id, b);
     expect(active.inClaim()).toBe(0);
     a.phase = 'picking';
-    a.phase = 'claim';
+    a.phase = 'claim-window';
     expect(active.inClaim()).toBe(1);
-    a.phase = 'claim';
+    a.phase = 'claim-window';
     expect(active.inClaim()).toBe(1);
-    b.phase = 'claim';
+    b.phase = 'claim-window';
     expect(active.inClaim()).toBe(2);
-    b.phase = 'finalizing';
+    b.phase = 'finishing';
     expect(active.inClaim()).toBe(1);
     // a session already in its claim window when it becomes active (restore) counts at once
-    c.phase = 'claim';
+    c.phase = 'claim-window';
     active.set(c.id, c);
     expect(active.inClaim()).toBe(2);
     // replacing a claiming session with one that is not
     const replaced = session('draw-c');
     active.set(replaced.id, replaced);
     expect(active.inClaim()).toBe(1);
-    c.phase = 'done'; // no longer active: not counted either way
+    c.phase = 'settled'; // no longer active: not counted either way
     expect(active.inClaim()).toBe(1);
     active.delete('draw-a');
     expect(active.inClaim()).toBe(0);
-    a.phase = 'done';
-    a.phase = 'claim';
+    a.phase = 'settled';
+    a.phase = 'claim-window';
     expect(active.inClaim()).toBe(0);
-    b.phase = 'claim';
+    b.phase = 'claim-window';
     expect(active.inClaim()).toBe(1);
     active.clear();
     expect(active.inClaim()).toBe(0);
-    b.phase = 'done';
+    b.phase = 'settled';
     expect(active.inClaim()).toBe(0);
   });
 });

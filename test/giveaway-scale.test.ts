@@ -1,5 +1,5 @@
 /**
- * Big draws through the real engine (GiveawayService with file storage): the compact entrant
+ * Big draws through the real engine (GiveawayEngine with file storage): the compact entrant
  * table, the sliced freeze and the frozen list beside the record must give exactly the winners the
  * written procedure gives for the same seed and entrants (computed here independently), keep event
  * payloads free of entrant lists, survive a restart (open draw resumed from the journal; finished

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config/index.js';
 import { FourthwallClient, type AuthConfig, type FourthwallClientOptions, type WebhookEvent } from '../fourthwall/index.js';
-import { GiveawayService } from '../giveaway/service.js';
+import { GiveawayEngine } from '../giveaway/engine.js';
 import type { PrivateDelivery } from '../giveaway/ports.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
 import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
@@ -77,7 +77,7 @@ export interface Bot {
   readonly config: Config;
   readonly http: BotHttpServer;
   readonly chat: TwitchChat;
-  readonly service: GiveawayService;
+  readonly service: GiveawayEngine;
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
   readonly client: FourthwallClient;
@@ -187,7 +187,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
   const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, onLive: () => void delivery.tracker.streamStarted(), ...options.twitchApi });
   const beacon = await beaconForBot(config, { clock, logger });
-  const service = new GiveawayService({
+  const service = new GiveawayEngine({
     chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
     beacon: beacon.port,
     beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,

@@ -10,7 +10,7 @@ import type { Config } from '../config/index.js';
 import { DeliveryTracker, type DeliveryStore } from '../delivery/tracker.js';
 import type { FourthwallClient } from '../fourthwall/index.js';
 import type { Order } from '../fourthwall/schemas.js';
-import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { ChatPort } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
@@ -34,7 +34,7 @@ export interface DeliveryWiring {
 export function startDelivery(d: {
   config: Config;
   store: DeliveryStore;
-  service: Pick<GiveawayService, 'events'>;
+  service: Pick<GiveawayEngine, 'events'>;
   chat: Pick<ChatPort, 'say'>;
   messages: GiveawaySettings['messages'];
   client: FourthwallClient;

@@ -2,11 +2,11 @@
  * `!claim`: a winner confirms being present while a claim window is open. Anyone else typing it
  * gets no reply (no chat noise); the engine announces each claim.
  */
-import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { Command } from './types.js';
 
 /** The claim command over `service`. */
-export function claimCommand(service: Pick<GiveawayService, 'claim'>, name = 'claim', aliases: string[] = []): Command {
+export function claimCommand(service: Pick<GiveawayEngine, 'claim'>, name = 'claim', aliases: string[] = []): Command {
   return {
     name,
     aliases,

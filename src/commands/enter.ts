@@ -2,11 +2,11 @@
  * `!enter`: joins every open giveaway, once per Twitch user id. Says nothing per entrant (the
  * engine batches acknowledgements); the broadcaster and the bot are never entrants.
  */
-import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { Command } from './types.js';
 
 /** The enter command over `service`; name and aliases come from the registry's configuration. */
-export function enterCommand(service: Pick<GiveawayService, 'enter'>, name = 'enter', aliases: string[] = []): Command {
+export function enterCommand(service: Pick<GiveawayEngine, 'enter'>, name = 'enter', aliases: string[] = []): Command {
   return {
     name,
     aliases,

@@ -4,11 +4,11 @@
  * `reroll <login>` and `retry`. The base permission is everyone, so the roles are checked here;
  * a viewer typing a moderator subcommand just gets the status.
  */
-import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawayEngine } from '../giveaway/engine.js';
 import { isModerator, type Command, type CommandContext } from './types.js';
 
 type GiveawayActions = Pick<
-  GiveawayService,
+  GiveawayEngine,
   'status' | 'startLinkGiveaway' | 'endNow' | 'cancel' | 'reroll' | 'retryLinks'
 >;
 

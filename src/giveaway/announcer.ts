@@ -103,7 +103,7 @@ export class Announcer {
         enter: this.settings.commands.enter,
       });
     }
-    if (s.phase === 'claim' && s.record.claim) {
+    if (s.phase === 'claim-window' && s.record.claim) {
       const pending = s.record.winners.filter((w) => w.claimed === false).map((w) => w.login);
       return render(this.settings.messages.statusClaim, {
         product,

@@ -14,7 +14,7 @@
  * falls back to the seed alone, says so in chat and records `{ unavailable: true }`. Returns
  * undefined when the engine stopped meanwhile (the draw stays journaled as drawing).
  */
-import { isoNow, type Engine } from './engine.js';
+import { isoNow, type FlowContext } from './context.js';
 import { FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound } from './beacon-fairness.js';
 import { FAIRNESS_ALGORITHM } from './fairness.js';
 import type { BeaconRecord, BeaconRound } from './ports.js';
@@ -28,10 +28,9 @@ const SAVE_RETRY_MS = 1_000;
 type Outcome = { kind: 'round'; round: BeaconRound } | { kind: 'failed'; err: unknown } | { kind: 'timeout' } | { kind: 'stopped' };
 
 /** The key for the draw's picks, after waiting for its beacon round (see the module contract). */
-export async function keyForPicks(e: Engine, s: DrawSession, digest: string, entrants: number): Promise<Buffer | undefined> {
-  const { ctx } = e;
+export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string, entrants: number): Promise<Buffer | undefined> {
   const r = s.record;
-  const beacon = ctx.beacon;
+  const beacon = c.beacon;
   if (!beacon) {
     r.fairness.algorithm = FAIRNESS_ALGORITHM;
     return s.seed;
@@ -39,39 +38,39 @@ export async function keyForPicks(e: Engine, s: DrawSession, digest: string, ent
   const done = fetchedRound(r.fairness.beacon);
   if (done && r.fairness.algorithm === FAIRNESS_ALGORITHM_V2) return drawKey(s.seed, digest, done.round, done.randomness);
 
-  const waitMs = ctx.beaconWaitMs ?? DEFAULT_BEACON_WAIT_MS;
-  const round = await saveRound(e, s, waitMs);
+  const waitMs = c.beaconWaitMs ?? DEFAULT_BEACON_WAIT_MS;
+  const round = await saveRound(c, s, waitMs);
   if (round === 'stopped') return undefined;
   if (round === 'unsaved') return s.seed;
-  const inSeconds = Math.max(0, Math.ceil((beacon.roundTime(round) - ctx.clock.now()) / 1000));
-  ctx.chat.say(
+  const inSeconds = Math.max(0, Math.ceil((beacon.roundTime(round) - c.clock.now()) / 1000));
+  c.chat.say(
     `🔒 Entries closed for ${r.offer.name}: ${entrants} entrant(s), list digest ${digest}. ` +
       `Winners come from draw ${r.id}'s committed seed + ${beacon.sandbox ? 'the sandbox beacon' : 'drand quicknet'} round ${round} (due in ~${inSeconds}s).`,
     { priority: 'normal' },
   );
-  ctx.logger.info({ drawId: r.id, round, chain: beacon.chain, digest }, 'waiting for the beacon round');
+  c.logger.info({ drawId: r.id, round, chain: beacon.chain, digest }, 'waiting for the beacon round');
 
-  const started = ctx.clock.now();
+  const started = c.clock.now();
   const outcome = await Promise.race<Outcome>([
     beacon.fetch(round, started + waitMs).then(
       (value): Outcome => ({ kind: 'round', round: value }),
       (err: unknown): Outcome => ({ kind: 'failed', err }),
     ),
-    ctx.sleep(waitMs).then((elapsed): Outcome => (elapsed ? { kind: 'timeout' } : { kind: 'stopped' })),
+    c.sleep(waitMs).then((elapsed): Outcome => (elapsed ? { kind: 'timeout' } : { kind: 'stopped' })),
   ]);
-  if (outcome.kind === 'stopped' || ctx.isStopped()) return undefined;
+  if (outcome.kind === 'stopped' || c.isStopped()) return undefined;
   if (outcome.kind === 'round' && outcome.round.round === round) {
     const named = r.fairness.beacon as Exclude<BeaconRecord, { unavailable: true }>; // set by saveRound
     r.fairness.beacon = { ...named, randomness: outcome.round.randomness, signature: outcome.round.signature };
     r.fairness.algorithm = FAIRNESS_ALGORITHM_V2;
-    ctx.logger.info({ drawId: r.id, round, ms: ctx.clock.now() - started }, 'beacon round verified');
+    c.logger.info({ drawId: r.id, round, ms: c.clock.now() - started }, 'beacon round verified');
     return drawKey(s.seed, digest, round, outcome.round.randomness);
   }
   const why = outcome.kind === 'failed' ? (outcome.err as Error)?.message ?? String(outcome.err) : `not published within ${waitMs} ms`;
-  ctx.logger.warn({ drawId: r.id, round, reason: why }, 'beacon round unavailable: drawing from the seed alone');
+  c.logger.warn({ drawId: r.id, round, reason: why }, 'beacon round unavailable: drawing from the seed alone');
   r.fairness.beacon = { unavailable: true, chain: beacon.chain, round };
   r.fairness.algorithm = FAIRNESS_ALGORITHM;
-  ctx.chat.say(
+  c.chat.say(
     `⚠️ The randomness beacon (round ${round}) could not be fetched and verified in time, so draw ${r.id}'s winners come from its committed seed alone.`,
     { priority: 'high' },
   );
@@ -83,42 +82,41 @@ export async function keyForPicks(e: Engine, s: DrawSession, digest: string, ent
  * `waitMs` (see the module contract). Returns the saved round, 'stopped' when the engine stopped
  * meanwhile, or 'unsaved' after falling back to the seed alone (reported, said in chat).
  */
-async function saveRound(e: Engine, s: DrawSession, waitMs: number): Promise<number | 'stopped' | 'unsaved'> {
-  const { ctx } = e;
+async function saveRound(c: FlowContext, s: DrawSession, waitMs: number): Promise<number | 'stopped' | 'unsaved'> {
   const r = s.record;
-  const beacon = ctx.beacon!;
+  const beacon = c.beacon!;
   // A restarted draw keeps the round it announced; a new one takes the first round after now.
   const pending = r.fairness.beacon && !('unavailable' in r.fairness.beacon) && r.fairness.beacon.chain === beacon.chain ? r.fairness.beacon : undefined;
-  const saveBy = ctx.clock.now() + waitMs;
+  const saveBy = c.clock.now() + waitMs;
   let retryMs = SAVE_RETRY_MS;
   let failure: unknown;
   for (;;) {
-    if (!pending || !r.fairness.frozenAt) r.fairness.frozenAt = isoNow(ctx.clock);
+    if (!pending || !r.fairness.frozenAt) r.fairness.frozenAt = isoNow(c.clock);
     const round = pending?.round ?? beacon.roundAfter(Date.parse(r.fairness.frozenAt));
     r.fairness.beacon = { chain: beacon.chain, round, ...(beacon.sandbox ? { sandbox: { ...beacon.sandbox } } : {}) };
     try {
-      await s.persist(ctx.repo);
+      await s.persist(c.repo);
       return round;
     } catch (err) {
       failure = err;
     }
-    const left = saveBy - ctx.clock.now();
-    ctx.logger.error(
+    const left = saveBy - c.clock.now();
+    c.logger.error(
       { drawId: r.id, round, err: failure, ...(left > 0 ? { retryInMs: Math.min(retryMs, left) } : {}) },
       'could not save the beacon round; it is not announced until it is saved',
     );
     if (left <= 0) break;
-    if (!(await ctx.sleep(Math.min(retryMs, left))) || ctx.isStopped()) return 'stopped';
+    if (!(await c.sleep(Math.min(retryMs, left))) || c.isStopped()) return 'stopped';
     retryMs *= 2;
   }
   const why = (failure as Error)?.message ?? String(failure);
   r.fairness.beacon = { unavailable: true, chain: beacon.chain };
   r.fairness.algorithm = FAIRNESS_ALGORITHM;
-  ctx.operator.notify(
+  c.operator.notify(
     `draw ${r.id}: its beacon round could not be saved within ${waitMs} ms (${why}); it was not announced and the winners come from the committed seed alone. Check the disk holding DATA_DIR.`,
     { drawId: r.id },
   );
-  ctx.chat.say(
+  c.chat.say(
     `⚠️ Draw ${r.id}'s randomness beacon round could not be recorded, so its winners come from its committed seed alone.`,
     { priority: 'high' },
   );

@@ -1,12 +1,20 @@
 /**
- * What the giveaway engine's parts share: the ports, the settings, the event emitter, and the
- * engine's own lifecycle helpers (clock sleeps that end on stop, tracking of work in flight).
+ * What every part of the giveaway engine works with: the ports and settings it was built with
+ * (GiveawayDeps), its events, the announcer, the draws in memory, its work in flight, and three
+ * small helpers.
  *
- * Contract: one EngineContext per GiveawayService; helper modules (gift-draw.ts,
- * link-giveaway.ts, ...) take it instead of reaching for globals. Does not own any draw state.
+ * Contract: one FlowContext per GiveawayEngine, built by it; the runner's effects, the flows
+ * (flows/*.ts) and the command helpers take it instead of reaching for globals or for each other.
+ * Does not own any draw state or decide anything about a draw.
  */
 import type { EventEmitter } from 'node:events';
 import type { Clock } from '../shared/clock.js';
+import type { Announcer } from './announcer.js';
+import type { ChannelIdentity } from './eligibility.js';
+import type { DrawRegistry } from './registry.js';
+import type { Trigger } from './draw-machine.js';
+import type { DrawSession } from './session.js';
+import type { WorkInFlight } from './work-in-flight.js';
 import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
 import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, OperatorPort, PrivateDelivery, ShopPort, Winner } from './ports.js';
@@ -38,7 +46,7 @@ export interface GiveawayEventMap {
   'claim-opened': [drawId: string, deadline: string];
 }
 
-/** Ports and dependencies of GiveawayService. */
+/** Ports and dependencies of GiveawayEngine. */
 export interface GiveawayDeps {
   chat: ChatPort;
   shop: ShopPort;
@@ -60,15 +68,37 @@ export interface GiveawayDeps {
   accounts?: AccountGate;
 }
 
-export interface EngineContext extends GiveawayDeps {
+export interface FlowContext extends GiveawayDeps {
   events: EventEmitter<GiveawayEventMap>;
+  readonly announce: Announcer;
+  /** The draws in memory (active and recently closed). */
+  readonly draws: DrawRegistry;
+  readonly work: WorkInFlight;
+  /**
+   * Feeds `trigger` to the draw's state machine (runner.ts): undefined when it does not apply in
+   * the draw's phase (nothing happens), else the work it started, already tracked.
+   */
+  fire(s: DrawSession, trigger: Trigger): Promise<void> | undefined;
   /** True once the service is stopped: loops stop retrying and leave the journal as it is. */
   isStopped(): boolean;
   /** Resolves true after `ms` on the engine clock, or false at once if / when the engine stops. */
   sleep(ms: number): Promise<boolean>;
 }
 
-/** A deep copy of a record, for saves and event payloads. */
-export function snapshot(record: DrawRecord): DrawRecord {
-  return structuredClone(record);
+/** Saves the session's record; a failed save is logged, never thrown. */
+export function persistQuietly(c: FlowContext, s: DrawSession): Promise<void> {
+  return s.persist(c.repo).catch((err: unknown) => {
+    c.logger.error({ drawId: s.id, err }, 'could not save the draw record');
+  });
+}
+
+/** The clock's now as an ISO timestamp. */
+export function isoNow(clock: Clock): string {
+  return new Date(clock.now()).toISOString();
+}
+
+/** The channel and bot identity chat reports right now, for the always-on exclusions. */
+export function channelIdentity(chat: ChatPort): ChannelIdentity {
+  const channelId = chat.channelId();
+  return { channelLogin: chat.channelLogin, botLogin: chat.botLogin, ...(channelId ? { channelId } : {}) };
 }

@@ -1,44 +1,262 @@
 /**
- * The parts every flow module of the giveaway engine shares: the context (ports, settings, clock,
- * logger, events), the announcer, the registry of draws in memory and the runtime (stop flag, work
- * in flight); plus three small helpers they all use.
+ * GiveawayEngine: the giveaway engine and the one door the app uses. It opens draws (Fourthwall
+ * gift draws, gift purchases, link giveaways), collects `!enter`, closes them on time or on
+ * command, picks winners with the provably fair sequence (eligibility and luck applied, Twitch
+ * account rules checked), runs claim windows and rerolls, delivers the prizes exactly once and
+ * keeps every draw journaled. A draw's life is the state machine in draw-machine.ts (its phases
+ * and its transition table); the runner (runner.ts) performs the effects; the three flows
+ * (flows/gift-draw.ts, gift-purchase.ts, link-giveaway.ts) plug in what differs.
  *
- * Contract: one Engine per GiveawayService, built by it and handed to each flow module
- * (opening.ts, entries.ts, drawing.ts, claim-window.ts, finalize.ts, settle.ts, restore.ts,
- * link-flow.ts, reroll.ts). Does not hold state of its own or decide anything about a draw.
+ * Contract:
+ * - Every phase change is made synchronously (runner.ts) before any await, so a timer and a
+ *   command racing for the same draw can never both act.
+ * - Restore after a restart is "load the record, put it in its phase, resume the machine"
+ *   (`start`, draw-machine.ts `restoredPhase`).
+ * - Winners are persisted (finishInFlight) before Fourthwall is asked to finish a draw; after a
+ *   crash the draw is reconciled with GET draw and never finished with other winners.
+ * - Giveaway and gift links go to the operator console and the history, to chat only when
+ *   `links.publicInChat`, and never to the log.
+ * - Chat lines: announcements normal priority, winners/failures high, reminders and batched
+ *   acknowledgements low and stale-droppable; never one line per entrant.
+ * Does not: parse webhooks or chat (callers hand over domain objects), check command permissions
+ * (commands/ does), or own the storage format.
  */
-import type { Clock } from '../shared/clock.js';
-import type { Announcer } from './announcer.js';
-import type { EngineContext } from './context.js';
-import type { ChannelIdentity } from './eligibility.js';
-import type { ChatPort } from './ports.js';
-import type { DrawRegistry } from './registry.js';
-import type { EngineRuntime } from './runtime.js';
-import type { DrawSession } from './session.js';
+import { EventEmitter } from 'node:events';
+import type { ChatMessage } from '../shared/chat.js';
+import { Announcer } from './announcer.js';
+import { markClaimed } from './claim-window.js';
+import type { FlowContext, GiveawayDeps, GiveawayEventMap } from './context.js';
+import { restoredPhase, viewPhase, type DrawViewPhase } from './draw-machine.js';
+import type { EntrantTable } from './entrant-table.js';
+import { Entries } from './entries.js';
+import { giftDrawStarted, hasWinners } from './flows/gift-draw.js';
+import { giftPurchase } from './flows/gift-purchase.js';
+import { LinkGiveawayCommands, type ActionResult } from './flows/link-giveaway.js';
+import { render } from './messages.js';
+import type { DrawRecord, GiftDrawInfo, GiftPurchaseInfo } from './ports.js';
+import { DrawRegistry } from './registry.js';
+import { reroll } from './reroll.js';
+import { DrawRunner } from './runner.js';
+import { DrawSession } from './session.js';
+import { WorkInFlight } from './work-in-flight.js';
 
-/** Shared parts of the engine, passed to every flow module. */
-export interface Engine {
-  /** Ports, settings, clock, the engine's logger and its events. */
-  readonly ctx: EngineContext;
-  readonly announce: Announcer;
-  readonly draws: DrawRegistry;
-  readonly runtime: EngineRuntime;
+export type { ActionResult } from './flows/link-giveaway.js';
+
+const NO_DRAWS: readonly Readonly<DrawRecord>[] = Object.freeze([]);
+
+/** One draw in memory as the operator pages see it (live objects: read, never change). */
+export interface DrawView {
+  readonly record: Readonly<DrawRecord>;
+  readonly phase: DrawViewPhase;
+  /** The draw's entrants (read-only; EntrantTable holds them in columns). */
+  readonly entrants: Pick<EntrantTable, 'size' | 'get' | 'values' | 'loginAt' | 'displayNameAt'>;
+  /** Open, picking, in a claim window or finalizing (false: recently closed). */
+  readonly active: boolean;
 }
 
-/** Saves the session's record; a failed save is logged, never thrown. */
-export function persistQuietly(e: Engine, s: DrawSession): Promise<void> {
-  return s.persist(e.ctx.repo).catch((err: unknown) => {
-    e.ctx.logger.error({ drawId: s.id, err }, 'could not save the draw record');
-  });
-}
+export class GiveawayEngine {
+  /** Engine events (draw-opened, draw-closed, draw-finished, draw-failed, draw-cancelled, winners, ...). */
+  readonly events = new EventEmitter<GiveawayEventMap>();
+  private readonly c: FlowContext;
+  private readonly entries: Entries;
+  private readonly runner: DrawRunner;
+  private readonly links: LinkGiveawayCommands;
 
-/** The clock's now as an ISO timestamp. */
-export function isoNow(clock: Clock): string {
-  return new Date(clock.now()).toISOString();
-}
+  constructor(deps: GiveawayDeps) {
+    const work = new WorkInFlight(deps.clock);
+    this.c = {
+      ...deps,
+      logger: deps.logger.child({ module: 'giveaway' }),
+      events: this.events,
+      announce: new Announcer(deps.chat, deps.operator, deps.settings, deps.clock, deps.checkHint, deps.privateDelivery),
+      draws: new DrawRegistry(deps.repo),
+      work,
+      isStopped: () => work.isStopped(),
+      sleep: (ms: number) => work.sleep(ms),
+      fire: (s, t) => this.runner.fire(s, t),
+    };
+    this.entries = new Entries(this.c, (s) => void this.c.fire(s, { name: 'close', by: 'timer' }));
+    this.runner = new DrawRunner(this.c, this.entries);
+    this.links = new LinkGiveawayCommands(this.c);
+  }
 
-/** The channel and bot identity chat reports right now, for the always-on exclusions. */
-export function channelIdentity(chat: ChatPort): ChannelIdentity {
-  const channelId = chat.channelId();
-  return { channelLogin: chat.channelLogin, botLogin: chat.botLogin, ...(channelId ? { channelId } : {}) };
+  // Lifecycle
+
+  /** Restores draws left open or drawing by an earlier run. */
+  async start(): Promise<void> {
+    const { c } = this;
+    c.work.resume();
+    for (const { record, entrants } of await c.repo.openDraws()) {
+      if (c.draws.active.has(record.id)) continue;
+      const at = restoredPhase(record, c.clock.now());
+      const seedHex = record.pendingSeed ?? record.fairness.seed;
+      const s = new DrawSession(record, 'failed' in at || !seedHex ? Buffer.alloc(32) : Buffer.from(seedHex, 'hex'), entrants, at.phase);
+      c.draws.active.set(record.id, s);
+      if ('failed' in at) {
+        c.logger.error({ drawId: record.id }, 'restored draw has no seed: marked failed');
+        void c.fire(s, { name: 'failed', reason: at.failed });
+        continue;
+      }
+      if (at.phase === 'open') c.logger.info({ drawId: record.id, entrants: s.entrants.size }, 'open draw restored');
+      void c.fire(s, at.trigger === 'close' ? { name: 'close', by: 'restore' } : { name: 'resume' });
+    }
+  }
+
+  /** Cancels every timer and waits for work in flight; draws stay journaled for the next start. */
+  async stop(): Promise<void> {
+    const { draws, work } = this.c;
+    for (const s of draws.active.values()) s.clearTimers();
+    this.entries.cancelAck();
+    work.halt();
+    await this.whenIdle();
+    draws.active.clear();
+    await this.c.repo.flush();
+  }
+
+  /** Resolves once no asynchronous work of the engine is in flight (timers may still be set). */
+  whenIdle(): Promise<void> {
+    return this.c.work.whenIdle();
+  }
+
+  /**
+   * The draws in memory (active ones, then recently closed ones), uncopied and read-only, for the
+   * operator pages (src/web). Callers must not change them.
+   */
+  drawViews(): DrawView[] {
+    const view = (s: DrawSession, active: boolean): DrawView => ({ record: s.record, phase: viewPhase(s.phase), entrants: s.entrants, active });
+    return [
+      ...this.c.draws.activeSessions().map((s) => view(s, true)),
+      ...this.c.draws.recentSessions().map((s) => view(s, false)),
+    ];
+  }
+
+  /** True while some active draw is in its claim window (one number read). */
+  claimsOpen(): boolean {
+    return this.c.draws.active.inClaim() !== 0;
+  }
+
+  /**
+   * The active draws in their claim window that `userId` won (for the winners' chat catch in
+   * src/web), uncopied and read-only. O(1) while no draw is in a claim window (every chat line
+   * asks), else O(active draws); nothing allocated when none.
+   */
+  claimDrawsOf(userId: string): readonly Readonly<DrawRecord>[] {
+    if (!this.claimsOpen()) return NO_DRAWS;
+    let out: Readonly<DrawRecord>[] | undefined;
+    const active = this.c.draws.active.list();
+    for (let i = 0; i < active.length; i++) {
+      const s = active[i]!;
+      if (s.phase !== 'claim-window') continue;
+      for (const w of s.record.winners) {
+        if (w.userId !== userId) continue;
+        (out ??= []).push(s.record);
+        break;
+      }
+    }
+    return out ?? NO_DRAWS;
+  }
+
+  /** Draws open for entries or being drawn. */
+  openDrawCount(): number {
+    return this.c.draws.active.size;
+  }
+
+  /** Distinct entrants of an active draw (undefined when it is not active). */
+  entrantCount(drawId: string): number | undefined {
+    return this.c.draws.active.get(drawId)?.entrants.size;
+  }
+
+  // Fourthwall events
+
+  /** A Fourthwall gift draw started (GIFT_DRAW_STARTED): opens it for entries (once per draw id). */
+  handleGiftDrawStarted(draw: GiftDrawInfo, eventId?: string): Promise<void> {
+    return giftDrawStarted(this.c, draw, eventId);
+  }
+
+  /** A gift purchase (GIFT_PURCHASE, purchase flow): runs one entry window for its gifts. */
+  handleGiftPurchase(purchase: GiftPurchaseInfo, eventId?: string): Promise<void> {
+    return giftPurchase(this.c, purchase, eventId);
+  }
+
+  /** A gift draw ended at Fourthwall (GIFT_DRAW_ENDED): brings the record in line, announcing nothing twice. */
+  handleGiftDrawEnded(draw: GiftDrawInfo): Promise<void> {
+    return this.c.work.track(this.giftDrawEnded(draw));
+  }
+
+  private async giftDrawEnded(draw: GiftDrawInfo): Promise<void> {
+    const { c } = this;
+    const active = c.draws.active.get(draw.id);
+    if (active) {
+      if (active.phase === 'open' || active.phase === 'claim-window') {
+        await (hasWinners(draw)
+          ? c.fire(active, { name: 'ended-at-fourthwall', draw })
+          : c.fire(active, { name: 'failed', reason: 'Fourthwall closed the draw before the winners were sent' }));
+      } else c.logger.info({ drawId: draw.id }, 'draw ended at Fourthwall while being finished: the finish call settles it');
+      return;
+    }
+    const s = c.draws.findRecent(draw.id) ?? (await c.draws.sessionFromRepo(draw.id));
+    if (!s) {
+      c.logger.info({ drawId: draw.id }, 'draw ended for a draw this bot does not know');
+      return;
+    }
+    if (hasWinners(draw)) await c.fire(s, { name: 'ended-at-fourthwall', draw });
+  }
+
+  // Chat
+
+  /** `!enter`: joins every open draw once per user id. Returns how many draws it joined. */
+  enter(msg: ChatMessage): number {
+    return this.entries.enter(msg);
+  }
+
+  /** `!claim`: a pending winner confirms. True when it counted. */
+  claim(msg: ChatMessage): boolean {
+    let counted = false;
+    for (const s of this.c.draws.activeSessions()) {
+      if (s.phase !== 'claim-window') continue;
+      const next = markClaimed(this.c, s, msg.userId);
+      if (!next) continue;
+      counted = true;
+      void this.c.fire(s, next);
+    }
+    return counted;
+  }
+
+  /** `!giveaway`: one line about what is open. */
+  status(): string {
+    const lines = this.c.draws
+      .activeSessions()
+      .map((s) => this.c.announce.statusLine(s))
+      .filter((l): l is string => !!l);
+    return lines.length ? lines.join(' | ') : render(this.c.settings.messages.statusNone, {});
+  }
+
+  // Moderator actions
+
+  /** `!giveaway start`: a link giveaway of the product `query` names (id, slug or name). */
+  startLinkGiveaway(by: ChatMessage, query: string, winners?: number, seconds?: number): Promise<ActionResult> {
+    return this.links.start(by, query, winners, seconds);
+  }
+
+  /** `!giveaway end`: closes every open draw now and draws. Returns how many it closed. */
+  endNow(): number {
+    let closed = 0;
+    for (const s of this.c.draws.activeSessions()) if (this.c.fire(s, { name: 'close', by: 'command' })) closed += 1;
+    return closed;
+  }
+
+  /** `!giveaway cancel`: cancels the open link giveaway (no links are created for it). */
+  cancel(): Promise<ActionResult> {
+    return this.links.cancel();
+  }
+
+  /** `!giveaway reroll <login>`: replaces that winner by the next pick among the other entrants. */
+  reroll(login: string, by: ChatMessage): Promise<ActionResult> {
+    return reroll(this.c, login, by);
+  }
+
+  /** `!giveaway retry`: delivers the links of the latest giveaway whose links failed. */
+  retryLinks(): Promise<ActionResult> {
+    return this.links.retry();
+  }
 }

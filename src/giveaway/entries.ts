@@ -9,14 +9,13 @@
  * (`msg.receivedAt`, one clock reading per socket read), or the engine clock's now for a message
  * without one. Acknowledgements are batched on one timer, never one line per entrant; reminders
  * go out at half time and near the end only while the draw is open and when they are at least
- * 5 s apart. The close timer hands the draw to drawing.ts. Does not:
+ * 5 s apart. The close timer hands the draw to the runner (`close`). Does not:
  * open draws, pick winners or persist records.
  */
 import type { ChatMessage } from '../shared/chat.js';
 import type { TimerHandle } from '../shared/clock.js';
 import { channelOrBot, loweredIdentity, ticketWeight, type ChannelIdentity } from './eligibility.js';
-import { channelIdentity, type Engine } from './engine.js';
-import type { Drawing } from './drawing.js';
+import { channelIdentity, type FlowContext } from './context.js';
 import { packRoles } from './entrant-table.js';
 import type { DrawSession } from './session.js';
 
@@ -28,14 +27,15 @@ export class Entries {
   private lowered: ChannelIdentity | undefined;
 
   constructor(
-    private readonly e: Engine,
-    private readonly drawing: Drawing,
+    private readonly c: FlowContext,
+    /** The close timer fired for an open draw (the runner feeds the machine `close`). */
+    private readonly closeDue: (s: DrawSession) => void,
   ) {}
 
   /** `!enter`: joins every open draw once per user id. Returns how many draws it joined. */
   enter(msg: ChatMessage): number {
-    const { ctx } = this.e;
-    if (this.e.runtime.isStopped() || msg.self) return 0;
+    const ctx = this.c;
+    if (this.c.work.isStopped() || msg.self) return 0;
     const userId = msg.userId;
     // the entrant's fields, read from the message once it joins a first draw (no object per entrant)
     let login = '';
@@ -45,7 +45,7 @@ export class Entries {
     let subMonths = 0;
     let enteredAt = -1;
     let joined = 0;
-    const active = this.e.draws.active.list();
+    const active = this.c.draws.active.list();
     for (let i = 0; i < active.length; i++) {
       const s = active[i]!;
       if (s.phase !== 'open' || s.entrants.has(userId)) continue;
@@ -77,7 +77,7 @@ export class Entries {
    * when chat reports another, not once per entrant.
    */
   private channelIdentity(): ChannelIdentity {
-    const chat = this.e.ctx.chat;
+    const chat = this.c.chat;
     const id = this.identity;
     const channelId = chat.channelId();
     if (id && this.lowered && id.channelLogin === chat.channelLogin && id.botLogin === chat.botLogin && id.channelId === (channelId || undefined)) return this.lowered;
@@ -87,11 +87,11 @@ export class Entries {
 
   /** Close timer and reminders of an open session. */
   scheduleOpen(s: DrawSession): void {
-    const clock = this.e.ctx.clock;
+    const clock = this.c.clock;
     const now = clock.now();
     const closes = s.closesAtMs;
-    s.schedule(clock, closes, () => void this.drawing.close(s, 'timer'));
-    const rem = this.e.ctx.settings.reminders;
+    s.schedule(clock, closes, () => this.closeDue(s));
+    const rem = this.c.settings.reminders;
     let half: number | undefined;
     if (rem.halfTime) {
       const at = Math.round((Date.parse(s.record.openedAt) + closes) / 2);
@@ -108,7 +108,7 @@ export class Entries {
 
   /** Reminds chat of an open draw (nothing once it closed). */
   remind(s: DrawSession): void {
-    if (s.phase === 'open') this.e.announce.reminder(s);
+    if (s.phase === 'open') this.c.announce.reminder(s);
   }
 
   /** Cancels a pending acknowledgement (on stop). */
@@ -118,13 +118,13 @@ export class Entries {
   }
 
   private scheduleAck(): void {
-    const every = this.e.ctx.settings.reminders.ackEverySeconds;
+    const every = this.c.settings.reminders.ackEverySeconds;
     if (every <= 0 || this.ackTimer) return;
-    this.ackTimer = this.e.ctx.clock.setTimeout(() => {
+    this.ackTimer = this.c.clock.setTimeout(() => {
       this.ackTimer = undefined;
-      for (const s of this.e.draws.active.values()) {
+      for (const s of this.c.draws.active.values()) {
         if (s.phase !== 'open' || s.unacknowledged === 0) continue;
-        this.e.announce.acknowledged(s);
+        this.c.announce.acknowledged(s);
         s.unacknowledged = 0;
       }
     }, every * 1000);

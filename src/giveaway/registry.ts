@@ -9,7 +9,8 @@
  * record, persist, or talk to chat or the shop.
  */
 import type { DrawRecord, DrawRepository } from './ports.js';
-import { DrawSession, type PhaseWatch, type SessionPhase } from './session.js';
+import { storedPhase, type DrawPhase } from './draw-machine.js';
+import { DrawSession, type PhaseWatch } from './session.js';
 
 /** Finished sessions kept in memory for rerolls and retries. */
 export const RECENT_LIMIT = 20;
@@ -35,7 +36,7 @@ export class ActiveSessions extends Map<string, DrawSession> implements PhaseWat
     const old = super.get(id);
     if (old) this.#forget(old);
     s.phaseWatch = this;
-    if (s.phase === 'claim') this.#inClaim++;
+    if (s.phase === 'claim-window') this.#inClaim++;
     return super.set(id, s);
   }
 
@@ -54,15 +55,15 @@ export class ActiveSessions extends Map<string, DrawSession> implements PhaseWat
 
   #forget(s: DrawSession): void {
     if (s.phaseWatch === this) s.phaseWatch = undefined;
-    if (s.phase === 'claim') this.#inClaim--;
+    if (s.phase === 'claim-window') this.#inClaim--;
   }
 
-  phaseChanged(from: SessionPhase, to: SessionPhase): void {
-    if (from === 'claim') this.#inClaim--;
-    if (to === 'claim') this.#inClaim++;
+  phaseChanged(from: DrawPhase, to: DrawPhase): void {
+    if (from === 'claim-window') this.#inClaim--;
+    if (to === 'claim-window') this.#inClaim++;
   }
 
-  /** How many active sessions are in phase 'claim'. */
+  /** How many active sessions are in phase 'claim-window'. */
   inClaim(): number {
     return this.#inClaim;
   }
@@ -154,7 +155,7 @@ export class DrawRegistry {
     const existing = this.recent.find((s) => s.id === rec.id) ?? this.active.get(rec.id);
     if (existing) return existing;
     const seedHex = rec.fairness.seed ?? rec.pendingSeed;
-    const s = new DrawSession(rec, seedHex ? Buffer.from(seedHex, 'hex') : Buffer.alloc(32), [], 'done');
+    const s = new DrawSession(rec, seedHex ? Buffer.from(seedHex, 'hex') : Buffer.alloc(32), [], storedPhase(rec));
     this.recent.unshift(s);
     this.recent.length = Math.min(this.recent.length, RECENT_LIMIT);
     return s;

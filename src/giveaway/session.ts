@@ -1,28 +1,25 @@
 /**
- * One draw in memory: its record, its entrants, its secret seed, its timers and where it is in the
- * state machine.
+ * One draw in memory: its record, its entrants, its secret seed, its timers and its phase in the
+ * draw state machine (draw-machine.ts).
  *
- *   open --close--> picking --> [claim] --> finalizing --> done
- *     \--cancel (link giveaways, before links exist)-------------> done
- *
- * Contract: `phase` only moves forward and every transition is made synchronously by the caller
- * before any await, so two triggers (timer and command) can never both act. `persist` writes
+ * Contract: `phase` is set only by the runner (runner.ts), synchronously, from the machine's
+ * transition table, before any effect awaits; so two triggers (timer and command) can never both
+ * act. Listeners (`phaseWatch`) hear every change. `persist` writes
  * snapshots in call order. Entrants are held in columns (entrant-table.ts) and the frozen list of
  * a closed draw as a FrozenList beside the record, never inside it: `record.frozenEntrants` of a
  * record handed in (from storage) is moved into `frozen`, so snapshots and events stay small and
  * `persist` passes the list to the repository separately. Does not talk to chat or the shop.
  */
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { snapshot } from './context.js';
 import { EntrantTable } from './entrant-table.js';
 import { FrozenList } from './frozen-list.js';
+import type { DrawPhase } from './draw-machine.js';
+import type { ExclusionReason } from './eligibility.js';
 import type { DrawRecord, DrawRepository, Entrant } from './ports.js';
-
-export type SessionPhase = 'open' | 'picking' | 'claim' | 'finalizing' | 'done';
 
 /** Who hears a session's phase changes (ActiveSessions, while the session is active). */
 export interface PhaseWatch {
-  phaseChanged(from: SessionPhase, to: SessionPhase): void;
+  phaseChanged(from: DrawPhase, to: DrawPhase): void;
 }
 
 export class DrawSession {
@@ -31,7 +28,7 @@ export class DrawSession {
   /** The frozen entrant list once entries closed (or as loaded from storage). */
   frozen: FrozenList | undefined;
   readonly seed: Buffer;
-  #phase: SessionPhase;
+  #phase: DrawPhase;
   /** Told of every phase change (set by ActiveSessions while the session is active). */
   phaseWatch: PhaseWatch | undefined;
   /** Entrants since the last batched acknowledgement. */
@@ -40,10 +37,14 @@ export class DrawSession {
   replacing = false;
   /** Replacement picks of this draw run one at a time (checked-picks.ts): the last one queued. */
   pickChain: Promise<unknown> = Promise.resolve();
+  /** The one deadline of the close (beacon wait and account checks), set when entries close. */
+  picksUntil: number | undefined;
+  /** Entrants left out of the frozen list, by reason (logged with the picks). */
+  excluded: Partial<Record<ExclusionReason, number>> | undefined;
   private readonly timers = new Set<TimerHandle>();
   private saving: Promise<void> = Promise.resolve();
 
-  constructor(record: DrawRecord, seed: Buffer, entrants: Iterable<Entrant> = [], phase: SessionPhase = 'open') {
+  constructor(record: DrawRecord, seed: Buffer, entrants: Iterable<Entrant> = [], phase: DrawPhase = 'open') {
     this.record = record;
     this.seed = seed;
     this.#phase = phase;
@@ -59,11 +60,12 @@ export class DrawSession {
     return this.record.id;
   }
 
-  get phase(): SessionPhase {
+  get phase(): DrawPhase {
     return this.#phase;
   }
 
-  set phase(to: SessionPhase) {
+  /** Set by the runner only (see the module contract). */
+  set phase(to: DrawPhase) {
     const from = this.#phase;
     if (from === to) return;
     this.#phase = to;
@@ -128,4 +130,9 @@ export class DrawSession {
     this.saving = done.catch(() => undefined);
     return done;
   }
+}
+
+/** A deep copy of a record, for saves and event payloads. */
+export function snapshot(record: DrawRecord): DrawRecord {
+  return structuredClone(record);
 }

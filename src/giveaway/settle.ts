@@ -1,141 +1,132 @@
 /**
- * The terminal transitions of a draw: finished with winners (gift draw, purchase, link giveaway),
- * finished with nobody eligible, and failed.
+ * The effects of a draw's terminal transitions (draw-machine.ts): settled with winners, settled
+ * with nobody eligible, handed back (a gift draw short of winners), failed, cancelled; and
+ * bringing a settled gift draw's winners in line with Fourthwall's.
  *
- * Contract: each method moves the session to `done` and out of the active set synchronously,
- * before its first await; then it persists the record, tells chat / the operator and emits the
- * matching events (`winners`, `draw-finished`, `draw-failed`). `fail` is a no-op for a draw that
- * is already done unless its record still says drawing (a retry in progress). Links are delivered
- * through the announcer only (never logged). Does not: pick winners, call the shop, or schedule
- * timers.
+ * Contract: the runner has already moved the session's phase. Each function changes the record
+ * and moves the session out of the active set synchronously, before its first await; then it
+ * persists the record, tells chat / the operator and emits the matching events (`winners`,
+ * `draw-finished`, `draw-failed`, `draw-cancelled`). Links are delivered through the announcer
+ * only (never logged). Does not: pick winners, call the shop, or schedule timers.
  */
 import { gifterOf } from './announcer.js';
-import { snapshot } from './context.js';
-import { isoNow, persistQuietly, type Engine } from './engine.js';
-import { mapFourthwallWinners } from './gift-draw.js';
+import { isoNow, persistQuietly, type FlowContext } from './context.js';
+import { mapFourthwallWinners } from './flows/gift-draw.js';
 import type { GiftDrawInfo } from './ports.js';
-import type { DrawSession } from './session.js';
+import { snapshot, type DrawSession } from './session.js';
 
-export class Settler {
-  constructor(private readonly e: Engine) {}
+/**
+ * The winners have their prizes: finished, announced, links delivered. A gift draw takes
+ * Fourthwall's answer (`fourthwall`: its gifts carry the redeem links) and reveals its seed.
+ */
+export async function settleWinners(c: FlowContext, s: DrawSession, fourthwall?: GiftDrawInfo): Promise<void> {
+  const r = s.record;
+  if (fourthwall) r.winners = mapFourthwallWinners(r.winners, fourthwall, s.entrants);
+  r.status = 'finished';
+  r.closedAt = isoNow(c.clock);
+  r.finishInFlight = false;
+  delete r.failure;
+  if (fourthwall && s.frozen) s.reveal();
+  c.draws.retire(s);
+  c.logger.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
+  await persistQuietly(c, s);
+  c.announce.winners(s);
+  c.announce.deliverLinks(s, r.winners);
+  c.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
+  c.events.emit('draw-finished', snapshot(r));
+}
 
-  /** Marks a gift draw finished with Fourthwall's winners (and their redeem links). */
-  async applyFourthwall(s: DrawSession, draw: GiftDrawInfo, announce: boolean): Promise<void> {
-    const { ctx } = this.e;
-    const r = s.record;
-    r.winners = mapFourthwallWinners(r.winners, draw, s.entrants);
-    r.status = 'finished';
-    r.closedAt = isoNow(ctx.clock);
-    r.finishInFlight = false;
-    delete r.failure;
-    if (s.frozen) s.reveal();
-    s.phase = 'done';
-    this.e.draws.retire(s);
-    ctx.logger.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
-    await persistQuietly(this.e, s);
-    if (announce) this.e.announce.winners(s);
-    this.e.announce.deliverLinks(s, r.winners);
-    ctx.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
-    ctx.events.emit('draw-finished', snapshot(r));
+/** Nobody eligible entered: finished without winners (a gift draw's gift can be drawn again). */
+export async function settleEmpty(c: FlowContext, s: DrawSession): Promise<void> {
+  const r = s.record;
+  r.status = 'finished';
+  r.closedAt = isoNow(c.clock);
+  c.draws.retire(s);
+  c.logger.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
+  c.announce.say('noEntrants', { product: r.offer.name, gifter: gifterOf(r), entrants: s.entrants.size }, 'normal');
+  if (r.kind === 'gift-draw') {
+    c.operator.notify(`Nobody eligible entered draw ${r.id} (${r.offer.name}); Fourthwall closes it after its deadline and the gift can be drawn again.`);
   }
+  await persistQuietly(c, s);
+  c.events.emit('winners', snapshot(r), []);
+  c.events.emit('draw-finished', snapshot(r));
+}
 
-  /** A purchase or link giveaway whose winners all have links: finished, announced, delivered. */
-  async complete(s: DrawSession): Promise<void> {
-    const { ctx } = this.e;
-    const r = s.record;
-    r.status = 'finished';
-    r.closedAt = isoNow(ctx.clock);
-    r.finishInFlight = false;
-    delete r.failure;
-    s.phase = 'done';
-    this.e.draws.retire(s);
-    ctx.logger.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
-    await persistQuietly(this.e, s);
-    this.e.announce.winners(s);
-    this.e.announce.deliverLinks(s, r.winners);
-    ctx.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
-    ctx.events.emit('draw-finished', snapshot(r));
-  }
+/**
+ * A gift draw with fewer eligible winners than gifts: Fourthwall accepts a finish only with one
+ * participant per available gift (GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH otherwise), so nothing is
+ * sent; Fourthwall closes the draw at its deadline and reopens it (a REDO draw) with every gift,
+ * which the bot runs like any draw. Recorded as failed with that reason (no winners: nobody got
+ * a gift from this draw), said in chat and to the operator.
+ */
+export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
+  const r = s.record;
+  const eligible = r.winners.length;
+  s.clearTimers();
+  r.status = 'failed';
+  const reason = `only ${eligible} eligible entrant(s) for ${r.gifts} gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all ${r.gifts} gifts after its deadline`;
+  r.failure = { reason, at: isoNow(c.clock) };
+  r.closedAt = isoNow(c.clock);
+  r.winners = [];
+  delete r.setAside; // no pick stands (the record then verifies as a draw without picks); rules.account keeps the counts
+  r.finishInFlight = false;
+  if (s.frozen) s.reveal();
+  c.draws.retire(s);
+  c.logger.info({ drawId: s.id, eligible, gifts: r.gifts }, 'fewer eligible entrants than gifts: draw handed back to Fourthwall');
+  c.announce.say('tooFewEntrants', {
+    product: r.offer.name,
+    gifter: gifterOf(r),
+    entrants: eligible,
+    count: r.gifts,
+    seconds: Math.max(0, Math.ceil((s.fourthwallDeadlineMs - c.clock.now()) / 1000)),
+    enter: c.settings.commands.enter,
+  }, 'normal');
+  c.operator.notify(`Draw ${r.id} (${r.offer.name}): ${reason}.`);
+  await persistQuietly(c, s);
+  c.events.emit('winners', snapshot(r), []);
+  c.events.emit('draw-failed', snapshot(r));
+}
 
-  /** Nobody eligible entered: finished without winners (a gift draw's gift can be drawn again). */
-  async finishEmpty(s: DrawSession): Promise<void> {
-    const { ctx } = this.e;
-    const r = s.record;
-    s.phase = 'done';
-    r.status = 'finished';
-    r.closedAt = isoNow(ctx.clock);
-    this.e.draws.retire(s);
-    ctx.logger.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
-    this.e.announce.say('noEntrants', {
-      product: r.offer.name,
-      gifter: gifterOf(r),
-      entrants: s.entrants.size,
-    }, 'normal');
-    if (r.kind === 'gift-draw') {
-      ctx.operator.notify(
-        `Nobody eligible entered draw ${r.id} (${r.offer.name}); Fourthwall closes it after its deadline and the gift can be drawn again.`,
-      );
-    }
-    await persistQuietly(this.e, s);
-    ctx.events.emit('winners', snapshot(r), []);
-    ctx.events.emit('draw-finished', snapshot(r));
-  }
+/** Marks the draw failed with `reason` (told to chat and the operator, with any winners kept). */
+export async function recordFailure(c: FlowContext, s: DrawSession, reason: string, cause?: unknown): Promise<void> {
+  const r = s.record;
+  s.clearTimers();
+  r.status = 'failed';
+  r.failure = { reason, at: isoNow(c.clock) };
+  r.closedAt = isoNow(c.clock);
+  r.finishInFlight = false;
+  if (s.frozen) s.reveal();
+  c.draws.retire(s);
+  c.logger.error({ drawId: s.id, reason, err: cause }, 'draw failed');
+  const winners = r.winners.length ? ` Winners: ${r.winners.map((w) => `@${w.login}`).join(', ')}.` : '';
+  c.operator.notify(`Draw ${r.id} (${r.offer.name}) failed: ${reason}.${winners}`);
+  c.announce.say('failed', { product: r.offer.name, reason }, 'high');
+  await persistQuietly(c, s);
+  c.events.emit('draw-failed', snapshot(r));
+}
 
-  /**
-   * A gift draw with fewer eligible winners than gifts: Fourthwall accepts a finish only with one
-   * participant per available gift (GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH otherwise), so nothing is
-   * sent; Fourthwall closes the draw at its deadline and reopens it (a REDO draw) with every gift,
-   * which the bot runs like any draw. Recorded as failed with that reason (no winners: nobody got
-   * a gift from this draw), said in chat and to the operator.
-   */
-  async handBack(s: DrawSession): Promise<void> {
-    const { ctx } = this.e;
-    const r = s.record;
-    const eligible = r.winners.length;
-    s.phase = 'done';
-    s.clearTimers();
-    r.status = 'failed';
-    const reason = `only ${eligible} eligible entrant(s) for ${r.gifts} gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all ${r.gifts} gifts after its deadline`;
-    r.failure = { reason, at: isoNow(ctx.clock) };
-    r.closedAt = isoNow(ctx.clock);
-    r.winners = [];
-    delete r.setAside; // no pick stands (the record then verifies as a draw without picks); rules.account keeps the counts
-    r.finishInFlight = false;
-    if (s.frozen) s.reveal();
-    this.e.draws.retire(s);
-    ctx.logger.info({ drawId: s.id, eligible, gifts: r.gifts }, 'fewer eligible entrants than gifts: draw handed back to Fourthwall');
-    this.e.announce.say('tooFewEntrants', {
-      product: r.offer.name,
-      gifter: gifterOf(r),
-      entrants: eligible,
-      count: r.gifts,
-      seconds: Math.max(0, Math.ceil((s.fourthwallDeadlineMs - ctx.clock.now()) / 1000)),
-      enter: this.e.ctx.settings.commands.enter,
-    }, 'normal');
-    ctx.operator.notify(`Draw ${r.id} (${r.offer.name}): ${reason}.`);
-    await persistQuietly(this.e, s);
-    ctx.events.emit('winners', snapshot(r), []);
-    ctx.events.emit('draw-failed', snapshot(r));
-  }
+/** `!giveaway cancel` of a link giveaway: no links are created; the seed is revealed. */
+export async function recordCancel(c: FlowContext, s: DrawSession): Promise<void> {
+  s.clearTimers();
+  const r = s.record;
+  r.status = 'cancelled';
+  r.closedAt = isoNow(c.clock);
+  s.reveal();
+  c.draws.retire(s);
+  c.logger.info({ drawId: s.id }, 'link giveaway cancelled');
+  c.announce.say('cancelled', { product: r.offer.name }, 'normal');
+  c.events.emit('draw-cancelled', snapshot(r));
+  await persistQuietly(c, s);
+}
 
-  /** Marks the draw failed with `reason` (told to chat and the operator, with any winners kept). */
-  async fail(s: DrawSession, reason: string, cause?: unknown): Promise<void> {
-    const { ctx } = this.e;
-    const r = s.record;
-    if (s.phase === 'done' && r.status !== 'drawing') return;
-    s.phase = 'done';
-    s.clearTimers();
-    r.status = 'failed';
-    r.failure = { reason, at: isoNow(ctx.clock) };
-    r.closedAt = isoNow(ctx.clock);
-    r.finishInFlight = false;
-    if (s.frozen) s.reveal();
-    this.e.draws.retire(s);
-    ctx.logger.error({ drawId: s.id, reason, err: cause }, 'draw failed');
-    const winners = r.winners.length ? ` Winners: ${r.winners.map((w) => `@${w.login}`).join(', ')}.` : '';
-    ctx.operator.notify(`Draw ${r.id} (${r.offer.name}) failed: ${reason}.${winners}`);
-    this.e.announce.say('failed', { product: r.offer.name, reason }, 'high');
-    await persistQuietly(this.e, s);
-    ctx.events.emit('draw-failed', snapshot(r));
-  }
+/** A settled gift draw that Fourthwall reports ended: its winners and links brought in line (new links delivered). */
+export async function reconcileFourthwallWinners(c: FlowContext, s: DrawSession, draw: GiftDrawInfo): Promise<void> {
+  const r = s.record;
+  const before = JSON.stringify(r.winners);
+  r.winners = mapFourthwallWinners(r.winners, draw, s.entrants);
+  if (JSON.stringify(r.winners) === before) return;
+  c.logger.info({ drawId: r.id }, 'draw record reconciled with Fourthwall');
+  await persistQuietly(c, s);
+  const added = r.winners.filter((w) => w.redeemUrl && !before.includes(w.redeemUrl));
+  c.announce.deliverLinks(s, added);
 }

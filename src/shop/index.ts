@@ -17,7 +17,7 @@ import type { ChatPort } from '../giveaway/ports.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ChatMessage } from '../shared/chat.js';
-import type { ActionResult } from '../giveaway/link-flow.js';
+import type { ActionResult } from '../giveaway/flows/link-giveaway.js';
 import {
   SupporterAlerts,
   isRedemption,

@@ -34,7 +34,7 @@ import { z } from 'zod';
 import type { MerchTrainSettings } from '../config/shop.js';
 import type { Order } from '../fourthwall/index.js';
 import type { GiveawayEventMap } from '../giveaway/context.js';
-import type { ActionResult } from '../giveaway/link-flow.js';
+import type { ActionResult } from '../giveaway/flows/link-giveaway.js';
 import type { ChatPort } from '../giveaway/ports.js';
 import { render } from '../giveaway/messages.js';
 import type { Logger } from '../logging/index.js';

@@ -8,7 +8,7 @@
  * start, end, cancel, reroll, retry, stream live/offline; the prizes waiting (src/delivery) and a
  * reminder for one of them.
  *
- * Contract: every action calls the same GiveawayService / StreamingService method the chat
+ * Contract: every action calls the same GiveawayEngine / StreamingService method the chat
  * command calls, acting as the broadcaster, and answers `{ ok, message }` with the engine's own
  * answer. No GET changes anything. Bodies are JSON up to MAX_BODY bytes. Does not check the token
  * (the router does) or render HTML.
@@ -18,7 +18,7 @@ import { describeAccountRules, type AccountRules } from '../giveaway/account-rul
 import { exclusionOf } from '../giveaway/eligibility.js';
 import { awaitingLinks, RECENT_LIMIT } from '../giveaway/registry.js';
 import type { DrawRecord, ShopPort } from '../giveaway/ports.js';
-import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import { noRoles, type ChatMessage } from '../shared/chat.js';
@@ -33,7 +33,7 @@ const ENTRANTS_SHOWN = 200;
 const HISTORY_LIMIT = 200;
 
 export interface DashboardApiDeps {
-  service: GiveawayService;
+  service: GiveawayEngine;
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts'>;
   repo: { listDraws(o?: { limit?: number }): Promise<DrawRecord[]>; getDraw(id: string): Promise<DrawRecord | undefined>; recentWinnerIds(sinceMs: number): Promise<Set<string>> };

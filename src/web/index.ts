@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/index.js';
 import type { ShopPort } from '../giveaway/ports.js';
-import type { GiveawayService } from '../giveaway/service.js';
+import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
@@ -40,7 +40,7 @@ const DASHBOARD_HEADERS = {
 
 export interface OperatorPagesDeps {
   config: Pick<Config, 'dataDir' | 'dashboardToken' | 'mode' | 'settings'>;
-  service: GiveawayService;
+  service: GiveawayEngine;
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts' | 'getProduct'>;
   repo: DashboardApiDeps['repo'];

@@ -1,6 +1,6 @@
 /**
  * Fakes of the giveaway engine's ports (chat, shop, operator console, randomness) and a harness
- * that builds a GiveawayService over them with a ManualClock and the real FileDrawRepository in a
+ * that builds a GiveawayEngine over them with a ManualClock and the real FileDrawRepository in a
  * temp dir. The shop fake keeps draw state like Fourthwall does (winners per gift, one finish per
  * draw) and can be scripted to throw ShopError kinds, optionally after applying the call.
  */
@@ -26,7 +26,7 @@ import {
   type ShopPort,
   type StreamingInfo,
 } from '../../src/giveaway/ports.js';
-import { GiveawayService } from '../../src/giveaway/service.js';
+import { GiveawayEngine } from '../../src/giveaway/engine.js';
 import { mergeGiveawaySettings, type GiveawaySettingsInput } from '../../src/giveaway/settings.js';
 import { FileDrawRepository } from '../../src/storage/index.js';
 import { LogCapture } from './log-capture.js';
@@ -241,7 +241,7 @@ export function purchase(id: string, gifts: number): GiftPurchaseInfo {
 }
 
 export interface Harness {
-  svc: GiveawayService;
+  svc: GiveawayEngine;
   chat: FakeChat;
   shop: FakeShop;
   operator: FakeOperator;
@@ -282,7 +282,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const chat = new FakeChat();
   const shop = opts.shop ?? new FakeShop();
   const operator = new FakeOperator();
-  const svc = new GiveawayService({
+  const svc = new GiveawayEngine({
     chat,
     shop,
     repo,

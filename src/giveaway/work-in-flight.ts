@@ -1,15 +1,15 @@
 /**
- * The engine's own lifecycle: whether it is stopped, the asynchronous work it has in flight, and
- * clock sleeps that end early when it stops.
+ * The giveaway engine's work in flight: whether the engine is stopped, the asynchronous work it
+ * has started, and clock sleeps that end early when it stops.
  *
  * Contract: `track` registers a promise until it settles, so `whenIdle` can wait for every piece
  * of work the engine started (including work started while waiting). `sleep` resolves true after
- * `ms` on the injected clock, or false at once if / when `halt` is called. One runtime per
- * GiveawayService. Does not: know about draws, sessions or ports other than the clock.
+ * `ms` on the injected clock, or false at once if / when `halt` is called. One per
+ * GiveawayEngine. Does not: know about draws, sessions or ports other than the clock.
  */
 import type { Clock, TimerHandle } from '../shared/clock.js';
 
-export class EngineRuntime {
+export class WorkInFlight {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly sleepers = new Set<{ timer: TimerHandle; resolve: (v: boolean) => void }>();
   private stopped = false;

@@ -1,18 +1,99 @@
 /**
- * Finishing a Fourthwall gift draw exactly once, with the winners already recorded.
+ * The gift-draw flow: a supporter's gift at Fourthwall starts a draw (GIFT_DRAW_STARTED), chat
+ * enters, the bot picks one winner per gift and finishes the draw at Fourthwall exactly once,
+ * before Fourthwall's deadline (the entry window + 60 s); Fourthwall's answer carries the redeem
+ * links. Phases: open, closing, awaiting-beacon, picking, [claim-window], finishing, then settled
+ * or failed (fewer eligible winners than gifts: handed back, Fourthwall reopens the draw).
  *
- * Contract: `runFinish` sends the recorded winners with `shop.finishDraw` and, when the outcome is
- * unknown or the draw is reported as already finished, asks `shop.getDraw` what happened: winners
- * present -> that is the result; not finished and still before Fourthwall's deadline (duration +
- * 60 s) -> the SAME winners are sent again. Unavailable shops are retried with backoff until the
- * deadline. It never picks winners and never sends a different list. `mapFourthwallWinners` joins
- * Fourthwall's gifts (redeem links) to our winners. Does not persist, announce or log links.
+ * Contract: `giftDrawStarted` opens the draw once per id with `durationSeconds` clamped to
+ * 0..MAX_DRAW_SECONDS (the published document sets no bounds); a window already over opens and
+ * closes at once. `deliver` first saves the record with `finishInFlight`, then `runFinish` sends
+ * the recorded winners with `shop.finishDraw` and, when the outcome is unknown or the draw is
+ * reported as already finished, asks `shop.getDraw` what happened: winners present -> that is the
+ * result; not finished and still before the deadline -> the SAME winners are sent again.
+ * Unavailable shops are retried with backoff until the deadline. It never picks winners and never
+ * sends a different list; after a restart it starts by asking (`resumeDelivery`).
+ * `mapFourthwallWinners` joins Fourthwall's gifts (redeem links) to our winners. Does not
+ * announce, settle or log links.
  */
-import type { EngineContext } from './context.js';
-import { ShopError, type GiftDrawInfo, type Winner, type Entrant } from './ports.js';
-import type { DrawSession } from './session.js';
+import type { FlowContext } from '../context.js';
+import type { Trigger } from '../draw-machine.js';
+import { openDraw } from '../opening.js';
+import { ShopError, type GiftDrawInfo, type Winner, type Entrant } from '../ports.js';
+import type { DrawSession } from '../session.js';
+import { FINISH_RESERVE_MS, type DrawFlow } from './flow.js';
 
-export type FinishOutcome =
+/** The longest entry window a Fourthwall draw gets (its durationSeconds is clamped to this). */
+const MAX_DRAW_SECONDS = 3600;
+
+/** A draw's entry window in seconds: finite, 0..MAX_DRAW_SECONDS (NaN, negatives -> 0). */
+function clampDrawSeconds(value: number): number {
+  if (!Number.isFinite(value)) return value === Infinity ? MAX_DRAW_SECONDS : 0;
+  return Math.min(MAX_DRAW_SECONDS, Math.max(0, Math.floor(value)));
+}
+
+/** GIFT_DRAW_STARTED: opens the draw for entries until its Fourthwall duration ends. */
+export function giftDrawStarted(c: FlowContext, draw: GiftDrawInfo, eventId?: string): Promise<void> {
+  if (c.settings.giftFlow !== 'draw') {
+    c.logger.info({ drawId: draw.id }, 'gift draw ignored: the bot runs the purchase flow');
+    return Promise.resolve();
+  }
+  const now = c.clock.now();
+  const created = Date.parse(draw.createdAt);
+  const startMs = Number.isFinite(created) ? created : now;
+  const seconds = clampDrawSeconds(draw.durationSeconds);
+  if (seconds !== draw.durationSeconds) c.logger.info({ drawId: draw.id, durationSeconds: draw.durationSeconds, seconds }, 'draw duration clamped');
+  const closesAtMs = startMs + seconds * 1000;
+  const available = draw.gifts.filter((g) => g.status === 'AVAILABLE');
+  return openDraw(c, draw.id, closesAtMs, () => ({
+    kind: 'gift-draw',
+    source: {
+      drawId: draw.id,
+      ...(draw.giveawayId ? { giveawayId: draw.giveawayId } : {}),
+      ...(eventId ? { eventId } : {}),
+    },
+    offer: { id: draw.offer.id, name: draw.offer.name },
+    gifts: available.length,
+    giftIds: available.map((g) => g.id),
+    supporter: { username: draw.username, message: draw.message },
+  }));
+}
+
+export const giftDrawFlow: DrawFlow = {
+  kind: 'gift-draw',
+  phases: ['open', 'closing', 'awaiting-beacon', 'picking', 'claim-window', 'finishing', 'settled', 'failed'],
+  claimWindowFits: (s, ms, now) => now + ms + FINISH_RESERVE_MS <= s.fourthwallDeadlineMs,
+  deliver: (c, s) => finishAtFourthwall(c, s, 'finish'),
+  resumeDelivery: (c, s) => {
+    if (!s.record.finishInFlight) return finishAtFourthwall(c, s, 'finish');
+    c.logger.info({ drawId: s.id }, 'restored draw had a finish in flight: reconciling');
+    return finishAtFourthwall(c, s, 'reconcile');
+  },
+};
+
+/**
+ * Sends the winners to Fourthwall (saved with `finishInFlight` first), or starts by asking
+ * (`reconcile`, after a restart). Fewer winners than gifts: Fourthwall takes exactly one participant
+ * per available gift and refuses fewer, so the draw is handed back instead (`too-few`).
+ */
+async function finishAtFourthwall(c: FlowContext, s: DrawSession, startWith: 'finish' | 'reconcile'): Promise<Trigger | undefined> {
+  if (startWith === 'finish' && s.record.winners.length < s.record.gifts) return { name: 'too-few' };
+  if (startWith === 'finish') {
+    s.record.finishInFlight = true;
+    try {
+      await s.persist(c.repo);
+    } catch (err) {
+      s.record.finishInFlight = false;
+      return { name: 'failed', reason: 'the draw journal could not be written, so the winners were not sent', cause: err };
+    }
+  }
+  const outcome = await runFinish(c, s, startWith);
+  if (outcome.kind === 'stopped') return undefined;
+  if (outcome.kind === 'failed') return { name: 'failed', reason: outcome.reason, ...(outcome.cause !== undefined ? { cause: outcome.cause } : {}) };
+  return { name: 'delivered', fourthwall: outcome.draw };
+}
+
+type FinishOutcome =
   | { kind: 'finished'; draw: GiftDrawInfo }
   | { kind: 'failed'; reason: string; cause?: unknown }
   | { kind: 'stopped' };
@@ -51,8 +132,8 @@ function describeShopFailure(err: unknown): string {
  * Sends the session's recorded winners to Fourthwall (or starts by asking, when `startWith` is
  * 'reconcile') until the draw has a known result or the deadline passes.
  */
-export async function runFinish(
-  ctx: EngineContext,
+async function runFinish(
+  ctx: FlowContext,
   s: DrawSession,
   startWith: 'finish' | 'reconcile',
 ): Promise<FinishOutcome> {
