@@ -5,8 +5,9 @@
  *
  * Contract: `fire` changes the phase synchronously, and runs the effects up to the first one that
  * awaits before it returns, so a timer and a command racing for one draw can never both act (the
- * second trigger finds no row). A trigger without a row in the draw's phase does nothing and
- * returns undefined. Every chain of effects is tracked as work in flight. An effect that throws
+ * second trigger finds no row). A trigger without a row in the draw's phase, or one leading to a
+ * phase the draw's flow does not have (a gift draw is never cancelled), does nothing and returns
+ * undefined. Every chain of effects is tracked as work in flight. An effect that throws
  * fails the draw ('an internal error while drawing' / '... while delivering the prizes'). The
  * effects themselves live where their concern does: entries.ts, picking.ts, claim-window.ts,
  * flows/*.ts (delivery), settle.ts. Does not: decide which phase comes next (the table does).
@@ -43,7 +44,7 @@ export class DrawRunner {
   /** Feeds `t` to the draw's machine (see the module contract). */
   fire(s: DrawSession, t: Trigger): Promise<void> | undefined {
     const move = next(s.phase, t.name);
-    if (!move) {
+    if (!move || !flowOf(s.record.kind).phases.includes(move.to)) {
       this.c.logger.debug({ drawId: s.id, phase: s.phase, trigger: t.name }, 'trigger does not apply in this phase');
       return undefined;
     }

@@ -185,7 +185,7 @@ function winnerRow(d, w) {
   return row;
 }
 
-// Which actions apply (the engine refuses the others: giveaway/link-flow.ts, reroll.ts, registry.ts).
+// Which actions apply (the engine refuses the others: giveaway/draw-machine.ts).
 function canReroll(d) {
   return d.phase === 'claim' || (d.phase === 'done' && d.kind !== 'gift-draw' && d.status !== 'cancelled');
 }
