@@ -35,7 +35,7 @@ export type DrawPhase =
   | 'cancelled';
 
 /** What closed a draw's entries (logged). */
-export type CloseCause = 'timer' | 'command' | 'restore';
+type CloseCause = 'timer' | 'command' | 'restore';
 
 /** A trigger and its data. */
 export type Trigger =
@@ -145,11 +145,6 @@ for (const t of TRANSITIONS) {
 /** The transition `on` makes from `phase`, or undefined when it does not apply there. */
 export function next(phase: DrawPhase, on: TriggerName): Transition | undefined {
   return INDEX.get(`${phase}|${on}`);
-}
-
-/** True while the draw is active (see ACTIVE_PHASES). */
-export function isActive(phase: DrawPhase): boolean {
-  return ACTIVE_PHASES.includes(phase);
 }
 
 /**

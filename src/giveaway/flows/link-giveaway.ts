@@ -176,7 +176,7 @@ async function earlierOrNewLinks(c: FlowContext, s: DrawSession, count: number, 
   return createLinks(c, s.id, r.offer.id, count, deadline);
 }
 
-export type ProductMatch =
+type ProductMatch =
   | { ok: true; product: ProductInfo }
   | { ok: false; reason: 'unknown' | 'ambiguous' | 'unavailable'; candidates: ProductInfo[] };
 
@@ -184,7 +184,7 @@ export type ProductMatch =
 const MAX_CANDIDATES = 5;
 
 /** Finds the product `query` names (id, slug or name; exact beats partial). */
-export async function resolveProduct(shop: ShopPort, query: string): Promise<ProductMatch> {
+async function resolveProduct(shop: ShopPort, query: string): Promise<ProductMatch> {
   const q = query.trim().toLowerCase();
   if (!q) return { ok: false, reason: 'unknown', candidates: [] };
   let products: ProductInfo[];
@@ -218,12 +218,12 @@ async function lookUpById(shop: ShopPort, id: string, otherwise: 'unknown' | 'un
   }
 }
 
-export type LinksOutcome =
+type LinksOutcome =
   | { ok: true; packageId: string; links: GiveawayLinkInfo[] }
   | { ok: false; reason: string; stopped?: boolean };
 
 /** Creates `count` giveaway links for `productId`, retrying an unavailable shop until `deadlineMs`. */
-export async function createLinks(
+async function createLinks(
   ctx: FlowContext,
   drawId: string,
   productId: string,
@@ -262,7 +262,7 @@ export async function createLinks(
 /** Clock difference allowed between the bot and Fourthwall when comparing package times. */
 const PACKAGE_SKEW_MS = 60_000;
 
-export type EarlierPackage =
+type EarlierPackage =
   | { ok: true; found?: { packageId: string; links: GiveawayLinkInfo[] } }
   | { ok: false; reason: string };
 
@@ -271,7 +271,7 @@ export type EarlierPackage =
  * `sinceMs - PACKAGE_SKEW_MS`, not in `used`, with exactly `count` links, all of `productId`.
  * The oldest such package wins.
  */
-export async function findEarlierPackage(
+async function findEarlierPackage(
   ctx: FlowContext,
   drawId: string,
   productId: string,
