@@ -28,16 +28,16 @@ import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { beaconForBot, checkHintFor } from './beacon.js';
 import { verifyRoute } from '../http/verify-route.js';
-import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
-import { EventIntake } from './event-intake.js';
-import type { EventPoller } from './event-poll.js';
-import { basicOnlyNotice, pinnedShopId, startCatchUp } from './catch-up.js';
+import { FourthwallShop, toDrawInfo, toPurchaseInfo } from '../shop/shop-port.js';
+import { EventIntake } from '../events/event-intake.js';
+import type { EventPoller } from '../events/event-poll.js';
+import { basicOnlyNotice, pinnedShopId, startCatchUp } from '../events/catch-up.js';
 import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
-import { consoleOperator } from './operator-console.js';
-import { twitchApiFor, type TwitchApi } from './twitch-api.js';
+import { consoleOperator } from '../console/operator-console.js';
+import { twitchApiFor, type TwitchApi } from '../twitch/api.js';
 import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
-import { startDelivery } from './delivery.js';
+import { startDelivery } from '../delivery/wire.js';
 import { StopList, withTimeout } from './stop-list.js';
 
 export interface BotOptions {

@@ -13,7 +13,7 @@
 import type { Logger } from '../logging/index.js';
 
 /** The order a bot stops in; each line says what must be done before the next. */
-export const STOP_ORDER = [
+const STOP_ORDER = [
   'chat-connect', // a start-up chat connection (token check, retries) still in flight is aborted
   'pages', // overlay and dashboard: no more pushes
   'http', // no webhook, page or claim request comes in from here on
@@ -31,7 +31,7 @@ export const STOP_ORDER = [
   'fourthwall', // the Fourthwall client's connection pool, last: the drain may still call it
 ] as const;
 
-export type StopName = (typeof STOP_ORDER)[number];
+type StopName = (typeof STOP_ORDER)[number];
 
 interface Part {
   stop: () => unknown;

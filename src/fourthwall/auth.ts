@@ -20,10 +20,10 @@
  * `authorizeUrl`), token persistence (pass `onTokens`), retries of API calls (client.ts).
  */
 import type { Dispatcher } from 'undici';
-import { undici } from './undici.js';
+import { undici } from '../http-client/undici.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { jsonOrUndefined } from '../shared/json.js';
+import { jsonOrUndefined } from '../http-client/json.js';
 import { FourthwallTokenError } from './errors.js';
 import type { AuthRequirement } from './operations.js';
 import { TokenResponseSchema } from './schemas.js';
