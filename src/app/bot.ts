@@ -6,20 +6,21 @@
  * sandbox mode both run exactly this; only the URLs and credentials in the Config differ.
  */
 import type { Config } from '../config/index.js';
-import { FourthwallClient, type AuthConfig, type FourthwallClientOptions, type WebhookEvent } from '../fourthwall/index.js';
+import { FourthwallClient, type FourthwallClientOptions } from '../fourthwall/index.js';
+import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayService } from '../giveaway/service.js';
 import type { PrivateDelivery } from '../giveaway/ports.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
 import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
 import type { Logger } from '../logging/index.js';
 import { CommandRegistry } from '../commands/registry.js';
+import { ChatLines } from '../commands/chat-lines.js';
 import { enterCommand } from '../commands/enter.js';
 import { giveawayCommand } from '../commands/giveaway.js';
 import { claimCommand } from '../commands/claim.js';
 import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
-import type { ChatMessage } from '../shared/chat.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
@@ -28,8 +29,9 @@ import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { beaconForBot, checkHintFor } from './beacon.js';
 import { verifyRoute } from '../http/verify-route.js';
-import { FourthwallShop, toDrawInfo, toPurchaseInfo } from '../shop/shop-port.js';
+import { FourthwallShop } from '../shop/shop-port.js';
 import { EventIntake } from '../events/event-intake.js';
+import { eventDispatch } from '../events/dispatch.js';
 import type { EventPoller } from '../events/event-poll.js';
 import { basicOnlyNotice, pinnedShopId, startCatchUp } from '../events/catch-up.js';
 import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
@@ -109,31 +111,10 @@ export interface Bot {
 /** Prints to stdout, outside the logger; links only when stdout is a terminal (operator-console.ts). */
 export const stdoutOperator: OperatorPort = consoleOperator();
 
-export function clientAuth(config: Config): AuthConfig {
-  const a = config.fourthwall.auth;
-  if (a.kind === 'basic') return { basic: { username: a.username, password: a.password } };
-  if (a.kind === 'oauth') {
-    if (a.clientId)
-      return {
-        oauth: {
-          clientId: a.clientId,
-          clientSecret: a.clientSecret,
-          tokenUrl: config.fourthwall.tokenUrl,
-          accessToken: a.accessToken,
-          refreshToken: a.refreshToken,
-        },
-      };
-    return { bearerToken: a.accessToken };
-  }
-  return {};
-}
-
 /** The webhook event types the bot acts on (and subscribes to when it registers its webhook). */
 export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
 
 const DRAIN_MS = 2000;
-/** Chat lines held while the bot starts (chat connects meanwhile); beyond, the oldest go. */
-const EARLY_LINES_MAX = 10_000;
 /** How long a clean shutdown waits for Fourthwall to accept "streaming ended" (beside the drain). */
 const STREAMING_END_MS = 2000;
 /** How long a start-up that failed or was stopped waits for each connection to close. */
@@ -221,32 +202,17 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
   registerShopCommands(registry, shopFeatures, config);
 
-  const reply = (text: string) => chat.say(text);
-  const handleLine = (msg: ChatMessage) => {
-    try {
-      registry.handle(msg, reply);
-    } catch (err) {
-      log.error({ err }, 'chat message handling failed');
-    }
-  };
   // Chat connects while the rest of the bot starts (below); the lines it reads before the open
-  // draws are restored are held, in order, and handled right after (at most EARLY_LINES_MAX).
-  let early: ChatMessage[] | undefined = [];
-  let earlyDropped = 0;
-  chat.on('message', (msg: ChatMessage) => {
-    if (!early) return handleLine(msg);
-    if (early.length >= EARLY_LINES_MAX) {
-      early.shift();
-      earlyDropped++;
-    }
-    early.push(msg);
-  });
+  // draws are restored are held, in order, and handled right after (commands/chat-lines.ts).
+  const lines = new ChatLines(registry, (text) => chat.say(text), log);
+  chat.on('message', lines.onMessage);
 
   // Fourthwall events (webhooks and the catch-up poll): one intake, one dedupe by event id.
   const shopId = pinnedShopId(client, log);
   const intake = new EventIntake({
     mode: config.mode,
-    handle: (event) => dispatch(event),
+    // The intake sets aside unknown and unused types (logged there), so only handled ones get here.
+    handle: eventDispatch({ engine: service, delivery, shop: shopFeatures }),
     handledTypes,
     store: repo,
     shopId,
@@ -255,26 +221,6 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(options.events?.retryBaseMs !== undefined ? { retryBaseMs: options.events.retryBaseMs } : {}),
   });
   stops.close('intake', () => intake.stop());
-  // The intake sets aside unknown and unused types (logged there), so only handled ones get here.
-  const dispatch = async (event: WebhookEvent) => {
-    if (!event.known) return; // never passed by the intake; narrows the event's type
-    switch (event.type) {
-      case 'GIFT_DRAW_STARTED':
-        await service.handleGiftDrawStarted(toDrawInfo(event.data), event.id);
-        break;
-      case 'GIFT_DRAW_ENDED':
-        await service.handleGiftDrawEnded(toDrawInfo(event.data));
-        break;
-      case 'GIFT_PURCHASE':
-        await service.handleGiftPurchase(toPurchaseInfo(event.data), event.id);
-        break;
-      case 'ORDER_PLACED':
-        await delivery.onOrder(event.data); // a redeemed gift or link: its prize is delivered
-        break;
-    }
-    await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
-  };
-
   const health = (): HealthReport => {
     const c = chat.health();
     return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: service.openDrawCount() };
@@ -298,10 +244,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await shopFeatures.start();
     await delivery.tracker.start();
     options.signal?.throwIfAborted(); // a stop asked for meanwhile: no HTTP server, no chat
-    const held = early;
-    early = undefined;
-    if (earlyDropped > 0) log.warn({ dropped: earlyDropped, kept: held.length }, 'chat lines read while the bot started exceeded what it holds; the oldest were not handled');
-    for (const msg of held) handleLine(msg);
+    lines.release();
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
     const web = (pages = await startOperatorPages({
@@ -388,14 +331,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));
   if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
-    try {
-      await streaming.goLive();
-    } catch (err) {
-      log.warn({ err }, 'could not set Fourthwall streaming started; asking the mods in chat to type !stream live');
-      chat.say(`⚠️ Could not tell Fourthwall the stream is live: ${(err as Error).message}. Mods: try !${names.names.stream} live`, {
-        priority: 'high',
-      });
-    }
+    await streaming.goLiveAtStart(names.names.stream);
   }
 
   log.info(
