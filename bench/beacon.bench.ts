@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logging/index.js';
-import { startLocalStack } from '../src/app/local-stack.js';
+import { startLocalStack } from '../src/local/local-stack.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { roundTimeMs } from '../src/shared/drand.js';
 import type { BenchResult } from './types.js';

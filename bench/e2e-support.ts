@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { startLocalStack, type LocalStack } from '../src/app/local-stack.js';
+import { startLocalStack, type LocalStack } from '../src/local/local-stack.js';
 import { loadConfig } from '../src/config/index.js';
 import { fileSchema } from '../src/config/schema.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';

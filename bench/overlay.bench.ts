@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/index.js';
 import { fileSchema } from '../src/config/schema.js';
-import { startLocalStack } from '../src/app/local-stack.js';
+import { startLocalStack } from '../src/local/local-stack.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { BenchResult } from './types.js';
 

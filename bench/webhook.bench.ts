@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logging/index.js';
-import { startLocalStack } from '../src/app/local-stack.js';
+import { startLocalStack } from '../src/local/local-stack.js';
 import { signWebhookBody } from '../src/fourthwall/webhooks.js';
 import type { BenchResult } from './types.js';
 

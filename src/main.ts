@@ -12,8 +12,8 @@
 import { loadConfigOrExit, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot, type Bot } from './app/bot.js';
-import { compactLogStream } from './app/console-text.js';
-import { LiveConsole } from './app/live-console.js';
+import { compactLogStream } from './console/console-text.js';
+import { LiveConsole } from './console/live-console.js';
 import { TwitchAuthError } from './twitch/index.js';
 import { join } from 'node:path';
 import { lockDataDirOrExit } from './app/data-lock.js';
@@ -49,7 +49,7 @@ const startup = new AbortController();
 try {
   if (config.mode === 'sandbox') {
     // Loaded only here: live mode never loads the sandboxes.
-    const { runSandboxMode } = await import('./app/sandbox-mode.js');
+    const { runSandboxMode } = await import('./local/sandbox-mode.js');
     const code = await runSandboxMode({ config, logger, onSignals });
     process.exitCode = code;
   } else {

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../src/app/local-stack.js';
+import { startLocalStack, type LocalStack } from '../src/local/local-stack.js';
 import { runVerifyCli } from '../src/cli/verify.js';
 import { loadConfig } from '../src/config/index.js';
 import { FAIRNESS_ALGORITHM_V2 } from '../src/giveaway/beacon-fairness.js';

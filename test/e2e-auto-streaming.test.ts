@@ -7,13 +7,13 @@
  */
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { twitchApiFor } from '../src/app/twitch-api.js';
+import { twitchApiFor } from '../src/twitch/api.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import { startTwitchAuth } from '../src/twitch/startup.js';
 import { LogCapture } from './support/log-capture.js';
-import { FourthwallShop } from '../src/app/shop.js';
+import { FourthwallShop } from '../src/shop/shop-port.js';
 import { FourthwallClient } from '../src/fourthwall/index.js';
 import { silentLogger } from '../src/logging/index.js';
 import { startChatServer } from '../src/sandbox/chat/index.js';

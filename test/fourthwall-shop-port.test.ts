@@ -1,11 +1,11 @@
 /**
- * The ShopPort adapter (src/app/shop.ts) over a real FourthwallClient and a local HTTP server:
+ * The ShopPort adapter (src/shop/shop-port.ts) over a real FourthwallClient and a local HTTP server:
  * once a non-idempotent call has taken effect, no later failure in the same port call may be
  * reported as a retryable kind (the domain would re-send it and create a second package).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FourthwallClient } from '../src/fourthwall/index.js';
-import { FourthwallShop, toShopError } from '../src/app/shop.js';
+import { FourthwallShop, toShopError } from '../src/shop/shop-port.js';
 import { ShopError } from '../src/giveaway/ports.js';
 import { silentLogger } from '../src/logging/index.js';
 import { sendJson, startTestServer, type TestServer } from './support/fourthwall-server.js';

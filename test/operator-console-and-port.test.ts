@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleOperator } from '../src/app/operator-console.js';
+import { consoleOperator } from '../src/console/operator-console.js';
 import { PROJECT_ROOT, botProcessEnv, makeTempDir, startLocalServers, type LocalServers } from './support/e2e-stack.js';
 
 const LINE = '[Mug] link for @ana (Ana): https://shop.example/gifts/gft_1/redeem?token=abc';

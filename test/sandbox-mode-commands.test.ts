@@ -4,8 +4,8 @@
  * only when asked).
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_HELP, MAX_DEMO_GIFTS, MAX_DEMO_VIEWERS, parseDemoCommand } from '../src/app/demo/commands.js';
-import { clean, compactLogStream, DemoPrinter } from '../src/app/demo/output.js';
+import { DEMO_HELP, MAX_DEMO_GIFTS, MAX_DEMO_VIEWERS, parseDemoCommand } from '../src/local/demo/commands.js';
+import { clean, compactLogStream, DemoPrinter } from '../src/local/demo/output.js';
 import type { TranscriptEntry } from '../src/sandbox/chat/index.js';
 
 describe('parseDemoCommand', () => {

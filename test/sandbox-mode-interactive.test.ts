@@ -14,7 +14,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.js';
 import { silentLogger } from '../src/logging/index.js';
-import { runSandboxMode } from '../src/app/sandbox-mode.js';
+import { runSandboxMode } from '../src/local/sandbox-mode.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 
 let dir: string;

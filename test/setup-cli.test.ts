@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config/index.js';
 import { FourthwallClient } from '../src/fourthwall/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { startFourthwallSandbox, type FourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
-import { BOT_WEBHOOK_TYPES } from '../src/app/local-stack.js';
+import { BOT_WEBHOOK_TYPES } from '../src/local/local-stack.js';
 import { runSetup } from '../src/cli/setup.js';
 import { webhookTypesFor } from '../src/shop/webhook-types.js';
 import { runProcess, setupEnv } from './support/sandbox-mode-spawn.js';

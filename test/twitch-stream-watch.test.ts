@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { FourthwallShop } from '../src/app/shop.js';
+import { FourthwallShop } from '../src/shop/shop-port.js';
 import { FourthwallClient } from '../src/fourthwall/index.js';
 import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';

@@ -1,24 +1,26 @@
 /**
  * The composition root of one running bot: builds the adapters (Fourthwall client and shop,
  * Twitch chat, file storage), the giveaway engine, the streaming module, the command registry
- * and the HTTP server, wires them, and shuts them down in order. Live mode and sandbox mode
- * both run exactly this; only the URLs and credentials in the Config differ.
+ * and the HTTP server, wires them, and registers each part's stop in one StopList as it is built
+ * (stop-list.ts declares the order), which a failed start-up and `stop()` both run. Live mode and
+ * sandbox mode both run exactly this; only the URLs and credentials in the Config differ.
  */
 import type { Config } from '../config/index.js';
-import { FourthwallClient, type AuthConfig, type FourthwallClientOptions, type WebhookEvent } from '../fourthwall/index.js';
+import { FourthwallClient, type FourthwallClientOptions } from '../fourthwall/index.js';
+import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import type { PrivateDelivery } from '../giveaway/ports.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
 import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
 import type { Logger } from '../logging/index.js';
 import { CommandRegistry } from '../commands/registry.js';
+import { ChatLines } from '../commands/chat-lines.js';
 import { enterCommand } from '../commands/enter.js';
 import { giveawayCommand } from '../commands/giveaway.js';
 import { claimCommand } from '../commands/claim.js';
 import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
-import type { ChatMessage } from '../shared/chat.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
@@ -27,16 +29,18 @@ import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { beaconForBot, checkHintFor } from './beacon.js';
 import { verifyRoute } from '../http/verify-route.js';
-import { FourthwallShop, toDrawInfo, toPurchaseInfo } from './shop.js';
-import { EventIntake } from './event-intake.js';
-import type { EventPoller } from './event-poll.js';
-import { basicOnlyNotice, pinnedShopId, startCatchUp } from './catch-up.js';
+import { FourthwallShop } from '../shop/shop-port.js';
+import { EventIntake } from '../events/event-intake.js';
+import { eventDispatch } from '../events/dispatch.js';
+import type { EventPoller } from '../events/event-poll.js';
+import { basicOnlyNotice, pinnedShopId, startCatchUp } from '../events/catch-up.js';
 import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
-import { consoleOperator } from './operator-console.js';
-import { twitchApiFor, type TwitchApi } from './twitch-api.js';
+import { consoleOperator } from '../console/operator-console.js';
+import { twitchApiFor, type TwitchApi } from '../twitch/api.js';
 import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
-import { startDelivery } from './delivery.js';
+import { startDelivery } from '../delivery/wire.js';
+import { StopList, withTimeout } from './stop-list.js';
 
 export interface BotOptions {
   config: Config;
@@ -107,47 +111,14 @@ export interface Bot {
 /** Prints to stdout, outside the logger; links only when stdout is a terminal (operator-console.ts). */
 export const stdoutOperator: OperatorPort = consoleOperator();
 
-export function clientAuth(config: Config): AuthConfig {
-  const a = config.fourthwall.auth;
-  if (a.kind === 'basic') return { basic: { username: a.username, password: a.password } };
-  if (a.kind === 'oauth') {
-    if (a.clientId)
-      return {
-        oauth: {
-          clientId: a.clientId,
-          clientSecret: a.clientSecret,
-          tokenUrl: config.fourthwall.tokenUrl,
-          accessToken: a.accessToken,
-          refreshToken: a.refreshToken,
-        },
-      };
-    return { bearerToken: a.accessToken };
-  }
-  return {};
-}
-
 /** The webhook event types the bot acts on (and subscribes to when it registers its webhook). */
 export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
 
 const DRAIN_MS = 2000;
-/** Chat lines held while the bot starts (chat connects meanwhile); beyond, the oldest go. */
-const EARLY_LINES_MAX = 10_000;
 /** How long a clean shutdown waits for Fourthwall to accept "streaming ended" (beside the drain). */
 const STREAMING_END_MS = 2000;
 /** How long a start-up that failed or was stopped waits for each connection to close. */
 const CLOSE_MS = 1000;
-
-/** Waits for `p` at most `ms` (real time); never rejects. */
-function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    t.unref();
-    p.then(
-      () => (clearTimeout(t), resolve()),
-      () => (clearTimeout(t), resolve()),
-    );
-  });
-}
 
 export async function startBot(options: BotOptions): Promise<Bot> {
   const { config, logger } = options;
@@ -162,7 +133,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
     throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
 
+  // What to stop, in the one order of stop-list.ts; each part is registered as it is built.
+  const stops = new StopList();
   const repo = await FileDrawRepository.open(config.dataDir, { clock, logger, mode: config.mode });
+  stops.save('history', 'the draw history', () => repo.close());
   const client = new FourthwallClient({
     apiUrl: config.fourthwall.apiUrl,
     auth: clientAuth(config),
@@ -172,8 +146,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...options.client,
   });
+  stops.close('fourthwall', () => client.close());
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
   const twitchAuth = startTwitchAuth(config, logger, clock);
+  stops.close('twitch-auth', () => twitchAuth.close());
   const chat = new TwitchChat({
     url: config.twitch.ircUrl,
     channel: config.twitch.channel,
@@ -184,9 +160,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     clock,
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
+  stops.close('chat', () => chat.disconnect());
   const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
   const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, onLive: () => void delivery.tracker.streamStarted(), ...options.twitchApi });
+  if (twitchApi) stops.close('twitch-api', () => twitchApi.stop());
   const beacon = await beaconForBot(config, { clock, logger });
+  stops.close('beacon', () => beacon.close());
   const service = new GiveawayEngine({
     chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
     beacon: beacon.port,
@@ -195,6 +174,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     privateDelivery: (): PrivateDelivery => delivery.tracker.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
+  stops.save('engine', 'the open draws', () => service.stop());
   // Account-check warm-up: entrants are queued as they enter (no wait), cleared when a draw closes.
   const warmUp = twitchApi?.warmUp;
   if (warmUp) {
@@ -203,8 +183,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   }
   // Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery).
   const delivery = startDelivery({ config, store: repo, service, chat, messages: settings.messages, client, tokens: twitchAuth.tokens, clock, logger });
+  stops.close('delivery', async () => {
+    delivery.stop();
+    await delivery.tracker.idle(); // its writes in flight end before the history is flushed
+  });
   const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.tracker.streamStarted() });
   const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
+  stops.close('shop-features', () => shopFeatures.stop());
   const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], file);
   // The giveaway types plus the ones the enabled shop features (alerts, merch train) act on.
   const handledTypes: ReadonlySet<string> = new Set(webhookTypes);
@@ -217,32 +202,17 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
   registerShopCommands(registry, shopFeatures, config);
 
-  const reply = (text: string) => chat.say(text);
-  const handleLine = (msg: ChatMessage) => {
-    try {
-      registry.handle(msg, reply);
-    } catch (err) {
-      log.error({ err }, 'chat message handling failed');
-    }
-  };
   // Chat connects while the rest of the bot starts (below); the lines it reads before the open
-  // draws are restored are held, in order, and handled right after (at most EARLY_LINES_MAX).
-  let early: ChatMessage[] | undefined = [];
-  let earlyDropped = 0;
-  chat.on('message', (msg: ChatMessage) => {
-    if (!early) return handleLine(msg);
-    if (early.length >= EARLY_LINES_MAX) {
-      early.shift();
-      earlyDropped++;
-    }
-    early.push(msg);
-  });
+  // draws are restored are held, in order, and handled right after (commands/chat-lines.ts).
+  const lines = new ChatLines(registry, (text) => chat.say(text), log);
+  chat.on('message', lines.onMessage);
 
   // Fourthwall events (webhooks and the catch-up poll): one intake, one dedupe by event id.
   const shopId = pinnedShopId(client, log);
   const intake = new EventIntake({
     mode: config.mode,
-    handle: (event) => dispatch(event),
+    // The intake sets aside unknown and unused types (logged there), so only handled ones get here.
+    handle: eventDispatch({ engine: service, delivery, shop: shopFeatures }),
     handledTypes,
     store: repo,
     shopId,
@@ -250,26 +220,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logger,
     ...(options.events?.retryBaseMs !== undefined ? { retryBaseMs: options.events.retryBaseMs } : {}),
   });
-  // The intake sets aside unknown and unused types (logged there), so only handled ones get here.
-  const dispatch = async (event: WebhookEvent) => {
-    if (!event.known) return; // never passed by the intake; narrows the event's type
-    switch (event.type) {
-      case 'GIFT_DRAW_STARTED':
-        await service.handleGiftDrawStarted(toDrawInfo(event.data), event.id);
-        break;
-      case 'GIFT_DRAW_ENDED':
-        await service.handleGiftDrawEnded(toDrawInfo(event.data));
-        break;
-      case 'GIFT_PURCHASE':
-        await service.handleGiftPurchase(toPurchaseInfo(event.data), event.id);
-        break;
-      case 'ORDER_PLACED':
-        await delivery.onOrder(event.data); // a redeemed gift or link: its prize is delivered
-        break;
-    }
-    await shopFeatures.handle(event); // alerts, merch train, order feed, promotions; never rejects
-  };
-
+  stops.close('intake', () => intake.stop());
   const health = (): HealthReport => {
     const c = chat.health();
     return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: service.openDrawCount() };
@@ -280,6 +231,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   let pages: OperatorPages | undefined;
   // The start-up connection (token check, socket, login, join) runs beside the rest of the start.
   const chatStop = new AbortController();
+  stops.close('chat-connect', () => chatStop.abort());
   // The chat connect is aborted by a failed start-up (chatStop), a stop asked for (options.signal)
   // or the caller's own signal (tests).
   const chatSignals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x): x is AbortSignal => x !== undefined);
@@ -292,10 +244,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await shopFeatures.start();
     await delivery.tracker.start();
     options.signal?.throwIfAborted(); // a stop asked for meanwhile: no HTTP server, no chat
-    const held = early;
-    early = undefined;
-    if (earlyDropped > 0) log.warn({ dropped: earlyDropped, kept: held.length }, 'chat lines read while the bot started exceeded what it holds; the oldest were not handled');
-    for (const msg of held) handleLine(msg);
+    lines.release();
     // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
     // is connected queues its lines in the paused outbox like a restored draw's.
     const web = (pages = await startOperatorPages({
@@ -312,12 +261,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
       delivery: delivery.tracker,
     }));
+    stops.close('pages', () => web.close());
     const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
     const verify = verifyRoute(repo, logger, { localHosts });
     // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
     service.events.on('rerolled', (record) => verify.forget(record.id));
     service.events.on('draw-finished', (record) => verify.forget(record.id));
-    http = await startHttpServer({
+    const server = (http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
       logger,
@@ -330,7 +280,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       localHosts,
       ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
       now: () => (options.events?.clock ?? clock).now(),
-    });
+    }));
+    stops.close('http', () => server.close());
     // Readiness reached: what loads the HTTP client or chat starts from here on.
     shopFeatures.startBackground();
     const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
@@ -349,30 +300,17 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       ...(options.events?.pollIntervalMs !== undefined ? { intervalMs: options.events.pollIntervalMs } : {}),
       force: options.events?.forcePoll,
     });
+    const catchUp = poller;
+    if (catchUp) stops.close('poller', () => catchUp.stop());
     options.signal?.throwIfAborted();
     await chatConnected;
     delivery.afterLogin();
   } catch (err) {
-    chatStop.abort();
     // Start-up failed or was stopped: what talks to the outside gets CLOSE_MS each; the open draws
     // (journaled as they go) and the history are flushed in full, and a failure there is reported.
     const stopped = options.signal?.aborted === true && err === options.signal.reason;
     if (stopped) log.info('stop asked for during start-up: start-up work aborted');
-    const unsaved: string[] = [];
-    pages?.close();
-    await withTimeout(http?.close() ?? Promise.resolve(), CLOSE_MS);
-    delivery.stop();
-    await withTimeout(delivery.tracker.idle(), CLOSE_MS); // its writes in flight end before the history is flushed (as in stop())
-    await withTimeout(poller?.stop() ?? Promise.resolve(), CLOSE_MS);
-    await withTimeout(intake.stop(), CLOSE_MS);
-    await withTimeout(beacon.close(), CLOSE_MS);
-    await service.stop().catch((e: unknown) => (log.error({ err: e }, 'open draws could not be saved'), unsaved.push(`the open draws could not be saved (${(e as Error).message})`)));
-    await withTimeout(shopFeatures.stop(), CLOSE_MS);
-    await withTimeout(chat.disconnect(), CLOSE_MS);
-    await withTimeout(twitchApi?.stop() ?? Promise.resolve(), CLOSE_MS);
-    await withTimeout(twitchAuth.close(), CLOSE_MS);
-    await repo.close().catch((e: unknown) => (log.error({ err: e }, 'history flush failed'), unsaved.push(`the draw history could not be saved (${(e as Error).message})`)));
-    await withTimeout(client.close(), CLOSE_MS);
+    const unsaved = await stops.run(log, { closeMs: CLOSE_MS });
     if (stopped) {
       if (unsaved.length) throw new StopIncomplete(unsaved);
       log.info('stopped');
@@ -382,17 +320,18 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const httpServer = http;
   const operatorPages = pages;
   const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
+  // A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
+  // side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
+  stops.close('drain', () =>
+    Promise.all([
+      file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
+      withTimeout(chat.flush(), DRAIN_MS),
+    ]),
+  );
 
   void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));
   if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
-    try {
-      await streaming.goLive();
-    } catch (err) {
-      log.warn({ err }, 'could not set Fourthwall streaming started; asking the mods in chat to type !stream live');
-      chat.say(`⚠️ Could not tell Fourthwall the stream is live: ${(err as Error).message}. Mods: try !${names.names.stream} live`, {
-        priority: 'high',
-      });
-    }
+    await streaming.goLiveAtStart(names.names.stream);
   }
 
   log.info(
@@ -419,27 +358,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const stop = (reason = 'shutdown') =>
     (stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
-      const unsaved: string[] = [];
-      operatorPages.close();
-      await httpServer.close().catch((err) => log.warn({ err }, 'http close failed'));
-      await poller?.stop().catch((err) => log.warn({ err }, 'event poll stop failed'));
-      await intake.stop().catch((err) => log.warn({ err }, 'event intake stop failed'));
-      await shopFeatures.stop().catch((err) => log.warn({ err }, 'shop features stop failed'));
-      delivery.stop();
-      await delivery.tracker.idle().catch(() => undefined);
-      await service.stop().catch((err: unknown) => (log.error({ err }, 'open draws could not be saved'), unsaved.push(`the open draws could not be saved (${(err as Error).message})`)));
-      await beacon.close().catch(() => undefined);
-      // Nothing writes to the history after the engine stopped: flush it before any slow call.
-      await repo.close().catch((err: unknown) => (log.error({ err }, 'history flush failed'), unsaved.push(`the draw history could not be saved (${(err as Error).message})`)));
-      // Both bounded and side by side, so a stop takes about DRAIN_MS at most.
-      await Promise.all([
-        file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
-        withTimeout(chat.flush(), DRAIN_MS),
-      ]);
-      await chat.disconnect().catch(() => undefined);
-      await twitchApi?.stop().catch((err) => log.warn({ err }, 'Twitch API stop failed'));
-      await twitchAuth.close().catch((err: unknown) => log.warn({ err }, 'twitch auth close failed'));
-      await client.close().catch(() => undefined);
+      const unsaved = await stops.run(log);
       if (unsaved.length) throw new StopIncomplete(unsaved);
       log.info('stopped');
     })());

@@ -14,7 +14,7 @@
  *   (BeaconError). Never logs anything but the round, status and duration.
  * - The BLS code is imported by the first `fetch` (or `connectSandbox`), not with this module.
  */
-import { LazyPool, undici } from '../shared/lazy-undici.js';
+import { LazyPool, undici } from '../http-client/undici.js';
 import { z } from 'zod';
 import type { Logger } from '../logging/index.js';
 import { silentLogger } from '../logging/index.js';

@@ -9,11 +9,11 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
 import { accountRulesActive } from '../giveaway/account-rules.js';
-import { accountRulesFrom } from '../app/twitch-api.js';
+import { accountRulesFrom } from '../twitch/api.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
 import type { SetupItem } from './setup-item.js';
-import { claimRedirectUri } from '../app/claim.js';
+import { claimRedirectUri } from '../delivery/claim.js';
 import { WHISPER_SCOPE } from '../twitch/whispers.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */

@@ -30,10 +30,10 @@ import {
 } from '../fourthwall/index.js';
 import { createLogger, makeScrubber, silentLogger, type Logger } from '../logging/index.js';
 import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
-import { clientAuth } from '../app/bot.js';
+import { clientAuth } from '../fourthwall/auth.js';
 import { BOT_WEBHOOK_TYPES } from '../app/bot.js';
 import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
-import { basicOnlyNotice } from '../app/catch-up.js';
+import { basicOnlyNotice } from '../events/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
 import type { SetupItem } from './setup-item.js';

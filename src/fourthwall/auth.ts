@@ -15,15 +15,17 @@
  * - Token endpoint failures raise FourthwallTokenError, which never carries a token or secret.
  * - Every token obtained at runtime (a refresh) is handed to `registerSecret` (the log scrubber)
  *   before it is used; the configured ones are in `secrets()`.
+ * - `clientAuth(config)` maps the Config's Fourthwall credentials onto an AuthConfig.
  *
  * Deliberately not here: the authorization redirect UI (the setup CLI builds the URL with
  * `authorizeUrl`), token persistence (pass `onTokens`), retries of API calls (client.ts).
  */
 import type { Dispatcher } from 'undici';
-import { undici } from './undici.js';
+import { undici } from '../http-client/undici.js';
 import type { Logger } from 'pino';
+import type { Config } from '../config/index.js';
 import type { Clock } from '../shared/clock.js';
-import { jsonOrUndefined } from '../shared/json.js';
+import { jsonOrUndefined } from '../http-client/json.js';
 import { FourthwallTokenError } from './errors.js';
 import type { AuthRequirement } from './operations.js';
 import { TokenResponseSchema } from './schemas.js';
@@ -188,6 +190,26 @@ export function authorizeUrl(shopUrl: string, clientId: string, redirectUri: str
 }
 
 /** Builds the credentials object (see the module header). */
+/** The client's credentials from the Config (FOURTHWALL_* variables: Basic, OAuth or a static Bearer token). */
+export function clientAuth(config: Config): AuthConfig {
+  const a = config.fourthwall.auth;
+  if (a.kind === 'basic') return { basic: { username: a.username, password: a.password } };
+  if (a.kind === 'oauth') {
+    if (a.clientId)
+      return {
+        oauth: {
+          clientId: a.clientId,
+          clientSecret: a.clientSecret,
+          tokenUrl: config.fourthwall.tokenUrl,
+          accessToken: a.accessToken,
+          refreshToken: a.refreshToken,
+        },
+      };
+    return { bearerToken: a.accessToken };
+  }
+  return {};
+}
+
 export function createAuthProvider(config: AuthConfig, deps: AuthProviderDeps): AuthProvider {
   const basicValue = config.basic
     ? `Basic ${Buffer.from(`${config.basic.username}:${config.basic.password}`, 'utf8').toString('base64')}`

@@ -13,7 +13,7 @@
  * Deliberately not here: the limiter, deadlines, retry loop and auth refresh (client-transport.ts).
  */
 import type { Dispatcher } from 'undici';
-import { jsonOrUndefined } from '../shared/json.js';
+import { jsonOrUndefined } from '../http-client/json.js';
 import type { AuthHeader } from './auth.js';
 import {
   FourthwallApiError,

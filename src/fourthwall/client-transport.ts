@@ -31,12 +31,12 @@
  * that), webhook verification (webhooks.ts).
  */
 import type { Dispatcher } from 'undici';
-import { undici, type Undici } from './undici.js';
+import { undici, type Undici } from '../http-client/undici.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { registerSecret } from '../logging/index.js';
-import { jsonOrUndefined } from '../shared/json.js';
+import { jsonOrUndefined } from '../http-client/json.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { createAuthProvider, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
 import {

@@ -6,7 +6,7 @@
  * Secrets never reach a log line, by construction:
  * 1. the places that could carry one never log it: the Fourthwall client logs method and path,
  *    never headers or bodies, and its errors keep only the body's code; links go to the operator
- *    console (src/app/operator-console.ts), never to the logger; config is never logged;
+ *    console (src/console/operator-console.ts), never to the logger; config is never logged;
  * 2. pino `redact` censors the few field names a secret travels under (top level and the header
  *    objects); no wildcard paths, which would make pino walk every object of every line;
  * 3. a last guard on each serialized line, cheap by design: one `includes` per registered secret

@@ -3,8 +3,8 @@
  * promotions behind `!promo`, and the recent-orders feed, over narrow ports of the Fourthwall
  * client, chat and the giveaway engine.
  *
- * Contract: `handle(event)` is the one hook the bot's webhook dispatch calls for every verified,
- * de-duplicated event; it acts on ORDER_PLACED, DONATION, SUBSCRIPTION_PURCHASED, THANK_YOU_SENT,
+ * Contract: `handle(event)` is the one hook the event dispatch (src/events/dispatch.ts) calls for
+ * every verified, de-duplicated event; it acts on ORDER_PLACED, DONATION, SUBSCRIPTION_PURCHASED, THANK_YOU_SENT,
  * GIFT_PURCHASE and PROMOTION_STATUS_CHANGED, ignores the rest, and never rejects (a failure is
  * logged; the giveaway path is never held up by it). `alerts` emits `alert` with the safe view
  * model (for the overlay); `feed` is the dashboard's read-only port.

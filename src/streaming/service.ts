@@ -40,6 +40,19 @@ export class StreamingService {
     return info;
   }
 
+  /**
+   * The start-up with `streaming.autoStart` (when auto streaming does not own the status): goLive;
+   * when that fails, a warning and one chat line asking the mods to type `!<command> live`.
+   */
+  async goLiveAtStart(command: string): Promise<void> {
+    try {
+      await this.goLive();
+    } catch (err) {
+      this.log.warn({ err }, 'could not set Fourthwall streaming started; asking the mods in chat to type !stream live');
+      this.deps.chat.say(`⚠️ Could not tell Fourthwall the stream is live: ${(err as Error).message}. Mods: try !${command} live`, { priority: 'high' });
+    }
+  }
+
   status(): Promise<StreamingInfo> {
     return this.deps.shop.streamingStatus();
   }

@@ -12,10 +12,10 @@
  * The HTTP plumbing (undici, timeouts, one Agent) is here so the Helix client can reuse it
  * (`TwitchAuthClient.dispatcher`); token policy (what to check, when to refresh) is in token.ts.
  */
-import { LazyPool, undici } from '../shared/lazy-undici.js';
+import { LazyPool, undici } from '../http-client/undici.js';
 import { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
-import { jsonOrUndefined } from '../shared/json.js';
+import { jsonOrUndefined } from '../http-client/json.js';
 
 /** A definitive token problem: start-up cannot go on with this token. */
 export class TwitchTokenError extends GiftdropError {

@@ -22,12 +22,12 @@
  *   client's.
  * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
  */
-import { LazyPool, undici } from '../shared/lazy-undici.js';
+import { LazyPool, undici } from '../http-client/undici.js';
 import { z } from 'zod';
 import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
-import { jsonOrUndefined } from '../shared/json.js';
+import { jsonOrUndefined } from '../http-client/json.js';
 
 export class HelixError extends GiftdropError {
   readonly status: number | undefined;

@@ -12,9 +12,9 @@
  *   function. Rejects with a ViewerLoginError naming the step (never the code or a token).
  * One request per step, 10 s each; no retries (the viewer can press the button again).
  */
-import { undici } from '../shared/lazy-undici.js';
+import { undici } from '../http-client/undici.js';
 import { GiftdropError } from '../shared/errors.js';
-import { jsonOrUndefined } from '../shared/json.js';
+import { jsonOrUndefined } from '../http-client/json.js';
 import type { Logger } from '../logging/index.js';
 
 class ViewerLoginError extends GiftdropError {

@@ -17,7 +17,7 @@
  *   cut to 500 characters (Twitch's limit towards someone who never whispered the bot).
  * - `stop()` ends the queue: waiting whispers resolve false.
  */
-import { undici } from '../shared/lazy-undici.js';
+import { undici } from '../http-client/undici.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { HelixTokenSource } from './helix.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, secretValues, type Config } from '../../src/config/index.js';
 import { createLogger } from '../../src/logging/index.js';
-import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/app/local-stack.js';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/local/local-stack.js';
 import type { FourthwallSandboxOptions, RequestRecord } from '../../src/sandbox/fourthwall/index.js';
 import type { ChatServer, ChatServerOptions, SimViewer, SimViewerOptions } from '../../src/sandbox/chat/index.js';
 import type { Delivery, DrawRecord } from '../../src/giveaway/ports.js';

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { fileSchema } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/logging/index.js';
-import { BOT_WEBHOOK_TYPES, startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/app/local-stack.js';
+import { BOT_WEBHOOK_TYPES, startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/local/local-stack.js';
 import { signWebhookBody, SHOP_SIGNATURE_HEADER } from '../../src/fourthwall/webhooks.js';
 import type { DrawRecord, Entrant } from '../../src/giveaway/ports.js';
 import type { HealthReport } from '../../src/http/server.js';

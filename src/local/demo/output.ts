@@ -10,9 +10,9 @@
  * Does not: decide what to say or when, read the environment, or own the streams it writes to.
  */
 import type { TranscriptEntry } from '../../sandbox/chat/index.js';
-import { clean, type TextSink } from '../console-text.js';
+import { clean, type TextSink } from '../../console/console-text.js';
 
-export { clean, compactLogStream, type TextSink } from '../console-text.js';
+export { clean, compactLogStream, type TextSink } from '../../console/console-text.js';
 
 /** Where printed text goes. */
 

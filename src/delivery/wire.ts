@@ -1,13 +1,13 @@
 /**
- * Getting prizes to winners, wired from the Config (src/delivery): the claim page (app/claim.ts),
+ * Getting prizes to winners, wired from the Config (src/delivery): the claim page (claim.ts),
  * whispers (with TWITCH_CLIENT_ID; on once the validated token has user:manage:whispers), the
- * redemption poll on the Fourthwall client (app/redemption.ts) and the delivery tracker over the
- * draw storage. bot.ts builds it once, mounts `claimRoute`, hands `tracker` to the engine, the
+ * redemption poll on the Fourthwall client (redemption.ts) and the delivery tracker over the
+ * draw storage. src/app/bot.ts builds it once, mounts `claimRoute`, hands `tracker` to the engine, the
  * dashboard and the stream-start hooks, and calls `stop` on shutdown.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/index.js';
-import { DeliveryTracker, type DeliveryStore } from '../delivery/tracker.js';
+import { DeliveryTracker, type DeliveryStore } from './tracker.js';
 import type { FourthwallClient } from '../fourthwall/index.js';
 import type { Order } from '../fourthwall/schemas.js';
 import type { GiveawayEngine } from '../giveaway/engine.js';

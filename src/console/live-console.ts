@@ -13,7 +13,7 @@
  */
 import type { OperatorPort } from '../giveaway/ports.js';
 import type { ChatMessage } from '../shared/chat.js';
-import type { Bot } from './bot.js';
+import type { Bot } from '../app/bot.js';
 import { clean, type TextSink } from './console-text.js';
 import { hideLinks, maskUrls } from './operator-console.js';
 

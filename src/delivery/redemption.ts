@@ -4,7 +4,7 @@
  * gift purchases, `GET /giveaway-links/packages/{id}` for link giveaways), keyed by gift id.
  * Calls go through the client's shared rate budget (FOURTHWALL_RATE_LIMIT). Never returns a link.
  */
-import type { PrizeStatus, RedemptionPort } from '../delivery/tracker.js';
+import type { PrizeStatus, RedemptionPort } from './tracker.js';
 import type { FourthwallClient } from '../fourthwall/index.js';
 import type { DrawRecord } from '../giveaway/ports.js';
 

@@ -18,11 +18,11 @@ import { AccountGate, accountRulesActive, type AccountRules } from '../giveaway/
 import type { ChatPort, ShopPort } from '../giveaway/ports.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
-import { HelixAccountInfo } from '../twitch/account-info.js';
-import { HelixClient } from '../twitch/helix.js';
-import { StreamWatch } from '../twitch/stream-watch.js';
-import { AccountWarmUp } from '../twitch/warm-up.js';
-import type { TwitchAuthStartup } from '../twitch/startup.js';
+import { HelixAccountInfo } from './account-info.js';
+import { HelixClient } from './helix.js';
+import { StreamWatch } from './stream-watch.js';
+import { AccountWarmUp } from './warm-up.js';
+import type { TwitchAuthStartup } from './startup.js';
 
 export interface TwitchApi {
   helix: HelixClient;

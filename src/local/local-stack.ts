@@ -16,7 +16,7 @@ import { startBeaconSandbox, type BeaconSandbox, type BeaconSandboxOptions } fro
 import { SandboxHelix, type SandboxHelixOptions } from '../sandbox/helix/index.js';
 import { systemClock } from '../shared/clock.js';
 import type { OutboxLimits } from '../twitch/index.js';
-import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from './bot.js';
+import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from '../app/bot.js';
 
 export { BOT_WEBHOOK_TYPES };
 
