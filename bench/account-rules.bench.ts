@@ -27,12 +27,12 @@ function finished(s: BenchStack, drawId: string): Promise<DrawRecord> {
   return new Promise((resolve) => {
     const on = (r: DrawRecord) => {
       if (r.id !== drawId) return;
-      s.bot.service.events.off('draw-finished', on);
-      s.bot.service.events.off('draw-failed', on);
+      s.bot.engine.events.off('draw-finished', on);
+      s.bot.engine.events.off('draw-failed', on);
       resolve(r);
     };
-    s.bot.service.events.on('draw-finished', on);
-    s.bot.service.events.on('draw-failed', on);
+    s.bot.engine.events.on('draw-finished', on);
+    s.bot.engine.events.on('draw-failed', on);
   });
 }
 
@@ -47,14 +47,14 @@ interface Round {
 async function closeRound(s: BenchStack, from: number, count: number): Promise<Round> {
   const drawId = await openGiftDraw(s, GIFTS);
   await enterViewers(s, from, count);
-  if (s.bot.service.entrantCount(drawId) !== count) throw new Error('bench: not every viewer entered');
+  if (s.bot.engine.entrantCount(drawId) !== count) throw new Error('bench: not every viewer entered');
   const calls = s.helix.calls.length;
   const done = finished(s, drawId);
   const t = performance.now();
-  if (s.bot.service.endNow() !== 1) throw new Error('bench: endNow closed no draw');
+  if (s.bot.engine.endNow() !== 1) throw new Error('bench: endNow closed no draw');
   const r = await done;
   const ms = performance.now() - t;
-  await s.bot.service.whenIdle();
+  await s.bot.engine.whenIdle();
   if (r.status !== 'finished' || r.winners.length !== GIFTS) throw new Error(`bench: draw ${r.status} with ${r.winners.length} winners`);
   const followerIds = new Set<string>();
   for (let i = from; i < from + count; i++) if (follows(i)) followerIds.add(enterMessage(i, '').userId);

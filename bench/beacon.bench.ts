@@ -52,14 +52,14 @@ async function runDraws(withBeacon: boolean): Promise<Sample[]> {
     try {
       const chat = stack.chatServer;
       const mod = chat.viewer('bench_mod', { mod: true });
-      const events = stack.bot.service.events;
+      const events = stack.bot.engine.events;
       const samples: Sample[] = [];
       for (let d = 0; d < DRAWS + 1; d++) {
         const opened = new Promise<DrawRecord>((resolve) => events.once('draw-opened', resolve));
         chat.inject(mod, '!giveaway start giftdrop-mug 1 60');
         const open = await opened;
         for (let i = 0; i < 5; i++) chat.inject(chat.viewer(`bench_${d}_${i}`), '!enter');
-        while ((stack.bot.service.status().match(/(\d+) entered/)?.[1] ?? '0') !== '5') await new Promise((r) => setTimeout(r, 5));
+        while ((stack.bot.engine.status().match(/(\d+) entered/)?.[1] ?? '0') !== '5') await new Promise((r) => setTimeout(r, 5));
         const closed = new Promise<number>((resolve) => events.once('draw-closed', () => resolve(performance.now())));
         const finished = new Promise<{ at: number; wall: number; record: DrawRecord }>((resolve) => {
           const on = (r: DrawRecord) => {

@@ -59,14 +59,14 @@ export async function closeDraw(s: BenchStack, drawId: string): Promise<void> {
   const done = new Promise<void>((resolve) => {
     const on = (r: DrawRecord) => {
       if (r.id !== drawId) return;
-      s.bot.service.events.off('draw-finished', on);
-      s.bot.service.events.off('draw-failed', on);
+      s.bot.engine.events.off('draw-finished', on);
+      s.bot.engine.events.off('draw-failed', on);
       resolve();
     };
-    s.bot.service.events.on('draw-finished', on);
-    s.bot.service.events.on('draw-failed', on);
+    s.bot.engine.events.on('draw-finished', on);
+    s.bot.engine.events.on('draw-failed', on);
   });
-  s.bot.service.endNow();
+  s.bot.engine.endNow();
   await done;
-  await s.bot.service.whenIdle();
+  await s.bot.engine.whenIdle();
 }

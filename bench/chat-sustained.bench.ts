@@ -82,12 +82,12 @@ export async function run(): Promise<BenchResult[]> {
     await sleep(IDLE_MS);
     const idle = await idleProber.stop();
     const wait = new CountWait();
-    s.bot.service.events.on('entered', wait.poke);
+    s.bot.engine.events.on('entered', wait.poke);
     const prober = startProber(`${s.bot.http.url}/healthz`, 50);
     const entrants = Math.min(DISTINCT, TICKS * PER_TICK) + 1;
-    const o = await drive(s.chatServer, ours, () => wait.until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants));
+    const o = await drive(s.chatServer, ours, () => wait.until(() => s.bot.engine.entrantCount(drawId) ?? 0, entrants));
     const health = await prober.stop();
-    s.bot.service.events.off('entered', wait.poke);
+    s.bot.engine.events.off('entered', wait.poke);
     await closeDraw(s, drawId);
     const hP99 = percentile(health, 99);
     const hMax = Math.max(...health);

@@ -41,20 +41,20 @@ function finished(s: BenchStack, drawId: string): Promise<DrawRecord> {
   return new Promise((resolve) => {
     const on = (r: DrawRecord) => {
       if (r.id !== drawId) return;
-      s.bot.service.events.off('draw-finished', on);
-      s.bot.service.events.off('draw-failed', on);
+      s.bot.engine.events.off('draw-finished', on);
+      s.bot.engine.events.off('draw-failed', on);
       resolve(r);
     };
-    s.bot.service.events.on('draw-finished', on);
-    s.bot.service.events.on('draw-failed', on);
+    s.bot.engine.events.on('draw-finished', on);
+    s.bot.engine.events.on('draw-failed', on);
   });
 }
 
 async function closeAndWait(s: BenchStack, drawId: string): Promise<DrawRecord> {
   const done = finished(s, drawId);
-  if (s.bot.service.endNow() !== 1) throw new Error('bench: endNow closed no draw');
+  if (s.bot.engine.endNow() !== 1) throw new Error('bench: endNow closed no draw');
   const r = await done;
-  await s.bot.service.whenIdle();
+  await s.bot.engine.whenIdle();
   return r;
 }
 
@@ -73,7 +73,7 @@ async function closeRound(s: BenchStack): Promise<Round> {
   const t = performance.now();
   await enterViewers(s, 0, ENTRANTS);
   const enterRate = ENTRANTS / ((performance.now() - t) / 1000);
-  if (s.bot.service.entrantCount(drawId) !== ENTRANTS) throw new Error('bench: not every viewer entered');
+  if (s.bot.engine.entrantCount(drawId) !== ENTRANTS) throw new Error('bench: not every viewer entered');
   gc();
   const prober = startProber(`${s.bot.http.url}/healthz`);
   const loop = new LoopDelay();

@@ -39,10 +39,10 @@ const quick = QUICK ? ' (BENCH_QUICK sizes)' : '';
 async function warmBot(s: BenchStack, lines: string[], entrants: number): Promise<void> {
   const drawId = await openGiftDraw(s, 5);
   const wait = new CountWait();
-  s.bot.service.events.on('entered', wait.poke);
+  s.bot.engine.events.on('entered', wait.poke);
   s.chatServer.injectRaw(lines);
-  await wait.until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants);
-  s.bot.service.events.off('entered', wait.poke);
+  await wait.until(() => s.bot.engine.entrantCount(drawId) ?? 0, entrants);
+  s.bot.engine.events.off('entered', wait.poke);
   await closeDraw(s, drawId);
 }
 
@@ -140,7 +140,7 @@ async function pairedRound(
     seen++;
     wait.poke();
   });
-  s.bot.service.events.on('entered', wait.poke);
+  s.bot.engine.events.on('entered', wait.poke);
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const loop = new LoopDelay();
@@ -163,7 +163,7 @@ async function pairedRound(
     // (the first USERS lines are distinct viewers; every chunk adds its sentinel)
     const entrants = Math.min(USERS, (k + 1) * PER_CHUNK) + k + 1;
     const takeBare = () => take(bareSide, rawServer, rawChunks[k]!, () => wait.until(() => seen, bareSide.lines));
-    const takeOurs = () => take(ourSide, s.chatServer, ourChunks[k]!, () => wait.until(() => s.bot.service.entrantCount(drawId) ?? 0, entrants));
+    const takeOurs = () => take(ourSide, s.chatServer, ourChunks[k]!, () => wait.until(() => s.bot.engine.entrantCount(drawId) ?? 0, entrants));
     if ((k % 2 === 0) === bareFirst) {
       await takeBare();
       await takeOurs();
@@ -172,11 +172,11 @@ async function pairedRound(
       await takeBare();
     }
   }
-  s.bot.service.events.off('entered', wait.poke);
+  s.bot.engine.events.off('entered', wait.poke);
   await bare.close();
   await s.bot.repo.flush();
   gc();
-  const entrants = s.bot.service.entrantCount(drawId) ?? 0;
+  const entrants = s.bot.engine.entrantCount(drawId) ?? 0;
   const heapPerEntrant = (process.memoryUsage().heapUsed - heapBefore) / entrants;
   await closeDraw(s, drawId);
   return {

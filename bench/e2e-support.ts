@@ -102,7 +102,7 @@ export async function startBenchStack(
 
 /** Buys `gifts` gifts at the sandbox and waits until the bot opened the draw (webhook path). */
 export async function openGiftDraw(s: BenchStack, gifts: number): Promise<string> {
-  const opened = new Promise<DrawRecord>((resolve) => s.bot.service.events.once('draw-opened', resolve));
+  const opened = new Promise<DrawRecord>((resolve) => s.bot.engine.events.once('draw-opened', resolve));
   const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: gifts, username: 'bench_fan' });
   const record = await opened;
   if (record.id !== draw['id']) throw new Error(`bench: opened ${record.id}, expected ${String(draw['id'])}`);
@@ -131,7 +131,7 @@ export function enterMessage(i: number, channel: string): ChatMessage {
 export async function enterViewers(s: BenchStack, from: number, count: number): Promise<void> {
   const channel = s.chatServer.channel;
   for (let i = from; i < from + count; i++) {
-    s.bot.service.enter(enterMessage(i, channel));
+    s.bot.engine.enter(enterMessage(i, channel));
     if (i % 5_000 === 4_999) await nextTurn();
   }
   await s.bot.repo.flush();

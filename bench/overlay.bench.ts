@@ -77,20 +77,20 @@ export async function run(): Promise<BenchResult[]> {
   try {
     const { fourthwall, chatServer, bot } = stack;
     fourthwall.control.setLive(true, { broadcasterId: chatServer.channelId, broadcasterLogin: chatServer.channel });
-    const opened = new Promise<string>((resolve) => bot.service.events.once('draw-opened', (r) => resolve(r.id)));
+    const opened = new Promise<string>((resolve) => bot.engine.events.once('draw-opened', (r) => resolve(r.id)));
     fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'bench_fan', durationSeconds: 170 });
     const drawId = await opened;
 
     // engine event time per entrant count; matched by the first frame that shows the count
     const eventAt: number[] = [];
-    bot.service.events.on('entered', (id, _e, n) => {
+    bot.engine.events.on('entered', (id, _e, n) => {
       if (id === drawId) eventAt[n] = performance.now();
     });
     const latencies: number[] = [];
     let shown = 0;
     let winnersAt = 0;
     let winnersFrameAt = 0;
-    bot.service.events.on('winners', (r) => {
+    bot.engine.events.on('winners', (r) => {
       if (r.id === drawId) winnersAt = performance.now();
     });
     const measure = (state: { draws: { key: string; entrants: number; stage: string; winners: unknown[] }[] }, at: number) => {

@@ -44,13 +44,13 @@ afterAll(async () => {
 describe('the bot with the sandbox beacon', () => {
   it('announces digest and round at close, draws under drand-v2 and serves the verify page', async () => {
     const chat = stack.chatServer;
-    const events = stack.bot.service.events;
+    const events = stack.bot.engine.events;
     const mod = chat.viewer('beacon_mod', { mod: true });
     const opened = new Promise<DrawRecord>((resolve) => events.once('draw-opened', resolve));
     chat.inject(mod, '!giveaway start giftdrop-mug 2 60');
     const open = await opened;
     for (const login of ['ana', 'ben', 'cai', 'dee']) chat.inject(chat.viewer(login), '!enter');
-    await waitUntil(() => /4 entered/.test(stack.bot.service.status()), 5000, 'four entrants');
+    await waitUntil(() => /4 entered/.test(stack.bot.engine.status()), 5000, 'four entrants');
     const finished = new Promise<DrawRecord>((resolve) => events.once('draw-finished', resolve));
     chat.inject(mod, '!giveaway end');
     const record = await finished;

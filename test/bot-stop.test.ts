@@ -34,7 +34,7 @@ async function stackWithOpenDraw(): Promise<{ s: InProcessStack; repo: () => Flu
   });
   setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
-  await waitUntil(() => s.bot.service.openDrawCount() === 1, 10_000, 'a draw open');
+  await waitUntil(() => s.bot.engine.openDrawCount() === 1, 10_000, 'a draw open');
   return { s, repo: () => repo! };
 }
 

@@ -33,7 +33,7 @@ async function toClaimPrompt(s: LinkStack, winners: number): Promise<{ id: strin
   s.say(s.mod, '!giveaway end');
   await s.nextBotLine(/Type !claim within/, from);
   await s.idle();
-  expect(s.bot.service.openDrawCount()).toBe(1);
+  expect(s.bot.engine.openDrawCount()).toBe(1);
   return { id, picked: await s.record(id), from };
 }
 

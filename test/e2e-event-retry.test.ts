@@ -31,7 +31,7 @@ describe('a handling failure after the 200', () => {
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
     storage!.failNext((r) => r.kind === 'gift-draw' && r.status === 'open');
 
-    const opened = new Promise<DrawRecord>((resolve) => s.bot.service.events.once('draw-opened', resolve));
+    const opened = new Promise<DrawRecord>((resolve) => s.bot.engine.events.once('draw-opened', resolve));
     const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'eio_fan' });
     const drawId = draw['id'] as string;
     const delivery = await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_STARTED' && d.done);

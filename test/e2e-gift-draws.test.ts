@@ -66,7 +66,7 @@ async function settled(s: InProcessStack, drawId: string): Promise<DrawRecord> {
     `draw ${drawId} settled`,
     20,
   );
-  await s.bot.service.whenIdle();
+  await s.bot.engine.whenIdle();
   const r = rec!;
   // the chat line goes out through the outbox: wait until the channel has it
   if (r.status === 'finished' && r.winners.length > 0) {
@@ -85,7 +85,7 @@ async function settled(s: InProcessStack, drawId: string): Promise<DrawRecord> {
 async function endedHandled(s: InProcessStack, drawId: string): Promise<void> {
   await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered && d.body.includes(drawId), 5000);
   await s.bot.http.idle();
-  await s.bot.service.whenIdle();
+  await s.bot.engine.whenIdle();
 }
 
 function checkWinnersAgainstSandbox(expect: ExpectStatic, s: InProcessStack, rec: DrawRecord, drawId: string): void {

@@ -145,7 +145,7 @@ describe('the entry window', () => {
     await s.nextBotLine(/^Winners must be a whole number from 1 to 5\.$/, from);
     s.say(s.mod, '!giveaway start giftdrop-mug 2 121');
     await s.nextBotLine(/^Seconds must be a whole number from 5 to 120\.$/, from);
-    expect(s.bot.service.openDrawCount()).toBe(0);
+    expect(s.bot.engine.openDrawCount()).toBe(0);
   });
 });
 
@@ -176,7 +176,7 @@ describe('product lookup problems and permissions', () => {
     s.say(s.mod, '!giveaway start giftdrop mug 1 20');
     expect((await opened).offer.id).toBe(SEED_PRODUCT_IDS.mug);
     await s.nextBotLine(/Giveaway: 1x Giftdrop Mug!/, from);
-    expect(s.bot.service.openDrawCount()).toBe(1);
+    expect(s.bot.engine.openDrawCount()).toBe(1);
     await s.idle();
     expect((await s.history()).filter((r) => r.kind === 'link-giveaway')).toHaveLength(1);
   });
@@ -189,7 +189,7 @@ describe('product lookup problems and permissions', () => {
     expect(reply).toContain('No product matches "flux capacitor".');
     s.say(s.mod, '!giveaway start 5f0f0f0f-0000-4000-8000-000000000000');
     await s.nextBotLine(/No product matches "5f0f0f0f-0000-4000-8000-000000000000"/, from);
-    expect(s.bot.service.openDrawCount()).toBe(0);
+    expect(s.bot.engine.openDrawCount()).toBe(0);
     await s.idle();
     expect(await s.history()).toEqual([]);
     expect(s.requests('createGiveawayLinks')).toHaveLength(0);
@@ -207,7 +207,7 @@ describe('product lookup problems and permissions', () => {
     s.say(s.mod, '!giveaway');
     await s.chat.waitFor(() => s.botLines(from).length >= 2, 5000, 'the mod status reply');
     expect(s.botLines(from)).toHaveLength(2);
-    expect(s.bot.service.openDrawCount()).toBe(0);
+    expect(s.bot.engine.openDrawCount()).toBe(0);
     expect(s.requests('listProducts').length + s.requests('getProduct').length).toBe(lookupsBefore);
     await s.idle();
     expect(await s.history()).toEqual([]);

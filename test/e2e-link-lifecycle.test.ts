@@ -81,7 +81,7 @@ describe('reroll', () => {
 
     const from = s.mark();
     const operatorBefore = s.operator.length;
-    const rerolled = new Promise<DrawRecord>((resolve) => s.bot.service.events.once('rerolled', (r) => resolve(r)));
+    const rerolled = new Promise<DrawRecord>((resolve) => s.bot.engine.events.once('rerolled', (r) => resolve(r)));
     s.say(s.mod, `!giveaway reroll @${first!.login.toUpperCase()}`);
     const after = await rerolled;
     const replacement = after.winners.find((w) => w.userId !== second!.userId)!;
@@ -261,7 +261,7 @@ describe('a second start while one runs', () => {
     const from = s.mark();
     s.say(s.chat.broadcaster, `!giveaway start ${SEED_PRODUCT_IDS.hoodie}`);
     await s.nextBotLine(/^A link giveaway is already running \(Giftdrop Mug\)\.$/, from);
-    expect(s.bot.service.openDrawCount()).toBe(1);
+    expect(s.bot.engine.openDrawCount()).toBe(1);
   });
 });
 
@@ -283,7 +283,7 @@ describe('a bot restart while a link giveaway is open', () => {
       }
       const s = await startLinkStack({ dataDir });
       try {
-        expect(s.bot.service.openDrawCount()).toBe(1);
+        expect(s.bot.engine.openDrawCount()).toBe(1);
         const from = s.mark();
         s.say(s.mod, '!giveaway');
         await s.nextBotLine(/Giftdrop Mug \(2x\): \d+s left, 6 entered/, from);

@@ -33,7 +33,7 @@ function live(s: LinkStack, on = true): void {
 
 function opened(s: LinkStack): DrawRecord[] {
   const list: DrawRecord[] = [];
-  s.bot.service.events.on('draw-opened', (r) => list.push(r));
+  s.bot.engine.events.on('draw-opened', (r) => list.push(r));
   return list;
 }
 
@@ -138,7 +138,7 @@ describe('merch train', () => {
     second.enter(['ana']);
     second.say(second.mod, '!giveaway end');
     await waitUntil(async () => (await second.bot.repo.getDraw(draws[0]!.id))?.status === 'finished', 10_000, 'the restored giveaway to finish');
-    await second.bot.service.whenIdle();
+    await second.bot.engine.whenIdle();
     expect(again.filter((r) => r.kind === 'link-giveaway' && r.id !== draws[0]!.id)).toEqual([]);
     const trainDraws = (await second.bot.repo.listDraws()).filter((r) => r.startedBy?.login === 'merch_train');
     expect(trainDraws.map((r) => r.id)).toEqual([draws[0]!.id]);

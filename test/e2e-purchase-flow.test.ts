@@ -63,7 +63,7 @@ describe('gift purchase flow', () => {
     expect(new Set(copies.map((d) => d.eventId)).size).toBe(1);
     expect(copies.every((d) => d.delivered && d.statuses.at(-1) === 200)).toBe(true);
     await s.idle();
-    expect(s.bot.service.openDrawCount()).toBe(1);
+    expect(s.bot.engine.openDrawCount()).toBe(1);
 
     const logins = ['ana', 'ben', 'cai', 'dee'];
     s.enter(logins);
@@ -92,7 +92,7 @@ describe('gift purchase flow', () => {
     s.fw.control.emitEvent('GIFT_PURCHASE', purchase);
     await s.fw.control.waitForDelivery((d) => d.type === 'GIFT_PURCHASE' && !d.duplicate && d.eventId !== copies[0]!.eventId && d.done);
     await s.idle();
-    expect(s.bot.service.openDrawCount()).toBe(0);
+    expect(s.bot.engine.openDrawCount()).toBe(0);
     const rows = await s.history();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
@@ -150,7 +150,7 @@ describe('gift purchase flow', () => {
     const cancelled = drawSettled(s, link.id);
     s.say(s.mod, '!giveaway cancel');
     expect((await cancelled).event).toBe('draw-cancelled');
-    expect(s.bot.service.openDrawCount()).toBe(1);
+    expect(s.bot.engine.openDrawCount()).toBe(1);
     const finished = drawSettled(s, bought.id);
     s.say(s.mod, '!giveaway end');
     const { event, record } = await finished;

@@ -62,7 +62,7 @@ describe('start-up: chat beside the rest', () => {
         expect(joinedWhileRestoring).toBe(true);
         // The held line was handled right after the restore: the resumed draw has both entrants.
         await second.idle();
-        expect(second.bot.service.entrantCount(id)).toBe(2);
+        expect(second.bot.engine.entrantCount(id)).toBe(2);
       } finally {
         await second.close();
       }

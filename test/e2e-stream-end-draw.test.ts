@@ -88,8 +88,8 @@ describe('the stream ends while a draw is open', () => {
 
     // Its end on the clock: closes with the entrants it had, picks, finishes at Fourthwall.
     const settled = drawSettled(s, id);
-    const closed = new Promise<number>((resolve) => s.bot.service.events.once('draw-closed', (r: { entrants: number }) => resolve(r.entrants)));
-    const frozen = new Promise<number>((resolve) => s.bot.service.events.once('entrants-frozen', (_id: string, _digest: string, n: number) => resolve(n)));
+    const closed = new Promise<number>((resolve) => s.bot.engine.events.once('draw-closed', (r: { entrants: number }) => resolve(r.entrants)));
+    const frozen = new Promise<number>((resolve) => s.bot.engine.events.once('entrants-frozen', (_id: string, _digest: string, n: number) => resolve(n)));
     clock.advance(closesAt - clock.now() + 1000);
     const { event, record } = await settled;
     await s.idle();

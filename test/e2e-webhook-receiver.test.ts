@@ -38,7 +38,7 @@ afterAll(async () => {
 
 async function nothingChanged(chatLines: number): Promise<void> {
   await s.bot.http.idle();
-  await s.bot.service.whenIdle();
+  await s.bot.engine.whenIdle();
   expect(await s.bot.repo.listDraws()).toEqual([]);
   expect(s.bot.health().openDraws).toBe(0);
   expect(s.chatServer.botMessages()).toHaveLength(chatLines);
@@ -122,7 +122,7 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
     await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes(`the verify page of draw ${draw['id'] as string}`)), 5000, 'seed revealed');
     await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.done);
     await s.bot.http.idle();
-    await s.bot.service.whenIdle();
+    await s.bot.engine.whenIdle();
   });
 
   it('unknown and unused event types are acknowledged with 200 and ignored', async () => {

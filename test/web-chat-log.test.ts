@@ -1,7 +1,7 @@
 /**
  * The winner chat catch (src/web/chat-log.ts) listens to chat only while it could catch a line:
  * a catch window after winners were announced, or a draw in its claim window. Driven through its
- * ports (a chat emitter, the service's events, claimsOpen and claimDrawsOf) on a manual clock.
+ * ports (a chat emitter, the engine's events, claimsOpen and claimDrawsOf) on a manual clock.
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ function setup() {
   let claiming: DrawRecord[] = [];
   const log = new ChatLog({
     chat,
-    service: {
+    engine: {
       events,
       claimsOpen: () => claiming.length > 0,
       claimDrawsOf: (userId) => claiming.filter((r) => r.winners.some((w) => w.userId === userId)),
@@ -106,14 +106,14 @@ describe('winner chat catch', () => {
     expect(log.winnerLines().map((l) => l.text)).toEqual(['the winner']);
   });
 
-  it('asks the service about claim windows again only after one announced itself', () => {
+  it('asks the engine about claim windows again only after one announced itself', () => {
     const chat = new EventEmitter();
     const events = new EventEmitter<GiveawayEventMap>();
     let asked = 0;
     let claiming: DrawRecord[] = [];
     const log = new ChatLog({
       chat,
-      service: { events, claimsOpen: () => (asked++, claiming.length > 0), claimDrawsOf: (id) => claiming.filter((r) => r.winners.some((w) => w.userId === id)) },
+      engine: { events, claimsOpen: () => (asked++, claiming.length > 0), claimDrawsOf: (id) => claiming.filter((r) => r.winners.some((w) => w.userId === id)) },
       clock: new ManualClock(),
       catchSeconds: 60,
     });
@@ -141,7 +141,7 @@ describe('winner chat catch', () => {
     expect(held.some((id) => sketch.mayHave(id))).toBe(false);
   });
 
-  it('a closed log listens to nothing, whatever the service announces', () => {
+  it('a closed log listens to nothing, whatever the engine announces', () => {
     const { chat, events, log } = setup();
     log.close();
     const record = sandboxRecord({ id: 'draw-x', winners: 1 });

@@ -67,7 +67,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await poll(shown).toEqual(['#end']);
     expect(await page.textContent('#end')).toBe('End now and draw');
     for (const n of logins('gd', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-    await waitUntil(() => /3 entered/.test(s.bot.service.status()), 5000, 'three entrants');
+    await waitUntil(() => /3 entered/.test(s.bot.engine.status()), 5000, 'three entrants');
     await page.click('#end');
     await poll(() => page.textContent('#answer')).toBe('Closed 1 draw(s); drawing the winners.');
     await waitUntil(async () => (await status(id)) === 'finished', 15_000, 'gift draw finished');
@@ -108,7 +108,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await poll(() => page.locator('#open .draw').count()).toBe(1);
     const id = (await page.locator('#open .draw').getAttribute('data-id'))!;
     for (const n of logins('lf', 2)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-    await waitUntil(() => /2 entered/.test(s.bot.service.status()), 5000, 'two entrants');
+    await waitUntil(() => /2 entered/.test(s.bot.engine.status()), 5000, 'two entrants');
     await page.click('#end');
     await waitUntil(async () => (await status(id)) === 'failed', 15_000, 'links refused');
     await poll(shown).toEqual(['#retry']);
@@ -129,7 +129,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await poll(() => page.locator('#open .draw').count()).toBe(1);
     const id = (await page.locator('#open .draw').getAttribute('data-id'))!;
     for (const n of logins('lg', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-    await waitUntil(() => /3 entered/.test(s.bot.service.status()), 5000, 'three entrants');
+    await waitUntil(() => /3 entered/.test(s.bot.engine.status()), 5000, 'three entrants');
     await page.click('#end');
     await waitUntil(async () => (await status(id)) === 'finished', 15_000, 'giveaway finished');
     const done = page.locator(`#recent .draw[data-id="${id}"]`);
@@ -191,7 +191,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a gift purchase in Chromiu
     expect(await page.locator(`#open .draw[data-id="${id}"]`).textContent()).toContain('gift-purchase');
     await poll(shown).toEqual(['#end']);
     for (const n of logins('gp', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-    await waitUntil(() => /3 entered/.test(s.bot.service.status()), 5000, 'three entrants');
+    await waitUntil(() => /3 entered/.test(s.bot.engine.status()), 5000, 'three entrants');
     await page.click('#end');
     await waitUntil(async () => (await s.bot.repo.getDraw(id))?.status === 'finished', 15_000, 'gift purchase drawn');
     const done = page.locator(`#recent .draw[data-id="${id}"]`);
@@ -230,7 +230,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a link giveaway with a cla
     await poll(shown).toEqual(['#end', '#cancel']);
     const viewers = logins('cw', 3).map((n) => s.chatServer.viewer(n));
     for (const v of viewers) s.chatServer.inject(v, '!enter');
-    await waitUntil(() => /3 entered/.test(s.bot.service.status()), 5000, 'three entrants');
+    await waitUntil(() => /3 entered/.test(s.bot.engine.status()), 5000, 'three entrants');
     await page.click('#end');
     const open = page.locator(`#open .draw[data-id="${id}"]`);
     await poll(() => open.textContent()).toContain('link-giveaway · claim');

@@ -62,7 +62,7 @@ describe('overlay hub', () => {
       await h.shutdown();
       await removeDir(h.dir);
     });
-    const hub = new OverlayHub({ service: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, batchMs: 100 });
+    const hub = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, batchMs: 100 });
     cleanup.push(async () => hub.close());
     const client = follow(await serve(hub));
     await waitFor(() => client.frames.length === 1, 'first frame');
@@ -104,7 +104,7 @@ describe('overlay hub', () => {
       await h.shutdown();
       await removeDir(h.dir);
     });
-    const hub = new OverlayHub({ service: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 3600, maxResults: 2, batchMs: 10 });
+    const hub = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 3600, maxResults: 2, batchMs: 10 });
     cleanup.push(async () => hub.close());
     const keys = () => hub.state().draws.map((d) => `${d.key}:${d.stage}`);
     const announcedAt = new Map<string, number>();
@@ -149,7 +149,7 @@ describe('overlay hub', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let hub: OverlayHub;
     try {
-      hub = new OverlayHub({ service: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, batchMs: 100 });
+      hub = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, batchMs: 100 });
       cleanup.push(async () => hub.close());
       await h.svc.handleGiftPurchase(purchase('p1', 2));
       for (let i = 0; i < 300; i++) h.svc.enter(chatMsg(`viewer${i}`, { userId: `u${i}` }));

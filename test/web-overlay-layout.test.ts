@@ -35,14 +35,14 @@ describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
     // four link giveaways, each drawn at once, one after another
     for (let i = 0; i < 4; i++) {
-      const opened = new Promise<string>((resolve) => s.bot.service.events.once('draw-opened', (r) => resolve(r.id)));
+      const opened = new Promise<string>((resolve) => s.bot.engine.events.once('draw-opened', (r) => resolve(r.id)));
       s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 2 300');
       const id = await opened;
       for (const n of logins(`g${i}x`, 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-      await waitUntil(() => (s.bot.service.drawViews().find((v) => v.record.id === id)?.entrants.size ?? 0) === 3, 5000, 'three entrants');
+      await waitUntil(() => (s.bot.engine.drawViews().find((v) => v.record.id === id)?.entrants.size ?? 0) === 3, 5000, 'three entrants');
       const finished = new Promise<void>((resolve) => {
-        const on = (r: { id: string }) => r.id === id && (s.bot.service.events.off('draw-finished', on), resolve());
-        s.bot.service.events.on('draw-finished', on);
+        const on = (r: { id: string }) => r.id === id && (s.bot.engine.events.off('draw-finished', on), resolve());
+        s.bot.engine.events.on('draw-finished', on);
       });
       s.chatServer.inject(s.chatServer.broadcaster, '!giveaway end');
       await finished;
@@ -51,9 +51,9 @@ describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 
     // the fifth: a gift draw, open, with more entrants than its card lists
     const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 300 });
     openId = draw['id'] as string;
-    await waitUntil(() => s.bot.service.drawViews().some((v) => v.record.id === openId && v.active), 10_000, 'the gift draw open');
+    await waitUntil(() => s.bot.engine.drawViews().some((v) => v.record.id === openId && v.active), 10_000, 'the gift draw open');
     for (const n of logins('open_fan_longname_', 9)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-    await waitUntil(() => (s.bot.service.drawViews().find((v) => v.record.id === openId)?.entrants.size ?? 0) === 9, 5000, 'nine entrants');
+    await waitUntil(() => (s.bot.engine.drawViews().find((v) => v.record.id === openId)?.entrants.size ?? 0) === 9, 5000, 'nine entrants');
   }, 150_000);
 
   afterAll(async () => {

@@ -62,7 +62,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     s.chatServer.inject(sneaky, '!enter');
     s.chatServer.inject(s.chatServer.viewer('fan0'), '!enter'); // a second !enter adds nobody
     await poll(() => card.locator('.count').textContent()).toBe('7 entrants');
-    const engineCount = s.bot.service.drawViews().find((v) => v.record.id === drawId)!.entrants.size;
+    const engineCount = s.bot.engine.drawViews().find((v) => v.record.id === drawId)!.entrants.size;
     expect(engineCount).toBe(7);
     await poll(() => card.locator('.names li').first().textContent()).toBe(XSS);
     expect(await page.evaluate('window.__xss')).toBeUndefined();

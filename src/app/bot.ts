@@ -81,7 +81,7 @@ export interface Bot {
   readonly config: Config;
   readonly http: BotHttpServer;
   readonly chat: TwitchChat;
-  readonly service: GiveawayEngine;
+  readonly engine: GiveawayEngine;
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
   readonly client: FourthwallClient;
@@ -166,7 +166,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   if (twitchApi) stops.close('twitch-api', () => twitchApi.stop());
   const beacon = await beaconForBot(config, { clock, logger });
   stops.close('beacon', () => beacon.close());
-  const service = new GiveawayEngine({
+  const engine = new GiveawayEngine({
     chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
     beacon: beacon.port,
     beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
@@ -174,31 +174,31 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     privateDelivery: (): PrivateDelivery => delivery.tracker.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
-  stops.save('engine', 'the open draws', () => service.stop());
+  stops.save('engine', 'the open draws', () => engine.stop());
   // Account-check warm-up: entrants are queued as they enter (no wait), cleared when a draw closes.
   const warmUp = twitchApi?.warmUp;
   if (warmUp) {
-    service.events.on('entered', (_drawId, userId) => warmUp.add(userId));
-    service.events.on('draw-closed', () => warmUp.clear());
+    engine.events.on('entered', (_drawId, userId) => warmUp.add(userId));
+    engine.events.on('draw-closed', () => warmUp.clear());
   }
   // Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery).
-  const delivery = startDelivery({ config, store: repo, service, chat, messages: settings.messages, client, tokens: twitchAuth.tokens, clock, logger });
+  const delivery = startDelivery({ config, store: repo, engine, chat, messages: settings.messages, client, tokens: twitchAuth.tokens, clock, logger });
   stops.close('delivery', async () => {
     delivery.stop();
     await delivery.tracker.idle(); // its writes in flight end before the history is flushed
   });
   const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.tracker.streamStarted() });
-  const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine: service, history: repo, clock, logger });
+  const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine, history: repo, clock, logger });
   stops.close('shop-features', () => shopFeatures.stop());
   const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], file);
   // The giveaway types plus the ones the enabled shop features (alerts, merch train) act on.
   const handledTypes: ReadonlySet<string> = new Set(webhookTypes);
 
   const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
-  registry.register(enterCommand(service, names.names.enter, names.aliases.enter ?? []));
-  const gw = giveawayCommand(service, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
+  registry.register(enterCommand(engine, names.names.enter, names.aliases.enter ?? []));
+  const gw = giveawayCommand(engine, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
-  registry.register(claimCommand(service, names.names.claim, names.aliases.claim ?? []));
+  registry.register(claimCommand(engine, names.names.claim, names.aliases.claim ?? []));
   registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
   registerShopCommands(registry, shopFeatures, config);
 
@@ -212,7 +212,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const intake = new EventIntake({
     mode: config.mode,
     // The intake sets aside unknown and unused types (logged there), so only handled ones get here.
-    handle: eventDispatch({ engine: service, delivery, shop: shopFeatures }),
+    handle: eventDispatch({ engine, delivery, shop: shopFeatures }),
     handledTypes,
     store: repo,
     shopId,
@@ -223,7 +223,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   stops.close('intake', () => intake.stop());
   const health = (): HealthReport => {
     const c = chat.health();
-    return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: service.openDrawCount() };
+    return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: engine.openDrawCount() };
   };
 
   let http: BotHttpServer | undefined;
@@ -240,7 +240,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   try {
     // Open draws are restored before chat lines are handled, so no `!enter` typed right after the
     // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
-    await service.start();
+    await engine.start();
     await shopFeatures.start();
     await delivery.tracker.start();
     options.signal?.throwIfAborted(); // a stop asked for meanwhile: no HTTP server, no chat
@@ -249,7 +249,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     // is connected queues its lines in the paused outbox like a restored draw's.
     const web = (pages = await startOperatorPages({
       config,
-      service,
+      engine,
       streaming,
       shop,
       repo,
@@ -265,8 +265,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
     const verify = verifyRoute(repo, logger, { localHosts });
     // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
-    service.events.on('rerolled', (record) => verify.forget(record.id));
-    service.events.on('draw-finished', (record) => verify.forget(record.id));
+    engine.events.on('rerolled', (record) => verify.forget(record.id));
+    engine.events.on('draw-finished', (record) => verify.forget(record.id));
     const server = (http = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
@@ -342,10 +342,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       chat: config.twitch.ircUrl,
       fourthwall: config.fourthwall.apiUrl,
       webhooks: webhookUrl,
-      openDraws: service.openDrawCount(),
+      openDraws: engine.openDrawCount(),
       dataDir: config.dataDir,
     },
-    `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${service.openDrawCount()} open draw(s)`,
+    `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${engine.openDrawCount()} open draw(s)`,
   );
 
   const tokenFrom = operatorPages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : operatorPages.token.file;
@@ -367,7 +367,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     config,
     http: httpServer,
     chat,
-    service,
+    engine,
     streaming,
     repo,
     client,

@@ -5,14 +5,14 @@
 import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { Command } from './types.js';
 
-/** The claim command over `service`. */
-export function claimCommand(service: Pick<GiveawayEngine, 'claim'>, name = 'claim', aliases: string[] = []): Command {
+/** The claim command over `engine`. */
+export function claimCommand(engine: Pick<GiveawayEngine, 'claim'>, name = 'claim', aliases: string[] = []): Command {
   return {
     name,
     aliases,
     permission: 'everyone',
     execute(ctx) {
-      service.claim(ctx.msg);
+      engine.claim(ctx.msg);
     },
   };
 }

@@ -5,14 +5,14 @@
 import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { Command } from './types.js';
 
-/** The enter command over `service`; name and aliases come from the registry's configuration. */
-export function enterCommand(service: Pick<GiveawayEngine, 'enter'>, name = 'enter', aliases: string[] = []): Command {
+/** The enter command over `engine`; name and aliases come from the registry's configuration. */
+export function enterCommand(engine: Pick<GiveawayEngine, 'enter'>, name = 'enter', aliases: string[] = []): Command {
   return {
     name,
     aliases,
     permission: 'everyone',
     execute(ctx) {
-      service.enter(ctx.msg);
+      engine.enter(ctx.msg);
     },
   };
 }

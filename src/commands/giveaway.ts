@@ -27,9 +27,9 @@ export function parseStartArgs(args: readonly string[]): { query: string; winner
   };
 }
 
-/** The giveaway command over `service`. */
+/** The giveaway command over `engine`. */
 export function giveawayCommand(
-  service: GiveawayActions,
+  engine: GiveawayActions,
   name = 'giveaway',
   aliases: string[] = [],
   /** One extra line for the status reply, e.g. why entrants were excluded at the last close. */
@@ -42,22 +42,22 @@ export function giveawayCommand(
         ctx.reply(`Usage: !${ctx.invokedAs} start <product id, slug or name> [winners] [seconds]`);
         return;
       }
-      const res = await service.startLinkGiveaway(ctx.msg, query, winners, seconds);
+      const res = await engine.startLinkGiveaway(ctx.msg, query, winners, seconds);
       if (!res.ok) ctx.reply(res.message);
     },
     end(ctx) {
-      if (service.endNow() === 0) ctx.reply('No giveaway is open.');
+      if (engine.endNow() === 0) ctx.reply('No giveaway is open.');
     },
     async cancel(ctx) {
-      const res = await service.cancel();
+      const res = await engine.cancel();
       if (!res.ok) ctx.reply(res.message);
     },
     async reroll(ctx, args) {
-      const res = await service.reroll(args[0] ?? '', ctx.msg);
+      const res = await engine.reroll(args[0] ?? '', ctx.msg);
       if (!res.ok) ctx.reply(res.message);
     },
     async retry(ctx) {
-      const res = await service.retryLinks();
+      const res = await engine.retryLinks();
       ctx.reply(res.ok ? 'Links delivered.' : res.message);
     },
   };
@@ -74,7 +74,7 @@ export function giveawayCommand(
         return;
       }
       const extra = note();
-      ctx.reply(extra ? `${service.status()} ${extra}` : service.status());
+      ctx.reply(extra ? `${engine.status()} ${extra}` : engine.status());
     },
   };
 }

@@ -53,7 +53,7 @@ export class LiveConsole {
   attach(bot: Bot): void {
     this.bot = bot;
     const prefix = bot.config.settings.commands.prefix;
-    const enter = bot.service.events;
+    const enter = bot.engine.events;
     const onMessage = (msg: ChatMessage) => {
       const text = msg.text.trim();
       if (!text.startsWith(prefix)) return;
@@ -67,7 +67,7 @@ export class LiveConsole {
     const onEntered = (drawId: string, _e: unknown, total: number) => {
       let e = this.entered.get(drawId);
       if (!e) {
-        const prize = bot.service.drawViews().find((v) => v.record.id === drawId)?.record.offer.name ?? drawId;
+        const prize = bot.engine.drawViews().find((v) => v.record.id === drawId)?.record.offer.name ?? drawId;
         e = { prize, count: 0, total };
       }
       e.count += 1;
@@ -109,7 +109,7 @@ export class LiveConsole {
     const bot = this.bot;
     if (!bot) return '';
     const now = Date.now();
-    const draws = bot.service
+    const draws = bot.engine
       .drawViews()
       .filter((v) => v.active)
       .map((v) => {

@@ -34,7 +34,7 @@ export interface DeliveryWiring {
 export function startDelivery(d: {
   config: Config;
   store: DeliveryStore;
-  service: Pick<GiveawayEngine, 'events'>;
+  engine: Pick<GiveawayEngine, 'events'>;
   chat: Pick<ChatPort, 'say'>;
   messages: GiveawaySettings['messages'];
   client: FourthwallClient;
@@ -61,7 +61,7 @@ export function startDelivery(d: {
     : undefined;
   const tracker = new DeliveryTracker({
     store: d.store,
-    events: d.service.events,
+    events: d.engine.events,
     chat: d.chat,
     messages: d.messages,
     clock,

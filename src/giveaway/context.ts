@@ -79,7 +79,7 @@ export interface FlowContext extends GiveawayDeps {
    * the draw's phase (nothing happens), else the work it started, already tracked.
    */
   fire(s: DrawSession, trigger: Trigger): Promise<void> | undefined;
-  /** True once the service is stopped: loops stop retrying and leave the journal as it is. */
+  /** True once the engine is stopped: loops stop retrying and leave the journal as it is. */
   isStopped(): boolean;
   /** Resolves true after `ms` on the engine clock, or false at once if / when the engine stops. */
   sleep(ms: number): Promise<boolean>;

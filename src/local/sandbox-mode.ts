@@ -132,13 +132,13 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   const shutdown = (reason: string): Promise<void> =>
     (closing ??= (async () => {
       abort.abort();
-      const service = stack.bot.service;
+      const engine = stack.bot.engine;
       try {
-        const open = service.openDrawCount();
+        const open = engine.openDrawCount();
         if (open > 0) {
           printer.narrate(`Closing ${open} open draw(s) now (${reason}): the sandbox shop ends with this process.`);
-          service.endNow();
-          await Promise.race([service.whenIdle(), new Promise((r) => setTimeout(r, CLOSE_DRAWS_MS).unref())]);
+          engine.endNow();
+          await Promise.race([engine.whenIdle(), new Promise((r) => setTimeout(r, CLOSE_DRAWS_MS).unref())]);
         }
         if (world.live) {
           printer.narrate('The stream ends: the bot tells Fourthwall (PUT /streaming/end).');

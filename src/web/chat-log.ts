@@ -9,7 +9,7 @@
  * of links and addresses for the overlay. Does not send anything or change the engine.
  *
  * Cost on a chat flood: it listens to chat only while it could catch a line, that is while a
- * catch window runs or a draw is in its claim window (the service's `claimsOpen`). It starts
+ * catch window runs or a draw is in its claim window (the engine's `claimsOpen`). It starts
  * listening on 'winners', 'rerolled' and 'claim-opened', and stops when the last catch window
  * ends (a timer of the injected clock) or at the first line that finds no window open. While it
  * listens, a line that is not a winner's reads no clock and allocates nothing: outside claim
@@ -46,7 +46,7 @@ export interface WinnerLine {
 
 export interface ChatLogOptions {
   chat: Pick<EventEmitter, 'on' | 'off'>;
-  service: {
+  engine: {
     readonly events: EventEmitter<GiveawayEventMap>;
     claimDrawsOf(userId: string): readonly Readonly<DrawRecord>[];
     /** True while some draw is in its claim window. */
@@ -94,15 +94,15 @@ export class ChatLog {
     };
     options.chat.on('sent', sent);
     this.listen(true);
-    options.service.events.on('winners', announced);
-    options.service.events.on('rerolled', announced);
-    options.service.events.on('claim-opened', claimOpened);
+    options.engine.events.on('winners', announced);
+    options.engine.events.on('rerolled', announced);
+    options.engine.events.on('claim-opened', claimOpened);
     this.detach = () => {
       options.chat.off('sent', sent);
       this.listen(false);
-      options.service.events.off('winners', announced);
-      options.service.events.off('rerolled', announced);
-      options.service.events.off('claim-opened', claimOpened);
+      options.engine.events.off('winners', announced);
+      options.engine.events.off('rerolled', announced);
+      options.engine.events.off('claim-opened', claimOpened);
     };
   }
 
@@ -156,11 +156,11 @@ export class ChatLog {
     this.catchEnd = undefined;
     this.catching.clear();
     this.catchingIds.reset();
-    if (!this.options.service.claimsOpen()) this.listen(false);
+    if (!this.options.engine.claimsOpen()) this.listen(false);
   }
 
   private onMessage(msg: ChatMessage): void {
-    const claims = this.claimsMaybeOpen && this.options.service.claimsOpen();
+    const claims = this.claimsMaybeOpen && this.options.engine.claimsOpen();
     this.claimsMaybeOpen = claims;
     if (!claims) {
       if (this.catching.size === 0) {
@@ -172,7 +172,7 @@ export class ChatLog {
     const windows = this.catching.get(msg.userId);
     if (windows === undefined && !claims) return;
     if (msg.self) return;
-    const claiming = claims ? this.options.service.claimDrawsOf(msg.userId) : NO_DRAWS;
+    const claiming = claims ? this.options.engine.claimDrawsOf(msg.userId) : NO_DRAWS;
     if (!windows && claiming.length === 0) return;
     const now = this.options.clock.now();
     const draws = new Map<string, string>();

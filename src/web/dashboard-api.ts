@@ -33,7 +33,7 @@ const ENTRANTS_SHOWN = 200;
 const HISTORY_LIMIT = 200;
 
 export interface DashboardApiDeps {
-  service: GiveawayEngine;
+  engine: GiveawayEngine;
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts'>;
   repo: { listDraws(o?: { limit?: number }): Promise<DrawRecord[]>; getDraw(id: string): Promise<DrawRecord | undefined>; recentWinnerIds(sinceMs: number): Promise<Set<string>> };
@@ -100,19 +100,19 @@ export class DashboardApi {
     };
     this.posts = {
       start: async (_q, b) => {
-        const res = await d.service.startLinkGiveaway(this.actor(), str(b.product), int(b.winners), int(b.seconds));
+        const res = await d.engine.startLinkGiveaway(this.actor(), str(b.product), int(b.winners), int(b.seconds));
         return res.ok ? { ok: true, id: res.id, message: `Link giveaway ${res.id} started.` } : res;
       },
       end: () => {
-        const n = d.service.endNow();
+        const n = d.engine.endNow();
         return n ? { ok: true, message: `Closed ${n} draw(s); drawing the winners.` } : { ok: false, message: 'No giveaway is open.' };
       },
       cancel: async () => {
-        const res = await d.service.cancel();
+        const res = await d.engine.cancel();
         return res.ok ? { ok: true, id: res.id, message: 'Link giveaway cancelled.' } : res;
       },
       reroll: async (_q, b) => {
-        const res = await d.service.reroll(str(b.login), this.actor());
+        const res = await d.engine.reroll(str(b.login), this.actor());
         return res.ok ? { ok: true, id: res.id, message: `Rerolled ${str(b.login)}.` } : res;
       },
       remind: async (_q, b) => {
@@ -125,7 +125,7 @@ export class DashboardApi {
           : { ok: false, message: 'No way to remind: whispers are off and there is no claim page (GIFTDROP_PUBLIC_URL). Copy the link and send it yourself.' };
       },
       retry: async () => {
-        const res = await d.service.retryLinks();
+        const res = await d.engine.retryLinks();
         return res.ok ? { ok: true, id: res.id, message: 'Links delivered.' } : res;
       },
       stream: async (_q, b) => {
@@ -185,7 +185,7 @@ export class DashboardApi {
   }
 
   private state(): Json {
-    const draws = this.d.service.drawViews().map((v) => {
+    const draws = this.d.engine.drawViews().map((v) => {
       const r = v.record;
       return {
         id: r.id,
@@ -218,7 +218,7 @@ export class DashboardApi {
   }
 
   private async entrants(drawId: string, search: string): Promise<Json> {
-    const v = this.d.service.drawViews().find((x) => x.record.id === drawId);
+    const v = this.d.engine.drawViews().find((x) => x.record.id === drawId);
     if (!v) return { total: 0, matched: 0, entrants: [] };
     const s = this.d.settings.eligibility;
     const recent = s.winnerCooldownHours > 0 ? await this.d.repo.recentWinnerIds(this.d.clock.now() - s.winnerCooldownHours * 3_600_000) : new Set<string>();

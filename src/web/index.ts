@@ -40,7 +40,7 @@ const DASHBOARD_HEADERS = {
 
 export interface OperatorPagesDeps {
   config: Pick<Config, 'dataDir' | 'dashboardToken' | 'mode' | 'settings'>;
-  service: GiveawayEngine;
+  engine: GiveawayEngine;
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts' | 'getProduct'>;
   repo: DashboardApiDeps['repo'];
@@ -84,13 +84,13 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
   let overlay: OverlayHub | undefined;
   const chatLog = new ChatLog({
     chat: deps.chat,
-    service: deps.service,
+    engine: deps.engine,
     clock: deps.clock,
     catchSeconds,
     onWinnerLine: () => (overlaySettings.winnerChat ? overlay?.markDirty() : undefined),
   });
   const hub = (overlay = new OverlayHub({
-    service: deps.service,
+    engine: deps.engine,
     clock: deps.clock,
     enter: deps.settings.commands.enter,
     badge: overlaySettings.badge,
@@ -130,7 +130,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       } catch {
         return plain(res, 404, 'no image', OVERLAY_HEADERS);
       }
-      const known = listed.has(id) || deps.service.drawViews().some((v) => v.record.offer.id === id);
+      const known = listed.has(id) || deps.engine.drawViews().some((v) => v.record.offer.id === id);
       if (!known) return plain(res, 404, 'no image', OVERLAY_HEADERS);
       void images.handle(res, id).catch(() => plain(res, 404, 'no image'));
       return;

@@ -7,7 +7,7 @@
  * is built at all. A client that connects (or reloads) gets the current state at once as its
  * first frame; `GET /overlay/state` answers the same JSON.
  *
- * Contract: the state is rebuilt from the engine's draws in memory (service.drawViews) through
+ * Contract: the state is rebuilt from the engine's draws in memory (engine.drawViews) through
  * overlay-view.ts, so it is always what the engine holds, never a drifting copy; building it is
  * O(draws), not O(entrants). The draws still running (open, closing, in a claim window) come
  * first, then the results (winners, cancelled), newest first and at most `maxResults` of them:
@@ -34,7 +34,7 @@ interface OverlaySource {
 }
 
 export interface OverlayHubOptions {
-  service: OverlaySource;
+  engine: OverlaySource;
   clock: Clock;
   /** The entry command with its prefix (`!enter`). */
   enter: string;
@@ -79,7 +79,7 @@ export class OverlayHub {
   constructor(private readonly options: OverlayHubOptions) {
     this.batchMs = options.batchMs ?? 250;
     this.sse = new SseHub({ max: options.maxClients ?? 32, maxPerClient: options.maxPerClient ?? 8, headers: options.headers });
-    const ev = options.service.events;
+    const ev = options.engine.events;
     const dirty = () => this.markDirty();
     const shown = (record: { id: string }) => this.showFor(record.id, options.winnersSeconds * 1000);
     const cancelled = (record: { id: string }) => this.showFor(record.id, CANCELLED_SHOWN_MS);
@@ -102,7 +102,7 @@ export class OverlayHub {
     const now = this.options.clock.now();
     const running: OverlayDraw[] = [];
     const results: { draw: OverlayDraw; at: number }[] = [];
-    for (const v of this.options.service.drawViews()) {
+    for (const v of this.options.engine.drawViews()) {
       const shown = this.shown.get(v.record.id);
       const until = shown?.until ?? 0;
       if (!v.active && !(until > now)) continue;

@@ -159,7 +159,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
     botLines,
     requests: (operation) => stack.fourthwall.control.requests.filter((r) => r.operation === operation),
     async idle() {
-      await stack.bot.service.whenIdle();
+      await stack.bot.engine.whenIdle();
       await stack.bot.repo.flush();
     },
     async record(id) {
@@ -189,7 +189,7 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
 
 /** The draw id the engine opened next (resolves on `draw-opened`). */
 export function nextDrawOpened(s: LinkStack): Promise<DrawRecord> {
-  return new Promise((resolve) => s.bot.service.events.once('draw-opened', resolve));
+  return new Promise((resolve) => s.bot.engine.events.once('draw-opened', resolve));
 }
 
 /** Resolves once the draw `id` has `count` entrants (on the engine's `entered` events; start it before the !enter lines). */
@@ -197,10 +197,10 @@ export function entrantsReach(s: LinkStack, id: string, count: number): Promise<
   return new Promise((resolve) => {
     const on = (drawId: string, _userId: string, entrants: number) => {
       if (drawId !== id || entrants < count) return;
-      s.bot.service.events.off('entered', on);
+      s.bot.engine.events.off('entered', on);
       resolve();
     };
-    s.bot.service.events.on('entered', on);
+    s.bot.engine.events.on('entered', on);
   });
 }
 
@@ -231,7 +231,7 @@ export async function runMugGiveaway(s: LinkStack, logins: string[]): Promise<Dr
 
 /** Resolves when the draw `id` (or any draw) is finished, failed or cancelled. */
 export function drawSettled(s: LinkStack, id?: string): Promise<{ event: SettleEvent; record: DrawRecord }> {
-  const events = s.bot.service.events;
+  const events = s.bot.engine.events;
   return new Promise((resolve) => {
     const handlers = new Map<SettleEvent, (r: DrawRecord) => void>();
     for (const event of SETTLE_EVENTS) {

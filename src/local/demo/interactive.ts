@@ -63,7 +63,7 @@ export function printHelp(printer: DemoPrinter): void {
 
 /** Narrates draws from the engine's events; returns a function that stops it. */
 function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
-  const events = world.stack.bot.service.events;
+  const events = world.stack.bot.engine.events;
   const opened = (r: DrawRecord): void =>
     printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${new Date(r.closesAt).toLocaleTimeString()}; viewers type !enter.`);
   const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${r.entrants} entrants; picking winners.`);

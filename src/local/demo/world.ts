@@ -186,7 +186,7 @@ export class DemoWorld {
     what: string,
     map: (event: EngineEvent, r: DrawRecord) => T,
   ): PendingWait<T> {
-    const emitter = this.stack.bot.service.events;
+    const emitter = this.stack.bot.engine.events;
     const listeners: [EngineEvent, (r: DrawRecord) => void][] = [];
     let done = false;
     let cleanup = (): void => undefined;
