@@ -5,6 +5,12 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The fairness adapter (drand HTTP client, the bot's beacon wiring): never imported by the domain. */
+const FAIRNESS_ADAPTER = {
+  group: ['**/beacon-client/*'],
+  message: 'src/giveaway and the pure fairness code import no adapter: take a BeaconPort (giveaway/ports.ts); app/bot.ts wires src/fairness/beacon-client/.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'test-output/**'] },
   js.configs.recommended,
@@ -27,6 +33,15 @@ export default tseslint.config(
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // A server's handler is declared before the server and set once it is ready (read before set).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Layers: the domain (src/giveaway) and the pure fairness procedure (src/fairness/*.ts) import
+    // no adapter; the drand HTTP client and the bot's choice of beacon live in
+    // src/fairness/beacon-client/, wired by the composition root (app/bot.ts).
+    files: ['src/giveaway/**/*.ts', 'src/fairness/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [FAIRNESS_ADAPTER] }],
     },
   },
   {

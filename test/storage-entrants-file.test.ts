@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FrozenList } from '../src/giveaway/frozen-list.js';
 import { frozenRowsOf, type FrozenEntrant } from '../src/giveaway/ports.js';
-import { verifyDraw } from '../src/giveaway/verify.js';
+import { verifyDraw } from '../src/fairness/verify.js';
 import { entrantsFileChunks, parseEntrantsFile } from '../src/storage/entrants-file.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { finishedRecord } from './support/fairness-records.js';

@@ -10,7 +10,7 @@
  * `excluder`", never "excluded". Does not: decide exclusions or count them.
  */
 import { noRoles } from '../shared/chat.js';
-import { digitKey } from './digit-keys.js';
+import { digitKey } from '../fairness/index.js';
 import { LOGIN_NON_ASCII, LOGIN_STRING_ONLY, packRoles, type EntrantTable } from './entrant-table.js';
 import type { ChannelIdentity } from './eligibility.js';
 import type { GiveawaySettings } from './settings.js';

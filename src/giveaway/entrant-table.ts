@@ -20,7 +20,7 @@
  */
 import type { ChatRoles } from '../shared/chat.js';
 import { ownedString } from '../shared/owned-string.js';
-import { writeDigits } from './digit-keys.js';
+import { writeDigits } from '../fairness/index.js';
 import { IdIndex } from './id-index.js';
 import type { EntrantRowBytes, EntrantRows } from './entrant-rows.js';
 import type { Entrant } from './ports.js';

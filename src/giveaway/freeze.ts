@@ -9,10 +9,8 @@
  * entrant. Throws FairnessError on invalid entrants. Does not: reveal the seed, pick winners or
  * persist.
  */
-import { canonicalise, type Canonical, type ListRows } from './canonical.js';
-import { runSliced, type Steps } from './steps.js';
+import { canonicalise, fenwickSteps, runSliced, type Canonical, type ListRows, type Steps } from '../fairness/index.js';
 import { canonicaliseTable } from './canonical-table.js';
-import { fenwickSteps } from './fairness.js';
 import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
 import type { EntrantTable } from './entrant-table.js';
 import { surelyEligibleRows } from './eligibility-columns.js';

@@ -10,8 +10,7 @@
  * change afterwards (entrant tables only grow while open; a closed draw's table is final).
  * Does not: validate (canonical.ts did at close) or store anything.
  */
-import { canonicalise, type Canonical, type ListRows } from './canonical.js';
-import { runToEnd } from './steps.js';
+import { canonicalise, runToEnd, type Canonical, type ListRows } from '../fairness/index.js';
 import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from './ports.js';
 
 export class FrozenList implements FrozenRows {

@@ -21,7 +21,7 @@
  */
 
 import { ownedString } from '../shared/owned-string.js';
-import { readDigitKey } from './digit-keys.js';
+import { readDigitKey } from '../fairness/index.js';
 
 const EMPTY = 0;
 /** Slots at start (a power of two). */

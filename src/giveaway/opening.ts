@@ -15,7 +15,7 @@
 import { snapshot } from './context.js';
 import type { Engine } from './engine.js';
 import type { Entries } from './entries.js';
-import { FAIRNESS_ALGORITHM, newSeed } from './fairness.js';
+import { FAIRNESS_ALGORITHM, newSeed } from '../fairness/index.js';
 import type { DrawRecord, GiftDrawInfo, GiftPurchaseInfo } from './ports.js';
 import { DrawSession } from './session.js';
 

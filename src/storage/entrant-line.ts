@@ -20,7 +20,7 @@
  * the same for a row of a draw's entrant table, read from its columns (no object built). `entrantOfLine` turns a
  * parsed line of either format back into the entrant's fields (the caller validates them).
  */
-import { writeDigits } from '../giveaway/digit-keys.js';
+import { writeDigits } from '../fairness/index.js';
 import { packRoles, unpackRoles } from '../giveaway/entrant-table.js';
 import type { EntrantRowBytes, EntrantRows } from '../giveaway/entrant-rows.js';
 import type { Entrant } from '../giveaway/ports.js';
