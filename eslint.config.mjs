@@ -10,6 +10,11 @@ const FAIRNESS_ADAPTER = {
   group: ['**/beacon-client/*'],
   message: 'src/giveaway and the pure fairness code import no adapter: take a BeaconPort (giveaway/ports.ts); app/bot.ts wires src/fairness/beacon-client/.',
 };
+/** The entrant store's inside: only its index.ts is imported from outside giveaway/entrants/. */
+const ENTRANT_STORE_INSIDE = {
+  group: ['**/entrants/*', '!**/entrants/index.js'],
+  message: 'import the entrant store through giveaway/entrants/index.js (its interface); the other files are its inside.',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'test-output/**'] },
@@ -36,12 +41,18 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [ENTRANT_STORE_INSIDE] }],
+    },
+  },
+  {
     // Layers: the domain (src/giveaway) and the pure fairness procedure (src/fairness/*.ts) import
     // no adapter; the drand HTTP client and the bot's choice of beacon live in
     // src/fairness/beacon-client/, wired by the composition root (app/bot.ts).
     files: ['src/giveaway/**/*.ts', 'src/fairness/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [FAIRNESS_ADAPTER] }],
+      'no-restricted-imports': ['error', { patterns: [FAIRNESS_ADAPTER, ENTRANT_STORE_INSIDE] }],
     },
   },
   {

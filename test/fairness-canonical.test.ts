@@ -12,17 +12,17 @@ import { FairnessError, canonicalise } from '../src/fairness/canonical.js';
 import { runSliced, runToEnd } from '../src/fairness/steps.js';
 import { readDigitKey } from '../src/fairness/digit-keys.js';
 import { applyEligibility } from '../src/giveaway/eligibility.js';
-import { EntrantTable } from '../src/giveaway/entrant-table.js';
+import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
 import { freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
-import { freezeEntrantTable } from '../src/giveaway/freeze.js';
-import { FrozenList } from '../src/giveaway/frozen-list.js';
+import { freezeEntrantTable } from '../src/giveaway/entrants/freeze.js';
+import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
 import { firstPicks } from '../src/giveaway/picks.js';
 import { frozenRowsOf, type Entrant, type FrozenEntrant } from '../src/giveaway/ports.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
 import { reference, rng } from './support/canonical-reference.js';
 import { entrantsFileChunks } from '../src/storage/entrants-file.js';
-import { entrantLine } from '../src/storage/entrant-line.js';
+import { entrantLine } from '../src/giveaway/entrants/journal-line.js';
 
 function decimalEntrants(n: number, seed: number): FrozenEntrant[] {
   const next = rng(seed);

@@ -46,7 +46,7 @@
  * The implementation uses a Fenwick tree over the weights: O(n) to build (in slices during a big
  * draw's freeze: fenwickSteps), O(log n) per pick. Steps 2-3 live in canonical.ts (packed-key
  * radix or merge sort, one digest pass, sliceable for big draws) and, over an entrant table's
- * columns, canonical-table.ts.
+ * columns, giveaway/entrants/canonical-table.ts.
  *
  * Version 2, `giftdrop-hmac-sha256-drand-v2` (beacon-key.ts, giveaway/beacon-step.ts): steps 1-3 and
  * 5-6 are unchanged; step 4's HMAC key is not the seed but a draw key that also depends on a public

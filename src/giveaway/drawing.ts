@@ -15,9 +15,9 @@
  */
 import { snapshot } from './context.js';
 import { channelIdentity, persistQuietly, type Engine } from './engine.js';
-import { freezeEntrantTable } from './freeze.js';
+import { freezeEntrantTable } from './entrants/index.js';
 import { type ExclusionReason } from './eligibility.js';
-import type { FrozenList } from './frozen-list.js';
+import type { FrozenList } from './entrants/index.js';
 import type { ClaimWindow } from './claim-window.js';
 import type { Finalizer } from './finalize.js';
 import { picksDeadline, takeCheckedPicks } from './checked-picks.js';

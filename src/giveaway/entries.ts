@@ -17,7 +17,7 @@ import type { TimerHandle } from '../shared/clock.js';
 import { channelOrBot, loweredIdentity, ticketWeight, type ChannelIdentity } from './eligibility.js';
 import { channelIdentity, type Engine } from './engine.js';
 import type { Drawing } from './drawing.js';
-import { packRoles } from './entrant-table.js';
+import { packRoles } from './entrants/index.js';
 import type { DrawSession } from './session.js';
 
 export class Entries {

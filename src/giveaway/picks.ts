@@ -8,7 +8,7 @@
  * anyone.
  */
 import { pickSequenceOfWeights } from '../fairness/index.js';
-import type { FrozenList } from './frozen-list.js';
+import type { FrozenList } from './entrants/index.js';
 import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './ports.js';
 
 /** The first `count` picks over a frozen list as (entrant, position) pairs. */

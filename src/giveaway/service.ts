@@ -35,7 +35,7 @@ import { ClaimWindow } from './claim-window.js';
 import type { GiveawayDeps, GiveawayEventMap } from './context.js';
 import { Drawing } from './drawing.js';
 import type { Engine } from './engine.js';
-import type { EntrantTable } from './entrant-table.js';
+import type { EntrantTable } from './entrants/index.js';
 import { Entries } from './entries.js';
 import { Finalizer } from './finalize.js';
 import { LinkFlow, type ActionResult } from './link-flow.js';

@@ -14,8 +14,8 @@
  */
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { snapshot } from './context.js';
-import { EntrantTable } from './entrant-table.js';
-import { FrozenList } from './frozen-list.js';
+import { EntrantTable } from './entrants/index.js';
+import { FrozenList } from './entrants/index.js';
 import type { DrawRecord, DrawRepository, Entrant } from './ports.js';
 
 export type SessionPhase = 'open' | 'picking' | 'claim' | 'finalizing' | 'done';
