@@ -5,6 +5,22 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The fairness adapter (drand HTTP client, the bot's beacon wiring): never imported by the domain. */
+const FAIRNESS_ADAPTER = {
+  group: ['**/beacon-client/*'],
+  message: 'src/giveaway and the pure fairness code import no adapter: take a BeaconPort (giveaway/ports.ts); app/bot.ts wires src/fairness/beacon-client/.',
+};
+/** Fairness through its door: src/fairness/index.js loads without the BLS code (verify.ts, drand.ts). */
+const FAIRNESS_INSIDE = {
+  group: ['**/fairness/*', '!**/fairness/index.js'],
+  message: 'the domain uses fairness through src/fairness/index.js (verify.ts and drand.ts load the BLS code, which the running bot loads only to check a round).',
+};
+/** The entrant store's inside: only its index.ts is imported from outside giveaway/entrants/. */
+const ENTRANT_STORE_INSIDE = {
+  group: ['**/entrants/*', '!**/entrants/index.js'],
+  message: 'import the entrant store through giveaway/entrants/index.js (its interface); the other files are its inside.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'test-output/**'] },
   js.configs.recommended,
@@ -27,6 +43,28 @@ export default tseslint.config(
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // A server's handler is declared before the server and set once it is ready (read before set).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [ENTRANT_STORE_INSIDE] }],
+    },
+  },
+  {
+    // Layers: the domain (src/giveaway) and the pure fairness procedure (src/fairness/*.ts) import
+    // no adapter; the drand HTTP client and the bot's choice of beacon live in
+    // src/fairness/beacon-client/, wired by the composition root (app/bot.ts). The domain uses
+    // fairness through its index (next block).
+    files: ['src/fairness/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [FAIRNESS_ADAPTER, ENTRANT_STORE_INSIDE] }],
+    },
+  },
+  {
+    files: ['src/giveaway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [FAIRNESS_ADAPTER, FAIRNESS_INSIDE, ENTRANT_STORE_INSIDE] }],
     },
   },
   {

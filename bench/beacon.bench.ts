@@ -19,7 +19,7 @@ import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { startLocalStack } from '../src/local/local-stack.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
-import { roundTimeMs } from '../src/shared/drand.js';
+import { roundTimeMs } from '../src/fairness/drand.js';
 import type { BenchResult } from './types.js';
 
 const DRAWS = 6;

@@ -8,7 +8,7 @@
  * entrants (heap and RSS growth while the frozen list and the pick tree are alive).
  */
 import { createHash } from 'node:crypto';
-import { freezeEntrants, pickSequence } from '../src/giveaway/fairness.js';
+import { freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
 import type { BenchResult } from './types.js';
 
 const N = 1_000_000;

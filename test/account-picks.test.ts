@@ -12,11 +12,11 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AccountGate, type AccountRules } from '../src/giveaway/account-rules.js';
 import { nextPosition, replaceWinnerChecked, takeCheckedPicks } from '../src/giveaway/checked-picks.js';
-import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants } from '../src/giveaway/fairness.js';
-import { FrozenList } from '../src/giveaway/frozen-list.js';
+import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants } from '../src/fairness/procedure.js';
+import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
 import type { AccountInfo, AccountInfoPort, AccountLookup, DrawRecord, FrozenEntrant } from '../src/giveaway/ports.js';
 import { DrawSession } from '../src/giveaway/session.js';
-import { verifyDraw } from '../src/giveaway/verify.js';
+import { verifyDraw } from '../src/fairness/verify.js';
 
 const NOW = Date.UTC(2026, 5, 1);
 const DAY = 86_400_000;

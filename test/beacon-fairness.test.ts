@@ -5,10 +5,10 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FAIRNESS_ALGORITHM_V2, drawKey, pickKey } from '../src/giveaway/beacon-fairness.js';
-import { commitmentOf, freezeEntrants, pickSequence } from '../src/giveaway/fairness.js';
-import { verifyDraw } from '../src/giveaway/verify.js';
-import { QUICKNET, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature } from '../src/shared/drand.js';
+import { FAIRNESS_ALGORITHM_V2, drawKey, pickKey } from '../src/fairness/beacon-key.js';
+import { commitmentOf, freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
+import { verifyDraw } from '../src/fairness/verify.js';
+import { QUICKNET, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature } from '../src/fairness/drand.js';
 import { KNOWN_ANSWERS, localChain, vectorEntrants, vectorRecord } from './support/beacon-vectors.js';
 
 function chiSquare(observed: number[], expected: number[]): number {

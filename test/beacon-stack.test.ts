@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../src/local/local-stack.js';
 import { runVerifyCli } from '../src/cli/verify.js';
 import { loadConfig } from '../src/config/index.js';
-import { FAIRNESS_ALGORITHM_V2 } from '../src/giveaway/beacon-fairness.js';
+import { FAIRNESS_ALGORITHM_V2 } from '../src/fairness/beacon-key.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { silentLogger } from '../src/logging/index.js';
 import { captureIo } from './support/cli-io.js';

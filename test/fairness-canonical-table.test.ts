@@ -1,6 +1,6 @@
 /**
  * The freeze over an entrant table's columns (canonical-table.ts, digit-keys.ts, the table's key
- * and login-byte columns) against the procedure as written in fairness.ts, computed here the plain
+ * and login-byte columns) against the procedure as written in src/fairness/procedure.ts, computed here the plain
  * way (default string sort, one text line per entrant, SHA-256), and against the string path
  * (canonical.ts) over the same rows: same order, digest and digest bytes, for decimal ids of every
  * length with unicode logins, weights of several digits and rows whose login is kept as a string
@@ -8,12 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalise, type ListRows } from '../src/giveaway/canonical.js';
-import { runToEnd } from '../src/giveaway/steps.js';
-import { canonicaliseTable } from '../src/giveaway/canonical-table.js';
-import { digitKey, sortByDigitKeys, writeDigits } from '../src/giveaway/digit-keys.js';
-import { EntrantTable } from '../src/giveaway/entrant-table.js';
-import { freezeEntrantTable } from '../src/giveaway/freeze.js';
+import { canonicalise, type ListRows } from '../src/fairness/canonical.js';
+import { runToEnd } from '../src/fairness/steps.js';
+import { canonicaliseTable } from '../src/giveaway/entrants/canonical-table.js';
+import { digitKey, sortByDigitKeys, writeDigits } from '../src/fairness/digit-keys.js';
+import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
+import { freezeEntrantTable } from '../src/giveaway/entrants/freeze.js';
 import type { Entrant } from '../src/giveaway/ports.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
@@ -171,7 +171,7 @@ describe('canonical list over table columns', () => {
 describe('eligibility over table columns (strings read only where the rules could exclude)', () => {
   it('equals applyEligibility for every rule, unicode logins, login lengths the rules name, and decimal or other ids', async () => {
     const { applyEligibility } = await import('../src/giveaway/eligibility.js');
-    const { freezeEntrants } = await import('../src/giveaway/fairness.js');
+    const { freezeEntrants } = await import('../src/fairness/procedure.js');
     const next = rng(31);
     const list: Entrant[] = decimalList(6_000, 33).map((e, i) => {
       const subscriber = next() < 0.4;
@@ -212,7 +212,7 @@ describe('eligibility over table columns (strings read only where the rules coul
 
 describe('the picks weight tree built during the freeze', () => {
   it('gives the picks of the procedure (first picks and later ones)', async () => {
-    const { pickSequence } = await import('../src/giveaway/fairness.js');
+    const { pickSequence } = await import('../src/fairness/procedure.js');
     const { firstPicks } = await import('../src/giveaway/picks.js');
     const list = decimalList(7_000, 41);
     const { frozen } = await freezeEntrantTable(new EntrantTable(list), mergeGiveawaySettings({}), { channelLogin: 'c', botLogin: 'b' }, new Set());

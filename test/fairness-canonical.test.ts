@@ -1,6 +1,6 @@
 /**
  * The canonical frozen list (canonical.ts, frozen-list.ts, freeze.ts) against the procedure as
- * written in fairness.ts, computed here the plain way (default string sort, one text line per
+ * written in src/fairness/procedure.ts, computed here the plain way (default string sort, one text line per
  * entrant, SHA-256): same order, same digest, same picks, for decimal Twitch ids (packed-key radix
  * path) and for any other ids (merge-sort path); the sliced run equals the synchronous one and
  * really lets other work run between slices; the close-time freeze over an entrant table equals
@@ -8,21 +8,21 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FairnessError, canonicalise } from '../src/giveaway/canonical.js';
-import { runSliced, runToEnd } from '../src/giveaway/steps.js';
-import { readDigitKey } from '../src/giveaway/digit-keys.js';
+import { FairnessError, canonicalise } from '../src/fairness/canonical.js';
+import { runSliced, runToEnd } from '../src/fairness/steps.js';
+import { readDigitKey } from '../src/fairness/digit-keys.js';
 import { applyEligibility } from '../src/giveaway/eligibility.js';
-import { EntrantTable } from '../src/giveaway/entrant-table.js';
-import { freezeEntrants, pickSequence } from '../src/giveaway/fairness.js';
-import { freezeEntrantTable } from '../src/giveaway/freeze.js';
-import { FrozenList } from '../src/giveaway/frozen-list.js';
+import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
+import { freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
+import { freezeEntrantTable } from '../src/giveaway/entrants/freeze.js';
+import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
 import { firstPicks } from '../src/giveaway/picks.js';
 import { frozenRowsOf, type Entrant, type FrozenEntrant } from '../src/giveaway/ports.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
 import { reference, rng } from './support/canonical-reference.js';
 import { entrantsFileChunks } from '../src/storage/entrants-file.js';
-import { entrantLine } from '../src/storage/entrant-line.js';
+import { entrantLine } from '../src/giveaway/entrants/journal-line.js';
 
 function decimalEntrants(n: number, seed: number): FrozenEntrant[] {
   const next = rng(seed);

@@ -10,7 +10,7 @@ import {
   pickSequence,
   uniformBelow,
   type ByteSource,
-} from '../src/giveaway/fairness.js';
+} from '../src/fairness/procedure.js';
 import type { FrozenEntrant } from '../src/giveaway/ports.js';
 
 /** Deterministic distinct seeds for statistical tests (the tests themselves never flake). */
@@ -61,7 +61,7 @@ function chiSquare(observed: number[], expected: number[]): number {
 describe('fairness: known answer', () => {
   // Seed = bytes 0x00..0x1f. Entrants sort by userId in code-unit order: "1234" < "41" < "5" < "7" < "99"
   // (not numeric order). These values were computed once and cross-checked with an independent Python
-  // implementation written only from the procedure in the fairness.ts header (hashlib + hmac).
+  // implementation written only from the procedure in the src/fairness/procedure.ts header (hashlib + hmac).
   const seed = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
   const entrants = [
     { userId: '41', login: 'dora', weight: 1 },

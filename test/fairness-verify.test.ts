@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { verifyDraw } from '../src/giveaway/verify.js';
-import { commitmentOf } from '../src/giveaway/fairness.js';
+import { verifyDraw } from '../src/fairness/verify.js';
+import { commitmentOf } from '../src/fairness/procedure.js';
 import { finishedRecord, testSeed } from './support/fairness-records.js';
 
 describe('verifyDraw', () => {

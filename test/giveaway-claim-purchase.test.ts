@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyDraw } from '../src/giveaway/verify.js';
+import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import { chatMsg, harness, linksIn, purchase, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { noRoles, type ChatRoles } from '../src/shared/chat.js';
 import { applyEligibility, ticketWeight } from '../src/giveaway/eligibility.js';
 import { defaultGiveawaySettings, mergeGiveawaySettings, GiveawaySettingsError } from '../src/giveaway/settings.js';
-import { verifyDraw } from '../src/giveaway/verify.js';
+import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord, Entrant } from '../src/giveaway/ports.js';
 import { chatMsg, harness, removeDir, type Harness } from './support/giveaway-fakes.js';
 

@@ -6,7 +6,7 @@
  * side strings are kept only for the odd rows.
  */
 import { describe, expect, it } from 'vitest';
-import { EntrantTable, LOGIN_KEEPS_STRING, LOGIN_NON_ASCII, LOGIN_STRING_ONLY } from '../src/giveaway/entrant-table.js';
+import { EntrantTable, LOGIN_KEEPS_STRING, LOGIN_NON_ASCII, LOGIN_STRING_ONLY } from '../src/giveaway/entrants/entrant-table.js';
 import { noRoles } from '../src/shared/chat.js';
 import type { Entrant } from '../src/giveaway/ports.js';
 

@@ -4,8 +4,8 @@
  * digits, and ids that are not decimal at all, across many doublings of the hash table.
  */
 import { describe, expect, it } from 'vitest';
-import { IdIndex } from '../src/giveaway/id-index.js';
-import { EntrantTable } from '../src/giveaway/entrant-table.js';
+import { IdIndex } from '../src/giveaway/entrants/id-index.js';
+import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
 
 /** A seeded generator (mulberry32), so a failure names its case. */
 function rng(seed: number): () => number {

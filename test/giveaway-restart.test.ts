@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
-import { verifyDraw } from '../src/giveaway/verify.js';
+import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
 import {
   chatMsg,

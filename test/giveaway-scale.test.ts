@@ -7,9 +7,9 @@
  */
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freezeEntrants, pickSequence } from '../src/giveaway/fairness.js';
+import { freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
 import type { DrawRecord } from '../src/giveaway/ports.js';
-import { verifyDraw } from '../src/giveaway/verify.js';
+import { verifyDraw } from '../src/fairness/verify.js';
 import { ManualClock } from '../src/shared/clock.js';
 import {
   chatMsg,

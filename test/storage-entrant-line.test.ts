@@ -6,9 +6,9 @@
  * entrant table's rows, one by one and copied from its stored bytes), and the journal's own parser reads both formats back to the same entrants.
  */
 import { describe, expect, it } from 'vitest';
-import { EntrantTable } from '../src/giveaway/entrant-table.js';
+import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
 import type { Entrant } from '../src/giveaway/ports.js';
-import { LineBytes, entrantLine } from '../src/storage/entrant-line.js';
+import { LineBytes, entrantLine } from '../src/giveaway/entrants/journal-line.js';
 import { parseJournal } from '../src/storage/journal.js';
 
 const roles = { broadcaster: false, moderator: true, vip: false, subscriber: true, subMonths: 7, firstMessage: false };

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileDrawRepository, StorageError } from '../src/storage/index.js';
 import { parseJournal } from '../src/storage/journal.js';
-import { entrantLine } from '../src/storage/entrant-line.js';
+import { entrantLine } from '../src/giveaway/entrants/journal-line.js';
 import { ManualClock } from '../src/shared/clock.js';
-import { verifyDraw } from '../src/giveaway/verify.js';
+import { verifyDraw } from '../src/fairness/verify.js';
 import { finishedRecord, makeEntrant } from './support/fairness-records.js';
 import { openRecord, tempDataDir, waitFor } from './support/storage-helpers.js';
 

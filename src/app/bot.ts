@@ -27,7 +27,7 @@ import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { startTwitchAuth, type ChatConnectOptions } from '../twitch/startup.js';
 import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
-import { beaconForBot, checkHintFor } from './beacon.js';
+import { beaconForBot, checkHintFor } from '../fairness/beacon-client/bot-beacon.js';
 import { verifyRoute } from '../http/verify-route.js';
 import { FourthwallShop } from '../shop/shop-port.js';
 import { EventIntake } from '../events/event-intake.js';

@@ -1,20 +1,20 @@
 /**
  * `npm run verify -- <id>`: recomputes a stored draw's winners from its revealed seed and frozen
- * entrant list (src/giveaway/verify.ts; the procedure is documented in src/giveaway/fairness.ts)
+ * entrant list (src/fairness/verify.ts; the procedure is documented in src/fairness/procedure.ts)
  * and says whether the history matches. Exit 0 when it does (with a short explanation), 1 when it
  * does not or the id is unknown (with the reason), 2 on bad arguments, 3 when there is nothing to
  * check (a giveaway cancelled before its draw, or a draw still open). Read-only.
  */
 import { FileDrawRepository } from '../storage/repository.js';
-import { verifyDraw } from '../giveaway/verify.js';
-import { FAIRNESS_ALGORITHM_V2 } from '../giveaway/beacon-fairness.js';
+import { verifyDraw } from '../fairness/verify.js';
+import { FAIRNESS_ALGORITHM_V2 } from '../fairness/index.js';
 import type { DrawRecord } from '../giveaway/ports.js';
 import { isEntryPoint, type CliIo } from './history.js';
 import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
 
 export const VERIFY_USAGE = `usage: npm run verify -- [--sandbox | --live] <draw id> [--html]
   Recomputes the draw's winners from its revealed seed, entrant list and public beacon round
-  (algorithm: src/giveaway/fairness.ts). Exit 0 when they match the history, 1 when they do not,
+  (algorithm: src/fairness/procedure.ts). Exit 0 when they match the history, 1 when they do not,
   3 when there is nothing to check yet (cancelled before the draw, or still open).
   --html  writes a self-contained verification page to stdout (npm run -s verify -- <id> --html > draw.html)
           that re-checks everything in the viewer's own browser; the verdict goes to stderr.

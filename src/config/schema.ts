@@ -231,7 +231,7 @@ export const fileSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
-  /** Public randomness beacon for the draws (see src/giveaway/fairness.ts, version 2). */
+  /** Public randomness beacon for the draws (see src/fairness/procedure.ts, version 2). */
   fairness: z
     .strictObject({
       beacon: z.enum(['drand', 'off']).default('drand'),

@@ -1,7 +1,7 @@
 /**
  * The beacon step of a draw, between freezing the entrant list and taking the picks: announce the
  * list's digest and the drand round the draw waits for, wait for that round, and return the key
- * the pick sequence runs with (beacon-fairness.ts).
+ * the pick sequence runs with (fairness/beacon-key.ts).
  *
  * Contract: without a BeaconPort the key is the seed (v1) and nothing is said. With one, the
  * round is the first published strictly after the freeze; the record (freeze time and round) is
@@ -15,8 +15,7 @@
  * undefined when the engine stopped meanwhile (the draw stays journaled as drawing).
  */
 import { isoNow, type FlowContext } from './context.js';
-import { FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound } from './beacon-fairness.js';
-import { FAIRNESS_ALGORITHM } from './fairness.js';
+import { FAIRNESS_ALGORITHM, FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound } from '../fairness/index.js';
 import type { BeaconRecord, BeaconRound } from './ports.js';
 import type { DrawSession } from './session.js';
 

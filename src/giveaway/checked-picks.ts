@@ -1,5 +1,5 @@
 /**
- * Picks that hold the account rules: walks the provably fair pick sequence (fairness.ts) from a
+ * Picks that hold the account rules: walks the provably fair pick sequence (fairness/procedure.ts) from a
  * position, asks the account gate about the next few picks at a time, sets aside each pick that
  * fails a rule (with its reason and the time of Twitch's answer) and keeps the others, until
  * `wanted` picks passed, the frozen list is exhausted, or the deadline comes.
@@ -7,7 +7,7 @@
  * Contract: the passed picks are exactly the first `wanted` picks of the sequence that pass, in
  * sequence order, and every pick before the last one taken is either taken or set aside; so for
  * uniform and weighted draws the winners have exactly the distribution of a draw among the
- * entrants who pass (sampling without replacement, conditioned on passing), and `verify.ts`
+ * entrants who pass (sampling without replacement, conditioned on passing), and `fairness/verify.ts`
  * replays them from the frozen list, the key and the recorded set-asides. Picks looked up ahead
  * but not needed are neither taken nor recorded (they stay free for later picks). Without an
  * active gate it is the plain sequence (same positions as firstPicks). A pick still unanswered
@@ -18,9 +18,8 @@
  * Does not: persist, or decide eligibility by itself (account-rules.ts does).
  */
 import type { AccountGate, PickVerdict } from './account-rules.js';
-import { pickKey } from './beacon-fairness.js';
-import { pickSequenceOfWeights } from './fairness.js';
-import type { FrozenList } from './frozen-list.js';
+import { pickKey, pickSequenceOfWeights } from '../fairness/index.js';
+import type { FrozenList } from './entrants/index.js';
 import type { DrawRecord, FrozenEntrant, SetAsidePick, Winner } from './ports.js';
 import { replaceWinner, type ReplaceMeta } from './picks.js';
 import type { DrawSession } from './session.js';

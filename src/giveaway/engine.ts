@@ -27,7 +27,7 @@ import { Announcer } from './announcer.js';
 import { markClaimed } from './claim-window.js';
 import type { FlowContext, GiveawayDeps, GiveawayEventMap } from './context.js';
 import { restoredPhase, viewPhase, type DrawViewPhase } from './draw-machine.js';
-import type { EntrantTable } from './entrant-table.js';
+import type { EntrantTable } from './entrants/index.js';
 import { Entries } from './entries.js';
 import { giftDrawStarted, hasWinners } from './flows/gift-draw.js';
 import { giftPurchase } from './flows/gift-purchase.js';

@@ -1,7 +1,8 @@
 /**
- * The views of an open draw's entrants that storage reads (the entry journal): by row, in entry
- * order, rows never changing once added. EntrantTable (entrant-table.ts) implements them; the
- * DrawRepository port (ports.ts) takes them. Types only; imports only shared/.
+ * The view of an open draw's entrants that storage reads (the entry journal): by row, in entry
+ * order, rows never changing once added. The entrant store (entrants/, EntrantTable) implements
+ * it; the DrawRepository port (ports.ts) takes it. Types only; imports only shared/ (ports.ts
+ * imports it, so it stays outside entrants/, whose files import ports.ts).
  */
 import type { ChatRoles } from '../shared/chat.js';
 
@@ -16,30 +17,5 @@ export interface EntrantRows {
   weightAt(row: number): number;
   rolesAt(row: number): ChatRoles;
   enteredAtOf(row: number): number;
-  /** The columns behind the rows, for writers that copy stored bytes (the journal); optional. */
-  rowBytes?(): EntrantRowBytes;
 }
 
-/**
- * An entrant table's columns by row, read-only, valid until the next row is added: a decimal user
- * id's digit keys (digit-keys.ts; keyHi 0: read userIdAt); a login's UTF-8 bytes at
- * loginBytes[loginStart .. + loginLen) when its loginFlags are 0 (else read loginAt); a display
- * name unlike the login at names[nameAt .. + nameLen) (nameLen 0: same as the login).
- */
-export interface EntrantRowBytes {
-  keyHi: Uint32Array;
-  keyLo: Uint32Array;
-  loginBytes: Uint8Array;
-  loginStart: Float64Array;
-  loginLen: Uint8Array;
-  loginFlags: Uint8Array;
-  names: Uint8Array;
-  nameAt: Float64Array;
-  nameLen: Uint16Array;
-  weights: Float64Array;
-  /** packRoles bits (entrant-table.ts). */
-  roleBits: Uint8Array;
-  /** Subscription months. */
-  months: Uint16Array;
-  enteredAt: Float64Array;
-}

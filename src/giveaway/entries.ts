@@ -16,7 +16,7 @@ import type { ChatMessage } from '../shared/chat.js';
 import type { TimerHandle } from '../shared/clock.js';
 import { channelOrBot, loweredIdentity, ticketWeight, type ChannelIdentity } from './eligibility.js';
 import { channelIdentity, type FlowContext } from './context.js';
-import { packRoles } from './entrant-table.js';
+import { packRoles } from './entrants/index.js';
 import type { DrawSession } from './session.js';
 
 export class Entries {

@@ -11,7 +11,7 @@
  * collect entries, close or pick, or validate moderator input.
  */
 import type { FlowContext } from './context.js';
-import { FAIRNESS_ALGORITHM, newSeed } from './fairness.js';
+import { FAIRNESS_ALGORITHM, newSeed } from '../fairness/index.js';
 import type { DrawRecord } from './ports.js';
 import { DrawSession } from './session.js';
 

@@ -19,7 +19,7 @@ import { picksDeadline, takeCheckedPicks } from './checked-picks.js';
 import { claimWindowFits } from './claim-window.js';
 import { channelIdentity, type FlowContext } from './context.js';
 import type { Trigger } from './draw-machine.js';
-import { freezeEntrantTable } from './freeze.js';
+import { freezeEntrantTable } from './entrants/index.js';
 import type { DrawSession } from './session.js';
 
 /** Freezes the eligible entrants (see the module contract); `frozen` when done. */

@@ -1,18 +1,18 @@
 /**
  * Winner picks over a draw record: the first winners, and the swap of a winner for the next pick.
  *
- * Contract: positions follow fairness.ts's prefix-stable sequence over the record's frozen list;
+ * Contract: positions follow fairness/procedure.ts's prefix-stable sequence over the record's frozen list;
  * the next free position is `winners.length + rerolls.length + setAside.length` (each reroll
  * record removed exactly one winner; checked-picks.ts finds the next pick that holds the account
- * rules), which is what verify.ts recomputes. Does not: decide eligibility, persist, or talk to
+ * rules), which is what fairness/verify.ts recomputes. Does not: decide eligibility, persist, or talk to
  * anyone.
  */
-import { pickSequenceOfWeights } from './fairness.js';
-import type { FrozenList } from './frozen-list.js';
+import { pickSequenceOfWeights } from '../fairness/index.js';
+import type { FrozenList } from './entrants/index.js';
 import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './ports.js';
 
 /** The first `count` picks over a frozen list as (entrant, position) pairs. */
-/** `key`: the seed (procedure v1) or the draw key derived with the beacon (v2, beacon-fairness.ts). */
+/** `key`: the seed (procedure v1) or the draw key derived with the beacon (v2, fairness/beacon-key.ts). */
 export function firstPicks(key: Buffer, frozen: FrozenList, count: number): { entrant: FrozenEntrant; pick: number }[] {
   return pickSequenceOfWeights(key, frozen.digest, frozen.weights, count, frozen.fenwick).map((index, pick) => ({
     entrant: frozen.entrant(index),

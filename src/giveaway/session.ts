@@ -11,10 +11,9 @@
  * `persist` passes the list to the repository separately. Does not talk to chat or the shop.
  */
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { EntrantTable } from './entrant-table.js';
-import { FrozenList } from './frozen-list.js';
 import type { DrawPhase } from './draw-machine.js';
 import type { ExclusionReason } from './eligibility.js';
+import { EntrantTable, FrozenList } from './entrants/index.js';
 import type { DrawRecord, DrawRepository, Entrant } from './ports.js';
 
 /** Who hears a session's phase changes (ActiveSessions, while the session is active). */

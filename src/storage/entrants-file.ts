@@ -2,7 +2,7 @@
  * The frozen entrant list of a closed draw on disk: `<dataDir>/draws/<id>.entrants.tsv`, format
  * version 2, and the reading of version 1 (`<id>.entrants.json`, written before version 2).
  *
- *   version 2: one header line, then the canonical lines of fairness.ts step 3, exactly the bytes
+ *   version 2: one header line, then the canonical lines of fairness/procedure.ts step 3, exactly the bytes
  *              the entrants digest hashes (so SHA-256 of everything after the first LF is the
  *              record's entrantsDigest):
  *                giftdrop-entrants\t2\t<draw id as a JSON string>\t<count>\n
@@ -17,7 +17,7 @@
  * recomputes the digest), read or write files, or know about draws beyond the id.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { writeLine } from '../giveaway/canonical.js';
+import { writeLine } from '../fairness/index.js';
 import type { FrozenEntrant, FrozenRows } from '../giveaway/ports.js';
 import { ByteChunks } from '../shared/byte-chunks.js';
 import { StorageError } from './errors.js';

@@ -1,8 +1,8 @@
 /**
  * The append-only entry journal of open draws: `<dir>/<draw id stem>.jsonl`, one JSON entrant per
- * line (entrant-line.ts: a compact array, or the entrant object; both are read). Appends are
+ * line (giveaway/entrants/journal-line.ts: a compact array, or the entrant object; both are read). Appends are
  * buffered in memory as UTF-8 bytes (encoded straight into one growing buffer per draw by
- * entrant-line.ts, no string per line; written buffers are reused) and written (one append per
+ * journal-line.ts, no string per line; written buffers are reused) and written (one append per
  * draw per flush, on a kept-open file) within `flushIntervalMs`, so the cost of an entry never
  * depends on the history size and a killed process loses at most the last interval. Reading
  * tolerates a torn last line (a crash in the middle of a write); a later append first terminates
@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import type { EntrantRows } from '../giveaway/entrant-rows.js';
 import type { Entrant } from '../giveaway/ports.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { LineBytes, entrantOfLine } from './entrant-line.js';
+import { LineBytes, entrantOfLine } from '../giveaway/entrants/index.js';
 import { StorageError } from './errors.js';
 import { FILE_MODE, fileStem, idFromStem, quarantineFile, readIfExists, replaceKeepingDamaged, writeFileAtomic } from './files.js';
 import { entrantSchema } from './schemas.js';

@@ -12,7 +12,7 @@
  *                                      distinct list. `<id>.entrants.json` (version 1, from before)
  *                                      is still read when no .tsv exists, and removed once replaced.
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (journal.ts; its
- *                                      line formats: entrant-line.ts), deleted when the draw ends.
+ *                                      line formats: giveaway/entrants/journal-line.ts), deleted when the draw ends.
  *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
  *   <dataDir>/delivery.json            each winner's prize delivery state (delivery-file.ts), written
  *                                      only through updateDelivery and attached to the winners of

@@ -275,7 +275,7 @@ export class DashboardApi {
     if (known) return known;
     const full = await this.d.repo.getDraw(r.id);
     // Imported here, not at start-up: a v2 draw's check loads the BLS code (@noble/curves).
-    const { verifyDraw } = await import('../giveaway/verify.js');
+    const { verifyDraw } = await import('../fairness/verify.js');
     const v = full ? verifyDraw(full) : { ok: false as const, reason: 'not found' };
     const text = v.ok ? 'verified' : `does not verify: ${v.reason}`;
     this.verified.set(key, text);

@@ -5,20 +5,20 @@
  *   1. commitment: SHA-256(seed) equals the commitment announced at open (WebCrypto);
  *   2. entrant list: canonical order and serialization, SHA-256 equals the announced digest;
  *   3. beacon (v2): a live draw does not rest on a sandbox beacon (the same rule and words as
- *      `npm run verify`, src/shared/beacon-policy.ts), the round's BLS signature against the
+ *      `npm run verify`, src/fairness/beacon-policy.ts), the round's BLS signature against the
  *      chain's public key (quicknet pinned), randomness = SHA-256(signature), and the round is
  *      the first published after the freeze;
  *   4. picks: the draw key (v2: HMAC-SHA256 over seed, digest, round, randomness; v1: the seed),
  *      the HMAC-SHA256 counter stream, rejection sampling and weighted picks without replacement
- *      (the procedure in src/giveaway/fairness.ts, implemented again here), compared with the
+ *      (the procedure in src/fairness/procedure.ts, implemented again here), compared with the
  *      announced winners, the picks the account rules set aside (each named with its reason and
  *      the time of Twitch's answer) and the reroll log.
  * It writes its verdict to `document.body.dataset.verdict` ('verified' | 'failed') and the
  * recomputed winners to #computed-winners (for the page's own tests). Text from the draw (logins,
  * product) is only ever set through textContent.
  */
-import { beaconModeProblem } from '../shared/beacon-policy.js';
-import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from '../shared/drand.js';
+import { beaconModeProblem } from '../fairness/beacon-policy.js';
+import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from '../fairness/drand.js';
 
 /** The draw data embedded in the page (see verify-page.ts `pageData`). */
 export interface PageData {
@@ -86,7 +86,7 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** The HMAC-SHA256 counter-mode byte stream (fairness.ts step 4). */
+/** The HMAC-SHA256 counter-mode byte stream (fairness/procedure.ts step 4). */
 class Stream {
   private block: Uint8Array = new Uint8Array(0);
   private offset = 0;
@@ -104,7 +104,7 @@ class Stream {
   }
 }
 
-/** Uniform integer in [0, n) by masked rejection sampling (fairness.ts step 5). */
+/** Uniform integer in [0, n) by masked rejection sampling (fairness/procedure.ts step 5). */
 async function uniformBelow(s: Stream, n: number): Promise<number> {
   if (n === 1) return 0;
   const bits = (n - 1).toString(2).length;
@@ -117,7 +117,7 @@ async function uniformBelow(s: Stream, n: number): Promise<number> {
   }
 }
 
-/** The first `count` picks as indices into the canonical list (fairness.ts step 6). */
+/** The first `count` picks as indices into the canonical list (fairness/procedure.ts step 6). */
 async function picks(key: Uint8Array, digestHex: string, weights: number[], count: number): Promise<number[]> {
   const stream = new Stream(key, hexToBytes(digestHex));
   const taken = new Array<boolean>(weights.length).fill(false);

@@ -101,7 +101,7 @@ export async function renderVerifyPage(record: DrawRecord): Promise<string> {
 <h1 id="title">giftdrop draw check</h1>
 <p id="status">This page checks the draw with JavaScript in your browser; please enable it.</p>
 <p class="note">Everything below is recomputed here, in your browser, from the data in this file: nothing is fetched and no server is trusted.
-The procedure is specified in giftdrop's src/giveaway/fairness.ts.</p>
+The procedure is specified in giftdrop's src/fairness/procedure.ts.</p>
 <h2>What was checked</h2><ol id="checks"></ol>
 <h2>Winners recomputed here</h2><p id="computed-winners"></p>
 <h2>Entrants (login, tickets)</h2><table><thead><tr><th>login</th><th>tickets</th></tr></thead><tbody id="entrants"></tbody></table>

@@ -8,10 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
-import { commitmentOf, freezeEntrants, pickSequence } from '../../src/giveaway/fairness.js';
-import { FAIRNESS_ALGORITHM_V2, drawKey } from '../../src/giveaway/beacon-fairness.js';
+import { commitmentOf, freezeEntrants, pickSequence } from '../../src/fairness/procedure.js';
+import { FAIRNESS_ALGORITHM_V2, drawKey } from '../../src/fairness/beacon-key.js';
 import type { DrawRecord, FrozenEntrant } from '../../src/giveaway/ports.js';
-import { QUICKNET, chainHashOf, publicKeyOf, randomnessOf, roundTimeMs, signRound, type DrandChain } from '../../src/shared/drand.js';
+import { QUICKNET, chainHashOf, publicKeyOf, randomnessOf, roundTimeMs, signRound, type DrandChain } from '../../src/fairness/drand.js';
 
 export interface KnownAnswer {
   label: string;

@@ -1,12 +1,12 @@
 /**
- * For the canonical-list tests: the fairness procedure's steps 2-3 (fairness.ts) computed the
+ * For the canonical-list tests: the fairness procedure's steps 2-3 (src/fairness/procedure.ts) computed the
  * slow plain way, as the yardstick the fast paths are compared with, and a seeded generator for
  * their inputs.
  */
 import { createHash } from 'node:crypto';
 import type { FrozenEntrant } from '../../src/giveaway/ports.js';
 
-/** The procedure exactly as fairness.ts states it: default string sort by userId, one text line per entrant, SHA-256. */
+/** The procedure exactly as src/fairness/procedure.ts states it: default string sort by userId, one text line per entrant, SHA-256. */
 export function reference(list: readonly FrozenEntrant[]): { frozen: FrozenEntrant[]; text: string; digest: string } {
   const frozen = list.map((e) => ({ userId: e.userId, login: e.login, weight: e.weight }));
   frozen.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));

@@ -1,6 +1,6 @@
 /** Builds realistic, correctly drawn DrawRecords for fairness, storage and CLI tests. */
 import { createHash } from 'node:crypto';
-import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants, pickSequence } from '../../src/giveaway/fairness.js';
+import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants, pickSequence } from '../../src/fairness/procedure.js';
 import type { DrawRecord, Entrant } from '../../src/giveaway/ports.js';
 import { noRoles } from '../../src/shared/chat.js';
 

@@ -4,7 +4,7 @@
  *
  * Wire format (as drand's HTTP relays): `GET /info` and `GET /<chain>/info` (chain info),
  * `GET /chains`, `GET /<chain>/public/<round>` and `GET /<chain>/public/latest` (`{ round,
- * randomness, signature }`). Scheme `bls-unchained-g1-rfc9380` (shared/drand.ts), signatures made
+ * randomness, signature }`). Scheme `bls-unchained-g1-rfc9380` (fairness/drand.ts), signatures made
  * with this server's own secret key. Round r is published at genesis + (r - 1) * period on the
  * INJECTED clock: a round that is not due yet answers 425 (Too Early), so a test decides exactly
  * when a round exists by moving its ManualClock. Listens on 127.0.0.1 with an OS-chosen port by
@@ -15,7 +15,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { chainHashOf, publicKeyOf, randomnessOf, roundAfter, signRound, type DrandChain } from '../../shared/drand.js';
+import { chainHashOf, publicKeyOf, randomnessOf, roundAfter, signRound, type DrandChain } from '../../fairness/drand.js';
 
 type BeaconFault = 'none' | 'unavailable' | 'bad-signature';
 

@@ -1,18 +1,18 @@
 /**
- * The beacon-backed fairness procedure `giftdrop-hmac-sha256-drand-v2` (specified in fairness.ts,
+ * The beacon-backed fairness procedure `giftdrop-hmac-sha256-drand-v2` (specified in procedure.ts,
  * "Version 2"): the draw key derived from the committed seed, the frozen list's digest and the
  * drand round's randomness, and the check of a recorded beacon round.
  *
- * Contract: pure functions; the pick sequence itself is fairness.ts's `pickSequence`, run with the
+ * Contract: pure functions; the pick sequence itself is procedure.ts's `pickSequence`, run with the
  * derived key in place of the seed, so every property of v1 (uniform rejection sampling, weighted
  * without replacement, prefix-stable rerolls) carries over unchanged. Records under v1 keep
- * picking and verifying with the seed alone. Does not: talk to a beacon (src/beacon/ does, behind
- * BeaconPort), decide when to wait for one (beacon-step.ts) or check a recorded round's signature
+ * picking and verifying with the seed alone. Does not: talk to a beacon (beacon-client/ does, behind
+ * BeaconPort), decide when to wait for one (giveaway/beacon-step.ts) or check a recorded round's signature
  * (beacon-check.ts: it needs the BLS code, which the bot loads only to verify a draw).
  */
 import { createHmac } from 'node:crypto';
-import { FAIRNESS_ALGORITHM, FairnessError, SEED_BYTES } from './fairness.js';
-import type { BeaconRecord, DrawRecord } from './ports.js';
+import { FAIRNESS_ALGORITHM, FairnessError, SEED_BYTES } from './procedure.js';
+import type { BeaconRecord, DrawRecord } from '../giveaway/ports.js';
 
 /** The identifier recorded in `Fairness.algorithm` for draws that used a beacon round. */
 export const FAIRNESS_ALGORITHM_V2 = 'giftdrop-hmac-sha256-drand-v2';

@@ -1,5 +1,5 @@
 /**
- * One journal line of an entrant (journal.ts), built without the generic JSON serialiser on the
+ * One journal line of an entrant (storage/journal.ts), built without the generic JSON serialiser on the
  * `!enter` hot path.
  *
  * Line formats (a reader takes both, line by line, so an old journal goes on after an upgrade):
@@ -20,10 +20,10 @@
  * the same for a row of a draw's entrant table, read from its columns (no object built). `entrantOfLine` turns a
  * parsed line of either format back into the entrant's fields (the caller validates them).
  */
-import { writeDigits } from '../giveaway/digit-keys.js';
-import { packRoles, unpackRoles } from '../giveaway/entrant-table.js';
-import type { EntrantRowBytes, EntrantRows } from '../giveaway/entrant-rows.js';
-import type { Entrant } from '../giveaway/ports.js';
+import { writeDigits } from '../../fairness/index.js';
+import { EntrantTable, packRoles, unpackRoles, type EntrantRowBytes } from './entrant-table.js';
+import type { EntrantRows } from '../entrant-rows.js';
+import type { Entrant } from '../ports.js';
 
 /** Every role bit set (the layout is packRoles'; storage-entrant-line.test.ts pins it as the format). */
 const ALL_ROLE_BITS = 31;
@@ -128,13 +128,13 @@ export class LineBytes {
   }
 
   /**
-   * Appends rows [from, to) of `rows` as `addRow` does, byte for byte. From a table's columns
-   * (EntrantRows.rowBytes) decimal ids are written from their digit keys, and logins and display
+   * Appends rows [from, to) of `rows` as `addRow` does, byte for byte. From an EntrantTable's
+   * columns (rowBytes) decimal ids are written from their digit keys, and logins and display
    * names of printable ASCII without `"` or `\` are copied as they are (no string read or built);
    * any other field goes the string way.
    */
   addRows(rows: EntrantRows, from: number, to: number): void {
-    const cols = rows.rowBytes?.();
+    const cols = rows instanceof EntrantTable ? rows.rowBytes() : undefined;
     if (!cols) {
       for (let row = from; row < to; row++) this.addRow(rows, row);
       return;
@@ -228,7 +228,7 @@ export class LineBytes {
     this.comma();
   }
 
-  /** `open` for a decimal user id given by its digit keys (digit-keys.ts): its digits need no escaping. */
+  /** `open` for a decimal user id given by its digit keys (fairness/digit-keys.ts): its digits need no escaping. */
   private openDigits(keyHi: number, keyLo: number): void {
     this.reserve(15 + 4 + LINE_ROOM);
     this.used = openDigitsAt(this.buf, this.used, keyHi, keyLo);

@@ -1,6 +1,6 @@
 /**
  * Independent re-check of a stored draw: recomputes the pick sequence from the revealed seed and
- * the frozen entrant list (see fairness.ts for the procedure) and compares it with the history.
+ * the frozen entrant list (see procedure.ts for the procedure) and compares it with the history.
  * A `giftdrop-hmac-sha256-drand-v2` draw must also carry a valid beacon round: a known chain, a
  * BLS signature that verifies, randomness = SHA-256(signature), and the first round published
  * after the list was frozen (beacon-check.ts); its picks then run with the derived key.
@@ -19,9 +19,9 @@
  * Twitch's answer at the recorded time).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { DrawRecord } from './ports.js';
-import { commitmentOf, freezeEntrants, pickSequence } from './fairness.js';
-import { FAIRNESS_ALGORITHM_V2, KNOWN_ALGORITHMS, pickKey } from './beacon-fairness.js';
+import type { DrawRecord } from '../giveaway/ports.js';
+import { commitmentOf, freezeEntrants, pickSequence } from './procedure.js';
+import { FAIRNESS_ALGORITHM_V2, KNOWN_ALGORITHMS, pickKey } from './beacon-key.js';
 import { checkBeaconRound } from './beacon-check.js';
 
 /** The outcome of verifyDraw: on success, the current winners' logins in pick order. */

@@ -1,7 +1,7 @@
 /**
  * Freezing an open draw's entrants at close, at any size, without blocking the event loop:
  * eligibility over the entrant table's columns, then the canonical list of the eligible rows (over
- * the table's columns when every id is a decimal one, canonical-table.ts; else canonical.ts), all
+ * the table's columns when every id is a decimal one, canonical-table.ts; else fairness/canonical.ts), all
  * in slices that yield to I/O.
  *
  * Contract: the result is what applyEligibility + freezeEntrants give for the same entrants (same
@@ -9,15 +9,13 @@
  * entrant. Throws FairnessError on invalid entrants. Does not: reveal the seed, pick winners or
  * persist.
  */
-import { canonicalise, type Canonical, type ListRows } from './canonical.js';
-import { runSliced, type Steps } from './steps.js';
+import { canonicalise, fenwickSteps, runSliced, type Canonical, type ListRows, type Steps } from '../../fairness/index.js';
 import { canonicaliseTable } from './canonical-table.js';
-import { fenwickSteps } from './fairness.js';
-import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from './eligibility.js';
+import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from '../eligibility.js';
 import type { EntrantTable } from './entrant-table.js';
 import { surelyEligibleRows } from './eligibility-columns.js';
 import { FrozenList } from './frozen-list.js';
-import type { GiveawaySettings } from './settings.js';
+import type { GiveawaySettings } from '../settings.js';
 import { unpackRoles } from './entrant-table.js';
 
 export interface FreezeResult {
@@ -88,7 +86,7 @@ function sieve(
   return count;
 }
 
-/** The freeze as steps (see runSliced / runToEnd in canonical.ts). */
+/** The freeze as steps (see runSliced / runToEnd in fairness/steps.ts). */
 function* freezeSteps(
   table: EntrantTable,
   settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,

@@ -1,17 +1,17 @@
 /**
- * The check of a `giftdrop-hmac-sha256-drand-v2` draw's recorded beacon round (fairness.ts,
+ * The check of a `giftdrop-hmac-sha256-drand-v2` draw's recorded beacon round (procedure.ts,
  * "Version 2"): a known chain (quicknet pinned, or a self-described sandbox chain in sandbox mode),
  * a BLS signature of that round that verifies, randomness = SHA-256(signature), and the round being
  * the first one published strictly after the entrant list was frozen.
  *
- * Contract: pure functions over a DrawRecord. Split from beacon-fairness.ts because it imports the
- * BLS code (shared/drand.ts, @noble/curves): verify.ts loads it, and the running bot loads
+ * Contract: pure functions over a DrawRecord. Split from beacon-key.ts because it imports the
+ * BLS code (drand.ts, @noble/curves): verify.ts loads it, and the running bot loads
  * verify.ts only when a draw is verified, never at start-up.
  */
-import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from '../shared/drand.js';
-import { beaconModeProblem } from '../shared/beacon-policy.js';
-import { fetchedRound } from './beacon-fairness.js';
-import type { BeaconRecord, DrawRecord } from './ports.js';
+import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from './drand.js';
+import { beaconModeProblem } from './beacon-policy.js';
+import { fetchedRound } from './beacon-key.js';
+import type { BeaconRecord, DrawRecord } from '../giveaway/ports.js';
 
 /** The chain a recorded round claims to come from: quicknet (pinned), or a self-described sandbox chain. */
 function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): DrandChain | string {

@@ -1,9 +1,9 @@
 /**
  * Decimal user ids (Twitch's, up to 15 digits) as two 32-bit sort keys, the stable LSD radix sort
  * over them, and the digits written back from the keys. Used by the close-time freeze over an
- * entrant table's columns (canonical-table.ts: the sort and the digest then read contiguous typed
+ * entrant table's columns (giveaway/entrants/canonical-table.ts: the sort and the digest then read contiguous typed
  * arrays, never a million heap strings), by the freeze of a plain list (canonical.ts) and by the
- * table's user-id index (id-index.ts).
+ * table's user-id index (giveaway/entrants/id-index.ts).
  *
  * Contract: `digitKey` packs an id of 1-15 ASCII digits as nibbles (digit d -> d + 1; a missing
  * position -> 0, so a prefix sorts first): digits 1-8 in `hi` (first digit in the top nibble),

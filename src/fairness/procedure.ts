@@ -46,9 +46,9 @@
  * The implementation uses a Fenwick tree over the weights: O(n) to build (in slices during a big
  * draw's freeze: fenwickSteps), O(log n) per pick. Steps 2-3 live in canonical.ts (packed-key
  * radix or merge sort, one digest pass, sliceable for big draws) and, over an entrant table's
- * columns, canonical-table.ts.
+ * columns, giveaway/entrants/canonical-table.ts.
  *
- * Version 2, `giftdrop-hmac-sha256-drand-v2` (beacon-fairness.ts, beacon-step.ts): steps 1-3 and
+ * Version 2, `giftdrop-hmac-sha256-drand-v2` (beacon-key.ts, giveaway/beacon-step.ts): steps 1-3 and
  * 5-6 are unchanged; step 4's HMAC key is not the seed but a draw key that also depends on a public
  * randomness beacon round published after the list was frozen:
  *   a. At close the list is frozen (step 2), its digest computed (step 3) and the freeze time
@@ -85,7 +85,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { RandomSource } from '../shared/random.js';
 import { FairnessError, canonicalise, checkWeight } from './canonical.js';
 import { runToEnd, type Steps } from './steps.js';
-import type { FrozenEntrant } from './ports.js';
+import type { FrozenEntrant } from '../giveaway/ports.js';
 
 export { FairnessError } from './canonical.js';
 

@@ -2,7 +2,7 @@
  * The entrants of one draw, held compactly: one row per distinct user id in parallel columns of
  * typed arrays and byte buffers, with no heap string or object per entrant in the common case.
  * A decimal user id of up to 15 digits (every Twitch id) is held only as its two digit keys
- * (digit-keys.ts), a login only as its UTF-8 bytes, a display name that differs from the login as
+ * (fairness/digit-keys.ts), a login only as its UTF-8 bytes, a display name that differs from the login as
  * UTF-8 bytes; weight, role flags, subscription months and entry time are numbers in typed
  * arrays; an index maps user id to row (id-index.ts). Only the odd row keeps a string, in a
  * side map: a user id that is not such a decimal id, a login over 255 UTF-8 bytes, a login or
@@ -16,14 +16,14 @@
  * first entry of a user id and returns false for later ones. Every string read back
  * (`userIdAt`, `loginAt`, `displayNameAt`, `entrant`) equals the one added, and is built on each
  * read (callers on hot paths read the columns instead). Does not: validate fairness inputs
- * (fairness.ts does at close), decide eligibility or persist.
+ * (fairness/procedure.ts does at close), decide eligibility or persist.
  */
-import type { ChatRoles } from '../shared/chat.js';
-import { ownedString } from '../shared/owned-string.js';
-import { writeDigits } from './digit-keys.js';
+import type { ChatRoles } from '../../shared/chat.js';
+import { ownedString } from '../../shared/owned-string.js';
+import { writeDigits } from '../../fairness/index.js';
 import { IdIndex } from './id-index.js';
-import type { EntrantRowBytes, EntrantRows } from './entrant-rows.js';
-import type { Entrant } from './ports.js';
+import type { EntrantRows } from '../entrant-rows.js';
+import type { Entrant } from '../ports.js';
 
 const BROADCASTER = 1;
 const MODERATOR = 2;
@@ -48,7 +48,7 @@ const TAB_CR_LF = /[\t\r\n]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 
-/** Digits of a user id written back from its key (digit-keys.ts); one scratch buffer. */
+/** Digits of a user id written back from its key (fairness/digit-keys.ts); one scratch buffer. */
 const DIGITS = Buffer.allocUnsafe(16);
 
 export function packRoles(r: ChatRoles): number {
@@ -93,6 +93,30 @@ export interface TableColumns {
   months: Uint16Array;
 }
 
+/**
+ * An entrant table's columns by row, read-only, valid until the next row is added: a decimal user
+ * id's digit keys (fairness/digit-keys.ts; keyHi 0: read userIdAt); a login's UTF-8 bytes at
+ * loginBytes[loginStart .. + loginLen) when its loginFlags are 0 (else read loginAt); a display
+ * name unlike the login at names[nameAt .. + nameLen) (nameLen 0: same as the login).
+ */
+export interface EntrantRowBytes {
+  keyHi: Uint32Array;
+  keyLo: Uint32Array;
+  loginBytes: Uint8Array;
+  loginStart: Float64Array;
+  loginLen: Uint8Array;
+  loginFlags: Uint8Array;
+  names: Uint8Array;
+  nameAt: Float64Array;
+  nameLen: Uint16Array;
+  weights: Float64Array;
+  /** packRoles bits. */
+  roleBits: Uint8Array;
+  /** Subscription months. */
+  months: Uint16Array;
+  enteredAt: Float64Array;
+}
+
 /** The entrants of one draw in columns, addressed by row (entry order). */
 export class EntrantTable implements EntrantRows {
   private readonly index = new IdIndex();
@@ -113,7 +137,7 @@ export class EntrantTable implements EntrantRows {
   private roleBits = new Uint8Array(64);
   private months = new Uint16Array(64);
   private enteredAt = new Float64Array(64);
-  /** Digit-id sort keys (digit-keys.ts; keyHi 0 = not a decimal id of up to 15 digits). */
+  /** Digit-id sort keys (fairness/digit-keys.ts; keyHi 0 = not a decimal id of up to 15 digits). */
   private keyHi = new Uint32Array(64);
   private keyLo = new Uint32Array(64);
   /** Logins as UTF-8 bytes: a row's are loginBytes[loginStart .. loginStart + loginLen). */
@@ -265,7 +289,7 @@ export class EntrantTable implements EntrantRows {
     };
   }
 
-  /** The columns as EntrantRowBytes (the journal copies rows from them). Valid until the next `add`. */
+  /** The columns as EntrantRowBytes (journal-line.ts copies rows from them). Valid until the next `add`. */
   rowBytes(): EntrantRowBytes {
     return {
       keyHi: this.keyHi,

@@ -2,7 +2,7 @@
  * Row lookup by user id for an entrant table (entrant-table.ts), built for the `!enter` hot path:
  * every chat line of a flood asks "is this user in already?", and a V8 Map of a million strings
  * answers with three scattered memory reads (bucket, entry, key string). Here a decimal id of
- * 1-15 digits (every Twitch id) is keyed by its two 32-bit digit keys (digit-keys.ts: equal keys
+ * 1-15 digits (every Twitch id) is keyed by its two 32-bit digit keys (fairness/digit-keys.ts: equal keys
  * are equal ids, leading zeros included; keyHi is never 0) in an open-addressing hash table probed
  * linearly: `keys` holds [keyHi, keyLo] per slot (8 bytes, aligned: eight slots per cache line,
  * none split across two; keyHi 0 = empty) and `rows` the slot's row, read only when the row is
@@ -20,8 +20,8 @@
  * digits), so the table stores it without reading the digits a second time.
  */
 
-import { ownedString } from '../shared/owned-string.js';
-import { readDigitKey } from './digit-keys.js';
+import { ownedString } from '../../shared/owned-string.js';
+import { readDigitKey } from '../../fairness/index.js';
 
 const EMPTY = 0;
 /** Slots at start (a power of two). */

@@ -3,7 +3,7 @@
  * `GET /<chain>/public/<round>`), with undici and zod at the edge.
  *
  * Contract:
- * - Live: the chain is drand quicknet, pinned (hash, public key, schedule in shared/drand-chain.ts);
+ * - Live: the chain is drand quicknet, pinned (hash, public key, schedule in drand-chain.ts);
  *   what a relay says about the chain is never trusted, every round is checked against the pinned
  *   key. Sandbox (`DrandBeacon.connectSandbox`): the chain info is read from the local sandbox
  *   beacon once, and its key and schedule are recorded with each round (marked sandbox).
@@ -14,22 +14,22 @@
  *   (BeaconError). Never logs anything but the round, status and duration.
  * - The BLS code is imported by the first `fetch` (or `connectSandbox`), not with this module.
  */
-import { LazyPool, undici } from '../http-client/undici.js';
+import { LazyPool, undici } from '../../http-client/undici.js';
 import { z } from 'zod';
-import type { Logger } from '../logging/index.js';
-import { silentLogger } from '../logging/index.js';
-import type { BeaconPort, BeaconRound } from '../giveaway/ports.js';
-import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
-import { GiftdropError } from '../shared/errors.js';
-import { QUICKNET, roundAfter, roundTimeMs, type DrandChain } from '../shared/drand-chain.js';
+import type { Logger } from '../../logging/index.js';
+import { silentLogger } from '../../logging/index.js';
+import type { BeaconPort, BeaconRound } from '../../giveaway/ports.js';
+import { systemClock, type Clock, type TimerHandle } from '../../shared/clock.js';
+import { GiftdropError } from '../../shared/errors.js';
+import { QUICKNET, roundAfter, roundTimeMs, type DrandChain } from '../drand-chain.js';
 
-let checks: Promise<typeof import('../shared/drand.js')> | undefined;
+let checks: Promise<typeof import('../drand.js')> | undefined;
 /**
- * The signature and hash checks (shared/drand.ts with @noble/curves), imported on first use rather
+ * The signature and hash checks (drand.ts with @noble/curves), imported on first use rather
  * than at start-up; `fetch` starts the import before it waits for the round to be published.
  */
-function drandChecks(): Promise<typeof import('../shared/drand.js')> {
-  return (checks ??= import('../shared/drand.js'));
+function drandChecks(): Promise<typeof import('../drand.js')> {
+  return (checks ??= import('../drand.js'));
 }
 
 /** The default public relay. */

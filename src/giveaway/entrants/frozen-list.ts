@@ -3,16 +3,15 @@
  * frozen from (an entrant table, or a stored list), the weights in canonical order and the digest.
  * Nothing is copied per entrant, so snapshots, saves and events never carry a million objects.
  *
- * Contract: position p is the entrant at canonical position p (fairness.ts step 2); `digest` is
+ * Contract: position p is the entrant at canonical position p (fairness/procedure.ts step 2); `digest` is
  * the entrants digest of exactly this list. A freshly frozen list also holds the bytes the digest
  * hashed, handed over once (`takeCanonicalBytes`) so storage writes them instead of serialising
  * the list a second time. Rows are read through the source, which must not
  * change afterwards (entrant tables only grow while open; a closed draw's table is final).
- * Does not: validate (canonical.ts did at close) or store anything.
+ * Does not: validate (fairness/canonical.ts did at close) or store anything.
  */
-import { canonicalise, type Canonical, type ListRows } from './canonical.js';
-import { runToEnd } from './steps.js';
-import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from './ports.js';
+import { canonicalise, runToEnd, type Canonical, type ListRows } from '../../fairness/index.js';
+import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from '../ports.js';
 
 export class FrozenList implements FrozenRows {
   constructor(
@@ -22,11 +21,11 @@ export class FrozenList implements FrozenRows {
     readonly weights: Float64Array,
     readonly digest: string,
     private canonicalBytes?: Buffer[],
-    /** The weights' Fenwick array (fairness.ts fenwickSteps), when built during the freeze. */
+    /** The weights' Fenwick array (fairness/procedure.ts fenwickSteps), when built during the freeze. */
     readonly fenwick?: Float64Array,
   ) {}
 
-  /** The list of `canonical` (canonical.ts) over `source`. */
+  /** The list of `canonical` (fairness/canonical.ts) over `source`. */
   static of(source: ListRows, canonical: Canonical, fenwick?: Float64Array): FrozenList {
     return new FrozenList(source, canonical.order, canonical.weights, canonical.digest, canonical.bytes, fenwick);
   }

@@ -2,18 +2,18 @@
  * A pre-check of eligibility over an entrant table's columns, so the close-time freeze reads a
  * row's strings (user id, login) only when the rules could exclude that row.
  *
- * Contract: `surelyEligible(row)` is true only when `excluder` (eligibility.ts) would certainly
+ * Contract: `surelyEligible(row)` is true only when `excluder` (../eligibility.ts) would certainly
  * return undefined for that row: no role flag or subscription rule that excludes, a login that
  * is ASCII and, lower-cased, equals none of the logins the rules name (the channel, the bot, the
  * excluded logins; compared byte by byte, ASCII lower-casing keeps the length), and a user id whose digit key
  * shares no first-8-digits key with the channel id or a recent winner. False means "ask
  * `excluder`", never "excluded". Does not: decide exclusions or count them.
  */
-import { noRoles } from '../shared/chat.js';
-import { digitKey } from './digit-keys.js';
+import { noRoles } from '../../shared/chat.js';
+import { digitKey } from '../../fairness/index.js';
 import { LOGIN_NON_ASCII, LOGIN_STRING_ONLY, packRoles, type EntrantTable } from './entrant-table.js';
-import type { ChannelIdentity } from './eligibility.js';
-import type { GiveawaySettings } from './settings.js';
+import type { ChannelIdentity } from '../eligibility.js';
+import type { GiveawaySettings } from '../settings.js';
 
 /** Whether the ASCII login at `bytes[at..]`, lower-cased, equals one of `named` (same length). */
 function matchesAny(bytes: Buffer, at: number, named: readonly Buffer[]): boolean {

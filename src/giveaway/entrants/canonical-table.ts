@@ -1,20 +1,18 @@
 /**
- * The canonical list of canonical.ts (validation, the sort into user-id code-unit order, the
+ * The canonical list of fairness/canonical.ts (validation, the sort into user-id code-unit order, the
  * duplicate check, the digest), computed over an entrant table's columns when every eligible
  * user id is a decimal id of up to 15 digits (Twitch's) and every login is held as bytes: the
- * sort runs on the ids' digit keys (digit-keys.ts) and the digest lines are written from the
+ * sort runs on the ids' digit keys (fairness/digit-keys.ts) and the digest lines are written from the
  * sorted keys and the table's login bytes, so no heap string is read per entrant.
  *
  * Contract: `canonicaliseTable(table, rows)` gives undefined when some row does not qualify (the
  * caller then runs `canonicalise`); otherwise exactly what `canonicalise` gives for the same rows
  * (same order, weights, digest and digest bytes, the same FairnessError for the same bad input),
- * except that `order` holds table rows rather than positions in `rows`. A generator (canonical.ts
+ * except that `order` holds table rows rather than positions in `rows`. A generator (fairness/canonical.ts
  * Steps): run it sliced. Does not: decide eligibility or keep anything.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { FairnessError, checkField, checkWeight, type Canonical } from './canonical.js';
-import type { Steps } from './steps.js';
-import { sortByDigitKeys, writeDigits } from './digit-keys.js';
+import { checkField, checkWeight, FairnessError, sortByDigitKeys, writeDigits, type Canonical, type Steps } from '../../fairness/index.js';
 import { LOGIN_STRING_ONLY, LOGIN_UNCHECKED, type EntrantTable, type TableColumns } from './entrant-table.js';
 
 const CHUNK = 4096;
@@ -102,7 +100,7 @@ function writeLines(
 }
 
 /**
- * canonicalise (canonical.ts) over `rows` of `table`'s columns; undefined when a row does not
+ * canonicalise (fairness/canonical.ts) over `rows` of `table`'s columns; undefined when a row does not
  * qualify. Once it returns a list, `rows` has been reused by the sort (its contents are gone).
  */
 export function* canonicaliseTable(table: EntrantTable, rows: Uint32Array): Steps<Canonical | undefined> {

@@ -1,5 +1,5 @@
 /**
- * The canonical frozen entrant list of fairness.ts (steps 2 and 3), computed at any size without
+ * The canonical frozen entrant list of procedure.ts (steps 2 and 3), computed at any size without
  * object graphs and without blocking: validation, the sort into user-id code-unit order, the
  * duplicate check, the digest and the weights in canonical order.
  *
@@ -179,7 +179,7 @@ function serialise(rows: ListRows, order: Uint32Array, weights: Float64Array, by
 }
 
 /**
- * Validates `rows`, sorts them into canonical order and digests them (fairness.ts steps 2-3).
+ * Validates `rows`, sorts them into canonical order and digests them (procedure.ts steps 2-3).
  * Throws FairnessError on an empty or TAB/CR/LF-bearing userId or login, a weight that is not a
  * positive safe integer, a total weight above 2^53 - 1, or a duplicate userId.
  */

@@ -1,0 +1,80 @@
+/**
+ * The entrant store: one draw's entrants while it is open, their freeze into the canonical list
+ * the picks run on at close, and the journal line each entrant is saved as. This file is its
+ * interface; nothing outside entrants/ imports the other files (eslint.config.mjs enforces it;
+ * tests may, to check the parts).
+ *
+ * Interface:
+ * - `EntrantTable`: `new EntrantTable(entrants?)`, then `addFields` (the `!enter` path, with
+ *   `packRoles` for the role flags) or `add`, `has`, `size`; `get`, `values`, `displayNameOf`,
+ *   `findByLogin` and the row reads of EntrantRows (entrant-rows.ts, what the journal reads) for
+ *   views. One row per distinct user id, in entry order, never removed.
+ * - `freezeEntrantTable(entrants, settings, channel, recentWinners)`: at close, on the event loop
+ *   in slices: the eligible entrants as a `FrozenList` (canonical order, weights, digest and the
+ *   bytes it hashed), the exclusion counts by reason and the rules record.
+ * - `FrozenList`: the frozen list's read API (length, userId/login/weight/entrant at a canonical
+ *   position, digest, weights); `FrozenList.fromStored` for a list loaded from storage.
+ * - `LineBytes`, `entrantOfLine`: the journal's line format (journal-line.ts), written straight
+ *   from the columns; storage's journal appends and reads these lines.
+ *
+ * Inside (why it is this big: a 1M-entrant close within its target, bench e2e.close1M, and a chat
+ * flood that leaves the garbage collector nothing to do, bench e2e.heapPerEntrant):
+ *   entrant-table.ts        the columns: typed arrays and byte buffers, no object per entrant
+ *   id-index.ts             user id -> row, an open-addressing hash on the ids' digit keys
+ *   eligibility-columns.ts  a pre-check of eligibility over the columns (strings read only if needed)
+ *   canonical-table.ts      the canonical list computed over the columns (radix sort on digit keys)
+ *   freeze.ts               eligibility, then the canonical list, in slices
+ *   frozen-list.ts          the frozen list: positions into the rows it was frozen from
+ *   journal-line.ts         the journal line: compact JSON arrays written byte by byte
+ * The canonical order and digest themselves are the fairness procedure's (src/fairness/: its
+ * definition, canonicalise for any list, the digit keys and their radix sort); canonical-table.ts
+ * computes the same list over these columns and gives exactly what canonicalise gives
+ * (test/fairness-canonical-table.test.ts), falling back to canonicalise when an id is not a
+ * decimal Twitch id.
+ *
+ * Does not: decide eligibility rules (../eligibility.ts), pick winners (src/fairness/, picks.ts),
+ * write files (storage/) or know about draws beyond their entrants.
+ */
+import type { ChannelIdentity } from '../eligibility.js';
+import type { EntrantRows } from '../entrant-rows.js';
+import type { Entrant } from '../ports.js';
+import type { GiveawaySettings } from '../settings.js';
+import { EntrantTable as Table } from './entrant-table.js';
+import { freezeEntrantTable as freezeTable, type FreezeResult } from './freeze.js';
+
+export { packRoles } from './entrant-table.js';
+export { FrozenList } from './frozen-list.js';
+export { LineBytes, entrantOfLine } from './journal-line.js';
+
+/** One draw's entrants: what the flows and views may do with them (see the module header). */
+export interface EntrantTable extends EntrantRows {
+  /** Distinct entrants so far. */
+  readonly size: number;
+  has(userId: string): boolean;
+  /** Adds an entrant once per user id; false when that user id is already in. */
+  add(e: Entrant): boolean;
+  /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path. */
+  addFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean;
+  /** The entrant with this user id, materialised; undefined when not in. */
+  get(userId: string): Entrant | undefined;
+  /** Every entrant in entry order, one object at a time (read-only views). */
+  values(): IterableIterator<Entrant>;
+  displayNameOf(userId: string): string | undefined;
+  /** The first entrant whose login equals `login` (case-insensitive). */
+  findByLogin(login: string): Entrant | undefined;
+}
+
+/** A new, empty store (or one holding `entrants`, a restored draw's journal). */
+export const EntrantTable: new (entrants?: Iterable<Entrant>) => EntrantTable = Table;
+
+/** Freezes `entrants` at close on the event loop, yielding whenever a slice has run `budgetMs`. */
+export function freezeEntrantTable(
+  entrants: EntrantTable,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  id: ChannelIdentity,
+  recentWinners: ReadonlySet<string>,
+  budgetMs?: number,
+): Promise<FreezeResult> {
+  if (!(entrants instanceof Table)) throw new TypeError('freezeEntrantTable: the entrants must come from new EntrantTable()');
+  return freezeTable(entrants, settings, id, recentWinners, budgetMs);
+}
