@@ -12,7 +12,7 @@
  */
 import type { SandboxHelix } from '../src/sandbox/helix/index.js';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { QUICK, enterMessage, enterViewers, loadNote, median, openGiftDraw, startBenchStack, type BenchStack } from './e2e-support.js';
 import type { BenchResult } from './types.js';
 

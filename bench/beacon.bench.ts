@@ -18,7 +18,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { startLocalStack } from '../src/local/local-stack.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { roundTimeMs } from '../src/fairness/drand.js';
 import type { BenchResult } from './types.js';
 

@@ -5,7 +5,7 @@
  */
 import tmi from 'tmi.js';
 import type { ChatServer, SimViewer } from '../src/sandbox/chat/index.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import type { BenchStack } from './e2e-support.js';
 
 /** `count` viewers with distinct user ids, every 5th a subscriber. */

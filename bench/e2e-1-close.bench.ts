@@ -28,7 +28,7 @@ import {
   startProber,
   type BenchStack,
 } from './e2e-support.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import type { BenchResult } from './types.js';
 
 const ENTRANTS = QUICK ? 100_000 : 1_000_000;

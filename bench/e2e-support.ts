@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { startLocalStack, type LocalStack } from '../src/local/local-stack.js';
 import { loadConfig } from '../src/config/index.js';
 import { fileSchema } from '../src/config/schema.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { RequestRecord } from '../src/sandbox/fourthwall/index.js';
 import { noRoles, type ChatMessage } from '../src/shared/chat.js';

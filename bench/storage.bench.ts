@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DrawRecord, Entrant } from '../src/giveaway/ports.js';
+import type { DrawRecord, Entrant } from '../src/giveaway/model.js';
 import { noRoles } from '../src/shared/chat.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 import type { BenchResult } from './types.js';

@@ -14,7 +14,8 @@ import { AccountGate, type AccountRules } from '../src/giveaway/account-rules.js
 import { nextPosition, replaceWinnerChecked, takeCheckedPicks } from '../src/giveaway/checked-picks.js';
 import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants } from '../src/fairness/procedure.js';
 import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
-import type { AccountInfo, AccountInfoPort, AccountLookup, DrawRecord, FrozenEntrant } from '../src/giveaway/ports.js';
+import type { AccountInfo, AccountLookup, DrawRecord, FrozenEntrant } from '../src/giveaway/model.js';
+import type { AccountInfoPort } from '../src/giveaway/ports.js';
 import { DrawSession } from '../src/giveaway/session.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 

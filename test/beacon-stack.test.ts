@@ -12,7 +12,7 @@ import { startLocalStack, type LocalStack } from '../src/local/local-stack.js';
 import { runVerifyCli } from '../src/cli/verify.js';
 import { loadConfig } from '../src/config/index.js';
 import { FAIRNESS_ALGORITHM_V2 } from '../src/fairness/beacon-key.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { silentLogger } from '../src/logging/index.js';
 import { captureIo } from './support/cli-io.js';
 import { waitUntil } from './support/e2e-stack.js';

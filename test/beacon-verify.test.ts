@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerifyCli } from '../src/cli/verify.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import { randomnessOf, signRound } from '../src/fairness/drand.js';
 import { FileDrawRepository } from '../src/storage/index.js';

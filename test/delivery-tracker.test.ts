@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryTracker, type PrizeStatus, type RedemptionPort, type WhisperPort } from '../src/delivery/tracker.js';
 import type { GiveawayEventMap } from '../src/giveaway/context.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { silentLogger } from '../src/logging/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { FileDrawRepository } from '../src/storage/index.js';

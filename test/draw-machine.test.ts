@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTIVE_PHASES, TRANSITIONS, next, restoredPhase, rerollRefusal, type DrawPhase } from '../src/giveaway/draw-machine.js';
 import { flowOf } from '../src/giveaway/flows/index.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 
 const ALL: DrawPhase[] = ['opening', 'open', 'closing', 'awaiting-beacon', 'picking', 'claim-window', 'finishing', 'settled', 'failed', 'cancelled'];
 

@@ -13,7 +13,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import type { SandboxHelix } from '../src/sandbox/helix/index.js';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
 import { HAS_CHROMIUM, launchBrowser } from './support/browser.js';

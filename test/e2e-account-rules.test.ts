@@ -10,7 +10,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack, type LinkStackOptions } from './support/e2e-link-stack.js';
 
 const DAY = 86_400_000;

@@ -6,7 +6,7 @@
  * Real bot in-process against the chat server and the Fourthwall sandbox; 1-2 s windows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { runHistoryCli } from '../src/cli/history.js';
-import type { Delivery } from '../src/giveaway/ports.js';
+import type { Delivery } from '../src/giveaway/model.js';
 import type { PrizeView } from '../src/delivery/tracker.js';
 import { captureIo } from './support/cli-io.js';
 import { deliveryReaches, drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';

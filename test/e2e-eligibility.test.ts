@@ -7,7 +7,7 @@
  * recomputes the weighted draws.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import type { SimViewerOptions } from '../src/sandbox/chat/index.js';
 import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 import { rm } from 'node:fs/promises';

@@ -7,7 +7,7 @@
  *   attempt created (`GET /giveaway-links/packages`): the sandbox holds one package, not two.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { enterAll, logins, setShopLive, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
 import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 import { FailingSaves } from './support/failing-repository.js';

@@ -6,7 +6,7 @@
  * bot's history.
  */
 import { describe, it, type ExpectStatic } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import {
   enterAll,
   finishCalls,

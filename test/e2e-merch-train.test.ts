@@ -8,7 +8,7 @@
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { SEED_PRODUCT_IDS } from '../src/sandbox/fourthwall/index.js';
 import { startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 import { waitUntil } from './support/e2e-stack.js';

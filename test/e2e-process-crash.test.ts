@@ -6,7 +6,7 @@
  * sees exactly one processed finish with the winners recorded before the crash.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import {
   enterAll,
   finishCalls,

@@ -14,7 +14,7 @@ import { canonicaliseTable } from '../src/giveaway/entrants/canonical-table.js';
 import { digitKey, sortByDigitKeys, writeDigits } from '../src/fairness/digit-keys.js';
 import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
 import { freezeEntrantTable } from '../src/giveaway/entrants/freeze.js';
-import type { Entrant } from '../src/giveaway/ports.js';
+import type { Entrant } from '../src/giveaway/model.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
 import { reference, rng } from './support/canonical-reference.js';

@@ -17,7 +17,7 @@ import { freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
 import { freezeEntrantTable } from '../src/giveaway/entrants/freeze.js';
 import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
 import { firstPicks } from '../src/giveaway/picks.js';
-import { frozenRowsOf, type Entrant, type FrozenEntrant } from '../src/giveaway/ports.js';
+import { frozenRowsOf, type Entrant, type FrozenEntrant } from '../src/giveaway/model.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';
 import { reference, rng } from './support/canonical-reference.js';

@@ -11,7 +11,7 @@ import {
   uniformBelow,
   type ByteSource,
 } from '../src/fairness/procedure.js';
-import type { FrozenEntrant } from '../src/giveaway/ports.js';
+import type { FrozenEntrant } from '../src/giveaway/model.js';
 
 /** Deterministic distinct seeds for statistical tests (the tests themselves never flake). */
 function seedNo(i: number): Buffer {

@@ -11,7 +11,8 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountGate, type AccountRules } from '../src/giveaway/account-rules.js';
-import type { AccountInfo, AccountInfoPort, AccountLookup, DrawRecord } from '../src/giveaway/ports.js';
+import type { AccountInfo, AccountLookup, DrawRecord } from '../src/giveaway/model.js';
+import type { AccountInfoPort } from '../src/giveaway/ports.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { ManualClock } from '../src/shared/clock.js';
 import { START_MS, chatMsg, driveUntil, harness, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { chatMsg, harness, linksIn, purchase, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
 
 const open: Harness[] = [];

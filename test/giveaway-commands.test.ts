@@ -5,7 +5,7 @@ import { enterCommand } from '../src/commands/enter.js';
 import { claimCommand } from '../src/commands/claim.js';
 import { giveawayCommand, parseStartArgs } from '../src/commands/giveaway.js';
 import { silentLogger } from '../src/logging/index.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { chatMsg, harness, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
 
 const open: Harness[] = [];

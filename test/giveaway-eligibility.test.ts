@@ -4,7 +4,7 @@ import { noRoles, type ChatRoles } from '../src/shared/chat.js';
 import { applyEligibility, ticketWeight } from '../src/giveaway/eligibility.js';
 import { defaultGiveawaySettings, mergeGiveawaySettings, GiveawaySettingsError } from '../src/giveaway/settings.js';
 import { verifyDraw } from '../src/fairness/verify.js';
-import type { DrawRecord, Entrant } from '../src/giveaway/ports.js';
+import type { DrawRecord, Entrant } from '../src/giveaway/model.js';
 import { chatMsg, harness, removeDir, type Harness } from './support/giveaway-fakes.js';
 
 const id = { channelLogin: 'streamer', channelId: '1000', botLogin: 'giftbot' };

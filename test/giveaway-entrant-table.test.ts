@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { EntrantTable, LOGIN_KEEPS_STRING, LOGIN_NON_ASCII, LOGIN_STRING_ONLY } from '../src/giveaway/entrants/entrant-table.js';
 import { noRoles } from '../src/shared/chat.js';
-import type { Entrant } from '../src/giveaway/ports.js';
+import type { Entrant } from '../src/giveaway/model.js';
 
 const IDS = ['0', '007', '42', '123456789012345', '000000000000000', '1234567890123456', 'u-bob', '', ' 1', '١٢٣', '12a'];
 const LOGINS = ['viewer', 'Ab', 'zoë_ñ', '名前', 'emoji😀x', 'lone\ud800', 'x\udc00y', 'q"uote', 'back\\slash', 'a\tb', '', 'é'.repeat(200), 'a'.repeat(255), 'a'.repeat(256)];

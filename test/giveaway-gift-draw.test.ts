@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
 import { commitmentOf } from '../src/fairness/procedure.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import {
   chatMsg,
   driveUntil,

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
-import type { DrawRecord, ProductInfo } from '../src/giveaway/ports.js';
+import type { DrawRecord, ProductInfo } from '../src/giveaway/model.js';
 import { chatMsg, driveUntil, harness, linksIn, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
 
 const PRODUCTS: ProductInfo[] = [

@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import { ManualClock } from '../src/shared/clock.js';
 import {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
-import type { Entrant } from '../src/giveaway/ports.js';
+import type { Entrant } from '../src/giveaway/model.js';
 import { LineBytes, entrantLine } from '../src/giveaway/entrants/journal-line.js';
 import { parseJournal } from '../src/storage/journal.js';
 

@@ -11,7 +11,7 @@ import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
-import { frozenRowsOf, type FrozenEntrant } from '../src/giveaway/ports.js';
+import { frozenRowsOf, type FrozenEntrant } from '../src/giveaway/model.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import { entrantsFileChunks, parseEntrantsFile } from '../src/storage/entrants-file.js';
 import { FileDrawRepository } from '../src/storage/index.js';

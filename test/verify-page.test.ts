@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { runVerifyCli } from '../src/cli/verify.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { startHttpServer, type BotHttpServer } from '../src/http/server.js';
 import { verifyRoute } from '../src/http/verify-route.js';
 import { silentLogger } from '../src/logging/index.js';

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { GiveawayEventMap } from '../src/giveaway/context.js';
-import type { DrawRecord } from '../src/giveaway/ports.js';
+import type { DrawRecord } from '../src/giveaway/model.js';
 import { noRoles, type ChatMessage } from '../src/shared/chat.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { ChatLog } from '../src/web/chat-log.js';

@@ -10,7 +10,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository } from '../storage/repository.js';
 import { toCsv, toExport } from '../storage/export.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';

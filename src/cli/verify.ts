@@ -8,7 +8,7 @@
 import { FileDrawRepository } from '../storage/repository.js';
 import { verifyDraw } from '../fairness/verify.js';
 import { FAIRNESS_ALGORITHM_V2 } from '../fairness/index.js';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 import { isEntryPoint, type CliIo } from './history.js';
 import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
 

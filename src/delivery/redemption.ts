@@ -6,7 +6,7 @@
  */
 import type { PrizeStatus, RedemptionPort } from './tracker.js';
 import type { FourthwallClient } from '../fourthwall/index.js';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 
 type StatusApi = Pick<FourthwallClient, 'getDraw' | 'getGiftPurchase' | 'getGiveawayPackage'>;
 

@@ -6,7 +6,7 @@
  * > `whispered, not opened` (Twitch accepted a whisper; it may have been dropped silently, so
  * this is never proof of delivery) > `announced`. A prize is *waiting* until it is redeemed.
  */
-import type { Delivery, DrawRecord, Winner } from '../giveaway/ports.js';
+import type { Delivery, DrawRecord, Winner } from '../giveaway/model.js';
 
 export type DeliveryLabel = 'redeemed' | 'opened' | 'whispered, not opened' | 'announced';
 

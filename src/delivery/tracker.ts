@@ -26,7 +26,8 @@
 import { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import { mentionList, render } from '../giveaway/messages.js';
-import type { ChatPort, Delivery, DrawRecord, Winner } from '../giveaway/ports.js';
+import type { Delivery, DrawRecord, Winner } from '../giveaway/model.js';
+import type { ChatPort } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';

@@ -11,7 +11,7 @@
  */
 import type { WebhookEvent } from '../fourthwall/index.js';
 import type { Order } from '../fourthwall/schemas.js';
-import type { GiftDrawInfo, GiftPurchaseInfo } from '../giveaway/ports.js';
+import type { GiftDrawInfo, GiftPurchaseInfo } from '../giveaway/model.js';
 import { toDrawInfo, toPurchaseInfo } from '../shop/shop-port.js';
 
 /** Who acts on the events (the giveaway engine, prize delivery, the shop features). */

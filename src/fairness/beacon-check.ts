@@ -11,7 +11,7 @@
 import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from './drand.js';
 import { beaconModeProblem } from './beacon-policy.js';
 import { fetchedRound } from './beacon-key.js';
-import type { BeaconRecord, DrawRecord } from '../giveaway/ports.js';
+import type { BeaconRecord, DrawRecord } from '../giveaway/model.js';
 
 /** The chain a recorded round claims to come from: quicknet (pinned), or a self-described sandbox chain. */
 function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): DrandChain | string {

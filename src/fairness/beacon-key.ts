@@ -12,7 +12,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { FAIRNESS_ALGORITHM, FairnessError, SEED_BYTES } from './procedure.js';
-import type { BeaconRecord, DrawRecord } from '../giveaway/ports.js';
+import type { BeaconRecord, DrawRecord } from '../giveaway/model.js';
 
 /** The identifier recorded in `Fairness.algorithm` for draws that used a beacon round. */
 export const FAIRNESS_ALGORITHM_V2 = 'giftdrop-hmac-sha256-drand-v2';

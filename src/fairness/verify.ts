@@ -19,7 +19,7 @@
  * Twitch's answer at the recorded time).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 import { commitmentOf, freezeEntrants, pickSequence } from './procedure.js';
 import { FAIRNESS_ALGORITHM_V2, KNOWN_ALGORITHMS, pickKey } from './beacon-key.js';
 import { checkBeaconRound } from './beacon-check.js';

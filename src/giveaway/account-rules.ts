@@ -14,7 +14,8 @@
  * shows it). Does not: talk to Twitch itself (the port does), walk the pick sequence, or throw on
  * a lookup failure.
  */
-import type { AccountInfo, AccountInfoPort, AccountLookup, ChatPort, SetAsidePick, SetAsideReason } from './ports.js';
+import type { AccountInfo, AccountLookup, SetAsidePick, SetAsideReason } from './model.js';
+import type { AccountInfoPort, ChatPort } from './ports.js';
 
 export interface AccountRules {
   followersOnly: boolean;

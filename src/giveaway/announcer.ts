@@ -12,7 +12,8 @@
 import type { Clock } from '../shared/clock.js';
 import { linkFreeText } from '../shared/plain-text.js';
 import { mentionList, render, secondsLeft, type TemplateValues } from './messages.js';
-import type { ChatPort, DrawRecord, OperatorPort, PrivateDelivery, SayPriority, Winner } from './ports.js';
+import type { DrawRecord, Winner } from './model.js';
+import type { ChatPort, OperatorPort, PrivateDelivery, SayPriority } from './ports.js';
 import type { DrawSession } from './session.js';
 import type { GiveawaySettings } from './settings.js';
 

@@ -16,7 +16,7 @@
  */
 import { isoNow, type FlowContext } from './context.js';
 import { FAIRNESS_ALGORITHM, FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound } from '../fairness/index.js';
-import type { BeaconRecord, BeaconRound } from './ports.js';
+import type { BeaconRecord, BeaconRound } from './model.js';
 import type { DrawSession } from './session.js';
 
 /** Default wait for the beacon round after entries close. */

@@ -20,7 +20,7 @@
 import type { AccountGate, PickVerdict } from './account-rules.js';
 import { pickKey, pickSequenceOfWeights } from '../fairness/index.js';
 import type { FrozenList } from './entrants/index.js';
-import type { DrawRecord, FrozenEntrant, SetAsidePick, Winner } from './ports.js';
+import type { DrawRecord, FrozenEntrant, SetAsidePick, Winner } from './model.js';
 import { replaceWinner, type ReplaceMeta } from './picks.js';
 import type { DrawSession } from './session.js';
 

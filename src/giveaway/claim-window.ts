@@ -17,7 +17,7 @@ import { replaceWinnerChecked, replaceWinnerPlain } from './checked-picks.js';
 import type { Trigger } from './draw-machine.js';
 import { flowOf } from './flows/index.js';
 import type { ReplaceMeta } from './picks.js';
-import type { Winner } from './ports.js';
+import type { Winner } from './model.js';
 import { snapshot, type DrawSession } from './session.js';
 
 /** A claim window of the configured length fits now for this draw (used when the picks are made). */

@@ -17,7 +17,8 @@ import type { DrawSession } from './session.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
-import type { BeaconPort, ChatPort, DrawRecord, DrawRepository, OperatorPort, PrivateDelivery, ShopPort, Winner } from './ports.js';
+import type { DrawRecord, Winner } from './model.js';
+import type { BeaconPort, ChatPort, DrawRepository, OperatorPort, PrivateDelivery, ShopPort } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 import type { AccountGate } from './account-rules.js';
 

@@ -19,7 +19,7 @@
  * cancelled. `restoredPhase` maps a stored record to the phase a restarted bot resumes in. Does
  * not: perform effects, hold sessions, or know the shop, chat or storage.
  */
-import type { DrawRecord, GiftDrawInfo, Winner } from './ports.js';
+import type { DrawRecord, GiftDrawInfo, Winner } from './model.js';
 
 /** Where a draw is. `settled`, `failed` and `cancelled` are terminal unless a row below leaves them. */
 export type DrawPhase =

@@ -8,7 +8,7 @@
  * for the cooldown), pick winners, or talk to chat.
  */
 import type { ChatRoles } from '../shared/chat.js';
-import type { Entrant } from './ports.js';
+import type { Entrant } from './model.js';
 import type { GiveawaySettings } from './settings.js';
 
 /** Identity of the channel and the bot, for the always-on exclusions. */

@@ -33,7 +33,7 @@ import { giftDrawStarted, hasWinners } from './flows/gift-draw.js';
 import { giftPurchase } from './flows/gift-purchase.js';
 import { LinkGiveawayCommands, type ActionResult } from './flows/link-giveaway.js';
 import { render } from './messages.js';
-import type { DrawRecord, GiftDrawInfo, GiftPurchaseInfo } from './ports.js';
+import type { DrawRecord, GiftDrawInfo, GiftPurchaseInfo } from './model.js';
 import { DrawRegistry } from './registry.js';
 import { reroll } from './reroll.js';
 import { DrawRunner } from './runner.js';

@@ -12,7 +12,7 @@
  */
 import type { FlowContext } from './context.js';
 import { FAIRNESS_ALGORITHM, newSeed } from '../fairness/index.js';
-import type { DrawRecord } from './ports.js';
+import type { DrawRecord } from './model.js';
 import { DrawSession } from './session.js';
 
 /** The parts of a new record that depend on what opened it. */

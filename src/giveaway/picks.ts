@@ -9,7 +9,7 @@
  */
 import { pickSequenceOfWeights } from '../fairness/index.js';
 import type { FrozenList } from './entrants/index.js';
-import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './ports.js';
+import type { DrawRecord, FrozenEntrant, RerollRecord, Winner } from './model.js';
 
 /** The first `count` picks over a frozen list as (entrant, position) pairs. */
 /** `key`: the seed (procedure v1) or the draw key derived with the beacon (v2, fairness/beacon-key.ts). */

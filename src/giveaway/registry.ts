@@ -8,7 +8,8 @@
  * loaded from storage is adopted once and reused afterwards. Does not: change a draw's phase or
  * record, persist, or talk to chat or the shop.
  */
-import type { DrawRecord, DrawRepository } from './ports.js';
+import type { DrawRecord } from './model.js';
+import type { DrawRepository } from './ports.js';
 import { storedPhase, type DrawPhase } from './draw-machine.js';
 import { DrawSession, type PhaseWatch } from './session.js';
 

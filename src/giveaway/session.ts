@@ -14,7 +14,8 @@ import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { DrawPhase } from './draw-machine.js';
 import type { ExclusionReason } from './eligibility.js';
 import { EntrantTable, FrozenList } from './entrants/index.js';
-import type { DrawRecord, DrawRepository, Entrant } from './ports.js';
+import type { DrawRecord, Entrant } from './model.js';
+import type { DrawRepository } from './ports.js';
 
 /** Who hears a session's phase changes (ActiveSessions, while the session is active). */
 export interface PhaseWatch {

@@ -12,7 +12,7 @@
 import { gifterOf } from './announcer.js';
 import { isoNow, persistQuietly, type FlowContext } from './context.js';
 import { mapFourthwallWinners } from './flows/gift-draw.js';
-import type { GiftDrawInfo } from './ports.js';
+import type { GiftDrawInfo } from './model.js';
 import { snapshot, type DrawSession } from './session.js';
 
 /**

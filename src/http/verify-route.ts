@@ -19,7 +19,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logging/index.js';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 import { LruCache } from '../shared/lru-cache.js';
 import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';

@@ -15,15 +15,8 @@ import {
   type StreamingStatus,
 } from '../fourthwall/index.js';
 import type { Logger } from '../logging/index.js';
-import {
-  ShopError,
-  type GiftDrawInfo,
-  type GiftPurchaseInfo,
-  type GiveawayLinkInfo,
-  type ProductInfo,
-  type ShopPort,
-  type StreamingInfo,
-} from '../giveaway/ports.js';
+import type { GiftDrawInfo, GiftPurchaseInfo, GiveawayLinkInfo, ProductInfo, StreamingInfo } from '../giveaway/model.js';
+import { ShopError, type ShopPort } from '../giveaway/ports.js';
 
 const NON_IDEMPOTENT = new Set(['finishDraw', 'createGiveawayLinks']);
 

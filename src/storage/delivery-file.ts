@@ -8,7 +8,7 @@
  * delivery was tracked); a damaged one is reported naming the file, like history.json.
  */
 import { z } from 'zod';
-import type { Delivery } from '../giveaway/ports.js';
+import type { Delivery } from '../giveaway/model.js';
 import { parseJsonFile, readIfExists, writeFileAtomic } from './files.js';
 
 const deliverySchema = z.looseObject({

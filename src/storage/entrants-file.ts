@@ -18,7 +18,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { writeLine } from '../fairness/index.js';
-import type { FrozenEntrant, FrozenRows } from '../giveaway/ports.js';
+import type { FrozenEntrant, FrozenRows } from '../giveaway/model.js';
 import { ByteChunks } from '../shared/byte-chunks.js';
 import { StorageError } from './errors.js';
 import { parseJsonFile } from './files.js';

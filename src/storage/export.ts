@@ -8,7 +8,7 @@
  * when present. Never exported: `pendingSeed` (an unrevealed seed),
  * the frozen entrant list, and internal bookkeeping (`finishInFlight`, `claim`, `giftIds`).
  */
-import type { Delivery, DrawRecord, RerollRecord, SetAsidePick } from '../giveaway/ports.js';
+import type { Delivery, DrawRecord, RerollRecord, SetAsidePick } from '../giveaway/model.js';
 
 /** One draw as exported by `npm run history -- --json`. */
 export interface DrawExport {

@@ -19,7 +19,7 @@ import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EntrantRows } from '../giveaway/entrant-rows.js';
-import type { Entrant } from '../giveaway/ports.js';
+import type { Entrant } from '../giveaway/model.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { LineBytes, entrantOfLine } from '../giveaway/entrants/index.js';
 import { StorageError } from './errors.js';

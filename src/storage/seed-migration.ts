@@ -7,7 +7,7 @@
  * neither history generation on disk does. Does not: read or write seeds at any other time.
  */
 import type { Low } from 'lowdb';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 import type { SeedVault } from './seeds.js';
 import type { HistoryData } from './schemas.js';
 

@@ -4,7 +4,8 @@
  * and the optional auto start/end; does not decide when the stream is live by itself (no Helix).
  */
 import type { Logger } from '../logging/index.js';
-import type { ChatPort, ShopPort, StreamingInfo } from '../giveaway/ports.js';
+import type { StreamingInfo } from '../giveaway/model.js';
+import type { ChatPort, ShopPort } from '../giveaway/ports.js';
 import { GiftdropError } from '../shared/errors.js';
 
 /** Twitch's live preview image at 1280x720 for a channel login. */

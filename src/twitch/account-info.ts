@@ -12,7 +12,8 @@
  * budget is shared by every lookup). Each answer carries when Twitch gave it (`answeredAt`, also
  * for cached answers).
  */
-import type { AccountInfo, AccountInfoPort, AccountLookup } from '../giveaway/ports.js';
+import type { AccountInfo, AccountLookup } from '../giveaway/model.js';
+import type { AccountInfoPort } from '../giveaway/ports.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import { LruCache } from '../shared/lru-cache.js';

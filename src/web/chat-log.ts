@@ -19,7 +19,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { IdSketch } from './id-sketch.js';

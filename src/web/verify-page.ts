@@ -14,7 +14,7 @@
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DrawRecord } from '../giveaway/ports.js';
+import type { DrawRecord } from '../giveaway/model.js';
 import type { PageData } from './verify-client.js';
 
 let bundled: Promise<string> | undefined;

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { commitmentOf, freezeEntrants, pickSequence } from '../../src/fairness/procedure.js';
 import { FAIRNESS_ALGORITHM_V2, drawKey } from '../../src/fairness/beacon-key.js';
-import type { DrawRecord, FrozenEntrant } from '../../src/giveaway/ports.js';
+import type { DrawRecord, FrozenEntrant } from '../../src/giveaway/model.js';
 import { QUICKNET, chainHashOf, publicKeyOf, randomnessOf, roundTimeMs, signRound, type DrandChain } from '../../src/fairness/drand.js';
 
 export interface KnownAnswer {

@@ -4,7 +4,7 @@
  * their inputs.
  */
 import { createHash } from 'node:crypto';
-import type { FrozenEntrant } from '../../src/giveaway/ports.js';
+import type { FrozenEntrant } from '../../src/giveaway/model.js';
 
 /** The procedure exactly as src/fairness/procedure.ts states it: default string sort by userId, one text line per entrant, SHA-256. */
 export function reference(list: readonly FrozenEntrant[]): { frozen: FrozenEntrant[]; text: string; digest: string } {

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/logging/index.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/local/local-stack.js';
 import type { FourthwallSandboxOptions, RequestRecord } from '../../src/sandbox/fourthwall/index.js';
 import type { ChatServer, ChatServerOptions, SimViewer, SimViewerOptions } from '../../src/sandbox/chat/index.js';
-import type { Delivery, DrawRecord } from '../../src/giveaway/ports.js';
+import type { Delivery, DrawRecord } from '../../src/giveaway/model.js';
 import { runHistoryCli } from '../../src/cli/history.js';
 import { runVerifyCli } from '../../src/cli/verify.js';
 import { LogCapture } from './log-capture.js';

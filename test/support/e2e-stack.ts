@@ -23,7 +23,7 @@ import { fileSchema } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/logging/index.js';
 import { BOT_WEBHOOK_TYPES, startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/local/local-stack.js';
 import { signWebhookBody, SHOP_SIGNATURE_HEADER } from '../../src/fourthwall/webhooks.js';
-import type { DrawRecord, Entrant } from '../../src/giveaway/ports.js';
+import type { DrawRecord, Entrant } from '../../src/giveaway/model.js';
 import type { HealthReport } from '../../src/http/server.js';
 import { startChatServer, type ChatServer, type ChatServerOptions, type SimViewer } from '../../src/sandbox/chat/index.js';
 import {

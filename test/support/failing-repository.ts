@@ -4,7 +4,8 @@
  * disk does (an `EIO` error) without writing anything. The bot under test is unchanged; only its
  * storage port misbehaves. Asserts nothing itself.
  */
-import type { DrawRecord, DrawRepository, FrozenRows } from '../../src/giveaway/ports.js';
+import type { DrawRecord, FrozenRows } from '../../src/giveaway/model.js';
+import type { DrawRepository } from '../../src/giveaway/ports.js';
 
 export class FailingSaves implements DrawRepository {
   /** Records whose save was made to fail. */

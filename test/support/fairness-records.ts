@@ -1,7 +1,7 @@
 /** Builds realistic, correctly drawn DrawRecords for fairness, storage and CLI tests. */
 import { createHash } from 'node:crypto';
 import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants, pickSequence } from '../../src/fairness/procedure.js';
-import type { DrawRecord, Entrant } from '../../src/giveaway/ports.js';
+import type { DrawRecord, Entrant } from '../../src/giveaway/model.js';
 import { noRoles } from '../../src/shared/chat.js';
 
 export function testSeed(label: string): Buffer {

@@ -13,19 +13,8 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { noRoles, type ChatMessage, type ChatRoles } from '../../src/shared/chat.js';
 import type { RandomSource } from '../../src/shared/random.js';
 import { createLogger } from '../../src/logging/index.js';
-import {
-  ShopError,
-  type ChatPort,
-  type GiftDrawInfo,
-  type GiftPurchaseInfo,
-  type GiveawayLinkInfo,
-  type OperatorPort,
-  type ProductInfo,
-  type SayOptions,
-  type ShopErrorKind,
-  type ShopPort,
-  type StreamingInfo,
-} from '../../src/giveaway/ports.js';
+import type { GiftDrawInfo, GiftPurchaseInfo, GiveawayLinkInfo, ProductInfo, StreamingInfo } from '../../src/giveaway/model.js';
+import { ShopError, type ChatPort, type OperatorPort, type SayOptions, type ShopErrorKind, type ShopPort } from '../../src/giveaway/ports.js';
 import { GiveawayEngine } from '../../src/giveaway/engine.js';
 import { mergeGiveawaySettings, type GiveawaySettingsInput } from '../../src/giveaway/settings.js';
 import { FileDrawRepository } from '../../src/storage/index.js';

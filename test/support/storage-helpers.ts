@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DrawRecord } from '../../src/giveaway/ports.js';
+import type { DrawRecord } from '../../src/giveaway/model.js';
 
 export async function tempDataDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'giftdrop-storage-'));

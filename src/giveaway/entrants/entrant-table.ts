@@ -23,7 +23,7 @@ import { ownedString } from '../../shared/owned-string.js';
 import { writeDigits } from '../../fairness/index.js';
 import { IdIndex } from './id-index.js';
 import type { EntrantRows } from '../entrant-rows.js';
-import type { Entrant } from '../ports.js';
+import type { Entrant } from '../model.js';
 
 const BROADCASTER = 1;
 const MODERATOR = 2;

@@ -11,7 +11,7 @@
  * Does not: validate (fairness/canonical.ts did at close) or store anything.
  */
 import { canonicalise, runToEnd, type Canonical, type ListRows } from '../../fairness/index.js';
-import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from '../ports.js';
+import { frozenRowsOf, type FrozenEntrant, type FrozenRows } from '../model.js';
 
 export class FrozenList implements FrozenRows {
   constructor(

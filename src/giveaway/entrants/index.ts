@@ -37,7 +37,7 @@
  */
 import type { ChannelIdentity } from '../eligibility.js';
 import type { EntrantRows } from '../entrant-rows.js';
-import type { Entrant } from '../ports.js';
+import type { Entrant } from '../model.js';
 import type { GiveawaySettings } from '../settings.js';
 import { EntrantTable as Table } from './entrant-table.js';
 import { freezeEntrantTable as freezeTable, type FreezeResult } from './freeze.js';

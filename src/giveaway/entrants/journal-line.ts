@@ -23,7 +23,7 @@
 import { writeDigits } from '../../fairness/index.js';
 import { EntrantTable, packRoles, unpackRoles, type EntrantRowBytes } from './entrant-table.js';
 import type { EntrantRows } from '../entrant-rows.js';
-import type { Entrant } from '../ports.js';
+import type { Entrant } from '../model.js';
 
 /** Every role bit set (the layout is packRoles'; storage-entrant-line.test.ts pins it as the format). */
 const ALL_ROLE_BITS = 31;

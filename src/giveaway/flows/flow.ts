@@ -11,7 +11,7 @@
  */
 import type { FlowContext } from '../context.js';
 import type { DrawPhase, Trigger } from '../draw-machine.js';
-import type { DrawRecord } from '../ports.js';
+import type { DrawRecord } from '../model.js';
 import type { DrawSession } from '../session.js';
 
 export interface DrawFlow {

@@ -19,7 +19,8 @@
 import type { FlowContext } from '../context.js';
 import type { Trigger } from '../draw-machine.js';
 import { openDraw } from '../opening.js';
-import { ShopError, type GiftDrawInfo, type Winner, type Entrant } from '../ports.js';
+import type { GiftDrawInfo, Winner, Entrant } from '../model.js';
+import { ShopError } from '../ports.js';
 import type { DrawSession } from '../session.js';
 import { FINISH_RESERVE_MS, type DrawFlow } from './flow.js';
 

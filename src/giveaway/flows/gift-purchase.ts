@@ -13,7 +13,7 @@
 import type { FlowContext } from '../context.js';
 import type { Trigger } from '../draw-machine.js';
 import { openDraw } from '../opening.js';
-import type { GiftPurchaseInfo } from '../ports.js';
+import type { GiftPurchaseInfo } from '../model.js';
 import type { DrawSession } from '../session.js';
 import type { DrawFlow } from './flow.js';
 

@@ -3,7 +3,7 @@
  *
  * Contract: every DrawRecord kind has exactly one flow. Does not: hold state.
  */
-import type { DrawRecord } from '../ports.js';
+import type { DrawRecord } from '../model.js';
 import type { DrawFlow } from './flow.js';
 import { giftDrawFlow } from './gift-draw.js';
 import { giftPurchaseFlow } from './gift-purchase.js';

@@ -8,7 +8,7 @@
  * aborts; a bad line prints what is wrong and changes nothing. Does not: stop the stack.
  */
 import { clearLine, createInterface, cursorTo } from 'node:readline';
-import type { DrawRecord } from '../../giveaway/ports.js';
+import type { DrawRecord } from '../../giveaway/model.js';
 import { DEMO_HELP, parseDemoCommand } from './commands.js';
 import type { DemoPrinter } from './output.js';
 import type { DemoTimings } from './script.js';

@@ -15,7 +15,7 @@
  */
 import type { Config } from '../../config/index.js';
 import { SEED_PRODUCT_IDS } from '../../sandbox/fourthwall/index.js';
-import type { DrawRecord } from '../../giveaway/ports.js';
+import type { DrawRecord } from '../../giveaway/model.js';
 import type { SimViewerOptions } from '../../sandbox/chat/index.js';
 import type { DemoPrinter } from './output.js';
 import { claimAndRedeem } from './claim-visit.js';

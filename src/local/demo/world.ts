@@ -9,7 +9,7 @@
  * Does not: print narration (the script does), or own the stack's lifetime.
  */
 import type { GiveawayEventMap } from '../../giveaway/context.js';
-import type { DrawRecord } from '../../giveaway/ports.js';
+import type { DrawRecord } from '../../giveaway/model.js';
 import type { Clock } from '../../shared/clock.js';
 import { GiftdropError } from '../../shared/errors.js';
 import type { InjectExtra, SimViewer, SimViewerOptions, TranscriptEntry } from '../../sandbox/chat/index.js';
