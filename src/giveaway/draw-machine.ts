@@ -74,7 +74,7 @@ export type Effect =
   | 'open-claim-window'
   | 'resume-claim-window'
   | 'ask-replacement'
-  | 'save-later'
+  | 'save-record'
   | 'replace-unclaimed'
   | 'stop-timers'
   | 'deliver-prizes'
@@ -110,14 +110,14 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: ['closing'], on: 'frozen', to: 'awaiting-beacon', effects: ['await-beacon'] },
   { from: ['awaiting-beacon'], on: 'beacon-ready', to: 'picking', effects: ['take-picks'] },
   { from: ['picking'], on: 'nobody-eligible', to: 'settled', effects: ['settle-empty'] },
-  { from: ['picking'], on: 'picked-for-claim', to: 'claim-window', effects: ['open-claim-window', 'save-later'] },
+  { from: ['picking'], on: 'picked-for-claim', to: 'claim-window', effects: ['open-claim-window', 'save-record'] },
   { from: ['picking'], on: 'picked', to: 'finishing', effects: ['deliver-prizes'] },
   // Claim window: `!claim`, the deadline (unclaimed winners replaced while rerolls last), rerolls.
   { from: ['claim-window'], on: 'resume', to: 'claim-window', effects: ['resume-claim-window'] },
-  { from: ['claim-window'], on: 'claimed', to: 'claim-window', effects: ['save-later'] },
+  { from: ['claim-window'], on: 'claimed', to: 'claim-window', effects: ['save-record'] },
   { from: ['claim-window'], on: 'all-claimed', to: 'finishing', effects: ['stop-timers', 'deliver-prizes'] },
   { from: ['claim-window'], on: 'claim-deadline', to: 'claim-window', effects: ['replace-unclaimed'] },
-  { from: ['claim-window'], on: 'replacements-asked', to: 'claim-window', effects: ['open-claim-window', 'save-later'] },
+  { from: ['claim-window'], on: 'replacements-asked', to: 'claim-window', effects: ['open-claim-window', 'save-record'] },
   { from: ['claim-window'], on: 'rerolled-in-claim', to: 'claim-window', effects: ['ask-replacement'] },
   { from: ['claim-window'], on: 'claim-over', to: 'finishing', effects: ['deliver-prizes'] },
   // Finishing: the flow delivers (Fourthwall finish, gift links, giveaway links).

@@ -108,7 +108,7 @@ export class DrawRunner {
         return resumeWindow(c, s, onClaimDeadline);
       case 'ask-replacement':
         return askReplacement(c, s, data(t, 'rerolled-in-claim').winner, onClaimDeadline);
-      case 'save-later':
+      case 'save-record':
         return persistQuietly(c, s);
       case 'replace-unclaimed':
         return replaceUnclaimed(c, s);

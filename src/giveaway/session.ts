@@ -5,7 +5,7 @@
  * Contract: `phase` is set only by the runner (runner.ts), synchronously, from the machine's
  * transition table, before any effect awaits; so two triggers (timer and command) can never both
  * act. Listeners (`phaseWatch`) hear every change. `persist` writes
- * snapshots in call order. Entrants are held in columns (entrant-table.ts) and the frozen list of
+ * snapshots in call order. Entrants are held in columns (the entrant store, entrants/) and the frozen list of
  * a closed draw as a FrozenList beside the record, never inside it: `record.frozenEntrants` of a
  * record handed in (from storage) is moved into `frozen`, so snapshots and events stay small and
  * `persist` passes the list to the repository separately. Does not talk to chat or the shop.
