@@ -11,9 +11,9 @@
  * removed. A file added, removed or renamed changes its directory's mtime, and the manifest keeps
  * the mtime of every directory of src/, so only then are the trees listed again. Every output is written to a
  * temp file and renamed, so two starts building at once never leave a torn file. A change to
- * tsconfig.json or to this file rebuilds all. dist/ loads its dependencies from node_modules/ as
- * installed (no bundle); a dist/node_modules/ left by an older build (a one-file zod) is removed,
- * since Node would resolve imports to it first. `root` (tests) builds another tree the same way.
+ * tsconfig.json or to this file rebuilds all. The one-file copies of some dependencies that dist/
+ * loads (scripts/vendor.mjs, in dist/node_modules/) are rewritten when the installed package
+ * changes or a copy is missing. `root` (tests) builds another tree the same way.
  * Run directly (`node scripts/build.mjs`, the package's `prepare` script, which `npm ci` runs) it
  * builds and exits non-zero only when a file could not be transpiled.
  */
@@ -21,6 +21,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync,
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { sameStamp, vendorStamp, writeVendored } from './vendor.mjs';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const srcDir = join(root, 'src');
@@ -35,7 +36,7 @@ function layout(base = root) {
     dist,
     manifest: join(dist, '.build.json'),
     /** Files whose change rebuilds everything; their newest mtime is stamped in the manifest. */
-    inputs: [join(base, 'tsconfig.json'), fileURLToPath(import.meta.url)],
+    inputs: [join(base, 'tsconfig.json'), fileURLToPath(import.meta.url), fileURLToPath(new URL('./vendor.mjs', import.meta.url))],
   };
 }
 
@@ -68,9 +69,9 @@ function mtime(p) {
 function readManifest(l) {
   try {
     const m = JSON.parse(readFileSync(l.manifest, 'utf8'));
-    return { inputs: m.inputs, files: m.files ?? {}, dirs: m.dirs, listedAt: m.listedAt };
+    return { inputs: m.inputs, files: m.files ?? {}, dirs: m.dirs, listedAt: m.listedAt, vendor: m.vendor };
   } catch {
-    return { inputs: undefined, files: {}, dirs: undefined, listedAt: undefined };
+    return { inputs: undefined, files: {}, dirs: undefined, listedAt: undefined, vendor: undefined };
   }
 }
 
@@ -84,8 +85,9 @@ const RACY_MS = 2000;
  * entries, a manifest recording an mtime within RACY_MS of its own listing does not count: a
  * change in the same clock tick as the listing would leave the mtime unchanged.
  */
-function unchanged(l, manifest, inputs) {
+function unchanged(l, manifest, inputs, vendor) {
   if (manifest.inputs !== inputs || !manifest.dirs || typeof manifest.listedAt !== 'number') return false;
+  if (!sameStamp(manifest.vendor, vendor)) return false;
   const racy = (t) => t === undefined || t >= manifest.listedAt - RACY_MS;
   for (const [dir, t] of Object.entries(manifest.dirs)) if (racy(t) || mtime(join(l.src, dir)) !== t) return false;
   for (const [rel, t] of Object.entries(manifest.files)) {
@@ -100,7 +102,8 @@ export function staleness({ root: base } = {}) {
   const l = layout(base);
   const inputs = Math.max(...l.inputs.map((p) => mtime(p) ?? 0));
   const manifest = readManifest(l);
-  const fresh = unchanged(l, manifest, inputs);
+  const vendor = vendorStamp(dirname(l.src));
+  const fresh = unchanged(l, manifest, inputs, vendor);
   if (fresh) return { l, all: false, inputs, build: [], orphans: [], sources: Object.keys(manifest.files).length, manifest, fresh };
   const all = manifest.inputs !== inputs;
   const listedAt = Date.now();
@@ -110,8 +113,10 @@ export function staleness({ root: base } = {}) {
   const stamps = new Map(sources.map((s) => [s, mtime(s)]));
   const srcDirs = new Map(tree.dirs.map((d) => [d, mtime(d)]));
   const build = sources.filter((s) => all || manifest.files[relative(l.src, s)] !== stamps.get(s) || mtime(outputOf(l, s)) === undefined);
-  const orphans = walk(l.dist).files.filter((p) => p !== l.manifest && !wanted.has(p));
-  return { l, all, inputs, build, orphans, sources: sources.length, stamps, srcDirs, listedAt, manifest, fresh };
+  const vendored = join(l.dist, 'node_modules');
+  const orphans = walk(l.dist).files.filter((p) => p !== l.manifest && !wanted.has(p) && !p.startsWith(vendored));
+  const revendor = all || !sameStamp(manifest.vendor, vendor);
+  return { l, all, inputs, build, orphans, sources: sources.length, stamps, srcDirs, listedAt, manifest, fresh, revendor };
 }
 
 function writeAtomically(file, data) {
@@ -173,16 +178,15 @@ export function ensureBuilt({ log = () => undefined, root: base } = {}) {
     writeAtomically(out, result.outputText);
   }
   for (const o of s.orphans) rmSync(o, { force: true });
-  // An older build's one-file zod (dist/node_modules/zod/): its files were orphans above, and its
-  // folders must go too, or Node would still resolve `zod` from dist/ to the empty folder.
-  rmSync(join(l.dist, 'node_modules'), { recursive: true, force: true });
   if (failures.length) throw new Error(`could not transpile:\n  ${failures.join('\n  ')}`);
+  if (s.revendor) for (const problem of writeVendored(dirname(l.src))) log(`giftdrop: ${problem} (dist/ uses the installed package)`);
   const files = {};
   for (const [src, t] of s.stamps) files[relative(l.src, src)] = t;
   // src/'s directories as they were when the sources were listed: a file added since is seen next time.
   const dirs = {};
   for (const [d, t] of s.srcDirs) dirs[relative(l.src, d) || '.'] = t;
-  writeAtomically(l.manifest, JSON.stringify({ builtBy: 'scripts/build.mjs', inputs: s.inputs, listedAt: s.listedAt, files, dirs }));
+  const vendor = vendorStamp(dirname(l.src));
+  writeAtomically(l.manifest, JSON.stringify({ builtBy: 'scripts/build.mjs', inputs: s.inputs, listedAt: s.listedAt, files, dirs, vendor }));
   return { built: s.build.length, removed: s.orphans.length, listed: true };
 }
 

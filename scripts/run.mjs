@@ -42,10 +42,7 @@ if (process.env.npm_lifecycle_event) {
 }
 
 // Node's on-disk cache of compiled modules (Node 22.1 and newer have it; Node 20 compiles as before).
-// It lives in the OS temp folder (or NODE_COMPILE_CACHE), so a read-only install still gets it;
-// a folder Node cannot use is reported in the returned status (not thrown) and the start goes on
-// without the cache. With it, dist/ and its dependencies load module by module, no bundle needed.
-if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
+module.enableCompileCache?.();
 
 const file = join(distDir, `${entry}.js`);
 process.argv.splice(1, 2, file);
