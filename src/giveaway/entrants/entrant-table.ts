@@ -19,7 +19,7 @@
  * (fairness/procedure.ts does at close), decide eligibility or persist.
  */
 import type { ChatRoles } from '../../shared/chat.js';
-import { ownedString } from '../../shared/owned-string.js';
+import { ownedString } from './owned-string.js';
 import { writeDigits } from '../../fairness/index.js';
 import { IdIndex } from './id-index.js';
 import type { EntrantRows } from '../entrant-rows.js';

@@ -20,7 +20,7 @@
  * digits), so the table stores it without reading the digits a second time.
  */
 
-import { ownedString } from '../../shared/owned-string.js';
+import { ownedString } from './owned-string.js';
 import { readDigitKey } from '../../fairness/index.js';
 
 const EMPTY = 0;

@@ -26,6 +26,7 @@
  *   freeze.ts               eligibility, then the canonical list, in slices
  *   frozen-list.ts          the frozen list: positions into the rows it was frozen from
  *   journal-line.ts         the journal line: compact JSON arrays written byte by byte
+ *   owned-string.ts         copies of kept strings that do not pin the chat frame they came from
  * The canonical order and digest themselves are the fairness procedure's (src/fairness/: its
  * definition, canonicalise for any list, the digit keys and their radix sort); canonical-table.ts
  * computes the same list over these columns and gives exactly what canonicalise gives

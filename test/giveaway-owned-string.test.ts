@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownedString } from '../src/shared/owned-string.js';
+import { ownedString } from '../src/giveaway/entrants/owned-string.js';
 
 describe('ownedString', () => {
   it('gives back an equal string, whatever its characters', () => {
