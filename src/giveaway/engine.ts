@@ -89,8 +89,9 @@ export class GiveawayEngine {
     for (const { record, entrants } of await c.repo.openDraws()) {
       if (c.draws.active.has(record.id)) continue;
       const at = restoredPhase(record, c.clock.now());
-      const seedHex = record.pendingSeed ?? record.fairness.seed;
-      const s = new DrawSession(record, 'failed' in at || !seedHex ? Buffer.alloc(32) : Buffer.from(seedHex, 'hex'), entrants, at.phase);
+      // restoredPhase checked the seed: a draw without a valid one is failed, never resumed
+      const seed = 'failed' in at ? Buffer.alloc(32) : Buffer.from(record.pendingSeed ?? record.fairness.seed ?? '', 'hex');
+      const s = new DrawSession(record, seed, entrants, at.phase);
       c.draws.active.set(record.id, s);
       if ('failed' in at) {
         c.logger.error({ drawId: record.id }, 'restored draw has no seed: marked failed');
