@@ -3,7 +3,7 @@
  * injected clock: one reminder per waiting prize after `reminders.afterHours` (by the poll timer),
  * a whisper for a winner never whispered, a chat mention to the claim page for one whose whisper
  * was never followed by a visit; a failing status read is tried again at the next poll; nothing is
- * polled once every prize is redeemed. The chat and whisper ports are recorders (they are the
+ * polled once every prize is redeemed; `idle()` covers the writes of winners just announced. The chat and whisper ports are recorders (they are the
  * adapters' side); the engine's events come from a real EventEmitter.
  */
 import { EventEmitter } from 'node:events';
@@ -162,6 +162,15 @@ describe('DeliveryTracker', () => {
     s.clock.advance(10 * 600_000);
     await settle(s.tracker, s.repo);
     expect(s.reads()).toBe(3);
+    s.tracker.stop();
+    await s.repo.close();
+  });
+
+  it('idle() waits until the winners just announced are recorded: the list read right after holds every one', async () => {
+    const s = await setup({ whispers: false });
+    s.events.emit('winners', s.record, s.record.winners);
+    await s.tracker.idle();
+    expect((await s.tracker.waiting()).map((p) => p.giftId).sort()).toEqual(['gft_0', 'gft_1']);
     s.tracker.stop();
     await s.repo.close();
   });

@@ -140,7 +140,9 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   private readonly reminding = new Set<string>();
   /** When each draw's status was last read (the poll asks the least recent first). */
   private readonly lastPolled = new Map<string, number>();
-  private readonly onWinners = (record: DrawRecord, winners: Winner[]) => void this.announced(record, winners);
+  /** Work that writes the delivery state (announcements, single changes) until it settles. */
+  private readonly writing = new Set<Promise<unknown>>();
+  private readonly onWinners = (record: DrawRecord, winners: Winner[]) => void this.tracked(this.announced(record, winners));
 
   constructor(private readonly d: DeliveryTrackerDeps) {
     super();
@@ -161,10 +163,21 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   }
 
   /** Stores a change and tells listeners. */
-  private async set(drawId: string, userId: string, patch: Partial<Delivery>): Promise<Delivery | undefined> {
-    const next = await this.d.store.updateDelivery(drawId, userId, patch);
-    if (next) this.emit('changed', drawId, userId, next);
-    return next;
+  private set(drawId: string, userId: string, patch: Partial<Delivery>): Promise<Delivery | undefined> {
+    return this.tracked(
+      this.d.store.updateDelivery(drawId, userId, patch).then((next) => {
+        if (next) this.emit('changed', drawId, userId, next);
+        return next;
+      }),
+    );
+  }
+
+  /** Counts `p` as a write in flight (see `idle`) until it settles; returns `p`. */
+  private tracked<T>(p: Promise<T>): Promise<T> {
+    this.writing.add(p);
+    const done = () => void this.writing.delete(p);
+    p.then(done, done);
+    return p;
   }
 
   /** Listens to the engine; starts the poll if a prize waits. */
@@ -193,9 +206,15 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     return this.timer !== undefined;
   }
 
-  /** Resolves once a running poll (if any) is over. */
+  /**
+   * Resolves once a running poll (if any) and every write of the delivery state in flight (the
+   * winners just announced, a whisper's outcome) are over: nothing writes `delivery.json` after
+   * it, unless something new starts. Whispers still queued behind Twitch's limits are not waited
+   * for (after `stop` their outcome is not recorded).
+   */
   async idle(): Promise<void> {
     await this.polling;
+    while (this.writing.size) await Promise.allSettled([...this.writing]);
   }
 
   private async announced(record: DrawRecord, winners: Winner[]): Promise<void> {

@@ -201,6 +201,9 @@ async function redeemStep(o: ScriptOptions, step: number): Promise<{ ok: boolean
   const { world, printer } = o;
   const bot = world.stack.bot;
   const claimUrl = bot.delivery.via().claimUrl;
+  // The last draw's winners may still be being recorded (the tracker hears 'winners' and writes
+  // each delivery): the list is read once those writes are over, so no winner is left out.
+  await bot.delivery.idle();
   const waiting = await bot.delivery.waiting();
   if (!claimUrl || waiting.length === 0) return { ok: true };
   const base = claimUrl.replace(/\/claim$/, '');
