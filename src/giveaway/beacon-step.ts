@@ -55,9 +55,9 @@ export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string
       (value): Outcome => ({ kind: 'round', round: value }),
       (err: unknown): Outcome => ({ kind: 'failed', err }),
     ),
-    c.sleep(waitMs).then((elapsed): Outcome => (elapsed ? { kind: 'timeout' } : { kind: 'stopped' })),
+    c.work.sleep(waitMs).then((elapsed): Outcome => (elapsed ? { kind: 'timeout' } : { kind: 'stopped' })),
   ]);
-  if (outcome.kind === 'stopped' || c.isStopped()) return undefined;
+  if (outcome.kind === 'stopped' || c.work.isStopped()) return undefined;
   if (outcome.kind === 'round' && outcome.round.round === round) {
     const named = r.fairness.beacon as Exclude<BeaconRecord, { unavailable: true }>; // set by saveRound
     r.fairness.beacon = { ...named, randomness: outcome.round.randomness, signature: outcome.round.signature };
@@ -105,7 +105,7 @@ async function saveRound(c: FlowContext, s: DrawSession, waitMs: number): Promis
       'could not save the beacon round; it is not announced until it is saved',
     );
     if (left <= 0) break;
-    if (!(await c.sleep(Math.min(retryMs, left))) || c.isStopped()) return 'stopped';
+    if (!(await c.work.sleep(Math.min(retryMs, left))) || c.work.isStopped()) return 'stopped';
     retryMs *= 2;
   }
   const why = (failure as Error)?.message ?? String(failure);

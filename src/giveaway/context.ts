@@ -74,16 +74,13 @@ export interface FlowContext extends GiveawayDeps {
   readonly announce: Announcer;
   /** The draws in memory (active and recently closed). */
   readonly draws: DrawRegistry;
+  /** Whether the engine is stopped, its work in flight, and clock sleeps that end when it stops. */
   readonly work: WorkInFlight;
   /**
    * Feeds `trigger` to the draw's state machine (runner.ts): undefined when it does not apply in
    * the draw's phase (nothing happens), else the work it started, already tracked.
    */
   fire(s: DrawSession, trigger: Trigger): Promise<void> | undefined;
-  /** True once the engine is stopped: loops stop retrying and leave the journal as it is. */
-  isStopped(): boolean;
-  /** Resolves true after `ms` on the engine clock, or false at once if / when the engine stops. */
-  sleep(ms: number): Promise<boolean>;
 }
 
 /** Saves the session's record; a failed save is logged, never thrown. */

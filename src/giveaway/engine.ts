@@ -63,16 +63,13 @@ export class GiveawayEngine {
   private readonly links: LinkGiveawayCommands;
 
   constructor(deps: GiveawayDeps) {
-    const work = new WorkInFlight(deps.clock);
     this.c = {
       ...deps,
       logger: deps.logger.child({ module: 'giveaway' }),
       events: this.events,
       announce: new Announcer(deps.chat, deps.operator, deps.settings, deps.clock, deps.checkHint, deps.privateDelivery),
       draws: new DrawRegistry(deps.repo),
-      work,
-      isStopped: () => work.isStopped(),
-      sleep: (ms: number) => work.sleep(ms),
+      work: new WorkInFlight(deps.clock),
       fire: (s, t) => this.runner.fire(s, t),
     };
     this.entries = new Entries(this.c, (s) => void this.c.fire(s, { name: 'close', by: 'timer' }));

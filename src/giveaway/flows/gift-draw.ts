@@ -151,11 +151,11 @@ async function runFinish(
     const ms = backoffMs(attempt++);
     const limit = step === 'reconcile' ? deadline + 30_000 : deadline;
     if (ctx.clock.now() + ms >= limit) return 'late';
-    return (await ctx.sleep(ms)) ? 'go' : 'stopped';
+    return (await ctx.work.sleep(ms)) ? 'go' : 'stopped';
   };
 
   for (let round = 0; round < 50; round++) {
-    if (ctx.isStopped()) return { kind: 'stopped' };
+    if (ctx.work.isStopped()) return { kind: 'stopped' };
     if (step === 'finish') {
       if (ctx.clock.now() >= deadline) {
         return { kind: 'failed', reason: 'the Fourthwall deadline passed before the winners could be sent', cause: lastError };

@@ -64,10 +64,10 @@ async function giftLinks(c: FlowContext, s: DrawSession): Promise<Trigger | unde
       domain = normaliseDomain(await c.shop.shopDomain());
     } catch (err) {
       c.logger.warn({ drawId: s.id, err }, 'could not read the shop domain');
-      if (attempt === 3 || !(await c.sleep(1000 * 2 ** attempt))) break;
+      if (attempt === 3 || !(await c.work.sleep(1000 * 2 ** attempt))) break;
     }
   }
-  if (c.isStopped() && domain === undefined) return undefined;
+  if (c.work.isStopped() && domain === undefined) return undefined;
   if (!domain) return { name: 'failed', reason: 'the shop address for the gift links is unknown (retry with !giveaway retry)' };
   const giftIds = r.giftIds ?? [];
   const taken = new Set(r.winners.map((w) => w.giftId).filter((x): x is string => !!x));

@@ -232,7 +232,7 @@ async function createLinks(
   deadlineMs: number,
 ): Promise<LinksOutcome> {
   for (let attempt = 0; ; attempt++) {
-    if (ctx.isStopped()) return { ok: false, reason: 'the bot stopped', stopped: true };
+    if (ctx.work.isStopped()) return { ok: false, reason: 'the bot stopped', stopped: true };
     try {
       ctx.logger.info({ drawId, productId, count }, 'creating giveaway links');
       const res = await ctx.shop.createGiveawayLinks(productId, count);
@@ -243,7 +243,7 @@ async function createLinks(
       if (kind === 'unavailable') {
         const ms = backoffMs(attempt);
         if (ctx.clock.now() + ms < deadlineMs) {
-          if (!(await ctx.sleep(ms))) return { ok: false, reason: 'the bot stopped', stopped: true };
+          if (!(await ctx.work.sleep(ms))) return { ok: false, reason: 'the bot stopped', stopped: true };
           continue;
         }
         return { ok: false, reason: 'Fourthwall could not be reached in time to create the links' };
