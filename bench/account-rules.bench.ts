@@ -12,8 +12,7 @@
  */
 import type { SandboxHelix } from '../src/sandbox/helix/index.js';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
-import type { DrawRecord } from '../src/giveaway/model.js';
-import { QUICK, enterMessage, enterViewers, loadNote, median, openGiftDraw, startBenchStack, type BenchStack } from './e2e-support.js';
+import { QUICK, drawEnded, enterMessage, enterViewers, loadNote, median, openGiftDraw, startBenchStack, type BenchStack } from './e2e-support.js';
 import type { BenchResult } from './types.js';
 
 const SIZES = QUICK ? [5_000] : [5_000, 50_000];
@@ -22,19 +21,6 @@ const GIFTS = 10;
 const FOLLOW_SHARE = 0.3;
 /** A viewer follows when i % 10 < 3 (30%). */
 const follows = (i: number) => i % 10 < FOLLOW_SHARE * 10;
-
-function finished(s: BenchStack, drawId: string): Promise<DrawRecord> {
-  return new Promise((resolve) => {
-    const on = (r: DrawRecord) => {
-      if (r.id !== drawId) return;
-      s.bot.engine.events.off('draw-finished', on);
-      s.bot.engine.events.off('draw-failed', on);
-      resolve(r);
-    };
-    s.bot.engine.events.on('draw-finished', on);
-    s.bot.engine.events.on('draw-failed', on);
-  });
-}
 
 interface Round {
   ms: number;
@@ -49,7 +35,7 @@ async function closeRound(s: BenchStack, from: number, count: number): Promise<R
   await enterViewers(s, from, count);
   if (s.bot.engine.entrantCount(drawId) !== count) throw new Error('bench: not every viewer entered');
   const calls = s.helix.calls.length;
-  const done = finished(s, drawId);
+  const done = drawEnded(s, drawId);
   const t = performance.now();
   if (s.bot.engine.endNow() !== 1) throw new Error('bench: endNow closed no draw');
   const r = await done;

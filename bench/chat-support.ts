@@ -5,8 +5,7 @@
  */
 import tmi from 'tmi.js';
 import type { ChatServer, SimViewer } from '../src/sandbox/chat/index.js';
-import type { DrawRecord } from '../src/giveaway/model.js';
-import type { BenchStack } from './e2e-support.js';
+import { drawEnded, type BenchStack } from './e2e-support.js';
 
 /** `count` viewers with distinct user ids, every 5th a subscriber. */
 export function viewers(server: ChatServer, prefix: string, count: number): SimViewer[] {
@@ -56,16 +55,7 @@ export async function joinBareClient(server: ChatServer): Promise<{ client: tmi.
 
 /** Ends the draw now through the engine and waits until it is finished (or failed) and idle. */
 export async function closeDraw(s: BenchStack, drawId: string): Promise<void> {
-  const done = new Promise<void>((resolve) => {
-    const on = (r: DrawRecord) => {
-      if (r.id !== drawId) return;
-      s.bot.engine.events.off('draw-finished', on);
-      s.bot.engine.events.off('draw-failed', on);
-      resolve();
-    };
-    s.bot.engine.events.on('draw-finished', on);
-    s.bot.engine.events.on('draw-failed', on);
-  });
+  const done = drawEnded(s, drawId);
   s.bot.engine.endNow();
   await done;
   await s.bot.engine.whenIdle();

@@ -16,6 +16,7 @@
 import {
   LoopDelay,
   QUICK,
+  drawEnded,
   enterViewers,
   finishCalls,
   gc,
@@ -37,21 +38,8 @@ const ROUNDS = QUICK ? 1 : 3;
 const GIFTS = 100;
 const quick = QUICK ? ' (BENCH_QUICK sizes)' : '';
 
-function finished(s: BenchStack, drawId: string): Promise<DrawRecord> {
-  return new Promise((resolve) => {
-    const on = (r: DrawRecord) => {
-      if (r.id !== drawId) return;
-      s.bot.engine.events.off('draw-finished', on);
-      s.bot.engine.events.off('draw-failed', on);
-      resolve(r);
-    };
-    s.bot.engine.events.on('draw-finished', on);
-    s.bot.engine.events.on('draw-failed', on);
-  });
-}
-
 async function closeAndWait(s: BenchStack, drawId: string): Promise<DrawRecord> {
-  const done = finished(s, drawId);
+  const done = drawEnded(s, drawId);
   if (s.bot.engine.endNow() !== 1) throw new Error('bench: endNow closed no draw');
   const r = await done;
   await s.bot.engine.whenIdle();

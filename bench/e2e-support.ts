@@ -198,6 +198,20 @@ export function startProber(url: string, everyMs = 10): { stop(): Promise<number
 }
 
 /** The sandbox's log of finish calls for `drawId`. */
+/** Resolves with draw `drawId`'s record once the engine says it finished or failed. */
+export function drawEnded(s: BenchStack, drawId: string): Promise<DrawRecord> {
+  return new Promise((resolve) => {
+    const on = (r: DrawRecord) => {
+      if (r.id !== drawId) return;
+      s.bot.engine.events.off('draw-finished', on);
+      s.bot.engine.events.off('draw-failed', on);
+      resolve(r);
+    };
+    s.bot.engine.events.on('draw-finished', on);
+    s.bot.engine.events.on('draw-failed', on);
+  });
+}
+
 export function finishCalls(fw: LocalStack['fourthwall'], drawId: string): RequestRecord[] {
   return fw.control.requests.filter((r) => r.operation === 'finishDraw' && r.path.includes(`/gifting/draw/${drawId}/`));
 }
