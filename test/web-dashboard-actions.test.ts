@@ -25,17 +25,27 @@ const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000,
 
 const ACTIONS = ['#end', '#cancel', '#retry'] as const;
 
+/** The ids of the action buttons a person sees now on `page`. */
+async function actionsShown(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const id of ACTIONS) if (await page.locator(id).isVisible()) out.push(id);
+  return out;
+}
+
+/** A new page on the stack's dashboard (with its token), once it says chat is connected. */
+async function openDashboard(browser: TestBrowser, s: InProcessStack): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+  await page.locator('#status', { hasText: 'chat connected' }).waitFor();
+  return page;
+}
+
 describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_000 }, () => {
   let browser: TestBrowser;
   let s: InProcessStack;
   let page: Page;
 
-  /** The ids of the action buttons a person sees now. */
-  const shown = async () => {
-    const out: string[] = [];
-    for (const id of ACTIONS) if (await page.locator(id).isVisible()) out.push(id);
-    return out;
-  };
+  const shown = () => actionsShown(page);
   const status = async (id: string) => (await s.bot.repo.getDraw(id))?.status;
 
   beforeAll(async () => {
@@ -176,14 +186,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a gift purchase in Chromiu
   });
 
   it('open: only "End now and draw"; drawn: only "Reroll" on its winners', async () => {
-    const page = await browser.context.newPage();
-    await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
-    await page.locator('#status', { hasText: 'chat connected' }).waitFor();
-    const shown = async () => {
-      const out: string[] = [];
-      for (const id of ACTIONS) if (await page.locator(id).isVisible()) out.push(id);
-      return out;
-    };
+    const page = await openDashboard(browser, s);
+    const shown = () => actionsShown(page);
     expect(await shown()).toEqual([]);
     const { purchase } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'generous_fan' });
     const id = purchase['id'] as string;
@@ -216,14 +220,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a link giveaway with a cla
   });
 
   it('open: End and Cancel; in the claim window: Cancel and Reroll; claimed: only Reroll', async () => {
-    const page = await browser.context.newPage();
-    await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
-    await page.locator('#status', { hasText: 'chat connected' }).waitFor();
-    const shown = async () => {
-      const out: string[] = [];
-      for (const id of ACTIONS) if (await page.locator(id).isVisible()) out.push(id);
-      return out;
-    };
+    const page = await openDashboard(browser, s);
+    const shown = () => actionsShown(page);
     s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
     await poll(() => page.locator('#open .draw').count()).toBe(1);
     const id = (await page.locator('#open .draw').getAttribute('data-id'))!;
