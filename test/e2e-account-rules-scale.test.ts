@@ -68,14 +68,20 @@ interface Closed {
   finishedAtMs: number;
 }
 
-/** A supporter buys GIFTS gifts; `logins` enter through chat; the mod ends entries; resolves once the draw is settled. */
-async function giftDraw(s: LinkStack, logins: readonly string[]): Promise<Closed> {
+/** A supporter buys GIFTS gifts and `logins` enter through chat; resolves with the open draw once every one is in. */
+async function openWithEntrants(s: LinkStack, logins: readonly string[]) {
   const opened = nextDrawOpened(s);
   s.fw.control.simulateGiftPurchase({ quantity: GIFTS, username: 'generous_fan' });
   const open = await opened;
   const allIn = entrantsReach(s, open.id, logins.length);
   s.enter(logins);
   await allIn;
+  return open;
+}
+
+/** openWithEntrants, then the mod ends entries; resolves once the draw is settled. */
+async function giftDraw(s: LinkStack, logins: readonly string[]): Promise<Closed> {
+  const open = await openWithEntrants(s, logins);
   const settled = drawSettled(s, open.id);
   const t = performance.now();
   s.say(s.mod, '!giveaway end');
@@ -216,12 +222,7 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
   it('the bucket spent by another client of the same token just before the close: points awaited, nobody unchecked', async () => {
     const { logins, followers } = crowd(1_000, 0.3);
     const s = await stackFor(followers);
-    const opened = nextDrawOpened(s);
-    s.fw.control.simulateGiftPurchase({ quantity: GIFTS, username: 'generous_fan' });
-    const open = await opened;
-    const allIn = entrantsReach(s, open.id, logins.length);
-    s.enter(logins);
-    await allIn;
+    const open = await openWithEntrants(s, logins);
     // Another tool with the bot's token spends the whole bucket (800 points) right before the close.
     const helixUrl = s.chat.authUrl.replace(/\/oauth2$/, '/helix');
     const spend = async () => {
