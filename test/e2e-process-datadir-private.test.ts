@@ -4,11 +4,11 @@
  * that another user owns: exit 1 with one line naming the path and the fix, nothing written there.
  * Once fixed as the line says, the same directory starts.
  */
-import { spawn } from 'node:child_process';
 import { chmod, chown, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, botProcessEnv, makeTempDir, setShopLive, spawnBot, startLocalServers, writeSettingsFile, type LocalServers } from './support/e2e-stack.js';
+import { botProcessEnv, makeTempDir, setShopLive, spawnBot, startLocalServers, writeSettingsFile, type LocalServers } from './support/e2e-stack.js';
+import { runProcess } from './support/sandbox-mode-spawn.js';
 
 let servers: LocalServers;
 let root: string;
@@ -26,24 +26,8 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-function runMain(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`still running after 20 s:\n${stdout}\n${stderr}`));
-    }, 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** The bot's entry run to its exit (it refuses to start here, or is expected to). */
+const runMain = (env: Record<string, string>) => runProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], env, 20_000);
 
 describe('a data directory others can change is refused', { timeout: 90_000 }, () => {
   it('DATA_DIR writable by others: exit 1, one line with the fix, nothing written; fixed, it starts', async () => {
