@@ -53,7 +53,9 @@ try {
     const code = await runSandboxMode({ config, logger, onSignals });
     process.exitCode = code;
   } else {
-    const busy = await checkPortFree(config.http.host, config.http.port);
+    const busy =
+      (await checkPortFree(config.http.host, config.http.port)) ??
+      (await checkPortFree(config.http.localBind, config.http.localPort, 'GIFTDROP_LOCAL_PORT'));
     if (busy) {
       process.stderr.write(`giftdrop: ${busy}\n`);
       process.exit(1);

@@ -41,7 +41,7 @@ describe('config', () => {
   it('defaults to sandbox mode without credentials', () => {
     const c = loadConfig({ env: {}, cwd: emptyDir });
     expect(c.mode).toBe('sandbox');
-    expect(c.http).toEqual({ host: '127.0.0.1', port: 8787 });
+    expect(c.http).toEqual({ host: '127.0.0.1', port: 8787, localBind: '127.0.0.1', localPort: 8788, trustProxy: 'last-hop' });
     expect(c.fourthwall.apiUrl).toBe('https://api.fourthwall.com/open-api/v1.0');
     expect(c.fourthwall.tokenUrl).toBe('https://api.fourthwall.com/open-api/v1.0/platform/token');
     expect(c.fourthwall.rateLimit).toEqual({ limit: 100, intervalMs: 10_000 });
@@ -251,5 +251,21 @@ describe('config/giftdrop.example.json', () => {
     const c = loadConfig({ env: { GIFTDROP_CONFIG: join(import.meta.dirname, '..', 'config', 'giftdrop.example.json') }, cwd: dir });
     expect(c.settings.commands.aliases.enter).toEqual(['join']);
     expect(c.settings.eligibility.excludeLogins).toContain('nightbot');
+  });
+});
+
+describe("the streamer's own listener's settings", () => {
+  const load = (env: Record<string, string>) => loadConfig({ env, dotenv: false, cwd: '/nonexistent' });
+  it('defaults to HTTP_PORT + 1 on loopback (0 with HTTP_PORT 0), takes GIFTDROP_LOCAL_PORT and GIFTDROP_TRUST_PROXY', () => {
+    expect(load({ HTTP_PORT: '9000' }).http).toMatchObject({ port: 9000, localPort: 9001, localBind: '127.0.0.1' });
+    expect(load({ HTTP_PORT: '0' }).http.localPort).toBe(0);
+    expect(load({ GIFTDROP_LOCAL_PORT: '7000', GIFTDROP_TRUST_PROXY: 'Cloudflare' }).http).toMatchObject({ localPort: 7000, trustProxy: 'cloudflare' });
+  });
+  it('refuses a local port past 65535 or equal to HTTP_PORT, a bind beyond this machine without the overlay key, an unknown proxy', () => {
+    expect(() => load({ HTTP_PORT: '65535' })).toThrow(/GIFTDROP_LOCAL_PORT: HTTP_PORT \+ 1 \(65536\) is not a port/);
+    expect(() => load({ HTTP_PORT: '9000', GIFTDROP_LOCAL_PORT: '9000' })).toThrow(/must differ from HTTP_PORT/);
+    expect(() => load({ GIFTDROP_LOCAL_BIND: '0.0.0.0' })).toThrow(/GIFTDROP_LOCAL_BIND: 0\.0\.0\.0 serves the overlay beyond this machine, which needs GIFTDROP_OVERLAY_KEY/);
+    expect(load({ GIFTDROP_LOCAL_BIND: '0.0.0.0', GIFTDROP_OVERLAY_KEY: 'k'.repeat(20) }).http.localBind).toBe('0.0.0.0');
+    expect(() => load({ GIFTDROP_TRUST_PROXY: 'x-forwarded-for' })).toThrow(/GIFTDROP_TRUST_PROXY/);
   });
 });

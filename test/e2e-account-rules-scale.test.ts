@@ -157,7 +157,7 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     expect(v.out).toContain(`pick ${aside[0]!.pick}: ${aside[0]!.login} (${aside[0]!.userId}) not-follower`);
 
     // Dashboard API: each winner checked with Twitch, the set-aside picks with their reasons.
-    const res = await fetch(`${s.bot.http.url}/dashboard/api/state`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
+    const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/state`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
     expect(res.status).toBe(200);
     const state = (await res.json()) as { draws: Array<{ id: string; winners: Array<{ accountCheck: string | null }>; setAside: Array<{ login: string; reason: string }> }> };
     const view = state.draws.find((x) => x.id === r.id)!;
@@ -168,7 +168,7 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     const browser = await launchBrowser();
     try {
       const page = await browser.context.newPage();
-      await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+      await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
       const block = page.locator(`#recent .draw[data-id="${r.id}"]`);
       await expect.poll(() => block.locator('.winner .checked').count(), { timeout: 15_000, interval: 50 }).toBe(GIFTS);
       expect(await block.locator('.winner .checked').first().textContent()).toBe('checked with Twitch ✔');

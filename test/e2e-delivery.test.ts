@@ -47,7 +47,7 @@ async function linkGiveaway(s: LinkStack, winners: number, logins: string[]) {
 }
 
 async function dashboardPrizes(s: LinkStack): Promise<{ login: string; label: string }[]> {
-  const res = await fetch(`${s.bot.http.url}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
+  const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
   expect(res.status).toBe(200);
   return ((await res.json()) as { prizes: { login: string; label: string }[] }).prizes;
 }

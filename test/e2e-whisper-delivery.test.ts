@@ -23,7 +23,7 @@ afterEach(async () => {
 
 
 async function dashboardPrizes(s: LinkStack): Promise<{ login: string; label: string }[]> {
-  const res = await fetch(`${s.bot.http.url}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
+  const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
   return ((await res.json()) as { prizes: { login: string; label: string }[] }).prizes;
 }
 

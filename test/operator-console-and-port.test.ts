@@ -69,7 +69,7 @@ describe('a busy HTTP_PORT in live mode', () => {
     expect(out).toBe('');
     const lines = err.trim().split('\n');
     expect(lines).toEqual([
-      `giftdrop: HTTP_PORT ${port} on 127.0.0.1 is already in use (another giftdrop, or another program, holds it): stop that one, or pick another port, e.g. HTTP_PORT=${port + 1} npm start (and point the Fourthwall webhook or tunnel at it).`,
+      `giftdrop: HTTP_PORT ${port} on 127.0.0.1 is already in use (another giftdrop, or another program, holds it): stop that one, or pick another port, e.g. HTTP_PORT=${port + 2} npm start (and point the Fourthwall webhook or tunnel at it).`,
     ]);
   });
 });

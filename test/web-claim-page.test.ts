@@ -150,7 +150,7 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
   it('the dashboard lists the prize as waiting (opened) until it is redeemed, then the list is empty', async () => {
     const winner = record.winners[0]!;
     const page = await browser.context.newPage();
-    await page.goto(`${base}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
     const row = page.locator(`#prizes tbody tr[data-user="${winner.userId}"]`);
     await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
     expect(await row.locator('td.state').textContent()).toBe('opened');

@@ -45,7 +45,7 @@ async function openWithEntrants(s: LinkStack, logins: readonly string[], names: 
 }
 
 async function entrantsApi(s: LinkStack, id: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${s.bot.http.url}/dashboard/api/entrants?draw=${encodeURIComponent(id)}`, {
+  const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/entrants?draw=${encodeURIComponent(id)}`, {
     headers: { authorization: `Bearer ${s.bot.pages.token.token}` },
   });
   expect(res.status).toBe(200);
@@ -76,7 +76,7 @@ describe('dashboard entrants with account rules', { timeout: 120_000 }, () => {
     const browser = await launchBrowser();
     try {
       const page = await browser.context.newPage();
-      await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+      await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
       const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
       await poll(() => page.inputValue('#entrant-draw')).toBe(id);
       await poll(() => page.textContent('#entrant-count')).toBe(

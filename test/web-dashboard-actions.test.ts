@@ -35,7 +35,7 @@ async function actionsShown(page: Page): Promise<string[]> {
 /** A new page on the stack's dashboard (with its token), once it says chat is connected. */
 async function openDashboard(browser: TestBrowser, s: InProcessStack): Promise<Page> {
   const page = await browser.context.newPage();
-  await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+  await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
   await page.locator('#status', { hasText: 'chat connected' }).waitFor();
   return page;
 }
@@ -56,7 +56,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     const errors: string[] = [];
     page.on('response', (r) => void (r.status() === 404 && errors.push(r.url())));
     (page as unknown as { notFound: string[] }).notFound = errors;
-    await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
     await page.locator('#status', { hasText: 'chat connected' }).waitFor();
   }, 90_000);
 
@@ -159,7 +159,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     expect(body.readUInt16LE(4)).toBe(1); // one image
     // the browser asked for it on the dashboard and the overlay, and nothing answered 404
     const overlay = await browser.context.newPage();
-    await overlay.goto(`${s.bot.http.url}/overlay`);
+    await overlay.goto(`${s.bot.http.localUrl}/overlay`);
     // (a string, not a function: the test project has no DOM types)
     const icon = await overlay.evaluate(
       "new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img.naturalWidth); img.onerror = () => resolve(-1); img.src = '/favicon.ico'; })",

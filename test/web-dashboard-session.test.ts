@@ -22,19 +22,19 @@ afterAll(async () => {
 });
 
 async function signIn(): Promise<{ cookie: string; header: string }> {
-  const res = await fetch(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`, { redirect: 'manual' });
+  const res = await fetch(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`, { redirect: 'manual' });
   expect(res.status).toBe(303);
   const header = res.headers.get('set-cookie')!;
   return { cookie: header.split(';')[0]!, header };
 }
 
-const state = (cookie: string) => fetch(`${s.bot.http.url}/dashboard/api/state`, { headers: { cookie } }).then((r) => r.status);
+const state = (cookie: string) => fetch(`${s.bot.http.localUrl}/dashboard/api/state`, { headers: { cookie } }).then((r) => r.status);
 
 describe('dashboard sessions', () => {
   it('are random, server-side, port-bound cookies', async () => {
     const a = await signIn();
     const b = await signIn();
-    expect(a.cookie).toMatch(new RegExp(`^giftdrop_dashboard_${s.bot.http.port}=[A-Za-z0-9_-]{43}$`));
+    expect(a.cookie).toMatch(new RegExp(`^giftdrop_dashboard_${s.bot.http.localPort}=[A-Za-z0-9_-]{43}$`));
     expect(a.cookie).not.toBe(b.cookie);
     expect(a.cookie).not.toContain(s.bot.pages.token.token);
     expect(a.header).toMatch(/HttpOnly/);
@@ -43,21 +43,21 @@ describe('dashboard sessions', () => {
     expect(await state(a.cookie)).toBe(200);
     expect(await state(b.cookie)).toBe(200);
     // the same value under another port's name is not a session here
-    expect(await state(a.cookie.replace(`_${s.bot.http.port}=`, '_1=')) ).toBe(401);
+    expect(await state(a.cookie.replace(`_${s.bot.http.localPort}=`, '_1=')) ).toBe(401);
     // a made-up id is not one either
-    expect(await state(`giftdrop_dashboard_${s.bot.http.port}=${'A'.repeat(43)}`)).toBe(401);
+    expect(await state(`giftdrop_dashboard_${s.bot.http.localPort}=${'A'.repeat(43)}`)).toBe(401);
   });
 
   it('a logged-out session gets 401 (others stay signed in)', async () => {
     const a = await signIn();
     const b = await signIn();
-    const out = await fetch(`${s.bot.http.url}/dashboard/api/logout`, { method: 'POST', headers: { cookie: a.cookie, 'content-type': 'application/json' }, body: '{}' });
+    const out = await fetch(`${s.bot.http.localUrl}/dashboard/api/logout`, { method: 'POST', headers: { cookie: a.cookie, 'content-type': 'application/json' }, body: '{}' });
     expect(out.status).toBe(200);
-    expect(out.headers.get('set-cookie')).toMatch(new RegExp(`^giftdrop_dashboard_${s.bot.http.port}=; .*Max-Age=0`));
+    expect(out.headers.get('set-cookie')).toMatch(new RegExp(`^giftdrop_dashboard_${s.bot.http.localPort}=; .*Max-Age=0`));
     expect(await state(a.cookie)).toBe(401);
     expect(await state(b.cookie)).toBe(200);
     // logout is a state change: a GET does not do it
-    expect((await fetch(`${s.bot.http.url}/dashboard/api/logout`, { headers: { cookie: b.cookie } })).status).not.toBe(200);
+    expect((await fetch(`${s.bot.http.localUrl}/dashboard/api/logout`, { headers: { cookie: b.cookie } })).status).not.toBe(200);
     expect(await state(b.cookie)).toBe(200);
   });
 
@@ -71,6 +71,6 @@ describe('dashboard sessions', () => {
     const again = await signIn();
     expect(await state(again.cookie)).toBe(200);
     // the bearer token itself still works for scripts
-    expect((await fetch(`${s.bot.http.url}/dashboard/api/state`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } })).status).toBe(200);
+    expect((await fetch(`${s.bot.http.localUrl}/dashboard/api/state`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } })).status).toBe(200);
   });
 });

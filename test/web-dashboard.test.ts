@@ -30,7 +30,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
   });
 
   it('refuses requests without the token', async () => {
-    const base = s.bot.http.url;
+    const base = s.bot.http.localUrl;
     for (const path of ['/dashboard', '/dashboard/app.js', '/dashboard/api/state', '/dashboard/api/history.csv']) {
       const res = await fetch(`${base}${path}`);
       expect(res.status, path).toBe(401);
@@ -50,11 +50,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
   });
 
   it('starts a link giveaway, ends it, rerolls a winner and downloads the CSV', async () => {
-    const base = s.bot.http.url;
+    const base = s.bot.http.localUrl;
     const page = await browser.context.newPage();
     await page.goto(`${base}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
-    const cookie = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.port}`)!;
+    const cookie = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.localPort}`)!;
     expect(cookie.httpOnly).toBe(true);
     expect(cookie.sameSite).toBe('Strict');
     expect(cookie.value).not.toContain(s.bot.pages.token.token);
@@ -144,7 +144,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     for (const w of rec.winners) expect(csv).toContain(w.login);
 
     // Sign out: the session ends server-side; the same cookie now gets 401
-    const session = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.port}`)!;
+    const session = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.localPort}`)!;
     await page.click('#logout');
     await poll(() => page.textContent('body')).toContain('token required');
     const replay = await fetch(`${base}/dashboard/api/state`, { headers: { cookie: `${session.name}=${session.value}` } });

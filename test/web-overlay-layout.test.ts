@@ -63,7 +63,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 
 
   async function check(page: Page, width: number, height: number): Promise<void> {
     await page.setViewportSize({ width, height });
-    await page.goto(`${s.bot.http.url}/overlay`);
+    await page.goto(`${s.bot.http.localUrl}/overlay`);
     const open = page.locator(`.card[data-key="${openId}"]`);
     await open.waitFor();
     await poll(() => open.locator('.count').textContent()).toBe('9 entrants');

@@ -40,7 +40,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
 
   it('follows a gift draw: prompt, countdown, count, reload, XSS as text, winners by name, no link', async () => {
     const page = await browser.context.newPage();
-    await page.goto(`${s.bot.http.url}/overlay`);
+    await page.goto(`${s.bot.http.localUrl}/overlay`);
     // idle: no card, only the configured badge
     await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
     expect(await page.locator('.card').count()).toBe(0);
@@ -120,7 +120,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
 
     // nothing the overlay shows or receives carries a link, a gift id or an e-mail
     const html = await page.content();
-    const state = await (await fetch(`${s.bot.http.url}/overlay/state`)).text();
+    const state = await (await fetch(`${s.bot.http.localUrl}/overlay/state`)).text();
     for (const text of [html, state]) {
       expect(text).not.toMatch(/https?:\/\/|gft_|redeem|@[a-z0-9-]+\.[a-z]/i);
       for (const w of rec.winners) {
@@ -136,13 +136,13 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
   it('serves prize images only for draws it shows: other ids never reach Fourthwall', async () => {
     const before = s.fourthwall.control.requests.length;
     for (const id of ['not-a-draw', 'prod_%E0%A4%A', 'x'.repeat(150)]) {
-      expect((await fetch(`${s.bot.http.url}/overlay/prize/${id}`)).status).toBe(404);
+      expect((await fetch(`${s.bot.http.localUrl}/overlay/prize/${id}`)).status).toBe(404);
     }
     expect(s.fourthwall.control.requests.length).toBe(before);
   });
 
   it('serves the overlay with a strict CSP; 200 idle streams from one client leave the overlay updating', async () => {
-    const res = await fetch(`${s.bot.http.url}/overlay`);
+    const res = await fetch(`${s.bot.http.localUrl}/overlay`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'none'");
@@ -150,22 +150,22 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     expect(csp).not.toContain('unsafe-inline');
 
     const page = await browser.context.newPage();
-    await page.goto(`${s.bot.http.url}/overlay`);
+    await page.goto(`${s.bot.http.localUrl}/overlay`);
     await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
     const evictedBefore = s.bot.pages.overlay.stats().evicted;
     // 200 streams from the same address (127.0.0.1, like the overlay itself), opened and never read
     const idle: Socket[] = [];
     try {
       for (let i = 0; i < 200; i++) {
-        const sock = connect(s.bot.http.port, '127.0.0.1');
+        const sock = connect(s.bot.http.localPort, '127.0.0.1');
         sock.write(`GET /overlay/events HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n`);
         sock.pause();
         idle.push(sock);
       }
       await poll(() => s.bot.pages.overlay.stats().evicted - evictedBefore).toBeGreaterThanOrEqual(193);
-      // the bound holds: old streams were evicted, none refused, the count stays at the per-client cap
+      // the bound holds: streams were evicted, none refused, the count stays at the per-client cap
       expect(s.bot.pages.overlay.stats().clients).toBeLessThanOrEqual(8);
-      // the overlay (its stream evicted too) reconnects and keeps following a new draw
+      // the overlay (the stream that renders, kept: the newest and idle go first) keeps following a new draw
       const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'late_fan', durationSeconds: 170 });
       const card = page.locator(`.card[data-key="${draw['id'] as string}"]`);
       await card.waitFor({ timeout: 15_000 });
@@ -182,10 +182,10 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     // every request of this page carries X-Forwarded-For, as through a tunnel or proxy
     await page.setExtraHTTPHeaders({ 'x-forwarded-for': '198.51.100.23' });
     try {
-      expect((await page.goto(`${s.bot.http.url}/overlay`))!.status()).toBe(403);
-      expect((await page.goto(`${s.bot.http.url}/overlay?key=${OVERLAY_KEY}x`))!.status()).toBe(403);
-      expect((await page.goto(`${s.bot.http.url}/dashboard?key=${OVERLAY_KEY}`))!.status()).toBe(403);
-      expect((await page.goto(`${s.bot.http.url}/overlay?key=${OVERLAY_KEY}`))!.status()).toBe(200);
+      expect((await page.goto(`${s.bot.http.localUrl}/overlay`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.localUrl}/overlay?key=${OVERLAY_KEY}x`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.localUrl}/dashboard?key=${OVERLAY_KEY}`))!.status()).toBe(403);
+      expect((await page.goto(`${s.bot.http.localUrl}/overlay?key=${OVERLAY_KEY}`))!.status()).toBe(200);
       // its script, style and event stream go by the cookie the key set
       await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
       const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'remote_fan', durationSeconds: 170 });
@@ -198,18 +198,21 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     }
   });
 
-  it('refuses the overlay and the dashboard to a foreign Host or a tunnel, through the real bot', async () => {
-    for (const path of ['/overlay', '/overlay/events', '/overlay/state', '/dashboard', '/dashboard/api/state']) {
-      for (const headers of [{ host: 'evil.example' }, { host: '127.0.0.1', 'x-forwarded-for': '203.0.113.5' }]) {
-        const status = await new Promise<number>((resolve, reject) => {
-          const req = request({ host: '127.0.0.1', port: s.bot.http.port, path, headers, agent: false }, (r) => {
-            r.resume();
-            resolve(r.statusCode ?? 0);
-          });
-          req.on('error', reject);
-          req.end();
+  it('refuses the overlay and the dashboard to a foreign Host or a tunnel, through the real bot, and never serves them on HTTP_PORT', async () => {
+    const status = (port: number, path: string, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
         });
-        expect(status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+        req.on('error', reject);
+        req.end();
+      });
+    for (const path of ['/overlay', '/overlay/events', '/overlay/state', '/dashboard', '/dashboard/api/state']) {
+      expect(await status(s.bot.http.port, path, { host: '127.0.0.1' }), `${path} on HTTP_PORT`).toBe(404);
+      const refused: Record<string, string>[] = [{ host: 'evil.example' }, { host: '127.0.0.1', 'x-forwarded-for': '203.0.113.5' }];
+      for (const headers of refused) {
+        expect(await status(s.bot.http.localPort, path, headers), `${path} ${JSON.stringify(headers)}`).toBe(403);
       }
     }
   });

@@ -11,7 +11,8 @@ import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import type { PrivateDelivery } from '../giveaway/ports.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
-import { startHttpServer, type BotHttpServer, type HealthReport } from '../http/server.js';
+import { startHttpServer, type BotHttpServerWithPages, type HealthReport } from '../http/server.js';
+import { parseTrustProxy } from '../http/surfaces.js';
 import type { Logger } from '../logging/index.js';
 import { CommandRegistry } from '../commands/registry.js';
 import { ChatLines } from '../commands/chat-lines.js';
@@ -79,7 +80,7 @@ export class StopIncomplete extends Error {
 
 export interface Bot {
   readonly config: Config;
-  readonly http: BotHttpServer;
+  readonly http: BotHttpServerWithPages;
   readonly chat: TwitchChat;
   readonly engine: GiveawayEngine;
   readonly streaming: StreamingService;
@@ -226,7 +227,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: engine.openDrawCount() };
   };
 
-  let http: BotHttpServer | undefined;
+  let http: BotHttpServerWithPages | undefined;
   let poller: EventPoller | undefined;
   let pages: OperatorPages | undefined;
   // The start-up connection (token check, socket, login, join) runs beside the rest of the start.
@@ -262,8 +263,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       delivery: delivery.tracker,
     }));
     stops.close('pages', () => web.close());
-    const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
-    const verify = verifyRoute(repo, logger, { localHosts });
+    const verify = verifyRoute(repo, logger);
     // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
     engine.events.on('rerolled', (record) => verify.forget(record.id));
     engine.events.on('draw-finished', (record) => verify.forget(record.id));
@@ -276,9 +276,16 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       onEvent: async (event) => void (await intake.submit(event, 'webhook')),
       health,
       handledTypes,
-      routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), (req, res) => web.handle(req, res)],
-      localHosts,
-      ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
+      routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : [])],
+      // The streamer's own pages on their own listener (loopback unless GIFTDROP_LOCAL_BIND).
+      local: {
+        host: config.http.localBind,
+        port: config.http.localPort,
+        routes: [(req, res) => web.handle(req, res)],
+        localHosts: new Set(config.http.localHosts ?? []),
+        ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
+      },
+      trustProxy: parseTrustProxy(config.http.trustProxy),
       now: () => (options.events?.clock ?? clock).now(),
     }));
     stops.close('http', () => server.close());
@@ -350,8 +357,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   const tokenFrom = operatorPages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : operatorPages.token.file;
   log.info(
-    { overlay: `${httpServer.url}/overlay`, dashboard: `${httpServer.url}/dashboard` },
-    `overlay (OBS browser source) at ${httpServer.url}/overlay; dashboard at ${httpServer.url}/dashboard (sign in once with the token in ${tokenFrom})`,
+    { overlay: `${httpServer.localUrl}/overlay`, dashboard: `${httpServer.localUrl}/dashboard` },
+    `overlay (OBS browser source) at ${httpServer.localUrl}/overlay; dashboard at ${httpServer.localUrl}/dashboard (sign in once with the token in ${tokenFrom})`,
   );
 
   let stopping: Promise<void> | undefined;

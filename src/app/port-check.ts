@@ -1,7 +1,8 @@
 /**
- * Start-up check of the bot's HTTP port, before anything joins chat: a port another program
- * holds is reported in one line that names it and how to pick another, instead of a stack trace
- * after the bot already joined the channel.
+ * Start-up check of the bot's HTTP ports (HTTP_PORT, and GIFTDROP_LOCAL_PORT for the streamer's
+ * own pages), before anything joins chat: a port another program holds is reported in one line
+ * that names the setting and how to pick another, instead of a stack trace after the bot already
+ * joined the channel.
  */
 import { createServer } from 'node:net';
 
@@ -14,22 +15,27 @@ export function isAddressInUse(err: unknown): boolean {
   return false;
 }
 
-/** The one line for a busy port. */
-export function portInUseMessage(host: string, port: number): string {
+type PortSetting = 'HTTP_PORT' | 'GIFTDROP_LOCAL_PORT';
+
+/** The one line for a busy port (HTTP_PORT's suggestion skips HTTP_PORT + 1, the streamer's own port). */
+export function portInUseMessage(host: string, port: number, setting: PortSetting = 'HTTP_PORT'): string {
+  const other = setting === 'HTTP_PORT' ? (port >= 65534 ? port - 2 : port + 2) : port === 65535 ? port - 1 : port + 1;
+  const after = setting === 'HTTP_PORT' ? ' (and point the Fourthwall webhook or tunnel at it)' : ' (the overlay and dashboard URLs follow it)';
   return (
-    `HTTP_PORT ${port} on ${host} is already in use (another giftdrop, or another program, holds it): ` +
-    `stop that one, or pick another port, e.g. HTTP_PORT=${port === 65535 ? port - 1 : port + 1} npm start (and point the Fourthwall webhook or tunnel at it).`
+    `${setting} ${port} on ${host} is already in use (another giftdrop, or another program, holds it): ` +
+    `stop that one, or pick another port, e.g. ${setting}=${other} npm start${after}.`
   );
 }
 
 /** Resolves with the line saying why the port cannot be listened on, or undefined when it can (0 always can). */
-export function checkPortFree(host: string, port: number): Promise<string | undefined> {
+export function checkPortFree(host: string, port: number, setting: PortSetting = 'HTTP_PORT'): Promise<string | undefined> {
   if (port === 0) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (isAddressInUse(err)) resolve(portInUseMessage(host, port));
-      else resolve(`cannot listen on HTTP_HOST ${host}, HTTP_PORT ${port} (${err.code ?? err.message}): check both settings.`);
+      const hostSetting = setting === 'HTTP_PORT' ? 'HTTP_HOST' : 'GIFTDROP_LOCAL_BIND';
+      if (isAddressInUse(err)) resolve(portInUseMessage(host, port, setting));
+      else resolve(`cannot listen on ${hostSetting} ${host}, ${setting} ${port} (${err.code ?? err.message}): check both settings.`);
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
   });

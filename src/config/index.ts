@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
 import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
+import { httpProblems, httpSettings, type HttpSettings } from './http.js';
 import { jsonErrorAt } from './json-error.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
 
@@ -61,8 +62,8 @@ export interface Config {
   dataDir: string;
   /** Absolute path of DATA_DIR itself. */
   dataRoot?: string;
-  /** localHosts: GIFTDROP_LOCAL_HOSTS (lower case, no ports): more names of this machine for the streamer's own pages. */
-  http: { host: string; port: number; localHosts?: string[] };
+  /** The two listeners' settings (src/config/http.ts). */
+  http: HttpSettings;
   /** GIFTDROP_OVERLAY_KEY (secret): turns on the overlay for another machine, at /overlay?key=<key>. */
   overlayKey?: string;
   logLevel: string;
@@ -304,6 +305,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (e.FOURTHWALL_API_URL && !/^https?:\/\//i.test(e.FOURTHWALL_API_URL))
     problems.push('FOURTHWALL_API_URL: must start with http:// or https://');
 
+  if (env) problems.push(...httpProblems(env));
+
   let rateLimit = { limit: 100, intervalMs: 10_000 };
   if (e.FOURTHWALL_RATE_LIMIT) {
     rateLimit = parseRateLimitSpec(e.FOURTHWALL_RATE_LIMIT);
@@ -338,11 +341,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     mode,
     dataDir: modeDataDir(dataRoot, mode),
     dataRoot,
-    http: {
-      host: env.HTTP_HOST ?? '127.0.0.1',
-      port: env.HTTP_PORT ?? 8787,
-      ...(env.GIFTDROP_LOCAL_HOSTS ? { localHosts: env.GIFTDROP_LOCAL_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) } : {}),
-    },
+    http: httpSettings(env),
     ...(env.GIFTDROP_OVERLAY_KEY ? { overlayKey: env.GIFTDROP_OVERLAY_KEY } : {}),
     logLevel: env.LOG_LEVEL ?? 'info',
     logLevelExplicit: env.LOG_LEVEL !== undefined,

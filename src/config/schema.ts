@@ -13,6 +13,21 @@ const optionalString = z
   .transform((s) => (s === '' ? undefined : s))
   .optional();
 
+/** A TCP port, 0-65535 (0: chosen by the OS). */
+const portNumber = z
+  .string()
+  .trim()
+  .optional()
+  .transform((s) => (s === undefined || s === '' ? undefined : s))
+  .pipe(
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a port number (0-65535)')
+      .transform(Number)
+      .refine((n) => n <= 65535, 'must be a port number (0-65535)')
+      .optional(),
+  );
+
 const url = (what: string) =>
   z
     .string()
@@ -37,19 +52,7 @@ export const envSchema = z.object({
   GIFTDROP_CONFIG: optionalString,
   DATA_DIR: optionalString,
   HTTP_HOST: optionalString,
-  HTTP_PORT: z
-    .string()
-    .trim()
-    .optional()
-    .transform((s) => (s === undefined || s === '' ? undefined : s))
-    .pipe(
-      z
-        .string()
-        .regex(/^\d+$/, 'must be a port number (0-65535)')
-        .transform(Number)
-        .refine((n) => n <= 65535, 'must be a port number (0-65535)')
-        .optional(),
-    ),
+  HTTP_PORT: portNumber,
   LOG_LEVEL: z
     .string()
     .trim()
@@ -103,6 +106,15 @@ export const envSchema = z.object({
   ),
   GIFTDROP_LOCAL_HOSTS: optionalString.pipe(
     z.string().regex(/^\s*[A-Za-z0-9.[\]:-]+(\s*,\s*[A-Za-z0-9.[\]:-]+)*\s*$/, 'must be host names separated by commas, e.g. streampc.lan,192.168.1.20').optional(),
+  ),
+  GIFTDROP_LOCAL_PORT: portNumber,
+  GIFTDROP_LOCAL_BIND: optionalString,
+  GIFTDROP_TRUST_PROXY: optionalString.pipe(
+    z
+      .string()
+      .toLowerCase()
+      .regex(/^(none|cloudflare|ngrok|last-hop|[1-5])$/, 'must be none, cloudflare, ngrok, last-hop or a number of proxies 1-5 (what is in front of HTTP_PORT)')
+      .optional(),
   ),
   GIFTDROP_OVERLAY_KEY: optionalString.pipe(
     z.string().regex(/^[A-Za-z0-9_-]{16,200}$/, 'must be 16 to 200 letters, digits, "-" or "_" (it goes in the overlay URL)').optional(),
@@ -256,3 +268,4 @@ export const fileSchema = z.strictObject({
 });
 
 export type FileSettings = z.infer<typeof fileSchema>;
+export type EnvSettings = z.infer<typeof envSchema>;

@@ -101,7 +101,7 @@ export class LiveConsole {
       poll();
       this.every(SHOP_POLL_MS, poll);
     }
-    this.print(this.paint('1', `giftdrop live: #${bot.chat.channelLogin} as ${bot.chat.botLogin}; overlay ${bot.http.url}/overlay, dashboard ${bot.http.url}/dashboard`));
+    this.print(this.paint('1', `giftdrop live: #${bot.chat.channelLogin} as ${bot.chat.botLogin}; overlay ${bot.http.localUrl}/overlay, dashboard ${bot.http.localUrl}/dashboard`));
   }
 
   /** The status line's text (chat, shop, open draws with entrants and time left). */

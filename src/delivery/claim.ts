@@ -44,6 +44,6 @@ export function claimPageFor(config: Config, logger: Logger): ClaimPageWiring | 
   return {
     url: `${publicUrl}/claim`,
     mount: ({ prizes, channel, clock }) =>
-      new ClaimPage({ publicUrl, login, prizes, channel, clock, logger, localHosts: new Set(config.http.localHosts ?? []) }).handle,
+      new ClaimPage({ publicUrl, login, prizes, channel, clock, logger }).handle,
   };
 }

@@ -1,22 +1,34 @@
 /**
- * The bot's HTTP server: `POST /webhooks/fourthwall` and `GET /healthz`, plus the routes handed in
- * as `routes` (the operator pages: /overlay, /dashboard, see src/web; /verify; /claim).
+ * The bot's HTTP listeners (README "Security", surfaces.ts):
+ * - the public one on `options.port` (HTTP_PORT, what a tunnel carries): `POST /webhooks/fourthwall`,
+ *   `GET /healthz` and the public `routes` (/verify, /claim). It never serves the streamer's pages,
+ *   whatever the Host or headers: /overlay... and /dashboard... answer 404 there.
+ * - the streamer's own on `options.local.port` (GIFTDROP_LOCAL_PORT, loopback unless
+ *   GIFTDROP_LOCAL_BIND says otherwise): `GET /healthz` and the `local.routes` (/overlay, /dashboard
+ *   and their APIs); a request that is not local (surfaces.ts `isLocalRequest`: Host and forwarding
+ *   headers) gets 403, except /overlay... carrying the overlay key when one is configured.
  *
- * Two surfaces on one port (surfaces.ts): a request for the streamer's own pages (/dashboard,
- * /overlay) that is not local (Host not 127.0.0.1/localhost/GIFTDROP_LOCAL_HOSTS, or carrying a
- * forwarding header) gets 403 before any route sees it; /overlay also answers the overlay key when
- * one is configured. Everything else is public and bounded: `/healthz` per-client rate limit (429;
- * local requests are not limited),
- * at most `maxConcurrentBodies` webhook bodies read at once (503 + Retry-After above it), a cap
- * on open connections, header/request/idle timeouts.
+ * Bounds, per listener: its own connection cap (public MAX_CONNECTIONS, local
+ * MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot touch the overlay),
+ * headers within HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS, checked every
+ * second (`connectionsCheckingInterval`), idle sockets closed after IDLE_TIMEOUT_MS (event streams
+ * turn that off for theirs). Each public request's client is decided once (surfaces.ts
+ * `clientKeyOf` with `trustProxy`) and recorded for the routes; `/healthz` is limited per client
+ * on the public listener. Webhook bodies read at once: at most `maxConcurrentBodies` in all and
+ * MAX_BODIES_PER_CLIENT per client (503 + Retry-After above either), so one client's slow bodies
+ * never hold another's webhook.
  *
  * Webhooks: the raw body is read (over 1 MiB -> 413, reading stops), verified against whichever
  * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
  * (bad envelope -> 400, logged), then answered 200 at once; duplicates (same envelope id) get 200
- * and are ignored. An event whose `createdAt` is older than `maxEventAgeMs` (default 15 minutes) is
- * answered 200 `{ignored:'too old'}` and not handed on (a replay; a genuinely missed event is still
- * fetched by the catch-up poll, which this check does not touch). The event is handed to `onEvent` only after the answer is sent, so slow work
- * never delays the acknowledgement. This module does no giveaway logic.
+ * and are ignored. An event whose `createdAt` is older than `maxEventAgeMs` (default 15 minutes),
+ * or later than MAX_CLOCK_SKEW_MS ahead of this machine's clock, is answered 200
+ * `{ignored:'too old'|'from the future'}` and not handed on (a replay, or a clock that is off; a
+ * genuinely missed event is still fetched by the catch-up poll, which this check does not touch).
+ * An envelope without `createdAt` (Fourthwall always sends one) cannot be judged by age: it is
+ * handled, and its envelope id's dedupe is what refuses a replay of it. The event is handed to
+ * `onEvent` only after the answer is sent, so slow work never delays the acknowledgement. This
+ * module does no giveaway logic.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,15 +36,40 @@ import type { Logger } from '../logging/index.js';
 import { parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
 import { RejectionLog } from './rejections.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
-import { OverlayKey, isLocalRequest, overLimit, refuseOwn, surfaceOf, surfaceOfTarget } from './surfaces.js';
+import {
+  OverlayKey,
+  clientKeyOf,
+  clientOf,
+  isLocalRequest,
+  notOnPublic,
+  overLimit,
+  recordClient,
+  refuseOwn,
+  surfaceOf,
+  surfaceOfTarget,
+  type TrustProxy,
+} from './surfaces.js';
 
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
 /** Webhook bodies read at the same time; more get 503 (Fourthwall retries). */
 export const MAX_CONCURRENT_BODIES = 32;
 /** A webhook event older than this (its `createdAt`) is not acted on from the webhook path. */
 export const MAX_EVENT_AGE_MS = 15 * 60_000;
-/** Open connections at most (sockets beyond it are refused by the OS accept loop). */
+/** Webhook bodies one client may send at the same time (its others get 503). */
+export const MAX_BODIES_PER_CLIENT = 4;
+/** How far ahead of this machine's clock a webhook's `createdAt` may be. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** Open connections on the public listener at most (sockets beyond it are closed at once). */
 export const MAX_CONNECTIONS = 1024;
+/** Open connections on the streamer's own listener at most (OBS, a dashboard tab, their streams). */
+export const MAX_LOCAL_CONNECTIONS = 128;
+/** A request's headers must have arrived within this long, its whole body within REQUEST_TIMEOUT_MS. */
+export const HEADERS_TIMEOUT_MS = 5_000;
+export const REQUEST_TIMEOUT_MS = 10_000;
+/** A socket with nothing moving for this long is closed (event streams turn it off for theirs). */
+export const IDLE_TIMEOUT_MS = 10_000;
+/** How often Node checks the two timeouts above (its default, 30 s, let idle sockets pile up). */
+const TIMEOUT_CHECK_MS = 1_000;
 const HEALTH_LIMIT: RateLimitOptions = { perSecond: 20, burst: 40 };
 
 export interface HealthReport {
@@ -58,12 +95,12 @@ export interface HttpServerOptions {
   health(): HealthReport;
   /** Event types the bot acts on; other types are acknowledged even when their data is unfamiliar. */
   handledTypes?: ReadonlySet<string>;
-  /** Extra routes (e.g. /verify/<id>), tried in order before the 404; each returns true when it answered. */
-  routes?: ReadonlyArray<(req: IncomingMessage, res: ServerResponse) => boolean>;
-  /** Extra names that count as this machine for the streamer's own pages (GIFTDROP_LOCAL_HOSTS). */
-  localHosts?: ReadonlySet<string>;
-  /** GIFTDROP_OVERLAY_KEY: when set, /overlay also answers remote requests carrying it. */
-  overlayKey?: string;
+  /** Public routes (/verify/<id>, /claim), tried in order before the 404; each returns true when it answered. */
+  routes?: ReadonlyArray<HttpRoute>;
+  /** The streamer's own listener; without it the streamer's pages are served nowhere. */
+  local?: LocalListenerOptions;
+  /** GIFTDROP_TRUST_PROXY: who writes a public client's address (default: the last hop, surfaces.ts). */
+  trustProxy?: TrustProxy;
   /** Webhook bodies read at once (default MAX_CONCURRENT_BODIES). */
   maxConcurrentBodies?: number;
   /** Oldest webhook event acted on, by its createdAt (default MAX_EVENT_AGE_MS). */
@@ -72,9 +109,28 @@ export interface HttpServerOptions {
   now?: () => number;
 }
 
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export interface LocalListenerOptions {
+  /** GIFTDROP_LOCAL_BIND (default 127.0.0.1). */
+  host: string;
+  /** GIFTDROP_LOCAL_PORT (0: chosen by the OS). */
+  port: number;
+  /** The streamer's pages (/overlay, /dashboard), tried in order before the 404. */
+  routes: ReadonlyArray<HttpRoute>;
+  /** Extra names that count as this machine (GIFTDROP_LOCAL_HOSTS). */
+  localHosts?: ReadonlySet<string>;
+  /** GIFTDROP_OVERLAY_KEY: when set, /overlay also answers remote requests carrying it. */
+  overlayKey?: string;
+}
+
 export interface BotHttpServer {
+  /** The public listener's address (HTTP_PORT). */
   readonly url: string;
   readonly port: number;
+  /** The streamer's own listener's address, when it was started. */
+  readonly localUrl?: string;
+  readonly localPort?: number;
   /** Resolves when every accepted webhook has been handed off and processed. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -86,8 +142,9 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
   res.end(text);
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
+/** The body, or why there is none: over `limit`, or the client went away (or timed out) before its end. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'incomplete'> {
+  return new Promise((resolve) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > limit) {
       req.resume();
@@ -97,23 +154,23 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const finish = (v: Buffer | 'too-large' | 'incomplete') => {
+      if (done) return;
+      done = true;
+      chunks.length = 0;
+      resolve(v);
+    };
     req.on('data', (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      if (size > limit) {
-        done = true;
-        chunks.length = 0;
-        resolve('too-large');
-        return;
-      }
+      if (size > limit) return finish('too-large');
       chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!done) resolve(Buffer.concat(chunks, size));
-    });
-    req.on('error', (err) => {
-      if (!done) reject(err);
-    });
+    req.on('end', () => finish(Buffer.concat(chunks, size)));
+    // A request that ends without its body ('close' before 'end': the client left or the request
+    // timeout cut it) frees its place at once.
+    req.on('error', () => finish('incomplete'));
+    req.on('close', () => finish('incomplete'));
   });
 }
 
@@ -130,6 +187,14 @@ function unusedEnvelope(body: Buffer, handled: ReadonlySet<string> | undefined):
   return undefined;
 }
 
+/** The server with the streamer's own listener started (`options.local` given). */
+export interface BotHttpServerWithPages extends BotHttpServer {
+  readonly localUrl: string;
+  readonly localPort: number;
+}
+
+export async function startHttpServer(options: HttpServerOptions & { local: LocalListenerOptions }): Promise<BotHttpServerWithPages>;
+export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer>;
 export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer> {
   const log = options.logger.child({ module: 'http' });
   const pending = new Set<Promise<void>>();
@@ -138,24 +203,33 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
   const healthLimit = new RateLimiter({ ...HEALTH_LIMIT, now });
   const maxBodies = options.maxConcurrentBodies ?? MAX_CONCURRENT_BODIES;
   const maxAgeMs = options.maxEventAgeMs ?? MAX_EVENT_AGE_MS;
-  const localHosts = options.localHosts ?? new Set<string>();
-  const overlayKey = options.overlayKey ? new OverlayKey(options.overlayKey) : undefined;
   let bodies = 0;
+  const bodiesOf = new Map<string, number>();
 
   const handleWebhook = async (req: IncomingMessage, res: ServerResponse) => {
-    if (bodies >= maxBodies) {
-      rejections.note('busy', { limit: maxBodies });
+    const client = clientOf(req);
+    const mine = bodiesOf.get(client) ?? 0;
+    if (bodies >= maxBodies || mine >= MAX_BODIES_PER_CLIENT) {
+      rejections.note('busy', { limit: mine >= MAX_BODIES_PER_CLIENT ? MAX_BODIES_PER_CLIENT : maxBodies, perClient: mine >= MAX_BODIES_PER_CLIENT });
       res.setHeader('connection', 'close');
       res.setHeader('retry-after', '1');
       send(res, 503, { error: 'busy' });
       return;
     }
     bodies += 1;
-    let body: Buffer | 'too-large';
+    bodiesOf.set(client, mine + 1);
+    let body: Buffer | 'too-large' | 'incomplete';
     try {
       body = await readBody(req, MAX_WEBHOOK_BYTES);
     } finally {
       bodies -= 1;
+      const left = (bodiesOf.get(client) ?? 1) - 1;
+      if (left > 0) bodiesOf.set(client, left);
+      else bodiesOf.delete(client);
+    }
+    if (body === 'incomplete') {
+      rejections.note('incomplete', { client });
+      return;
     }
     if (body === 'too-large') {
       rejections.note('too-large', { limit: MAX_WEBHOOK_BYTES });
@@ -190,6 +264,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       send(res, 200, { ok: true, ignored: 'too old' });
       return;
     }
+    if (Number.isFinite(created) && created - now() > MAX_CLOCK_SKEW_MS) {
+      rejections.note('from-the-future', { eventId: event.id, type: event.type, createdAt: event.createdAt, maxSkewMs: MAX_CLOCK_SKEW_MS });
+      send(res, 200, { ok: true, ignored: 'from the future' });
+      return;
+    }
+    if (!Number.isFinite(created)) log.debug({ eventId: event.id, type: event.type }, 'webhook without a readable createdAt: handled (its id is the replay guard)');
     if (options.seenEvent(event.id)) {
       log.debug({ eventId: event.id, type: event.type }, 'duplicate webhook ignored');
       send(res, 200, { ok: true, duplicate: true });
@@ -208,13 +288,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
     void work.finally(() => pending.delete(work));
   };
 
-  const server: Server = createServer((req, res) => {
+  const publicServer = listener(MAX_CONNECTIONS, (req, res) => {
+    recordClient(req, clientKeyOf(req, options.trustProxy));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (surfaceOfTarget(req.url ?? '/') === 'own' && !isLocalRequest(req, localHosts)) {
-      const key = surfaceOf(path) === 'own' && path.startsWith('/overlay') ? overlayKey?.check(req) : undefined;
-      if (!key) return refuseOwn(res);
-      if (key === 'query') res.setHeader('set-cookie', overlayKey!.setCookie(req));
-    }
+    if (surfaceOfTarget(req.url ?? '/') === 'own') return notOnPublic(res);
     if (path === '/webhooks/fourthwall') {
       if (req.method !== 'POST') return send(res, 405, { error: 'method not allowed' });
       handleWebhook(req, res).catch((err) => {
@@ -224,42 +301,89 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       return;
     }
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      if (overLimit(healthLimit, req, res, localHosts)) return;
+      if (overLimit(healthLimit, req, res)) return;
       return send(res, 200, options.health());
     }
     for (const route of options.routes ?? []) if (route(req, res)) return;
     send(res, 404, { error: 'not found' });
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
-  server.keepAliveTimeout = 5_000;
-  // A socket with nothing moving for this long is closed (event streams turn it off for theirs).
-  server.timeout = 30_000;
-  server.maxConnections = MAX_CONNECTIONS;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const local = options.local;
+  const localServer = local ? ownListener(local, options.health) : undefined;
+
+  await listen(publicServer, options.port, options.host);
+  try {
+    if (local && localServer) await listen(localServer, local.port, local.host);
+  } catch (err) {
+    await closeServer(publicServer);
+    throw err;
+  }
+  const { port } = publicServer.address() as AddressInfo;
+  const localPort = localServer ? (localServer.address() as AddressInfo).port : undefined;
 
   return {
-    url: `http://${hostForUrl}:${port}`,
+    url: urlOf(options.host, port),
     port,
+    ...(local && localPort !== undefined ? { localUrl: urlOf(local.host, localPort), localPort } : {}),
     async idle() {
       while (pending.size) await Promise.allSettled([...pending]);
     },
     async close() {
       rejections.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await Promise.all([closeServer(publicServer), localServer ? closeServer(localServer) : undefined]);
       while (pending.size) await Promise.allSettled([...pending]);
     },
   };
+}
+
+/** A listener with the bounds every one of ours has (see the module comment). */
+function listener(maxConnections: number, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    handle,
+  );
+  server.keepAliveTimeout = 5_000;
+  server.timeout = IDLE_TIMEOUT_MS;
+  server.maxConnections = maxConnections;
+  return server;
+}
+
+/** The streamer's own listener: local requests only (the overlay key aside), then its routes. */
+function ownListener(o: LocalListenerOptions, health: () => HealthReport): Server {
+  const localHosts = o.localHosts ?? new Set<string>();
+  const overlayKey = o.overlayKey ? new OverlayKey(o.overlayKey) : undefined;
+  return listener(MAX_LOCAL_CONNECTIONS, (req, res) => {
+    recordClient(req, clientKeyOf(req, { kind: 'none' }));
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!isLocalRequest(req, localHosts)) {
+      const key = surfaceOf(path) === 'own' && path.startsWith('/overlay') && surfaceOfTarget(req.url ?? '/') === 'own' ? overlayKey?.check(req) : undefined;
+      if (!key) return refuseOwn(res);
+      if (key === 'query') res.setHeader('set-cookie', overlayKey!.setCookie(req));
+    }
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, health());
+    for (const route of o.routes) if (route(req, res)) return;
+    send(res, 404, { error: 'not found' });
+  });
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function urlOf(host: string, port: number): string {
+  const name = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }

@@ -1,26 +1,40 @@
 /**
- * The two HTTP surfaces on one port (README "Security"): the public one a tunnel carries
- * (`POST /webhooks/fourthwall`, `/claim...`, `/verify...`, `/healthz`, and anything else not the
- * streamer's own) and the streamer's own (`/dashboard...`, `/overlay...`, their APIs and event
- * streams).
+ * The two HTTP surfaces and who a request comes from (README "Security"). Each surface has its
+ * own listener (server.ts): the public one on HTTP_PORT, the one a tunnel carries
+ * (`POST /webhooks/fourthwall`, `/claim...`, `/verify...`, `/healthz`), and the streamer's own on
+ * GIFTDROP_LOCAL_PORT, bound to loopback (`/dashboard...`, `/overlay...`, their APIs and event
+ * streams, `/healthz`). Being local is decided by the socket first (which listener accepted it);
+ * the Host and forwarding-header checks below are the second fence on the streamer's listener.
  *
  * Contract:
- * - `surfaceOf(path)`: 'own' for /dashboard and /overlay (and below), 'public' for every other path.
- * - `isLocalRequest(req, localHosts)`: true only when the Host header names 127.0.0.1, localhost,
- *   [::1] or one of `localHosts` (any port), AND the request carries none of X-Forwarded-For,
- *   Forwarded, CF-Connecting-IP (a request that came through a proxy or tunnel is public whatever
- *   its Host: DNS rebinding and tunnels both end here).
+ * - `surfaceOf(path)`: 'own' for /dashboard and /overlay (and below), 'public' for every other path;
+ *   `surfaceOfTarget(target)` also judges the path as the URL parser normalises it.
+ * - `isLocalRequest(req, localHosts)`: true only when the request has exactly one Host header whose
+ *   name is exactly 127.0.0.1, localhost, [::1] or one of `localHosts`, with no port or the port
+ *   the request arrived on, AND it carries no forwarding header (X-Forwarded-*, Forwarded, Via,
+ *   X-Real-IP, CF-Connecting-IP, True-Client-IP). `[::1].evil.com`, `localhost:evil`, a second
+ *   Host header: not local.
  * - The remote overlay: with an overlay key configured, `/overlay...` also answers a request that
- *   carries the key as `?key=` (then a cookie named for the port, Path=/overlay) or that cookie.
- *   The dashboard is never remote.
- * - `clientKey(req)`: who a public request is for the per-client limits: CF-Connecting-IP, else the
- *   last X-Forwarded-For entry (the one the nearest proxy added), else the socket's address.
- * - `overLimit(limiter, req, res, localHosts)`: spends one token of the client's budget and answers
- *   429 when it is spent; a local request (this machine, no tunnel) is not limited.
- * Does not route or answer requests other than the refusal (`refuseOwn`).
+ *   carries the key as `?key=` (then a cookie named for the port, Path=/overlay, 30 days) or that
+ *   cookie. The dashboard is never remote.
+ * - Client keys: `parseTrustProxy(setting)` reads GIFTDROP_TRUST_PROXY; `clientKeyOf(req, trust)`
+ *   names the client from what the named proxy wrote, never from a header the client could choose:
+ *   - `none`: the socket's address;
+ *   - `cloudflare`: CF-Connecting-IP (Cloudflare writes it on every request), else the socket's;
+ *   - `last-hop` (the default; `ngrok` is the same): when the socket is this machine (a tunnel
+ *     agent such as ngrok or cloudflared), the last X-Forwarded-For entry (the one the agent
+ *     appended); a socket from another machine is keyed by its own address (nobody in front);
+ *   - a number N (1-5): the N-th X-Forwarded-For entry from the end (N proxies of yours in front).
+ *   A request whose header is missing or has too few entries is keyed by its socket address.
+ *   The listener records each request's key (`recordClient`); routes read it with `clientOf(req)`.
+ * - `overLimit(limiter, req, res)`: spends one token of the request's client and answers 429 when it
+ *   is spent. Every public request is limited (the public listener has no "local" request: a
+ *   tunnel agent connects from this machine too).
+ * Does not route or answer requests other than the refusals.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import { answer429, type RateLimiter } from './rate-limit.js';
 
 export type Surface = 'public' | 'own';
@@ -28,7 +42,16 @@ export type Surface = 'public' | 'own';
 const OWN_PREFIXES = ['/dashboard', '/overlay'];
 /** What the tunnel must carry (README "Security"); every path not the streamer's own is public. */
 export const PUBLIC_PREFIXES = ['/webhooks/fourthwall', '/claim', '/verify', '/healthz'] as const;
-const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'cf-connecting-ip'] as const;
+const FORWARDING_HEADERS = [
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'forwarded',
+  'via',
+  'x-real-ip',
+  'cf-connecting-ip',
+  'true-client-ip',
+] as const;
 const ALWAYS_LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export function surfaceOf(path: string): Surface {
@@ -39,7 +62,7 @@ export function surfaceOf(path: string): Surface {
 /**
  * The surface of a request target, judged on the raw path AND on the path as the WHATWG URL
  * parser normalises it (`/x/../overlay` is `/overlay` to the routes, which parse it that way):
- * own when either is. A target that does not parse is treated as own (refused unless local).
+ * own when either is. A target that does not parse is treated as own.
  */
 export function surfaceOfTarget(target: string): Surface {
   const raw = target.split('?')[0] ?? '/';
@@ -51,15 +74,16 @@ export function surfaceOfTarget(target: string): Surface {
   }
 }
 
-/** The Host header's name without its port, lower case ('' when missing or malformed). */
-function hostName(req: IncomingMessage): string {
-  const host = (req.headers.host ?? '').trim().toLowerCase();
-  if (host.startsWith('[')) {
-    const end = host.indexOf(']');
-    return end > 0 ? host.slice(0, end + 1) : '';
-  }
-  const colon = host.indexOf(':');
-  return colon >= 0 ? host.slice(0, colon) : host;
+/**
+ * The Host header split into a lower-case name and its port ('' when there is none), or undefined
+ * when the request has no Host, more than one, or one that is not `name`, `name:digits`,
+ * `[v6]` or `[v6]:digits`.
+ */
+function hostOf(req: IncomingMessage): { name: string; port: string } | undefined {
+  const all = req.headersDistinct.host;
+  if (!all || all.length !== 1) return undefined;
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(all[0]!.trim().toLowerCase());
+  return m ? { name: m[1]!, port: m[2] ?? '' } : undefined;
 }
 
 function forwarded(req: IncomingMessage): boolean {
@@ -68,23 +92,92 @@ function forwarded(req: IncomingMessage): boolean {
 
 export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<string>): boolean {
   if (forwarded(req)) return false;
-  const name = hostName(req);
-  return ALWAYS_LOCAL.has(name) || localHosts.has(name);
+  const host = hostOf(req);
+  if (!host) return false;
+  if (host.port !== '' && Number(host.port) !== req.socket.localPort) return false;
+  return ALWAYS_LOCAL.has(host.name) || localHosts.has(host.name);
 }
 
-export function clientKey(req: IncomingMessage): string {
-  const cf = req.headers['cf-connecting-ip'];
-  if (typeof cf === 'string' && cf.trim()) return cf.trim().slice(0, 64);
-  const xff = req.headers['x-forwarded-for'];
-  const list = Array.isArray(xff) ? xff.join(',') : xff;
-  if (list) {
-    const last = list.split(',').map((s) => s.trim()).filter(Boolean).pop();
-    if (last) return last.slice(0, 64);
-  }
+/** GIFTDROP_TRUST_PROXY, parsed: who writes the client's address (see the module contract). */
+export type TrustProxy = { kind: 'none' } | { kind: 'cloudflare' } | { kind: 'hops'; hops: number; loopbackOnly: boolean };
+
+export const TRUST_PROXY_VALUES = 'none, cloudflare, ngrok, last-hop or a number of proxies 1-5';
+
+/** The setting's value, or undefined when it is not one of TRUST_PROXY_VALUES. */
+export function parseTrustProxy(setting: string | undefined): TrustProxy | undefined {
+  const s = (setting ?? '').trim().toLowerCase();
+  if (s === '' || s === 'last-hop' || s === 'ngrok') return { kind: 'hops', hops: 1, loopbackOnly: true };
+  if (s === 'none') return { kind: 'none' };
+  if (s === 'cloudflare') return { kind: 'cloudflare' };
+  if (/^[1-5]$/.test(s)) return { kind: 'hops', hops: Number(s), loopbackOnly: false };
+  return undefined;
+}
+
+const DEFAULT_TRUST: TrustProxy = { kind: 'hops', hops: 1, loopbackOnly: true };
+
+function socketAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+/** An address a proxy wrote: only a well-formed IP is taken (anything else is not a key). */
+function headerAddress(value: string | undefined): string | undefined {
+  const v = (value ?? '').trim();
+  return v && v.length <= 45 && isIP(v) ? v : undefined;
+}
+
+/**
+ * One key per client, not per address a client can pick: an IPv4-mapped address is its IPv4, an
+ * IPv6 address counts by its /64 (one subscriber's network hands out the rest freely).
+ */
+function keyOf(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+export function clientKeyOf(req: IncomingMessage, trust: TrustProxy = DEFAULT_TRUST): string {
+  return keyOf(addressOf(req, trust));
+}
+
+function addressOf(req: IncomingMessage, trust: TrustProxy): string {
+  const socket = socketAddress(req);
+  if (trust.kind === 'none') return socket;
+  if (trust.kind === 'cloudflare') {
+    // Cloudflare writes it on every request (replacing the client's); without it, no Cloudflare.
+    const cf = req.headersDistinct['cf-connecting-ip'];
+    return (cf?.length === 1 ? headerAddress(cf[0]) : undefined) ?? socket;
+  }
+  if (trust.loopbackOnly && !isLoopback(socket)) return socket;
+  const entries = (req.headersDistinct['x-forwarded-for'] ?? []).join(',').split(',');
+  if (entries.length < trust.hops) return socket;
+  return headerAddress(entries[entries.length - trust.hops]) ?? socket;
+}
+
+const clients = new WeakMap<IncomingMessage, string>();
+
+/** The listener records who a request is from, once, before any route sees it. */
+export function recordClient(req: IncomingMessage, key: string): void {
+  clients.set(req, key);
+}
+
+/** Who a request is from, as its listener decided (the socket's address if none did). */
+export function clientOf(req: IncomingMessage): string {
+  return clients.get(req) ?? socketAddress(req);
+}
+
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/** How long the remote overlay's cookie lasts (OBS keeps it; the key in the URL renews it). */
+export const OVERLAY_COOKIE_SECONDS = 30 * 24 * 3600;
 
 /** The remote overlay's key check (see the module contract). */
 export class OverlayKey {
@@ -108,7 +201,7 @@ export class OverlayKey {
   }
 
   setCookie(req: IncomingMessage): string {
-    return `${OverlayKey.cookieName(req)}=${this.cookieValue}; Path=/overlay; HttpOnly; SameSite=Lax`;
+    return `${OverlayKey.cookieName(req)}=${this.cookieValue}; Path=/overlay; Max-Age=${OVERLAY_COOKIE_SECONDS}; HttpOnly; SameSite=Lax`;
   }
 }
 
@@ -121,18 +214,28 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-/** The answer to a request for the streamer's own pages that is not local. */
-export function refuseOwn(res: ServerResponse): void {
-  const body =
-    "giftdrop: this page answers only on the streamer's own machine (http://127.0.0.1 or localhost on HTTP_PORT, or a name in GIFTDROP_LOCAL_HOSTS), never through a proxy or tunnel\n";
-  res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+function plain(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
   res.end(body);
 }
 
+/** The streamer's listener's answer to a request that is not local (and has no overlay key). */
+export function refuseOwn(res: ServerResponse): void {
+  plain(
+    res,
+    403,
+    "giftdrop: this page answers only on the streamer's own machine (http://127.0.0.1 or localhost on GIFTDROP_LOCAL_PORT, or a name in GIFTDROP_LOCAL_HOSTS), never through a proxy or tunnel\n",
+  );
+}
+
+/** The public listener's answer to a request for the streamer's pages: they are not served there. */
+export function notOnPublic(res: ServerResponse): void {
+  plain(res, 404, "not found (the streamer's overlay and dashboard are not served on this port)\n");
+}
+
 /** True when the request was refused (429) for being over its client's limit (see the contract). */
-export function overLimit(limiter: RateLimiter, req: IncomingMessage, res: ServerResponse, localHosts: ReadonlySet<string>): boolean {
-  if (isLocalRequest(req, localHosts)) return false;
-  const verdict = limiter.take(clientKey(req));
+export function overLimit(limiter: RateLimiter, req: IncomingMessage, res: ServerResponse): boolean {
+  const verdict = limiter.take(clientOf(req));
   if (verdict.ok) return false;
   answer429(res, verdict.retryAfterSeconds);
   return true;

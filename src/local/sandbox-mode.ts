@@ -92,7 +92,7 @@ async function startStack(config: Config, logger: Logger, operator: OperatorPort
   } catch (err) {
     if (!isAddressInUse(err) || config.http.port === 0) throw err;
     note(`Port ${config.http.port} is in use (another giftdrop?): the bot listens on a port the OS picks instead.`);
-    return start({ ...config, http: { ...config.http, port: 0 } });
+    return start({ ...config, http: { ...config.http, port: 0, localPort: 0 } });
   }
 }
 
@@ -157,7 +157,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   const token = stack.bot.pages.token;
   const claimUrl = stack.bot.delivery.via().claimUrl;
   if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
-  printer.note(`Overlay (OBS): ${stack.bot.http.url}/overlay; dashboard: ${stack.bot.http.url}/dashboard?token=<${token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : `the token in ${token.file}`}>`);
+  printer.note(`Overlay (OBS): ${stack.bot.http.localUrl}/overlay; dashboard: ${stack.bot.http.localUrl}/dashboard?token=<${token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : `the token in ${token.file}`}>`);
 
   let ok = true;
   const input = options.input ?? process.stdin;

@@ -5,21 +5,26 @@
  *
  *   GET  /claim            the page: the session's prizes, or the "Log in with Twitch" button
  *   GET  /claim/login      new OAuth `state` (random, single use, 10 min), bound to this browser
- *                          by an HttpOnly SameSite=Lax cookie; 302 to Twitch's authorize page
+ *                          by an HttpOnly SameSite=Lax cookie; 302 to Twitch's authorize page.
+ *                          Pending states are kept per client (MAX_STATES_PER_CLIENT, that
+ *                          client's oldest dropped), so a flood from one client never expires
+ *                          another's login
  *   GET  /claim/callback   `state` must equal the cookie's AND be pending (then it is spent);
- *                          the code is exchanged once (Twitch's codes are single use), the viewer
+ *                          nothing reaches Twitch otherwise, nor over the client's exchange budget
+ *                          (EXCHANGE_LIMIT, 429); the code is exchanged once (Twitch's codes are single use), the viewer
  *                          identified and their token revoked (src/twitch/viewer-login.ts); a
  *                          session cookie (HttpOnly, SameSite=Lax, Path=/claim, 1 h; Secure on
  *                          https) is set and the browser sent back to /claim (303)
- *   POST /claim/logout     ends the session
+ *   POST /claim/logout     ends the session; only from the claim page itself (a cross-site
+ *                          Origin or Sec-Fetch-Site is refused with 403: no logout by another site)
  *   GET  /claim/style.css  the stylesheet (the CSP allows no inline style or script)
  *
  * Contract: links appear only in the body of the winner's own page (never in a URL, a log line
  * or a redirect); every answer is `no-store`, `no-referrer`, not frameable, under a strict CSP;
  * a forged or replayed `state`, a refused code or a missing session shows no link. Each public
- * client (src/http/surfaces.ts `clientKey`, through the shared per-client RateLimiter) gets 60
- * requests at once and one more a second (429 beyond; this machine without a tunnel is not
- * limited), and the state and session tables are bounded. Viewer and shop
+ * client (src/http/surfaces.ts `clientOf`, through the shared per-client RateLimiter) gets 60
+ * requests at once and one more a second (429 beyond), and the state and session tables are
+ * bounded. Refused logins are logged coalesced (src/http/rejections.ts). Viewer and shop
  * strings are HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state
  * other than through the delivery tracker's `opened`.
  */
@@ -30,7 +35,8 @@ import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { TwitchViewer } from '../twitch/viewer-login.js';
 import { RateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
-import { overLimit } from '../http/surfaces.js';
+import { RejectionLog } from '../http/rejections.js';
+import { clientOf, overLimit } from '../http/surfaces.js';
 
 interface ClaimLoginPort {
   authorizeUrl(state: string, redirectUri: string): string;
@@ -53,11 +59,25 @@ export interface ClaimPageOptions {
   logger: Logger;
   /** The per-client budget on /claim... (default 60 a minute, 60 at once: a whole login is about 6). */
   limit?: RateLimitOptions;
-  /** GIFTDROP_LOCAL_HOSTS: a request from this machine (no tunnel) is not limited (src/http/surfaces.ts). */
-  localHosts?: ReadonlySet<string>;
+  /** The per-client budget of code exchanges with Twitch (default EXCHANGE_LIMIT). */
+  exchangeLimit?: RateLimitOptions;
 }
 
 const CLAIM_LIMIT: RateLimitOptions = { perSecond: 1, burst: 60 };
+/** Code exchanges one client may cause: 5 at once, then one a minute (a winner needs one). */
+const EXCHANGE_LIMIT: RateLimitOptions = { perSecond: 1 / 60, burst: 5 };
+/** Code exchanges for everyone together: 30 at once, then one every 2 seconds. */
+const ALL_EXCHANGES_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 30 };
+/** Logins one client may have pending (its oldest is dropped beyond). */
+const MAX_STATES_PER_CLIENT = 5;
+
+type Refusal = 'state' | 'exchange-budget' | 'exchange-failed' | 'logout-origin';
+const REFUSALS: Record<Refusal, string> = {
+  state: 'claim login refused: the state does not match this browser or was used before',
+  'exchange-budget': "claim login refused: too many logins from this client (Twitch's token endpoint not called)",
+  'exchange-failed': 'claim login failed: Twitch did not confirm the code',
+  'logout-origin': 'claim logout refused: it came from another site',
+};
 
 const STATE_COOKIE = 'giftdrop_claim_state';
 const SESSION_COOKIE = 'giftdrop_claim';
@@ -102,11 +122,46 @@ function bound<K, V>(m: Map<K, V>, max: number): void {
   while (m.size > max) m.delete(m.keys().next().value as K);
 }
 
+/**
+ * Pending logins (OAuth states) with their expiry, bounded per client and in all: a client's
+ * new state beyond MAX_STATES_PER_CLIENT drops that client's oldest, never anyone else's.
+ */
+class PendingLogins {
+  private readonly states = new Map<string, { expiresAt: number; client: string }>();
+  private readonly byClient = new Map<string, string[]>();
+
+  add(state: string, client: string, expiresAt: number): void {
+    this.states.set(state, { expiresAt, client });
+    const mine = this.byClient.get(client) ?? [];
+    mine.push(state);
+    this.byClient.set(client, mine);
+    while (mine.length > MAX_STATES_PER_CLIENT) this.take(mine[0]!);
+    // Many clients at once: the oldest state of all goes (each client holds at most a few).
+    while (this.states.size > MAX_STATES) this.take(this.states.keys().next().value as string);
+  }
+
+  /** Removes `state`, returning its expiry when it was pending. */
+  take(state: string): number | undefined {
+    const entry = this.states.get(state);
+    if (!entry) return undefined;
+    this.states.delete(state);
+    const mine = this.byClient.get(entry.client) ?? [];
+    const i = mine.indexOf(state);
+    if (i >= 0) mine.splice(i, 1);
+    if (mine.length === 0) this.byClient.delete(entry.client);
+    return entry.expiresAt;
+  }
+}
+
 export class ClaimPage {
   private readonly log: Logger;
-  private readonly states = new Map<string, number>();
+  private readonly states = new PendingLogins();
   private readonly sessions = new Map<string, { viewer: TwitchViewer; expiresAt: number }>();
   private readonly limiter: RateLimiter;
+  private readonly exchanges: RateLimiter;
+  private readonly allExchanges: RateLimiter;
+  private readonly refusals: RejectionLog<Refusal>;
+  private readonly origin: string;
   private readonly redirectUri: string;
   private readonly secure: boolean;
 
@@ -114,8 +169,14 @@ export class ClaimPage {
     this.log = o.logger.child({ module: 'claim-page' });
     this.redirectUri = `${o.publicUrl}/claim/callback`;
     this.secure = o.publicUrl.startsWith('https://');
-    this.limiter = new RateLimiter({ ...(o.limit ?? CLAIM_LIMIT), now: () => o.clock.now() });
+    const now = () => o.clock.now();
+    this.limiter = new RateLimiter({ ...(o.limit ?? CLAIM_LIMIT), now });
+    this.exchanges = new RateLimiter({ ...(o.exchangeLimit ?? EXCHANGE_LIMIT), now });
+    this.allExchanges = new RateLimiter({ ...ALL_EXCHANGES_LIMIT, now });
+    this.refusals = new RejectionLog(this.log, 60_000, { messages: REFUSALS, what: 'claim request(s)' });
+    this.origin = new URL(o.publicUrl).origin;
   }
+
 
   /** The claim page's address (`<public>/claim`), named in chat and whispers. */
   get url(): string {
@@ -127,7 +188,7 @@ export class ClaimPage {
     const url = new URL(req.url ?? '/', 'http://claim.invalid');
     const path = url.pathname;
     if (path !== '/claim' && !path.startsWith('/claim/')) return false;
-    if (overLimit(this.limiter, req, res, this.o.localHosts ?? new Set())) return true;
+    if (overLimit(this.limiter, req, res)) return true;
     const get = req.method === 'GET' || req.method === 'HEAD';
     const fail = (err: unknown) => {
       this.log.error({ reason: (err as Error).message }, 'claim page request failed');
@@ -138,10 +199,15 @@ export class ClaimPage {
     } else if ((path === '/claim' || path === '/claim/') && get) {
       this.home(req, res).catch(fail);
     } else if (path === '/claim/login' && get) {
-      this.start(res);
+      this.start(req, res);
     } else if (path === '/claim/callback' && get) {
       this.callback(req, res, url.searchParams).catch(fail);
     } else if (path === '/claim/logout' && req.method === 'POST') {
+      if (!this.sameSite(req)) {
+        this.refusals.note('logout-origin', { origin: String(req.headers.origin ?? '').slice(0, 100) });
+        this.send(res, 403, 'text/plain; charset=utf-8', 'log out from the claim page itself\n');
+        return true;
+      }
       const sid = cookies(req).get(SESSION_COOKIE);
       if (sid) this.sessions.delete(sid);
       this.redirect(res, '/claim', [this.cookie(SESSION_COOKIE, '', 0)]);
@@ -150,6 +216,18 @@ export class ClaimPage {
     }
     return true;
   };
+
+  /**
+   * True unless the browser says the request came from another site: an Origin other than the
+   * public URL's (or "null"), or Sec-Fetch-Site other than same-origin/none. A browser always sends
+   * Origin on a POST; a request with neither header is not a browser's and cannot be forged by a page.
+   */
+  private sameSite(req: IncomingMessage): boolean {
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== this.origin) return false;
+    const site = req.headers['sec-fetch-site'];
+    return site === undefined || site === 'same-origin' || site === 'none';
+  }
 
   private session(req: IncomingMessage): TwitchViewer | undefined {
     const sid = cookies(req).get(SESSION_COOKIE);
@@ -185,10 +263,9 @@ export class ClaimPage {
     this.page(res, 200, 'Your prizes', `${who}${cards}`);
   }
 
-  private start(res: ServerResponse): void {
+  private start(req: IncomingMessage, res: ServerResponse): void {
     const state = token();
-    this.states.set(state, this.o.clock.now() + STATE_TTL_MS);
-    bound(this.states, MAX_STATES);
+    this.states.add(state, clientOf(req), this.o.clock.now() + STATE_TTL_MS);
     this.redirect(res, this.o.login.authorizeUrl(state, this.redirectUri), [this.cookie(STATE_COOKIE, state, STATE_TTL_MS / 1000)], 302);
   }
 
@@ -196,12 +273,12 @@ export class ClaimPage {
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     const state = q.get('state') ?? '';
     const cookieState = cookies(req).get(STATE_COOKIE) ?? '';
-    const expiresAt = this.states.get(state);
-    // Spent on first sight, whatever follows: a state works once.
-    if (state) this.states.delete(state);
-    const valid = state !== '' && cookieState !== '' && same(state, cookieState) && expiresAt !== undefined && expiresAt > this.o.clock.now();
+    // Only the browser the state was issued to can spend it (its cookie), and then only once.
+    const mine = state !== '' && cookieState !== '' && same(state, cookieState);
+    const expiresAt = mine ? this.states.take(state) : undefined;
+    const valid = expiresAt !== undefined && expiresAt > this.o.clock.now();
     if (!valid) {
-      this.log.warn('claim login refused: the state does not match this browser or was used before');
+      this.refusals.note('state', { client: clientOf(req) });
       this.page(res, 400, 'Login expired', '<p>This login link is not valid any more. Please log in again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
       return;
     }
@@ -210,11 +287,17 @@ export class ClaimPage {
       this.page(res, 400, 'Login cancelled', '<p>The login was cancelled.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
       return;
     }
+    const client = clientOf(req);
+    if (!this.exchanges.take(client).ok || !this.allExchanges.take('all').ok) {
+      this.refusals.note('exchange-budget', { client });
+      this.page(res, 429, 'Too many logins', '<p>Too many logins from here just now. Please wait a minute and log in again.</p>', [clearState]);
+      return;
+    }
     let viewer: TwitchViewer;
     try {
       viewer = await this.o.login.identify(code, this.redirectUri);
     } catch (err) {
-      this.log.warn({ reason: (err as Error).message }, 'claim login failed');
+      this.refusals.note('exchange-failed', { reason: (err as Error).message });
       this.page(res, 502, 'Login failed', '<p>Twitch did not confirm the login. Please try again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
       return;
     }

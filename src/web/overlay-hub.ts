@@ -23,7 +23,7 @@ import type { DrawView } from '../giveaway/engine.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { overlayDraw, type OverlayDraw, type OverlayState } from './overlay-view.js';
 import { overlayText } from './safe-text.js';
-import { clientKey } from '../http/surfaces.js';
+import { clientOf } from '../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;
@@ -133,7 +133,7 @@ export class OverlayHub {
   /** `GET /overlay/events`: the SSE stream, starting with the current state. */
   handleEvents(req: IncomingMessage, res: ServerResponse): void {
     const json = JSON.stringify(this.state());
-    this.sse.open(req, res, sseFrame('state', json), clientKey(req));
+    this.sse.open(req, res, sseFrame('state', json), clientOf(req));
   }
 
   /** `GET /overlay/state`: the current state as JSON. */

@@ -1,9 +1,11 @@
 /**
  * Server-sent event streams with bounds that never lock the streamer's overlay out: at most
  * `maxPerClient` streams per client (web clients key them by address) and `max` in all; a new
- * stream over either cap EVICTS the oldest one (of that client, else of all) instead of being
- * refused, so a reload or reconnect of the real overlay always gets in, and an evicted
- * EventSource simply reconnects. A heartbeat comment every `heartbeatMs` keeps proxies and OBS
+ * stream over either cap EVICTS one (of that client, else of all) instead of being refused, so a
+ * reload or reconnect of the real overlay always gets in, and an evicted EventSource simply
+ * reconnects. The one evicted is a stream that does not read (bytes still waiting since the last
+ * heartbeat) if there is one, else the NEWEST: the long-lived stream of the overlay that renders
+ * is kept, and a client re-opening streams in a loop only replaces its own previous one. A heartbeat comment every `heartbeatMs` keeps proxies and OBS
  * from closing the stream; a client that has not drained what was written by the next heartbeat
  * (idle: it does not read) or holds more than MAX_BUFFERED bytes is dropped; a stream older than
  * `maxAgeMs` is ended (the browser reconnects at once and gets the current state), so no stream is
@@ -67,8 +69,8 @@ export class SseHub {
     const perClient = this.options.maxPerClient ?? 8;
     let mine = 0;
     for (const c of this.clients.values()) if (c.key === key) mine += 1;
-    if (mine >= perClient) this.evictOldest((c) => c.key === key);
-    if (this.clients.size >= this.options.max) this.evictOldest(() => true);
+    if (mine >= perClient) this.evictOne((c) => c.key === key);
+    if (this.clients.size >= this.options.max) this.evictOne(() => true);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -99,13 +101,20 @@ export class SseHub {
     this.clients.clear();
   }
 
-  private evictOldest(match: (c: Client) => boolean): void {
+  /** Ends one matching stream: one that does not read, else the newest (see the module comment). */
+  private evictOne(match: (c: Client) => boolean): void {
+    let victim: Client | undefined;
     for (const c of this.clients.values()) {
       if (!match(c)) continue;
-      this.end(c);
-      this.evictions += 1;
-      return;
+      if (c.res.writableLength > 0) {
+        victim = c;
+        break;
+      }
+      victim = c; // opening order: the last match is the newest
     }
+    if (!victim) return;
+    this.end(victim);
+    this.evictions += 1;
   }
 
   private end(c: Client): void {
