@@ -26,6 +26,41 @@ describe('the link scrubber', () => {
     }
     for (const s of ['generous_fan', 'Dora the Donor', 'v2.0 fan', 'J. Doe']) expect(linkFreeText(s, 80, ' ')).toBe(s);
   });
+
+  it('knows the hosts Twitch and browsers read beyond ASCII: IDN and punycode TLDs, IPs with ports, Unicode dots, hidden characters', () => {
+    const hosts = [
+      'evil.xn--p1ai/free',
+      'пример.рф',
+      'münchen.de/x',
+      '203.0.113.5:8080/free',
+      '203.0.113.5',
+      '[2001:db8::1]:8080/free',
+      'evil\uff0ecom', // full-width dot
+      'evil\u3002com', // ideographic full stop
+      'evil\uff61com', // half-width ideographic full stop
+      'evil\ufe52com/x', // small full stop
+      'ev\u00adil.com', // a soft hyphen inside
+      'evil.c\u00adom/free',
+      'evil\u200b.com', // zero-width space before the dot
+      'evil\u2060.\u2060com',
+      '\uff45\uff56\uff49\uff4c\uff0e\uff43\uff4f\uff4d', // full-width letters
+      'sub.evil.com:8443/login',
+    ];
+    for (const host of hosts) {
+      for (const line of [host, `free merch at ${host} now`]) {
+        const out = linkFreeText(line, 120, ' ');
+        expect(out, line).toContain('[link]');
+        expect(out, line).not.toMatch(/evil|xn--|пример|münchen|203\.0|2001:/i);
+        expect(out, line).not.toMatch(/[\p{L}\p{N}-]\.[\p{L}]{2,}/u);
+      }
+    }
+  });
+
+  it('leaves ordinary chat alone: "gg.", "1.5x", "v2.0", times, prices, decimals', () => {
+    for (const s of ['gg.', 'gg. wp', 'GG.', '1.5x speed', 'v2.0', 'at 10:30', '10:30:45', 'until 9:05 pm', '$4.99', '€12.50 each', '4,99 €', 'lol...', 'ok.', 'pi is 3.14159', 'v1.2.3', '2:1 odds', 'Zoë & Chloé', '🎉 thanks!']) {
+      expect(linkFreeText(s, 80, ' '), s).toBe(s);
+    }
+  });
 });
 
 describe('chat lines', { timeout: 120_000 }, () => {
