@@ -4,7 +4,7 @@
  * that another user owns: exit 1 with one line naming the path and the fix, nothing written there.
  * Once fixed as the line says, the same directory starts.
  */
-import { chmod, chown, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { botProcessEnv, makeTempDir, setShopLive, spawnBot, startLocalServers, writeSettingsFile, type LocalServers } from './support/e2e-stack.js';
@@ -56,6 +56,20 @@ describe('a data directory others can change is refused', { timeout: 90_000 }, (
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toBe(`giftdrop: the secret file ${token} can be changed by other users (mode 660): run chmod 600 '${token}' (and check nothing in it was planted)`);
     expect((await readdir(dataDir)).sort()).toEqual(['dashboard.token']);
+  });
+
+  it('a dashboard token file that is a symbolic link is refused as a link (not by the link\'s own mode, always 777)', async () => {
+    const dataDir = join(root, 'linked-token');
+    await mkdir(dataDir, { mode: 0o700 });
+    const elsewhere = join(root, 'elsewhere.token');
+    await writeFile(elsewhere, 'linked-token-linked-token\n', { mode: 0o600 });
+    const token = join(dataDir, 'dashboard.token');
+    await symlink(elsewhere, token);
+    const run = await runMain({ ...botProcessEnv(servers, { dataDir }), GIFTDROP_CONFIG: settingsFile });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `giftdrop: the secret file ${token} is a symbolic link: giftdrop does not read it through a link; put the file itself there (or delete the link to have a new one made)`,
+    );
   });
 
   it.skipIf(process.getuid?.() !== 0)('a DATA_DIR owned by another user is refused (needs root to set up)', async () => {

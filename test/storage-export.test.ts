@@ -51,6 +51,13 @@ describe('history export', () => {
     expect(csvCell(true)).toBe('true');
   });
 
+  it('turns terminal escapes (ESC, C1 CSI, bidi overrides) in names into U+FFFD, so `history --csv` cannot drive the terminal', () => {
+    expect(csvCell('\u001b[2J\u001b]0;pwned\u0007name')).toBe('\ufffd[2J\ufffd]0;pwned\ufffdname');
+    expect(csvCell('a\u009b31mb')).toBe('a\ufffd31mb');
+    expect(csvCell('evil\u202egnp.exe')).toBe('evil\ufffdgnp.exe');
+    expect(csvCell('tab\there')).toBe('tab\there');
+  });
+
   it('writes one row per winner and none for draws without winners', () => {
     const csv = toCsv([finishedRecord({ id: 'a', winners: 3 }), openRecord('b'), finishedRecord({ id: 'c', winners: 1 })]);
     const rows = csv.split('\r\n').filter(Boolean);

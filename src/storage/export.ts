@@ -115,11 +115,14 @@ const CSV_COLUMNS = [
 /**
  * One CSV cell (RFC 4180): quoted when it holds a comma, quote, CR or LF, or leading/trailing
  * space; quotes doubled. Text starting with `=`, `+`, `-`, `@`, TAB or CR gets a leading `'` so
- * spreadsheets do not run it as a formula (offer and display names are not trusted).
+ * spreadsheets do not run it as a formula (offer and display names are not trusted). Control
+ * characters (ESC, C1 controls such as CSI; TAB, CR and LF aside: quoted as RFC 4180 allows) and bidi overrides become U+FFFD, so
+ * `history --csv` in a terminal cannot be made to move the cursor, recolour or hide text.
  */
 export function csvCell(value: string | number | boolean | undefined): string {
   if (value === undefined) return '';
-  let text = String(value);
+  // eslint-disable-next-line no-control-regex
+  let text = String(value).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -8,7 +8,7 @@
  * knows nothing about draws.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { copyFile, link, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { z } from 'zod';
@@ -59,6 +59,19 @@ export function privacyProblem(path: string, what: string): string | undefined {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
+  }
+  if (st.isSymbolicLink()) {
+    // A link's own mode says nothing (it is always 777): judge what it points to. A directory
+    // behind a link is checked as itself; a secret file is never read through one.
+    let target: Stats | undefined;
+    try {
+      target = statSync(path);
+    } catch {
+      target = undefined;
+    }
+    if (!target?.isDirectory())
+      return `${what} ${path} is a symbolic link${target ? '' : ' to nothing'}: giftdrop does not read it through a link; put the file itself there (or delete the link to have a new one made)`;
+    st = target;
   }
   const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
