@@ -115,8 +115,16 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     const issued = await fetch(auth.origin + auth.pathname, { method: 'POST', body: form, redirect: 'manual' });
     const forged = issued.headers.get('location')!;
     expect(forged).toContain('state=forged-state-value');
+    const tokenCalls = () => s.chat.tokens.viewerLogin!.stats.exchanged + s.chat.tokens.viewerLogin!.stats.refused;
+    const callsBefore = tokenCalls();
     const refused = await c.goto(forged);
     expect(refused!.status()).toBe(400);
+    // The forged callback never reached Twitch's token endpoint (the code was not exchanged).
+    expect(tokenCalls()).toBe(callsBefore);
+    // Nor does one whose cookie matches a state the bot never issued.
+    const invented = await fetch(forged, { headers: { cookie: 'giftdrop_claim_state=forged-state-value' }, redirect: 'manual' });
+    expect(invented.status).toBe(400);
+    expect(tokenCalls()).toBe(callsBefore);
     await c.goto(`${base}/claim`);
     expect(await c.locator('#login').count()).toBe(1);
     expect(await c.content()).not.toContain(link);
@@ -189,17 +197,91 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(s.chat.tokens.viewerLogin!.stats.refused).toBe(refused + 1);
   });
 
-  it('limits each public client: 60 at once, then about one a second (429 beyond); this machine without a tunnel is not limited', async () => {
+  /** A login started over plain HTTP as client `xff`: the state cookie and the authorize URL. */
+  async function startLogin(xff: string): Promise<{ cookie: string; authorize: URL }> {
+    const start = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': xff } });
+    expect(start.status).toBe(302);
+    return { cookie: start.headers.getSetCookie()[0]!.split(';')[0]!, authorize: new URL(start.headers.get('location')!) };
+  }
+
+  /** Twitch's answer to the viewer `login` approving the authorize page: the callback URL. */
+  async function approve(authorize: URL, login: string): Promise<string> {
+    const form = new URLSearchParams(authorize.searchParams);
+    form.set('login', login);
+    const res = await fetch(authorize.origin + authorize.pathname, { method: 'POST', body: form, redirect: 'manual' });
+    return res.headers.get('location')!;
+  }
+
+  it('a flood of /claim/login from one tunnel client (rotating CF-Connecting-IP) does not expire a real winner\'s pending login', async () => {
+    const winner = record.winners[0]!;
+    const pending = await startLogin('198.51.100.60');
+    let ok = 0;
+    let limited = 0;
+    const flood = async (worker: number) => {
+      for (let i = worker; i < 10_050; i += 25) {
+        const res = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.66', 'cf-connecting-ip': `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}` } });
+        await res.body?.cancel();
+        if (res.status === 302) ok += 1;
+        else if (res.status === 429) limited += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: 25 }, (_, w) => flood(w)));
+    // one client's budget (60 at once, one a second), however it names itself in CF-Connecting-IP
+    expect(ok).toBeGreaterThanOrEqual(60);
+    expect(ok).toBeLessThan(200);
+    expect(limited).toBe(10_050 - ok);
+    // the winner's login, started before the flood, still completes
+    const callback = await approve(pending.authorize, winner.login);
+    const done = await fetch(callback, { headers: { cookie: pending.cookie, 'x-forwarded-for': '198.51.100.60' }, redirect: 'manual' });
+    expect(done.status).toBe(303);
+    expect(done.headers.getSetCookie().some((c) => c.startsWith('giftdrop_claim='))).toBe(true);
+  }, 120_000);
+
+  it('one client\'s logins keep at most a few pending states, and its code exchanges are budgeted (429 without calling Twitch)', async () => {
+    const winner = record.winners[0]!;
+    // six logins from one client: its first state is dropped (five pending at most), the others still work
+    const logins = [];
+    for (let i = 0; i < 6; i++) logins.push(await startLogin('198.51.100.61'));
+    const first = await approve(logins[0]!.authorize, winner.login);
+    expect((await fetch(first, { headers: { cookie: logins[0]!.cookie, 'x-forwarded-for': '198.51.100.61' }, redirect: 'manual' })).status).toBe(400);
+    // login + callback pairs with made-up codes: at most 5 reach Twitch's token endpoint, the rest get 429
+    const tokenCalls = () => s.chat.tokens.viewerLogin!.stats.exchanged + s.chat.tokens.viewerLogin!.stats.refused;
+    const before = tokenCalls();
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const l = await startLogin('198.51.100.62');
+      const state = l.authorize.searchParams.get('state')!;
+      const res = await fetch(`${base}/claim/callback?code=made-up-${i}&state=${encodeURIComponent(state)}`, {
+        headers: { cookie: l.cookie, 'x-forwarded-for': '198.51.100.62' },
+        redirect: 'manual',
+      });
+      statuses.push(res.status);
+    }
+    expect(tokenCalls() - before).toBe(5);
+    expect(statuses).toEqual([...Array<number>(5).fill(502), ...Array<number>(7).fill(429)]);
+  });
+
+  it('POST /claim/logout from another site is refused (403), from the claim page itself it logs out', async () => {
+    const cross = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'https://evil.example', cookie: 'giftdrop_claim=x', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    expect(cross.status).toBe(403);
+    expect(cross.headers.getSetCookie()).toEqual([]);
+    const nullOrigin = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'null', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    expect(nullOrigin.status).toBe(403);
+    const sameSite = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { 'sec-fetch-site': 'same-site', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    expect(sameSite.status).toBe(403);
+    const own = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: base, 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    expect(own.status).toBe(303);
+    expect(own.headers.getSetCookie().some((c) => /^giftdrop_claim=;.*Max-Age=0/.test(c))).toBe(true);
+  });
+
+  it('limits each public client: 60 at once, then about one a second (429 beyond), however it names itself in CF-Connecting-IP', async () => {
     const statuses: number[] = [];
     // 60 at once; a slow machine may earn a few back meanwhile (one a second), so allow 10 more tries.
-    for (let i = 0; i < 70 && statuses.at(-1) !== 429; i++) statuses.push((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
+    for (let i = 0; i < 70 && statuses.at(-1) !== 429; i++)
+      statuses.push((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9', 'cf-connecting-ip': `198.51.100.${i}` } })).status);
     expect(statuses.slice(0, 60).every((st) => st === 200)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
     // Another client is not held up by it.
     expect((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.10' } })).status).toBe(200);
-    // The streamer's own machine (no forwarding header) is not limited.
-    const local: number[] = [];
-    for (let i = 0; i < 70; i++) local.push((await fetch(`${base}/claim/style.css`)).status);
-    expect(local.every((st) => st === 200)).toBe(true);
   });
 });
