@@ -101,9 +101,7 @@ export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<str
 /** GIFTDROP_TRUST_PROXY, parsed: who writes the client's address (see the module contract). */
 export type TrustProxy = { kind: 'none' } | { kind: 'cloudflare' } | { kind: 'hops'; hops: number; loopbackOnly: boolean };
 
-export const TRUST_PROXY_VALUES = 'none, cloudflare, ngrok, last-hop or a number of proxies 1-5';
-
-/** The setting's value, or undefined when it is not one of TRUST_PROXY_VALUES. */
+/** The setting's value, or undefined when it is not none, cloudflare, ngrok, last-hop or 1-5. */
 export function parseTrustProxy(setting: string | undefined): TrustProxy | undefined {
   const s = (setting ?? '').trim().toLowerCase();
   if (s === '' || s === 'last-hop' || s === 'ngrok') return { kind: 'hops', hops: 1, loopbackOnly: true };
@@ -177,7 +175,7 @@ export function clientOf(req: IncomingMessage): string {
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
 /** How long the remote overlay's cookie lasts (OBS keeps it; the key in the URL renews it). */
-export const OVERLAY_COOKIE_SECONDS = 30 * 24 * 3600;
+const OVERLAY_COOKIE_SECONDS = 30 * 24 * 3600;
 
 /** The remote overlay's key check (see the module contract). */
 export class OverlayKey {

@@ -93,7 +93,7 @@ async function compressed(identity: Buffer): Promise<Page> {
 }
 
 /** The best encoding the request accepts (an encoding with q=0 is refused). */
-export function pickEncoding(acceptEncoding: string | undefined): Encoding {
+function pickEncoding(acceptEncoding: string | undefined): Encoding {
   const accepted = new Map<string, number>();
   for (const part of (acceptEncoding ?? '').toLowerCase().split(',')) {
     const [name = '', ...params] = part.trim().split(';');

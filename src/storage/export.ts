@@ -121,7 +121,6 @@ const CSV_COLUMNS = [
  */
 export function csvCell(value: string | number | boolean | undefined): string {
   if (value === undefined) return '';
-  // eslint-disable-next-line no-control-regex
   let text = String(value).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
