@@ -27,7 +27,7 @@ import { FileDrawRepository } from '../src/storage/index.js';
 import { finishedRecord } from './support/fairness-records.js';
 import { tempDataDir } from './support/storage-helpers.js';
 import { postWebhook } from './support/e2e-stack.js';
-import { startTcpForwarder, type TcpForwarder } from './support/tcp-forwarder.js';
+import { holdIdleSockets, startTcpForwarder, type TcpForwarder } from './support/tcp-forwarder.js';
 
 const SECRET = 'surface-test-secret';
 const KEY = 'overlay-key-0123456789abcdef';
@@ -397,19 +397,8 @@ describe('connections and bodies', () => {
   }, 20_000);
 
   it("1,100 idle sockets held to HTTP_PORT: the streamer's overlay answers within 2 s", async () => {
-    const idle: Socket[] = [];
+    const idle = await holdIdleSockets(http.port, 1100);
     try {
-      await Promise.all(
-        Array.from(
-          { length: 1100 },
-          () =>
-            new Promise<void>((resolve) => {
-              const sock = connect(http.port, '127.0.0.1', () => resolve());
-              sock.on('error', () => resolve());
-              idle.push(sock);
-            }),
-        ),
-      );
       const started = Date.now();
       const overlay = await get(http.localPort, '/overlay', { host: 'localhost' });
       expect(overlay.status).toBe(200);

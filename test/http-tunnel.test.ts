@@ -6,10 +6,9 @@
  * still answers within 2 s.
  */
 import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessStack, type InProcessStack } from './support/e2e-stack.js';
-import { startTcpForwarder, type TcpForwarder } from './support/tcp-forwarder.js';
+import { holdIdleSockets, startTcpForwarder, type TcpForwarder } from './support/tcp-forwarder.js';
 
 /** A GET with exactly these headers, over a fresh connection: its status and body. */
 function get(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
@@ -66,20 +65,8 @@ describe('the real bot behind a TCP tunnel to HTTP_PORT', { timeout: 90_000 }, (
   });
 
   it('with 1,100 idle sockets held to HTTP_PORT the overlay answers within 2 s', async () => {
-    const idle: Socket[] = [];
+    const idle = await holdIdleSockets(s.bot.http.port, 1100);
     try {
-      await Promise.all(
-        Array.from(
-          { length: 1100 },
-          () =>
-            new Promise<void>((resolve) => {
-              const sock = connect(s.bot.http.port, '127.0.0.1', () => resolve());
-              sock.on('error', () => resolve());
-              sock.on('close', () => resolve());
-              idle.push(sock);
-            }),
-        ),
-      );
       const started = Date.now();
       const overlay = await get(s.bot.http.localPort, '/overlay/state', { host: 'localhost' });
       expect(overlay.status).toBe(200);

@@ -35,3 +35,21 @@ export async function startTcpForwarder(targetPort: number): Promise<TcpForwarde
       }),
   };
 }
+
+/** Opens `count` connections to `port` that never send a byte (an idle-socket flood); destroy them after. */
+export async function holdIdleSockets(port: number, count: number): Promise<Socket[]> {
+  const idle: Socket[] = [];
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve) => {
+          const sock = connect(port, '127.0.0.1', () => resolve());
+          sock.on('error', () => resolve());
+          sock.on('close', () => resolve());
+          idle.push(sock);
+        }),
+    ),
+  );
+  return idle;
+}
