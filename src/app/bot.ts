@@ -26,7 +26,7 @@ import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { startTwitchAuth, type ChatConnectOptions, type TwitchAuthStartup } from '../twitch/startup.js';
-import { startOperatorPages, type OperatorPages } from '../web/index.js';
+import { faviconRoute, startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { beaconForBot, checkHintFor } from '../fairness/beacon-client/bot-beacon.js';
 import { verifyRoute } from '../http/verify-route.js';
@@ -495,7 +495,7 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     onEvent: async (event) => void (await intake.intake.submit(event, 'webhook')),
     health: p.health,
     handledTypes: p.shop.handledTypes,
-    routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : [])],
+    routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), faviconRoute],
     // The streamer's own pages on their own listener (loopback unless GIFTDROP_LOCAL_BIND).
     local: {
       host: config.http.localBind,

@@ -64,10 +64,13 @@ export interface ClaimPageOptions {
 }
 
 const CLAIM_LIMIT: RateLimitOptions = { perSecond: 1, burst: 60 };
-/** Code exchanges one client may cause: 5 at once, then one a minute (a winner needs one). */
-const EXCHANGE_LIMIT: RateLimitOptions = { perSecond: 1 / 60, burst: 5 };
-/** Code exchanges for everyone together: 30 at once, then one every 2 seconds. */
-const ALL_EXCHANGES_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 30 };
+/**
+ * Code exchanges one client may cause: 20 at once, then one every 10 s (a winner needs one; a
+ * tunnel that adds no header, `ssh -R` with GIFTDROP_TRUST_PROXY=none, makes every winner one client).
+ */
+const EXCHANGE_LIMIT: RateLimitOptions = { perSecond: 1 / 10, burst: 20 };
+/** Code exchanges for everyone together: 60 at once, then one a second. */
+const ALL_EXCHANGES_LIMIT: RateLimitOptions = { perSecond: 1, burst: 60 };
 /** Logins one client may have pending (its oldest is dropped beyond). */
 const MAX_STATES_PER_CLIENT = 5;
 

@@ -75,6 +75,20 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
   res.end(`${text}\n`);
 }
 
+/**
+ * `GET /favicon.ico`: every browser asks for it on every page (overlay, dashboard, verify and
+ * claim pages), on both listeners: no 404s. False for any other path.
+ */
+export function faviconRoute(req: IncomingMessage, res: ServerResponse): boolean {
+  if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/favicon.ico') return false;
+  if (req.method !== 'GET' && req.method !== 'HEAD') plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
+  else {
+    res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
+    res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
+  }
+  return true;
+}
+
 export async function startOperatorPages(deps: OperatorPagesDeps): Promise<OperatorPages> {
   const log = deps.logger.child({ module: 'web' });
   const token = await loadDashboardToken(deps.config.dataDir, deps.config.dashboardToken);
@@ -185,15 +199,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = url.pathname;
-      if (path === '/favicon.ico') {
-        // Every browser asks for it on every page (overlay, dashboard, verify page): no 404s.
-        if (req.method !== 'GET' && req.method !== 'HEAD') plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
-        else {
-          res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
-          res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
-        }
-        return true;
-      }
+      if (faviconRoute(req, res)) return true;
       if (path === '/overlay' || path.startsWith('/overlay/')) {
         try {
           overlayRoute(req, res, path);
