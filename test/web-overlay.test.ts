@@ -150,8 +150,13 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     expect(csp).not.toContain('unsafe-inline');
 
     const page = await browser.context.newPage();
+    let streamsOpened = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/overlay/events')) streamsOpened += 1;
+    });
     await page.goto(`${s.bot.http.localUrl}/overlay`);
     await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
+    await poll(() => streamsOpened).toBe(1);
     const evictedBefore = s.bot.pages.overlay.stats().evicted;
     // 200 streams from the same address (127.0.0.1, like the overlay itself), opened and never read
     const idle: Socket[] = [];
@@ -171,6 +176,8 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
       await card.waitFor({ timeout: 15_000 });
       for (const n of logins('idlefan', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
       await poll(() => card.locator('.count').textContent()).toBe('3 entrants');
+      // its stream was never evicted: the page did not have to reconnect
+      expect(streamsOpened).toBe(1);
     } finally {
       for (const sock of idle) sock.destroy();
       await page.close();
