@@ -33,7 +33,7 @@ const logger = createLogger({
   file: config.logFile,
 });
 // One bot per data directory, taken before anything in it is read; released on exit.
-lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
+await lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
   ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
   secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
 });

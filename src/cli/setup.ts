@@ -345,7 +345,7 @@ async function main(): Promise<void> {
   // Setup registers the bot's webhook: never beside a running bot on the same data.
   if (config.mode === 'live') {
     const { lockDataDirOrExit } = await import('../app/data-lock.js');
-    lockDataDirOrExit(config.dataDir, (message) => process.stderr.write(`giftdrop setup: warning: ${message}\n`));
+    await lockDataDirOrExit(config.dataDir, (message) => process.stderr.write(`giftdrop setup: warning: ${message}\n`));
   }
   const { exitCode } = await runSetup({ config, out: process.stdout, logger });
   process.exitCode = exitCode;
