@@ -7,9 +7,13 @@
  * Contract: `watchedAncestors` are the processes whose end means npm went away: the parent and,
  * on POSIX, the parent's parent (npm itself when the shell did not exec; one level above npm,
  * the user's shell, when it did). On Windows the parent only (cmd.exe; the console's Ctrl+C,
- * Ctrl+Break and close reach the bot itself, see platform/signals.ts). `watchParent` polls them and,
- * on the first one gone (or, on POSIX, when this process was handed to another parent), asks this
- * process to stop once: SIGTERM on POSIX, so the entry's own clean shutdown runs; on Windows,
+ * Ctrl+Break and close reach the bot itself, see platform/signals.ts). A signal npm forwards (SIGINT,
+ * SIGTERM) reaches that shell, not the bot: SIGTERM ends it (so the bot's parent is gone), but a shell
+ * that did not exec (dash, Debian's sh) holds SIGINT until its child ends. On Linux such a shell
+ * (`<shell> -c <the script>`, /proc) sleeps in wait() for the bot and runs again only when it is
+ * signalled, so a change of its voluntary context-switch count is taken as the forwarded signal.
+ * `watchParent` polls all this and, on the first sign (a watched process gone; on POSIX this
+ * process handed to another parent; the wrapper shell woken), asks this process to stop once: SIGTERM on POSIX, so the entry's own clean shutdown runs; on Windows,
  * where `process.kill` of any signal ends a process at once, the SIGTERM listeners are called
  * instead (exit 1 when there are none). The platform is an argument so each OS's branch is tested
  * on any OS.
@@ -54,6 +58,22 @@ export function processGone(pid: number): boolean {
   }
 }
 
+/**
+ * Linux: how often `pid` has woken up (voluntary context switches) when it is the shell npm ran
+ * `script` with and it did not exec (its argv is `<shell> -c <script>`); undefined otherwise.
+ */
+export function wrapperShellWakeups(pid: number, script: string | undefined, platform: NodeJS.Platform): number | undefined {
+  if (platform !== 'linux' || !script) return undefined;
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    if (argv[1] !== '-c' || argv[2] !== script) return undefined;
+    const m = /^voluntary_ctxt_switches:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Asks this process to stop through its own shutdown (see the module comment). */
 export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process = process): void {
   if (platform !== 'win32') {
@@ -65,13 +85,15 @@ export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process 
   }
 }
 
-/** Starts the watchdog (see the module comment); it never keeps the process alive. Returns its stop. */
-export function watchParent(platform: NodeJS.Platform, onGone: () => void = () => stopThisProcess(platform)): () => void {
+/** Starts the watchdog (see the module comment); `script`: the npm script's command (npm_lifecycle_script). Never keeps the process alive. Returns its stop. */
+export function watchParent(platform: NodeJS.Platform, script: string | undefined, onGone: () => void = () => stopThisProcess(platform)): () => void {
   const ppid = process.ppid;
   const watched = watchedAncestors(platform, ppid);
+  const wakeups = wrapperShellWakeups(ppid, script, platform);
   const timer = setInterval(() => {
     const reparented = platform !== 'win32' && process.ppid !== ppid;
-    if (!reparented && !watched.some(processGone)) return;
+    const signalled = wakeups !== undefined && wrapperShellWakeups(ppid, script, platform) !== wakeups;
+    if (!reparented && !signalled && !watched.some(processGone)) return;
     clearInterval(timer);
     onGone();
   }, POLL_MS);
