@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { portInUseMessage } from '../src/app/port-check.js';
-import { ownerOnlyFix, runWithEnv } from '../src/platform/advice.js';
+import { npmRun, ownerOnlyFix, runWithEnv } from '../src/platform/advice.js';
 import { classifyProbeError, endpointAnswers, holdEndpoint, lockEndpoint } from '../src/platform/lock-endpoint.js';
 import { parentOf, processGone, stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
 import { modesProtect, privacyProblem } from '../src/platform/protection.js';
@@ -34,6 +34,12 @@ describe('fix wording', () => {
     expect(win).toContain('e.g. $env:HTTP_PORT=8788; npm start in PowerShell, or the line HTTP_PORT=8788 in .env (and point');
     expect(win).not.toContain('HTTP_PORT=8788 npm start');
     expect(portInUseMessage('127.0.0.1', 65535, 'linux')).toContain('e.g. HTTP_PORT=65534 npm start (and point');
+  });
+
+  it('an npm script with options: the `--` quoted on Windows (PowerShell drops a bare one)', () => {
+    expect(npmRun('win32', 'history', '--draw d1')).toBe('npm run history "--" --draw d1');
+    expect(npmRun('linux', 'history', '--draw d1')).toBe('npm run history -- --draw d1');
+    for (const line of [npmRun('win32', 'history', '--json'), runWithEnv('win32', { HTTP_PORT: 1 }, 'npm start')]) expect(line).not.toMatch(POSIX_ONLY);
   });
 
   it('owner-only fixes quote the path for a POSIX shell', () => {

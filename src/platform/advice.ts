@@ -19,6 +19,15 @@ export function runWithEnv(platform: NodeJS.Platform, vars: Record<string, strin
   return `${entries.map(([k, v]) => `${k}=${/^[\w.:/@%+-]+$/.test(String(v)) ? v : shQuote(String(v))} `).join('')}${command}`;
 }
 
+/**
+ * How to run an npm script with options of its own: `npm run history -- --draw ID`. On Windows
+ * the `--` is quoted: PowerShell drops a bare `--` before it reaches npm (which then takes the
+ * options as its own), and cmd.exe passes `"--"` on as `--`.
+ */
+export function npmRun(platform: NodeJS.Platform, script: string, args: string): string {
+  return `npm run ${script} ${platform === 'win32' ? '"--"' : '--'} ${args}`;
+}
+
 /** A value as PowerShell reads it: bare when it is a plain word or number, else in single quotes. */
 function psQuote(v: string): string {
   return /^[\w.:/\\-]+$/.test(v) ? v : `'${v.replaceAll("'", "''")}'`;
