@@ -43,7 +43,7 @@ function startChild(args: string[], marker: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes(marker) && resolve(child));
+    child.stdout.on('data', (d: Buffer) => d.toString().includes(marker) && resolve(child));
     child.once('exit', (code) => reject(new Error(`child exited (${code}) before "${marker}"`)));
   });
 }

@@ -85,7 +85,11 @@ export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process 
   }
 }
 
-/** Starts the watchdog (see the module comment); `script`: the npm script's command (npm_lifecycle_script). Never keeps the process alive. Returns its stop. */
+/**
+ * Starts the watchdog (see the module comment); `script`: the npm script's command
+ * (npm_lifecycle_script). Never keeps the process alive. Returns its stop.
+ * @public loaded by scripts/run.mjs from dist/ (after the build), which knip does not follow
+ */
 export function watchParent(platform: NodeJS.Platform, script: string | undefined, onGone: () => void = () => stopThisProcess(platform)): () => void {
   const ppid = process.ppid;
   const watched = watchedAncestors(platform, ppid);
