@@ -14,6 +14,7 @@ import type { DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository } from '../storage/repository.js';
 import { toCsv, toExport } from '../storage/export.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
+import { npmRun } from '../platform/advice.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -22,7 +23,7 @@ export interface CliIo {
   err: { write(text: string): unknown };
 }
 
-export const HISTORY_USAGE = `usage: npm run history -- [--json | --csv] [--limit N] [--draw ID]
+export const HISTORY_USAGE = `usage: ${npmRun(process.platform, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
   (default)   a readable table, newest first
   --json      the history export (JSON array, newest first)
   --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
