@@ -4,7 +4,7 @@
  * killed is taken over with a warning, even when its PID now belongs to a running process (PID
  * reuse: the holder's endpoint, platform/lock-endpoint.ts, is what says it is alive); a lock that
  * holds no owner is taken over; a lock written before endpoints is judged by its PID; release
- * deletes only our own lock; the lock file is 0600 in a 0700 directory. The socket-file endpoint
+ * deletes only our own lock; the lock file is 0600 in a 0700 directory (where modes mean something). The socket-file endpoint
  * (macOS and other POSIX) runs here too, and its file is removed with the stale lock.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,6 +14,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockEndpoint } from '../src/platform/lock-endpoint.js';
+import { modesProtect } from '../src/platform/protection.js';
 import { acquireDataDirLock, DataDirLockedError, LOCK_FILE } from '../src/storage/lock.js';
 import { tempDataDir } from './support/storage-helpers.js';
 
@@ -96,8 +97,10 @@ describe('the DATA_DIR lock', () => {
     const owner = JSON.parse(await readFile(lock.file, 'utf8')) as { pid: number; startedAt: string; endpoint: string };
     expect(owner.pid).toBe(process.pid);
     expect(Date.parse(owner.startedAt)).toBeLessThanOrEqual(Date.now());
-    expect(((await stat(lock.file)).mode & 0o777).toString(8)).toBe('600');
-    expect(((await stat(data)).mode & 0o777).toString(8)).toBe('700');
+    if (modesProtect(platform)) {
+      expect(((await stat(lock.file)).mode & 0o777).toString(8)).toBe('600');
+      expect(((await stat(data)).mode & 0o777).toString(8)).toBe('700');
+    }
     // while held, a second acquisition (even from this process) is refused: the endpoint answers
     expect((await refusal(data)).holderPid).toBe(process.pid);
 
