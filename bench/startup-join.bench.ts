@@ -39,8 +39,8 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 }
 
-/** Spawns `cmd args`; resolves with the ms from spawn to the chat server's JOIN from it, then stops it. */
-async function timeToJoin(servers: LocalServers, cmd: string, args: string[], env: Record<string, string>): Promise<number> {
+/** Spawns `cmd args` (in the repository); resolves with the ms from spawn to the chat server's JOIN from it, then stops it (bench/executable.bench.ts times the executable with it too). */
+export async function timeToJoin(servers: LocalServers, cmd: string, args: string[], env: Record<string, string>): Promise<number> {
   const t0 = performance.now();
   const joined = new Promise<number>((resolve) => {
     const on = () => {
