@@ -1,6 +1,6 @@
 /**
  * The single executables (issue 41): their size, and the Linux one's start-up against `npm start`.
- * Start-up is timed as bench/startup-join.bench.ts times it (timeToJoin): from spawn to the chat
+ * Start-up is timed as bench/startup-join.bench.ts times it (botTimeToJoin): from spawn to the chat
  * server seeing the bot's JOIN, live mode against the local Fourthwall sandbox and chat server in
  * this process, LOG_LEVEL=warn, median of RUNS, the two alternating so both sample the same
  * stretches of a shared machine's load. The anchor is `npm start` on the Node running the bench;
@@ -11,9 +11,9 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ensureBuilt } from '../scripts/build.mjs';
-import { botProcessEnv, freePort, makeTempDir, PROJECT_ROOT, startLocalServers } from '../test/support/e2e-stack.js';
+import { PROJECT_ROOT, startLocalServers } from '../test/support/e2e-stack.js';
 import { loadNote, median } from './e2e-support.js';
-import { timeToJoin } from './startup-join.bench.js';
+import { botTimeToJoin } from './startup-join.bench.js';
 import type { BenchResult } from './types.js';
 
 const RUNS = 7;
@@ -37,14 +37,8 @@ export async function run(): Promise<BenchResult[]> {
         [exe, LINUX_EXE, []],
         [npm, 'npm', ['start']],
       ] as const) {
-        const { dir, cleanup } = await makeTempDir('giftdrop-bench-exe-');
-        try {
-          const env = { HOME: process.env.HOME ?? '/tmp', ...botProcessEnv(servers, { dataDir: dir, httpPort: await freePort(), logLevel: 'warn' }) };
-          const ms = await timeToJoin(servers, cmd, [...args], env);
-          if (i >= 0) list.push(ms);
-        } finally {
-          await cleanup();
-        }
+        const ms = await botTimeToJoin(servers, cmd, [...args]);
+        if (i >= 0) list.push(ms);
       }
     }
   } finally {
