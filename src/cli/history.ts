@@ -216,17 +216,20 @@ export function isEntryPoint(moduleUrl: string): boolean {
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
+/** `npm run history -- <args>` (and `giftdrop history <args>`): the data folder from the flags, then the listing; sets the exit code. */
+export async function historyCommand(argv: readonly string[]): Promise<void> {
   // `npm run history -- --csv | head`: a reader that stops early is not an error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
   const { cliDataDir } = await import('./data-location.js');
-  const { dataDir, rest } = cliDataDir('history', process.argv.slice(2));
+  const { dataDir, rest } = cliDataDir('history', argv);
   process.exitCode = await runHistoryCli(rest, {
     dataDir,
     out: process.stdout,
     err: process.stderr,
   });
 }
+
+if (isEntryPoint(import.meta.url)) void historyCommand(process.argv.slice(2));

@@ -361,9 +361,12 @@ function isEntry(): boolean {
   }
 }
 
-if (isEntry()) {
-  main().catch((err: unknown) => {
+/** `npm run setup` (and `giftdrop setup`): checks every setting, prints what to fix, sets the exit code; a failure it did not expect is one line and exit 1. */
+export function setupCommand(): Promise<void> {
+  return main().catch((err: unknown) => {
     process.stderr.write(`giftdrop setup failed: ${(err as Error).message}\n`);
     process.exit(1);
   });
 }
+
+if (isEntry()) void setupCommand();

@@ -121,12 +121,15 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
+/** `npm run verify -- <args>` (and `giftdrop verify <args>`): the data folder from the flags, then the check; sets the exit code. */
+export async function verifyCommand(argv: readonly string[]): Promise<void> {
   const { cliDataDir } = await import('./data-location.js');
-  const { dataDir, rest } = cliDataDir('verify', process.argv.slice(2));
+  const { dataDir, rest } = cliDataDir('verify', argv);
   process.exitCode = await runVerifyCli(rest, {
     dataDir,
     out: process.stdout,
     err: process.stderr,
   });
 }
+
+if (isEntryPoint(import.meta.url)) void verifyCommand(process.argv.slice(2));

@@ -9,7 +9,8 @@
  * never redeem links, gift ids, display names or supporter messages. The data sits in a JSON
  * script element with `<` escaped, and the script (src/web/verify-client.ts with @noble/curves)
  * is bundled with esbuild on first use and cached; the entry resolves next to this module, so it
- * works from the TypeScript sources (tsx) and from compiled JavaScript alike. Needs a record whose
+ * works from the TypeScript sources (tsx) and from compiled JavaScript alike. The single
+ * executable carries it prebuilt instead (`GIFTDROP_VERIFY_CLIENT`). Needs a record whose
  * seed is revealed (`pageProblem` says why not).
  */
 import { extname } from 'node:path';
@@ -17,27 +18,40 @@ import { fileURLToPath } from 'node:url';
 import type { DrawRecord } from '../giveaway/model.js';
 import type { PageData } from './verify-client.js';
 
+/**
+ * The script prebuilt at package time: scripts/package.mjs defines it (esbuild `define`) in the
+ * single executable, which carries no bundler; undefined everywhere else.
+ */
+declare const GIFTDROP_VERIFY_CLIENT: string | undefined;
+
 let bundled: Promise<string> | undefined;
 
-/** The verify page's script, bundled for browsers (cached for the process). */
+/**
+ * Bundles the verify page's script for browsers with esbuild.
+ * @public scripts/package.mjs calls it (from dist/) to prebuild the script for the executable.
+ */
+export async function bundleVerifyClient(): Promise<string> {
+  const here = fileURLToPath(import.meta.url);
+  const entry = fileURLToPath(new URL(`./verify-client${extname(here)}`, import.meta.url));
+  const { build } = await import('esbuild');
+  const out = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
+}
+
+/** The verify page's script: the prebuilt one, or bundled on first use (cached for the process). */
 function verifyScript(): Promise<string> {
-  bundled ??= (async () => {
-    const here = fileURLToPath(import.meta.url);
-    const entry = fileURLToPath(new URL(`./verify-client${extname(here)}`, import.meta.url));
-    const { build } = await import('esbuild');
-    const out = await build({
-      entryPoints: [entry],
-      bundle: true,
-      write: false,
-      format: 'iife',
-      platform: 'browser',
-      target: 'es2020',
-      minify: true,
-      legalComments: 'none',
-      logLevel: 'silent',
-    });
-    return out.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
-  })();
+  if (typeof GIFTDROP_VERIFY_CLIENT === 'string') return Promise.resolve(GIFTDROP_VERIFY_CLIENT);
+  bundled ??= bundleVerifyClient();
   bundled.catch(() => (bundled = undefined));
   return bundled;
 }
