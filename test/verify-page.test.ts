@@ -126,6 +126,9 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const r = await verdictOf(page);
     expect(r.verdict).toBe('verified');
     expect(r.checks).toMatch(/SANDBOX beacon/);
+    // the sandbox's own test key is named for what it is, never "Public beacon"
+    expect(r.checks).toContain("✔ Sandbox's local beacon: ");
+    expect(r.checks).not.toContain('Public beacon');
     expect(r.checks).toMatch(/2 reroll\(s\) took the next picks/);
     await page.close();
   });
@@ -163,7 +166,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const r = await verdictOf(page);
     expect(r.verdict).toBe('failed');
     expect(r.status).toMatch(/NOT verified/);
-    expect(r.checks).toContain(`✘ Public beacon: ${SANDBOX_BEACON_ON_LIVE_DRAW}`);
+    expect(r.checks).toContain(`✘ Sandbox's local beacon: ${SANDBOX_BEACON_ON_LIVE_DRAW}`);
     // The same record in sandbox mode verifies: it is the mode, not the data, that is refused.
     await page.goto(`${http.url}/verify/sandbox-rerolls`);
     expect((await verdictOf(page)).verdict).toBe('verified');

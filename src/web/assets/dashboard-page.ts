@@ -127,6 +127,7 @@ table { width: 100%; border-collapse: collapse; font-size: 14px; } th, td { text
 .product.out { opacity: .5; }
 .log { list-style: none; padding: 0; margin: 0; max-height: 260px; overflow: auto; font-size: 14px; }
 .log li { padding: 2px 0; border-bottom: 1px dotted #eee; }
+.hex { font: 12px ui-monospace, Menlo, monospace; overflow-wrap: anywhere; }
 `;
 
 export const DASHBOARD_JS = `
@@ -144,6 +145,13 @@ function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
   if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+// Hashes, hex and ids (no word boundaries) go in .hex, the only text that may wrap anywhere.
+const HEX = /([0-9a-f]{16,}|[a-z]+_[0-9a-f]{12,})/;
+function withHex(tag, cls, text) {
+  const e = el(tag, cls);
+  String(text).split(HEX).forEach((part, i) => part && e.append(i % 2 ? el('code', 'hex', part) : part));
   return e;
 }
 // One time format for the whole page: "Nov 27, 13:46:06" in the viewer's locale.
@@ -307,8 +315,6 @@ function renderState() {
   $('start-busy').hidden = !running;
   $('start-busy').textContent = running ? 'A link giveaway is running (' + running.prize + '): end or cancel it to start another.' : '';
   $('entrants-box').hidden = open.length === 0;
-  const seen = state.draws.map((d) => d.id + ':' + d.status + ':' + d.phase + ':' + d.winners.map((w) => w.login).join('+')).join('|');
-  if (seen !== drawsSeen) { const first = drawsSeen === ''; drawsSeen = seen; if (!first) loadHistory(); }
   const sel = $('entrant-draw');
   const want = open.map((d) => d.id).join(',');
   if (sel.dataset.ids !== want) {
@@ -322,12 +328,16 @@ function renderState() {
 async function refresh() {
   try {
     state = await getJson('/dashboard/api/state');
+    // A draw changed (opened, drawn, rerolled...): the History is loaded BEFORE the lists show it,
+    // so it never says "drawing" beside winners already listed.
+    const seen = state.draws.map((d) => d.id + ':' + d.status + ':' + d.phase + ':' + d.winners.map((w) => w.login).join('+')).join('|');
+    if (seen !== drawsSeen) { drawsSeen = seen; await loadHistory(); }
     renderState();
     await loadEntrants();
     await loadPrizes();
     const t = await getJson('/dashboard/api/transcript');
-    $('transcript').replaceChildren(...t.bot.slice().reverse().map((l) => el('li', '', when(l.at) + '  ' + l.text)));
-    $('winner-chat').replaceChildren(...t.winners.map((l) => el('li', '', when(l.at) + '  [' + l.prize + '] ' + l.name + ': ' + l.text)));
+    $('transcript').replaceChildren(...t.bot.slice().reverse().map((l) => withHex('li', '', when(l.at) + '  ' + l.text)));
+    $('winner-chat').replaceChildren(...t.winners.map((l) => withHex('li', '', when(l.at) + '  [' + l.prize + '] ' + l.name + ': ' + l.text)));
   } catch (err) {
     showAnswer(false, String(err && err.message || err));
   }
