@@ -167,7 +167,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
 
   it('dashboard: no word broken, only the buttons that apply, one time format', async () => {
     const page = await dashboard();
-    const state = (await page.evaluate("fetch('/dashboard/api/state').then((r) => r.json())")) as { draws: { id: string; winners: { login: string; rerollRefusal: string | null }[] }[] };
+    const state = await page.evaluate<{ draws: { id: string; winners: { login: string; rerollRefusal: string | null }[] }[] }>("fetch('/dashboard/api/state').then((r) => r.json())");
     const rerollable = state.draws.flatMap((d) => d.winners.filter((w) => w.rerollRefusal === null).map((w) => w.login));
     const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
     await poll(() => block.locator('button[data-reroll]').count()).toBe(rerollable.length);
@@ -186,7 +186,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     // one time format: every time shown (history, prizes, chat lines) reads like "Nov 27, 13:46:06"
     const times = await page.locator('#history tbody td:first-child, #prizes tbody td:nth-child(4)').allTextContents();
     const lines = await page.locator('#transcript li').allTextContents();
-    const format = (await page.evaluate("new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date())")) as string;
+    const format = await page.evaluate<string>("new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date())");
     const shape = (t: string) => t.replace(/\d+/g, '9').replace(/[A-Za-z]+/g, 'a');
     expect(times.length).toBeGreaterThan(0);
     for (const t of times) expect(shape(t)).toBe(shape(format));
