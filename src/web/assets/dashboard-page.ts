@@ -147,8 +147,8 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
-// Hashes, hex and ids (no word boundaries) go in .hex, the only text that may wrap anywhere.
-const HEX = /([0-9a-f]{16,}|[a-z]+_[0-9a-f]{12,})/;
+// Addresses, hashes, hex and ids (no word boundaries) go in .hex, the only text that may wrap anywhere.
+const HEX = /(https?:[/][/][^ ]+|[0-9a-f]{16,}|[a-z]+_[0-9a-f]{12,})/;
 function withHex(tag, cls, text) {
   const e = el(tag, cls);
   String(text).split(HEX).forEach((part, i) => part && e.append(i % 2 ? el('code', 'hex', part) : part));
