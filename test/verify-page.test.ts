@@ -43,6 +43,20 @@ function tamperedSignature(): DrawRecord {
   return r;
 }
 
+/** Frozen at FROZEN_AT; its first pick was set aside on a Twitch answer from 21 s before (looked up while entries were open). */
+const FROZEN_AT = '2026-01-01T12:00:00.000Z';
+const EARLY_ANSWER = '2026-01-01T11:59:39.000Z';
+function earlyAnswerRecord(): DrawRecord {
+  const r = finishedRecord({ id: 'early-answer', entrants: 12, winners: 3 });
+  const [first, ...rest] = r.winners;
+  return {
+    ...r,
+    winners: rest,
+    setAside: [{ pick: first!.pick, userId: first!.userId, login: first!.login, reason: 'follow-age', at: EARLY_ANSWER }],
+    fairness: { ...r.fairness, frozenAt: FROZEN_AT },
+  };
+}
+
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDataDir());
   repo = await FileDrawRepository.open(dir);
@@ -54,6 +68,7 @@ beforeAll(async () => {
   await repo.saveDraw(badLog);
   await repo.saveDraw({ ...openRecord('still-open'), status: 'open' });
   await repo.saveDraw(finishedRecord({ id: 'v1-draw', entrants: 25, winners: 2, rerollPicks: [1] }));
+  await repo.saveDraw(earlyAnswerRecord());
   // An honestly computed sandbox-beacon draw, but recorded as a live draw.
   await repo.saveDraw({ ...sandboxRecord({ id: 'live-on-sandbox' }), mode: 'live' });
   http = await startHttpServer({
@@ -154,6 +169,17 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const b = await verdictOf(page);
     expect(b.verdict).toBe('failed');
     expect(b.checks).toMatch(/reroll 1 took pick 4, the next unused pick was 3/);
+    await page.close();
+  });
+
+  it('explains a set-aside pick whose Twitch answer is older than the freeze (looked up while entries were open)', async () => {
+    const page = await browser!.context.newPage();
+    await page.goto(`${http.url}/verify/early-answer`);
+    const r = await verdictOf(page);
+    expect(r.verdict).toBe('verified');
+    expect(r.checks).toContain(
+      `(follow-age; Twitch answered at ${EARLY_ANSWER}, while entries were open; the rule was applied to that answer when the list was frozen at ${FROZEN_AT})`,
+    );
     await page.close();
   });
 
