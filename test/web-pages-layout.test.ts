@@ -208,6 +208,15 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     const entered = entrantsReach(s, open.id, 2);
     s.enter(['eve', 'fay']);
     await entered;
+    await poll(() => page.textContent('#entrant-count')).toBe('2 entered, 2 eligible');
+    // the History tells the open giveaway as the engine has it: open, with its 2 entrants
+    await poll(() => page.locator(`#history tr[data-id="${open.id}"] td:nth-child(5)`).textContent()).toBe('2');
+    // while it is open: End and Cancel, no Start, no Retry; no word broken in the open draw and its entrants
+    await atBothSizes(page, 'dashboard-open', async () => {
+      const buttons = await visibleButtons(page);
+      expect(buttons).toEqual(expect.arrayContaining(['End now and draw', 'Cancel link giveaway']));
+      for (const gone of ['Start giveaway', 'Retry links']) expect(buttons).not.toContain(gone);
+    });
     // watch the page from now on: at no render do Recent winners list the draw while History says drawing
     await page.evaluate(`(() => {
       window.__lag = [];

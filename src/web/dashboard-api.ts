@@ -250,17 +250,19 @@ export class DashboardApi {
 
   /**
    * The stored draws, each draw the engine still holds told as the engine has it now (status,
-   * winners, rerolls: the source "Open draws" and "Recent winners" show), so the History never
+   * entrants, winners, rerolls: the source "Open draws" and "Recent winners" show), so the History never
    * says "drawing" for a draw whose winners are listed while its save is on the way.
    */
   private async current(): Promise<{ record: DrawRecord; saving: boolean }[]> {
-    const live = new Map(this.d.engine.drawViews().map((v) => [v.record.id, v.record]));
+    const live = new Map(this.d.engine.drawViews().map((v) => [v.record.id, v]));
     return (await this.d.repo.listDraws({ limit: HISTORY_LIMIT })).map((stored) => {
-      const m = live.get(stored.id);
-      if (!m) return { record: stored, saving: false };
+      const v = live.get(stored.id);
+      if (!v) return { record: stored, saving: false };
+      const m = v.record;
       const delivery = new Map(stored.winners.map((w) => [w.userId, w.delivery]));
       const winners = m.winners.map((w) => ({ ...w, ...(delivery.get(w.userId) ? { delivery: delivery.get(w.userId)! } : {}) }));
-      const record: DrawRecord = { ...stored, status: m.status, winners, fairness: m.fairness, ...(m.closedAt ? { closedAt: m.closedAt } : {}), ...(m.rerolls ? { rerolls: m.rerolls } : {}), ...(m.setAside ? { setAside: m.setAside } : {}) };
+      const entrants = Math.max(stored.entrants, m.entrants, v.entrants.size);
+      const record: DrawRecord = { ...stored, status: m.status, entrants, winners, fairness: m.fairness, ...(m.closedAt ? { closedAt: m.closedAt } : {}), ...(m.rerolls ? { rerolls: m.rerolls } : {}), ...(m.setAside ? { setAside: m.setAside } : {}) };
       return { record, saving: m.status !== stored.status };
     });
   }
