@@ -95,10 +95,13 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1f}
+// Words wrap between words (never inside one); only hashes and hex, set in .hex by the script,
+// may break anywhere, since they have no word boundaries and would run off a phone's screen.
+const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1f;overflow-wrap:break-word;word-break:normal;hyphens:manual}
 h1{font-size:1.4rem}#status{font-weight:600;padding:.6rem .8rem;border-radius:.4rem;background:#eee}
 .ok{color:#0a6b2d}.bad{color:#a1101b}#status.ok{background:#e3f6e8}#status.bad{background:#fbe4e6}
-li{margin:.4rem 0;word-break:break-all}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .6rem;text-align:left}
+li{margin:.4rem 0}.hex{font:.85em ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .6rem;text-align:left}
 .note{color:#555;font-size:.9rem}`;
 
 /** The whole page for `record` (its seed must be revealed). */
@@ -114,7 +117,7 @@ export async function renderVerifyPage(record: DrawRecord): Promise<string> {
 <body data-verdict="pending">
 <h1 id="title">giftdrop draw check</h1>
 <p id="status">This page checks the draw with JavaScript in your browser; please enable it.</p>
-<p class="note">Everything below is recomputed here, in your browser, from the data in this file: nothing is fetched and no server is trusted.
+<p class="note">Everything below is recomputed here, in your browser, from the draw's data embedded in this page: nothing else is fetched and no server is trusted (save the page to check it again offline).
 The procedure is specified in giftdrop's src/fairness/procedure.ts.</p>
 <h2>What was checked</h2><ol id="checks"></ol>
 <h2>Winners recomputed here</h2><p id="computed-winners"></p>
