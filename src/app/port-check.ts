@@ -5,6 +5,7 @@
  * joined the channel.
  */
 import { createServer } from 'node:net';
+import { runWithEnv } from '../platform/advice.js';
 
 /** True when `err` (or one of its causes) is EADDRINUSE. */
 export function isAddressInUse(err: unknown): boolean {
@@ -17,13 +18,16 @@ export function isAddressInUse(err: unknown): boolean {
 
 type PortSetting = 'HTTP_PORT' | 'GIFTDROP_LOCAL_PORT';
 
-/** The one line for a busy port (HTTP_PORT's suggestion skips HTTP_PORT + 1, the streamer's own port). */
-export function portInUseMessage(host: string, port: number, setting: PortSetting = 'HTTP_PORT'): string {
+/**
+ * The one line for a busy port, with the fix as `platform`'s shell writes it (HTTP_PORT's
+ * suggestion skips HTTP_PORT + 1, where the streamer's own listener goes by default).
+ */
+export function portInUseMessage(host: string, port: number, platform: NodeJS.Platform = process.platform, setting: PortSetting = 'HTTP_PORT'): string {
   const other = setting === 'HTTP_PORT' ? (port >= 65534 ? port - 2 : port + 2) : port === 65535 ? port - 1 : port + 1;
   const after = setting === 'HTTP_PORT' ? ' (and point the Fourthwall webhook or tunnel at it)' : ' (the overlay and dashboard URLs follow it)';
   return (
     `${setting} ${port} on ${host} is already in use (another giftdrop, or another program, holds it): ` +
-    `stop that one, or pick another port, e.g. ${setting}=${other} npm start${after}.`
+    `stop that one, or pick another port, e.g. ${runWithEnv(platform, { [setting]: other }, 'npm start')}${after}.`
   );
 }
 
@@ -34,7 +38,7 @@ export function checkPortFree(host: string, port: number, setting: PortSetting =
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
       const hostSetting = setting === 'HTTP_PORT' ? 'HTTP_HOST' : 'GIFTDROP_LOCAL_BIND';
-      if (isAddressInUse(err)) resolve(portInUseMessage(host, port, setting));
+      if (isAddressInUse(err)) resolve(portInUseMessage(host, port, process.platform, setting));
       else resolve(`cannot listen on ${hostSetting} ${host}, ${setting} ${port} (${err.code ?? err.message}): check both settings.`);
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
