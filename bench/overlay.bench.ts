@@ -100,8 +100,8 @@ export async function run(): Promise<BenchResult[]> {
       shown = Math.max(shown, d.entrants);
       if (d.stage === 'winners' && d.winners.length && winnersAt && !winnersFrameAt) winnersFrameAt = at;
     };
-    clients.push(await openClient(bot.http.url, measure));
-    clients.push(await openClient(bot.http.url, () => undefined));
+    clients.push(await openClient(bot.http.localUrl, measure));
+    clients.push(await openClient(bot.http.localUrl, () => undefined));
 
     const lines: string[] = [];
     for (let i = 0; i < ENTRANTS; i++) lines.push(chatServer.formatPrivmsg(chatServer.viewer(`bench_viewer_${i}`), '!enter'));

@@ -121,7 +121,8 @@ beforeAll(async () => {
   repo = await FileDrawRepository.open(dir);
   await repo.saveDraw(finishedRecord({ id: 'big-draw', entrants: 5000, winners: 3 }));
   for (const id of ['other-1', 'other-2', 'other-3', ...DRAW_IDS]) await repo.saveDraw(finishedRecord({ id, entrants: 50, winners: 1 }));
-  verify = verifyRoute(repo, silentLogger(), { now: () => clock, buildLimit: { perSecond: 0.5, burst: 3 } });
+  // (build budgets test-sized: 2 per client then one per 30 s, 3 for everyone then one per 2 s)
+  verify = verifyRoute(repo, silentLogger(), { now: () => clock, buildLimit: { perSecond: 0.5, burst: 3 }, clientBuildLimit: { perSecond: 1 / 30, burst: 2 } });
   http = await startHttpServer(serverOptions());
   tunnel = await startTcpForwarder(http.port);
 }, 60_000);

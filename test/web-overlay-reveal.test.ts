@@ -53,7 +53,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay winner reveal in Chromium', { timeout: 1
     browser = await launchBrowser();
     s = await startLinkStack();
     page = await browser.context.newPage();
-    await page.goto(`${s.bot.http.url}/overlay`);
+    await page.goto(`${s.bot.http.localUrl}/overlay`);
   }, 90_000);
 
   afterAll(async () => {

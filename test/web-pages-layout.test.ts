@@ -110,7 +110,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
   /** A dashboard page, signed in, once its first state is shown. */
   async function dashboard(): Promise<Page> {
     const page = await browser.context.newPage();
-    await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
     await page.locator('#status', { hasText: 'chat connected' }).waitFor();
     return page;
   }

@@ -48,8 +48,11 @@ const HEADERS = {
 const VERIFY_LIMIT: RateLimitOptions = { perSecond: 0.2, burst: 4 };
 /** Page builds for all clients together: 8 at once, then one every 2 seconds. */
 const BUILD_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 8 };
-/** Page builds one client may cause: 2 at once, then one every 30 seconds. */
-const CLIENT_BUILD_LIMIT: RateLimitOptions = { perSecond: 1 / 30, burst: 2 };
+/**
+ * Page builds one client may cause: 4 at once, then one every 10 seconds (a tunnel that adds no
+ * header, ssh -R with GIFTDROP_TRUST_PROXY=none, makes every viewer one client).
+ */
+const CLIENT_BUILD_LIMIT: RateLimitOptions = { perSecond: 0.1, burst: 4 };
 /** Bytes of pages kept (every encoding counted). */
 const PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 const PAGES_CACHED = 256;
