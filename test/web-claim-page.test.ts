@@ -266,6 +266,16 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(statuses.filter((st) => st === 429)).toHaveLength(26 - calls);
   });
 
+  it('forged callbacks are logged coalesced: at most one warn line for the lot, each at debug level', async () => {
+    const warnLines = () => s.log.json().filter((l) => l.level === 40 && String(l.msg).startsWith('claim login refused: the state')).length;
+    const before = warnLines();
+    for (let i = 0; i < 40; i++) {
+      const res = await fetch(`${base}/claim/callback?code=c${i}&state=forged-${i}`, { headers: { cookie: `giftdrop_claim_state=forged-${i}`, 'x-forwarded-for': '198.51.100.64' }, redirect: 'manual' });
+      expect(res.status).toBe(400);
+    }
+    expect(warnLines() - before).toBeLessThanOrEqual(1);
+  });
+
   it('POST /claim/logout from another site is refused (403), from the claim page itself it logs out', async () => {
     const cross = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'https://evil.example', cookie: 'giftdrop_claim=x', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
     expect(cross.status).toBe(403);

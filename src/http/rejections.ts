@@ -5,7 +5,8 @@
  * window are debug lines, and the window ends with one warn line counting them. Every rejection
  * still produces exactly one line at debug level (same message), so nothing is invisible.
  *
- * Contract: `note(kind, fields)` never throws; `close()` writes the pending count and stops the
+ * Contract: `new RejectionLog(log, windowMs, { messages, what })` (webhook kinds and wording by
+ * default); `note(kind, fields)` never throws; `close()` writes the pending count and stops the
  * timer (the timer never keeps the process alive).
  */
 import type { Logger } from '../logging/index.js';
@@ -27,6 +28,8 @@ export class RejectionLog<K extends string = RejectionKind> {
   private readonly counts = new Map<K, number>();
   private timer: NodeJS.Timeout | undefined;
   private readonly messages: Record<K, string>;
+  /** What the count line calls the rejected requests ("webhook request(s)"). */
+  private readonly what: string;
 
   constructor(
     private readonly log: Logger,
@@ -36,8 +39,6 @@ export class RejectionLog<K extends string = RejectionKind> {
     this.messages = o.messages ?? (WEBHOOK_MESSAGES as Record<K, string>);
     this.what = o.what ?? 'webhook request(s)';
   }
-
-  private readonly what: string;
 
   note(kind: K, fields: Record<string, unknown>): void {
     const seen = this.counts.get(kind);
