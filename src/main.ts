@@ -23,6 +23,13 @@ import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
 
 const config = loadConfigOrExit();
+// `npm start -- --reset` (an argument, so it works the same in cmd.exe and PowerShell): sandbox
+// mode starts its new world with a new dashboard token too. Live data is never reset.
+const reset = process.argv.slice(2).includes('--reset');
+if (reset && config.mode !== 'sandbox') {
+  process.stderr.write('giftdrop: --reset clears the sandbox data only (DATA_DIR/sandbox), and this is live mode: live data is never reset. Run it without live credentials or with GIFTDROP_MODE=sandbox.\n');
+  process.exit(1);
+}
 // stdout is the transcript (the sandbox demo's, or the live console on a terminal): logs then go
 // to stderr one short line each, at warn unless LOG_LEVEL was set. Otherwise pino JSON on stderr.
 const compact = config.mode === 'sandbox' || process.stdout.isTTY === true;
@@ -50,7 +57,7 @@ try {
   if (config.mode === 'sandbox') {
     // Loaded only here: live mode never loads the sandboxes.
     const { runSandboxMode } = await import('./local/sandbox-mode.js');
-    const code = await runSandboxMode({ config, logger, onSignals });
+    const code = await runSandboxMode({ config, logger, onSignals, reset });
     process.exitCode = code;
   } else {
     const busy = await checkPortFree(config.http.host, config.http.port);

@@ -27,6 +27,7 @@ import { DemoPrinter, type TextSink } from './demo/output.js';
 import { playScript, withDemoMerchTrain, type DemoTimings } from './demo/script.js';
 import { DemoAborted, DemoWorld } from './demo/world.js';
 import { demoHelix, withDemoTwitch } from './demo/twitch.js';
+import { newWorldLine, startNewWorld } from './sandbox-world.js';
 
 export interface SandboxModeOptions {
   config: Config;
@@ -43,6 +44,8 @@ export interface SandboxModeOptions {
   colour?: boolean;
   /** Play the scripted stream first (default true; false goes straight to the prompt). */
   script?: boolean;
+  /** `npm start -- --reset`: the new world also gets a new dashboard token (sandbox-world.ts). */
+  reset?: boolean;
 }
 
 /** Time allowed for closing open draws when the demo stops (ms). */
@@ -114,6 +117,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
   printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');
+  const newWorld = newWorldLine(startNewWorld(config, { reset: options.reset === true }), config.dataDir);
+  if (newWorld) printer.note(newWorld);
   const stack = await startStack(withDemoTwitch(withDemoMerchTrain(config, timings)), logger, operator, timings, (t) => printer.note(t));
   const abort = new AbortController();
   const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });

@@ -19,6 +19,7 @@ import type { DrawRecord } from '../../giveaway/model.js';
 import type { SimViewerOptions } from '../../sandbox/chat/index.js';
 import type { DemoPrinter } from './output.js';
 import { claimAndRedeem } from './claim-visit.js';
+import { plural } from '../../shared/plural.js';
 import { DemoAborted, DemoTimeout, type DemoWorld, type DrawOutcome } from './world.js';
 
 /** Engine minimum for a link giveaway's entry window, in seconds. */
@@ -196,15 +197,19 @@ async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawR
   await world.until(said, timeoutMs, 'the winners announcement in chat');
 }
 
-/** Every winner opens the claim page, logs in with (the local) Twitch and redeems; the dashboard's list empties. */
-async function redeemStep(o: ScriptOptions, step: number): Promise<{ ok: boolean; problem?: string }> {
+/**
+ * Every winner of the script's own draws (`drawIds`) opens the claim page, logs in with (the
+ * local) Twitch and redeems; the dashboard's list empties.
+ */
+async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: number): Promise<{ ok: boolean; problem?: string }> {
   const { world, printer } = o;
   const bot = world.stack.bot;
   const claimUrl = bot.delivery.via().claimUrl;
   // The last draw's winners may still be being recorded (the tracker hears 'winners' and writes
   // each delivery): the list is read once those writes are over, so no winner is left out.
   await bot.delivery.idle();
-  const waiting = await bot.delivery.waiting();
+  const ours = new Set(drawIds);
+  const waiting = (await bot.delivery.waiting()).filter((p) => ours.has(p.drawId));
   if (!claimUrl || waiting.length === 0) return { ok: true };
   const base = claimUrl.replace(/\/claim$/, '');
   printer.narrate(
@@ -221,13 +226,13 @@ async function redeemStep(o: ScriptOptions, step: number): Promise<{ ok: boolean
       if (login === first) printer.note(`@${first}'s claim page showed ${shown} prize(s); redeemed.`);
     }
     printer.narrate(`The other winners do the same.`);
-    await world.prizesRedeemed(step);
+    await world.prizesRedeemed(ours, step);
   } catch (err) {
     if (err instanceof DemoAborted) throw err;
     return { ok: false, problem: `a winner could not redeem: ${(err as Error).message}` };
   }
-  const history = (await bot.repo.listDraws()).filter((r) => r.winners.some((w) => w.delivery?.redeemedAt)).length;
-  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and npm run history shows the delivery of ${history} draws as "all redeemed".`);
+  const redeemed = (await bot.repo.listDraws()).filter((r) => ours.has(r.id) && r.winners.some((w) => w.delivery?.redeemedAt)).length;
+  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and npm run history shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`);
   return { ok: true };
 }
 
@@ -374,7 +379,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     await world.pause(pace);
 
     // 5. The prizes reach the winners.
-    const redeemOk = await redeemStep(o, step);
+    const redeemOk = await redeemStep(o, drawIds, step);
     if (!redeemOk.ok) return { ...redeemOk, drawIds };
     return { ok: true, drawIds };
   } catch (err) {
