@@ -159,10 +159,9 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   printer.note(`Fourthwall sandbox: ${stack.fourthwall.apiUrl} (shop site ${stack.fourthwall.shopUrl})`);
   printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
   printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
-  const token = stack.bot.pages.token;
+  // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;
   if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
-  printer.note(`Overlay (OBS): ${stack.bot.http.url}/overlay; dashboard: ${stack.bot.http.url}/dashboard?token=<${token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : `the token in ${token.file}`}>`);
 
   let ok = true;
   const input = options.input ?? process.stdin;

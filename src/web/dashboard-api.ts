@@ -48,6 +48,8 @@ export interface DashboardApiDeps {
   accountRules?: AccountRules;
   /** Prizes not redeemed yet, and a reminder for one of them (src/delivery). */
   delivery?: Pick<DeliveryTracker, 'waiting' | 'remind'>;
+  /** One line per problem the streamer must fix (e.g. credentials refused, app/credential-problems.ts); in `state.problems`. */
+  problems?: () => readonly string[];
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -215,7 +217,16 @@ export class DashboardApi {
       };
     });
     const chat = this.d.chat.health();
-    return { now: this.d.clock.now(), mode: this.d.mode, chat: chat.chat, ...(chat.reason ? { chatReason: chat.reason } : {}), channel: this.d.chat.channelLogin, draws };
+    const problems = this.d.problems?.() ?? [];
+    return {
+      now: this.d.clock.now(),
+      mode: this.d.mode,
+      chat: chat.chat,
+      ...(chat.reason ? { chatReason: chat.reason } : {}),
+      ...(problems.length ? { problems } : {}),
+      channel: this.d.chat.channelLogin,
+      draws,
+    };
   }
 
   private async entrants(drawId: string, search: string): Promise<Json> {
