@@ -9,13 +9,14 @@
  * Exit codes: 0 clean (a stop included), 1 config/credential/lock/startup failure, a stop that
  * could not save the draws or the history (said in one line), or a failed step of the sandbox demo.
  */
-import { loadConfigOrExit, secretValues } from './config/index.js';
+import { loadConfigOrExit, riskySettings, secretValues } from './config/index.js';
 import { createLogger } from './logging/index.js';
 import { startBot, type Bot } from './app/bot.js';
 import { compactLogStream } from './console/console-text.js';
 import { LiveConsole } from './console/live-console.js';
 import { TwitchAuthError } from './twitch/index.js';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { lockDataDirOrExit } from './app/data-lock.js';
 import { TOKEN_FILE } from './web/dashboard-auth.js';
 import { TwitchTokenError } from './twitch/auth.js';
@@ -39,11 +40,17 @@ const logger = createLogger({
   secrets: secretValues(config),
   file: config.logFile,
 });
+// Said once: a DATA_DIR that did not exist (a typo?) is created, with its parents, by the lock.
+const dataRoot = config.dataRoot ?? config.dataDir;
+const dataRootExisted = existsSync(dataRoot);
 // One bot per data directory, taken before anything in it is read; released on exit.
 lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
   ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
   secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
 });
+
+if (!dataRootExisted) logger.warn(`DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
+for (const line of riskySettings(config)) logger.warn(line);
 
 const onSignals = (stop: (reason: string) => Promise<void>) =>
   onShutdownSignals(stop, {

@@ -6,7 +6,10 @@
  *   answer there;
  * - a wrong Fourthwall password: one line naming FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD and
  *   `npm run setup` within 20 s, the same problem in /healthz (which the dashboard reads), and no
- *   stack trace at the default level (info).
+ *   stack trace at the default level (info);
+ * - risky settings, one line each: a DATA_DIR that did not exist (created with its parents, says
+ *   where data goes), an http:// GIFTDROP_PUBLIC_URL; and (riskySettings alone) an HTTP_HOST
+ *   other machines can reach.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -14,6 +17,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
 import { startChatServer } from '../src/sandbox/chat/index.js';
 import { startFourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { riskySettings } from '../src/config/index.js';
 import { PROJECT_ROOT, botProcessEnv, freePort, makeTempDir } from './support/e2e-stack.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -121,4 +127,32 @@ describe('start-up lines of the live bot', () => {
     expect(text).not.toMatch(/\n\s+at \S+ \(/);
     expect(text).not.toContain(`${fw.password}-wrong`);
   }, 40_000);
+});
+
+describe('risky settings', () => {
+  it('a DATA_DIR created with its parents and an http:// public URL are each said in one line', async () => {
+    const fw = await startFourthwallSandbox({});
+    cleanup.push(() => fw.close());
+    const nowhere = { channel: 'giftdrop_demo', botLogin: 'giftdrop_bot', token: 'unreachabletoken0123456789', url: `ws://127.0.0.1:${await freePort()}` } as ChatServer;
+    const dataDir = join(await tempDir(), 'new', 'nested', 'data');
+    const bot = start(botProcessEnv({ fourthwall: fw, chat: nowhere }, { dataDir, extra: { GIFTDROP_PUBLIC_URL: 'http://giftdrop.example.net' } }));
+    const { line: created } = await bot.line(/DATA_DIR .* did not exist/, 20_000, 'the DATA_DIR line');
+    expect(created).toContain(`DATA_DIR ${dataDir} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
+    expect(existsSync(dataDir)).toBe(true);
+    const { line: url } = await bot.line(/GIFTDROP_PUBLIC_URL=http:\/\/giftdrop\.example\.net is http:\/\//, 20_000, 'the public URL line');
+    expect(url).toMatch(/use your tunnel's https:\/\/ address/);
+    await bot.line(/overlay \(OBS browser source\)/, 15_000, 'the overlay line');
+    const all = [...bot.stdout, ...bot.stderr];
+    expect(all.filter((l) => /did not exist: created it/.test(l))).toHaveLength(1);
+    expect(all.filter((l) => /HTTP_HOST=/.test(l))).toHaveLength(0); // 127.0.0.1: nothing to say
+  }, 40_000);
+
+  it('riskySettings: a non-loopback HTTP_HOST warns, loopback and https:// do not; sandbox mode ignores the public URL', () => {
+    const at = (host: string, publicUrl?: string, mode: 'live' | 'sandbox' = 'live') => riskySettings({ mode, http: { host, port: 8080 }, publicUrl });
+    expect(at('0.0.0.0')).toEqual([expect.stringMatching(/^HTTP_HOST=0\.0\.0\.0: .*keep HTTP_HOST=127\.0\.0\.1.*HTTPS tunnel/)]);
+    expect(at('192.168.1.20')).toHaveLength(1);
+    for (const host of ['127.0.0.1', '127.0.0.5', 'localhost', '::1']) expect(at(host, 'https://x.trycloudflare.com')).toEqual([]);
+    expect(at('127.0.0.1', 'http://x.example')).toEqual([expect.stringMatching(/^GIFTDROP_PUBLIC_URL=http:\/\/x\.example is http:\/\//)]);
+    expect(at('127.0.0.1', 'http://x.example', 'sandbox')).toEqual([]);
+  });
 });
