@@ -23,6 +23,13 @@ import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
 
+// npm's progress spinner may sit on the terminal's current line: start on a clean line, and
+// leave one at exit (no stray spinner character after the last line).
+const clearLine = (): void => {
+  if (process.stderr.isTTY === true) process.stderr.write('\r\u001b[2K');
+};
+clearLine();
+process.once('exit', clearLine);
 const config = loadConfigOrExit();
 // `npm start -- --reset` (an argument, so it works the same in cmd.exe and PowerShell): sandbox
 // mode starts its new world with a new dashboard token too. Live data is never reset.

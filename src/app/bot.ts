@@ -42,6 +42,7 @@ import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracke
 import { startDelivery, type DeliveryWiring } from '../delivery/wire.js';
 import { StopList, withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem, StartupProblems } from './credential-problems.js';
+import { plural } from '../shared/plural.js';
 
 export interface BotOptions {
   config: Config;
@@ -587,7 +588,7 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
       openDraws: engine.openDrawCount(),
       dataDir: config.dataDir,
     },
-    `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${engine.openDrawCount()} open draw(s)`,
+    `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${plural(engine.openDrawCount(), 'open draw')}`,
   );
 }
 

@@ -28,6 +28,7 @@ import { playScript, withDemoMerchTrain, type DemoTimings } from './demo/script.
 import { DemoAborted, DemoWorld } from './demo/world.js';
 import { demoHelix, withDemoTwitch } from './demo/twitch.js';
 import { newWorldLine, startNewWorld } from './sandbox-world.js';
+import { plural } from '../shared/plural.js';
 
 export interface SandboxModeOptions {
   config: Config;
@@ -141,7 +142,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       try {
         const open = engine.openDrawCount();
         if (open > 0) {
-          printer.narrate(`Closing ${open} open draw(s) now (${reason}): the sandbox shop ends with this process.`);
+          printer.narrate(`Closing ${plural(open, 'open draw')} now (${reason}): the sandbox shop ends with this process.`);
           engine.endNow();
           await Promise.race([engine.whenIdle(), new Promise((r) => setTimeout(r, CLOSE_DRAWS_MS).unref())]);
         }
@@ -190,7 +191,9 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
     if (!interactive || queued.ended) {
       if (world.live) {
-        printer.narrate('The broadcaster ends the stream: "!stream offline" (the bot calls PUT /streaming/end).');
+        printer.narrate(
+          'The broadcaster sets the shop offline by hand: "!stream offline" (the bot calls PUT /streaming/end). The demo runs auto streaming (it followed the local Twitch stream at the start), so the bot answers that auto mode keeps this choice.',
+        );
         world.broadcast('!stream offline');
         await world.until(() => !world.live, STEP_TIMEOUT_MS, 'Fourthwall showing the stream as offline').catch((err: unknown) => {
           if (err instanceof DemoAborted) throw err;

@@ -13,6 +13,7 @@
  * answer. No GET changes anything. Bodies are JSON up to MAX_BODY bytes. Does not check the token
  * (the router does) or render HTML.
  */
+import { plural } from '../shared/plural.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeAccountRules, type AccountRules } from '../giveaway/account-rules.js';
 import { exclusionOf } from '../giveaway/eligibility.js';
@@ -108,7 +109,7 @@ export class DashboardApi {
       },
       end: () => {
         const n = d.engine.endNow();
-        return n ? { ok: true, message: `Closed ${n} draw(s); drawing the winners.` } : { ok: false, message: 'No giveaway is open.' };
+        return n ? { ok: true, message: `Closed ${plural(n, 'draw')}; drawing the winners.` } : { ok: false, message: 'No giveaway is open.' };
       },
       cancel: async () => {
         const res = await d.engine.cancel();

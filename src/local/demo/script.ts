@@ -223,7 +223,7 @@ async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: nu
   try {
     for (const login of winners) {
       const shown = await claimAndRedeem(base, login);
-      if (login === first) printer.note(`@${first}'s claim page showed ${shown} prize(s); redeemed.`);
+      if (login === first) printer.note(`@${first}'s claim page showed ${plural(shown, 'prize')}; redeemed.`);
     }
     printer.narrate(`The other winners do the same.`);
     await world.prizesRedeemed(ours, step);
@@ -247,8 +247,9 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   const { world, printer, timings } = o;
   const train = world.stack.bot.shop.train.snapshot();
   const every = train.everyOrders;
+  const prize = train.product ? (world.findProduct(train.product)?.name ?? train.product) : 'merch';
   printer.narrate(
-    `Supporters order merch: Fourthwall sends ORDER_PLACED with the buyer's email and address; the bot's alert shows only the chosen username and the product. Every ${every === 1 ? '' : `${every}${every === 2 ? 'nd' : 'th'} `}order is a merch train stop: a giveaway of ${train.product ?? 'merch'}.`,
+    `Supporters order merch: Fourthwall sends ORDER_PLACED with the buyer's email and address; the bot's alert shows only the chosen username and the product. Every ${every === 1 ? '' : `${every}${every === 2 ? 'nd' : 'th'} `}order is a merch train stop: a giveaway of ${prize}.`,
   );
   const trainOpened = world.nextEngineEvent('draw-opened', (r) => r.kind === 'link-giveaway', step * (every + 1), 'the merch train giveaway');
   let mark = world.mark();
@@ -258,7 +259,13 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   for (let i = 0; snap().departures === departures; i++) {
     const before = snap().count;
     world.order({ productId: SEED_PRODUCT_IDS.tshirt, username: BUYERS[i % BUYERS.length]! });
-    if (i === 0) await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
+    if (i === 0) {
+      await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
+      const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
+      printer.note(
+        `Alerts never flood chat: orders in the ${window} s after an alert are thanked together in one line when that window ends, so the next buyer's thank-you shows up about ${window} s later, whatever the stream is doing then.`,
+      );
+    }
     await world.until(() => snap().count !== before || snap().departures !== departures, step, 'the order counted by the merch train');
   }
   const record = await trainOpened.promise;
@@ -324,7 +331,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
         ? 'sends them to Fourthwall (PUT /gifting/draw/{id}/finish) and gets one redeem link per winner'
         : 'and gives each one of the purchase\'s gift links (purchase flow: no finish call)';
     printer.narrate(
-      `Time is up: ${closedRecord.entrants} entrants. The bot picks ${draw.gifts} winners from its committed seed, ${delivery}; links go to the streamer's console only (marked private), never to chat.`,
+      `Time is up: ${plural(closedRecord.entrants, 'entrant')}. The bot picks ${draw.gifts} winners from its committed seed, ${delivery}; links go to the streamer's console only (marked private), never to chat.`,
     );
     const outcome = await giftWatch.ended;
     if (outcome.status !== 'finished') {
@@ -368,7 +375,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     const linkClosedRecord = await linkWatch.closed;
     mark = world.mark();
     printer.narrate(
-      `Entries closed: ${linkClosedRecord.entrants} entrants. The bot draws ${link.gifts} winners and asks Fourthwall for ${link.gifts} giveaway links (POST /giveaway-links); the links go to the console only.`,
+      `Entries closed: ${plural(linkClosedRecord.entrants, 'entrant')}. The bot draws ${link.gifts} winners and asks Fourthwall for ${link.gifts} giveaway links (POST /giveaway-links); the links go to the console only.`,
     );
     const linkOutcome = await linkWatch.ended;
     if (linkOutcome.status !== 'finished') {
