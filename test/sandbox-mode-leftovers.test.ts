@@ -36,7 +36,8 @@ interface ExportedDraw {
 }
 
 async function history(dataDir: string): Promise<ExportedDraw[]> {
-  const hist = await runProcess('npm', ['run', '--silent', 'history', '--', '--json'], { DATA_DIR: dataDir });
+  // (the history command's module itself, as `npm run history -- --json` runs it)
+  const hist = await runProcess('node', ['--import', 'tsx', 'src/cli/history.ts', '--json'], { DATA_DIR: dataDir });
   expect(hist.code, hist.stderr).toBe(0);
   return JSON.parse(hist.stdout) as ExportedDraw[];
 }
