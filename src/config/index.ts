@@ -46,7 +46,7 @@ function isLoopbackHost(host: string): boolean {
  * them at start-up): an HTTP_HOST other machines can reach, and an http:// GIFTDROP_PUBLIC_URL
  * in live mode (the claim page's login and the winners' prizes would cross the internet unencrypted).
  */
-export function riskySettings(config: Pick<Config, 'mode' | 'publicUrl'> & { http: Pick<HttpSettings, 'host'> }): string[] {
+export function riskySettings(config: Pick<Config, 'mode' | 'publicUrl'> & { http: Pick<HttpSettings, 'host' | 'port'> }): string[] {
   const lines: string[] = [];
   if (!isLoopbackHost(config.http.host)) {
     lines.push(
