@@ -40,7 +40,6 @@
  * taken by the entry points), or fsync the journal per entry (durability is against process death
  * within flushIntervalMs).
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
@@ -51,7 +50,8 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
-import { fileStem, mkdirPrivate, quarantineFile, readIfExists, removeStaleTemps, writeFileAtomic } from './files.js';
+import { Disk, nodeDisk, type FileSystem } from './disk.js';
+import { fileStem } from './files.js';
 import { DurableHistoryFile, loadHistory } from './history-file.js';
 import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
@@ -71,6 +71,8 @@ export interface FileDrawRepositoryOptions {
   readOnly?: boolean;
   /** Stamped on every saved record that has none. Default 'live'. */
   mode?: 'live' | 'sandbox';
+  /** The file system under the disk protocol (tests record or simulate one). Default: this machine's. */
+  fileSystem?: FileSystem;
 }
 
 type StoredRecord = HistoryData['draws'][number];
@@ -103,6 +105,7 @@ export class FileDrawRepository implements DrawRepository {
   private saves: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly deliveries: DeliveryFile;
+  private readonly disk: Disk;
 
   private constructor(
     dataDir: string,
@@ -111,8 +114,9 @@ export class FileDrawRepository implements DrawRepository {
     events: ProcessedEvents | undefined,
     logger: Logger,
     readOnly: boolean,
-    options: { mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
+    options: { disk: Disk; mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
   ) {
+    this.disk = options.disk;
     this.deliveries = options.deliveries;
     this.dataDir = dataDir;
     this.mode = options.mode;
@@ -124,7 +128,7 @@ export class FileDrawRepository implements DrawRepository {
     this.events = events;
     this.logger = logger;
     this.readOnly = readOnly;
-    this.seeds = new SeedVault(dataDir);
+    this.seeds = new SeedVault(options.disk, dataDir);
     for (const record of db.data.draws) this.byId.set(record.id, record);
   }
 
@@ -141,17 +145,19 @@ export class FileDrawRepository implements DrawRepository {
     }
     const clock = options.clock ?? systemClock;
     const historyFile = join(dataDir, 'history.json');
-    const loaded = await loadHistory(historyFile, { readOnly, logger, nowMs: clock.now() });
+    const disk = options.fileSystem ? new Disk(options.fileSystem) : nodeDisk;
+    const loaded = await loadHistory(historyFile, { disk, readOnly, logger, nowMs: clock.now() });
     if (!readOnly) {
-      await mkdirPrivate(join(dataDir, 'journal'));
-      await mkdirPrivate(join(dataDir, 'draws'));
-      // Every folder writeFileAtomic writes in (history, events, merch train; entrants; seeds;
+      await disk.mkdirs(join(dataDir, 'journal'));
+      await disk.mkdirs(join(dataDir, 'draws'));
+      // Every folder writeAtomic writes in (history, events, merch train; entrants; seeds;
       // journal repairs): temps of an interrupted write, by our own temp-name pattern only.
-      for (const sub of ['', 'draws', 'seeds', 'journal']) await removeStaleTemps(join(dataDir, sub));
+      for (const sub of ['', 'draws', 'seeds', 'journal']) await disk.removeStaleTemps(join(dataDir, sub));
     }
-    const db = new Low<HistoryData>(new DurableHistoryFile(historyFile, loaded.currentGood), loaded.data);
-    await migratePendingSeeds(db, new SeedVault(dataDir), readOnly);
+    const db = new Low<HistoryData>(new DurableHistoryFile(disk, historyFile, loaded.currentGood), loaded.data);
+    await migratePendingSeeds(db, new SeedVault(disk, dataDir), readOnly);
     const journal = new EntryJournal({
+      disk,
       dir: join(dataDir, 'journal'),
       clock,
       logger,
@@ -159,9 +165,10 @@ export class FileDrawRepository implements DrawRepository {
     });
     const events = readOnly
       ? undefined
-      : await ProcessedEvents.load(join(dataDir, 'events.jsonl'), options.maxProcessedEvents ?? 10_000, logger);
-    const deliveries = await DeliveryFile.load(join(dataDir, 'delivery.json'));
+      : await ProcessedEvents.load(disk, join(dataDir, 'events.jsonl'), options.maxProcessedEvents ?? 10_000, logger);
+    const deliveries = await DeliveryFile.load(disk, join(dataDir, 'delivery.json'));
     return new FileDrawRepository(dataDir, db, journal, events, logger, readOnly, {
+      disk,
       mode: options.mode ?? 'live',
       clock,
       notes: loaded.notes,
@@ -221,8 +228,8 @@ export class FileDrawRepository implements DrawRepository {
     if (frozen) {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
-        await writeFileAtomic(this.entrantsFile(stored.id), await entrantsFileChunks(stored.id, frozen));
-        await rm(this.entrantsFile(stored.id, ENTRANTS_SUFFIX_V1), { force: true });
+        await this.disk.writeAtomic(this.entrantsFile(stored.id), await entrantsFileChunks(stored.id, frozen));
+        await this.disk.remove(this.entrantsFile(stored.id, ENTRANTS_SUFFIX_V1));
         this.frozenWritten.set(stored.id, key);
       }
     }
@@ -246,16 +253,16 @@ export class FileDrawRepository implements DrawRepository {
   private async loadFrozen(id: string): Promise<FrozenEntrant[] | undefined> {
     let file = this.entrantsFile(id);
     try {
-      let text = await readIfExists(file);
+      let text = await this.disk.readText(file);
       if (text === undefined) {
         file = this.entrantsFile(id, ENTRANTS_SUFFIX_V1);
-        text = await readIfExists(file);
+        text = await this.disk.readText(file);
       }
       if (text === undefined) return undefined;
       return parseEntrantsFile(file, text);
     } catch (err) {
       if (this.readOnly) throw err;
-      const kept = await quarantineFile(file, this.clock.now());
+      const kept = await this.disk.quarantine(file, this.clock.now());
       const note = `draw ${id}: its entrant list ${file} is damaged (${(err as Error).message.replace(/; it was left untouched$/, '')}); kept as ${kept}`;
       this.logger.error({ drawId: id, file, kept }, note);
       this.notes.push(note);
