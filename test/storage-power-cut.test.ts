@@ -66,7 +66,7 @@ async function recordRun(): Promise<{ fs: PowerCutFs; told: Told; winnersByDraw:
   await h.repo.markEventProcessed('evt-1');
   told.acks.push({ at: fs.ops.length, eventId: 'evt-1', drawId: gift.id });
   // Entries flushed in small batches (each a journal append and sync), as a live chat arrives.
-  for (let i = 0; i < 100; i += 2) await enterAll(gift.id, [`gv${i}`, `gv${i + 1}`]);
+  for (let i = 0; i < 120; i += 2) await enterAll(gift.id, [`gv${i}`, `gv${i + 1}`]);
   h.svc.enter(chatMsg('fay')); // journaled by the timer-free flush of the close, never awaited alone
   let done = once(h.svc.events, 'draw-finished');
   h.clock.advance(60_000);
@@ -192,7 +192,7 @@ describe('power cut at every disk operation', () => {
   it('orders write -> sync -> rename -> directory sync (history), and create -> directory sync -> write -> sync (journal, event ids)', async () => {
     const { fs, told } = await recordRun();
     const ops = fs.ops;
-    const history = ops.findIndex((o) => o.t === 'rename' && o.to === `${DIR}/history.json`);
+    const history = ops.findIndex((o) => o.t === 'rename' && o.to === `${DIR}/history.jsonl`);
     expect(history).toBeGreaterThan(0);
     const renamed = ops[history] as Extract<(typeof ops)[number], { t: 'rename' }>;
     const created = ops.findIndex((o) => o.t === 'create' && o.path === renamed.from);

@@ -24,7 +24,7 @@ import { basename, dirname, join } from 'node:path';
 import { renameReplacing, syncDirectory } from '../platform/files.js';
 
 /** Mode of every file the storage creates (owner read/write only). */
-export const FILE_MODE = 0o600;
+const FILE_MODE = 0o600;
 /** Mode of every directory the storage creates (owner only). */
 const DIR_MODE = 0o700;
 
@@ -259,9 +259,14 @@ export class Disk {
    */
   async quarantine(file: string, nowMs: number): Promise<string> {
     const target = await this.quarantineName(file, nowMs);
-    await this.fs.rename(file, target);
-    await this.fs.syncDir(dirname(file));
+    await this.renameDurably(file, target);
     return target;
+  }
+
+  /** Renames `from` to `to` (same directory) and syncs the directory. */
+  async renameDurably(from: string, to: string): Promise<void> {
+    await this.fs.rename(from, to);
+    await this.fs.syncDir(dirname(from));
   }
 
   private async quarantineName(file: string, nowMs: number): Promise<string> {

@@ -34,8 +34,6 @@ export function idFromStem(stem: string): string | undefined {
   return undefined;
 }
 
-export { FILE_MODE } from './disk.js';
-
 /**
  * Why `path` (a data directory or a secret file) must not be trusted, as one line with the fix, or
  * undefined when it is owner-only enough: writable by the group or by everyone (another local user

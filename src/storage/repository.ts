@@ -1,11 +1,11 @@
 /**
  * FileDrawRepository: the DrawRepository port on local files under one data directory.
  *
- *   <dataDir>/history.json             lowdb 7 document `{ version: 1, draws: [...] }`: every draw
- *                                      record, WITHOUT its frozen entrant list; rewritten durably
- *                                      only on saveDraw, i.e. on state changes (history-file.ts).
- *   <dataDir>/history.json.bak         the previous good generation, started from (loudly) when
- *                                      history.json is unreadable.
+ *   <dataDir>/history.jsonl            the history: lowdb 7 over an append-only log of draw records
+ *                                      (history-log.ts; opened and migrated by history-open.ts): a
+ *                                      save appends the changed record and syncs, whatever the
+ *                                      history's length; every record WITHOUT its frozen entrant list.
+ *   <dataDir>/history.v1.json          the history.json of older versions, kept once migrated.
  *   <dataDir>/draws/<id>.entrants.tsv  the frozen entrant list of a closed draw (entrants-file.ts:
  *                                      the exact bytes its digest hashes behind a header line; atomic
  *                                      write, loaded lazily by getDraw/openDraws), written once per
@@ -36,9 +36,10 @@
  * repaired (a copy of the damaged file kept) and reported by draw id and line: the other draws and
  * entrants carry on. Recoveries are logged and listed in `notes`. A damaged events file is reported
  * with a StorageError naming the file. Read-only mode (the CLIs) never creates or changes a file, so
- * it is safe to run beside the bot. Does not: lock the directory against a second process (lock.ts,
- * taken by the entry points), or fsync the journal per entry (durability is against process death
- * within flushIntervalMs).
+ * it is safe to run beside the bot. Every file goes through the disk protocol (disk.ts), so what a
+ * save, an event mark or a journal flush resolved survives a power cut, not only a killed process
+ * (test/storage-power-cut.test.ts); the journal is synced once per flush (flushIntervalMs), not per
+ * entry. Does not: lock the directory against a second process (lock.ts, taken by the entry points).
  */
 import { join } from 'node:path';
 import { Low } from 'lowdb';
@@ -52,12 +53,12 @@ import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
 import { Disk, nodeDisk, type FileSystem } from './disk.js';
 import { fileStem } from './files.js';
-import { DurableHistoryFile, loadHistory } from './history-file.js';
+import { openHistory } from './history-open.js';
+import type { HistoryLog } from './history-log.js';
 import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
 import { DeliveryFile } from './delivery-file.js';
-import { migratePendingSeeds } from './seed-migration.js';
 import { storedRecordSchema, type HistoryData } from './schemas.js';
 
 export interface FileDrawRepositoryOptions {
@@ -94,7 +95,7 @@ export class FileDrawRepository implements DrawRepository {
   private readonly readOnly: boolean;
   private readonly mode: 'live' | 'sandbox';
   private readonly clock: Clock;
-  /** What was recovered while opening or reading (a history from its .bak, quarantined files). */
+  /** What was recovered while opening or reading (a migration, a history from its .bak, quarantined files). */
   readonly notes: string[];
   private readonly byId = new Map<string, StoredRecord>();
   private readonly seeds: SeedVault;
@@ -106,6 +107,7 @@ export class FileDrawRepository implements DrawRepository {
   private closed = false;
   private readonly deliveries: DeliveryFile;
   private readonly disk: Disk;
+  private readonly log: HistoryLog;
 
   private constructor(
     dataDir: string,
@@ -114,7 +116,7 @@ export class FileDrawRepository implements DrawRepository {
     events: ProcessedEvents | undefined,
     logger: Logger,
     readOnly: boolean,
-    options: { disk: Disk; mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
+    options: { historyFile: string; log: HistoryLog; disk: Disk; mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
   ) {
     this.disk = options.disk;
     this.deliveries = options.deliveries;
@@ -122,7 +124,8 @@ export class FileDrawRepository implements DrawRepository {
     this.mode = options.mode;
     this.clock = options.clock;
     this.notes = options.notes;
-    this.historyFile = join(dataDir, 'history.json');
+    this.historyFile = options.historyFile;
+    this.log = options.log;
     this.db = db;
     this.journal = journal;
     this.events = events;
@@ -144,9 +147,9 @@ export class FileDrawRepository implements DrawRepository {
       throw new StorageError('STORAGE_INVALID', `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`);
     }
     const clock = options.clock ?? systemClock;
-    const historyFile = join(dataDir, 'history.json');
     const disk = options.fileSystem ? new Disk(options.fileSystem) : nodeDisk;
-    const loaded = await loadHistory(historyFile, { disk, readOnly, logger, nowMs: clock.now() });
+    // The history first: a damaged one stops the start before anything is created.
+    const history = await openHistory(dataDir, { disk, readOnly, logger, nowMs: clock.now() });
     if (!readOnly) {
       await disk.mkdirs(join(dataDir, 'journal'));
       await disk.mkdirs(join(dataDir, 'draws'));
@@ -154,8 +157,7 @@ export class FileDrawRepository implements DrawRepository {
       // journal repairs): temps of an interrupted write, by our own temp-name pattern only.
       for (const sub of ['', 'draws', 'seeds', 'journal']) await disk.removeStaleTemps(join(dataDir, sub));
     }
-    const db = new Low<HistoryData>(new DurableHistoryFile(disk, historyFile, loaded.currentGood), loaded.data);
-    await migratePendingSeeds(db, new SeedVault(disk, dataDir), readOnly);
+    const db = history.db;
     const journal = new EntryJournal({
       disk,
       dir: join(dataDir, 'journal'),
@@ -171,7 +173,9 @@ export class FileDrawRepository implements DrawRepository {
       disk,
       mode: options.mode ?? 'live',
       clock,
-      notes: loaded.notes,
+      notes: history.notes,
+      historyFile: history.file,
+      log: history.log,
       deliveries,
     });
   }
@@ -439,6 +443,7 @@ export class FileDrawRepository implements DrawRepository {
       this.closed = true;
       await this.journal.close();
       await this.events?.close();
+      await this.log.close();
     }
   }
 }
