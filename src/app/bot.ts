@@ -24,7 +24,7 @@ import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
-import { startTwitchAuth, type ChatConnectOptions } from '../twitch/startup.js';
+import { startTwitchAuth, type ChatConnectOptions, type TwitchAuthStartup } from '../twitch/startup.js';
 import { startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { beaconForBot, checkHintFor } from '../fairness/beacon-client/bot-beacon.js';
@@ -39,7 +39,7 @@ import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { consoleOperator } from '../console/operator-console.js';
 import { twitchApiFor, type TwitchApi } from '../twitch/api.js';
 import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
-import { startDelivery } from '../delivery/wire.js';
+import { startDelivery, type DeliveryWiring } from '../delivery/wire.js';
 import { StopList, withTimeout } from './stop-list.js';
 
 export interface BotOptions {
@@ -120,21 +120,106 @@ const STREAMING_END_MS = 2000;
 /** How long a start-up that failed or was stopped waits for each connection to close. */
 const CLOSE_MS = 1000;
 
+/**
+ * Starts one bot. The steps below read top to bottom: each builds one part, registers its stop
+ * and hands on what the next steps need. A start-up that fails (or is stopped) after the chat
+ * connect began runs the stop list with CLOSE_MS per connection (serveAndConnect).
+ */
 export async function startBot(options: BotOptions): Promise<Bot> {
+  const c = botContext(options);
+  requireChatCredentials(c.config);
+  const adapters = await openAdapters(c);
+  // The Twitch API (its onLive) and the engine (its private delivery) reach the prize delivery,
+  // which needs the engine: it is looked up when called, once the delivery is built.
+  const late: LateDelivery = {};
+  const twitchApi = startTwitchApi(c, adapters, late);
+  const engine = await buildEngine(c, adapters, twitchApi, late);
+  const delivery = (late.wiring = startPrizeDelivery(c, adapters, engine));
+  const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger, onLive: () => void delivery.tracker.streamStarted() });
+  const shop = startShopFeatures(c, adapters, engine);
+  const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shopFeatures: shop.features, twitchApi });
+  const intake = startEventIntake(c, adapters, { engine, delivery, shopFeatures: shop.features, handledTypes: shop.handledTypes });
+  const health = healthReport(c.config, adapters.chat, engine);
+  const chatConnected = connectChatAtStart(c, adapters);
+  const served = await serveAndConnect(c, { adapters, engine, streaming, delivery, shop, lines, intake, health, twitchApi, chatConnected });
+  registerDrain(c, streaming, adapters.chat);
+  await startStreamingStatus(c, twitchApi, streaming);
+  const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
+  announceStart(c, { engine, webhookUrl, http: served.http, pages: served.pages });
+  return {
+    config: c.config,
+    http: served.http,
+    chat: adapters.chat,
+    engine,
+    streaming,
+    repo: adapters.repo,
+    client: adapters.client,
+    events: intake.intake,
+    poller: served.poller,
+    webhookUrl,
+    shop: shop.features,
+    webhookTypes: shop.webhookTypes,
+    pages: served.pages,
+    ...(twitchApi ? { twitchApi } : {}),
+    delivery: delivery.tracker,
+    health,
+    stop: stopOnce(c),
+  };
+}
+
+/** What every step reads: the options with their defaults, the settings, and the one stop list. */
+export interface BotContext {
+  options: BotOptions;
+  config: Config;
+  logger: Logger;
+  log: Logger;
+  clock: Clock;
+  /** The clock of the event intake, the catch-up poll and the HTTP server's replay check (tests may set their own). */
+  eventClock: Clock;
+  random: RandomSource;
+  operator: OperatorPort;
+  file: Config['settings'];
+  settings: ReturnType<typeof giveawaySettingsFrom>;
+  names: ReturnType<typeof commandNamesFrom>;
+  /** What to stop, in the one order of stop-list.ts; each part is registered as it is built. */
+  stops: StopList;
+}
+
+export function botContext(options: BotOptions): BotContext {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
-  const random = options.random ?? cryptoRandom;
-  const operator = options.operator ?? stdoutOperator;
-  const log = logger.child({ module: 'bot' });
-  const file = config.settings;
-  const settings = giveawaySettingsFrom(file);
-  const names = commandNamesFrom(file);
+  return {
+    options,
+    config,
+    logger,
+    log: logger.child({ module: 'bot' }),
+    clock,
+    eventClock: options.events?.clock ?? clock,
+    random: options.random ?? cryptoRandom,
+    operator: options.operator ?? stdoutOperator,
+    file: config.settings,
+    settings: giveawaySettingsFrom(config.settings),
+    names: commandNamesFrom(config.settings),
+    stops: new StopList(),
+  };
+}
 
+export function requireChatCredentials(config: Config): void {
   if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
     throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
+}
 
-  // What to stop, in the one order of stop-list.ts; each part is registered as it is built.
-  const stops = new StopList();
+/** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
+export interface Adapters {
+  repo: FileDrawRepository;
+  client: FourthwallClient;
+  shop: FourthwallShop;
+  twitchAuth: TwitchAuthStartup;
+  chat: TwitchChat;
+}
+
+export async function openAdapters(c: BotContext): Promise<Adapters> {
+  const { config, logger, clock, options, stops } = c;
   const repo = await FileDrawRepository.open(config.dataDir, { clock, logger, mode: config.mode });
   stops.save('history', 'the draw history', () => repo.close());
   const client = new FourthwallClient({
@@ -152,26 +237,49 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   stops.close('twitch-auth', () => twitchAuth.close());
   const chat = new TwitchChat({
     url: config.twitch.ircUrl,
-    channel: config.twitch.channel,
-    username: config.twitch.username,
-    token: config.twitch.token,
+    channel: config.twitch.channel!,
+    username: config.twitch.username!,
+    token: config.twitch.token!,
     tokens: twitchAuth.tokens,
     logger,
     clock,
     outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
   });
   stops.close('chat', () => chat.disconnect());
-  const engineRepo = options.wrapRepository ? options.wrapRepository(repo) : repo;
-  const twitchApi = twitchApiFor({ config, auth: twitchAuth, chat, shop, clock, logger, onLive: () => void delivery.tracker.streamStarted(), ...options.twitchApi });
-  if (twitchApi) stops.close('twitch-api', () => twitchApi.stop());
+  return { repo, client, shop, twitchAuth, chat };
+}
+
+/** The prize delivery, set once built; the parts built before it call it only later (on events). */
+interface LateDelivery {
+  wiring?: DeliveryWiring;
+}
+
+/** The Twitch API (with TWITCH_CLIENT_ID): Helix, auto streaming, account rules. */
+function startTwitchApi(c: BotContext, a: Adapters, late: LateDelivery): TwitchApi | undefined {
+  const { config, clock, logger } = c;
+  const twitchApi = twitchApiFor({ config, auth: a.twitchAuth, chat: a.chat, shop: a.shop, clock, logger, onLive: () => void late.wiring!.tracker.streamStarted(), ...c.options.twitchApi });
+  if (twitchApi) c.stops.close('twitch-api', () => twitchApi.stop());
+  return twitchApi;
+}
+
+/** The drand beacon and the giveaway engine over the (possibly wrapped) history; the account-check warm-up fed by its events. */
+async function buildEngine(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, late: LateDelivery): Promise<GiveawayEngine> {
+  const { config, clock, logger, options, stops } = c;
   const beacon = await beaconForBot(config, { clock, logger });
   stops.close('beacon', () => beacon.close());
   const engine = new GiveawayEngine({
-    chat, shop, repo: engineRepo, clock, random, logger, settings, operator,
+    chat: a.chat,
+    shop: a.shop,
+    repo: options.wrapRepository ? options.wrapRepository(a.repo) : a.repo,
+    clock,
+    random: c.random,
+    logger,
+    settings: c.settings,
+    operator: c.operator,
     beacon: beacon.port,
-    beaconWaitMs: file.fairness.beaconWaitSeconds * 1000,
+    beaconWaitMs: c.file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
-    privateDelivery: (): PrivateDelivery => delivery.tracker.via(),
+    privateDelivery: (): PrivateDelivery => late.wiring!.tracker.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   stops.save('engine', 'the open draws', () => engine.stop());
@@ -181,159 +289,273 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     engine.events.on('entered', (_drawId, userId) => warmUp.add(userId));
     engine.events.on('draw-closed', () => warmUp.clear());
   }
-  // Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery).
-  const delivery = startDelivery({ config, store: repo, engine, chat, messages: settings.messages, client, tokens: twitchAuth.tokens, clock, logger });
-  stops.close('delivery', async () => {
+  return engine;
+}
+
+/** Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery). */
+function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine): DeliveryWiring {
+  const { config, clock, logger } = c;
+  const delivery = startDelivery({ config, store: a.repo, engine, chat: a.chat, messages: c.settings.messages, client: a.client, tokens: a.twitchAuth.tokens, clock, logger });
+  c.stops.close('delivery', async () => {
     delivery.stop();
     await delivery.tracker.idle(); // its writes in flight end before the history is flushed
   });
-  const streaming = new StreamingService({ shop, chat, logger, onLive: () => void delivery.tracker.streamStarted() });
-  const shopFeatures = createShopFeatures({ config, client, shopDomain: () => shop.shopDomain(), chat, engine, history: repo, clock, logger });
-  stops.close('shop-features', () => shopFeatures.stop());
-  const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], file);
-  // The giveaway types plus the ones the enabled shop features (alerts, merch train) act on.
-  const handledTypes: ReadonlySet<string> = new Set(webhookTypes);
+  return delivery;
+}
 
-  const registry = new CommandRegistry({ clock, logger, prefix: names.prefix });
+interface ShopWiring {
+  features: ShopFeatures;
+  /** The webhook event types the bot subscribes to with the current settings. */
+  webhookTypes: readonly string[];
+  /** The giveaway types plus the ones the enabled shop features (alerts, merch train) act on. */
+  handledTypes: ReadonlySet<string>;
+}
+
+function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): ShopWiring {
+  const { config, clock, logger } = c;
+  const features = createShopFeatures({ config, client: a.client, shopDomain: () => a.shop.shopDomain(), chat: a.chat, engine, history: a.repo, clock, logger });
+  c.stops.close('shop-features', () => features.stop());
+  const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], c.file);
+  return { features, webhookTypes, handledTypes: new Set(webhookTypes) };
+}
+
+/**
+ * The chat commands, and chat lines into them. Chat connects while the rest of the bot starts;
+ * the lines it reads before the open draws are restored are held, in order, and handled right
+ * after (commands/chat-lines.ts).
+ */
+function wireChatCommands(
+  c: BotContext,
+  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shopFeatures: ShopFeatures; twitchApi: TwitchApi | undefined },
+): ChatLines {
+  const { names } = c;
+  const { chat, engine, twitchApi } = p;
+  const registry = new CommandRegistry({ clock: c.clock, logger: c.logger, prefix: names.prefix });
   registry.register(enterCommand(engine, names.names.enter, names.aliases.enter ?? []));
   const gw = giveawayCommand(engine, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
   registry.register(claimCommand(engine, names.names.claim, names.aliases.claim ?? []));
-  registry.register(streamCommand(streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
-  registerShopCommands(registry, shopFeatures, config);
-
-  // Chat connects while the rest of the bot starts (below); the lines it reads before the open
-  // draws are restored are held, in order, and handled right after (commands/chat-lines.ts).
-  const lines = new ChatLines(registry, (text) => chat.say(text), log);
+  registry.register(streamCommand(p.streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
+  registerShopCommands(registry, p.shopFeatures, c.config);
+  const lines = new ChatLines(registry, (text) => chat.say(text), c.log);
   chat.on('message', lines.onMessage);
+  return lines;
+}
 
-  // Fourthwall events (webhooks and the catch-up poll): one intake, one dedupe by event id.
-  const shopId = pinnedShopId(client, log);
+interface EventWiring {
+  intake: EventIntake;
+  /** The shop id, pinned once (in the background after start-up); events wait for it. */
+  shopId: () => Promise<string>;
+}
+
+/** Fourthwall events (webhooks and the catch-up poll): one intake, one dedupe by event id. */
+function startEventIntake(
+  c: BotContext,
+  a: Adapters,
+  p: { engine: GiveawayEngine; delivery: DeliveryWiring; shopFeatures: ShopFeatures; handledTypes: ReadonlySet<string> },
+): EventWiring {
+  const { options } = c;
+  const shopId = pinnedShopId(a.client, c.log);
   const intake = new EventIntake({
-    mode: config.mode,
+    mode: c.config.mode,
     // The intake sets aside unknown and unused types (logged there), so only handled ones get here.
-    handle: eventDispatch({ engine, delivery, shop: shopFeatures }),
-    handledTypes,
-    store: repo,
+    handle: eventDispatch({ engine: p.engine, delivery: p.delivery, shop: p.shopFeatures }),
+    handledTypes: p.handledTypes,
+    store: a.repo,
     shopId,
-    clock: options.events?.clock ?? clock,
-    logger,
+    clock: c.eventClock,
+    logger: c.logger,
     ...(options.events?.retryBaseMs !== undefined ? { retryBaseMs: options.events.retryBaseMs } : {}),
   });
-  stops.close('intake', () => intake.stop());
-  const health = (): HealthReport => {
-    const c = chat.health();
-    return { status: 'ok', mode: config.mode, chat: c.chat, ...(c.reason ? { chatReason: c.reason } : {}), openDraws: engine.openDrawCount() };
-  };
+  c.stops.close('intake', () => intake.stop());
+  return { intake, shopId };
+}
 
-  let http: BotHttpServer | undefined;
-  let poller: EventPoller | undefined;
-  let pages: OperatorPages | undefined;
-  // The start-up connection (token check, socket, login, join) runs beside the rest of the start.
+function healthReport(config: Config, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+  return () => {
+    const h = chat.health();
+    return { status: 'ok', mode: config.mode, chat: h.chat, ...(h.reason ? { chatReason: h.reason } : {}), openDraws: engine.openDrawCount() };
+  };
+}
+
+/**
+ * The start-up connection (token check, socket, login, join), run beside the rest of the start.
+ * Aborted by a failed start-up (its stop), a stop asked for (options.signal) or the caller's own
+ * signal (tests). Awaited by serveAndConnect; a failure meanwhile is not unhandled.
+ */
+function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
+  const { options } = c;
   const chatStop = new AbortController();
-  stops.close('chat-connect', () => chatStop.abort());
-  // The chat connect is aborted by a failed start-up (chatStop), a stop asked for (options.signal)
-  // or the caller's own signal (tests).
+  c.stops.close('chat-connect', () => chatStop.abort());
   const chatSignals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x): x is AbortSignal => x !== undefined);
-  const chatConnected = twitchAuth.connect(chat, { ...options.chatConnect, signal: AbortSignal.any(chatSignals) });
-  chatConnected.catch(() => undefined); // (awaited below; a failure meanwhile is not unhandled)
+  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(chatSignals) });
+  chatConnected.catch(() => undefined);
+  return chatConnected;
+}
+
+interface StartedParts {
+  adapters: Adapters;
+  engine: GiveawayEngine;
+  streaming: StreamingService;
+  delivery: DeliveryWiring;
+  shop: ShopWiring;
+  lines: ChatLines;
+  intake: EventWiring;
+  health: () => HealthReport;
+  twitchApi: TwitchApi | undefined;
+  chatConnected: Promise<void>;
+}
+
+interface Served {
+  http: BotHttpServer;
+  pages: OperatorPages;
+  poller?: EventPoller;
+}
+
+/**
+ * Restores the open draws, starts the pages, the HTTP server and the background work, then waits
+ * for chat. A failure (or a stop asked for) on the way stops what was built: what talks to the
+ * outside gets CLOSE_MS each; the open draws (journaled as they go) and the history are flushed in
+ * full, and a failure there is reported.
+ */
+async function serveAndConnect(c: BotContext, p: StartedParts): Promise<Served> {
+  const { options, log } = c;
   try {
-    // Open draws are restored before chat lines are handled, so no `!enter` typed right after the
-    // (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
-    await engine.start();
-    await shopFeatures.start();
-    await delivery.tracker.start();
-    options.signal?.throwIfAborted(); // a stop asked for meanwhile: no HTTP server, no chat
-    lines.release();
-    // The HTTP server (webhooks, /healthz) does not wait for chat: a webhook handled before chat
-    // is connected queues its lines in the paused outbox like a restored draw's.
-    const web = (pages = await startOperatorPages({
-      config,
-      engine,
-      streaming,
-      shop,
-      repo,
-      chat,
-      settings,
-      clock,
-      logger,
-      sessions: { now: () => clock.now() },
-      ...(twitchApi?.accounts ? { accountRules: twitchApi.accounts.rules } : {}),
-      delivery: delivery.tracker,
-    }));
-    stops.close('pages', () => web.close());
-    const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
-    const verify = verifyRoute(repo, logger, { localHosts });
-    // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
-    engine.events.on('rerolled', (record) => verify.forget(record.id));
-    engine.events.on('draw-finished', (record) => verify.forget(record.id));
-    const server = (http = await startHttpServer({
-      host: config.http.host,
-      port: config.http.port,
-      logger,
-      secrets: { webhookSecret: config.fourthwall.webhookSecret, appHmacKey: config.fourthwall.appHmacKey },
-      seenEvent: (id) => intake.isKnown(id),
-      onEvent: async (event) => void (await intake.submit(event, 'webhook')),
-      health,
-      handledTypes,
-      routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), (req, res) => web.handle(req, res)],
-      localHosts,
-      ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
-      now: () => (options.events?.clock ?? clock).now(),
-    }));
-    stops.close('http', () => server.close());
-    // Readiness reached: what loads the HTTP client or chat starts from here on.
-    shopFeatures.startBackground();
-    const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
-    if (notice) log.warn(notice);
-    // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
-    // retried per event), so an unreachable Fourthwall never holds up the start.
-    void shopId().catch((err: unknown) => log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known'));
-    poller = startCatchUp({
-      config,
-      client,
-      intake,
-      // Only the giveaway types: a late alert for an hour-old order would read wrong in chat.
-      types: BOT_WEBHOOK_TYPES,
-      clock: options.events?.clock ?? clock,
-      logger,
-      ...(options.events?.pollIntervalMs !== undefined ? { intervalMs: options.events.pollIntervalMs } : {}),
-      force: options.events?.forcePoll,
-    });
-    const catchUp = poller;
-    if (catchUp) stops.close('poller', () => catchUp.stop());
+    await restoreBeforeChat(c, p);
+    const pages = await startPages(c, p);
+    const http = await startServer(c, p, pages);
+    const poller = startBackground(c, p);
     options.signal?.throwIfAborted();
-    await chatConnected;
-    delivery.afterLogin();
+    await p.chatConnected;
+    p.delivery.afterLogin();
+    return { http, pages, poller };
   } catch (err) {
-    // Start-up failed or was stopped: what talks to the outside gets CLOSE_MS each; the open draws
-    // (journaled as they go) and the history are flushed in full, and a failure there is reported.
     const stopped = options.signal?.aborted === true && err === options.signal.reason;
     if (stopped) log.info('stop asked for during start-up: start-up work aborted');
-    const unsaved = await stops.run(log, { closeMs: CLOSE_MS });
+    const unsaved = await c.stops.run(log, { closeMs: CLOSE_MS });
     if (stopped) {
       if (unsaved.length) throw new StopIncomplete(unsaved);
       log.info('stopped');
     }
     throw err;
   }
-  const httpServer = http;
-  const operatorPages = pages;
-  const webhookUrl = `${httpServer.url}/webhooks/fourthwall`;
-  // A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
-  // side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
-  stops.close('drain', () =>
+}
+
+/**
+ * Open draws are restored before chat lines are handled, so no `!enter` typed right after the
+ * (re)start finds the draw missing. Lines said meanwhile wait in the paused outbox.
+ */
+async function restoreBeforeChat(c: BotContext, p: StartedParts): Promise<void> {
+  await p.engine.start();
+  await p.shop.features.start();
+  await p.delivery.tracker.start();
+  c.options.signal?.throwIfAborted(); // a stop asked for meanwhile: no HTTP server, no chat
+  p.lines.release();
+}
+
+/** The overlay and the dashboard (src/web). */
+async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages> {
+  const { config, clock, logger } = c;
+  const web = await startOperatorPages({
+    config,
+    engine: p.engine,
+    streaming: p.streaming,
+    shop: p.adapters.shop,
+    repo: p.adapters.repo,
+    chat: p.adapters.chat,
+    settings: c.settings,
+    clock,
+    logger,
+    sessions: { now: () => clock.now() },
+    ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
+    delivery: p.delivery.tracker,
+  });
+  c.stops.close('pages', () => web.close());
+  return web;
+}
+
+/**
+ * The HTTP server (webhooks, /healthz, verify, claim and the pages). It does not wait for chat: a
+ * webhook handled before chat is connected queues its lines in the paused outbox like a restored draw's.
+ */
+async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): Promise<BotHttpServer> {
+  const { config, logger } = c;
+  const { engine, intake, delivery } = p;
+  const localHosts: ReadonlySet<string> = new Set(config.http.localHosts ?? []);
+  const verify = verifyRoute(p.adapters.repo, logger, { localHosts });
+  // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
+  engine.events.on('rerolled', (record) => verify.forget(record.id));
+  engine.events.on('draw-finished', (record) => verify.forget(record.id));
+  const server = await startHttpServer({
+    host: config.http.host,
+    port: config.http.port,
+    logger,
+    secrets: { webhookSecret: config.fourthwall.webhookSecret, appHmacKey: config.fourthwall.appHmacKey },
+    seenEvent: (id) => intake.intake.isKnown(id),
+    onEvent: async (event) => void (await intake.intake.submit(event, 'webhook')),
+    health: p.health,
+    handledTypes: p.shop.handledTypes,
+    routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), (req, res) => web.handle(req, res)],
+    localHosts,
+    ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
+    now: () => c.eventClock.now(),
+  });
+  c.stops.close('http', () => server.close());
+  return server;
+}
+
+/**
+ * Readiness reached: what loads the HTTP client or chat starts from here on (shop background
+ * work, the shop id, the catch-up poll).
+ */
+function startBackground(c: BotContext, p: StartedParts): EventPoller | undefined {
+  const { config, log, options } = c;
+  p.shop.features.startBackground();
+  const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
+  if (notice) log.warn(notice);
+  // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
+  // retried per event), so an unreachable Fourthwall never holds up the start.
+  void p.intake.shopId().catch((err: unknown) => log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known'));
+  const poller = startCatchUp({
+    config,
+    client: p.adapters.client,
+    intake: p.intake.intake,
+    // Only the giveaway types: a late alert for an hour-old order would read wrong in chat.
+    types: BOT_WEBHOOK_TYPES,
+    clock: c.eventClock,
+    logger: c.logger,
+    ...(options.events?.pollIntervalMs !== undefined ? { intervalMs: options.events.pollIntervalMs } : {}),
+    force: options.events?.forcePoll,
+  });
+  if (poller) c.stops.close('poller', () => poller.stop());
+  return poller;
+}
+
+/**
+ * A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
+ * side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
+ */
+function registerDrain(c: BotContext, streaming: StreamingService, chat: TwitchChat): void {
+  c.stops.close('drain', () =>
     Promise.all([
-      file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
+      c.file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
       withTimeout(chat.flush(), DRAIN_MS),
     ]),
   );
+}
 
-  void twitchApi?.startWatch().catch((err: unknown) => log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));
-  if (file.streaming.autoStart && !twitchApi?.autoStreaming) {
-    await streaming.goLiveAtStart(names.names.stream);
+/** The Fourthwall streaming status: the stream watch (`streaming.auto`), or `streaming.autoStart` at start. */
+async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefined, streaming: StreamingService): Promise<void> {
+  void twitchApi?.startWatch().catch((err: unknown) => c.log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));
+  if (c.file.streaming.autoStart && !twitchApi?.autoStreaming) {
+    await streaming.goLiveAtStart(c.names.names.stream);
   }
+}
 
+/** The start-up lines: where the bot talks and listens, and where the streamer's pages are. */
+function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: string; http: BotHttpServer; pages: OperatorPages }): void {
+  const { config, log } = c;
+  const { engine, webhookUrl, http } = p;
   log.info(
     {
       mode: config.mode,
@@ -347,39 +569,21 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     },
     `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${engine.openDrawCount()} open draw(s)`,
   );
-
-  const tokenFrom = operatorPages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : operatorPages.token.file;
+  const tokenFrom = p.pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : p.pages.token.file;
   log.info(
-    { overlay: `${httpServer.url}/overlay`, dashboard: `${httpServer.url}/dashboard` },
-    `overlay (OBS browser source) at ${httpServer.url}/overlay; dashboard at ${httpServer.url}/dashboard (sign in once with the token in ${tokenFrom})`,
+    { overlay: `${http.url}/overlay`, dashboard: `${http.url}/dashboard` },
+    `overlay (OBS browser source) at ${http.url}/overlay; dashboard at ${http.url}/dashboard (sign in once with the token in ${tokenFrom})`,
   );
+}
 
+/** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */
+function stopOnce(c: BotContext): (reason?: string) => Promise<void> {
   let stopping: Promise<void> | undefined;
-  const stop = (reason = 'shutdown') =>
+  return (reason = 'shutdown') =>
     (stopping ??= (async () => {
-      log.info({ reason }, 'shutting down');
-      const unsaved = await stops.run(log);
+      c.log.info({ reason }, 'shutting down');
+      const unsaved = await c.stops.run(c.log);
       if (unsaved.length) throw new StopIncomplete(unsaved);
-      log.info('stopped');
+      c.log.info('stopped');
     })());
-
-  return {
-    config,
-    http: httpServer,
-    chat,
-    engine,
-    streaming,
-    repo,
-    client,
-    events: intake,
-    poller,
-    webhookUrl,
-    shop: shopFeatures,
-    webhookTypes,
-    pages: operatorPages,
-    ...(twitchApi ? { twitchApi } : {}),
-    delivery: delivery.tracker,
-    health,
-    stop,
-  };
 }

@@ -187,55 +187,92 @@ function hashHint(name: string): string {
   return ` (in .env, ${name}=#... is read as empty because an unquoted # starts a comment: write ${name}="#..." in quotes)`;
 }
 
-/** Loads and validates everything; throws ConfigError listing every problem. */
+/**
+ * Loads and validates everything; throws ConfigError listing every problem. Each step below reads
+ * what the one before it produced and adds its problems; every problem is collected before one
+ * ConfigError is thrown, so one run reports everything.
+ */
 export function loadConfig(options: LoadOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
+  const sources = mergeEnvironment(options, cwd);
+  const envCheck = validateEnvironment(sources.merged);
+  const settingsFile = readSettingsFile(cwd, sources.merged, envCheck.env);
+  const e = rawEnvironment(sources.merged, envCheck.env);
+  const credentials = credentialsPresent(e);
+  const mode = chooseMode(e, credentials, options.readOnlyMode);
+  const rateLimit = fourthwallRateLimit(e);
+  const problems = [
+    ...envCheck.problems,
+    ...settingsFile.problems,
+    ...(options.readOnlyMode ? [] : liveModeProblems(e, credentials, mode)),
+    ...formatProblems(e),
+    ...rateLimit.problems,
+  ];
+  if (problems.length || !envCheck.env) throw configError(problems, sources);
+  return buildConfig({ cwd, env: envCheck.env, mode, credentials, rateLimit: rateLimit.window, settingsFile });
+}
+
+/** The environment the config reads: `.env` (unless `dotenv: false`) under the real environment, which wins. */
+interface EnvironmentSources {
+  realEnv: Record<string, string | undefined>;
+  merged: Record<string, string | undefined>;
+  /** Variables the `.env` set as `NAME=#...` (read as empty; see readDotEnv). */
+  hashed: string[];
+}
+
+export function mergeEnvironment(options: Pick<LoadOptions, 'env' | 'dotenv'>, cwd: string): EnvironmentSources {
   const realEnv = options.env ?? process.env;
   const dotenv = options.dotenv === false ? { values: {}, hashed: [] } : readDotEnv(cwd);
-  const merged: Record<string, string | undefined> = {
-    ...dotenv.values,
-    ...realEnv,
-  };
-  const problems: string[] = [];
+  return { realEnv, merged: { ...dotenv.values, ...realEnv }, hashed: dotenv.hashed };
+}
 
-  const envResult = envSchema.safeParse(merged);
-  if (!envResult.success) problems.push(...issueLines('', envResult.error));
-  const env = envResult.success ? envResult.data : undefined;
+type Env = z.infer<typeof envSchema>;
 
-  // The settings file.
-  let settings: FileSettings = fileSchema.parse({});
-  let configFile: string | undefined;
+/** The environment through its zod schema: the typed values, or the problems (one per field). */
+export function validateEnvironment(merged: Record<string, string | undefined>): { env?: Env; problems: string[] } {
+  const result = envSchema.safeParse(merged);
+  return result.success ? { env: result.data, problems: [] } : { problems: issueLines('', result.error) };
+}
+
+/**
+ * The JSON settings file: GIFTDROP_CONFIG (relative to cwd) or `config/giftdrop.json` when it
+ * exists; the schema's defaults without one. Invalid JSON is reported with its line and column.
+ */
+export function readSettingsFile(
+  cwd: string,
+  merged: Record<string, string | undefined>,
+  env: Env | undefined,
+): { settings: FileSettings; configFile?: string; problems: string[] } {
   const named = env?.GIFTDROP_CONFIG ?? (merged.GIFTDROP_CONFIG || undefined);
-  const candidate = named
-    ? isAbsolute(named)
-      ? named
-      : resolve(cwd, named)
-    : resolve(cwd, 'config/giftdrop.json');
-  if (existsSync(candidate)) {
-    configFile = candidate;
-    let json: unknown;
-    // (a byte-order mark, as Windows Notepad writes one, is not an error)
-    const text = readFileSync(candidate, 'utf8').replace(/^\uFEFF/, '');
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      const label = named ? `GIFTDROP_CONFIG (${candidate})` : `settings file ${candidate}`;
-      const at = jsonErrorAt(text);
-      problems.push(at ? `${label}: not valid JSON at line ${at.line}, column ${at.column}: ${at.problem}` : `${label}: not valid JSON: ${(err as Error).message}`);
-    }
-    if (json !== undefined) {
-      const fileResult = fileSchema.safeParse(json);
-      if (fileResult.success) settings = fileResult.data;
-      else problems.push(...issueLines(`${candidate}: `, fileResult.error, fileSchema));
-    }
-  } else if (named) {
-    problems.push(`GIFTDROP_CONFIG: file not found: ${candidate}`);
+  const candidate = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : resolve(cwd, 'config/giftdrop.json');
+  const defaults = fileSchema.parse({});
+  if (!existsSync(candidate)) return { settings: defaults, problems: named ? [`GIFTDROP_CONFIG: file not found: ${candidate}`] : [] };
+  // (a byte-order mark, as Windows Notepad writes one, is not an error)
+  const text = readFileSync(candidate, 'utf8').replace(/^\uFEFF/, '');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    const label = named ? `GIFTDROP_CONFIG (${candidate})` : `settings file ${candidate}`;
+    const at = jsonErrorAt(text);
+    const problem = at ? `${label}: not valid JSON at line ${at.line}, column ${at.column}: ${at.problem}` : `${label}: not valid JSON: ${(err as Error).message}`;
+    return { settings: defaults, configFile: candidate, problems: [problem] };
   }
+  const fileResult = fileSchema.safeParse(json);
+  return fileResult.success
+    ? { settings: fileResult.data, configFile: candidate, problems: [] }
+    : { settings: defaults, configFile: candidate, problems: issueLines(`${candidate}: `, fileResult.error, fileSchema) };
+}
 
-  // Keep checking with the raw strings when some field failed, so one run reports everything.
+/**
+ * The variables the mode and credential checks read, as trimmed raw strings, so those checks
+ * still run when some other field failed its schema (one run reports everything).
+ */
+export function rawEnvironment(merged: Record<string, string | undefined>, env: Env | undefined) {
   const raw = (k: string) => merged[k]?.trim() || undefined;
-  const e = {
-    GIFTDROP_MODE: env ? env.GIFTDROP_MODE : (['sandbox', 'live'].includes(raw('GIFTDROP_MODE')?.toLowerCase() ?? '') ? (raw('GIFTDROP_MODE')!.toLowerCase() as 'sandbox' | 'live') : undefined),
+  const rawMode = raw('GIFTDROP_MODE')?.toLowerCase();
+  return {
+    GIFTDROP_MODE: env ? env.GIFTDROP_MODE : rawMode === 'sandbox' || rawMode === 'live' ? rawMode : undefined,
     TWITCH_CHANNEL: raw('TWITCH_CHANNEL'),
     TWITCH_USERNAME: raw('TWITCH_USERNAME'),
     TWITCH_TOKEN: raw('TWITCH_TOKEN'),
@@ -254,43 +291,59 @@ export function loadConfig(options: LoadOptions = {}): Config {
     FOURTHWALL_APP_HMAC_KEY: raw('FOURTHWALL_APP_HMAC_KEY'),
     FOURTHWALL_RATE_LIMIT: env ? env.FOURTHWALL_RATE_LIMIT : undefined,
   };
+}
+type RawEnv = ReturnType<typeof rawEnvironment>;
 
-  // Credentials and mode.
-  const hasTwitch = Boolean(e.TWITCH_CHANNEL && e.TWITCH_USERNAME && e.TWITCH_TOKEN);
+/** Which complete credential sets are present: Twitch chat, Fourthwall basic auth, Fourthwall OAuth. */
+interface CredentialsPresent {
+  twitch: boolean;
+  basic: boolean;
+  oauth: boolean;
+  fourthwall: boolean;
+}
+
+export function credentialsPresent(e: RawEnv): CredentialsPresent {
   const basic = Boolean(e.FOURTHWALL_USERNAME && e.FOURTHWALL_PASSWORD);
-  const oauth = Boolean(
-    e.FOURTHWALL_ACCESS_TOKEN ||
-      (e.FOURTHWALL_REFRESH_TOKEN && e.FOURTHWALL_CLIENT_ID && e.FOURTHWALL_CLIENT_SECRET),
-  );
-  const hasFourthwall = basic || oauth;
-  // Any live credential set means live (a missing one is an error), never a silent demo.
-  const anyLive = LIVE_CREDENTIAL_ENV.some((name) => e[name]);
-  const mode = options.readOnlyMode ?? e.GIFTDROP_MODE ?? (anyLive || (hasTwitch && hasFourthwall) ? 'live' : 'sandbox');
-  if (mode === 'live' && !options.readOnlyMode && !e.GIFTDROP_MODE && !(hasTwitch && hasFourthwall))
-    problems.push(partialCredentialsProblem(LIVE_CREDENTIAL_ENV.filter((name) => e[name])));
+  const oauth = Boolean(e.FOURTHWALL_ACCESS_TOKEN || (e.FOURTHWALL_REFRESH_TOKEN && e.FOURTHWALL_CLIENT_ID && e.FOURTHWALL_CLIENT_SECRET));
+  return { twitch: Boolean(e.TWITCH_CHANNEL && e.TWITCH_USERNAME && e.TWITCH_TOKEN), basic, oauth, fourthwall: basic || oauth };
+}
 
-  if (mode === 'live' && !options.readOnlyMode) {
-    for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN'] as const) {
-      if (!e[name]) problems.push(`${name}: required in live mode`);
-    }
-    if (!hasFourthwall) {
-      if (e.FOURTHWALL_USERNAME && !e.FOURTHWALL_PASSWORD) problems.push('FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME');
-      else if (e.FOURTHWALL_PASSWORD && !e.FOURTHWALL_USERNAME) problems.push('FOURTHWALL_USERNAME: required with FOURTHWALL_PASSWORD');
-      else if (e.FOURTHWALL_REFRESH_TOKEN) {
-        for (const name of ['FOURTHWALL_CLIENT_ID', 'FOURTHWALL_CLIENT_SECRET'] as const)
-          if (!e[name]) problems.push(`${name}: required with FOURTHWALL_REFRESH_TOKEN`);
-      } else
-        problems.push(
-          'FOURTHWALL_USERNAME / FOURTHWALL_PASSWORD: required in live mode (or FOURTHWALL_ACCESS_TOKEN / FOURTHWALL_REFRESH_TOKEN with client id and secret)',
-        );
-    } else if (!basic && e.FOURTHWALL_REFRESH_TOKEN) {
-      // With an access token too: without the client credentials the refresh token would go unused.
-      for (const name of ['FOURTHWALL_CLIENT_ID', 'FOURTHWALL_CLIENT_SECRET'] as const)
-        if (!e[name]) problems.push(`${name}: required with FOURTHWALL_REFRESH_TOKEN`);
-    }
-    if (!e.FOURTHWALL_WEBHOOK_SECRET && !e.FOURTHWALL_APP_HMAC_KEY)
-      problems.push('FOURTHWALL_WEBHOOK_SECRET: required in live mode (or FOURTHWALL_APP_HMAC_KEY) to verify webhooks');
+/** The mode: forced (read-only scripts), GIFTDROP_MODE, or live as soon as any live credential is set (never a silent demo). */
+export function chooseMode(e: RawEnv, has: CredentialsPresent, readOnlyMode?: 'sandbox' | 'live'): 'sandbox' | 'live' {
+  const anyLive = LIVE_CREDENTIAL_ENV.some((name) => e[name]);
+  return readOnlyMode ?? e.GIFTDROP_MODE ?? (anyLive || (has.twitch && has.fourthwall) ? 'live' : 'sandbox');
+}
+
+/** What live mode needs and is missing: a partial credential set, chat login, Fourthwall auth, webhook verification. */
+export function liveModeProblems(e: RawEnv, has: CredentialsPresent, mode: 'sandbox' | 'live'): string[] {
+  if (mode !== 'live') return [];
+  const problems: string[] = [];
+  if (!e.GIFTDROP_MODE && !(has.twitch && has.fourthwall)) problems.push(partialCredentialsProblem(LIVE_CREDENTIAL_ENV.filter((name) => e[name])));
+  for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN'] as const) {
+    if (!e[name]) problems.push(`${name}: required in live mode`);
   }
+  problems.push(...fourthwallAuthProblems(e, has));
+  if (!e.FOURTHWALL_WEBHOOK_SECRET && !e.FOURTHWALL_APP_HMAC_KEY)
+    problems.push('FOURTHWALL_WEBHOOK_SECRET: required in live mode (or FOURTHWALL_APP_HMAC_KEY) to verify webhooks');
+  return problems;
+}
+
+function fourthwallAuthProblems(e: RawEnv, has: CredentialsPresent): string[] {
+  const refreshNeeds = () =>
+    (['FOURTHWALL_CLIENT_ID', 'FOURTHWALL_CLIENT_SECRET'] as const).filter((name) => !e[name]).map((name) => `${name}: required with FOURTHWALL_REFRESH_TOKEN`);
+  if (has.fourthwall) {
+    // With an access token too: without the client credentials the refresh token would go unused.
+    return !has.basic && e.FOURTHWALL_REFRESH_TOKEN ? refreshNeeds() : [];
+  }
+  if (e.FOURTHWALL_USERNAME && !e.FOURTHWALL_PASSWORD) return ['FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME'];
+  if (e.FOURTHWALL_PASSWORD && !e.FOURTHWALL_USERNAME) return ['FOURTHWALL_USERNAME: required with FOURTHWALL_PASSWORD'];
+  if (e.FOURTHWALL_REFRESH_TOKEN) return refreshNeeds();
+  return ['FOURTHWALL_USERNAME / FOURTHWALL_PASSWORD: required in live mode (or FOURTHWALL_ACCESS_TOKEN / FOURTHWALL_REFRESH_TOKEN with client id and secret)'];
+}
+
+/** Values in the wrong shape (logins, URLs) and a Twitch refresh token without its client. */
+export function formatProblems(e: RawEnv): string[] {
+  const problems: string[] = [];
   if (e.TWITCH_CHANNEL && !/^#?[a-z0-9_]{2,25}$/i.test(e.TWITCH_CHANNEL))
     problems.push('TWITCH_CHANNEL: must be a Twitch login (letters, digits, underscore)');
   if (e.TWITCH_USERNAME && !/^[a-z0-9_]{2,25}$/i.test(e.TWITCH_USERNAME))
@@ -303,36 +356,38 @@ export function loadConfig(options: LoadOptions = {}): Config {
     problems.push('TWITCH_IRC_URL: must start with ws:// or wss://');
   if (e.FOURTHWALL_API_URL && !/^https?:\/\//i.test(e.FOURTHWALL_API_URL))
     problems.push('FOURTHWALL_API_URL: must start with http:// or https://');
+  return problems;
+}
 
-  let rateLimit = { limit: 100, intervalMs: 10_000 };
-  if (e.FOURTHWALL_RATE_LIMIT) {
-    rateLimit = parseRateLimitSpec(e.FOURTHWALL_RATE_LIMIT);
-    if (rateLimit.limit < 1 || rateLimit.intervalMs < 1)
-      problems.push('FOURTHWALL_RATE_LIMIT: both numbers must be positive');
-  }
+/** FOURTHWALL_RATE_LIMIT as a window (default 100 requests per 10 s, Fourthwall's limit). */
+export function fourthwallRateLimit(e: Pick<RawEnv, 'FOURTHWALL_RATE_LIMIT'>): { window: { limit: number; intervalMs: number }; problems: string[] } {
+  if (!e.FOURTHWALL_RATE_LIMIT) return { window: { limit: 100, intervalMs: 10_000 }, problems: [] };
+  const window = parseRateLimitSpec(e.FOURTHWALL_RATE_LIMIT);
+  const positive = window.limit >= 1 && window.intervalMs >= 1;
+  return { window, problems: positive ? [] : ['FOURTHWALL_RATE_LIMIT: both numbers must be positive'] };
+}
 
-  if (problems.length || !env) {
-    // A variable the .env set as `NAME=#...` that is still empty: say what happened and the fix.
-    const hashed = dotenv.hashed.filter((name) => !realEnv[name]);
-    throw new ConfigError(problems.map((p) => {
+/** One ConfigError for every problem; a variable the .env set as `NAME=#...` that is still empty gets the fix. */
+function configError(problems: string[], sources: EnvironmentSources): ConfigError {
+  const hashed = sources.hashed.filter((name) => !sources.realEnv[name]);
+  return new ConfigError(
+    problems.map((p) => {
       const name = hashed.find((n) => p.startsWith(`${n}:`));
       return name ? p + hashHint(name) : p;
-    }));
-  }
+    }),
+  );
+}
 
-  const apiUrl = (env.FOURTHWALL_API_URL ?? DEFAULT_FOURTHWALL_API_URL).replace(/\/+$/, '');
-  const auth: FourthwallAuthConfig = basic
-    ? { kind: 'basic', username: env.FOURTHWALL_USERNAME!, password: env.FOURTHWALL_PASSWORD! }
-    : oauth
-      ? {
-          kind: 'oauth',
-          accessToken: env.FOURTHWALL_ACCESS_TOKEN,
-          refreshToken: env.FOURTHWALL_REFRESH_TOKEN,
-          clientId: env.FOURTHWALL_CLIENT_ID,
-          clientSecret: env.FOURTHWALL_CLIENT_SECRET,
-        }
-      : { kind: 'none' };
-
+/** The Config from validated values: defaults filled in, URLs without trailing slashes, paths absolute. */
+function buildConfig(v: {
+  cwd: string;
+  env: Env;
+  mode: 'sandbox' | 'live';
+  credentials: CredentialsPresent;
+  rateLimit: { limit: number; intervalMs: number };
+  settingsFile: { settings: FileSettings; configFile?: string };
+}): Config {
+  const { cwd, env, mode } = v;
   const dataRoot = resolve(cwd, env.DATA_DIR ?? 'data');
   return {
     mode,
@@ -347,33 +402,54 @@ export function loadConfig(options: LoadOptions = {}): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     logLevelExplicit: env.LOG_LEVEL !== undefined,
     ...(env.LOG_FILE ? { logFile: resolve(cwd, env.LOG_FILE) } : {}),
-    twitch: {
-      channel: env.TWITCH_CHANNEL?.replace(/^#/, '').toLowerCase(),
-      username: env.TWITCH_USERNAME?.toLowerCase(),
-      token: env.TWITCH_TOKEN,
-      ircUrl: env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL,
-      authUrl: (env.TWITCH_AUTH_URL ?? defaultTwitchAuthUrl(env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL)).replace(/\/+$/, ''),
-      apiUrl: (env.TWITCH_API_URL ?? defaultTwitchApiUrl(env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL)).replace(/\/+$/, ''),
-      refreshToken: env.TWITCH_REFRESH_TOKEN,
-      clientId: env.TWITCH_CLIENT_ID,
-      clientSecret: env.TWITCH_CLIENT_SECRET,
-      outboxMax: env.TWITCH_OUTBOX_MAX,
-    },
-    fourthwall: {
-      apiUrl,
-      tokenUrl: env.FOURTHWALL_TOKEN_URL ?? `${apiUrl}/platform/token`,
-      auth,
-      webhookSecret: env.FOURTHWALL_WEBHOOK_SECRET,
-      appHmacKey: env.FOURTHWALL_APP_HMAC_KEY,
-      rateLimit,
-      shopUrl: env.FOURTHWALL_SHOP_URL?.replace(/\/+$/, ''),
-      eventPollSeconds: env.FOURTHWALL_EVENT_POLL_SECONDS ?? 5,
-    },
+    twitch: twitchConfig(env),
+    fourthwall: fourthwallConfig(env, v.credentials, v.rateLimit),
     publicUrl: env.GIFTDROP_PUBLIC_URL?.replace(/\/+$/, ''),
     dashboardToken: env.GIFTDROP_DASHBOARD_TOKEN,
     beaconUrl: env.GIFTDROP_BEACON_URL?.replace(/\/+$/, ''),
-    configFile,
-    settings,
+    configFile: v.settingsFile.configFile,
+    settings: v.settingsFile.settings,
+  };
+}
+
+function twitchConfig(env: Env): Config['twitch'] {
+  const ircUrl = env.TWITCH_IRC_URL ?? DEFAULT_TWITCH_IRC_URL;
+  return {
+    channel: env.TWITCH_CHANNEL?.replace(/^#/, '').toLowerCase(),
+    username: env.TWITCH_USERNAME?.toLowerCase(),
+    token: env.TWITCH_TOKEN,
+    ircUrl,
+    authUrl: (env.TWITCH_AUTH_URL ?? defaultTwitchAuthUrl(ircUrl)).replace(/\/+$/, ''),
+    apiUrl: (env.TWITCH_API_URL ?? defaultTwitchApiUrl(ircUrl)).replace(/\/+$/, ''),
+    refreshToken: env.TWITCH_REFRESH_TOKEN,
+    clientId: env.TWITCH_CLIENT_ID,
+    clientSecret: env.TWITCH_CLIENT_SECRET,
+    outboxMax: env.TWITCH_OUTBOX_MAX,
+  };
+}
+
+function fourthwallConfig(env: Env, has: CredentialsPresent, rateLimit: { limit: number; intervalMs: number }): Config['fourthwall'] {
+  const apiUrl = (env.FOURTHWALL_API_URL ?? DEFAULT_FOURTHWALL_API_URL).replace(/\/+$/, '');
+  const auth: FourthwallAuthConfig = has.basic
+    ? { kind: 'basic', username: env.FOURTHWALL_USERNAME!, password: env.FOURTHWALL_PASSWORD! }
+    : has.oauth
+      ? {
+          kind: 'oauth',
+          accessToken: env.FOURTHWALL_ACCESS_TOKEN,
+          refreshToken: env.FOURTHWALL_REFRESH_TOKEN,
+          clientId: env.FOURTHWALL_CLIENT_ID,
+          clientSecret: env.FOURTHWALL_CLIENT_SECRET,
+        }
+      : { kind: 'none' };
+  return {
+    apiUrl,
+    tokenUrl: env.FOURTHWALL_TOKEN_URL ?? `${apiUrl}/platform/token`,
+    auth,
+    webhookSecret: env.FOURTHWALL_WEBHOOK_SECRET,
+    appHmacKey: env.FOURTHWALL_APP_HMAC_KEY,
+    rateLimit,
+    shopUrl: env.FOURTHWALL_SHOP_URL?.replace(/\/+$/, ''),
+    eventPollSeconds: env.FOURTHWALL_EVENT_POLL_SECONDS ?? 5,
   };
 }
 
