@@ -24,7 +24,7 @@ import { chatMsg, harness } from '../test/support/giveaway-fakes.js';
 import { loadNote, median, QUICK } from './e2e-support.js';
 import type { BenchResult } from './types.js';
 
-const ROUNDS = QUICK ? 5 : 15;
+const ROUNDS = QUICK ? 5 : 31;
 
 /** This machine's file system, counting the bytes written through it. */
 function countingFs(): { fs: FileSystem; bytes: () => number } {

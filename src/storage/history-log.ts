@@ -5,9 +5,9 @@
  * (schemas.ts `storedRecordSchema`, compact JSON). A record saved again is appended again: the last
  * line of an id wins, and draws keep the order in which they first appeared.
  * Writing (`write`, what lowdb's `db.write()` calls): only the records that changed since the last
- * read or write are appended (a changed record is a new object in `db.data.draws`; the repository
- * never edits a stored record in place), then the file is synced (fdatasync) before the write
- * resolves. So a save costs one record's bytes and one sync whatever the history's length. The
+ * read or write are appended (those the repository marked with `touch`; without a mark, every
+ * record that is a new object in `db.data.draws`, since the repository never edits a stored record
+ * in place), then the file is synced (fdatasync) before the write resolves. So a save costs one record's bytes and one sync whatever the history's length. The
  * file itself is created (and compacted) whole by the disk protocol (temp, sync, rename, directory
  * sync), so its name is durable before anything is appended to it.
  * Compaction (`compact`): the log rewritten with one line per draw; the repository runs it when it
@@ -38,6 +38,8 @@ export class HistoryLog implements Adapter<HistoryData> {
   private handle: AppendFile | undefined;
   /** Per draw id, the record object last read or written (changed records are new objects). */
   private written = new Map<string, StoredRecord>();
+  /** Records marked by `touch` for the next write. */
+  private touched: StoredRecord[] = [];
   /** Record lines in the file (superseded ones included). */
   private lines = 0;
   private needsNewline = false;
@@ -88,9 +90,16 @@ export class HistoryLog implements Adapter<HistoryData> {
     return { version: HISTORY_VERSION, draws: [...byId.values()] };
   }
 
+  /** Marks `record` (now in `data.draws`) as the one the next `write` appends: no scan of the history. */
+  touch(record: StoredRecord): void {
+    this.touched.push(record);
+  }
+
   async write(data: HistoryData): Promise<void> {
+    const touched = this.touched;
+    this.touched = [];
     if (!this.handle && !(await this.disk.fs.exists(this.file))) return this.compact(data);
-    const changed = data.draws.filter((d) => this.written.get(d.id) !== d);
+    const changed = touched.length > 0 ? touched : data.draws.filter((d) => this.written.get(d.id) !== d);
     if (changed.length === 0) return;
     const text = (this.needsNewline ? '\n' : '') + changed.map((d) => JSON.stringify(d) + '\n').join('');
     try {
@@ -98,7 +107,9 @@ export class HistoryLog implements Adapter<HistoryData> {
       await this.handle.append(Buffer.from(text, 'utf8'));
       await this.handle.datasync();
     } catch (err) {
-      // Whatever part of the append reached the file is a torn line for the next one to end.
+      // Whatever part of the append reached the file is a torn line for the next one to end; the
+      // records go again with the next write.
+      this.touched.unshift(...changed);
       this.needsNewline = true;
       await this.handle?.close().catch(() => undefined);
       this.handle = undefined;

@@ -98,6 +98,8 @@ export class FileDrawRepository implements DrawRepository {
   /** What was recovered while opening or reading (a migration, a history from its .bak, quarantined files). */
   readonly notes: string[];
   private readonly byId = new Map<string, StoredRecord>();
+  /** Each draw's index in `db.data.draws` (a save replaces it there without a scan). */
+  private readonly positions = new Map<string, number>();
   private readonly seeds: SeedVault;
   /** Per draw: the seed known to be in its vault file, or GONE once the file was removed. */
   private readonly seedFiles = new Map<string, string>();
@@ -132,7 +134,10 @@ export class FileDrawRepository implements DrawRepository {
     this.logger = logger;
     this.readOnly = readOnly;
     this.seeds = new SeedVault(options.disk, dataDir);
-    for (const record of db.data.draws) this.byId.set(record.id, record);
+    db.data.draws.forEach((record, i) => {
+      this.byId.set(record.id, record);
+      this.positions.set(record.id, i);
+    });
   }
 
   /**
@@ -238,10 +243,11 @@ export class FileDrawRepository implements DrawRepository {
       }
     }
     const draws = this.db.data.draws;
-    const previous = this.byId.get(stored.id);
-    if (previous) draws[draws.indexOf(previous)] = stored;
-    else draws.push(stored);
+    const at = this.positions.get(stored.id);
+    if (at !== undefined) draws[at] = stored;
+    else this.positions.set(stored.id, draws.push(stored) - 1);
     this.byId.set(stored.id, stored);
+    this.log.touch(stored);
     await this.db.write();
     if (sealed && this.seedFiles.get(stored.id) !== GONE) {
       await this.seeds.discard(stored.id);
