@@ -11,7 +11,7 @@
  *   lines over the sum of its chunk times. The target row is the CPU time per line (the whole
  *   process, every thread) of the bot over the bare client's, median of 7 rounds: a wall-clock
  *   ratio measured parallelism (a second thread) rather than cost, so it is no longer the target;
- * - heap per distinct entrant on that path (growth after gc over one round);
+ * - heap per distinct entrant on that path (JS heap plus array buffers, growth after gc over one round);
  * - entry durability: a 50,000-line flood of new viewers (50 lines every 10 ms, 5,000 lines/s: far
  *   above a busy channel, within what a bare tmi.js client takes here); the bot's storage runs on
  *   this machine's file system wrapped to stamp each journal line when the datasync that covers it
@@ -170,7 +170,8 @@ async function pairedRound(
   });
   s.bot.engine.events.on('entered', wait.poke);
   gc();
-  const heapBefore = process.memoryUsage().heapUsed;
+  const held = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+  const heapBefore = held();
   const loop = new LoopDelay();
   const bareSide = { lines: 0, ms: 0, loopMs: 0, cpuUs: 0 };
   const ourSide = { lines: 0, ms: 0, loopMs: 0, cpuUs: 0 };
@@ -205,7 +206,7 @@ async function pairedRound(
   await s.bot.repo.flush();
   gc();
   const entrants = s.bot.engine.entrantCount(drawId) ?? 0;
-  const heapPerEntrant = (process.memoryUsage().heapUsed - heapBefore) / entrants;
+  const heapPerEntrant = (held() - heapBefore) / entrants;
   await closeDraw(s, drawId);
   return {
     ours: ourSide.lines / (ourSide.ms / 1000),
@@ -280,7 +281,7 @@ export async function run(): Promise<BenchResult[]> {
         name: 'e2e.chat.heapPerEntrant',
         value: Math.round(median(heaps)),
         unit: 'bytes',
-        detail: `heap growth after gc / distinct entrants over one round through the socket (median of ${ROUNDS})${quick}`,
+        detail: `growth after gc of the JS heap plus array buffers (the entrants' typed-array columns) / distinct entrants over one round through the socket (median of ${ROUNDS})${quick}`,
       },
       {
         name: 'e2e.entryDurabilityP99',
