@@ -73,6 +73,8 @@ export async function startBenchStack(
     helix?: Parameters<typeof startLocalStack>[0]['helix'];
     /** The file system under the bot's storage (a bench that times its syncs). */
     fileSystem?: FileSystem;
+    /** Run the sandbox beacon at drand quicknet's real period (3 s) and draw with it, as live. */
+    beacon?: boolean;
   } = {},
 ): Promise<BenchStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
@@ -87,6 +89,7 @@ export async function startBenchStack(
       chat: { botIsMod: true },
       ...(options.helix ? { helix: options.helix } : {}),
       ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
+      ...(options.beacon ? { beacon: true } : {}),
     });
     stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
     return {
