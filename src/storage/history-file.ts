@@ -1,7 +1,10 @@
 /**
- * history.json and its previous good generation, history.json.bak.
+ * history.json and its previous good generation, history.json.bak: the history as older versions
+ * kept it, read only to migrate it to the history log (history-open.ts) and by the read-only CLIs
+ * on a folder not migrated yet. The bot never saves a draw here.
  *
- * Writing (lowdb adapter): every write is durable (temp, fsync, rename, fsync of the directory)
+ * Writing (lowdb adapter, used only by the one-time seed migration of seed-migration.ts on such a
+ * folder): every write goes through the disk protocol (disk.ts: temp, sync, rename, directory sync)
  * and first keeps the current file as `.bak` when that file is known good (it was read or written
  * by this process), so `.bak` only ever holds a good generation.
  * Reading: a readable history.json is used as is. An unreadable or truncated one (or a missing one
