@@ -4,6 +4,7 @@
  * scripts of a clone:
  *   giftdrop                        what `npm start` runs (src/main.ts): the sandbox demo without
  *                                   credentials, live mode with them
+ *   giftdrop --reset                `npm start -- --reset` (sandbox-world.ts)
  *   giftdrop history [args]         `npm run history -- [args]`
  *   giftdrop verify <id> [args]     `npm run verify -- <id> [args]`
  *   giftdrop setup                  `npm run setup`
@@ -25,6 +26,7 @@ declare const GIFTDROP_VERSION: string | undefined;
 
 const USAGE = `usage: giftdrop [command]
   (none)              run the bot: the sandbox demo without credentials, live with a .env
+  --reset             run the sandbox demo with a new dashboard token (every run is a new sandbox world)
   history [options]   the draws in the history (history --help for the options)
   verify <draw id>    re-check a draw's fairness from the history (verify --help)
   setup               check every setting in .env and say what to fix
@@ -53,6 +55,7 @@ async function runExecutable(argv: readonly string[]): Promise<void> {
   if (folder !== process.cwd()) process.chdir(folder);
   switch (command) {
     case undefined:
+    case '--reset': // main reads it from process.argv (as `npm start -- --reset`)
       await import('./main.js'); // runs the bot (as `npm start` does)
       return;
     case 'history':

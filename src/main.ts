@@ -9,22 +9,37 @@
  * Exit codes: 0 clean (a stop included), 1 config/credential/lock/startup failure, a stop that
  * could not save the draws or the history (said in one line), or a failed step of the sandbox demo.
  */
-import { loadConfigOrExit, secretValues } from './config/index.js';
+import { loadConfigOrExit, riskySettings, secretValues } from './config/index.js';
 import { createLogger, prettyDestination } from './logging/index.js';
 import { startBot, type Bot } from './app/bot.js';
 import { compactLogStream } from './console/console-text.js';
 import { LiveConsole } from './console/live-console.js';
 import { TwitchAuthError } from './twitch/index.js';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { lockDataDirOrExit } from './app/data-lock.js';
 import { TOKEN_FILE } from './web/dashboard-auth.js';
 import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
 
+/** npm's progress spinner may sit on the terminal's current line: a clean line at start and at exit. */
+function clearLine(): void {
+  if (process.stderr.isTTY === true) process.stderr.write('\r\u001b[2K');
+}
+
 /** Runs the bot (or the sandbox demo) until it stops; every way out sets the exit code or exits. */
 async function main(): Promise<void> {
+  clearLine();
+  process.once('exit', clearLine);
   const config = loadConfigOrExit();
+  // `npm start -- --reset` (an argument, so it works the same in cmd.exe and PowerShell): sandbox
+  // mode starts its new world with a new dashboard token too. Live data is never reset.
+  const reset = process.argv.slice(2).includes('--reset');
+  if (reset && config.mode !== 'sandbox') {
+    process.stderr.write('giftdrop: --reset clears the sandbox data only (DATA_DIR/sandbox), and this is live mode: live data is never reset. Run it without live credentials or with GIFTDROP_MODE=sandbox.\n');
+    process.exit(1);
+  }
   // stdout is the transcript (the sandbox demo's, or the live console on a terminal): logs then go
   // to stderr one short line each, at warn unless LOG_LEVEL was set. Otherwise pino JSON on stderr.
   const compact = config.mode === 'sandbox' || process.stdout.isTTY === true;
@@ -40,11 +55,16 @@ async function main(): Promise<void> {
     secrets: secretValues(config),
     file: config.logFile,
   });
+  // Said once: a DATA_DIR that did not exist (a typo?) is created, with its parents, by the lock.
+  const dataRoot = config.dataRoot ?? config.dataDir;
+  const dataRootExisted = existsSync(dataRoot);
   // One bot per data directory, taken before anything in it is read; released on exit.
   await lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
     ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
     secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
   });
+  if (!dataRootExisted) logger.warn(`DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
+  for (const line of riskySettings(config)) logger.warn(line);
 
   const onSignals = (stop: (reason: string) => Promise<void>) =>
     onShutdownSignals(stop, {
@@ -58,7 +78,7 @@ async function main(): Promise<void> {
     if (config.mode === 'sandbox') {
       // Loaded only here: live mode never loads the sandboxes.
       const { runSandboxMode } = await import('./local/sandbox-mode.js');
-      const code = await runSandboxMode({ config, logger, onSignals });
+      const code = await runSandboxMode({ config, logger, onSignals, reset });
       process.exitCode = code;
     } else {
       const busy = await checkPortFree(config.http.host, config.http.port);

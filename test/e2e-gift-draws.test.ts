@@ -42,6 +42,16 @@ function openedLines(s: InProcessStack, gifter: string): string[] {
   return s.chatServer.botMessages().filter((m) => m.startsWith(`🎁 ${gifter} gifted`));
 }
 
+/** The line saying a draw short of winners (none included) is handed back to Fourthwall. */
+function handedBackLines(s: InProcessStack): string[] {
+  return s.chatServer.botMessages().filter((m) => /eligible entrants? for \d+ gifts, and Fourthwall needs one winner per gift/.test(m));
+}
+
+/** Fourthwall's REDO draw of `gifter`'s gifts, announced as a redraw. */
+function redrawLines(s: InProcessStack, gifter: string): string[] {
+  return s.chatServer.botMessages().filter((m) => m.startsWith(`🔁 Redraw of ${gifter}'s`));
+}
+
 function winnerLines(s: InProcessStack): string[] {
   return s.chatServer.botMessages().filter((m) => m.includes('congratulations'));
 }
@@ -75,8 +85,8 @@ async function settled(s: InProcessStack, drawId: string): Promise<DrawRecord> {
       5000,
       `winners of ${drawId} in chat`,
     );
-  } else if (r.status === 'finished') {
-    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.startsWith('Nobody entered')), 5000, 'nobody entered');
+  } else if (r.status === 'failed' && r.failure?.reason.includes('eligible entrant')) {
+    await s.chatServer.waitFor(() => handedBackLines(s).length > 0, 5000, 'the handed-back line');
   }
   return r;
 }
@@ -148,48 +158,43 @@ describe.concurrent('gift draw for 5 gifts', () => {
     });
   }
 
-  for (const n of [1, 3]) {
+  // 0, 1 and N-1 entrants for N gifts: one story in chat, console and history.
+  for (const n of [0, 1, 4]) {
     it(`${n} eligible for 5 gifts: nothing sent (Fourthwall takes one winner per gift), failed with the reason, said in chat`, async ({ expect }) => {
       await withStack(async (s) => {
         const drawId = await buyGifts(s, GIFTS);
         enterAll(s.chatServer, logins(`few${n}_`, n));
+        s.chatServer.inject(s.chatServer.broadcaster, '!enter'); // never an entrant
         await entrantsAccepted(s, drawId, n);
         const rec = await settled(s, drawId);
         expect(rec.status).toBe('failed');
         expect(rec.winners).toEqual([]);
         expect(rec.frozenEntrants).toHaveLength(n);
+        const eligible = n === 0 ? 'no eligible entrant' : `only ${n} eligible ${n === 1 ? 'entrant' : 'entrants'}`;
         expect(rec.failure?.reason).toBe(
-          `only ${n} eligible entrant(s) for 5 gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all 5 gifts after its deadline`,
+          `${eligible} for 5 gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all 5 gifts after its deadline`,
         );
         // nothing was sent that the service refuses: the draw stays open at Fourthwall, which reopens it
         expect(finishCalls(s.fourthwall, drawId)).toHaveLength(0);
         expect(sandboxDraw(s.fourthwall, drawId).status).toBe('OPEN');
-        const line = s.chatServer.botMessages().filter((m) => m.startsWith(`Only ${n} eligible for 5x`));
+        const line = handedBackLines(s);
         expect(line).toHaveLength(1);
-        expect(line[0]).toMatch(/Fourthwall needs one winner per gift, so the draw reopens for all 5 in about \d+s\. Type !enter again then!$/);
+        expect(line[0]).toMatch(new RegExp(`^Giftdrop T-Shirt: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\. The draw reopens for all 5 in about \\d+s: type !enter then!$`));
+        // one line after the window: no "nobody entered" beside it, no "entries closed" line
+        expect(s.chatServer.botMessages().filter((m) => /Nobody entered|Entries closed|no winner/.test(m))).toHaveLength(0);
         expect(winnerLines(s)).toHaveLength(0);
-        expect(s.operatorLines.some((l) => l.includes(drawId) && l.includes(`only ${n} eligible`))).toBe(true);
+        // the console says the same, once
+        expect(s.operatorLines.filter((l) => l.includes(drawId))).toEqual([`Draw ${drawId} (Giftdrop T-Shirt): ${rec.failure!.reason}.`]);
         // and the draw's fairness still checks out (the picks were made and are public)
         expect(rec.fairness.seed).toMatch(/^[0-9a-f]{64}$/);
+        // Fourthwall's redraw after its deadline is announced as a redraw of the same gifts
+        s.fourthwall.control.expireDraw(drawId);
+        await s.chatServer.waitFor(() => redrawLines(s, 'generous_fan').length === 1, 5000, 'the redraw announced');
+        expect(redrawLines(s, 'generous_fan')[0]).toMatch(/^🔁 Redraw of generous_fan's 5x Giftdrop T-Shirt: nobody won the last round, so it is drawn again\. Type !enter in the next \d+s/);
+        expect(openedLines(s, 'generous_fan')).toHaveLength(1);
       });
     });
   }
-
-  it('0 entrants: "nobody entered", no finish call, the draw is left for Fourthwall to close', async ({ expect }) => {
-    await withStack(async (s) => {
-      const drawId = await buyGifts(s, GIFTS);
-      s.chatServer.inject(s.chatServer.broadcaster, '!enter');
-      const rec = await settled(s, drawId);
-      expect(rec.status).toBe('finished');
-      expect(rec.entrants).toBe(0);
-      expect(rec.winners).toEqual([]);
-      expect(s.chatServer.botMessages().filter((m) => m.startsWith('Nobody entered'))).toHaveLength(1);
-      expect(winnerLines(s)).toHaveLength(0);
-      expect(finishCalls(s.fourthwall, drawId)).toHaveLength(0);
-      expect(sandboxDraw(s.fourthwall, drawId).status).toBe('OPEN');
-      expect(s.operatorLines.some((l) => l.includes(drawId) && /Nobody eligible entered/.test(l))).toBe(true);
-    });
-  });
 
   it('two overlapping draws: !enter joins both, nobody wins twice in one draw, each finished and announced once', async ({ expect }) => {
     await withStack(async (s) => {
@@ -279,7 +284,7 @@ describe.concurrent('gift draw for 5 gifts', () => {
       expect(failed.status).toBe('failed');
       expect(failed.failure?.reason).toMatch(/Fourthwall closed the draw/);
       expect(s.operatorLines.some((l) => l.includes(`Draw ${first}`) && l.includes('failed'))).toBe(true);
-      await s.chatServer.waitFor(() => openedLines(s, 'early_close').length === 2, 5000, 'REDO announced');
+      await s.chatServer.waitFor(() => redrawLines(s, 'early_close').length === 1, 5000, 'REDO announced');
       // entries of the closed draw do not carry over: the REDO is a new draw
       enterAll(s.chatServer, logins('ec', 3));
       await entrantsAccepted(s, redoId, 3);
@@ -300,14 +305,15 @@ describe.concurrent('gift draw for 5 gifts', () => {
   }) => {
     await withStack(async (s) => {
       const first = await buyGifts(s, 2);
-      const none = await settled(s, first); // nobody entered: left to Fourthwall
+      const none = await settled(s, first); // nobody entered: handed back to Fourthwall
       expect(none.winners).toEqual([]);
+      expect(none.status).toBe('failed');
       // Fourthwall closes it after its deadline; hold its GIFT_DRAW_ENDED so it arrives after the REDO start
       s.fourthwall.control.webhookFaults.outOfOrder({ type: 'GIFT_DRAW_ENDED' });
       const { redo } = s.fourthwall.control.expireDraw(first);
       const redoId = redo!['id'] as string;
       expect(redo!['type']).toBe('REDO');
-      await s.chatServer.waitFor(() => openedLines(s, 'generous_fan').length === 2, 5000, 'REDO announced');
+      await s.chatServer.waitFor(() => redrawLines(s, 'generous_fan').length === 1, 5000, 'REDO announced');
       const ended = await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered, 5000);
       const redoStart = s.fourthwall.control.deliveries.find((d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(redoId))!;
       await s.bot.http.idle();
@@ -327,9 +333,10 @@ describe.concurrent('gift draw for 5 gifts', () => {
       expect(finishCalls(s.fourthwall, redoId)).toHaveLength(1);
       expect(finishCalls(s.fourthwall, first)).toHaveLength(0);
       checkWinnersAgainstSandbox(expect, s, rec, redoId);
-      // the first draw stays as it was: one "nobody entered", no failure line, no second announcement
-      expect((await s.bot.repo.getDraw(first))!.status).toBe('finished');
-      expect(s.chatServer.botMessages().filter((m) => m.startsWith('Nobody entered'))).toHaveLength(1);
+      // the first draw stays as it was: one handed-back line, no failure line, no second announcement
+      expect((await s.bot.repo.getDraw(first))!.status).toBe('failed');
+      expect(handedBackLines(s)).toHaveLength(1);
+      expect(openedLines(s, 'generous_fan')).toHaveLength(1);
       expect(s.chatServer.botMessages().some((m) => m.startsWith('⚠️'))).toBe(false);
       expect(winnerLines(s)).toHaveLength(1);
     });

@@ -62,11 +62,11 @@ describe('merch train', () => {
     expect(draws).toHaveLength(0);
     const from = s.mark();
     s.say(s.viewer('curious'), '!merch train');
-    expect(await s.nextBotLine(/Merch train/, from)).toBe('🚂 Merch train: 2/3 orders. Next stop: a giveaway of giftdrop-mug!');
+    expect(await s.nextBotLine(/Merch train/, from)).toBe('🚂 Merch train: 2/3 orders. Next stop: a giveaway of Giftdrop Mug!');
     expect(await counter(s)).toMatchObject({ count: 2, departures: 0, boarding: false });
 
     await order(s, 'buyer3');
-    await s.nextBotLine(/All aboard the merch train! Order #3 unlocked a giveaway of giftdrop-mug/);
+    await s.nextBotLine(/All aboard the merch train! Order #3 unlocked a giveaway of Giftdrop Mug\./);
     await s.chat.waitFor(() => draws.length === 1, 5000, 'the train giveaway');
     expect(draws[0]).toMatchObject({ kind: 'link-giveaway', offer: { id: SEED_PRODUCT_IDS.mug }, gifts: 1 });
     await s.nextBotLine(/Giveaway: 1x Giftdrop Mug! Type !enter/);

@@ -106,8 +106,8 @@ describe('engine picks under account rules', () => {
     // and the draw is handed back (Fourthwall reopens it with every gift after its deadline).
     expect(h.shop.count('finishDraw')).toBe(0);
     expect(port.calls).toHaveLength(2);
-    expect(rec!.failure?.reason).toMatch(/only 1 eligible entrant\(s\) for 5 gifts/);
-    expect(h.chat.matching(/Only 1 eligible for 5x Cozy Hoodie/)).toHaveLength(1);
+    expect(rec!.failure?.reason).toMatch(/only 1 eligible entrant for 5 gifts/);
+    expect(h.chat.matching(/^Cozy Hoodie: only 1 eligible entrant for 5 gifts/)).toHaveLength(1);
     await h.svc.whenIdle();
     const stored = (await h.repo.getDraw(draw.id))!;
     expect(stored).toMatchObject({ status: 'failed', winners: [] });

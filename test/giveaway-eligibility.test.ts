@@ -98,7 +98,8 @@ describe('eligibility in the service', () => {
   async function drawWith(h: Harness, gifts: number, msgs: ReturnType<typeof chatMsg>[], drawId?: string): Promise<DrawRecord> {
     await h.svc.handleGiftDrawStarted(h.shop.addDraw({ gifts, createdAt: h.clock.now(), ...(drawId ? { id: drawId } : {}) }));
     for (const m of msgs) h.svc.enter(m);
-    const done = once(h.svc.events, 'draw-finished');
+    // A gift draw short of winners is handed back (draw-failed); one with its winners finishes.
+    const done = Promise.race([once(h.svc.events, 'draw-finished'), once(h.svc.events, 'draw-failed')]);
     h.clock.advance(60_000);
     const [rec] = (await done) as [DrawRecord];
     return (await h.repo.getDraw(rec.id))!;
@@ -186,11 +187,12 @@ describe('eligibility in the service', () => {
     expect(rec.winners.map((w) => w.login)).toEqual(['long']);
   });
 
-  it('nobody eligible: no finish call, chat is told', async () => {
+  it('nobody eligible: no finish call, handed back to Fourthwall, chat is told in one line', async () => {
     const h = await make({ settings: { eligibility: { subscribersOnly: true } } });
     const rec = await drawWith(h, 1, [chatMsg('plain')]);
     expect(rec.winners).toEqual([]);
+    expect(rec.status).toBe('failed');
     expect(h.shop.count('finishDraw')).toBe(0);
-    expect(h.chat.matching(/Nobody entered/)).toHaveLength(1);
+    expect(h.chat.matching(/no eligible entrant for 1 gifts/)).toHaveLength(1);
   });
 });

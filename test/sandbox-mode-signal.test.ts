@@ -35,7 +35,7 @@ describe('npm start in sandbox mode, stopped with SIGINT during a draw', () => {
       if (p.child.exitCode === null) p.child.kill('SIGKILL');
     }
     const out = p.stdout();
-    expect(out).toMatch(/^▶ Closing 1 open draw\(s\) now \(SIGINT\)/m);
+    expect(out).toMatch(/^▶ Closing 1 open draw now \(SIGINT\)/m);
     expect(out).toMatch(/^▶ The stream ends/m);
     expect(out).toMatch(/^\[chat\] bot> giftdrop_bot: .*congratulations/m);
     expect(out).toMatch(/^ {2}Stopped\./m);

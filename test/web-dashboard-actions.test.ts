@@ -86,7 +86,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     for (const n of logins('gd', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
     await waitUntil(() => /3 entered/.test(s.bot.engine.status()), 5000, 'three entrants');
     await page.click('#end');
-    await poll(() => page.textContent('#answer')).toBe('Closed 1 draw(s); drawing the winners.');
+    await poll(() => page.textContent('#answer')).toBe('Closed 1 draw; drawing the winners.');
     await waitUntil(async () => (await status(id)) === 'finished', 15_000, 'gift draw finished');
     const done = page.locator(`#recent .draw[data-id="${id}"]`);
     await poll(() => done.locator('.winner').count()).toBe(1);

@@ -90,7 +90,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     expect(await page.textContent('#entrants tbody')).toContain('viewer3');
 
     await page.click('#end');
-    await poll(() => page.textContent('#answer')).toBe('Closed 1 draw(s); drawing the winners.');
+    await poll(() => page.textContent('#answer')).toBe('Closed 1 draw; drawing the winners.');
     let rec = (await s.bot.repo.getDraw(id))!;
     await waitUntil(async () => (rec = (await s.bot.repo.getDraw(id))!).status === 'finished', 15_000, 'giveaway finished');
     expect(rec.winners).toHaveLength(2);

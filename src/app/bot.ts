@@ -42,6 +42,8 @@ import { twitchApiFor, type TwitchApi } from '../twitch/api.js';
 import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
 import { startDelivery, type DeliveryWiring } from '../delivery/wire.js';
 import { StopList, withTimeout } from './stop-list.js';
+import { fourthwallCredentialProblem, StartupProblems } from './credential-problems.js';
+import { plural } from '../shared/plural.js';
 
 export interface BotOptions {
   config: Config;
@@ -142,13 +144,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shopFeatures: shop.features, twitchApi });
   const intake = startEventIntake(c, adapters, { engine, delivery, shopFeatures: shop.features, handledTypes: shop.handledTypes });
-  const health = healthReport(c.config, adapters.chat, engine);
+  const health = healthReport(c, adapters.chat, engine);
   const chatConnected = connectChatAtStart(c, adapters);
   const served = await serveAndConnect(c, { adapters, engine, streaming, delivery, shop, lines, intake, health, twitchApi, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
-  announceStart(c, { engine, webhookUrl, http: served.http, pages: served.pages });
+  announceStart(c, { engine, webhookUrl });
   return {
     config: c.config,
     http: served.http,
@@ -186,6 +188,8 @@ export interface BotContext {
   names: ReturnType<typeof commandNamesFrom>;
   /** What to stop, in the one order of stop-list.ts; each part is registered as it is built. */
   stops: StopList;
+  /** Credential problems found while starting (credential-problems.ts), for /healthz and the dashboard. */
+  problems: StartupProblems;
 }
 
 export function botContext(options: BotOptions): BotContext {
@@ -204,6 +208,7 @@ export function botContext(options: BotOptions): BotContext {
     settings: giveawaySettingsFrom(config.settings),
     names: commandNamesFrom(config.settings),
     stops: new StopList(),
+    problems: new StartupProblems(),
   };
 }
 
@@ -379,10 +384,18 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(config: Config, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
   return () => {
     const h = chat.health();
-    return { status: 'ok', mode: config.mode, chat: h.chat, ...(h.reason ? { chatReason: h.reason } : {}), openDraws: engine.openDrawCount() };
+    const problems = c.problems.list();
+    return {
+      status: 'ok',
+      mode: c.config.mode,
+      chat: h.chat,
+      ...(h.reason ? { chatReason: h.reason } : {}),
+      openDraws: engine.openDrawCount(),
+      ...(problems.length ? { problems } : {}),
+    };
   };
 }
 
@@ -432,6 +445,7 @@ async function serveAndConnect(c: BotContext, p: StartedParts): Promise<Served> 
     await restoreBeforeChat(c, p);
     const pages = await startPages(c, p);
     const http = await startServer(c, p, pages);
+    announcePages(c, http, pages);
     const poller = startBackground(c, p);
     options.signal?.throwIfAborted();
     await p.chatConnected;
@@ -477,6 +491,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     sessions: { now: () => clock.now() },
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
+    problems: () => c.problems.list(),
   });
   c.stops.close('pages', () => web.close());
   return web;
@@ -523,7 +538,13 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
   if (notice) log.warn(notice);
   // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
   // retried per event), so an unreachable Fourthwall never holds up the start.
-  void p.intake.shopId().catch((err: unknown) => log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known'));
+  // Credentials Fourthwall refuses are said once, in one line naming the variables (and kept for
+  // /healthz and the dashboard); anything else is retried with the next event.
+  void p.intake.shopId().catch((err: unknown) => {
+    const problem = fourthwallCredentialProblem(config.fourthwall.auth, err);
+    if (!problem) return log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known');
+    if (c.problems.add(problem)) log.error(problem);
+  });
   const poller = startCatchUp({
     config,
     client: p.adapters.client,
@@ -560,10 +581,10 @@ async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefi
   }
 }
 
-/** The start-up lines: where the bot talks and listens, and where the streamer's pages are. */
-function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: string; http: BotHttpServer; pages: OperatorPages }): void {
+/** The start-up line: where the bot talks and listens (the pages were announced by announcePages). */
+function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: string }): void {
   const { config, log } = c;
-  const { engine, webhookUrl, http } = p;
+  const { engine, webhookUrl } = p;
   log.info(
     {
       mode: config.mode,
@@ -575,13 +596,21 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
       openDraws: engine.openDrawCount(),
       dataDir: config.dataDir,
     },
-    `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${engine.openDrawCount()} open draw(s)`,
+    `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${plural(engine.openDrawCount(), 'open draw')}`,
   );
-  const tokenFrom = p.pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : p.pages.token.file;
-  log.info(
-    { overlay: `${http.url}/overlay`, dashboard: `${http.url}/dashboard` },
-    `overlay (OBS browser source) at ${http.url}/overlay; dashboard at ${http.url}/dashboard (sign in once with the token in ${tokenFrom})`,
-  );
+}
+
+/**
+ * Where the streamer's pages are, said once, as soon as their server answers (before chat is
+ * connected: a Twitch that cannot be reached never hides them): on the operator's console
+ * (stdout) and in the log. The one place that says it; the URL is the one the server listens on.
+ */
+function announcePages(c: BotContext, server: BotHttpServer, pages: OperatorPages): void {
+  const url = server.url;
+  const tokenFrom = pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : pages.token.file;
+  const line = `overlay (OBS browser source) at ${url}/overlay; dashboard at ${url}/dashboard (sign in once with the token in ${tokenFrom})`;
+  c.operator.notify(line);
+  c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

@@ -19,6 +19,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { loadConfigOrExit, secretValues, type Config } from '../config/index.js';
+import { fourthwallCredentialNames } from '../app/credential-problems.js';
 import {
   FourthwallApiError,
   FourthwallAuthError,
@@ -74,13 +75,6 @@ export function missingForLive(config: Config): string[] {
   return missing;
 }
 
-function credentialNames(config: Config): string {
-  const a = config.fourthwall.auth;
-  if (a.kind === 'basic') return 'FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD';
-  if (a.kind === 'oauth') return a.clientId ? 'FOURTHWALL_REFRESH_TOKEN/FOURTHWALL_CLIENT_ID/FOURTHWALL_CLIENT_SECRET' : 'FOURTHWALL_ACCESS_TOKEN';
-  return 'the Fourthwall credentials';
-}
-
 function unreachable(err: unknown, what: string, url: string): string | undefined {
   if (err instanceof FourthwallNetworkError || err instanceof FourthwallTimeoutError) {
     return `could not reach ${what} (${url}): ${err.message}`;
@@ -94,7 +88,7 @@ async function checkFourthwall(config: Config, client: FourthwallClient): Promis
     const shop = await client.getCurrentShop();
     return { name, status: 'ok', detail: `shop "${shop.name}" (${shop.publicDomain ?? shop.domain})`, required: true };
   } catch (err) {
-    const creds = credentialNames(config);
+    const creds = fourthwallCredentialNames(config.fourthwall.auth);
     if (err instanceof FourthwallAuthError || err instanceof FourthwallTokenError) {
       const status = err instanceof FourthwallAuthError ? err.status : err.status;
       return {

@@ -28,12 +28,36 @@ const DEFAULT_TWITCH_AUTH_URL = 'https://id.twitch.tv/oauth2';
 export function defaultTwitchAuthUrl(ircUrl: string): string {
   try {
     const u = new URL(ircUrl);
-    const loopback = u.hostname === 'localhost' || u.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(u.hostname);
-    if (u.protocol === 'ws:' && loopback) return `http://${u.host}/oauth2`;
+    if (u.protocol === 'ws:' && isLoopbackHost(u.hostname)) return `http://${u.host}/oauth2`;
   } catch {
     // an invalid TWITCH_IRC_URL is reported elsewhere
   }
   return DEFAULT_TWITCH_AUTH_URL;
+}
+
+/** This machine only: `localhost`, 127.0.0.0/8 or ::1 (bare or in brackets, as URL hostnames are). */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Settings that work but expose more than the README advises, one line each (the entry prints
+ * them at start-up): an HTTP_HOST other machines can reach, and an http:// GIFTDROP_PUBLIC_URL
+ * in live mode (the claim page's login and the winners' prizes would cross the internet unencrypted).
+ */
+export function riskySettings(config: Pick<Config, 'mode' | 'http' | 'publicUrl'>): string[] {
+  const lines: string[] = [];
+  if (!isLoopbackHost(config.http.host)) {
+    lines.push(
+      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (README "Security").`,
+    );
+  }
+  if (config.mode === 'live' && config.publicUrl?.toLowerCase().startsWith('http://')) {
+    lines.push(
+      `GIFTDROP_PUBLIC_URL=${config.publicUrl} is http://: winners' logins and prize links would travel unencrypted; use your tunnel's https:// address.`,
+    );
+  }
+  return lines;
 }
 const DEFAULT_TWITCH_API_URL = 'https://api.twitch.tv/helix';
 

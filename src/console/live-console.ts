@@ -117,7 +117,10 @@ export class LiveConsole {
         return `${v.record.offer.name}: ${v.entrants.size} entrants${v.phase === 'open' ? `, ${left}s left` : `, ${v.phase}`}`;
       });
     const h = bot.chat.health();
-    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | shop ${this.shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
+    // A credential Fourthwall refused (app/credential-problems.ts) replaces the unknown "shop ?".
+    const refused = bot.health().problems;
+    const shop = refused?.length ? 'shop: credentials refused, see npm run setup' : `shop ${this.shop}`;
+    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
   }
 
   close(): void {

@@ -54,7 +54,7 @@ export class Announcer {
 
   opened(s: DrawSession): void {
     const r = s.record;
-    const key = r.kind === 'gift-draw' ? 'drawOpened' : r.kind === 'gift-purchase' ? 'purchaseOpened' : 'linkOpened';
+    const key = r.kind === 'gift-draw' ? (r.source.redo ? 'redrawOpened' : 'drawOpened') : r.kind === 'gift-purchase' ? 'purchaseOpened' : 'linkOpened';
     this.say(key, {
       gifter: gifterOf(r),
       count: r.gifts,

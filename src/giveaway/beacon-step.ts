@@ -18,6 +18,7 @@ import { isoNow, type FlowContext } from './context.js';
 import { FAIRNESS_ALGORITHM, FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound } from '../fairness/index.js';
 import type { BeaconRecord, BeaconRound } from './model.js';
 import type { DrawSession } from './session.js';
+import { plural } from '../shared/plural.js';
 
 /** Default wait for the beacon round after entries close. */
 const DEFAULT_BEACON_WAIT_MS = 10_000;
@@ -30,7 +31,10 @@ type Outcome = { kind: 'round'; round: BeaconRound } | { kind: 'failed'; err: un
 export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string, entrants: number): Promise<Buffer | undefined> {
   const r = s.record;
   const beacon = c.beacon;
-  if (!beacon) {
+  // Nothing a beacon round could change: nobody to pick, or a gift draw handed back whatever the
+  // picks (fewer entrants than gifts, settle.ts handBack). No round, no "entries closed" line.
+  const noPickStands = entrants === 0 || (r.kind === 'gift-draw' && entrants < r.gifts);
+  if (!beacon || noPickStands) {
     r.fairness.algorithm = FAIRNESS_ALGORITHM;
     return s.seed;
   }
@@ -43,7 +47,7 @@ export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string
   if (round === 'unsaved') return s.seed;
   const inSeconds = Math.max(0, Math.ceil((beacon.roundTime(round) - c.clock.now()) / 1000));
   c.chat.say(
-    `🔒 Entries closed for ${r.offer.name}: ${entrants} entrant(s), list digest ${digest}. ` +
+    `🔒 Entries closed for ${r.offer.name}: ${plural(entrants, 'entrant')}, list digest ${digest}. ` +
       `Winners come from draw ${r.id}'s committed seed + ${beacon.sandbox ? 'the sandbox beacon' : 'drand quicknet'} round ${round} (due in ~${inSeconds}s).`,
     { priority: 'normal' },
   );

@@ -234,7 +234,8 @@ export interface DrawRecord {
   id: string;
   kind: DrawKind;
   status: DrawStatus;
-  source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string; giftPurchaseId?: string };
+  /** `redo`: Fourthwall's REDO draw, the gifts of an earlier draw nobody won, drawn again. */
+  source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string; giftPurchaseId?: string; redo?: boolean };
   offer: { id: string; name: string };
   gifts: number;
   giftIds?: string[];

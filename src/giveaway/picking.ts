@@ -82,6 +82,9 @@ export async function takePicks(c: FlowContext, s: DrawSession, key: Buffer): Pr
     { drawId: s.id, eligible: frozen.length, winners: r.winners.map((w) => w.login), excluded: s.excluded ?? {}, setAside: got.setAside.length },
     'winners picked',
   );
+  // A gift draw short of winners (none included) is handed back to Fourthwall by its delivery
+  // (flows/gift-draw.ts `too-few`): one story for 0, 1 or N-1 entrants, and no claim window first.
+  if (r.kind === 'gift-draw' && r.winners.length < r.gifts) return { name: 'picked' };
   if (r.winners.length === 0) return { name: 'nobody-eligible' };
   return claimWindowFits(c, s) ? { name: 'picked-for-claim' } : { name: 'picked' };
 }

@@ -20,13 +20,17 @@ interface MessageTemplates {
   reminder: string;
   /** Batched acknowledgement of new entrants. `{product} {new} {entrants}` */
   entered: string;
-  /** Nobody (eligible) entered. `{product} {gifter} {entrants}` */
+  /** Nobody (eligible) entered a link giveaway or a purchase's window. `{product} {gifter} {entrants}` */
   noEntrants: string;
   /**
-   * A gift draw with fewer eligible entrants than gifts: Fourthwall takes exactly one winner per
-   * gift, so the draw is handed back and reopened for all gifts. `{product} {gifter} {entrants} {count} {seconds} {enter}`
+   * A gift draw with fewer eligible entrants than gifts (none included): Fourthwall takes exactly
+   * one winner per gift, so the draw is handed back and reopened for all gifts.
+   * `{product} {gifter} {entrants} {eligible} {count} {seconds} {enter}`; `{eligible}` reads
+   * "no eligible entrant", "only 1 eligible entrant", "only 2 eligible entrants".
    */
   tooFewEntrants: string;
+  /** Fourthwall's redraw (a `REDO` draw) of gifts nobody won. Same placeholders as drawOpened. */
+  redrawOpened: string;
   /** Winners announced. `{product} {gifter} {winners} {delivery}` */
   winners: string;
   /** `{delivery}` when links stay private. */
@@ -163,7 +167,9 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
     entered: '{new} more joined the {product} giveaway ({entrants} entered).',
     noEntrants: 'Nobody entered the {product} giveaway, so there is no winner this time.',
     tooFewEntrants:
-      'Only {entrants} eligible for {count}x {product}: Fourthwall needs one winner per gift, so the draw reopens for all {count} in about {seconds}s. Type {enter} again then!',
+      '{product}: {eligible} for {count} gifts, and Fourthwall needs one winner per gift, so nobody wins this round. The draw reopens for all {count} in about {seconds}s: type {enter} then!',
+    redrawOpened:
+      '🔁 Redraw of {gifter}\'s {count}x {product}: nobody won the last round, so it is drawn again. Type {enter} in the next {seconds}s for a chance to win. (fairness commitment {commitment})',
     winners: '🏆 {product}: congratulations {winners}! {delivery}',
     deliveryPrivate: 'The streamer will send you your redeem link.',
     deliveryClaim: 'Get your prize at {claimUrl} (log in with Twitch).',

@@ -14,6 +14,7 @@ import { isoNow, persistQuietly, type FlowContext } from './context.js';
 import { mapFourthwallWinners } from './flows/gift-draw.js';
 import type { GiftDrawInfo } from './model.js';
 import { snapshot, type DrawSession } from './session.js';
+import { plural } from '../shared/plural.js';
 
 /**
  * The winners have their prizes: finished, announced, links delivered. A gift draw takes
@@ -36,7 +37,10 @@ export async function settleWinners(c: FlowContext, s: DrawSession, fourthwall?:
   c.events.emit('draw-finished', snapshot(r));
 }
 
-/** Nobody eligible entered: finished without winners (a gift draw's gift can be drawn again). */
+/**
+ * Nobody eligible entered a link giveaway or a gift purchase's window: finished without winners.
+ * (A gift draw short of winners, none included, is handed back instead: handBack.)
+ */
 export async function settleEmpty(c: FlowContext, s: DrawSession): Promise<void> {
   const r = s.record;
   r.status = 'finished';
@@ -44,16 +48,18 @@ export async function settleEmpty(c: FlowContext, s: DrawSession): Promise<void>
   c.draws.retire(s);
   c.logger.info({ drawId: s.id, entrants: s.entrants.size }, 'nobody eligible entered');
   c.announce.say('noEntrants', { product: r.offer.name, gifter: gifterOf(r), entrants: s.entrants.size }, 'normal');
-  if (r.kind === 'gift-draw') {
-    c.operator.notify(`Nobody eligible entered draw ${r.id} (${r.offer.name}); Fourthwall closes it after its deadline and the gift can be drawn again.`);
-  }
   await persistQuietly(c, s);
   c.events.emit('winners', snapshot(r), []);
   c.events.emit('draw-finished', snapshot(r));
 }
 
+/** `no eligible entrant`, `only 1 eligible entrant`, `only 2 eligible entrants`. */
+function eligibleText(n: number): string {
+  return n === 0 ? 'no eligible entrant' : `only ${plural(n, 'eligible entrant')}`;
+}
+
 /**
- * A gift draw with fewer eligible winners than gifts: Fourthwall accepts a finish only with one
+ * A gift draw with fewer eligible winners than gifts (none included): Fourthwall accepts a finish only with one
  * participant per available gift (GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH otherwise), so nothing is
  * sent; Fourthwall closes the draw at its deadline and reopens it (a REDO draw) with every gift,
  * which the bot runs like any draw. Recorded as failed with that reason (no winners: nobody got
@@ -64,7 +70,7 @@ export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
   const eligible = r.winners.length;
   s.clearTimers();
   r.status = 'failed';
-  const reason = `only ${eligible} eligible entrant(s) for ${r.gifts} gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all ${r.gifts} gifts after its deadline`;
+  const reason = `${eligibleText(eligible)} for ${r.gifts} gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all ${r.gifts} gifts after its deadline`;
   r.failure = { reason, at: isoNow(c.clock) };
   r.closedAt = isoNow(c.clock);
   r.winners = [];
@@ -77,6 +83,7 @@ export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
     product: r.offer.name,
     gifter: gifterOf(r),
     entrants: eligible,
+    eligible: eligibleText(eligible),
     count: r.gifts,
     seconds: Math.max(0, Math.ceil((s.fourthwallDeadlineMs - c.clock.now()) / 1000)),
     enter: c.settings.commands.enter,

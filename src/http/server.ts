@@ -43,6 +43,8 @@ export interface HealthReport {
   /** Why chat is degraded (only then). */
   chatReason?: string;
   openDraws: number;
+  /** One line per problem the streamer must fix (credentials refused at start-up), only when any. */
+  problems?: string[];
   [extra: string]: unknown;
 }
 

@@ -27,6 +27,8 @@ import { DemoPrinter, type TextSink } from './demo/output.js';
 import { playScript, withDemoMerchTrain, type DemoTimings } from './demo/script.js';
 import { DemoAborted, DemoWorld } from './demo/world.js';
 import { demoHelix, withDemoTwitch } from './demo/twitch.js';
+import { newWorldLine, startNewWorld } from './sandbox-world.js';
+import { plural } from '../shared/plural.js';
 
 export interface SandboxModeOptions {
   config: Config;
@@ -43,6 +45,8 @@ export interface SandboxModeOptions {
   colour?: boolean;
   /** Play the scripted stream first (default true; false goes straight to the prompt). */
   script?: boolean;
+  /** `npm start -- --reset`: the new world also gets a new dashboard token (sandbox-world.ts). */
+  reset?: boolean;
 }
 
 /** Time allowed for closing open draws when the demo stops (ms). */
@@ -114,6 +118,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
   printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');
+  const newWorld = newWorldLine(startNewWorld(config, { reset: options.reset === true }), config.dataDir);
+  if (newWorld) printer.note(newWorld);
   const stack = await startStack(withDemoTwitch(withDemoMerchTrain(config, timings)), logger, operator, timings, (t) => printer.note(t));
   const abort = new AbortController();
   const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });
@@ -136,7 +142,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       try {
         const open = engine.openDrawCount();
         if (open > 0) {
-          printer.narrate(`Closing ${open} open draw(s) now (${reason}): the sandbox shop ends with this process.`);
+          printer.narrate(`Closing ${plural(open, 'open draw')} now (${reason}): the sandbox shop ends with this process.`);
           engine.endNow();
           await Promise.race([engine.whenIdle(), new Promise((r) => setTimeout(r, CLOSE_DRAWS_MS).unref())]);
         }
@@ -154,10 +160,9 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   printer.note(`Fourthwall sandbox: ${stack.fourthwall.apiUrl} (shop site ${stack.fourthwall.shopUrl})`);
   printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
   printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
-  const token = stack.bot.pages.token;
+  // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;
   if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
-  printer.note(`Overlay (OBS): ${stack.bot.http.url}/overlay; dashboard: ${stack.bot.http.url}/dashboard?token=<${token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : `the token in ${token.file}`}>`);
 
   let ok = true;
   const input = options.input ?? process.stdin;
@@ -186,7 +191,9 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
     if (!interactive || queued.ended) {
       if (world.live) {
-        printer.narrate('The broadcaster ends the stream: "!stream offline" (the bot calls PUT /streaming/end).');
+        printer.narrate(
+          'The broadcaster sets the shop offline by hand: "!stream offline" (the bot calls PUT /streaming/end). The demo runs auto streaming (it followed the local Twitch stream at the start), so the bot answers that auto mode keeps this choice.',
+        );
         world.broadcast('!stream offline');
         await world.until(() => !world.live, STEP_TIMEOUT_MS, 'Fourthwall showing the stream as offline').catch((err: unknown) => {
           if (err instanceof DemoAborted) throw err;

@@ -109,13 +109,19 @@ const ROUTINE_CODES = new Set([
   'BEACON_UNAVAILABLE', 'SHOP_UNAVAILABLE',
 ]);
 
-/** True for a network failure (itself or through its `cause` chain), logged without a stack. */
+/**
+ * True for a network failure or an answer of a service with an HTTP error status (a refused
+ * credential, a 404, a 503: the message says it all), itself or through its `cause` chain;
+ * logged without a stack.
+ */
 export function isRoutineFailure(err: unknown): boolean {
   let e: unknown = err;
   for (let depth = 0; depth < 6 && e && typeof e === 'object'; depth++) {
     const code = (e as { code?: unknown }).code;
     const name = (e as { name?: unknown }).name;
+    const status = (e as { status?: unknown }).status;
     if ((typeof code === 'string' && ROUTINE_CODES.has(code)) || name === 'TimeoutError' || name === 'ConnectTimeoutError') return true;
+    if (typeof status === 'number' && status >= 400 && status <= 599) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

@@ -151,7 +151,7 @@ function isAvailable(p: Product): boolean {
 }
 
 /** id, slug or exact name first; then a unique partial match of name or slug. */
-function findProduct(products: readonly Product[], query: string): { ok: true; product: Product } | { ok: false; candidates: Product[] } {
+export function findProduct(products: readonly Product[], query: string): { ok: true; product: Product } | { ok: false; candidates: Product[] } {
   const q = query.trim().toLowerCase();
   for (const pick of [(p: Product) => p.id.toLowerCase() === q, (p: Product) => (p.slug ?? '').toLowerCase() === q, (p: Product) => p.name.trim().toLowerCase() === q]) {
     const hits = products.filter(pick);

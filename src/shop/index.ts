@@ -27,7 +27,7 @@ import {
   toSubscriptionAlert,
   toThankYouAlert,
 } from './alerts.js';
-import { Catalog } from './catalog.js';
+import { Catalog, findProduct } from './catalog.js';
 import { MerchTrain } from './merch-train.js';
 import { OrderFeed } from './order-feed.js';
 import { Promotions } from './promotions.js';
@@ -84,6 +84,10 @@ export class ShopFeatures {
       startLinkGiveaway: (...a) => d.engine.startLinkGiveaway(...a),
       events: d.engine.events,
       isLive: () => this.isLive(),
+      productName: async (query: string) => {
+        const match = findProduct(await d.api.listAllProducts({ maxPages: 5 }), query);
+        return match.ok ? match.product.name : undefined;
+      },
       ...(d.history ? { findDeparture: (since: string) => findDeparture(d.history!, since) } : {}),
       chat: d.chat,
       clock: d.clock,

@@ -69,6 +69,8 @@ export interface MerchTrainDeps {
   events: EventEmitter<GiveawayEventMap>;
   /** Whether the shop's stream is marked live. */
   isLive(): Promise<boolean>;
+  /** The shop's name of the product `merchTrain.product` names (an id, slug or name); undefined when not found. */
+  productName?(query: string): Promise<string | undefined>;
   /** The id of a giveaway the train (login `merch_train`) opened at or after `since`, from the history. */
   findDeparture?(since: string): Promise<string | undefined>;
   chat: Pick<ChatPort, 'say' | 'channelLogin' | 'channelId'>;
@@ -88,6 +90,10 @@ export class MerchTrain {
   private starting: Promise<void> | undefined;
   private readonly file: string;
   private readonly log: Logger;
+  /** The product's name as the shop shows it, once looked up (chat names it, never its slug). */
+  private productLabel: string | undefined;
+  /** The one look-up of that name (started by the first order counted). */
+  private lookingUp: Promise<string> | undefined;
   private readonly onEnded = (r: { kind: string }) => {
     if (r.kind === 'link-giveaway' && this.state.boarding) void this.serial(() => this.depart());
   };
@@ -150,7 +156,7 @@ export class MerchTrain {
   statusLine(): string {
     const s = this.d.settings;
     if (!s.enabled) return 'The merch train is not running on this channel.';
-    const reward = `a giveaway of ${s.product ?? 'merch'}`;
+    const reward = `a giveaway of ${this.productLabel ?? s.product ?? 'merch'}`;
     if (this.state.boarding) return `🚂 The merch train is boarding: ${reward} opens as soon as the current giveaway ends.`;
     if (s.minOrderTotal !== undefined)
       return `🚂 Merch train: every order of ${s.minOrderTotal.toFixed(2)} or more unlocks ${reward}. ${this.state.departures} departure(s) so far.`;
@@ -175,6 +181,7 @@ export class MerchTrain {
   private async count(order: Order): Promise<void> {
     const s = this.d.settings;
     if (!s.enabled || isRedemption(order)) return;
+    void this.rewardName(); // known by the time `!merch train` or the departure names it
     if (s.onlyWhileLive) {
       let live = true;
       try {
@@ -202,8 +209,23 @@ export class MerchTrain {
     const boardingSince = new Date(this.d.clock.now()).toISOString();
     this.state = { ...this.state, count: 0, departures: this.state.departures + 1, boarding: true, boardingSince };
     await this.save();
-    this.d.chat.say(render(s.announcement, { count: number, product: s.product ?? 'merch' }), { priority: 'normal' });
+    this.d.chat.say(render(s.announcement, { count: number, product: await this.rewardName() }), { priority: 'normal' });
     await this.depart();
+  }
+
+  /** The product's name in the shop (looked up once; the setting as written when the shop cannot say). */
+  private rewardName(): Promise<string> {
+    const query = this.d.settings.product;
+    if (!query) return Promise.resolve('merch');
+    const lookUp = async (): Promise<string> => {
+      try {
+        this.productLabel = await this.d.productName?.(query);
+      } catch (err) {
+        this.log.warn({ reason: (err as Error).message }, 'could not look the merch train product up; chat names it as the settings write it');
+      }
+      return this.productLabel ?? query;
+    };
+    return (this.lookingUp ??= lookUp());
   }
 
   /** Opens the train's giveaway; stays boarding while another link giveaway runs. */

@@ -303,8 +303,13 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     this.setState('disconnected');
   }
 
-  /** tmi.js's disconnect, waited for at most CLOSE_WAIT_MS (it never settles for a socket already closing). */
+  /**
+   * tmi.js's disconnect, waited for at most CLOSE_WAIT_MS (it never settles for a socket already
+   * closing); not called when tmi.js's socket is closed or was never opened (tmi.js would log
+   * "Cannot disconnect from server. Socket is not opened" for nothing).
+   */
   private async closeSocket(): Promise<void> {
+    if (this.client.readyState() === 'CLOSED') return;
     let timer: NodeJS.Timeout | undefined;
     const cap = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, CLOSE_WAIT_MS);
@@ -478,7 +483,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
 
   /** Half-open socket: closed through tmi.js's public disconnect(); its 'disconnected' schedules the reconnect (a close already under way reports it too). */
   private dropHalfOpen(): void {
-    if (this.closing || this.current !== 'connected') return;
+    if (this.closing || this.current !== 'connected' || this.client.readyState() === 'CLOSED') return;
     this.client.disconnect().catch(() => undefined);
   }
 

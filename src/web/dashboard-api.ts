@@ -13,6 +13,7 @@
  * answer. No GET changes anything. Bodies are JSON up to MAX_BODY bytes. Does not check the token
  * (the router does) or render HTML.
  */
+import { plural } from '../shared/plural.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeAccountRules, type AccountRules } from '../giveaway/account-rules.js';
 import { exclusionOf } from '../giveaway/eligibility.js';
@@ -48,6 +49,8 @@ export interface DashboardApiDeps {
   accountRules?: AccountRules;
   /** Prizes not redeemed yet, and a reminder for one of them (src/delivery). */
   delivery?: Pick<DeliveryTracker, 'waiting' | 'remind'>;
+  /** One line per problem the streamer must fix (e.g. credentials refused, app/credential-problems.ts); in `state.problems`. */
+  problems?: () => readonly string[];
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -106,7 +109,7 @@ export class DashboardApi {
       },
       end: () => {
         const n = d.engine.endNow();
-        return n ? { ok: true, message: `Closed ${n} draw(s); drawing the winners.` } : { ok: false, message: 'No giveaway is open.' };
+        return n ? { ok: true, message: `Closed ${plural(n, 'draw')}; drawing the winners.` } : { ok: false, message: 'No giveaway is open.' };
       },
       cancel: async () => {
         const res = await d.engine.cancel();
@@ -217,7 +220,16 @@ export class DashboardApi {
       };
     });
     const chat = this.d.chat.health();
-    return { now: this.d.clock.now(), mode: this.d.mode, chat: chat.chat, ...(chat.reason ? { chatReason: chat.reason } : {}), channel: this.d.chat.channelLogin, draws };
+    const problems = this.d.problems?.() ?? [];
+    return {
+      now: this.d.clock.now(),
+      mode: this.d.mode,
+      chat: chat.chat,
+      ...(chat.reason ? { chatReason: chat.reason } : {}),
+      ...(problems.length ? { problems } : {}),
+      channel: this.d.chat.channelLogin,
+      draws,
+    };
   }
 
   private async entrants(drawId: string, search: string): Promise<Json> {

@@ -54,6 +54,8 @@ export interface OperatorPagesDeps {
   accountRules?: DashboardApiDeps['accountRules'];
   /** The prizes waiting list (src/delivery). */
   delivery?: DashboardApiDeps['delivery'];
+  /** Problems the streamer must fix (credentials refused), shown in the dashboard's status. */
+  problems?: DashboardApiDeps['problems'];
 }
 
 export interface OperatorPages {

@@ -52,6 +52,7 @@ export function giftDrawStarted(c: FlowContext, draw: GiftDrawInfo, eventId?: st
       drawId: draw.id,
       ...(draw.giveawayId ? { giveawayId: draw.giveawayId } : {}),
       ...(eventId ? { eventId } : {}),
+      ...(draw.type === 'REDO' ? { redo: true } : {}),
     },
     offer: { id: draw.offer.id, name: draw.offer.name },
     gifts: available.length,

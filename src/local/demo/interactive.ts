@@ -14,6 +14,7 @@ import type { DemoPrinter } from './output.js';
 import type { DemoTimings } from './script.js';
 import { DemoAborted, type DemoWorld } from './world.js';
 import { claimAndRedeem } from './claim-visit.js';
+import { plural } from '../../shared/plural.js';
 
 export interface InteractiveOptions {
   world: DemoWorld;
@@ -66,7 +67,7 @@ function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
   const events = world.stack.bot.engine.events;
   const opened = (r: DrawRecord): void =>
     printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${new Date(r.closesAt).toLocaleTimeString()}; viewers type !enter.`);
-  const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${r.entrants} entrants; picking winners.`);
+  const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${plural(r.entrants, 'entrant')}; picking winners.`);
   const finished = (r: DrawRecord): void =>
     printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. npm run verify -- ${r.id}`);
   const failed = (r: DrawRecord): void => printer.problem(`Draw ${r.id} failed${r.failure ? `: ${r.failure.reason}` : ''}.`);
@@ -182,7 +183,7 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
             (n) =>
               n === 0
                 ? printer.note(`@${login}'s claim page says nothing is waiting for them.`)
-                : printer.success(`@${login} redeemed ${n} prize(s) on the shop's page: Fourthwall sends ORDER_PLACED, and the dashboard's "prizes waiting" list drops them.`),
+                : printer.success(`@${login} redeemed ${plural(n, 'prize')} on the shop's page: Fourthwall sends ORDER_PLACED, and the dashboard's "prizes waiting" list drops them.`),
             (err: unknown) => printer.problem(`@${login} could not redeem: ${(err as Error).message}`),
           );
           break;

@@ -19,6 +19,7 @@ import type { DrawRecord } from '../../giveaway/model.js';
 import type { SimViewerOptions } from '../../sandbox/chat/index.js';
 import type { DemoPrinter } from './output.js';
 import { claimAndRedeem } from './claim-visit.js';
+import { plural } from '../../shared/plural.js';
 import { DemoAborted, DemoTimeout, type DemoWorld, type DrawOutcome } from './world.js';
 
 /** Engine minimum for a link giveaway's entry window, in seconds. */
@@ -196,15 +197,19 @@ async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawR
   await world.until(said, timeoutMs, 'the winners announcement in chat');
 }
 
-/** Every winner opens the claim page, logs in with (the local) Twitch and redeems; the dashboard's list empties. */
-async function redeemStep(o: ScriptOptions, step: number): Promise<{ ok: boolean; problem?: string }> {
+/**
+ * Every winner of the script's own draws (`drawIds`) opens the claim page, logs in with (the
+ * local) Twitch and redeems; the dashboard's list empties.
+ */
+async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: number): Promise<{ ok: boolean; problem?: string }> {
   const { world, printer } = o;
   const bot = world.stack.bot;
   const claimUrl = bot.delivery.via().claimUrl;
   // The last draw's winners may still be being recorded (the tracker hears 'winners' and writes
   // each delivery): the list is read once those writes are over, so no winner is left out.
   await bot.delivery.idle();
-  const waiting = await bot.delivery.waiting();
+  const ours = new Set(drawIds);
+  const waiting = (await bot.delivery.waiting()).filter((p) => ours.has(p.drawId));
   if (!claimUrl || waiting.length === 0) return { ok: true };
   const base = claimUrl.replace(/\/claim$/, '');
   printer.narrate(
@@ -218,16 +223,16 @@ async function redeemStep(o: ScriptOptions, step: number): Promise<{ ok: boolean
   try {
     for (const login of winners) {
       const shown = await claimAndRedeem(base, login);
-      if (login === first) printer.note(`@${first}'s claim page showed ${shown} prize(s); redeemed.`);
+      if (login === first) printer.note(`@${first}'s claim page showed ${plural(shown, 'prize')}; redeemed.`);
     }
     printer.narrate(`The other winners do the same.`);
-    await world.prizesRedeemed(step);
+    await world.prizesRedeemed(ours, step);
   } catch (err) {
     if (err instanceof DemoAborted) throw err;
     return { ok: false, problem: `a winner could not redeem: ${(err as Error).message}` };
   }
-  const history = (await bot.repo.listDraws()).filter((r) => r.winners.some((w) => w.delivery?.redeemedAt)).length;
-  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and npm run history shows the delivery of ${history} draws as "all redeemed".`);
+  const redeemed = (await bot.repo.listDraws()).filter((r) => ours.has(r.id) && r.winners.some((w) => w.delivery?.redeemedAt)).length;
+  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and npm run history shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`);
   return { ok: true };
 }
 
@@ -242,8 +247,9 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   const { world, printer, timings } = o;
   const train = world.stack.bot.shop.train.snapshot();
   const every = train.everyOrders;
+  const prize = train.product ? (world.findProduct(train.product)?.name ?? train.product) : 'merch';
   printer.narrate(
-    `Supporters order merch: Fourthwall sends ORDER_PLACED with the buyer's email and address; the bot's alert shows only the chosen username and the product. Every ${every === 1 ? '' : `${every}${every === 2 ? 'nd' : 'th'} `}order is a merch train stop: a giveaway of ${train.product ?? 'merch'}.`,
+    `Supporters order merch: Fourthwall sends ORDER_PLACED with the buyer's email and address; the bot's alert shows only the chosen username and the product. Every ${every === 1 ? '' : `${every}${every === 2 ? 'nd' : 'th'} `}order is a merch train stop: a giveaway of ${prize}.`,
   );
   const trainOpened = world.nextEngineEvent('draw-opened', (r) => r.kind === 'link-giveaway', step * (every + 1), 'the merch train giveaway');
   let mark = world.mark();
@@ -253,7 +259,13 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   for (let i = 0; snap().departures === departures; i++) {
     const before = snap().count;
     world.order({ productId: SEED_PRODUCT_IDS.tshirt, username: BUYERS[i % BUYERS.length]! });
-    if (i === 0) await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
+    if (i === 0) {
+      await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
+      const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
+      printer.note(
+        `Alerts never flood chat: orders in the ${window} s after an alert are thanked together in one line when that window ends, so the next buyer's thank-you shows up about ${window} s later, whatever the stream is doing then.`,
+      );
+    }
     await world.until(() => snap().count !== before || snap().departures !== departures, step, 'the order counted by the merch train');
   }
   const record = await trainOpened.promise;
@@ -319,7 +331,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
         ? 'sends them to Fourthwall (PUT /gifting/draw/{id}/finish) and gets one redeem link per winner'
         : 'and gives each one of the purchase\'s gift links (purchase flow: no finish call)';
     printer.narrate(
-      `Time is up: ${closedRecord.entrants} entrants. The bot picks ${draw.gifts} winners from its committed seed, ${delivery}; links go to the streamer's console only (marked private), never to chat.`,
+      `Time is up: ${plural(closedRecord.entrants, 'entrant')}. The bot picks ${draw.gifts} winners from its committed seed, ${delivery}; links go to the streamer's console only (marked private), never to chat.`,
     );
     const outcome = await giftWatch.ended;
     if (outcome.status !== 'finished') {
@@ -363,7 +375,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     const linkClosedRecord = await linkWatch.closed;
     mark = world.mark();
     printer.narrate(
-      `Entries closed: ${linkClosedRecord.entrants} entrants. The bot draws ${link.gifts} winners and asks Fourthwall for ${link.gifts} giveaway links (POST /giveaway-links); the links go to the console only.`,
+      `Entries closed: ${plural(linkClosedRecord.entrants, 'entrant')}. The bot draws ${link.gifts} winners and asks Fourthwall for ${link.gifts} giveaway links (POST /giveaway-links); the links go to the console only.`,
     );
     const linkOutcome = await linkWatch.ended;
     if (linkOutcome.status !== 'finished') {
@@ -374,7 +386,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     await world.pause(pace);
 
     // 5. The prizes reach the winners.
-    const redeemOk = await redeemStep(o, step);
+    const redeemOk = await redeemStep(o, drawIds, step);
     if (!redeemOk.ok) return { ...redeemOk, drawIds };
     return { ok: true, drawIds };
   } catch (err) {

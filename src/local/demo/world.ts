@@ -121,8 +121,8 @@ export class DemoWorld {
     return this.clock.now();
   }
 
-  /** Resolves once no prize waits any more (on the delivery tracker's events), or rejects after `timeoutMs`. */
-  async prizesRedeemed(timeoutMs: number): Promise<void> {
+  /** Resolves once no prize of the draws `drawIds` waits any more (on the delivery tracker's events), or rejects after `timeoutMs`. */
+  async prizesRedeemed(drawIds: ReadonlySet<string>, timeoutMs: number): Promise<void> {
     const tracker = this.stack.bot.delivery;
     if (this.signal.aborted) throw new DemoAborted();
     await new Promise<void>((resolve, reject) => {
@@ -138,7 +138,7 @@ export class DemoWorld {
       };
       const check = () =>
         void tracker.waiting().then(
-          (list) => list.length === 0 && finish(),
+          (list) => !list.some((p) => drawIds.has(p.drawId)) && finish(),
           (err: unknown) => finish(err as Error),
         );
       const onAbort = () => finish(new DemoAborted());

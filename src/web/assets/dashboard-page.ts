@@ -42,6 +42,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <button id="logout" type="button">Sign out</button>
 </header>
 <div id="answer" role="status" hidden></div>
+<div id="problems" role="alert" hidden></div>
 <main>
 <section>
   <h2>Open draws</h2>
@@ -116,6 +117,7 @@ button.confirm { background: #b91c1c; color: #fff; } button:disabled { opacity: 
 .actions { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin: 8px 0; }
 #answer { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #dcfce7; }
 #answer.bad { background: #fee2e2; }
+#problems { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #fee2e2; font-weight: 600; }
 .draw { border: 1px solid #e4e0f5; border-radius: 10px; padding: 8px 12px; margin-bottom: 8px; }
 .draw .title { font-weight: 700; } .muted { color: #6b6590; } .checked { color: #1f7a3a; }
 .winner { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
@@ -297,6 +299,9 @@ function drawBlock(d) {
 
 function renderState() {
   $('status').textContent = state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') + ' · #' + state.channel;
+  const problems = state.problems || [];
+  $('problems').hidden = problems.length === 0;
+  $('problems').textContent = problems.join(' ');
   const open = state.draws.filter((d) => d.active);
   const recent = state.draws.filter((d) => !d.active && d.winners.length);
   $('open').replaceChildren(...(open.length ? open.map(drawBlock) : [el('p', 'muted', 'No draw is open.')]));
