@@ -1,5 +1,5 @@
 /** Helpers for storage tests: temp data dirs, open draw records, predicate waits. */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DrawRecord } from '../../src/giveaway/model.js';
@@ -49,4 +49,15 @@ export async function readHistoryLog(dir: string): Promise<{ header: unknown; dr
     byId.set(record['id'] as string, record);
   }
   return { header: JSON.parse(first!), draws: [...byId.values()], lines: rest.length, text };
+}
+
+/** The parts of a stored record the tampering tests edit. */
+type TamperedRecord = Record<string, unknown> & { fairness: { seed?: string; beacon?: Record<string, unknown> } };
+
+/** Saves an edited copy of draw `id` into `dir`'s history log as a tamperer would (a later line wins). */
+export async function tamperHistory(dir: string, id: string, edit: (record: TamperedRecord) => void): Promise<void> {
+  const record = (await readHistoryLog(dir)).draws.find((d) => d['id'] === id) as TamperedRecord | undefined;
+  if (!record) throw new Error(`tamperHistory: no draw ${id} in ${dir}`);
+  edit(record);
+  await appendFile(join(dir, 'history.jsonl'), `${JSON.stringify(record)}\n`);
 }
