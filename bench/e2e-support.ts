@@ -16,6 +16,7 @@ import { startLocalStack, type LocalStack } from '../src/local/local-stack.js';
 import { loadConfig } from '../src/config/index.js';
 import { fileSchema } from '../src/config/schema.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
+import type { FileSystem } from '../src/storage/disk.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { RequestRecord } from '../src/sandbox/fourthwall/index.js';
 import { noRoles, type ChatMessage } from '../src/shared/chat.js';
@@ -67,7 +68,14 @@ export interface BenchStack extends LocalStack {
  */
 export async function startBenchStack(
   drawSeconds = 3600,
-  options: { settings?: Record<string, unknown>; helix?: Parameters<typeof startLocalStack>[0]['helix'] } = {},
+  options: {
+    settings?: Record<string, unknown>;
+    helix?: Parameters<typeof startLocalStack>[0]['helix'];
+    /** The file system under the bot's storage (a bench that times its syncs). */
+    fileSystem?: FileSystem;
+    /** Run the sandbox beacon at drand quicknet's real period (3 s) and draw with it, as live. */
+    beacon?: boolean;
+  } = {},
 ): Promise<BenchStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
   try {
@@ -80,6 +88,8 @@ export async function startBenchStack(
       fourthwall: { drawDurationSeconds: drawSeconds },
       chat: { botIsMod: true },
       ...(options.helix ? { helix: options.helix } : {}),
+      ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
+      ...(options.beacon ? { beacon: true } : {}),
     });
     stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
     return {

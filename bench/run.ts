@@ -1,9 +1,11 @@
 /**
  * Runs every benchmark module in one process (ratios are measured within one run because the
- * machines are shared and noisy), prints a table and writes bench/results.json.
+ * machines are shared and noisy), prints a table, writes bench/results.json (ignored) and adds the
+ * rows to the committed, dated bench/results/<date>-node<major>.json (see recordResults).
  * Usage: npm run bench [-- name-filter]
  */
-import { writeFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { BenchModule, BenchResult } from './types.js';
@@ -40,3 +42,29 @@ console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of rows) console.log(line(r));
 writeFileSync(join(here, 'results.json'), JSON.stringify({ at: new Date().toISOString(), node: process.version, results: all }, null, 2) + '\n');
 console.log(`\nwrote bench/results.json (${all.length} results)`);
+console.log(`recorded in ${recordResults(all)}`);
+
+/**
+ * Adds this run's rows to the committed, dated results file `bench/results/<date>-node<major>.json`
+ * (one row per line, so a README figure can name its line), with the Node version, the machine and
+ * its load, and BENCH_NOTE (say what else the machine was doing). A row measured again the same
+ * day replaces the earlier one.
+ */
+function recordResults(results: BenchResult[]): string {
+  const at = new Date().toISOString();
+  const file = join(here, 'results', `${at.slice(0, 10)}-node${process.versions.node.split('.')[0]}.json`);
+  mkdirSync(dirname(file), { recursive: true });
+  const machine = `${os.type()} ${os.release()} ${os.arch()}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
+  const run = { at, node: process.version, machine, load1: Number(os.loadavg()[0]!.toFixed(1)), note: process.env['BENCH_NOTE'] ?? '', command: `npm run bench${filter ? ` -- ${filter}` : ''}` };
+  const rows = new Map<string, string>();
+  if (existsSync(file)) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const m = /^ {4}(\{"name":"[^"]+".*\}),?$/.exec(line);
+      if (m) rows.set((JSON.parse(m[1]!) as { name: string }).name, m[1]!);
+    }
+  }
+  for (const r of results) rows.set(r.name, JSON.stringify({ name: r.name, value: r.value, unit: r.unit, target: r.target, ok: r.ok, detail: r.detail, ...run }));
+  const body = [...rows.values()].map((r) => `    ${r}`).join(',\n');
+  writeFileSync(file, `{\n  "rows": [\n${body}\n  ]\n}\n`);
+  return file;
+}

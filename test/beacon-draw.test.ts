@@ -3,7 +3,7 @@
  * drand client talking over a socket to the sandbox beacon, both on one ManualClock, so the test
  * decides when the beacon round is published. Checks: the close announcement (digest + round) is
  * in chat while that round still answers 425 Too Early; the winners come after the round, under
- * drand-v2, and verify; the unrevealed seed lives in a 0600 file and never in history.json; an
+ * drand-v2, and verify; the unrevealed seed lives in a 0600 file and never in the history; an
  * unreachable beacon falls back to the seed alone, says so and records it; the round is announced
  * only once the record naming it is saved (a failed save is retried, and a round never saved is
  * never announced).
@@ -73,14 +73,14 @@ describe('a draw with the sandbox beacon', () => {
     const { svc, chat, clock, beacon, repo, dir } = await setup();
     await openWithEntrants(svc, 'p1', ['alice', 'bob', 'carol', 'dave', 'erin']);
 
-    // Open: the seed is in an owner-only file, not in history.json.
+    // Open: the seed is in an owner-only file, not in the history.
     const seedFile = join(dir, 'seeds', 'p1.seed');
     expect((await stat(seedFile)).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, 'seeds'))).mode & 0o777).toBe(0o700);
     const seedHex = (await readFile(seedFile, 'utf8')).trim();
     expect(seedHex).toMatch(/^[0-9a-f]{64}$/);
     await repo.flush();
-    expect(await readFile(join(dir, 'history.json'), 'utf8')).not.toContain(seedHex);
+    expect(await readFile(join(dir, 'history.jsonl'), 'utf8')).not.toContain(seedHex);
 
     expect(svc.endNow()).toBe(1);
     await waitFor(() => chat.matching(/Entries closed/).length === 1, 'the close announcement');

@@ -15,7 +15,7 @@ import { randomnessOf, signRound } from '../src/fairness/drand.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { KNOWN_ANSWERS, localChain, sandboxRecord, vectorRecord } from './support/beacon-vectors.js';
 import { captureIo } from './support/cli-io.js';
-import { tempDataDir } from './support/storage-helpers.js';
+import { tamperHistory, tempDataDir } from './support/storage-helpers.js';
 
 type Beacon = { chain: string; round: number; randomness: string; signature: string };
 const beaconOf = (r: DrawRecord) => r.fairness.beacon as Beacon;
@@ -127,11 +127,10 @@ describe('npm run verify over a data directory', () => {
     const lines = (await readFile(file, 'utf8')).split('\n');
     lines[1] = lines[1]!.replace(/\t(\d+)$/, (_, w: string) => `\t${Number(w) + 1}`);
     await writeFile(file, lines.join('\n'));
-    const history = JSON.parse(await readFile(join(dir, 'history.json'), 'utf8'));
-    const rec = history.draws.find((d: { id: string }) => d.id === 'sig-edited');
-    rec.fairness.beacon.signature = KNOWN_ANSWERS[0]!.signature;
-    rec.fairness.beacon.randomness = KNOWN_ANSWERS[0]!.randomness;
-    await writeFile(join(dir, 'history.json'), JSON.stringify(history));
+    await tamperHistory(dir, 'sig-edited', (rec) => {
+      rec.fairness.beacon!['signature'] = KNOWN_ANSWERS[0]!.signature;
+      rec.fairness.beacon!['randomness'] = KNOWN_ANSWERS[0]!.randomness;
+    });
   });
   afterAll(() => cleanup());
 

@@ -128,14 +128,15 @@ describe('history CLI', () => {
     await broken.cleanup();
   });
 
-  it('a truncated history.json: prints the draws of history.json.bak and warns naming both files', async () => {
+  it('a folder of an older version with a truncated history.json: prints the draws of history.json.bak and warns naming both files', async () => {
     const damaged = await tempDataDir();
-    const repo = await FileDrawRepository.open(damaged.dir);
-    await repo.saveDraw(finishedRecord({ id: 'first' }));
-    await repo.saveDraw(finishedRecord({ id: 'second' }));
-    await repo.close();
-    const { truncate } = await import('node:fs/promises');
-    await truncate(`${damaged.dir}/history.json`, 10);
+    const { writeFile } = await import('node:fs/promises');
+    const stored = (id: string) => {
+      const { frozenEntrants: _f, ...record } = finishedRecord({ id });
+      return record;
+    };
+    await writeFile(`${damaged.dir}/history.json.bak`, JSON.stringify({ version: 1, draws: [stored('first')] }, null, 2));
+    await writeFile(`${damaged.dir}/history.json`, JSON.stringify({ version: 1, draws: [stored('first'), stored('second')] }, null, 2).slice(0, 10));
     const c = captureIo(damaged.dir);
     expect(await runHistoryCli(['--json'], c.io)).toBe(0);
     expect(JSON.parse(c.out()).map((r: { id: string }) => r.id)).toEqual(['first']);

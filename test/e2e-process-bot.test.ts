@@ -6,10 +6,10 @@
  * verify` on that draw (and on a tampered copy), a clean SIGTERM with a draw left open, and finally
  * the captured stdout/stderr (no terminal): no secret and no gift link, the console points to them.
  */
-import { cp, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { thumbnailUrl } from '../src/streaming/service.js';
+import { tamperHistory } from './support/storage-helpers.js';
 import {
   callsOf,
   enterAll,
@@ -192,12 +192,10 @@ describe('the real bot process', () => {
     const copy = await makeTempDir('giftdrop-e2e-tampered-');
     cleanups.push(copy.cleanup);
     await cp(dataDir, copy.dir, { recursive: true });
-    const file = join(copy.dir, 'history.json');
-    const history = JSON.parse(await readFile(file, 'utf8')) as { draws: { id: string; fairness: { seed: string } }[] };
-    const stored = history.draws.find((d) => d.id === id)!;
-    const seed = stored.fairness.seed;
-    stored.fairness.seed = (seed[0] === '0' ? '1' : '0') + seed.slice(1);
-    await writeFile(file, JSON.stringify(history));
+    await tamperHistory(copy.dir, id, (stored) => {
+      const seed = stored.fairness.seed!;
+      stored.fairness.seed = (seed[0] === '0' ? '1' : '0') + seed.slice(1);
+    });
     const bad = await runNpmScript('verify', [id], { dataDir: copy.dir });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain(`draw ${id} does NOT verify: seed does not match commitment`);

@@ -2,7 +2,7 @@
  * The REAL bot process (`node --import tsx src/main.ts`) and its data directory: one bot per
  * DATA_DIR (a second instance, or `npm run setup`, exits non-zero naming the lock and the holder's
  * PID and changes nothing; a clean exit releases the lock; sandbox mode locks DATA_DIR/sandbox), a restart after a kill (the stale lock is taken over,
- * a truncated history.json is started from history.json.bak, both said in the output), a corrupt
+ * a history log whose last save was cut short keeps every whole record), a corrupt
  * line in the middle of an open draw's journal (reported by draw id and line; the draw resumes and
  * is drawn among every other entrant), and partial live credentials (exit non-zero naming each
  * missing variable; DATA_DIR not even created).
@@ -104,7 +104,7 @@ describe('one bot per DATA_DIR', () => {
     running.push(first);
     const lockFile = join(dataDir, 'giftdrop.lock');
     expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: first.pid });
-    const historyBefore = await readFile(join(dataDir, 'history.json'));
+    const historyBefore = await readFile(join(dataDir, 'history.jsonl'));
     const filesBefore = await snapshot(dataDir);
 
     const second = await runMain(botProcessEnv(servers, { dataDir }), 15_000);
@@ -123,7 +123,7 @@ describe('one bot per DATA_DIR', () => {
     expect(setup.stderr).toContain(`${lockFile} is held by another giftdrop (PID ${first.pid})`);
     expect(setup.stdout).toBe('');
 
-    expect(await readFile(join(dataDir, 'history.json'))).toEqual(historyBefore);
+    expect(await readFile(join(dataDir, 'history.jsonl'))).toEqual(historyBefore);
     expect(await snapshot(dataDir)).toEqual(filesBefore);
     expect((await first.health()).status).toBe(200);
 
@@ -132,7 +132,7 @@ describe('one bot per DATA_DIR', () => {
     expect(existsSync(lockFile)).toBe(false);
   }, 60_000);
 
-  it('after a kill -9: the stale lock is taken over and a truncated history.json starts from .bak, both said in the output', async () => {
+  it('after a kill -9: the stale lock is taken over (said in the output) and a history log whose last save was cut short keeps every whole record', async () => {
     const dataDir = join(root, 'crashed');
     await seedHistory(dataDir, ['kept_1', 'kept_2']);
     const crashed = await spawnBot(servers, { dataDir, configFile: settingsFile });
@@ -140,15 +140,13 @@ describe('one bot per DATA_DIR', () => {
     await crashed.kill('SIGKILL');
     const lockFile = join(dataDir, 'giftdrop.lock');
     expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: crashed.pid });
-    const history = join(dataDir, 'history.json');
-    await truncate(history, Math.floor((await stat(history)).size / 3));
+    const history = join(dataDir, 'history.jsonl');
+    await truncate(history, (await stat(history)).size - 20); // kept_2's line, torn
 
     const bot = await spawnBot(servers, { dataDir, configFile: settingsFile });
     running.push(bot);
     const out = bot.output();
     expect(out).toContain(`taking over ${lockFile}: its owner (PID ${crashed.pid}`);
-    expect(out).toContain(`${history} is unreadable`);
-    expect(out).toContain(`started from the previous generation ${history}.bak`);
     expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: bot.pid });
     expect((await bot.health()).status).toBe(200);
     expect(await bot.kill('SIGTERM')).toMatchObject({ code: 0 });
@@ -176,7 +174,7 @@ describe('sandbox mode', () => {
       );
       expect(second.stdout).toBe('');
       // The demo never touches the live data.
-      expect(existsSync(join(dataDir, 'history.json'))).toBe(false);
+      expect(existsSync(join(dataDir, 'history.jsonl'))).toBe(false);
     } finally {
       first.child.kill('SIGINT');
       await first.exited;

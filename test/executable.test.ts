@@ -58,7 +58,7 @@ describe.skipIf(!built)(`the Linux single executable${skipped}`, () => {
     expect({ code: demo.code, tail: demo.stdout.slice(-400) }).toMatchObject({ code: 0 });
     expect(demo.stdout).toMatch(/Gift draw finished: @\w+.* won/);
     // The data went where the .env beside the executable says; the folder it was started from stays empty.
-    expect(existsSync(join(home, 'saved-data', 'sandbox', 'history.json'))).toBe(true);
+    expect(existsSync(join(home, 'saved-data', 'sandbox', 'history.jsonl'))).toBe(true);
     expect(await readdir(start)).toEqual([]);
 
     const history = await runProcess(exe, ['history', '--json'], {}, 60_000, start);

@@ -92,8 +92,8 @@ describe('npm start without credentials and without a terminal', () => {
     expect(draws.map((d) => d.kind)).toEqual(['link-giveaway', 'link-giveaway', 'gift-draw']);
     // Sandbox data lives in DATA_DIR/sandbox, apart from live data, and says so; the lock is released.
     for (const d of draws) expect(d.mode).toBe('sandbox');
-    expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'history.json'))).toBe(true);
-    expect(existsSync(join(env.DATA_DIR!, 'history.json'))).toBe(false);
+    expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'history.jsonl'))).toBe(true);
+    expect(existsSync(join(env.DATA_DIR!, 'history.jsonl'))).toBe(false);
     expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'giftdrop.lock'))).toBe(false);
     for (const d of draws) expect(d.status).toBe('finished');
     const [link, train, gift] = draws as [(typeof draws)[0], (typeof draws)[0], (typeof draws)[0]];

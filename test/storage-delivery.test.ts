@@ -3,14 +3,14 @@
  * attached to the winners of every record read, never overwritten by a draw save, and absent
  * (not an error) for histories from before it existed.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { toExport } from '../src/storage/export.js';
 import { deliveryLabel, deliverySummary } from '../src/delivery/state.js';
 import { finishedRecord } from './support/fairness-records.js';
-import { tempDataDir } from './support/storage-helpers.js';
+import { readHistoryLog, tempDataDir } from './support/storage-helpers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -42,7 +42,7 @@ describe('delivery state in the history', () => {
     await repo.saveDraw(stale);
     await repo.updateDelivery('lg_d', b.userId, { redeemedAt: '2026-01-01T00:01:00.000Z', orderFriendlyId: 'ORD1' });
     await repo.close();
-    expect(JSON.parse(await readFile(join(dir, 'history.json'), 'utf8')).draws[0].winners[0].delivery).toBeUndefined();
+    expect(((await readHistoryLog(dir)).draws[0]!['winners'] as { delivery?: unknown }[])[0]!.delivery).toBeUndefined();
     expect((await stat(join(dir, 'delivery.json'))).mode & 0o777).toBe(0o600);
 
     const ro = await FileDrawRepository.open(dir, { readOnly: true });

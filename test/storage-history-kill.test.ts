@@ -1,9 +1,10 @@
 /**
- * A kill -9 in the middle of history writes, at 20 random points: a real child process saves
- * finished draws one after another (every save rewrites history.json durably) and is SIGKILLed
- * after a random number of completed saves plus a random delay. After every kill the history is
- * readable as it is (no fallback to history.json.bak needed) and holds every draw the child had
- * reported finished; a restart removes the temp file a killed write left behind.
+ * A kill -9 in the middle of history writes, at 20 random points: a real child process (first
+ * migrating a 300-draw history.json of older versions) saves finished draws one after another
+ * (each appended to history.jsonl and synced) and is SIGKILLed after a random number of completed
+ * saves plus a random delay. After every kill the history is readable as it is (a torn last line
+ * is dropped quietly) and holds every draw the child had reported finished; a restart removes any
+ * temp file a killed write left behind.
  */
 import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
@@ -49,7 +50,7 @@ function runAndKill(dir: string, saves: number, delayMs: number): Promise<string
   });
 }
 
-describe('history.json under kill -9', () => {
+describe('the history log under kill -9', () => {
   it('stays readable with every finished draw, at 20 random kill points', async () => {
     const temp = await tempDataDir();
     cleanup = temp.cleanup;
@@ -68,7 +69,7 @@ describe('history.json under kill -9', () => {
 
       const repo = await FileDrawRepository.open(temp.dir, { readOnly: true });
       try {
-        expect(repo.notes, `round ${round}: history.json itself must be readable`).toEqual([]);
+        expect(repo.notes, `round ${round}: the history log must be readable`).toEqual([]);
         const byId = new Map((await repo.listDraws()).map((r) => [r.id, r]));
         expect(byId.size).toBeGreaterThanOrEqual(300 + reported.length);
         for (const id of reported) expect(byId.get(id)?.status, `round ${round}: ${id}`).toBe('finished');

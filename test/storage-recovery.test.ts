@@ -1,19 +1,24 @@
 /**
- * Recovery of damaged data files (FileDrawRepository on a real temp directory): a truncated or
- * missing history.json starts from history.json.bak and says so naming both files; a corrupt line
+ * Recovery of damaged data files (FileDrawRepository on a real temp directory): a history log
+ * whose last line is torn keeps the previous version of that draw, an unreadable line elsewhere is
+ * reported naming the file and line; a folder of older versions (history.json) migrates once,
+ * keeping history.json as history.v1.json, and verifies; a truncated history.json migrates from
+ * history.json.bak and says so naming both files; a corrupt line
  * in the middle of a journal is reported (draw id, line number) and the draw resumes with every
  * other entrant; an unreadable journal is quarantined and the other draws still resume; owner-only
  * modes on everything created; records carry the mode (older ones read as live).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logging/index.js';
 import { FileDrawRepository, toExport } from '../src/storage/index.js';
 import { finishedRecord, makeEntrant } from './support/fairness-records.js';
-import { openRecord, tempDataDir } from './support/storage-helpers.js';
+import { openRecord, readHistoryLog, tempDataDir } from './support/storage-helpers.js';
+import { runVerifyCli } from '../src/cli/verify.js';
+import { captureIo } from './support/cli-io.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -47,65 +52,106 @@ async function open(options: Parameters<typeof FileDrawRepository.open>[1] = {})
   return repo;
 }
 
-describe('history.json and its previous generation', () => {
-  it('a truncated history.json: starts from history.json.bak, loudly naming both files, and keeps the damaged file', async () => {
+describe('the history log (history.jsonl)', () => {
+  it('a last line torn by a power cut: that save is dropped quietly, the draw keeps its previous version, the next save starts a new line', async () => {
     const first = await open();
     await first.saveDraw(finishedRecord({ id: 'one' }));
-    await first.saveDraw(finishedRecord({ id: 'two' }));
+    await first.saveDraw(openRecord('two'));
+    await first.saveDraw({ ...openRecord('two'), status: 'cancelled' });
     await first.close();
-    const file = join(dir, 'history.json');
-    // .bak is the generation before the last write: it holds draw "one".
-    expect(JSON.parse(await readFile(`${file}.bak`, 'utf8')).draws.map((d: { id: string }) => d.id)).toEqual(['one']);
+    const file = join(dir, 'history.jsonl');
     const size = (await stat(file)).size;
-    await truncate(file, Math.floor(size / 2));
-    const damaged = await readFile(file, 'utf8');
-
-    // Read-only (the CLIs): the same fallback, nothing renamed.
-    const reader = await open({ readOnly: true });
-    expect(reader.notes).toHaveLength(1);
-    expect((await reader.listDraws()).map((r) => r.id)).toEqual(['one']);
-    expect(await readFile(file, 'utf8')).toBe(damaged);
-
-    const log = capture();
-    const repo = await open({ logger: log.logger });
-    expect((await repo.listDraws()).map((r) => r.id)).toEqual(['one']);
-    expect(repo.notes).toHaveLength(1);
-    const note = repo.notes[0]!;
-    expect(note).toContain(`${file} is unreadable`);
-    expect(note).toContain(`started from the previous generation ${file}.bak`);
-    const warning = log.lines().find((l) => l['level'] === 40 && String(l['msg']).includes('previous generation'));
-    expect(warning?.['msg']).toBe(note);
-    const kept = (await readdir(dir)).filter((n) => n.startsWith('history.json.corrupt-'));
-    expect(kept).toHaveLength(1);
-    expect(await readFile(join(dir, kept[0]!), 'utf8')).toBe(damaged);
-    expect(note).toContain(join(dir, kept[0]!));
-
-    // The bot goes on: the next save writes a good history.json and .bak stays a good generation.
+    await truncate(file, size - 40);
+    const repo = await open();
+    expect(repo.notes, JSON.stringify(repo.notes)).toEqual([]);
+    expect((await repo.getDraw('two'))!.status).toBe('open');
     await repo.saveDraw(finishedRecord({ id: 'three' }));
     await repo.close();
     const again = await open();
     expect(again.notes).toEqual([]);
-    expect((await again.listDraws()).map((r) => r.id).sort()).toEqual(['one', 'three']);
-    expect(JSON.parse(await readFile(`${file}.bak`, 'utf8')).draws.map((d: { id: string }) => d.id)).toEqual(['one']);
+    expect((await again.listDraws()).map((r) => r.id).sort()).toEqual(['one', 'three', 'two']);
   });
 
-  it('an empty history.json (power cut) or a missing one beside a .bak also starts from .bak', async () => {
+  it('an unreadable line in the middle is skipped with a note naming the file and the line; the other draws load', async () => {
     const first = await open();
     await first.saveDraw(finishedRecord({ id: 'a' }));
     await first.saveDraw(finishedRecord({ id: 'b' }));
     await first.close();
-    const file = join(dir, 'history.json');
-    await writeFile(file, '');
+    const file = join(dir, 'history.jsonl');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines[1] = '{"id":"a",garbage';
+    await writeFile(file, lines.join('\n'));
+    const log = capture();
+    const repo = await open({ logger: log.logger });
+    expect(repo.notes).toEqual([`${file}: line 2 is unreadable and was skipped (the draw keeps its previous saved version, if any)`]);
+    expect((await repo.listDraws()).map((r) => r.id)).toEqual(['b']);
+    expect(log.lines().some((l) => l['level'] === 40 && l['line'] === 2)).toBe(true);
+  });
+
+  it('a file that is not a giftdrop history log is refused naming it, and left as it was', async () => {
+    const file = join(dir, 'history.jsonl');
+    await writeFile(file, 'hello\n');
+    await expect(FileDrawRepository.open(dir)).rejects.toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
+    expect(await readFile(file, 'utf8')).toBe('hello\n');
+  });
+});
+
+/** A data folder as older versions wrote it: history.json (pretty JSON, version 1) and draws/. */
+async function legacyFolder(records: ReturnType<typeof finishedRecord>[]): Promise<{ file: string; text: string }> {
+  const writer = await open();
+  for (const r of records) await writer.saveDraw(r);
+  await writer.close();
+  const draws = (await readHistoryLog(dir)).draws;
+  const file = join(dir, 'history.json');
+  const text = JSON.stringify({ version: 1, draws }, null, 2);
+  await writeFile(file, text);
+  await rm(join(dir, 'history.jsonl'));
+  return { file, text };
+}
+
+describe('migration of a data folder written by older versions (history.json)', () => {
+  it('opens, migrates once keeping history.json as history.v1.json, and verifies', async () => {
+    const { file, text } = await legacyFolder([finishedRecord({ id: 'm1', entrants: 30, winners: 2 }), finishedRecord({ id: 'm2' })]);
+    // Read-only (the CLIs) reads it where it is and changes nothing.
+    const reader = await open({ readOnly: true });
+    expect((await reader.listDraws()).map((r) => r.id).sort()).toEqual(['m1', 'm2']);
+    await reader.close();
+    expect(await readFile(file, 'utf8')).toBe(text);
+    expect(existsSync(join(dir, 'history.jsonl'))).toBe(false);
+
     const repo = await open();
-    expect(repo.notes[0]).toMatch(/is unreadable/);
-    expect((await repo.listDraws()).map((r) => r.id)).toEqual(['a']);
+    expect(repo.notes).toHaveLength(1);
+    expect(repo.notes[0]).toContain(`the previous ${file} is kept as ${join(dir, 'history.v1.json')}`);
+    expect(existsSync(file)).toBe(false);
+    expect(await readFile(join(dir, 'history.v1.json'), 'utf8')).toBe(text);
+    expect((await readHistoryLog(dir)).draws.map((d) => d['id'])).toEqual(['m1', 'm2']);
+    await repo.saveDraw(finishedRecord({ id: 'm3' }));
     await repo.close();
-    // After the quarantine there is no history.json, only the .bak: still started from it.
-    const next = await open();
-    expect(next.notes[0]).toBe(
-      `${file} is missing: started from the previous generation ${file}.bak. The draws saved after ${file}.bak was written may be missing from the history.`,
-    );
-    expect((await next.listDraws()).map((r) => r.id)).toEqual(['a']);
+
+    // Once: the next open reads the log, says nothing, and leaves the backup as it was.
+    const again = await open();
+    expect(again.notes).toEqual([]);
+    expect((await again.listDraws()).map((r) => r.id).sort()).toEqual(['m1', 'm2', 'm3']);
+    await again.close();
+    expect(await readFile(join(dir, 'history.v1.json'), 'utf8')).toBe(text);
+
+    const c = captureIo(dir);
+    expect(await runVerifyCli(['m1'], c.io), c.err()).toBe(0);
+    expect(c.out()).toMatch(/m1/);
+  });
+
+  it('a truncated history.json: migrated from history.json.bak, loudly naming both files, the damaged one kept', async () => {
+    const { file } = await legacyFolder([finishedRecord({ id: 'one' })]);
+    await writeFile(`${file}.bak`, await readFile(file));
+    await writeFile(file, '{"version":1,"draws":[{"id":"one"');
+    const log = capture();
+    const repo = await open({ logger: log.logger });
+    expect(repo.notes[0]).toContain(`${file} is unreadable`);
+    expect(repo.notes[0]).toContain(`started from the previous generation ${file}.bak`);
+    expect(log.lines().some((l) => l['level'] === 40 && String(l['msg']).includes('previous generation'))).toBe(true);
+    expect((await readdir(dir)).filter((n) => n.startsWith('history.json.corrupt-'))).toHaveLength(1);
+    expect((await repo.listDraws()).map((r) => r.id)).toEqual(['one']);
+    expect(existsSync(join(dir, 'history.jsonl'))).toBe(true);
   });
 
   it('both unreadable: a clear error naming both files, and nothing changed', async () => {
@@ -194,7 +240,7 @@ describe('files under DATA_DIR', () => {
       if (s.isDirectory()) for (const name of await readdir(path)) await walk(join(path, name));
     };
     await walk(join(dir, 'fresh'));
-    for (const name of ['history.json', 'history.json.bak', 'events.jsonl', 'journal/o1.jsonl', 'draws/f1.entrants.tsv'])
+    for (const name of ['history.jsonl', 'events.jsonl', 'journal/o1.jsonl', 'draws/f1.entrants.tsv'])
       expect(seen).toContain(join(data, name));
   });
 });
@@ -206,7 +252,7 @@ describe('mode on records', () => {
     await writeFile(join(dir, 'history.json'), JSON.stringify({ version: 1, draws: [stored] }));
     const repo = await open({ mode: 'sandbox' });
     await repo.saveDraw(finishedRecord({ id: 'new' }));
-    const onDisk = JSON.parse(await readFile(join(dir, 'history.json'), 'utf8')).draws as { id: string; mode?: string }[];
+    const onDisk = (await readHistoryLog(dir)).draws as { id: string; mode?: string }[];
     expect(onDisk.map((d) => [d.id, d.mode])).toEqual([
       ['old', undefined],
       ['new', 'sandbox'],

@@ -11,7 +11,7 @@ import { entrantLine } from '../src/giveaway/entrants/journal-line.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import { finishedRecord, makeEntrant } from './support/fairness-records.js';
-import { openRecord, tempDataDir, waitFor } from './support/storage-helpers.js';
+import { openRecord, readHistoryLog, tempDataDir, waitFor } from './support/storage-helpers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -36,10 +36,10 @@ describe('FileDrawRepository: records', () => {
     const repo = await openRepo();
     const record = finishedRecord({ id: 'lg_one', entrants: 40, winners: 3, rerollPicks: [1] });
     await repo.saveDraw(record);
-    const history = JSON.parse(await readFile(join(dir, 'history.json'), 'utf8'));
-    expect(history.version).toBe(1);
-    expect(history.draws[0].id).toBe('lg_one');
-    expect(history.draws[0].frozenEntrants).toBeUndefined();
+    const history = await readHistoryLog(dir);
+    expect(history.header).toEqual({ giftdrop: 'history', version: 2 });
+    expect(history.draws[0]!['id']).toBe('lg_one');
+    expect(history.draws[0]!['frozenEntrants']).toBeUndefined();
     const body = await readFile(join(dir, 'draws', 'lg_one.entrants.tsv'));
     const eol = body.indexOf(0x0a);
     expect(body.subarray(0, eol).toString('utf8')).toBe('giftdrop-entrants\t2\t"lg_one"\t40');

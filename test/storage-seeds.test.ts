@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { toExport } from '../src/storage/export.js';
-import { openRecord, tempDataDir } from './support/storage-helpers.js';
+import { openRecord, readHistoryLog, tempDataDir } from './support/storage-helpers.js';
 
 const SEED = '5eed'.repeat(16);
 const cleanups: (() => Promise<void>)[] = [];
@@ -34,7 +34,7 @@ describe('seed vault', () => {
     const file = join(dir, 'seeds', 'd1.seed');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, 'seeds'))).mode & 0o777).toBe(0o700);
-    expect(await readFile(join(dir, 'history.json'), 'utf8')).not.toContain(SEED);
+    expect((await readHistoryLog(dir)).text).not.toContain(SEED);
     expect((await repo.getDraw('d1'))!.pendingSeed).toBe(SEED);
     await repo.close();
 
@@ -56,7 +56,7 @@ describe('seed vault', () => {
     await repo.saveDraw({ ...openRecord('d2'), pendingSeed: SEED });
     await repo.saveDraw({ ...openRecord('d2'), status: 'cancelled', pendingSeed: SEED });
     await expect(stat(join(dir, 'seeds', 'd2.seed'))).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(await readFile(join(dir, 'history.json'), 'utf8')).not.toContain(SEED);
+    expect((await readHistoryLog(dir)).text).not.toContain(SEED);
   });
 
   it('writes the seed file once, not on every save of the draw, and removes it at the reveal', async () => {
@@ -108,7 +108,7 @@ describe('seed vault', () => {
     expect(await left('journal')).toEqual(['.d1.jsonl.tmp']);
   });
 
-  it('migrates an old history.json that still holds pendingSeed when it is opened (both generations clean)', async () => {
+  it('migrates an old history.json that still holds pendingSeed when it is opened (the log and both kept generations clean)', async () => {
     const { dir, cleanup } = await tempDataDir();
     cleanups.push(cleanup);
     const OTHER = 'c0de'.repeat(16);
@@ -134,7 +134,7 @@ describe('seed vault', () => {
     const file = join(dir, 'seeds', 'old.seed');
     expect((await readFile(file, 'utf8')).trim()).toBe(SEED);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    for (const name of ['history.json', 'history.json.bak']) {
+    for (const name of ['history.jsonl', 'history.v1.json', 'history.json.bak']) {
       const text = await readFile(join(dir, name), 'utf8');
       expect(text, name).not.toContain(SEED);
       expect(text, name).not.toContain('pendingSeed');

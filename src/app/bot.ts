@@ -23,6 +23,7 @@ import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { FileDrawRepository } from '../storage/index.js';
+import type { FileSystem } from '../storage/disk.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
 import { startTwitchAuth, type ChatConnectOptions, type TwitchAuthStartup } from '../twitch/startup.js';
@@ -60,6 +61,8 @@ export interface BotOptions {
   client?: Partial<FourthwallClientOptions>;
   /** Event intake and catch-up poll tuning (tests: clock, short retry and poll intervals, poll in sandbox mode). */
   events?: { clock?: Clock; retryBaseMs?: number; pollIntervalMs?: number; forcePoll?: boolean };
+  /** The file system under the storage's disk protocol (benches time its syncs). Default: this machine's. */
+  fileSystem?: FileSystem;
   /** Wraps the draw storage the engine uses (fault-injection tests). */
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
@@ -226,7 +229,12 @@ export interface Adapters {
 
 export async function openAdapters(c: BotContext): Promise<Adapters> {
   const { config, logger, clock, options, stops } = c;
-  const repo = await FileDrawRepository.open(config.dataDir, { clock, logger, mode: config.mode });
+  const repo = await FileDrawRepository.open(config.dataDir, {
+    clock,
+    logger,
+    mode: config.mode,
+    ...(options.fileSystem ? { fileSystem: options.fileSystem } : {}),
+  });
   stops.save('history', 'the draw history', () => repo.close());
   const client = new FourthwallClient({
     apiUrl: config.fourthwall.apiUrl,

@@ -73,7 +73,11 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
     c.announce.say('rerollExhausted', { old: `@${old.login}`, product: r.offer.name }, 'normal');
     return { ok: false, message: render('Nobody is left to replace {name}.', { name }) };
   }
-  announceReroll(c, s, swap.old, swap.winner, by.roles.broadcaster ? 'rerolled by the broadcaster' : 'rerolled by a moderator');
+  const reason = by.roles.broadcaster ? 'rerolled by the broadcaster' : 'rerolled by a moderator';
+  // Saved before it is said in chat: a power cut after the announcement keeps the new winner
+  // (test/storage-power-cut.test.ts).
+  await c.work.track(persistQuietly(c, s));
+  announceReroll(c, s, swap.old, swap.winner, reason);
   if (inClaim) {
     void c.fire(s, { name: 'rerolled-in-claim', winner: swap.winner });
     await c.work.track(persistQuietly(c, s));
@@ -81,6 +85,5 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
   }
   if (swap.winner.redeemUrl) c.announce.deliverPassedOnLink(s, swap.old, swap.winner);
   if (r.status === 'finished') c.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
-  await c.work.track(persistQuietly(c, s));
   return { ok: true, id: s.id };
 }

@@ -40,7 +40,7 @@ export interface LocalStackOptions {
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi'>;
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem'>;
 }
 
 export interface LocalStack {

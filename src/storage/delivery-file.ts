@@ -9,7 +9,8 @@
  */
 import { z } from 'zod';
 import type { Delivery } from '../giveaway/model.js';
-import { parseJsonFile, readIfExists, writeFileAtomic } from './files.js';
+import type { Disk } from './disk.js';
+import { parseJsonFile } from './files.js';
 
 const deliverySchema = z.looseObject({
   announcedAt: z.string(),
@@ -33,15 +34,16 @@ export class DeliveryFile {
   private chain: Promise<void> = Promise.resolve();
 
   private constructor(
+    private readonly disk: Disk,
     private readonly file: string,
     private readonly data: DeliveryData,
   ) {}
 
   /** Loads `file` (absent: empty). Throws STORAGE_CORRUPT naming the file when it is damaged. */
-  static async load(file: string): Promise<DeliveryFile> {
-    const text = await readIfExists(file);
+  static async load(disk: Disk, file: string): Promise<DeliveryFile> {
+    const text = await disk.readText(file);
     const data = text === undefined ? { version: 1 as const, draws: {} } : parseJsonFile(file, text, fileSchema);
-    return new DeliveryFile(file, data);
+    return new DeliveryFile(disk, file, data);
   }
 
   /** A copy of one winner's state. */
@@ -62,7 +64,7 @@ export class DeliveryFile {
     for (const k of Object.keys(next) as (keyof Delivery)[]) if (next[k] === undefined) delete next[k];
     draw[userId] = next as DeliveryData["draws"][string][string];
     const text = JSON.stringify(this.data, null, 1);
-    const run = this.chain.then(() => writeFileAtomic(this.file, text));
+    const run = this.chain.then(() => this.disk.writeAtomic(this.file, text));
     this.chain = run.catch(() => undefined);
     return run.then(() => ({ ...next }));
   }

@@ -2,15 +2,15 @@
  * The bounded set of processed webhook event ids, persisted so a redelivery after a restart is
  * still recognised. Stored as `<file>`: one JSON string per line, appended per new id (cost
  * independent of the set size); when the file holds more than twice the bound it is rewritten
- * atomically (durably) with only the newest `max` ids. The file is created 0600; appends are not
- * fsynced one by one (see persist). The oldest ids are evicted first. Does not: expire
+ * by the disk protocol's whole-file write with only the newest `max` ids. Appends go through the
+ * disk protocol (file created 0600, its directory synced before use) and are synced before `mark`
+ * resolves; ids marked while a write is under way share one append and one sync (group commit).
+ * The oldest ids are evicted first. Does not: expire
  * ids by time, or interpret them.
  */
-import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import type { AppendFile, Disk } from './disk.js';
 import { StorageError } from './errors.js';
-import { dirname } from 'node:path';
-import { FILE_MODE, fsyncDir, readIfExists, writeFileAtomic } from './files.js';
 
 /** Persistent, bounded, insertion-ordered set of processed event ids. */
 export class ProcessedEvents {
@@ -20,22 +20,30 @@ export class ProcessedEvents {
   private readonly ids = new Set<string>();
   private linesInFile = 0;
   private needsNewline = false;
-  private handle: FileHandle | undefined;
+  private handle: AppendFile | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** Ids marked since the last write started, and the write that will carry them. */
+  private queued: string[] = [];
+  private nextWrite: Promise<void> | undefined;
 
-  private constructor(file: string, max: number, logger: Logger) {
+  private constructor(
+    private readonly disk: Disk,
+    file: string,
+    max: number,
+    logger: Logger,
+  ) {
     this.file = file;
     this.max = max;
     this.logger = logger;
   }
 
   /** Loads the set from `file` (absent file: empty set). A torn last line is ignored. */
-  static async load(file: string, max: number, logger: Logger): Promise<ProcessedEvents> {
+  static async load(disk: Disk, file: string, max: number, logger: Logger): Promise<ProcessedEvents> {
     if (!Number.isSafeInteger(max) || max < 1) {
       throw new StorageError('STORAGE_INVALID', `maxProcessedEvents must be a positive integer, got ${max}`);
     }
-    const events = new ProcessedEvents(file, max, logger);
-    const text = await readIfExists(file);
+    const events = new ProcessedEvents(disk, file, max, logger);
+    const text = await disk.readText(file);
     if (text !== undefined) {
       const lines = text.split('\n');
       lines.forEach((line, i) => {
@@ -79,7 +87,8 @@ export class ProcessedEvents {
 
   /**
    * Records `id`. Returns false (and writes nothing) if it was already there. Resolves once the id
-   * is in the file; if writing fails the id is forgotten again and the error is thrown.
+   * is synced to the file (ids marked while a write is under way share the next append and sync);
+   * if writing fails the id is forgotten again and the error is thrown.
    */
   mark(id: string): Promise<boolean> {
     if (typeof id !== 'string' || id.length === 0) {
@@ -87,7 +96,13 @@ export class ProcessedEvents {
     }
     if (this.ids.has(id)) return Promise.resolve(false);
     this.remember(id);
-    const run = this.chain.then(() => this.persist(id));
+    this.queued.push(id);
+    const run = (this.nextWrite ??= this.chain.then(() => {
+      this.nextWrite = undefined;
+      const batch = this.queued;
+      this.queued = [];
+      return this.persist(batch);
+    }));
     this.chain = run.catch(() => undefined);
     return run.then(
       () => true,
@@ -98,26 +113,25 @@ export class ProcessedEvents {
     );
   }
 
-  private async persist(id: string): Promise<void> {
-    if (this.linesInFile + 1 > 2 * this.max) {
+  private async persist(batch: string[]): Promise<void> {
+    if (this.linesInFile + batch.length > 2 * this.max) {
       await this.handle?.close();
       this.handle = undefined;
       const ids = [...this.ids];
-      await writeFileAtomic(this.file, ids.map((x) => JSON.stringify(x) + '\n').join(''));
+      await this.disk.writeAtomic(this.file, ids.map((x) => JSON.stringify(x) + '\n').join(''));
       this.linesInFile = ids.length;
+      this.needsNewline = false;
       this.logger.debug({ kept: ids.length }, 'compacted the processed events file');
       return;
     }
-    if (!this.handle) {
-      this.handle = await open(this.file, 'a', FILE_MODE);
-      await fsyncDir(dirname(this.file));
-    }
-    // Not fsynced per id: the webhook acknowledgement waits for this write, and a flush per id
-    // slowed the ack sharply in `npm run bench -- webhook`. A power cut can forget the last ids;
-    // the engine still ignores a draw id it already has.
-    await this.handle.appendFile((this.needsNewline ? '\n' : '') + JSON.stringify(id) + '\n', 'utf8');
+    this.handle ??= await this.disk.openAppend(this.file);
+    const text = (this.needsNewline ? '\n' : '') + batch.map((x) => JSON.stringify(x) + '\n').join('');
+    await this.handle.append(Buffer.from(text, 'utf8'));
     this.needsNewline = false;
-    this.linesInFile += 1;
+    // Synced before the caller is answered: the webhook is acknowledged only once its id would
+    // survive a power cut (concurrent webhooks share one sync).
+    await this.handle.datasync();
+    this.linesInFile += batch.length;
   }
 
   /** Waits for pending writes. */

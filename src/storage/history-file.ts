@@ -1,7 +1,10 @@
 /**
- * history.json and its previous good generation, history.json.bak.
+ * history.json and its previous good generation, history.json.bak: the history as older versions
+ * kept it, read only to migrate it to the history log (history-open.ts) and by the read-only CLIs
+ * on a folder not migrated yet. The bot never saves a draw here.
  *
- * Writing (lowdb adapter): every write is durable (temp, fsync, rename, fsync of the directory)
+ * Writing (lowdb adapter, used only by the one-time seed migration of seed-migration.ts on such a
+ * folder): every write goes through the disk protocol (disk.ts: temp, sync, rename, directory sync)
  * and first keeps the current file as `.bak` when that file is known good (it was read or written
  * by this process), so `.bak` only ever holds a good generation.
  * Reading: a readable history.json is used as is. An unreadable or truncated one (or a missing one
@@ -13,7 +16,8 @@
 import type { Adapter } from 'lowdb';
 import type { Logger } from 'pino';
 import { StorageError } from './errors.js';
-import { parseJsonFile, quarantineFile, readIfExists, writeFileAtomic } from './files.js';
+import type { Disk } from './disk.js';
+import { parseJsonFile } from './files.js';
 import { HISTORY_VERSION, historySchema, type HistoryData } from './schemas.js';
 
 export interface LoadedHistory {
@@ -36,12 +40,13 @@ function tryParse(file: string, text: string | undefined): { data?: HistoryData;
 /** Loads the history, falling back to `.bak` as described in the module comment. */
 export async function loadHistory(
   file: string,
-  options: { readOnly: boolean; logger: Logger; nowMs: number },
+  options: { disk: Disk; readOnly: boolean; logger: Logger; nowMs: number },
 ): Promise<LoadedHistory> {
   const backup = `${file}.bak`;
-  const current = tryParse(file, await readIfExists(file));
+  const { disk } = options;
+  const current = tryParse(file, await disk.readText(file));
   if (current.data) return { data: current.data, currentGood: true, notes: [] };
-  const previous = tryParse(backup, await readIfExists(backup));
+  const previous = tryParse(backup, await disk.readText(backup));
   if (!current.error && !previous.data && !previous.error) {
     return { data: { version: HISTORY_VERSION, draws: [] }, currentGood: false, notes: [] };
   }
@@ -55,7 +60,7 @@ export async function loadHistory(
     ? `${file} is unreadable (${current.error.message.replace(/; it was left untouched$/, '')}): started from the previous generation ${backup}`
     : `${file} is missing: started from the previous generation ${backup}`;
   if (current.error && !options.readOnly) {
-    const kept = await quarantineFile(file, options.nowMs);
+    const kept = await disk.quarantine(file, options.nowMs);
     note += `; the damaged file is kept as ${kept}`;
   }
   note += `. The draws saved after ${backup} was written may be missing from the history.`;
@@ -66,6 +71,7 @@ export async function loadHistory(
 /** lowdb adapter writing history.json durably and keeping the previous good generation. */
 export class DurableHistoryFile implements Adapter<HistoryData> {
   constructor(
+    private readonly disk: Disk,
     private readonly file: string,
     private currentGood: boolean,
   ) {}
@@ -75,7 +81,7 @@ export class DurableHistoryFile implements Adapter<HistoryData> {
   }
 
   async write(data: HistoryData): Promise<void> {
-    await writeFileAtomic(this.file, JSON.stringify(data, null, 2), { backup: this.currentGood });
+    await this.disk.writeAtomic(this.file, JSON.stringify(data, null, 2), { backup: this.currentGood });
     this.currentGood = true;
   }
 }

@@ -3,10 +3,11 @@
  * line (giveaway/entrants/journal-line.ts: a compact array, or the entrant object; both are read). Appends are
  * buffered in memory as UTF-8 bytes (encoded straight into one growing buffer per draw by
  * journal-line.ts, no string per line; written buffers are reused) and written (one append per
- * draw per flush, on a kept-open file) within `flushIntervalMs`, so the cost of an entry never
+ * draw per flush, on a file kept open by the disk protocol, disk.ts: created 0600 with its
+ * directory synced before any line in it is relied on) within `flushIntervalMs`, so the cost of an entry never
  * depends on the history size and a killed process loses at most the last interval. Reading
  * tolerates a torn last line (a crash in the middle of a write); a later append first terminates
- * such a line so it cannot swallow the next entry. Journals are created 0600. `recover` (at
+ * such a line so it cannot swallow the next entry. `recover` (at
  * restore) repairs a journal: a torn last line is trimmed quietly; unreadable lines elsewhere, or
  * an unreadable file, are reported by draw id and line number, the damaged file is kept as
  * `<file>.corrupt-<timestamp>` and the journal goes on with every readable entrant. Each flush's
@@ -15,7 +16,6 @@
  * is lost (the sync runs on libuv's thread pool, never on the event loop). Does not: deduplicate
  * (readers do), know draw statuses, or sync each entry on its own.
  */
-import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EntrantRows } from '../giveaway/entrant-rows.js';
@@ -23,12 +23,14 @@ import type { Entrant } from '../giveaway/model.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import { LineBytes, entrantOfLine } from '../giveaway/entrants/index.js';
 import { StorageError } from './errors.js';
-import { FILE_MODE, fileStem, idFromStem, quarantineFile, readIfExists, replaceKeepingDamaged, writeFileAtomic } from './files.js';
+import type { AppendFile, Disk } from './disk.js';
+import { fileStem, idFromStem } from './files.js';
 import { entrantSchema } from './schemas.js';
 
 const SUFFIX = '.jsonl';
 
 export interface JournalOptions {
+  disk: Disk;
   dir: string;
   clock: Clock;
   logger: Logger;
@@ -104,6 +106,7 @@ function encodeRows(p: Pending): LineBytes {
 
 /** Per-draw append-only entry journals with a timed write-behind buffer. */
 export class EntryJournal {
+  private readonly disk: Disk;
   private readonly dir: string;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -111,12 +114,13 @@ export class EntryJournal {
   private buffers = new Map<string, Pending>();
   /** Written line buffers, emptied, for the next pending lines (see SPARE_MAX). */
   private readonly spare: LineBytes[] = [];
-  private readonly handles = new Map<string, Promise<{ handle: FileHandle; needsNewline: boolean }>>();
+  private readonly handles = new Map<string, Promise<{ handle: AppendFile; needsNewline: boolean }>>();
   private chain: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
   private closed = false;
 
   constructor(options: JournalOptions) {
+    this.disk = options.disk;
     this.dir = options.dir;
     this.clock = options.clock;
     this.logger = options.logger;
@@ -181,7 +185,7 @@ export class EntryJournal {
       try {
         const entry = await this.handleOf(drawId);
         const bytes = lines.bytes();
-        await entry.handle.appendFile(entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes);
+        await entry.handle.append(entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes);
         entry.needsNewline = false;
         // One data sync per draw per flush (not per entry): the batch is on the disk itself, not
         // only in the OS cache, before the next batch is written (a power loss loses at most the
@@ -215,18 +219,13 @@ export class EntryJournal {
     }
   }
 
-  private handleOf(drawId: string): Promise<{ handle: FileHandle; needsNewline: boolean }> {
+  private handleOf(drawId: string): Promise<{ handle: AppendFile; needsNewline: boolean }> {
     let entry = this.handles.get(drawId);
     if (!entry) {
       entry = (async () => {
-        const handle = await open(this.fileOf(drawId), 'a+', FILE_MODE);
-        const { size } = await handle.stat();
-        let needsNewline = false;
-        if (size > 0) {
-          const last = Buffer.alloc(1);
-          await handle.read(last, 0, 1, size - 1);
-          needsNewline = last[0] !== 0x0a;
-        }
+        const handle = await this.disk.openAppend(this.fileOf(drawId));
+        const size = await handle.size();
+        const needsNewline = size > 0 && (await handle.read(size - 1, 1))[0] !== 0x0a;
         return { handle, needsNewline };
       })();
       this.handles.set(drawId, entry);
@@ -240,7 +239,7 @@ export class EntryJournal {
     this.buffers.delete(drawId);
     const run = this.chain.then(async () => {
       await this.closeHandle(drawId);
-      await rm(this.fileOf(drawId), { force: true });
+      await this.disk.remove(this.fileOf(drawId));
     });
     this.chain = run.catch(() => undefined);
     return run;
@@ -260,7 +259,7 @@ export class EntryJournal {
   async read(drawId: string): Promise<Entrant[]> {
     await this.flush();
     const file = this.fileOf(drawId);
-    const text = await readIfExists(file);
+    const text = await this.disk.readText(file);
     if (text === undefined) return [];
     const parsed = parseJournal(text);
     if (parsed.tornLast) this.logger.debug({ drawId, file }, 'ignoring a torn last journal line (interrupted write)');
@@ -286,10 +285,10 @@ export class EntryJournal {
     const file = this.fileOf(drawId);
     let text: string | undefined;
     try {
-      text = await readIfExists(file);
+      text = await this.disk.readText(file);
     } catch (err) {
       await this.closeHandle(drawId).catch(() => undefined);
-      const kept = await quarantineFile(file, nowMs);
+      const kept = await this.disk.quarantine(file, nowMs);
       return {
         entrants: [],
         badLines: [],
@@ -308,10 +307,10 @@ export class EntryJournal {
     const body = [readable.bytes()];
     if (parsed.badLines.length === 0) {
       this.logger.debug({ drawId, file }, 'dropped a torn last journal line (interrupted write)');
-      await writeFileAtomic(file, body);
+      await this.disk.writeAtomic(file, body);
       return { entrants: parsed.entrants, badLines: [] };
     }
-    const kept = await replaceKeepingDamaged(file, body, nowMs);
+    const kept = await this.disk.replaceKeepingDamaged(file, body, nowMs);
     const lines = parsed.badLines.join(', ');
     return {
       entrants: parsed.entrants,
@@ -325,13 +324,7 @@ export class EntryJournal {
 
   /** Draw ids that have a journal file. */
   async drawIds(): Promise<string[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+    const names = await this.disk.list(this.dir);
     const ids: string[] = [];
     for (const name of names) {
       if (!name.endsWith(SUFFIX)) continue;

@@ -1,11 +1,11 @@
 /**
  * FileDrawRepository: the DrawRepository port on local files under one data directory.
  *
- *   <dataDir>/history.json             lowdb 7 document `{ version: 1, draws: [...] }`: every draw
- *                                      record, WITHOUT its frozen entrant list; rewritten durably
- *                                      only on saveDraw, i.e. on state changes (history-file.ts).
- *   <dataDir>/history.json.bak         the previous good generation, started from (loudly) when
- *                                      history.json is unreadable.
+ *   <dataDir>/history.jsonl            the history: lowdb 7 over an append-only log of draw records
+ *                                      (history-log.ts; opened and migrated by history-open.ts): a
+ *                                      save appends the changed record and syncs, whatever the
+ *                                      history's length; every record WITHOUT its frozen entrant list.
+ *   <dataDir>/history.v1.json          the history.json of older versions, kept once migrated.
  *   <dataDir>/draws/<id>.entrants.tsv  the frozen entrant list of a closed draw (entrants-file.ts:
  *                                      the exact bytes its digest hashes behind a header line; atomic
  *                                      write, loaded lazily by getDraw/openDraws), written once per
@@ -36,11 +36,11 @@
  * repaired (a copy of the damaged file kept) and reported by draw id and line: the other draws and
  * entrants carry on. Recoveries are logged and listed in `notes`. A damaged events file is reported
  * with a StorageError naming the file. Read-only mode (the CLIs) never creates or changes a file, so
- * it is safe to run beside the bot. Does not: lock the directory against a second process (lock.ts,
- * taken by the entry points), or fsync the journal per entry (durability is against process death
- * within flushIntervalMs).
+ * it is safe to run beside the bot. Every file goes through the disk protocol (disk.ts), so what a
+ * save, an event mark or a journal flush resolved survives a power cut, not only a killed process
+ * (test/storage-power-cut.test.ts); the journal is synced once per flush (flushIntervalMs), not per
+ * entry. Does not: lock the directory against a second process (lock.ts, taken by the entry points).
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
@@ -51,13 +51,14 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
 import { ProcessedEvents } from './events.js';
-import { fileStem, mkdirPrivate, quarantineFile, readIfExists, removeStaleTemps, writeFileAtomic } from './files.js';
-import { DurableHistoryFile, loadHistory } from './history-file.js';
+import { Disk, nodeDisk, type FileSystem } from './disk.js';
+import { fileStem } from './files.js';
+import { openHistory } from './history-open.js';
+import type { HistoryLog } from './history-log.js';
 import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
 import { DeliveryFile } from './delivery-file.js';
-import { migratePendingSeeds } from './seed-migration.js';
 import { storedRecordSchema, type HistoryData } from './schemas.js';
 
 export interface FileDrawRepositoryOptions {
@@ -71,6 +72,8 @@ export interface FileDrawRepositoryOptions {
   readOnly?: boolean;
   /** Stamped on every saved record that has none. Default 'live'. */
   mode?: 'live' | 'sandbox';
+  /** The file system under the disk protocol (tests record or simulate one). Default: this machine's. */
+  fileSystem?: FileSystem;
 }
 
 type StoredRecord = HistoryData['draws'][number];
@@ -92,9 +95,11 @@ export class FileDrawRepository implements DrawRepository {
   private readonly readOnly: boolean;
   private readonly mode: 'live' | 'sandbox';
   private readonly clock: Clock;
-  /** What was recovered while opening or reading (a history from its .bak, quarantined files). */
+  /** What was recovered while opening or reading (a migration, a history from its .bak, quarantined files). */
   readonly notes: string[];
   private readonly byId = new Map<string, StoredRecord>();
+  /** Each draw's index in `db.data.draws` (a save replaces it there without a scan). */
+  private readonly positions = new Map<string, number>();
   private readonly seeds: SeedVault;
   /** Per draw: the seed known to be in its vault file, or GONE once the file was removed. */
   private readonly seedFiles = new Map<string, string>();
@@ -103,6 +108,8 @@ export class FileDrawRepository implements DrawRepository {
   private saves: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly deliveries: DeliveryFile;
+  private readonly disk: Disk;
+  private readonly log: HistoryLog;
 
   private constructor(
     dataDir: string,
@@ -111,21 +118,26 @@ export class FileDrawRepository implements DrawRepository {
     events: ProcessedEvents | undefined,
     logger: Logger,
     readOnly: boolean,
-    options: { mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
+    options: { historyFile: string; log: HistoryLog; disk: Disk; mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
   ) {
+    this.disk = options.disk;
     this.deliveries = options.deliveries;
     this.dataDir = dataDir;
     this.mode = options.mode;
     this.clock = options.clock;
     this.notes = options.notes;
-    this.historyFile = join(dataDir, 'history.json');
+    this.historyFile = options.historyFile;
+    this.log = options.log;
     this.db = db;
     this.journal = journal;
     this.events = events;
     this.logger = logger;
     this.readOnly = readOnly;
-    this.seeds = new SeedVault(dataDir);
-    for (const record of db.data.draws) this.byId.set(record.id, record);
+    this.seeds = new SeedVault(options.disk, dataDir);
+    db.data.draws.forEach((record, i) => {
+      this.byId.set(record.id, record);
+      this.positions.set(record.id, i);
+    });
   }
 
   /**
@@ -140,18 +152,19 @@ export class FileDrawRepository implements DrawRepository {
       throw new StorageError('STORAGE_INVALID', `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`);
     }
     const clock = options.clock ?? systemClock;
-    const historyFile = join(dataDir, 'history.json');
-    const loaded = await loadHistory(historyFile, { readOnly, logger, nowMs: clock.now() });
+    const disk = options.fileSystem ? new Disk(options.fileSystem) : nodeDisk;
+    // The history first: a damaged one stops the start before anything is created.
+    const history = await openHistory(dataDir, { disk, readOnly, logger, nowMs: clock.now() });
     if (!readOnly) {
-      await mkdirPrivate(join(dataDir, 'journal'));
-      await mkdirPrivate(join(dataDir, 'draws'));
-      // Every folder writeFileAtomic writes in (history, events, merch train; entrants; seeds;
+      await disk.mkdirs(join(dataDir, 'journal'));
+      await disk.mkdirs(join(dataDir, 'draws'));
+      // Every folder writeAtomic writes in (history, events, merch train; entrants; seeds;
       // journal repairs): temps of an interrupted write, by our own temp-name pattern only.
-      for (const sub of ['', 'draws', 'seeds', 'journal']) await removeStaleTemps(join(dataDir, sub));
+      for (const sub of ['', 'draws', 'seeds', 'journal']) await disk.removeStaleTemps(join(dataDir, sub));
     }
-    const db = new Low<HistoryData>(new DurableHistoryFile(historyFile, loaded.currentGood), loaded.data);
-    await migratePendingSeeds(db, new SeedVault(dataDir), readOnly);
+    const db = history.db;
     const journal = new EntryJournal({
+      disk,
       dir: join(dataDir, 'journal'),
       clock,
       logger,
@@ -159,12 +172,15 @@ export class FileDrawRepository implements DrawRepository {
     });
     const events = readOnly
       ? undefined
-      : await ProcessedEvents.load(join(dataDir, 'events.jsonl'), options.maxProcessedEvents ?? 10_000, logger);
-    const deliveries = await DeliveryFile.load(join(dataDir, 'delivery.json'));
+      : await ProcessedEvents.load(disk, join(dataDir, 'events.jsonl'), options.maxProcessedEvents ?? 10_000, logger);
+    const deliveries = await DeliveryFile.load(disk, join(dataDir, 'delivery.json'));
     return new FileDrawRepository(dataDir, db, journal, events, logger, readOnly, {
+      disk,
       mode: options.mode ?? 'live',
       clock,
-      notes: loaded.notes,
+      notes: history.notes,
+      historyFile: history.file,
+      log: history.log,
       deliveries,
     });
   }
@@ -221,16 +237,17 @@ export class FileDrawRepository implements DrawRepository {
     if (frozen) {
       const key = stored.fairness.entrantsDigest ? `${stored.fairness.entrantsDigest}:${frozen.length}` : frozen;
       if (this.frozenWritten.get(stored.id) !== key) {
-        await writeFileAtomic(this.entrantsFile(stored.id), await entrantsFileChunks(stored.id, frozen));
-        await rm(this.entrantsFile(stored.id, ENTRANTS_SUFFIX_V1), { force: true });
+        await this.disk.writeAtomic(this.entrantsFile(stored.id), await entrantsFileChunks(stored.id, frozen));
+        await this.disk.remove(this.entrantsFile(stored.id, ENTRANTS_SUFFIX_V1));
         this.frozenWritten.set(stored.id, key);
       }
     }
     const draws = this.db.data.draws;
-    const previous = this.byId.get(stored.id);
-    if (previous) draws[draws.indexOf(previous)] = stored;
-    else draws.push(stored);
+    const at = this.positions.get(stored.id);
+    if (at !== undefined) draws[at] = stored;
+    else this.positions.set(stored.id, draws.push(stored) - 1);
     this.byId.set(stored.id, stored);
+    this.log.touch(stored);
     await this.db.write();
     if (sealed && this.seedFiles.get(stored.id) !== GONE) {
       await this.seeds.discard(stored.id);
@@ -246,16 +263,16 @@ export class FileDrawRepository implements DrawRepository {
   private async loadFrozen(id: string): Promise<FrozenEntrant[] | undefined> {
     let file = this.entrantsFile(id);
     try {
-      let text = await readIfExists(file);
+      let text = await this.disk.readText(file);
       if (text === undefined) {
         file = this.entrantsFile(id, ENTRANTS_SUFFIX_V1);
-        text = await readIfExists(file);
+        text = await this.disk.readText(file);
       }
       if (text === undefined) return undefined;
       return parseEntrantsFile(file, text);
     } catch (err) {
       if (this.readOnly) throw err;
-      const kept = await quarantineFile(file, this.clock.now());
+      const kept = await this.disk.quarantine(file, this.clock.now());
       const note = `draw ${id}: its entrant list ${file} is damaged (${(err as Error).message.replace(/; it was left untouched$/, '')}); kept as ${kept}`;
       this.logger.error({ drawId: id, file, kept }, note);
       this.notes.push(note);
@@ -432,6 +449,7 @@ export class FileDrawRepository implements DrawRepository {
       this.closed = true;
       await this.journal.close();
       await this.events?.close();
+      await this.log.close();
     }
   }
 }

@@ -2,7 +2,7 @@
  * The dashboard token and how a request proves it has it.
  *
  * Contract: the token is GIFTDROP_DASHBOARD_TOKEN when set, else read from (or generated once
- * into) DATA_DIR/dashboard.token, created owner-only (0600; an existing one that others can write
+ * into) DATA_DIR/dashboard.token by the disk protocol (src/storage/disk.ts), owner-only (0600; an existing one that others can write
  * or that someone else owns is refused at start, see src/storage/files.ts `checkPrivate`). A
  * request is authorised by `Authorization: Bearer <token>`, by a session cookie, or, on a page GET
  * only, by `?token=`. Sessions are server-side: a random 256-bit id (never derived from the token)
@@ -15,10 +15,10 @@
  * browser sends an Origin, the page's own origin. Does not route requests or print the token.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { LruCache } from '../shared/lru-cache.js';
+import { nodeDisk } from '../storage/disk.js';
 import { checkPrivate } from '../storage/files.js';
 
 /** The session cookie's name prefix; the server's port follows it. */
@@ -39,14 +39,12 @@ export interface DashboardToken {
 export async function loadDashboardToken(dataDir: string, fromEnv?: string): Promise<DashboardToken> {
   if (fromEnv) return { token: fromEnv, source: 'env' };
   const file = join(dataDir, TOKEN_FILE);
-  try {
-    await writeFile(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
+  // Created once by the disk protocol (temp, sync, rename, directory sync): a power cut right
+  // after the token was shown cannot leave an empty file or lose it.
+  await nodeDisk.createOnce(file, `${randomBytes(24).toString('base64url')}\n`);
   // A file another user could have planted or can change is not trusted (one line with the fix).
   await checkPrivate(file, 'the dashboard token file');
-  const token = (await readFile(file, 'utf8')).trim();
+  const token = ((await nodeDisk.readText(file)) ?? '').trim();
   if (token.length < 16) throw new Error(`${file} holds no usable dashboard token (delete it to get a new one)`);
   return { token, source: 'file', file };
 }

@@ -18,6 +18,7 @@ import { ShopError, type ChatPort, type OperatorPort, type SayOptions, type Shop
 import { GiveawayEngine } from '../../src/giveaway/engine.js';
 import { mergeGiveawaySettings, type GiveawaySettingsInput } from '../../src/giveaway/settings.js';
 import { FileDrawRepository } from '../../src/storage/index.js';
+import type { FileSystem } from '../../src/storage/disk.js';
 import { LogCapture } from './log-capture.js';
 
 export const START_MS = Date.UTC(2026, 0, 1, 20, 0, 0);
@@ -251,6 +252,8 @@ export interface HarnessOptions {
   start?: boolean;
   /** Twitch account rules (the gate over an AccountInfoPort the test provides). */
   accounts?: AccountGate;
+  /** The file system under the repository's disk protocol (power-cut tests); `dir` is a path in it. */
+  fileSystem?: FileSystem;
 }
 
 export async function makeTempDir(): Promise<string> {
@@ -267,7 +270,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const clock = opts.clock ?? new ManualClock(START_MS);
   const logs = new LogCapture();
   const logger = createLogger({ destination: logs, level: 'debug' });
-  const repo = await FileDrawRepository.open(dir, { flushIntervalMs: 0 });
+  const repo = await FileDrawRepository.open(dir, { flushIntervalMs: 0, ...(opts.fileSystem ? { fileSystem: opts.fileSystem } : {}) });
   const chat = new FakeChat();
   const shop = opts.shop ?? new FakeShop();
   const operator = new FakeOperator();

@@ -1,6 +1,6 @@
 /**
  * Child process for the kill -9 test of history writes: opens a repository on argv[2] and saves
- * one more finished draw after another, forever (each save rewrites history.json), printing
+ * one more finished draw after another, forever (each save appends to history.jsonl and syncs it), printing
  * `finished <id>` once a save has resolved, until it is killed. Ids continue from the history it
  * found, so a run after a kill adds to what the previous one left.
  */

@@ -1,5 +1,5 @@
 /** Helpers for storage tests: temp data dirs, open draw records, predicate waits. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DrawRecord } from '../../src/giveaway/model.js';
@@ -34,4 +34,30 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/**
+ * The history log of `dir` (history.jsonl) as a reader sees it: the header, then per draw id the
+ * last record saved (in the order draws first appeared), and how many record lines it holds.
+ */
+export async function readHistoryLog(dir: string): Promise<{ header: unknown; draws: Record<string, unknown>[]; lines: number; text: string }> {
+  const text = await readFile(join(dir, 'history.jsonl'), 'utf8');
+  const [first, ...rest] = text.split('\n').filter((l) => l.trim() !== '');
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const line of rest) {
+    const record = JSON.parse(line) as Record<string, unknown>;
+    byId.set(record['id'] as string, record);
+  }
+  return { header: JSON.parse(first!), draws: [...byId.values()], lines: rest.length, text };
+}
+
+/** The parts of a stored record the tampering tests edit. */
+type TamperedRecord = Record<string, unknown> & { fairness: { seed?: string; beacon?: Record<string, unknown> } };
+
+/** Saves an edited copy of draw `id` into `dir`'s history log as a tamperer would (a later line wins). */
+export async function tamperHistory(dir: string, id: string, edit: (record: TamperedRecord) => void): Promise<void> {
+  const record = (await readHistoryLog(dir)).draws.find((d) => d['id'] === id) as TamperedRecord | undefined;
+  if (!record) throw new Error(`tamperHistory: no draw ${id} in ${dir}`);
+  edit(record);
+  await appendFile(join(dir, 'history.jsonl'), `${JSON.stringify(record)}\n`);
 }
