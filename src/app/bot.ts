@@ -20,6 +20,7 @@ import { giveawayCommand } from '../commands/giveaway.js';
 import { claimCommand } from '../commands/claim.js';
 import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import type { Backoff } from '../shared/retry.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
@@ -60,7 +61,7 @@ export interface BotOptions {
   /** Wraps the draw storage the engine uses (fault-injection tests). */
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
-  twitchApi?: { retryDelaysMs?: readonly number[] };
+  twitchApi?: { retry?: Backoff };
   /**
    * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
    * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot

@@ -12,10 +12,12 @@ import { GiftdropError } from '../shared/errors.js';
 import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
 import { jsonErrorAt } from './json-error.js';
+import { parseRateLimitSpec } from './rate-limit-spec.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
 
 export type { FileSettings } from './schema.js';
 export { takeModeFlag } from './mode.js';
+export { parseRateLimitSpec } from './rate-limit-spec.js';
 
 const DEFAULT_TWITCH_IRC_URL = 'wss://irc-ws.chat.twitch.tv:443';
 const DEFAULT_TWITCH_AUTH_URL = 'https://id.twitch.tv/oauth2';
@@ -144,16 +146,6 @@ function issueLines(prefix: string, error: z.ZodError, schema?: z.ZodType): stri
     }
     return `${prefix}${path}: ${issue.message}`;
   });
-}
-
-/** Parses `N/Ds`, `N/Dms` or `N/D` (seconds) into a window. */
-export function parseRateLimitSpec(spec: string): { limit: number; intervalMs: number } {
-  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i.exec(spec);
-  if (!m) throw new Error(`bad rate limit "${spec}"`);
-  const limit = Number(m[1]);
-  const amount = Number(m[2]);
-  const intervalMs = m[3]?.toLowerCase() === 'ms' ? amount : amount * 1000;
-  return { limit, intervalMs };
 }
 
 /**

@@ -28,6 +28,7 @@ import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import { jsonOrUndefined } from '../http-client/json.js';
+import { backoffDelay, sleep, type Backoff } from '../shared/retry.js';
 
 export class HelixError extends GiftdropError {
   readonly status: number | undefined;
@@ -91,14 +92,17 @@ export interface HelixClientOptions {
   timeoutMs?: number;
   /** Deadline of one call including retries and rate-limit waits (default 20 000 ms). */
   deadlineMs?: number;
-  /** Backoff between retries of a failed request (default 500, 2000 ms). */
-  retryDelaysMs?: readonly number[];
+  /** Backoff between retries of a failed request (default about 500 ms then 1 s, 2 retries; shared/retry.ts). */
+  retry?: Backoff;
 }
 
 /** The stream's thumbnail with the size filled in. */
 export function fillThumbnail(template: string, width = 1280, height = 720): string {
   return template.replace('{width}', String(width)).replace('{height}', String(height));
 }
+
+/** Helix's default retry: about 500 ms, then about 1 s (jittered), then the error. */
+const HELIX_RETRY: Backoff = { baseMs: 500, maxMs: 2000, retries: 2 };
 
 export class HelixClient {
   readonly apiUrl: string;
@@ -193,7 +197,15 @@ export class HelixClient {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+    return sleep(this.clock, ms);
+  }
+
+  /** The wait before retry `failures` (1-based), or undefined when none is left or it would pass the deadline. */
+  private retryDelay(failures: number, leftMs: number): number | undefined {
+    const policy = this.o.retry ?? HELIX_RETRY;
+    if (failures > (policy.retries ?? Infinity)) return undefined;
+    const delay = backoffDelay(policy, failures);
+    return delay < leftMs ? delay : undefined;
   }
 
   /**
@@ -205,7 +217,6 @@ export class HelixClient {
     const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
     const deadline = until !== undefined ? Math.min(own, until) : own;
     const left = () => deadline - this.clock.now();
-    const delays = this.o.retryDelaysMs ?? [500, 2000];
     let failures = 0;
     let limited = 0;
     let refreshed = false;
@@ -224,8 +235,8 @@ export class HelixClient {
       try {
         ({ status, body } = await this.send(path, query, left()));
       } catch (err) {
-        const delay = delays[failures++];
-        if (delay === undefined || delay >= left()) {
+        const delay = this.retryDelay(++failures, left());
+        if (delay === undefined) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
           throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (GET ${path})`, { retryable: true, cause: err });
         }
@@ -251,8 +262,8 @@ export class HelixClient {
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached (GET ${path})`, { status, retryable: true });
       }
       if (status >= 500) {
-        const delay = delays[failures++];
-        if (delay !== undefined && delay < left()) {
+        const delay = this.retryDelay(++failures, left());
+        if (delay !== undefined) {
           await this.sleep(delay);
           continue;
         }

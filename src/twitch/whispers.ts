@@ -20,6 +20,7 @@
 import { undici } from '../http-client/undici.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
+import { backoffDelay, type Backoff } from '../shared/retry.js';
 import type { HelixTokenSource } from './helix.js';
 
 export const WHISPER_SCOPE = 'user:manage:whispers';
@@ -52,6 +53,8 @@ interface Job {
 }
 
 const DAY_MS = 86_400_000;
+/** A network error or 5xx: about 1 s, 2 s, 4 s ... up to 60 s, with jitter (shared/retry.ts). */
+const WHISPER_BACKOFF: Backoff = { baseMs: 1000, maxMs: 60_000 };
 const MAX_CHARS = 500;
 
 export class TwitchWhispers {
@@ -208,7 +211,7 @@ export class TwitchWhispers {
 
   private retry(job: Job, why: string): void {
     job.failures++;
-    const delay = Math.min(60_000, 1000 * 2 ** Math.min(job.failures - 1, 6));
+    const delay = backoffDelay(WHISPER_BACKOFF, job.failures);
     this.log.warn({ to: job.to, attempt: job.failures, retryInMs: delay }, `whisper not sent: ${why}; trying again`);
     this.queue.unshift(job);
     this.notBefore = this.o.clock.now() + delay;
