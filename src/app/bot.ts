@@ -298,7 +298,7 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine):
   const { config, clock, logger } = c;
   const delivery = startDelivery({ config, store: a.repo, engine, chat: a.chat, messages: c.settings.messages, client: a.client, tokens: a.twitchAuth.tokens, clock, logger });
   c.stops.close('delivery', async () => {
-    delivery.stop();
+    await delivery.stop(); // the whisper queue saved
     await delivery.tracker.idle(); // its writes in flight end before the history is flushed
   });
   return delivery;
