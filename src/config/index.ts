@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
 import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
-import { jsonErrorAt } from './json-error.js';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { parseRateLimitSpec } from './rate-limit-spec.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
 
@@ -254,6 +254,23 @@ export function readSettingsFile(
   return fileResult.success
     ? { settings: fileResult.data, configFile: candidate, problems: [] }
     : { settings: defaults, configFile: candidate, problems: issueLines(`${candidate}: `, fileResult.error, fileSchema) };
+}
+
+/**
+ * Where a settings file's JSON breaks, as the line and column a text editor shows, and the text
+ * found there; asked only after JSON.parse failed (its message names a character position at best).
+ * jsonc-parser (VS Code's JSON parser) finds the place, with comments and trailing commas refused
+ * as JSON.parse refuses them.
+ */
+function jsonErrorAt(text: string): { line: number; column: number; problem: string } | undefined {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return undefined;
+  const before = text.slice(0, first.offset).split(/\r?\n/);
+  const found = text.slice(first.offset, first.offset + Math.max(1, first.length));
+  const problem = first.offset >= text.length ? 'unexpected end of the file' : `unexpected ${JSON.stringify(found)}`;
+  return { line: before.length, column: before[before.length - 1]!.length + 1, problem };
 }
 
 /**

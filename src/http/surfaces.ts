@@ -19,6 +19,7 @@
  *   429 when it is spent; a local request (this machine, no tunnel) is not limited.
  * Does not route or answer requests other than the refusal (`refuseOwn`).
  */
+import { cookieValue } from '../shared/cookies.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answer429, type RateLimiter } from './rate-limit.js';
@@ -102,7 +103,7 @@ export class OverlayKey {
   check(req: IncomingMessage): 'query' | 'cookie' | undefined {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('key');
     if (q && timingSafeEqual(digest(q), digest(this.key))) return 'query';
-    const c = cookie(req, OverlayKey.cookieName(req));
+    const c = cookieValue(req, OverlayKey.cookieName(req));
     if (c && timingSafeEqual(digest(c), digest(this.cookieValue))) return 'cookie';
     return undefined;
   }
@@ -110,15 +111,6 @@ export class OverlayKey {
   setCookie(req: IncomingMessage): string {
     return `${OverlayKey.cookieName(req)}=${this.cookieValue}; Path=/overlay; HttpOnly; SameSite=Lax`;
   }
-}
-
-/** One cookie's value from the Cookie header. */
-function cookie(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return undefined;
 }
 
 /** The answer to a request for the streamer's own pages that is not local. */

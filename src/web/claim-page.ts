@@ -23,7 +23,10 @@
  * strings are HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state
  * other than through the delivery tracker's `opened`.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { cookieValue } from '../shared/cookies.js';
+import { sameSecret } from '../shared/constant-time.js';
+import { escapeHtml } from '../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrizeView } from '../delivery/tracker.js';
 import type { Logger } from '../logging/index.js';
@@ -76,25 +79,6 @@ main{max-width:640px;margin:0 auto;padding:24px 16px}h1{font-size:1.6rem;margin:
 .done{color:#1b7f3b;font-weight:600}ol{padding-left:20px;margin:6px 0}header{display:flex;justify-content:space-between;align-items:center;gap:8px;flex-wrap:wrap}
 @media (min-width:600px){.btn{width:auto}}`;
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-function cookies(req: IncomingMessage): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  return out;
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 const token = () => randomBytes(32).toString('base64url');
 
 /** Drops the oldest entries of a Map (insertion order) beyond `max`. */
@@ -142,7 +126,7 @@ export class ClaimPage {
     } else if (path === '/claim/callback' && get) {
       this.callback(req, res, url.searchParams).catch(fail);
     } else if (path === '/claim/logout' && req.method === 'POST') {
-      const sid = cookies(req).get(SESSION_COOKIE);
+      const sid = cookieValue(req, SESSION_COOKIE);
       if (sid) this.sessions.delete(sid);
       this.redirect(res, '/claim', [this.cookie(SESSION_COOKIE, '', 0)]);
     } else {
@@ -152,7 +136,7 @@ export class ClaimPage {
   };
 
   private session(req: IncomingMessage): TwitchViewer | undefined {
-    const sid = cookies(req).get(SESSION_COOKIE);
+    const sid = cookieValue(req, SESSION_COOKIE);
     if (!sid) return undefined;
     const s = this.sessions.get(sid);
     if (!s) return undefined;
@@ -195,11 +179,11 @@ export class ClaimPage {
   private async callback(req: IncomingMessage, res: ServerResponse, q: URLSearchParams): Promise<void> {
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     const state = q.get('state') ?? '';
-    const cookieState = cookies(req).get(STATE_COOKIE) ?? '';
+    const cookieState = cookieValue(req, STATE_COOKIE) ?? '';
     const expiresAt = this.states.get(state);
     // Spent on first sight, whatever follows: a state works once.
     if (state) this.states.delete(state);
-    const valid = state !== '' && cookieState !== '' && same(state, cookieState) && expiresAt !== undefined && expiresAt > this.o.clock.now();
+    const valid = state !== '' && cookieState !== '' && sameSecret(state, cookieState) && expiresAt !== undefined && expiresAt > this.o.clock.now();
     if (!valid) {
       this.log.warn('claim login refused: the state does not match this browser or was used before');
       this.page(res, 400, 'Login expired', '<p>This login link is not valid any more. Please log in again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
