@@ -39,7 +39,7 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 }
 
-/** Spawns `cmd args`; resolves with the ms from spawn to the chat server's JOIN from it, then stops it. */
+/** Spawns `cmd args` (in the repository); resolves with the ms from spawn to the chat server's JOIN from it, then stops it. */
 async function timeToJoin(servers: LocalServers, cmd: string, args: string[], env: Record<string, string>): Promise<number> {
   const t0 = performance.now();
   const joined = new Promise<number>((resolve) => {
@@ -67,6 +67,20 @@ async function timeToJoin(servers: LocalServers, cmd: string, args: string[], en
   }
 }
 
+/**
+ * timeToJoin for the bot started by `cmd args`: live mode against `servers`, LOG_LEVEL=warn, a
+ * fresh data folder and port (bench/executable.bench.ts times the executable with it too).
+ */
+export async function botTimeToJoin(servers: LocalServers, cmd: string, args: string[]): Promise<number> {
+  const { dir, cleanup } = await makeTempDir('giftdrop-bench-join-');
+  try {
+    const env = { HOME: process.env.HOME ?? '/tmp', ...botProcessEnv(servers, { dataDir: dir, httpPort: await freePort(), logLevel: 'warn' }) };
+    return await timeToJoin(servers, cmd, args, env);
+  } finally {
+    await cleanup();
+  }
+}
+
 export async function run(): Promise<BenchResult[]> {
   ensureBuilt({ log: (l) => process.stderr.write(`${l}\n`) });
   const servers = await startLocalServers({ fourthwall: { drawDurationSeconds: 60 } });
@@ -83,14 +97,8 @@ export async function run(): Promise<BenchResult[]> {
         [entry, process.execPath, ['scripts/run.mjs', 'main']],
         [npm, 'npm', ['start']],
       ] as const) {
-        const { dir, cleanup } = await makeTempDir('giftdrop-bench-join-');
-        try {
-          const env = { HOME: process.env.HOME ?? '/tmp', ...botProcessEnv(servers, { dataDir: dir, httpPort: await freePort(), logLevel: 'warn' }) };
-          const ms = await timeToJoin(servers, cmd, [...args], env);
-          if (i >= 0) list.push(ms);
-        } finally {
-          await cleanup();
-        }
+        const ms = await botTimeToJoin(servers, cmd, [...args]);
+        if (i >= 0) list.push(ms);
       }
       if (i >= 0) bare.push(b);
     }

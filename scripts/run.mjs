@@ -5,11 +5,12 @@
  * edits src/ and runs `npm start` with no build step to remember).
  *
  * Contract: process.argv[1] is set to the entry's path, so the entry sees itself as the main
- * module, exactly as under `node dist/<entry>.js`. When run by npm (npm_lifecycle_event is set)
- * a watchdog stops the process when its parent goes away: npm does not forward SIGHUP (or survive
- * SIGKILL), and a bot whose `npm start` is gone must not stay in chat as an orphan. It sends
- * SIGTERM to this process, so the entry's own clean shutdown runs. A build that cannot be done
- * prints one line naming the problem and exits 1.
+ * module, exactly as under `node dist/<entry>.js`. The package scripts run it without `exec`
+ * (cmd.exe, which npm uses on Windows, has none), so a shell may sit between npm and this process.
+ * When run by npm (npm_lifecycle_event is set) a watchdog (src/platform/parent-watch.ts) stops the
+ * process when npm goes away: npm does not forward SIGHUP (or survive SIGKILL), and a bot whose
+ * `npm start` is gone must not stay in chat as an orphan; the entry's own clean shutdown runs.
+ * Node older than 22 and a build that cannot be done are each one line naming the problem, exit 1.
  */
 import module from 'node:module';
 import { join } from 'node:path';
@@ -22,6 +23,12 @@ if (!entry || !/^[\w/-]+$/.test(entry)) {
   process.exit(2);
 }
 
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  console.error(`giftdrop: needs Node.js 22 or newer (this is ${process.version}): install the LTS from https://nodejs.org and run the command again`);
+  process.exit(1);
+}
+
 try {
   ensureBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
 } catch (err) {
@@ -29,20 +36,13 @@ try {
   process.exit(1);
 }
 
-/** How often the watchdog looks at the parent process (ms). */
-const PARENT_POLL_MS = 250;
 if (process.env.npm_lifecycle_event) {
-  const parent = process.ppid;
-  const timer = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(timer);
-    process.kill(process.pid, 'SIGTERM');
-  }, PARENT_POLL_MS);
-  timer.unref();
+  const { watchParent } = await import(pathToFileURL(join(distDir, 'platform/parent-watch.js')).href);
+  watchParent(process.platform, process.env.npm_lifecycle_script);
 }
 
-// Node's on-disk cache of compiled modules (Node 22.1 and newer have it; Node 20 compiles as before).
-module.enableCompileCache?.();
+// Node's on-disk cache of compiled modules.
+module.enableCompileCache();
 
 const file = join(distDir, `${entry}.js`);
 process.argv.splice(1, 2, file);

@@ -10,7 +10,7 @@
  * could not save the draws or the history (said in one line), or a failed step of the sandbox demo.
  */
 import { loadConfigOrExit, secretValues } from './config/index.js';
-import { createLogger } from './logging/index.js';
+import { createLogger, prettyDestination } from './logging/index.js';
 import { startBot, type Bot } from './app/bot.js';
 import { compactLogStream } from './console/console-text.js';
 import { LiveConsole } from './console/live-console.js';
@@ -22,79 +22,94 @@ import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
 
-const config = loadConfigOrExit();
-// stdout is the transcript (the sandbox demo's, or the live console on a terminal): logs then go
-// to stderr one short line each, at warn unless LOG_LEVEL was set. Otherwise pino JSON on stderr.
-const compact = config.mode === 'sandbox' || process.stdout.isTTY === true;
-const logger = createLogger({
-  level: compact && !config.logLevelExplicit ? 'warn' : config.logLevel,
-  ...(compact ? { destination: compactLogStream(process.stderr, process.stderr.isTTY === true) } : {}),
-  secrets: secretValues(config),
-  file: config.logFile,
-});
-// One bot per data directory, taken before anything in it is read; released on exit.
-lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
-  ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
-  secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
-});
-
-const onSignals = (stop: (reason: string) => Promise<void>) =>
-  onShutdownSignals(stop, {
-    onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`),
-    onFailed: (err) => logger.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`),
+/** Runs the bot (or the sandbox demo) until it stops; every way out sets the exit code or exits. */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  // stdout is the transcript (the sandbox demo's, or the live console on a terminal): logs then go
+  // to stderr one short line each, at warn unless LOG_LEVEL was set. Otherwise pino JSON on stderr.
+  const compact = config.mode === 'sandbox' || process.stdout.isTTY === true;
+  // (pino JSON on stderr: pretty when stderr alone is a terminal.)
+  const destination = compact
+    ? compactLogStream(process.stderr, process.stderr.isTTY === true)
+    : process.stderr.isTTY === true
+      ? await prettyDestination(2)
+      : undefined;
+  const logger = createLogger({
+    level: compact && !config.logLevelExplicit ? 'warn' : config.logLevel,
+    ...(destination ? { destination } : {}),
+    secrets: secretValues(config),
+    file: config.logFile,
   });
-/** Aborted by a stop asked for before the bot finished starting. */
-const startup = new AbortController();
+  // One bot per data directory, taken before anything in it is read; released on exit.
+  await lockDataDirOrExit(config.dataDir, (message) => logger.warn(message), {
+    ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
+    secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
+  });
 
-try {
-  if (config.mode === 'sandbox') {
-    // Loaded only here: live mode never loads the sandboxes.
-    const { runSandboxMode } = await import('./local/sandbox-mode.js');
-    const code = await runSandboxMode({ config, logger, onSignals });
-    process.exitCode = code;
-  } else {
-    const busy = await checkPortFree(config.http.host, config.http.port);
-    if (busy) {
-      process.stderr.write(`giftdrop: ${busy}\n`);
+  const onSignals = (stop: (reason: string) => Promise<void>) =>
+    onShutdownSignals(stop, {
+      onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`),
+      onFailed: (err) => logger.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`),
+    });
+  /** Aborted by a stop asked for before the bot finished starting. */
+  const startup = new AbortController();
+
+  try {
+    if (config.mode === 'sandbox') {
+      // Loaded only here: live mode never loads the sandboxes.
+      const { runSandboxMode } = await import('./local/sandbox-mode.js');
+      const code = await runSandboxMode({ config, logger, onSignals });
+      process.exitCode = code;
+    } else {
+      const busy = await checkPortFree(config.http.host, config.http.port);
+      if (busy) {
+        process.stderr.write(`giftdrop: ${busy}\n`);
+        process.exit(1);
+      }
+      // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
+      // asked for meanwhile aborts the start-up work in flight (startBot then cleans up and keeps
+      // the open draws journaled) instead of waiting for it.
+      // stdout is the live console: the transcript (plain lines without a terminal; on a terminal in
+      // colour with a status line, and with the winners' links).
+      const live = new LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
+      let running: Bot | undefined;
+      const starting = startBot({ config, logger, operator: live.operator, signal: startup.signal });
+      onSignals(async (reason) => {
+        live.close();
+        if (!running) startup.abort(new Error(`stopped by ${reason} during start-up`));
+        const started = await starting.catch((err: unknown) => {
+          if (err === startup.signal.reason) return undefined; // cleaned up and said "stopped"
+          throw err;
+        });
+        await started?.stop(reason);
+      });
+      const bot = (running = await starting);
+      live.attach(bot);
+      // A token refused on a later reconnect: say which variable to fix and exit, never loop.
+      bot.chat.on('fatal', (err: Error) => {
+        logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);
+        void bot.stop('chat authentication failed').finally(() => process.exit(1));
+      });
+    }
+  } catch (err) {
+    // A stop during start-up: the signal handler reports it and exits (0, or 1 naming what was not saved).
+    if (!startup.signal.aborted) {
+      if (err instanceof TwitchTokenError) {
+        logger.fatal({ code: err.code }, err.message);
+      } else if (isAddressInUse(err)) {
+        process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
+      } else if (err instanceof TwitchAuthError) {
+        logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
+      } else {
+        logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);
+      }
       process.exit(1);
     }
-    // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
-    // asked for meanwhile aborts the start-up work in flight (startBot then cleans up and keeps
-    // the open draws journaled) instead of waiting for it.
-    // stdout is the live console: the transcript (plain lines without a terminal; on a terminal in
-    // colour with a status line, and with the winners' links).
-    const live = new LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
-    let running: Bot | undefined;
-    const starting = startBot({ config, logger, operator: live.operator, signal: startup.signal });
-    onSignals(async (reason) => {
-      live.close();
-      if (!running) startup.abort(new Error(`stopped by ${reason} during start-up`));
-      const started = await starting.catch((err: unknown) => {
-        if (err === startup.signal.reason) return undefined; // cleaned up and said "stopped"
-        throw err;
-      });
-      await started?.stop(reason);
-    });
-    const bot = (running = await starting);
-    live.attach(bot);
-    // A token refused on a later reconnect: say which variable to fix and exit, never loop.
-    bot.chat.on('fatal', (err: Error) => {
-      logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);
-      void bot.stop('chat authentication failed').finally(() => process.exit(1));
-    });
-  }
-} catch (err) {
-  // A stop during start-up: the signal handler reports it and exits (0, or 1 naming what was not saved).
-  if (!startup.signal.aborted) {
-    if (err instanceof TwitchTokenError) {
-      logger.fatal({ code: err.code }, err.message);
-    } else if (isAddressInUse(err)) {
-      process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
-    } else if (err instanceof TwitchAuthError) {
-      logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
-    } else {
-      logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);
-    }
-    process.exit(1);
   }
 }
+
+// No top-level await: the single executable (scripts/package.mjs) bundles this module as CommonJS.
+main().catch((err: unknown) => {
+  process.stderr.write(`giftdrop could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

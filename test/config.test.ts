@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, configHint, loadConfig, parseRateLimitSpec, secretValues } from '../src/config/index.js';
@@ -131,6 +131,35 @@ describe('config', () => {
     const c = loadConfig({ env: { LOG_LEVEL: 'warn' }, cwd: dir });
     expect(c.http.port).toBe(9000);
     expect(c.logLevel).toBe('warn');
+  });
+
+  it('.env as Windows editors write it: a byte-order mark, CRLF line ends, paths with drive letters, backslashes and spaces', () => {
+    const dir = tempDir();
+    // the settings file in a folder with a space, named by an unquoted path with spaces
+    const settingsDir = join(dir, 'stream setup');
+    mkdirSync(settingsDir);
+    const settings = join(settingsDir, 'my giftdrop.json');
+    writeFileSync(settings, '\uFEFF{\r\n  "claim": { "seconds": 120 }\r\n}\r\n');
+    const env = [
+      'HTTP_PORT=9000',
+      `GIFTDROP_CONFIG=${settings}`,
+      // double quotes: dotenv would read \n as a line break; a Windows path keeps it
+      'DATA_DIR="C:\\new streams\\giftdrop data"',
+      "LOG_FILE='D:\\logs\\bot log.txt'",
+      'LOG_LEVEL=debug',
+      '',
+    ];
+    writeFileSync(join(dir, '.env'), '\uFEFF' + env.join('\r\n'));
+    const c = loadConfig({ env: {}, cwd: dir });
+    expect(c.http.port).toBe(9000); // the first line, after the byte-order mark
+    expect(c.logLevel).toBe('debug'); // the last one, before its CR
+    expect(c.configFile).toBe(settings);
+    expect(c.settings.claim.seconds).toBe(120);
+    // each path arrives as written (resolved against the folder; on Windows C:\ and D:\ are absolute)
+    expect(c.dataRoot).toBe(resolve(dir, 'C:\\new streams\\giftdrop data'));
+    expect(c.logFile).toBe(resolve(dir, 'D:\\logs\\bot log.txt'));
+    expect(c.dataRoot).not.toMatch(/[\r\n]/);
+    expect(c.logFile).not.toMatch(/[\r\n]/);
   });
 
   it('.env: TWITCH_CHANNEL=#channel (unquoted, where # starts a comment) is the channel; another #value says why it is empty', () => {

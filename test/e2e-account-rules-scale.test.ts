@@ -186,7 +186,7 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
       };
       const good = await verdict(r.id);
       expect(good.verdict).toBe('verified');
-      expect(good.checks).toContain(`pick ${aside[0]!.pick}: ${aside[0]!.login} (not-follower, Twitch answered ${aside[0]!.at})`);
+      expect(good.checks).toContain(`pick ${aside[0]!.pick}: ${aside[0]!.login} (not-follower; Twitch answered at ${aside[0]!.at}`);
       const tampered = { ...(await s.record(r.id)), id: 'tampered-set-aside' };
       tampered.setAside = [...tampered.setAside!].reverse();
       await s.bot.repo.saveDraw(tampered);

@@ -120,10 +120,14 @@ describe('reroll', () => {
     expect(v.err).toBe('');
     expect(v.code).toBe(0);
 
-    // Somebody who is not a winner cannot be rerolled.
+    // The replaced winner cannot be rerolled again (one reroll per winner; never an older win of theirs).
     const from2 = s.mark();
     s.say(s.mod, `!giveaway reroll ${first!.login}`);
-    await s.nextBotLine(new RegExp(`${first!.login} is not a winner of a recent giveaway\\.`), from2);
+    await s.nextBotLine(new RegExp(`${first!.login} was already replaced in that giveaway; a winner is rerolled once\\.`), from2);
+    // Somebody who never won cannot be rerolled.
+    const from3 = s.mark();
+    s.say(s.mod, '!giveaway reroll never_won');
+    await s.nextBotLine(/never_won is not a winner of a recent giveaway\./, from3);
   });
 
   it('a viewer cannot reroll', async () => {

@@ -218,8 +218,8 @@ describe('fourthwall webhook envelope', () => {
 });
 
 describe('fourthwall product feed', () => {
-  it('parses merchant-center RSS items with prefixed and plain tags', () => {
-    const feed = parseProductFeed(F.PRODUCT_FEED_XML, { operation: 'fetchProductFeed', method: 'GET', path: '/x' });
+  it('parses merchant-center RSS items with prefixed and plain tags', async () => {
+    const feed = await parseProductFeed(F.PRODUCT_FEED_XML, { operation: 'fetchProductFeed', method: 'GET', path: '/x' });
     expect(feed.title).toBe('My Shop');
     expect(feed.items).toHaveLength(2);
     expect(feed.items[0]).toMatchObject({
@@ -233,9 +233,9 @@ describe('fourthwall product feed', () => {
     expect(feed.items[1]).toMatchObject({ id: 'mug-1', title: 'Mug', price: { value: 12.5, currency: 'EUR' } });
   });
 
-  it('names the bad field of a broken feed', () => {
+  it('names the bad field of a broken feed', async () => {
     const c = { operation: 'fetchProductFeed', method: 'GET', path: '/x' };
-    expect(() => parseProductFeed('<html><body>nope</body></html>', c)).toThrow(/rss\.channel/);
-    expect(() => parseProductFeed('<rss><channel><item><description>x</description></item></channel></rss>', c)).toThrow(/items\[0\]\.id/);
+    await expect(parseProductFeed('<html><body>nope</body></html>', c)).rejects.toThrow(/rss\.channel/);
+    await expect(parseProductFeed('<rss><channel><item><description>x</description></item></channel></rss>', c)).rejects.toThrow(/items\[0\]\.id/);
   });
 });

@@ -37,7 +37,7 @@ describe('runtime tokens reach the log scrubber', () => {
       clock: systemClock,
     });
     const capture = new LogCapture();
-    const logger = createLogger({ destination: capture, level: 'debug', pretty: false });
+    const logger = createLogger({ destination: capture, level: 'debug' });
     const fresh: OAuthTokens[] = [];
     const client = new FourthwallClient({
       apiUrl: sb.apiUrl,
@@ -78,7 +78,7 @@ describe('runtime tokens reach the log scrubber', () => {
       cwd: dir,
     });
     const capture = new LogCapture();
-    const logger = createLogger({ destination: capture, level: 'debug', pretty: false });
+    const logger = createLogger({ destination: capture, level: 'debug' });
     const twitch = startTwitchAuth(config, logger, clock);
     closers.push(() => twitch.close());
     const old = chat.token;

@@ -1,41 +1,58 @@
 /**
- * The data-directory lock (src/storage/lock.ts) against real processes and files: a lock held by
- * a running process is refused naming its PID and left as it was; a lock whose PID is dead, a
- * zombie (exited, not reaped), or now
- * belongs to a process started later (PID reuse), or that holds no owner is taken over with a
- * warning; release deletes only our own lock; the lock file is 0600 in a 0700 directory.
+ * The data-directory lock (src/storage/lock.ts) against real processes, sockets and files: a lock
+ * held by a running giftdrop is refused naming its PID and left as it was; a lock whose holder was
+ * killed is taken over with a warning, even when its PID now belongs to a running process (PID
+ * reuse: the holder's endpoint, platform/lock-endpoint.ts, is what says it is alive); a lock that
+ * holds no owner is taken over; a lock written before endpoints is judged by its PID; release
+ * deletes only our own lock; the lock file is 0600 in a 0700 directory (where modes mean something). The socket-file endpoint
+ * (macOS and other POSIX) runs here too, and its file is removed with the stale lock.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lockEndpoint } from '../src/platform/lock-endpoint.js';
+import { modesProtect } from '../src/platform/protection.js';
 import { acquireDataDirLock, DataDirLockedError, LOCK_FILE } from '../src/storage/lock.js';
 import { tempDataDir } from './support/storage-helpers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
-let sleeper: ChildProcess | undefined;
+const children: ChildProcess[] = [];
+const platform = process.platform;
 
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDataDir());
 });
 afterEach(async () => {
-  if (sleeper && sleeper.exitCode === null) {
-    const gone = new Promise((r) => sleeper!.once('exit', r));
-    sleeper.kill('SIGKILL');
-    await gone;
-  }
-  sleeper = undefined;
+  for (const child of children.splice(0)) await killed(child);
   await cleanup();
 });
 
-/** A process that stays alive until killed; resolves with its PID once it runs. */
-function startSleeper(): Promise<number> {
-  sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000); console.log("up")'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve) => sleeper!.stdout!.once('data', () => resolve(sleeper!.pid!)));
+/** SIGKILLs `child` (a holder dies without any clean-up) and resolves once it is gone. */
+async function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await gone;
 }
+
+/** Starts a process that prints `marker` once it is ready; resolves with it. */
+function startChild(args: string[], marker: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes(marker) && resolve(child));
+    child.once('exit', (code) => reject(new Error(`child exited (${code}) before "${marker}"`)));
+  });
+}
+
+/** A giftdrop-like process holding the lock of `data` (as `os` names its endpoint). */
+const startHolder = (data: string, os: NodeJS.Platform = platform) => startChild(['--import', 'tsx', 'test/support/lock-holder-child.ts', data, os], 'held');
+/** A process that stays alive until killed (it holds no lock). */
+const startSleeper = () => startChild(['-e', 'setInterval(() => {}, 1000); console.log("up")'], 'up');
 
 /** The PID of a process that has exited. */
 function deadPid(): Promise<number> {
@@ -43,42 +60,49 @@ function deadPid(): Promise<number> {
   return new Promise((resolve) => child.once('exit', () => resolve(child.pid!)));
 }
 
+async function refusal(data: string, os: NodeJS.Platform = platform): Promise<DataDirLockedError> {
+  const warnings: string[] = [];
+  const error = await acquireDataDirLock(data, { warn: (m) => warnings.push(m), releaseOnExit: false, platform: os }).then(
+    (lock) => {
+      lock.release();
+      throw new Error('the lock was taken');
+    },
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(DataDirLockedError);
+  expect(warnings).toEqual([]);
+  return error as DataDirLockedError;
+}
+
 describe('the DATA_DIR lock', () => {
-  it('is refused while another process holds it, naming the lock and its PID, and the lock is left as it was', async () => {
-    const pid = await startSleeper();
+  it('is refused while a running giftdrop holds it, naming the lock and its PID, and the lock is left as it was', async () => {
+    const holder = await startHolder(dir);
     const file = join(dir, LOCK_FILE);
-    const content = JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', token: 'theirs' }) + '\n';
-    await writeFile(file, content);
-    const warnings: string[] = [];
-    let error: unknown;
-    try {
-      acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false });
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(DataDirLockedError);
-    expect((error as DataDirLockedError).holderPid).toBe(pid);
-    expect((error as Error).message).toContain(`${file} is held by another giftdrop (PID ${pid})`);
-    expect(warnings).toEqual([]);
+    const content = await readFile(file, 'utf8');
+    const error = await refusal(dir);
+    expect(error.holderPid).toBe(holder.pid);
+    expect(error.message).toBe(`${file} is held by another giftdrop (PID ${holder.pid}): one bot per DATA_DIR; stop that process or set another DATA_DIR`);
     expect(await readFile(file, 'utf8')).toBe(content);
   });
 
-  it('takes over a lock whose process is gone, with a warning; is 0600 in a 0700 directory; release deletes only our lock', async () => {
+  it('takes over the lock of a killed holder, with a warning; is 0600 in a 0700 directory; release deletes only our lock', async () => {
     const data = join(dir, 'new', 'data');
-    const pid = await deadPid();
-    const first = acquireDataDirLock(data, { warn: () => undefined, releaseOnExit: false });
-    first.release();
-    expect(existsSync(join(data, LOCK_FILE))).toBe(false);
-    await writeFile(join(data, LOCK_FILE), JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', token: 'old' }));
+    const holder = await startHolder(data);
+    const before = JSON.parse(await readFile(join(data, LOCK_FILE), 'utf8')) as { startedAt: string };
+    await killed(holder);
 
     const warnings: string[] = [];
-    const lock = acquireDataDirLock(data, { warn: (m) => warnings.push(m), releaseOnExit: false });
-    expect(warnings).toEqual([`taking over ${lock.file}: its owner (PID ${pid}, started 2026-01-01T00:00:00.000Z) is no longer running`]);
-    const owner = JSON.parse(await readFile(lock.file, 'utf8')) as { pid: number; startedAt: string };
+    const lock = await acquireDataDirLock(data, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
+    expect(warnings).toEqual([`taking over ${lock.file}: its owner (PID ${holder.pid}, started ${before.startedAt}) is no longer running`]);
+    const owner = JSON.parse(await readFile(lock.file, 'utf8')) as { pid: number; startedAt: string; endpoint: string };
     expect(owner.pid).toBe(process.pid);
     expect(Date.parse(owner.startedAt)).toBeLessThanOrEqual(Date.now());
-    expect(((await stat(lock.file)).mode & 0o777).toString(8)).toBe('600');
-    expect(((await stat(data)).mode & 0o777).toString(8)).toBe('700');
+    if (modesProtect(platform)) {
+      expect(((await stat(lock.file)).mode & 0o777).toString(8)).toBe('600');
+      expect(((await stat(data)).mode & 0o777).toString(8)).toBe('700');
+    }
+    // while held, a second acquisition (even from this process) is refused: the endpoint answers
+    expect((await refusal(data)).holderPid).toBe(process.pid);
 
     // Someone else's lock in its place: release leaves it alone.
     const foreign = JSON.stringify({ pid: 1, startedAt: 'x', token: 'someone-else' });
@@ -87,49 +111,61 @@ describe('the DATA_DIR lock', () => {
     expect(await readFile(lock.file, 'utf8')).toBe(foreign);
   });
 
-  it.runIf(existsSync('/proc/self/stat'))('takes over a lock whose holder has exited but is not reaped yet (a zombie)', async () => {
-    // A shell starts a child, then becomes `sleep`, which never reaps it; the child exits when the
-    // test writes to its pipe (fd 3), after the exec: a real zombie whose PID still exists
-    // (kill(pid, 0) succeeds on it).
-    sleeper = spawn('/bin/sh', ['-c', 'head -c1 <&3 >/dev/null & echo $!; exec sleep 1000'], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
-    const pid = await new Promise<number>((resolve) => sleeper!.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
-    const state = () => readFile(`/proc/${pid}/stat`, 'utf8').then((t) => t.slice(t.lastIndexOf(')') + 2).split(' ')[0]);
-    const shell = () => readFile(`/proc/${sleeper!.pid}/comm`, 'utf8').then((t) => t.trim());
-    // (neither the exec nor the child's exit is an event this process can subscribe to: look in /proc)
-    const tick = () => new Promise((r) => setTimeout(r, 10));
-    for (let i = 0; i < 500 && (await shell()) !== 'sleep'; i++) await tick();
-    expect(await shell()).toBe('sleep');
-    (sleeper.stdio[3] as Writable).write('x');
-    for (let i = 0; i < 500 && (await state()) !== 'Z'; i++) await tick();
-    expect(await state()).toBe('Z');
-    expect(() => process.kill(pid, 0)).not.toThrow();
-    const procStart = Number((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')[19]);
+  it('takes over a lock whose PID now belongs to a running process that is not its holder (PID reuse)', async () => {
+    const sleeper = await startSleeper();
+    const token = randomBytes(8).toString('hex');
     const file = join(dir, LOCK_FILE);
-    await writeFile(file, JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', procStart, token: 'zombie' }));
+    // The PID runs, but nothing answers on the holder's endpoint: the holder is gone.
+    await writeFile(file, JSON.stringify({ pid: sleeper.pid, startedAt: '2020-01-01T00:00:00.000Z', token, endpoint: lockEndpoint(platform, token) }));
     const warnings: string[] = [];
-    const lock = acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false });
+    const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
+    expect(warnings).toEqual([`taking over ${file}: its owner (PID ${sleeper.pid}, started 2020-01-01T00:00:00.000Z) is no longer running`]);
+    lock.release();
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('judges a lock written before endpoints by its PID: refused while it runs, taken over once it is gone', async () => {
+    const sleeper = await startSleeper();
+    const file = join(dir, LOCK_FILE);
+    const legacy = JSON.stringify({ pid: sleeper.pid, startedAt: '2026-01-01T00:00:00.000Z', token: 'old' });
+    await writeFile(file, legacy);
+    expect((await refusal(dir)).holderPid).toBe(sleeper.pid);
+    expect(await readFile(file, 'utf8')).toBe(legacy);
+
+    const pid = await deadPid();
+    await writeFile(file, JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', token: 'old' }));
+    const warnings: string[] = [];
+    const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
     expect(warnings).toEqual([`taking over ${file}: its owner (PID ${pid}, started 2026-01-01T00:00:00.000Z) is no longer running`]);
-    expect(JSON.parse(await readFile(file, 'utf8')).pid).toBe(process.pid);
     lock.release();
   });
 
-  it('takes over a lock whose PID now belongs to a later process (PID reuse) or that holds no owner', async () => {
+  it('takes over a lock that holds no owner (a giftdrop killed while starting)', async () => {
     const file = join(dir, LOCK_FILE);
-    const warnings: string[] = [];
-    // Start times come from /proc (Linux, as in CI); elsewhere a live PID is always trusted.
-    if (existsSync('/proc/self/stat')) {
-      const pid = await startSleeper();
-      // The recorded start time does not match the running process with that PID.
-      await writeFile(file, JSON.stringify({ pid, startedAt: '2020-01-01T00:00:00.000Z', procStart: 1, token: 'old' }));
-      const reused = acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false });
-      expect(warnings.splice(0)).toEqual([`taking over ${file}: its owner (PID ${pid}, started 2020-01-01T00:00:00.000Z) is no longer running`]);
-      reused.release();
-    }
-
     await writeFile(file, '');
-    const empty = acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false });
-    expect(warnings[0]).toBe(`taking over ${file}: it held no owner (a giftdrop killed while starting)`);
-    empty.release();
+    const warnings: string[] = [];
+    const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
+    expect(warnings).toEqual([`taking over ${file}: it held no owner (a giftdrop killed while starting)`]);
+    lock.release();
     expect(existsSync(file)).toBe(false);
+  });
+
+  it.runIf(platform !== 'win32')('with a socket file as the endpoint (macOS): refused while held, taken over after a kill, the dead socket file removed', async () => {
+    const holder = await startHolder(dir, 'darwin');
+    const owner = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { endpoint: string; token: string };
+    expect(owner.endpoint).toBe(lockEndpoint('darwin', owner.token));
+    expect(existsSync(owner.endpoint)).toBe(true);
+    expect((await refusal(dir, 'darwin')).holderPid).toBe(holder.pid);
+    await killed(holder);
+    expect(existsSync(owner.endpoint)).toBe(true); // a kill leaves it; it no longer answers
+
+    const warnings: string[] = [];
+    const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform: 'darwin' });
+    expect(warnings).toHaveLength(1);
+    expect(existsSync(owner.endpoint)).toBe(false);
+    const mine = JSON.parse(await readFile(lock.file, 'utf8')) as { endpoint: string };
+    expect(existsSync(mine.endpoint)).toBe(true);
+    lock.release();
+    expect(existsSync(mine.endpoint)).toBe(false);
   });
 });

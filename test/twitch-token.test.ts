@@ -265,7 +265,7 @@ describe('refresh', () => {
 
   it('a token registered after start is redacted from log lines (child loggers too)', () => {
     const capture = new LogCapture();
-    const logger = createLogger({ destination: capture, level: 'info', pretty: false });
+    const logger = createLogger({ destination: capture, level: 'info' });
     const child = logger.child({ module: 'x' });
     registerSecret(logger, 'freshtoken-abc123');
     child.info(`token is freshtoken-abc123`);

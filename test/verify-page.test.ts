@@ -43,6 +43,20 @@ function tamperedSignature(): DrawRecord {
   return r;
 }
 
+/** Frozen at FROZEN_AT; its first pick was set aside on a Twitch answer from 21 s before (looked up while entries were open). */
+const FROZEN_AT = '2026-01-01T12:00:00.000Z';
+const EARLY_ANSWER = '2026-01-01T11:59:39.000Z';
+function earlyAnswerRecord(): DrawRecord {
+  const r = finishedRecord({ id: 'early-answer', entrants: 12, winners: 3 });
+  const [first, ...rest] = r.winners;
+  return {
+    ...r,
+    winners: rest,
+    setAside: [{ pick: first!.pick, userId: first!.userId, login: first!.login, reason: 'follow-age', at: EARLY_ANSWER }],
+    fairness: { ...r.fairness, frozenAt: FROZEN_AT },
+  };
+}
+
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDataDir());
   repo = await FileDrawRepository.open(dir);
@@ -54,6 +68,7 @@ beforeAll(async () => {
   await repo.saveDraw(badLog);
   await repo.saveDraw({ ...openRecord('still-open'), status: 'open' });
   await repo.saveDraw(finishedRecord({ id: 'v1-draw', entrants: 25, winners: 2, rerollPicks: [1] }));
+  await repo.saveDraw(earlyAnswerRecord());
   // An honestly computed sandbox-beacon draw, but recorded as a live draw.
   await repo.saveDraw({ ...sandboxRecord({ id: 'live-on-sandbox' }), mode: 'live' });
   http = await startHttpServer({
@@ -126,6 +141,9 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const r = await verdictOf(page);
     expect(r.verdict).toBe('verified');
     expect(r.checks).toMatch(/SANDBOX beacon/);
+    // the sandbox's own test key is named for what it is, never "Public beacon"
+    expect(r.checks).toContain("✔ Sandbox's local beacon: ");
+    expect(r.checks).not.toContain('Public beacon');
     expect(r.checks).toMatch(/2 reroll\(s\) took the next picks/);
     await page.close();
   });
@@ -154,6 +172,17 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     await page.close();
   });
 
+  it('explains a set-aside pick whose Twitch answer is older than the freeze (looked up while entries were open)', async () => {
+    const page = await browser!.context.newPage();
+    await page.goto(`${http.url}/verify/early-answer`);
+    const r = await verdictOf(page);
+    expect(r.verdict).toBe('verified');
+    expect(r.checks).toContain(
+      `(follow-age; Twitch answered at ${EARLY_ANSWER}, while entries were open; the rule was applied to that answer when the list was frozen at ${FROZEN_AT})`,
+    );
+    await page.close();
+  });
+
   it('rejects a live draw resting on a sandbox beacon, in the words npm run verify uses', async () => {
     const c = captureIo(dir);
     expect(await runVerifyCli(['live-on-sandbox'], c.io)).not.toBe(0);
@@ -163,7 +192,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const r = await verdictOf(page);
     expect(r.verdict).toBe('failed');
     expect(r.status).toMatch(/NOT verified/);
-    expect(r.checks).toContain(`✘ Public beacon: ${SANDBOX_BEACON_ON_LIVE_DRAW}`);
+    expect(r.checks).toContain(`✘ Sandbox's local beacon: ${SANDBOX_BEACON_ON_LIVE_DRAW}`);
     // The same record in sandbox mode verifies: it is the mode, not the data, that is refused.
     await page.goto(`${http.url}/verify/sandbox-rerolls`);
     expect((await verdictOf(page)).verdict).toBe('verified');

@@ -32,6 +32,13 @@ async function actionsShown(page: Page): Promise<string[]> {
   return out;
 }
 
+/** Clicks a destructive action's button twice: once to ask ("Confirm: ..."), once to act. */
+async function confirmClick(page: Page, selector: string): Promise<void> {
+  await page.click(selector);
+  await page.locator(selector, { hasText: 'Confirm:' }).waitFor();
+  await page.click(selector);
+}
+
 /** A new page on the stack's dashboard (with its token), once it says chat is connected. */
 async function openDashboard(browser: TestBrowser, s: InProcessStack): Promise<Page> {
   const page = await browser.context.newPage();
@@ -91,7 +98,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
     await poll(() => page.locator('#open .draw').count()).toBe(1);
     await poll(shown).toEqual(['#end', '#cancel']);
-    await page.click('#cancel');
+    await confirmClick(page, '#cancel');
     await poll(() => page.textContent('#answer')).toBe('Link giveaway cancelled.');
     await poll(shown).toEqual([]);
     expect(await page.textContent('#open')).toBe('No draw is open.');
@@ -104,7 +111,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await poll(shown).toEqual(['#end', '#cancel']);
     expect(await page.textContent('#end')).toBe('End all 2 open draws now and draw');
     await page.screenshot({ path: join(screenshotDir(), 'dashboard-two-open.png'), fullPage: true });
-    await page.click('#cancel'); // the link giveaway
+    await confirmClick(page, '#cancel'); // the link giveaway
     await poll(shown).toEqual(['#end']);
     expect(await page.textContent('#end')).toBe('End now and draw');
     await page.click('#end'); // nobody entered the gift draw: it closes with no winner
@@ -146,7 +153,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await poll(() => done.locator('button[data-reroll]').count()).toBe(1);
     await poll(shown).toEqual([]);
     const winner = (await done.locator('button[data-reroll]').getAttribute('data-reroll'))!;
-    await done.locator('button[data-reroll]').click();
+    await confirmClick(page, `#recent .draw[data-id="${id}"] button[data-reroll]`);
     await poll(() => page.textContent('#answer')).toBe(`Rerolled ${winner}.`);
   });
 

@@ -100,7 +100,12 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
 
     // reroll the first winner from the page
     const first = rec.winners[0]!;
-    await recent.locator(`button[data-reroll="${first.login}"]`).click();
+    // a destructive action asks once: the first click only asks, the second acts
+    const rerollButton = recent.locator(`button[data-reroll="${first.login}"]`);
+    await rerollButton.click();
+    await poll(() => rerollButton.textContent()).toBe(`Confirm: replace @${first.login}`);
+    expect(s.bot.engine.drawViews().find((v) => v.record.id === id)!.record.rerolls ?? []).toEqual([]);
+    await rerollButton.click();
     await poll(() => page.textContent('#answer')).toBe(`Rerolled ${first.login}.`);
     await waitUntil(async () => ((rec = (await s.bot.repo.getDraw(id))!).rerolls?.length ?? 0) === 1, 5000, 'reroll saved');
     expect(rec.winners.map((w) => w.login)).not.toContain(first.login);

@@ -4,6 +4,7 @@
  * after the bot already joined the channel.
  */
 import { createServer } from 'node:net';
+import { runWithEnv } from '../platform/advice.js';
 
 /** True when `err` (or one of its causes) is EADDRINUSE. */
 export function isAddressInUse(err: unknown): boolean {
@@ -14,11 +15,11 @@ export function isAddressInUse(err: unknown): boolean {
   return false;
 }
 
-/** The one line for a busy port. */
-export function portInUseMessage(host: string, port: number): string {
+/** The one line for a busy port, with the fix as `platform`'s shell writes it. */
+export function portInUseMessage(host: string, port: number, platform: NodeJS.Platform = process.platform): string {
   return (
     `HTTP_PORT ${port} on ${host} is already in use (another giftdrop, or another program, holds it): ` +
-    `stop that one, or pick another port, e.g. HTTP_PORT=${port === 65535 ? port - 1 : port + 1} npm start (and point the Fourthwall webhook or tunnel at it).`
+    `stop that one, or pick another port, e.g. ${runWithEnv(platform, { HTTP_PORT: port === 65535 ? port - 1 : port + 1 }, 'npm start')} (and point the Fourthwall webhook or tunnel at it).`
   );
 }
 

@@ -1,5 +1,6 @@
 /**
- * The process's shutdown signals: SIGINT, SIGTERM and SIGHUP each run the given clean stop once
+ * The process's shutdown signals (platform/signals.ts: SIGINT, SIGTERM and SIGHUP; on Windows
+ * SIGINT, SIGBREAK, SIGHUP, and SIGTERM from the parent watchdog) each run the given clean stop once
  * and exit 0 when it finished, 1 when it failed (after `onFailed` said why: what could not be
  * saved). Contract:
  * - a repeat of a signal within REPEAT_GRACE_MS is the same request delivered twice (Ctrl+C on a
@@ -9,7 +10,8 @@
  *   a stop within 10 s) exits 1 with one line saying so; open draws are journaled as they go, so
  *   the next start resumes them either way.
  */
-const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+import { shutdownSignals } from '../platform/signals.js';
+
 const REPEAT_GRACE_MS = 1000;
 
 export interface SignalOptions {
@@ -18,12 +20,14 @@ export interface SignalOptions {
   onDeadline?: (ms: number) => void;
   /** Told why the stop failed (one line), before the exit 1. */
   onFailed?: (err: unknown) => void;
+  /** The OS whose shutdown signals are listened to (default process.platform). */
+  platform?: NodeJS.Platform;
 }
 
 export function onShutdownSignals(stop: (reason: string) => Promise<void>, options: SignalOptions = {}): void {
   const deadlineMs = options.deadlineMs ?? 9000;
   let firstAt: number | undefined;
-  for (const sig of SHUTDOWN_SIGNALS) {
+  for (const sig of shutdownSignals(options.platform ?? process.platform)) {
     process.on(sig, () => {
       const now = performance.now();
       if (firstAt !== undefined) {

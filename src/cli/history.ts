@@ -15,6 +15,7 @@ import type { DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository } from '../storage/repository.js';
 import { toCsv, toExport } from '../storage/export.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
+import { npmRun } from '../platform/advice.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -23,7 +24,7 @@ export interface CliIo {
   err: { write(text: string): unknown };
 }
 
-export const HISTORY_USAGE = `usage: npm run history -- [--json | --csv] [--limit N] [--draw ID]
+export const HISTORY_USAGE = `usage: ${npmRun(process.platform, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
   (default)   a readable table, newest first
   --json      the history export (JSON array, newest first)
   --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
@@ -205,17 +206,20 @@ export function isEntryPoint(moduleUrl: string): boolean {
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
+/** `npm run history -- <args>` (and `giftdrop history <args>`): the data folder from the flags, then the listing; sets the exit code. */
+export async function historyCommand(argv: readonly string[]): Promise<void> {
   // `npm run history -- --csv | head`: a reader that stops early is not an error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
   const { cliDataDir } = await import('./data-location.js');
-  const { dataDir, rest } = cliDataDir('history', process.argv.slice(2));
+  const { dataDir, rest } = cliDataDir('history', argv);
   process.exitCode = await runHistoryCli(rest, {
     dataDir,
     out: process.stdout,
     err: process.stderr,
   });
 }
+
+if (isEntryPoint(import.meta.url)) void historyCommand(process.argv.slice(2));

@@ -345,7 +345,7 @@ async function main(): Promise<void> {
   // Setup registers the bot's webhook: never beside a running bot on the same data.
   if (config.mode === 'live') {
     const { lockDataDirOrExit } = await import('../app/data-lock.js');
-    lockDataDirOrExit(config.dataDir, (message) => process.stderr.write(`giftdrop setup: warning: ${message}\n`));
+    await lockDataDirOrExit(config.dataDir, (message) => process.stderr.write(`giftdrop setup: warning: ${message}\n`));
   }
   const { exitCode } = await runSetup({ config, out: process.stdout, logger });
   process.exitCode = exitCode;
@@ -361,9 +361,12 @@ function isEntry(): boolean {
   }
 }
 
-if (isEntry()) {
-  main().catch((err: unknown) => {
+/** `npm run setup` (and `giftdrop setup`): checks every setting, prints what to fix, sets the exit code; a failure it did not expect is one line and exit 1. */
+export function setupCommand(): Promise<void> {
+  return main().catch((err: unknown) => {
     process.stderr.write(`giftdrop setup failed: ${(err as Error).message}\n`);
     process.exit(1);
   });
 }
+
+if (isEntry()) void setupCommand();

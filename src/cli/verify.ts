@@ -11,12 +11,13 @@ import { FAIRNESS_ALGORITHM_V2 } from '../fairness/index.js';
 import type { DrawRecord } from '../giveaway/model.js';
 import { isEntryPoint, type CliIo } from './history.js';
 import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
+import { npmRun } from '../platform/advice.js';
 
-export const VERIFY_USAGE = `usage: npm run verify -- [--sandbox | --live] <draw id> [--html]
+export const VERIFY_USAGE = `usage: ${npmRun(process.platform, 'verify', '[--sandbox | --live] <draw id> [--html]')}
   Recomputes the draw's winners from its revealed seed, entrant list and public beacon round
   (algorithm: src/fairness/procedure.ts). Exit 0 when they match the history, 1 when they do not,
   3 when there is nothing to check yet (cancelled before the draw, or still open).
-  --html  writes a self-contained verification page to stdout (npm run -s verify -- <id> --html > draw.html)
+  --html  writes a self-contained verification page to stdout (${npmRun(process.platform, '-s verify', '<id> --html')} > draw.html)
           that re-checks everything in the viewer's own browser; the verdict goes to stderr.
   --sandbox / --live   which mode's data (default: the mode npm start would run in)
 `;
@@ -120,12 +121,15 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
   }
 }
 
-if (isEntryPoint(import.meta.url)) {
+/** `npm run verify -- <args>` (and `giftdrop verify <args>`): the data folder from the flags, then the check; sets the exit code. */
+export async function verifyCommand(argv: readonly string[]): Promise<void> {
   const { cliDataDir } = await import('./data-location.js');
-  const { dataDir, rest } = cliDataDir('verify', process.argv.slice(2));
+  const { dataDir, rest } = cliDataDir('verify', argv);
   process.exitCode = await runVerifyCli(rest, {
     dataDir,
     out: process.stdout,
     err: process.stderr,
   });
 }
+
+if (isEntryPoint(import.meta.url)) void verifyCommand(process.argv.slice(2));

@@ -149,10 +149,15 @@ function issueLines(prefix: string, error: z.ZodError, schema?: z.ZodType): stri
 }
 
 /**
- * `.env` as the dotenv format reads it, with one exception streamers expect: `TWITCH_CHANNEL=#name`
- * (the channel as Twitch writes it). Unquoted, `#` starts a comment there, so the format reads
- * it as empty; the raw line's `#name` is taken instead. Any other variable whose unquoted value
- * starts with `#` (read as empty) is listed in `hashed`, so its error can say why and how to quote it.
+ * `.env` as the dotenv format reads it (as Windows editors write it too: a UTF-8 byte-order mark,
+ * CRLF line ends), with two exceptions streamers expect:
+ * - `TWITCH_CHANNEL=#name` (the channel as Twitch writes it). Unquoted, `#` starts a comment
+ *   there, so the format reads it as empty; the raw line's `#name` is taken instead. Any other
+ *   variable whose unquoted value starts with `#` (read as empty) is listed in `hashed`, so its
+ *   error can say why and how to quote it.
+ * - a double-quoted value on one line is taken as written: the format turns `\n` in it into a line
+ *   break, and a Windows path holds one (`DATA_DIR="C:\new streams\giftdrop"`); no setting here
+ *   is multi-line. Unquoted and single-quoted values keep their backslashes anyway.
  */
 function readDotEnv(cwd: string): { values: Record<string, string>; hashed: string[] } {
   const file = resolve(cwd, '.env');
@@ -163,6 +168,8 @@ function readDotEnv(cwd: string): { values: Record<string, string>; hashed: stri
   for (const [k, v] of Object.entries(parsed)) if (v !== undefined) values[k] = v;
   const hashed: string[] = [];
   for (const line of text.split(/\r?\n/)) {
+    const quoted = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"([^"\n]*)"\s*(?:#.*)?$/.exec(line);
+    if (quoted) values[quoted[1]!] = quoted[2]!;
     const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(#.*)$/.exec(line);
     if (!m || values[m[1]!]) continue;
     const [, key, rest] = m;

@@ -2,7 +2,7 @@
  * The shop's public product feed (`{shop_url}/.well-known/merchant-center/rss.xml`, a Google
  * Merchant Center RSS document) parsed into typed items with fast-xml-parser.
  *
- * Contract: `parseProductFeed(xml, call)` returns the channel title/link and one item per
+ * Contract: `parseProductFeed(xml, call)` resolves to the channel title/link and one item per
  * `<item>`, reading both `g:`-prefixed and plain tags; the item id falls back to `<guid>` then
  * the link. A document without `rss.channel`, or an item with no id or title, raises
  * FourthwallSchemaError naming the field (e.g. `items[2].id`). Prices like `25.00 USD` become
@@ -10,7 +10,6 @@
  *
  * Deliberately not here: fetching (client.ts) and any caching.
  */
-import { createRequire } from 'node:module';
 import type { XMLParser as XMLParserType } from 'fast-xml-parser';
 import { z } from 'zod';
 import type { FourthwallCallInfo } from './errors.js';
@@ -61,13 +60,13 @@ function price(v: unknown): { value: number; currency: string } | undefined {
 
 /** fast-xml-parser, loaded on the first feed (a link giveaway's product look-up), not at start-up. */
 let XMLParserClass: typeof XMLParserType | undefined;
-function xmlParser(): typeof XMLParserType {
-  return (XMLParserClass ??= (createRequire(import.meta.url)('fast-xml-parser') as { XMLParser: typeof XMLParserType }).XMLParser);
+async function xmlParser(): Promise<typeof XMLParserType> {
+  return (XMLParserClass ??= (await import('fast-xml-parser')).XMLParser);
 }
 
 /** Parses a merchant-center RSS document (see the module header). */
-export function parseProductFeed(xml: string, call: FourthwallCallInfo): ProductFeed {
-  const XMLParser = xmlParser();
+export async function parseProductFeed(xml: string, call: FourthwallCallInfo): Promise<ProductFeed> {
+  const XMLParser = await xmlParser();
   const parser = new XMLParser({
     ignoreAttributes: true,
     removeNSPrefix: true,

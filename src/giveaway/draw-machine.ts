@@ -182,14 +182,28 @@ export function viewPhase(phase: DrawPhase): DrawViewPhase {
   }
 }
 
+/** Why a winner may not be replaced (reroll.ts words each one for chat and the dashboard). */
+export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed';
+
+/** What the reroll rule needs to know of the winner to replace (absent: only the phase is asked). */
+export interface RerollTarget {
+  /** This winner was replaced already (the draw's reroll log names them): one reroll per winner. */
+  replaced: boolean;
+  /** Fourthwall says this winner's prize was redeemed: the gift or link is spent, nothing is left to pass on. */
+  redeemed: boolean;
+}
+
 /**
- * Whether `!giveaway reroll` may replace a winner of a draw in `phase`: not while the winners are
- * being picked or confirmed, never for a gift draw settled at Fourthwall, never once cancelled.
+ * Whether a winner of a draw in `phase` may be replaced (`!giveaway reroll`, the dashboard's
+ * Reroll): not while the winners are being picked or confirmed, never for a gift draw settled at
+ * Fourthwall, never once cancelled, never twice for one winner, never once the prize was redeemed.
  */
-export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind']): 'busy' | 'settled-at-fourthwall' | 'cancelled' | undefined {
+export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target?: RerollTarget): RerollRefusal | undefined {
   if (phase === 'closing' || phase === 'awaiting-beacon' || phase === 'picking' || phase === 'finishing' || phase === 'opening') return 'busy';
   if (phase === 'cancelled') return 'cancelled';
   if ((phase === 'settled' || phase === 'failed') && kind === 'gift-draw') return 'settled-at-fourthwall';
+  if (target?.replaced) return 'replaced';
+  if (target?.redeemed) return 'redeemed';
   return undefined;
 }
 

@@ -26,7 +26,7 @@ import type { ChatMessage } from '../shared/chat.js';
 import { Announcer } from './announcer.js';
 import { markClaimed } from './claim-window.js';
 import type { FlowContext, GiveawayDeps, GiveawayEventMap } from './context.js';
-import { restoredPhase, viewPhase, type DrawViewPhase } from './draw-machine.js';
+import { restoredPhase, viewPhase, type DrawViewPhase, type RerollRefusal } from './draw-machine.js';
 import type { EntrantTable } from './entrants/index.js';
 import { Entries } from './entries.js';
 import { giftDrawStarted, hasWinners } from './flows/gift-draw.js';
@@ -35,7 +35,7 @@ import { LinkGiveawayCommands, type ActionResult } from './flows/link-giveaway.j
 import { render } from './messages.js';
 import type { DrawRecord, GiftDrawInfo, GiftPurchaseInfo } from './model.js';
 import { DrawRegistry } from './registry.js';
-import { reroll } from './reroll.js';
+import { reroll, winnerRefusal } from './reroll.js';
 import { DrawRunner } from './runner.js';
 import { DrawSession } from './session.js';
 import { WorkInFlight } from './work-in-flight.js';
@@ -248,9 +248,22 @@ export class GiveawayEngine {
     return this.links.cancel();
   }
 
-  /** `!giveaway reroll <login>`: replaces that winner by the next pick among the other entrants. */
-  reroll(login: string, by: ChatMessage): Promise<ActionResult> {
-    return reroll(this.c, login, by);
+  /**
+   * `!giveaway reroll <login>`: replaces that winner by the next pick among the other entrants;
+   * in draw `drawId` when given (the dashboard names the draw its button belongs to).
+   */
+  reroll(login: string, by: ChatMessage, drawId?: string): Promise<ActionResult> {
+    return reroll(this.c, login, by, drawId);
+  }
+
+  /**
+   * Why winner `login` of draw `drawId` (in memory) may not be rerolled now, the same answer
+   * `reroll` gives (reroll.ts `winnerRefusal`); undefined when a reroll would be accepted. The
+   * dashboard offers Reroll only where this is undefined (a draw no longer in memory: busy).
+   */
+  rerollRefusal(drawId: string, login: string): RerollRefusal | undefined {
+    const s = this.c.draws.active.get(drawId) ?? this.c.draws.findRecent(drawId);
+    return s ? winnerRefusal(this.c.repo, s.phase, s.record, login.toLowerCase()) : 'busy';
   }
 
   /** `!giveaway retry`: delivers the links of the latest giveaway whose links failed. */

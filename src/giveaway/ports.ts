@@ -10,7 +10,7 @@
  */
 import { GiftdropError } from '../shared/errors.js';
 import type { EntrantRows } from './entrant-rows.js';
-import type { GiftDrawInfo, ProductInfo, GiveawayLinkInfo, StreamingInfo, Entrant, BeaconRound, FrozenRows, DrawRecord, AccountLookup } from './model.js';
+import type { GiftDrawInfo, ProductInfo, GiveawayLinkInfo, StreamingInfo, Entrant, BeaconRound, FrozenRows, DrawRecord, AccountLookup, Delivery } from './model.js';
 
 export type SayPriority = 'high' | 'normal' | 'low';
 
@@ -127,6 +127,8 @@ export interface DrawRepository {
   listDraws(options?: { limit?: number }): Promise<DrawRecord[]>;
   /** Winners of finished draws closed at or after `sinceMs` (for the winner cooldown). */
   recentWinnerIds(sinceMs: number): Promise<Set<string>>;
+  /** How far one winner's prize got (src/delivery keeps it; the reroll rule asks whether it was redeemed). */
+  deliveryOf(drawId: string, userId: string): Delivery | undefined;
   /** Webhook ids already processed (bounded set). Returns false if the id was already seen. */
   markEventProcessed(eventId: string): Promise<boolean>;
   /** True when the webhook id was processed before (this run or an earlier one). */

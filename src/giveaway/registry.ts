@@ -21,6 +21,11 @@ export function awaitingLinks(r: DrawRecord): boolean {
   return r.status === 'failed' && r.kind !== 'gift-draw' && r.winners.length > 0 && r.winners.some((w) => !w.redeemUrl);
 }
 
+/** True when `login` (lower case) won draw `r`: still its winner, or replaced in it by a reroll. */
+export function wonBy(r: Readonly<DrawRecord>, login: string): boolean {
+  return r.winners.some((w) => w.login.toLowerCase() === login) || (r.rerolls ?? []).some((x) => x.replacedLogin.toLowerCase() === login);
+}
+
 /**
  * The active sessions by record id, with `list()`: the same sessions as an array, rebuilt only
  * after a change. Every chat line walks the active draws (`!enter`); an indexed walk of an array
@@ -121,15 +126,19 @@ export class DrawRegistry {
     return this.recent.find((x) => x.id === id);
   }
 
-  /** The most recent draw (active first, then recent, then storage) that `login` won. */
+  /**
+   * The most recent draw (active first, then recent, then storage) that `login` won, whether they
+   * are still its winner or were replaced in it (so a second reroll of one winner finds the draw
+   * that says so, never an older win).
+   */
   async findByWinner(login: string): Promise<DrawSession | undefined> {
-    const has = (s: DrawSession) => s.record.winners.some((w) => w.login.toLowerCase() === login);
-    const active = [...this.active.values()].reverse().find(has);
+    const has = (r: Readonly<DrawRecord>) => wonBy(r, login);
+    const active = [...this.active.values()].reverse().find((s) => has(s.record));
     if (active) return active;
-    const recent = this.recent.find(has);
+    const recent = this.recent.find((s) => has(s.record));
     if (recent) return recent;
     const records = await this.repo.listDraws({ limit: RECENT_LIMIT });
-    const rec = records.find((r) => r.winners.some((w) => w.login.toLowerCase() === login));
+    const rec = records.find(has);
     return rec ? this.sessionFromRepo(rec.id) : undefined;
   }
 

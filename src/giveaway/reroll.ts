@@ -3,9 +3,12 @@
  * fair sequence among the other eligible entrants (checked with Twitch like the first picks when
  * account rules are in force: checked-picks.ts).
  *
- * Contract: the winner is looked up among active, recent and stored draws (newest first). Refused
- * where the machine says so (draw-machine.ts `rerollRefusal`: while the winners are being picked
- * or confirmed, for a gift draw settled at Fourthwall, for a cancelled giveaway). During a claim
+ * Contract: the winner is looked up in draw `drawId` when given (the dashboard's button names its
+ * draw), else among active, recent and stored draws (newest first, a draw where they were replaced
+ * included). Refused where the machine says so (draw-machine.ts `rerollRefusal`: while the winners
+ * are being picked or confirmed, for a gift draw settled at Fourthwall, for a cancelled giveaway,
+ * for a winner replaced already, for a prize Fourthwall says was redeemed); `winnerRefusal` is the
+ * same answer for the dashboard, so it offers Reroll only where this accepts it. During a claim
  * window the replacement is asked to claim (the machine's `rerolled-in-claim`); after it, an
  * existing link is delivered to the replacement and, for a finished draw, the new winners are
  * emitted. The reroll is recorded in the draw's reroll log and saved. Does not: create links or
@@ -15,26 +18,44 @@ import type { ChatMessage } from '../shared/chat.js';
 import { replaceWinnerChecked } from './checked-picks.js';
 import { announceReroll } from './claim-window.js';
 import { isoNow, persistQuietly, type FlowContext } from './context.js';
-import { rerollRefusal } from './draw-machine.js';
+import { rerollRefusal, type DrawPhase, type RerollRefusal } from './draw-machine.js';
 import type { ActionResult } from './flows/link-giveaway.js';
+import type { DrawRecord } from './model.js';
 import { render } from './messages.js';
-import { snapshot } from './session.js';
+import type { DrawRepository } from './ports.js';
+import { wonBy } from './registry.js';
+import { snapshot, type DrawSession } from './session.js';
 
-const REFUSALS = {
+const REFUSALS: Record<RerollRefusal, string> = {
   busy: 'The winners are being confirmed right now; try again in a moment.',
   'settled-at-fourthwall': 'That gift draw is already settled at Fourthwall; its winners cannot change.',
   cancelled: 'That giveaway was cancelled.',
-} as const;
+  replaced: '{name} was already replaced in that giveaway; a winner is rerolled once.',
+  redeemed: '{name} already redeemed the prize: nothing is left to pass on.',
+};
 
-/** Replaces the winner `login` (with or without `@`, any case) on behalf of `by`. */
-export async function reroll(c: FlowContext, login: string, by: ChatMessage): Promise<ActionResult> {
+/** Why winner `login` (lower case) of draw `record` in `phase` may not be replaced now, or undefined. */
+export function winnerRefusal(repo: Pick<DrawRepository, 'deliveryOf'>, phase: DrawPhase, record: Readonly<DrawRecord>, login: string): RerollRefusal | undefined {
+  const w = record.winners.find((x) => x.login.toLowerCase() === login);
+  const replaced = !w && (record.rerolls ?? []).some((x) => x.replacedLogin.toLowerCase() === login);
+  const delivery = w && (repo.deliveryOf(record.id, w.userId) ?? w.delivery);
+  return rerollRefusal(phase, record.kind, { replaced, redeemed: !!delivery?.redeemedAt });
+}
+
+/** The session of draw `drawId` (in memory or stored), or the latest one `name` won. */
+function findDraw(c: FlowContext, name: string, drawId: string | undefined): Promise<DrawSession | undefined> {
+  return drawId ? c.draws.sessionFromRepo(drawId) : c.draws.findByWinner(name);
+}
+
+/** Replaces the winner `login` (with or without `@`, any case) of draw `drawId` (default: their latest) on behalf of `by`. */
+export async function reroll(c: FlowContext, login: string, by: ChatMessage, drawId?: string): Promise<ActionResult> {
   const name = login.trim().replace(/^@/, '').toLowerCase();
   if (!name) return { ok: false, message: 'Say whose win to reroll: !giveaway reroll <login>.' };
-  const s = await c.work.track(c.draws.findByWinner(name));
-  if (!s) return { ok: false, message: render('{name} is not a winner of a recent giveaway.', { name }) };
+  const s = await c.work.track(findDraw(c, name, drawId));
+  if (!s || !wonBy(s.record, name)) return { ok: false, message: render('{name} is not a winner of a recent giveaway.', { name }) };
   const r = s.record;
-  const refusal = rerollRefusal(s.phase, r.kind);
-  if (refusal) return { ok: false, message: REFUSALS[refusal] };
+  const refusal = winnerRefusal(c.repo, s.phase, r, name);
+  if (refusal) return { ok: false, message: render(REFUSALS[refusal], { name }) };
   const old = r.winners.find((w) => w.login.toLowerCase() === name)!;
   const phase = s.phase;
   const inClaim = phase === 'claim-window';
@@ -46,6 +67,8 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage): Pr
       meta: { at: isoNow(c.clock), reason: 'command', byUserId: by.userId, displayNameOf: (id) => s.displayNameOf(id), claimPending: inClaim },
     }),
   );
+  // Another reroll of this winner got there first (they are no longer a winner): not "nobody left".
+  if (!swap && !r.winners.some((w) => w.userId === old.userId)) return { ok: false, message: render(REFUSALS.replaced, { name }) };
   if (!swap) {
     c.announce.say('rerollExhausted', { old: `@${old.login}`, product: r.offer.name }, 'normal');
     return { ok: false, message: render('Nobody is left to replace {name}.', { name }) };

@@ -18,7 +18,6 @@
  * without a stack, unless the level is `debug` or finer; every other error keeps its stack. The
  * line's message says what failed and what the bot does next (the caller's job).
  */
-import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -50,9 +49,7 @@ const LINK_MARK = '/gifts/';
 
 export interface LoggerOptions {
   level?: string;
-  /** Pretty, coloured output (default: when the destination is stderr and stderr is a terminal). */
-  pretty?: boolean;
-  /** Where lines go (tests pass a capture stream). Default stderr. */
+  /** Where lines go (tests pass a capture stream; a terminal gets `prettyDestination`). Default stderr, JSON. */
   destination?: DestinationStream;
   /** Also append JSON lines to this file (LOG_FILE). */
   file?: string;
@@ -151,8 +148,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       err: (err: Error) => (err instanceof Error && !verbose() && isRoutineFailure(err) ? shortError(err) : pino.stdSerializers.err(err)),
     },
   };
-  const pretty = options.pretty ?? (!options.destination && process.stderr.isTTY === true);
-  const main: DestinationStream = options.destination ?? (pretty ? pinoPretty(2) : pino.destination({ dest: 2, sync: true }));
+  const main: DestinationStream = options.destination ?? pino.destination({ dest: 2, sync: true });
   const logger = options.file
     ? pino(
         base,
@@ -167,11 +163,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return logger;
 }
 
-const require = createRequire(import.meta.url);
-/** pino-pretty, loaded only for a terminal. */
-function pinoPretty(fd: number): DestinationStream {
-  const factory = require('pino-pretty') as (opts: Record<string, unknown>) => DestinationStream;
-  return factory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name', destination: fd, sync: true });
+/**
+ * Pretty, coloured lines on file descriptor `fd` (a terminal), written synchronously in this
+ * process. pino-pretty is loaded here, on demand: a bot logging JSON never loads it.
+ */
+export async function prettyDestination(fd: number): Promise<DestinationStream> {
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name', destination: fd, sync: true });
 }
 
 /** A logger that discards everything (benchmarks, quiet tests). */

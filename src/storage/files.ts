@@ -2,16 +2,15 @@
  * Small file helpers shared by the storage adapters: durable whole-file writes (temp file, fsync,
  * rename, fsync of the directory), owner-only modes (files 0600, directories 0700), quarantine of a
  * damaged file (renamed `<name>.corrupt-<timestamp>`, never deleted), the start-up refusal of a
- * data directory or secret file that other users can write or that someone else owns
- * (`privacyProblem`, one line with the fix), JSON reads that fail with an
+ * secret file that other users can write (`checkPrivate`, per OS: platform/protection.ts), JSON reads that fail with an
  * error naming the file, and the reversible mapping from draw ids to file names. Owns no state and
  * knows nothing about draws.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, type Stats } from 'node:fs';
 import { copyFile, link, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { z } from 'zod';
+import { privacyProblem } from '../platform/protection.js';
 import { StorageError } from './errors.js';
 
 /** Longest accepted id, in UTF-8 bytes (keeps every derived file name well under 255 bytes). */
@@ -47,33 +46,9 @@ export async function mkdirPrivate(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: DIR_MODE });
 }
 
-/**
- * Why `path` (a data directory or a secret file) must not be trusted, as one line with the fix, or
- * undefined when it is owner-only enough: writable by the group or by everyone (another local user
- * could plant a token or change the history), or owned by another user. A missing path is fine.
- */
-export function privacyProblem(path: string, what: string): string | undefined {
-  let st: Stats;
-  try {
-    st = lstatSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  if (uid !== undefined && st.uid !== uid)
-    return `${what} ${path} belongs to another user (uid ${st.uid}, you are uid ${uid}): run giftdrop as its owner, or use a DATA_DIR of your own (or: chown ${uid} '${path}')`;
-  if (st.mode & 0o022) {
-    const fix = st.isDirectory() ? 'chmod 700' : 'chmod 600';
-    return `${what} ${path} can be changed by other users (mode ${mode}): run ${fix} '${path}' (and check nothing in it was planted)`;
-  }
-  return undefined;
-}
-
-/** Throws StorageError('STORAGE_UNSAFE') with `privacyProblem`'s line when there is one. */
+/** Throws StorageError('STORAGE_UNSAFE') with platform/protection.ts `privacyProblem`'s line when there is one (never on Windows). */
 export async function checkPrivate(path: string, what: string): Promise<void> {
-  const problem = privacyProblem(path, what);
+  const problem = privacyProblem(path, what, process.platform);
   if (problem) throw new StorageError('STORAGE_UNSAFE', problem);
 }
 

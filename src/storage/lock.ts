@@ -1,21 +1,25 @@
 /**
  * One bot per data directory (contract "One bot per data directory"): `<dir>/giftdrop.lock`,
- * created exclusively (O_EXCL) and holding the owner's PID and start time. Taken by the entry
- * points (`npm start` in any mode, `npm run setup`) before anything in the directory is read;
- * the read-only scripts never take it.
+ * created exclusively (O_EXCL) and holding the owner's PID, start time, lock token and proof-of-life
+ * endpoint. Taken by the entry points (`npm start` in any mode, `npm run setup`) before anything in
+ * the directory is read; the read-only scripts never take it.
  *
  * Contract: `acquireDataDirLock` creates the directory (0700) if needed and the lock file (0600).
  * When a live process holds it, it throws DataDirLockedError naming the lock and the PID, having
- * changed nothing. A lock whose process is gone (dead PID, a process that has exited but is not
- * reaped yet (a zombie), or the PID now belongs to a process started later; per /proc where
- * available, else kill(pid, 0)) is taken over with a warning. `release()` deletes the
- * lock if it is still ours; it also runs on process exit, so a clean exit (or process.exit) frees it
- * and only a killed process leaves a stale lock. Does not: lock across machines (network file
- * systems), or wait for the holder.
+ * changed nothing. Alive means the holder's endpoint answers (platform/lock-endpoint.ts: a named
+ * pipe or Unix socket the OS closes when the holder dies), so a lock whose holder is gone is taken
+ * over with a warning even when its PID now belongs to another process (PID reuse, on any OS). A
+ * lock written before the endpoint existed (no `endpoint` field) is judged by its PID. `release()`
+ * deletes the lock if it is still ours and closes the endpoint; it also runs on process exit, so a
+ * clean exit (or process.exit) frees it and only a killed process leaves a stale lock. Does not:
+ * lock across machines (network file systems), or wait for the holder.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { endpointAnswers, holdEndpoint, lockEndpoint, removeEndpoint } from '../platform/lock-endpoint.js';
+import { processGone } from '../platform/parent-watch.js';
 import { GiftdropError } from '../shared/errors.js';
 
 export const LOCK_FILE = 'giftdrop.lock';
@@ -25,10 +29,10 @@ interface LockOwner {
   pid: number;
   /** ISO time the owner started. */
   startedAt: string;
-  /** The owner's start time in clock ticks since boot (/proc/<pid>/stat), where available. */
-  procStart?: number;
   /** Random token of this acquisition (so release never deletes another process's lock). */
   token: string;
+  /** Where the owner answers while it runs (platform/lock-endpoint.ts); absent in older locks. */
+  endpoint?: string;
 }
 
 export class DataDirLockedError extends GiftdropError {
@@ -51,43 +55,21 @@ export interface DataDirLock {
   release(): void;
 }
 
-/** `pid`'s state letter and start time in ticks since boot, from /proc/<pid>/stat (Linux); undefined without one. */
-function procStat(pid: number): { state: string; start: number | undefined } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields 3 (state) and 22 (start time); the command name (field 2) may hold spaces and
-    // parentheses: count after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const start = Number(fields[19]);
-    return { state: fields[0] ?? '', start: Number.isFinite(start) ? start : undefined };
-  } catch {
-    return undefined;
-  }
-}
-
-function procStartOf(pid: number): number | undefined {
-  return procStat(pid)?.start;
-}
-
 /**
- * True while the lock's owner still runs. Where /proc has the PID (Linux): a process that has
- * exited but is not reaped yet (state Z, zombie, or X, dead) is gone, and so is a PID now used by
- * a process started later. Without a /proc entry: `kill(pid, 0)` (EPERM means it exists).
+ * True while the lock's owner still runs: its endpoint answers. The endpoint is trusted only when
+ * it is the one its token names on this OS (so a lock file never makes us connect to, or later
+ * remove, anything else); otherwise, as in a lock written before endpoints, the PID is asked.
  */
-function alive(owner: LockOwner): boolean {
-  if (owner.pid === process.pid) return false;
-  const stat = procStat(owner.pid);
-  if (stat) {
-    if (stat.state === 'Z' || stat.state === 'X') return false;
-    if (owner.procStart !== undefined && stat.start !== undefined && stat.start !== owner.procStart) return false; // the PID was reused
-    return true;
-  }
-  try {
-    process.kill(owner.pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return true;
+async function alive(owner: LockOwner, platform: NodeJS.Platform): Promise<boolean> {
+  const endpoint = ownEndpoint(owner, platform);
+  if (endpoint) return endpointAnswers(endpoint);
+  return owner.pid !== process.pid && !processGone(owner.pid);
+}
+
+function ownEndpoint(owner: LockOwner, platform: NodeJS.Platform): string | undefined {
+  if (typeof owner.token !== 'string' || !/^[0-9a-f]{16}$/.test(owner.token)) return undefined;
+  const expected = lockEndpoint(platform, owner.token);
+  return owner.endpoint === expected ? expected : undefined;
 }
 
 function readOwner(file: string): LockOwner | undefined | 'absent' {
@@ -107,27 +89,56 @@ function readOwner(file: string): LockOwner | undefined | 'absent' {
   return undefined;
 }
 
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 export interface AcquireOptions {
   /** Told about a stale lock taken over. */
   warn(message: string): void;
   /** Registers release on process exit (default true). */
   releaseOnExit?: boolean;
+  /** The OS this runs on (process.platform): names the lock's endpoint. */
+  platform: NodeJS.Platform;
 }
 
-/** Takes `<dir>/giftdrop.lock` (see the module comment). Synchronous: nothing else runs meanwhile. */
-export function acquireDataDirLock(dir: string, options: AcquireOptions): DataDirLock {
+/** Takes `<dir>/giftdrop.lock` (see the module comment). */
+export async function acquireDataDirLock(dir: string, options: AcquireOptions): Promise<DataDirLock> {
   const file = join(dir, LOCK_FILE);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const token = randomBytes(8).toString('hex');
+  const endpoint = lockEndpoint(options.platform, token);
   const me: LockOwner = {
     pid: process.pid,
     startedAt: new Date(Date.now() - process.uptime() * 1000).toISOString(),
-    procStart: procStartOf(process.pid),
-    token: randomBytes(8).toString('hex'),
+    token,
+    endpoint,
   };
+  // Answering before the lock file names the endpoint: a holder is never seen without one.
+  const held = await holdEndpoint(endpoint);
+  try {
+    await takeLockFile(file, me, options);
+  } catch (err) {
+    held.close();
+    throw err;
+  }
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    process.removeListener('exit', release);
+    const owner = readOwner(file);
+    if (owner !== 'absent' && owner?.token === me.token) {
+      try {
+        unlinkSync(file);
+      } catch {
+        // already gone
+      }
+    }
+    held.close();
+  };
+  if (options.releaseOnExit !== false) process.on('exit', release);
+  return { file, release };
+}
+
+/** Creates the lock file holding `me`, taking over a stale one; throws DataDirLockedError while a live one is held. */
+async function takeLockFile(file: string, me: LockOwner, options: AcquireOptions): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     // Bounded: a lock that keeps changing hands is reported rather than fought over.
     if (attempt > 60) throw new DataDirLockedError(file, undefined);
@@ -144,18 +155,18 @@ export function acquireDataDirLock(dir: string, options: AcquireOptions): DataDi
       } finally {
         closeSync(fd);
       }
-      break;
+      return;
     }
     const owner = readOwner(file);
     if (owner === 'absent') continue; // released meanwhile: try again
     if (owner === undefined) {
       // Empty or torn: a holder between creating and writing it, or one killed right then.
       if (attempt < 20) {
-        sleepSync(50);
+        await sleep(50);
         continue;
       }
       options.warn(`taking over ${file}: it held no owner (a giftdrop killed while starting)`);
-    } else if (alive(owner)) {
+    } else if (await alive(owner, options.platform)) {
       throw new DataDirLockedError(file, owner.pid);
     } else {
       options.warn(`taking over ${file}: its owner (PID ${owner.pid}, started ${owner.startedAt}) is no longer running`);
@@ -178,21 +189,9 @@ export function acquireDataDirLock(dir: string, options: AcquireOptions): DataDi
       }
     }
     rmSync(aside, { force: true });
-  }
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    process.removeListener('exit', release);
-    const owner = readOwner(file);
-    if (owner !== 'absent' && owner?.token === me.token) {
-      try {
-        unlinkSync(file);
-      } catch {
-        // already gone
-      }
+    if (same && owner) {
+      const stale = ownEndpoint(owner, options.platform);
+      if (stale) removeEndpoint(stale);
     }
-  };
-  if (options.releaseOnExit !== false) process.on('exit', release);
-  return { file, release };
+  }
 }

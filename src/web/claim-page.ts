@@ -70,12 +70,12 @@ const SESSION_TTL_MS = 60 * 60_000;
 const MAX_STATES = 10_000;
 const MAX_SESSIONS = 10_000;
 
-const CSS = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f1fb;color:#1d1630}
+const CSS = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f1fb;color:#1d1630;overflow-wrap:break-word;word-break:normal;hyphens:manual}
 main{max-width:640px;margin:0 auto;padding:24px 16px}h1{font-size:1.6rem;margin:0 0 4px}p{margin:8px 0}
 .muted{color:#6b6280}.card{background:#fff;border-radius:14px;padding:16px 18px;margin:14px 0;box-shadow:0 1px 4px rgba(0,0,0,.08)}
 .prize{font-weight:700;font-size:1.15rem}.btn{display:inline-block;background:#9146ff;color:#fff;text-decoration:none;border:0;border-radius:10px;padding:12px 18px;font-size:1rem;font-weight:600;cursor:pointer;width:100%;text-align:center}
 .btn.ghost{background:transparent;color:#9146ff;border:1px solid #9146ff;width:auto;padding:6px 12px;font-size:.9rem}
-.link{word-break:break-all;font-family:ui-monospace,monospace;font-size:.85rem;background:#f4f1fb;border-radius:8px;padding:8px;margin:8px 0}
+.link{overflow-wrap:anywhere;font-family:ui-monospace,monospace;font-size:.85rem;background:#f4f1fb;border-radius:8px;padding:8px;margin:8px 0}
 .done{color:#1b7f3b;font-weight:600}ol{padding-left:20px;margin:6px 0}header{display:flex;justify-content:space-between;align-items:center;gap:8px;flex-wrap:wrap}
 @media (min-width:600px){.btn{width:auto}}`;
 
@@ -154,7 +154,7 @@ export class ClaimPage {
       this.page(res, 200, 'Claim your prize',
         `<p>Won something in <strong>${channel}</strong>'s giveaway? Log in with your Twitch account to see your prize and how to redeem it.</p>
 <p><a class="btn" id="login" href="/claim/login">Log in with Twitch</a></p>
-<p class="muted">We only learn your Twitch name. Your login is forgotten when you close the page.</p>`);
+<p class="muted">We only learn your Twitch name. This browser stays logged in for ${SESSION_TTL_MS / 60_000} minutes, or until you log out; then the login is forgotten.</p>`);
       return;
     }
     const prizes = await this.o.prizes.prizesFor(viewer.id);

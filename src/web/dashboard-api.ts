@@ -113,7 +113,7 @@ export class DashboardApi {
         return res.ok ? { ok: true, id: res.id, message: 'Link giveaway cancelled.' } : res;
       },
       reroll: async (_q, b) => {
-        const res = await d.engine.reroll(str(b.login), this.actor());
+        const res = await d.engine.reroll(str(b.login), this.actor(), str(b.drawId) || undefined);
         return res.ok ? { ok: true, id: res.id, message: `Rerolled ${str(b.login)}.` } : res;
       },
       remind: async (_q, b) => {
@@ -207,11 +207,13 @@ export class DashboardApi {
           claimed: w.claimed ?? null,
           link: w.redeemUrl ?? null,
           accountCheck: w.accountCheck?.result ?? null,
+          // The engine's own answer (giveaway/reroll.ts): the page offers Reroll only where it is accepted.
+          rerollRefusal: this.d.engine.rerollRefusal(r.id, w.login) ?? null,
         })),
         rerolls: (r.rerolls ?? []).map((x) => ({ replaced: x.replacedLogin, reason: x.reason, at: x.at })),
         setAside: (r.setAside ?? []).map((a) => ({ login: a.login, reason: a.reason, at: a.at })),
         failure: r.failure?.reason ?? null,
-        fairness: { commitment: r.fairness.commitment, seed: r.fairness.seed ?? null, digest: r.fairness.entrantsDigest ?? null },
+        fairness: { commitment: r.fairness.commitment, seed: r.fairness.seed ?? null, digest: r.fairness.entrantsDigest ?? null, frozenAt: r.fairness.frozenAt ?? null },
       };
     });
     const chat = this.d.chat.health();
@@ -246,13 +248,32 @@ export class DashboardApi {
     };
   }
 
-  private async filtered(q: URLSearchParams): Promise<DrawRecord[]> {
+  /**
+   * The stored draws, each draw the engine still holds told as the engine has it now (status,
+   * entrants, winners, rerolls: the source "Open draws" and "Recent winners" show), so the History never
+   * says "drawing" for a draw whose winners are listed while its save is on the way.
+   */
+  private async current(): Promise<{ record: DrawRecord; saving: boolean }[]> {
+    const live = new Map(this.d.engine.drawViews().map((v) => [v.record.id, v]));
+    return (await this.d.repo.listDraws({ limit: HISTORY_LIMIT })).map((stored) => {
+      const v = live.get(stored.id);
+      if (!v) return { record: stored, saving: false };
+      const m = v.record;
+      const delivery = new Map(stored.winners.map((w) => [w.userId, w.delivery]));
+      const winners = m.winners.map((w) => ({ ...w, ...(delivery.get(w.userId) ? { delivery: delivery.get(w.userId)! } : {}) }));
+      const entrants = Math.max(stored.entrants, m.entrants, v.entrants.size);
+      const record: DrawRecord = { ...stored, status: m.status, entrants, winners, fairness: m.fairness, ...(m.closedAt ? { closedAt: m.closedAt } : {}), ...(m.rerolls ? { rerolls: m.rerolls } : {}), ...(m.setAside ? { setAside: m.setAside } : {}) };
+      return { record, saving: m.status !== stored.status };
+    });
+  }
+
+  private async filtered(q: URLSearchParams): Promise<{ record: DrawRecord; saving: boolean }[]> {
     const text = (q.get('q') ?? '').trim().toLowerCase();
     const status = q.get('status') ?? '';
     const kind = q.get('kind') ?? '';
-    const all = await this.d.repo.listDraws({ limit: HISTORY_LIMIT });
+    const all = await this.current();
     return all.filter(
-      (r) =>
+      ({ record: r }) =>
         (!status || r.status === status) &&
         (!kind || r.kind === kind) &&
         (!text || r.id.toLowerCase().includes(text) || r.offer.name.toLowerCase().includes(text) || r.winners.some((w) => w.login.includes(text))),
@@ -262,7 +283,8 @@ export class DashboardApi {
   private async history(q: URLSearchParams): Promise<Json> {
     const records = await this.filtered(q);
     const rows = [];
-    for (const r of records) rows.push({ ...toExport(r), verify: await this.verifyStatus(r) });
+    // A draw whose save is on the way is checked once it is on disk (the check reads the stored record).
+    for (const { record: r, saving } of records) rows.push({ ...toExport(r), verify: saving ? 'pending' : await this.verifyStatus(r) });
     // Whether "Retry links" applies, over the draws `!giveaway retry` looks at (not the filter's).
     const linksWaiting = (await this.d.repo.listDraws({ limit: RECENT_LIMIT })).some(awaitingLinks);
     return { draws: rows, linksWaiting };
@@ -284,7 +306,7 @@ export class DashboardApi {
   }
 
   private async download(res: ServerResponse, format: 'csv' | 'json', q: URLSearchParams): Promise<void> {
-    const records = await this.filtered(q);
+    const records = (await this.filtered(q)).map((x) => x.record);
     const body = format === 'csv' ? toCsv(records) : `${JSON.stringify(records.map(toExport), null, 2)}\n`;
     res.writeHead(200, {
       'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',

@@ -146,6 +146,22 @@ interface Check {
   detail: string;
 }
 
+/** The beacon check's title: a sandbox draw's beacon is the sandbox's own local test key, not a public one. */
+function beaconTitle(b: PageData['beacon']): string {
+  return b && !('unavailable' in b) && b.sandbox ? "Sandbox's local beacon" : 'Public beacon';
+}
+
+/**
+ * When Twitch gave the answer a set-aside pick rests on. An answer from while entries were open
+ * (looked up ahead and kept for the close) is older than the freeze: said so, with both times.
+ */
+function answered(at: string, frozenAt: string | undefined): string {
+  if (frozenAt && Date.parse(at) < Date.parse(frozenAt)) {
+    return `Twitch answered at ${at}, while entries were open; the rule was applied to that answer when the list was frozen at ${frozenAt}`;
+  }
+  return `Twitch answered at ${at}`;
+}
+
 /** Runs every check on `d`; returns the checks and the recomputed current winners (logins). */
 async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: string[] }> {
   const checks: Check[] = [];
@@ -187,7 +203,7 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
         key = await hmac(seed, concat(enc.encode('giftdrop-drand-v2'), new Uint8Array([0]), hexToBytes(d.digest), u64(b.round), hexToBytes(b.randomness)));
       }
     }
-    if (!add(ok, 'Public beacon', detail)) key = undefined;
+    if (!add(ok, beaconTitle(b), detail)) key = undefined;
   } else if (d.beacon && 'unavailable' in d.beacon) {
     add(true, 'Public beacon', `not used: round ${d.beacon.round ?? '?'} could not be fetched in time, so the winners come from the seed alone (v1)`);
   }
@@ -229,7 +245,7 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
     winners = [...byPick.entries()].sort((a, b) => a[0] - b[0]).map(([p]) => sorted[seq[p] ?? -1]?.[1] ?? '?');
     add(problems.length === 0, 'Winners', problems.length ? problems.join('; ') : `${used} pick(s) recomputed; winners in pick order: ${winners.join(', ') || '(none)'}${d.rerolls.length ? `; ${d.rerolls.length} reroll(s) took the next picks` : ''}`);
     if (aside.length)
-      add(problems.length === 0, 'Set aside by the account rules', aside.map((a) => `pick ${a.pick}: ${a.login} (${a.reason}, Twitch answered ${a.at})`).join('; '));
+      add(problems.length === 0, 'Set aside by the account rules', aside.map((a) => `pick ${a.pick}: ${a.login} (${a.reason}; ${answered(a.at, d.frozenAt)})`).join('; '));
   } else {
     add(false, 'Winners', 'not recomputed: an earlier check failed');
   }
@@ -269,7 +285,10 @@ async function main(doc: Doc): Promise<void> {
     const li = doc.createElement('li');
     li.className = c.ok ? 'ok' : 'bad';
     li.appendChild(el('strong', `${c.ok ? '✔' : '✘'} ${c.title}: `));
-    li.appendChild(el('span', c.detail));
+    // Hashes and hex (16+ hex digits) may wrap anywhere (class hex); the words around them never do.
+    const span = el('span', '');
+    c.detail.split(/([0-9a-f]{16,})/).forEach((part, i) => part && span.appendChild(el(i % 2 ? 'code' : 'span', part, i % 2 ? 'hex' : '')));
+    li.appendChild(span);
     list.appendChild(li);
   }
   const allOk = result.checks.every((c) => c.ok);

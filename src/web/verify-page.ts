@@ -9,7 +9,8 @@
  * never redeem links, gift ids, display names or supporter messages. The data sits in a JSON
  * script element with `<` escaped, and the script (src/web/verify-client.ts with @noble/curves)
  * is bundled with esbuild on first use and cached; the entry resolves next to this module, so it
- * works from the TypeScript sources (tsx) and from compiled JavaScript alike. Needs a record whose
+ * works from the TypeScript sources (tsx) and from compiled JavaScript alike. The single
+ * executable carries it prebuilt instead (`GIFTDROP_VERIFY_CLIENT`). Needs a record whose
  * seed is revealed (`pageProblem` says why not).
  */
 import { extname } from 'node:path';
@@ -17,27 +18,40 @@ import { fileURLToPath } from 'node:url';
 import type { DrawRecord } from '../giveaway/model.js';
 import type { PageData } from './verify-client.js';
 
+/**
+ * The script prebuilt at package time: scripts/package.mjs defines it (esbuild `define`) in the
+ * single executable, which carries no bundler; undefined everywhere else.
+ */
+declare const GIFTDROP_VERIFY_CLIENT: string | undefined;
+
 let bundled: Promise<string> | undefined;
 
-/** The verify page's script, bundled for browsers (cached for the process). */
+/**
+ * Bundles the verify page's script for browsers with esbuild.
+ * @public scripts/package.mjs calls it (from dist/) to prebuild the script for the executable.
+ */
+export async function bundleVerifyClient(): Promise<string> {
+  const here = fileURLToPath(import.meta.url);
+  const entry = fileURLToPath(new URL(`./verify-client${extname(here)}`, import.meta.url));
+  const { build } = await import('esbuild');
+  const out = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
+}
+
+/** The verify page's script: the prebuilt one, or bundled on first use (cached for the process). */
 function verifyScript(): Promise<string> {
-  bundled ??= (async () => {
-    const here = fileURLToPath(import.meta.url);
-    const entry = fileURLToPath(new URL(`./verify-client${extname(here)}`, import.meta.url));
-    const { build } = await import('esbuild');
-    const out = await build({
-      entryPoints: [entry],
-      bundle: true,
-      write: false,
-      format: 'iife',
-      platform: 'browser',
-      target: 'es2020',
-      minify: true,
-      legalComments: 'none',
-      logLevel: 'silent',
-    });
-    return out.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
-  })();
+  if (typeof GIFTDROP_VERIFY_CLIENT === 'string') return Promise.resolve(GIFTDROP_VERIFY_CLIENT);
+  bundled ??= bundleVerifyClient();
   bundled.catch(() => (bundled = undefined));
   return bundled;
 }
@@ -81,10 +95,13 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1f}
+// Words wrap between words (never inside one); only hashes and hex, set in .hex by the script,
+// may break anywhere, since they have no word boundaries and would run off a phone's screen.
+const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1f;overflow-wrap:break-word;word-break:normal;hyphens:manual}
 h1{font-size:1.4rem}#status{font-weight:600;padding:.6rem .8rem;border-radius:.4rem;background:#eee}
 .ok{color:#0a6b2d}.bad{color:#a1101b}#status.ok{background:#e3f6e8}#status.bad{background:#fbe4e6}
-li{margin:.4rem 0;word-break:break-all}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .6rem;text-align:left}
+li{margin:.4rem 0}.hex{font:.85em ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .6rem;text-align:left}
 .note{color:#555;font-size:.9rem}`;
 
 /** The whole page for `record` (its seed must be revealed). */
@@ -100,7 +117,7 @@ export async function renderVerifyPage(record: DrawRecord): Promise<string> {
 <body data-verdict="pending">
 <h1 id="title">giftdrop draw check</h1>
 <p id="status">This page checks the draw with JavaScript in your browser; please enable it.</p>
-<p class="note">Everything below is recomputed here, in your browser, from the data in this file: nothing is fetched and no server is trusted.
+<p class="note">Everything below is recomputed here, in your browser, from the draw's data embedded in this page: nothing else is fetched and no server is trusted (save the page to check it again offline).
 The procedure is specified in giftdrop's src/fairness/procedure.ts.</p>
 <h2>What was checked</h2><ol id="checks"></ol>
 <h2>Winners recomputed here</h2><p id="computed-winners"></p>

@@ -44,6 +44,9 @@ export class FailingSaves implements DrawRepository {
   recentWinnerIds(sinceMs: number) {
     return this.inner.recentWinnerIds(sinceMs);
   }
+  deliveryOf(drawId: string, userId: string) {
+    return this.inner.deliveryOf(drawId, userId);
+  }
   markEventProcessed(eventId: string) {
     return this.inner.markEventProcessed(eventId);
   }

@@ -16,11 +16,11 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs `command args` in the repository with exactly `env` (plus PATH/HOME); rejects after `timeoutMs`. */
-export function runProcess(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<ProcessResult> {
+/** Runs `command args` in `cwd` (default: the repository) with exactly `env` (plus PATH/HOME); rejects after `timeoutMs`. */
+export function runProcess(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = REPO_ROOT): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
-      cwd: REPO_ROOT,
+      cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_UPDATE_NOTIFIER: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -47,7 +47,7 @@ export async function settle(): Promise<void> {
 /** A logger whose JSON lines are kept for assertions. */
 export function capturingLogger(level = 'debug'): { logger: Logger; capture: LogCapture } {
   const capture = new LogCapture();
-  return { logger: createLogger({ destination: capture, level, pretty: false }), capture };
+  return { logger: createLogger({ destination: capture, level }), capture };
 }
 
 export function roles(partial: Partial<ChatRoles> = {}): ChatRoles {

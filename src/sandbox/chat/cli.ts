@@ -6,7 +6,7 @@
  *   `+mod +sub12 +vip +first +me +bits100 viewer42: text`   with roles / extras
  * The local Helix API answers on the same port under /helix (everyone follows; `/live` and
  * `/offline` on stdin start and end the channel's stream there).
- * Stays up until SIGINT/SIGTERM. Options: --port --host --channel --bot-login --token --mod.
+ * Stays up until a stop signal (platform/signals.ts: SIGINT, SIGTERM, SIGHUP; SIGBREAK on Windows). Options: --port --host --channel --bot-login --token --mod.
  * Deliberately reads no environment variables (config/ is the only reader of process.env).
  */
 import { createInterface } from 'node:readline';
@@ -16,6 +16,7 @@ import { startChatServer } from './server.js';
 import { parseDemoLine } from './demo-input.js';
 import { SandboxHelix } from '../helix/index.js';
 import { systemClock } from '../../shared/clock.js';
+import { shutdownSignals } from '../../platform/signals.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -90,8 +91,7 @@ async function main(): Promise<void> {
       () => process.exit(1),
     );
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  for (const sig of shutdownSignals(process.platform)) process.on(sig, stop);
 }
 
 main().catch((err: unknown) => {

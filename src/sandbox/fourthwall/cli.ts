@@ -1,10 +1,11 @@
 /**
  * `npm run sandbox:fourthwall`: runs the Fourthwall sandbox alone. Port from `--port N`
  * (default 0: the OS chooses). Prints ONE JSON line `{"apiUrl","shopUrl","username","password",
- * "webhookSecret"}` on stdout, then serves until SIGINT/SIGTERM. It reads no environment
+ * "webhookSecret"}` on stdout, then serves until a stop signal (platform/signals.ts: SIGINT, SIGTERM, SIGHUP; SIGBREAK on Windows). It reads no environment
  * variables and logs nothing else to stdout (the line is the machine-readable contract).
  */
 import { startFourthwallSandbox } from './server.js';
+import { shutdownSignals } from '../../platform/signals.js';
 
 function parsePort(argv: readonly string[]): number {
   const i = argv.indexOf('--port');
@@ -32,8 +33,7 @@ async function main(): Promise<void> {
   const stop = (): void => {
     void sandbox.close().then(() => process.exit(0));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  for (const sig of shutdownSignals(process.platform)) process.once(sig, stop);
 }
 
 main().catch((err: unknown) => {

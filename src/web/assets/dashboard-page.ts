@@ -10,9 +10,16 @@
  * inline script or style (the CSP forbids them). Only the actions that apply are shown
  * (`applicable`, mirroring the engine's own refusals): "End now and draw" while a draw takes
  * entries, "Cancel link giveaway" while a link giveaway is open or in its claim window, "Retry
- * links" while a link giveaway or gift purchase failed with winners still without links, and
- * "Reroll" on the winners of a claim window or of a settled giveaway that is not a gift draw
- * (Fourthwall settles those for good).
+ * links" while a link giveaway or gift purchase failed with winners still without links,
+ * "Reroll" on a winner only where the engine says it would accept it (the state's
+ * `rerollRefusal`, giveaway/reroll.ts: never a redeemed prize, never twice for one winner, never a
+ * gift draw settled at Fourthwall), the product picker and "Start giveaway" only while no link
+ * giveaway runs, the one stream button that changes the stream state Fourthwall reports, and the
+ * Entrants picker only while a draw is in progress. A destructive action (Reroll, Cancel) asks
+ * once: the first click turns the button into "Confirm ..." beside "Keep"; only the second acts.
+ * One time format across the page (`when`). The History is reloaded whenever the draws in
+ * memory change, and the API tells the draws it holds as the engine has them, so it never lags
+ * behind "Recent winners".
  */
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -29,9 +36,9 @@ export const DASHBOARD_HTML = `<!doctype html>
 <header>
   <h1>giftdrop</h1>
   <span id="status" class="pill"></span>
-  <span id="streaming" class="pill">streaming: ?</span>
-  <button id="go-live" type="button">Stream live</button>
-  <button id="go-offline" type="button">Stream offline</button>
+  <span id="streaming" class="pill">stream: ?</span>
+  <button id="go-live" type="button" hidden>Mark stream live</button>
+  <button id="go-offline" type="button" hidden>Mark stream offline</button>
   <button id="logout" type="button">Sign out</button>
 </header>
 <div id="answer" role="status" hidden></div>
@@ -44,12 +51,15 @@ export const DASHBOARD_HTML = `<!doctype html>
     <button id="cancel" type="button" hidden>Cancel link giveaway</button>
     <button id="retry" type="button" hidden>Retry links</button>
   </div>
+  <div id="entrants-box" hidden>
   <h3>Entrants <span id="entrant-count" class="muted"></span></h3>
   <div class="actions"><select id="entrant-draw"></select><input id="entrant-search" type="search" placeholder="search entrants"></div>
-  <table id="entrants"><thead><tr><th>name</th><th>login</th><th>tickets</th><th id="entrant-verdict">eligible</th></tr></thead><tbody></tbody></table>
+  <div class="scroll"><table id="entrants"><thead><tr><th>name</th><th>login</th><th>tickets</th><th id="entrant-verdict">eligible</th></tr></thead><tbody></tbody></table></div>
+  </div>
 </section>
 <section>
   <h2>Start a link giveaway</h2>
+  <p id="start-busy" class="muted" hidden></p>
   <div id="products" class="products"></div>
   <form id="start-form" class="actions">
     <label>winners <input id="start-winners" type="number" min="1" value="1"></label>
@@ -60,7 +70,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 <section>
   <h2>Prizes waiting <span id="prize-count" class="muted"></span></h2>
   <p class="muted">Winners whose prize is not redeemed yet. A whisper is never proof it arrived: a prize stays here until Fourthwall says it was redeemed.</p>
-  <table id="prizes"><thead><tr><th>winner</th><th>prize</th><th>state</th><th>since</th><th>link</th><th></th></tr></thead><tbody></tbody></table>
+  <div class="scroll"><table id="prizes"><thead><tr><th>winner</th><th>prize</th><th>state</th><th>since</th><th>link</th><th></th></tr></thead><tbody></tbody></table></div>
 </section>
 <section>
   <h2>Recent winners</h2>
@@ -76,7 +86,7 @@ export const DASHBOARD_HTML = `<!doctype html>
     <a id="csv" href="/dashboard/api/history.csv" download>Download CSV</a>
     <a id="json" href="/dashboard/api/history.json" download>Download JSON</a>
   </div>
-  <table id="history"><thead><tr><th>closed</th><th>kind</th><th>prize</th><th>status</th><th>entrants</th><th>winners</th><th>verify</th></tr></thead><tbody></tbody></table>
+  <div class="scroll"><table id="history"><thead><tr><th>closed</th><th>kind</th><th>prize</th><th>status</th><th>entrants</th><th>winners</th><th>verify</th></tr></thead><tbody></tbody></table></div>
 </section>
 <section>
   <h2>Bot's chat lines</h2>
@@ -88,30 +98,36 @@ export const DASHBOARD_HTML = `<!doctype html>
 `;
 
 export const DASHBOARD_CSS = `
-body { margin: 0; font: 15px/1.4 system-ui, "Segoe UI", Roboto, sans-serif; background: #f6f5fb; color: #1c1633; }
+body { margin: 0; font: 15px/1.4 system-ui, "Segoe UI", Roboto, sans-serif; background: #f6f5fb; color: #1c1633;
+  overflow-wrap: break-word; word-break: normal; hyphens: manual; }
 header { display: flex; gap: 12px; align-items: center; padding: 12px 20px; background: #1c1633; color: #fff; flex-wrap: wrap; }
 header h1 { margin: 0 12px 0 0; font-size: 22px; }
 .pill { padding: 2px 10px; border-radius: 999px; background: rgba(255,255,255,.15); }
-main { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 16px; padding: 16px 20px; }
-section { background: #fff; border-radius: 12px; padding: 12px 18px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
+main { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(520px, 100%), 1fr)); gap: 16px; padding: 16px 20px; }
+section { background: #fff; border-radius: 12px; padding: 12px 18px; box-shadow: 0 1px 4px rgba(0,0,0,.08); min-width: 0; }
+[hidden] { display: none !important; }
+.scroll { overflow-x: auto; }
+@media (max-width: 600px) { main { padding: 10px 8px; } section { padding: 10px 12px; } header { padding: 10px 12px; } }
 h2 { margin: 4px 0 10px; font-size: 18px; } h3 { font-size: 15px; margin: 14px 0 6px; }
 button, select, input { font: inherit; padding: 5px 10px; border-radius: 8px; border: 1px solid #b9b3d6; background: #fff; }
 button { background: #6d28d9; color: #fff; border: none; cursor: pointer; } button:hover { background: #5b21b6; }
 button.small { padding: 2px 8px; font-size: 13px; } button.ghost { background: #ede9fe; color: #3b0764; }
+button.confirm { background: #b91c1c; color: #fff; } button:disabled { opacity: .5; cursor: default; }
 .actions { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin: 8px 0; }
 #answer { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #dcfce7; }
 #answer.bad { background: #fee2e2; }
 .draw { border: 1px solid #e4e0f5; border-radius: 10px; padding: 8px 12px; margin-bottom: 8px; }
 .draw .title { font-weight: 700; } .muted { color: #6b6590; } .checked { color: #1f7a3a; }
 .winner { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
-.link { font-family: ui-monospace, Menlo, monospace; font-size: 12px; background: #f3f0ff; padding: 2px 6px; border-radius: 6px; word-break: break-all; }
-table { width: 100%; border-collapse: collapse; font-size: 14px; } th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eee; }
+.link { font-family: ui-monospace, Menlo, monospace; font-size: 12px; background: #f3f0ff; padding: 2px 6px; border-radius: 6px; overflow-wrap: anywhere; min-width: 0; }
+table { width: 100%; border-collapse: collapse; font-size: 14px; } th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eee; vertical-align: top; }
 .products { display: grid; grid-template-columns: repeat(auto-fill, minmax(120px, 1fr)); gap: 8px; }
 .product { border: 2px solid #e4e0f5; border-radius: 10px; padding: 6px; cursor: pointer; text-align: center; background: #fff; color: inherit; }
 .product img { width: 100%; height: 80px; object-fit: contain; } .product.selected { border-color: #6d28d9; background: #f3f0ff; }
 .product.out { opacity: .5; }
 .log { list-style: none; padding: 0; margin: 0; max-height: 260px; overflow: auto; font-size: 14px; }
 .log li { padding: 2px 0; border-bottom: 1px dotted #eee; }
+.hex { font: 12px ui-monospace, Menlo, monospace; overflow-wrap: anywhere; }
 `;
 
 export const DASHBOARD_JS = `
@@ -120,6 +136,10 @@ let selectedProduct = '';
 let state = { draws: [] };
 /** From the history: a giveaway still waits for its links (also one no longer in memory). */
 let linksWaiting = false;
+/** The destructive action waiting for its confirming click: { key, until } (survives the re-renders). */
+let confirming = null;
+/** What the draws in memory looked like at the last render (the History reloads when it changes). */
+let drawsSeen = '';
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -127,7 +147,16 @@ function el(tag, cls, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
-function time(iso) { return iso ? new Date(iso).toLocaleTimeString() : ''; }
+// Addresses, hashes, hex and ids (no word boundaries) go in .hex, the only text that may wrap anywhere.
+const HEX = /(https?:[/][/][^ ]+|[0-9a-f]{16,}|[a-z]+_[0-9a-f]{12,})/;
+function withHex(tag, cls, text) {
+  const e = el(tag, cls);
+  String(text).split(HEX).forEach((part, i) => part && e.append(i % 2 ? el('code', 'hex', part) : part));
+  return e;
+}
+// One time format for the whole page: "Nov 27, 13:46:06" in the viewer's locale.
+const WHEN = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+function when(t) { return t ? WHEN.format(new Date(t)) : ''; }
 
 async function getJson(path) {
   const res = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
@@ -167,6 +196,37 @@ function copyButton(text) {
   return b;
 }
 
+/**
+ * A destructive action's button: the first click asks ("Confirm ..." beside "Keep"), the second
+ * acts. The question stays through the page's re-renders for 10 s (keyed by \`key\`).
+ */
+function confirmed(button, key, question, run) {
+  const asking = () => confirming && confirming.key === key && confirming.until > Date.now();
+  const label = button.textContent;
+  const keep = el('button', 'small ghost', 'Keep');
+  keep.type = 'button';
+  keep.dataset.keep = key;
+  const show = () => {
+    const on = asking();
+    button.textContent = on ? question : label;
+    button.classList.toggle('confirm', on);
+    keep.hidden = !on;
+  };
+  button.addEventListener('click', () => {
+    if (!asking()) { confirming = { key, until: Date.now() + 10000 }; show(); return; }
+    confirming = null;
+    button.disabled = true;
+    show();
+    run();
+  });
+  keep.addEventListener('click', () => { confirming = null; show(); });
+  keep.refresh = show;
+  show();
+  return keep;
+}
+
+const REDEEMED = 'redeemed';
+
 function winnerRow(d, w) {
   const row = el('div', 'winner');
   row.append(el('strong', '', w.displayName), el('span', 'muted', '@' + w.login));
@@ -174,21 +234,20 @@ function winnerRow(d, w) {
   if (w.claimed === true) row.append(el('span', '', 'claimed ✔'));
   if (w.accountCheck === 'checked') row.append(el('span', 'checked', 'checked with Twitch ✔'));
   if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
+  if (w.rerollRefusal === REDEEMED) row.append(el('span', 'checked', 'prize redeemed ✔'));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
-  if (canReroll(d)) {
+  // Offered only where the engine would accept it (giveaway/reroll.ts winnerRefusal).
+  if (w.rerollRefusal === null) {
     const rr = el('button', 'small ghost', 'Reroll');
     rr.type = 'button';
     rr.dataset.reroll = w.login;
-    rr.addEventListener('click', () => act('reroll', { login: w.login }));
-    row.append(rr);
+    const keep = confirmed(rr, 'reroll:' + d.id + ':' + w.login, 'Confirm: replace @' + w.login, () => act('reroll', { login: w.login, drawId: d.id }));
+    row.append(rr, keep);
   }
   return row;
 }
 
-// Which actions apply (the engine refuses the others: giveaway/draw-machine.ts).
-function canReroll(d) {
-  return d.phase === 'claim' || (d.phase === 'done' && d.kind !== 'gift-draw' && d.status !== 'cancelled');
-}
+// Which draw actions apply (the engine refuses the others: giveaway/draw-machine.ts).
 function applicable(draws) {
   const active = draws.filter((d) => d.active);
   const open = active.filter((d) => d.phase === 'open');
@@ -202,11 +261,23 @@ function applicable(draws) {
 
 const SET_ASIDE_WHY = { 'not-follower': 'not following the channel', 'follow-age': 'followed too recently', 'account-age': 'account too new', unchecked: 'could not be checked with Twitch' };
 
-function setAsideList(list) {
+/**
+ * When Twitch gave the answer a set-aside rests on. An answer looked up while entries were open
+ * (the warm-up keeps it for the close) predates the freeze: said so, not left as a puzzle.
+ */
+function answeredWhen(at, frozenAt) {
+  if (frozenAt && Date.parse(at) < Date.parse(frozenAt)) {
+    return 'Twitch answered at ' + when(at) + ', while entries were open; the rule was applied to that answer when the list was frozen at ' + when(frozenAt);
+  }
+  return 'Twitch answered at ' + when(at);
+}
+
+function setAsideList(d) {
+  const list = d.setAside;
   const box = el('details', 'set-aside');
   box.append(el('summary', 'muted', list.length + ' pick' + (list.length === 1 ? '' : 's') + ' set aside by the account rules'));
   const ul = el('ul', 'log');
-  for (const a of list) ul.append(el('li', '', '@' + a.login + ': ' + (SET_ASIDE_WHY[a.reason] || a.reason) + ' (Twitch answered ' + time(a.at) + ')'));
+  for (const a of list) ul.append(el('li', '', '@' + a.login + ': ' + (SET_ASIDE_WHY[a.reason] || a.reason) + ' (' + answeredWhen(a.at, d.fairness.frozenAt) + ')'));
   box.append(ul);
   return box;
 }
@@ -216,9 +287,10 @@ function drawBlock(d) {
   box.dataset.id = d.id;
   box.append(el('div', 'title', d.prize + (d.gifts > 1 ? ' × ' + d.gifts : '')));
   const left = d.phase === 'open' ? Math.max(0, Math.ceil((Date.parse(d.closesAt) - state.now) / 1000)) + ' s left' : '';
-  box.append(el('div', 'muted', d.kind + ' · ' + d.phase + ' · ' + d.entrants + ' entrants ' + left + (d.claimDeadline && d.phase === 'claim' ? ' · claim until ' + time(d.claimDeadline) : '')));
+  const entrants = d.entrants + (d.entrants === 1 ? ' entrant' : ' entrants');
+  box.append(el('div', 'muted', [d.kind, d.phase, entrants, left, d.claimDeadline && d.phase === 'claim' ? 'claim until ' + when(d.claimDeadline) : ''].filter(Boolean).join(' · ')));
   for (const w of d.winners) box.append(winnerRow(d, w));
-  if (d.setAside && d.setAside.length) box.append(setAsideList(d.setAside));
+  if (d.setAside && d.setAside.length) box.append(setAsideList(d));
   if (d.failure) box.append(el('div', 'muted', 'failed: ' + d.failure));
   return box;
 }
@@ -232,8 +304,17 @@ function renderState() {
   $('end').hidden = !can.end;
   $('end').textContent = can.end > 1 ? 'End all ' + can.end + ' open draws now and draw' : 'End now and draw';
   $('cancel').hidden = !can.cancel;
+  if (!can.cancel && confirming && confirming.key === 'cancel') confirming = null;
+  cancelShow();
   $('retry').hidden = !can.retry;
   $('recent').replaceChildren(...(recent.length ? recent.map(drawBlock) : [el('p', 'muted', 'No winners yet.')]));
+  // One link giveaway at a time (the engine refuses a second): no picker while one runs.
+  const running = open.find((d) => d.kind === 'link-giveaway');
+  $('products').hidden = !!running;
+  $('start-form').hidden = !!running;
+  $('start-busy').hidden = !running;
+  $('start-busy').textContent = running ? 'A link giveaway is running (' + running.prize + '): end or cancel it to start another.' : '';
+  $('entrants-box').hidden = open.length === 0;
   const sel = $('entrant-draw');
   const want = open.map((d) => d.id).join(',');
   if (sel.dataset.ids !== want) {
@@ -247,12 +328,16 @@ function renderState() {
 async function refresh() {
   try {
     state = await getJson('/dashboard/api/state');
+    // A draw changed (opened, drawn, rerolled...): the History is loaded BEFORE the lists show it,
+    // so it never says "drawing" beside winners already listed.
+    const seen = state.draws.map((d) => d.id + ':' + d.status + ':' + d.phase + ':' + d.winners.map((w) => w.login).join('+')).join('|');
+    if (seen !== drawsSeen) { drawsSeen = seen; await loadHistory(); }
     renderState();
     await loadEntrants();
     await loadPrizes();
     const t = await getJson('/dashboard/api/transcript');
-    $('transcript').replaceChildren(...t.bot.slice().reverse().map((l) => el('li', '', new Date(l.at).toLocaleTimeString() + '  ' + l.text)));
-    $('winner-chat').replaceChildren(...t.winners.map((l) => el('li', '', new Date(l.at).toLocaleTimeString() + '  [' + l.prize + '] ' + l.name + ': ' + l.text)));
+    $('transcript').replaceChildren(...t.bot.slice().reverse().map((l) => withHex('li', '', when(l.at) + '  ' + l.text)));
+    $('winner-chat').replaceChildren(...t.winners.map((l) => withHex('li', '', when(l.at) + '  [' + l.prize + '] ' + l.name + ': ' + l.text)));
   } catch (err) {
     showAnswer(false, String(err && err.message || err));
   }
@@ -275,7 +360,7 @@ async function loadPrizes() {
       act2.append(b);
     } else act2.append(el('span', 'muted', 'reminded (' + x.delivery.remindedBy + ')'));
     tr.append(el('td', '', x.displayName + ' @' + x.login), el('td', '', x.product), el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : '')),
-      el('td', '', new Date(x.delivery.announcedAt).toLocaleString()), link, act2);
+      el('td', '', when(x.delivery.announcedAt)), link, act2);
     return tr;
   }));
 }
@@ -311,7 +396,7 @@ async function loadHistory() {
     $('history').tBodies[0].replaceChildren(...h.draws.map((d) => {
       const tr = el('tr');
       tr.dataset.id = d.id;
-      tr.append(el('td', '', time(d.closedAt)), el('td', '', d.kind), el('td', '', d.offer.name), el('td', '', d.status),
+      tr.append(el('td', '', when(d.closedAt)), el('td', '', d.kind), el('td', '', d.offer.name), el('td', '', d.status),
         el('td', '', d.entrants), el('td', '', d.winners.map((w) => w.displayName).join(', ')), el('td', '', d.verify));
       return tr;
     }));
@@ -340,11 +425,14 @@ async function loadProducts() {
   }
 }
 
+// The stream state Fourthwall reports, and the one button that changes it (both while unknown).
+const STREAM_WORDS = { ONLINE: 'live', OFFLINE: 'offline' };
 async function loadStreaming() {
-  try {
-    const s = await getJson('/dashboard/api/stream');
-    $('streaming').textContent = 'streaming: ' + s.streaming.status;
-  } catch { $('streaming').textContent = 'streaming: unknown'; }
+  let status = 'UNKNOWN';
+  try { status = (await getJson('/dashboard/api/stream')).streaming.status; } catch { /* shown as unknown */ }
+  $('streaming').textContent = 'stream: ' + (STREAM_WORDS[status] || 'unknown');
+  $('go-live').hidden = status === 'ONLINE';
+  $('go-offline').hidden = status === 'OFFLINE';
 }
 
 $('start-form').addEventListener('submit', (e) => {
@@ -353,7 +441,12 @@ $('start-form').addEventListener('submit', (e) => {
   act('start', { product: selectedProduct, winners: Number($('start-winners').value), seconds: Number($('start-seconds').value) });
 });
 $('end').addEventListener('click', () => act('end'));
-$('cancel').addEventListener('click', () => act('cancel'));
+const cancelKeep = confirmed($('cancel'), 'cancel', 'Confirm: cancel the link giveaway', async () => { await act('cancel'); $('cancel').disabled = false; });
+$('cancel').after(cancelKeep);
+function cancelShow() {
+  cancelKeep.refresh();
+  if ($('cancel').hidden) cancelKeep.hidden = true;
+}
 $('retry').addEventListener('click', () => act('retry'));
 $('go-live').addEventListener('click', async () => { await act('stream', { action: 'live' }); loadStreaming(); });
 $('go-offline').addEventListener('click', async () => { await act('stream', { action: 'offline' }); loadStreaming(); });

@@ -10,7 +10,11 @@
  * then the newest results) with CSS `order`, never by moving nodes (that would restart their
  * animations): running draws sit in the bottom row, drawn above the results, and are always
  * fully visible; the results fill the rows above, and a result card that would not fit inside
- * the page is hidden rather than cut off.
+ * the page is hidden rather than cut off. What was already on screen before a (re)load is shown
+ * as it is, without its pop or winner reveal (the first frame after a load only restores); only
+ * what arrives afterwards animates. A winner's name grows into place (never larger than its final
+ * size) and is fitted to its card: the font shrinks for a long name, and only a name still too
+ * long for the card at the smallest size wraps.
  */
 
 export const OVERLAY_HTML = `<!doctype html>
@@ -53,16 +57,17 @@ body { font: 600 28px/1.25 system-ui, "Segoe UI", Roboto, "Noto Sans", sans-seri
 .names li { animation: slide .4s ease-out; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .names li:nth-child(n+5) { opacity: .6; }
 .winners { list-style: none; margin: 14px 0 0; padding: 0; font-size: 40px; font-weight: 900; color: #facc15; }
-.winners li { opacity: 0; animation: reveal .6s ease-out forwards; }
+.winners li { opacity: 0; animation: reveal .6s ease-out forwards; transform-origin: left center; white-space: nowrap; overflow: hidden; }
+.winners li.wrap { white-space: normal; overflow-wrap: anywhere; }
 .winners li.replacement::after { content: " (replacement)"; font-size: 22px; color: #fff; }
 .winners li.pending::after { content: " ⏳"; }
-.note, .fair, .chat { margin-top: 12px; font-size: 20px; font-weight: 500; opacity: .9; word-break: break-all; }
-.fair { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 18px; }
-.chat div { margin-top: 4px; word-break: normal; }
+.note, .fair, .chat { margin-top: 12px; font-size: 20px; font-weight: 500; opacity: .9; overflow-wrap: break-word; }
+.fair { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 18px; overflow-wrap: anywhere; }
+.chat div { margin-top: 4px; }
 #badge { position: fixed; right: 32px; bottom: 24px; font-size: 20px; padding: 6px 14px; border-radius: 999px; background: rgba(16,12,32,.7); }
 @keyframes pop { from { transform: scale(.9); opacity: 0; } to { transform: none; opacity: 1; } }
 @keyframes slide { from { transform: translateX(-24px); opacity: 0; } to { transform: none; opacity: 1; } }
-@keyframes reveal { from { transform: scale(1.6); opacity: 0; } to { transform: none; opacity: 1; } }
+@keyframes reveal { from { transform: scale(.5); opacity: 0; } to { transform: none; opacity: 1; } }
 `;
 
 export const OVERLAY_JS = `
@@ -70,6 +75,8 @@ const drawsEl = document.getElementById('draws');
 const badgeEl = document.getElementById('badge');
 const cards = new Map();
 let skew = 0;
+/** True until the first frame after this page loaded has been drawn: it restores, it does not replay. */
+let restoring = true;
 let current = { draws: [] };
 
 function el(tag, cls, text) {
@@ -115,6 +122,18 @@ function makeCard(d) {
 
 function setText(node, text) { if (node.textContent !== text) node.textContent = text; node.hidden = !text; }
 
+// A winner's name fits its card: the font shrinks step by step (layout widths, so the reveal's
+// transform and the page's scale do not count); a name too long even at the smallest size wraps.
+const NAME_PX = 40;
+const NAME_MIN_PX = 18;
+function fitName(li) {
+  li.classList.remove('wrap');
+  let px = NAME_PX;
+  li.style.fontSize = '';
+  while (li.scrollWidth > li.clientWidth && px > NAME_MIN_PX) { px -= 2; li.style.fontSize = px + 'px'; }
+  li.classList.toggle('wrap', li.scrollWidth > li.clientWidth);
+}
+
 function renderWinners(c, d) {
   let delay = 0;
   for (let i = 0; i < d.winners.length; i++) {
@@ -132,6 +151,7 @@ function renderWinners(c, d) {
     }
     li.classList.toggle('replacement', !!w.replacement);
     li.classList.toggle('pending', w.claimed === false);
+    fitName(li);
   }
   while (c.winners.children.length > d.winners.length) c.winners.lastChild.remove();
 }
@@ -176,6 +196,16 @@ function apply(state) {
     c.root.classList.toggle('running', c.running);
   });
   for (const [key, c] of cards) if (!seen.has(key)) { c.root.remove(); cards.delete(key); }
+  if (restoring) {
+    // on screen before this load: shown as it stands (no pop, no reveal replayed, before any
+    // paint); what arrives later (a new card, a new or replaced winner) animates as usual
+    restoring = false;
+    for (const c of cards.values()) {
+      c.root.style.animation = 'none';
+      for (const li of c.winners.children) { li.style.animation = 'none'; li.style.opacity = '1'; }
+      for (const li of c.names.children) li.style.animation = 'none';
+    }
+  }
   badgeEl.textContent = state.badge || '';
   badgeEl.hidden = !state.badge || state.draws.length > 0;
   fit();

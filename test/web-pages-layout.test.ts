@@ -1,0 +1,275 @@
+/**
+ * The verify, claim and dashboard pages as a first-day streamer and their viewers see them, in a
+ * real headless Chromium at 1920x1080 and 390x844 against the whole local stack (Fourthwall
+ * sandbox, chat server with its Twitch viewer login, the real bot on OS-chosen ports):
+ * - no word is broken mid-word: every word of every visible text node is measured in the page
+ *   (Range.getClientRects over the word: boxes on two lines = broken), except hashes, hex and
+ *   links (class hex / link), which may wrap anywhere; the check itself is shown to catch a word
+ *   that `word-break: break-all` splits;
+ * - only applicable buttons: no draw action with nothing open, one stream button, Reroll on no
+ *   redeemed prize and on no replaced winner; the claim page offers "Redeem my prize" only for a
+ *   prize not redeemed, and says how long the login lasts as long as its cookie does;
+ * - Reroll is refused for a redeemed prize through the dashboard API, on the page (no button) and
+ *   in chat (`!giveaway reroll`), and a second reroll of one winner is refused the same three ways;
+ * - the verify page says the data is embedded in the page (not "in this file"); hashes are set
+ *   apart (verify-page.test.ts checks the sandbox beacon's name).
+ * Screenshots of each page at both sizes go to the folder the test prints (looked at by hand).
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DrawRecord, Winner } from '../src/giveaway/model.js';
+import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
+import { freePort } from './support/e2e-stack.js';
+import { deliveryReaches, drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+
+const SIZES = [
+  { name: '1920', width: 1920, height: 1080 },
+  { name: '390', width: 390, height: 844 },
+] as const;
+
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
+
+/**
+ * The words shown split over two lines (run in the page; a string, as the test project has no DOM
+ * types). Words are runs between spaces, hyphens, slashes and punctuation, where a line may break.
+ */
+const BROKEN_WORDS = `(() => {
+  const out = [];
+  const range = document.createRange();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.parentElement || n.parentElement.closest('.hex, .link, script, style')) continue;
+    const re = /[^\\s\\-\\/·,;:()\\[\\]"'…]+/g;
+    let m;
+    while ((m = re.exec(n.data))) {
+      range.setStart(n, m.index);
+      range.setEnd(n, m.index + m[0].length);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0).map((r) => Math.round(r.bottom)));
+      if (lines.size > 1) out.push(m[0]);
+    }
+  }
+  return out;
+})()`;
+
+/** The texts of the buttons (and button-like links) a person sees on the page now. */
+async function visibleButtons(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const b of await page.locator('button, a.btn').all()) if (await b.isVisible()) out.push(((await b.textContent()) ?? '').trim());
+  return out;
+}
+
+/** Screenshot of `page` at each size, with the broken-word check at each; `name` names the files. */
+async function atBothSizes(page: Page, name: string, check?: (size: string) => Promise<void>): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    expect({ page: name, size: size.name, broken: await page.evaluate(BROKEN_WORDS) }).toEqual({ page: name, size: size.name, broken: [] });
+    expect(await page.evaluate('document.documentElement.scrollWidth'), `${name} at ${size.name} is no wider than the screen`).toBeLessThanOrEqual(size.width);
+    await check?.(size.name);
+    await page.screenshot({ path: join(screenshotDir(), `${name}-${size.name}.png`), fullPage: true });
+  }
+}
+
+describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 and 390x844', { timeout: 180_000 }, () => {
+  let browser: TestBrowser;
+  let s: LinkStack;
+  let base: string;
+  let record: DrawRecord;
+  let redeemed: Winner;
+  let other: Winner;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    s = await startLinkStack({ env: { HTTP_PORT: String(port), GIFTDROP_PUBLIC_URL: base } });
+    browser = await launchBrowser();
+    // A two-winner link giveaway; the first winner redeems their prize at the shop.
+    const opened = nextDrawOpened(s);
+    s.say(s.mod, '!giveaway start mug 2 300');
+    const open = await opened;
+    const logins = ['ana', 'ben', 'cai', 'dee', 'a_rather_long_login_name'];
+    const entered = entrantsReach(s, open.id, logins.length);
+    s.enter(logins);
+    await entered;
+    const settled = drawSettled(s, open.id);
+    s.say(s.mod, '!giveaway end');
+    record = (await settled).record;
+    expect(record.status).toBe('finished');
+    [redeemed, other] = record.winners as [Winner, Winner];
+    const done = deliveryReaches(s, redeemed.userId, (d) => !!d.redeemedAt);
+    s.fw.control.redeemGift(redeemed.giftId!);
+    await done;
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close(true);
+  });
+
+  /** A dashboard page, signed in, once its first state is shown. */
+  async function dashboard(): Promise<Page> {
+    const page = await browser.context.newPage();
+    await page.goto(`${s.bot.http.url}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+    await page.locator('#status', { hasText: 'chat connected' }).waitFor();
+    return page;
+  }
+
+  /** POST /dashboard/api/reroll from the signed-in page (the API the button calls). */
+  function rerollApi(page: Page, login: string): Promise<{ ok: boolean; message?: string }> {
+    return page.evaluate(
+      `fetch('/dashboard/api/reroll', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: ${JSON.stringify(login)}, drawId: ${JSON.stringify(record.id)} }) }).then((r) => r.json())`,
+    );
+  }
+
+  it('the broken-word check catches a word that break-all splits (so a pass means something)', async () => {
+    const page = await browser.context.newPage();
+    await page.setContent('<p style="width:40px;word-break:break-all;font:16px sans-serif">announced</p><p style="width:40px;font:16px sans-serif">a b c</p>');
+    expect(await page.evaluate(BROKEN_WORDS)).toEqual(['announced']);
+    await page.close();
+  });
+
+  it('a redeemed prize: Reroll refused by the API, not offered on the page, refused in chat', async () => {
+    const page = await dashboard();
+    const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
+    await poll(() => block.locator('.winner').count()).toBe(2);
+    // the page: no Reroll for the redeemed prize (it says why), Reroll for the other winner
+    await poll(() => block.locator(`button[data-reroll="${redeemed.login}"]`).count()).toBe(0);
+    expect(await block.locator('.winner', { hasText: `@${redeemed.login}` }).textContent()).toContain('prize redeemed ✔');
+    expect(await block.locator(`button[data-reroll="${other.login}"]`).count()).toBe(1);
+    // the API (what the button would call)
+    const api = await rerollApi(page, redeemed.login);
+    expect(api).toEqual({ ok: false, message: `${redeemed.login} already redeemed the prize: nothing is left to pass on.` });
+    // chat
+    const from = s.mark();
+    s.say(s.mod, `!giveaway reroll ${redeemed.login}`);
+    expect(await s.nextBotLine(/already redeemed/, from)).toContain(`${redeemed.login} already redeemed the prize`);
+    expect((await s.record(record.id)).rerolls ?? []).toEqual([]);
+    await page.close();
+  });
+
+  it('one reroll per winner: after the page rerolled a winner, the API and chat refuse a second one', async () => {
+    const page = await dashboard();
+    const button = page.locator(`#recent .draw[data-id="${record.id}"] button[data-reroll="${other.login}"]`);
+    await button.click();
+    await poll(() => button.textContent()).toBe(`Confirm: replace @${other.login}`);
+    await button.click();
+    await poll(() => page.textContent('#answer')).toBe(`Rerolled ${other.login}.`);
+    await poll(async () => (await s.record(record.id)).rerolls?.length ?? 0).toBe(1);
+    await poll(() => button.count()).toBe(0);
+    expect(await rerollApi(page, other.login)).toEqual({ ok: false, message: `${other.login} was already replaced in that giveaway; a winner is rerolled once.` });
+    const from = s.mark();
+    s.say(s.mod, `!giveaway reroll ${other.login}`);
+    expect(await s.nextBotLine(/already replaced/, from)).toContain(`${other.login} was already replaced`);
+    expect((await s.record(record.id)).rerolls).toHaveLength(1);
+    await page.close();
+  });
+
+  it('dashboard: no word broken, only the buttons that apply, one time format', async () => {
+    const page = await dashboard();
+    const state = await page.evaluate<{ draws: { id: string; winners: { login: string; rerollRefusal: string | null }[] }[] }>("fetch('/dashboard/api/state').then((r) => r.json())");
+    const rerollable = state.draws.flatMap((d) => d.winners.filter((w) => w.rerollRefusal === null).map((w) => w.login));
+    const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
+    await poll(() => block.locator('button[data-reroll]').count()).toBe(rerollable.length);
+    await poll(() => page.locator('#history tbody tr').count()).toBe(1);
+    await atBothSizes(page, 'dashboard', async () => {
+      const buttons = await visibleButtons(page);
+      // nothing open: no draw action, no entrant picker; exactly one stream button
+      for (const gone of ['End now and draw', 'Cancel link giveaway', 'Retry links']) expect(buttons).not.toContain(gone);
+      expect(await page.locator('#entrants-box').isVisible()).toBe(false);
+      expect(buttons.filter((b) => b.startsWith('Mark stream'))).toHaveLength(1);
+      expect(buttons.filter((b) => b === 'Reroll')).toHaveLength(rerollable.length);
+      expect(buttons).toContain('Start giveaway');
+      expect(await block.locator(`button[data-reroll="${redeemed.login}"]`).count()).toBe(0);
+      expect(await block.locator(`button[data-reroll="${other.login}"]`).count()).toBe(0);
+    });
+    // one time format: every time shown (history, prizes, chat lines) reads like "Nov 27, 13:46:06"
+    const times = await page.locator('#history tbody td:first-child, #prizes tbody td:nth-child(4)').allTextContents();
+    const lines = await page.locator('#transcript li').allTextContents();
+    const format = await page.evaluate<string>("new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date())");
+    const shape = (t: string) => t.replace(/\d+/g, '9').replace(/[A-Za-z]+/g, 'a');
+    expect(times.length).toBeGreaterThan(0);
+    for (const t of times) expect(shape(t)).toBe(shape(format));
+    for (const l of lines) expect(shape(l.slice(0, format.length))).toBe(shape(format));
+    await page.close();
+  });
+
+  it('the History never says "drawing" while Recent winners lists the winners', async () => {
+    const page = await dashboard();
+    const opened = nextDrawOpened(s);
+    s.say(s.mod, '!giveaway start mug 1 300');
+    const open = await opened;
+    await poll(() => page.locator('#open .draw').count()).toBe(1);
+    // a link giveaway runs: no product picker, no Start, a line saying why
+    expect(await page.locator('#products').isVisible()).toBe(false);
+    expect(await page.locator('#start').isVisible()).toBe(false);
+    expect(await page.textContent('#start-busy')).toContain('A link giveaway is running');
+    expect(await page.locator('#entrants-box').isVisible()).toBe(true);
+    const entered = entrantsReach(s, open.id, 2);
+    s.enter(['eve', 'fay']);
+    await entered;
+    await poll(() => page.textContent('#entrant-count')).toBe('2 entered, 2 eligible');
+    // the History tells the open giveaway as the engine has it: open, with its 2 entrants
+    await poll(() => page.locator(`#history tr[data-id="${open.id}"] td:nth-child(5)`).textContent()).toBe('2');
+    // while it is open: End and Cancel, no Start, no Retry; no word broken in the open draw and its entrants
+    await atBothSizes(page, 'dashboard-open', async () => {
+      const buttons = await visibleButtons(page);
+      expect(buttons).toEqual(expect.arrayContaining(['End now and draw', 'Cancel link giveaway']));
+      for (const gone of ['Start giveaway', 'Retry links']) expect(buttons).not.toContain(gone);
+    });
+    // watch the page from now on: at no render do Recent winners list the draw while History says drawing
+    await page.evaluate(`(() => {
+      window.__lag = [];
+      new MutationObserver(() => {
+        const recent = document.querySelector('#recent .draw[data-id="${open.id}"] .winner');
+        const row = document.querySelector('#history tr[data-id="${open.id}"]');
+        if (recent && row && !row.textContent.includes('finished')) window.__lag.push(row.textContent);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+    const settled = drawSettled(s, open.id);
+    s.say(s.mod, '!giveaway end');
+    await settled;
+    await poll(() => page.locator(`#history tr[data-id="${open.id}"]`).textContent()).toContain('finished');
+    await poll(() => page.locator(`#recent .draw[data-id="${open.id}"] .winner`).count()).toBe(1);
+    // the History followed within the render that listed the winners (no 5 s lag)
+    expect(await page.evaluate('window.__lag')).toEqual([]);
+    await page.close();
+  });
+
+  it('verify page: no word broken; the data embedded in the page', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/verify/${encodeURIComponent(record.id)}`);
+    await page.waitForFunction("document.body.dataset.verdict !== 'pending'", undefined, { timeout: 30_000 });
+    expect(await page.locator('body').getAttribute('data-verdict')).toBe('verified');
+    const text = (await page.textContent('body')) ?? '';
+    expect(text).toContain("from the draw's data embedded in this page");
+    expect(text).not.toContain('this file');
+    // hashes are set apart (and may wrap anywhere); the words around them never break
+    expect(await page.locator('#checks .hex').count()).toBeGreaterThan(3);
+    await atBothSizes(page, 'verify');
+    await page.close();
+  });
+
+  it('claim page: no word broken; the login lasts as long as its cookie says; Redeem only for a prize not redeemed', async () => {
+    await browser.context.clearCookies();
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/claim`);
+    expect(await page.textContent('main')).toContain('This browser stays logged in for 60 minutes, or until you log out');
+    await atBothSizes(page, 'claim-login', async () => {
+      expect(await visibleButtons(page)).toEqual(['Log in with Twitch']);
+    });
+    // the winner whose prize was redeemed: no redeem button; the session cookie lives 60 minutes
+    await page.click('#login');
+    await page.waitForURL(/\/oauth2\/authorize/);
+    await page.fill('input#login', redeemed.login);
+    await page.click('button#authorize');
+    await page.waitForURL(`${base}/claim`);
+    const session = (await browser.context.cookies(`${base}/claim`)).find((c) => c.name === 'giftdrop_claim')!;
+    expect(Math.round((session.expires - Date.now() / 1000) / 60)).toBe(60);
+    await atBothSizes(page, 'claim-redeemed', async () => {
+      expect(await visibleButtons(page)).toEqual(['Log out']);
+      expect(await page.textContent('.card')).toContain('Redeemed ✔');
+    });
+    await page.close();
+  });
+});
