@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
-import { FourthwallClient, SlidingWindowLimiter, parseRateLimit } from '../src/fourthwall/index.js';
+import { FourthwallClient, SlidingWindowLimiter } from '../src/fourthwall/index.js';
 import { maxInAnyWindow, sendJson, startTestServer } from './support/fourthwall-server.js';
 import { shopFixture } from './support/fourthwall-fixtures.js';
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
-
-describe('parseRateLimit', () => {
-  it('parses N/D with units', () => {
-    expect(parseRateLimit('100/10s')).toEqual({ limit: 100, intervalMs: 10_000 });
-    expect(parseRateLimit('20/200ms')).toEqual({ limit: 20, intervalMs: 200 });
-    expect(parseRateLimit(' 5 / 1m ')).toEqual({ limit: 5, intervalMs: 60_000 });
-    expect(parseRateLimit('100/s')).toEqual({ limit: 100, intervalMs: 1000 });
-    expect(parseRateLimit('3/1.5s')).toEqual({ limit: 3, intervalMs: 1500 });
-  });
-
-  it('rejects nonsense with the text quoted', () => {
-    for (const bad of ['', '100', '0/10s', '-1/10s', '10/0s', 'ten/10s', '100/10x', '1.5/10s']) {
-      expect(() => parseRateLimit(bad), bad).toThrow(/invalid rate limit/);
-    }
-  });
-});
 
 describe('SlidingWindowLimiter (manual clock)', () => {
   it('grants N immediately, makes the rest wait FIFO, and reuses a slot intervalMs after release', async () => {

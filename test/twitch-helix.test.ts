@@ -11,6 +11,7 @@ import { silentLogger } from '../src/logging/index.js';
 import { startChatServer } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
 import { ManualClock } from '../src/shared/clock.js';
+import { NO_RETRY } from '../src/shared/retry.js';
 import { HelixClient, HelixError } from '../src/twitch/helix.js';
 import { HelixAccountInfo } from '../src/twitch/account-info.js';
 
@@ -32,7 +33,7 @@ async function rig(ratePerMinute = 800) {
       token: { current: () => token, canRefresh: () => false, refresh: () => Promise.resolve() },
       clock,
       logger: silentLogger(),
-      retryDelaysMs: [],
+      retry: NO_RETRY,
       deadlineMs: 120_000, // longer than a rate-limit window (the clock is manual: nothing waits for real)
     });
     closers.push(() => c.close());
@@ -165,7 +166,7 @@ describe('Helix client', () => {
       logger: silentLogger(),
       timeoutMs: 10_000,
       deadlineMs: 12_000,
-      retryDelaysMs: [1000, 1000],
+      retry: { baseMs: 1000, maxMs: 1000, retries: 2, jitter: 'none' },
     });
     closers.push(() => api.close());
     const started = clock.now();

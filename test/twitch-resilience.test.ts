@@ -65,12 +65,17 @@ describe('start-up connection', () => {
     expect(chat.state).toBe('connected');
     expect(s.joined()).toEqual(['giftdrop_bot']);
     expect(statuses.slice(0, 4).map((x) => `${x.state}#${x.attempt}`)).toEqual(['connecting#1', 'retrying#1', 'connecting#2', 'retrying#2']);
-    expect(statuses[1]!.nextInMs).toBe(20);
-    expect(statuses[3]!.nextInMs).toBe(40);
+    // Backoff with jitter (shared/retry.ts): a point in the upper half of 20 ms, then of 40 ms.
+    const waits = [statuses[1]!.nextInMs!, statuses[3]!.nextInMs!];
+    expect(waits[0]).toBeGreaterThanOrEqual(10);
+    expect(waits[0]).toBeLessThanOrEqual(20);
+    expect(waits[1]).toBeGreaterThanOrEqual(20);
+    expect(waits[1]).toBeLessThanOrEqual(40);
     expect(statuses.at(-1)!.state).toBe('connected');
     const lines = capture.text();
-    expect(lines).toMatch(/chat: could not connect to #giftdrop_demo \(attempt 1: [^)]+\); next attempt in 20 ms/);
-    expect(lines).toMatch(/chat: could not connect to #giftdrop_demo \(attempt 2: [^)]+\); next attempt in 40 ms/);
+    expect(lines).toContain(`); next attempt in ${waits[0]} ms`);
+    expect(lines).toContain(`); next attempt in ${waits[1]} ms`);
+    expect(lines).toMatch(/chat: could not connect to #giftdrop_demo \(attempt 2: [^)]+\); next attempt in \d+ ms/);
     expect(lines).toMatch(/chat: connected to #giftdrop_demo \(attempt \d+\)/);
     expect(lines).not.toContain(token);
   });

@@ -16,6 +16,7 @@ import { ManualClock } from '../src/shared/clock.js';
 import { TwitchAuthClient } from '../src/twitch/auth.js';
 import { HelixClient } from '../src/twitch/helix.js';
 import { StreamWatch } from '../src/twitch/stream-watch.js';
+import { NO_RETRY } from '../src/shared/retry.js';
 import type { ChatToken } from '../src/twitch/token.js';
 import { sandboxChatToken } from './support/twitch-e2e.js';
 
@@ -72,7 +73,7 @@ async function rig(opts: { tokenLifetimeSeconds?: number; fourthwallAttempts?: n
     dispatcher: auth.dispatcher,
     clock,
     logger,
-    retryDelaysMs: [],
+    retry: NO_RETRY,
   });
   const warnings: string[] = [];
   const watch = () => {

@@ -21,6 +21,7 @@ import { giveawayCommand } from '../commands/giveaway.js';
 import { claimCommand } from '../commands/claim.js';
 import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import type { Backoff } from '../shared/retry.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
 import { FileDrawRepository } from '../storage/index.js';
 import type { FileSystem } from '../storage/disk.js';
@@ -66,7 +67,7 @@ export interface BotOptions {
   /** Wraps the draw storage the engine uses (fault-injection tests). */
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
-  twitchApi?: { retryDelaysMs?: readonly number[] };
+  twitchApi?: { retry?: Backoff };
   /**
    * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
    * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot
@@ -311,7 +312,7 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine):
   const { config, clock, logger } = c;
   const delivery = startDelivery({ config, store: a.repo, engine, chat: a.chat, messages: c.settings.messages, client: a.client, tokens: a.twitchAuth.tokens, clock, logger });
   c.stops.close('delivery', async () => {
-    delivery.stop();
+    await delivery.stop(); // the whisper queue saved
     await delivery.tracker.idle(); // its writes in flight end before the history is flushed
   });
   return delivery;

@@ -9,6 +9,7 @@
  * from shop- and user-supplied text; JSON and CSV carry it verbatim (properly escaped).
  */
 import { realpathSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository } from '../storage/repository.js';
@@ -39,46 +40,35 @@ interface HistoryArgs {
   help: boolean;
 }
 
-function parseArgs(argv: readonly string[]): HistoryArgs | string {
-  const args: HistoryArgs = { format: 'table', help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i]!;
-    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-    const flag = eq > 0 ? raw.slice(0, eq) : raw;
-    const inline = eq > 0 ? raw.slice(eq + 1) : undefined;
-    const value = (): string | undefined => inline ?? argv[++i];
-    switch (flag) {
-      case '--json':
-      case '--csv': {
-        if (inline !== undefined) return `${flag} takes no value`;
-        const format = flag === '--json' ? 'json' : 'csv';
-        if (args.format !== 'table' && args.format !== format) return '--json and --csv cannot be combined';
-        args.format = format;
-        break;
-      }
-      case '--limit': {
-        const v = value();
-        if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) {
-          return '--limit needs a positive whole number';
-        }
-        args.limit = Number(v);
-        break;
-      }
-      case '--draw': {
-        const v = value();
-        if (!v || v.startsWith('--')) return '--draw needs a draw id';
-        args.draw = v;
-        break;
-      }
-      case '--help':
-      case '-h':
-        args.help = true;
-        break;
-      default:
-        return `unknown argument ${JSON.stringify(raw)}`;
-    }
+/** The arguments (node:util parseArgs, strict), or the one line saying what is wrong with them. */
+function historyArgs(argv: readonly string[]): HistoryArgs | string {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        json: { type: 'boolean' },
+        csv: { type: 'boolean' },
+        limit: { type: 'string' },
+        draw: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    return (err as Error).message.split('\n')[0]!; // e.g. "Unknown option '--bogus'"
   }
-  return args;
+  if (values.json && values.csv) return '--json and --csv cannot be combined';
+  const limit = values.limit;
+  if (limit !== undefined && (!/^\d+$/.test(limit) || Number(limit) < 1 || !Number.isSafeInteger(Number(limit)))) return '--limit needs a positive whole number';
+  if (values.draw !== undefined && !values.draw) return '--draw needs a draw id';
+  return {
+    format: values.json ? 'json' : values.csv ? 'csv' : 'table',
+    help: values.help ?? false,
+    ...(limit !== undefined ? { limit: Number(limit) } : {}),
+    ...(values.draw !== undefined ? { draw: values.draw } : {}),
+  };
 }
 
 /** Removes control characters (terminal escapes included) from text shown in a table. */
@@ -156,7 +146,7 @@ function detail(r: DrawRecord): string {
 
 /** Runs the history CLI with `argv` (arguments after the script name). Returns the exit code. */
 export async function runHistoryCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv);
+  const args = historyArgs(argv);
   if (typeof args === 'string') {
     io.err.write(`history: ${args}\n${HISTORY_USAGE}`);
     return 2;

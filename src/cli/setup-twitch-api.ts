@@ -7,6 +7,7 @@
  * client id would add.
  */
 import type { Config } from '../config/index.js';
+import { NO_RETRY } from '../shared/retry.js';
 import type { Logger } from '../logging/index.js';
 import { accountRulesActive } from '../giveaway/account-rules.js';
 import { accountRulesFrom } from '../twitch/api.js';
@@ -107,7 +108,7 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
       logger,
       timeoutMs,
       deadlineMs: timeoutMs,
-      retryDelaysMs: [],
+      retry: NO_RETRY,
     });
     try {
       const user = await helix.userByLogin(channel);

@@ -12,11 +12,13 @@ import { GiftdropError } from '../shared/errors.js';
 import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
 import { httpProblems, httpSettings, type HttpSettings } from './http.js';
-import { jsonErrorAt } from './json-error.js';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import { parseRateLimitSpec } from './rate-limit-spec.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
 
 export type { FileSettings } from './schema.js';
 export { takeModeFlag } from './mode.js';
+export { parseRateLimitSpec } from './rate-limit-spec.js';
 
 const DEFAULT_TWITCH_IRC_URL = 'wss://irc-ws.chat.twitch.tv:443';
 const DEFAULT_TWITCH_AUTH_URL = 'https://id.twitch.tv/oauth2';
@@ -171,16 +173,6 @@ function issueLines(prefix: string, error: z.ZodError, schema?: z.ZodType): stri
   });
 }
 
-/** Parses `N/Ds`, `N/Dms` or `N/D` (seconds) into a window. */
-export function parseRateLimitSpec(spec: string): { limit: number; intervalMs: number } {
-  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i.exec(spec);
-  if (!m) throw new Error(`bad rate limit "${spec}"`);
-  const limit = Number(m[1]);
-  const amount = Number(m[2]);
-  const intervalMs = m[3]?.toLowerCase() === 'ms' ? amount : amount * 1000;
-  return { limit, intervalMs };
-}
-
 /**
  * `.env` as the dotenv format reads it (as Windows editors write it too: a UTF-8 byte-order mark,
  * CRLF line ends), with two exceptions streamers expect:
@@ -295,6 +287,23 @@ export function readSettingsFile(
   return fileResult.success
     ? { settings: fileResult.data, configFile: candidate, problems: [] }
     : { settings: defaults, configFile: candidate, problems: issueLines(`${candidate}: `, fileResult.error, fileSchema) };
+}
+
+/**
+ * Where a settings file's JSON breaks, as the line and column a text editor shows, and the text
+ * found there; asked only after JSON.parse failed (its message names a character position at best).
+ * jsonc-parser (VS Code's JSON parser) finds the place, with comments and trailing commas refused
+ * as JSON.parse refuses them.
+ */
+function jsonErrorAt(text: string): { line: number; column: number; problem: string } | undefined {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return undefined;
+  const before = text.slice(0, first.offset).split(/\r?\n/);
+  const found = text.slice(first.offset, first.offset + Math.max(1, first.length));
+  const problem = first.offset >= text.length ? 'unexpected end of the file' : `unexpected ${JSON.stringify(found)}`;
+  return { line: before.length, column: before[before.length - 1]!.length + 1, problem };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { defaultGiveawaySettings as D } from '../giveaway/settings.js';
 import { alertsSchema, merchSchema, merchTrainSchema, promoSchema } from './shop.js';
+import { RATE_LIMIT_SPEC } from './rate-limit-spec.js';
 
 const optionalString = z
   .string()
@@ -87,7 +88,7 @@ export const envSchema = z.object({
   FOURTHWALL_RATE_LIMIT: optionalString.pipe(
     z
       .string()
-      .regex(/^\s*\d+\s*\/\s*\d+(\.\d+)?\s*(ms|s)?\s*$/i, 'must look like 100/10s (requests per window)')
+      .regex(RATE_LIMIT_SPEC, 'must look like 100/10s (requests per window)')
       .optional(),
   ),
   FOURTHWALL_SHOP_URL: optionalString.pipe(url("the shop's public site").optional()),

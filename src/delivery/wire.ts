@@ -1,6 +1,7 @@
 /**
  * Getting prizes to winners, wired from the Config (src/delivery): the claim page (claim.ts),
- * whispers (with TWITCH_CLIENT_ID; on once the validated token has user:manage:whispers), the
+ * whispers (with TWITCH_CLIENT_ID; on once the validated token has user:manage:whispers; their queue
+ * and budget kept in DATA_DIR/whispers.json, whisper-file.ts), the
  * redemption poll on the Fourthwall client (redemption.ts) and the delivery tracker over the
  * draw storage. src/app/bot.ts builds it once, mounts `claimRoute`, hands `tracker` to the engine, the
  * dashboard and the stream-start hooks, and calls `stop` on shutdown.
@@ -19,6 +20,7 @@ import type { ChatToken } from '../twitch/token.js';
 import { TwitchWhispers, WHISPER_SCOPE } from '../twitch/whispers.js';
 import { claimPageFor } from './claim.js';
 import { fourthwallRedemption } from './redemption.js';
+import { whisperFile } from './whisper-file.js';
 
 export interface DeliveryWiring {
   tracker: DeliveryTracker;
@@ -28,7 +30,8 @@ export interface DeliveryWiring {
   onOrder(order: Pick<Order, 'friendlyId' | 'createdAt' | 'source'>): Promise<void>;
   /** After the chat login (the token is validated): says when whispers are off, re-queues unsent ones. */
   afterLogin(): void;
-  stop(): void;
+  /** Stops the tracker and the whispers; resolves once the whisper queue is saved. */
+  stop(): Promise<void>;
 }
 
 export function startDelivery(d: {
@@ -57,6 +60,7 @@ export function startDelivery(d: {
         },
         clock,
         logger,
+        store: whisperFile(config.dataDir),
       })
     : undefined;
   const tracker = new DeliveryTracker({
@@ -83,9 +87,10 @@ export function startDelivery(d: {
         log.info(`whispers to winners are off: TWITCH_TOKEN lacks the scope ${WHISPER_SCOPE} (add it to whisper each winner the claim page or link)`);
       void tracker.resumeWhispers().catch((err: unknown) => log.warn({ err }, 'could not queue the whispers left from before'));
     },
-    stop() {
+    async stop() {
       tracker.stop();
       whispers?.stop();
+      await whispers?.idle();
     },
   };
 }

@@ -18,7 +18,7 @@
  *   Fourthwall sends costs no file write.
  * - A handling failure (a save that fails, the shop id not readable yet, ...) leaves the event
  *   unprocessed: it is retried in-process with backoff on the injected clock (base 1 s, doubling,
- *   capped at 60 s) until it succeeds or the bot stops, and the catch-up poll would find it again
+ *   capped at 60 s: shared/retry.ts) until it succeeds or the bot stops, and the catch-up poll would find it again
  *   after a restart. It is never swallowed.
  * Does not: verify signatures or parse HTTP bodies (http/server.ts, fourthwall/webhooks.ts), or
  * know what a draw is (the `handle` callback does).
@@ -26,6 +26,7 @@
 import type { WebhookEvent } from '../fourthwall/index.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
+import { backoffDelay } from '../shared/retry.js';
 
 export type IntakeSource = 'webhook' | 'poll' | 'retry';
 export type IntakeOutcome = 'handled' | 'duplicate' | 'ignored' | 'refused' | 'failed';
@@ -185,7 +186,8 @@ export class EventIntake {
   }
 
   private scheduleRetry(p: Pending, err: unknown): void {
-    const ms = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** p.attempt);
+    // No jitter: what fails here is this bot's own handling (a save, the shop id), not a shared server.
+    const ms = backoffDelay({ baseMs: this.retryBaseMs, maxMs: this.retryMaxMs, jitter: 'none' }, p.attempt + 1);
     p.attempt += 1;
     this.log.error(
       { err, eventId: p.event.id, type: p.event.type, attempt: p.attempt, retryInMs: ms },

@@ -6,10 +6,14 @@
  * Contract:
  * - Every request (API calls, token refreshes, the product feed) passes the client's one
  *   sliding-window limiter (rate-limit.ts); callers beyond the budget wait, they do not fail.
+ *   Who asks the limiter next is p-queue's job (one at a time, highest priority first, then in
+ *   order): a draw's own calls (finish, read-back, links, token refresh) go before ordinary ones,
+ *   and background work (catalog refresh, product feed, promotions, order feed, the catch-up poll)
+ *   after both, so a finish never waits behind a queued catalog refresh; the limiter says when.
  * - Each call has a deadline (`deadlineMs`, covering queueing, attempts and backoff) and each
  *   attempt a timeout (`timeoutMs`).
  * - Retries: network errors, 5xx and 429 (honouring `Retry-After` seconds or HTTP date), with
- *   exponential backoff and jitter, within the deadline and `retry.maxAttempts`. Idempotent
+ *   exponential backoff and jitter (shared/retry.ts), within the deadline and `retry.maxAttempts`. Idempotent
  *   operations retry freely. A NON-idempotent operation (finishDraw, createGiveawayLinks, ...) is
  *   never re-sent once it may have reached the server (timeout, reset, 5xx): the call throws
  *   FourthwallOutcomeUnknownError. Only failures that certainly did not reach the server
@@ -31,10 +35,12 @@
  * that), webhook verification (webhooks.ts).
  */
 import type { Dispatcher } from 'undici';
+import PQueue from 'p-queue';
 import { undici, type Undici } from '../http-client/undici.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
+import { backoffDelay, sleep, type Backoff } from '../shared/retry.js';
 import { registerSecret } from '../logging/index.js';
 import { jsonOrUndefined } from '../http-client/json.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
@@ -60,7 +66,7 @@ import {
   type CallRequest,
 } from './client-request.js';
 import { OPERATIONS, buildPath, type OperationKey } from './operations.js';
-import { DEFAULT_RATE_LIMIT, SlidingWindowLimiter, type RateLimit } from './rate-limit.js';
+import { DEFAULT_RATE_LIMIT, SlidingWindowLimiter, type Permit, type RateLimit } from './rate-limit.js';
 import * as S from './schemas.js';
 
 /** Default API root. */
@@ -102,11 +108,26 @@ export interface FourthwallClientOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The order calls ask the limiter in (p-queue priority, higher first): what a running draw waits on,
+ * then ordinary calls, then background refreshes and polls.
+ */
+const CALL_PRIORITY = { draw: 2, normal: 1, background: 0 } as const;
+const DRAW_CALLS: ReadonlySet<string> = new Set<OperationKey>(['finishDraw', 'getDraw', 'createGiveawayLinks', 'getGiveawayPackage', 'getGiftPurchase']);
+const BACKGROUND_CALLS: ReadonlySet<string> = new Set<OperationKey>(['listProducts', 'getProduct', 'fetchProductFeed', 'listPromotions', 'listOrders', 'listWebhookEvents', 'getGiftingConfig']);
+
+function priorityOf(key: string): number {
+  if (DRAW_CALLS.has(key)) return CALL_PRIORITY.draw;
+  return BACKGROUND_CALLS.has(key) ? CALL_PRIORITY.background : CALL_PRIORITY.normal;
+}
+
 /** The transport core of the Fourthwall client (see the module header); FourthwallClient extends it. */
 export class FourthwallTransport {
   private readonly apiUrl: string;
   private readonly auth: AuthProvider;
   private readonly limiter: SlidingWindowLimiter;
+  /** Who asks the limiter next (see the module header): one at a time, by priority. */
+  private readonly gate = new PQueue({ concurrency: 1 });
   private readonly log: Logger | undefined;
   private readonly clock: Clock;
   private readonly random: RandomSource;
@@ -116,8 +137,7 @@ export class FourthwallTransport {
   private readonly timeoutMs: number;
   private readonly deadlineMs: number;
   private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+  private readonly backoff: Backoff;
   private readonly userAgent: string;
   private readonly maxResponseBytes: number;
   private readonly signal: AbortSignal | undefined;
@@ -131,8 +151,7 @@ export class FourthwallTransport {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.deadlineMs = options.deadlineMs ?? 60_000;
     this.maxAttempts = Math.max(1, options.retry?.maxAttempts ?? 4);
-    this.baseDelayMs = options.retry?.baseDelayMs ?? 250;
-    this.maxDelayMs = options.retry?.maxDelayMs ?? 5_000;
+    this.backoff = { baseMs: options.retry?.baseDelayMs ?? 250, maxMs: options.retry?.maxDelayMs ?? 5_000 };
     this.userAgent = options.userAgent ?? 'giftdrop/0.1';
     this.maxResponseBytes = options.maxResponseBytes ?? 5 * 1024 * 1024;
     this.limiter = new SlidingWindowLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.clock);
@@ -155,9 +174,14 @@ export class FourthwallTransport {
     return this.auth.secrets();
   }
 
-  /** Requests waiting for the rate limiter right now. */
+  /** Requests waiting for the rate limiter right now (in p-queue's line or at the limiter). */
   get queued(): number {
-    return this.limiter.waiting;
+    return this.gate.size + this.limiter.waiting;
+  }
+
+  /** A permit of the limiter, asked for in priority order (the gate); rejects when `signal` aborts first. */
+  private permit(priority: number, signal?: AbortSignal): Promise<Permit> {
+    return this.gate.add(({ signal: s }) => this.limiter.acquire(s), { priority, ...(signal ? { signal } : {}) });
   }
 
   /** Closes the client's own connection pool. */
@@ -195,14 +219,6 @@ export class FourthwallTransport {
     return S.parseWire(schema, data, call);
   }
 
-  private sleep(ms: number): Promise<void> {
-    const signal = this.signal;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => (timer.cancel(), reject(signal!.reason));
-      const timer = this.clock.setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
 
   /**
    * Aborts `own` when the client's `signal` aborts, until the returned function is called (a
@@ -215,12 +231,6 @@ export class FourthwallTransport {
     if (signal.aborted) own.abort();
     else signal.addEventListener('abort', onAbort, { once: true });
     return () => signal.removeEventListener('abort', onAbort);
-  }
-
-  private backoff(retryNo: number): number {
-    const cap = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (retryNo - 1));
-    const u = this.random.bytes(4).readUInt32BE(0) / 0x1_0000_0000;
-    return Math.round(cap * (0.5 + 0.5 * u));
   }
 
   /** Runs one call: limiter, auth, attempts, retries (see the module header). */
@@ -260,13 +270,13 @@ export class FourthwallTransport {
       if (result.reached && !spec.idempotent) throw new FourthwallOutcomeUnknownError(call, { cause: result.error });
       failures++;
       if (failures >= this.maxAttempts) throw result.error;
-      const delay = result.delayMs ?? this.backoff(failures);
+      const delay = result.delayMs ?? backoffDelay(this.backoff, failures, this.random);
       if (this.clock.now() + delay >= deadline) throw result.error;
       this.log?.debug(
         { op: key, method: spec.method, path, attempt: attemptNo, retryInMs: delay, error: result.error.code },
         'fourthwall call will be retried',
       );
-      await this.sleep(delay);
+      await sleep(this.clock, delay, this.signal);
     }
   }
 
@@ -299,7 +309,7 @@ export class FourthwallTransport {
     let permit;
     const unfollowQueue = this.followStop(queueAbort);
     try {
-      permit = await this.limiter.acquire(queueAbort.signal);
+      permit = await this.permit(priorityOf(call.operation), queueAbort.signal);
     } catch {
       this.signal?.throwIfAborted();
       return { kind: 'fail', error: new FourthwallTimeoutError('queued', this.deadlineMs, call) };
@@ -361,29 +371,30 @@ export class FourthwallTransport {
     }
   }
 
-  /** Token requests through the same limiter and timeouts as API calls. */
+  /** Token requests through the same limiter (at a draw's priority: every call waits on a token) and timeouts as API calls. */
   private tokenTransport(): TokenTransport {
-    return (url, form) =>
-      this.limiter.schedule(async () => {
-        const ac = new AbortController();
-        const timer = this.clock.setTimeout(() => ac.abort(), this.timeoutMs);
-        try {
-          const { request, dispatcher } = await this.transport();
-          const res = await request(url, {
-            method: 'POST',
-            dispatcher,
-            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': this.userAgent },
-            body: form.toString(),
-            signal: ac.signal,
-            headersTimeout: this.timeoutMs,
-            bodyTimeout: this.timeoutMs,
-          });
-          const text = await readBody(res.body, 64 * 1024, { operation: 'oauthToken', method: 'POST', path: '<token url>' });
-          this.log?.debug({ op: 'oauthToken', method: 'POST', status: res.statusCode }, 'fourthwall token endpoint');
-          return { status: res.statusCode, body: jsonOrUndefined(text) };
-        } finally {
-          timer.cancel();
-        }
-      });
+    return async (url, form) => {
+      const permit = await this.permit(CALL_PRIORITY.draw);
+      const ac = new AbortController();
+      const timer = this.clock.setTimeout(() => ac.abort(), this.timeoutMs);
+      try {
+        const { request, dispatcher } = await this.transport();
+        const res = await request(url, {
+          method: 'POST',
+          dispatcher,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': this.userAgent },
+          body: form.toString(),
+          signal: ac.signal,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+        });
+        const text = await readBody(res.body, 64 * 1024, { operation: 'oauthToken', method: 'POST', path: '<token url>' });
+        this.log?.debug({ op: 'oauthToken', method: 'POST', status: res.statusCode }, 'fourthwall token endpoint');
+        return { status: res.statusCode, body: jsonOrUndefined(text) };
+      } finally {
+        timer.cancel();
+        permit.release();
+      }
+    };
   }
 }

@@ -18,10 +18,18 @@
  * is not safe: when a request reaches the server later than its start (connection setup, a
  * busy server) and the next one on the slot does not, both land in one window.
  *
- * Deliberately not here: retries and backoff (client.ts), server-signalled limits (429).
+ * Why not p-queue's own `interval`/`intervalCap` (even `strict`): it counts task STARTS on the real
+ * clock, while Fourthwall counts ARRIVALS; a slot here is held until the request reached the server
+ * and cools down from then, on the injected clock. p-queue sits in front of this limiter in the
+ * client (client-transport.ts): it decides WHO asks next (priority: a finish before a catalog
+ * refresh), this limiter decides WHEN.
+ * The budget's text form (`FOURTHWALL_RATE_LIMIT=100/10s`) is parsed in one place:
+ * config/rate-limit-spec.ts.
+ *
+ * Deliberately not here: retries and backoff (client-transport.ts, shared/retry.ts), the call
+ * order (p-queue in client-transport.ts), server-signalled limits (429).
  */
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
-import { GiftdropError } from '../shared/errors.js';
 
 /** A request budget: `limit` requests per `intervalMs`. */
 export interface RateLimit {
@@ -31,26 +39,6 @@ export interface RateLimit {
 
 /** Fourthwall's documented budget: 100 requests per rolling 10 s. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { limit: 100, intervalMs: 10_000 };
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/**
- * Parses `N/D<unit>` budgets such as `100/10s`, `20/200ms`, `5/1m` or `100/s` (unit defaults to
- * seconds). Throws a GiftdropError (`FOURTHWALL_RATE_LIMIT_INVALID`) quoting the bad text.
- */
-export function parseRateLimit(text: string): RateLimit {
-  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|m|h)?\s*$/i.exec(text);
-  const limit = m ? Number(m[1]) : NaN;
-  const amount = m?.[2] === undefined ? 1 : Number(m[2]);
-  const intervalMs = m ? amount * UNIT_MS[(m[3] ?? 's').toLowerCase()]! : NaN;
-  if (!m || !Number.isSafeInteger(limit) || limit < 1 || !(intervalMs >= 1)) {
-    throw new GiftdropError(
-      'FOURTHWALL_RATE_LIMIT_INVALID',
-      `invalid rate limit ${JSON.stringify(text)}: expected N/D with a unit, e.g. 100/10s or 20/200ms`,
-    );
-  }
-  return { limit, intervalMs: Math.round(intervalMs) };
-}
 
 /** One granted request start; call `release()` exactly once when the request is over. */
 export interface Permit {
@@ -128,16 +116,6 @@ export class SlidingWindowLimiter {
       this.waiters.push(w);
       this.pump();
     });
-  }
-
-  /** Runs `fn` under a permit, releasing it when `fn` settles. */
-  async schedule<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const permit = await this.acquire(signal);
-    try {
-      return await fn();
-    } finally {
-      permit.release();
-    }
   }
 
   private grant(): Permit {

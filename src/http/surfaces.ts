@@ -32,7 +32,9 @@
  *   tunnel agent connects from this machine too).
  * Does not route or answer requests other than the refusals.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { cookieValue } from '../shared/cookies.js';
+import { createHash } from 'node:crypto';
+import { sameSecret } from '../shared/constant-time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { answer429, type RateLimiter } from './rate-limit.js';
@@ -172,8 +174,6 @@ export function clientOf(req: IncomingMessage): string {
   return clients.get(req) ?? socketAddress(req);
 }
 
-const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-
 /** How long the remote overlay's cookie lasts (OBS keeps it; the key in the URL renews it). */
 const OVERLAY_COOKIE_SECONDS = 30 * 24 * 3600;
 
@@ -192,24 +192,15 @@ export class OverlayKey {
   /** 'query' (set the cookie), 'cookie', or undefined when the request does not carry the key. */
   check(req: IncomingMessage): 'query' | 'cookie' | undefined {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('key');
-    if (q && timingSafeEqual(digest(q), digest(this.key))) return 'query';
-    const c = cookie(req, OverlayKey.cookieName(req));
-    if (c && timingSafeEqual(digest(c), digest(this.cookieValue))) return 'cookie';
+    if (q && sameSecret(q, this.key)) return 'query';
+    const c = cookieValue(req, OverlayKey.cookieName(req));
+    if (c && sameSecret(c, this.cookieValue)) return 'cookie';
     return undefined;
   }
 
   setCookie(req: IncomingMessage): string {
     return `${OverlayKey.cookieName(req)}=${this.cookieValue}; Path=/overlay; Max-Age=${OVERLAY_COOKIE_SECONDS}; HttpOnly; SameSite=Lax`;
   }
-}
-
-/** One cookie's value from the Cookie header. */
-function cookie(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return undefined;
 }
 
 function plain(res: ServerResponse, status: number, body: string): void {

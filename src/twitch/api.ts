@@ -18,6 +18,7 @@ import { AccountGate, accountRulesActive, type AccountRules } from '../giveaway/
 import type { ChatPort, ShopPort } from '../giveaway/ports.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
+import type { Backoff } from '../shared/retry.js';
 import { HelixAccountInfo } from './account-info.js';
 import { HelixClient } from './helix.js';
 import { StreamWatch } from './stream-watch.js';
@@ -46,7 +47,7 @@ export interface TwitchApiDeps {
   clock: Clock;
   logger: Logger;
   /** Tests: Helix retry backoff. */
-  retryDelaysMs?: readonly number[];
+  retry?: Backoff;
   /** Called after auto streaming told Fourthwall the stream started (delivery reminders). */
   onLive?: () => void;
 }
@@ -74,7 +75,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
     dispatcher: d.auth.auth.dispatcher,
     clock,
     logger,
-    ...(d.retryDelaysMs ? { retryDelaysMs: d.retryDelaysMs } : {}),
+    ...(d.retry ? { retry: d.retry } : {}),
   });
   const info = accountRulesActive(rules) ? new HelixAccountInfo({ helix, broadcasterId: () => chat.channelId(), clock, logger }) : undefined;
   const accounts = info ? new AccountGate({ port: info, rules, chat, now: () => clock.now() }) : undefined;

@@ -5,7 +5,7 @@
  * - each attempt validates the token first (until it once succeeded; see token.ts), then
  *   connects and joins (TwitchChat.connect, one attempt each);
  * - a network problem (chat server or auth server unreachable, no welcome in time) is retried
- *   after 1 s, 2 s, 4 s ... up to `maxMs` (30 s), forever or until `signal` aborts (which also ends
+ *   after about 1 s, 2 s, 4 s ... up to `maxMs` (30 s), with jitter (shared/retry.ts), forever or until `signal` aborts (which also ends
  *   the validation or connect in flight at once, rejecting with the signal's reason); every attempt
  *   logs one status line: "chat: connecting to #c (attempt n)", "chat: could not connect to #c
  *   (attempt n: why); next attempt in 4 s", "chat: connected to #c (attempt n)";
@@ -16,6 +16,7 @@
  */
 import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import { retry } from '../shared/retry.js';
 import { TwitchAuthUnavailableError } from './auth.js';
 import { TwitchAuthError, TwitchConnectError } from './client.js';
 
@@ -52,16 +53,13 @@ export interface ConnectChatOptions {
 export async function connectChat(o: ConnectChatOptions): Promise<void> {
   const log = o.logger.child({ module: 'twitch.connect' });
   const clock = o.clock ?? systemClock;
-  const initial = o.backoff?.initialMs ?? 1000;
-  const max = o.backoff?.maxMs ?? 30_000;
   const chan = `#${o.chat.channelLogin}`;
   let validated = o.tokens === undefined;
   let refreshed = false;
-  for (let attempt = 1; ; attempt++) {
-    o.signal?.throwIfAborted();
-    log.info({ attempt }, `chat: connecting to ${chan} (attempt ${attempt})`);
-    o.onStatus?.({ attempt, state: 'connecting' });
-    try {
+  await retry(
+    async (attempt) => {
+      log.info({ attempt }, `chat: connecting to ${chan} (attempt ${attempt})`);
+      o.onStatus?.({ attempt, state: 'connecting' });
       if (!validated) {
         await untilAborted(o.tokens!.check(), o.signal);
         validated = true;
@@ -78,17 +76,20 @@ export async function connectChat(o: ConnectChatOptions): Promise<void> {
       }
       log.info({ attempt }, `chat: connected to ${chan} (attempt ${attempt})`);
       o.onStatus?.({ attempt, state: 'connected' });
-      return;
-    } catch (err) {
-      o.signal?.throwIfAborted();
-      if (!(err instanceof TwitchConnectError || err instanceof TwitchAuthUnavailableError)) throw err;
-      const wait = Math.min(max, initial * 2 ** Math.min(attempt - 1, 20));
-      const reason = err.message;
-      log.warn({ attempt, nextInMs: wait, code: err.code }, `chat: could not connect to ${chan} (attempt ${attempt}: ${reason}); next attempt in ${formatWait(wait)}`);
-      o.onStatus?.({ attempt, state: 'retrying', reason, nextInMs: wait });
-      await delay(clock, wait, o.signal);
-    }
-  }
+    },
+    {
+      backoff: { baseMs: o.backoff?.initialMs ?? 1000, maxMs: o.backoff?.maxMs ?? 30_000 },
+      clock,
+      ...(o.signal ? { signal: o.signal } : {}),
+      retryable: (err) => err instanceof TwitchConnectError || err instanceof TwitchAuthUnavailableError,
+      onRetry: (err, attempt, wait) => {
+        const e = err as TwitchConnectError | TwitchAuthUnavailableError;
+        const reason = e.message;
+        log.warn({ attempt, nextInMs: wait, code: e.code }, `chat: could not connect to ${chan} (attempt ${attempt}: ${reason}); next attempt in ${formatWait(wait)}`);
+        o.onStatus?.({ attempt, state: 'retrying', reason, nextInMs: wait });
+      },
+    },
+  );
 }
 
 function formatWait(ms: number): string {
@@ -118,17 +119,3 @@ function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
   });
 }
 
-function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      timer.cancel();
-      reject(signal!.reason);
-    };
-    const timer = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -11,9 +11,10 @@
  *   waiting calls take the points as they come back, one after another (Twitch's bucket refills
  *   continuously: the missing points return evenly until `Ratelimit-Reset`, when it is full), and a
  *   429 is retried the same way, at most 3 times (all on the injected clock, never past the call's
- *   deadline);
+ *   deadline); the bucket is helix-bucket.ts, beside the p-queue that runs the requests (at most
+ *   HELIX_CONCURRENCY at once, the background stream poll after the account checks);
  * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
- * - network errors, timeouts and 5xx are retried with short backoff within the deadline, then
+ * - network errors, timeouts and 5xx are retried with short backoff (shared/retry.ts) within the deadline, then
  *   thrown as HelixError with `retryable: true` (code TWITCH_API_UNAVAILABLE);
  * - one deadline per call (`deadlineMs`, or the caller's earlier `until`) holds everything: rate-limit waits, backoff, a token
  *   refresh, and each attempt's timeout (cut to what is left), all on the injected clock; this is
@@ -28,6 +29,9 @@ import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import { jsonOrUndefined } from '../http-client/json.js';
+import { backoffDelay, sleep, type Backoff } from '../shared/retry.js';
+import PQueue from 'p-queue';
+import { HelixBucket } from './helix-bucket.js';
 
 export class HelixError extends GiftdropError {
   readonly status: number | undefined;
@@ -91,14 +95,21 @@ export interface HelixClientOptions {
   timeoutMs?: number;
   /** Deadline of one call including retries and rate-limit waits (default 20 000 ms). */
   deadlineMs?: number;
-  /** Backoff between retries of a failed request (default 500, 2000 ms). */
-  retryDelaysMs?: readonly number[];
+  /** Backoff between retries of a failed request (default about 500 ms then 1 s, 2 retries; shared/retry.ts). */
+  retry?: Backoff;
 }
 
 /** The stream's thumbnail with the size filled in. */
 export function fillThumbnail(template: string, width = 1280, height = 720): string {
   return template.replace('{width}', String(width)).replace('{height}', String(height));
 }
+
+/** Helix's default retry: about 500 ms, then about 1 s (jittered), then the error. */
+const HELIX_RETRY: Backoff = { baseMs: 500, maxMs: 2000, retries: 2 };
+/** Helix requests in flight at once (the account checks of a close come in batches). */
+const HELIX_CONCURRENCY = 8;
+/** p-queue priority: the stream poll (background) after everything else. */
+const BACKGROUND_PATHS: ReadonlySet<string> = new Set(['/streams']);
 
 export class HelixClient {
   readonly apiUrl: string;
@@ -107,13 +118,10 @@ export class HelixClient {
   private readonly dispatcher: LazyPool;
   private readonly ownsDispatcher: boolean;
   private readonly log: Logger;
-  private remaining: number | undefined;
-  private limit: number | undefined;
-  private resetAt = 0;
-  /** How long one point takes to come back (Twitch's bucket refills continuously), from the last answer. */
-  private pointMs: number | undefined;
-  /** The next point not yet reserved by a waiting caller (see reserveSlot). */
-  private nextSlotAt = 0;
+  /** The point bucket (helix-bucket.ts), shared by every caller. */
+  private readonly bucket = new HelixBucket();
+  /** Runs the requests: at most HELIX_CONCURRENCY at once, the stream poll after the account checks. */
+  private readonly queue = new PQueue({ concurrency: HELIX_CONCURRENCY });
   private requests = 0;
   /** Requests sent and not answered yet (their points are not in the last answer's count). */
   private inflight = 0;
@@ -129,8 +137,7 @@ export class HelixClient {
 
   /** The shared rate budget as last counted (points left, bucket size); undefined before the first answer. */
   budget(): { remaining: number; limit: number } | undefined {
-    if (this.remaining === undefined || this.limit === undefined) return undefined;
-    return { remaining: this.remaining, limit: this.limit };
+    return this.bucket.counted();
   }
 
   /** Requests sent so far (retries included). */
@@ -193,7 +200,15 @@ export class HelixClient {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+    return sleep(this.clock, ms);
+  }
+
+  /** The wait before retry `failures` (1-based), or undefined when none is left or it would pass the deadline. */
+  private retryDelay(failures: number, leftMs: number): number | undefined {
+    const policy = this.o.retry ?? HELIX_RETRY;
+    if (failures > (policy.retries ?? Infinity)) return undefined;
+    const delay = backoffDelay(policy, failures);
+    return delay < leftMs ? delay : undefined;
   }
 
   /**
@@ -205,14 +220,13 @@ export class HelixClient {
     const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
     const deadline = until !== undefined ? Math.min(own, until) : own;
     const left = () => deadline - this.clock.now();
-    const delays = this.o.retryDelaysMs ?? [500, 2000];
     let failures = 0;
     let limited = 0;
     let refreshed = false;
     let slotted = false; // this attempt already waited for its point (after a 429)
     for (;;) {
-      if (!slotted && this.remaining !== undefined && this.remaining <= 0 && this.resetAt > this.clock.now()) {
-        const wait = this.reserveSlot(left());
+      if (!slotted && this.bucket.exhausted(this.clock.now())) {
+        const wait = this.bucket.reserve(this.clock.now(), left());
         if (wait === undefined)
           throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (GET ${path})`, { status: 429, retryable: true });
         this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for a point');
@@ -222,10 +236,11 @@ export class HelixClient {
       let status: number;
       let body: unknown;
       try {
-        ({ status, body } = await this.send(path, query, left()));
+        const priority = BACKGROUND_PATHS.has(path) ? 0 : 1;
+        ({ status, body } = await this.queue.add(() => this.send(path, query, left()), { priority }));
       } catch (err) {
-        const delay = delays[failures++];
-        if (delay === undefined || delay >= left()) {
+        const delay = this.retryDelay(++failures, left());
+        if (delay === undefined) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
           throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (GET ${path})`, { retryable: true, cause: err });
         }
@@ -241,7 +256,7 @@ export class HelixClient {
         continue;
       }
       if (status === 429) {
-        const wait = limited < 3 ? this.reserveSlot(left()) : undefined;
+        const wait = limited < 3 ? this.bucket.reserve(this.clock.now(), left()) : undefined;
         if (wait !== undefined) {
           limited++;
           await this.sleep(wait);
@@ -251,8 +266,8 @@ export class HelixClient {
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached (GET ${path})`, { status, retryable: true });
       }
       if (status >= 500) {
-        const delay = delays[failures++];
-        if (delay !== undefined && delay < left()) {
+        const delay = this.retryDelay(++failures, left());
+        if (delay !== undefined) {
           await this.sleep(delay);
           continue;
         }
@@ -286,7 +301,7 @@ export class HelixClient {
     if (timeout <= 0) throw Object.assign(new Error('deadline reached'), { code: 'DEADLINE' });
     this.requests++;
     // The shared budget: this request's point is spent now, before its answer says so.
-    if (this.remaining !== undefined) this.remaining -= 1;
+    this.bucket.spend();
     this.inflight++;
     const ac = new AbortController();
     const timer = this.clock.setTimeout(() => ac.abort(), timeout);
@@ -301,7 +316,7 @@ export class HelixClient {
         bodyTimeout: timeout,
         signal: ac.signal,
       });
-      this.readLimits(res.headers, this.inflight - 1);
+      this.bucket.read(res.headers, this.inflight - 1, this.clock.now());
       return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) };
     } catch (err) {
       if (ac.signal.aborted) throw Object.assign(new Error(`no answer within ${timeout} ms`, { cause: err }), { code: 'TIMEOUT' });
@@ -310,37 +325,5 @@ export class HelixClient {
       this.inflight--;
       timer.cancel();
     }
-  }
-
-  /**
-   * With the budget spent: reserves this caller the next point the bucket gives back (one every
-   * `pointMs`, waiters one after another, never later than the reset, when the bucket is full) and
-   * returns how long to wait for it; undefined (nothing reserved) when that is not within `leftMs`.
-   * Without Ratelimit-Limit the wait is until the reset.
-   */
-  private reserveSlot(leftMs: number): number | undefined {
-    const now = this.clock.now();
-    const toReset = Math.max(0, this.resetAt - now);
-    if (this.pointMs === undefined) return toReset < leftMs ? toReset : undefined;
-    const at = Math.max(this.nextSlotAt, now + this.pointMs);
-    const wait = Math.min(at - now, toReset);
-    if (wait >= leftMs) return undefined;
-    this.nextSlotAt = at + this.pointMs;
-    return wait;
-  }
-
-  /** `pending`: other requests in flight, whose points the answer may not count yet. */
-  private readLimits(headers: Record<string, string | string[] | undefined>, pending: number): void {
-    const one = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
-    const remaining = Number(one(headers['ratelimit-remaining']));
-    const reset = Number(one(headers['ratelimit-reset']));
-    const limit = Number(one(headers['ratelimit-limit']));
-    if (Number.isFinite(limit) && limit > 0) this.limit = limit;
-    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining - pending;
-    if (Number.isFinite(reset) && reset > 0) this.resetAt = reset * 1000;
-    // Ratelimit-Reset is when the bucket is full again: the missing points come back evenly until then.
-    const missing = this.limit !== undefined && Number.isFinite(remaining) ? this.limit - remaining : undefined;
-    const toReset = this.resetAt - this.clock.now();
-    if (missing !== undefined && missing > 0 && toReset > 0) this.pointMs = toReset / missing;
   }
 }

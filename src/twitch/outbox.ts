@@ -30,6 +30,11 @@
  * transport is an interface) and does not share its window between channels.
  * The waiting lines and the queue's drop policy (priorities, stale, overflow) are in
  * outbox-queue.ts, the rate window and gaps in pacing.ts; this file owns the flow between them.
+ * Why hand-written and not p-queue (which schedules the other outgoing work): a chat line is not a
+ * task that finishes. It stays queued after it was written until Twitch confirms it (USERSTATE),
+ * goes back to the FRONT of its queue on a disconnect, may be dropped as stale or for overflow
+ * while waiting, and is paced by Twitch's chat rules (mod window, slow mode, duplicate text),
+ * none of which a task queue models.
  */
 import { EventEmitter } from 'node:events';
 import type { Clock, TimerHandle } from '../shared/clock.js';

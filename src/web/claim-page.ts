@@ -28,7 +28,10 @@
  * strings are HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state
  * other than through the delivery tracker's `opened`.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { cookieValue } from '../shared/cookies.js';
+import { sameSecret } from '../shared/constant-time.js';
+import { escapeHtml } from '../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrizeView } from '../delivery/tracker.js';
 import type { Logger } from '../logging/index.js';
@@ -98,25 +101,6 @@ main{max-width:640px;margin:0 auto;padding:24px 16px}h1{font-size:1.6rem;margin:
 .link{overflow-wrap:anywhere;font-family:ui-monospace,monospace;font-size:.85rem;background:#f4f1fb;border-radius:8px;padding:8px;margin:8px 0}
 .done{color:#1b7f3b;font-weight:600}ol{padding-left:20px;margin:6px 0}header{display:flex;justify-content:space-between;align-items:center;gap:8px;flex-wrap:wrap}
 @media (min-width:600px){.btn{width:auto}}`;
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-function cookies(req: IncomingMessage): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  return out;
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 const token = () => randomBytes(32).toString('base64url');
 
@@ -211,7 +195,7 @@ export class ClaimPage {
         this.send(res, 403, 'text/plain; charset=utf-8', 'log out from the claim page itself\n');
         return true;
       }
-      const sid = cookies(req).get(SESSION_COOKIE);
+      const sid = cookieValue(req, SESSION_COOKIE);
       if (sid) this.sessions.delete(sid);
       this.redirect(res, '/claim', [this.cookie(SESSION_COOKIE, '', 0)]);
     } else {
@@ -233,7 +217,7 @@ export class ClaimPage {
   }
 
   private session(req: IncomingMessage): TwitchViewer | undefined {
-    const sid = cookies(req).get(SESSION_COOKIE);
+    const sid = cookieValue(req, SESSION_COOKIE);
     if (!sid) return undefined;
     const s = this.sessions.get(sid);
     if (!s) return undefined;
@@ -275,9 +259,9 @@ export class ClaimPage {
   private async callback(req: IncomingMessage, res: ServerResponse, q: URLSearchParams): Promise<void> {
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     const state = q.get('state') ?? '';
-    const cookieState = cookies(req).get(STATE_COOKIE) ?? '';
+    const cookieState = cookieValue(req, STATE_COOKIE) ?? '';
     // Only the browser the state was issued to can spend it (its cookie), and then only once.
-    const mine = state !== '' && cookieState !== '' && same(state, cookieState);
+    const mine = state !== '' && cookieState !== '' && sameSecret(state, cookieState);
     const expiresAt = mine ? this.states.take(state) : undefined;
     const valid = expiresAt !== undefined && expiresAt > this.o.clock.now();
     if (!valid) {

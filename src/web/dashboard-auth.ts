@@ -14,7 +14,9 @@
  * equal-length digests. A state-changing request must be a POST with a JSON body and, when the
  * browser sends an Origin, the page's own origin. Does not route requests or print the token.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../shared/constant-time.js';
+import { cookieValue } from '../shared/cookies.js';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { LruCache } from '../shared/lru-cache.js';
@@ -51,18 +53,6 @@ export async function loadDashboardToken(dataDir: string, fromEnv?: string): Pro
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-function same(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
-}
-
-function cookieValue(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return undefined;
-}
-
 export interface SessionOptions {
   /** Clock (ms) for the expiry; default Date.now. */
   now?: () => number;
@@ -91,11 +81,11 @@ export class DashboardAuth {
   /** How the request is authorised, or undefined. `?token=` counts only when `allowQuery`. */
   check(req: IncomingMessage, allowQuery = false): 'bearer' | 'cookie' | 'query' | undefined {
     const header = req.headers.authorization;
-    if (header && /^Bearer\s+/i.test(header) && same(header.replace(/^Bearer\s+/i, '').trim(), this.token)) return 'bearer';
+    if (header && /^Bearer\s+/i.test(header) && sameSecret(header.replace(/^Bearer\s+/i, '').trim(), this.token)) return 'bearer';
     if (this.session(req)) return 'cookie';
     if (allowQuery) {
       const q = new URL(req.url ?? '/', 'http://x').searchParams.get('token');
-      if (q && same(q, this.token)) return 'query';
+      if (q && sameSecret(q, this.token)) return 'query';
     }
     return undefined;
   }

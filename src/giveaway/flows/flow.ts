@@ -13,6 +13,7 @@ import type { FlowContext } from '../context.js';
 import type { DrawPhase, Trigger } from '../draw-machine.js';
 import type { DrawRecord } from '../model.js';
 import type { DrawSession } from '../session.js';
+import type { Backoff } from '../../shared/retry.js';
 
 export interface DrawFlow {
   readonly kind: DrawRecord['kind'];
@@ -28,3 +29,6 @@ export interface DrawFlow {
 
 /** How long a claim window leaves free after it so the finish call still fits Fourthwall's deadline. */
 export const FINISH_RESERVE_MS = 15_000;
+
+/** Backoff of the shop calls the flows retry: about 1 s, 2 s, 4 s ... capped at 15 s, with jitter (shared/retry.ts). */
+export const SHOP_BACKOFF: Backoff = { baseMs: 1000, maxMs: 15_000 };

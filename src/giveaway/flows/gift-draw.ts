@@ -22,7 +22,8 @@ import { openDraw } from '../opening.js';
 import type { GiftDrawInfo, Winner, Entrant } from '../model.js';
 import { ShopError } from '../ports.js';
 import type { DrawSession } from '../session.js';
-import { FINISH_RESERVE_MS, type DrawFlow } from './flow.js';
+import { FINISH_RESERVE_MS, SHOP_BACKOFF, type DrawFlow } from './flow.js';
+import { backoffDelay } from '../../shared/retry.js';
 
 /** The longest entry window a Fourthwall draw gets (its durationSeconds is clamped to this). */
 const MAX_DRAW_SECONDS = 3600;
@@ -100,10 +101,6 @@ type FinishOutcome =
   | { kind: 'failed'; reason: string; cause?: unknown }
   | { kind: 'stopped' };
 
-/** Backoff before retry `attempt` (0-based): 1 s, 2 s, 4 s ... capped at 15 s. */
-export function backoffMs(attempt: number): number {
-  return Math.min(15_000, 1000 * 2 ** attempt);
-}
 
 /** True when at least one gift of the draw has a winner. */
 export function hasWinners(draw: GiftDrawInfo): boolean {
@@ -149,7 +146,7 @@ async function runFinish(
   let lastError: unknown;
 
   const wait = async (): Promise<'go' | 'stopped' | 'late'> => {
-    const ms = backoffMs(attempt++);
+    const ms = backoffDelay(SHOP_BACKOFF, ++attempt);
     const limit = step === 'reconcile' ? deadline + 30_000 : deadline;
     if (ctx.clock.now() + ms >= limit) return 'late';
     return (await ctx.work.sleep(ms)) ? 'go' : 'stopped';
@@ -159,7 +156,9 @@ async function runFinish(
     if (ctx.work.isStopped()) return { kind: 'stopped' };
     if (step === 'finish') {
       if (ctx.clock.now() >= deadline) {
-        return { kind: 'failed', reason: 'the Fourthwall deadline passed before the winners could be sent', cause: lastError };
+        // (a backoff with jitter may end just past the deadline: the last failure is the reason then)
+        const reason = kindOf(lastError) === 'unavailable' ? describeShopFailure(lastError) : 'the Fourthwall deadline passed before the winners could be sent';
+        return { kind: 'failed', reason, cause: lastError };
       }
       try {
         log.info({ drawId, winners: participants.length }, 'sending winners to Fourthwall');

@@ -15,7 +15,8 @@ import type { Trigger } from '../draw-machine.js';
 import { openDraw } from '../opening.js';
 import type { GiftPurchaseInfo } from '../model.js';
 import type { DrawSession } from '../session.js';
-import type { DrawFlow } from './flow.js';
+import { SHOP_BACKOFF, type DrawFlow } from './flow.js';
+import { backoffDelay } from '../../shared/retry.js';
 
 /** GIFT_PURCHASE: one entry window (the shop's, else the configured one) for its gifts. */
 export async function giftPurchase(c: FlowContext, purchase: GiftPurchaseInfo, eventId?: string): Promise<void> {
@@ -64,7 +65,7 @@ async function giftLinks(c: FlowContext, s: DrawSession): Promise<Trigger | unde
       domain = normaliseDomain(await c.shop.shopDomain());
     } catch (err) {
       c.logger.warn({ drawId: s.id, err }, 'could not read the shop domain');
-      if (attempt === 3 || !(await c.work.sleep(1000 * 2 ** attempt))) break;
+      if (attempt === 3 || !(await c.work.sleep(backoffDelay(SHOP_BACKOFF, attempt + 1)))) break;
     }
   }
   if (c.work.isStopped() && domain === undefined) return undefined;

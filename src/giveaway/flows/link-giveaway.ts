@@ -26,8 +26,8 @@ import { openDraw } from '../opening.js';
 import type { GiveawayLinkInfo, ProductInfo } from '../model.js';
 import { ShopError, type ShopPort } from '../ports.js';
 import type { DrawSession } from '../session.js';
-import type { DrawFlow } from './flow.js';
-import { backoffMs } from './gift-draw.js';
+import { SHOP_BACKOFF, type DrawFlow } from './flow.js';
+import { backoffDelay } from '../../shared/retry.js';
 
 /** Result of a moderator action; `message` is the reply to give when it did not happen. */
 export type ActionResult = { ok: true; id?: string } | { ok: false; message: string };
@@ -241,7 +241,7 @@ async function createLinks(
       const kind = err instanceof ShopError ? err.kind : 'other';
       ctx.logger.warn({ drawId, err, kind }, 'creating giveaway links did not succeed');
       if (kind === 'unavailable') {
-        const ms = backoffMs(attempt);
+        const ms = backoffDelay(SHOP_BACKOFF, attempt + 1);
         if (ctx.clock.now() + ms < deadlineMs) {
           if (!(await ctx.work.sleep(ms))) return { ok: false, reason: 'the bot stopped', stopped: true };
           continue;

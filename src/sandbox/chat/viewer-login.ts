@@ -13,7 +13,9 @@
  * `userOf(token)` is how the Helix sandbox answers `GET /helix/users` for a viewer's token. A
  * viewer's id is the same as in chat (viewers.ts). Comparisons of secrets are constant-time.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../shared/constant-time.js';
+import { escapeHtml } from '../../shared/html.js';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
 
@@ -29,13 +31,7 @@ export interface SandboxViewerLoginOptions {
 
 const CODE_TTL_MS = 10 * 60_000;
 const TOKEN_TTL_MS = 4 * 3_600_000;
-const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
-const same = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
 const fresh = (): string => randomBytes(15).toString('hex');
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 export class SandboxViewerLogin {
   private readonly codes = new Map<string, { user: { id: string; login: string }; redirectUri: string; expiresAt: number }>();
@@ -75,7 +71,7 @@ export class SandboxViewerLogin {
   }
 
   private checkClient(q: URLSearchParams): string | undefined {
-    if (!same(q.get('client_id') ?? '', this.o.clientId())) return 'invalid client';
+    if (!sameSecret(q.get('client_id') ?? '', this.o.clientId())) return 'invalid client';
     const redirect = q.get('redirect_uri') ?? '';
     if (!/^https?:\/\//.test(redirect)) return 'Parameter redirect_uri does not match registered URI';
     if (q.get('response_type') !== 'code') return 'unsupported response_type';
@@ -124,8 +120,8 @@ export class SandboxViewerLogin {
 
   /** `grant_type=authorization_code` at `/oauth2/token` (called by oauth.ts). */
   exchange(form: URLSearchParams, res: ServerResponse): void {
-    if (!same(form.get('client_id') ?? '', this.o.clientId())) return this.refuse(res, 400, 'invalid client');
-    if (!same(form.get('client_secret') ?? '', this.o.clientSecret())) return this.refuse(res, 403, 'invalid client secret');
+    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId())) return this.refuse(res, 400, 'invalid client');
+    if (!sameSecret(form.get('client_secret') ?? '', this.o.clientSecret())) return this.refuse(res, 403, 'invalid client secret');
     const code = form.get('code') ?? '';
     const entry = this.codes.get(code);
     this.codes.delete(code);
@@ -144,7 +140,7 @@ export class SandboxViewerLogin {
   }
 
   private revoke(res: ServerResponse, form: URLSearchParams): void {
-    if (!same(form.get('client_id') ?? '', this.o.clientId())) return json(res, 400, { status: 400, message: 'invalid client' });
+    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId())) return json(res, 400, { status: 400, message: 'invalid client' });
     const token = form.get('token') ?? '';
     if (!this.tokens.delete(token)) return json(res, 400, { status: 400, message: 'Invalid token' });
     this.stats.revoked++;

@@ -2,10 +2,11 @@
  * Authentication of the Fourthwall sandbox: HTTP Basic with the sandbox's API user, Bearer with
  * an access token issued by the OAuth token endpoint (authorization_code from a control call,
  * refresh_token), token lifetimes on the injected Clock. Every secret comparison is constant
- * time (SHA-256 digests compared with timingSafeEqual; tokens are stored by digest only).
+ * time (sameSecret, shared/constant-time.ts; tokens are stored by digest only).
  * It decides who is calling; which operations a scheme may use is the router's business.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../shared/constant-time.js';
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import type { IdFactory } from './ids.js';
 
@@ -43,10 +44,6 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
 }
 
-/** Constant-time string equality (compares SHA-256 digests, so lengths do not leak). */
-function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
-}
 
 function key(token: string): string {
   return digest(token).toString('hex');
@@ -84,8 +81,8 @@ export class SandboxAuth {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon < 0) return { ok: false, reason: 'invalid' };
-      const userOk = safeEqual(decoded.slice(0, colon), this.options.username);
-      const passOk = safeEqual(decoded.slice(colon + 1), this.options.password);
+      const userOk = sameSecret(decoded.slice(0, colon), this.options.username);
+      const passOk = sameSecret(decoded.slice(colon + 1), this.options.password);
       return userOk && passOk ? { ok: true, principal: { scheme: 'basic' } } : { ok: false, reason: 'invalid' };
     }
     if (scheme === 'bearer' && value) {
@@ -117,8 +114,8 @@ export class SandboxAuth {
   exchange(form: Record<string, string>): TokenResult {
     const clientId = form['client_id'] ?? '';
     const clientSecret = form['client_secret'] ?? '';
-    const clientOk = safeEqual(clientId, this.options.clientId);
-    const secretOk = safeEqual(clientSecret, this.options.clientSecret);
+    const clientOk = sameSecret(clientId, this.options.clientId);
+    const secretOk = sameSecret(clientSecret, this.options.clientSecret);
     if (!clientOk || !secretOk) {
       return { ok: false, status: 401, error: 'invalid_client', description: 'unknown client or wrong client secret' };
     }

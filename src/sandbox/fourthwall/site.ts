@@ -5,6 +5,7 @@
  * tiny product and gift pages (a gift page redeems on POST), placeholder images, and the OAuth
  * connect page that redirects back with an authorization code. It renders; it owns no state.
  */
+import { escapeHtml } from '../../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SandboxAuth } from './auth.js';
 import type { Gifting } from './gifting.js';
@@ -20,9 +21,7 @@ export interface SiteDeps {
   clientId: string;
 }
 
-function xml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
-}
+const xml = escapeHtml;
 
 function inStock(p: Product): boolean {
   return p.state.type === 'AVAILABLE' && p.variants.some((v) => v.stock.type === 'UNLIMITED' || v.stock.inStock > 0);
