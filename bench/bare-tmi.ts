@@ -5,7 +5,7 @@
  * in the same run.
  */
 import type { ChatServer } from '../src/sandbox/chat/index.js';
-import { joinBareClient } from './chat-support.js';
+import { joinBareClient, localTarget } from './chat-support.js';
 
 /**
  * A wait on a counter that is re-checked only when `poke()` is called (from the event that moves
@@ -36,7 +36,7 @@ export class CountWait {
 
 /** Lines per second a bare tmi.js client receives when `lines` are injected at once. */
 export async function rawRound(server: ChatServer, lines: string[]): Promise<number> {
-  const bare = await joinBareClient(server);
+  const bare = await joinBareClient(localTarget(server));
   let n = 0;
   const wait = new CountWait();
   bare.client.on('message', () => {

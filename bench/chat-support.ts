@@ -1,11 +1,12 @@
 /**
  * What the chat-ingestion benchmarks (e2e-2-chat.bench.ts and bare-tmi.ts)
  * share: the simulated viewers and their `!enter` lines, a bare tmi.js client joined to a chat
- * sandbox (the anchor's client, no giftdrop code), and closing a draw through the engine.
+ * sandbox on this thread or another (the anchor's client, no giftdrop code), and closing a draw
+ * through the engine.
  */
 import tmi from 'tmi.js';
 import type { ChatServer, SimViewer } from '../src/sandbox/chat/index.js';
-import { drawEnded, type BenchStack } from './e2e-support.js';
+import { drawEnded, type BotStack } from './e2e-support.js';
 
 /** `count` viewers with distinct user ids, every 5th a subscriber. */
 export function viewers(server: ChatServer, prefix: string, count: number): SimViewer[] {
@@ -31,8 +32,35 @@ export function flat(line: string): string {
   return JSON.parse(JSON.stringify(line)) as string;
 }
 
+/**
+ * What a bare client needs from a chat sandbox: its address and channel, the bot's credentials and
+ * waits on who is there (localTarget for a ChatServer on this thread; bench/chat-sandboxes.ts for
+ * one on another thread).
+ */
+export interface BareClientTarget extends Pick<ChatServer, 'host' | 'port' | 'botLogin' | 'token' | 'channel'> {
+  /** Resolves once `count` connections are joined to the channel. */
+  untilJoined(count: number): Promise<void>;
+  /** Resolves once `count` sockets are open. */
+  untilConnections(count: number): Promise<void>;
+}
+
+/** A chat sandbox on this thread as a bare client's target. */
+export function localTarget(server: ChatServer): BareClientTarget {
+  return {
+    host: server.host,
+    port: server.port,
+    botLogin: server.botLogin,
+    get token() {
+      return server.token;
+    },
+    channel: server.channel,
+    untilJoined: (count) => server.waitFor(() => server.joined().length === count, 5000, `${count} joined`),
+    untilConnections: (count) => server.waitFor(() => server.connections() === count, 5000, `${count} connections`),
+  };
+}
+
 /** A bare tmi.js client joined to `server`'s channel; `close()` waits until the server saw it go. */
-export async function joinBareClient(server: ChatServer): Promise<{ client: tmi.Client; close(): Promise<void> }> {
+export async function joinBareClient(server: BareClientTarget): Promise<{ client: tmi.Client; close(): Promise<void> }> {
   const client = new tmi.Client({
     options: { skipUpdatingEmotesets: true },
     connection: { server: server.host, port: server.port, secure: false, reconnect: false },
@@ -43,18 +71,18 @@ export async function joinBareClient(server: ChatServer): Promise<{ client: tmi.
   const joined = new Promise<void>((resolve) => client.once('join', () => resolve()));
   await client.connect();
   await joined;
-  await server.waitFor(() => server.joined().length === 1, 5000, 'bare client joined');
+  await server.untilJoined(1);
   return {
     client,
     async close() {
       await client.disconnect();
-      await server.waitFor(() => server.connections() === 0, 5000, 'bare client gone');
+      await server.untilConnections(0);
     },
   };
 }
 
 /** Ends the draw now through the engine and waits until it is finished (or failed) and idle. */
-export async function closeDraw(s: BenchStack, drawId: string): Promise<void> {
+export async function closeDraw(s: Pick<BotStack, 'bot'>, drawId: string): Promise<void> {
   const done = drawEnded(s, drawId);
   s.bot.engine.endNow();
   await done;

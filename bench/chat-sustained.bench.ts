@@ -16,7 +16,7 @@ import { silentLogger } from '../src/logging/index.js';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { QUICK, gc, loadNote, openGiftDraw, percentile, startBenchStack, startProber } from './e2e-support.js';
 import { CountWait } from './bare-tmi.js';
-import { closeDraw, flat, joinBareClient, viewers } from './chat-support.js';
+import { closeDraw, flat, joinBareClient, localTarget, viewers } from './chat-support.js';
 import type { BenchResult } from './types.js';
 
 const RATE = 20_000;
@@ -65,7 +65,7 @@ export async function run(): Promise<BenchResult[]> {
     gc();
     // The anchor: a bare tmi.js client on the same schedule.
     process.stderr.write(`  bare tmi.js: ${RATE} lines/s for ${SECONDS} s (${loadNote()})\n`);
-    const bare = await joinBareClient(rawServer);
+    const bare = await joinBareClient(localTarget(rawServer));
     const bareWait = new CountWait();
     let seen = 0;
     bare.client.on('message', () => {

@@ -2,7 +2,8 @@
  * What the end-to-end benchmarks share: the whole product on this machine (startLocalStack: the
  * Fourthwall sandbox, the chat sandbox and the real bot with its file storage, journal and HTTP
  * server, all on 127.0.0.1), opening a real gift draw through a sandbox purchase and its signed
- * webhook, entering viewers through the engine's real entry call, probing `/healthz` from a
+ * webhook (startBotOnChat: the same bot and Fourthwall sandbox on a chat sandbox run elsewhere,
+ * e.g. on another thread), entering viewers through the engine's real entry call, probing `/healthz` from a
  * worker thread (its own event loop, so a stalled bot shows as slow answers), and the event
  * loop's worst delay. `BENCH_QUICK=1` shrinks the sizes for a smoke run (rows say so).
  */
@@ -12,13 +13,14 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { startLocalStack, type LocalStack } from '../src/local/local-stack.js';
-import { loadConfig } from '../src/config/index.js';
+import { configForLocal, registerBotWebhook, startLocalStack, type ChatEndpoint, type LocalStack } from '../src/local/local-stack.js';
+import { startBot, type Bot } from '../src/app/bot.js';
+import { loadConfig, type Config } from '../src/config/index.js';
 import { fileSchema } from '../src/config/schema.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import type { FileSystem } from '../src/storage/disk.js';
 import { silentLogger } from '../src/logging/index.js';
-import type { RequestRecord } from '../src/sandbox/fourthwall/index.js';
+import { startFourthwallSandbox, type FourthwallSandbox, type RequestRecord } from '../src/sandbox/fourthwall/index.js';
 import { noRoles, type ChatMessage } from '../src/shared/chat.js';
 
 export const QUICK = process.env['BENCH_QUICK'] === '1';
@@ -62,6 +64,47 @@ export interface BenchStack extends LocalStack {
   dispose(): Promise<void>;
 }
 
+/** The bot and the Fourthwall sandbox of a bench whose chat sandbox runs elsewhere (startBotOnChat). */
+export interface BotStack {
+  fourthwall: FourthwallSandbox;
+  bot: Bot;
+  dataDir: string;
+  /** Stops the bot and the Fourthwall sandbox and removes the data directory. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Runs `start` on the bench's Config in a new temporary data directory (`settings`: the settings
+ * file's content); the result's `dispose` stops the stack (`stop`) then removes the directory.
+ */
+async function withBenchData<T extends object>(
+  settings: Record<string, unknown> | undefined,
+  start: (config: Config) => Promise<T>,
+  stop: (stack: T) => Promise<void>,
+): Promise<T & { dataDir: string; dispose(): Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
+  try {
+    const base = loadConfig({ env: { DATA_DIR: root, HTTP_PORT: '0', LOG_LEVEL: 'warn' }, dotenv: false, cwd: root });
+    const config = { ...base, settings: fileSchema.parse(settings ?? {}) };
+    const stack = await start(config);
+    return {
+      ...stack,
+      // the mode's data folder (no credentials: sandbox mode, DATA_DIR/sandbox)
+      dataDir: config.dataDir,
+      async dispose() {
+        await stop(stack);
+        // (retried: now and then a file still appears in the data folder while it is removed right
+        // after the stop - an open finding of issue 28's session, see its closing note - and one
+        // failed clean-up must not end the whole bench run)
+        await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      },
+    };
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+}
+
 /**
  * The whole product with a temporary data directory; the shop is live so gifts can be bought.
  * `settings`: the settings file's content (default: none); `helix`: the local Helix API's options.
@@ -77,41 +120,60 @@ export async function startBenchStack(
     beacon?: boolean;
   } = {},
 ): Promise<BenchStack> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
-  try {
-    const base = loadConfig({ env: { DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: 'warn' }, dotenv: false, cwd: dataDir });
-    const config = { ...base, settings: fileSchema.parse(options.settings ?? {}) };
-    const stack = await startLocalStack({
-      config,
-      logger: silentLogger(),
-      operator: { notify: () => undefined },
-      fourthwall: { drawDurationSeconds: drawSeconds },
-      chat: { botIsMod: true },
-      ...(options.helix ? { helix: options.helix } : {}),
-      ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
-      ...(options.beacon ? { beacon: true } : {}),
-    });
-    stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
-    return {
-      ...stack,
-      // the mode's data folder (no credentials: sandbox mode, DATA_DIR/sandbox)
-      dataDir: config.dataDir,
-      async dispose() {
-        await stack.close();
-        // (retried: now and then a file still appears in the data folder while it is removed right
-        // after the stop - an open finding of issue 28's session, see its closing note - and one
-        // failed clean-up must not end the whole bench run)
-        await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-      },
-    };
-  } catch (err) {
-    await rm(dataDir, { recursive: true, force: true });
-    throw err;
-  }
+  return withBenchData(
+    options.settings,
+    async (config) => {
+      const stack = await startLocalStack({
+        config,
+        logger: silentLogger(),
+        operator: { notify: () => undefined },
+        fourthwall: { drawDurationSeconds: drawSeconds },
+        chat: { botIsMod: true },
+        ...(options.helix ? { helix: options.helix } : {}),
+        ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
+        ...(options.beacon ? { beacon: true } : {}),
+      });
+      stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
+      return stack;
+    },
+    (stack) => stack.close(),
+  );
+}
+
+/**
+ * The real bot with a temporary data directory and the Fourthwall sandbox (live, so gifts can be
+ * bought), connected to a chat sandbox started elsewhere (`chat`: its endpoint; the local Helix
+ * API must be on its port, as startLocalChat mounts it), wired as startLocalStack wires it.
+ */
+export async function startBotOnChat(chat: ChatEndpoint, options: { drawSeconds?: number; fileSystem?: FileSystem } = {}): Promise<BotStack> {
+  return withBenchData(
+    undefined,
+    async (base) => {
+      const fourthwall = await startFourthwallSandbox({ logger: silentLogger(), drawDurationSeconds: options.drawSeconds ?? 3600 });
+      try {
+        const bot = await startBot({
+          config: configForLocal(base, fourthwall, chat),
+          logger: silentLogger(),
+          operator: { notify: () => undefined },
+          ...(options.fileSystem ? { fileSystem: options.fileSystem } : {}),
+        });
+        await registerBotWebhook(bot);
+        fourthwall.control.setLive(true, { broadcasterId: chat.channelId, broadcasterLogin: chat.channel });
+        return { fourthwall, bot };
+      } catch (err) {
+        await fourthwall.close().catch(() => undefined);
+        throw err;
+      }
+    },
+    async ({ fourthwall, bot }) => {
+      await bot.stop('bench done');
+      await fourthwall.close();
+    },
+  );
 }
 
 /** Buys `gifts` gifts at the sandbox and waits until the bot opened the draw (webhook path). */
-export async function openGiftDraw(s: BenchStack, gifts: number): Promise<string> {
+export async function openGiftDraw(s: Pick<BotStack, 'bot' | 'fourthwall'>, gifts: number): Promise<string> {
   const opened = new Promise<DrawRecord>((resolve) => s.bot.engine.events.once('draw-opened', resolve));
   const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: gifts, username: 'bench_fan' });
   const record = await opened;
@@ -207,9 +269,8 @@ export function startProber(url: string, everyMs = 10): { stop(): Promise<number
   };
 }
 
-/** The sandbox's log of finish calls for `drawId`. */
 /** Resolves with draw `drawId`'s record once the engine says it finished or failed. */
-export function drawEnded(s: BenchStack, drawId: string): Promise<DrawRecord> {
+export function drawEnded(s: Pick<BotStack, 'bot'>, drawId: string): Promise<DrawRecord> {
   return new Promise((resolve) => {
     const on = (r: DrawRecord) => {
       if (r.id !== drawId) return;
@@ -222,6 +283,7 @@ export function drawEnded(s: BenchStack, drawId: string): Promise<DrawRecord> {
   });
 }
 
+/** The sandbox's log of finish calls for `drawId`. */
 export function finishCalls(fw: LocalStack['fourthwall'], drawId: string): RequestRecord[] {
   return fw.control.requests.filter((r) => r.operation === 'finishDraw' && r.path.includes(`/gifting/draw/${drawId}/`));
 }

@@ -56,8 +56,14 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-/** The Config that points the bot at a Fourthwall sandbox and a local chat server. */
-function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatServer): Config {
+/** What the bot needs to reach a chat server: its addresses, channel and the bot's credentials. */
+export type ChatEndpoint = Pick<
+  ChatServer,
+  'url' | 'authUrl' | 'channel' | 'channelId' | 'botLogin' | 'token' | 'refreshToken' | 'clientId' | 'clientSecret'
+>;
+
+/** The Config that points the bot at a Fourthwall sandbox and a local chat server (this thread's or another's). */
+export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatEndpoint): Config {
   return {
     ...base,
     mode: 'sandbox',
@@ -84,6 +90,38 @@ function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatServer): 
   };
 }
 
+/**
+ * The local chat server with the local Helix API mounted on its port (the channel owner known to
+ * it); `helix.prepare` runs before this returns.
+ */
+export async function startLocalChat(
+  options: Pick<LocalStackOptions, 'chat' | 'helix'> & { logger: Logger },
+): Promise<{ chatServer: ChatServer; helix: SandboxHelix }> {
+  const chatServer = await startChatServer({
+    logger: options.logger,
+    scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
+    ...options.chat,
+  });
+  const { prepare, ...helixOptions } = options.helix ?? {};
+  const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...helixOptions });
+  helix.setUser(chatServer.channelId, chatServer.channel);
+  chatServer.mount((req, res) => helix.handle(req, res));
+  prepare?.(helix, chatServer);
+  return { chatServer, helix };
+}
+
+/** Registers the bot's webhook at its Fourthwall (the sandbox) unless it is there; stops the bot when that fails. */
+export async function registerBotWebhook(bot: Bot): Promise<void> {
+  try {
+    const existing = await bot.client.listWebhooks();
+    if (!existing.results.some((w) => w.url === bot.webhookUrl))
+      await bot.client.createWebhook({ url: bot.webhookUrl, allowedTypes: [...bot.webhookTypes] });
+  } catch (err) {
+    await bot.stop('webhook registration failed');
+    throw err;
+  }
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const quiet = options.quietSandboxes ?? true;
   const sandboxLogger = quiet ? silentLogger() : options.logger;
@@ -91,16 +129,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let chatServer: ChatServer | undefined;
   let beacon: BeaconSandbox | undefined;
   try {
-    chatServer = await startChatServer({
-      logger: sandboxLogger,
-      scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
-      ...options.chat,
-    });
-    const { prepare, ...helixOptions } = options.helix ?? {};
-    const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...helixOptions });
-    helix.setUser(chatServer.channelId, chatServer.channel);
-    chatServer.mount((req, res) => helix.handle(req, res));
-    prepare?.(helix, chatServer);
+    const local = await startLocalChat({ logger: sandboxLogger, chat: options.chat, helix: options.helix });
+    chatServer = local.chatServer;
+    const helix = local.helix;
     if (options.beacon && options.config.settings.fairness.beacon !== 'off') {
       beacon = await startBeaconSandbox({ clock: options.clock, ...(options.beacon === true ? {} : options.beacon) });
     }
@@ -114,14 +145,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       outbox: options.outbox,
       ...options.bot,
     });
-    try {
-      const existing = await bot.client.listWebhooks();
-      if (!existing.results.some((w) => w.url === bot.webhookUrl))
-        await bot.client.createWebhook({ url: bot.webhookUrl, allowedTypes: [...bot.webhookTypes] });
-    } catch (err) {
-      await bot.stop('webhook registration failed');
-      throw err;
-    }
+    await registerBotWebhook(bot);
     const chat = chatServer;
     const localBeacon = beacon;
     return {
