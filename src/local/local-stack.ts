@@ -2,7 +2,9 @@
  * A whole giftdrop stack on this machine: the local Fourthwall sandbox, the local Twitch chat
  * server (with the local Helix API mounted on its port under /helix), and the real bot connected to both through the same code paths as live mode (real
  * sockets, signed webhooks registered through the API). Sandbox mode runs on it, and so do the
- * end-to-end tests.
+ * end-to-end tests. Its steps are exported for a stack whose chat server runs on another thread
+ * (bench/e2e-2-chat.bench.ts): startLocalChat (chat server + Helix), configForLocal (the bot's
+ * Config for a chat endpoint), registerBotWebhook.
  */
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
