@@ -27,7 +27,7 @@ export interface SignalOptions {
 }
 
 /** The part of `process` the handler uses. */
-export interface SignalTarget {
+interface SignalTarget {
   on(signal: NodeJS.Signals, listener: () => void): unknown;
   exit(code: number): void;
 }
