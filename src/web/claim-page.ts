@@ -206,15 +206,18 @@ export class ClaimPage {
   };
 
   /**
-   * True unless the browser says the request came from another site: an Origin other than the
-   * public URL's (or "null"), or Sec-Fetch-Site other than same-origin/none. A browser always sends
-   * Origin on a POST; a request with neither header is not a browser's and cannot be forged by a page.
+   * True unless the browser says the request came from another site: Sec-Fetch-Site other than
+   * same-origin/none, or, from a browser that does not send it, an Origin other than the public
+   * URL's (or "null"). Sec-Fetch-Site decides when present: the claim page's `no-referrer` policy
+   * makes a browser send `Origin: null` on the page's own logout form (Chromium does), which is
+   * not another site. A browser always sends one of them on a POST; a request with neither is not
+   * a browser's and cannot be forged by a page.
    */
   private sameSite(req: IncomingMessage): boolean {
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== this.origin) return false;
     const site = req.headers['sec-fetch-site'];
-    return site === undefined || site === 'same-origin' || site === 'none';
+    if (site !== undefined) return site === 'same-origin' || site === 'none';
+    const origin = req.headers.origin;
+    return origin === undefined || origin === this.origin;
   }
 
   private session(req: IncomingMessage): TwitchViewer | undefined {
