@@ -71,7 +71,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 </section>
 <section>
   <h2>Prizes waiting <span id="prize-count" class="muted"></span></h2>
-  <p class="muted">Winners whose prize is not redeemed yet. A whisper is never proof it arrived: a prize stays here until Fourthwall says it was redeemed.</p>
+  <p class="muted">Winners whose prize is not redeemed yet. A whisper is never proof it arrived: a prize stays here until Fourthwall says it was redeemed, or that it can no longer be (cancelled, or changed to a promotion or a gift card).</p>
   <div class="scroll"><table id="prizes"><thead><tr><th>winner</th><th>prize</th><th>state</th><th>since</th><th>link</th><th></th></tr></thead><tbody></tbody></table></div>
 </section>
 <section>
