@@ -87,7 +87,7 @@ describe('history CLI', () => {
     const gd = finishedRecord({ id: 'gd_new', openedAt: '2026-01-02T00:00:00.000Z', winners: 1 });
     const w = gd.winners[0]!;
     expect(lines[1]).toBe(
-      `gd_new,gift-draw,"Mug, ""large""\u001b[31m",${gd.closedAt},${w.userId},${w.login},${w.displayName},,${w.redeemUrl},`,
+      `gd_new,gift-draw,"Mug, ""large""\ufffd[31m",${gd.closedAt},${w.userId},${w.login},${w.displayName},,${w.redeemUrl},`,
     );
     expect(lines[2]!.startsWith('lg_old,link-giveaway,Sticker pack,2026-01-01T00:01:00.000Z,')).toBe(true);
   });

@@ -77,6 +77,7 @@ describe('chat lines', { timeout: 120_000 }, () => {
           purchaseOpened: 'OPEN {gifter} gifted {count}x {product}: {message}. Type {enter}!',
           winners: 'WON {product} from {gifter}: {winners}. {delivery}',
           noEntrants: 'NOBODY for {product} from {gifter}',
+          tooFewEntrants: 'NOBODY for {product} from {gifter}', // a gift draw nobody entered is handed back
         },
         alerts: { giftPurchase: { enabled: true, template: 'GIFT by {user}: {products}' }, donation: { template: 'DONATION by {user}' } },
       },

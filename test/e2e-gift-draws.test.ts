@@ -172,14 +172,14 @@ describe.concurrent('gift draw for 5 gifts', () => {
         expect(rec.frozenEntrants).toHaveLength(n);
         const eligible = n === 0 ? 'no eligible entrant' : `only ${n} eligible ${n === 1 ? 'entrant' : 'entrants'}`;
         expect(rec.failure?.reason).toBe(
-          `${eligible} for 5 gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all 5 gifts after its deadline`,
+          `${eligible} for 5 gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with the same gifts after its deadline`,
         );
         // nothing was sent that the service refuses: the draw stays open at Fourthwall, which reopens it
         expect(finishCalls(s.fourthwall, drawId)).toHaveLength(0);
         expect(sandboxDraw(s.fourthwall, drawId).status).toBe('OPEN');
         const line = handedBackLines(s);
         expect(line).toHaveLength(1);
-        expect(line[0]).toMatch(new RegExp(`^Giftdrop T-Shirt: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\. The draw reopens for all 5 in about \\d+s: type !enter then!$`));
+        expect(line[0]).toMatch(new RegExp(`^Giftdrop T-Shirt: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\. It is drawn again in about \\d+s: type !enter then!$`));
         // one line after the window: no "nobody entered" beside it, no "entries closed" line
         expect(s.chatServer.botMessages().filter((m) => /Nobody entered|Entries closed|no winner/.test(m))).toHaveLength(0);
         expect(winnerLines(s)).toHaveLength(0);

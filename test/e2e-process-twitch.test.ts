@@ -91,7 +91,7 @@ describe('the bot process and Twitch chat', () => {
     // The chat server (and its /oauth2) is not there yet: only its future address is.
     const future = { channel: 'giftdrop_demo', botLogin: 'giftdrop_bot', token, url: `ws://127.0.0.1:${port}` } as ChatServer;
     const bot = run(botProcessEnv({ fourthwall: fw, chat: future }, { dataDir: await tempDir() }));
-    await bot.waitLine(/chat: could not connect to #giftdrop_demo \(attempt 1: .*\); next attempt in 1 s/, 'first retry line');
+    await bot.waitLine(/chat: could not connect to #giftdrop_demo \(attempt 1: .*\); next attempt in \d+(\.\d+)? m?s/, 'first retry line');
     const chat = await chatServer({ port, token });
     await bot.waitLine(/chat: connected to #giftdrop_demo \(attempt [2-9]\)/, 'connected line');
     const startup = await bot.waitLine(/"webhooks":"http/, 'startup line');

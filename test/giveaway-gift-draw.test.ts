@@ -131,7 +131,7 @@ describe('gift draw: entrants and winners', () => {
       expect(rec.winners).toEqual([]);
       expect(h.shop.count('finishDraw')).toBe(0);
       const eligible = n === 0 ? 'no eligible entrant' : `only ${n} eligible ${n === 1 ? 'entrant' : 'entrants'}`;
-      expect(h.chat.matching(new RegExp(`^Cozy Hoodie: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\. The draw reopens for all 5 in about 60s: type !enter then!$`))).toHaveLength(1);
+      expect(h.chat.matching(new RegExp(`^Cozy Hoodie: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\. It is drawn again in about 60s: type !enter then!$`))).toHaveLength(1);
       // After the window (announcement, acknowledgements, reminders) one line says it all.
       const after = h.chat.texts().filter((t) => !/^🎁 |more joined|^⏳ /.test(t));
       expect(after).toHaveLength(1);

@@ -25,7 +25,7 @@ interface MessageTemplates {
   /**
    * A gift draw with fewer eligible entrants than gifts (none included): Fourthwall takes exactly
    * one winner per gift, so the draw is handed back and reopened for all gifts.
-   * `{product} {gifter} {entrants} {eligible} {count} {seconds} {enter}`; `{eligible}` reads
+   * `{product} {gifter} {entrants} {eligible} {count} {gifts} {seconds} {enter}` (`{gifts}`: "1 gift", "3 gifts"); `{eligible}` reads
    * "no eligible entrant", "only 1 eligible entrant", "only 2 eligible entrants".
    */
   tooFewEntrants: string;
@@ -167,7 +167,7 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
     entered: '{new} more joined the {product} giveaway ({entrants} entered).',
     noEntrants: 'Nobody entered the {product} giveaway, so there is no winner this time.',
     tooFewEntrants:
-      '{product}: {eligible} for {count} gifts, and Fourthwall needs one winner per gift, so nobody wins this round. The draw reopens for all {count} in about {seconds}s: type {enter} then!',
+      '{product}: {eligible} for {gifts}, and Fourthwall needs one winner per gift, so nobody wins this round. It is drawn again in about {seconds}s: type {enter} then!',
     redrawOpened:
       '🔁 Redraw of {gifter}\'s {count}x {product}: nobody won the last round, so it is drawn again. Type {enter} in the next {seconds}s for a chance to win. (fairness commitment {commitment})',
     winners: '🏆 {product}: congratulations {winners}! {delivery}',

@@ -70,7 +70,7 @@ export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
   const eligible = r.winners.length;
   s.clearTimers();
   r.status = 'failed';
-  const reason = `${eligibleText(eligible)} for ${r.gifts} gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with all ${r.gifts} gifts after its deadline`;
+  const reason = `${eligibleText(eligible)} for ${plural(r.gifts, 'gift')}; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with the same gifts after its deadline`;
   r.failure = { reason, at: isoNow(c.clock) };
   r.closedAt = isoNow(c.clock);
   r.winners = [];
@@ -85,6 +85,7 @@ export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
     entrants: eligible,
     eligible: eligibleText(eligible),
     count: r.gifts,
+    gifts: plural(r.gifts, 'gift'),
     seconds: Math.max(0, Math.ceil((s.fourthwallDeadlineMs - c.clock.now()) / 1000)),
     enter: c.settings.commands.enter,
   }, 'normal');
