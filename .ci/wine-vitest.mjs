@@ -17,7 +17,7 @@ chai.use(JestAsymmetricMatchers);
 export const expect = Object.assign((value, message) => chai.expect(value, message), chai.expect);
 expect.assert = chai.assert;
 
-/** describe/it/test with vitest's `.skip`, `.only`, `.todo`, `.skipIf(cond)`, `.runIf(cond)`. */
+/** describe/it/test with vitest's `.skip`, `.only`, `.todo`, `.skipIf(cond)`, `.runIf(cond)`, `.each(cases)`. */
 function withModifiers(run) {
   const fn = (name, body, timeout) => run(name, typeof timeout === 'number' ? { timeout } : {}, body);
   fn.skip = (name, body) => run(name, { skip: true }, body);
@@ -25,6 +25,13 @@ function withModifiers(run) {
   fn.todo = (name) => run(name, { todo: true }, () => undefined);
   fn.skipIf = (cond) => (cond ? fn.skip : fn);
   fn.runIf = (cond) => (cond ? fn : fn.skip);
+  // .each(cases)(name, body): one test per case; `%s` in the name is the case, an array case is spread.
+  fn.each = (cases) => (name, body, timeout) => {
+    for (const c of cases) {
+      const args = Array.isArray(c) ? c : [c];
+      fn(name.replace(/%[sdi]/, () => String(args[0])), () => body(...args), timeout);
+    }
+  };
   return fn;
 }
 export const describe = withModifiers((name, options, body) => nodeTest.describe(name, options, body));

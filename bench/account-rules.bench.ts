@@ -96,7 +96,7 @@ export async function run(): Promise<BenchResult[]> {
         `median of ${ROUNDS}; Helix calls ${rules.map((r) => r.helixCalls).join('/')} (median ${calls}; the old all-entrant lookup needed ${n}, ` +
         `${(size / 800).toFixed(1)} min of budget); picks set aside ${rules.map((r) => r.setAside).join('/')}; ` +
         `anchor (no account rule, 0 Helix calls) ${Math.round(anchorMs)} ms, ratio ${(ms / anchorMs).toFixed(2)}; ` +
-        `entrants via the engine's entry call; ${loadNote()}${QUICK ? ' (BENCH_QUICK sizes)' : ''}`,
+        `entrants via the engine's entry call; beacon off in both (the seed-only close: live, a close also waits for a drand round, 0-3 s, see e2e.close1M.*); ${loadNote()}${QUICK ? ' (BENCH_QUICK sizes)' : ''}`,
     });
   }
   return out;

@@ -149,7 +149,7 @@ export async function run(): Promise<BenchResult[]> {
         name: 'overlay.update.endToWinners',
         value: Math.round(winnersFrameAt - endAt),
         unit: 'ms',
-        detail: '!giveaway end in chat -> winners on the overlay: close, freeze, picks, finish at the sandbox, journal, frame',
+        detail: '!giveaway end in chat -> winners on the overlay: close, freeze, picks, finish at the sandbox, journal, frame; beacon off (the seed-only close: live, the close also waits for a drand round, 0-3 s; see e2e.close1M.*)',
       },
       { name: 'overlay.framesPerEntrant', value: framesWhileJoining / ENTRANTS, unit: 'frames', target: '< 0.05', ok: framesWhileJoining / ENTRANTS < 0.05, detail: `${framesWhileJoining} frames for ${ENTRANTS} !enter; anchor: 1 frame per !enter (unbatched), ~${Math.round(avgFrame)} B each` },
       {

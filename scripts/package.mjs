@@ -95,8 +95,10 @@ async function bundle() {
     // The bundler is never called in the executable (the verify script is defined above); ws's
     // optional native helpers are loaded in a try and it works without them.
     external: ['esbuild', 'bufferutil', 'utf-8-validate'],
-    // The npm package rather than Node's deprecated built-in (which would print DEP0040 at start).
-    alias: { punycode: 'punycode/' },
+    // The npm package rather than Node's deprecated built-in (which would print DEP0040 at start);
+    // jsonc-parser's ES module build: its "main" is a UMD wrapper whose require() calls a bundler
+    // cannot follow (the executable would stop at start with "No such built-in module").
+    alias: { punycode: 'punycode/', 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     // import.meta is empty in CommonJS: the CLIs' "am I the script being run" checks read false
     // there, as they must (src/executable.ts chooses the command).
     logOverride: { 'empty-import-meta': 'silent' },

@@ -3,11 +3,13 @@
  * injected clock: one reminder per waiting prize after `reminders.afterHours` (by the poll timer),
  * a whisper for a winner never whispered, a chat mention to the claim page for one whose whisper
  * was never followed by a visit; a failing status read is tried again at the next poll; nothing is
- * polled once every prize is redeemed; `idle()` covers the writes of winners just announced. The chat and whisper ports are recorders (they are the
+ * polled once every prize is redeemed or closed by the shop (a closed prize is recorded with its
+ * status and never reminded); `idle()` covers the writes of winners just announced. The chat and whisper ports are recorders (they are the
  * adapters' side); the engine's events come from a real EventEmitter.
  */
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deliveryLabel, deliverySummary } from '../src/delivery/state.js';
 import { DeliveryTracker, type PrizeStatus, type RedemptionPort, type WhisperPort } from '../src/delivery/tracker.js';
 import type { GiveawayEventMap } from '../src/giveaway/context.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
@@ -162,6 +164,33 @@ describe('DeliveryTracker', () => {
     s.clock.advance(10 * 600_000);
     await settle(s.tracker, s.repo);
     expect(s.reads()).toBe(3);
+    s.tracker.stop();
+    await s.repo.close();
+  });
+
+  it('a prize Fourthwall closed (changed to a gift card) stops waiting: recorded with its status, never reminded, nothing polled once the rest is redeemed', async () => {
+    const s = await setup({
+      whispers: false,
+      statuses: async () => new Map<string, PrizeStatus>([['gft_0', { redeemed: true }], ['gft_1', { redeemed: false, closedAs: 'CHANGED_TO_GIFT_CARD' }]]),
+    });
+    s.events.emit('winners', s.record, s.record.winners);
+    await settle(s.tracker, s.repo);
+    s.clock.advance(600_000);
+    await settle(s.tracker, s.repo);
+    expect(s.reads()).toBe(1);
+    const closed = s.repo.deliveryOf(s.record.id, s.record.winners[1]!.userId)!;
+    expect(closed).toMatchObject({ closedAs: 'CHANGED_TO_GIFT_CARD', closedAt: new Date(s.clock.now()).toISOString() });
+    expect(closed.redeemedAt).toBeUndefined();
+    expect(deliveryLabel(closed)).toBe('changed to a gift card');
+    expect(deliverySummary({ winners: (await s.repo.getDraw(s.record.id))!.winners })).toBe('1 redeemed, 1 changed to a gift card');
+    expect(await s.tracker.waiting()).toEqual([]);
+    expect(s.tracker.pollArmed()).toBe(false);
+    // past reminders.afterHours and a stream start: no reminder for it
+    s.clock.advance(3 * HOUR);
+    await s.tracker.streamStarted();
+    await settle(s.tracker, s.repo);
+    expect(s.said).toEqual([]);
+    expect(s.reads()).toBe(1);
     s.tracker.stop();
     await s.repo.close();
   });

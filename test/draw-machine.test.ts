@@ -102,15 +102,16 @@ describe('draw state machine', () => {
     expect(rerollRefusal('settled', 'link-giveaway')).toBeUndefined();
   });
 
-  it('refuses a reroll of a redeemed prize and a second reroll of one winner, in any phase that allows rerolls', () => {
-    const fresh = { replaced: false, redeemed: false };
+  it('refuses a reroll of a redeemed prize, of a prize the shop closed and a second reroll of one winner, in any phase that allows rerolls', () => {
+    const fresh = { replaced: false, redeemed: false, closed: false };
     for (const [phase, kind] of [['settled', 'link-giveaway'], ['settled', 'gift-purchase'], ['claim-window', 'gift-draw'], ['failed', 'link-giveaway']] as const) {
       expect(rerollRefusal(phase, kind, fresh)).toBeUndefined();
       expect(rerollRefusal(phase, kind, { ...fresh, redeemed: true })).toBe('redeemed');
       expect(rerollRefusal(phase, kind, { ...fresh, replaced: true })).toBe('replaced');
+      expect(rerollRefusal(phase, kind, { ...fresh, closed: true })).toBe('not-redeemable');
     }
     // the phase answers first: a busy or settled draw says so whatever the winner
-    expect(rerollRefusal('picking', 'link-giveaway', { replaced: true, redeemed: true })).toBe('busy');
-    expect(rerollRefusal('settled', 'gift-draw', { replaced: false, redeemed: true })).toBe('settled-at-fourthwall');
+    expect(rerollRefusal('picking', 'link-giveaway', { replaced: true, redeemed: true, closed: true })).toBe('busy');
+    expect(rerollRefusal('settled', 'gift-draw', { replaced: false, redeemed: true, closed: true })).toBe('settled-at-fourthwall');
   });
 });

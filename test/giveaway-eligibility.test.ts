@@ -193,6 +193,6 @@ describe('eligibility in the service', () => {
     expect(rec.winners).toEqual([]);
     expect(rec.status).toBe('failed');
     expect(h.shop.count('finishDraw')).toBe(0);
-    expect(h.chat.matching(/no eligible entrant for 1 gifts/)).toHaveLength(1);
+    expect(h.chat.matching(/no eligible entrant for 1 gift,/)).toHaveLength(1);
   });
 });

@@ -232,6 +232,35 @@ describe('Fourthwall sandbox gifting', () => {
     expect(orders.map((o) => o.source.giftId)).toEqual([created.body.giveawayLinks[0].id]);
   });
 
+  it('the shop closes a prize over HTTP control: a link CANCELLED (with cancelledAt), a gift changed to a gift card; neither redeemable then', async () => {
+    const { sb, control } = await setup();
+    const created = await call(`${sb.apiUrl}/giveaway-links`, { method: 'POST', headers: basic(sb), body: { productId: SEED_PRODUCT_IDS.mug, number: 2 } });
+    const [first, second] = created.body.giveawayLinks as { id: string; link: string }[];
+    const cancelled = await call(`${control}/gifts/${first!.id}/close`, { method: 'POST', headers: basic(sb), body: {} });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id: first!.id, status: 'CANCELLED' });
+    const pkg = await call(`${sb.apiUrl}/giveaway-links/packages/${created.body.packageId}`, { headers: basic(sb) });
+    expect(pkg.body.giveawayLinks[0]).toMatchObject({ status: 'CANCELLED', cancelledAt: cancelled.body.cancelledAt });
+    expect(Number.isFinite(Date.parse(pkg.body.giveawayLinks[0].cancelledAt))).toBe(true);
+    expect(pkg.body.giveawayLinks[1].status).toBe('AVAILABLE');
+    // a cancelled link cannot be redeemed, nor closed again; a link has no gift-card status
+    expect((await fetch(first!.link, { method: 'POST' })).status).toBe(400);
+    expect((await call(`${control}/gifts/${first!.id}/close`, { method: 'POST', headers: basic(sb), body: {} })).body.code).toBe('GIFT_NOT_REDEEMABLE');
+    expect((await call(`${control}/gifts/${second!.id}/close`, { method: 'POST', headers: basic(sb), body: { status: 'CHANGED_TO_GIFT_CARD' } })).status).toBe(400);
+    expect((await call(`${control}/gifts/${second!.id}/close`, { method: 'POST', headers: basic(sb), body: { status: 'REDEEMED' } })).status).toBe(400);
+    expect((await call(`${control}/gifts/gft_nope/close`, { method: 'POST', headers: basic(sb), body: {} })).status).toBe(404);
+
+    // a drawn gift changed to a gift card: GET draw says so, and it cannot be redeemed
+    sb.control.setLive(true);
+    const { draw } = sb.control.simulateGiftPurchase({ quantity: 1 });
+    const finished = await call(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, { method: 'PUT', headers: basic(sb), body: { participants: participants(1) } });
+    const giftId = finished.body.gifts[0].id as string;
+    const changed = await call(`${control}/gifts/${giftId}/close`, { method: 'POST', headers: basic(sb), body: { status: 'CHANGED_TO_GIFT_CARD' } });
+    expect(changed.body).toMatchObject({ id: giftId, status: 'CHANGED_TO_GIFT_CARD' });
+    expect((await call(`${sb.apiUrl}/gifting/draw/${draw['id']}`, { headers: basic(sb) })).body.gifts[0].status).toBe('CHANGED_TO_GIFT_CARD');
+    expect(() => sb.control.redeemGift(giftId)).toThrow();
+  });
+
   it('reproduces ids with a seed', async () => {
     const a = await startFourthwallSandbox({ seed: 'demo' });
     const b = await startFourthwallSandbox({ seed: 'demo' });

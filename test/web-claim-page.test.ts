@@ -284,6 +284,11 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(nullOrigin.status).toBe(403);
     const sameSite = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { 'sec-fetch-site': 'same-site', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
     expect(sameSite.status).toBe(403);
+    const crossNull = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'null', 'sec-fetch-site': 'cross-site', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    expect(crossNull.status).toBe(403);
+    // the page's own form under its no-referrer policy: Chromium sends Origin "null" and Sec-Fetch-Site same-origin
+    const ownForm = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'null', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    expect(ownForm.status).toBe(303);
     const own = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: base, 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
     expect(own.status).toBe(303);
     expect(own.headers.getSetCookie().some((c) => /^giftdrop_claim=;.*Max-Age=0/.test(c))).toBe(true);

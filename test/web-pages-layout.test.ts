@@ -7,10 +7,14 @@
  *   links (class hex / link), which may wrap anywhere; the check itself is shown to catch a word
  *   that `word-break: break-all` splits;
  * - only applicable buttons: no draw action with nothing open, one stream button, Reroll on no
- *   redeemed prize and on no replaced winner; the claim page offers "Redeem my prize" only for a
- *   prize not redeemed, and says how long the login lasts as long as its cookie does;
+ *   redeemed prize, on no prize the shop cancelled and on no replaced winner; the claim page offers "Redeem my prize" only for a
+ *   prize not redeemed (nor for one the shop cancelled, which says so), and says how long the
+ *   login lasts as long as its cookie does; its own Log out button works;
  * - Reroll is refused for a redeemed prize through the dashboard API, on the page (no button) and
  *   in chat (`!giveaway reroll`), and a second reroll of one winner is refused the same three ways;
+ * - a giveaway link the shop cancelled (the sandbox's control, as Fourthwall's own dashboard does;
+ *   the bot learns it from its redemption poll): no longer waiting (tracker, dashboard list,
+ *   history export `delivery.closedAt`/`closedAs`), and Reroll refused the same three ways;
  * - the verify page says the data is embedded in the page (not "in this file"); hashes are set
  *   apart (verify-page.test.ts checks the sandbox beacon's name).
  * Screenshots of each page at both sizes go to the folder the test prints (looked at by hand).
@@ -19,6 +23,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrawRecord, Winner } from '../src/giveaway/model.js';
+import { runHistoryCli } from '../src/cli/history.js';
+import { captureIo } from './support/cli-io.js';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { freePort } from './support/e2e-stack.js';
 import { deliveryReaches, drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
@@ -78,15 +84,17 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
   let record: DrawRecord;
   let redeemed: Winner;
   let other: Winner;
+  let cancelled: Winner;
 
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     s = await startLinkStack({ env: { HTTP_PORT: String(port), GIFTDROP_PUBLIC_URL: base } });
     browser = await launchBrowser();
-    // A two-winner link giveaway; the first winner redeems their prize at the shop.
+    // A three-winner link giveaway; the first winner redeems their prize at the shop, the shop
+    // cancels the third one's link.
     const opened = nextDrawOpened(s);
-    s.say(s.mod, '!giveaway start mug 2 300');
+    s.say(s.mod, '!giveaway start mug 3 300');
     const open = await opened;
     const logins = ['ana', 'ben', 'cai', 'dee', 'a_rather_long_login_name'];
     const entered = entrantsReach(s, open.id, logins.length);
@@ -96,10 +104,15 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     s.say(s.mod, '!giveaway end');
     record = (await settled).record;
     expect(record.status).toBe('finished');
-    [redeemed, other] = record.winners as [Winner, Winner];
+    [redeemed, other, cancelled] = record.winners as [Winner, Winner, Winner];
     const done = deliveryReaches(s, redeemed.userId, (d) => !!d.redeemedAt);
     s.fw.control.redeemGift(redeemed.giftId!);
     await done;
+    // No webhook tells of a cancelled link: the tracker's redemption poll (one round, now) finds it.
+    const closed = deliveryReaches(s, cancelled.userId, (d) => !!d.closedAt);
+    s.fw.control.closeGift(cancelled.giftId!);
+    await s.bot.delivery.tick();
+    await closed;
   }, 120_000);
 
   afterAll(async () => {
@@ -132,7 +145,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
   it('a redeemed prize: Reroll refused by the API, not offered on the page, refused in chat', async () => {
     const page = await dashboard();
     const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
-    await poll(() => block.locator('.winner').count()).toBe(2);
+    await poll(() => block.locator('.winner').count()).toBe(3);
     // the page: no Reroll for the redeemed prize (it says why), Reroll for the other winner
     await poll(() => block.locator(`button[data-reroll="${redeemed.login}"]`).count()).toBe(0);
     expect(await block.locator('.winner', { hasText: `@${redeemed.login}` }).textContent()).toContain('prize redeemed ✔');
@@ -144,6 +157,34 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     const from = s.mark();
     s.say(s.mod, `!giveaway reroll ${redeemed.login}`);
     expect(await s.nextBotLine(/already redeemed/, from)).toContain(`${redeemed.login} already redeemed the prize`);
+    expect((await s.record(record.id)).rerolls ?? []).toEqual([]);
+    await page.close();
+  });
+
+  it('a link the shop cancelled: no longer waiting; Reroll refused by the API, not offered on the page, refused in chat', async () => {
+    // not waiting: off the tracker's and the dashboard's list; the history export says how it ended
+    expect((await s.bot.delivery.waiting()).map((p) => p.login)).toEqual([other.login]);
+    const link = s.fw.state.packages.get(record.source.packageId!)!.giveawayLinks.find((l) => l.id === cancelled.giftId)!;
+    const row = (await s.history()).find((r) => r.id === record.id) as unknown as { winners: { login: string; delivery?: Record<string, unknown> }[] };
+    expect(row.winners.find((w) => w.login === cancelled.login)?.delivery).toMatchObject({ closedAs: 'CANCELLED', closedAt: link.cancelledAt });
+    const page = await dashboard();
+    const prizes = await page.evaluate<{ prizes: { login: string }[] }>("fetch('/dashboard/api/prizes').then((r) => r.json())");
+    expect(prizes.prizes.map((p) => p.login)).toEqual([other.login]);
+    const table = captureIo(s.dataDir);
+    expect(await runHistoryCli([], table.io)).toBe(0);
+    expect(table.out()).toMatch(/1 redeemed, 1 cancelled, 1 (announced|whispered, not opened)/);
+    // the page: the state instead of Reroll
+    const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
+    await poll(() => block.locator('.winner').count()).toBe(3);
+    expect(await block.locator('.winner', { hasText: `@${cancelled.login}` }).textContent()).toContain('prize no longer redeemable');
+    expect(await block.locator(`button[data-reroll="${cancelled.login}"]`).count()).toBe(0);
+    expect(await block.locator(`button[data-reroll="${other.login}"]`).count()).toBe(1);
+    // the API and chat
+    const refusal = `${cancelled.login}'s prize can no longer be redeemed (Fourthwall says it was cancelled): nothing is left to pass on.`;
+    expect(await rerollApi(page, cancelled.login)).toEqual({ ok: false, message: refusal });
+    const from = s.mark();
+    s.say(s.mod, `!giveaway reroll ${cancelled.login}`);
+    expect(await s.nextBotLine(/can no longer be redeemed/, from)).toContain(refusal);
     expect((await s.record(record.id)).rerolls ?? []).toEqual([]);
     await page.close();
   });
@@ -182,6 +223,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
       expect(buttons).toContain('Start giveaway');
       expect(await block.locator(`button[data-reroll="${redeemed.login}"]`).count()).toBe(0);
       expect(await block.locator(`button[data-reroll="${other.login}"]`).count()).toBe(0);
+      expect(await block.locator(`button[data-reroll="${cancelled.login}"]`).count()).toBe(0);
     });
     // one time format: every time shown (history, prizes, chat lines) reads like "Nov 27, 13:46:06"
     const times = await page.locator('#history tbody td:first-child, #prizes tbody td:nth-child(4)').allTextContents();
@@ -270,6 +312,19 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
       expect(await visibleButtons(page)).toEqual(['Log out']);
       expect(await page.textContent('.card')).toContain('Redeemed ✔');
     });
+    // the winner whose link the shop cancelled: no redeem button, the card says why
+    // (the page's own logout form: Chromium sends Origin "null" under its no-referrer policy)
+    await page.click('button:has-text("Log out")');
+    await page.locator('#login').waitFor();
+    expect(page.url()).toBe(`${base}/claim`);
+    await page.click('#login');
+    await page.waitForURL(/\/oauth2\/authorize/);
+    await page.fill('input#login', cancelled.login);
+    await page.click('button#authorize');
+    await page.waitForURL(`${base}/claim`);
+    expect(await page.textContent('#viewer')).toBe(cancelled.displayName);
+    expect(await visibleButtons(page)).toEqual(['Log out']);
+    expect(await page.textContent('.card')).toContain('This prize can no longer be redeemed: the shop says it was cancelled.');
     await page.close();
   });
 });

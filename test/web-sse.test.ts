@@ -49,30 +49,33 @@ async function until(cond: () => boolean): Promise<void> {
 const ended = (res: IncomingMessage) => new Promise<void>((r) => (res.readableEnded || res.destroyed ? r() : (res.on('end', r), res.on('close', r))));
 
 describe('SseHub', () => {
-  it('a stream over the per-client cap ends that client\'s oldest; other clients keep theirs', async () => {
+  it('a stream over the per-client cap ends that client\'s newest earlier stream (the long-lived one that renders stays); other clients keep theirs', async () => {
     const { port, hub } = await start({ maxPerClient: 2 });
     const a1 = await open(port, 'a');
     a1.resume();
     const a2 = await open(port, 'a');
+    a2.resume();
     const b1 = await open(port, 'b');
     const a3 = await open(port, 'a');
     for (const r of [a2, b1, a3]) expect(r.statusCode).toBe(200);
-    await ended(a1);
+    await ended(a2);
     expect(hub.evicted).toBe(1);
     expect(hub.size).toBe(3);
-    expect(a2.readableEnded).toBe(false);
+    expect(a1.readableEnded).toBe(false);
     expect(b1.readableEnded).toBe(false);
   });
 
-  it('over the total cap the oldest stream of all is ended, the newest let in', async () => {
+  it('over the total cap the newest earlier stream is ended, the oldest kept and the newest let in', async () => {
     const { port, hub } = await start({ max: 2, maxPerClient: 5 });
     const first = await open(port, 'a');
     first.resume();
-    await open(port, 'b');
+    const second = await open(port, 'b');
+    second.resume();
     const third = await open(port, 'c');
     expect(third.statusCode).toBe(200);
-    await ended(first);
+    await ended(second);
     expect(hub.size).toBe(2);
+    expect(first.readableEnded).toBe(false);
   });
 
   it('a client that does not read is dropped (at the heartbeat, or once over the buffer bound)', async () => {

@@ -22,28 +22,37 @@ export interface SignalOptions {
   onFailed?: (err: unknown) => void;
   /** The OS whose shutdown signals are listened to (default process.platform). */
   platform?: NodeJS.Platform;
+  /** Where the signals arrive and who exits (default this process; tests pass an emitter). */
+  target?: SignalTarget;
+}
+
+/** The part of `process` the handler uses. */
+interface SignalTarget {
+  on(signal: NodeJS.Signals, listener: () => void): unknown;
+  exit(code: number): void;
 }
 
 export function onShutdownSignals(stop: (reason: string) => Promise<void>, options: SignalOptions = {}): void {
   const deadlineMs = options.deadlineMs ?? 9000;
+  const target: SignalTarget = options.target ?? process;
   let firstAt: number | undefined;
   for (const sig of shutdownSignals(options.platform ?? process.platform)) {
-    process.on(sig, () => {
+    target.on(sig, () => {
       const now = performance.now();
       if (firstAt !== undefined) {
-        if (now - firstAt >= REPEAT_GRACE_MS) process.exit(130);
+        if (now - firstAt >= REPEAT_GRACE_MS) target.exit(130);
         return;
       }
       firstAt = now;
       setTimeout(() => {
         options.onDeadline?.(deadlineMs);
-        process.exit(1);
+        target.exit(1);
       }, deadlineMs).unref();
       void stop(sig).then(
-        () => process.exit(0),
+        () => target.exit(0),
         (err: unknown) => {
           options.onFailed?.(err);
-          process.exit(1);
+          target.exit(1);
         },
       );
     });

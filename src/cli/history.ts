@@ -11,7 +11,7 @@
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import type { DrawRecord } from '../giveaway/model.js';
+import { PRIZE_CLOSURE_WORDS, type DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository } from '../storage/repository.js';
 import { toCsv, toExport } from '../storage/export.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
@@ -106,6 +106,7 @@ function deliveryLine(d: NonNullable<DrawRecord['winners'][number]['delivery']>)
     d.claimPageOpenedAt && `opened ${d.claimPageOpenedAt}`,
     d.remindedAt && `reminded by ${d.remindedBy ?? '?'} ${d.remindedAt}`,
     d.redeemedAt && `redeemed ${d.redeemedAt}${d.orderFriendlyId ? ` (order ${clean(d.orderFriendlyId)})` : ''}`,
+    d.closedAt && `${PRIZE_CLOSURE_WORDS[d.closedAs ?? 'CANCELLED']} ${d.closedAt}`,
   ].filter(Boolean);
   return `${deliveryLabel(d)}: ${times.join(', ')}`;
 }

@@ -1,16 +1,28 @@
 /**
  * The delivery tracker's RedemptionPort on the Fourthwall client: the status of a draw's prizes
  * in ONE call per draw (`GET /gifting/draw/{id}` for gift draws, `GET /gift-purchase/{id}` for
- * gift purchases, `GET /giveaway-links/packages/{id}` for link giveaways), keyed by gift id.
+ * gift purchases, `GET /giveaway-links/packages/{id}` for link giveaways), keyed by gift id:
+ * REDEEMED is redeemed; CANCELLED (links and gifts), CHANGED_TO_PROMOTION and
+ * CHANGED_TO_GIFT_CARD (gifts) are closures (the prize can no longer be redeemed); AVAILABLE and
+ * any status Fourthwall adds later leave the prize waiting.
  * Calls go through the client's shared rate budget (FOURTHWALL_RATE_LIMIT). Never returns a link.
  */
 import type { PrizeStatus, RedemptionPort } from './tracker.js';
 import type { FourthwallClient } from '../fourthwall/index.js';
-import type { DrawRecord } from '../giveaway/model.js';
+import type { DrawRecord, PrizeClosure } from '../giveaway/model.js';
 
 type StatusApi = Pick<FourthwallClient, 'getDraw' | 'getGiftPurchase' | 'getGiveawayPackage'>;
 
 const opt = (v: string | null | undefined) => (v ? v : undefined);
+
+const CLOSURES: ReadonlySet<string> = new Set<PrizeClosure>(['CANCELLED', 'CHANGED_TO_PROMOTION', 'CHANGED_TO_GIFT_CARD']);
+
+/** `{ closedAs }` (+ `closedAt`) when `status` says the prize can no longer be redeemed, else `{}`. */
+function closure(status: string, at?: string | null): Pick<PrizeStatus, 'closedAs' | 'closedAt'> {
+  if (!CLOSURES.has(status)) return {};
+  const closedAt = opt(at);
+  return { closedAs: status as PrizeClosure, ...(closedAt ? { closedAt } : {}) };
+}
 
 export function fourthwallRedemption(client: StatusApi): RedemptionPort {
   return {
@@ -21,7 +33,7 @@ export function fourthwallRedemption(client: StatusApi): RedemptionPort {
         if (!s.packageId) return out;
         for (const l of (await client.getGiveawayPackage(s.packageId)).giveawayLinks) {
           const redeemedAt = opt(l.redeemedAt);
-          out.set(l.id, { redeemed: l.status === 'REDEEMED', ...(redeemedAt ? { redeemedAt } : {}) });
+          out.set(l.id, { redeemed: l.status === 'REDEEMED', ...(redeemedAt ? { redeemedAt } : {}), ...closure(l.status, l.cancelledAt) });
         }
         return out;
       }
@@ -33,7 +45,7 @@ export function fourthwallRedemption(client: StatusApi): RedemptionPort {
             : [];
       for (const g of gifts) {
         const orderFriendlyId = opt(g.orderFriendlyId);
-        out.set(g.id, { redeemed: g.status === 'REDEEMED', ...(orderFriendlyId ? { orderFriendlyId } : {}) });
+        out.set(g.id, { redeemed: g.status === 'REDEEMED', ...(orderFriendlyId ? { orderFriendlyId } : {}), ...closure(g.status) });
       }
       return out;
     },

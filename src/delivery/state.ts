@@ -2,27 +2,32 @@
  * Delivery states in words: one label per winner (what `npm run history`, the dashboard and the
  * tests show) and a one-cell summary per draw. Pure; no I/O.
  *
- * A winner's label is the furthest step seen: `redeemed` > `opened` (logged in on the claim page)
- * > `whispered, not opened` (Twitch accepted a whisper; it may have been dropped silently, so
- * this is never proof of delivery) > `announced`. A prize is *waiting* until it is redeemed.
+ * A winner's label is the furthest step seen: `redeemed` > a closure (`cancelled`, `changed to a
+ * promotion`, `changed to a gift card`: Fourthwall will no longer let it be redeemed) > `opened`
+ * (logged in on the claim page) > `whispered, not opened` (Twitch accepted a whisper; it may have
+ * been dropped silently, so this is never proof of delivery) > `announced`. A prize is *waiting*
+ * until it is redeemed or closed.
  */
-import type { Delivery, DrawRecord, Winner } from '../giveaway/model.js';
+import { PRIZE_CLOSURE_WORDS, type Delivery, type DrawRecord, type PrizeClosure, type Winner } from '../giveaway/model.js';
 
-export type DeliveryLabel = 'redeemed' | 'opened' | 'whispered, not opened' | 'announced';
+type ClosureLabel = (typeof PRIZE_CLOSURE_WORDS)[PrizeClosure];
+
+export type DeliveryLabel = 'redeemed' | ClosureLabel | 'opened' | 'whispered, not opened' | 'announced';
 
 export function deliveryLabel(d: Delivery): DeliveryLabel {
   if (d.redeemedAt) return 'redeemed';
+  if (d.closedAt) return PRIZE_CLOSURE_WORDS[d.closedAs ?? 'CANCELLED'];
   if (d.claimPageOpenedAt) return 'opened';
   if (d.whisperedAt) return 'whispered, not opened';
   return 'announced';
 }
 
-/** True when the winner has a tracked prize that is not redeemed yet. */
+/** True when the winner has a tracked prize that is neither redeemed nor closed by the shop. */
 export function isWaiting(w: Pick<Winner, 'delivery'>): boolean {
-  return w.delivery !== undefined && !w.delivery.redeemedAt;
+  return w.delivery !== undefined && !w.delivery.redeemedAt && !w.delivery.closedAt;
 }
 
-/** One cell for a draw: `-` when nothing is tracked, `all redeemed`, or counts per label (`1 redeemed, 2 announced`). */
+/** One cell for a draw: `-` when nothing is tracked, `all redeemed`, or counts per label (`1 redeemed, 1 cancelled, 2 announced`). */
 export function deliverySummary(record: Pick<DrawRecord, 'winners'>): string {
   const tracked = record.winners.filter((w) => w.delivery);
   if (tracked.length === 0) return '-';
@@ -32,6 +37,6 @@ export function deliverySummary(record: Pick<DrawRecord, 'winners'>): string {
     counts.set(l, (counts.get(l) ?? 0) + 1);
   }
   if (counts.get('redeemed') === tracked.length) return 'all redeemed';
-  const order: DeliveryLabel[] = ['redeemed', 'opened', 'whispered, not opened', 'announced'];
+  const order: DeliveryLabel[] = ['redeemed', ...Object.values(PRIZE_CLOSURE_WORDS), 'opened', 'whispered, not opened', 'announced'];
   return order.filter((l) => counts.has(l)).map((l) => `${counts.get(l)} ${l}`).join(', ');
 }

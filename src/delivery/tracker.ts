@@ -1,6 +1,7 @@
 /**
  * The delivery tracker: follows each winner's prize from the announcement until Fourthwall says
- * it was redeemed, and gets it to the winner on the way.
+ * it was redeemed (or will never be: cancelled, changed to a promotion or a gift card), and gets
+ * it to the winner on the way.
  *
  * Contract:
  * - every winner announced with a prize (a gift id or a link; engine `winners` event) gets
@@ -10,8 +11,11 @@
  *   never drops; `whisperedAt` is set when Twitch accepted it (never proof of delivery);
  * - `redeemed(giftId, order)` (ORDER_PLACED with `source.giftId`) and the redemption poll (one
  *   status call per draw with a waiting prize, every `pollSeconds`, at most 10 a round (least
- *   recently asked first), through the Fourthwall client's own rate budget) set `redeemedAt` (+ `orderFriendlyId`); nothing is polled while no
- *   prize waits, and the poll stops once every prize is redeemed;
+ *   recently asked first), through the Fourthwall client's own rate budget) set `redeemedAt` (+ `orderFriendlyId`);
+ * - the same poll sets `closedAt` + `closedAs` for a prize Fourthwall no longer lets be redeemed
+ *   (PrizeStatus `closedAs`): it stops waiting (no poll, no reminder, not on the dashboard's list)
+ *   and the domain refuses to reroll it (giveaway/reroll.ts); nothing is polled while no prize
+ *   waits, and the poll stops once every prize is redeemed or closed;
  * - `opened(userId)` (the winner logged in on the claim page) sets `claimPageOpenedAt`;
  * - `streamStarted()` (and, with `reminders.afterHours`, the poll timer) sends ONE reminder per
  *   waiting prize announced before it: a whisper when whispers are available and
@@ -26,7 +30,7 @@
 import { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import { mentionList, render } from '../giveaway/messages.js';
-import type { Delivery, DrawRecord, Winner } from '../giveaway/model.js';
+import type { Delivery, DrawRecord, PrizeClosure, Winner } from '../giveaway/model.js';
 import type { ChatPort } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
@@ -45,6 +49,9 @@ export interface PrizeStatus {
   redeemed: boolean;
   redeemedAt?: string;
   orderFriendlyId?: string;
+  /** Set when it can no longer be redeemed (its status), with when when Fourthwall says (a link's `cancelledAt`). */
+  closedAs?: PrizeClosure;
+  closedAt?: string;
 }
 
 /** Reads the status of a draw's prizes (one API call per draw), keyed by gift id. */
@@ -271,7 +278,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     );
   }
 
-  /** Every tracked prize that is not redeemed yet, oldest first. */
+  /** Every tracked prize that is neither redeemed nor closed by the shop yet, oldest first. */
   async waiting(): Promise<PrizeView[]> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
@@ -298,7 +305,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   async opened(userId: string, prizes: readonly PrizeView[]): Promise<void> {
     const at = iso(this.d.clock.now());
     for (const p of prizes) {
-      if (p.delivery.claimPageOpenedAt || p.delivery.redeemedAt) continue;
+      if (p.delivery.claimPageOpenedAt || p.delivery.redeemedAt || p.delivery.closedAt) continue;
       // announcedAt is the stored one, or the draw's close for a prize from before delivery was tracked.
       await this.set(p.drawId, userId, { announcedAt: p.delivery.announcedAt, claimPageOpenedAt: at });
     }
@@ -317,13 +324,28 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   }
 
   private async mark(p: PrizeView, status: PrizeStatus): Promise<void> {
-    const at = status.redeemedAt && Number.isFinite(Date.parse(status.redeemedAt)) ? status.redeemedAt : iso(this.d.clock.now());
     await this.set(p.drawId, p.userId, {
-      redeemedAt: at,
+      redeemedAt: this.timeOr(status.redeemedAt),
       ...(status.orderFriendlyId ? { orderFriendlyId: status.orderFriendlyId } : {}),
     });
     this.log.info({ drawId: p.drawId, userId: p.userId, login: p.login }, 'prize redeemed');
-    // The last prize redeemed: nothing left to poll for.
+    await this.stopPollIfDone();
+  }
+
+  /** Fourthwall will no longer let prize `p` be redeemed: it stops waiting. */
+  private async close(p: PrizeView, closedAs: PrizeClosure, closedAt: string | undefined): Promise<void> {
+    await this.set(p.drawId, p.userId, { closedAt: this.timeOr(closedAt), closedAs });
+    this.log.info({ drawId: p.drawId, userId: p.userId, login: p.login, closedAs }, 'prize no longer redeemable at Fourthwall');
+    await this.stopPollIfDone();
+  }
+
+  /** `at` when it is a time, else now. */
+  private timeOr(at: string | undefined): string {
+    return at && Number.isFinite(Date.parse(at)) ? at : iso(this.d.clock.now());
+  }
+
+  private async stopPollIfDone(): Promise<void> {
+    // The last prize redeemed or closed: nothing left to poll for.
     if ((await this.waiting()).length === 0) {
       this.timer?.cancel();
       this.timer = undefined;
@@ -380,6 +402,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
       for (const p of prizes) {
         const s = p.giftId ? statuses.get(p.giftId) : undefined;
         if (s?.redeemed) await this.mark(p, s);
+        else if (s?.closedAs) await this.close(p, s.closedAs, s.closedAt);
       }
     }
   }

@@ -183,7 +183,7 @@ export function viewPhase(phase: DrawPhase): DrawViewPhase {
 }
 
 /** Why a winner may not be replaced (reroll.ts words each one for chat and the dashboard). */
-export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed';
+export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed' | 'not-redeemable';
 
 /** What the reroll rule needs to know of the winner to replace (absent: only the phase is asked). */
 export interface RerollTarget {
@@ -191,12 +191,15 @@ export interface RerollTarget {
   replaced: boolean;
   /** Fourthwall says this winner's prize was redeemed: the gift or link is spent, nothing is left to pass on. */
   redeemed: boolean;
+  /** Fourthwall says this winner's prize can no longer be redeemed (cancelled, changed to a promotion or a gift card): nothing is left to pass on either. */
+  closed: boolean;
 }
 
 /**
  * Whether a winner of a draw in `phase` may be replaced (`!giveaway reroll`, the dashboard's
  * Reroll): not while the winners are being picked or confirmed, never for a gift draw settled at
- * Fourthwall, never once cancelled, never twice for one winner, never once the prize was redeemed.
+ * Fourthwall, never once cancelled, never twice for one winner, never once the prize was redeemed
+ * or closed by the shop (cancelled, changed to a promotion or a gift card).
  */
 export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target?: RerollTarget): RerollRefusal | undefined {
   if (phase === 'closing' || phase === 'awaiting-beacon' || phase === 'picking' || phase === 'finishing' || phase === 'opening') return 'busy';
@@ -204,6 +207,7 @@ export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target
   if ((phase === 'settled' || phase === 'failed') && kind === 'gift-draw') return 'settled-at-fourthwall';
   if (target?.replaced) return 'replaced';
   if (target?.redeemed) return 'redeemed';
+  if (target?.closed) return 'not-redeemable';
   return undefined;
 }
 

@@ -2,7 +2,7 @@
  * The giveaway domain's model: what a draw is made of (its record, entrants, winners, set-aside
  * picks, rerolls, fairness data, delivery state) and the shapes of what Fourthwall and Twitch tell
  * the domain (gift draws, purchases, products, links, accounts). Plain data, no behaviour except
- * `frozenRowsOf`.
+ * `frozenRowsOf` (and the words for a prize closure, `PRIZE_CLOSURE_WORDS`).
  *
  * Contract: the stored history format is DrawRecord (the README's history format);
  * changing a field here changes what is on disk. The interfaces the domain needs from the outside
@@ -116,6 +116,19 @@ export interface Winner {
   accountCheck?: { result: 'checked' | 'unchecked'; at: string };
 }
 
+/**
+ * A Fourthwall gift or giveaway-link status that ends a prize without a redemption: the shop
+ * cancelled it, or changed it to a promotion or a gift card (GiftDraftV1.Gift, GiveawayLinksV1).
+ */
+export type PrizeClosure = 'CANCELLED' | 'CHANGED_TO_PROMOTION' | 'CHANGED_TO_GIFT_CARD';
+
+/** How each closure is said (chat, dashboard, history): "the prize was <words>". */
+export const PRIZE_CLOSURE_WORDS = {
+  CANCELLED: 'cancelled',
+  CHANGED_TO_PROMOTION: 'changed to a promotion',
+  CHANGED_TO_GIFT_CARD: 'changed to a gift card',
+} as const satisfies Readonly<Record<PrizeClosure, string>>;
+
 /** Where a winner's prize is on its way (ISO times). */
 export interface Delivery {
   /** When the winner was announced with a prize to redeem. */
@@ -128,6 +141,10 @@ export interface Delivery {
   redeemedAt?: string;
   /** The order the redemption created, when Fourthwall names it. */
   orderFriendlyId?: string;
+  /** When the bot learnt that Fourthwall will no longer let the prize be redeemed (the link's `cancelledAt` when Fourthwall gives it). */
+  closedAt?: string;
+  /** How Fourthwall closed it: the gift or link status it reported (never `AVAILABLE` or `REDEEMED`). */
+  closedAs?: PrizeClosure;
   /** When the one reminder went out, and how. */
   remindedAt?: string;
   remindedBy?: 'whisper' | 'chat';

@@ -7,7 +7,8 @@
  * draw), else among active, recent and stored draws (newest first, a draw where they were replaced
  * included). Refused where the machine says so (draw-machine.ts `rerollRefusal`: while the winners
  * are being picked or confirmed, for a gift draw settled at Fourthwall, for a cancelled giveaway,
- * for a winner replaced already, for a prize Fourthwall says was redeemed); `winnerRefusal` is the
+ * for a winner replaced already, for a prize Fourthwall says was redeemed, cancelled or changed
+ * to a promotion or a gift card: the delivery state's `closedAs`); `winnerRefusal` is the
  * same answer for the dashboard, so it offers Reroll only where this accepts it. During a claim
  * window the replacement is asked to claim (the machine's `rerolled-in-claim`); after it, an
  * existing link is delivered to the replacement and, for a finished draw, the new winners are
@@ -20,7 +21,7 @@ import { announceReroll } from './claim-window.js';
 import { isoNow, persistQuietly, type FlowContext } from './context.js';
 import { rerollRefusal, type DrawPhase, type RerollRefusal } from './draw-machine.js';
 import type { ActionResult } from './flows/link-giveaway.js';
-import type { DrawRecord } from './model.js';
+import { PRIZE_CLOSURE_WORDS, type Delivery, type DrawRecord } from './model.js';
 import { render } from './messages.js';
 import type { DrawRepository } from './ports.js';
 import { wonBy } from './registry.js';
@@ -32,14 +33,21 @@ const REFUSALS: Record<RerollRefusal, string> = {
   cancelled: 'That giveaway was cancelled.',
   replaced: '{name} was already replaced in that giveaway; a winner is rerolled once.',
   redeemed: '{name} already redeemed the prize: nothing is left to pass on.',
+  'not-redeemable': "{name}'s prize can no longer be redeemed (Fourthwall says it was {closure}): nothing is left to pass on.",
 };
+
+/** The delivery state of winner `login` (lower case) of `record`, when that winner is tracked. */
+function deliveryOf(repo: Pick<DrawRepository, 'deliveryOf'>, record: Readonly<DrawRecord>, login: string): Delivery | undefined {
+  const w = record.winners.find((x) => x.login.toLowerCase() === login);
+  return w && (repo.deliveryOf(record.id, w.userId) ?? w.delivery);
+}
 
 /** Why winner `login` (lower case) of draw `record` in `phase` may not be replaced now, or undefined. */
 export function winnerRefusal(repo: Pick<DrawRepository, 'deliveryOf'>, phase: DrawPhase, record: Readonly<DrawRecord>, login: string): RerollRefusal | undefined {
-  const w = record.winners.find((x) => x.login.toLowerCase() === login);
-  const replaced = !w && (record.rerolls ?? []).some((x) => x.replacedLogin.toLowerCase() === login);
-  const delivery = w && (repo.deliveryOf(record.id, w.userId) ?? w.delivery);
-  return rerollRefusal(phase, record.kind, { replaced, redeemed: !!delivery?.redeemedAt });
+  const isWinner = record.winners.some((x) => x.login.toLowerCase() === login);
+  const replaced = !isWinner && (record.rerolls ?? []).some((x) => x.replacedLogin.toLowerCase() === login);
+  const delivery = deliveryOf(repo, record, login);
+  return rerollRefusal(phase, record.kind, { replaced, redeemed: !!delivery?.redeemedAt, closed: !!delivery?.closedAt });
 }
 
 /** The session of draw `drawId` (in memory or stored), or the latest one `name` won. */
@@ -55,7 +63,10 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
   if (!s || !wonBy(s.record, name)) return { ok: false, message: render('{name} is not a winner of a recent giveaway.', { name }) };
   const r = s.record;
   const refusal = winnerRefusal(c.repo, s.phase, r, name);
-  if (refusal) return { ok: false, message: render(REFUSALS[refusal], { name }) };
+  if (refusal) {
+    const closedAs = deliveryOf(c.repo, r, name)?.closedAs;
+    return { ok: false, message: render(REFUSALS[refusal], { name, closure: PRIZE_CLOSURE_WORDS[closedAs ?? 'CANCELLED'] }) };
+  }
   const old = r.winners.find((w) => w.login.toLowerCase() === name)!;
   const phase = s.phase;
   const inClaim = phase === 'claim-window';

@@ -13,7 +13,7 @@
 import { rmSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { posix } from 'node:path';
 
 /** How long a holder may take to answer before it is still taken as alive (busy, not gone). */
 const PROBE_TIMEOUT_MS = 2000;
@@ -22,7 +22,7 @@ const PROBE_TIMEOUT_MS = 2000;
 export function lockEndpoint(platform: NodeJS.Platform, token: string, tempDir: string = tmpdir()): string {
   if (platform === 'win32') return `\\\\.\\pipe\\giftdrop-${token}`;
   if (platform === 'linux') return `\0giftdrop-${token}`;
-  return join(tempDir, `giftdrop-${token}.sock`);
+  return posix.join(tempDir, `giftdrop-${token}.sock`); // a POSIX path whatever OS computes it
 }
 
 /** True for an endpoint that is a file to remove after use (not a pipe, not an abstract socket). */

@@ -1,6 +1,6 @@
 /**
  * `<dataDir>/delivery.json`: how far each winner's prize got (announced, whispered, claim page
- * opened, redeemed, reminded), keyed by draw id and winner user id. The delivery tracker
+ * opened, redeemed or closed by the shop, reminded), keyed by draw id and winner user id. The delivery tracker
  * (src/delivery) is its only writer, through the repository's `updateDelivery`; the repository
  * attaches each winner's entry when records are read, so draw records themselves never carry it
  * (an engine save can never turn a redemption back). Written atomically (0600) on every change:
@@ -18,6 +18,8 @@ const deliverySchema = z.looseObject({
   claimPageOpenedAt: z.string().optional(),
   redeemedAt: z.string().optional(),
   orderFriendlyId: z.string().optional(),
+  closedAt: z.string().optional(),
+  closedAs: z.enum(['CANCELLED', 'CHANGED_TO_PROMOTION', 'CHANGED_TO_GIFT_CARD']).optional(),
   remindedAt: z.string().optional(),
   remindedBy: z.enum(['whisper', 'chat']).optional(),
   whisperProblem: z.string().optional(),

@@ -34,6 +34,7 @@ import { sameSecret } from '../shared/constant-time.js';
 import { escapeHtml } from '../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrizeView } from '../delivery/tracker.js';
+import { PRIZE_CLOSURE_WORDS } from '../giveaway/model.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { TwitchViewer } from '../twitch/viewer-login.js';
@@ -205,15 +206,18 @@ export class ClaimPage {
   };
 
   /**
-   * True unless the browser says the request came from another site: an Origin other than the
-   * public URL's (or "null"), or Sec-Fetch-Site other than same-origin/none. A browser always sends
-   * Origin on a POST; a request with neither header is not a browser's and cannot be forged by a page.
+   * True unless the browser says the request came from another site: Sec-Fetch-Site other than
+   * same-origin/none, or, from a browser that does not send it, an Origin other than the public
+   * URL's (or "null"). Sec-Fetch-Site decides when present: the claim page's `no-referrer` policy
+   * makes a browser send `Origin: null` on the page's own logout form (Chromium does), which is
+   * not another site. A browser always sends one of them on a POST; a request with neither is not
+   * a browser's and cannot be forged by a page.
    */
   private sameSite(req: IncomingMessage): boolean {
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== this.origin) return false;
     const site = req.headers['sec-fetch-site'];
-    return site === undefined || site === 'same-origin' || site === 'none';
+    if (site !== undefined) return site === 'same-origin' || site === 'none';
+    const origin = req.headers.origin;
+    return origin === undefined || origin === this.origin;
   }
 
   private session(req: IncomingMessage): TwitchViewer | undefined {
@@ -330,11 +334,14 @@ ${body}
   }
 }
 
-/** One prize: the product, the draw, and the link with how to redeem it (no link once redeemed). */
+/** One prize: the product, the draw, and the link with how to redeem it (no link once redeemed or closed by the shop). */
 function prizeCard(p: PrizeView): string {
   const head = `<div class="prize">${escapeHtml(p.product)}</div><p class="muted">from draw ${escapeHtml(p.drawId)}${p.closedAt ? `, ${escapeHtml(p.closedAt.slice(0, 10))}` : ''}</p>`;
   if (p.delivery.redeemedAt) {
     return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p class="done">Redeemed ✔${p.delivery.orderFriendlyId ? ` (order ${escapeHtml(p.delivery.orderFriendlyId)})` : ''}</p></div>`;
+  }
+  if (p.delivery.closedAs) {
+    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p>This prize can no longer be redeemed: the shop says it was ${escapeHtml(PRIZE_CLOSURE_WORDS[p.delivery.closedAs])}. Ask the streamer if you have a question.</p></div>`;
   }
   if (!p.link || !/^https?:\/\//i.test(p.link)) return `<div class="card">${head}<p>Your link is on its way: check back in a minute.</p></div>`;
   const steps =

@@ -1,6 +1,6 @@
 /**
  * The control surface of the Fourthwall sandbox, for tests and demos: a programmatic object
- * (simulate a gift purchase, go live, expire a draw, issue an OAuth code, inject faults, read the
+ * (simulate a gift purchase, go live, expire a draw, redeem or close a prize, issue an OAuth code, inject faults, read the
  * delivery and request logs, wait for a delivery) and the same over HTTP under `/__sandbox/...`
  * for another process. HTTP control routes require the sandbox's Basic credentials (checked by
  * the server). None of this exists on the real service.
@@ -8,11 +8,11 @@
 import type { Clock } from '../../shared/clock.js';
 import type { SandboxAuth } from './auth.js';
 import type { FaultBook, FaultRule, FaultSpec } from './faults.js';
-import type { Gifting, GiftPurchaseInput } from './gifting.js';
+import { CLOSED_GIFT_STATUSES, type ClosedGiftStatus, type Gifting, type GiftPurchaseInput } from './gifting.js';
 import { ApiError, asObject, invalid, optionalString } from './http.js';
 import type { RollingWindowGate } from './rate-limit.js';
 import type { ShopState } from './state.js';
-import type { Order } from './types.js';
+import type { Gift, GiveawayLink, Order } from './types.js';
 import { serveShopSim, type ShopSimControl } from './shop-sim.js';
 import type { DeliveryRecord, WebhookFaultSpec, WebhookHub } from './webhooks.js';
 
@@ -82,6 +82,8 @@ export interface SandboxControl {
   expireDraw(drawId: string): { ended: Record<string, unknown>; redo?: Record<string, unknown> };
   /** A winner redeems a gift (draw gift with a winner, or a giveaway link): places an order. */
   redeemGift(giftId: string): Order;
+  /** The shop closes a prize not redeemed yet (a link: CANCELLED; a gift: `as`, default CANCELLED); no webhook. */
+  closeGift(giftId: string, as?: ClosedGiftStatus): Gift | GiveawayLink;
   /** A single-use OAuth authorization code, as after the user's consent. */
   issueAuthCode(redirectUri?: string): string;
   /** Expires every issued access token now. */
@@ -145,6 +147,7 @@ export function createControl(d: ControlDeps): SandboxControl {
     },
     expireDraw: (id) => d.gifting.expire(id),
     redeemGift: (id) => d.gifting.redeem(id),
+    closeGift: (id, as) => d.gifting.closePrize(id, as),
     issueAuthCode: (redirectUri) => d.auth.issueAuthCode(redirectUri),
     expireAccessTokens: () => d.auth.expireAccessTokens(),
     emitEvent: (type, data, options) => d.hub.emit(type, data, options),
@@ -236,6 +239,12 @@ export function serveControl(
   if (method === 'POST' && expire) return { status: 200, body: control.expireDraw(decodeURIComponent(expire[1] as string)) };
   const redeem = /^\/gifts\/([^/]+)\/redeem$/.exec(rest);
   if (method === 'POST' && redeem) return { status: 200, body: control.redeemGift(decodeURIComponent(redeem[1] as string)) };
+  const close = /^\/gifts\/([^/]+)\/close$/.exec(rest);
+  if (method === 'POST' && close) {
+    const as = optionalString(body(), 'status') ?? 'CANCELLED';
+    if (!(CLOSED_GIFT_STATUSES as readonly string[]).includes(as)) throw invalid('status', `must be one of ${CLOSED_GIFT_STATUSES.join(', ')}`);
+    return { status: 200, body: control.closeGift(decodeURIComponent(close[1] as string), as as ClosedGiftStatus) };
+  }
   if (r === 'POST /auth-codes') {
     const redirectUri = optionalString(body(), 'redirectUri');
     return { status: 201, body: { code: control.issueAuthCode(redirectUri) } };

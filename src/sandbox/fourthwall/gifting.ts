@@ -2,7 +2,9 @@
  * Gifting of the Fourthwall sandbox: simulated gift purchases (`giv_...` with `gft_...` gifts)
  * and their draws (`gdr_...`), finishing a draw with one winner per participant, the service's
  * closing of an unfinished draw after durationSeconds + 60 s (no winners, then a `REDO` draw for
- * the same gifts), giveaway link packages (`gpg_...`) and gift redemption on the shop site.
+ * the same gifts), giveaway link packages (`gpg_...`), gift redemption on the shop site, and the
+ * shop closing a prize not redeemed yet (`closePrize`: done in Fourthwall's own dashboard, no API
+ * endpoint and no webhook).
  * Fires GIFT_PURCHASE, GIFT_DRAW_STARTED, GIFT_DRAW_ENDED (and ORDER_PLACED on redemption)
  * through the webhook hub. Draw expiry runs on the injected business Clock.
  * It does not pick winners: participants are the winners the caller chose, as on Fourthwall.
@@ -17,11 +19,18 @@ import type {
   DrawState,
   Gift,
   GiftPurchase,
+  GiftStatus,
+  GiveawayLink,
   GiveawayPackage,
   Order,
   Product,
 } from './types.js';
 import type { WebhookHub } from './webhooks.js';
+
+/** The statuses the shop can close a prize with (`Gifting.closePrize`). */
+export type ClosedGiftStatus = Exclude<GiftStatus, 'AVAILABLE' | 'REDEEMED'>;
+
+export const CLOSED_GIFT_STATUSES: readonly ClosedGiftStatus[] = ['CANCELLED', 'CHANGED_TO_PROMOTION', 'CHANGED_TO_GIFT_CARD'];
 
 export interface GiftPurchaseInput {
   /** Product (offer) id; default: the first seeded product. */
@@ -308,6 +317,32 @@ export class Gifting {
       link.status = 'REDEEMED';
       link.redeemedAt = iso;
       return order;
+    }
+    throw new ApiError(404, 'GIFT_NOT_FOUND', { giftId });
+  }
+
+  /**
+   * The shop closes a prize that was not redeemed (as in Fourthwall's dashboard; the API has no
+   * endpoint for it and no webhook tells of it): a giveaway link becomes CANCELLED with
+   * `cancelledAt`; a gift becomes `as` (CANCELLED, CHANGED_TO_PROMOTION or CHANGED_TO_GIFT_CARD).
+   * Only an AVAILABLE prize can be closed (else 400 GIFT_NOT_REDEEMABLE, like a redemption).
+   */
+  closePrize(giftId: string, as: ClosedGiftStatus = 'CANCELLED'): Gift | GiveawayLink {
+    for (const purchase of this.o.state.giftPurchases.values()) {
+      const gift = purchase.gifts.find((g) => g.id === giftId);
+      if (!gift) continue;
+      if (gift.status !== 'AVAILABLE') throw new ApiError(400, 'GIFT_NOT_REDEEMABLE', { giftId, status: gift.status });
+      gift.status = as;
+      return gift;
+    }
+    for (const pkg of this.o.state.packages.values()) {
+      const link = pkg.giveawayLinks.find((l) => l.id === giftId);
+      if (!link) continue;
+      if (link.status !== 'AVAILABLE') throw new ApiError(400, 'GIFT_NOT_REDEEMABLE', { giftId, status: link.status });
+      if (as !== 'CANCELLED') throw invalid('status', 'a giveaway link can only be CANCELLED');
+      link.status = 'CANCELLED';
+      link.cancelledAt = this.now().iso;
+      return link;
     }
     throw new ApiError(404, 'GIFT_NOT_FOUND', { giftId });
   }

@@ -12,8 +12,9 @@
  * entries, "Cancel link giveaway" while a link giveaway is open or in its claim window, "Retry
  * links" while a link giveaway or gift purchase failed with winners still without links,
  * "Reroll" on a winner only where the engine says it would accept it (the state's
- * `rerollRefusal`, giveaway/reroll.ts: never a redeemed prize, never twice for one winner, never a
- * gift draw settled at Fourthwall), the product picker and "Start giveaway" only while no link
+ * `rerollRefusal`, giveaway/reroll.ts: never a redeemed prize, never one the shop closed
+ * (cancelled, changed to a promotion or a gift card: "prize no longer redeemable" is shown
+ * instead), never twice for one winner, never a gift draw settled at Fourthwall), the product picker and "Start giveaway" only while no link
  * giveaway runs, the one stream button that changes the stream state Fourthwall reports, and the
  * Entrants picker only while a draw is in progress. A destructive action (Reroll, Cancel) asks
  * once: the first click turns the button into "Confirm ..." beside "Keep"; only the second acts.
@@ -70,7 +71,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 </section>
 <section>
   <h2>Prizes waiting <span id="prize-count" class="muted"></span></h2>
-  <p class="muted">Winners whose prize is not redeemed yet. A whisper is never proof it arrived: a prize stays here until Fourthwall says it was redeemed.</p>
+  <p class="muted">Winners whose prize is not redeemed yet. A whisper is never proof it arrived: a prize stays here until Fourthwall says it was redeemed, or that it can no longer be (cancelled, or changed to a promotion or a gift card).</p>
   <div class="scroll"><table id="prizes"><thead><tr><th>winner</th><th>prize</th><th>state</th><th>since</th><th>link</th><th></th></tr></thead><tbody></tbody></table></div>
 </section>
 <section>
@@ -228,6 +229,7 @@ function confirmed(button, key, question, run) {
 }
 
 const REDEEMED = 'redeemed';
+const NOT_REDEEMABLE = 'not-redeemable';
 
 function winnerRow(d, w) {
   const row = el('div', 'winner');
@@ -237,6 +239,7 @@ function winnerRow(d, w) {
   if (w.accountCheck === 'checked') row.append(el('span', 'checked', 'checked with Twitch ✔'));
   if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
   if (w.rerollRefusal === REDEEMED) row.append(el('span', 'checked', 'prize redeemed ✔'));
+  if (w.rerollRefusal === NOT_REDEEMABLE) row.append(el('span', 'muted', 'prize no longer redeemable (closed at Fourthwall)'));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
   // Offered only where the engine would accept it (giveaway/reroll.ts winnerRefusal).
   if (w.rerollRefusal === null) {
