@@ -44,8 +44,10 @@ describe('Fourthwall call priority at the rate limit', () => {
     // In arrival order (no priority) it would be last (index 12).
     expect(at).toBeLessThanOrEqual(BUDGET.limit + 1);
     expect(log.every((r) => r.status === 200)).toBe(true);
-    // At the limit, never over it: the sandbox held nothing back and no window saw more than 3.
-    expect(log.every((r) => r.delayedMs === 0)).toBe(true);
-    expect(maxInAnyWindow(log.map((r) => r.admittedAt!), BUDGET.intervalMs)).toBeLessThanOrEqual(BUDGET.limit);
+    // At the limit, never over it: no window of the client's requests as they ARRIVED at the shop
+    // (the sandbox stamps each when its handler starts; the streaming call before the burst
+    // included) held more than 3. (Not the sandbox's admission times: a POST is admitted after its
+    // body is read, which a loaded machine can delay past a later arrival.)
+    expect(maxInAnyWindow(sb.control.requests.map((r) => Date.parse(r.time)), BUDGET.intervalMs)).toBeLessThanOrEqual(BUDGET.limit);
   });
 });
