@@ -15,6 +15,7 @@
  * login accepts only that one. Comparisons are constant-time. Nothing here reads process.env.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../shared/constant-time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
@@ -138,9 +139,9 @@ export class SandboxOAuth {
   private token(form: URLSearchParams, res: ServerResponse, onEvent: (e: OAuthEvent) => void): void {
     if (form.get('grant_type') === 'authorization_code' && this.viewerLogin) return this.viewerLogin.exchange(form, res);
     if (form.get('grant_type') !== 'refresh_token') return refuse(res, onEvent, 'token', 400, 'unsupported grant type');
-    if (!same(form.get('client_id') ?? '', digest(this.clientId))) return refuse(res, onEvent, 'token', 400, 'invalid client');
-    if (!same(form.get('client_secret') ?? '', digest(this.clientSecret))) return refuse(res, onEvent, 'token', 403, 'invalid client secret');
-    if (!same(form.get('refresh_token') ?? '', digest(this.refresh))) return refuse(res, onEvent, 'token', 400, 'Invalid refresh token');
+    if (!sameSecret(form.get('client_id') ?? '', this.clientId)) return refuse(res, onEvent, 'token', 400, 'invalid client');
+    if (!sameSecret(form.get('client_secret') ?? '', this.clientSecret)) return refuse(res, onEvent, 'token', 403, 'invalid client secret');
+    if (!sameSecret(form.get('refresh_token') ?? '', this.refresh)) return refuse(res, onEvent, 'token', 400, 'Invalid refresh token');
     this.access = fresh();
     this.accessDigest = digest(this.access);
     this.refresh = fresh();
