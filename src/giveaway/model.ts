@@ -4,7 +4,7 @@
  * the domain (gift draws, purchases, products, links, accounts). Plain data, no behaviour except
  * `frozenRowsOf` (and the words for a prize closure, `PRIZE_CLOSURE_WORDS`).
  *
- * Contract: the stored history format is DrawRecord (the README's history format);
+ * Contract: the stored history format is DrawRecord (the history export, docs/history.md);
  * changing a field here changes what is on disk. The interfaces the domain needs from the outside
  * world are in ports.ts. Imports only types (shared/, and the fairness data's shapes from fairness/).
  */
