@@ -469,8 +469,8 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     port: config.http.port,
     logger,
     secrets: { webhookSecret: config.fourthwall.webhookSecret, appHmacKey: config.fourthwall.appHmacKey },
-    seenEvent: (id) => intake.intake.isKnown(id),
-    onEvent: async (event) => void (await intake.intake.submit(event, 'webhook')),
+    // Answered 200 once the event is safe (its id and what it opened synced), 503 otherwise.
+    onEvent: (event) => intake.intake.receive(event),
     health: p.health,
     handledTypes: p.shop.handledTypes,
     routes: publicRoutes(c, p),
