@@ -46,6 +46,7 @@ import { startDelivery, type DeliveryWiring } from '../delivery/wire.js';
 import { StopList, withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem, StartupProblems } from './credential-problems.js';
 import { plural } from '../shared/plural.js';
+import { startTwitchEvents, type TwitchEvents, type TwitchEventsOptions } from './twitch-events.js';
 
 export interface BotOptions {
   config: Config;
@@ -68,6 +69,8 @@ export interface BotOptions {
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
   twitchApi?: { retry?: Backoff };
+  /** EventSub and channel-point tuning (tests: keepalive window, backoffs). */
+  twitchEvents?: TwitchEventsOptions;
   /**
    * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
    * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot
@@ -107,6 +110,8 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
+  readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -142,13 +147,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const twitchApi = startTwitchApi(c, adapters, late);
   const engine = await buildEngine(c, adapters, twitchApi, late);
   const delivery = (late.wiring = startPrizeDelivery(c, adapters, engine));
+  const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
   const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger, onLive: () => void delivery.tracker.streamStarted() });
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shopFeatures: shop.features, twitchApi });
   const intake = startEventIntake(c, adapters, { engine, delivery, shopFeatures: shop.features, handledTypes: shop.handledTypes });
-  const health = healthReport(c, adapters.chat, engine);
+  const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
-  const served = await serveAndConnect(c, { adapters, engine, streaming, delivery, shop, lines, intake, health, twitchApi, chatConnected });
+  const served = await serveAndConnect(c, { adapters, engine, streaming, delivery, shop, lines, intake, health, twitchApi, twitchEvents, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
@@ -169,6 +175,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    twitchEvents,
     health,
     stop: stopOnce(c),
   };
@@ -318,6 +325,13 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine):
   return delivery;
 }
 
+/** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine): TwitchEvents {
+  const events = startTwitchEvents({ config: c.config, auth: a.twitchAuth, twitchApi, engine, problems: c.problems, clock: c.clock, logger: c.logger, options: c.options.twitchEvents });
+  c.stops.close('twitch-events', () => events.stop());
+  return events;
+}
+
 interface ShopWiring {
   features: ShopFeatures;
   /** The webhook event types the bot subscribes to with the current settings. */
@@ -386,7 +400,7 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine, twitchEvents: TwitchEvents): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -395,6 +409,7 @@ function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): 
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      ...twitchEvents.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -426,6 +441,7 @@ interface StartedParts {
   intake: EventWiring;
   health: () => HealthReport;
   twitchApi: TwitchApi | undefined;
+  twitchEvents: TwitchEvents;
   chatConnected: Promise<void>;
 }
 
@@ -494,6 +510,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    twitchEvents: () => p.twitchEvents.health(),
   });
   c.stops.close('pages', () => web.close());
   return web;
@@ -542,6 +559,8 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
 function startBackground(c: BotContext, p: StartedParts): EventPoller | undefined {
   const { config, log, options } = c;
   p.shop.features.startBackground();
+  // Channel points and bits, now that the open draws are restored (a pending redemption finds its draw).
+  void p.twitchEvents.start().catch((err: unknown) => log.error({ err }, 'channel points / bits could not start'));
   const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
   if (notice) log.warn(notice);
   // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is

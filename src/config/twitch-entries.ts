@@ -38,5 +38,3 @@ export const bitsSchema = z
   })
   .prefault({});
 
-export type ChannelPointsSettings = z.infer<typeof channelPointsSchema>;
-export type BitsSettings = z.infer<typeof bitsSchema>;

@@ -30,7 +30,7 @@ import type { Candidate } from './eligibility.js';
 import type { TicketGrant } from './model.js';
 import type { GiveawaySettings } from './settings.js';
 
-export type TicketSource = TicketGrant['source'];
+type TicketSource = TicketGrant['source'];
 
 export interface TicketRequest {
   source: TicketSource;

@@ -73,7 +73,7 @@ export class TicketJournal {
         parsed = undefined;
       }
       const g = grantSchema.safeParse(parsed);
-      if (g.success) out.push(g.data as TicketGrant);
+      if (g.success) out.push(g.data);
       else if (i !== lines.length - 1) this.o.logger.warn({ drawId, line: i + 1 }, 'skipping an unreadable ticket journal line');
     });
     return out;

@@ -31,7 +31,7 @@ export interface TwitchTokenPort {
   tokenOf(account: TwitchAccount): AccountToken | undefined;
 }
 
-export interface UserTokenOptions {
+interface UserTokenOptions {
   auth: TwitchAuthClient;
   /** The variable holding it (messages name it). */
   name: string;
@@ -43,7 +43,7 @@ export interface UserTokenOptions {
 }
 
 /** A user token other than the chat token: validated on demand, refreshed when refused. */
-export class UserToken implements AccountToken {
+class UserToken implements AccountToken {
   readonly name: string;
   private token: string;
   private creds: UserTokenOptions['refresh'];

@@ -14,7 +14,7 @@ import { NO_RETRY, type Backoff } from '../../src/shared/retry.js';
 import { HelixClient } from '../../src/twitch/helix.js';
 import { EventSubClient } from '../../src/twitch/eventsub/client.js';
 
-export const CLIENT_ID = 'giftdroptestclient';
+const CLIENT_ID = 'giftdroptestclient';
 export const BROADCASTER_ID = '1001';
 
 export interface EventSubRig {

@@ -3,5 +3,5 @@
  * (./server.ts) and its Helix subscription routes (./subscriptions.ts). Start the server, then
  * register the routes on the Helix sandbox the bot calls.
  */
-export { EventSubSandbox, startEventSubSandbox, type SimSession, type SimSubscription, type PublishOptions } from './server.js';
-export { registerEventSubRoutes, SANDBOX_EVENTSUB_TYPES } from './subscriptions.js';
+export { EventSubSandbox, startEventSubSandbox } from './server.js';
+export { registerEventSubRoutes } from './subscriptions.js';

@@ -30,7 +30,7 @@ interface TypeRule {
   self: string;
 }
 
-export const SANDBOX_EVENTSUB_TYPES: Readonly<Record<string, TypeRule>> = {
+const SANDBOX_EVENTSUB_TYPES: Readonly<Record<string, TypeRule>> = {
   'channel.channel_points_custom_reward_redemption.add': {
     version: '1',
     scopes: ['channel:read:redemptions', 'channel:manage:redemptions'],

@@ -29,7 +29,7 @@ import type { HelixClient } from '../helix.js';
 import { EventSubSession, type SessionPhase, type TopicEntry } from './session.js';
 import { topicKey, type EventSubTopic, type EventSubTopics, type TopicHandlers, type TopicRegistration } from './topics.js';
 
-export const DEFAULT_EVENTSUB_URL = 'wss://eventsub.wss.twitch.tv/ws';
+const DEFAULT_EVENTSUB_URL = 'wss://eventsub.wss.twitch.tv/ws';
 /** Message ids remembered for the dedupe, and for how long. */
 const DEDUPE_ENTRIES = 10_000;
 const DEDUPE_MS = 10 * 60_000;
@@ -47,7 +47,7 @@ export interface EventSubClientOptions {
   random?: RandomSource;
 }
 
-export type EventSubState = 'connected' | 'connecting' | 'disconnected';
+type EventSubState = 'connected' | 'connecting' | 'disconnected';
 
 export interface EventSubHealth {
   state: EventSubState | 'off';

@@ -94,7 +94,7 @@ export function parseMessage(text: string): EventSubMessage | undefined {
 }
 
 /** What Twitch's close codes mean (its EventSub WebSocket reference). */
-export const CLOSE_REASONS: Readonly<Record<number, string>> = {
+const CLOSE_REASONS: Readonly<Record<number, string>> = {
   4000: 'internal server error',
   4001: 'the client sent inbound traffic',
   4002: 'the client failed ping-pong',
