@@ -28,7 +28,7 @@
  * behind "Recent winners".
  */
 
-import { escapeHtml } from '../../shared/html.js';
+import { escapeHtml } from '../../../shared/html.js';
 
 /** The page; `tokenWhere` (a file path or a setting's name, never the token) is named by the sign-in form. */
 export function dashboardHtml(tokenWhere: string): string {

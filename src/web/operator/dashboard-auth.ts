@@ -12,12 +12,11 @@
  * (assets/operator-client.ts). A state-changing request must be a POST with a JSON body and, when
  * the browser sends an Origin, the page's own origin. Does not route requests or print the token.
  */
-import { sameSecret } from '../shared/constant-time.js';
+import { sameSecret } from '../../shared/constant-time.js';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { nodeDisk } from '../storage/disk.js';
-import { checkPrivate } from '../storage/files.js';
+import { checkPrivate, nodeDisk } from '../../storage/index.js';
 
 export const TOKEN_FILE = 'dashboard.token';
 
