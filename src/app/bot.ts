@@ -436,7 +436,6 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     settings: c.settings,
     clock,
     logger,
-    sessions: { now: () => clock.now() },
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
@@ -570,10 +569,13 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
 function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: OperatorPages): void {
   const url = server.localUrl;
   const tokenFrom = pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : pages.token.file;
-  const dashboard = `dashboard at ${url}/dashboard (sign in once with the token in ${tokenFrom})`;
+  const dashboard = `dashboard at ${url}/dashboard (sign in with the token in ${tokenFrom})`;
   const line = `overlay (OBS browser source) at ${url}/overlay; ${dashboard}`;
   c.operator.notify(line);
   c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
+  // The link that signs in by itself: its token is in the fragment (#), which the browser never
+  // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
+  c.operator.notify(`dashboard, signed in: ${url}/dashboard#token=${encodeURIComponent(pages.token.token)} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

@@ -85,7 +85,11 @@ export interface PrivateDelivery {
  * a console that may not print it points the operator).
  */
 export interface OperatorPort {
-  notify(line: string, opts?: { secret?: boolean; drawId?: string }): void;
+  /**
+   * `secret`: the line holds a bearer secret (a link): printed whole only on a terminal, else with
+   * its URLs masked and a pointer to where they are; `terminalOnly`: printed on a terminal only.
+   */
+  notify(line: string, opts?: { secret?: boolean; drawId?: string; terminalOnly?: boolean }): void;
 }
 
 /** A public randomness beacon (drand, or the local sandbox beacon), as the draw needs it. */
