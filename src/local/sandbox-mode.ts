@@ -113,7 +113,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   // Links are bearer secrets even in the sandbox: printed only on a terminal (contract "Links and logs").
   const terminal = output.isTTY === true;
   const operator: OperatorPort = {
-    notify: (line, opts) => printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true),
+    notify: (line, opts) => (opts?.terminalOnly && !terminal ? undefined : printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true)),
   };
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
