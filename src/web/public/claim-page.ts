@@ -4,29 +4,22 @@
  * that nothing waits for them. One route function (`handle`) that the HTTP server mounts.
  *
  *   GET  /claim            the page: the session's prizes, or the "Log in with Twitch" button
- *   GET  /claim/login      new OAuth `state` (random, single use, 10 min), bound to this browser
- *                          by an HttpOnly SameSite=Lax cookie; 302 to Twitch's authorize page.
- *                          Pending states are kept per client (MAX_STATES_PER_CLIENT, that
- *                          client's oldest dropped), so a flood from one client never expires
- *                          another's login
- *   GET  /claim/callback   `state` must equal the cookie's AND be pending (then it is spent);
- *                          nothing reaches Twitch otherwise, nor over the client's exchange budget
- *                          (EXCHANGE_LIMIT, 429); the code is exchanged once (Twitch's codes are single use), the viewer
- *                          identified and their token revoked (src/twitch/viewer-login.ts); a
- *                          session cookie (HttpOnly, SameSite=Lax, Path=/claim, 1 h; Secure on
- *                          https) is set and the browser sent back to /claim (303)
- *   POST /claim/logout     ends the session; only from the claim page itself (a cross-site
- *                          Origin or Sec-Fetch-Site is refused with 403: no logout by another site)
+ *   GET  /claim/login      a new OAuth `state` (random, single use, 10 min) bound to this browser by
+ *                          a cookie (PendingLogins: bounded per client); 302 to Twitch's authorize page
+ *   GET  /claim/callback   `state` must equal the cookie's AND be pending (then spent), within the
+ *                          client's exchange budget (EXCHANGE_LIMIT), or nothing reaches Twitch; the
+ *                          code exchanged once, the viewer identified, their token revoked
+ *                          (twitch/viewer-login.ts); a session cookie (HttpOnly, SameSite=Lax,
+ *                          Path=/claim, 1 h; Secure on https); 303 to /claim
+ *   POST /claim/logout     ends the session; refused (403) when the browser says another site sent it
  *   GET  /claim/style.css  the stylesheet (the CSP allows no inline style or script)
  *
  * Contract: links appear only in the body of the winner's own page (never in a URL, a log line
  * or a redirect); every answer is `no-store`, `no-referrer`, not frameable, under a strict CSP;
  * a forged or replayed `state`, a refused code or a missing session shows no link. Each public
- * client (src/http/surfaces.ts `clientOf`, through the shared per-client RateLimiter) gets 60
- * requests at once and one more a second (429 beyond), and the state and session tables are
- * bounded. Refused logins are logged coalesced (src/http/rejections.ts). Viewer and shop
- * strings are HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state
- * other than through the delivery tracker's `opened`.
+ * client gets 60 requests at once, then one a second (429); the tables are bounded; refused logins
+ * are logged coalesced (http/rejections.ts); viewer and shop strings are HTML-escaped. Does not:
+ * know Fourthwall or Twitch shapes (ports), or write state but through the tracker's `opened`.
  */
 import { randomBytes } from 'node:crypto';
 import { cookieValue } from '../../shared/cookies.js';

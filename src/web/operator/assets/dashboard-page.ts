@@ -1,31 +1,21 @@
 /**
  * The dashboard page (`GET /dashboard`), its stylesheet and its script, as strings served by the
- * bot (no build step, no CDN).
+ * bot (no build step, no CDN, no inline script or style: the CSP forbids them).
  *
  * Contract: every viewer- or shop-supplied string is rendered with textContent; every API call
  * goes through `authFetch` (operator-client.ts: the token from this tab's sessionStorage as
  * `Authorization: Bearer`, no cookie); the token comes from the address (`#token=`, or the legacy
- * `?token=`, stripped at once) or from the sign-in form (#signin), which names where the token is
- * (`dashboardHtml(where)`: the token file's path or GIFTDROP_DASHBOARD_TOKEN) and is shown instead
- * of the page whenever no token is kept or the bot refused it (401); "Sign out" forgets it.
- * Actions are POSTs with a JSON body to `/dashboard/api/<action>` and the engine's answer is shown
- * in #answer; with account rules in force the entrant
- * count and column say the eligible verdict is the chat rules' and name the rules Twitch checks
- * at the close; the page polls `/dashboard/api/state` every second and the lists on demand. No
- * inline script or style (the CSP forbids them). Only the actions that apply are shown
- * (`applicable`, mirroring the engine's own refusals): "End now and draw" while a draw takes
- * entries, "Cancel link giveaway" while a link giveaway is open or in its claim window, "Retry
- * links" while a link giveaway or gift purchase failed with winners still without links,
- * "Reroll" on a winner only where the engine says it would accept it (the state's
- * `rerollRefusal`, giveaway/reroll.ts: never a redeemed prize, never one the shop closed
- * (cancelled, changed to a promotion or a gift card: "prize no longer redeemable" is shown
- * instead), never twice for one winner, never a gift draw settled at Fourthwall), the product picker and "Start giveaway" only while no link
- * giveaway runs, the one stream button that changes the stream state Fourthwall reports, and the
- * Entrants picker only while a draw is in progress. A destructive action (Reroll, Cancel) asks
- * once: the first click turns the button into "Confirm ..." beside "Keep"; only the second acts.
- * One time format across the page (`when`). The History is reloaded whenever the draws in
- * memory change, and the API tells the draws it holds as the engine has them, so it never lags
- * behind "Recent winners".
+ * `?token=`, stripped at once) or from the sign-in form (#signin, naming where the token is:
+ * `dashboardHtml(where)`), shown whenever no token is kept or the bot refused it (401). Actions
+ * are JSON POSTs to `/dashboard/api/<action>`, the engine's answer shown in #answer; the page polls
+ * `/dashboard/api/state` every second and the lists on demand. Only the actions that apply are
+ * shown (`applicable`, mirroring the engine's refusals: a reroll only where the state's
+ * `rerollRefusal` allows it, never on a redeemed prize or one the shop closed, never twice, never
+ * on a gift draw settled at Fourthwall; the product picker only while no link giveaway runs); a
+ * destructive action (Reroll, Cancel) asks once ("Confirm ..." beside "Keep"). With account rules
+ * in force the entrant count says the eligible verdict is the chat rules' and names what Twitch
+ * checks at the close. One time format (`when`); the History follows the draws as the engine has
+ * them, so it never lags behind "Recent winners".
  */
 
 import { escapeHtml } from '../../../shared/html.js';
@@ -278,7 +268,10 @@ function winnerRow(d, w) {
   return row;
 }
 
-// Which draw actions apply (the engine refuses the others: giveaway/draw-machine.ts).
+// Which draw actions apply (the engine refuses the others: giveaway/draw-machine.ts): "End now and
+// draw" while a draw takes entries, "Cancel link giveaway" while a link giveaway is open or in its
+// claim window, "Retry links" while a link giveaway or gift purchase failed with winners still
+// without links, the Entrants picker while a draw is in progress.
 function applicable(draws) {
   const active = draws.filter((d) => d.active);
   const open = active.filter((d) => d.phase === 'open');
