@@ -27,7 +27,10 @@ import { FileDrawRepository } from '../storage/index.js';
 import type { FileSystem } from '../storage/disk.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
-import { startTwitchAuth, type ChatConnectOptions, type TwitchAuthStartup } from '../twitch/startup.js';
+import { hasBotLogin, startTwitchAuth, type ChatConnectOptions, type TwitchAuthStartup } from '../twitch/startup.js';
+import { LoginStore } from '../twitch/login-store.js';
+import { TwitchTokenError } from '../twitch/auth.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { faviconRoute, startOperatorPages, type OperatorPages } from '../web/index.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { beaconForBot, checkHintFor } from '../fairness/beacon-client/bot-beacon.js';
@@ -68,6 +71,10 @@ export interface BotOptions {
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
   twitchApi?: { retry?: Backoff };
+  /** The setup page's saved Twitch logins (the process's one store; default: opened from DATA_DIR in live mode). */
+  loginStore?: LoginStore;
+  /** More routes on the streamer's own listener (the setup page), tried before the dashboard's. */
+  localRoutes?: ((req: IncomingMessage, res: ServerResponse) => boolean)[];
   /**
    * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
    * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot
@@ -134,8 +141,9 @@ const CLOSE_MS = 1000;
  */
 export async function startBot(options: BotOptions): Promise<Bot> {
   const c = botContext(options);
-  requireChatCredentials(c.config);
-  const adapters = await openAdapters(c);
+  const store = options.loginStore ?? (c.config.mode === 'live' ? await LoginStore.open(c.config.dataDir) : undefined);
+  requireChatCredentials(c.config, store);
+  const adapters = await openAdapters(c, store);
   // The Twitch API (its onLive) and the engine (its private delivery) reach the prize delivery,
   // which needs the engine: it is looked up when called, once the delivery is built.
   const late: LateDelivery = {};
@@ -214,9 +222,9 @@ export function botContext(options: BotOptions): BotContext {
   };
 }
 
-export function requireChatCredentials(config: Config): void {
-  if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
-    throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
+export function requireChatCredentials(config: Config, store?: LoginStore): void {
+  if (!config.twitch.channel || !hasBotLogin(config, store) || (config.twitch.token && !config.twitch.username))
+    throw new Error('startBot needs TWITCH_CHANNEL and TWITCH_USERNAME with TWITCH_TOKEN (or a bot login saved by the setup page)');
 }
 
 /** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
@@ -228,7 +236,7 @@ export interface Adapters {
   chat: TwitchChat;
 }
 
-export async function openAdapters(c: BotContext): Promise<Adapters> {
+export async function openAdapters(c: BotContext, store?: LoginStore): Promise<Adapters> {
   const { config, logger, clock, options, stops } = c;
   const repo = await FileDrawRepository.open(config.dataDir, {
     clock,
@@ -248,13 +256,14 @@ export async function openAdapters(c: BotContext): Promise<Adapters> {
   });
   stops.close('fourthwall', () => client.close());
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
-  const twitchAuth = startTwitchAuth(config, logger, clock);
+  // A login Twitch ended is one line (the token keeper logged it) kept for /healthz and the dashboard.
+  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked: (_role, line) => c.problems.add(line) });
   stops.close('twitch-auth', () => twitchAuth.close());
   const chat = new TwitchChat({
     url: config.twitch.ircUrl,
     channel: config.twitch.channel!,
-    username: config.twitch.username!,
-    token: config.twitch.token!,
+    username: twitchAuth.username,
+    token: twitchAuth.tokens.current(),
     tokens: twitchAuth.tokens,
     logger,
     clock,
@@ -411,7 +420,12 @@ function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
   const chatStop = new AbortController();
   c.stops.close('chat-connect', () => chatStop.abort());
   const chatSignals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x): x is AbortSignal => x !== undefined);
-  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(chatSignals) });
+  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(chatSignals) }).catch((err: unknown) => {
+    // A saved login Twitch refuses does not stop the bot: the dashboard and /healthz say to log in
+    // again on the setup page (which restarts the bot); chat stays off meanwhile.
+    if (a.twitchAuth.logins.source('bot')?.source !== 'saved' || !(err instanceof TwitchTokenError)) throw err;
+    if (!a.twitchAuth.tokens.revoked() && c.problems.add(err.message)) c.log.error(err.message);
+  });
   chatConnected.catch(() => undefined);
   return chatConnected;
 }
@@ -524,7 +538,7 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     local: {
       host: config.http.localBind,
       port: config.http.localPort,
-      routes: [(req, res) => web.handle(req, res)],
+      routes: [...(c.options.localRoutes ?? []), (req, res) => web.handle(req, res)],
       localHosts: new Set(config.http.localHosts ?? []),
       ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
     },

@@ -48,7 +48,8 @@ export function startDelivery(d: {
   const { config, clock, logger } = d;
   const log = logger.child({ module: 'delivery' });
   const claimPage = claimPageFor(config, logger);
-  const clientId = config.twitch.clientId;
+  // The client the bot's token was issued to (a saved login's may differ from TWITCH_CLIENT_ID).
+  const clientId = d.tokens.clientId() ?? config.twitch.clientId;
   const whispers = clientId
     ? new TwitchWhispers({
         apiUrl: config.twitch.apiUrl ?? 'https://api.twitch.tv/helix',
