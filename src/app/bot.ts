@@ -49,6 +49,7 @@ import { startDelivery, type DeliveryWiring } from '../delivery/wire.js';
 import { StopList, withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem, StartupProblems } from './credential-problems.js';
 import { plural } from '../shared/plural.js';
+import { keepWebhookCurrent, type WebhookOutcome } from '../events/webhook-registration.js';
 
 export interface BotOptions {
   config: Config;
@@ -114,6 +115,8 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused, see /healthz). */
+  readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -161,6 +164,19 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
   announceStart(c, { engine, webhookUrl });
+  // A new tunnel address costs nothing: the one webhook configuration follows GIFTDROP_PUBLIC_URL.
+  const { config } = c;
+  const webhookRegistered =
+    config.mode === 'live' && config.publicUrl
+      ? keepWebhookCurrent({
+          client: adapters.client,
+          publicUrl: config.publicUrl,
+          types: shop.webhookTypes,
+          dataDir: config.dataDir,
+          log: c.log,
+          problem: (line) => (c.problems.add(line) ? c.log.error(line) : undefined),
+        })
+      : undefined;
   return {
     config: c.config,
     http: served.http,
@@ -177,6 +193,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    ...(webhookRegistered ? { webhookRegistered } : {}),
     health,
     stop: stopOnce(c),
   };

@@ -37,6 +37,7 @@ import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../events/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
+import { ensureWebhook, webhookProblem } from '../events/webhook-registration.js';
 import type { SetupItem } from './setup-item.js';
 
 export interface SetupOptions {
@@ -54,14 +55,6 @@ export interface SetupResult {
   items: SetupItem[];
 }
 
-/** The path the bot serves Fourthwall webhooks on. */
-export const WEBHOOK_PATH = '/webhooks/fourthwall';
-
-const URI_PROBLEMS: Record<string, string> = {
-  WEBHOOK_URI_IP_NOT_ALLOWED: 'Fourthwall refuses webhook URLs on IP addresses: use the https:// host name of your tunnel',
-  WEBHOOK_URI_PORT_NOT_ALLOWED: 'Fourthwall refuses webhook URLs on unusual ports: use the tunnel\'s https:// address without a port',
-  WEBHOOK_URI_UNALLOWED_DOMAIN: 'Fourthwall refuses webhook URLs on this domain: use the https:// address of an HTTPS tunnel (cloudflared, ngrok)',
-};
 
 /** What is missing for live mode (names of settings), for a config that fell back to sandbox. */
 export function missingForLive(config: Config): string[] {
@@ -176,54 +169,40 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
       },
     ];
   }
-  const url = `${config.publicUrl}${WEBHOOK_PATH}`;
   // The giveaway types plus what the enabled shop features need (settings file), and no more.
   const needed = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], config.settings);
   try {
-    const existing = (await client.listWebhooks()).results;
-    const same = existing.filter((w) => w.url === url);
+    const o = await ensureWebhook({ client, publicUrl: config.publicUrl, types: needed, dataDir: config.dataDir });
     const items: SetupItem[] = [];
-    const first = same[0];
-    if (!first) {
-      const created = await client.createWebhook({ url, allowedTypes: needed });
-      items.push({ name, status: 'ok', detail: `registered ${url} for ${needed.join(', ')} (${created.id})`, required: true });
-    } else {
-      const missing = needed.filter((t) => !first.allowedTypes.includes(t));
-      const extra = first.allowedTypes.filter((t) => !needed.includes(t));
-      if (missing.length || extra.length) {
-        await client.updateWebhook(first.id, { url, allowedTypes: needed });
-        const change = [missing.length ? `now also receives ${missing.join(', ')}` : '', extra.length ? `no longer receives ${extra.join(', ')} (no enabled feature uses them)` : ''].filter(Boolean).join('; ');
-        items.push({ name, status: 'ok', detail: `${url} updated: ${change} (${first.id})`, required: true });
-      } else {
-        items.push({ name, status: 'ok', detail: `${url} already registered for ${needed.join(', ')} (${first.id}); nothing changed`, required: true });
-      }
-      if (same.length > 1) {
-        items.push({
-          name: 'Duplicate webhooks',
-          status: 'warn',
-          detail: `${same.length} configurations point at ${url} (${same.map((w) => w.id).join(', ')}): delete the extra ones in the dashboard (the bot ignores repeated events, but each is delivered once per configuration)`,
-          required: false,
-        });
-      }
+    if (o.action === 'created') items.push({ name, status: 'ok', detail: `registered ${o.url} for ${needed.join(', ')} (${o.id})`, required: true });
+    else if (o.action === 'unchanged') items.push({ name, status: 'ok', detail: `${o.url} already registered for ${needed.join(', ')} (${o.id}); nothing changed`, required: true });
+    else {
+      const change = [
+        o.previousUrl ? `moved from ${o.previousUrl}` : '',
+        o.added.length ? `now also receives ${o.added.join(', ')}` : '',
+        o.removed.length ? `no longer receives ${o.removed.join(', ')} (no enabled feature uses them)` : '',
+      ].filter(Boolean).join('; ');
+      items.push({ name, status: 'ok', detail: `${o.url} updated: ${change} (${o.id})`, required: true });
     }
-    const stale = existing.filter((w) => w.url !== url && w.url.endsWith(WEBHOOK_PATH));
-    if (stale.length) {
+    if (o.duplicates.length) {
+      items.push({
+        name: 'Duplicate webhooks',
+        status: 'warn',
+        detail: `${o.duplicates.length + 1} configurations point at ${o.url} (${[o.id, ...o.duplicates].join(', ')}): delete the extra ones in the dashboard (the bot ignores repeated events, but each is delivered once per configuration)`,
+        required: false,
+      });
+    }
+    if (o.stale.length) {
       items.push({
         name: 'Old webhooks',
         status: 'warn',
-        detail: `also registered: ${stale.map((w) => w.url).join(', ')} (an old tunnel address?): delete them in the dashboard if that bot is gone`,
+        detail: `also registered: ${o.stale.join(', ')} (an old tunnel address?): delete them in the dashboard if that bot is gone`,
         required: false,
       });
     }
     return items;
   } catch (err) {
-    if (err instanceof FourthwallApiError && err.apiCode && URI_PROBLEMS[err.apiCode]) {
-      return [{ name, status: 'fail', detail: `${URI_PROBLEMS[err.apiCode]} (GIFTDROP_PUBLIC_URL=${config.publicUrl}, ${err.apiCode})`, required: true }];
-    }
-    if (err instanceof FourthwallAuthError) {
-      return [{ name, status: 'fail', detail: `Fourthwall answered ${err.status} for the webhook configurations: the API user needs webhook read/write permissions`, required: true }];
-    }
-    return [{ name, status: 'fail', detail: `could not register ${url}: ${(err as Error).message}`, required: true }];
+    return [{ name, status: 'fail', detail: webhookProblem(err, config.publicUrl), required: true }];
   }
 }
 
