@@ -76,6 +76,8 @@ export interface BotOptions {
   loginStore?: LoginStore;
   /** More routes on the streamer's own listener (the setup page), tried before the dashboard's. */
   localRoutes?: ((req: IncomingMessage, res: ServerResponse) => boolean)[];
+  /** More routes on the public listener (the setup page's address check), tried after verify and claim. */
+  publicRoutes?: ((req: IncomingMessage, res: ServerResponse) => boolean)[];
   /**
    * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
    * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot
@@ -550,7 +552,7 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     onEvent: async (event) => void (await intake.intake.submit(event, 'webhook')),
     health: p.health,
     handledTypes: p.shop.handledTypes,
-    routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), faviconRoute],
+    routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), ...(c.options.publicRoutes ?? []), faviconRoute],
     // The streamer's own pages on their own listener (loopback unless GIFTDROP_LOCAL_BIND).
     local: {
       host: config.http.localBind,

@@ -19,16 +19,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { loadConfigOrExit, secretValues, type Config } from '../config/index.js';
-import { fourthwallCredentialNames } from '../app/credential-problems.js';
-import {
-  FourthwallApiError,
-  FourthwallAuthError,
-  FourthwallClient,
-  FourthwallNetworkError,
-  FourthwallTimeoutError,
-  FourthwallTokenError,
-  type FourthwallClientOptions,
-} from '../fourthwall/index.js';
+import { FourthwallApiError, FourthwallClient, type FourthwallClientOptions } from '../fourthwall/index.js';
 import { createLogger, makeScrubber, silentLogger, type Logger } from '../logging/index.js';
 import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
 import { clientAuth } from '../fourthwall/auth.js';
@@ -38,6 +29,7 @@ import { basicOnlyNotice } from '../events/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
 import { ensureWebhook, webhookProblem } from '../events/webhook-registration.js';
+import { checkFourthwall, checkWebhookSecret } from '../setup/checks.js';
 import type { SetupItem } from './setup-item.js';
 
 export interface SetupOptions {
@@ -66,40 +58,6 @@ export function missingForLive(config: Config): string[] {
   if (!config.fourthwall.webhookSecret && !config.fourthwall.appHmacKey) missing.push('FOURTHWALL_WEBHOOK_SECRET');
   if (!config.publicUrl) missing.push('GIFTDROP_PUBLIC_URL (your HTTPS tunnel\'s address)');
   return missing;
-}
-
-function unreachable(err: unknown, what: string, url: string): string | undefined {
-  if (err instanceof FourthwallNetworkError || err instanceof FourthwallTimeoutError) {
-    return `could not reach ${what} (${url}): ${err.message}`;
-  }
-  return undefined;
-}
-
-async function checkFourthwall(config: Config, client: FourthwallClient): Promise<SetupItem> {
-  const name = 'Fourthwall API user';
-  try {
-    const shop = await client.getCurrentShop();
-    return { name, status: 'ok', detail: `shop "${shop.name}" (${shop.publicDomain ?? shop.domain})`, required: true };
-  } catch (err) {
-    const creds = fourthwallCredentialNames(config.fourthwall.auth);
-    if (err instanceof FourthwallAuthError || err instanceof FourthwallTokenError) {
-      const status = err instanceof FourthwallAuthError ? err.status : err.status;
-      return {
-        name,
-        status: 'fail',
-        detail:
-          `${creds} rejected: Fourthwall answered ${status ?? 'an error'}${err instanceof FourthwallAuthError ? ` ${err.code}` : ''}. ` +
-          'Create the API user in the shop dashboard (Settings > For developers > Open API, as SUPER ADMIN) and copy its username and password again.',
-        required: true,
-      };
-    }
-    const down = unreachable(err, 'FOURTHWALL_API_URL', config.fourthwall.apiUrl);
-    if (down) return { name, status: 'fail', detail: down, required: true };
-    if (err instanceof FourthwallApiError) {
-      return { name, status: 'fail', detail: `GET /shops/current failed: Fourthwall answered ${err.status} ${err.code}`, required: true };
-    }
-    return { name, status: 'fail', detail: `GET /shops/current failed: ${(err as Error).message}`, required: true };
-  }
 }
 
 async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): Promise<SetupItem[]> {
@@ -140,20 +98,6 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
   } finally {
     await chat.disconnect().catch(() => undefined);
   }
-}
-
-function checkWebhookSecret(config: Config): SetupItem {
-  const name = 'Webhook secret';
-  if (config.fourthwall.webhookSecret) {
-    return {
-      name,
-      status: 'ok',
-      detail: 'FOURTHWALL_WEBHOOK_SECRET is set (Fourthwall has no API to compare it: if the bot logs "signature not verified", copy it again from the shop dashboard)',
-      required: true,
-    };
-  }
-  if (config.fourthwall.appHmacKey) return { name, status: 'ok', detail: 'FOURTHWALL_APP_HMAC_KEY is set (platform app)', required: true };
-  return { name, status: 'fail', detail: 'set FOURTHWALL_WEBHOOK_SECRET (shown in the shop dashboard with the webhooks)', required: true };
 }
 
 async function registerWebhook(config: Config, client: FourthwallClient): Promise<SetupItem[]> {

@@ -42,7 +42,7 @@ export interface LocalStackOptions {
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem'>;
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'localRoutes' | 'publicRoutes'>;
 }
 
 export interface LocalStack {
