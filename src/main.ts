@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     if (config.mode === 'sandbox') {
       // Loaded only here: live mode never loads the sandboxes.
       const { runSandboxMode } = await import('./local/sandbox-mode.js');
-      const route = await setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
+      const route = setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
       const code = await runSandboxMode({
         config,
         logger,
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
       const live = new LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
       let running: Bot | undefined;
       startup = new AbortController();
-      const route = await setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
+      const route = setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
       const starting = startBot({
         config,
         logger,

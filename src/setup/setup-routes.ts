@@ -104,13 +104,23 @@ export interface SetupRoutesOptions {
   liveDataDir: string;
 }
 
-/** The `/setup` route for one running stack's local listener (its dashboard token authenticates). */
-export async function setupRoute(service: SetupService, o: SetupRoutesOptions): Promise<(req: IncomingMessage, res: ServerResponse) => boolean> {
-  const token = await loadDashboardToken(o.dataDir, o.dashboardToken);
-  const auth = new DashboardAuth(token.token);
-  const tokenFile = token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : (token.file ?? 'DATA_DIR/dashboard.token');
+/**
+ * The `/setup` route for one running stack's local listener; its pages' dashboard token (read on
+ * the first request, once the stack made it) authenticates.
+ */
+export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  let loaded: Promise<{ auth: DashboardAuth; tokenFile: string }> | undefined;
+  const pages = (): Promise<{ auth: DashboardAuth; tokenFile: string }> => {
+    loaded ??= loadDashboardToken(o.dataDir, o.dashboardToken).then((token) => ({
+      auth: new DashboardAuth(token.token),
+      tokenFile: token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : (token.file ?? 'DATA_DIR/dashboard.token'),
+    }));
+    loaded.catch(() => (loaded = undefined));
+    return loaded;
+  };
 
   const api = async (req: IncomingMessage, res: ServerResponse, action: string): Promise<void> => {
+    const { auth } = await pages();
     if (auth.check(req) !== 'bearer') return send(res, 401, 'application/json', '{"error":"sign in with the dashboard token"}', { 'www-authenticate': 'Bearer realm="giftdrop setup"' });
     if (action === 'state' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, 'application/json', JSON.stringify(service.state()));
     const refused = sameOriginJsonPost(req);
@@ -160,7 +170,7 @@ export async function setupRoute(service: SetupService, o: SetupRoutesOptions): 
     };
     if (path === '/setup' || path === '/setup/') {
       if (req.method !== 'GET' && req.method !== 'HEAD') send(res, 405, 'text/plain', 'method not allowed\n');
-      else send(res, 200, 'text/html', shell(tokenFile));
+      else pages().then((p) => send(res, 200, 'text/html', shell(p.tokenFile)), fail);
       return true;
     }
     if (path === '/setup/setup.js') {
