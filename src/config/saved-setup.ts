@@ -27,7 +27,7 @@ export const SAVED_ENV_NAMES = [
 ] as const;
 export type SavedEnvName = (typeof SAVED_ENV_NAMES)[number];
 
-export const SavedSetupSchema = z.object({
+const SavedSetupSchema = z.object({
   version: z.literal(1),
   /** The page's values, named as the environment variables they stand for. */
   env: z.record(z.string(), z.string()),

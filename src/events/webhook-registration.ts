@@ -19,8 +19,8 @@ import { nodeDisk, type Disk } from '../storage/disk.js';
 import type { Logger } from '../logging/index.js';
 
 /** The path the bot serves Fourthwall webhooks on. */
-export const WEBHOOK_PATH = '/webhooks/fourthwall';
-export const WEBHOOK_RECORD_FILE = 'webhook.json';
+const WEBHOOK_PATH = '/webhooks/fourthwall';
+const WEBHOOK_RECORD_FILE = 'webhook.json';
 
 const RecordSchema = z.object({ id: z.string().min(1), url: z.string().min(1) });
 

@@ -16,7 +16,6 @@ import { fileURLToPath } from 'node:url';
 import { DashboardAuth, loadDashboardToken, sameOriginJsonPost } from '../web/dashboard-auth.js';
 import { escapeHtml } from '../shared/html.js';
 import type { SetupService } from './setup-service.js';
-import type { TwitchRole } from '../twitch/login-store.js';
 
 declare const GIFTDROP_SETUP_CLIENT: string | undefined;
 
@@ -143,7 +142,7 @@ export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: 
         case 'login': {
           const role = str(body['role']);
           if (role !== 'bot' && role !== 'broadcaster') return undefined;
-          return service.startLogin(role as TwitchRole);
+          return service.startLogin(role);
         }
         case 'apply': {
           const mode = service.state().mode;

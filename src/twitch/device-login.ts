@@ -16,7 +16,7 @@ import type { Clock } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import { TwitchAuthUnavailableError, type DeviceStart, type RefreshedTokens, type TokenInfo, type TwitchAuthClient } from './auth.js';
 
-export class DeviceLoginError extends GiftdropError {
+class DeviceLoginError extends GiftdropError {
   constructor(
     readonly reason: 'denied' | 'expired' | 'refused',
     message: string,

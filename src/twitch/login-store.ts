@@ -21,11 +21,10 @@ import { z } from 'zod';
 import { nodeDisk, type AppendFile, type Disk } from '../storage/disk.js';
 import { checkPrivate } from '../storage/files.js';
 
-export const LOGINS_FILE = 'twitch-logins.jsonl';
+const LOGINS_FILE = 'twitch-logins.jsonl';
 
 /** Whose login: the bot account (chat, whispers) or the broadcaster's (channel APIs). */
 export type TwitchRole = 'bot' | 'broadcaster';
-export const TWITCH_ROLES: readonly TwitchRole[] = ['bot', 'broadcaster'];
 
 const LoginSchema = z.object({
   login: z.string().min(1),

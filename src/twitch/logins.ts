@@ -22,7 +22,10 @@ import { ChatToken, type TokenWording } from './token.js';
 
 export type { TwitchRole } from './login-store.js';
 
-/** What code that calls Twitch for an account needs (see the module header). */
+/**
+ * What code that calls Twitch for an account needs (see the module header).
+ * @public the port the issue-45 branches (EventSub, channel points, Bits) build on.
+ */
 export interface TwitchTokenPort {
   /** True when `role` has a login (from the environment or the setup page) that Twitch has not ended. */
   has(role: TwitchRole): boolean;
@@ -57,7 +60,7 @@ export interface TwitchLoginsOptions {
 const ROLE_WORDS: Record<TwitchRole, string> = { bot: "the bot's Twitch login", broadcaster: "the broadcaster's Twitch login" };
 
 /** The fix for a saved login Twitch ended or refused. */
-export function savedLoginFix(role: TwitchRole): string {
+function savedLoginFix(role: TwitchRole): string {
   return `log in again with ${role === 'bot' ? 'the bot account' : "the broadcaster's account"} on the setup page (the dashboard's "Set up" link)`;
 }
 

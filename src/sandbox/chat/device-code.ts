@@ -33,7 +33,7 @@ import { escapeHtml } from '../../shared/html.js';
 /** Twitch's grant type for the device code poll. */
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
-export interface SandboxUser {
+interface SandboxUser {
   id: string;
   login: string;
 }
