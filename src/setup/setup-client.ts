@@ -46,7 +46,8 @@ interface State {
   problems: string[];
 }
 
-const KEY = 'giftdrop.token';
+/** The same key as the operator pages (src/web/operator/assets/operator-client.ts): one sign-in for both. */
+const KEY = 'giftdrop.dashboardToken';
 const root = document.getElementById('setup')!;
 const tokenFile = document.body.dataset['tokenFile'] ?? 'DATA_DIR/dashboard.token';
 

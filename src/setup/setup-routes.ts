@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DashboardAuth, loadDashboardToken, sameOriginJsonPost } from '../web/dashboard-auth.js';
+import { hasDashboardToken, loadDashboardToken, sameOriginJsonPost } from '../web/operator/dashboard-auth.js';
 import { escapeHtml } from '../shared/html.js';
 import type { SetupService } from './setup-service.js';
 
@@ -108,19 +108,22 @@ export interface SetupRoutesOptions {
  * the first request, once the stack made it) authenticates.
  */
 export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
-  let loaded: Promise<{ auth: DashboardAuth; tokenFile: string }> | undefined;
-  const pages = (): Promise<{ auth: DashboardAuth; tokenFile: string }> => {
-    loaded ??= loadDashboardToken(o.dataDir, o.dashboardToken).then((token) => ({
-      auth: new DashboardAuth(token.token),
-      tokenFile: token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : (token.file ?? 'DATA_DIR/dashboard.token'),
-    }));
-    loaded.catch(() => (loaded = undefined));
-    return loaded;
+  let loaded: Promise<{ token: string; tokenFile: string }> | undefined;
+  const pages = (): Promise<{ token: string; tokenFile: string }> => {
+    const next =
+      loaded ??
+      loadDashboardToken(o.dataDir, o.dashboardToken).then((t) => ({
+        token: t.token,
+        tokenFile: t.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : (t.file ?? 'DATA_DIR/dashboard.token'),
+      }));
+    loaded = next;
+    next.catch(() => (loaded = undefined));
+    return next;
   };
 
   const api = async (req: IncomingMessage, res: ServerResponse, action: string): Promise<void> => {
-    const { auth } = await pages();
-    if (auth.check(req) !== 'bearer') return send(res, 401, 'application/json', '{"error":"sign in with the dashboard token"}', { 'www-authenticate': 'Bearer realm="giftdrop setup"' });
+    const { token } = await pages();
+    if (!hasDashboardToken(req, token)) return send(res, 401, 'application/json', '{"error":"sign in with the dashboard token"}', { 'www-authenticate': 'Bearer realm="giftdrop setup"' });
     if (action === 'state' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, 'application/json', JSON.stringify(service.state()));
     const refused = sameOriginJsonPost(req);
     if (refused) return send(res, req.method === 'POST' ? 403 : 405, 'application/json', JSON.stringify({ error: refused }));
