@@ -6,6 +6,9 @@
  * (app/signals.ts), in every phase: a stop asked for while starting aborts the start-up work in
  * flight (app/bot.ts `signal`) rather than waiting for it. Logs go to stderr (and LOG_FILE); stdout is the operator console. A busy
  * HTTP_PORT is reported before chat is joined. Live start-up loads no sandbox or demo module.
+ * The setup page (src/setup) lives for the whole process: from the demo, its "Go live" stops the demo
+ * and starts the live bot in this process; in live mode its "Apply" restarts the bot in this process,
+ * under the same data lock (the page took the live DATA_DIR lock on its first save).
  * Exit codes: 0 clean (a stop included), 1 config/credential/lock/startup failure, a stop that
  * could not save the draws or the history (said in one line), or a failed step of the sandbox demo.
  */
