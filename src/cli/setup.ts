@@ -30,6 +30,10 @@ import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
 import { ensureWebhook, webhookProblem } from '../events/webhook-registration.js';
 import { checkFourthwall, checkWebhookSecret } from '../setup/checks.js';
+import { LoginStore } from '../twitch/login-store.js';
+import { TwitchLogins } from '../twitch/logins.js';
+import { TwitchAuthClient } from '../twitch/auth.js';
+import { systemClock } from '../shared/clock.js';
 import type { SetupItem } from './setup-item.js';
 
 export interface SetupOptions {
@@ -53,7 +57,7 @@ export function missingForLive(config: Config): string[] {
   const missing: string[] = [];
   if (!config.twitch.channel) missing.push('TWITCH_CHANNEL');
   if (!config.twitch.username) missing.push('TWITCH_USERNAME');
-  if (!config.twitch.token) missing.push('TWITCH_TOKEN');
+  if (!config.twitch.token && !config.twitch.savedLogin) missing.push('TWITCH_TOKEN (or the bot\'s login on the setup page)');
   if (config.fourthwall.auth.kind === 'none') missing.push('FOURTHWALL_USERNAME and FOURTHWALL_PASSWORD (the shop\'s API user)');
   if (!config.fourthwall.webhookSecret && !config.fourthwall.appHmacKey) missing.push('FOURTHWALL_WEBHOOK_SECRET');
   if (!config.publicUrl) missing.push('GIFTDROP_PUBLIC_URL (your HTTPS tunnel\'s address)');
@@ -178,9 +182,30 @@ async function checkGifting(client: FourthwallClient): Promise<SetupItem> {
 
 const LABEL: Record<SetupItem['status'], string> = { ok: 'ok  ', fail: 'FIX ', warn: 'warn', skip: 'skip' };
 
+/**
+ * The config with the setup page's saved bot login as its token and client id (the token renewed
+ * and saved first when it is due, as the bot does), so the chat and Twitch API checks run on it.
+ */
+async function withSavedLogin(config: Config): Promise<Config> {
+  const store = await LoginStore.open(config.dataDir);
+  const auth = new TwitchAuthClient({ authUrl: config.twitch.authUrl ?? 'https://id.twitch.tv/oauth2' });
+  try {
+    const logins = new TwitchLogins({ auth, store, logger: silentLogger(), clock: systemClock, registerSecret: () => undefined, confidential: { ...(config.twitch.clientId ? { clientId: config.twitch.clientId } : {}), ...(config.twitch.clientSecret ? { clientSecret: config.twitch.clientSecret } : {}) } });
+    const bot = logins.keeper('bot');
+    if (!bot) return config;
+    await bot.check().catch(() => undefined); // a refusal is reported by the chat check below
+    logins.stop();
+    return { ...config, twitch: { ...config.twitch, token: bot.current(), username: logins.source('bot')!.login, clientId: logins.clientId('bot') ?? config.twitch.clientId } };
+  } finally {
+    await auth.close();
+    await store.close();
+  }
+}
+
 /** Runs every check, prints one line per item, and resolves with the exit code and the items. */
 export async function runSetup(o: SetupOptions): Promise<SetupResult> {
-  const { config } = o;
+  // A bot login saved by the setup page is checked as TWITCH_TOKEN would be (renewed first when due).
+  const config = o.config.mode === 'live' && o.config.twitch.savedLogin ? await withSavedLogin(o.config) : o.config;
   const scrub = makeScrubber(secretValues(config));
   const print = (line: string): void => {
     o.out.write(`${scrub(line)}\n`);
@@ -191,7 +216,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     const missing = missingForLive(config);
     print('giftdrop setup checks the live configuration, but this one runs in sandbox mode.');
     if (missing.length) {
-      print('Missing (set them in .env, see .env.example and README "Set up and go live"):');
+      print('Missing: start the bot and fill in its setup page (README "Set up and go live"), run setup on a terminal to answer its questions, or set these in .env:');
       for (const m of missing) print(`  - ${m}`);
     } else {
       print('GIFTDROP_MODE=sandbox is set: remove it (or set GIFTDROP_MODE=live) to check the live configuration.');
@@ -255,12 +280,23 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  let config = loadConfigOrExit();
   const logger = config.logLevelExplicit
     ? createLogger({ level: config.logLevel, destination: process.stderr, secrets: secretValues(config) })
     : silentLogger();
+  // Nothing set up yet, on a terminal: the setup page's questions, here (a headless machine).
+  let asked = false;
+  if (config.mode === 'sandbox' && !config.savedSetup?.live && process.stdin.isTTY === true && process.stdout.isTTY === true) {
+    const { askSetup } = await import('./setup-ask.js');
+    if (!(await askSetup({ config, logger, input: process.stdin, output: process.stdout }))) {
+      process.exitCode = 1;
+      return;
+    }
+    config = loadConfigOrExit();
+    asked = true; // the questions took the data folder's lock
+  }
   // Setup registers the bot's webhook: never beside a running bot on the same data.
-  if (config.mode === 'live') {
+  if (config.mode === 'live' && !asked) {
     const { lockDataDirOrExit } = await import('../app/data-lock.js');
     await lockDataDirOrExit(config.dataDir, (message) => process.stderr.write(`giftdrop setup: warning: ${message}\n`));
   }
