@@ -140,6 +140,27 @@ describe.skipIf(Boolean(skipped))(`download -> setup page -> live giveaway, with
     const winners = chat.botMessages().find((m) => /won|winner/i.test(m) && /viewer_/.test(m))!;
     expect(winners).toMatch(/viewer_(one|two|three)/);
 
+    // Live, the page adds the broadcaster's login; "Apply" restarts the bot in the same process.
+    let botLogins = 0;
+    chat.on('connection', (c) => {
+      if (c.login === chat.botLogin) botLogins++;
+    });
+    await page.click('#broadcaster-login');
+    const openB = await page.waitForSelector('#broadcaster-open', { timeout: 30_000 });
+    const [twitchB] = await Promise.all([browser!.context.waitForEvent('page'), openB.click()]);
+    await twitchB.waitForLoadState();
+    await twitchB.fill('#login', chat.channel);
+    await twitchB.click('#authorize');
+    await twitchB.waitForSelector('text=Return to your device');
+    await twitchB.close();
+    await row('broadcaster', 'ok');
+    await page.click('#apply');
+    await page.waitForSelector('#live', { timeout: 120_000 });
+    await waitUntil(() => botLogins >= 1 && chat.joined().includes(chat.botLogin), 60_000, 'the restarted bot back in chat');
+    expect(plain()).toMatch(/setup page \(change the channel, the logins or the tunnel address\) at http:\/\/127\.0\.0\.1:\d+\/setup[\s\S]*setup page \(change/);
+    const journal = await readFile(join(home, 'data', 'twitch-logins.jsonl'), 'utf8');
+    expect(journal).toContain('"role":"broadcaster"');
+
     // What the page saved: in the data folder, owner-only; nothing else in the folder.
     expect((await readdir(home)).sort()).toEqual(['data', 'giftdrop-linux-x64']);
     for (const f of ['setup.json', 'twitch-logins.jsonl']) expect((await stat(join(home, 'data', f))).mode & 0o777).toBe(0o600);
