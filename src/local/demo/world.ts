@@ -243,13 +243,15 @@ export class DemoWorld {
    * A viewer redeems the bot's channel-point reward (the sandbox Twitch); resolves with how the bot
    * settled it once it did: FULFILLED (entered) or CANCELED (points refunded).
    */
-  async redeem(login: string, timeoutMs: number): Promise<'FULFILLED' | 'CANCELED'> {
+  async redeem(login: string, timeoutMs: number, o: { waitOpen?: boolean } = {}): Promise<'FULFILLED' | 'CANCELED' | 'paused'> {
     const cp = this.stack.bot.twitchEvents.channelPoints;
     const points = this.stack.twitch.channelPoints;
-    await this.until(() => cp?.rewardId !== undefined && points.rewards.get(cp.rewardId)?.isPaused === false, timeoutMs, 'the channel-point reward open');
+    if (o.waitOpen !== false)
+      await this.until(() => cp?.rewardId !== undefined && points.rewards.get(cp.rewardId)?.isPaused === false, timeoutMs, 'the channel-point reward open');
     const v = this.viewer(login);
-    const r = points.redeem(cp!.rewardId!, { id: v.userId, login: v.login, displayName: v.displayName });
-    if (typeof r === 'string') throw new DemoTimeout(`a redemption (${r})`, 0);
+    const r = cp?.rewardId ? points.redeem(cp.rewardId, { id: v.userId, login: v.login, displayName: v.displayName }) : 'no-such-reward';
+    if (r === 'paused') return 'paused';
+    if (typeof r === 'string') throw new GiftdropError('DEMO_REDEEM', `Twitch refused the redemption (${r})`);
     await this.until(() => points.redemptions.get(r.id)?.status !== 'UNFULFILLED', timeoutMs, `${login}'s redemption settled`);
     return points.redemptions.get(r.id)!.status as 'FULFILLED' | 'CANCELED';
   }
