@@ -40,6 +40,7 @@ import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWi
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
 import { plural } from '../shared/plural.js';
+import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
 export type { BotOptions };
 
@@ -76,6 +77,8 @@ export interface Bot {
   readonly delivery: DeliveryTracker;
   /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused, see /healthz). */
   readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
+  /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
+  readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -109,14 +112,15 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const channels = startDeliveryChannels(c, adapters, claimPage);
   const engine = await buildEngine(c, adapters, twitchApi, channels);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
+  const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
   const intake = startEventIntake(c, adapters, { engine, delivery, shop });
-  const health = healthReport(c, adapters.chat, engine);
+  const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
   const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi };
-  const served = await serveAndConnect(c, { ...parts, chatConnected });
+  const served = await serveAndConnect(c, { ...parts, twitchEvents, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
@@ -139,6 +143,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
     ...(webhookRegistered ? { webhookRegistered } : {}),
+    twitchEvents,
     health,
     stop: stopOnce(c),
   };
@@ -290,6 +295,15 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine, 
   return delivery;
 }
 
+/** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine) {
+  const { config, problems, clock, logger } = c;
+  const options = c.options.twitchEvents;
+  const events = startTwitchEvents({ config, auth: a.twitchAuth, twitchApi, engine, problems, clock, logger, options });
+  c.stops.close('twitch-events', () => events.stop());
+  return events;
+}
+
 interface ShopWiring {
   features: ShopFeatures;
   /** The webhook event types the bot subscribes to with the current settings. */
@@ -357,7 +371,12 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+function healthReport(
+  c: BotContext,
+  chat: TwitchChat,
+  engine: GiveawayEngine,
+  twitch: TwitchEvents,
+): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -366,6 +385,7 @@ function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): 
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -404,6 +424,7 @@ interface StartedParts {
   intake: EventWiring;
   health: () => HealthReport;
   twitchApi: TwitchApi | undefined;
+  twitchEvents: TwitchEvents;
   chatConnected: Promise<void>;
 }
 
@@ -471,6 +492,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    twitchEvents: () => p.twitchEvents.health(),
   });
   c.stops.close('pages', () => web.close());
   return web;
@@ -527,6 +549,8 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
 function startBackground(c: BotContext, p: StartedParts): EventPoller | undefined {
   const { config, log, options } = c;
   p.shop.features.startBackground();
+  // Channel points and bits, now that the open draws are restored (a pending redemption finds its draw).
+  void p.twitchEvents.start().catch((err: unknown) => log.error({ err }, 'channel points / bits could not start'));
   const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
   if (notice) log.warn(notice);
   // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
@@ -607,7 +631,9 @@ function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: Ope
   c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
   // The link that signs in by itself: its token is in the fragment (#), which the browser never
   // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
-  c.operator.notify(`dashboard, signed in: ${url}/dashboard#token=${encodeURIComponent(pages.token.token)} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
+  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
+  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
+  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

@@ -19,6 +19,7 @@ import { consoleOperator } from '../console/operator-console.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { StopList } from './stop-list.js';
 import { StartupProblems } from './credential-problems.js';
+import type { TwitchEventsOptions } from './twitch-events.js';
 
 export interface BotOptions {
   config: Config;
@@ -47,6 +48,8 @@ export interface BotOptions {
   localRoutes?: HttpRoute[];
   /** More routes on the public listener (the setup page's address check), tried after verify and claim. */
   publicRoutes?: HttpRoute[];
+  /** EventSub and channel-point tuning (tests: keepalive window, backoffs). */
+  twitchEvents?: TwitchEventsOptions;
   /**
    * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
    * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot

@@ -117,6 +117,11 @@ export interface Config {
     savedLogin?: boolean;
     /** The Public application the device code logins use: TWITCH_CLIENT_ID, the page's field, or the release's. */
     deviceClientId?: { id: string; source: 'env' | 'page' | 'build' };
+    /** TWITCH_BROADCASTER_TOKEN / _REFRESH_TOKEN: the broadcaster's login (channel points, bits). */
+    broadcasterToken?: string;
+    broadcasterRefreshToken?: string;
+    /** TWITCH_EVENTSUB_URL (default wss://eventsub.wss.twitch.tv/ws). */
+    eventSubUrl?: string;
   };
   fourthwall: {
     apiUrl: string;
@@ -259,7 +264,13 @@ export function loadConfig(options: LoadOptions = {}): Config {
         : undefined;
   return {
     ...config,
-    twitch: { ...config.twitch, ...(saved.botLogin && !config.twitch.token ? { savedLogin: true } : {}), ...(deviceClientId ? { deviceClientId } : {}) },
+    twitch: {
+      ...config.twitch,
+      ...(saved.botLogin && !config.twitch.token ? { savedLogin: true } : {}),
+      // A saved login's application is the client id the Twitch API features use (Helix, EventSub).
+      ...(saved.botLogin && !config.twitch.token && !config.twitch.clientId && deviceClientId ? { clientId: deviceClientId.id } : {}),
+      ...(deviceClientId ? { deviceClientId } : {}),
+    },
     ...(saved.present ? { savedSetup: { live: saved.live, overridden: saved.overridden } } : {}),
   };
 }
@@ -511,6 +522,9 @@ function twitchConfig(env: Env): Config['twitch'] {
     clientId: env.TWITCH_CLIENT_ID,
     clientSecret: env.TWITCH_CLIENT_SECRET,
     outboxMax: env.TWITCH_OUTBOX_MAX,
+    broadcasterToken: env.TWITCH_BROADCASTER_TOKEN,
+    broadcasterRefreshToken: env.TWITCH_BROADCASTER_REFRESH_TOKEN,
+    eventSubUrl: env.TWITCH_EVENTSUB_URL,
   };
 }
 
@@ -549,6 +563,9 @@ export function secretValues(config: Config): string[] {
   push(config.twitch.token?.replace(/^oauth:/, ''));
   push(config.twitch.refreshToken);
   push(config.twitch.clientSecret);
+  push(config.twitch.broadcasterToken);
+  push(config.twitch.broadcasterToken?.replace(/^oauth:/, ''));
+  push(config.twitch.broadcasterRefreshToken);
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   push(config.dashboardToken);

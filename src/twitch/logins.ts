@@ -1,8 +1,8 @@
 /**
- * The bot's Twitch logins behind one narrow port (COMMON decision "The broadcaster's and the bot's
- * Twitch logins"): code that calls Twitch for an account (chat, Helix, whispers; EventSub, channel
- * points and bits with the broadcaster's) asks `TwitchTokenPort` for the current access token of
- * "bot" or "broadcaster" and reports Twitch's refusals to it; it never reads a token from the config.
+ * The bot's Twitch logins (COMMON decision "The broadcaster's and the bot's Twitch logins"): one
+ * keeper per role, "bot" or "broadcaster", behind the token port code asks (account-tokens.ts
+ * `TwitchTokenPort`: chat, Helix, whispers; EventSub, channel points and bits with the broadcaster's);
+ * nothing reads a token from the config.
  *
  * Contract: each role has at most one keeper (token.ts ChatToken), built from, in this order (the
  * environment wins over the page): the environment (TWITCH_TOKEN with its refresh variables; for the
@@ -21,21 +21,6 @@ import type { LoginStore, SavedLogin, TwitchRole } from './login-store.js';
 import { ChatToken, type TokenWording } from './token.js';
 
 export type { TwitchRole } from './login-store.js';
-
-/**
- * What code that calls Twitch for an account needs (see the module header).
- * @public the port the issue-45 branches (EventSub, channel points, Bits) build on.
- */
-export interface TwitchTokenPort {
-  /** True when `role` has a login (from the environment or the setup page) that Twitch has not ended. */
-  has(role: TwitchRole): boolean;
-  /** `role`'s current access token (without `oauth:`), or undefined when it has no usable login. */
-  current(role: TwitchRole): string | undefined;
-  /** The client id `role`'s token was issued to (the `Client-Id` header Helix wants with it). */
-  clientId(role: TwitchRole): string | undefined;
-  /** Twitch refused `role`'s token: resolves true once a renewed one is ready, false when the login is over. */
-  refused(role: TwitchRole, reason: string): Promise<boolean>;
-}
 
 /** Where a role's login came from. */
 export type LoginSource = 'env' | 'saved';
@@ -64,7 +49,7 @@ function savedLoginFix(role: TwitchRole): string {
   return `log in again with ${role === 'bot' ? 'the bot account' : "the broadcaster's account"} on the setup page (the dashboard's "Set up" link)`;
 }
 
-export class TwitchLogins implements TwitchTokenPort {
+export class TwitchLogins {
   private readonly keepers = new Map<TwitchRole, { token: ChatToken; source: LoginSource; login: string }>();
 
   constructor(private readonly o: TwitchLoginsOptions) {

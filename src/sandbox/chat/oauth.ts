@@ -27,6 +27,12 @@ import type { Clock } from '../../shared/clock.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
 import { DEVICE_GRANT_TYPE, type SandboxDeviceLogin, type SandboxGrant } from './device-code.js';
 
+/** More user logins than the bot's (sandbox/helix/accounts.ts: the broadcaster's), asked for tokens this one does not know. */
+export interface SandboxExtraLogins {
+  validate(token: string): Record<string, unknown> | undefined;
+  refresh(form: URLSearchParams): { status: number; body: Record<string, unknown> } | undefined;
+}
+
 export interface SandboxOAuthOptions {
   token: string;
   login: string;
@@ -135,6 +141,9 @@ export class SandboxOAuth {
   /** The device login (device code flow, device-code.ts), when the server has one. */
   deviceLogin: SandboxDeviceLogin | undefined;
 
+  /** Other accounts' logins (the broadcaster's, sandbox/helix/accounts.ts), when attached. */
+  accounts: SandboxExtraLogins | undefined;
+
   /** The account a user token (from the viewer login or a device login other than the bot's) belongs to. */
   userOf(token: string): { id: string; login: string } | undefined {
     return this.viewerLogin?.userOf(token) ?? this.deviceLogin?.grantOf(token)?.user;
@@ -169,6 +178,11 @@ export class SandboxOAuth {
   private validate(req: IncomingMessage, res: ServerResponse, onEvent: (e: OAuthEvent) => void): void {
     const m = /^(?:OAuth|Bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     if (!m) return refuse(res, onEvent, 'validate', 401, 'missing authorization token');
+    const known = this.accepts(m[1]!) ? undefined : this.accounts?.validate(m[1]!);
+    if (known) {
+      onEvent({ endpoint: 'validate', status: 200 });
+      return json(res, 200, known);
+    }
     const other = this.accepts(m[1]!) ? undefined : this.deviceLogin?.grantOf(m[1]!);
     if (other) {
       onEvent({ endpoint: 'validate', status: 200 });
@@ -199,6 +213,11 @@ export class SandboxOAuth {
       return onEvent({ endpoint: 'token', status: res.statusCode });
     }
     if (grant !== 'refresh_token') return refuse(res, onEvent, 'token', 400, 'unsupported grant type');
+    const known = this.accounts?.refresh(form);
+    if (known) {
+      onEvent({ endpoint: 'token', status: known.status });
+      return json(res, known.status, known.body);
+    }
     const refreshToken = form.get('refresh_token') ?? '';
     const bots = sameSecret(refreshToken, this.refresh);
     if (!bots && this.deviceLogin) {

@@ -1,5 +1,5 @@
 /**
- * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (routes.ts checks it).
+ * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (index.ts checks it).
  * Reads: state (draws in memory, winners with their links, claim status), entrants of a draw
  * (search, count, eligible by the chat rules or why not; when account rules are in force, their
  * plain-text description, checked with Twitch only at the close: no Twitch call from here),
@@ -51,6 +51,8 @@ export interface DashboardApiDeps {
   delivery?: Pick<DeliveryTracker, 'waiting' | 'remind'>;
   /** One line per problem the streamer must fix (e.g. credentials refused, app/credential-problems.ts); in `state.problems`. */
   problems?: () => readonly string[];
+  /** Twitch beyond chat (app/twitch-events.ts): the EventSub state and its features, merged into the state like chat's. */
+  twitchEvents?: () => Record<string, unknown>;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -227,6 +229,7 @@ export class DashboardApi {
       chat: chat.chat,
       ...(chat.reason ? { chatReason: chat.reason } : {}),
       ...(problems.length ? { problems } : {}),
+      ...this.d.twitchEvents?.(),
       channel: this.d.chat.channelLogin,
       draws,
     };
