@@ -116,7 +116,7 @@ describe.skipIf(!built)(`the Linux single executable${skipped}`, () => {
     const bad = await runProcess(exe, [], {}, 60_000, start);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('HTTP_PORT: must be a port number');
-    expect(bad.stderr).toContain("See giftdrop's README");
+    expect(bad.stderr).toContain("See docs/settings.md in giftdrop's repository");
     expect(bad.stderr).toContain('settings go in a file named .env beside the executable');
     for (const out of [help, historyHelp, verifyUsage, unknown, bad]) expect(out.stdout + out.stderr).not.toMatch(NPM_WORDING);
   }, 180_000);

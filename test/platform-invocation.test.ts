@@ -49,12 +49,12 @@ describe('naming a command', () => {
     expect(portInUseMessage('127.0.0.1', 8787, winExe)).toContain('e.g. $env:HTTP_PORT=8789; .\\giftdrop-win-x64.exe in PowerShell, or the line HTTP_PORT=8789 in .env');
     expect(portInUseMessage('127.0.0.1', 8787, linuxExe)).toContain('e.g. HTTP_PORT=8789 ./giftdrop-linux-x64 (and point');
     const bad = new ConfigError(['TWITCH_CHANNEL: required in live mode']);
-    expect(configHint(bad, { platform: 'linux' })).toBe('See .env.example and the README for every setting.');
+    expect(configHint(bad, { platform: 'linux' })).toBe('See .env.example and docs/settings.md for every setting.');
     for (const inv of [winExe, linuxExe]) {
       expect(configHint(bad, inv)).not.toMatch(/\.env\.example|npm/);
       expect(configHint(bad, inv)).toContain('a file named .env beside the executable');
     }
-    expect(settingsGuide(linuxExe)).toContain("giftdrop's README (https://example.org/giftdrop)");
+    expect(settingsGuide(linuxExe)).toContain("docs/settings.md in giftdrop's repository (https://example.org/giftdrop)");
   });
 
   it('this process, run by vitest, is the npm scripts', () => {

@@ -17,7 +17,8 @@ import { onShutdownSignals } from '../src/app/signals.js';
 import { ownerOnlyFix, runWithEnv } from '../src/platform/advice.js';
 import { commandLine } from '../src/platform/invocation.js';
 import { classifyProbeError, endpointAnswers, holdEndpoint, lockEndpoint } from '../src/platform/lock-endpoint.js';
-import { parentOf, processGone, stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
+import { stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
+import { parentOf, processGone } from '../src/platform/process.js';
 import { modesProtect, privacyProblem } from '../src/platform/protection.js';
 import { shutdownSignals } from '../src/platform/signals.js';
 

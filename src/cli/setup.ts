@@ -139,7 +139,7 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
           name,
           status: 'fail',
           detail:
-            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Going live").`,
+            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Set up and go live").`,
           required: true,
         },
       ];

@@ -45,7 +45,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Settings that work but expose more than the README advises, one line each (the entry prints
+ * Settings that work but expose more than the docs advise, one line each (the entry prints
  * them at start-up): an HTTP_HOST other machines can reach, and an http:// GIFTDROP_PUBLIC_URL
  * in live mode (the claim page's login and the winners' prizes would cross the internet unencrypted).
  */
@@ -53,7 +53,7 @@ export function riskySettings(config: Pick<Config, 'mode' | 'publicUrl'> & { htt
   const lines: string[] = [];
   if (!isLoopbackHost(config.http.host)) {
     lines.push(
-      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (README "Security").`,
+      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (docs/security.md).`,
     );
   }
   if (config.mode === 'live' && config.publicUrl?.toLowerCase().startsWith('http://')) {
@@ -520,15 +520,15 @@ export function secretValues(config: Config): string[] {
 
 /**
  * Where to read about the settings that failed: the settings-file example, .env.example, or both;
- * for the single executable (`inv`), which comes without them, the README.
+ * for the single executable (`inv`), which comes without them, the repository's docs.
  */
 export function configHint(err: ConfigError, inv: Invocation = thisInvocation()): string {
   if (inv.executable) return settingsGuide(inv);
   const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
   const inFile = err.problems.some(fileProblem);
   const inEnv = err.problems.some((p) => !fileProblem(p));
-  if (inFile && !inEnv) return 'See config/giftdrop.example.json and the README for every setting of the settings file.';
-  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and the README.';
+  if (inFile && !inEnv) return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
+  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
   return settingsGuide(inv);
 }
 

@@ -69,11 +69,12 @@ export function executableAsTyped(platform: NodeJS.Platform, file: string, start
 }
 
 /**
- * Where a message sends someone to read about the settings: the clone's `.env.example` and README;
- * the executable (which comes without them) to the README and the `.env` beside it.
+ * Where a message sends someone to read about the settings: the clone's `.env.example` and
+ * docs/settings.md; the executable (which comes without them) to the repository's docs/settings.md
+ * and the `.env` beside it.
  */
 export function settingsGuide(inv: Invocation): string {
-  if (!inv.executable) return 'See .env.example and the README for every setting.';
-  const readme = inv.executable.home ? `giftdrop's README (${inv.executable.home})` : `giftdrop's README`;
-  return `See ${readme} for every setting: settings go in a file named .env beside the executable, one NAME=value a line.`;
+  if (!inv.executable) return 'See .env.example and docs/settings.md for every setting.';
+  const where = inv.executable.home ? `docs/settings.md in giftdrop's repository (${inv.executable.home})` : `docs/settings.md in giftdrop's repository`;
+  return `See ${where} for every setting: settings go in a file named .env beside the executable, one NAME=value a line.`;
 }
