@@ -113,6 +113,11 @@ export interface Config {
     apiUrl?: string;
     /** TWITCH_OUTBOX_MAX: chat lines kept while disconnected (default 100). */
     outboxMax?: number;
+    /** TWITCH_BROADCASTER_TOKEN / _REFRESH_TOKEN: the broadcaster's login (channel points, bits). */
+    broadcasterToken?: string;
+    broadcasterRefreshToken?: string;
+    /** TWITCH_EVENTSUB_URL (default wss://eventsub.wss.twitch.tv/ws). */
+    eventSubUrl?: string;
   };
   fourthwall: {
     apiUrl: string;
@@ -464,6 +469,9 @@ function twitchConfig(env: Env): Config['twitch'] {
     clientId: env.TWITCH_CLIENT_ID,
     clientSecret: env.TWITCH_CLIENT_SECRET,
     outboxMax: env.TWITCH_OUTBOX_MAX,
+    broadcasterToken: env.TWITCH_BROADCASTER_TOKEN,
+    broadcasterRefreshToken: env.TWITCH_BROADCASTER_REFRESH_TOKEN,
+    eventSubUrl: env.TWITCH_EVENTSUB_URL,
   };
 }
 
@@ -502,6 +510,9 @@ export function secretValues(config: Config): string[] {
   push(config.twitch.token?.replace(/^oauth:/, ''));
   push(config.twitch.refreshToken);
   push(config.twitch.clientSecret);
+  push(config.twitch.broadcasterToken);
+  push(config.twitch.broadcasterToken?.replace(/^oauth:/, ''));
+  push(config.twitch.broadcasterRefreshToken);
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   push(config.dashboardToken);

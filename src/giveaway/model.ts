@@ -155,6 +155,26 @@ export interface Delivery {
   whisperProblem?: string;
 }
 
+/**
+ * Tickets an entrant got beyond chat, one line each in the draw's ticket journal: a channel-point
+ * redemption (`points`) or bits used (`bits`). The first grant of a viewer not in the draw yet
+ * enters them with its tickets; later ones add to their weight (giveaway/tickets.ts).
+ */
+export interface TicketGrant {
+  userId: string;
+  login: string;
+  displayName: string;
+  source: 'points' | 'bits';
+  /** The redemption id, or the bits event's message id: applied once per draw. */
+  ref: string;
+  /** Tickets it added (0: bits counted toward the next ticket, or past the cap). */
+  tickets: number;
+  /** Bits it counted (`bits` grants). */
+  bits?: number;
+  /** ms since the epoch. */
+  at: number;
+}
+
 /** Why a pick was set aside by the account rules. */
 export type SetAsideReason = 'not-follower' | 'follow-age' | 'account-age' | 'unchecked';
 
