@@ -160,6 +160,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
 
   printer.note(`Fourthwall sandbox: ${stack.fourthwall.apiUrl} (shop site ${stack.fourthwall.shopUrl})`);
   printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
+  printer.note(`Twitch EventSub: ${stack.twitch.eventSub.url} (channel points and bits, with the broadcaster's login)`);
   printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
   // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;

@@ -189,6 +189,29 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           );
           break;
         }
+        case 'points': {
+          const login = cmd.login;
+          if (!world.stack.bot.twitchEvents.channelPoints) {
+            printer.problem('Channel points are off in this run.');
+            break;
+          }
+          void world.redeem(login, 10_000, { waitOpen: false }).then(
+            (status) =>
+              status === 'paused'
+                ? printer.note(`The reward is paused while no draw is open: Twitch does not let @${login} redeem it.`)
+                : status === 'FULFILLED'
+                  ? printer.success(`@${login} redeemed the reward: entered, FULFILLED.`)
+                  : printer.note(`@${login}'s redemption was refunded (CANCELED): one per viewer per draw, or not eligible.`),
+            (err: unknown) => printer.problem(`@${login} could not redeem: ${(err as Error).message}`),
+          );
+          break;
+        }
+        case 'bits': {
+          const v = world.viewer(cmd.login);
+          const sent = world.stack.twitch.useBits({ id: v.userId, login: v.login }, cmd.bits);
+          printer.note(sent ? `@${cmd.login} used ${cmd.bits} bits.` : `@${cmd.login} used ${cmd.bits} bits, but bits are off in the settings (nothing listens).`);
+          break;
+        }
         case 'help':
           printHelp(printer);
           break;

@@ -1,7 +1,8 @@
 /**
  * The scripted stream sandbox mode plays: the broadcaster goes live, a supporter gifts 3 items
  * (a Fourthwall gift draw, announced through signed webhooks), about 20 simulated viewers enter
- * (one twice, a mod, subscribers, a chatter saying other things), winners are announced and the
+ * (one twice, a mod, subscribers, a chatter saying other things; one by channel points, whose
+ * second redemption is refunded), winners are announced and the
  * links go to the console; two supporters order merch (an order alert in chat) and the second order
  * is the merch train's stop: a link giveaway of a mug; then the broadcaster runs a link giveaway
  * that ends the same way.
@@ -237,6 +238,22 @@ async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: nu
   return { ok: true };
 }
 
+/** A channel-point entry and a refund: the reward is open while the draw is. */
+async function channelPointsStep(o: ScriptOptions, step: number): Promise<void> {
+  const { world, printer } = o;
+  const cp = world.stack.bot.twitchEvents.channelPoints;
+  if (!cp) return;
+  const title = world.stack.bot.config.settings.channelPoints.title;
+  printer.narrate(
+    `Entries from channel points: the bot's own reward "${title}" opened with the draw (paused otherwise). bits_betty redeems it (Twitch tells the bot over EventSub); the bot enters her and marks the redemption FULFILLED.`,
+  );
+  const first = await world.redeem('bits_betty', step);
+  printer.note(`bits_betty's redemption: ${first === 'FULFILLED' ? 'entered, FULFILLED' : 'refunded'}.`);
+  printer.narrate('bits_betty redeems it again: one redemption per viewer per draw, so the bot sets this one CANCELED and Twitch gives her points back.');
+  const second = await world.redeem('bits_betty', step);
+  printer.success(`bits_betty's second redemption: ${second === 'CANCELED' ? 'refunded (CANCELED), the points are hers again' : 'fulfilled'}.`);
+}
+
 function winnersText(record: DrawRecord): string {
   return record.winners.length ? record.winners.map((w) => `@${w.login}`).join(', ') : 'nobody (no eligible entrants)';
 }
@@ -323,6 +340,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     );
     const giftWatch = watchDraw(world, draw, step, claimMs);
     await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
+    await channelPointsStep(o, step);
     printer.narrate('Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.');
     await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, giftWatch.closesAt, now, giftWatch.isClosed);
     const closedRecord = await giftWatch.closed;
