@@ -21,7 +21,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODIES_PER_CLIENT, startHttpServer, type BotHttpServerWithPages, type HttpServerOptions } from '../src/http/server.js';
 import { VERIFY_CSP, verifyRoute, type VerifyRoute } from '../src/web/public/verify-route.js';
-import { PUBLIC_PREFIXES, parseTrustProxy, surfaceOf } from '../src/http/surfaces.js';
+import { PUBLIC_PREFIXES, describeClientKeys, parseTrustProxy, surfaceOf } from '../src/http/surfaces.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { WebhookEvent } from '../src/fourthwall/webhooks.js';
 import { FileDrawRepository } from '../src/storage/index.js';
@@ -113,6 +113,8 @@ function serverOptions(over: Partial<HttpServerOptions> = {}): HttpServerOptions
     routes: [verify, claimStub],
     local: { host: '127.0.0.1', port: 0, routes: ownPages!, localHosts: new Set(['streampc.lan']), overlayKey: KEY },
     now: () => clock,
+    // The tunnel here appends X-Forwarded-For like ngrok's agent: the streamer said so explicitly.
+    trustProxy: parseTrustProxy('last-hop')!,
     ...over,
   };
 }
@@ -265,7 +267,33 @@ it("classifies the tunnel's paths as public and only /dashboard and /overlay as 
 });
 
 describe('client keys come from the proxy the streamer names', () => {
-  it('behind a tunnel (default last-hop), rotating CF-Connecting-IP with a fixed X-Forwarded-For is one client', async () => {
+  it('by default no header is trusted: 300 requests with a rotating X-Forwarded-For through a plain TCP forwarder are one client', async () => {
+    // The review's flood: a plain TCP tunnel (ssh -R) delivers every connection from 127.0.0.1,
+    // so a header is whatever the client wrote. Default settings (GIFTDROP_TRUST_PROXY unset).
+    const { trustProxy: _explicit, ...defaults } = serverOptions();
+    const plain = await startHttpServer({ ...defaults, routes: [] });
+    const forwarder = await startTcpForwarder(plain.port);
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const r = await get(forwarder.port, '/healthz', { host: 't.example', 'x-forwarded-for': `198.51.${i >> 8}.${i & 255}` });
+        codes.push(r.status);
+      }
+      // one client's bucket (40 at once; the limiter's clock stands still here): no budget multiplied
+      expect(codes.filter((c) => c === 200)).toHaveLength(40);
+      expect(codes.filter((c) => c === 429)).toHaveLength(260);
+    } finally {
+      await forwarder.close();
+      await plain.close();
+    }
+    expect(parseTrustProxy(undefined)).toEqual({ kind: 'none' });
+    expect(describeClientKeys(undefined)).toContain('GIFTDROP_TRUST_PROXY=none, the default');
+    expect(describeClientKeys(undefined, 'https://a-b-c.trycloudflare.com')).toContain('set GIFTDROP_TRUST_PROXY=cloudflare');
+    expect(describeClientKeys(undefined, 'https://name.ngrok-free.app')).toContain('set GIFTDROP_TRUST_PROXY=ngrok');
+    expect(describeClientKeys('cloudflare', 'https://a-b-c.trycloudflare.com')).toMatch(/^client addresses: CF-Connecting-IP/);
+  });
+
+  it('behind a tunnel (GIFTDROP_TRUST_PROXY=last-hop, said explicitly), rotating CF-Connecting-IP with a fixed X-Forwarded-For is one client', async () => {
     clock += 3_600_000; // fresh buckets
     const codes: number[] = [];
     for (let i = 0; i < 45; i++) {
