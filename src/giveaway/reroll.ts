@@ -136,7 +136,6 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
     return { ok: true, id: s.id };
   }
   if (fresh) c.announce.deliverLinks(s, [swap.winner]);
-  else if (swap.winner.redeemUrl) c.announce.deliverPassedOnLink(s, swap.old, swap.winner);
   if (r.status === 'finished') c.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
   return { ok: true, id: s.id };
 }
