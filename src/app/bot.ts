@@ -37,6 +37,7 @@ import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWi
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
 import { plural } from '../shared/plural.js';
+import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
 export type { BotOptions };
 
@@ -71,6 +72,8 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
+  readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -103,13 +106,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const channels = startDeliveryChannels(c, adapters, claimPage);
   const engine = await buildEngine(c, adapters, twitchApi, channels);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
+  const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
   const intake = startEventIntake(c, adapters, { engine, delivery, shop });
-  const health = healthReport(c, adapters.chat, engine);
+  const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
-  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi };
+  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi, twitchEvents };
   const served = await serveAndConnect(c, { ...parts, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
@@ -131,6 +135,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    twitchEvents,
     health,
     stop: stopOnce(c),
   };
@@ -263,6 +268,13 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine, 
   return delivery;
 }
 
+/** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine): TwitchEvents {
+  const events = startTwitchEvents({ config: c.config, auth: a.twitchAuth, twitchApi, engine, problems: c.problems, clock: c.clock, logger: c.logger, options: c.options.twitchEvents });
+  c.stops.close('twitch-events', () => events.stop());
+  return events;
+}
+
 interface ShopWiring {
   features: ShopFeatures;
   /** The webhook event types the bot subscribes to with the current settings. */
@@ -330,7 +342,7 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine, twitchEvents: TwitchEvents): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -339,6 +351,7 @@ function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): 
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      ...twitchEvents.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -372,6 +385,7 @@ interface StartedParts {
   intake: EventWiring;
   health: () => HealthReport;
   twitchApi: TwitchApi | undefined;
+  twitchEvents: TwitchEvents;
   chatConnected: Promise<void>;
 }
 
@@ -439,6 +453,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    twitchEvents: () => p.twitchEvents.health(),
   });
   c.stops.close('pages', () => web.close());
   return web;
@@ -495,6 +510,8 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
 function startBackground(c: BotContext, p: StartedParts): EventPoller | undefined {
   const { config, log, options } = c;
   p.shop.features.startBackground();
+  // Channel points and bits, now that the open draws are restored (a pending redemption finds its draw).
+  void p.twitchEvents.start().catch((err: unknown) => log.error({ err }, 'channel points / bits could not start'));
   const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
   if (notice) log.warn(notice);
   // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is

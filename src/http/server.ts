@@ -1,5 +1,5 @@
 /**
- * The bot's HTTP listeners (README "Security", surfaces.ts):
+ * The bot's HTTP listeners (docs/security.md, surfaces.ts):
  * - the public one on `options.port` (HTTP_PORT, what a tunnel carries): `POST /webhooks/fourthwall`,
  *   `GET /healthz` and the public `routes` (/verify, /claim). It never serves the streamer's pages,
  *   whatever the Host or headers: /overlay... and /dashboard... answer 404 there.

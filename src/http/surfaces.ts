@@ -1,5 +1,5 @@
 /**
- * The two HTTP surfaces and who a request comes from (README "Security"). Each surface has its
+ * The two HTTP surfaces and who a request comes from (docs/security.md). Each surface has its
  * own listener (server.ts): the public one on HTTP_PORT, the one a tunnel carries
  * (`POST /webhooks/fourthwall`, `/claim...`, `/verify...`, `/healthz`), and the streamer's own on
  * GIFTDROP_LOCAL_PORT, bound to loopback (`/dashboard...`, `/overlay...`, their APIs and event
@@ -48,7 +48,7 @@ import { answer429, type RateLimiter } from './rate-limit.js';
 export type Surface = 'public' | 'own';
 
 const OWN_PREFIXES = ['/dashboard', '/overlay'];
-/** What the tunnel must carry (README "Security"); every path not the streamer's own is public. */
+/** What the tunnel must carry (docs/security.md); every path not the streamer's own is public. */
 export const PUBLIC_PREFIXES = ['/webhooks/fourthwall', '/claim', '/verify', '/healthz'] as const;
 const FORWARDING_HEADERS = [
   'x-forwarded-for',

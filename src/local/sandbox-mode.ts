@@ -2,7 +2,7 @@
  * Sandbox mode, what `npm start` runs without credentials: the local stack in-process (Fourthwall
  * sandbox, local Twitch chat server, the real bot connected to both over real sockets with signed
  * webhooks), a scripted stream narrated step by step, then an interactive prompt when stdin is a
- * terminal. See README "Sandbox mode".
+ * terminal. See docs/demo.md.
  *
  * Contract: resolves with the exit code: 0 when the script ran (and, interactively, the user
  * quit), 1 when a scripted step failed. The bot listens on config.http.port, or on a port the OS

@@ -51,6 +51,8 @@ export interface DashboardApiDeps {
   delivery?: Pick<DeliveryTracker, 'waiting' | 'remind'>;
   /** One line per problem the streamer must fix (e.g. credentials refused, app/credential-problems.ts); in `state.problems`. */
   problems?: () => readonly string[];
+  /** Twitch beyond chat (app/twitch-events.ts): the EventSub state and its features, merged into the state like chat's. */
+  twitchEvents?: () => Record<string, unknown>;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -227,6 +229,7 @@ export class DashboardApi {
       chat: chat.chat,
       ...(chat.reason ? { chatReason: chat.reason } : {}),
       ...(problems.length ? { problems } : {}),
+      ...this.d.twitchEvents?.(),
       channel: this.d.chat.channelLogin,
       draws,
     };

@@ -66,6 +66,8 @@ export interface OperatorPagesDeps {
   delivery?: DashboardApiDeps['delivery'];
   /** Problems the streamer must fix (credentials refused), shown in the dashboard's status. */
   problems?: DashboardApiDeps['problems'];
+  /** The EventSub state and channel points / bits (app/twitch-events.ts), shown beside chat's. */
+  twitchEvents?: DashboardApiDeps['twitchEvents'];
 }
 
 export interface OperatorPages {

@@ -329,7 +329,11 @@ function drawBlock(d) {
 }
 
 function renderState() {
-  $('status').textContent = state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') + ' · #' + state.channel;
+  $('status').textContent =
+    state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') +
+    (state.eventsub ? ' · EventSub ' + state.eventsub + (state.eventsubReason ? ' (' + state.eventsubReason + ')' : '') : '') +
+    (state.channelPoints ? ' · channel points: ' + state.channelPoints.entered + ' entered, ' + state.channelPoints.refunded + ' refunded' : '') +
+    ' · #' + state.channel;
   const problems = state.problems || [];
   $('problems').hidden = problems.length === 0;
   $('problems').textContent = problems.join(' ');
