@@ -137,7 +137,12 @@ function detail(r: DrawRecord): string {
       ),
     ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${clean(a.at)}`),
     ...(r.rerolls ?? []).map(
-      (x) => `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}`,
+      (x) =>
+        `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +
+        // the link they had seen stays theirs (the replacement got a new one): its state is theirs
+        `${x.kept ? `\n    kept their link${x.kept.giftId ? ` gift ${clean(x.kept.giftId)}` : ''}` : ''}` +
+        `${x.kept && x.delivery ? `\n    delivery ${deliveryLine(x.delivery)}` : ''}` +
+        `${x.kept?.redeemUrl ? `\n    link ${clean(x.kept.redeemUrl)}` : ''}`,
     ),
     `commitment ${clean(r.fairness.commitment)}`,
     `seed       ${clean(r.fairness.seed) || '(not revealed)'}`,

@@ -6,6 +6,8 @@
  *   the bot is a moderator there);
  * - Twitch API (optional, setup-twitch-api.ts): TWITCH_CLIENT_ID, the token's scopes per enabled feature;
  * - webhook secret: present (Fourthwall has no API to compare it);
+ * - client addresses: which GIFTDROP_TRUST_PROXY is in force (a warning naming the setting when the
+ *   public URL is a cloudflared or ngrok address and no header is trusted);
  * - webhook: `<GIFTDROP_PUBLIC_URL>/webhooks/fourthwall` with the event types the bot needs, through
  *   list/create/update webhook: a second run changes nothing and never creates a duplicate; a
  *   configuration with that URL but missing types is updated;
@@ -37,6 +39,7 @@ import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../events/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
+import { describeClientKeys } from '../http/surfaces.js';
 import type { SetupItem } from './setup-item.js';
 import { giftdropCommand, settingsGuide, thisInvocation } from '../platform/invocation.js';
 
@@ -148,6 +151,15 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
   } finally {
     await chat.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * Which client addresses the per-client limits use (GIFTDROP_TRUST_PROXY): a warning while no
+ * header is trusted and the public URL names a tunnel that writes one the bot could trust.
+ */
+function clientAddressItem(config: Config): SetupItem {
+  const detail = describeClientKeys(config.http.trustProxy, config.publicUrl);
+  return { name: 'Client addresses', status: detail.includes('set GIFTDROP_TRUST_PROXY=') ? 'warn' : 'ok', detail, required: false };
 }
 
 function checkWebhookSecret(config: Config): SetupItem {
@@ -301,6 +313,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     report(await checkTwitch(config, logger, o.chatTimeoutMs ?? 15_000));
     report(await checkTwitchApi(config, logger));
     report([claimPageItem(config)]);
+    report([clientAddressItem(config)]);
     report([checkWebhookSecret(config)]);
     const basicOnly = basicOnlyNotice(config);
     report([{ name: 'Basic-only operations', status: basicOnly ? 'warn' : 'ok', detail: basicOnly ?? 'Basic credentials are set', required: false }]);
