@@ -18,7 +18,7 @@ import type { GiveawayEngine } from '../giveaway/engine.js';
 import { registerSecret, type Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Backoff } from '../shared/retry.js';
-import { channelPointsFile } from '../storage/channel-points-file.js';
+import { channelPointsFile } from '../storage/index.js';
 import { chatAccountToken, envTokenPort, type TwitchTokenPort } from '../twitch/account-tokens.js';
 import type { TwitchApi } from '../twitch/api.js';
 import { ChannelPointsApi } from '../twitch/channel-points/api.js';
