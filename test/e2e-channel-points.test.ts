@@ -6,7 +6,8 @@
  * per-viewer cap, and one by an excluded viewer are CANCELED (refunded); a redemption made while
  * the socket was down is settled after the reconnect; across a restart of the bot, the redemptions
  * made while it was down are settled and one it had entered but not yet marked is FULFILLED
- * without a second entry; a reward another app made is never touched. Bits used add tickets, the
+ * without a second entry; a reward another app made is never touched; a channel that is not
+ * Affiliate or Partner is told plainly. Bits used add tickets, the
  * frozen list carries them and `npm run verify` (the CLI, in a child process) replays the picks.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -186,6 +187,16 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     await w.startBot();
     await waitUntil(() => statusOf(w, r) === 'CANCELED', 15_000, 'refunded after the restart');
     expect(w.twitch.channelPoints.rewards.get(rewardId)!.isPaused).toBe(true);
+  });
+
+  it('a channel that is not Affiliate or Partner: said plainly in /healthz, no socket opened, the bot runs on', async () => {
+    const w = await world();
+    w.twitch.channelPoints.setAffiliate(w.chat.channelId, false);
+    const bot = await w.startBot();
+    await waitUntil(() => bot.twitchEvents.channelPoints?.state === 'refused', 10_000, 'refused');
+    expect(bot.health().problems).toEqual([expect.stringMatching(/^channel points are off: .*channel points need an Affiliate or Partner channel/)]);
+    expect(w.twitch.eventSub.connections).toBe(0);
+    expect(bot.health()).not.toHaveProperty('eventsub');
   });
 
   it('bits used during a draw add tickets (1 per 100 bits, capped), through the same EventSub client', async () => {

@@ -11,7 +11,7 @@ import { FourthwallClient } from '../fourthwall/index.js';
 import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
-import { parseTrustProxy } from '../http/surfaces.js';
+import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
 import { giveawayCommands } from '../commands/wire.js';
 import { FileDrawRepository } from '../storage/index.js';
@@ -609,11 +609,14 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
   const fourthwall = config.fourthwall.apiUrl;
   const openDraws = engine.openDrawCount();
   const where = { mode: config.mode, channel, bot: username, chat: ircUrl, fourthwall, webhooks: webhookUrl };
+  // Who the per-client limits think a client is (issue 46: the default trusts no header).
+  const clients = describeClientKeys(config.http.trustProxy, config.publicUrl);
   log.info(
-    { ...where, openDraws, dataDir: config.dataDir },
+    { ...where, openDraws, dataDir: config.dataDir, trustProxy: config.http.trustProxy ?? 'none' },
     `giftdrop ${config.mode}: chat #${channel} as ${username} via ${ircUrl}, Fourthwall at ${fourthwall}, ` +
-      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}`,
+      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}; ${clients}`,
   );
+  if (config.mode === 'live') c.operator.notify(clients);
 }
 
 /**

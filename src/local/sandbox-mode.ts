@@ -29,6 +29,7 @@ import { DemoAborted, DemoWorld } from './demo/world.js';
 import { demoHelix, withDemoTwitch } from './demo/twitch.js';
 import { newWorldLine, startNewWorld } from './sandbox-world.js';
 import { plural } from '../shared/plural.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 export interface SandboxModeOptions {
   config: Config;
@@ -160,7 +161,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       } finally {
         await stack.close();
       }
-      printer.note(`Stopped. The draws are in the history (${config.dataDir}): npm run history`);
+      printer.note(`Stopped. The draws are in the history (${config.dataDir}): ${giftdropCommand('history')}`);
     })());
   options.onSignals(shutdown);
 
@@ -196,7 +197,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       });
       ok = result.ok;
       if (result.ok) {
-        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`);
+        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: ${giftdropCommand('history')}`);
       } else {
         printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
       }

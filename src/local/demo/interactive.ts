@@ -15,6 +15,7 @@ import type { DemoTimings } from './script.js';
 import { DemoAborted, type DemoWorld } from './world.js';
 import { claimAndRedeem } from './claim-visit.js';
 import { plural } from '../../shared/plural.js';
+import { giftdropCommand } from '../../platform/invocation.js';
 
 export interface InteractiveOptions {
   world: DemoWorld;
@@ -69,7 +70,7 @@ function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
     printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${new Date(r.closesAt).toLocaleTimeString()}; viewers type !enter.`);
   const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${plural(r.entrants, 'entrant')}; picking winners.`);
   const finished = (r: DrawRecord): void =>
-    printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. npm run verify -- ${r.id}`);
+    printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. ${giftdropCommand('verify', r.id)}`);
   const failed = (r: DrawRecord): void => printer.problem(`Draw ${r.id} failed${r.failure ? `: ${r.failure.reason}` : ''}.`);
   const cancelled = (r: DrawRecord): void => printer.narrate(`Draw ${r.id} was cancelled.`);
   events.on('draw-opened', opened);

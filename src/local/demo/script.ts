@@ -21,6 +21,7 @@ import type { SimViewerOptions } from '../../sandbox/chat/index.js';
 import type { DemoPrinter } from './output.js';
 import { claimAndRedeem } from './claim-visit.js';
 import { plural } from '../../shared/plural.js';
+import { giftdropCommand } from '../../platform/invocation.js';
 import { DemoAborted, DemoTimeout, type DemoWorld, type DrawOutcome } from './world.js';
 
 /** Engine minimum for a link giveaway's entry window, in seconds. */
@@ -233,7 +234,7 @@ async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: nu
     return { ok: false, problem: `a winner could not redeem: ${(err as Error).message}` };
   }
   const redeemed = (await bot.repo.listDraws()).filter((r) => ours.has(r.id) && r.winners.some((w) => w.delivery?.redeemedAt)).length;
-  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and npm run history shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`);
+  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and ${giftdropCommand('history')} shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`);
   return { ok: true };
 }
 
@@ -356,7 +357,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
       return { ok: false, drawIds, problem: `the gift draw ${outcome.status}${outcome.record.failure ? `: ${outcome.record.failure.reason}` : ''}` };
     }
     await waitForAnnouncement(world, mark, outcome.record, step);
-    printer.success(`Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: npm run verify -- ${draw.id}`);
+    printer.success(`Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: ${giftdropCommand('verify', draw.id)}`);
     await world.pause(pace);
 
     // 3. Orders: a supporter alert, and the merch train's giveaway.
