@@ -13,7 +13,11 @@
  *   nothing is polled while no prize waits;
  * - one reminder per waiting prize at the next stream start (`streamStarted`) or after
  *   `reminders.afterHours` (`remind`);
- * - `waiting()` is the dashboard's list, `prizesFor(userId)` the claim page's (that viewer's own).
+ * - `waiting()` is the dashboard's list, `prizesFor(userId)` the claim page's (that viewer's own);
+ *   both, the redemptions and the poll go by the draw's prize HOLDERS (state.ts `prizeHolders`):
+ *   its winners and each replaced winner who kept the link they had seen (a reroll of a link that
+ *   had gone out gives the replacement a new one); a kept link is credited to its holder, never
+ *   reminded, and listed on the dashboard (`replaced: true`) until redeemed or closed.
  * Links never reach a log line or chat here (chat lines name the claim page only).
  * Does not: talk HTTP (src/web/public/claim-page.ts), know Fourthwall's shapes (the RedemptionPort
  * adapter does), or decide who won.
@@ -26,7 +30,7 @@ import type { ChatPort, PrivateDelivery } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { deliveryLabel, isWaiting, type DeliveryLabel } from './state.js';
+import { deliveryLabel, isWaiting, prizeHolders, type DeliveryLabel } from './state.js';
 
 /** The draw storage as the tracker needs it (FileDrawRepository). */
 export interface DeliveryStore {
@@ -95,6 +99,8 @@ export interface PrizeView {
   link?: string;
   label: DeliveryLabel;
   delivery: Delivery;
+  /** A replaced winner's kept link (see the contract): never reminded by the bot. */
+  replaced?: true;
 }
 
 export interface DeliveryTrackerDeps {
@@ -192,7 +198,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   async resumeWhispers(): Promise<void> {
     if (!this.whispersOn()) return;
     for (const p of await this.waiting()) {
-      if (!p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
+      if (!p.replaced && !p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
     }
   }
 
@@ -278,7 +284,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
       if (r.status !== 'finished') continue;
-      for (const w of r.winners) if (isWaiting(w)) out.push(toView(r, w, w.delivery!));
+      for (const { holder, replaced } of prizeHolders(r)) if (isWaiting(holder)) out.push(toView(r, holder, holder.delivery!, replaced));
     }
     return out.sort((a, b) => a.delivery.announcedAt.localeCompare(b.delivery.announcedAt));
   }
@@ -288,9 +294,9 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
       if (r.status !== 'finished') continue;
-      for (const w of r.winners) {
+      for (const { holder: w, replaced } of prizeHolders(r)) {
         if (w.userId !== userId || !w.redeemUrl) continue;
-        out.push(toView(r, w, w.delivery ?? { announcedAt: r.closedAt ?? r.openedAt }));
+        out.push(toView(r, w, w.delivery ?? { announcedAt: r.closedAt ?? r.openedAt }, replaced));
       }
     }
     return out;
@@ -375,7 +381,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const afterMs = this.settings.reminders.afterHours * 3_600_000;
     if (afterMs > 0) {
       const due = this.d.clock.now() - afterMs;
-      await this.remind(waiting.filter((p) => Date.parse(p.delivery.announcedAt) <= due));
+      await this.remind(waiting.filter((p) => !p.replaced && Date.parse(p.delivery.announcedAt) <= due));
     }
     if (waiting.length && !this.stopped) this.schedule();
   }
@@ -416,7 +422,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     if (!this.settings.reminders.atStreamStart) return;
     const due = this.d.clock.now() - REMIND_MIN_AGE_MS;
     const waiting = await this.waiting();
-    await this.remind(waiting.filter((p) => Date.parse(p.delivery.announcedAt) <= due));
+    await this.remind(waiting.filter((p) => !p.replaced && Date.parse(p.delivery.announcedAt) <= due));
   }
 
   /**
@@ -456,7 +462,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   }
 }
 
-function toView(r: DrawRecord, w: Winner, delivery: Delivery): PrizeView {
+function toView(r: DrawRecord, w: Winner, delivery: Delivery, replaced = false): PrizeView {
   return {
     drawId: r.id,
     kind: r.kind,
@@ -469,5 +475,6 @@ function toView(r: DrawRecord, w: Winner, delivery: Delivery): PrizeView {
     ...(w.redeemUrl ? { link: w.redeemUrl } : {}),
     label: deliveryLabel(delivery),
     delivery,
+    ...(replaced ? { replaced: true as const } : {}),
   };
 }
