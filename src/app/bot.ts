@@ -8,7 +8,6 @@
  */
 import type { Config } from '../config/index.js';
 import { FourthwallClient } from '../fourthwall/index.js';
-import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
 import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
@@ -17,8 +16,6 @@ import { giveawayCommands } from '../commands/wire.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat } from '../twitch/index.js';
-import { hasBotLogin, startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
-import { LoginStore } from '../twitch/login-store.js';
 import { TwitchTokenError } from '../twitch/auth.js';
 import { keepWebhookCurrent, type WebhookOutcome } from '../events/webhook-registration.js';
 import { faviconRoute } from '../web/favicon.js';
@@ -26,8 +23,8 @@ import { startOperatorPages, type OperatorPages } from '../web/operator/index.js
 import { claimPageFor, type ClaimPageWiring } from '../web/public/claim-wiring.js';
 import { verifyRoute } from '../web/public/verify-route.js';
 import { botContext, type BotContext, type BotOptions } from './context.js';
+import { openAdapters, type Adapters } from './adapters.js';
 import { beaconForBot, checkHintFor } from '../beacon/bot-beacon.js';
-import { FourthwallShop } from '../shop/shop-port.js';
 import { EventIntake } from '../events/event-intake.js';
 import { eventDispatch } from '../events/dispatch.js';
 import type { EventPoller } from '../events/event-poll.js';
@@ -75,7 +72,7 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
-  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused, see /healthz). */
+  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused). */
   readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
   /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
   readonly twitchEvents: TwitchEvents;
@@ -102,9 +99,7 @@ const CLOSE_MS = 1000;
  */
 export async function startBot(options: BotOptions): Promise<Bot> {
   const c = botContext(options);
-  const store = options.loginStore ?? (c.config.mode === 'live' ? await LoginStore.open(c.config.dataDir) : undefined);
-  requireChatCredentials(c.config, store);
-  const adapters = await openAdapters(c, store);
+  const adapters = await openAdapters(c);
   const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger });
   const twitchApi = startTwitchApi(c, adapters, streaming);
   // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
@@ -149,17 +144,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   };
 }
 
-function requireChatCredentials(config: Config, store?: LoginStore): void {
-  if (!config.twitch.channel || !hasBotLogin(config, store) || (config.twitch.token && !config.twitch.username))
-    throw new Error('startBot needs TWITCH_CHANNEL and TWITCH_USERNAME with TWITCH_TOKEN (or a bot login saved by the setup page)');
-}
-
 /**
  * A new tunnel address costs nothing: in live mode with GIFTDROP_PUBLIC_URL, the one webhook
  * configuration at Fourthwall follows it (events/webhook-registration.ts), in the background; a
  * refusal is one line for /healthz and the dashboard.
  */
-function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: readonly string[]): Promise<WebhookOutcome | undefined> | undefined {
+function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: readonly string[]) {
   const { config } = c;
   if (config.mode !== 'live' || !config.publicUrl) return undefined;
   return keepWebhookCurrent({
@@ -170,53 +160,6 @@ function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: read
     log: c.log,
     problem: (line) => (c.problems.add(line) ? c.log.error(line) : undefined),
   });
-}
-
-/** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
-interface Adapters {
-  repo: FileDrawRepository;
-  client: FourthwallClient;
-  shop: FourthwallShop;
-  twitchAuth: TwitchAuthStartup;
-  chat: TwitchChat;
-}
-
-async function openAdapters(c: BotContext, store: LoginStore | undefined): Promise<Adapters> {
-  const { config, logger, clock, options, stops } = c;
-  const repo = await FileDrawRepository.open(config.dataDir, {
-    clock,
-    logger,
-    mode: config.mode,
-    ...(options.fileSystem ? { fileSystem: options.fileSystem } : {}),
-  });
-  stops.save('history', 'the draw history', () => repo.close());
-  const client = new FourthwallClient({
-    apiUrl: config.fourthwall.apiUrl,
-    auth: clientAuth(config),
-    rateLimit: config.fourthwall.rateLimit,
-    logger,
-    clock,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...options.client,
-  });
-  stops.close('fourthwall', () => client.close());
-  const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
-  // A login Twitch ended is one line (the token keeper logged it) kept for /healthz and the dashboard.
-  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked: (_role, line) => c.problems.add(line) });
-  stops.close('twitch-auth', () => twitchAuth.close());
-  const outboxMax = config.twitch.outboxMax;
-  const chat = new TwitchChat({
-    url: config.twitch.ircUrl,
-    channel: config.twitch.channel!,
-    username: twitchAuth.username,
-    token: twitchAuth.tokens.current(),
-    tokens: twitchAuth.tokens,
-    logger,
-    clock,
-    outbox: { ...(outboxMax !== undefined ? { maxQueued: outboxMax } : {}), ...options.outbox },
-  });
-  stops.close('chat', () => chat.disconnect());
-  return { repo, client, shop, twitchAuth, chat };
 }
 
 /**
@@ -402,7 +345,8 @@ function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
   const chatStop = new AbortController();
   c.stops.close('chat-connect', () => chatStop.abort());
   const signals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x) => x !== undefined);
-  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) }).catch((err: unknown) => {
+  const connecting = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) });
+  const chatConnected = connecting.catch((err: unknown) => {
     // A saved login Twitch refuses does not stop the bot: the dashboard and /healthz say to log in
     // again on the setup page (which restarts the bot); chat stays off meanwhile.
     if (a.twitchAuth.logins.source('bot')?.source !== 'saved' || !(err instanceof TwitchTokenError)) throw err;
