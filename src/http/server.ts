@@ -10,7 +10,9 @@
  *   when one is configured, and the overlay's data-free script and style.
  *
  * Bounds, per listener: its own connection cap (public MAX_CONNECTIONS, local
- * MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot touch the overlay),
+ * MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot touch the overlay; on
+ * the local one a new connection beyond the cap closes the oldest idle one instead of being
+ * refused, `evictIdleBeyond`, so other local programs holding sockets never shut OBS out),
  * headers within HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS, checked every
  * second (`connectionsCheckingInterval`), idle sockets closed after IDLE_TIMEOUT_MS (event streams
  * turn that off for theirs). Each public request's client is decided once (surfaces.ts
@@ -44,7 +46,7 @@
  * giveaway logic and keeps no event ids (the event intake does).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../logging/index.js';
 import { hasSignatureShape, parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
 import { RejectionLog } from './rejections.js';
@@ -426,22 +428,64 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
 }
 
 /** A listener with the bounds every one of ours has (see the module comment). */
-function listener(maxConnections: number, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+function listener(maxConnections: number | 'evict-idle', handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const server = createServer(
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     handle,
   );
   server.keepAliveTimeout = 5_000;
   server.timeout = IDLE_TIMEOUT_MS;
-  server.maxConnections = maxConnections;
+  if (maxConnections === 'evict-idle') evictIdleBeyond(server, MAX_LOCAL_CONNECTIONS);
+  else server.maxConnections = maxConnections;
   return server;
+}
+
+/**
+ * The streamer's own listener's connection cap (issue 46): every client there is this machine,
+ * so a cap that refuses new connections let any local program holding idle sockets shut OBS out.
+ * Instead, at `max` open connections a new one closes the OLDEST connection with no request in
+ * progress (one that never sent a whole request, or waits between requests); only when every
+ * connection is busy (answering, or an event stream: those are bounded by the SSE hub) is the new
+ * one closed. The overlay's live stream is always busy, so it is never the one closed.
+ */
+function evictIdleBeyond(server: Server, max: number): void {
+  const open = new Map<Socket, { busy: number }>(); // insertion order: oldest first
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= max) {
+      let idle: Socket | undefined;
+      for (const [s, st] of open) {
+        if (st.busy === 0) {
+          idle = s;
+          break;
+        }
+      }
+      if (!idle) return void socket.destroy();
+      open.delete(idle);
+      idle.destroy();
+    }
+    open.set(socket, { busy: 0 });
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const st = open.get(req.socket);
+    if (!st) return;
+    st.busy += 1;
+    // Between requests it is idle again, and the newest idle (moved to the end of the age order).
+    res.once('close', () => {
+      st.busy -= 1;
+      if (st.busy === 0 && open.has(req.socket)) {
+        open.delete(req.socket);
+        open.set(req.socket, st);
+      }
+    });
+  });
 }
 
 /** The streamer's own listener: local requests only (the overlay key aside), then its routes. */
 function ownListener(o: LocalListenerOptions, health: () => HealthReport): Server {
   const localHosts = o.localHosts ?? new Set<string>();
   const overlayKey = o.overlayKey ? new OverlayKey(o.overlayKey) : undefined;
-  return listener(MAX_LOCAL_CONNECTIONS, (req, res) => {
+  return listener('evict-idle', (req, res) => {
     recordClient(req, clientKeyOf(req, { kind: 'none' }));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (!isLocalRequest(req, localHosts)) {
