@@ -5,21 +5,14 @@
  * `!giveaway retry` delivers), and links in chat only when `links.publicInChat` is set.
  * Real bot in-process against the chat server and the Fourthwall sandbox.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SEED_PRODUCT_IDS } from '../src/sandbox/fourthwall/index.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import { rm } from 'node:fs/promises';
 import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
+import { perTest } from './support/per-test.js';
 
-const stacks: LinkStack[] = [];
-async function stack(...args: Parameters<typeof startLinkStack>): Promise<LinkStack> {
-  const s = await startLinkStack(...args);
-  stacks.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of stacks.splice(0)) await s.close(true);
-});
+const stack = perTest(startLinkStack, (s) => s.close(true));
 
 const ENTRANTS = ['ana', 'ben', 'cai', 'dee', 'eve', 'fay'];
 

@@ -1,21 +1,12 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
-import { chatMsg, harness, linksIn, purchase, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { chatMsg, linksIn, purchase, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
-const open: Harness[] = [];
-async function make(...args: Parameters<typeof harness>): Promise<Harness> {
-  const h = await harness(...args);
+const make = harnessPerTest((h) => {
   h.shop.products = [{ id: '3f1c0a52-3333-4a6b-9d1e-000000000003', name: 'Mug', slug: 'mug' }];
-  open.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of open.splice(0)) {
-    await h.shutdown();
-    await removeDir(h.dir);
-  }
 });
 
 const mod = () => chatMsg('modjo', { roles: { moderator: true } });

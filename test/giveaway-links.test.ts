@@ -1,8 +1,9 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord, ProductInfo } from '../src/giveaway/model.js';
-import { chatMsg, driveUntil, harness, linksIn, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { chatMsg, driveUntil, linksIn, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
 const PRODUCTS: ProductInfo[] = [
   { id: '3f1c0a52-1111-4a6b-9d1e-000000000001', name: 'Red Hoodie', slug: 'red-hoodie' },
@@ -11,18 +12,8 @@ const PRODUCTS: ProductInfo[] = [
   { id: '3f1c0a52-4444-4a6b-9d1e-000000000004', name: 'Mug Deluxe', slug: 'mug-deluxe' },
 ];
 
-const open: Harness[] = [];
-async function make(...args: Parameters<typeof harness>): Promise<Harness> {
-  const h = await harness(...args);
+const make = harnessPerTest((h) => {
   h.shop.products = structuredClone(PRODUCTS);
-  open.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of open.splice(0)) {
-    await h.shutdown();
-    await removeDir(h.dir);
-  }
 });
 
 const mod = () => chatMsg('modjo', { roles: { moderator: true } });
@@ -233,7 +224,7 @@ describe('link giveaway: drawing and delivery', () => {
     await waitFor(() => h.shop.count('createGiveawayLinks') === 1 && h.clock.pending() > 0, 'backoff');
     await h.svc.stop();
     await h.repo.close();
-    open.splice(open.indexOf(h), 1);
+    make.release(h);
     const again = await make({ dir: h.dir, clock: h.clock, shop: h.shop });
     await again.svc.whenIdle();
     expect(again.shop.count('createGiveawayLinks')).toBe(1);

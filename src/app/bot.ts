@@ -113,8 +113,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const intake = startEventIntake(c, adapters, { engine, delivery, shop });
   const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
-  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi, twitchEvents };
-  const served = await serveAndConnect(c, { ...parts, chatConnected });
+  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi };
+  const served = await serveAndConnect(c, { ...parts, twitchEvents, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
@@ -269,8 +269,10 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine, 
 }
 
 /** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
-function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine): TwitchEvents {
-  const events = startTwitchEvents({ config: c.config, auth: a.twitchAuth, twitchApi, engine, problems: c.problems, clock: c.clock, logger: c.logger, options: c.options.twitchEvents });
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine) {
+  const { config, problems, clock, logger } = c;
+  const options = c.options.twitchEvents;
+  const events = startTwitchEvents({ config, auth: a.twitchAuth, twitchApi, engine, problems, clock, logger, options });
   c.stops.close('twitch-events', () => events.stop());
   return events;
 }
@@ -342,7 +344,12 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine, twitchEvents: TwitchEvents): () => HealthReport {
+function healthReport(
+  c: BotContext,
+  chat: TwitchChat,
+  engine: GiveawayEngine,
+  twitch: TwitchEvents,
+): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -351,7 +358,7 @@ function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine, t
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
-      ...twitchEvents.health(),
+      ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -595,7 +602,9 @@ function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: Ope
   c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
   // The link that signs in by itself: its token is in the fragment (#), which the browser never
   // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
-  c.operator.notify(`dashboard, signed in: ${url}/dashboard#token=${encodeURIComponent(pages.token.token)} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
+  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
+  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
+  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

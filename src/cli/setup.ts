@@ -41,6 +41,7 @@ import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
 import { describeClientKeys } from '../http/surfaces.js';
 import type { SetupItem } from './setup-item.js';
+import { giftdropCommand, settingsGuide, thisInvocation } from '../platform/invocation.js';
 
 export interface SetupOptions {
   config: Config;
@@ -280,7 +281,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     const missing = missingForLive(config);
     print('giftdrop setup checks the live configuration, but this one runs in sandbox mode.');
     if (missing.length) {
-      print('Missing (set them in .env, see .env.example and README "Set up and go live"):');
+      print(`Missing (set them in .env; ${settingsGuide(thisInvocation())}):`);
       for (const m of missing) print(`  - ${m}`);
     } else {
       print('GIFTDROP_MODE=sandbox is set: remove it (or set GIFTDROP_MODE=live) to check the live configuration.');
@@ -337,10 +338,10 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
   // A skipped check is not an item to fix: it waits on one that failed (and is named there).
   const toFix = items.filter((i) => i.required && i.status === 'fail');
   if (toFix.length === 0) {
-    print('All required checks passed. Start the bot with: npm start');
+    print(`All required checks passed. Start the bot with: ${giftdropCommand('start')}`);
     return { exitCode: 0, items };
   }
-  print(`${toFix.length} item(s) to fix: ${toFix.map((i) => i.name).join(', ')}. Fix them in .env and run npm run setup again.`);
+  print(`${toFix.length} item(s) to fix: ${toFix.map((i) => i.name).join(', ')}. Fix them in .env and run ${giftdropCommand('setup')} again.`);
   return { exitCode: 1, items };
 }
 
