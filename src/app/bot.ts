@@ -19,6 +19,8 @@ import { ChatLines } from '../commands/chat-lines.js';
 import { enterCommand } from '../commands/enter.js';
 import { giveawayCommand } from '../commands/giveaway.js';
 import { claimCommand } from '../commands/claim.js';
+import { commandGate } from '../giveaway/shared-chat.js';
+import { ChannelLogins } from '../twitch/channel-directory.js';
 import { streamCommand } from '../commands/stream.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Backoff } from '../shared/retry.js';
@@ -140,7 +142,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // which needs the engine: it is looked up when called, once the delivery is built.
   const late: LateDelivery = {};
   const twitchApi = startTwitchApi(c, adapters, late);
-  const engine = await buildEngine(c, adapters, twitchApi, late);
+  const channels = new ChannelLogins({ chat: adapters.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock: c.clock, logger: c.logger });
+  const engine = await buildEngine(c, adapters, twitchApi, late, channels);
   const delivery = (late.wiring = startPrizeDelivery(c, adapters, engine));
   const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger, onLive: () => void delivery.tracker.streamStarted() });
   const shop = startShopFeatures(c, adapters, engine);
@@ -278,7 +281,7 @@ function startTwitchApi(c: BotContext, a: Adapters, late: LateDelivery): TwitchA
 }
 
 /** The drand beacon and the giveaway engine over the (possibly wrapped) history; the account-check warm-up fed by its events. */
-async function buildEngine(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, late: LateDelivery): Promise<GiveawayEngine> {
+async function buildEngine(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, late: LateDelivery, channels: ChannelLogins): Promise<GiveawayEngine> {
   const { config, clock, logger, options, stops } = c;
   const beacon = await beaconForBot(config, { clock, logger });
   stops.close('beacon', () => beacon.close());
@@ -295,6 +298,7 @@ async function buildEngine(c: BotContext, a: Adapters, twitchApi: TwitchApi | un
     beaconWaitMs: c.file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
     privateDelivery: (): PrivateDelivery => late.wiring!.tracker.via(),
+    channels,
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   stops.save('engine', 'the open draws', () => engine.stop());
@@ -345,7 +349,7 @@ function wireChatCommands(
 ): ChatLines {
   const { names } = c;
   const { chat, engine, twitchApi } = p;
-  const registry = new CommandRegistry({ clock: c.clock, logger: c.logger, prefix: names.prefix });
+  const registry = new CommandRegistry({ clock: c.clock, logger: c.logger, prefix: names.prefix, admit: commandGate(c.settings.sharedChat, () => chat.channelId()) });
   registry.register(enterCommand(engine, names.names.enter, names.aliases.enter ?? []));
   const gw = giveawayCommand(engine, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });

@@ -16,6 +16,7 @@ import { FileDrawRepository } from '../storage/repository.js';
 import { toCsv, toExport } from '../storage/export.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
 import { npmRun } from '../platform/advice.js';
+import { channelCountsText } from '../giveaway/shared-chat-counts.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -27,7 +28,7 @@ export interface CliIo {
 export const HISTORY_USAGE = `usage: ${npmRun(process.platform, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
   (default)   a readable table, newest first
   --json      the history export (JSON array, newest first)
-  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
+  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields, entrants by channel
   --limit N   only the N newest draws
   --draw ID   only the draw with this id
   --sandbox / --live   which mode's data (default: the mode npm start would run in)
@@ -81,6 +82,11 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
+/** `9`, or with Shared Chat partner entries `9 (giftdrop_demo 3, partner_one 6)`. */
+function entrantsText(r: DrawRecord): string {
+  return r.entrantsByChannel?.length ? `${r.entrants} (${clean(channelCountsText(r.entrantsByChannel))})` : String(r.entrants);
+}
+
 function summaryTable(records: readonly DrawRecord[]): string {
   const rows = [['ID', 'KIND', 'STATUS', 'OPENED', 'ENTRANTS', 'WINNERS', 'DELIVERY', 'OFFER']];
   for (const r of records) {
@@ -89,7 +95,7 @@ function summaryTable(records: readonly DrawRecord[]): string {
       r.kind,
       r.status,
       clean(r.openedAt).replace(/\.\d{3}Z$/, 'Z'),
-      String(r.entrants),
+      entrantsText(r),
       r.winners.length ? r.winners.map((w) => clean(w.login)).join(', ') : '-',
       deliverySummary(r),
       clean(r.offer.name),
@@ -121,7 +127,7 @@ function detail(r: DrawRecord): string {
     `opened     ${clean(r.openedAt)}`,
     `closes     ${clean(r.closesAt)}`,
     `closed     ${clean(r.closedAt) || '-'}`,
-    `entrants   ${r.entrants}`,
+    `entrants   ${entrantsText(r)}`,
     `winners    ${r.winners.length ? '' : '-'}`,
     ...[...r.winners]
       .sort((a, b) => a.pick - b.pick)

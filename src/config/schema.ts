@@ -251,6 +251,8 @@ export const fileSchema = z.strictObject({
       beaconWaitSeconds: z.number().int().min(1).max(120).default(10),
     })
     .prefault({}),
+  /** Twitch Shared Chat (src/giveaway/shared-chat.ts): partner channels' viewers enter only when this is on. */
+  sharedChat: z.strictObject({ partnerEntries: z.boolean().default(false) }).prefault({}),
   messages: z.record(z.string(), z.string().max(450)).default(() => ({})),
   /** The shop on stream (./shop.ts): supporter alerts, merch train, !merch, !promo. */
   alerts: alertsSchema,

@@ -107,6 +107,10 @@ export async function startLocalChat(
   const { prepare, ...helixOptions } = options.helix ?? {};
   const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...helixOptions });
   helix.setUser(chatServer.channelId, chatServer.channel);
+  // Shared Chat partner channels are Twitch users the API knows (their logins, for the counts).
+  chatServer.on('shared-chat', (e) => {
+    for (const p of e.participants) helix.setUser(p.id, p.login);
+  });
   chatServer.mount((req, res) => helix.handle(req, res));
   prepare?.(helix, chatServer);
   return { chatServer, helix };

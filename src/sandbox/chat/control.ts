@@ -1,6 +1,7 @@
 /**
  * The sandbox chat server's control and faults API, the part a test or the sandbox demo drives:
- * play viewers (`viewer`, `inject`, `injectRaw`), read what happened (`transcript`,
+ * play viewers (`viewer`, `inject`, `injectRaw`, Shared Chat's partner viewers through
+ * `sharedChat`, shared-chat.ts), read what happened (`transcript`,
  * `botMessages`, `notices`, `waitFor`, `joined`, `connections`), change the channel
  * (`setBotMod`, `setRoomState`) and break things on purpose (`expireToken`, `halfOpen`,
  * `holdPongs`, `sendReconnect`, `dropConnections`, `ping`).
@@ -15,12 +16,26 @@ import { WebSocket } from 'ws';
 import type { RoomModes } from './limits.js';
 import { formatViewerPrivmsg, makeViewer, normaliseLogin, type InjectExtra, type SimViewer, type SimViewerOptions } from './viewers.js';
 import { IrcSessions } from './irc-session.js';
+import { SharedChatSession } from './shared-chat.js';
 import type { ChatServer, RoomStateChange } from './types.js';
 
 const RAW_BATCH_CHARS = 256 * 1024;
 
 /** The test-facing API on top of the IRC handling; see the module header. */
 export abstract class ChatControl extends IrcSessions {
+  readonly sharedChat = new SharedChatSession({
+    ctx: this.ctx,
+    deliver: (line) => {
+      for (const conn of this.inChannel()) this.send(conn, line);
+      this.wake();
+    },
+    record: (entry) => this.record(entry),
+    announce: (event) => {
+      this.emit('shared-chat', event);
+      this.wake();
+    },
+  });
+
   viewer(login: string, opts: SimViewerOptions = {}): SimViewer {
     const l = normaliseLogin(login);
     if (l === this.channel) return makeViewer(l, { ...opts, broadcaster: true }, this.channelId);
@@ -81,7 +96,7 @@ export abstract class ChatControl extends IrcSessions {
   inject(viewer: SimViewer, text: string, extra: InjectExtra = {}): void {
     const firstMessage = extra.firstMessage ?? (viewer.roles.firstMessage && !this.chatted.has(viewer.userId));
     const messageId = randomUUID();
-    const line = formatViewerPrivmsg(this.ctx, viewer, text, { ...extra, firstMessage }, messageId);
+    const line = formatViewerPrivmsg(this.ctx, viewer, text, { ...extra, firstMessage }, messageId, this.sharedChat.ownSource(viewer, messageId));
     this.chatted.add(viewer.userId);
     this.record({
       kind: 'viewer',

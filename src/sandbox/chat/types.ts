@@ -12,6 +12,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../logging/index.js';
 import type { ChatLimits, RoomModes } from './limits.js';
 import type { InjectExtra, SimViewer, SimViewerOptions } from './viewers.js';
+import type { SharedChatControl, SharedChatEvent } from './shared-chat.js';
 
 /** Options of {@link startChatServer}. */
 export interface ChatServerOptions {
@@ -82,6 +83,10 @@ export interface TranscriptEntry {
   attempted?: string;
   /** On bot entries sent as a reply: the `reply-parent-msg-id` tag. */
   replyTo?: string;
+  /** On viewer entries of a Shared Chat partner channel's viewer: the channel (user id) it was typed in. */
+  sourceChannelId?: string;
+  /** On such entries: Twitch's `source-only=1` (shown only in its source channel). */
+  sourceOnly?: boolean;
 }
 
 /** Payload of the `connection` and `disconnect` events. */
@@ -103,6 +108,8 @@ interface ChatServerEvents {
   oauth: [event: OAuthEvent];
   /** A client sent PING (`token`: its parameter); answered with `PONG :<token>` unless held. */
   'client-ping': [info: { id: number; token: string }];
+  /** A Shared Chat session began, changed its channels, or ended (shared-chat.ts). */
+  'shared-chat': [event: SharedChatEvent];
 }
 
 /** The running sandbox chat server. */
@@ -147,8 +154,13 @@ export interface ChatServer {
   viewer(login: string, opts?: SimViewerOptions): SimViewer;
   /** The channel owner (user id = channelId). */
   readonly broadcaster: SimViewer;
-  /** Delivers a viewer's message to every client in the channel and records it. */
+  /**
+   * Delivers a viewer's message to every client in the channel and records it (during a Shared
+   * Chat session with this channel's own Shared Chat tags).
+   */
   inject(viewer: SimViewer, text: string, extra?: InjectExtra): void;
+  /** Twitch Shared Chat: partner channels and their viewers' messages in this room (shared-chat.ts). */
+  readonly sharedChat: SharedChatControl;
   /**
    * Fast bulk path: pre-formatted IRC lines (no line endings), batched many per frame, sent to
    * every client in the channel. Not recorded in the transcript.
