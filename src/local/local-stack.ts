@@ -105,7 +105,7 @@ export async function startLocalChat(
     ...options.chat,
   });
   const { prepare, ...helixOptions } = options.helix ?? {};
-  const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...helixOptions });
+  const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, chat: chatServer, ...helixOptions });
   helix.setUser(chatServer.channelId, chatServer.channel);
   // Shared Chat partner channels are Twitch users the API knows (their logins, for the counts).
   chatServer.on('shared-chat', (e) => {

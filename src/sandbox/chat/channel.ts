@@ -20,6 +20,7 @@ import { silentLogger } from '../../logging/index.js';
 import { formatTags, stripTags } from './irc.js';
 import { SandboxOAuth } from './oauth.js';
 import { SandboxViewerLogin } from './viewer-login.js';
+import { SandboxAppTokens } from './app-tokens.js';
 import { OutboundPolicy, type RoomModes } from './limits.js';
 import { makeViewer, normaliseLogin, userIdFor, type ChannelContext, type SimViewer } from './viewers.js';
 import type { ChatServerOptions, RoomStateChange, TranscriptEntry } from './types.js';
@@ -68,6 +69,8 @@ export abstract class ChatChannel extends EventEmitter {
   protected botMod: boolean;
   protected readonly botSubscriber: boolean;
   protected readonly botFollowing: boolean;
+  /** The broadcaster authorized the application with `channel:bot` (Send Chat Message's Chat Bot badge). */
+  channelBotGranted: boolean;
 
   constructor(opts: ChatServerOptions) {
     super();
@@ -86,6 +89,7 @@ export abstract class ChatChannel extends EventEmitter {
     this.botMod = opts.botIsMod ?? false;
     this.botSubscriber = opts.botIsSubscriber ?? false;
     this.botFollowing = opts.botFollowing ?? false;
+    this.channelBotGranted = opts.channelBotGranted ?? false;
     this.clock = opts.clock ?? systemClock;
     const clock = this.clock;
     this.oauth = new SandboxOAuth({
@@ -109,6 +113,7 @@ export abstract class ChatChannel extends EventEmitter {
       suggestions: () => [...new Set(this.transcript.filter((e) => e.kind === 'viewer' && e.login).map((e) => e.login!))].reverse(),
       clock,
     });
+    this.oauth.appTokens = new SandboxAppTokens({ clientId: () => this.oauth.clientId, clientSecret: () => this.oauth.clientSecret, clock });
     this.ctx = { channel: this.channel, channelId: this.channelId, now: () => clock.now() };
     this.log = (opts.logger ?? silentLogger()).child({ module: 'sandbox-chat' });
     this.policy = new OutboundPolicy(opts.limits);

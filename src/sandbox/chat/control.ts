@@ -17,6 +17,7 @@ import type { RoomModes } from './limits.js';
 import { formatViewerPrivmsg, makeViewer, normaliseLogin, type InjectExtra, type SimViewer, type SimViewerOptions } from './viewers.js';
 import { IrcSessions } from './irc-session.js';
 import { SharedChatSession } from './shared-chat.js';
+import { ApiMessages, type ApiMessageInput, type ApiMessageResult } from './api-messages.js';
 import type { ChatServer, RoomStateChange } from './types.js';
 
 const RAW_BATCH_CHARS = 256 * 1024;
@@ -35,6 +36,39 @@ export abstract class ChatControl extends IrcSessions {
       this.wake();
     },
   });
+
+  private readonly api = new ApiMessages({
+    channel: this.channel,
+    botLogin: this.botLogin,
+    botUserId: this.botUserId,
+    now: () => this.clock.now(),
+    policy: this.policy,
+    modes: this.modes,
+    sender: () => ({ privileged: this.botLogin === this.channel || this.botMod, subscriber: this.botSubscriber, following: this.botFollowing }),
+    dropped: (entry) => {
+      this.record(entry);
+      this.wake();
+    },
+    delivered: (entry) => {
+      const recorded = this.record(entry);
+      const line = this.botPrivmsgLine(this.channel, entry.text, entry.messageId!);
+      for (const conn of this.inChannel()) this.send(conn, line);
+      this.emit('bot-message', recorded);
+      this.wake();
+    },
+  });
+
+  postApiMessage(input: ApiMessageInput): ApiMessageResult {
+    return this.api.post(input);
+  }
+
+  dropNextApiMessage(code: string): void {
+    this.api.dropNext(code);
+  }
+
+  isBotMod(): boolean {
+    return this.botMod;
+  }
 
   viewer(login: string, opts: SimViewerOptions = {}): SimViewer {
     const l = normaliseLogin(login);

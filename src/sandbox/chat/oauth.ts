@@ -10,7 +10,8 @@
  *   400 "invalid client", 403 "invalid client secret", 400 "Invalid refresh token",
  *   400 "unsupported grant type".
  * - `/oauth2/authorize`, `/oauth2/revoke` and `grant_type=authorization_code`: the viewer login
- *   (viewer-login.ts), when one is attached.
+ *   (viewer-login.ts), when one is attached; `grant_type=client_credentials` and the validation of
+ *   app tokens: app-tokens.ts, when attached.
  * Exactly one access token is valid at a time, until its expiry on the injected clock; the chat
  * login accepts only that one. Comparisons are constant-time. Nothing here reads process.env.
  */
@@ -19,6 +20,7 @@ import { sameSecret } from '../../shared/constant-time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
+import type { SandboxAppTokens } from './app-tokens.js';
 
 export interface SandboxOAuthOptions {
   token: string;
@@ -92,6 +94,9 @@ export class SandboxOAuth {
   /** The viewer login (authorization code flow, viewer-login.ts), when the server has one. */
   viewerLogin: SandboxViewerLogin | undefined;
 
+  /** The application's app tokens (client credentials grant, app-tokens.ts), when attached. */
+  appTokens: SandboxAppTokens | undefined;
+
   /** The viewer a user token (from the viewer login) belongs to. */
   userOf(token: string): { id: string; login: string } | undefined {
     return this.viewerLogin?.userOf(token);
@@ -125,6 +130,8 @@ export class SandboxOAuth {
   private validate(req: IncomingMessage, res: ServerResponse, onEvent: (e: OAuthEvent) => void): void {
     const m = /^(?:OAuth|Bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     if (!m) return refuse(res, onEvent, 'validate', 401, 'missing authorization token');
+    const app = this.accepts(m[1]!) ? undefined : this.appTokens?.validate(m[1]!);
+    if (app) return (onEvent({ endpoint: 'validate', status: 200 }), json(res, 200, app));
     if (!this.accepts(m[1]!)) return refuse(res, onEvent, 'validate', 401, 'invalid access token');
     onEvent({ endpoint: 'validate', status: 200 });
     json(res, 200, {
@@ -138,6 +145,11 @@ export class SandboxOAuth {
 
   private token(form: URLSearchParams, res: ServerResponse, onEvent: (e: OAuthEvent) => void): void {
     if (form.get('grant_type') === 'authorization_code' && this.viewerLogin) return this.viewerLogin.exchange(form, res);
+    if (form.get('grant_type') === 'client_credentials' && this.appTokens) {
+      const r = this.appTokens.grant(form);
+      onEvent({ endpoint: 'token', status: r.status, ...(r.status === 200 ? {} : { message: String(r.body.message) }) });
+      return json(res, r.status, r.body);
+    }
     if (form.get('grant_type') !== 'refresh_token') return refuse(res, onEvent, 'token', 400, 'unsupported grant type');
     if (!sameSecret(form.get('client_id') ?? '', this.clientId)) return refuse(res, onEvent, 'token', 400, 'invalid client');
     if (!sameSecret(form.get('client_secret') ?? '', this.clientSecret)) return refuse(res, onEvent, 'token', 403, 'invalid client secret');

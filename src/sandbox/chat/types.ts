@@ -13,6 +13,8 @@ import type { Logger } from '../../logging/index.js';
 import type { ChatLimits, RoomModes } from './limits.js';
 import type { InjectExtra, SimViewer, SimViewerOptions } from './viewers.js';
 import type { SharedChatControl, SharedChatEvent } from './shared-chat.js';
+import type { SandboxAppTokens } from './app-tokens.js';
+import type { ApiMessageInput, ApiMessageResult } from './api-messages.js';
 
 /** Options of {@link startChatServer}. */
 export interface ChatServerOptions {
@@ -45,6 +47,8 @@ export interface ChatServerOptions {
   botFollowing?: boolean;
   /** Room modes at start. Default all off. */
   roomState?: RoomStateChange;
+  /** The broadcaster authorized the application with `channel:bot` (the Chat Bot badge without mod status). Default false. */
+  channelBotGranted?: boolean;
   clock?: Clock;
   limits?: ChatLimits;
   logger?: Logger;
@@ -87,6 +91,12 @@ export interface TranscriptEntry {
   sourceChannelId?: string;
   /** On such entries: Twitch's `source-only=1` (shown only in its source channel). */
   sourceOnly?: boolean;
+  /** On bot and notice entries of a message sent with Helix Send Chat Message (api-messages.ts). */
+  via?: 'api';
+  /** On bot entries sent through the API: shown with the Chat Bot badge (app token, user:bot, channel:bot or mod). */
+  chatBotBadge?: boolean;
+  /** On bot entries sent through the API: its `for_source_only` (app tokens only). */
+  forSourceOnly?: boolean;
 }
 
 /** Payload of the `connection` and `disconnect` events. */
@@ -139,7 +149,20 @@ export interface ChatServer {
     userOf(token: string): { id: string; login: string } | undefined;
     /** The viewer login (authorization code flow) behind `/oauth2/authorize`. */
     readonly viewerLogin: SandboxViewerLogin | undefined;
+    /** The application's app tokens (client credentials grant, app-tokens.ts). */
+    readonly appTokens: SandboxAppTokens | undefined;
   };
+  /**
+   * A message the bot sends with Helix Send Chat Message (the Helix sandbox calls it once the token
+   * checks passed): judged like an IRC line, delivered or dropped with Twitch's drop reason.
+   */
+  postApiMessage(input: ApiMessageInput): ApiMessageResult;
+  /** The next API message is dropped with `code` whatever the rules say (e.g. AutoMod's `msg_rejected`). */
+  dropNextApiMessage(code: string): void;
+  /** Whether the bot is a moderator of the channel now. */
+  isBotMod(): boolean;
+  /** Whether the broadcaster authorized the application with `channel:bot`. */
+  channelBotGranted: boolean;
   /** Serves more HTTP paths on this port (the Helix sandbox under /helix); `handler` returns false for others. */
   mount(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void;
   /** Every open socket goes half-open: it swallows what clients write and answers nothing until dropped. */

@@ -10,8 +10,10 @@
  * - `POST /helix/whispers?from_user_id&to_user_id` `{ message }` -> 204 with Twitch's rules and limits
  *   (see `whisper`); `setWhisperDrop(true)` answers 204 without delivering (Twitch's silent drop);
  *   `whispers` records every accepted one.
+ * - `POST /helix/chat/messages` (Send Chat Message): chat-messages.ts, with the bot's user token or
+ *   an app token (client credentials grant), posted into the chat room given as `chat`.
  * Every call needs `Client-Id` and `Authorization: Bearer <the chat server's current token>`
- * (401 otherwise). Rate limit as Twitch's: a token bucket of `ratePerMinute` points (default 800)
+ * (401 otherwise; Send Chat Message also takes an app token). Rate limit as Twitch's: a token bucket of `ratePerMinute` points (default 800)
  * per client id and user (the sandbox has one user token at a time, refreshed or not: so per
  * client id), refilled continuously on the injected clock, one point per call; answers carry
  * `Ratelimit-Limit`, `Ratelimit-Remaining` and `Ratelimit-Reset` (epoch seconds when the bucket is
@@ -25,6 +27,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
+import { sendChatMessage, type ChatMessagesRoom } from './chat-messages.js';
 
 interface SandboxHelixAuth {
   /** True for the current, unexpired access token. */
@@ -35,6 +38,8 @@ interface SandboxHelixAuth {
   readonly userId?: string;
   /** The viewer a user token from the viewer login belongs to (`GET /users` without parameters answers them). */
   userOf?(token: string): { id: string; login: string } | undefined;
+  /** The application's app tokens (client credentials grant): Send Chat Message takes them. */
+  readonly appTokens?: { accepts(token: string): boolean } | undefined;
 }
 
 export interface SandboxHelixOptions {
@@ -48,6 +53,8 @@ export interface SandboxHelixOptions {
   latencyMs?: number;
   /** Whispers are answered 204 but not delivered (Twitch's silent drop). Default false; see `setWhisperDrop`. */
   dropWhispers?: boolean;
+  /** The chat room Send Chat Message posts into (the sandbox chat server); without it the endpoint answers 404. */
+  chat?: ChatMessagesRoom;
 }
 
 /** One whisper the sandbox accepted (204); `delivered` false when it was dropped silently. */
@@ -195,18 +202,32 @@ export class SandboxHelix {
     const fail = (status: number, error: string, message: string, headers?: Record<string, string>) => done(status, { error, status, message }, headers);
     if (this.down) return fail(503, 'Service Unavailable', ''), true;
     const isWhisper = path === '/whispers' && req.method === 'POST';
-    if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
+    const isChatMessage = path === '/chat/messages' && req.method === 'POST' && this.o.chat !== undefined;
+    if (req.method !== 'GET' && !isWhisper && !isChatMessage) return fail(405, 'Method Not Allowed', ''), true;
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
     if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     const viewer = this.o.auth.userOf?.(token);
-    if (!viewer && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
-    // A viewer's token (the claim page's login) has its own bucket, as on Twitch (per client id and user).
-    const limits = this.spend(viewer ? `${this.o.auth.clientId}:${viewer.id}` : this.o.auth.clientId);
+    const app = isChatMessage && !viewer && !this.o.auth.accepts(token) && this.o.auth.appTokens?.accepts(token) === true;
+    if (!viewer && !app && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
+    // A viewer's token (the claim page's login) has its own bucket, as on Twitch (per client id and user); an app token its own too.
+    const limits = this.spend(viewer ? `${this.o.auth.clientId}:${viewer.id}` : app ? `${this.o.auth.clientId}:app` : this.o.auth.clientId);
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
     const q = url.searchParams;
+    if (isChatMessage) {
+      readBody(req, (raw) => {
+        const caller = viewer
+          ? { kind: 'user' as const, userId: viewer.id, scopes: [] }
+          : app
+            ? { kind: 'app' as const, senderScopes: this.o.auth.scopes }
+            : { kind: 'user' as const, userId: this.o.auth.userId ?? '', scopes: this.o.auth.scopes };
+        const answer = sendChatMessage(this.o.chat!, caller, raw);
+        done(answer.status, answer.body, h);
+      });
+      return true;
+    }
     if (isWhisper) {
       let body = '';
       req.setEncoding('utf8');
@@ -352,4 +373,15 @@ export class SandboxHelix {
       },
     };
   }
+}
+
+/** Reads a request body of at most 64 KiB (a longer one is cut off by destroying the request). */
+function readBody(req: IncomingMessage, then: (raw: string) => void): void {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (c: string) => {
+    body += c;
+    if (body.length > 64 * 1024) req.destroy();
+  });
+  req.on('end', () => then(body));
 }
