@@ -19,7 +19,7 @@ import { connect, type Socket } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODIES_PER_CLIENT, startHttpServer, type BotHttpServerWithPages, type HttpServerOptions } from '../src/http/server.js';
-import { VERIFY_CSP, verifyRoute, type VerifyRoute } from '../src/http/verify-route.js';
+import { VERIFY_CSP, verifyRoute, type VerifyRoute } from '../src/web/public/verify-route.js';
 import { PUBLIC_PREFIXES, parseTrustProxy, surfaceOf } from '../src/http/surfaces.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { WebhookEvent } from '../src/fourthwall/webhooks.js';

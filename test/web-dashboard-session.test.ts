@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../src/shared/clock.js';
-import { SESSION_TTL_MS } from '../src/web/dashboard-auth.js';
+import { SESSION_TTL_MS } from '../src/web/operator/dashboard-auth.js';
 import { startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 
 let offset = 0;

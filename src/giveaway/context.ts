@@ -69,7 +69,7 @@ export interface GiveawayDeps {
   /** Account rules checked with Twitch at close (optional: without it only the chat rules apply). */
   accounts?: AccountGate;
   /** Channel logins for the Shared Chat counts (optional: without it partner channels are shown by id). */
-  channels?: ChannelDirectory;
+  channelDirectory?: ChannelDirectory;
 }
 
 export interface FlowContext extends GiveawayDeps {
@@ -88,7 +88,7 @@ export interface FlowContext extends GiveawayDeps {
 
 /** Saves the session's record (with its Shared Chat counts brought up to date); a failed save is logged, never thrown. */
 export function persistQuietly(c: FlowContext, s: DrawSession): Promise<void> {
-  recordChannelCounts(s.record, s.entrants, c.chat, c.settings.sharedChat, c.channels);
+  recordChannelCounts(s.record, s.entrants, c.chat, c.settings.sharedChat, c.channelDirectory);
   return s.persist(c.repo).catch((err: unknown) => {
     c.logger.error({ drawId: s.id, err }, 'could not save the draw record');
   });

@@ -75,7 +75,7 @@ export class Entries {
       }
     }
     if (joined) this.scheduleAck();
-    if (joined && partnerChannelId !== undefined && ctx.channels?.loginOf(partnerChannelId) === undefined) ctx.channels?.lookUp(partnerChannelId);
+    if (joined && partnerChannelId !== undefined && ctx.channelDirectory?.loginOf(partnerChannelId) === undefined) ctx.channelDirectory?.lookUp(partnerChannelId);
     return joined;
   }
 

@@ -12,16 +12,16 @@
  * Does not own the HTTP server or change the engine other than through its public methods.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../config/index.js';
-import type { ShopPort } from '../giveaway/ports.js';
-import type { GiveawayEngine } from '../giveaway/engine.js';
-import type { GiveawaySettings } from '../giveaway/settings.js';
-import type { Logger } from '../logging/index.js';
-import type { Clock } from '../shared/clock.js';
-import type { StreamingService } from '../streaming/service.js';
+import type { Config } from '../../config/index.js';
+import type { ShopPort } from '../../giveaway/ports.js';
+import type { GiveawayEngine } from '../../giveaway/engine.js';
+import type { GiveawaySettings } from '../../giveaway/settings.js';
+import type { Logger } from '../../logging/index.js';
+import type { Clock } from '../../shared/clock.js';
+import type { StreamingService } from '../../streaming/service.js';
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './assets/dashboard-page.js';
 import { OVERLAY_CSS, OVERLAY_HTML, OVERLAY_JS } from './assets/overlay-page.js';
-import { FAVICON_ICO } from './assets/favicon.js';
+import { faviconRoute } from '../favicon.js';
 import { ChatLog } from './chat-log.js';
 import { DashboardApi, type DashboardApiDeps } from './dashboard-api.js';
 import { DashboardAuth, loadDashboardToken, sameOriginJsonPost, type DashboardToken } from './dashboard-auth.js';
@@ -75,20 +75,6 @@ function asset(res: ServerResponse, type: string, body: string, headers: Record<
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
   res.end(`${text}\n`);
-}
-
-/**
- * `GET /favicon.ico`: every browser asks for it on every page (overlay, dashboard, verify and
- * claim pages), on both listeners: no 404s. False for any other path.
- */
-export function faviconRoute(req: IncomingMessage, res: ServerResponse): boolean {
-  if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/favicon.ico') return false;
-  if (req.method !== 'GET' && req.method !== 'HEAD') plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
-  else {
-    res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
-    res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
-  }
-  return true;
 }
 
 export async function startOperatorPages(deps: OperatorPagesDeps): Promise<OperatorPages> {

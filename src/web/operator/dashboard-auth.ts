@@ -14,14 +14,13 @@
  * equal-length digests. A state-changing request must be a POST with a JSON body and, when the
  * browser sends an Origin, the page's own origin. Does not route requests or print the token.
  */
-import { sameSecret } from '../shared/constant-time.js';
-import { cookieValue } from '../shared/cookies.js';
+import { sameSecret } from '../../shared/constant-time.js';
+import { cookieValue } from '../../shared/cookies.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { LruCache } from '../shared/lru-cache.js';
-import { nodeDisk } from '../storage/disk.js';
-import { checkPrivate } from '../storage/files.js';
+import { LruCache } from '../../shared/lru-cache.js';
+import { checkPrivate, nodeDisk } from '../../storage/index.js';
 
 /** The session cookie's name prefix; the server's port follows it. */
 const COOKIE_NAME = 'giftdrop_dashboard';
