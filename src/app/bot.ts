@@ -19,6 +19,7 @@ import { ChannelLogins } from '../twitch/channel-directory.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { TwitchChat } from '../twitch/index.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
 import { startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
 import { faviconRoute } from '../web/favicon.js';
 import { startOperatorPages, type OperatorPages } from '../web/operator/index.js';
@@ -53,7 +54,8 @@ export class StopIncomplete extends Error {
 export interface Bot {
   readonly config: Config;
   readonly http: BotHttpServerWithPages;
-  readonly chat: TwitchChat;
+  /** Twitch chat, over IRC (the default) or EventSub (`chat.transport`): src/twitch/chat-connection.ts. */
+  readonly chat: ChatConnection;
   readonly engine: GiveawayEngine;
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
@@ -150,7 +152,7 @@ interface Adapters {
   client: FourthwallClient;
   shop: FourthwallShop;
   twitchAuth: TwitchAuthStartup;
-  chat: TwitchChat;
+  chat: ChatConnection;
 }
 
 async function openAdapters(c: BotContext): Promise<Adapters> {
@@ -293,7 +295,7 @@ function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): 
  */
 function wireChatCommands(
   c: BotContext,
-  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
+  p: { chat: ChatConnection; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
 ): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
@@ -336,7 +338,7 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+function healthReport(c: BotContext, chat: ChatConnection, engine: GiveawayEngine): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -345,6 +347,7 @@ function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): 
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      chatTransport: chat.transport,
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -533,7 +536,7 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
  * A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
  * side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
  */
-function registerDrain(c: BotContext, streaming: StreamingService, chat: TwitchChat): void {
+function registerDrain(c: BotContext, streaming: StreamingService, chat: ChatConnection): void {
   c.stops.close('drain', () =>
     Promise.all([
       c.file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,

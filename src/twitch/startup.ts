@@ -11,7 +11,7 @@ import type { Clock } from '../shared/clock.js';
 import { TwitchAuthClient } from './auth.js';
 import { connectChat, type ConnectChatOptions } from './connector.js';
 import { ChatToken } from './token.js';
-import type { TwitchChat } from './client.js';
+import type { ChatConnection } from './chat-connection.js';
 
 export type ChatConnectOptions = Pick<ConnectChatOptions, 'backoff' | 'signal' | 'onStatus'>;
 
@@ -19,7 +19,7 @@ export interface TwitchAuthStartup {
   tokens: ChatToken;
   auth: TwitchAuthClient;
   /** Validates the token and connects, retrying network failures (see connector.ts). */
-  connect(chat: TwitchChat, options?: ChatConnectOptions): Promise<void>;
+  connect(chat: ChatConnection, options?: ChatConnectOptions): Promise<void>;
   close(): Promise<void>;
 }
 

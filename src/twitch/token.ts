@@ -7,7 +7,8 @@
  * - `current()` is the token to use on the next chat login (the chat client asks for it on every
  *   connect, so a refreshed token is used from the next reconnect on);
  * - `check()` validates the token (`GET /validate`): expired/invalid (after one refresh when
- *   possible), another account than TWITCH_USERNAME, or missing chat:read / chat:edit each throw
+ *   possible), another account than TWITCH_USERNAME, or missing a required scope (chat:read and
+ *   chat:edit for IRC; `requiredScopes` for chat over EventSub) each throw
  *   TwitchTokenError with one plain sentence naming TWITCH_TOKEN; the auth server being
  *   unreachable throws TwitchAuthUnavailableError (the caller retries);
  * - with refresh credentials, a refresh is scheduled at the later of "5 minutes before expiry"
@@ -21,7 +22,7 @@ import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { TwitchAuthUnavailableError, TwitchTokenError, type TwitchAuthClient, type TokenInfo } from './auth.js';
 
-const REQUIRED_CHAT_SCOPES = ['chat:read', 'chat:edit'] as const;
+const IRC_CHAT_SCOPES = ['chat:read', 'chat:edit'] as const;
 
 export interface RefreshCredentials {
   refreshToken: string;
@@ -43,6 +44,8 @@ export interface ChatTokenOptions {
   registerSecret?: (value: string) => void;
   /** Retry delay after a scheduled refresh could not reach Twitch (default 30 000 ms). */
   retryMs?: number;
+  /** The scopes the chat transport needs (default chat:read chat:edit, IRC's). */
+  requiredScopes?: readonly string[];
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -57,6 +60,7 @@ export class ChatToken extends EventEmitter {
   private readonly clock: Clock;
   private readonly registerSecret: (value: string) => void;
   private readonly retryMs: number;
+  private readonly required: readonly string[];
   private timer: TimerHandle | undefined;
   private inflight: Promise<void> | undefined;
   private stopped = false;
@@ -74,6 +78,7 @@ export class ChatToken extends EventEmitter {
     this.clock = options.clock ?? systemClock;
     this.registerSecret = options.registerSecret ?? (() => undefined);
     this.retryMs = options.retryMs ?? 30_000;
+    this.required = options.requiredScopes ?? IRC_CHAT_SCOPES;
     this.registerSecret(this.token);
     if (this.credentials) this.registerSecret(this.credentials.refreshToken);
   }
@@ -109,7 +114,7 @@ export class ChatToken extends EventEmitter {
       throw new TwitchTokenError(
         'TWITCH_TOKEN_INVALID',
         `TWITCH_TOKEN is expired or invalid (Twitch says: ${v.reason}). Generate a new user token for ${this.username} ` +
-          'with chat:read chat:edit and put it in TWITCH_TOKEN (or set TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh it).',
+          `with ${this.required.join(' ')} and put it in TWITCH_TOKEN (or set TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh it).`,
       );
     }
     if (v.login !== this.username) {
@@ -119,12 +124,12 @@ export class ChatToken extends EventEmitter {
           `Use a token of ${this.username}, or set TWITCH_USERNAME=${v.login}.`,
       );
     }
-    const missing = REQUIRED_CHAT_SCOPES.filter((s) => !v.scopes.includes(s));
+    const missing = this.required.filter((s) => !v.scopes.includes(s));
     if (missing.length > 0) {
       throw new TwitchTokenError(
         'TWITCH_TOKEN_SCOPES',
         `TWITCH_TOKEN lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')} (it has: ${v.scopes.join(' ') || 'none'}). ` +
-          'Generate a new token with chat:read chat:edit.',
+          `Generate a new token with ${this.required.join(' ')}.`,
       );
     }
     this.log.info(

@@ -301,7 +301,8 @@ function drawBlock(d) {
 }
 
 function renderState() {
-  $('status').textContent = state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') + ' · #' + state.channel;
+  $('status').textContent =
+    state.mode + ' · chat ' + state.chat + (state.chatTransport === 'eventsub' ? ' over EventSub' : state.chatTransport === 'irc' ? ' over IRC' : '') + (state.chatReason ? ' (' + state.chatReason + ')' : '') + ' · #' + state.channel;
   const problems = state.problems || [];
   $('problems').hidden = problems.length === 0;
   $('problems').textContent = problems.join(' ');
