@@ -121,6 +121,19 @@ export abstract class ChatChannel extends EventEmitter {
     this.broadcaster = makeViewer(this.channel, { broadcaster: true }, this.channelId);
   }
 
+  /** Emits the bot's delivered line as a 'chat-line' (what EventSub readers get of it). */
+  protected botChatLine(messageId: string, text: string, chatBotBadge = false): void {
+    this.emit('chat-line', {
+      messageId,
+      userId: this.botUserId,
+      login: this.botLogin,
+      displayName: this.botLogin,
+      roles: { broadcaster: this.botLogin === this.channel, moderator: this.botMod, vip: false, subscriber: this.botSubscriber, subMonths: this.botSubscriber ? 1 : 0, firstMessage: false },
+      text,
+      ...(chatBotBadge ? { chatBotBadge: true } : {}),
+    });
+  }
+
   protected botBadges(): string {
     const badges: string[] = [];
     if (this.botLogin === this.channel) badges.push('broadcaster/1');

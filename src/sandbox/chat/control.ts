@@ -31,6 +31,7 @@ export abstract class ChatControl extends IrcSessions {
       this.wake();
     },
     record: (entry) => this.record(entry),
+    line: (line) => this.emit('chat-line', line),
     announce: (event) => {
       this.emit('shared-chat', event);
       this.wake();
@@ -54,6 +55,7 @@ export abstract class ChatControl extends IrcSessions {
       const line = this.botPrivmsgLine(this.channel, entry.text, entry.messageId!);
       for (const conn of this.inChannel()) this.send(conn, line);
       this.emit('bot-message', recorded);
+      this.botChatLine(entry.messageId!, entry.text, entry.chatBotBadge);
       this.wake();
     },
   });
@@ -130,7 +132,8 @@ export abstract class ChatControl extends IrcSessions {
   inject(viewer: SimViewer, text: string, extra: InjectExtra = {}): void {
     const firstMessage = extra.firstMessage ?? (viewer.roles.firstMessage && !this.chatted.has(viewer.userId));
     const messageId = randomUUID();
-    const line = formatViewerPrivmsg(this.ctx, viewer, text, { ...extra, firstMessage }, messageId, this.sharedChat.ownSource(viewer, messageId));
+    const source = this.sharedChat.ownSource(viewer, messageId);
+    const line = formatViewerPrivmsg(this.ctx, viewer, text, { ...extra, firstMessage }, messageId, source);
     this.chatted.add(viewer.userId);
     this.record({
       kind: 'viewer',
@@ -143,6 +146,16 @@ export abstract class ChatControl extends IrcSessions {
       ...(extra.bits ? { bits: Math.floor(extra.bits) } : {}),
     });
     for (const conn of this.inChannel()) this.send(conn, line);
+    this.emit('chat-line', {
+      messageId,
+      userId: viewer.userId,
+      login: viewer.login,
+      displayName: viewer.displayName,
+      roles: { ...viewer.roles, firstMessage },
+      text,
+      ...(extra.bits ? { bits: Math.floor(extra.bits) } : {}),
+      ...(source ? { source: { channelId: this.channelId, channelLogin: this.channel, messageId, roles: viewer.roles, only: false } } : {}),
+    });
     this.wake();
   }
 

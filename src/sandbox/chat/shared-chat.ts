@@ -96,7 +96,21 @@ export interface SharedChatHost {
   /** Sends a line to every client joined to the channel. */
   deliver(line: string): void;
   record(entry: SessionEntry): void;
+  /** The line as EventSub readers get it (the chat server's 'chat-line' event). */
+  line(line: SessionLine): void;
   announce(event: SharedChatEvent): void;
+}
+
+/** A partner viewer's line as readers get it (types.ts ChatLineEvent). */
+interface SessionLine {
+  messageId: string;
+  userId: string;
+  login: string;
+  displayName: string;
+  roles: ChatRoles;
+  text: string;
+  bits?: number;
+  source: { channelId: string; channelLogin: string; messageId: string; roles: ChatRoles; only: boolean };
 }
 
 export class SharedChatSession implements SharedChatControl {
@@ -177,6 +191,16 @@ export class SharedChatSession implements SharedChatControl {
       ...(extra.action ? { action: true } : {}),
     });
     this.host.deliver(line);
+    this.host.line({
+      messageId,
+      userId: viewer.userId,
+      login: viewer.login,
+      displayName: viewer.displayName,
+      roles: viewer.roles,
+      text,
+      ...(extra.bits ? { bits: Math.floor(extra.bits) } : {}),
+      source: { channelId: viewer.partner.id, channelLogin: viewer.partner.login, messageId: source.id, roles: viewer.rolesThere, only: source.only },
+    });
   }
 
   /** The Shared Chat tags of this channel's own message `messageId` while a session runs, else undefined. */

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthEvent } from './oauth.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
 import type { Clock } from '../../shared/clock.js';
+import type { ChatRoles } from '../../shared/chat.js';
 import type { Logger } from '../../logging/index.js';
 import type { ChatLimits, RoomModes } from './limits.js';
 import type { InjectExtra, SimViewer, SimViewerOptions } from './viewers.js';
@@ -99,6 +100,25 @@ export interface TranscriptEntry {
   forSourceOnly?: boolean;
 }
 
+/**
+ * One chat line as a reader of the channel's chat sees it (the `chat-line` event): what EventSub's
+ * `channel.chat.message` carries (eventsub-events.ts maps it). `roles` are the chatter's standing
+ * in this channel; `source` is set for a Shared Chat partner viewer's line (their channel and
+ * their roles there) and for this channel's own lines during a session (`channelId` = this one).
+ */
+export interface ChatLineEvent {
+  messageId: string;
+  userId: string;
+  login: string;
+  displayName: string;
+  roles: ChatRoles;
+  text: string;
+  bits?: number;
+  /** The bot's line sent with an app token that carries the Chat Bot badge. */
+  chatBotBadge?: boolean;
+  source?: { channelId: string; channelLogin: string; messageId: string; roles: ChatRoles; only: boolean };
+}
+
 /** Payload of the `connection` and `disconnect` events. */
 export interface ConnectionInfo {
   /** Connection number, unique per server. */
@@ -120,6 +140,8 @@ interface ChatServerEvents {
   'client-ping': [info: { id: number; token: string }];
   /** A Shared Chat session began, changed its channels, or ended (shared-chat.ts). */
   'shared-chat': [event: SharedChatEvent];
+  /** Every chat line delivered in the channel: viewers', Shared Chat partners', the bot's (IRC or API). */
+  'chat-line': [line: ChatLineEvent];
 }
 
 /** The running sandbox chat server. */
