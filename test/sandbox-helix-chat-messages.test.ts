@@ -11,6 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../src/sandbox/chat/index.js';
 import { SandboxHelix } from '../src/sandbox/helix/index.js';
+import { chatMessagesRoute } from '../src/sandbox/helix/chat-messages.js';
 import { ManualClock } from '../src/shared/clock.js';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -22,7 +23,8 @@ async function rig(opts: ChatServerOptions = {}) {
   const clock = new ManualClock(Date.now());
   const chat = await startChatServer({ clock, scopes: ['chat:read', 'chat:edit', 'user:read:chat', 'user:write:chat'], ...opts });
   closers.push(() => chat.close());
-  const helix = new SandboxHelix({ auth: chat.tokens, clock, chat });
+  const helix = new SandboxHelix({ auth: chat.tokens, clock });
+  helix.route(chatMessagesRoute(chat, () => chat.tokens.scopes));
   chat.mount((req, res) => helix.handle(req, res));
   const api = chat.authUrl.replace(/\/oauth2$/, '/helix');
   const post = async (body: Record<string, unknown>, token = chat.token) => {

@@ -40,6 +40,7 @@ import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWi
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
 import { plural } from '../shared/plural.js';
+import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
 export type { BotOptions };
 
@@ -75,6 +76,8 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
+  readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -108,13 +111,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const channelLogins = new ChannelLogins({ chat: adapters.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock: c.clock, logger: c.logger });
   const engine = await buildEngine(c, adapters, twitchApi, channels, channelLogins);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
+  const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
   const intake = startEventIntake(c, adapters, { engine, delivery, shop });
-  const health = healthReport(c, adapters.chat, engine);
+  const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
-  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi };
+  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi, twitchEvents };
   const served = await serveAndConnect(c, { ...parts, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
@@ -136,6 +140,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    twitchEvents,
     health,
     stop: stopOnce(c),
   };
@@ -270,6 +275,13 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine, 
   return delivery;
 }
 
+/** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine): TwitchEvents {
+  const events = startTwitchEvents({ config: c.config, auth: a.twitchAuth, twitchApi, engine, problems: c.problems, clock: c.clock, logger: c.logger, options: c.options.twitchEvents });
+  c.stops.close('twitch-events', () => events.stop());
+  return events;
+}
+
 interface ShopWiring {
   features: ShopFeatures;
   /** The webhook event types the bot subscribes to with the current settings. */
@@ -338,7 +350,7 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: ChatConnection, engine: GiveawayEngine): () => HealthReport {
+function healthReport(c: BotContext, chat: ChatConnection, engine: GiveawayEngine, twitchEvents: TwitchEvents): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -348,6 +360,7 @@ function healthReport(c: BotContext, chat: ChatConnection, engine: GiveawayEngin
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
       chatTransport: chat.transport,
+      ...twitchEvents.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -381,6 +394,7 @@ interface StartedParts {
   intake: EventWiring;
   health: () => HealthReport;
   twitchApi: TwitchApi | undefined;
+  twitchEvents: TwitchEvents;
   chatConnected: Promise<void>;
 }
 
@@ -445,10 +459,10 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     settings: c.settings,
     clock,
     logger,
-    sessions: { now: () => clock.now() },
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    twitchEvents: () => p.twitchEvents.health(),
   });
   c.stops.close('pages', () => web.close());
   return web;
@@ -505,6 +519,8 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
 function startBackground(c: BotContext, p: StartedParts): EventPoller | undefined {
   const { config, log, options } = c;
   p.shop.features.startBackground();
+  // Channel points and bits, now that the open draws are restored (a pending redemption finds its draw).
+  void p.twitchEvents.start().catch((err: unknown) => log.error({ err }, 'channel points / bits could not start'));
   const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
   if (notice) log.warn(notice);
   // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
@@ -579,10 +595,13 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
 function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: OperatorPages): void {
   const url = server.localUrl;
   const tokenFrom = pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : pages.token.file;
-  const dashboard = `dashboard at ${url}/dashboard (sign in once with the token in ${tokenFrom})`;
+  const dashboard = `dashboard at ${url}/dashboard (sign in with the token in ${tokenFrom})`;
   const line = `overlay (OBS browser source) at ${url}/overlay; ${dashboard}`;
   c.operator.notify(line);
   c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
+  // The link that signs in by itself: its token is in the fragment (#), which the browser never
+  // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
+  c.operator.notify(`dashboard, signed in: ${url}/dashboard#token=${encodeURIComponent(pages.token.token)} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

@@ -17,6 +17,7 @@ import { consoleOperator } from '../console/operator-console.js';
 import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
 import { StopList } from './stop-list.js';
 import { StartupProblems } from './credential-problems.js';
+import type { TwitchEventsOptions } from './twitch-events.js';
 
 export interface BotOptions {
   config: Config;
@@ -39,6 +40,8 @@ export interface BotOptions {
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
   twitchApi?: { retry?: Backoff };
+  /** EventSub and channel-point tuning (tests: keepalive window, backoffs). */
+  twitchEvents?: TwitchEventsOptions;
   /**
    * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
    * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot

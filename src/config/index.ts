@@ -44,7 +44,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Settings that work but expose more than the README advises, one line each (the entry prints
+ * Settings that work but expose more than the docs advise, one line each (the entry prints
  * them at start-up): an HTTP_HOST other machines can reach, and an http:// GIFTDROP_PUBLIC_URL
  * in live mode (the claim page's login and the winners' prizes would cross the internet unencrypted).
  */
@@ -52,7 +52,7 @@ export function riskySettings(config: Pick<Config, 'mode' | 'publicUrl'> & { htt
   const lines: string[] = [];
   if (!isLoopbackHost(config.http.host)) {
     lines.push(
-      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (README "Security").`,
+      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (docs/security.md).`,
     );
   }
   if (config.mode === 'live' && config.publicUrl?.toLowerCase().startsWith('http://')) {
@@ -112,6 +112,11 @@ export interface Config {
     apiUrl?: string;
     /** TWITCH_OUTBOX_MAX: chat lines kept while disconnected (default 100). */
     outboxMax?: number;
+    /** TWITCH_BROADCASTER_TOKEN / _REFRESH_TOKEN: the broadcaster's login (channel points, bits). */
+    broadcasterToken?: string;
+    broadcasterRefreshToken?: string;
+    /** TWITCH_EVENTSUB_URL (default wss://eventsub.wss.twitch.tv/ws). */
+    eventSubUrl?: string;
   };
   fourthwall: {
     apiUrl: string;
@@ -463,6 +468,9 @@ function twitchConfig(env: Env): Config['twitch'] {
     clientId: env.TWITCH_CLIENT_ID,
     clientSecret: env.TWITCH_CLIENT_SECRET,
     outboxMax: env.TWITCH_OUTBOX_MAX,
+    broadcasterToken: env.TWITCH_BROADCASTER_TOKEN,
+    broadcasterRefreshToken: env.TWITCH_BROADCASTER_REFRESH_TOKEN,
+    eventSubUrl: env.TWITCH_EVENTSUB_URL,
   };
 }
 
@@ -501,6 +509,9 @@ export function secretValues(config: Config): string[] {
   push(config.twitch.token?.replace(/^oauth:/, ''));
   push(config.twitch.refreshToken);
   push(config.twitch.clientSecret);
+  push(config.twitch.broadcasterToken);
+  push(config.twitch.broadcasterToken?.replace(/^oauth:/, ''));
+  push(config.twitch.broadcasterRefreshToken);
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   push(config.dashboardToken);
@@ -522,9 +533,9 @@ export function configHint(err: ConfigError): string {
   const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
   const inFile = err.problems.some(fileProblem);
   const inEnv = err.problems.some((p) => !fileProblem(p));
-  if (inFile && !inEnv) return 'See config/giftdrop.example.json and the README for every setting of the settings file.';
-  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and the README.';
-  return 'See .env.example and the README for every setting.';
+  if (inFile && !inEnv) return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
+  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
+  return 'See .env.example and docs/settings.md for every setting.';
 }
 
 /** For CLIs and main: load, or print every problem (never a secret) and exit non-zero. */

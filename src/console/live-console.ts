@@ -56,6 +56,7 @@ export class LiveConsole {
   constructor(private readonly o: LiveConsoleOptions) {
     this.operator = {
       notify: (line, opts) => {
+        if (opts?.terminalOnly && !o.tty) return;
         // Same rule as the plain console (operator-console.ts): a link only on a terminal.
         const text = opts?.secret && !o.tty ? hideLinks(line, opts.drawId) : line;
         this.print(`${this.paint('35;1', '[giftdrop]')} ${clean(text)}`);

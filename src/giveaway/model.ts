@@ -4,7 +4,7 @@
  * the domain (gift draws, purchases, products, links, accounts). Plain data, no behaviour except
  * `frozenRowsOf` (and the words for a prize closure, `PRIZE_CLOSURE_WORDS`).
  *
- * Contract: the stored history format is DrawRecord (the README's history format);
+ * Contract: the stored history format is DrawRecord (the history export, docs/history.md);
  * changing a field here changes what is on disk. The interfaces the domain needs from the outside
  * world are in ports.ts. Imports only types (shared/, and the fairness data's shapes from fairness/).
  */
@@ -171,6 +171,26 @@ export interface Delivery {
   remindedBy?: 'whisper' | 'chat';
   /** Why no whisper was sent (no scope, refused), for the streamer. */
   whisperProblem?: string;
+}
+
+/**
+ * Tickets an entrant got beyond chat, one line each in the draw's ticket journal: a channel-point
+ * redemption (`points`) or bits used (`bits`). The first grant of a viewer not in the draw yet
+ * enters them with its tickets; later ones add to their weight (giveaway/tickets.ts).
+ */
+export interface TicketGrant {
+  userId: string;
+  login: string;
+  displayName: string;
+  source: 'points' | 'bits';
+  /** The redemption id, or the bits event's message id: applied once per draw. */
+  ref: string;
+  /** Tickets it added (0: bits counted toward the next ticket, or past the cap). */
+  tickets: number;
+  /** Bits it counted (`bits` grants). */
+  bits?: number;
+  /** ms since the epoch. */
+  at: number;
 }
 
 /** Why a pick was set aside by the account rules. */

@@ -6,7 +6,7 @@
  * keep using `./server.js` or the folder's index.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthEvent } from './oauth.js';
+import type { OAuthEvent, SandboxExtraLogins } from './oauth.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ChatRoles } from '../../shared/chat.js';
@@ -173,6 +173,8 @@ export interface ChatServer {
     readonly viewerLogin: SandboxViewerLogin | undefined;
     /** The application's app tokens (client credentials grant, app-tokens.ts). */
     readonly appTokens: SandboxAppTokens | undefined;
+    /** Other accounts' logins `/oauth2` also answers for (the broadcaster's: sandbox/helix/accounts.ts). */
+    accounts: SandboxExtraLogins | undefined;
   };
   /**
    * A message the bot sends with Helix Send Chat Message (the Helix sandbox calls it once the token

@@ -1,5 +1,6 @@
 /**
- * Helix Send Chat Message in the sandbox (`POST /helix/chat/messages`), registered by index.ts.
+ * Helix Send Chat Message in the sandbox (`POST /helix/chat/messages`), a route registered on the
+ * Helix sandbox (`SandboxHelix.route(chatMessagesRoute(chat, ...))`, local-stack.ts).
  *
  * Twitch's rules as the sandbox plays them:
  * - body `{ broadcaster_id, sender_id, message, reply_parent_message_id?, for_source_only? }`;
@@ -15,9 +16,11 @@
  *   window shared with IRC): 200 `{ data: [{ message_id, is_sent: true, drop_reason: null }] }`, or
  *   `{ data: [{ message_id: "", is_sent: false, drop_reason: { code, message } }] }` when dropped
  *   (Twitch's rate limits, duplicate, slow mode, room modes, or a drop the test asked for).
- * Pure over its inputs: the token was already checked by index.ts; nothing here does I/O.
+ * `sendChatMessage` is pure over its inputs (the token was already checked by index.ts);
+ * `chatMessagesRoute` reads the body and answers.
  */
 import type { ApiMessageInput, ApiMessageResult } from '../chat/api-messages.js';
+import type { HelixRoute } from './index.js';
 
 /** The sandbox chat room Send Chat Message posts into (the chat server is one). */
 export interface ChatMessagesRoom {
@@ -42,16 +45,28 @@ function error(status: number, message: string): HelixAnswer {
   return { status, body: { error: names[status] ?? 'Error', status, message } };
 }
 
-/** Answers one Send Chat Message request (see the module header). */
-export function sendChatMessage(room: ChatMessagesRoom, caller: ChatMessageCaller, raw: string): HelixAnswer {
-  let body: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return error(400, 'The request body must be a JSON object');
-    body = parsed as Record<string, unknown>;
-  } catch {
-    return error(400, 'The request body is not valid JSON');
-  }
+/**
+ * The route: Send Chat Message into `room`. `senderScopes` are what the sender (the bot account)
+ * authorized the application with, for the app-token rules.
+ */
+export function chatMessagesRoute(room: ChatMessagesRoom, senderScopes: () => readonly string[]): HelixRoute {
+  return (call) => {
+    if (call.path !== '/chat/messages' || call.method !== 'POST') return false;
+    const caller: ChatMessageCaller = call.caller.app
+      ? { kind: 'app', senderScopes: senderScopes() }
+      : { kind: 'user', userId: call.caller.userId, scopes: call.caller.scopes };
+    void call.body().then((body) => {
+      const answer = sendChatMessage(room, caller, body);
+      call.reply(answer.status, answer.body);
+    });
+    return true;
+  };
+}
+
+/** Answers one Send Chat Message request (see the module header); `parsed` is the JSON body (undefined: none or not JSON). */
+export function sendChatMessage(room: ChatMessagesRoom, caller: ChatMessageCaller, parsed: unknown): HelixAnswer {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return error(400, 'The request body must be a JSON object');
+  const body = parsed as Record<string, unknown>;
   for (const field of ['broadcaster_id', 'sender_id', 'message'] as const) {
     if (typeof body[field] !== 'string' || body[field] === '') return error(400, `Missing required parameter "${field}"`);
   }

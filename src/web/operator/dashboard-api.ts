@@ -51,6 +51,8 @@ export interface DashboardApiDeps {
   delivery?: Pick<DeliveryTracker, 'waiting' | 'remind'>;
   /** One line per problem the streamer must fix (e.g. credentials refused, app/credential-problems.ts); in `state.problems`. */
   problems?: () => readonly string[];
+  /** Twitch beyond chat (app/twitch-events.ts): the EventSub state and its features, merged into the state like chat's. */
+  twitchEvents?: () => Record<string, unknown>;
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -228,6 +230,7 @@ export class DashboardApi {
       ...(chat.reason ? { chatReason: chat.reason } : {}),
       ...(this.d.chat.transport ? { chatTransport: this.d.chat.transport } : {}),
       ...(problems.length ? { problems } : {}),
+      ...this.d.twitchEvents?.(),
       channel: this.d.chat.channelLogin,
       draws,
     };
