@@ -1,5 +1,8 @@
 /**
- * Twitch Shared Chat end to end through the IRC sandbox (real sockets, the real bot in process):
+ * Twitch Shared Chat end to end, over both chat transports (real sockets, the real bot in
+ * process): through the IRC sandbox (tmi.js) and through EventSub chat (the sandbox's chat lines
+ * as `channel.chat.message` notifications on the sandbox EventSub server, the bot's lines sent
+ * with Send Chat Message):
  * while this channel shares its chat with a partner channel, the partner's viewers' messages
  * arrive in this channel's room with Twitch's Shared Chat tags (`source-room-id` and friends).
  * A gift draw with 3 own viewers and 6 partner viewers typing `!enter` counts only the 3 by
@@ -19,9 +22,11 @@ import { setShopLive, startInProcessStack, waitUntil, type InProcessStack } from
 
 const PARTNER = 'partner_chan';
 
-async function withStack<T>(partnerEntries: boolean, fn: (s: InProcessStack) => Promise<T>): Promise<T> {
+type Transport = 'irc' | 'eventsub';
+
+async function withStack<T>(transport: Transport, partnerEntries: boolean, fn: (s: InProcessStack) => Promise<T>): Promise<T> {
   // Long entry windows: the draws are closed by a moderator's `!giveaway end`, never by a timer racing the test.
-  const s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 120 }, settings: { sharedChat: { partnerEntries } } });
+  const s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 120 }, settings: { sharedChat: { partnerEntries }, chat: { transport } } });
   try {
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
     return await fn(s);
@@ -80,9 +85,9 @@ function endByOwnMod(s: InProcessStack): void {
   s.chatServer.inject(s.chatServer.viewer('own_mod', { mod: true }), '!giveaway end');
 }
 
-describe.concurrent('a gift draw during Twitch Shared Chat (IRC)', () => {
+describe.concurrent.for(['irc', 'eventsub'] as const)('a gift draw during Twitch Shared Chat (%s)', (transport) => {
   it('by default counts only this channel\'s viewers: partner viewers neither enter nor win, partner messages run no command', async ({ expect }) => {
-    await withStack(false, async (s) => {
+    await withStack(transport, false, async (s) => {
       const drawId = await buyGifts(s, 2);
       const { own } = playScene(s);
       await waitUntil(async () => (await openEntrants(s, drawId)) === 3, 5000, '3 own entrants');
@@ -99,11 +104,16 @@ describe.concurrent('a gift draw during Twitch Shared Chat (IRC)', () => {
       // the sandbox really sent the partner lines with Twitch's tags (what the bot ignored)
       const partnerLines = s.chatServer.transcript.filter((e) => e.kind === 'viewer' && e.sourceChannelId !== undefined);
       expect(partnerLines).toHaveLength(10);
+      // and the bot talked over the transport asked for
+      expect(s.bot.health().chatTransport).toBe(transport);
+      const botLines = s.chatServer.transcript.filter((e) => e.kind === 'bot');
+      expect(botLines.length).toBeGreaterThan(0);
+      expect(botLines.every((e) => (e.via === 'api') === (transport === 'eventsub'))).toBe(true);
     });
   });
 
   it('with sharedChat.partnerEntries counts both channels, by channel in the history, its export and the verify page', async ({ expect }) => {
-    await withStack(true, async (s) => {
+    await withStack(transport, true, async (s) => {
       const drawId = await buyGifts(s, 2);
       const { own, partners } = playScene(s);
       await waitUntil(async () => (await openEntrants(s, drawId)) === 9, 5000, '9 entrants');

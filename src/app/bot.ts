@@ -18,7 +18,7 @@ import { commandGate } from '../giveaway/shared-chat.js';
 import { ChannelLogins } from '../twitch/channel-directory.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
-import { TwitchChat } from '../twitch/index.js';
+import { chatScopes, linkChat, openChat } from './chat-transport.js';
 import type { ChatConnection } from '../twitch/chat-connection.js';
 import { startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
 import { faviconRoute } from '../web/favicon.js';
@@ -112,6 +112,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const engine = await buildEngine(c, adapters, twitchApi, channels, channelLogins);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
   const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
+  linkChat(c, adapters.chat, { twitchAuth: adapters.twitchAuth, helix: twitchApi?.helix, eventSub: twitchEvents.eventSub, channels: channelLogins });
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
@@ -180,20 +181,9 @@ async function openAdapters(c: BotContext): Promise<Adapters> {
   });
   stops.close('fourthwall', () => client.close());
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
-  const twitchAuth = startTwitchAuth(config, logger, clock);
+  const twitchAuth = startTwitchAuth(config, logger, clock, chatScopes(config));
   stops.close('twitch-auth', () => twitchAuth.close());
-  const outboxMax = config.twitch.outboxMax;
-  const chat = new TwitchChat({
-    url: config.twitch.ircUrl,
-    channel: config.twitch.channel!,
-    username: config.twitch.username!,
-    token: config.twitch.token!,
-    tokens: twitchAuth.tokens,
-    logger,
-    clock,
-    outbox: { ...(outboxMax !== undefined ? { maxQueued: outboxMax } : {}), ...options.outbox },
-  });
-  stops.close('chat', () => chat.disconnect());
+  const chat = openChat(c, twitchAuth);
   return { repo, client, shop, twitchAuth, chat };
 }
 

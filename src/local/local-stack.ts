@@ -113,7 +113,8 @@ export async function startLocalChat(
 ): Promise<{ chatServer: ChatServer; helix: SandboxHelix; twitch: LocalTwitchEvents }> {
   const chatServer = await startChatServer({
     logger: options.logger,
-    scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
+    // IRC's chat scopes and EventSub's (chat.transport "eventsub"; user:bot for the Chat Bot badge)
+    scopes: ['chat:read', 'chat:edit', 'moderator:read:followers', 'user:read:chat', 'user:write:chat', 'user:bot'],
     ...options.chat,
   });
   const { prepare, ...helixOptions } = options.helix ?? {};

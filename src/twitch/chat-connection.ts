@@ -17,7 +17,7 @@ import type { ChatPort, SayOptions } from '../giveaway/ports.js';
 import type { ChatConnectionState, ChatHealth } from './client-types.js';
 import type { OutboxStats } from './outbox-types.js';
 
-export type ChatTransportName = 'irc' | 'eventsub';
+type ChatTransportName = 'irc' | 'eventsub';
 
 export interface ChatConnection extends ChatPort, Pick<EventEmitter, 'on' | 'off' | 'once' | 'emit' | 'removeListener'> {
   /** Which transport carries chat (for /healthz and the dashboard). */

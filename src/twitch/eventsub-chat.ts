@@ -6,7 +6,8 @@
  * same ChatConnection as the IRC client.
  *
  * Contract:
- * - `connect()` learns the channel's and the bot's user ids (`identify`), subscribes to
+ * - `attach()` gives it the EventSub client and the Twitch API once the composition root built
+ *   them; `connect()` then learns the channel's and the bot's user ids (`identify`), subscribes to
  *   `channel.chat.message` (and Shared Chat's `channel.shared_chat.begin/update`, whose
  *   participants name the partner channels: `onSharedChat`) with the bot's token, and resolves
  *   once the chat subscription is live; it rejects with TwitchConnectError when identification
@@ -41,7 +42,7 @@ import { NotSentError, type OutboxLimits, type OutboxStats } from './outbox-type
 import { TwitchConnectError } from './tmi-glue.js';
 
 /** What chat over EventSub needs of the EventSub client (twitch/eventsub/client.ts EventSubClient). */
-export interface ChatEventSource {
+interface ChatEventSource {
   register(
     topic: { type: string; version: string; condition: Record<string, string>; account: 'bot' },
     handlers: {
@@ -55,7 +56,7 @@ export interface ChatEventSource {
 }
 
 /** Twitch refused the chat subscription for good (scope, consent): fix the token. */
-export class EventSubChatRefusedError extends GiftdropError {
+class EventSubChatRefusedError extends GiftdropError {
   constructor(problem: string) {
     super(
       'TWITCH_EVENTSUB_CHAT',
@@ -65,18 +66,32 @@ export class EventSubChatRefusedError extends GiftdropError {
   }
 }
 
+/**
+ * What the transport reaches Twitch through, given by the composition root once the Twitch API
+ * and the EventSub client exist (`attach`, before `connect`).
+ */
+export interface EventSubChatLinks {
+  events: ChatEventSource;
+  /** The channel's and the bot's user ids (a Twitch API lookup and the token's validation). */
+  identify(): Promise<ChatIds>;
+  /** The Send Chat Message endpoint for these ids (chat-messages-endpoint.ts); told when the bot is a moderator. */
+  endpoint(ids: ChatIds): ChatMessageEndpoint & { privileged?(mod: boolean): void };
+  /** A Shared Chat session named its channels (login by id): the channel directory learns them. */
+  onSharedChat?(channels: { id: string; login: string }[]): void;
+  /** Closes what the links own (an app token's Helix client), on `disconnect()`. */
+  close?(): Promise<void>;
+}
+
+export interface ChatIds {
+  channelId: string;
+  botUserId: string;
+}
+
 export interface EventSubChatOptions {
   /** Channel login (with or without `#`). */
   channel: string;
   /** Bot login. */
   username: string;
-  events: ChatEventSource;
-  /** The channel's and the bot's user ids (a Twitch API lookup and the token's validation). */
-  identify(): Promise<{ channelId: string; botUserId: string }>;
-  /** The Send Chat Message endpoint for these ids (twitch/chat-messages-endpoint.ts). */
-  endpoint(ids: { channelId: string; botUserId: string }): ChatMessageEndpoint;
-  /** A Shared Chat session named its channels (login by id): the channel directory learns them. */
-  onSharedChat?(channels: { id: string; login: string }[]): void;
   clock: Clock;
   logger: Logger;
   outbox?: Partial<OutboxLimits>;
@@ -96,10 +111,11 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
   readonly transport = 'eventsub' as const;
   readonly channelLogin: string;
   readonly botLogin: string;
-  private ids: { channelId: string; botUserId: string } | undefined;
+  private ids: ChatIds | undefined;
+  private links: EventSubChatLinks | undefined;
   /** The bot's lines; paused (queued, bounded by the outbox) until the ids are known. */
   private readonly sender: ApiChatSender;
-  private endpoint: ChatMessageEndpoint | undefined;
+  private endpoint: (ChatMessageEndpoint & { privileged?(mod: boolean): void }) | undefined;
   private current: ChatConnectionState = 'disconnected';
   private lastHealth: ChatHealth = { chat: 'disconnected' };
   private registrations: { unregister(): Promise<void> }[] = [];
@@ -121,6 +137,11 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
       if (reason === 'notice' || reason === 'refused') this.emit('notice', detail ?? reason, text);
     });
     this.sender.on('health', () => this.updateHealth());
+  }
+
+  /** Where the transport reaches Twitch (see EventSubChatLinks); before the first `connect()`. */
+  attach(links: EventSubChatLinks): void {
+    this.links = links;
   }
 
   get state(): ChatConnectionState {
@@ -159,12 +180,14 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
 
   async connect(): Promise<void> {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
+    const links = this.links;
+    if (!links) throw new TwitchConnectError('chat over EventSub needs the Twitch API and the EventSub client (TWITCH_CLIENT_ID)');
     this.setState('connecting');
     try {
-      const ids = (this.ids ??= await this.identify());
-      this.endpoint ??= this.o.endpoint(ids);
+      const ids = (this.ids ??= await this.identify(links));
+      this.endpoint ??= links.endpoint(ids);
       this.sender.resume();
-      await this.subscribe(ids);
+      await this.subscribe(links, ids);
     } catch (err) {
       await this.unregisterAll();
       this.setState('disconnected');
@@ -180,11 +203,12 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
     this.sender.pause();
     await this.unregisterAll();
     this.setState('disconnected');
+    await this.links?.close?.();
   }
 
-  private async identify(): Promise<{ channelId: string; botUserId: string }> {
+  private async identify(links: EventSubChatLinks): Promise<ChatIds> {
     try {
-      return await this.o.identify();
+      return await links.identify();
     } catch (err) {
       if (err instanceof GiftdropError) throw err;
       throw new TwitchConnectError(`could not look the channel up on the Twitch API: ${(err as Error).message}`, { cause: err });
@@ -192,15 +216,15 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
   }
 
   /** Registers the chat topic (and Shared Chat's); resolves once chat is live, rejects when refused or late. */
-  private subscribe(ids: { channelId: string; botUserId: string }): Promise<void> {
+  private subscribe(links: EventSubChatLinks, ids: ChatIds): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const timer = this.o.clock.setTimeout(() => {
         if (settled) return;
         settled = true;
-        reject(new TwitchConnectError(`EventSub did not deliver the channel's chat within ${Math.round((this.o.connectTimeoutMs ?? 15_000) / 1000)} s (${this.o.events.health().reason ?? 'no subscription yet'})`));
+        reject(new TwitchConnectError(`EventSub did not deliver the channel's chat within ${Math.round((this.o.connectTimeoutMs ?? 15_000) / 1000)} s (${links.events.health().reason ?? 'no subscription yet'})`));
       }, this.o.connectTimeoutMs ?? 15_000);
-      const chat = this.o.events.register(
+      const chat = links.events.register(
         { type: 'channel.chat.message', version: '1', condition: { broadcaster_user_id: ids.channelId, user_id: ids.botUserId }, account: 'bot' },
         {
           onEvent: (event, meta) => this.onChatEvent(event, meta),
@@ -232,10 +256,10 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
         },
       );
       this.registrations.push(chat);
-      if (this.o.onSharedChat) {
+      if (links.onSharedChat) {
         for (const type of SHARED_CHAT_TYPES) {
           this.registrations.push(
-            this.o.events.register(
+            links.events.register(
               { type, version: '1', condition: { broadcaster_user_id: ids.channelId }, account: 'bot' },
               { onEvent: (event) => this.onSharedChatEvent(event), onRefused: (problem) => this.log.debug({ type, problem }, 'Shared Chat session events unavailable; partner channels are looked up instead') },
             ),
@@ -275,13 +299,14 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
       const login = (p as { broadcaster_user_login?: unknown }).broadcaster_user_login;
       if (typeof id === 'string' && id && typeof login === 'string' && login) channels.push({ id, login });
     }
-    if (channels.length) this.o.onSharedChat?.(channels);
+    if (channels.length) this.links?.onSharedChat?.(channels);
   }
 
   private setMod(mod: boolean): void {
     if (mod === this.mod) return;
     this.mod = mod;
     this.sender.setPrivileged(mod);
+    this.endpoint?.privileged?.(mod);
     this.log.info({ mod }, mod ? 'bot is moderator in the channel' : 'bot is not moderator in the channel');
   }
 
@@ -291,7 +316,7 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
     this.stateTimer = this.o.clock.setTimeout(() => {
       this.stateTimer = undefined;
       if (this.current === 'disconnected' && this.registrations.length === 0) return;
-      const h = this.o.events.health();
+      const h = this.links?.events.health() ?? { state: 'disconnected' as const };
       const next: ChatConnectionState = h.state === 'connected' ? 'connected' : h.state === 'connecting' ? 'connecting' : 'disconnected';
       if (next !== this.current) {
         if (next !== 'connected') this.log.warn({ reason: h.reason }, `chat over EventSub is ${next}`);

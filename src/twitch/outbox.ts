@@ -56,7 +56,7 @@ import {
   type OutboxStats,
 } from './outbox-types.js';
 
-export { NotSentError, RefusedError } from './outbox-types.js';
+export { NotSentError } from './outbox-types.js';
 export type { ChatTransport, DropReason, OutboxLimits, OutboxOptions, OutboxStats } from './outbox-types.js';
 
 type Entry = QueuedLine;

@@ -23,7 +23,8 @@ export interface TwitchAuthStartup {
   close(): Promise<void>;
 }
 
-export function startTwitchAuth(config: Config, logger: Logger, clock: Clock): TwitchAuthStartup {
+/** `requiredScopes`: the scopes the chat transport needs of TWITCH_TOKEN (default IRC's chat:read chat:edit). */
+export function startTwitchAuth(config: Config, logger: Logger, clock: Clock, requiredScopes?: readonly string[]): TwitchAuthStartup {
   const t = config.twitch;
   const auth = new TwitchAuthClient({ authUrl: t.authUrl ?? defaultTwitchAuthUrl(t.ircUrl) });
   const tokens = new ChatToken({
@@ -36,6 +37,7 @@ export function startTwitchAuth(config: Config, logger: Logger, clock: Clock): T
     logger,
     clock,
     registerSecret: (value) => registerSecret(logger, value),
+    ...(requiredScopes ? { requiredScopes } : {}),
   });
   return {
     tokens,

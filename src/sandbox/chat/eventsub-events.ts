@@ -31,7 +31,7 @@ function badges(r: ChatRoles, chatBotBadge = false): Payload[] {
 }
 
 /** The `channel.chat.message` event of one line in `channel`. */
-export function chatMessagePayload(line: ChatLineEvent, channel: { id: string; login: string }): Payload {
+function chatMessagePayload(line: ChatLineEvent, channel: { id: string; login: string }): Payload {
   const s = line.source;
   return {
     broadcaster_user_id: channel.id,
@@ -58,7 +58,7 @@ export function chatMessagePayload(line: ChatLineEvent, channel: { id: string; l
 }
 
 /** The `channel.shared_chat.*` notification of one session change, as `channel` receives it. */
-export function sharedChatPayload(e: SharedChatEvent, channel: { id: string; login: string }): { type: string; event: Payload } {
+function sharedChatPayload(e: SharedChatEvent, channel: { id: string; login: string }): { type: string; event: Payload } {
   const base: Payload = {
     session_id: e.sessionId,
     broadcaster_user_id: channel.id,

@@ -31,9 +31,9 @@ export interface ChatMessagesRoom {
 }
 
 /** Who sent the request: a user token (with its user and scopes) or an app token. */
-export type ChatMessageCaller = { kind: 'user'; userId: string; scopes: readonly string[] } | { kind: 'app'; senderScopes: readonly string[] };
+type ChatMessageCaller = { kind: 'user'; userId: string; scopes: readonly string[] } | { kind: 'app'; senderScopes: readonly string[] };
 
-export interface HelixAnswer {
+interface HelixAnswer {
   status: number;
   body: unknown;
 }
@@ -64,7 +64,7 @@ export function chatMessagesRoute(room: ChatMessagesRoom, senderScopes: () => re
 }
 
 /** Answers one Send Chat Message request (see the module header); `parsed` is the JSON body (undefined: none or not JSON). */
-export function sendChatMessage(room: ChatMessagesRoom, caller: ChatMessageCaller, parsed: unknown): HelixAnswer {
+function sendChatMessage(room: ChatMessagesRoom, caller: ChatMessageCaller, parsed: unknown): HelixAnswer {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return error(400, 'The request body must be a JSON object');
   const body = parsed as Record<string, unknown>;
   for (const field of ['broadcaster_id', 'sender_id', 'message'] as const) {
