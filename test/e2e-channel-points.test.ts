@@ -6,7 +6,9 @@
  * per-viewer cap, and one by an excluded viewer are CANCELED (refunded); a redemption made while
  * the socket was down is settled after the reconnect; across a restart of the bot, the redemptions
  * made while it was down are settled and one it had entered but not yet marked is FULFILLED
- * without a second entry; a reward another app made is never touched. Bits used add tickets.
+ * without a second entry; a reward another app made is never touched; a channel that is not
+ * Affiliate or Partner is told plainly. Bits used add tickets, the
+ * frozen list carries them and `npm run verify` (the CLI, in a child process) replays the picks.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../src/config/index.js';
@@ -19,7 +21,8 @@ import type { LocalTwitchEvents } from '../src/sandbox/eventsub/local.js';
 import { startFourthwallSandbox, type FourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
 import type { SimRedemption } from '../src/sandbox/helix/channel-points.js';
 import { LogCapture } from './support/log-capture.js';
-import { makeTempDir, setShopLive, waitUntil } from './support/e2e-stack.js';
+import { makeTempDir, PROJECT_ROOT, setShopLive, waitUntil } from './support/e2e-stack.js';
+import { spawn } from 'node:child_process';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -186,6 +189,16 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     expect(w.twitch.channelPoints.rewards.get(rewardId)!.isPaused).toBe(true);
   });
 
+  it('a channel that is not Affiliate or Partner: said plainly in /healthz, no socket opened, the bot runs on', async () => {
+    const w = await world();
+    w.twitch.channelPoints.setAffiliate(w.chat.channelId, false);
+    const bot = await w.startBot();
+    await waitUntil(() => bot.twitchEvents.channelPoints?.state === 'refused', 10_000, 'refused');
+    expect(bot.health().problems).toEqual([expect.stringMatching(/^channel points are off: .*channel points need an Affiliate or Partner channel/)]);
+    expect(w.twitch.eventSub.connections).toBe(0);
+    expect(bot.health()).not.toHaveProperty('eventsub');
+  });
+
   it('bits used during a draw add tickets (1 per 100 bits, capped), through the same EventSub client', async () => {
     const w = await world();
     const bot = await w.startBot({ channelPoints: { enabled: false }, bits: { enabled: true, bitsPerTicket: 100, maxTickets: 2 } });
@@ -200,5 +213,28 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     w.twitch.useBits({ id: erin.userId, login: erin.login }, 500);
     await waitUntil(() => bot.health().bits !== undefined && (bot.health().bits as { events: number }).events === 2, 10_000, 'second bits event');
     expect(bot.engine.drawViews()[0]!.entrants.get(erin.userId)!.weight).toBe(3); // capped at 2 from bits
+    // The draw closes; its frozen list carries the tickets, and `npm run verify` replays the picks with them.
+    const drawId = bot.engine.drawViews()[0]!.record.id;
+    w.chat.viewer('frank');
+    w.chat.inject(w.chat.viewer('frank'), '!enter');
+    await waitUntil(() => bot.engine.drawViews()[0]!.entrants.size === 2, 10_000, 'frank entered');
+    w.chat.inject(w.chat.broadcaster, '!giveaway end');
+    await waitUntil(async () => (await bot.repo.getDraw(drawId))?.status === 'finished', 20_000, 'the draw finished');
+    const rec = (await bot.repo.getDraw(drawId))!;
+    expect(Object.fromEntries(rec.frozenEntrants!.map((e) => [e.login, e.weight]))).toEqual({ erin: 3, frank: 1 });
+    expect(rec.rules).toMatchObject({ tickets: { bits: { bitsPerTicket: 100, maxTickets: 2 } }, ticketsGranted: { bits: 2 } });
+    const verify = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/verify.ts', '--live', drawId], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, DATA_DIR: w.dataDir, GIFTDROP_MODE: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(verify.out).toContain(rec.winners[0]!.login);
+    expect(verify.code).toBe(0);
   });
 });

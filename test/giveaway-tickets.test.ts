@@ -3,7 +3,8 @@
  * real file repository: a redemption enters with its tickets or adds them to a `!enter` entry, up
  * to the per-viewer cap; refusals say why (no draw open, not eligible, cap reached); a ref is
  * applied once; bits add tickets per N bits, capped, kept toward the next ticket; the grants
- * survive a restart (ticket journal) with the same weights; and the weights are in the frozen
+ * survive a restart (ticket journal) with the same weights, and a power cut at any point after
+ * `enterByTickets` resolved (every disk state the simulated disk allows); and the weights are in the frozen
  * list, recorded as the draw's rules, and replayed by verify (a draw whose weights were not the
  * tickets would fail it).
  */
@@ -14,6 +15,7 @@ import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import type { TicketRequest } from '../src/giveaway/tickets.js';
 import { chatMsg, harness, makeTempDir, removeDir, START_MS, type Harness, type HarnessOptions } from './support/giveaway-fakes.js';
+import { emptyImage, PowerCutFs } from './support/power-cut-fs.js';
 
 const dirs: string[] = [];
 const live: Harness[] = [];
@@ -116,5 +118,24 @@ describe('entries from channel points and bits', () => {
     // The weights are what the picks ran on: the same list with chat weights only does not verify.
     const flattened = { ...rec, frozenEntrants: rec.frozenEntrants!.map((e) => ({ ...e, weight: 1 })) };
     expect(verifyDraw(flattened)).toMatchObject({ ok: false, reason: 'entrant list digest mismatch' });
+  });
+
+  it('a grant is on the disk once enterByTickets resolved: every state a power cut can leave restores it', async () => {
+    const DIR = '/data';
+    const fs = new PowerCutFs(emptyImage([DIR]));
+    const clock = new ManualClock(START_MS);
+    const h = await harness({ dir: DIR, fileSystem: fs, clock, settings: TICKETS });
+    const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
+    await h.svc.handleGiftDrawStarted(draw);
+    expect(await h.svc.enterByTickets(redemption('alice'))).toMatchObject({ result: 'entered' });
+    const cut = fs.ops.length; // what the bot would now tell Twitch (FULFILLED) rests on these operations
+    const images = fs.imagesAfter(cut);
+    expect(images.length).toBeGreaterThan(0);
+    for (const image of images) {
+      const after = await harness({ dir: DIR, fileSystem: new PowerCutFs(image), clock, shop: h.shop, settings: TICKETS });
+      expect(after.svc.drawViews()[0]?.entrants.get('u-alice')?.weight, '[the grant survives]').toBe(2);
+      await after.shutdown();
+    }
+    await h.shutdown();
   });
 });

@@ -11,7 +11,7 @@ import { FourthwallClient } from '../fourthwall/index.js';
 import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
-import { parseTrustProxy } from '../http/surfaces.js';
+import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
 import { giveawayCommands } from '../commands/wire.js';
 import { commandGate } from '../giveaway/shared-chat.js';
@@ -119,8 +119,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const intake = startEventIntake(c, adapters, { engine, delivery, shop });
   const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
-  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi, twitchEvents };
-  const served = await serveAndConnect(c, { ...parts, chatConnected });
+  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi };
+  const served = await serveAndConnect(c, { ...parts, twitchEvents, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
@@ -266,8 +266,10 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine, 
 }
 
 /** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
-function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine): TwitchEvents {
-  const events = startTwitchEvents({ config: c.config, auth: a.twitchAuth, twitchApi, engine, problems: c.problems, clock: c.clock, logger: c.logger, options: c.options.twitchEvents });
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine) {
+  const { config, problems, clock, logger } = c;
+  const options = c.options.twitchEvents;
+  const events = startTwitchEvents({ config, auth: a.twitchAuth, twitchApi, engine, problems, clock, logger, options });
   c.stops.close('twitch-events', () => events.stop());
   return events;
 }
@@ -340,7 +342,12 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: ChatConnection, engine: GiveawayEngine, twitchEvents: TwitchEvents): () => HealthReport {
+function healthReport(
+  c: BotContext,
+  chat: ChatConnection,
+  engine: GiveawayEngine,
+  twitch: TwitchEvents,
+): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -350,7 +357,7 @@ function healthReport(c: BotContext, chat: ChatConnection, engine: GiveawayEngin
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
       chatTransport: chat.transport,
-      ...twitchEvents.health(),
+      ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -569,11 +576,14 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
   const fourthwall = config.fourthwall.apiUrl;
   const openDraws = engine.openDrawCount();
   const where = { mode: config.mode, channel, bot: username, chat: ircUrl, fourthwall, webhooks: webhookUrl };
+  // Who the per-client limits think a client is (issue 46: the default trusts no header).
+  const clients = describeClientKeys(config.http.trustProxy, config.publicUrl);
   log.info(
-    { ...where, openDraws, dataDir: config.dataDir },
+    { ...where, openDraws, dataDir: config.dataDir, trustProxy: config.http.trustProxy ?? 'none' },
     `giftdrop ${config.mode}: chat #${channel} as ${username} via ${ircUrl}, Fourthwall at ${fourthwall}, ` +
-      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}`,
+      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}; ${clients}`,
   );
+  if (config.mode === 'live') c.operator.notify(clients);
 }
 
 /**
@@ -591,7 +601,9 @@ function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: Ope
   c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
   // The link that signs in by itself: its token is in the fragment (#), which the browser never
   // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
-  c.operator.notify(`dashboard, signed in: ${url}/dashboard#token=${encodeURIComponent(pages.token.token)} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
+  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
+  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
+  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

@@ -16,9 +16,10 @@
 import type { Config } from '../config/index.js';
 import type { GiveawayEngine } from '../giveaway/engine.js';
 import { registerSecret, type Logger } from '../logging/index.js';
+import { giftdropCommand } from '../platform/invocation.js';
 import type { Clock } from '../shared/clock.js';
 import type { Backoff } from '../shared/retry.js';
-import { channelPointsFile } from '../storage/channel-points-file.js';
+import { channelPointsFile } from '../storage/index.js';
 import { chatAccountToken, envTokenPort, type TwitchTokenPort } from '../twitch/account-tokens.js';
 import type { TwitchApi } from '../twitch/api.js';
 import { ChannelPointsApi } from '../twitch/channel-points/api.js';
@@ -118,7 +119,7 @@ export function startTwitchEvents(d: {
       const features = (Object.keys(wanted) as (keyof typeof wanted)[]).filter((k) => wanted[k]);
       if (!features.length) return;
       const what = features.map((f) => (f === 'channelPoints' ? 'channelPoints' : 'bits')).join(' and ');
-      if (!t.clientId || !eventSub) return problem(`${what} need the Twitch API: set TWITCH_CLIENT_ID (npm run setup shows how); they are off.`);
+      if (!t.clientId || !eventSub) return problem(`${what} need the Twitch API: set TWITCH_CLIENT_ID (${giftdropCommand('setup')} shows how); they are off.`);
       if (!broadcasterToken || !broadcasterHelix)
         return problem(`${what} need the broadcaster's Twitch login: log the broadcaster in on the setup page, or set TWITCH_BROADCASTER_TOKEN; they are off.`);
       let who;

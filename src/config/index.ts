@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
+import { settingsGuide, thisInvocation, type Invocation } from '../platform/invocation.js';
 import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
 import { httpProblems, httpSettings, type HttpSettings } from './http.js';
@@ -528,14 +529,18 @@ export function secretValues(config: Config): string[] {
   return out;
 }
 
-/** Where to read about the settings that failed: the settings-file example, .env.example, or both. */
-export function configHint(err: ConfigError): string {
+/**
+ * Where to read about the settings that failed: the settings-file example, .env.example, or both;
+ * for the single executable (`inv`), which comes without them, the repository's docs.
+ */
+export function configHint(err: ConfigError, inv: Invocation = thisInvocation()): string {
+  if (inv.executable) return settingsGuide(inv);
   const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
   const inFile = err.problems.some(fileProblem);
   const inEnv = err.problems.some((p) => !fileProblem(p));
   if (inFile && !inEnv) return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
   if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
-  return 'See .env.example and docs/settings.md for every setting.';
+  return settingsGuide(inv);
 }
 
 /** For CLIs and main: load, or print every problem (never a secret) and exit non-zero. */

@@ -20,6 +20,7 @@ import type { StreamingService } from '../streaming/service.js';
 import type { ChatConnection } from '../twitch/chat-connection.js';
 import { clean, type TextSink } from './console-text.js';
 import { hideLinks, maskUrls } from './operator-console.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 const ENTER_SUMMARY_MS = 5_000;
 const STATUS_MS = 1_000;
@@ -134,7 +135,7 @@ export class LiveConsole {
     const h = bot.chat.health();
     // A credential Fourthwall refused (app/credential-problems.ts) replaces the unknown "shop ?".
     const refused = bot.health().problems;
-    const shop = refused?.length ? 'shop: credentials refused, see npm run setup' : `shop ${this.shop}`;
+    const shop = refused?.length ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
     return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
   }
 

@@ -250,6 +250,16 @@ export interface RerollRecord {
   byUserId?: string;
   newUserId?: string;
   pick?: number;
+  /**
+   * The replaced winner's link, which had gone out (giveaway/reroll.ts): it stays theirs (a
+   * redemption of it is theirs) and the replacement got a new link. Secret, like `redeemUrl`.
+   */
+  kept?: { giftId?: string; redeemUrl?: string };
+  /**
+   * The kept link's delivery state (src/delivery), attached when records are read like a
+   * winner's `delivery`; a saved record's own copy is ignored.
+   */
+  delivery?: Delivery;
 }
 
 /** The stored record of one draw; the history export is derived from it. */
@@ -258,7 +268,8 @@ export interface DrawRecord {
   kind: DrawKind;
   status: DrawStatus;
   /** `redo`: Fourthwall's REDO draw, the gifts of an earlier draw nobody won, drawn again. */
-  source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string; giftPurchaseId?: string; redo?: boolean };
+  /** `extraPackageIds`: giveaway-link packages made later for replacements (a reroll of a link that had gone out). */
+  source: { drawId?: string; giveawayId?: string; packageId?: string; extraPackageIds?: string[]; eventId?: string; giftPurchaseId?: string; redo?: boolean };
   offer: { id: string; name: string };
   gifts: number;
   giftIds?: string[];

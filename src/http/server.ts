@@ -23,7 +23,7 @@
  * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
  * (bad envelope -> 400, logged), then handed to `onEvent`, and answered only from its verdict: the
  * 200 is written once `onEvent` resolved, that is once the event is safe (its id, and what it
- * opened, synced: README "Durability"); a rejection (a save or a sync failed: EIO, ENOSPC) is
+ * opened, synced: docs/history.md, crash-safe files); a rejection (a save or a sync failed: EIO, ENOSPC) is
  * answered 503 with Retry-After and said in one log line, so Fourthwall delivers it again; an
  * event not safe within ACK_DEADLINE_MS of the request's arrival (inside Fourthwall's 2 s) is
  * answered 503 the same way while its handling goes on, and its redelivery is answered from that

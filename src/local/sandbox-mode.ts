@@ -29,6 +29,7 @@ import { DemoAborted, DemoWorld } from './demo/world.js';
 import { demoHelix, withDemoTwitch } from './demo/twitch.js';
 import { newWorldLine, startNewWorld } from './sandbox-world.js';
 import { plural } from '../shared/plural.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 export interface SandboxModeOptions {
   config: Config;
@@ -153,12 +154,13 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       } finally {
         await stack.close();
       }
-      printer.note(`Stopped. The draws are in the history (${config.dataDir}): npm run history`);
+      printer.note(`Stopped. The draws are in the history (${config.dataDir}): ${giftdropCommand('history')}`);
     })());
   options.onSignals(shutdown);
 
   printer.note(`Fourthwall sandbox: ${stack.fourthwall.apiUrl} (shop site ${stack.fourthwall.shopUrl})`);
   printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
+  printer.note(`Twitch EventSub: ${stack.twitch.eventSub.url} (channel points and bits, with the broadcaster's login)`);
   printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
   // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;
@@ -181,7 +183,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       });
       ok = result.ok;
       if (result.ok) {
-        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`);
+        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: ${giftdropCommand('history')}`);
       } else {
         printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
       }

@@ -5,7 +5,7 @@
  * redemption or bits), so every append is written and synced at once (disk.ts protocol: the file
  * created 0600 with its directory synced first) and `append` resolves only then: a redemption is
  * marked fulfilled at Twitch after its entry is on disk. Appends to one draw's file run in call
- * order. Reading tolerates a torn last line (a crash mid-write) and skips other unreadable lines
+ * order; those that arrive while a write is in flight share the next write and sync (group commit). Reading tolerates a torn last line (a crash mid-write) and skips other unreadable lines
  * with a warning naming the draw and the line; a later append first ends a torn line. Does not:
  * decide what a grant means (giveaway/tickets.ts), or buffer.
  */
@@ -32,6 +32,8 @@ const grantSchema = z.object({
 export class TicketJournal {
   private readonly handles = new Map<string, Promise<{ handle: AppendFile; needsNewline: boolean }>>();
   private readonly chains = new Map<string, Promise<void>>();
+  /** Per draw: lines waiting for the next write, and their callers. */
+  private readonly waiting = new Map<string, { lines: Buffer[]; done: { resolve: () => void; reject: (err: unknown) => void }[] }>();
 
   constructor(private readonly o: { disk: Disk; dir: string; logger: Logger }) {}
 
@@ -39,13 +41,34 @@ export class TicketJournal {
     return join(this.o.dir, fileStem(drawId) + SUFFIX);
   }
 
-  /** Writes and syncs one grant line; resolves once it is on disk. */
+  /**
+   * Writes and syncs one grant line; resolves once it is on disk. Lines appended while a write of
+   * the same draw is in flight go out together in the next one (one append, one datasync: a group
+   * commit), so a burst of redemptions costs a few syncs, not one each.
+   */
   append(drawId: string, grant: TicketGrant): Promise<void> {
     const line = Buffer.from(`${JSON.stringify(grant)}\n`, 'utf8');
-    return this.inOrder(drawId, async () => {
+    return new Promise<void>((resolve, reject) => {
+      let batch = this.waiting.get(drawId);
+      if (!batch) {
+        this.waiting.set(drawId, (batch = { lines: [], done: [] }));
+        void this.inOrder(drawId, () => this.writeBatch(drawId)).catch(() => undefined);
+      }
+      batch.lines.push(line);
+      batch.done.push({ resolve, reject });
+    });
+  }
+
+  /** Writes the draw's waiting lines in one append and one datasync; tells each of their callers. */
+  private async writeBatch(drawId: string): Promise<void> {
+    const batch = this.waiting.get(drawId);
+    this.waiting.delete(drawId);
+    if (!batch) return;
+    try {
       const entry = await this.handleOf(drawId);
       try {
-        await entry.handle.append(entry.needsNewline ? Buffer.concat([Buffer.from('\n'), line]) : line);
+        const bytes = Buffer.concat(batch.lines);
+        await entry.handle.append(entry.needsNewline ? Buffer.concat([Buffer.from('\n'), bytes]) : bytes);
         entry.needsNewline = false;
         await entry.handle.datasync();
       } catch (err) {
@@ -54,7 +77,10 @@ export class TicketJournal {
         await entry.handle.close().catch(() => undefined);
         throw err;
       }
-    });
+      for (const d of batch.done) d.resolve();
+    } catch (err) {
+      for (const d of batch.done) d.reject(err);
+    }
   }
 
   /** The draw's grants in file order. */

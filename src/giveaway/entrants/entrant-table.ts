@@ -8,8 +8,8 @@
  * side map: a user id that is not such a decimal id, a login over 255 UTF-8 bytes, a login or
  * display name that is not well-formed UTF-16 (its bytes could not give it back exactly; they are
  * kept as well). Why: a flood of new entrants then leaves nothing for the garbage collector to
- * copy or mark (two strings per entrant cost about 2 us of collector work each, measured with
- * bench/chat-sync.ts), and a million entrants cost a few dozen bytes each. The freeze at close
+ * copy or mark (two strings per entrant cost about 2 us of collector work each, measured by hand
+ * with bench/chat-sync.ts, since removed: 95d36b5), and a million entrants cost a few dozen bytes each. The freeze at close
  * (canonical-table.ts) sorts and digests these columns directly.
  *
  * A Shared Chat partner channel (the channel a partner viewer entered from, partner entries on)

@@ -281,13 +281,7 @@ export class SandboxHelix {
     }
     if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
     if (isWhisper) {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => {
-        body += c;
-        if (body.length > 64 * 1024) req.destroy();
-      });
-      req.on('end', () => {
+      void readBody(req).then((body) => {
         const r = this.whisper(viewer !== undefined || account !== undefined, q, body);
         if (r.status === 204) done(204, undefined, h);
         else fail(r.status, r.error, r.message, h);
@@ -427,8 +421,8 @@ export class SandboxHelix {
   }
 }
 
-/** A request's JSON body (at most 64 KiB; undefined when empty or not JSON). */
-function readJson(req: IncomingMessage): Promise<unknown> {
+/** A request's body as text (at most 64 KiB: a longer one is cut off and the request destroyed). */
+function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let body = '';
     req.setEncoding('utf8');
@@ -436,13 +430,18 @@ function readJson(req: IncomingMessage): Promise<unknown> {
       body += c;
       if (body.length > 64 * 1024) req.destroy();
     });
-    req.on('end', () => {
-      try {
-        resolve(body ? (JSON.parse(body) as unknown) : undefined);
-      } catch {
-        resolve(undefined);
-      }
-    });
-    req.on('error', () => resolve(undefined));
+    req.on('end', () => resolve(body));
+    req.on('error', () => resolve(body));
+    req.on('close', () => resolve(body));
   });
+}
+
+/** A request's JSON body (undefined when empty or not JSON). */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const body = await readBody(req);
+  try {
+    return body ? (JSON.parse(body) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
 }

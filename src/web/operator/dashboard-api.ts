@@ -1,5 +1,5 @@
 /**
- * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (routes.ts checks it).
+ * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (index.ts checks it).
  * Reads: state (draws in memory, winners with their links, claim status), entrants of a draw
  * (search, count, eligible by the chat rules or why not; when account rules are in force, their
  * plain-text description, checked with Twitch only at the close: no Twitch call from here),

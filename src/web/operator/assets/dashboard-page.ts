@@ -256,6 +256,7 @@ function confirmed(button, key, question, run) {
 
 const REDEEMED = 'redeemed';
 const NOT_REDEEMABLE = 'not-redeemable';
+const GIFT_OUT = 'gift-out';
 
 function winnerRow(d, w) {
   const row = el('div', 'winner');
@@ -266,6 +267,7 @@ function winnerRow(d, w) {
   if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
   if (w.rerollRefusal === REDEEMED) row.append(el('span', 'checked', 'prize redeemed ✔'));
   if (w.rerollRefusal === NOT_REDEEMABLE) row.append(el('span', 'muted', 'prize no longer redeemable (closed at Fourthwall)'));
+  if (w.rerollRefusal === GIFT_OUT) row.append(el('span', 'muted', 'gift link already out: it stays theirs (a gift cannot be issued again)'));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
   // Offered only where the engine would accept it (giveaway/reroll.ts winnerRefusal).
   if (w.rerollRefusal === null) {
@@ -397,7 +399,7 @@ async function loadPrizes() {
       b.addEventListener('click', () => act('remind', { drawId: x.drawId, userId: x.userId }));
       act2.append(b);
     } else act2.append(el('span', 'muted', 'reminded (' + x.delivery.remindedBy + ')'));
-    tr.append(el('td', '', x.displayName + ' @' + x.login), el('td', '', x.product), el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : '')),
+    tr.append(el('td', '', x.displayName + ' @' + x.login + (x.replaced ? ' (replaced: keeps the link they saw)' : '')), el('td', '', x.product), el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : '')),
       el('td', '', when(x.delivery.announcedAt)), link, act2);
     return tr;
   }));
