@@ -20,7 +20,10 @@ import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
 import { chatScopes, linkChat, openChat } from './chat-transport.js';
 import type { ChatConnection } from '../twitch/chat-connection.js';
-import { startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
+import { hasBotLogin, startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
+import { LoginStore } from '../twitch/login-store.js';
+import { TwitchTokenError } from '../twitch/auth.js';
+import { keepWebhookCurrent, type WebhookOutcome } from '../events/webhook-registration.js';
 import { faviconRoute } from '../web/favicon.js';
 import { startOperatorPages, type OperatorPages } from '../web/operator/index.js';
 import { claimPageFor, type ClaimPageWiring } from '../web/public/claim-wiring.js';
@@ -76,6 +79,8 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused, see /healthz). */
+  readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
   /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
   readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
@@ -101,8 +106,9 @@ const CLOSE_MS = 1000;
  */
 export async function startBot(options: BotOptions): Promise<Bot> {
   const c = botContext(options);
-  requireChatCredentials(c.config);
-  const adapters = await openAdapters(c);
+  const store = options.loginStore ?? (c.config.mode === 'live' ? await LoginStore.open(c.config.dataDir) : undefined);
+  requireChatCredentials(c.config, store);
+  const adapters = await openAdapters(c, store);
   const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger });
   const twitchApi = startTwitchApi(c, adapters, streaming);
   // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
@@ -125,6 +131,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
   announceStart(c, { engine, webhookUrl });
+  const webhookRegistered = keepWebhookAddress(c, adapters.client, shop.webhookTypes);
   return {
     config: c.config,
     http: served.http,
@@ -141,15 +148,34 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    ...(webhookRegistered ? { webhookRegistered } : {}),
     twitchEvents,
     health,
     stop: stopOnce(c),
   };
 }
 
-function requireChatCredentials(config: Config): void {
-  if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
-    throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
+function requireChatCredentials(config: Config, store?: LoginStore): void {
+  if (!config.twitch.channel || !hasBotLogin(config, store) || (config.twitch.token && !config.twitch.username))
+    throw new Error('startBot needs TWITCH_CHANNEL and TWITCH_USERNAME with TWITCH_TOKEN (or a bot login saved by the setup page)');
+}
+
+/**
+ * A new tunnel address costs nothing: in live mode with GIFTDROP_PUBLIC_URL, the one webhook
+ * configuration at Fourthwall follows it (events/webhook-registration.ts), in the background; a
+ * refusal is one line for /healthz and the dashboard.
+ */
+function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: readonly string[]): Promise<WebhookOutcome | undefined> | undefined {
+  const { config } = c;
+  if (config.mode !== 'live' || !config.publicUrl) return undefined;
+  return keepWebhookCurrent({
+    client,
+    publicUrl: config.publicUrl,
+    types,
+    dataDir: config.dataDir,
+    log: c.log,
+    problem: (line) => (c.problems.add(line) ? c.log.error(line) : undefined),
+  });
 }
 
 /** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
@@ -161,7 +187,7 @@ interface Adapters {
   chat: ChatConnection;
 }
 
-async function openAdapters(c: BotContext): Promise<Adapters> {
+async function openAdapters(c: BotContext, store: LoginStore | undefined): Promise<Adapters> {
   const { config, logger, clock, options, stops } = c;
   const repo = await FileDrawRepository.open(config.dataDir, {
     clock,
@@ -181,7 +207,8 @@ async function openAdapters(c: BotContext): Promise<Adapters> {
   });
   stops.close('fourthwall', () => client.close());
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
-  const twitchAuth = startTwitchAuth(config, logger, clock, chatScopes(config));
+  // A login Twitch ended is one line (the token keeper logged it) kept for /healthz and the dashboard.
+  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked: (_role, line) => c.problems.add(line), botScopes: chatScopes(config) });
   stops.close('twitch-auth', () => twitchAuth.close());
   const chat = openChat(c, twitchAuth);
   return { repo, client, shop, twitchAuth, chat };
@@ -374,7 +401,12 @@ function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
   const chatStop = new AbortController();
   c.stops.close('chat-connect', () => chatStop.abort());
   const signals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x) => x !== undefined);
-  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) });
+  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) }).catch((err: unknown) => {
+    // A saved login Twitch refuses does not stop the bot: the dashboard and /healthz say to log in
+    // again on the setup page (which restarts the bot); chat stays off meanwhile.
+    if (a.twitchAuth.logins.source('bot')?.source !== 'saved' || !(err instanceof TwitchTokenError)) throw err;
+    if (!a.twitchAuth.tokens.revoked() && c.problems.add(err.message)) c.log.error(err.message);
+  });
   chatConnected.catch(() => undefined);
   return chatConnected;
 }
@@ -474,7 +506,7 @@ function publicRoutes(c: BotContext, p: StartedParts): HttpRoute[] {
   engine.events.on('draw-finished', (record) => verify.forget(record.id));
   const channel = c.config.twitch.channel ?? '';
   const claim = claimPage?.mount({ prizes: p.delivery.tracker, channel, clock: c.clock });
-  return [verify, ...(claim ? [claim] : []), faviconRoute];
+  return [verify, ...(claim ? [claim] : []), ...(c.options.publicRoutes ?? []), faviconRoute];
 }
 
 /**
@@ -498,7 +530,7 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     local: {
       host: config.http.localBind,
       port: config.http.localPort,
-      routes: [(req, res) => web.handle(req, res)],
+      routes: [...(c.options.localRoutes ?? []), (req, res) => web.handle(req, res)],
       localHosts: new Set(config.http.localHosts ?? []),
       ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
     },

@@ -42,11 +42,20 @@ export function openChat(c: BotContext, twitchAuth: TwitchAuthStartup): ChatConn
         'chat.transport "eventsub" needs TWITCH_CLIENT_ID (the bot reads chat through the Twitch API); set it, or set "chat": { "transport": "irc" } in the settings file.',
       );
     }
-    const chat = new EventSubChat({ channel: t.channel!, username: t.username!, clock, logger, outbox });
+    const chat = new EventSubChat({ channel: t.channel!, username: twitchAuth.username, clock, logger, outbox });
     stops.close('chat', () => chat.disconnect());
     return chat;
   }
-  const chat = new TwitchChat({ url: t.ircUrl, channel: t.channel!, username: t.username!, token: t.token!, tokens: twitchAuth.tokens, logger, clock, outbox });
+  const chat = new TwitchChat({
+    url: t.ircUrl,
+    channel: t.channel!,
+    username: twitchAuth.username,
+    token: twitchAuth.tokens.current(),
+    tokens: twitchAuth.tokens,
+    logger,
+    clock,
+    outbox,
+  });
   stops.close('chat', () => chat.disconnect());
   return chat;
 }

@@ -20,7 +20,7 @@ import { giftdropCommand } from '../platform/invocation.js';
 import type { Clock } from '../shared/clock.js';
 import type { Backoff } from '../shared/retry.js';
 import { channelPointsFile } from '../storage/index.js';
-import { chatAccountToken, envTokenPort, type TwitchTokenPort } from '../twitch/account-tokens.js';
+import { chatAccountToken, envTokenPort, savedAccountToken, type TwitchTokenPort } from '../twitch/account-tokens.js';
 import type { TwitchApi } from '../twitch/api.js';
 import { ChannelPointsApi } from '../twitch/channel-points/api.js';
 import { BitsEntries } from '../twitch/channel-points/bits.js';
@@ -76,21 +76,26 @@ export function startTwitchEvents(d: {
   const t = config.twitch;
   const log = logger.child({ module: 'twitch-events' });
   const settings = config.settings;
+  // The broadcaster's login the setup page saved stands behind the same port when the env has none.
+  const saved = t.broadcasterToken ? undefined : d.auth.logins.keeper('broadcaster');
   const tokens = envTokenPort({
     bot: chatAccountToken(d.auth.tokens, d.auth.auth),
     ...(t.broadcasterToken
       ? { broadcaster: { token: t.broadcasterToken, refreshToken: t.broadcasterRefreshToken, clientId: t.clientId, clientSecret: t.clientSecret } }
       : {}),
+    ...(saved ? { savedBroadcaster: savedAccountToken(saved, d.auth.auth, "the broadcaster's Twitch login (setup page)") } : {}),
     auth: d.auth.auth,
     logger,
     registerSecret: (v) => registerSecret(logger, v),
   });
   const broadcasterToken = tokens.tokenOf('broadcaster');
+  // Helix wants the client id the broadcaster's token was issued to (a saved login's own).
+  const broadcasterClientId = saved?.clientId() ?? t.clientId;
   const broadcasterHelix =
-    t.clientId && broadcasterToken
+    broadcasterClientId && broadcasterToken
       ? new HelixClient({
           apiUrl: t.apiUrl ?? 'https://api.twitch.tv/helix',
-          clientId: t.clientId,
+          clientId: broadcasterClientId,
           token: broadcasterToken,
           tokenName: broadcasterToken.name,
           dispatcher: d.auth.auth.dispatcher,

@@ -46,7 +46,7 @@ export interface LocalStackOptions {
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'twitchEvents'>;
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'twitchEvents' | 'localRoutes' | 'publicRoutes'>;
 }
 
 export interface LocalStack {

@@ -21,6 +21,7 @@ import { formatTags, stripTags } from './irc.js';
 import { SandboxOAuth } from './oauth.js';
 import { SandboxViewerLogin } from './viewer-login.js';
 import { SandboxAppTokens } from './app-tokens.js';
+import { SandboxDeviceLogin } from './device-code.js';
 import { OutboundPolicy, type RoomModes } from './limits.js';
 import { makeViewer, normaliseLogin, userIdFor, type ChannelContext, type SimViewer } from './viewers.js';
 import type { ChatServerOptions, RoomStateChange, TranscriptEntry } from './types.js';
@@ -63,6 +64,8 @@ export abstract class ChatChannel extends EventEmitter {
   protected readonly policy: OutboundPolicy;
   protected readonly modes: RoomModes = { slow: 0, followersOnly: -1, subsOnly: false, emoteOnly: false, r9k: false };
   protected readonly oauth: SandboxOAuth;
+  /** `http://host:port` of the server, once it listens (the device login's verification page). */
+  protected httpBase = '';
   protected readonly conns = new Set<Conn>();
   protected readonly chatted = new Set<string>();
   protected readonly waiters = new Set<() => void>();
@@ -104,7 +107,7 @@ export abstract class ChatChannel extends EventEmitter {
       ...(opts.tokenLifetimeSeconds !== undefined ? { tokenLifetimeSeconds: opts.tokenLifetimeSeconds } : {}),
     });
     this.oauth.viewerLogin = new SandboxViewerLogin({
-      clientId: () => this.oauth.clientId,
+      clientId: () => this.oauth.appClientId,
       clientSecret: () => this.oauth.clientSecret,
       userFor: (login) => {
         const l = normaliseLogin(login);
@@ -114,6 +117,24 @@ export abstract class ChatChannel extends EventEmitter {
       clock,
     });
     this.oauth.appTokens = new SandboxAppTokens({ clientId: () => this.oauth.clientId, clientSecret: () => this.oauth.clientSecret, clock });
+    this.oauth.deviceLogin = new SandboxDeviceLogin({
+      clock,
+      publicClientId: opts.publicClientId ?? 'giftdroppublicsandbox',
+      intervalSeconds: opts.deviceIntervalSeconds ?? 5,
+      codeLifetimeSeconds: opts.deviceCodeLifetimeSeconds ?? 1800,
+      tokenLifetimeSeconds: opts.tokenLifetimeSeconds ?? 14_400,
+      baseUrl: () => this.httpBase,
+      userFor: (login) => {
+        const l = normaliseLogin(login);
+        return { id: l === this.channel ? this.channelId : l === this.botLogin ? this.botUserId : userIdFor(l), login: l };
+      },
+      knownLogins: () => [this.botLogin, this.channel],
+      botLogin: this.botLogin,
+      installBotGrant: (grant) => {
+        this.oauth.install(grant);
+        this.record({ kind: 'system', login: this.botLogin, text: `${this.botLogin} logged in by device code (public client ${grant.clientId})` });
+      },
+    });
     this.ctx = { channel: this.channel, channelId: this.channelId, now: () => clock.now() };
     this.log = (opts.logger ?? silentLogger()).child({ module: 'sandbox-chat' });
     this.policy = new OutboundPolicy(opts.limits);

@@ -3,7 +3,7 @@
  * play viewers (`viewer`, `inject`, `injectRaw`, Shared Chat's partner viewers through
  * `sharedChat`, shared-chat.ts), read what happened (`transcript`,
  * `botMessages`, `notices`, `waitFor`, `joined`, `connections`), change the channel
- * (`setBotMod`, `setRoomState`) and break things on purpose (`expireToken`, `halfOpen`,
+ * (`setBotMod`, `setRoomState`) and break things on purpose (`expireToken`, `revokeLogin`, `halfOpen`,
  * `holdPongs`, `sendReconnect`, `dropConnections`, `ping`).
  *
  * Contract: every change is recorded in the transcript (kind 'system') and told to the clients
@@ -102,6 +102,22 @@ export abstract class ChatControl extends IrcSessions {
     this.oauth.expire();
     this.record({ kind: 'system', text: 'the bot token expired' });
     this.wake();
+  }
+
+  revokeLogin(login: string): number {
+    const l = normaliseLogin(login);
+    let n = this.oauth.deviceLogin?.revoke(l) ?? 0;
+    if (l === this.botLogin) {
+      this.oauth.revoke();
+      n++;
+    }
+    this.record({ kind: 'system', login: l, text: `${l} disconnected the application: its tokens were revoked` });
+    this.wake();
+    return n;
+  }
+
+  get deviceLogin(): ChatServer['deviceLogin'] {
+    return this.oauth.deviceLogin!;
   }
 
   holdPongs(hold: boolean): void {

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthEvent, SandboxExtraLogins } from './oauth.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
+import type { SandboxDeviceLogin } from './device-code.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ChatRoles } from '../../shared/chat.js';
 import type { Logger } from '../../logging/index.js';
@@ -36,6 +37,12 @@ export interface ChatServerOptions {
   /** OAuth client id / secret the token endpoint expects. Default `giftdropsandboxclient` / random. */
   clientId?: string;
   clientSecret?: string;
+  /** The public application's client id for the device code flow (no secret). Default `giftdroppublicsandbox`. */
+  publicClientId?: string;
+  /** Seconds between device-code polls (`interval`; Twitch: 5). Default 5. */
+  deviceIntervalSeconds?: number;
+  /** Seconds a device code can be authorized (Twitch: 1800). Default 1800. */
+  deviceCodeLifetimeSeconds?: number;
   /** Scopes `/oauth2/validate` reports. Default chat:read chat:edit. */
   scopes?: string[];
   /** Lifetime of an access token on the server's clock (default 14 400 s, like Twitch's). */
@@ -160,6 +167,13 @@ export interface ChatServer {
   readonly authUrl: string;
   /** The current access token expires now: validate answers 401 and the next chat login is refused. */
   expireToken(): void;
+  /**
+   * `login` disconnects the application (Twitch settings > Connections): its access and refresh
+   * tokens stop working (the bot's chat login included). Returns the grants ended.
+   */
+  revokeLogin(login: string): number;
+  /** The device code flow (public application): its client id, stats, and `answer` for tests without a browser. */
+  readonly deviceLogin: SandboxDeviceLogin;
   /** This server's token check (current token, client id, scopes), for the Helix sandbox. */
   readonly tokens: {
     accepts(token: string): boolean;
