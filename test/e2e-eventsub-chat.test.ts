@@ -109,6 +109,23 @@ describe.concurrent('chat over EventSub', () => {
     });
   });
 
+  it('a line whose request may have reached Twitch (a 5xx) is sent once and dropped, never repeated (no doubled line)', async ({ expect }) => {
+    await withStack({}, async (s) => {
+      await said(s, 'warm up');
+      const posts = () => s.helix.calls.filter((c) => c.path === '/chat/messages').length;
+      const before = posts();
+      const dropped = s.bot.chat.outboxStats().dropped;
+      s.helix.setDown(true);
+      s.bot.chat.say('during the outage');
+      await waitUntil(() => s.bot.chat.outboxStats().dropped === dropped + 1, 5000, 'the line dropped');
+      s.helix.setDown(false);
+      expect(posts() - before).toBe(1);
+      await said(s, 'after the outage');
+      expect(botLines(s).some((e) => e.text.startsWith('during the outage'))).toBe(false);
+      expect(s.logs.lines.some((l) => l.includes('may or may not have been written; not resent'))).toBe(true);
+    });
+  });
+
   it('several lines in a row not sent make chat degraded on /healthz, with the reason, until a line gets through', async ({ expect }) => {
     await withStack({}, async (s) => {
       await said(s, 'warm up');
