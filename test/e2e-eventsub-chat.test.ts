@@ -102,7 +102,7 @@ describe.concurrent('chat over EventSub', () => {
         expect(delivered.some((t) => t.startsWith(gone))).toBe(false);
         expect(confirmed.some((t) => t.startsWith(gone))).toBe(false);
       }
-      expect(notices).toEqual(['msg_rejected', 'msg_brand_new_reason', 'msg_ratelimit']);
+      expect(notices).toEqual(['msg_duplicate', 'msg_rejected', 'msg_brand_new_reason', 'msg_ratelimit', 'msg_ratelimit']);
       expect(s.bot.chat.outboxStats()).toMatchObject({ sent: 3, retried: 2, dropped: 3 });
       expect(confirmed).toHaveLength(3);
       expect(s.logs.lines.some((l) => l.includes('is_sent: false, msg_rejected'))).toBe(true);

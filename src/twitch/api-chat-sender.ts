@@ -13,7 +13,9 @@
  * itself, e.g. a missing scope: dropped, health degraded with Twitch's reason), anything else
  * (unknown: dropped, never resent, so nothing is doubled). `health()` is 'ok' unless the last
  * line was refused, or the last DEGRADED_AFTER lines were all not sent; the next sent line clears
- * it. Events: 'sent' (text), 'dropped' (text, reason, detail), 'health'. Knows nothing of HTTP
+ * it. Events: 'sent' (text), 'dropped' (text, reason, detail), 'notice' (code, Twitch's message:
+ * each answer that a line was not sent, like IRC's NOTICE; `refused` for a refused request),
+ * 'health'. Knows nothing of HTTP
  * (the endpoint does) or of reading chat.
  */
 import { EventEmitter } from 'node:events';
@@ -124,6 +126,7 @@ export class ApiChatSender extends EventEmitter {
       return;
     }
     this.log.warn({ code: v.code }, `Twitch did not send a chat line of the bot (is_sent: false, ${v.code}: ${v.message})`);
+    this.emit('notice', v.code, v.message);
     this.outbox.notSent(v.code, v.message);
   }
 
@@ -131,7 +134,10 @@ export class ApiChatSender extends EventEmitter {
     this.emit('dropped', text, reason, detail);
     if (reason === 'stale' || reason === 'overflow' || reason === 'closed') return;
     this.notSentInARow++;
-    if (reason === 'refused') this.setProblem(`Twitch refuses the bot's chat messages (${detail ?? 'refused'})`);
+    if (reason === 'refused') {
+      this.emit('notice', 'refused', detail ?? '');
+      this.setProblem(`Twitch refuses the bot's chat messages (${detail ?? 'refused'})`);
+    }
     else if (this.notSentInARow >= DEGRADED_AFTER)
       this.setProblem(`the last ${this.notSentInARow} chat lines of the bot were not sent (${reason === 'notice' ? `Twitch: ${detail ?? 'dropped'}` : 'no answer from Twitch'})`);
   }

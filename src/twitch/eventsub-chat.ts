@@ -105,7 +105,8 @@ const SHARED_CHAT_TYPES = ['channel.shared_chat.begin', 'channel.shared_chat.upd
 
 /**
  * Events: 'message' (ChatMessage), 'state' (ChatConnectionState), 'health' (ChatHealth), 'fatal'
- * (Error), 'sent' (text), 'notice' (code, text: a line Twitch did not send).
+ * (Error), 'sent' (text), 'notice' (code, Twitch's message: each answer that a line was not sent,
+ * as IRC's NOTICE; the line may still be retried once).
  */
 export class EventSubChat extends EventEmitter implements ChatConnection {
   readonly transport = 'eventsub' as const;
@@ -133,9 +134,7 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
     };
     this.sender = new ApiChatSender({ channel: this.channelLogin, endpoint, clock: o.clock, logger: o.logger, ...(o.outbox ? { limits: o.outbox } : {}) });
     this.sender.on('sent', (text: string) => this.emit('sent', text));
-    this.sender.on('dropped', (text: string, reason: string, detail?: string) => {
-      if (reason === 'notice' || reason === 'refused') this.emit('notice', detail ?? reason, text);
-    });
+    this.sender.on('notice', (code: string, message: string) => this.emit('notice', code, message));
     this.sender.on('health', () => this.updateHealth());
   }
 
