@@ -189,7 +189,7 @@ describe('GET /healthz', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual({ status: 'ok', mode: 'sandbox', chat: 'connected', openDraws: 0 });
+    expect(body).toEqual({ status: 'ok', mode: 'sandbox', chat: 'connected', chatTransport: 'irc', openDraws: 0 });
     const head = await fetch(`${s.bot.http.url}/healthz`, { method: 'HEAD' });
     expect(head.status).toBe(200);
   });

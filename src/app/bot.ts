@@ -14,9 +14,12 @@ import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type H
 import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
 import { giveawayCommands } from '../commands/wire.js';
+import { commandGate } from '../giveaway/shared-chat.js';
+import { ChannelLogins } from '../twitch/channel-directory.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
-import { TwitchChat } from '../twitch/index.js';
+import { chatScopes, linkChat, openChat } from './chat-transport.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
 import { hasBotLogin, startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
 import { LoginStore } from '../twitch/login-store.js';
 import { TwitchTokenError } from '../twitch/auth.js';
@@ -55,7 +58,8 @@ export class StopIncomplete extends Error {
 export interface Bot {
   readonly config: Config;
   readonly http: BotHttpServerWithPages;
-  readonly chat: TwitchChat;
+  /** Twitch chat, over IRC (the default) or EventSub (`chat.transport`): src/twitch/chat-connection.ts. */
+  readonly chat: ChatConnection;
   readonly engine: GiveawayEngine;
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
@@ -110,9 +114,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
   const claimPage = claimPageFor(c.config, c.logger);
   const channels = startDeliveryChannels(c, adapters, claimPage);
-  const engine = await buildEngine(c, adapters, twitchApi, channels);
+  const channelLogins = new ChannelLogins({ chat: adapters.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock: c.clock, logger: c.logger });
+  const engine = await buildEngine(c, adapters, twitchApi, channels, channelLogins);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
   const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
+  linkChat(c, adapters.chat, { twitchAuth: adapters.twitchAuth, helix: twitchApi?.helix, eventSub: twitchEvents.eventSub, channels: channelLogins });
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
@@ -178,7 +184,7 @@ interface Adapters {
   client: FourthwallClient;
   shop: FourthwallShop;
   twitchAuth: TwitchAuthStartup;
-  chat: TwitchChat;
+  chat: ChatConnection;
 }
 
 async function openAdapters(c: BotContext, store: LoginStore | undefined): Promise<Adapters> {
@@ -202,20 +208,9 @@ async function openAdapters(c: BotContext, store: LoginStore | undefined): Promi
   stops.close('fourthwall', () => client.close());
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
   // A login Twitch ended is one line (the token keeper logged it) kept for /healthz and the dashboard.
-  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked: (_role, line) => c.problems.add(line) });
+  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked: (_role, line) => c.problems.add(line), botScopes: chatScopes(config) });
   stops.close('twitch-auth', () => twitchAuth.close());
-  const outboxMax = config.twitch.outboxMax;
-  const chat = new TwitchChat({
-    url: config.twitch.ircUrl,
-    channel: config.twitch.channel!,
-    username: twitchAuth.username,
-    token: twitchAuth.tokens.current(),
-    tokens: twitchAuth.tokens,
-    logger,
-    clock,
-    outbox: { ...(outboxMax !== undefined ? { maxQueued: outboxMax } : {}), ...options.outbox },
-  });
-  stops.close('chat', () => chat.disconnect());
+  const chat = openChat(c, twitchAuth);
   return { repo, client, shop, twitchAuth, chat };
 }
 
@@ -247,6 +242,7 @@ async function buildEngine(
   a: Adapters,
   twitchApi: TwitchApi | undefined,
   channels: DeliveryChannels,
+  channelLogins: ChannelLogins,
 ): Promise<GiveawayEngine> {
   const { config, clock, logger, options, stops } = c;
   const beacon = await beaconForBot(config, { clock, logger });
@@ -264,6 +260,7 @@ async function buildEngine(
     beaconWaitMs: c.file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
     privateDelivery: () => channels.via(),
+    channelDirectory: channelLogins,
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   stops.save('engine', 'the open draws', () => engine.stop());
@@ -329,13 +326,14 @@ function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): 
  */
 function wireChatCommands(
   c: BotContext,
-  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
+  p: { chat: ChatConnection; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
 ): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
   const statusNote = () => twitchApi?.accounts?.summary();
   const autoStreaming = () => twitchApi?.watch;
-  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, clock, logger });
+  const admit = commandGate(c.settings.sharedChat, () => chat.channelId());
+  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, admit, clock, logger });
   registerShopCommands(registry, p.shop.features, c.config);
   const lines = new ChatLines(registry, (text) => chat.say(text), c.log);
   chat.on('message', lines.onMessage);
@@ -373,7 +371,7 @@ function startEventIntake(
 
 function healthReport(
   c: BotContext,
-  chat: TwitchChat,
+  chat: ChatConnection,
   engine: GiveawayEngine,
   twitch: TwitchEvents,
 ): () => HealthReport {
@@ -385,6 +383,7 @@ function healthReport(
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      chatTransport: chat.transport,
       ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
@@ -582,7 +581,7 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
  * A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
  * side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
  */
-function registerDrain(c: BotContext, streaming: StreamingService, chat: TwitchChat): void {
+function registerDrain(c: BotContext, streaming: StreamingService, chat: ChatConnection): void {
   c.stops.close('drain', () =>
     Promise.all([
       c.file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,

@@ -97,6 +97,8 @@ export interface HealthReport {
   chat: 'connected' | 'connecting' | 'disconnected' | 'degraded';
   /** Why chat is degraded (only then). */
   chatReason?: string;
+  /** Which transport carries chat: `irc` (tmi.js) or `eventsub` (EventSub + Send Chat Message); the `chat.transport` setting. */
+  chatTransport?: 'irc' | 'eventsub';
   openDraws: number;
   /** One line per problem the streamer must fix (credentials refused at start-up), only when any. */
   problems?: string[];
