@@ -116,6 +116,13 @@ async function bundle() {
   ensureBuilt({ log: say });
   const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'public', 'verify-page.js')).href);
   const verifyClient = await bundleVerifyClient();
+  const { bundleSetupClient } = await import(pathToFileURL(join(distDir, 'setup', 'setup-routes.js')).href);
+  const setupClient = await bundleSetupClient();
+  // The release's own Public Twitch application (the release workflow sets it; empty: the setup
+  // page asks for a client id). A client id is public by design: no secret is built in.
+  const twitchClientId = (process.env.GIFTDROP_TWITCH_CLIENT_ID ?? '').trim();
+  if (twitchClientId && !/^[a-z0-9]{10,64}$/i.test(twitchClientId)) throw new Error('GIFTDROP_TWITCH_CLIENT_ID must be a Twitch client id (letters and digits)');
+  say(twitchClientId ? `Twitch client id built in: ${twitchClientId}` : 'no Twitch client id built in (GIFTDROP_TWITCH_CLIENT_ID unset): the setup page asks for one');
   const { version, homepage } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   // Where the executable's messages send a reader for the settings (src/platform/invocation.ts):
   // GIFTDROP_HOME (the release workflow sets the repository's address), else package.json's homepage.
@@ -129,7 +136,13 @@ async function bundle() {
     platform: 'node',
     format: 'cjs',
     target: 'node22',
-    define: { GIFTDROP_VERSION: JSON.stringify(version), GIFTDROP_HOME: JSON.stringify(home ?? null), GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient) },
+    define: {
+      GIFTDROP_VERSION: JSON.stringify(version),
+      GIFTDROP_HOME: JSON.stringify(home ?? null),
+      GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient),
+      GIFTDROP_SETUP_CLIENT: JSON.stringify(setupClient),
+      GIFTDROP_TWITCH_CLIENT_ID: JSON.stringify(twitchClientId),
+    },
     // The bundler is never called in the executable (the verify script is defined above); ws's
     // optional native helpers are loaded in a try and it works without them.
     external: ['esbuild', 'bufferutil', 'utf-8-validate'],

@@ -25,7 +25,7 @@ describe('config', () => {
   it('defaults to sandbox mode without credentials', () => {
     const c = loadConfig({ env: {}, cwd: emptyDir });
     expect(c.mode).toBe('sandbox');
-    expect(c.http).toEqual({ host: '127.0.0.1', port: 8787, localBind: '127.0.0.1', localPort: 8788, trustProxy: 'last-hop' });
+    expect(c.http).toEqual({ host: '127.0.0.1', port: 8787, localBind: '127.0.0.1', localPort: 8788 });
     expect(c.fourthwall.apiUrl).toBe('https://api.fourthwall.com/open-api/v1.0');
     expect(c.fourthwall.tokenUrl).toBe('https://api.fourthwall.com/open-api/v1.0/platform/token');
     expect(c.fourthwall.rateLimit).toEqual({ limit: 100, intervalMs: 10_000 });

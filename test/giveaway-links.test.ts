@@ -150,7 +150,7 @@ describe('link giveaway: drawing and delivery', () => {
     expect(rec.winners.map((w) => w.login)).toEqual(['a']);
   });
 
-  it('reroll: the next pick replaces the winner and takes over the link', async () => {
+  it('reroll: the next pick replaces the winner with a new link (the old one had gone out: it stays the replaced winner\'s)', async () => {
     const h = await make();
     const rec = await runLinkGiveaway(h, 2, ['a', 'b', 'c', 'd', 'e']);
     const [first, second] = rec.winners;
@@ -161,15 +161,24 @@ describe('link giveaway: drawing and delivery', () => {
     expect(replacement.userId).not.toBe(first!.userId);
     expect(replacement.userId).not.toBe(second!.userId);
     expect(replacement.pick).toBe(2);
-    expect(replacement.redeemUrl).toBe(first!.redeemUrl);
+    expect(replacement.redeemUrl).toMatch(/^https:/);
+    expect(replacement.redeemUrl).not.toBe(first!.redeemUrl);
+    expect(replacement.redeemUrl).not.toBe(second!.redeemUrl);
     expect(after.winners[1]).toEqual(second);
     expect(after.rerolls).toEqual([
-      expect.objectContaining({ replacedUserId: first!.userId, newUserId: replacement.userId, reason: 'command', byUserId: 'u-modjo' }),
+      expect.objectContaining({
+        replacedUserId: first!.userId,
+        newUserId: replacement.userId,
+        reason: 'command',
+        byUserId: 'u-modjo',
+        kept: { giftId: first!.giftId, redeemUrl: first!.redeemUrl },
+      }),
     ]);
+    expect(after.source.extraPackageIds).toHaveLength(1);
     expect(verifyDraw(after)).toMatchObject({ ok: true });
     expect(h.chat.matching(new RegExp(`@${first!.login} is replaced by @${replacement.login}`))).toHaveLength(1);
-    expect(h.operator.lines.filter((l) => l.secret && l.line.includes(`@${replacement.login}`))).toHaveLength(1);
-    expect(h.shop.count('createGiveawayLinks')).toBe(1);
+    expect(h.operator.lines.filter((l) => l.secret && l.line.includes(`@${replacement.login}`) && l.line.includes(replacement.redeemUrl!))).toHaveLength(1);
+    expect(h.shop.count('createGiveawayLinks')).toBe(2);
     expect(await h.svc.reroll('nobody', mod())).toMatchObject({ ok: false });
   });
 

@@ -16,10 +16,11 @@
 import type { Config } from '../config/index.js';
 import type { GiveawayEngine } from '../giveaway/engine.js';
 import { registerSecret, type Logger } from '../logging/index.js';
+import { giftdropCommand } from '../platform/invocation.js';
 import type { Clock } from '../shared/clock.js';
 import type { Backoff } from '../shared/retry.js';
 import { channelPointsFile } from '../storage/index.js';
-import { chatAccountToken, envTokenPort, type TwitchTokenPort } from '../twitch/account-tokens.js';
+import { chatAccountToken, envTokenPort, savedAccountToken, type TwitchTokenPort } from '../twitch/account-tokens.js';
 import type { TwitchApi } from '../twitch/api.js';
 import { ChannelPointsApi } from '../twitch/channel-points/api.js';
 import { BitsEntries } from '../twitch/channel-points/bits.js';
@@ -75,21 +76,26 @@ export function startTwitchEvents(d: {
   const t = config.twitch;
   const log = logger.child({ module: 'twitch-events' });
   const settings = config.settings;
+  // The broadcaster's login the setup page saved stands behind the same port when the env has none.
+  const saved = t.broadcasterToken ? undefined : d.auth.logins.keeper('broadcaster');
   const tokens = envTokenPort({
     bot: chatAccountToken(d.auth.tokens, d.auth.auth),
     ...(t.broadcasterToken
       ? { broadcaster: { token: t.broadcasterToken, refreshToken: t.broadcasterRefreshToken, clientId: t.clientId, clientSecret: t.clientSecret } }
       : {}),
+    ...(saved ? { savedBroadcaster: savedAccountToken(saved, d.auth.auth, "the broadcaster's Twitch login (setup page)") } : {}),
     auth: d.auth.auth,
     logger,
     registerSecret: (v) => registerSecret(logger, v),
   });
   const broadcasterToken = tokens.tokenOf('broadcaster');
+  // Helix wants the client id the broadcaster's token was issued to (a saved login's own).
+  const broadcasterClientId = saved?.clientId() ?? t.clientId;
   const broadcasterHelix =
-    t.clientId && broadcasterToken
+    broadcasterClientId && broadcasterToken
       ? new HelixClient({
           apiUrl: t.apiUrl ?? 'https://api.twitch.tv/helix',
-          clientId: t.clientId,
+          clientId: broadcasterClientId,
           token: broadcasterToken,
           tokenName: broadcasterToken.name,
           dispatcher: d.auth.auth.dispatcher,
@@ -118,7 +124,7 @@ export function startTwitchEvents(d: {
       const features = (Object.keys(wanted) as (keyof typeof wanted)[]).filter((k) => wanted[k]);
       if (!features.length) return;
       const what = features.map((f) => (f === 'channelPoints' ? 'channelPoints' : 'bits')).join(' and ');
-      if (!t.clientId || !eventSub) return problem(`${what} need the Twitch API: set TWITCH_CLIENT_ID (npm run setup shows how); they are off.`);
+      if (!t.clientId || !eventSub) return problem(`${what} need the Twitch API: set TWITCH_CLIENT_ID (${giftdropCommand('setup')} shows how); they are off.`);
       if (!broadcasterToken || !broadcasterHelix)
         return problem(`${what} need the broadcaster's Twitch login: log the broadcaster in on the setup page, or set TWITCH_BROADCASTER_TOKEN; they are off.`);
       let who;

@@ -17,7 +17,7 @@ import type { OperatorPort } from '../giveaway/ports.js';
 import type { HealthReport } from '../http/server.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { StreamingService } from '../streaming/service.js';
-import type { TwitchChat } from '../twitch/index.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
 import { clean, type TextSink } from './console-text.js';
 import { hideLinks, maskUrls } from './operator-console.js';
 import { giftdropCommand } from '../platform/invocation.js';
@@ -29,7 +29,7 @@ const SHOP_POLL_MS = 30_000;
 /** What the console follows of a running bot (src/app/bot.ts's Bot has it all). */
 export interface FollowedBot {
   readonly config: Pick<Config, 'settings'>;
-  readonly chat: TwitchChat;
+  readonly chat: ChatConnection;
   readonly engine: Pick<GiveawayEngine, 'events' | 'drawViews'>;
   readonly streaming: Pick<StreamingService, 'status'>;
   readonly http: { readonly localUrl: string };

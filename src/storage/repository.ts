@@ -221,6 +221,7 @@ export class FileDrawRepository implements DrawRepository {
     stored.mode ??= this.mode;
     // Delivery state has its own file (updateDelivery); a record's copy of it may be stale.
     for (const w of stored.winners) delete w['delivery'];
+    for (const rr of stored.rerolls ?? []) delete rr['delivery'];
     try {
       fileStem(stored.id);
     } catch (err) {
@@ -409,6 +410,12 @@ export class FileDrawRepository implements DrawRepository {
       const d = this.deliveries.get(record.id, w.userId);
       if (d) w.delivery = d;
       else delete w.delivery;
+    }
+    // A replaced winner who kept the link they had seen (giveaway/reroll.ts) still holds a prize.
+    for (const rr of record.rerolls ?? []) {
+      const d = rr.kept ? this.deliveries.get(record.id, rr.replacedUserId) : undefined;
+      if (d) rr.delivery = d;
+      else delete rr.delivery;
     }
     return record;
   }

@@ -27,7 +27,10 @@
  *   Twitch's message (callers decide what a 400, 403, 404 or 409 means for them);
  * - every method is retried the same way, POST included: a caller whose POST must not act twice
  *   reads Twitch's answer to the repeat (409 Conflict for a subscription, a duplicate title for a
- *   reward).
+ *   reward), or asks for `once` (a chat line): then a request that may have reached Twitch (a
+ *   network error, a timeout, a 5xx) is never sent again but thrown at once (TWITCH_API_UNAVAILABLE,
+ *   with the network error as its cause); the repeats after a 401 refresh or a 429 wait stay,
+ *   since Twitch certainly did not act on those.
  * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
  */
 import { LazyPool, undici } from '../http-client/undici.js';
@@ -221,9 +224,9 @@ export class HelixClient {
   async request<T = unknown>(
     method: HelixMethod,
     path: string,
-    o: { query?: URLSearchParams; body?: unknown; until?: number; schema?: z.ZodType<T> } = {},
+    o: { query?: URLSearchParams; body?: unknown; until?: number; schema?: z.ZodType<T>; once?: boolean } = {},
   ): Promise<T> {
-    const body = await this.call(method, path, o.query ?? new URLSearchParams(), o.body, o.until);
+    const body = await this.call(method, path, o.query ?? new URLSearchParams(), o.body, o.until, o.once);
     return o.schema ? this.parse(o.schema, body, path, method) : (body as T);
   }
 
@@ -248,7 +251,7 @@ export class HelixClient {
     return this.call('GET', path, query, undefined, until);
   }
 
-  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number): Promise<unknown> {
+  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number, once = false): Promise<unknown> {
     const what = `${method} ${path}`;
     const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
     const deadline = until !== undefined ? Math.min(own, until) : own;
@@ -272,7 +275,7 @@ export class HelixClient {
         const priority = BACKGROUND_PATHS.has(path) ? 0 : 1;
         ({ status, body } = await this.queue.add(() => this.send(method, path, query, payload, left()), { priority }));
       } catch (err) {
-        const delay = this.retryDelay(++failures, left());
+        const delay = once ? undefined : this.retryDelay(++failures, left());
         if (delay === undefined) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
           throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (${what})`, { retryable: true, cause: err });
@@ -304,7 +307,7 @@ export class HelixClient {
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached${message ? ` (${message})` : ''} (${what})`, { status, retryable: true });
       }
       if (status >= 500) {
-        const delay = this.retryDelay(++failures, left());
+        const delay = once ? undefined : this.retryDelay(++failures, left());
         if (delay !== undefined) {
           await this.sleep(delay);
           continue;

@@ -63,6 +63,7 @@ const DASHBOARD_HTML = `<!doctype html>
   <span id="streaming" class="pill">stream: ?</span>
   <button id="go-live" type="button" hidden>Mark stream live</button>
   <button id="go-offline" type="button" hidden>Mark stream offline</button>
+  <a id="setup-link" href="/setup">Set up for your channel</a>
   <button id="logout" type="button">Sign out</button>
 </header>
 <div id="answer" role="status" hidden></div>
@@ -256,6 +257,7 @@ function confirmed(button, key, question, run) {
 
 const REDEEMED = 'redeemed';
 const NOT_REDEEMABLE = 'not-redeemable';
+const GIFT_OUT = 'gift-out';
 
 function winnerRow(d, w) {
   const row = el('div', 'winner');
@@ -266,6 +268,7 @@ function winnerRow(d, w) {
   if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
   if (w.rerollRefusal === REDEEMED) row.append(el('span', 'checked', 'prize redeemed ✔'));
   if (w.rerollRefusal === NOT_REDEEMABLE) row.append(el('span', 'muted', 'prize no longer redeemable (closed at Fourthwall)'));
+  if (w.rerollRefusal === GIFT_OUT) row.append(el('span', 'muted', 'gift link already out: it stays theirs (a gift cannot be issued again)'));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
   // Offered only where the engine would accept it (giveaway/reroll.ts winnerRefusal).
   if (w.rerollRefusal === null) {
@@ -328,7 +331,7 @@ function drawBlock(d) {
 
 function renderState() {
   $('status').textContent =
-    state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') +
+    state.mode + ' · chat ' + state.chat + (state.chatTransport === 'eventsub' ? ' over EventSub' : state.chatTransport === 'irc' ? ' over IRC' : '') + (state.chatReason ? ' (' + state.chatReason + ')' : '') +
     (state.eventsub ? ' · EventSub ' + state.eventsub + (state.eventsubReason ? ' (' + state.eventsubReason + ')' : '') : '') +
     (state.channelPoints ? ' · channel points: ' + state.channelPoints.entered + ' entered, ' + state.channelPoints.refunded + ' refunded' : '') +
     ' · #' + state.channel;
@@ -397,7 +400,7 @@ async function loadPrizes() {
       b.addEventListener('click', () => act('remind', { drawId: x.drawId, userId: x.userId }));
       act2.append(b);
     } else act2.append(el('span', 'muted', 'reminded (' + x.delivery.remindedBy + ')'));
-    tr.append(el('td', '', x.displayName + ' @' + x.login), el('td', '', x.product), el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : '')),
+    tr.append(el('td', '', x.displayName + ' @' + x.login + (x.replaced ? ' (replaced: keeps the link they saw)' : '')), el('td', '', x.product), el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : '')),
       el('td', '', when(x.delivery.announcedAt)), link, act2);
     return tr;
   }));
