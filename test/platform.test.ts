@@ -16,7 +16,7 @@ import { portInUseMessage } from '../src/app/port-check.js';
 import { onShutdownSignals } from '../src/app/signals.js';
 import { ownerOnlyFix, runWithEnv } from '../src/platform/advice.js';
 import { commandLine } from '../src/platform/invocation.js';
-import { classifyProbeError, endpointAnswers, holdEndpoint, lockEndpoint } from '../src/platform/lock-endpoint.js';
+import { classifyProbeError, holdEndpoint, lockEndpoint, probeEndpoint } from '../src/platform/lock-endpoint.js';
 import { stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
 import { parentOf, processGone } from '../src/platform/process.js';
 import { modesProtect, privacyProblem } from '../src/platform/protection.js';
@@ -120,17 +120,22 @@ describe('the lock endpoint', () => {
     expect(lockEndpoint('darwin', '0123456789abcdef', '/var/folders/T')).toBe('/var/folders/T/giftdrop-0123456789abcdef.sock');
   });
 
-  it('a probe says gone only when nothing listens (no pipe, refused); busy or slow holders are alive', async () => {
+  it('a probe says alive only for the proof of the secret; gone when nothing listens (no pipe, refused); busy when the OS says so', async () => {
     expect(classifyProbeError('ENOENT')).toBe('gone'); // Windows: no such pipe; POSIX: no socket file
     expect(classifyProbeError('ECONNREFUSED')).toBe('gone');
     expect(classifyProbeError('EBUSY')).toBe('alive'); // every pipe instance taken
     expect(classifyProbeError('EAGAIN')).toBe('alive'); // a full backlog
     const endpoint = lockEndpoint(process.platform, 'feedfacecafebeef', dir);
-    expect(await endpointAnswers(endpoint)).toBe(false);
-    const held = await holdEndpoint(endpoint);
-    expect(await endpointAnswers(endpoint)).toBe(true);
+    const secret = 'ab'.repeat(32);
+    expect(await probeEndpoint(endpoint, secret)).toBe('gone');
+    const held = await holdEndpoint(endpoint, secret);
+    expect(await probeEndpoint(endpoint, secret)).toBe('alive');
+    // the proof is of this secret: a prober holding another one is not convinced
+    expect(await probeEndpoint(endpoint, 'cd'.repeat(32))).toBe('gone');
+    // a lock written before proofs: answering is enough
+    expect(await probeEndpoint(endpoint, undefined)).toBe('alive');
     held.close();
-    expect(await endpointAnswers(endpoint)).toBe(false);
+    expect(await probeEndpoint(endpoint, secret)).toBe('gone');
   });
 });
 

@@ -8,9 +8,10 @@ import { FourthwallClient } from '../fourthwall/index.js';
 import { clientAuth } from '../fourthwall/auth.js';
 import { FourthwallShop } from '../shop/shop-port.js';
 import { FileDrawRepository } from '../storage/index.js';
-import { TwitchChat } from '../twitch/index.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
 import { LoginStore } from '../twitch/login-store.js';
 import { hasBotLogin, startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
+import { chatScopes, openChat } from './chat-transport.js';
 import type { BotContext } from './context.js';
 
 /** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
@@ -19,7 +20,7 @@ export interface Adapters {
   client: FourthwallClient;
   shop: FourthwallShop;
   twitchAuth: TwitchAuthStartup;
-  chat: TwitchChat;
+  chat: ChatConnection;
 }
 
 /**
@@ -50,20 +51,10 @@ export async function openAdapters(c: BotContext): Promise<Adapters> {
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
   // A login Twitch ended is one line (the token keeper logged it) kept for /healthz and the dashboard.
   const onRevoked = (_role: unknown, line: string) => c.problems.add(line);
-  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked });
+  const botScopes = chatScopes(config);
+  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked, botScopes });
   stops.close('twitch-auth', () => twitchAuth.close());
-  const outboxMax = config.twitch.outboxMax;
-  const chat = new TwitchChat({
-    url: config.twitch.ircUrl,
-    channel: config.twitch.channel!,
-    username: twitchAuth.username,
-    token: twitchAuth.tokens.current(),
-    tokens: twitchAuth.tokens,
-    logger,
-    clock,
-    outbox: { ...(outboxMax !== undefined ? { maxQueued: outboxMax } : {}), ...options.outbox },
-  });
-  stops.close('chat', () => chat.disconnect());
+  const chat = openChat(c, twitchAuth);
   return { repo, client, shop, twitchAuth, chat };
 }
 

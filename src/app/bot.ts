@@ -10,12 +10,15 @@ import type { Config } from '../config/index.js';
 import { FourthwallClient } from '../fourthwall/index.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
-import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
+import { parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
 import { giveawayCommands } from '../commands/wire.js';
+import { commandGate } from '../giveaway/shared-chat.js';
+import { ChannelLogins } from '../twitch/channel-directory.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
-import { TwitchChat } from '../twitch/index.js';
+import { linkChat } from './chat-transport.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
 import { TwitchTokenError } from '../twitch/auth.js';
 import { keepWebhookCurrent, type WebhookOutcome } from '../events/webhook-registration.js';
 import { faviconRoute } from '../web/favicon.js';
@@ -24,6 +27,7 @@ import { claimPageFor, type ClaimPageWiring } from '../web/public/claim-wiring.j
 import { verifyRoute } from '../web/public/verify-route.js';
 import { botContext, type BotContext, type BotOptions } from './context.js';
 import { openAdapters, type Adapters } from './adapters.js';
+import { announcePages, announceStart } from './announce.js';
 import { beaconForBot, checkHintFor } from '../beacon/bot-beacon.js';
 import { EventIntake } from '../events/event-intake.js';
 import { eventDispatch } from '../events/dispatch.js';
@@ -36,7 +40,6 @@ import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracke
 import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWiring } from '../delivery/wire.js';
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
-import { plural } from '../shared/plural.js';
 import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
 export type { BotOptions };
@@ -52,7 +55,8 @@ export class StopIncomplete extends Error {
 export interface Bot {
   readonly config: Config;
   readonly http: BotHttpServerWithPages;
-  readonly chat: TwitchChat;
+  /** Twitch chat, over IRC (the default) or EventSub (`chat.transport`): src/twitch/chat-connection.ts. */
+  readonly chat: ChatConnection;
   readonly engine: GiveawayEngine;
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
@@ -105,9 +109,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
   const claimPage = claimPageFor(c.config, c.logger);
   const channels = startDeliveryChannels(c, adapters, claimPage);
-  const engine = await buildEngine(c, adapters, twitchApi, channels);
+  const channelLogins = channelDirectory(c, adapters, twitchApi);
+  const engine = await buildEngine(c, adapters, twitchApi, channels, channelLogins);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
   const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
+  linkChatTransport(c, adapters, { twitchApi, twitchEvents, channelLogins });
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
@@ -162,6 +168,22 @@ function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: read
   });
 }
 
+/** The logins of the channels whose viewers may chat here (Shared Chat's participants, by id). */
+function channelDirectory(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined): ChannelLogins {
+  const { clock, logger } = c;
+  return new ChannelLogins({ chat: a.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock, logger });
+}
+
+/** What the EventSub chat transport reaches Twitch through, once built (app/chat-transport.ts). */
+function linkChatTransport(
+  c: BotContext,
+  a: Adapters,
+  p: { twitchApi: TwitchApi | undefined; twitchEvents: TwitchEvents; channelLogins: ChannelLogins },
+): void {
+  const { twitchApi, twitchEvents, channelLogins: channels } = p;
+  linkChat(c, a.chat, { twitchAuth: a.twitchAuth, helix: twitchApi?.helix, eventSub: twitchEvents.eventSub, channels });
+}
+
 /**
  * The Twitch API (with TWITCH_CLIENT_ID): Helix, auto streaming, account rules. A stream start
  * its watch tells Fourthwall reaches the streaming module's `live` listeners.
@@ -190,6 +212,7 @@ async function buildEngine(
   a: Adapters,
   twitchApi: TwitchApi | undefined,
   channels: DeliveryChannels,
+  channelLogins: ChannelLogins,
 ): Promise<GiveawayEngine> {
   const { config, clock, logger, options, stops } = c;
   const beacon = await beaconForBot(config, { clock, logger });
@@ -207,6 +230,7 @@ async function buildEngine(
     beaconWaitMs: c.file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
     privateDelivery: () => channels.via(),
+    channelDirectory: channelLogins,
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   stops.save('engine', 'the open draws', () => engine.stop());
@@ -270,15 +294,21 @@ function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): 
  * the lines it reads before the open draws are restored are held, in order, and handled right
  * after (commands/chat-lines.ts).
  */
-function wireChatCommands(
-  c: BotContext,
-  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
-): ChatLines {
+interface CommandParts {
+  chat: ChatConnection;
+  engine: GiveawayEngine;
+  streaming: StreamingService;
+  shop: ShopWiring;
+  twitchApi?: TwitchApi;
+}
+
+function wireChatCommands(c: BotContext, p: CommandParts): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
   const statusNote = () => twitchApi?.accounts?.summary();
   const autoStreaming = () => twitchApi?.watch;
-  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, clock, logger });
+  const admit = commandGate(c.settings.sharedChat, () => chat.channelId());
+  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, admit, clock, logger });
   registerShopCommands(registry, p.shop.features, c.config);
   const lines = new ChatLines(registry, (text) => chat.say(text), c.log);
   chat.on('message', lines.onMessage);
@@ -316,7 +346,7 @@ function startEventIntake(
 
 function healthReport(
   c: BotContext,
-  chat: TwitchChat,
+  chat: ChatConnection,
   engine: GiveawayEngine,
   twitch: TwitchEvents,
 ): () => HealthReport {
@@ -328,6 +358,7 @@ function healthReport(
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      chatTransport: chat.transport,
       ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
@@ -526,7 +557,7 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
  * A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
  * side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
  */
-function registerDrain(c: BotContext, streaming: StreamingService, chat: TwitchChat): void {
+function registerDrain(c: BotContext, streaming: StreamingService, chat: ChatConnection): void {
   c.stops.close('drain', () =>
     Promise.all([
       c.file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
@@ -543,44 +574,6 @@ async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefi
   if (c.file.streaming.autoStart && !twitchApi?.autoStreaming) {
     await streaming.goLiveAtStart(c.names.names.stream);
   }
-}
-
-/** The start-up line: where the bot talks and listens (the pages were announced by announcePages). */
-function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: string }): void {
-  const { config, log } = c;
-  const { engine, webhookUrl } = p;
-  const { channel, username, ircUrl } = config.twitch;
-  const fourthwall = config.fourthwall.apiUrl;
-  const openDraws = engine.openDrawCount();
-  const where = { mode: config.mode, channel, bot: username, chat: ircUrl, fourthwall, webhooks: webhookUrl };
-  // Who the per-client limits think a client is (issue 46: the default trusts no header).
-  const clients = describeClientKeys(config.http.trustProxy, config.publicUrl);
-  log.info(
-    { ...where, openDraws, dataDir: config.dataDir, trustProxy: config.http.trustProxy ?? 'none' },
-    `giftdrop ${config.mode}: chat #${channel} as ${username} via ${ircUrl}, Fourthwall at ${fourthwall}, ` +
-      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}; ${clients}`,
-  );
-  if (config.mode === 'live') c.operator.notify(clients);
-}
-
-/**
- * Where the streamer's pages are, said once, as soon as their server answers (before chat is
- * connected: a Twitch that cannot be reached never hides them): on the operator's console
- * (stdout) and in the log. The one place that says it; the URL is the one the streamer's own
- * listener (GIFTDROP_LOCAL_PORT) listens on.
- */
-function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: OperatorPages): void {
-  const url = server.localUrl;
-  const tokenFrom = pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : pages.token.file;
-  const dashboard = `dashboard at ${url}/dashboard (sign in with the token in ${tokenFrom})`;
-  const line = `overlay (OBS browser source) at ${url}/overlay; ${dashboard}`;
-  c.operator.notify(line);
-  c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
-  // The link that signs in by itself: its token is in the fragment (#), which the browser never
-  // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
-  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
-  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
-  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

@@ -15,6 +15,7 @@ import { PRIZE_CLOSURE_WORDS, type DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository, toCsv, toExport } from '../storage/index.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
 import { commandLine, thisInvocation, type Invocation } from '../platform/invocation.js';
+import { channelCountsText } from '../giveaway/shared-chat-counts.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -28,7 +29,7 @@ export function historyUsage(inv: Invocation = thisInvocation()): string {
   return `usage: ${commandLine(inv, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
   (default)   a readable table, newest first
   --json      the history export (JSON array, newest first)
-  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
+  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields, entrants by channel
   --limit N   only the N newest draws
   --draw ID   only the draw with this id
   --sandbox / --live   which mode's data (default: the mode ${commandLine(inv, 'start')} would run in)
@@ -83,6 +84,11 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
+/** `9`, or with Shared Chat partner entries `9 (giftdrop_demo 3, partner_one 6)`. */
+function entrantsText(r: DrawRecord): string {
+  return r.entrantsByChannel?.length ? `${r.entrants} (${clean(channelCountsText(r.entrantsByChannel))})` : String(r.entrants);
+}
+
 function summaryTable(records: readonly DrawRecord[]): string {
   const rows = [['ID', 'KIND', 'STATUS', 'OPENED', 'ENTRANTS', 'WINNERS', 'DELIVERY', 'OFFER']];
   for (const r of records) {
@@ -91,7 +97,7 @@ function summaryTable(records: readonly DrawRecord[]): string {
       r.kind,
       r.status,
       clean(r.openedAt).replace(/\.\d{3}Z$/, 'Z'),
-      String(r.entrants),
+      entrantsText(r),
       r.winners.length ? r.winners.map((w) => clean(w.login)).join(', ') : '-',
       deliverySummary(r),
       clean(r.offer.name),
@@ -123,7 +129,7 @@ function detail(r: DrawRecord): string {
     `opened     ${clean(r.openedAt)}`,
     `closes     ${clean(r.closesAt)}`,
     `closed     ${clean(r.closedAt) || '-'}`,
-    `entrants   ${r.entrants}`,
+    `entrants   ${entrantsText(r)}`,
     `winners    ${r.winners.length ? '' : '-'}`,
     ...[...r.winners]
       .sort((a, b) => a.pick - b.pick)

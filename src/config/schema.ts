@@ -256,6 +256,20 @@ export const fileSchema = z.strictObject({
       beaconWaitSeconds: z.number().int().min(1).max(120).default(10),
     })
     .prefault({}),
+  /**
+   * How the bot reads and writes Twitch chat: `irc` (tmi.js, the default) or `eventsub` (reads
+   * channel.chat.message over EventSub, sends with Helix Send Chat Message; needs TWITCH_CLIENT_ID
+   * and a token with user:read:chat user:write:chat). `botBadge`: with TWITCH_CLIENT_SECRET, send
+   * with an app access token so the bot's lines carry the Chat Bot badge (src/twitch/eventsub-chat.ts).
+   */
+  chat: z
+    .strictObject({
+      transport: z.enum(['irc', 'eventsub']).default('irc'),
+      botBadge: z.boolean().default(true),
+    })
+    .prefault({}),
+  /** Twitch Shared Chat (src/giveaway/shared-chat.ts): partner channels' viewers enter only when this is on. */
+  sharedChat: z.strictObject({ partnerEntries: z.boolean().default(false) }).prefault({}),
   messages: z.record(z.string(), z.string().max(450)).default(() => ({})),
   /** The shop on stream (./shop.ts): supporter alerts, merch train, !merch, !promo. */
   alerts: alertsSchema,

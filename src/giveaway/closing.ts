@@ -21,6 +21,7 @@ import { channelIdentity, type FlowContext } from './context.js';
 import type { Trigger } from './draw-machine.js';
 import { freezeEntrantTable } from './entrants/index.js';
 import type { DrawSession } from './session.js';
+import { recordChannelCounts } from './shared-chat-counts.js';
 
 /** Freezes the eligible entrants (see the module contract); `frozen` when done. */
 export async function freezeEntrants(c: FlowContext, s: DrawSession): Promise<Trigger> {
@@ -38,6 +39,7 @@ export async function freezeEntrants(c: FlowContext, s: DrawSession): Promise<Tr
   s.frozen = result.frozen;
   r.fairness.entrantsDigest = result.frozen.digest;
   s.excluded = result.excluded;
+  recordChannelCounts(r, s.entrants, c.chat, c.settings.sharedChat, c.channelDirectory);
   return { name: 'frozen' };
 }
 

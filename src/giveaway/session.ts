@@ -91,8 +91,17 @@ export class DrawSession implements TicketDraw {
   }
 
   /** `addEntrant` from the entrant's fields (EntrantTable.addFields); false when already in. */
-  addEntrantFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean {
-    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt));
+  addEntrantFields(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    roleBits: number,
+    subMonths: number,
+    enteredAt: number,
+    partnerChannelId?: string,
+  ): boolean {
+    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId));
   }
 
   private counted(added: boolean): boolean {

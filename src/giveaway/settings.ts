@@ -7,6 +7,7 @@
  * field. Does not read files or the environment (config/ maps the JSON config onto this).
  */
 import { GiftdropError } from '../shared/errors.js';
+import type { SharedChatSettings } from './shared-chat.js';
 
 /** Chat line templates. Placeholders are `{name}`; unknown placeholders are left as written. */
 interface MessageTemplates {
@@ -129,6 +130,8 @@ export interface GiveawaySettings {
     /** At most one batched "N joined" line per this many seconds (0 = off). */
     ackEverySeconds: number;
   };
+  /** Twitch Shared Chat: whether partner channels' viewers may enter (shared-chat.ts). */
+  sharedChat: SharedChatSettings;
   messages: MessageTemplates;
 }
 
@@ -164,6 +167,7 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
   },
   luck: { subscriberMultiplier: 1 },
   reminders: { halfTime: true, nearEndSeconds: 10, ackEverySeconds: 15 },
+  sharedChat: { partnerEntries: false },
   messages: {
     drawOpened:
       '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (fairness commitment {commitment})',
@@ -227,6 +231,7 @@ export function mergeGiveawaySettings(input: GiveawaySettingsInput = {}): Giveaw
     eligibility: { ...d.eligibility, ...input.eligibility, excludeLogins: [...(input.eligibility?.excludeLogins ?? d.eligibility.excludeLogins)] },
     luck: { ...d.luck, ...input.luck },
     reminders: { ...d.reminders, ...input.reminders },
+    sharedChat: { ...d.sharedChat, ...input.sharedChat },
     messages: { ...d.messages, ...input.messages },
     ...(input.tickets ? { tickets: { ...input.tickets } } : {}),
   };
@@ -269,6 +274,7 @@ function checkGiveawaySettings(s: GiveawaySettings): string[] {
     p.push('tickets.bits: bitsPerTicket must be an integer >= 1 and maxTickets 1-1000');
   if (!isInt(s.reminders.nearEndSeconds, 0)) p.push('reminders.nearEndSeconds must be an integer >= 0');
   if (!isInt(s.reminders.ackEverySeconds, 0)) p.push('reminders.ackEverySeconds must be an integer >= 0');
+  if (typeof s.sharedChat.partnerEntries !== 'boolean') p.push('sharedChat.partnerEntries must be true or false');
   for (const [k, v] of Object.entries(s.messages)) {
     if (typeof v !== 'string') p.push(`messages.${k} must be a string`);
   }

@@ -138,6 +138,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
     channel: stack.chatServer.channel,
     badges: (login) => world.badge(login),
   });
+  // What chat said while the stack started (the auto-streaming LIVE line can come that early), then the rest.
+  for (const entry of stack.chatServer.transcript) printer.chat(entry);
   stack.chatServer.on('transcript', (entry) => printer.chat(entry));
   // Whispers are private; the demo shows them (they carry the claim page, never a link here).
   stack.helix.onWhisper((w) => printer.whisper(world.loginOf(w.to) ?? `user ${w.to}`, w.message, w.delivered));

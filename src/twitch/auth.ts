@@ -1,8 +1,9 @@
 /**
  * Twitch's OAuth endpoints (`TWITCH_AUTH_URL`, default https://id.twitch.tv/oauth2): token
  * validation (`GET /validate`), refresh (`POST /token`, grant_type=refresh_token; without a
- * client secret for a Public application), and the device code flow (`POST /device`, then
- * `POST /token` with the device-code grant: `deviceStart`, `devicePoll`).
+ * client secret for a Public application), the device code flow (`POST /device`, then
+ * `POST /token` with the device-code grant: `deviceStart`, `devicePoll`), and the application's app
+ * access token (`POST /token`, grant_type=client_credentials).
  *
  * Contract:
  * - every answer is checked with zod at the edge; a 401 from `/validate` is `{ valid: false }`,
@@ -48,6 +49,8 @@ const TokenSchema = z.object({
   scope: z.array(z.string()).optional(),
   token_type: z.string().optional(),
 });
+
+const AppTokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().int().nonnegative().optional() });
 
 const ErrorSchema = z.object({ status: z.number().optional(), message: z.string().optional() }).passthrough();
 
@@ -210,6 +213,25 @@ export class TwitchAuthClient {
     if (word === 'access_denied') return { kind: 'denied' };
     if (word === 'expired_token' || word === 'invalid device code') return { kind: 'expired' };
     return { kind: 'refused', message };
+  }
+
+  /**
+   * `POST /token` with grant_type=client_credentials: an app access token of the application
+   * (TWITCH_CLIENT_ID with TWITCH_CLIENT_SECRET). A refusal is TwitchTokenError naming both.
+   */
+  async clientCredentials(credentials: { clientId: string; clientSecret: string }): Promise<{ accessToken: string; expiresIn?: number }> {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }).toString();
+    const { status, body } = await this.call('POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    if (status === 400 || status === 401 || status === 403) {
+      throw new TwitchTokenError(
+        'TWITCH_APP_TOKEN',
+        `Twitch refused an app access token (${errorMessage(body) ?? `HTTP ${status}`}). Check TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET (the application's client secret).`,
+      );
+    }
+    if (status !== 200) throw new TwitchAuthUnavailableError(`Twitch app token request answered HTTP ${status}`);
+    const parsed = AppTokenSchema.safeParse(body);
+    if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch app token request answered an unexpected body');
+    return { accessToken: parsed.data.access_token, ...(parsed.data.expires_in !== undefined ? { expiresIn: parsed.data.expires_in } : {}) };
   }
 
   async close(): Promise<void> {

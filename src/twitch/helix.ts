@@ -12,7 +12,8 @@
  *   (helix-bucket.ts; at most HELIX_CONCURRENCY requests at once, the background stream poll last);
  * - one deadline per call holds every wait, retry and refresh (`call`, the only retry loop for
  *   Helix: the stream watch and the account lookups do not retry); every method is retried the
- *   same way, POST included (a caller whose POST must not act twice reads the repeat's answer);
+ *   same way, POST included (a caller whose POST must not act twice reads the repeat's answer, or
+ *   asks for `once`, a chat line: see `call`);
  * - answers are checked with zod at the edge; errors are HelixError naming the method and path
  *   (never the query, a token or a body), with Twitch's status and message for the caller to judge.
  */
@@ -207,9 +208,9 @@ export class HelixClient {
   async request<T = unknown>(
     method: HelixMethod,
     path: string,
-    o: { query?: URLSearchParams; body?: unknown; until?: number; schema?: z.ZodType<T> } = {},
+    o: { query?: URLSearchParams; body?: unknown; until?: number; schema?: z.ZodType<T>; once?: boolean } = {},
   ): Promise<T> {
-    const body = await this.call(method, path, o.query ?? new URLSearchParams(), o.body, o.until);
+    const body = await this.call(method, path, o.query ?? new URLSearchParams(), o.body, o.until, o.once);
     return o.schema ? this.parse(o.schema, body, path, method) : (body as T);
   }
 
@@ -245,8 +246,11 @@ export class HelixClient {
    *   deadline, then thrown as HelixError with `retryable: true` (TWITCH_API_UNAVAILABLE).
    * - A body zod refuses is TWITCH_API_BAD_BODY; any other answer than 2xx, 401, 429 or 5xx is a
    *   HelixError with its status (the caller decides what a 400, 403, 404 or 409 means).
+   * - With `once` (a chat line) a request that may have reached Twitch (a network error, a timeout,
+   *   a 5xx) is never sent again but thrown at once (TWITCH_API_UNAVAILABLE, the network error as its
+   *   cause); the repeats after a 401 refresh or a 429 wait stay (Twitch certainly did not act).
    */
-  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number): Promise<unknown> {
+  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number, once = false): Promise<unknown> {
     const what = `${method} ${path}`;
     const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
     const deadline = until !== undefined ? Math.min(own, until) : own;
@@ -270,7 +274,7 @@ export class HelixClient {
         const priority = BACKGROUND_PATHS.has(path) ? 0 : 1;
         ({ status, body } = await this.queue.add(() => this.send(method, path, query, payload, left()), { priority }));
       } catch (err) {
-        const delay = this.retryDelay(++failures, left());
+        const delay = once ? undefined : this.retryDelay(++failures, left());
         if (delay === undefined) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
           throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (${what})`, { retryable: true, cause: err });
@@ -302,7 +306,7 @@ export class HelixClient {
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached${message ? ` (${message})` : ''} (${what})`, { status, retryable: true });
       }
       if (status >= 500) {
-        const delay = this.retryDelay(++failures, left());
+        const delay = once ? undefined : this.retryDelay(++failures, left());
         if (delay !== undefined) {
           await this.sleep(delay);
           continue;

@@ -40,6 +40,8 @@ export interface TwitchLoginsOptions {
   confidential?: { clientId?: string; clientSecret?: string };
   /** A login Twitch ended: one line naming the fix (the caller logs it once and shows it). */
   onRevoked?: (role: TwitchRole, line: string) => void;
+  /** The scopes the bot's chat transport needs (default IRC's chat:read chat:edit). */
+  botScopes?: readonly string[];
 }
 
 const ROLE_WORDS: Record<TwitchRole, string> = { bot: "the bot's Twitch login", broadcaster: "the broadcaster's Twitch login" };
@@ -54,7 +56,7 @@ export class TwitchLogins {
 
   constructor(private readonly o: TwitchLoginsOptions) {
     if (o.envBot) {
-      this.add('bot', 'env', o.envBot.username, new ChatToken({ auth: o.auth, username: o.envBot.username, token: o.envBot.token, ...(o.envBot.refresh ? { refresh: o.envBot.refresh } : {}), ...this.common() }));
+      this.add('bot', 'env', o.envBot.username, new ChatToken({ auth: o.auth, username: o.envBot.username, token: o.envBot.token, ...(o.envBot.refresh ? { refresh: o.envBot.refresh } : {}), ...(o.botScopes ? { requiredScopes: o.botScopes } : {}), ...this.common() }));
     } else this.fromStore('bot');
     if (o.envBroadcaster) {
       const b = o.envBroadcaster;
@@ -142,7 +144,7 @@ export class TwitchLogins {
       refresh: { refreshToken: saved.refreshToken, clientId: saved.clientId, ...(secret ? { clientSecret: secret } : {}) },
       persist,
       expiresAt: saved.expiresAt,
-      requiredScopes: role === 'bot' ? ['chat:read', 'chat:edit'] : [],
+      requiredScopes: role === 'bot' ? (this.o.botScopes ?? ['chat:read', 'chat:edit']) : [],
       wording: { name: ROLE_WORDS[role], fix: savedLoginFix(role) },
       ...this.common(),
     });

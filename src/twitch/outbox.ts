@@ -8,8 +8,9 @@
  * Contract:
  * - a sliding window of 20 lines per 32 s, 100 once moderator status is confirmed
  *   (`setPrivileged`); every written line counts (Twitch may count one it drops), a write refused
- *   with `NotSentError` does not and is retried; unprivileged, a minimum gap (more in slow mode)
- *   and never the same text twice within `duplicateWindowMs`;
+ *   with `NotSentError` does not and is retried, one the server refused for good (`RefusedError`)
+ *   is dropped ('refused') without counting; unprivileged, a minimum gap (more in slow mode) and
+ *   never the same text twice within `duplicateWindowMs`;
  * - text sanitised and split at word boundaries (`maxLength`), lists packed (`sayList`);
  *   priorities high > normal > low, FIFO within one; a line past its `staleAfterMs` is dropped;
  * - with `confirm: true` (the Twitch client) one line is written at a time and counts as sent only
@@ -31,6 +32,7 @@ import { LineQueue, type QueuedLine } from './outbox-queue.js';
 import {
   defaultOutboxLimits,
   NotSentError,
+  RefusedError,
   type ChatTransport,
   type DropReason,
   type OutboxLimits,
@@ -184,15 +186,28 @@ export class Outbox extends EventEmitter {
 
   /**
    * Feeds a NOTICE from the channel. Twitch names no message in it; it refers to the line sent
-   * last, which is retried once (rate limit, duplicate, slow mode, time-out) or dropped.
+   * last, which is retried once (rate limit, duplicate, slow mode, time-out) or dropped. A NOTICE
+   * whose msg-id does not start with `msg_` is not about a line and is ignored.
    */
   handleNotice(msgId: string, text = ''): void {
+    if (!msgId.startsWith('msg_')) return;
+    this.notSent(msgId, text);
+  }
+
+  /**
+   * The server answered the line written last (in `confirm` mode: the oldest awaiting one) that it
+   * was not sent, with Twitch's reason `code` (a NOTICE's msg-id, or Send Chat Message's
+   * `drop_reason.code`, which Twitch does not document and may change): retried once after the
+   * wait the reason asks for (rate limit, duplicate, slow mode, time-out), dropped for any other
+   * reason, known or not ('notice', with the code), after a back-off.
+   */
+  notSent(code: string, text = ''): void {
     let last = this.lastSent;
     const now = this.clock.now();
     const seconds = /(\d+)\s*(?:more\s+)?seconds?/i.exec(text);
     const namedMs = seconds ? Number(seconds[1]) * this.limits.slowUnitMs + this.limits.pacingMarginMs : undefined;
     let retry = false;
-    switch (msgId) {
+    switch (code) {
       case 'msg_ratelimit':
         this.block(now + this.limits.windowMs);
         retry = true;
@@ -209,7 +224,6 @@ export class Outbox extends EventEmitter {
         retry = true;
         break;
       default:
-        if (!msgId.startsWith('msg_')) return;
         this.block(now + this.limits.backoffMs);
     }
     if (this.confirmMode) {
@@ -218,7 +232,7 @@ export class Outbox extends EventEmitter {
       last = answered ? { entry: answered.entry, at: answered.at } : undefined;
     }
     if (!last) {
-      this.log.warn({ msgId, channel: this.channel }, 'chat notice with no line to attribute it to');
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat notice with no line to attribute it to');
       this.pump();
       return;
     }
@@ -227,10 +241,10 @@ export class Outbox extends EventEmitter {
       last.entry.retries++;
       this.counters.retried++;
       this.queue.unshift(last.entry);
-      this.log.warn({ msgId, channel: this.channel }, 'chat line refused by Twitch; retrying once');
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat line refused by Twitch; retrying once');
     } else {
-      this.drop(last.entry, 'notice', msgId);
-      this.log.warn({ msgId, channel: this.channel }, 'chat line refused by Twitch; dropped');
+      this.drop(last.entry, 'notice', code);
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat line refused by Twitch; dropped');
     }
     this.pump();
   }
@@ -324,6 +338,10 @@ export class Outbox extends EventEmitter {
           this.block(this.clock.now() + this.limits.minIntervalMs + this.limits.pacingMarginMs);
           this.queue.unshift(entry);
           this.log.debug({ channel: this.channel }, 'chat line not written; re-queued');
+        } else if (err instanceof RefusedError) {
+          this.pacer.unrecordAttempt();
+          this.drop(entry, 'refused', err.message);
+          this.log.warn({ channel: this.channel, reason: err.message }, 'chat line refused by Twitch; dropped');
         } else {
           this.pacer.rememberText(text, now);
           this.drop(entry, 'uncertain', err instanceof Error ? err.message : String(err));

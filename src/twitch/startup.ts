@@ -12,7 +12,7 @@ import type { Clock } from '../shared/clock.js';
 import { TwitchAuthClient } from './auth.js';
 import { connectChat, type ConnectChatOptions } from './connector.js';
 import type { ChatToken } from './token.js';
-import type { TwitchChat } from './client.js';
+import type { ChatConnection } from './chat-connection.js';
 import { TwitchLogins, type TwitchRole } from './logins.js';
 import type { LoginStore } from './login-store.js';
 
@@ -29,7 +29,7 @@ export interface TwitchAuthStartup {
   /** The client id the bot's token was issued to (Helix's Client-Id), when known. */
   clientId: string | undefined;
   /** Validates the token and connects, retrying network failures (see connector.ts). */
-  connect(chat: TwitchChat, options?: ChatConnectOptions): Promise<void>;
+  connect(chat: ChatConnection, options?: ChatConnectOptions): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,6 +38,8 @@ export interface TwitchStartupOptions {
   store?: LoginStore;
   /** A login Twitch ended: one line naming the fix (shown on the dashboard and /healthz). */
   onRevoked?: (role: TwitchRole, line: string) => void;
+  /** The scopes the chat transport needs of the bot's token (default IRC's chat:read chat:edit; app/chat-transport.ts). */
+  botScopes?: readonly string[];
 }
 
 /** True when the config or the saved logins give the bot a Twitch login. */
@@ -65,6 +67,7 @@ export function startTwitchAuth(config: Config, logger: Logger, clock: Clock, o:
     ...(o.store ? { store: o.store } : {}),
     confidential: { ...(t.clientId ? { clientId: t.clientId } : {}), ...(t.clientSecret ? { clientSecret: t.clientSecret } : {}) },
     ...(o.onRevoked ? { onRevoked: o.onRevoked } : {}),
+    ...(o.botScopes ? { botScopes: o.botScopes } : {}),
   });
   const tokens = logins.keeper('bot');
   if (!tokens) throw new Error('startTwitchAuth needs TWITCH_TOKEN or a saved bot login');

@@ -68,7 +68,7 @@ export interface ChatTokenOptions {
   retryMs?: number;
   /** Saves a renewed pair durably before it is used (a saved login). */
   persist?: (tokens: RefreshedTokens) => Promise<void>;
-  /** Scopes the token must have (default chat:read chat:edit: the bot's chat). */
+  /** Scopes the token must have (default chat:read chat:edit: the bot's chat over IRC; over EventSub user:read:chat user:write:chat). */
   requiredScopes?: readonly string[];
   /** How messages name the token (default TWITCH_TOKEN). */
   wording?: TokenWording;
@@ -165,7 +165,7 @@ export class ChatToken extends EventEmitter {
         'TWITCH_TOKEN_INVALID',
         this.wording === ENV_WORDING
           ? `TWITCH_TOKEN is expired or invalid (Twitch says: ${v.reason}). Generate a new user token for ${this.username} ` +
-              'with chat:read chat:edit and put it in TWITCH_TOKEN (or set TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh it).'
+              `with ${this.requiredScopes.join(' ') || 'chat:read chat:edit'} and put it in TWITCH_TOKEN (or set TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh it).`
           : `${name} is expired or invalid (Twitch says: ${v.reason}): ${this.wording.fix}`,
       );
     }
@@ -183,7 +183,7 @@ export class ChatToken extends EventEmitter {
       throw new TwitchTokenError(
         'TWITCH_TOKEN_SCOPES',
         `${name} lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')} (it has: ${v.scopes.join(' ') || 'none'}). ` +
-          (this.wording === ENV_WORDING ? 'Generate a new token with chat:read chat:edit.' : this.wording.fix),
+          (this.wording === ENV_WORDING ? `Generate a new token with ${this.requiredScopes.join(' ')}.` : this.wording.fix),
       );
     }
     this.log.info(

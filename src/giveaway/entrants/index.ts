@@ -37,8 +37,19 @@ export interface EntrantTable extends EntrantRows {
   has(userId: string): boolean;
   /** Adds an entrant once per user id; false when that user id is already in. */
   add(e: Entrant): boolean;
-  /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path. */
-  addFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean;
+  /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path; `partnerChannelId` for a Shared Chat partner viewer. */
+  addFields(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    roleBits: number,
+    subMonths: number,
+    enteredAt: number,
+    partnerChannelId?: string,
+  ): boolean;
+  /** Entrants by the Shared Chat partner channel they entered from (this channel's viewers are not in it). */
+  partnerCounts(): Map<string, number>;
   /** Tickets granted after entry (channel points, bits); false when that user id is not in. */
   addTickets(userId: string, tickets: number): boolean;
   /** A row's tickets: its weight as added plus later grants (what the freeze uses). */

@@ -20,6 +20,7 @@ import { silentLogger } from '../../logging/index.js';
 import { formatTags, stripTags } from './irc.js';
 import { SandboxOAuth } from './oauth.js';
 import { SandboxViewerLogin } from './viewer-login.js';
+import { SandboxAppTokens } from './app-tokens.js';
 import { SandboxDeviceLogin } from './device-code.js';
 import { OutboundPolicy, type RoomModes } from './limits.js';
 import { makeViewer, normaliseLogin, userIdFor, type ChannelContext, type SimViewer } from './viewers.js';
@@ -71,6 +72,8 @@ export abstract class ChatChannel extends EventEmitter {
   protected botMod: boolean;
   protected readonly botSubscriber: boolean;
   protected readonly botFollowing: boolean;
+  /** The broadcaster authorized the application with `channel:bot` (Send Chat Message's Chat Bot badge). */
+  channelBotGranted: boolean;
 
   constructor(opts: ChatServerOptions) {
     super();
@@ -89,6 +92,7 @@ export abstract class ChatChannel extends EventEmitter {
     this.botMod = opts.botIsMod ?? false;
     this.botSubscriber = opts.botIsSubscriber ?? false;
     this.botFollowing = opts.botFollowing ?? false;
+    this.channelBotGranted = opts.channelBotGranted ?? false;
     this.clock = opts.clock ?? systemClock;
     const clock = this.clock;
     this.oauth = new SandboxOAuth({
@@ -112,6 +116,7 @@ export abstract class ChatChannel extends EventEmitter {
       suggestions: () => [...new Set(this.transcript.filter((e) => e.kind === 'viewer' && e.login).map((e) => e.login!))].reverse(),
       clock,
     });
+    this.oauth.appTokens = new SandboxAppTokens({ clientId: () => this.oauth.clientId, clientSecret: () => this.oauth.clientSecret, clock });
     this.oauth.deviceLogin = new SandboxDeviceLogin({
       clock,
       publicClientId: opts.publicClientId ?? 'giftdroppublicsandbox',
@@ -135,6 +140,19 @@ export abstract class ChatChannel extends EventEmitter {
     this.policy = new OutboundPolicy(opts.limits);
     this.applyModes(opts.roomState ?? {});
     this.broadcaster = makeViewer(this.channel, { broadcaster: true }, this.channelId);
+  }
+
+  /** Emits the bot's delivered line as a 'chat-line' (what EventSub readers get of it). */
+  protected botChatLine(messageId: string, text: string, chatBotBadge = false): void {
+    this.emit('chat-line', {
+      messageId,
+      userId: this.botUserId,
+      login: this.botLogin,
+      displayName: this.botLogin,
+      roles: { broadcaster: this.botLogin === this.channel, moderator: this.botMod, vip: false, subscriber: this.botSubscriber, subMonths: this.botSubscriber ? 1 : 0, firstMessage: false },
+      text,
+      ...(chatBotBadge ? { chatBotBadge: true } : {}),
+    });
   }
 
   protected botBadges(): string {

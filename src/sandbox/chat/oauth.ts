@@ -10,7 +10,8 @@
  *   400 "invalid client", 403 "invalid client secret", 400 "Invalid refresh token",
  *   400 "unsupported grant type".
  * - `/oauth2/authorize`, `/oauth2/revoke` and `grant_type=authorization_code`: the viewer login
- *   (viewer-login.ts), when one is attached;
+ *   (viewer-login.ts), when one is attached; `grant_type=client_credentials` and the validation of
+ *   app tokens: app-tokens.ts, when attached;
  * - `/oauth2/device`, `/activate`, `grant_type=urn:ietf:params:oauth:grant-type:device_code` and the
  *   public client's refresh (no secret, single-use refresh tokens): the device login
  *   (device-code.ts), when one is attached. A device login of the bot account installs its grant
@@ -25,6 +26,7 @@ import { sameSecret } from '../../shared/constant-time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
+import type { SandboxAppTokens } from './app-tokens.js';
 import { DEVICE_GRANT_TYPE, type SandboxDeviceLogin, type SandboxGrant } from './device-code.js';
 
 /** More user logins than the bot's (sandbox/helix/accounts.ts: the broadcaster's), asked for tokens this one does not know. */
@@ -138,6 +140,8 @@ export class SandboxOAuth {
   /** The viewer login (authorization code flow, viewer-login.ts), when the server has one. */
   viewerLogin: SandboxViewerLogin | undefined;
 
+  /** The application's app tokens (client credentials grant, app-tokens.ts), when attached. */
+  appTokens: SandboxAppTokens | undefined;
   /** The device login (device code flow, device-code.ts), when the server has one. */
   deviceLogin: SandboxDeviceLogin | undefined;
 
@@ -179,6 +183,11 @@ export class SandboxOAuth {
     const m = /^(?:OAuth|Bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     if (!m) return refuse(res, onEvent, 'validate', 401, 'missing authorization token');
     const known = this.accepts(m[1]!) ? undefined : this.accounts?.validate(m[1]!);
+    const app = known || this.accepts(m[1]!) ? undefined : this.appTokens?.validate(m[1]!);
+    if (app) {
+      onEvent({ endpoint: 'validate', status: 200 });
+      return json(res, 200, app);
+    }
     if (known) {
       onEvent({ endpoint: 'validate', status: 200 });
       return json(res, 200, known);
@@ -211,6 +220,11 @@ export class SandboxOAuth {
     if (grant === DEVICE_GRANT_TYPE && this.deviceLogin) {
       this.deviceLogin.exchange(form, res);
       return onEvent({ endpoint: 'token', status: res.statusCode });
+    }
+    if (grant === 'client_credentials' && this.appTokens) {
+      const r = this.appTokens.grant(form);
+      onEvent({ endpoint: 'token', status: r.status, ...(r.status === 200 ? {} : { message: String(r.body.message) }) });
+      return json(res, r.status, r.body);
     }
     if (grant !== 'refresh_token') return refuse(res, onEvent, 'token', 400, 'unsupported grant type');
     const known = this.accounts?.refresh(form);

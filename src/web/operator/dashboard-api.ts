@@ -39,7 +39,7 @@ export interface DashboardApiDeps {
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts'>;
   repo: { listDraws(o?: { limit?: number }): Promise<DrawRecord[]>; getDraw(id: string): Promise<DrawRecord | undefined>; recentWinnerIds(sinceMs: number): Promise<Set<string>> };
-  chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
+  chat: { readonly channelLogin: string; readonly botLogin: string; readonly transport?: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
   chatLog: ChatLog;
   settings: GiveawaySettings;
   clock: Clock;
@@ -228,6 +228,7 @@ export class DashboardApi {
       mode: this.d.mode,
       chat: chat.chat,
       ...(chat.reason ? { chatReason: chat.reason } : {}),
+      ...(this.d.chat.transport ? { chatTransport: this.d.chat.transport } : {}),
       ...(problems.length ? { problems } : {}),
       ...this.d.twitchEvents?.(),
       channel: this.d.chat.channelLogin,

@@ -324,7 +324,7 @@ function drawBlock(d) {
 
 function renderState() {
   $('status').textContent =
-    state.mode + ' · chat ' + state.chat + (state.chatReason ? ' (' + state.chatReason + ')' : '') +
+    state.mode + ' · chat ' + state.chat + (state.chatTransport === 'eventsub' ? ' over EventSub' : state.chatTransport === 'irc' ? ' over IRC' : '') + (state.chatReason ? ' (' + state.chatReason + ')' : '') +
     (state.eventsub ? ' · EventSub ' + state.eventsub + (state.eventsubReason ? ' (' + state.eventsubReason + ')' : '') : '') +
     (state.channelPoints ? ' · channel points: ' + state.channelPoints.entered + ' entered, ' + state.channelPoints.refunded + ' refunded' : '') +
     ' · #' + state.channel;
