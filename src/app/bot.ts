@@ -38,6 +38,7 @@ import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { twitchApiFor, type TwitchApi } from '../twitch/api.js';
 import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
 import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWiring } from '../delivery/wire.js';
+import type { Reach } from '../delivery/winner-reach.js';
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
 import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
@@ -76,6 +77,8 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Whether the claim page and the whispers are on, and what turns each on (the dashboard and the setup page say it). */
+  reach(): Reach[];
   /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused). */
   readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
   /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
@@ -143,6 +146,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    reach: () => delivery.reach(),
     ...(webhookRegistered ? { webhookRegistered } : {}),
     twitchEvents,
     health,
@@ -468,6 +472,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
     twitchEvents: () => p.twitchEvents.health(),
+    reach: () => p.delivery.reach(),
   });
   c.stops.close('pages', () => web.close());
   return web;

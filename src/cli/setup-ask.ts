@@ -16,6 +16,7 @@ import { Writable } from 'node:stream';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
 import { systemClock } from '../shared/clock.js';
+import { giftdropCommand } from '../platform/invocation.js';
 import { SetupService, type SetupRow } from '../setup/setup-service.js';
 
 export interface AskSetupOptions {
@@ -124,7 +125,7 @@ export async function askSetup(o: AskSetupOptions): Promise<boolean> {
       say(`Still to do: ${applied.missing.join(', ')}`);
       return false;
     }
-    say('Saved in the data folder (owner-only). Start the bot (giftdrop, or npm start): it goes live with this setup.');
+    say(`Saved in the data folder (owner-only). Start the bot (${giftdropCommand('start')}): it goes live with this setup.`);
     return true;
   } finally {
     rl.close();

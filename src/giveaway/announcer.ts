@@ -40,7 +40,7 @@ export class Announcer {
     private readonly settings: GiveawaySettings,
     private readonly clock: Clock,
     /** How a viewer checks a draw (the closing line names it). */
-    private readonly checkHint?: (id: string) => string,
+    private readonly checkHint?: (id: string) => string | undefined,
     /** How private links reach the winners now (claim page, whispers); default: the streamer sends them. */
     private readonly privateDelivery?: () => PrivateDelivery,
   ) {}
@@ -132,7 +132,8 @@ export class Announcer {
       delivery,
     }, 'high');
     if (r.fairness.seed) {
-      const check = this.checkHint?.(r.id) ?? `npm run verify -- ${r.id}`;
+      // A viewer has no command to run: without a public page, the streamer hands the draw's page out.
+      const check = this.checkHint?.(r.id) ?? `ask the streamer for the verify page of draw ${r.id}`;
       this.say('revealed', { id: r.id, seed: r.fairness.seed, commitment: r.fairness.commitment, check }, 'normal');
     }
   }

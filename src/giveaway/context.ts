@@ -62,8 +62,11 @@ export interface GiveawayDeps {
   beacon?: BeaconPort;
   /** How long a draw waits for its beacon round after entries close (default 10 s). */
   beaconWaitMs?: number;
-  /** How a viewer checks draw `id` (named in the closing chat line); default `npm run verify -- <id>`. */
-  checkHint?: (id: string) => string;
+  /**
+   * Where a viewer checks draw `id` (named in the closing chat line: the public verify page);
+   * without one (or undefined), the line asks them to get that page from the streamer.
+   */
+  checkHint?: (id: string) => string | undefined;
   /** How private links reach winners now (src/delivery); default: the streamer sends them. */
   privateDelivery?: () => PrivateDelivery;
   /** Account rules checked with Twitch at close (optional: without it only the chat rules apply). */

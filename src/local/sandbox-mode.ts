@@ -174,7 +174,13 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;
   if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
-  if (options.setupUrl) printer.note(`Set up for your channel (no file to edit): ${options.setupUrl(stack.bot.http.localUrl)}`);
+  if (options.setupUrl) {
+    const setupUrl = options.setupUrl(stack.bot.http.localUrl);
+    printer.note(`Set up for your channel (no file to edit): ${setupUrl}`);
+    // The link that signs the setup page in by itself (the token in the fragment, as the dashboard's): a secret.
+    const signedIn = `${setupUrl}#token=${encodeURIComponent(stack.bot.pages.token.token)}`;
+    operator.notify(`set up for your channel, signed in: ${signedIn} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
+  }
   let goingLive = false;
   void options.goLive?.then(() => {
     goingLive = true;

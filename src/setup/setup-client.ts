@@ -20,8 +20,9 @@ interface Elem {
   prepend(...children: Elem[]): void;
   replaceChildren(...children: Elem[]): void;
   addEventListener(type: string, fn: (e: { preventDefault(): void }) => void): void;
+  focus(): void;
 }
-declare const document: { getElementById(id: string): Elem | null; createElement(tag: string): Elem; body: Elem };
+declare const document: { getElementById(id: string): Elem | null; createElement(tag: string): Elem; body: Elem; activeElement: Elem | null };
 declare const sessionStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void; removeItem(k: string): void };
 declare const history: { replaceState(data: null, unused: string, url: string): void };
 declare const location: { hash: string; pathname: string };
@@ -62,6 +63,8 @@ function takeToken(): string | undefined {
 
 let token = takeToken();
 let timer: number | undefined;
+/** The row whose form was sent last (its fields are cleared once it is saved). */
+let answered: string | undefined;
 let goingLive = false;
 
 async function api(path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
@@ -114,7 +117,7 @@ const FORMS: Record<string, { fields: { name: string; label: string; secret?: bo
 
 function rowView(row: Row): Elem {
   const section = el('section', { id: `row-${row.id}`, 'data-status': row.status, class: `row ${row.status}` });
-  const badge = { ok: 'ok', todo: 'to do', error: 'fix', pending: 'waiting', off: 'off', optional: 'optional' }[row.status] ?? row.status;
+  const badge = { ok: 'ok', todo: 'to do', error: 'fix', pending: 'waiting', off: 'off', optional: 'optional', checking: 'checked at start' }[row.status] ?? row.status;
   section.append(el('h2', {}, row.title), el('span', { class: 'badge' }, badge));
   if (row.value) section.append(el('p', { class: 'value' }, row.value));
   section.append(el('p', { class: 'detail', id: `detail-${row.id}` }, row.detail));
@@ -142,7 +145,10 @@ function rowView(row: Row): Elem {
       for (const field of form.fields) body[field.name] = document.getElementById(`${row.id}-${field.name}`)!.value;
       button.disabled = true;
       button.textContent = 'Checking...';
-      void api(form.action, body).then(() => refresh());
+      void api(form.action, body).then(() => {
+        answered = row.id;
+        return refresh();
+      });
     });
     section.append(f);
   }
@@ -163,7 +169,35 @@ function rowView(row: Row): Elem {
   return section;
 }
 
+/**
+ * What the streamer is typing survives a re-render (each answer and the polling while a Twitch
+ * login waits rebuild the rows): the fields' values, except those of the row whose answer was just
+ * saved (ok), and which field had the focus.
+ */
+function keepTyping(state: State): () => void {
+  const typed: [string, string][] = [];
+  const saved = state.rows.find((r) => r.id === answered && r.status === 'ok')?.id;
+  answered = undefined;
+  for (const row of state.rows) {
+    const form = FORMS[row.id];
+    if (!form || row.id === saved) continue;
+    for (const field of form.fields) {
+      const value = document.getElementById(`${row.id}-${field.name}`)?.value;
+      if (value) typed.push([`${row.id}-${field.name}`, value]);
+    }
+  }
+  const focused = document.activeElement?.id;
+  return () => {
+    for (const [id, value] of typed) {
+      const input = document.getElementById(id);
+      if (input) input.value = value;
+    }
+    if (focused) document.getElementById(focused)?.focus();
+  };
+}
+
 function render(state: State): void {
+  const restore = keepTyping(state);
   root.replaceChildren();
   const top = el('p', { id: 'mode' }, state.mode === 'sandbox' ? 'The bot is playing the sandbox demo. Fill in each row, then go live: no file to edit, no restart by hand.' : 'The bot is live. Change a row and apply: the bot restarts with it.');
   root.append(top);
@@ -187,9 +221,15 @@ function render(state: State): void {
       goingLive = true;
       why.textContent = 'Restarting the bot with your setup...';
       awaitLive();
+    }, () => {
+      // The answer was lost on the way (the listener closed as the bot restarted): wait for it anyway.
+      goingLive = true;
+      why.textContent = 'Restarting the bot with your setup...';
+      awaitLive();
     });
   });
   root.append(go, why);
+  restore();
 }
 
 /** After Go live / Apply: the bot restarts; poll until it answers live again. */
@@ -198,6 +238,13 @@ function awaitLive(): void {
     void api('state')
       .then(({ status, json }) => {
         const s = json as State;
+        if (status === 401) {
+          // The live bot signs in with its own token (DATA_DIR/dashboard.token), which this page never got.
+          goingLive = false;
+          sessionStorage.removeItem(KEY);
+          token = undefined;
+          return signIn('The bot is live. Sign in with the dashboard link it printed, or with the token in the dashboard.token file of its data folder.');
+        }
         if (status === 200 && s.mode === 'live' && !s.changed) {
           goingLive = false;
           render(s);

@@ -129,6 +129,11 @@ export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: 
     if (refused) return send(res, req.method === 'POST' ? 403 : 405, 'application/json', JSON.stringify({ error: refused }));
     const body = await readJson(req);
     if (body === 'too-large') return send(res, 413, 'application/json', '{"error":"body too large"}');
+    // Settles once this answer has left (or the client went away).
+    const sent = new Promise<void>((resolve) => {
+      res.once('finish', resolve);
+      res.once('close', resolve);
+    });
     if (!body) return send(res, 400, 'application/json', '{"error":"send a JSON object"}');
     const answer = async (): Promise<unknown> => {
       switch (action) {
@@ -148,11 +153,12 @@ export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: 
           return service.startLogin(role);
         }
         case 'apply': {
+          // The answer is ready before the restart begins, and the restart waits until it is sent:
+          // the demo's (or the live bot's) listener closes as it stops.
           const mode = service.state().mode;
-          const r = await service.apply();
-          if (!r.ok || mode !== 'sandbox') return r;
-          const live = await loadDashboardToken(o.liveDataDir, o.dashboardToken);
-          return { ...r, token: live.token };
+          const live = mode === 'sandbox' && service.state().ready ? await loadDashboardToken(o.liveDataDir, o.dashboardToken) : undefined;
+          const r = await service.apply(sent);
+          return r.ok && live ? { ...r, token: live.token } : r;
         }
         default:
           return undefined;

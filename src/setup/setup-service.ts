@@ -31,10 +31,12 @@ import { acquireDataDirLock, nodeDisk, type DataDirLock } from '../storage/index
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { startDeviceLogin, type DeviceLogin } from '../twitch/device-login.js';
 import { LoginStore, type TwitchRole } from '../twitch/login-store.js';
+import { claimPageFacts, claimPageReach, whisperReach, type Reach } from '../delivery/winner-reach.js';
 import { checkFourthwall, checkWebhookSecret } from './checks.js';
 import { BOT_SCOPES, BROADCASTER_SCOPES, scopeWords } from './scopes.js';
 
-export type RowStatus = 'ok' | 'todo' | 'error' | 'pending' | 'off' | 'optional';
+/** `checking`: known once the running bot has logged in (the whispers of a TWITCH_TOKEN). */
+export type RowStatus = 'ok' | 'todo' | 'error' | 'pending' | 'off' | 'optional' | 'checking';
 
 export interface SetupRow {
   id: 'fourthwall' | 'secret' | 'client-id' | 'bot' | 'broadcaster' | 'channel' | 'public-url' | 'claim-page' | 'whispers';
@@ -92,6 +94,7 @@ export class SetupService extends EventEmitter {
   private readonly nonces = new Map<string, number>();
   private changed = false;
   private problems: () => string[] = () => [];
+  private reach: () => readonly Reach[] = () => [];
 
   constructor(private readonly o: SetupServiceOptions) {
     super();
@@ -109,10 +112,11 @@ export class SetupService extends EventEmitter {
     return this.store;
   }
 
-  /** The running bot: its problems are shown on the page; `config` is what it runs with. */
-  attach(config: Config, problems: () => string[]): void {
+  /** The running bot: its problems, claim page and whispers are shown on the page; `config` is what it runs with. */
+  attach(config: Config, problems: () => string[], reach: () => readonly Reach[] = () => []): void {
     this.config = config;
     this.problems = problems;
+    this.reach = reach;
     this.changed = false;
   }
 
@@ -235,27 +239,31 @@ export class SetupService extends EventEmitter {
       ...(url.value ? { value: url.value } : {}),
       ...(url.fromEnv ? { fromEnv: true } : {}),
     });
-    const c = this.o.config.twitch;
-    const confidential = Boolean(c.clientId && c.clientSecret);
-    rows.push({
-      id: 'claim-page',
-      title: 'Claim page (winners log in and see their prize)',
-      status: confidential && url.value ? 'ok' : 'off',
-      detail:
-        confidential && url.value
-          ? `on: winners log in at ${url.value}/claim; register the OAuth Redirect URL ${url.value}/claim/callback in your Twitch application`
-          : 'off. It needs your own Confidential Twitch application (the page cannot use a Public one for it: a viewer logs in through their browser): set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET in .env, and register the OAuth Redirect URL <public address>/claim/callback there. Without it winners get their link from you (the dashboard lists them).',
-    });
-    const botScopes = this.store?.get('bot')?.scopes ?? [];
-    rows.push({
-      id: 'whispers',
-      title: 'Whispers to winners',
-      status: botScopes.includes('user:manage:whispers') ? 'ok' : 'off',
-      detail: botScopes.includes('user:manage:whispers')
-        ? 'on: each winner is whispered the claim page (or the link). Twitch needs a verified phone number on the bot account and may drop a whisper silently.'
-        : "off: log the bot in on this page (it asks for whispers) and verify the bot account's phone number at Twitch.",
-    });
+    rows.push(...this.reachRows(url.value));
     return rows;
+  }
+
+  /**
+   * The claim page and the whispers in delivery/winner-reach.ts's words (the dashboard's): what the
+   * running bot reports while the page holds no change, else what the saved setup will give.
+   */
+  private reachRows(publicUrl: string | undefined): SetupRow[] {
+    const row = (r: Reach): SetupRow => ({ id: r.id, title: r.title, status: r.status === 'on' ? 'ok' : r.status === 'off' ? 'off' : 'checking', detail: r.detail });
+    const running = this.changed ? undefined : this.reach();
+    if (running?.length) return running.map(row);
+    // The address the page holds, not the one the process started with (the sandbox's own, in the demo).
+    const { publicUrl: _started, ...facts } = claimPageFacts(this.config);
+    const claim = claimPageReach(publicUrl ? { ...facts, publicUrl } : facts);
+    const envToken = Boolean(this.o.config.twitch.token);
+    const saved = this.store?.get('bot');
+    const whispers = whisperReach({
+      setting: this.config.settings.delivery.whispers,
+      token: envToken ? 'env' : saved ? 'login' : 'none',
+      ...(saved && !envToken ? { scopes: saved.scopes } : {}),
+      clientId: envToken ? Boolean(this.config.twitch.clientId) : true,
+      claimPage: claim.status === 'on',
+    });
+    return [row(claim), row(whispers)];
   }
 
   private loginRow(role: TwitchRole): SetupRow {
@@ -304,7 +312,7 @@ export class SetupService extends EventEmitter {
     const client = new FourthwallClient({ apiUrl: this.config.fourthwall.apiUrl, auth: { basic: { username, password } }, rateLimit: this.config.fourthwall.rateLimit, logger: this.log, retry: { maxAttempts: 2 }, deadlineMs: 20_000 });
     try {
       const item = await checkFourthwall({ ...this.config, fourthwall: { ...this.config.fourthwall, auth: { kind: 'basic', username, password } } }, client);
-      if (item.status !== 'ok') return this.fail('fourthwall', item.detail.replace('FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD', 'The username and password'));
+      if (item.status !== 'ok') return this.fail('fourthwall', item.detail.replace('FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD rejected', 'The username and password were rejected'));
       await this.saveEnv({ FOURTHWALL_USERNAME: username, FOURTHWALL_PASSWORD: password });
       this.log.info('setup page: the Fourthwall API user works and was saved');
       return this.ok('fourthwall', `works: ${item.detail}`);
@@ -421,13 +429,17 @@ export class SetupService extends EventEmitter {
     return this.ok('public-url', `reaches this bot; Fourthwall's webhook will point at ${base}/webhooks/fourthwall`);
   }
 
-  /** "Go live" / "Apply": resolves the waiters of `applied()`; refused while a required row is missing. */
-  async apply(): Promise<{ ok: boolean; missing: string[] }> {
+  /**
+   * "Go live" / "Apply": saves the setup as ready, then resolves the waiters of `applied()` once
+   * `answered` settles (the page's answer is out: the restart closes the listener it travels on);
+   * refused while a required row is missing.
+   */
+  async apply(answered: Promise<unknown> = Promise.resolve()): Promise<{ ok: boolean; missing: string[] }> {
     const s = this.state();
     if (!s.ready) return { ok: false, missing: s.missing };
     await this.saveEnv({}, { live: true });
     this.log.info(this.config.mode === 'sandbox' ? 'setup page: going live' : 'setup page: applying the new setup (the bot restarts)');
-    this.emit('apply');
+    void answered.finally(() => this.emit('apply'));
     return { ok: true, missing: [] };
   }
 

@@ -1,6 +1,7 @@
 /**
  * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (index.ts checks it).
- * Reads: state (draws in memory, winners with their links, claim status), entrants of a draw
+ * Reads: state (draws in memory, winners with their links, claim status; `reach`: whether the claim
+ * page and the whispers are on and what turns each on, in delivery/winner-reach.ts's words), entrants of a draw
  * (search, count, eligible by the chat rules or why not; when account rules are in force, their
  * plain-text description, checked with Twitch only at the close: no Twitch call from here),
  * products (picker: image path, stock), streaming status, history (filter, CSV/JSON download,
@@ -29,6 +30,7 @@ import { toCsv, toExport } from '../../storage/index.js';
 import type { StreamingService } from '../../streaming/service.js';
 import type { ChatLog } from './chat-log.js';
 import type { DeliveryTracker } from '../../delivery/tracker.js';
+import type { Reach } from '../../delivery/winner-reach.js';
 
 const MAX_BODY = 16 * 1024;
 const ENTRANTS_SHOWN = 200;
@@ -53,6 +55,8 @@ export interface DashboardApiDeps {
   problems?: () => readonly string[];
   /** Twitch beyond chat (app/twitch-events.ts): the EventSub state and its features, merged into the state like chat's. */
   twitchEvents?: () => Record<string, unknown>;
+  /** The claim page and the whispers: on, off (and what turns each on), or not known yet; in `state.reach`. */
+  reach?: () => readonly Reach[];
 }
 
 type Json = Record<string, unknown> | unknown[];
@@ -230,6 +234,7 @@ export class DashboardApi {
       ...(chat.reason ? { chatReason: chat.reason } : {}),
       ...(this.d.chat.transport ? { chatTransport: this.d.chat.transport } : {}),
       ...(problems.length ? { problems } : {}),
+      ...(this.d.reach ? { reach: this.d.reach() } : {}),
       ...this.d.twitchEvents?.(),
       channel: this.d.chat.channelLogin,
       draws,

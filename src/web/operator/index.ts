@@ -68,6 +68,8 @@ export interface OperatorPagesDeps {
   problems?: DashboardApiDeps['problems'];
   /** The EventSub state and channel points / bits (app/twitch-events.ts), shown beside chat's. */
   twitchEvents?: DashboardApiDeps['twitchEvents'];
+  /** The claim page and the whispers, on or off and what turns each on (src/delivery). */
+  reach?: DashboardApiDeps['reach'];
 }
 
 export interface OperatorPages {
