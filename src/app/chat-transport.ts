@@ -4,7 +4,9 @@
  * the app see one ChatConnection either way.
  *
  * Contract: `openChat` builds the connection (nothing connects yet); the EventSub transport refuses
- * to start without TWITCH_CLIENT_ID (one line naming the fix, the start-up fails). `linkChat` gives
+ * to start when the bot's token has no known application (an env TWITCH_TOKEN without
+ * TWITCH_CLIENT_ID; a login the setup page saved carries its own): one line naming the fix, the
+ * start-up fails. `linkChat` gives
  * the EventSub transport what it reaches Twitch through once the composition root built it: the
  * bot's one EventSub client, the bot's Helix client (the channel lookup, Send Chat Message), with
  * TWITCH_CLIENT_SECRET and `chat.botBadge` an app access token's Helix client (the Chat Bot badge),
@@ -36,10 +38,11 @@ export function openChat(c: BotContext, twitchAuth: TwitchAuthStartup): ChatConn
   const t = config.twitch;
   const outbox = { ...(t.outboxMax !== undefined ? { maxQueued: t.outboxMax } : {}), ...options.outbox };
   if (config.settings.chat.transport === 'eventsub') {
-    if (!t.clientId) {
+    // The application the bot's token was issued to: TWITCH_CLIENT_ID, or the setup page's login's own.
+    if (!twitchAuth.clientId) {
       throw new GiftdropError(
         'CONFIG_INVALID',
-        'chat.transport "eventsub" needs TWITCH_CLIENT_ID (the bot reads chat through the Twitch API); set it, or set "chat": { "transport": "irc" } in the settings file.',
+        'chat.transport "eventsub" needs the Twitch application TWITCH_TOKEN was issued to (the bot reads chat through the Twitch API): set TWITCH_CLIENT_ID, or log the bot in on the setup page; or set "chat": { "transport": "irc" } in the settings file.',
       );
     }
     const chat = new EventSubChat({ channel: t.channel!, username: twitchAuth.username, clock, logger, outbox });
@@ -70,7 +73,7 @@ export function linkChat(
   const { config, logger, clock } = c;
   const t = config.twitch;
   const { helix, eventSub } = d;
-  if (!helix || !eventSub) return; // openChat refused to start without TWITCH_CLIENT_ID
+  if (!helix || !eventSub) return; // openChat refused to start without the bot's application
   const appToken =
     config.settings.chat.botBadge && t.clientId && t.clientSecret
       ? new AppToken({ auth: d.twitchAuth.auth, clientId: t.clientId, clientSecret: t.clientSecret, logger, registerSecret: (v) => registerSecret(logger, v) })

@@ -5,8 +5,10 @@
  * channel-points/), each only when the settings file turns it on.
  *
  * Contract: nothing here opens a socket unless a feature registers a topic (the EventSub client
- * connects per account only for topics); a feature that cannot run (no TWITCH_CLIENT_ID, no
- * broadcaster login, a token of another account or without the scope) is said in one line,
+ * connects per account only for topics), which exists whenever an account's token has its
+ * application known (TWITCH_CLIENT_ID, or a login the setup page saved, which carries its own client
+ * id: no env var is needed); a feature that cannot run (no broadcaster login, an env token with no
+ * TWITCH_CLIENT_ID, a token of another account or without the scope) is said in one line,
  * listed in `problems` (/healthz, the dashboard) and left off, and the bot runs on. `start` runs
  * after the open draws are restored (so a pending redemption finds its draw); `health` is what
  * /healthz and the dashboard show beside chat's state; `stop` stops taking redemptions, lets the
@@ -39,7 +41,7 @@ export interface TwitchEventsOptions {
 
 export interface TwitchEvents {
   readonly tokens: TwitchTokenPort;
-  /** The one EventSub client (with TWITCH_CLIENT_ID): features register their topics on it. */
+  /** The one EventSub client (an account's application known: TWITCH_CLIENT_ID or a saved login's): features register their topics on it. */
   readonly eventSub: EventSubClient | undefined;
   channelPoints?: ChannelPointsEntries;
   bits?: BitsEntries;
@@ -103,11 +105,16 @@ export function startTwitchEvents(d: {
           logger,
         })
       : undefined;
-  const eventSub = t.clientId
+  // One EventSub client whenever some account's token has its application known: the bot's (its
+  // Helix, with TWITCH_CLIENT_ID or the setup page's login) or the broadcaster's (the page's login
+  // carries its own client id), so a streamer who set up by the page alone gets it with no env var.
+  const botHelix = d.twitchApi?.helix;
+  const eventSub =
+    botHelix || broadcasterHelix
     ? new EventSubClient({
         ...(t.eventSubUrl ? { url: t.eventSubUrl } : {}),
         ...d.options?.eventSub,
-        helixFor: (account) => (account === 'bot' ? d.twitchApi?.helix : broadcasterHelix),
+        helixFor: (account) => (account === 'bot' ? botHelix : broadcasterHelix),
         clock,
         logger,
       })
@@ -124,9 +131,10 @@ export function startTwitchEvents(d: {
       const features = (Object.keys(wanted) as (keyof typeof wanted)[]).filter((k) => wanted[k]);
       if (!features.length) return;
       const what = features.map((f) => (f === 'channelPoints' ? 'channelPoints' : 'bits')).join(' and ');
-      if (!t.clientId || !eventSub) return problem(`${what} need the Twitch API: set TWITCH_CLIENT_ID (${giftdropCommand('setup')} shows how); they are off.`);
-      if (!broadcasterToken || !broadcasterHelix)
+      if (!broadcasterToken)
         return problem(`${what} need the broadcaster's Twitch login: log the broadcaster in on the setup page, or set TWITCH_BROADCASTER_TOKEN; they are off.`);
+      if (!broadcasterHelix || !eventSub)
+        return problem(`${what} need the Twitch application ${broadcasterToken.name} was issued to: set TWITCH_CLIENT_ID (${giftdropCommand('setup')} shows how), or log the broadcaster in on the setup page instead; they are off.`);
       let who;
       try {
         who = await broadcasterToken.identify();
