@@ -178,4 +178,18 @@ describe("channel points with the setup page's logins", { timeout: 90_000 }, () 
     expect(bot.twitchApi).toBeUndefined(); // the bot's own token has no Twitch API here
     await redeemDuringDraw(w, bot);
   });
+
+  it('chat over EventSub with the page\'s bot login alone: connected over EventSub, !enter read and the bot\'s lines sent', async () => {
+    const w = await pageWorld();
+    await deviceLogin(w, 'bot', w.chat.botLogin);
+    const bot = await startPageBot(w, await pageConfig(w, { chat: { transport: 'eventsub', botBadge: false } }));
+    await waitUntil(() => bot.health().chat === 'connected' && bot.health().eventsub === 'connected', 15_000, 'chat over EventSub');
+    expect(bot.health()).toMatchObject({ chatTransport: 'eventsub' });
+    w.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
+    await waitUntil(() => bot.engine.openDrawCount() === 1, 10_000, 'a draw open');
+    const viewer = w.chat.viewer('chat_fan');
+    w.chat.inject(viewer, '!enter');
+    await waitUntil(() => bot.engine.drawViews()[0]?.entrants.get(viewer.userId) !== undefined, 10_000, 'entered over EventSub chat');
+    await waitUntil(() => w.chat.transcript.some((l) => l.kind === 'bot' && l.via === 'api'), 10_000, 'a line of the bot sent with Send Chat Message');
+  });
 });
