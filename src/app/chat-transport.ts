@@ -23,13 +23,14 @@ import { HelixChatEndpoint } from '../twitch/chat-messages-endpoint.js';
 import { EventSubChat } from '../twitch/eventsub-chat.js';
 import type { EventSubClient } from '../twitch/eventsub/client.js';
 import { HelixClient } from '../twitch/helix.js';
+import { chatScopesOf } from '../twitch/scopes.js';
 import { TwitchChat } from '../twitch/index.js';
 import type { TwitchAuthStartup } from '../twitch/startup.js';
 import type { BotContext } from './context.js';
 
-/** The scopes the bot's token needs for each transport (checked at start). */
+/** The scopes the bot's token needs for the transport in force (checked at start; their home is twitch/scopes.ts). */
 export function chatScopes(config: Config): readonly string[] {
-  return config.settings.chat.transport === 'eventsub' ? ['user:read:chat', 'user:write:chat'] : ['chat:read', 'chat:edit'];
+  return chatScopesOf(config.settings.chat.transport);
 }
 
 /** The chat connection of the configured transport (registered in the stop list). */

@@ -29,6 +29,7 @@ import { BitsEntries } from '../twitch/channel-points/bits.js';
 import { ChannelPointsEntries, type EntryDoor } from '../twitch/channel-points/entries.js';
 import { EventSubClient } from '../twitch/eventsub/client.js';
 import { HelixClient } from '../twitch/helix.js';
+import { BROADCASTER_FEATURE_SCOPES } from '../twitch/scopes.js';
 import type { TwitchAuthStartup } from '../twitch/startup.js';
 import type { StartupProblems } from './credential-problems.js';
 
@@ -51,7 +52,7 @@ export interface TwitchEvents {
   stop(): Promise<void>;
 }
 
-const SCOPES = { channelPoints: 'channel:manage:redemptions', bits: 'bits:read' } as const;
+const SCOPES = { channelPoints: BROADCASTER_FEATURE_SCOPES.channelPoints, bits: BROADCASTER_FEATURE_SCOPES.bits } as const;
 
 /** The engine as the features' entry door. */
 function doorOf(engine: GiveawayEngine): EntryDoor {

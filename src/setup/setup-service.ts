@@ -32,7 +32,8 @@ import { TwitchAuthClient } from '../twitch/auth.js';
 import { startDeviceLogin, type DeviceLogin } from '../twitch/device-login.js';
 import { LoginStore, type TwitchRole } from '../twitch/login-store.js';
 import { checkFourthwall, checkWebhookSecret } from './checks.js';
-import { BOT_SCOPES, BROADCASTER_SCOPES, scopeWords } from './scopes.js';
+import { BOT_SCOPES, BROADCASTER_SCOPES, scopeList, transportNote } from './scopes.js';
+import { chatScopesOf } from '../twitch/scopes.js';
 
 export type RowStatus = 'ok' | 'todo' | 'error' | 'pending' | 'off' | 'optional';
 
@@ -262,11 +263,19 @@ export class SetupService extends EventEmitter {
     const saved = this.store?.get(role);
     const d = this.device.get(role);
     const envBot = role === 'bot' && this.o.config.twitch.token;
-    const scopes = (role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES).map((s) => ({ scope: s, words: scopeWords(s) }));
+    const transport = this.config.settings.chat.transport;
+    const scopes = scopeList(role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES, transport);
     const title = role === 'bot' ? 'Twitch: the bot account' : "Twitch: the broadcaster's account (optional)";
     if (envBot) return { id: role, title, status: 'ok', detail: `TWITCH_TOKEN is set (it wins over a login made here) for ${this.o.config.twitch.username ?? 'the bot'}`, fromEnv: true, scopes };
     if (d && !d.error) return { id: role, title, status: 'pending', detail: `Open ${d.login.verificationUri} and enter the code ${d.login.userCode}, logged in to Twitch as ${role === 'bot' ? 'the bot account' : 'yourself (the broadcaster)'}.`, pending: { userCode: d.login.userCode, verificationUri: d.login.verificationUri, expiresAt: d.login.expiresAt }, scopes };
     if (d?.error) return { id: role, title, status: 'error', detail: `${d.error}. Log in again.`, scopes };
+    if (saved && role === 'bot') {
+      // A login made before the transport changed may lack its scopes: the bot would refuse it at start.
+      const lacks = chatScopesOf(transport).filter((s) => !saved.scopes.includes(s));
+      if (lacks.length)
+        return { id: role, title, status: 'error', detail: `logged in as ${saved.login}, but that login lacks ${lacks.join(' ')}. ${transportNote(transport)} Log in again.`, value: saved.login, scopes };
+      return { id: role, title, status: 'ok', detail: `logged in as ${saved.login} (renewed automatically). ${transportNote(transport)}`, value: saved.login, scopes };
+    }
     if (saved) return { id: role, title, status: 'ok', detail: `logged in as ${saved.login} (renewed automatically)`, value: saved.login, scopes };
     return {
       id: role,
