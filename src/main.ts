@@ -154,7 +154,7 @@ async function main(): Promise<void> {
       });
       const bot = (running = await starting);
       live.attach(bot);
-      setup.attach(config, () => bot.health().problems ?? []);
+      setup.attach(config, () => bot.health().problems ?? [], () => bot.twitchEvents);
       live.operator.notify(`setup page (change the channel, the logins or the tunnel address) at ${bot.http.localUrl}/setup`);
       // A token from .env refused on a later reconnect: say which variable to fix and exit, never
       // loop. A login saved by the setup page stays up instead (the dashboard and /healthz say to

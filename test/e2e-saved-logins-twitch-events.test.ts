@@ -5,7 +5,8 @@
  * DATA_DIR with the page's setup.json, and the configuration is what `loadConfig` makes of them.
  * With channel points turned on in the settings, the bot builds its EventSub client from the saved
  * logins' client id, creates its reward with the broadcaster's saved login, and a redemption during
- * a gift draw is an entry and FULFILLED (one with no draw open: CANCELED). Real parts over real
+ * a gift draw is an entry and FULFILLED, and the setup page attached to that bot says channel
+ * points are on (bits and the Chat Bot badge off, with what they need). Real parts over real
  * sockets: the Fourthwall sandbox, the chat sandbox with its device code flow, the Helix sandbox's
  * channel points, the sandbox EventSub server, the bot in live mode.
  */
@@ -21,6 +22,7 @@ import type { ChatServer } from '../src/sandbox/chat/index.js';
 import type { LocalTwitchEvents } from '../src/sandbox/eventsub/local.js';
 import { startFourthwallSandbox, type FourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
 import { BOT_SCOPES, BROADCASTER_SCOPES } from '../src/setup/scopes.js';
+import { SetupService } from '../src/setup/setup-service.js';
 import { systemClock } from '../src/shared/clock.js';
 import { TwitchAuthClient } from '../src/twitch/auth.js';
 import { startDeviceLogin } from '../src/twitch/device-login.js';
@@ -167,8 +169,21 @@ describe("channel points with the setup page's logins", { timeout: 90_000 }, () 
     const w = await pageWorld();
     await deviceLogin(w, 'bot', w.chat.botLogin);
     await deviceLogin(w, 'broadcaster', w.chat.channel);
-    const bot = await startPageBot(w, await pageConfig(w, CHANNEL_POINTS));
+    const config = await pageConfig(w, CHANNEL_POINTS);
+    const bot = await startPageBot(w, config);
     await redeemDuringDraw(w, bot);
+
+    // The setup page, attached to the running bot as main.ts attaches it, says what is on now and what the rest needs.
+    const setup = new SetupService({ config, logger: createLogger({ level: 'silent' }), clock: systemClock, lockHeld: true });
+    cleanups.push(() => setup.close());
+    await setup.loginStore();
+    setup.attach(config, () => bot.health().problems ?? [], () => bot.twitchEvents);
+    const row = (id: string) => setup.state().rows.find((r) => r.id === id);
+    expect(row('channel-points')).toMatchObject({ status: 'ok', detail: 'on: viewers redeem "Enter the giveaway" (300 points) while a draw is open; redemptions when none is open are refunded.' });
+    expect(row('bits')?.status).toBe('off');
+    expect(row('bits')?.detail).toMatch(/To turn it on: set "bits": \{ "enabled": true \} in the settings file \(config\/giftdrop\.json\), then apply\.$/); // the login has bits:read already
+    expect(row('bot-badge')?.status).toBe('off');
+    expect(row('bot-badge')?.detail).toContain('set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in .env');
   });
 
   it('the bot from .env without TWITCH_CLIENT_ID, the broadcaster from the page: the EventSub client comes from the broadcaster\'s login', async () => {

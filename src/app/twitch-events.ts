@@ -46,11 +46,15 @@ export interface TwitchEvents {
   readonly eventSub: EventSubClient | undefined;
   channelPoints?: ChannelPointsEntries;
   bits?: BitsEntries;
+  /** Why a feature the settings turn on did not start (the line also in `problems`): the setup page shows it on its row. */
+  readonly notStarted: Partial<Record<TwitchFeature, string>>;
   start(): Promise<void>;
   /** For /healthz and the dashboard: `eventsub` (and its reason), `channelPoints`, `bits`, when on. */
   health(): Record<string, unknown>;
   stop(): Promise<void>;
 }
+
+type TwitchFeature = 'channelPoints' | 'bits';
 
 const SCOPES = { channelPoints: BROADCASTER_FEATURE_SCOPES.channelPoints, bits: BROADCASTER_FEATURE_SCOPES.bits } as const;
 
@@ -120,7 +124,9 @@ export function startTwitchEvents(d: {
         logger,
       })
     : undefined;
-  const problem = (line: string) => {
+  const notStarted: Partial<Record<TwitchFeature, string>> = {};
+  const problem = (line: string, features: readonly TwitchFeature[] = []) => {
+    for (const f of features) notStarted[f] = line;
     if (d.problems.add(line)) log.error(line);
   };
   const wanted = { channelPoints: settings.channelPoints.enabled, bits: settings.bits.enabled };
@@ -128,27 +134,31 @@ export function startTwitchEvents(d: {
   const events: TwitchEvents = {
     tokens,
     eventSub,
+    notStarted,
     async start() {
-      const features = (Object.keys(wanted) as (keyof typeof wanted)[]).filter((k) => wanted[k]);
+      const features = (Object.keys(wanted) as TwitchFeature[]).filter((k) => wanted[k]);
       if (!features.length) return;
-      const what = features.map((f) => (f === 'channelPoints' ? 'channelPoints' : 'bits')).join(' and ');
+      const what = features.join(' and ');
       if (!broadcasterToken)
-        return problem(`${what} need the broadcaster's Twitch login: log the broadcaster in on the setup page, or set TWITCH_BROADCASTER_TOKEN; they are off.`);
+        return problem(`${what} need the broadcaster's Twitch login: log the broadcaster in on the setup page, or set TWITCH_BROADCASTER_TOKEN; they are off.`, features);
       if (!broadcasterHelix || !eventSub)
-        return problem(`${what} need the Twitch application ${broadcasterToken.name} was issued to: set TWITCH_CLIENT_ID (${giftdropCommand('setup')} shows how), or log the broadcaster in on the setup page instead; they are off.`);
+        return problem(
+          `${what} need the Twitch application ${broadcasterToken.name} was issued to: set TWITCH_CLIENT_ID (${giftdropCommand('setup')} shows how), or log the broadcaster in on the setup page instead; they are off.`,
+          features,
+        );
       let who;
       try {
         who = await broadcasterToken.identify();
       } catch (err) {
-        return problem(`${what} are off: ${(err as Error).message}`);
+        return problem(`${what} are off: ${(err as Error).message}`, features);
       }
       if (t.channel && who.login !== t.channel)
-        return problem(`${broadcasterToken.name} belongs to "${who.login}", not to the channel "${t.channel}": log the channel's own account in; ${what} are off.`);
+        return problem(`${broadcasterToken.name} belongs to "${who.login}", not to the channel "${t.channel}": log the channel's own account in; ${what} are off.`, features);
       const door = doorOf(d.engine);
       for (const f of features) {
         const scope = SCOPES[f];
         if (!who.scopes.includes(scope)) {
-          problem(`${broadcasterToken.name} lacks the scope ${scope}: log the broadcaster in again with it; ${f === 'bits' ? 'bits tickets are' : 'channel points are'} off.`);
+          problem(`${broadcasterToken.name} lacks the scope ${scope}: log the broadcaster in again with it; ${f === 'bits' ? 'bits tickets are' : 'channel points are'} off.`, [f]);
           continue;
         }
         if (f === 'channelPoints') {

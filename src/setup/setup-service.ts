@@ -34,11 +34,19 @@ import { LoginStore, type TwitchRole } from '../twitch/login-store.js';
 import { checkFourthwall, checkWebhookSecret } from './checks.js';
 import { BOT_SCOPES, BROADCASTER_SCOPES, scopeList, transportNote } from './scopes.js';
 import { chatScopesOf } from '../twitch/scopes.js';
+import { twitchFeatureRows, type TwitchFeatureRow } from './twitch-features.js';
+
+/** What the running bot's Twitch features report (app/twitch-events.ts TwitchEvents, structurally). */
+export interface RunningTwitchFeatures {
+  channelPoints?: { health(): { state: string; problem?: string } };
+  bits?: { health(): { state: string; problem?: string } };
+  notStarted: Partial<Record<'channelPoints' | 'bits', string>>;
+}
 
 export type RowStatus = 'ok' | 'todo' | 'error' | 'pending' | 'off' | 'optional';
 
 export interface SetupRow {
-  id: 'fourthwall' | 'secret' | 'client-id' | 'bot' | 'broadcaster' | 'channel' | 'public-url' | 'claim-page' | 'whispers';
+  id: 'fourthwall' | 'secret' | 'client-id' | 'bot' | 'broadcaster' | TwitchFeatureRow['id'] | 'channel' | 'public-url' | 'claim-page' | 'whispers';
   title: string;
   status: RowStatus;
   detail: string;
@@ -93,6 +101,7 @@ export class SetupService extends EventEmitter {
   private readonly nonces = new Map<string, number>();
   private changed = false;
   private problems: () => string[] = () => [];
+  private features: () => RunningTwitchFeatures | undefined = () => undefined;
 
   constructor(private readonly o: SetupServiceOptions) {
     super();
@@ -110,10 +119,11 @@ export class SetupService extends EventEmitter {
     return this.store;
   }
 
-  /** The running bot: its problems are shown on the page; `config` is what it runs with. */
-  attach(config: Config, problems: () => string[]): void {
+  /** The running bot: its problems are shown on the page, and what its Twitch features do now; `config` is what it runs with. */
+  attach(config: Config, problems: () => string[], features?: () => RunningTwitchFeatures): void {
     this.config = config;
     this.problems = problems;
+    this.features = features ?? (() => undefined);
     this.changed = false;
   }
 
@@ -214,6 +224,7 @@ export class SetupService extends EventEmitter {
     });
     rows.push(this.loginRow('bot'));
     rows.push(this.loginRow('broadcaster'));
+    rows.push(...this.featureRows());
     const channel = this.env('TWITCH_CHANNEL');
     rows.push({
       id: 'channel',
@@ -259,6 +270,33 @@ export class SetupService extends EventEmitter {
     return rows;
   }
 
+  /** What the broadcaster's login turns on (channel points, bits, the Chat Bot badge), on or off now (twitch-features.ts). */
+  private featureRows(): SetupRow[] {
+    const t = this.config.twitch;
+    const savedBot = this.store?.get('bot');
+    const savedBroadcaster = this.store?.get('broadcaster');
+    const running = this.features();
+    const broadcaster = t.broadcasterToken
+      ? { login: t.channel ?? 'the channel' } // TWITCH_BROADCASTER_TOKEN: its scopes are the bot's to check at start
+      : savedBroadcaster && { login: savedBroadcaster.login, scopes: savedBroadcaster.scopes };
+    const bot = t.token ? { login: t.username ?? 'the bot', ...(t.clientId ? { clientId: t.clientId } : {}) } : savedBot && { login: savedBot.login, scopes: savedBot.scopes, clientId: savedBot.clientId };
+    return twitchFeatureRows({
+      settings: this.config.settings,
+      ...(broadcaster ? { broadcaster } : {}),
+      ...(bot ? { bot } : {}),
+      app: { ...(t.clientId ? { clientId: t.clientId } : {}), secret: Boolean(t.clientSecret) },
+      ...(running
+        ? {
+            running: {
+              ...(running.channelPoints ? { channelPoints: running.channelPoints.health() } : {}),
+              ...(running.bits ? { bits: running.bits.health() } : {}),
+              notStarted: running.notStarted,
+            },
+          }
+        : {}),
+    });
+  }
+
   private loginRow(role: TwitchRole): SetupRow {
     const saved = this.store?.get(role);
     const d = this.device.get(role);
@@ -284,7 +322,7 @@ export class SetupService extends EventEmitter {
       detail:
         role === 'bot'
           ? 'Log in with the Twitch account the bot chats as (your own, or a second account for the bot).'
-          : "Optional: your own account, for what only the broadcaster's login can do (channel points, Bits, follower checks as the broadcaster).",
+          : "Optional: your own account, for what only the broadcaster's login can do (channel points, Bits, the Chat Bot badge, follower checks as the broadcaster: the rows below say what each needs and whether it is on).",
       scopes,
     };
   }
