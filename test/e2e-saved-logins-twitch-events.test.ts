@@ -62,10 +62,10 @@ async function pageWorld(): Promise<PageWorld> {
   return { fourthwall, chat, twitch, dir: temp.dir, store };
 }
 
-async function deviceLogin(w: PageWorld, role: TwitchRole, login: string): Promise<void> {
+async function deviceLogin(w: PageWorld, role: TwitchRole, login: string, asked?: readonly string[]): Promise<void> {
   const auth = new TwitchAuthClient({ authUrl: w.chat.authUrl });
   try {
-    const scopes = role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES;
+    const scopes = asked ?? (role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES);
     const started = await startDeviceLogin({ auth, clock: systemClock, clientId: PUBLIC, scopes });
     expect(w.chat.deviceLogin.answer(started.userCode, login, 'authorize')).toBe(true);
     const r = await started.wait(AbortSignal.timeout(20_000));
@@ -206,5 +206,36 @@ describe("channel points with the setup page's logins", { timeout: 90_000 }, () 
     w.chat.inject(viewer, '!enter');
     await waitUntil(() => bot.engine.drawViews()[0]?.entrants.get(viewer.userId) !== undefined, 10_000, 'entered over EventSub chat');
     await waitUntil(() => w.chat.transcript.some((l) => l.kind === 'bot' && l.via === 'api'), 10_000, 'a line of the bot sent with Send Chat Message');
+  });
+
+  it('subscribersOnly with a broadcaster login made before it asked channel:read:subscriptions: said once; a quiet subscriber is refunded with the rule, and enters after a !enter in chat', async () => {
+    const w = await pageWorld();
+    await deviceLogin(w, 'bot', w.chat.botLogin);
+    const older = BROADCASTER_SCOPES.filter((s) => s !== 'channel:read:subscriptions' && s !== 'moderation:read');
+    await deviceLogin(w, 'broadcaster', w.chat.channel, older);
+    const bot = await startPageBot(w, await pageConfig(w, { ...CHANNEL_POINTS, eligibility: { subscribersOnly: true } }));
+    await waitUntil(() => bot.twitchEvents.channelPoints?.state === 'ready' && bot.twitchEvents.eventSub?.health().state === 'connected', 15_000, 'reward and EventSub ready');
+    expect(bot.health().problems).toEqual([
+      "eligibility.subscribersOnly is on, but the broadcaster's login lacks channel:read:subscriptions: a channel-point redemption by a viewer not in the draw from chat is refunded for it (a !enter in chat shows the role); log the broadcaster in again on the setup page to let the bot check.",
+    ]);
+    const rewardId = bot.twitchEvents.channelPoints!.rewardId!;
+    w.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
+    await waitUntil(() => w.twitch.channelPoints.rewards.get(rewardId)?.isPaused === false, 10_000, 'the reward unpaused');
+    const sub = w.chat.viewer('quiet_sub', { subscriber: true, subMonths: 4 });
+    w.twitch.roles.setSubscriber(sub); // Twitch knows; the bot may not ask
+    const redeem = () => {
+      const r = w.twitch.channelPoints.redeem(rewardId, { id: sub.userId, login: sub.login });
+      if (typeof r === 'string') throw new Error(`could not redeem: ${r}`);
+      return r;
+    };
+    const first = redeem();
+    await waitUntil(() => w.twitch.channelPoints.redemptions.get(first.id)!.status === 'CANCELED', 10_000, 'refunded: the role is unknown');
+    expect(w.twitch.roles.calls.subscriptions).toBe(0);
+    await waitUntil(() => bot.twitchEvents.channelPoints!.health().refundReasons?.['roles-unknown:subscribersOnly'] === 1, 10_000, 'the reason counted');
+    w.chat.inject(sub, '!enter');
+    await waitUntil(() => bot.engine.drawViews()[0]?.entrants.get(sub.userId) !== undefined, 10_000, 'entered from chat');
+    const second = redeem();
+    await waitUntil(() => w.twitch.channelPoints.redemptions.get(second.id)!.status === 'FULFILLED', 10_000, 'the chat roles decide now');
+    expect(bot.engine.drawViews()[0]!.entrants.get(sub.userId)!.weight).toBe(2); // 1 from !enter + 1 ticket
   });
 });

@@ -13,6 +13,9 @@
  * after the open draws are restored (so a pending redemption finds its draw); `health` is what
  * /healthz and the dashboard show beside chat's state; `stop` stops taking redemptions, lets the
  * settles in flight end (bounded by the stop list) and closes the sockets.
+ * With a role rule in force (`subscribersOnly`, `excludeModerators`, `minSubMonths`) the features
+ * ask Twitch's API for the roles of a viewer who enters without chatting (channel-points/roles.ts);
+ * a rule the broadcaster's login cannot check is one line here.
  * Does not: decide entries (the engine's door, giveaway/ticket-entries.ts).
  */
 import type { Config } from '../config/index.js';
@@ -27,6 +30,8 @@ import type { TwitchApi } from '../twitch/api.js';
 import { ChannelPointsApi } from '../twitch/channel-points/api.js';
 import { BitsEntries } from '../twitch/channel-points/bits.js';
 import { ChannelPointsEntries, type EntryDoor } from '../twitch/channel-points/entries.js';
+import { ViewerRoles } from '../twitch/channel-points/roles.js';
+import { roleRulesOf } from '../giveaway/tickets.js';
 import { EventSubClient } from '../twitch/eventsub/client.js';
 import { HelixClient } from '../twitch/helix.js';
 import { BROADCASTER_FEATURE_SCOPES } from '../twitch/scopes.js';
@@ -131,6 +136,25 @@ export function startTwitchEvents(d: {
   };
   const wanted = { channelPoints: settings.channelPoints.enabled, bits: settings.bits.enabled };
 
+  /**
+   * A viewer who enters without chatting has no roles from chat: with a role rule in force, the
+   * broadcaster's token looks up what Twitch's API can tell (roles.ts); what it cannot is said once
+   * here (the engine then refunds such entries for that rule).
+   */
+  const rolesLookup = (broadcasterId: string, scopes: readonly string[]) => {
+    const rules = roleRulesOf(settings.eligibility);
+    if (!rules.length || !broadcasterHelix) return undefined;
+    for (const u of ViewerRoles.unchecked(rules, scopes)) {
+      const line = u.scope
+        ? `eligibility.${u.rule} is on, but the broadcaster's login lacks ${u.scope}: a channel-point redemption by a viewer not in the draw from chat is refunded for it (a !enter in chat shows the role); log the broadcaster in again on the setup page to let the bot check.`
+        : `eligibility.minSubMonths is on: Twitch shows a subscriber's months only in chat, so a channel-point redemption by a viewer not in the draw from chat is refunded for it (a !enter in chat shows them).`;
+      if (u.scope) problem(line);
+      else log.warn(line);
+    }
+    const lookup = new ViewerRoles({ helix: broadcasterHelix, broadcasterId, scopes, rules, logger });
+    return lookup.asks ? (userId: string) => lookup.of(userId) : undefined;
+  };
+
   const events: TwitchEvents = {
     tokens,
     eventSub,
@@ -155,6 +179,7 @@ export function startTwitchEvents(d: {
       if (t.channel && who.login !== t.channel)
         return problem(`${broadcasterToken.name} belongs to "${who.login}", not to the channel "${t.channel}": log the channel's own account in; ${what} are off.`, features);
       const door = doorOf(d.engine);
+      const roles = rolesLookup(who.userId, who.scopes);
       for (const f of features) {
         const scope = SCOPES[f];
         if (!who.scopes.includes(scope)) {
@@ -174,10 +199,11 @@ export function startTwitchEvents(d: {
             logger,
             ...(d.options?.retry ? { retry: d.options.retry } : {}),
             onProblem: problem,
+            ...(roles ? { roles } : {}),
           });
           await events.channelPoints.start();
         } else {
-          events.bits = new BitsEntries({ broadcasterId: who.userId, topics: eventSub, door, logger, onProblem: problem });
+          events.bits = new BitsEntries({ broadcasterId: who.userId, topics: eventSub, door, logger, onProblem: problem, ...(roles ? { roles } : {}) });
           events.bits.start();
         }
       }

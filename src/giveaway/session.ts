@@ -13,7 +13,7 @@
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { DrawPhase } from './draw-machine.js';
 import type { ExclusionReason } from './eligibility.js';
-import { EntrantTable, FrozenList } from './entrants/index.js';
+import { EntrantTable, FrozenList, packRoles } from './entrants/index.js';
 import type { DrawRecord, Entrant, TicketGrant } from './model.js';
 import type { DrawRepository } from './ports.js';
 import type { Candidate } from './eligibility.js';
@@ -120,7 +120,9 @@ export class DrawSession implements TicketDraw {
     this.tickets.apply(g);
     if (g.tickets <= 0) return false;
     if (this.entrants.addTickets(g.userId, g.tickets)) return false;
-    const added = this.entrants.addFields(g.userId, g.login, g.displayName, g.tickets, 0, 0, g.at);
+    // A viewer the draw did not know from chat enters with the roles the grant was decided on (tickets.ts).
+    const roles = g.roles ? packRoles({ broadcaster: false, vip: false, subMonths: 0, firstMessage: false, ...g.roles }) : 0;
+    const added = this.entrants.addFields(g.userId, g.login, g.displayName, g.tickets, roles, 0, g.at);
     if (!added) return false;
     if (restoring) {
       if (this.entrants.size > this.record.entrants) this.record.entrants = this.entrants.size;

@@ -12,12 +12,14 @@
  * otherwise with each missing piece named. Never contains a token.
  */
 import type { Config } from '../config/index.js';
+import { roleRulesOf } from '../giveaway/tickets.js';
 import { AFFILIATE_ONLY } from '../twitch/channel-points/api.js';
+import { ViewerRoles } from '../twitch/channel-points/roles.js';
 import { BADGE_SCOPES, BROADCASTER_FEATURE_SCOPES } from '../twitch/scopes.js';
 import { scopeWords } from './scopes.js';
 
 export interface TwitchFeatureFacts {
-  settings: Pick<Config['settings'], 'channelPoints' | 'bits' | 'chat'>;
+  settings: Pick<Config['settings'], 'channelPoints' | 'bits' | 'chat' | 'eligibility'>;
   /** The broadcaster's login (the page's, or TWITCH_BROADCASTER_TOKEN's: scopes unknown until the bot validates it). */
   broadcaster?: { login: string; scopes?: readonly string[] };
   /** The bot's login: its scopes and application, when known (the page's login). */
@@ -33,7 +35,7 @@ export interface TwitchFeatureFacts {
 }
 
 /** A started feature's state (channel-points/entries.ts, bits.ts `health()`). */
-export interface FeatureHealth {
+interface FeatureHealth {
   state: string;
   problem?: string;
 }
@@ -89,6 +91,23 @@ function botView(f: TwitchFeatureFacts, feature: 'channelPoints' | 'bits'): { he
   return { ...(health ? { health } : {}), ...(notStarted ? { notStarted } : {}) };
 }
 
+/**
+ * The role rules in force for a viewer who redeems without chatting: what the broadcaster's login
+ * lets the bot check, and what it refunds for instead (tickets.ts, channel-points/roles.ts).
+ */
+function roleNote(f: TwitchFeatureFacts): string {
+  const rules = roleRulesOf(f.settings.eligibility);
+  if (!rules.length || !f.broadcaster?.scopes) return '';
+  const unchecked = ViewerRoles.unchecked(rules, f.broadcaster.scopes);
+  const fixable = unchecked.filter((u) => u.scope);
+  const months = unchecked.some((u) => u.rule === 'minSubMonths');
+  return (
+    ` A viewer who has not typed !enter has the roles Twitch's API tells the bot (${rules.join(', ')} in force).` +
+    (fixable.length ? ` The broadcaster's login lacks ${fixable.map((u) => u.scope).join(' ')}, so such a viewer is refunded for ${fixable.map((u) => u.rule).join(', ')} until they type !enter: log the broadcaster in again.` : '') +
+    (months ? ' Months subscribed show only in chat: with minSubMonths such a viewer is refunded until they type !enter.' : '')
+  );
+}
+
 export function twitchFeatureRows(f: TwitchFeatureFacts): TwitchFeatureRow[] {
   const cp = f.settings.channelPoints;
   const bits = f.settings.bits;
@@ -100,7 +119,7 @@ export function twitchFeatureRows(f: TwitchFeatureFacts): TwitchFeatureRow[] {
       `Viewers redeem the bot's own reward "${cp.title}" (${cp.cost} points) to enter, refunded when they cannot. ${capitalized(AFFILIATE_ONLY)} (Twitch refuses the reward otherwise); it also needs the broadcaster's login allowing giftdrop to ${named(BROADCASTER_FEATURE_SCOPES.channelPoints)}, and "channelPoints": { "enabled": true } in ${SETTINGS_FILE}.`,
       [cp.enabled ? undefined : `set "channelPoints": { "enabled": true } in ${SETTINGS_FILE}, then apply`, loginGap(f, BROADCASTER_FEATURE_SCOPES.channelPoints)],
       botView(f, 'channelPoints'),
-      `viewers redeem "${cp.title}" (${cp.cost} points) while a draw is open; redemptions when none is open are refunded.`,
+      `viewers redeem "${cp.title}" (${cp.cost} points) while a draw is open; redemptions when none is open are refunded.${roleNote(f)}`,
     ),
   );
   rows.push(
