@@ -3,7 +3,9 @@
  * `/as [+mod] [+vip] [+subN] [+first] <login> <text>` speaks as a viewer; `/gift <n> [product]`
  * simulates a gift purchase; `/order [product]` a paid order; `/viewers <n>` adds n simulated entrants;
  * `/redeem <login>` a winner claims and redeems their prizes; `/points <login>` a viewer redeems
- * the channel-point reward; `/bits <login> <n>` a viewer uses n bits; `/help`; `/quit`.
+ * the channel-point reward; `/bits <login> <n>` a viewer uses n bits; `/shared [#partner] <login>
+ * <text>` a viewer of a partner channel speaks during Shared Chat (`/shared end` ends it); `/help`;
+ * `/quit`.
  * Pure parsing, no I/O: the interactive loop acts on the result.
  */
 import { parseDemoLine } from '../../sandbox/chat/demo-input.js';
@@ -13,6 +15,8 @@ import type { InjectExtra, SimViewerOptions } from '../../sandbox/chat/index.js'
 export const MAX_DEMO_VIEWERS = 500;
 /** Most gifts one purchase may carry (Fourthwall's limit). */
 export const MAX_DEMO_GIFTS = 100;
+/** The partner channel `/shared` uses when none is named. */
+export const DEMO_PARTNER = 'cozy_partner';
 
 /** A parsed input line. */
 export type DemoCommand =
@@ -25,6 +29,8 @@ export type DemoCommand =
   | { kind: 'redeem'; login: string }
   | { kind: 'points'; login: string }
   | { kind: 'bits'; login: string; bits: number }
+  | { kind: 'shared'; partner: string; login: string; text: string }
+  | { kind: 'shared-end' }
   | { kind: 'help' }
   | { kind: 'quit' }
   | { kind: 'error'; message: string };
@@ -39,6 +45,7 @@ export const DEMO_HELP = [
   '/redeem <login>         that winner logs in on the claim page and redeems their prizes (or open the claim page yourself)',
   '/points <login>         that viewer redeems the channel-point reward (an entry while a draw is open, else refunded)',
   '/bits <login> <n>       that viewer uses n bits (tickets in the open draw when bits are on in the settings)',
+  `/shared [#partner] <login> <text>  a viewer of a partner channel speaks during Shared Chat (default partner #${DEMO_PARTNER}); /shared end ends it`,
   '/help                   this list',
   '/quit                   shut down (Ctrl+C and Ctrl+D too)',
 ].join('\n');
@@ -106,6 +113,15 @@ export function parseDemoCommand(line: string): DemoCommand {
       if (word.toLowerCase() === 'points') return rest.length > 1 ? { kind: 'error', message: usage } : { kind: 'points', login };
       if (n === undefined || n < 1 || n > 100_000 || rest.length > 2) return { kind: 'error', message: usage };
       return { kind: 'bits', login, bits: n };
+    }
+    case 'shared': {
+      if (rest.length === 1 && rest[0]!.toLowerCase() === 'end') return { kind: 'shared-end' };
+      const partner = rest[0]?.startsWith('#') ? rest.shift()!.slice(1).toLowerCase() : DEMO_PARTNER;
+      const login = rest[0]?.replace(/^@/, '').toLowerCase();
+      const text = rest.slice(1).join(' ');
+      const valid = (l: string | undefined) => l !== undefined && /^[a-z0-9_]{1,25}$/.test(l);
+      if (!valid(partner) || !valid(login) || !text) return { kind: 'error', message: 'usage: /shared [#partner] <login> <text>  (or /shared end)' };
+      return { kind: 'shared', partner, login: login!, text };
     }
     default:
       return { kind: 'error', message: `unknown command /${word}: /help lists the commands` };

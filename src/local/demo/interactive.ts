@@ -212,6 +212,22 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           printer.note(sent ? `@${cmd.login} used ${cmd.bits} bits.` : `@${cmd.login} used ${cmd.bits} bits, but bits are off in the settings (nothing listens).`);
           break;
         }
+        case 'shared': {
+          const joined = world.sharedSay(cmd.partner, cmd.login, cmd.text);
+          if (joined)
+            printer.narrate(`Shared Chat with #${cmd.partner} (Twitch's Stream Together): their viewers' lines show in your chat, marked with the channel they were typed in.`);
+          if (joined || /^!enter\b/i.test(cmd.text))
+            printer.note(
+              world.stack.config.settings.sharedChat.partnerEntries
+                ? `sharedChat.partnerEntries is on (a joint giveaway): a partner viewer's !enter counts, and each draw says how many entrants came from each channel.`
+                : `Only your own viewers enter (the default): the bot does not count @${cmd.login}'s !enter, and a partner channel's line never runs a command here. "sharedChat": { "partnerEntries": true } in the settings file makes it a joint giveaway.`,
+            );
+          break;
+        }
+        case 'shared-end':
+          if (world.endShared()) printer.narrate('Shared Chat ended: only your channel\'s chat again.');
+          else printer.problem('No Shared Chat session is running.');
+          break;
         case 'help':
           printHelp(printer);
           break;
