@@ -24,9 +24,8 @@ import { startFourthwallSandbox, type FourthwallSandbox } from '../src/sandbox/f
 import { BOT_SCOPES, BROADCASTER_SCOPES } from '../src/setup/scopes.js';
 import { SetupService } from '../src/setup/setup-service.js';
 import { systemClock } from '../src/shared/clock.js';
-import { TwitchAuthClient } from '../src/twitch/auth.js';
-import { startDeviceLogin } from '../src/twitch/device-login.js';
 import { LoginStore, type TwitchRole } from '../src/twitch/login-store.js';
+import { saveDeviceLogin } from './support/device-login.js';
 import { LogCapture } from './support/log-capture.js';
 import { makeTempDir, setShopLive, waitUntil } from './support/e2e-stack.js';
 
@@ -62,26 +61,9 @@ async function pageWorld(): Promise<PageWorld> {
   return { fourthwall, chat, twitch, dir: temp.dir, store };
 }
 
+/** `role`'s login by device code with the page's scopes (or `asked`), saved as the page saves it. */
 async function deviceLogin(w: PageWorld, role: TwitchRole, login: string, asked?: readonly string[]): Promise<void> {
-  const auth = new TwitchAuthClient({ authUrl: w.chat.authUrl });
-  try {
-    const scopes = asked ?? (role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES);
-    const started = await startDeviceLogin({ auth, clock: systemClock, clientId: PUBLIC, scopes });
-    expect(w.chat.deviceLogin.answer(started.userCode, login, 'authorize')).toBe(true);
-    const r = await started.wait(AbortSignal.timeout(20_000));
-    await w.store.save(role, {
-      login: r.info.login,
-      userId: r.info.userId,
-      clientId: PUBLIC,
-      scopes: r.info.scopes,
-      accessToken: r.tokens.accessToken,
-      refreshToken: r.tokens.refreshToken,
-      expiresAt: r.expiresAt,
-      savedAt: new Date().toISOString(),
-    });
-  } finally {
-    await auth.close();
-  }
+  await saveDeviceLogin(w.chat, w.store, { role, login, clientId: PUBLIC, scopes: asked ?? (role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES) });
 }
 
 /**
@@ -159,6 +141,8 @@ async function redeemDuringDraw(w: PageWorld, bot: Bot): Promise<void> {
   if (typeof r === 'string') throw new Error(`could not redeem: ${r}`);
   await waitUntil(() => w.twitch.channelPoints.redemptions.get(r.id)!.status === 'FULFILLED', 10_000, 'the redemption FULFILLED');
   expect(bot.engine.drawViews()[0]!.entrants.get(viewer.userId)).toMatchObject({ login: 'points_fan', weight: 1 });
+  // The bot counts the redemption once Twitch's answer to its PATCH is back (after the sandbox set it).
+  await waitUntil(() => bot.twitchEvents.channelPoints!.health().entered === 1, 10_000, 'the bot counted the entry');
   expect(bot.health()).toMatchObject({ eventsub: 'connected', channelPoints: { state: 'ready', entered: 1 } });
 }
 

@@ -16,7 +16,7 @@ export const MAX_DEMO_VIEWERS = 500;
 /** Most gifts one purchase may carry (Fourthwall's limit). */
 export const MAX_DEMO_GIFTS = 100;
 /** The partner channel `/shared` uses when none is named. */
-export const DEMO_PARTNER = 'cozy_partner';
+const DEMO_PARTNER = 'cozy_partner';
 
 /** A parsed input line. */
 export type DemoCommand =
