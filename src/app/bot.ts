@@ -347,7 +347,9 @@ function wireChatCommands(
   const { chat, engine, twitchApi } = p;
   const registry = new CommandRegistry({ clock: c.clock, logger: c.logger, prefix: names.prefix });
   registry.register(enterCommand(engine, names.names.enter, names.aliases.enter ?? []));
-  const gw = giveawayCommand(engine, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
+  const gw = giveawayCommand(engine, names.names.giveaway, names.aliases.giveaway ?? [], () =>
+    twitchApi?.accounts?.summary(engine.drawViews().filter((v) => v.active).map((v) => v.record.id)),
+  );
   registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
   registry.register(claimCommand(engine, names.names.claim, names.aliases.claim ?? []));
   registry.register(streamCommand(p.streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));

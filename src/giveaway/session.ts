@@ -39,6 +39,11 @@ export class DrawSession {
   pickChain: Promise<unknown> = Promise.resolve();
   /** The one deadline of the close (beacon wait and account checks), set when entries close. */
   picksUntil: number | undefined;
+  /**
+   * A redraw that speaks only when spoken to (giveaway/redraws.ts): no opened line, no reminders,
+   * handed back without a line unless someone entered. Set when the draw opens.
+   */
+  quiet = false;
   /** Entrants left out of the frozen list, by reason (logged with the picks). */
   excluded: Partial<Record<ExclusionReason, number>> | undefined;
   private readonly timers = new Set<TimerHandle>();

@@ -318,7 +318,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     const draw = await opened.promise;
     drawIds.push(draw.id);
     printer.narrate(
-      `The bot verified the signature and opened draw ${draw.id} (${draw.gifts}x ${draw.offer.name}). Its announcement carries a fairness commitment: the hash of a secret seed it reveals after the draw.`,
+      `The bot verified the signature and opened draw ${draw.id} (${draw.gifts}x ${draw.offer.name}). Its announcement carries the draw code: the start of the hash of a secret seed it reveals after the draw (the verify page shows both).`,
     );
     const giftWatch = watchDraw(world, draw, step, claimMs);
     await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
