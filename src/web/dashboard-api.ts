@@ -18,7 +18,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeAccountRules, type AccountRules } from '../giveaway/account-rules.js';
 import { exclusionOf } from '../giveaway/eligibility.js';
 import { awaitingLinks, RECENT_LIMIT } from '../giveaway/registry.js';
-import type { DrawRecord } from '../giveaway/model.js';
+import type { Delivery, DrawRecord } from '../giveaway/model.js';
+import { prizeState, type PrizeState } from '../delivery/state.js';
 import type { ShopPort } from '../giveaway/ports.js';
 import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
@@ -38,7 +39,13 @@ export interface DashboardApiDeps {
   engine: GiveawayEngine;
   streaming: StreamingService;
   shop: Pick<ShopPort, 'listProducts'>;
-  repo: { listDraws(o?: { limit?: number }): Promise<DrawRecord[]>; getDraw(id: string): Promise<DrawRecord | undefined>; recentWinnerIds(sinceMs: number): Promise<Set<string>> };
+  repo: {
+    listDraws(o?: { limit?: number }): Promise<DrawRecord[]>;
+    getDraw(id: string): Promise<DrawRecord | undefined>;
+    recentWinnerIds(sinceMs: number): Promise<Set<string>>;
+    /** A winner's delivery state as the delivery tracker keeps it (the claim page reads the same). */
+    deliveryOf(drawId: string, userId: string): Delivery | undefined;
+  };
   chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
   chatLog: ChatLog;
   settings: GiveawaySettings;
@@ -76,6 +83,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   return json as Record<string, unknown>;
 }
 
+const prizeOf = (d: Delivery | undefined): PrizeState | null => (d ? prizeState(d) : null);
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
 
@@ -212,6 +220,8 @@ export class DashboardApi {
           accountCheck: w.accountCheck?.result ?? null,
           // The engine's own answer (giveaway/reroll.ts): the page offers Reroll only where it is accepted.
           rerollRefusal: this.d.engine.rerollRefusal(r.id, w.login) ?? null,
+          // The prize's state in the claim page's words (delivery/state.ts prizeState); null: not tracked.
+          prize: prizeOf(this.d.repo.deliveryOf(r.id, w.userId) ?? w.delivery),
         })),
         rerolls: (r.rerolls ?? []).map((x) => ({ replaced: x.replacedLogin, reason: x.reason, at: x.at })),
         setAside: (r.setAside ?? []).map((a) => ({ login: a.login, reason: a.reason, at: a.at })),
@@ -305,6 +315,8 @@ export class DashboardApi {
   private async verifyStatus(r: DrawRecord): Promise<string> {
     if (r.status === 'open' || r.status === 'drawing') return 'pending';
     if (r.status === 'cancelled') return 'nothing drawn';
+    // A draw nobody won (a gift draw handed back) has no pick to check: said so, not "verified".
+    const nobody = r.winners.length === 0 && !(r.rerolls?.length);
     const key = `${r.id}:${r.status}:${r.rerolls?.length ?? 0}:${r.winners.map((w) => w.userId).join(',')}`;
     const known = this.verified.get(key);
     if (known) return known;
@@ -312,7 +324,7 @@ export class DashboardApi {
     // Imported here, not at start-up: a v2 draw's check loads the BLS code (@noble/curves).
     const { verifyDraw } = await import('../fairness/verify.js');
     const v = full ? verifyDraw(full) : { ok: false as const, reason: 'not found' };
-    const text = v.ok ? 'verified' : `does not verify: ${v.reason}`;
+    const text = !v.ok ? `does not verify: ${v.reason}` : nobody ? 'nobody won (seed and list check out)' : 'verified';
     this.verified.set(key, text);
     return text;
   }

@@ -228,8 +228,6 @@ function confirmed(button, key, question, run) {
   return keep;
 }
 
-const REDEEMED = 'redeemed';
-const NOT_REDEEMABLE = 'not-redeemable';
 
 function winnerRow(d, w) {
   const row = el('div', 'winner');
@@ -238,8 +236,8 @@ function winnerRow(d, w) {
   if (w.claimed === true) row.append(el('span', '', 'claimed ✔'));
   if (w.accountCheck === 'checked') row.append(el('span', 'checked', 'checked with Twitch ✔'));
   if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
-  if (w.rerollRefusal === REDEEMED) row.append(el('span', 'checked', 'prize redeemed ✔'));
-  if (w.rerollRefusal === NOT_REDEEMABLE) row.append(el('span', 'muted', 'prize no longer redeemable (closed at Fourthwall)'));
+  // The prize's state in the claim page's words (the API's prize, delivery/state.ts prizeState).
+  if (w.prize) row.append(el('span', w.prize.waiting ? 'muted prize-state' : 'checked prize-state', w.prize.text));
   if (w.link) { row.append(el('span', 'link', w.link), copyButton(w.link)); }
   // Offered only where the engine would accept it (giveaway/reroll.ts winnerRefusal).
   if (w.rerollRefusal === null) {
@@ -405,7 +403,7 @@ async function loadHistory() {
       const tr = el('tr');
       tr.dataset.id = d.id;
       tr.append(el('td', '', when(d.closedAt)), el('td', '', d.kind), el('td', '', d.offer.name), el('td', '', d.status),
-        el('td', '', d.entrants), el('td', '', d.winners.map((w) => w.displayName).join(', ')), el('td', '', d.verify));
+        el('td', '', d.entrants), el('td', '', d.winners.map((w) => w.displayName).join(', ') || (d.status === 'failed' ? 'nobody' : '')), el('td', '', d.verify));
       return tr;
     }));
   } catch (err) {
