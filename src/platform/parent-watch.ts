@@ -19,6 +19,7 @@
  * on any OS.
  */
 import { execFileSync } from 'node:child_process';
+import { noteStopCause } from './stop-cause.js';
 import { readFileSync } from 'node:fs';
 
 /** How often the watchdog looks at the watched processes (ms). */
@@ -74,8 +75,12 @@ export function wrapperShellWakeups(pid: number, script: string | undefined, pla
   }
 }
 
-/** Asks this process to stop through its own shutdown (see the module comment). */
-export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process = process): void {
+/**
+ * Asks this process to stop through its own shutdown (see the module comment); `cause` is what the
+ * stop is reported as (platform/stop-cause.ts), since the SIGTERM sent here is only the means.
+ */
+export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process = process, cause = 'npm start went away'): void {
+  noteStopCause(cause);
   if (platform !== 'win32') {
     proc.kill(proc.pid, 'SIGTERM');
   } else if (proc.listenerCount('SIGTERM') > 0) {
@@ -99,6 +104,8 @@ export function watchParent(platform: NodeJS.Platform, script: string | undefine
     const signalled = wakeups !== undefined && wrapperShellWakeups(ppid, script, platform) !== wakeups;
     if (!reparented && !signalled && !watched.some(processGone)) return;
     clearInterval(timer);
+    // (npm forwards Ctrl+C and signals sent to it to its script's shell; which one is not known here)
+    if (signalled) noteStopCause('npm start stopped by Ctrl+C or a signal');
     onGone();
   }, POLL_MS);
   timer.unref();
