@@ -165,6 +165,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
 
   let ok = true;
+  let doneLine: string | undefined;
   const input = options.input ?? process.stdin;
   let queued: { lines: string[]; ended: boolean } = { lines: [], ended: false };
   let stopQueueing: (() => { lines: string[]; ended: boolean }) | undefined;
@@ -181,7 +182,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       });
       ok = result.ok;
       if (result.ok) {
-        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`);
+        // said once every step of the script ran (after the last one below, when there is no prompt)
+        doneLine = `Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`;
       } else {
         printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
       }
@@ -200,10 +202,12 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
           printer.problem((err as Error).message);
         });
       }
+      if (doneLine) printer.success(doneLine);
       await shutdown('script finished');
       return ok ? 0 : 1;
     }
 
+    if (doneLine) printer.success(doneLine);
     printer.narrate('Your turn: you are the broadcaster. Type in chat, or use these commands:');
     printHelp(printer);
     await runInteractive({ world, printer, timings, input, output, signal: abort.signal, queued: queued.lines });

@@ -36,6 +36,10 @@ const DEMO_TRAIN_ORDERS = 2;
 
 /** The config with the demo's merch train (every 2nd order: a 1-winner mug giveaway) unless the settings enable one. */
 export function withDemoMerchTrain(config: Config, timings: DemoTimings): Config {
+  // The demo shows the coalesced thank-you before it ends: a short alert window, unless the
+  // settings chose another than the default.
+  const alerts = config.settings.alerts.burstWindowSeconds === DEFAULT_ALERT_WINDOW_S ? { ...config.settings.alerts, burstWindowSeconds: DEMO_ALERT_WINDOW_S } : config.settings.alerts;
+  config = { ...config, settings: { ...config.settings, alerts } };
   if (config.settings.merchTrain.enabled) return config;
   const merchTrain = {
     ...config.settings.merchTrain,
@@ -47,6 +51,10 @@ export function withDemoMerchTrain(config: Config, timings: DemoTimings): Config
   };
   return { ...config, settings: { ...config.settings, merchTrain } };
 }
+
+/** The alert window's default (config/shop.ts) and the demo's (a thank-you the demo shows before it ends). */
+const DEFAULT_ALERT_WINDOW_S = 60;
+const DEMO_ALERT_WINDOW_S = 8;
 
 /** Timings of the script (settings.demo). */
 export interface DemoTimings {
@@ -188,10 +196,12 @@ function watchDraw(world: DemoWorld, draw: DrawRecord, stepMs: number, claimMs: 
 async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawRecord, timeoutMs: number): Promise<void> {
   const logins = record.winners.map((w) => w.login.toLowerCase());
   const seed = record.fairness.seed;
+  const id = record.id.toLowerCase();
   const said = (): boolean => {
     const lines = world.botLinesSince(from).map((e) => e.text.toLowerCase());
     const winners = logins.length === 0 || lines.some((t) => logins.every((l) => t.includes(l)));
-    const revealed = !seed || lines.some((t) => t.includes(seed));
+    // the draw's fairness line (messages.revealed) names the draw, or the seed in a custom template
+    const revealed = !seed || lines.some((t) => t.includes(id) || t.includes(seed));
     return winners && revealed;
   };
   await world.until(said, timeoutMs, 'the winners announcement in chat');
@@ -263,7 +273,7 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
       await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
       const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
       printer.note(
-        `Alerts never flood chat: orders in the ${window} s after an alert are thanked together in one line when that window ends, so the next buyer's thank-you shows up about ${window} s later, whatever the stream is doing then.`,
+        `Alerts never flood chat: orders in the ${window} s after an alert (60 s unless set otherwise; this demo's is short) are thanked together in one line when that window ends, so the next buyer's thank-you shows up about ${window} s later, whatever the stream is doing then.`,
       );
     }
     await world.until(() => snap().count !== before || snap().departures !== departures, step, 'the order counted by the merch train');
@@ -272,6 +282,8 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   drawIds.push(record.id);
   const watch = watchDraw(world, record, step, claimMs);
   printer.narrate(`The merch train departs: the bot opened link giveaway ${record.id} (${record.gifts}x ${record.offer.name}) through the same engine call as !giveaway start.`);
+  // Viewers answer the announcement, so they type only once it is in chat.
+  await world.until(() => world.botLinesSince(mark).some((l) => l.text.includes(record.offer.name) && l.text.includes('!enter')), step, 'the giveaway announcement in chat');
   await playLines(world, linkLines().slice(0, 6), timings.paceMs, watch.closesAt, () => world.now(), watch.isClosed);
   await watch.closed;
   mark = world.mark();
@@ -279,6 +291,9 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   if (outcome.status !== 'finished') return { ok: false, drawIds, problem: `the merch train giveaway ${outcome.status}` };
   await waitForAnnouncement(world, mark, outcome.record, step);
   printer.success(`Merch train giveaway finished: ${winnersText(outcome.record)} won.`);
+  // The thank-you promised above: the second buyer's, once the alert window ended.
+  const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
+  await world.until(() => world.botLinesSince(0).filter((l) => /just bought|Thank you/i.test(l.text)).length >= 2, step + window * 1000, 'the second buyer\'s thank-you');
   return { ok: true, drawIds };
 }
 
