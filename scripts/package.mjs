@@ -7,7 +7,7 @@
  *
  * How:
  * 1. dist/ is brought up to date (scripts/build.mjs) and the verify page's browser script is
- *    bundled now (src/web/verify-page.ts bundleVerifyClient): the executable carries no bundler.
+ *    bundled now (src/web/public/verify-page.ts bundleVerifyClient): the executable carries no bundler.
  * 2. esbuild bundles dist/executable.js (the executable's entry: src/executable.ts) and every
  *    module and package it loads into ONE CommonJS file (.cache/package/giftdrop.cjs): the pages'
  *    assets are modules already, pino-pretty runs in-process (src/logging), and the version and
@@ -79,7 +79,7 @@ function newest(versions) {
 /** Step 1 and 2: the one CommonJS bundle. Returns its path. */
 async function bundle() {
   ensureBuilt({ log: say });
-  const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'verify-page.js')).href);
+  const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'public', 'verify-page.js')).href);
   const verifyClient = await bundleVerifyClient();
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const out = join(work, 'giftdrop.cjs');

@@ -1,8 +1,9 @@
 /**
  * Nothing acknowledged is lost, nothing is given twice (issue 9), with the real bot in-process
  * against the Fourthwall sandbox and the chat server over real sockets:
- * - a save failure (EIO) while opening a GIFT_DRAW_STARTED draw leaves the event unprocessed; the
- *   bot retries it and the draw runs, with Fourthwall's single delivery;
+ * - a save failure (EIO) while opening a GIFT_DRAW_STARTED draw leaves the event unprocessed and
+ *   unacknowledged (503, said in one line): the bot retries it, Fourthwall's redelivery is answered
+ *   200 once it is saved, and the draw runs once;
  * - `!giveaway retry` after a link creation whose outcome was unknown reuses the package that
  *   attempt created (`GET /giveaway-links/packages`): the sandbox holds one package, not two.
  */
@@ -17,8 +18,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-describe('a handling failure after the 200', () => {
-  it('a save failure on GIFT_DRAW_STARTED is retried: the draw opens, runs and finishes; the event is processed once', async () => {
+describe('a handling failure is not acknowledged', () => {
+  it('a save failure on GIFT_DRAW_STARTED is answered 503 and retried: the draw opens, runs and finishes; the event is processed once', async () => {
     let storage: FailingSaves | undefined;
     const s: InProcessStack = await startInProcessStack({
       fourthwall: { drawDurationSeconds: 4 },
@@ -35,13 +36,14 @@ describe('a handling failure after the 200', () => {
     const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'eio_fan' });
     const drawId = draw['id'] as string;
     const delivery = await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_STARTED' && d.done);
-    expect(delivery.statuses).toEqual([200]);
+    // Refused while it was not saved, acknowledged on Fourthwall's redelivery once it was.
+    expect(delivery.statuses).toEqual([503, 200]);
 
-    // The failed save was not swallowed: logged, not marked processed, then retried by the bot.
+    // The failed save was not swallowed: said in one line, not marked processed, then retried by the bot.
     const record = await opened;
     expect(record.id).toBe(drawId);
     expect(storage!.failed.map((r) => r.id)).toEqual([drawId]);
-    expect(s.logs.lines.some((l) => l.includes('event handling failed') && l.includes(delivery.eventId))).toBe(true);
+    expect(s.logs.lines.filter((l) => l.includes('not acknowledged (503)') && l.includes(delivery.eventId))).toHaveLength(1);
     await waitUntil(() => s.bot.repo.isEventProcessed(delivery.eventId), 5000, 'event marked processed');
     expect(record.source.eventId).toBe(delivery.eventId);
 
@@ -52,7 +54,7 @@ describe('a handling failure after the 200', () => {
     const finished = (await s.bot.repo.getDraw(drawId))!;
     expect(finished.winners).toHaveLength(1);
     expect(s.fourthwall.control.requests.filter((r) => r.operation === 'finishDraw' && r.status === 200)).toHaveLength(1);
-    // Fourthwall delivered it once; the bot did not need a redelivery, and opened it once.
+    // One delivery (two attempts) of the event; the bot opened the draw once.
     expect(s.fourthwall.control.deliveries.filter((d) => d.eventId === delivery.eventId)).toHaveLength(1);
     expect(s.chatServer.botMessages().filter((m) => m.startsWith('🎁 eio_fan gifted'))).toHaveLength(1);
     expect(s.bot.events.retrying).toBe(0);

@@ -93,7 +93,9 @@ describe('start-up lines of the live bot', () => {
     const bot = start(botProcessEnv({ fourthwall: fw, chat: nowhere }, { dataDir: await tempDir() }));
     const { line, atMs } = await bot.line(/overlay \(OBS browser source\) at http:\/\/\S+\/overlay/, 15_000, 'the overlay line');
     expect(bot.stdout).toContain(line); // the operator's console (stdout), not only the log
-    expect(line).toMatch(/dashboard at http:\/\/\S+\/dashboard \(sign in once with the token in \S+dashboard\.token\)/);
+    expect(line).toMatch(/dashboard at http:\/\/\S+\/dashboard \(sign in with the token in \S+dashboard\.token\)/);
+    // the link that signs in by itself is for a terminal only: never in a pipe or a log
+    expect(bot.timeline().filter((t) => t.line.includes('#token=')).map((t) => t.line)).toEqual([]);
     // Timed from the process's first line (its modules loaded: compiling them through tsx takes
     // seconds on a loaded machine, which is not what this checks), while chat keeps failing.
     const firstAtMs = bot.timeline()[0]!.atMs;

@@ -1,7 +1,9 @@
 /**
  * The event intake and the catch-up poll on a manual clock (no sleeps):
  * - EventIntake with the real file store: a failing handler leaves the event unprocessed and it
- *   is retried with backoff until it succeeds; the id is known (a duplicate) meanwhile; testMode
+ *   is retried with backoff until it succeeds; the id is known (a duplicate) meanwhile; a webhook
+ *   (`receive`) settles only once its id is in the file, is refused while it is not, and its
+ *   redelivery runs the retry at once; testMode
  *   is set aside in live mode only; another shop's event is refused; an unreadable shop id keeps
  *   the event for a retry; a type no feature acts on is remembered in memory only, never written
  *   to the processed-events file.
@@ -14,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventIntake, type IntakeOutcome } from '../src/events/event-intake.js';
+import { EventIntake, NotAcknowledged, type IntakeOutcome } from '../src/events/event-intake.js';
 import { EventPoller } from '../src/events/event-poll.js';
 import { basicOnlyNotice } from '../src/events/catch-up.js';
 import { loadConfig } from '../src/config/index.js';
@@ -99,6 +101,39 @@ describe('EventIntake', () => {
     clock.advance(60_000);
     await settle(i);
     expect(calls).toBe(3);
+  });
+
+  it('receive (a webhook) resolves only once the id is in the events file, and rejects while it is not safe; a redelivery runs the retry at once', async () => {
+    let calls = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { i, repo, log } = await intake('live', async () => {
+      calls += 1;
+      if (calls === 1) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      await gate;
+    });
+    const eventsFile = join(stores.get(repo)!, 'events.jsonl');
+    const ev = drawEvent('weve_receive');
+    const refused = await i.receive(ev).then(() => undefined, (err: unknown) => err);
+    expect(refused).toBeInstanceOf(NotAcknowledged);
+    expect((refused as NotAcknowledged).message).toContain('ENOSPC: no space left on device');
+    expect((refused as NotAcknowledged).retryInMs).toBe(1000);
+    // The HTTP server says it; the intake adds no line of its own for a received webhook.
+    expect(log.lines.filter((l) => l.includes('event handling failed'))).toHaveLength(0);
+    expect(i.retrying).toBe(1);
+    // Redelivered before the retry timer: the retry runs now; a second redelivery waits for it.
+    let safe = 0;
+    const second = i.receive(ev).then((o) => ((safe += 1), o));
+    const third = i.receive(ev).then((o) => ((safe += 1), o));
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toBe(2);
+    expect(safe).toBe(0);
+    release();
+    const outcomes = await Promise.all([second, third]);
+    expect(outcomes).toEqual(['handled', 'handled']);
+    expect(await readFile(eventsFile, 'utf8')).toBe('"weve_receive"\n');
+    expect(calls).toBe(2);
+    expect(await i.receive(ev)).toBe('duplicate');
   });
 
   it('a type no feature acts on costs no write: remembered in memory only, set aside again after a restart', async () => {

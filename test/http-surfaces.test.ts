@@ -16,10 +16,11 @@
  */
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODIES_PER_CLIENT, startHttpServer, type BotHttpServerWithPages, type HttpServerOptions } from '../src/http/server.js';
-import { VERIFY_CSP, verifyRoute, type VerifyRoute } from '../src/http/verify-route.js';
+import { VERIFY_CSP, verifyRoute, type VerifyRoute } from '../src/web/public/verify-route.js';
 import { PUBLIC_PREFIXES, parseTrustProxy, surfaceOf } from '../src/http/surfaces.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { WebhookEvent } from '../src/fourthwall/webhooks.js';
@@ -202,18 +203,55 @@ describe("the streamer's own listener", () => {
     }
   });
 
-  it('the overlay key opens the overlay (not the dashboard) to another machine, then by a cookie that expires', async () => {
+  it('the overlay key opens the overlay (not the dashboard) to another machine, on every request, with no cookie', async () => {
     const first = await get(http.localPort, `/overlay?key=${KEY}`, { host: 'obs-pc.example' });
     expect(first.status).toBe(200);
-    const setCookie = String(first.headers['set-cookie']);
-    expect(setCookie).toMatch(/Max-Age=2592000/);
-    const cookie = setCookie.split(';')[0]!;
-    expect(cookie).toMatch(new RegExp(`^giftdrop_overlay_${http.localPort}=`));
-    expect(cookie).not.toContain(KEY);
-    expect((await get(http.localPort, '/overlay/state', { host: 'obs-pc.example', cookie })).status).toBe(200);
-    expect((await get(http.localPort, '/overlay/state', { host: 'obs-pc.example', cookie: `${cookie}x` })).status).toBe(403);
+    expect(first.headers['set-cookie']).toBeUndefined();
+    expect((await get(http.localPort, `/overlay/state?key=${KEY}`, { host: 'obs-pc.example' })).status).toBe(200);
+    // without the key its data is refused, whatever cookie it brings; its script and style hold none
+    expect((await get(http.localPort, '/overlay/state', { host: 'obs-pc.example', cookie: `giftdrop_overlay_${http.localPort}=x` })).status).toBe(403);
+    expect((await get(http.localPort, '/overlay', { host: 'obs-pc.example' })).status).toBe(403);
+    for (const asset of ['/overlay/overlay.js', '/overlay/overlay.css', '/overlay/client.js']) {
+      expect((await get(http.localPort, asset, { host: 'obs-pc.example' })).status, asset).toBe(200);
+    }
     expect((await get(http.localPort, `/overlay?key=${KEY}x`, { host: 'obs-pc.example' })).status).toBe(403);
-    expect((await get(http.localPort, `/dashboard?key=${KEY}`, { host: 'obs-pc.example', cookie })).status).toBe(403);
+    expect((await get(http.localPort, `/dashboard?key=${KEY}`, { host: 'obs-pc.example' })).status).toBe(403);
+    expect((await get(http.localPort, `/dashboard/app.js?key=${KEY}`, { host: 'obs-pc.example' })).status).toBe(403);
+  });
+});
+
+/** A non-loopback IPv4 address of this machine (a LAN peer's view), when it has one. */
+const LAN_ADDRESS = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+if (!LAN_ADDRESS) console.warn('\n!!! http-surfaces: no non-loopback IPv4 address here: the LAN-bind test is skipped !!!\n');
+
+describe.skipIf(!LAN_ADDRESS)('a non-loopback GIFTDROP_LOCAL_BIND', () => {
+  it("judges the socket's peer, not the Host: a LAN request saying Host: 127.0.0.1 is not local", async () => {
+    const lan = await startHttpServer(serverOptions({ local: { host: '0.0.0.0', port: 0, routes: ownPages, overlayKey: KEY } }));
+    try {
+      const over = (address: string, path: string, headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({ host: address, port: lan.localPort, path, headers, agent: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      // through loopback: this machine
+      expect(await over('127.0.0.1', '/dashboard', { host: '127.0.0.1' })).toBe(200);
+      // through the LAN address (what another PC's connection looks like): another machine,
+      // whatever Host it writes; the overlay only with its key; the dashboard never
+      for (const host of ['127.0.0.1', 'localhost', `127.0.0.1:${lan.localPort}`, '[::1]']) {
+        expect(await over(LAN_ADDRESS!, '/dashboard', { host }), host).toBe(403);
+        expect(await over(LAN_ADDRESS!, '/dashboard/api/state', { host }), host).toBe(403);
+        expect(await over(LAN_ADDRESS!, '/overlay/state', { host }), host).toBe(403);
+      }
+      expect(await over(LAN_ADDRESS!, `/overlay/state?key=${KEY}`, { host: '127.0.0.1' })).toBe(200);
+    } finally {
+      await lan.close();
+    }
   });
 });
 

@@ -75,6 +75,11 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
       });
     try {
       await until(/giftdrop live: #\w+ as \w+; overlay http:\/\/127\.0\.0\.1:\d+\/overlay/, 'the console header');
+      // on a terminal (only), the link that signs the dashboard in: its token in the fragment
+      await until(/dashboard, signed in: http:\/\/127\.0\.0\.1:\d+\/dashboard#token=[\w%-]+/, 'the signed-in dashboard link');
+      const signedIn = /(http:\/\/127\.0\.0\.1:\d+)\/dashboard#token=([\w%-]+)/.exec(plain())!;
+      const state = await fetch(`${signedIn[1]}/dashboard/api/state`, { headers: { authorization: `Bearer ${decodeURIComponent(signedIn[2]!)}` } });
+      expect(state.status).toBe(200);
       await registerWebhook(servers.fourthwall, `http://127.0.0.1:${port}/webhooks/fourthwall`);
       setShopLive(servers);
       const { chat } = servers;
@@ -94,6 +99,7 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
       child.stdin.write('\u0003');
       expect(await exited).toBe(0);
       expect(readFileSync(stderrFile, 'utf8')).not.toMatch(/\{"level"/); // logs on stderr: one short line each
+      expect(readFileSync(stderrFile, 'utf8')).not.toContain(decodeURIComponent(signedIn[2]!)); // never in a log line
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

@@ -16,7 +16,8 @@ import { portInUseMessage } from '../src/app/port-check.js';
 import { onShutdownSignals } from '../src/app/signals.js';
 import { npmRun, ownerOnlyFix, runWithEnv } from '../src/platform/advice.js';
 import { classifyProbeError, endpointAnswers, holdEndpoint, lockEndpoint } from '../src/platform/lock-endpoint.js';
-import { parentOf, processGone, stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
+import { stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
+import { parentOf, processGone } from '../src/platform/process.js';
 import { modesProtect, privacyProblem } from '../src/platform/protection.js';
 import { shutdownSignals } from '../src/platform/signals.js';
 

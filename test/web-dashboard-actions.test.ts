@@ -130,7 +130,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await waitUntil(async () => (await status(id)) === 'failed', 15_000, 'links refused');
     await poll(shown).toEqual(['#retry']);
     // the history says so too (what shows the button for a giveaway no longer in memory, after a restart)
-    const waiting = () => page.evaluate("fetch('/dashboard/api/history').then((r) => r.json()).then((h) => h.linksWaiting)");
+    const waiting = () => page.evaluate("import('/dashboard/client.js').then((c) => c.authFetch('/dashboard/api/history')).then((r) => r.json()).then((h) => h.linksWaiting)");
     expect(await waiting()).toBe(true);
     const failed = page.locator(`#recent .draw[data-id="${id}"]`);
     await poll(() => failed.locator('button[data-reroll]').count()).toBe(1);

@@ -2,17 +2,11 @@
  * Maps the validated JSON settings file (config/) onto the giveaway engine's settings and the
  * command registry's names. Pure: no I/O.
  */
+import type { CommandNames } from '../commands/wire.js';
 import type { FileSettings } from '../config/index.js';
 import { mergeGiveawaySettings, type GiveawaySettings } from '../giveaway/settings.js';
 import { defaultGiveawaySettings } from '../giveaway/settings.js';
 import { GiftdropError } from '../shared/errors.js';
-
-export interface CommandNames {
-  prefix: string;
-  names: Record<'enter' | 'giveaway' | 'claim' | 'stream', string>;
-  aliases: Partial<Record<'enter' | 'giveaway' | 'claim' | 'stream', string[]>>;
-  statusCooldownMs: number;
-}
 
 export function commandNamesFrom(file: FileSettings): CommandNames {
   const c = file.commands;

@@ -18,7 +18,7 @@ export function cliDataDir(script: string, argv: readonly string[]): { dataDir: 
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(
-      `giftdrop: ${err.message}\nSee .env.example and the README for every setting. ` +
+      `giftdrop: ${err.message}\nSee .env.example and docs/settings.md for every setting. ` +
         `To read a mode's data anyway: npm run ${script} -- --live (or --sandbox)\n`,
     );
     process.exit(1);

@@ -13,8 +13,7 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { PRIZE_CLOSURE_WORDS, type DrawRecord } from '../giveaway/model.js';
-import { FileDrawRepository } from '../storage/repository.js';
-import { toCsv, toExport } from '../storage/export.js';
+import { FileDrawRepository, toCsv, toExport } from '../storage/index.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
 import { npmRun } from '../platform/advice.js';
 

@@ -138,7 +138,7 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
           name,
           status: 'fail',
           detail:
-            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Going live").`,
+            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Set up and go live").`,
           required: true,
         },
       ];
@@ -268,7 +268,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     const missing = missingForLive(config);
     print('giftdrop setup checks the live configuration, but this one runs in sandbox mode.');
     if (missing.length) {
-      print('Missing (set them in .env, see .env.example and README "Going live"):');
+      print('Missing (set them in .env, see .env.example and README "Set up and go live"):');
       for (const m of missing) print(`  - ${m}`);
     } else {
       print('GIFTDROP_MODE=sandbox is set: remove it (or set GIFTDROP_MODE=live) to check the live configuration.');

@@ -5,12 +5,12 @@
  * does not or the id is unknown (with the reason), 2 on bad arguments, 3 when there is nothing to
  * check (a giveaway cancelled before its draw, or a draw still open). Read-only.
  */
-import { FileDrawRepository } from '../storage/repository.js';
+import { FileDrawRepository } from '../storage/index.js';
 import { verifyDraw } from '../fairness/verify.js';
 import { FAIRNESS_ALGORITHM_V2 } from '../fairness/index.js';
 import type { DrawRecord } from '../giveaway/model.js';
 import { isEntryPoint, type CliIo } from './history.js';
-import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
+import { pageProblem, renderVerifyPage } from '../web/public/verify-page.js';
 import { npmRun } from '../platform/advice.js';
 
 export const VERIFY_USAGE = `usage: ${npmRun(process.platform, 'verify', '[--sandbox | --live] <draw id> [--html]')}

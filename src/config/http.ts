@@ -1,5 +1,5 @@
 /**
- * The HTTP listeners' settings (README "Security"): HTTP_HOST/HTTP_PORT for the public listener,
+ * The HTTP listeners' settings (docs/security.md): HTTP_HOST/HTTP_PORT for the public listener,
  * GIFTDROP_LOCAL_BIND/GIFTDROP_LOCAL_PORT for the streamer's own (default 127.0.0.1 and HTTP_PORT
  * + 1; 0 when HTTP_PORT is 0), GIFTDROP_LOCAL_HOSTS, GIFTDROP_TRUST_PROXY.
  *

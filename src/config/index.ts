@@ -44,7 +44,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Settings that work but expose more than the README advises, one line each (the entry prints
+ * Settings that work but expose more than the docs advise, one line each (the entry prints
  * them at start-up): an HTTP_HOST other machines can reach, and an http:// GIFTDROP_PUBLIC_URL
  * in live mode (the claim page's login and the winners' prizes would cross the internet unencrypted).
  */
@@ -52,7 +52,7 @@ export function riskySettings(config: Pick<Config, 'mode' | 'publicUrl'> & { htt
   const lines: string[] = [];
   if (!isLoopbackHost(config.http.host)) {
     lines.push(
-      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (README "Security").`,
+      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (docs/security.md).`,
     );
   }
   if (config.mode === 'live' && config.publicUrl?.toLowerCase().startsWith('http://')) {
@@ -525,9 +525,9 @@ export function configHint(err: ConfigError): string {
   const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
   const inFile = err.problems.some(fileProblem);
   const inEnv = err.problems.some((p) => !fileProblem(p));
-  if (inFile && !inEnv) return 'See config/giftdrop.example.json and the README for every setting of the settings file.';
-  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and the README.';
-  return 'See .env.example and the README for every setting.';
+  if (inFile && !inEnv) return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
+  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
+  return 'See .env.example and docs/settings.md for every setting.';
 }
 
 /** For CLIs and main: load, or print every problem (never a secret) and exit non-zero. */

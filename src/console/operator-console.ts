@@ -40,6 +40,7 @@ export function consoleOperator(options: ConsoleOperatorOptions = {}): OperatorP
   const terminal = options.terminal ?? out.isTTY === true;
   return {
     notify(line, opts) {
+      if (opts?.terminalOnly && !terminal) return;
       const text = opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line;
       out.write(`[giftdrop] ${text}\n`);
     },

@@ -24,14 +24,14 @@
  * - `waiting()` is the dashboard's list; `prizesFor(userId)` is the claim page's (that viewer's
  *   own prizes only).
  * Links never reach a log line or chat here (chat lines name the claim page only).
- * Does not: talk HTTP (the claim page is src/web/claim-page.ts), know Fourthwall's shapes (the
+ * Does not: talk HTTP (the claim page is src/web/public/claim-page.ts), know Fourthwall's shapes (the
  * RedemptionPort adapter does), or decide who won.
  */
 import { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import { mentionList, render } from '../giveaway/messages.js';
 import type { Delivery, DrawRecord, PrizeClosure, Winner } from '../giveaway/model.js';
-import type { ChatPort } from '../giveaway/ports.js';
+import type { ChatPort, PrivateDelivery } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
@@ -123,6 +123,13 @@ export interface DeliveryTrackerDeps {
 /** The webhook types the tracker acts on (a redeemed gift or link places an order with `source.giftId`). */
 export const DELIVERY_WEBHOOK_TYPES = ['ORDER_PLACED'] as const;
 
+/** How links reach the winners: a whisper when whispers are on and allowed, else the claim page, else the streamer. */
+export function privateDeliveryVia(whispersOn: boolean, claimUrl: string | undefined): PrivateDelivery {
+  if (whispersOn) return { via: 'whisper', ...(claimUrl ? { claimUrl } : {}) };
+  if (claimUrl) return { via: 'claim', claimUrl };
+  return { via: 'streamer' };
+}
+
 /** Status calls one poll round may make (one per draw). */
 const MAX_POLLS_PER_ROUND = 10;
 
@@ -158,11 +165,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   }
 
   /** How the winners line says links reach the winners (the engine's `privateDelivery`). */
-  via(): { via: 'whisper' | 'claim' | 'streamer'; claimUrl?: string } {
-    const claimUrl = this.d.claimUrl;
-    if (this.whispersOn()) return { via: 'whisper', ...(claimUrl ? { claimUrl } : {}) };
-    if (claimUrl) return { via: 'claim', claimUrl };
-    return { via: 'streamer' };
+  via(): PrivateDelivery {
+    return privateDeliveryVia(this.whispersOn(), this.d.claimUrl);
   }
 
   private whispersOn(): boolean {

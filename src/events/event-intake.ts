@@ -10,7 +10,7 @@
  * - An event is recorded as processed only after its handling succeeded, or after it was
  *   deliberately set aside: a `testMode` event in live mode (logged at info), an event of another
  *   shop than the pinned one, or with no shop id at all (neither the envelope's `shopId` nor its
- *   data's: it cannot be checked; logged at warn; see README "Missed webhooks are caught up" for
+ *   data's: it cannot be checked; logged at warn; see docs/operating.md "Missed webhooks are caught up" for
  *   why such deliveries are still answered 200).
  * - A type no feature acts on is remembered in memory only (a duplicate within this run), never
  *   written to the processed-events file: setting it aside has no effect to repeat, so a
@@ -20,6 +20,12 @@
  *   unprocessed: it is retried in-process with backoff on the injected clock (base 1 s, doubling,
  *   capped at 60 s: shared/retry.ts) until it succeeds or the bot stops, and the catch-up poll would find it again
  *   after a restart. It is never swallowed.
+ * - A webhook (`receive`) is answered only from what is on disk: `receive` resolves once the event
+ *   is safe to acknowledge (handled, its draw and seed saved and its id synced; set aside and its id
+ *   synced; a type nothing acts on; processed before) and rejects with a `NotAcknowledged` when it
+ *   is not (the handling or a sync failed: the event stays unprocessed, retried as above). A
+ *   redelivery of an id still being handled waits for that same attempt; one waiting for its
+ *   retry runs the retry at once (Fourthwall's redelivery is as good a moment as the timer).
  * Does not: verify signatures or parse HTTP bodies (http/server.ts, fourthwall/webhooks.ts), or
  * know what a draw is (the `handle` callback does).
  */
@@ -63,6 +69,31 @@ interface Pending {
   event: WebhookEvent;
   attempt: number;
   timer?: TimerHandle;
+  /** The attempt under way (absent while waiting for a retry). */
+  running?: Promise<IntakeOutcome>;
+  /** Why the last attempt failed, and when the next one runs. */
+  lastError?: unknown;
+  retryInMs?: number;
+}
+
+/** A webhook's event that is not safe to acknowledge: its handling (or a sync) failed. */
+export class NotAcknowledged extends Error {
+  constructor(
+    readonly eventId: string,
+    override readonly cause: unknown,
+    /** When the intake tries it again in-process. */
+    readonly retryInMs: number | undefined,
+  ) {
+    super(`event ${eventId} could not be handled and saved: ${reasonOf(cause)}`);
+    this.name = 'NotAcknowledged';
+  }
+}
+
+/** `CODE: message` of an error (the file system's EIO, ENOSPC, ...), or its message. */
+function reasonOf(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | undefined;
+  const message = e instanceof Error ? e.message : String(err);
+  return e?.code && !message.startsWith(e.code) ? `${e.code}: ${message}` : message;
 }
 
 /** How many handled ids are remembered in memory (the durable store keeps its own bound). */
@@ -102,7 +133,46 @@ export class EventIntake {
     if (this.isKnown(event.id)) return Promise.resolve('duplicate');
     const pending: Pending = { event, attempt: 0 };
     this.active.set(event.id, pending);
-    return this.track(this.run(pending, source));
+    return this.attempt(pending, source);
+  }
+
+  /**
+   * A webhook's event (see the module contract): resolves with the outcome once the event is safe
+   * to acknowledge, rejects with a NotAcknowledged when it is not. Never logs the failure itself:
+   * the HTTP server says it, in one line, with its answer.
+   */
+  async receive(event: WebhookEvent): Promise<IntakeOutcome> {
+    if (this.stopped) throw new NotAcknowledged(event.id, new Error('the bot is stopping'), undefined);
+    if (this.done.has(event.id)) return 'duplicate';
+    let p = this.active.get(event.id);
+    let outcome: IntakeOutcome;
+    if (!p) {
+      p = { event, attempt: 0 };
+      this.active.set(event.id, p);
+      outcome = await this.attempt(p, 'webhook', true);
+    } else if (p.running) {
+      outcome = await p.running;
+    } else {
+      p.timer?.cancel();
+      p.timer = undefined;
+      outcome = await this.attempt(p, 'webhook', true);
+    }
+    if (outcome !== 'failed') return outcome;
+    throw new NotAcknowledged(event.id, p.lastError ?? new Error('the bot is stopping'), p.timer ? p.retryInMs : undefined);
+  }
+
+  /**
+   * Runs one attempt of `p` (tracked as work in flight, and as `p.running` while it runs);
+   * `quiet`: its failure is said by the caller (receive's HTTP answer), not logged here.
+   */
+  private attempt(p: Pending, source: IntakeSource, quiet = false): Promise<IntakeOutcome> {
+    const running = this.track(this.run(p, source, quiet));
+    p.running = running;
+    const clear = () => {
+      if (p.running === running) p.running = undefined;
+    };
+    running.then(clear, clear);
+    return running;
   }
 
   /** Resolves when nothing is being handled right now (retries may still be scheduled). */
@@ -124,7 +194,7 @@ export class EventIntake {
     return p;
   }
 
-  private async run(p: Pending, source: IntakeSource): Promise<IntakeOutcome> {
+  private async run(p: Pending, source: IntakeSource, quiet: boolean): Promise<IntakeOutcome> {
     const { event } = p;
     const ids = { eventId: event.id, type: event.type, source };
     try {
@@ -154,7 +224,9 @@ export class EventIntake {
       if (source !== 'webhook') this.log.info({ ...ids, attempt: p.attempt + 1 }, 'event handled');
       return 'handled';
     } catch (err) {
-      this.scheduleRetry(p, err);
+      p.lastError = err;
+      // A received webhook's failure is said by the HTTP server with its answer (one line).
+      this.scheduleRetry(p, err, !quiet);
       return 'failed';
     }
   }
@@ -185,14 +257,17 @@ export class EventIntake {
     if (this.done.size > MEMORY_LIMIT) this.done.delete(this.done.values().next().value as string);
   }
 
-  private scheduleRetry(p: Pending, err: unknown): void {
+  private scheduleRetry(p: Pending, err: unknown, log: boolean): void {
     // No jitter: what fails here is this bot's own handling (a save, the shop id), not a shared server.
     const ms = backoffDelay({ baseMs: this.retryBaseMs, maxMs: this.retryMaxMs, jitter: 'none' }, p.attempt + 1);
     p.attempt += 1;
-    this.log.error(
-      { err, eventId: p.event.id, type: p.event.type, attempt: p.attempt, retryInMs: ms },
-      'event handling failed; it stays unprocessed and is retried',
-    );
+    p.retryInMs = ms;
+    if (log) {
+      this.log.error(
+        { err, eventId: p.event.id, type: p.event.type, attempt: p.attempt, retryInMs: ms },
+        'event handling failed; it stays unprocessed and is retried',
+      );
+    }
     if (this.stopped) {
       this.active.delete(p.event.id);
       return;
@@ -200,7 +275,7 @@ export class EventIntake {
     p.timer = this.o.clock.setTimeout(() => {
       p.timer = undefined;
       if (this.stopped) return;
-      void this.track(this.run(p, 'retry'));
+      void this.attempt(p, 'retry');
     }, ms);
   }
 }

@@ -19,7 +19,7 @@
  * cancelled. `restoredPhase` maps a stored record to the phase a restarted bot resumes in. Does
  * not: perform effects, hold sessions, or know the shop, chat or storage.
  */
-import type { DrawRecord, GiftDrawInfo, Winner } from './model.js';
+import type { DrawRecord, Winner } from './model.js';
 
 /** Where a draw is. `settled`, `failed` and `cancelled` are terminal unless a row below leaves them. */
 export type DrawPhase =
@@ -53,12 +53,14 @@ export type Trigger =
   | { name: 'replacements-asked'; asked: readonly Winner[] }
   | { name: 'rerolled-in-claim'; winner: Winner }
   | { name: 'claim-over' }
-  | { name: 'delivered'; fourthwall?: GiftDrawInfo }
+  /** `winners`: as the shop confirmed them (a gift draw: with Fourthwall's gift ids and links); absent: the recorded ones stand. */
+  | { name: 'delivered'; winners?: Winner[] }
   | { name: 'too-few' }
   | { name: 'failed'; reason: string; cause?: unknown }
   | { name: 'cancel' }
   | { name: 'retry' }
-  | { name: 'ended-at-fourthwall'; draw: GiftDrawInfo };
+  /** `winners`: the recorded winners brought in line with the ones Fourthwall reports (flows/gift-draw.ts). */
+  | { name: 'ended-at-fourthwall'; winners: Winner[] };
 
 export type TriggerName = Trigger['name'];
 

@@ -29,7 +29,7 @@ import type { FlowContext, GiveawayDeps, GiveawayEventMap } from './context.js';
 import { restoredPhase, viewPhase, type DrawViewPhase, type RerollRefusal } from './draw-machine.js';
 import type { EntrantTable } from './entrants/index.js';
 import { Entries } from './entries.js';
-import { giftDrawStarted, hasWinners } from './flows/gift-draw.js';
+import { giftDrawEnded, giftDrawStarted } from './flows/gift-draw.js';
 import { giftPurchase } from './flows/gift-purchase.js';
 import { LinkGiveawayCommands, type ActionResult } from './flows/link-giveaway.js';
 import { render } from './messages.js';
@@ -178,26 +178,7 @@ export class GiveawayEngine {
 
   /** A gift draw ended at Fourthwall (GIFT_DRAW_ENDED): brings the record in line, announcing nothing twice. */
   handleGiftDrawEnded(draw: GiftDrawInfo): Promise<void> {
-    return this.c.work.track(this.giftDrawEnded(draw));
-  }
-
-  private async giftDrawEnded(draw: GiftDrawInfo): Promise<void> {
-    const { c } = this;
-    const active = c.draws.active.get(draw.id);
-    if (active) {
-      if (active.phase === 'open' || active.phase === 'claim-window') {
-        await (hasWinners(draw)
-          ? c.fire(active, { name: 'ended-at-fourthwall', draw })
-          : c.fire(active, { name: 'failed', reason: 'Fourthwall closed the draw before the winners were sent' }));
-      } else c.logger.info({ drawId: draw.id }, 'draw ended at Fourthwall while being finished: the finish call settles it');
-      return;
-    }
-    const s = c.draws.findRecent(draw.id) ?? (await c.draws.sessionFromRepo(draw.id));
-    if (!s) {
-      c.logger.info({ drawId: draw.id }, 'draw ended for a draw this bot does not know');
-      return;
-    }
-    if (hasWinners(draw)) await c.fire(s, { name: 'ended-at-fourthwall', draw });
+    return this.c.work.track(giftDrawEnded(this.c, draw));
   }
 
   // Chat

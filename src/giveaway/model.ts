@@ -4,11 +4,14 @@
  * the domain (gift draws, purchases, products, links, accounts). Plain data, no behaviour except
  * `frozenRowsOf` (and the words for a prize closure, `PRIZE_CLOSURE_WORDS`).
  *
- * Contract: the stored history format is DrawRecord (the README's history format);
+ * Contract: the stored history format is DrawRecord (the history export, docs/history.md);
  * changing a field here changes what is on disk. The interfaces the domain needs from the outside
- * world are in ports.ts. Imports nothing but shared/ types.
+ * world are in ports.ts. Imports only types (shared/, and the fairness data's shapes from fairness/).
  */
+import type { BeaconRecord, FairnessData, FrozenEntrant } from '../fairness/index.js';
 import type { ChatRoles } from '../shared/chat.js';
+
+export type { BeaconRecord, FrozenEntrant };
 
 type GiftStatus =
   | 'AVAILABLE'
@@ -166,34 +169,6 @@ export interface SetAsidePick {
   at: string;
 }
 
-interface Fairness {
-  /** Hex SHA-256 of the seed, announced at open. */
-  commitment: string;
-  /** Hex 32-byte seed, revealed once the draw is closed. */
-  seed?: string;
-  /** Hex SHA-256 of the canonical frozen entrant list. */
-  entrantsDigest?: string;
-  algorithm: string;
-  /** When the entrant list was frozen (ISO); the beacon round must be the first published after it. */
-  frozenAt?: string;
-  /** The public beacon round the draw used (src/fairness/beacon-key.ts), or why it could not be used. */
-  beacon?: BeaconRecord;
-}
-
-/**
- * A drand round as recorded in the history. Without `randomness`/`signature` the round was
- * announced but not fetched yet. A sandbox beacon also records its key and schedule (`sandbox`).
- */
-export type BeaconRecord =
-  | {
-      chain: string;
-      round: number;
-      randomness?: string;
-      signature?: string;
-      sandbox?: { publicKey: string; genesis: number; period: number };
-    }
-  | { unavailable: true; chain?: string; round?: number };
-
 /** One verified beacon round. */
 export interface BeaconRound {
   round: number;
@@ -201,13 +176,6 @@ export interface BeaconRound {
   randomness: string;
   /** Hex compressed BLS signature. */
   signature: string;
-}
-
-/** One entrant of the frozen, canonically ordered list that fairness is computed over. */
-export interface FrozenEntrant {
-  userId: string;
-  login: string;
-  weight: number;
 }
 
 /**
@@ -262,7 +230,7 @@ export interface DrawRecord {
   closedAt?: string;
   entrants: number;
   winners: Winner[];
-  fairness: Fairness;
+  fairness: FairnessData;
   /**
    * The frozen entrant list, on records read from storage (getDraw; needed by verify). The engine
    * keeps a closed draw's list beside the record (DrawSession.frozen), so snapshots and event

@@ -2,7 +2,7 @@
  * The ports of the giveaway domain: the interfaces it needs from the outside world (chat, the
  * shop, the operator's console, private delivery, the randomness beacon, draw storage, Twitch
  * account lookups) and the error the shop port throws. Adapters in twitch/, fourthwall/, shop/,
- * storage/, delivery/ and fairness/beacon-client/ implement them; app/bot.ts wires them. The
+ * storage/, delivery/ and beacon/ implement them; app/bot.ts wires them. The
  * domain's data types are in model.ts.
  *
  * Contract: the domain (src/giveaway) talks to adapters only through these. This file imports
@@ -85,7 +85,11 @@ export interface PrivateDelivery {
  * a console that may not print it points the operator).
  */
 export interface OperatorPort {
-  notify(line: string, opts?: { secret?: boolean; drawId?: string }): void;
+  /**
+   * `secret`: the line holds a bearer secret (a link): printed whole only on a terminal, else with
+   * its URLs masked and a pointer to where they are; `terminalOnly`: printed on a terminal only.
+   */
+  notify(line: string, opts?: { secret?: boolean; drawId?: string; terminalOnly?: boolean }): void;
 }
 
 /** A public randomness beacon (drand, or the local sandbox beacon), as the draw needs it. */

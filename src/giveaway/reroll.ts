@@ -1,7 +1,7 @@
 /**
  * `!giveaway reroll <login>`: a moderator replaces one winner by the next pick of the provably
  * fair sequence among the other eligible entrants (checked with Twitch like the first picks when
- * account rules are in force: checked-picks.ts).
+ * account rules are in force: winner-picks.ts).
  *
  * Contract: the winner is looked up in draw `drawId` when given (the dashboard's button names its
  * draw), else among active, recent and stored draws (newest first, a draw where they were replaced
@@ -16,7 +16,7 @@
  * finish draws at Fourthwall.
  */
 import type { ChatMessage } from '../shared/chat.js';
-import { replaceWinnerChecked } from './checked-picks.js';
+import { replaceWinnerChecked } from './winner-picks.js';
 import { announceReroll } from './claim-window.js';
 import { isoNow, persistQuietly, type FlowContext } from './context.js';
 import { rerollRefusal, type DrawPhase, type RerollRefusal } from './draw-machine.js';

@@ -35,7 +35,7 @@ export class DrawSession {
   unacknowledged = 0;
   /** A claim window's unclaimed winners are being replaced (their picks checked with Twitch). */
   replacing = false;
-  /** Replacement picks of this draw run one at a time (checked-picks.ts): the last one queued. */
+  /** Replacement picks of this draw run one at a time (winner-picks.ts): the last one queued. */
   pickChain: Promise<unknown> = Promise.resolve();
   /** The one deadline of the close (beacon wait and account checks), set when entries close. */
   picksUntil: number | undefined;

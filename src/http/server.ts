@@ -1,12 +1,13 @@
 /**
- * The bot's HTTP listeners (README "Security", surfaces.ts):
+ * The bot's HTTP listeners (docs/security.md, surfaces.ts):
  * - the public one on `options.port` (HTTP_PORT, what a tunnel carries): `POST /webhooks/fourthwall`,
  *   `GET /healthz` and the public `routes` (/verify, /claim). It never serves the streamer's pages,
  *   whatever the Host or headers: /overlay... and /dashboard... answer 404 there.
  * - the streamer's own on `options.local.port` (GIFTDROP_LOCAL_PORT, loopback unless
  *   GIFTDROP_LOCAL_BIND says otherwise): `GET /healthz` and the `local.routes` (/overlay, /dashboard
- *   and their APIs); a request that is not local (surfaces.ts `isLocalRequest`: Host and forwarding
- *   headers) gets 403, except /overlay... carrying the overlay key when one is configured.
+ *   and their APIs); a request that is not local (surfaces.ts `isLocalRequest`: a loopback peer,
+ *   Host and forwarding headers) gets 403, except /overlay... carrying the overlay key (`?key=`)
+ *   when one is configured, and the overlay's data-free script and style.
  *
  * Bounds, per listener: its own connection cap (public MAX_CONNECTIONS, local
  * MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot touch the overlay),
@@ -20,15 +21,20 @@
  *
  * Webhooks: the raw body is read (over 1 MiB -> 413, reading stops), verified against whichever
  * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
- * (bad envelope -> 400, logged), then answered 200 at once; duplicates (same envelope id) get 200
- * and are ignored. An event whose `createdAt` is older than `maxEventAgeMs` (default 15 minutes),
+ * (bad envelope -> 400, logged), then handed to `onEvent`, and answered only from its verdict: the
+ * 200 is written once `onEvent` resolved, that is once the event is safe (its id, and what it
+ * opened, synced: README "Durability"); a rejection (a save or a sync failed: EIO, ENOSPC) is
+ * answered 503 with Retry-After and said in one log line, so Fourthwall delivers it again; an
+ * event not safe within ACK_DEADLINE_MS of the request's arrival (inside Fourthwall's 2 s) is
+ * answered 503 the same way while its handling goes on, and its redelivery is answered from that
+ * handling. Duplicates (same envelope id, already safe) get 200 `{duplicate:true}`.
+ * An event whose `createdAt` is older than `maxEventAgeMs` (default 15 minutes),
  * or later than MAX_CLOCK_SKEW_MS ahead of this machine's clock, is answered 200
  * `{ignored:'too old'|'from the future'}` and not handed on (a replay, or a clock that is off; a
  * genuinely missed event is still fetched by the catch-up poll, which this check does not touch).
  * An envelope without `createdAt` (Fourthwall always sends one) cannot be judged by age: it is
- * handled, and its envelope id's dedupe is what refuses a replay of it. The event is handed to
- * `onEvent` only after the answer is sent, so slow work never delays the acknowledgement. This
- * module does no giveaway logic.
+ * handled, and its envelope id's dedupe is what refuses a replay of it. This module does no
+ * giveaway logic and keeps no event ids (the event intake does).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,9 +49,9 @@ import {
   isLocalRequest,
   notOnPublic,
   overLimit,
+  isOverlayShellAsset,
   recordClient,
   refuseOwn,
-  surfaceOf,
   surfaceOfTarget,
   type TrustProxy,
 } from './surfaces.js';
@@ -57,6 +63,11 @@ export const MAX_CONCURRENT_BODIES = 32;
 export const MAX_EVENT_AGE_MS = 15 * 60_000;
 /** Webhook bodies one client may send at the same time (its others get 503). */
 export const MAX_BODIES_PER_CLIENT = 4;
+/**
+ * A webhook not safe this long after its request arrived is answered 503 (Fourthwall counts an
+ * answer after 2,000 ms as failed anyway; the rest is for the way back through the tunnel).
+ */
+export const ACK_DEADLINE_MS = 1_500;
 /** How far ahead of this machine's clock a webhook's `createdAt` may be. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** Open connections on the public listener at most (sockets beyond it are closed at once). */
@@ -90,10 +101,14 @@ export interface HttpServerOptions {
   port: number;
   logger: Logger;
   secrets: { webhookSecret?: string; appHmacKey?: string };
-  /** Called after the 200 was sent. Errors are logged, never thrown back. */
-  onEvent(event: WebhookEvent): Promise<void> | void;
-  /** True when the event id was seen before (checked before answering, so duplicates are cheap). */
-  seenEvent(eventId: string): boolean;
+  /**
+   * Takes a verified webhook's event in and settles once it is safe to acknowledge: resolving is
+   * the 200 (`'duplicate'`: answered `{duplicate:true}`), rejecting is a 503 (logged in one line
+   * with the error's message; Fourthwall delivers the event again).
+   */
+  onEvent(event: WebhookEvent): Promise<WebhookVerdict | void> | WebhookVerdict | void;
+  /** Optional fast path: true when the event id is already safe (a redelivery is answered 200 at once). */
+  seenEvent?(eventId: string): boolean;
   health(): HealthReport;
   /** Event types the bot acts on; other types are acknowledged even when their data is unfamiliar. */
   handledTypes?: ReadonlySet<string>;
@@ -107,9 +122,14 @@ export interface HttpServerOptions {
   maxConcurrentBodies?: number;
   /** Oldest webhook event acted on, by its createdAt (default MAX_EVENT_AGE_MS). */
   maxEventAgeMs?: number;
+  /** How long after its arrival a webhook may wait for `onEvent` before a 503 (default ACK_DEADLINE_MS). */
+  ackDeadlineMs?: number;
   /** Clock for the event age and the rate limits (default Date.now). */
   now?: () => number;
 }
+
+/** What `onEvent` may resolve with: how the 200 reads (anything else: `{ok:true}`). */
+export type WebhookVerdict = 'duplicate' | (string & {});
 
 export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -133,9 +153,34 @@ export interface BotHttpServer {
   /** The streamer's own listener's address, when it was started. */
   readonly localUrl?: string;
   readonly localPort?: number;
-  /** Resolves when every accepted webhook has been handed off and processed. */
+  /** Resolves when every webhook handed to `onEvent` has settled (one answered 503 for time included). */
   idle(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A webhook not acknowledged: 503 with Retry-After, so Fourthwall delivers it again. */
+function refuse(res: ServerResponse): void {
+  res.setHeader('retry-after', '1');
+  send(res, 503, { error: 'not saved yet; deliver again' });
+}
+
+type Settled<T> = { kind: 'done'; value: T } | { kind: 'failed'; err: unknown } | { kind: 'late' };
+
+/** How `work` settled within `ms` (a timer of its own, cleared as soon as it settles). */
+function settleWithin<T>(work: Promise<T>, ms: number): Promise<Settled<T>> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ kind: 'late' }), Math.max(0, ms));
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ kind: 'done', value });
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        resolve({ kind: 'failed', err });
+      },
+    );
+  });
 }
 
 function send(res: ServerResponse, status: number, body?: unknown): void {
@@ -199,16 +244,18 @@ export async function startHttpServer(options: HttpServerOptions & { local: Loca
 export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer>;
 export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer> {
   const log = options.logger.child({ module: 'http' });
-  const pending = new Set<Promise<void>>();
+  const pending = new Set<Promise<unknown>>();
   const rejections = new RejectionLog(log);
   const now = options.now ?? Date.now;
   const healthLimit = new RateLimiter({ ...HEALTH_LIMIT, now });
   const maxBodies = options.maxConcurrentBodies ?? MAX_CONCURRENT_BODIES;
   const maxAgeMs = options.maxEventAgeMs ?? MAX_EVENT_AGE_MS;
+  const ackDeadlineMs = options.ackDeadlineMs ?? ACK_DEADLINE_MS;
   let bodies = 0;
   const bodiesOf = new Map<string, number>();
 
   const handleWebhook = async (req: IncomingMessage, res: ServerResponse) => {
+    const arrived = performance.now();
     const client = clientOf(req);
     const mine = bodiesOf.get(client) ?? 0;
     if (bodies >= maxBodies || mine >= MAX_BODIES_PER_CLIENT) {
@@ -239,9 +286,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       send(res, 413, { error: 'payload too large' });
       return;
     }
-    const verdict = verifyWebhookSignature(body, req.headers, options.secrets);
-    if (!verdict.ok) {
-      rejections.note('signature', { reason: verdict.reason, bytes: body.length });
+    const sig = verifyWebhookSignature(body, req.headers, options.secrets);
+    if (!sig.ok) {
+      rejections.note('signature', { reason: sig.reason, bytes: body.length });
       send(res, 401, { error: 'invalid signature' });
       return;
     }
@@ -272,22 +319,40 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       return;
     }
     if (!Number.isFinite(created)) log.debug({ eventId: event.id, type: event.type }, 'webhook without a readable createdAt: handled (its id is the replay guard)');
-    if (options.seenEvent(event.id)) {
+    if (options.seenEvent?.(event.id)) {
       log.debug({ eventId: event.id, type: event.type }, 'duplicate webhook ignored');
       send(res, 200, { ok: true, duplicate: true });
       return;
     }
-    send(res, 200, { ok: true });
-    log.debug({ eventId: event.id, type: event.type, scheme: verdict.scheme }, 'webhook accepted');
-    const work = (async () => {
-      try {
-        await options.onEvent(event);
-      } catch (err) {
-        log.error({ err, eventId: event.id, type: event.type }, 'webhook handling failed');
-      }
-    })();
+    const ids = { eventId: event.id, type: event.type };
+    log.debug({ ...ids, scheme: sig.scheme }, 'webhook accepted');
+    const work = (async () => options.onEvent(event))();
     pending.add(work);
-    void work.finally(() => pending.delete(work));
+    void work.then(
+      () => pending.delete(work),
+      () => pending.delete(work),
+    );
+    const verdict = await settleWithin(work, ackDeadlineMs - (performance.now() - arrived));
+    if (verdict.kind === 'late') {
+      log.warn({ ...ids, deadlineMs: ackDeadlineMs }, `webhook ${event.type} not acknowledged (503): it is not saved yet ${ackDeadlineMs} ms after it arrived; Fourthwall delivers it again, answered once it is saved`);
+      refuse(res);
+      // Its handling goes on; a failure after the answer is said here too (the intake retries it).
+      work.catch((err: unknown) => log.error({ ...ids, err }, `webhook ${event.type} answered 503 for time then failed: ${(err as Error).message}`));
+      return;
+    }
+    if (verdict.kind === 'failed') {
+      const err = verdict.err as Error;
+      log.error({ ...ids, err }, `webhook ${event.type} not acknowledged (503): ${err.message}; Fourthwall delivers it again`);
+      refuse(res);
+      return;
+    }
+    if (verdict.value === 'duplicate') {
+      log.debug(ids, 'duplicate webhook ignored');
+      send(res, 200, { ok: true, duplicate: true });
+      return;
+    }
+    send(res, 200, { ok: true });
+    log.debug(ids, 'webhook acknowledged');
   };
 
   const publicServer = listener(MAX_CONNECTIONS, (req, res) => {
@@ -358,9 +423,10 @@ function ownListener(o: LocalListenerOptions, health: () => HealthReport): Serve
     recordClient(req, clientKeyOf(req, { kind: 'none' }));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (!isLocalRequest(req, localHosts)) {
-      const key = surfaceOf(path) === 'own' && path.startsWith('/overlay') && surfaceOfTarget(req.url ?? '/') === 'own' ? overlayKey?.check(req) : undefined;
-      if (!key) return refuseOwn(res);
-      if (key === 'query') res.setHeader('set-cookie', overlayKey!.setCookie(req));
+      // Another machine: only the overlay, and only with GIFTDROP_OVERLAY_KEY (its script and style
+      // hold no data; everything else carries `?key=`, on every request: no cookie).
+      const overlay = overlayKey && surfaceOfTarget(req.url ?? '/') === 'own' && (path === '/overlay' || path.startsWith('/overlay/'));
+      if (!overlay || !(isOverlayShellAsset(path) || overlayKey.check(req))) return refuseOwn(res);
     }
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, health());
     for (const route of o.routes) if (route(req, res)) return;

@@ -1,5 +1,5 @@
 /**
- * The two HTTP surfaces and who a request comes from (README "Security"). Each surface has its
+ * The two HTTP surfaces and who a request comes from (docs/security.md). Each surface has its
  * own listener (server.ts): the public one on HTTP_PORT, the one a tunnel carries
  * (`POST /webhooks/fourthwall`, `/claim...`, `/verify...`, `/healthz`), and the streamer's own on
  * GIFTDROP_LOCAL_PORT, bound to loopback (`/dashboard...`, `/overlay...`, their APIs and event
@@ -9,14 +9,17 @@
  * Contract:
  * - `surfaceOf(path)`: 'own' for /dashboard and /overlay (and below), 'public' for every other path;
  *   `surfaceOfTarget(target)` also judges the path as the URL parser normalises it.
- * - `isLocalRequest(req, localHosts)`: true only when the request has exactly one Host header whose
+ * - `isLocalRequest(req, localHosts)`: true only when the socket's peer is this machine through
+ *   loopback (127.0.0.0/8, ::1, ::ffff:127.x: with a non-loopback GIFTDROP_LOCAL_BIND, a LAN
+ *   request saying `Host: 127.0.0.1` is NOT local), the request has exactly one Host header whose
  *   name is exactly 127.0.0.1, localhost, [::1] or one of `localHosts`, with no port or the port
  *   the request arrived on, AND it carries no forwarding header (X-Forwarded-*, Forwarded, Via,
  *   X-Real-IP, CF-Connecting-IP, True-Client-IP). `[::1].evil.com`, `localhost:evil`, a second
  *   Host header: not local.
  * - The remote overlay: with an overlay key configured, `/overlay...` also answers a request that
- *   carries the key as `?key=` (then a cookie named for the port, Path=/overlay, 30 days) or that
- *   cookie. The dashboard is never remote.
+ *   carries the key as `?key=` (`OverlayKey.check`), on every request: no cookie keeps it (a
+ *   cookie of 127.0.0.1 would reach every other local port). Its script and style hold no data
+ *   and are served remotely without the key (`isOverlayShellAsset`). The dashboard is never remote.
  * - Client keys: `parseTrustProxy(setting)` reads GIFTDROP_TRUST_PROXY; `clientKeyOf(req, trust)`
  *   names the client from what the named proxy wrote, never from a header the client could choose:
  *   - `none`: the socket's address;
@@ -32,8 +35,6 @@
  *   tunnel agent connects from this machine too).
  * Does not route or answer requests other than the refusals.
  */
-import { cookieValue } from '../shared/cookies.js';
-import { createHash } from 'node:crypto';
 import { sameSecret } from '../shared/constant-time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
@@ -42,7 +43,7 @@ import { answer429, type RateLimiter } from './rate-limit.js';
 export type Surface = 'public' | 'own';
 
 const OWN_PREFIXES = ['/dashboard', '/overlay'];
-/** What the tunnel must carry (README "Security"); every path not the streamer's own is public. */
+/** What the tunnel must carry (docs/security.md); every path not the streamer's own is public. */
 export const PUBLIC_PREFIXES = ['/webhooks/fourthwall', '/claim', '/verify', '/healthz'] as const;
 const FORWARDING_HEADERS = [
   'x-forwarded-for',
@@ -93,6 +94,8 @@ function forwarded(req: IncomingMessage): boolean {
 }
 
 export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<string>): boolean {
+  // The socket first: a peer beyond loopback is another machine, whatever its Host says.
+  if (!isLoopback(socketAddress(req))) return false;
   if (forwarded(req)) return false;
   const host = hostOf(req);
   if (!host) return false;
@@ -174,33 +177,20 @@ export function clientOf(req: IncomingMessage): string {
   return clients.get(req) ?? socketAddress(req);
 }
 
-/** How long the remote overlay's cookie lasts (OBS keeps it; the key in the URL renews it). */
-const OVERLAY_COOKIE_SECONDS = 30 * 24 * 3600;
-
-/** The remote overlay's key check (see the module contract). */
+/** The remote overlay's key check (see the module contract): `?key=` on each request, no cookie. */
 export class OverlayKey {
-  private readonly cookieValue: string;
+  constructor(private readonly key: string) {}
 
-  constructor(private readonly key: string) {
-    this.cookieValue = createHash('sha256').update(`giftdrop overlay\n${key}`).digest('base64url');
-  }
-
-  static cookieName(req: IncomingMessage): string {
-    return `giftdrop_overlay_${req.socket.localPort ?? 0}`;
-  }
-
-  /** 'query' (set the cookie), 'cookie', or undefined when the request does not carry the key. */
-  check(req: IncomingMessage): 'query' | 'cookie' | undefined {
+  /** True when the request's query carries the key. */
+  check(req: IncomingMessage): boolean {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('key');
-    if (q && sameSecret(q, this.key)) return 'query';
-    const c = cookieValue(req, OverlayKey.cookieName(req));
-    if (c && sameSecret(c, this.cookieValue)) return 'cookie';
-    return undefined;
+    return !!q && sameSecret(q, this.key);
   }
+}
 
-  setCookie(req: IncomingMessage): string {
-    return `${OverlayKey.cookieName(req)}=${this.cookieValue}; Path=/overlay; Max-Age=${OVERLAY_COOKIE_SECONDS}; HttpOnly; SameSite=Lax`;
-  }
+/** The overlay's script and style: no data, served to a remote overlay without its key. */
+export function isOverlayShellAsset(path: string): boolean {
+  return path === '/overlay/overlay.js' || path === '/overlay/overlay.css' || path === '/overlay/client.js';
 }
 
 function plain(res: ServerResponse, status: number, body: string): void {

@@ -2,7 +2,7 @@
  * Sandbox mode, what `npm start` runs without credentials: the local stack in-process (Fourthwall
  * sandbox, local Twitch chat server, the real bot connected to both over real sockets with signed
  * webhooks), a scripted stream narrated step by step, then an interactive prompt when stdin is a
- * terminal. See README "Sandbox mode".
+ * terminal. See docs/demo.md.
  *
  * Contract: resolves with the exit code: 0 when the script ran (and, interactively, the user
  * quit), 1 when a scripted step failed. The bot listens on config.http.port, or on a port the OS
@@ -113,7 +113,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   // Links are bearer secrets even in the sandbox: printed only on a terminal (contract "Links and logs").
   const terminal = output.isTTY === true;
   const operator: OperatorPort = {
-    notify: (line, opts) => printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true),
+    notify: (line, opts) => (opts?.terminalOnly && !terminal ? undefined : printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true)),
   };
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');

@@ -16,8 +16,8 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { modeDataDir } from '../config/mode.js';
-import { LOCK_FILE } from '../storage/lock.js';
-import { TOKEN_FILE } from '../web/dashboard-auth.js';
+import { LOCK_FILE } from '../storage/index.js';
+import { TOKEN_FILE } from '../web/operator/dashboard-auth.js';
 
 export interface NewWorld {
   /** Names of the entries of the earlier world that were removed (empty: nothing was there). */

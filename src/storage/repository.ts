@@ -13,7 +13,7 @@
  *                                      is still read when no .tsv exists, and removed once replaced.
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (journal.ts; its
  *                                      line formats: giveaway/entrants/journal-line.ts), deleted when the draw ends.
- *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
+ *   <dataDir>/events.jsonl             processed webhook ids, bounded (see processed-events.ts).
  *   <dataDir>/delivery.json            each winner's prize delivery state (delivery-file.ts), written
  *                                      only through updateDelivery and attached to the winners of
  *                                      every record read; a saved record's own `delivery` is dropped.
@@ -50,7 +50,7 @@ import { type DrawRepository } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
-import { ProcessedEvents } from './events.js';
+import { ProcessedEvents } from './processed-events.js';
 import { Disk, nodeDisk, type FileSystem } from './disk.js';
 import { fileStem } from './files.js';
 import { openHistory } from './history-open.js';

@@ -4,7 +4,7 @@
  * serves both, and one rate budget serves every caller), auto streaming (`streaming.auto`,
  * src/twitch/stream-watch.ts) and the account rules checked for the picks
  * (`eligibility.followersOnly|minFollowDays|minAccountDays`, src/giveaway/account-rules.ts and
- * checked-picks.ts over src/twitch/account-info.ts).
+ * winner-picks.ts over src/twitch/account-info.ts).
  *
  * Contract: `twitchApiFor` returns undefined without a client id (the bot then works on chat
  * alone, as before); `autoStreaming` says at once whether auto streaming owns the streaming

@@ -468,7 +468,7 @@ export async function postWebhook(
   url: string,
   body: string | Buffer,
   opts: { secret?: string; signature?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; retryAfter: string | null }> {
   const signature = opts.signature ?? (opts.secret !== undefined ? signWebhookBody(body, opts.secret) : undefined);
   const res = await fetch(url, {
     method: 'POST',
@@ -479,7 +479,7 @@ export async function postWebhook(
     },
     body: typeof body === 'string' ? body : new Uint8Array(body),
   });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await res.text(), retryAfter: res.headers.get('retry-after') };
 }
 
 /** A Fourthwall webhook envelope (as the sandbox sends them). */

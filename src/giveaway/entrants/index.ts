@@ -33,7 +33,7 @@
  * (test/fairness-canonical-table.test.ts), falling back to canonicalise when an id is not a
  * decimal Twitch id.
  *
- * Does not: decide eligibility rules (../eligibility.ts), pick winners (src/fairness/, picks.ts),
+ * Does not: decide eligibility rules (../eligibility.ts), pick winners (src/fairness/, winner-picks.ts),
  * write files (storage/) or know about draws beyond their entrants.
  */
 import type { ChannelIdentity } from '../eligibility.js';

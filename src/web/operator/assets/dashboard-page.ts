@@ -2,9 +2,14 @@
  * The dashboard page (`GET /dashboard`), its stylesheet and its script, as strings served by the
  * bot (no build step, no CDN).
  *
- * Contract: every viewer- or shop-supplied string is rendered with textContent; actions are
- * `fetch` POSTs with a JSON body to `/dashboard/api/<action>` (the HttpOnly cookie carries the
- * session) and the engine's answer is shown in #answer; with account rules in force the entrant
+ * Contract: every viewer- or shop-supplied string is rendered with textContent; every API call
+ * goes through `authFetch` (operator-client.ts: the token from this tab's sessionStorage as
+ * `Authorization: Bearer`, no cookie); the token comes from the address (`#token=`, or the legacy
+ * `?token=`, stripped at once) or from the sign-in form (#signin), which names where the token is
+ * (`dashboardHtml(where)`: the token file's path or GIFTDROP_DASHBOARD_TOKEN) and is shown instead
+ * of the page whenever no token is kept or the bot refused it (401); "Sign out" forgets it.
+ * Actions are POSTs with a JSON body to `/dashboard/api/<action>` and the engine's answer is shown
+ * in #answer; with account rules in force the entrant
  * count and column say the eligible verdict is the chat rules' and name the rules Twitch checks
  * at the close; the page polls `/dashboard/api/state` every second and the lists on demand. No
  * inline script or style (the CSP forbids them). Only the actions that apply are shown
@@ -23,7 +28,14 @@
  * behind "Recent winners".
  */
 
-export const DASHBOARD_HTML = `<!doctype html>
+import { escapeHtml } from '../../../shared/html.js';
+
+/** The page; `tokenWhere` (a file path or a setting's name, never the token) is named by the sign-in form. */
+export function dashboardHtml(tokenWhere: string): string {
+  return DASHBOARD_HTML.replace('{{TOKEN_WHERE}}', escapeHtml(tokenWhere));
+}
+
+const DASHBOARD_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -34,6 +46,17 @@ export const DASHBOARD_HTML = `<!doctype html>
 <script type="module" src="/dashboard/app.js"></script>
 </head>
 <body>
+<section id="signin" hidden>
+  <h1>giftdrop dashboard</h1>
+  <p>Sign in with the dashboard token. It is in <code id="token-where">{{TOKEN_WHERE}}</code>; the link the bot prints when it starts signs in by itself.</p>
+  <p id="signin-problem" class="bad" role="alert" hidden></p>
+  <form id="signin-form" class="actions">
+    <label>token <input id="signin-token" type="password" autocomplete="off" spellcheck="false" required></label>
+    <button id="signin-button" type="submit">Sign in</button>
+  </form>
+  <p class="muted">The token stays in this tab only (it is sent to this bot and nowhere else) and is forgotten when you close the tab or sign out.</p>
+</section>
+<div id="app" hidden>
 <header>
   <h1>giftdrop</h1>
   <span id="status" class="pill"></span>
@@ -95,6 +118,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <ul id="transcript" class="log"></ul>
 </section>
 </main>
+</div>
 </body>
 </html>
 `;
@@ -116,6 +140,8 @@ button { background: #6d28d9; color: #fff; border: none; cursor: pointer; } butt
 button.small { padding: 2px 8px; font-size: 13px; } button.ghost { background: #ede9fe; color: #3b0764; }
 button.confirm { background: #b91c1c; color: #fff; } button:disabled { opacity: .5; cursor: default; }
 .actions { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin: 8px 0; }
+#signin { max-width: 560px; margin: 40px auto; } #signin code { font: 13px ui-monospace, Menlo, monospace; overflow-wrap: anywhere; }
+#signin .bad { background: #fee2e2; padding: 8px 14px; border-radius: 8px; }
 #answer { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #dcfce7; }
 #answer.bad { background: #fee2e2; }
 #problems { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #fee2e2; font-weight: 600; }
@@ -134,6 +160,7 @@ table { width: 100%; border-collapse: collapse; font-size: 14px; } th, td { text
 `;
 
 export const DASHBOARD_JS = `
+import { authFetch, hasToken, signIn, signOut, takeTokenFromAddress } from './client.js';
 const $ = (id) => document.getElementById(id);
 let selectedProduct = '';
 let state = { draws: [] };
@@ -162,8 +189,8 @@ const WHEN = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric'
 function when(t) { return t ? WHEN.format(new Date(t)) : ''; }
 
 async function getJson(path) {
-  const res = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
-  if (res.status === 401) throw new Error('Not signed in: open the dashboard URL with ?token=');
+  const res = await authFetch(path);
+  if (res.status === 401) throw new Error('Not signed in.');
   return res.json();
 }
 
@@ -176,9 +203,8 @@ function showAnswer(ok, message) {
 
 async function act(action, body) {
   try {
-    const res = await fetch('/dashboard/api/' + action, {
-      method: 'POST', credentials: 'same-origin',
-      headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}),
+    const res = await authFetch('/dashboard/api/' + action, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}),
     });
     const out = await res.json();
     showAnswer(!!out.ok, out.message || (out.ok ? 'Done.' : 'Refused.'));
@@ -456,19 +482,60 @@ function cancelShow() {
 $('retry').addEventListener('click', () => act('retry'));
 $('go-live').addEventListener('click', async () => { await act('stream', { action: 'live' }); loadStreaming(); });
 $('go-offline').addEventListener('click', async () => { await act('stream', { action: 'offline' }); loadStreaming(); });
-$('logout').addEventListener('click', async () => {
-  await fetch('/dashboard/api/logout', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' });
-  location.reload();
-});
+$('logout').addEventListener('click', () => { signOut(); showSignIn(''); });
+// A download is an API call too (it needs the token header): fetched, then saved from a blob.
+for (const id of ['csv', 'json']) {
+  $(id).addEventListener('click', async (e) => {
+    e.preventDefault();
+    const res = await authFetch($(id).getAttribute('href'));
+    if (!res.ok) { showAnswer(false, 'Download failed (HTTP ' + res.status + ').'); return; }
+    const url = URL.createObjectURL(await res.blob());
+    const a = el('a');
+    a.href = url;
+    a.download = 'giftdrop-history.' + id;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  });
+}
 $('entrant-search').addEventListener('input', () => loadEntrants());
 $('entrant-draw').addEventListener('change', () => loadEntrants());
 $('history-search').addEventListener('input', () => loadHistory());
 $('history-status').addEventListener('change', () => loadHistory());
 
-refresh();
-loadHistory();
-loadProducts();
-loadStreaming();
-setInterval(refresh, 1000);
-setInterval(loadHistory, 5000);
+// Signed in: the page (and its polling); signed out: the form naming where the token is.
+let timers = [];
+function showSignIn(problem) {
+  timers.forEach(clearInterval);
+  timers = [];
+  $('app').hidden = true;
+  $('signin').hidden = false;
+  $('signin-problem').hidden = !problem;
+  $('signin-problem').textContent = problem;
+  $('signin-token').focus();
+}
+function showApp() {
+  $('signin').hidden = true;
+  $('app').hidden = false;
+  refresh();
+  loadHistory();
+  loadProducts();
+  loadStreaming();
+  timers = [setInterval(refresh, 1000), setInterval(loadHistory, 5000)];
+}
+window.addEventListener('giftdrop:signed-out', (e) => {
+  if (!$('app').hidden || e.detail.hadToken) showSignIn('The bot refused that token: sign in with the one it uses now.');
+});
+$('signin-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  if (!signIn($('signin-token').value)) return;
+  $('signin-token').value = '';
+  const res = await authFetch('/dashboard/api/state');
+  if (res.ok) showApp();
+});
+
+takeTokenFromAddress();
+if (hasToken()) showApp();
+else showSignIn('');
 `;

@@ -6,11 +6,11 @@
  * variable is missing when only some are set.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../config/index.js';
-import type { Logger } from '../logging/index.js';
-import type { Clock } from '../shared/clock.js';
-import { TwitchViewerLogin } from '../twitch/viewer-login.js';
-import { ClaimPage, type ClaimPrizesPort } from '../web/claim-page.js';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../logging/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { TwitchViewerLogin } from '../../twitch/viewer-login.js';
+import { ClaimPage, type ClaimPrizesPort } from './claim-page.js';
 
 export interface ClaimPageWiring {
   /** `<public>/claim` */

@@ -1,7 +1,7 @@
 /**
  * The public verification page of one draw: a single self-contained HTML document (no external
  * requests; a Content-Security-Policy forbids them) that re-checks the draw in the viewer's own
- * browser. Served at `GET /verify/<id>` (src/http/verify-route.ts) and written by
+ * browser. Served at `GET /verify/<id>` (verify-route.ts) and written by
  * `npm run verify -- <id> --html`.
  *
  * Contract: `renderVerifyPage(record)` embeds only what the check needs (ids, logins and weights
@@ -9,7 +9,7 @@
  * why), whether its digest was announced, the fairness data, winners' logins and pick positions,
  * the reroll log);
  * never redeem links, gift ids, display names or supporter messages. The data sits in a JSON
- * script element with `<` escaped, and the script (src/web/verify-client.ts with @noble/curves)
+ * script element with `<` escaped, and the script (verify-client.ts with @noble/curves)
  * is bundled with esbuild on first use and cached; the entry resolves next to this module, so it
  * works from the TypeScript sources (tsx) and from compiled JavaScript alike. The single
  * executable carries it prebuilt instead (`GIFTDROP_VERIFY_CLIENT`). Needs a record whose
@@ -17,7 +17,7 @@
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DrawRecord } from '../giveaway/model.js';
+import type { DrawRecord } from '../../giveaway/model.js';
 import type { PageData } from './verify-client.js';
 
 /**

@@ -29,18 +29,18 @@
  * other than through the delivery tracker's `opened`.
  */
 import { randomBytes } from 'node:crypto';
-import { cookieValue } from '../shared/cookies.js';
-import { sameSecret } from '../shared/constant-time.js';
-import { escapeHtml } from '../shared/html.js';
+import { cookieValue } from '../../shared/cookies.js';
+import { sameSecret } from '../../shared/constant-time.js';
+import { escapeHtml } from '../../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PrizeView } from '../delivery/tracker.js';
-import { prizeState } from '../delivery/state.js';
-import type { Logger } from '../logging/index.js';
-import type { Clock } from '../shared/clock.js';
-import type { TwitchViewer } from '../twitch/viewer-login.js';
-import { RateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
-import { RejectionLog } from '../http/rejections.js';
-import { clientOf, overLimit } from '../http/surfaces.js';
+import type { PrizeView } from '../../delivery/tracker.js';
+import { prizeState } from '../../delivery/state.js';
+import type { Logger } from '../../logging/index.js';
+import type { Clock } from '../../shared/clock.js';
+import type { TwitchViewer } from '../../twitch/viewer-login.js';
+import { RateLimiter, type RateLimitOptions } from '../../http/rate-limit.js';
+import { RejectionLog } from '../../http/rejections.js';
+import { clientOf, overLimit } from '../../http/surfaces.js';
 
 interface ClaimLoginPort {
   authorizeUrl(state: string, redirectUri: string): string;

@@ -18,10 +18,10 @@
  * and O(draws in a claim window).
  */
 import type { EventEmitter } from 'node:events';
-import type { GiveawayEventMap } from '../giveaway/context.js';
-import type { DrawRecord } from '../giveaway/model.js';
-import type { ChatMessage } from '../shared/chat.js';
-import type { Clock, TimerHandle } from '../shared/clock.js';
+import type { GiveawayEventMap } from '../../giveaway/context.js';
+import type { DrawRecord } from '../../giveaway/model.js';
+import type { ChatMessage } from '../../shared/chat.js';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
 import { IdSketch } from './id-sketch.js';
 import { overlayName, overlayText } from './safe-text.js';
 

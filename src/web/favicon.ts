@@ -1,10 +1,14 @@
 /**
- * The bot's icon (`GET /favicon.ico`, asked for by every browser on every page of the bot's HTTP
- * server): a 32x32 purple gift box with a yellow ribbon, drawn here into a Windows icon file
- * (one 32-bit BMP image) once, so no binary file lives in the repository.
+ * The bot's icon and its route (`GET /favicon.ico`, asked for by every browser on every page of
+ * both listeners: overlay, dashboard, verify and claim pages): a 32x32 purple gift box with a
+ * yellow ribbon, drawn here into a Windows icon file (one 32-bit BMP image) once, so no binary
+ * file lives in the repository.
  *
- * Contract: `FAVICON_ICO` is a valid `.ico` (image/x-icon) of 32x32 pixels with transparency.
+ * Contract: `FAVICON_ICO` is a valid `.ico` (image/x-icon) of 32x32 pixels with transparency;
+ * `faviconRoute` answers `/favicon.ico` only (GET and HEAD; 405 otherwise) and returns false for
+ * any other path.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const SIZE = 32;
 const PURPLE = [0x6d, 0x28, 0xd9] as const; // the pages' accent colour
@@ -53,4 +57,27 @@ function drawIcon(): Buffer {
   return Buffer.concat([head, image]);
 }
 
-export const FAVICON_ICO: Buffer = drawIcon();
+const FAVICON_ICO: Buffer = drawIcon();
+
+/** The 405's headers: the overlay's (its pages' strict policy). */
+const REFUSAL_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/**
+ * `GET /favicon.ico`: every browser asks for it on every page (overlay, dashboard, verify and
+ * claim pages), on both listeners: no 404s. False for any other path.
+ */
+export function faviconRoute(req: IncomingMessage, res: ServerResponse): boolean {
+  if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/favicon.ico') return false;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { 'content-type': 'text/plain; charset=utf-8', ...REFUSAL_HEADERS });
+    res.end('method not allowed\n');
+  } else {
+    res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
+    res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
+  }
+  return true;
+}

@@ -5,26 +5,29 @@
  *
  * Contract: `handle` answers every request under /overlay and /dashboard (true) and leaves other
  * paths alone (false). Every answer carries a strict Content-Security-Policy (same-origin script,
- * style, images and connections only; no inline code; no framing of the dashboard). Dashboard
- * pages and APIs answer 401 without the token; `?token=` on the page starts a server-side session
- * (HttpOnly, SameSite=Strict cookie named for the port, expiring) and redirects to the bare URL;
- * `POST /dashboard/api/logout` ends it; changes are JSON POSTs (dashboard-auth.ts).
+ * style, images and connections only; no inline code; no framing of the dashboard). The
+ * dashboard's shell (`/dashboard`: HTML naming where the token is, its script, style and
+ * `client.js`) holds no data and loads without credentials; every `/dashboard/api/...` answers
+ * 401 without `Authorization: Bearer <token>` (dashboard-auth.ts: no cookie, no query token, no
+ * session); changes are JSON POSTs. The page keeps the token in its own origin's sessionStorage
+ * (assets/operator-client.ts, also served as `/overlay/client.js` for the overlay's event stream).
  * Does not own the HTTP server or change the engine other than through its public methods.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../config/index.js';
-import type { ShopPort } from '../giveaway/ports.js';
-import type { GiveawayEngine } from '../giveaway/engine.js';
-import type { GiveawaySettings } from '../giveaway/settings.js';
-import type { Logger } from '../logging/index.js';
-import type { Clock } from '../shared/clock.js';
-import type { StreamingService } from '../streaming/service.js';
-import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './assets/dashboard-page.js';
+import type { Config } from '../../config/index.js';
+import type { ShopPort } from '../../giveaway/ports.js';
+import type { GiveawayEngine } from '../../giveaway/engine.js';
+import type { GiveawaySettings } from '../../giveaway/settings.js';
+import type { Logger } from '../../logging/index.js';
+import type { Clock } from '../../shared/clock.js';
+import type { StreamingService } from '../../streaming/service.js';
+import { DASHBOARD_CSS, DASHBOARD_JS, dashboardHtml } from './assets/dashboard-page.js';
+import { OPERATOR_CLIENT_JS } from './assets/operator-client.js';
 import { OVERLAY_CSS, OVERLAY_HTML, OVERLAY_JS } from './assets/overlay-page.js';
-import { FAVICON_ICO } from './assets/favicon.js';
+import { faviconRoute } from '../favicon.js';
 import { ChatLog } from './chat-log.js';
 import { DashboardApi, type DashboardApiDeps } from './dashboard-api.js';
-import { DashboardAuth, loadDashboardToken, sameOriginJsonPost, type DashboardToken } from './dashboard-auth.js';
+import { hasDashboardToken, loadDashboardToken, sameOriginJsonPost, type DashboardToken } from './dashboard-auth.js';
 import { OverlayHub } from './overlay-hub.js';
 import { PrizeImages } from './prize-images.js';
 
@@ -38,6 +41,15 @@ const DASHBOARD_HEADERS = {
   'cache-control': 'no-store',
 };
 
+/** The dashboard's shell: what loads without the token (`body` undefined: the HTML page). */
+const SHELL: Record<string, { type: string; body?: string }> = {
+  '/dashboard': { type: 'text/html' },
+  '/dashboard/': { type: 'text/html' },
+  '/dashboard/app.js': { type: 'text/javascript', body: DASHBOARD_JS },
+  '/dashboard/app.css': { type: 'text/css', body: DASHBOARD_CSS },
+  '/dashboard/client.js': { type: 'text/javascript', body: OPERATOR_CLIENT_JS },
+};
+
 export interface OperatorPagesDeps {
   config: Pick<Config, 'dataDir' | 'dashboardToken' | 'mode' | 'settings'>;
   engine: GiveawayEngine;
@@ -48,8 +60,6 @@ export interface OperatorPagesDeps {
   settings: GiveawaySettings;
   clock: Clock;
   logger: Logger;
-  /** Dashboard session expiry and its clock (tests); default 12 h on the system clock. */
-  sessions?: import('./dashboard-auth.js').SessionOptions;
   /** The account rules the close applies, when any (the dashboard describes them). */
   accountRules?: DashboardApiDeps['accountRules'];
   /** The prizes waiting list (src/delivery). */
@@ -77,24 +87,11 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
   res.end(`${text}\n`);
 }
 
-/**
- * `GET /favicon.ico`: every browser asks for it on every page (overlay, dashboard, verify and
- * claim pages), on both listeners: no 404s. False for any other path.
- */
-export function faviconRoute(req: IncomingMessage, res: ServerResponse): boolean {
-  if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/favicon.ico') return false;
-  if (req.method !== 'GET' && req.method !== 'HEAD') plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
-  else {
-    res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
-    res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
-  }
-  return true;
-}
-
 export async function startOperatorPages(deps: OperatorPagesDeps): Promise<OperatorPages> {
   const log = deps.logger.child({ module: 'web' });
   const token = await loadDashboardToken(deps.config.dataDir, deps.config.dashboardToken);
-  const auth = new DashboardAuth(token.token, deps.sessions ?? {});
+  // Where the sign-in form says the token is (the path, never the token).
+  const shell = dashboardHtml(token.source === 'env' ? 'the GIFTDROP_DASHBOARD_TOKEN setting' : (token.file ?? 'DATA_DIR/dashboard.token'));
   const overlaySettings = deps.config.settings.overlay;
   const catchSeconds = overlaySettings.winnerChatSeconds;
   let overlay: OverlayHub | undefined;
@@ -134,6 +131,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     if (path === '/overlay' || path === '/overlay/') return asset(res, 'text/html', OVERLAY_HTML, OVERLAY_HEADERS);
     if (path === '/overlay/overlay.js') return asset(res, 'text/javascript', OVERLAY_JS, OVERLAY_HEADERS);
     if (path === '/overlay/overlay.css') return asset(res, 'text/css', OVERLAY_CSS, OVERLAY_HEADERS);
+    if (path === '/overlay/client.js') return asset(res, 'text/javascript', OPERATOR_CLIENT_JS, OVERLAY_HEADERS);
     if (path === '/overlay/events') return hub.handleEvents(req, res);
     if (path === '/overlay/state') return hub.handleState(res, OVERLAY_HEADERS);
     const prize = /^\/overlay\/prize\/([^/]{1,200})$/.exec(path);
@@ -156,37 +154,23 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
 
   const dashboardRoute = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const path = url.pathname;
-    const page = path === '/dashboard' || path === '/dashboard/';
-    const how = auth.check(req, page && req.method === 'GET');
-    if (!how) {
-      return plain(res, 401, 'giftdrop dashboard: token required. Open /dashboard?token=<token> (GIFTDROP_DASHBOARD_TOKEN, or the token in DATA_DIR/dashboard.token).', {
+    // The shell: no data, no credential needed (its script asks for the token and sends it).
+    const shellAsset = Object.hasOwn(SHELL, path) ? SHELL[path] : undefined;
+    if (shellAsset) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
+      return asset(res, shellAsset.type, shellAsset.body ?? shell, DASHBOARD_HEADERS);
+    }
+    if (!hasDashboardToken(req, token.token)) {
+      return plain(res, 401, 'giftdrop dashboard: token required. Send it as "Authorization: Bearer <token>" (GIFTDROP_DASHBOARD_TOKEN, or the token in DATA_DIR/dashboard.token); the page /dashboard asks for it.', {
         ...DASHBOARD_HEADERS,
         'www-authenticate': 'Bearer realm="giftdrop dashboard"',
       });
     }
-    if (how === 'query') {
-      res.writeHead(303, { location: '/dashboard', 'set-cookie': auth.setCookie(req), ...DASHBOARD_HEADERS });
-      res.end();
-      return;
-    }
-    if (page) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
-      // A page opened with the bearer token gets a session of its own (API calls with it do not).
-      const cookie: Record<string, string> = how === 'bearer' ? { 'set-cookie': auth.setCookie(req) } : {};
-      return asset(res, 'text/html', DASHBOARD_HTML, { ...DASHBOARD_HEADERS, ...cookie });
-    }
-    if (path === '/dashboard/app.js') return asset(res, 'text/javascript', DASHBOARD_JS, DASHBOARD_HEADERS);
-    if (path === '/dashboard/app.css') return asset(res, 'text/css', DASHBOARD_CSS, DASHBOARD_HEADERS);
     const m = /^\/dashboard\/api\/([a-z.]+)$/.exec(path);
     if (m) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         const refused = sameOriginJsonPost(req);
         if (refused) return plain(res, req.method === 'POST' ? 403 : 405, refused, DASHBOARD_HEADERS);
-      }
-      if (m[1] === 'logout' && req.method === 'POST') {
-        res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': auth.logout(req), ...DASHBOARD_HEADERS });
-        res.end('{"ok":true}');
-        return;
       }
       for (const [k, v] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(k, v);
       if (await api.handle(req, res, m[1]!, url.searchParams)) return;

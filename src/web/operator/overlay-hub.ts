@@ -18,12 +18,12 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GiveawayEventMap } from '../giveaway/context.js';
-import type { DrawView } from '../giveaway/engine.js';
-import type { Clock, TimerHandle } from '../shared/clock.js';
+import type { GiveawayEventMap } from '../../giveaway/context.js';
+import type { DrawView } from '../../giveaway/engine.js';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
 import { overlayDraw, type OverlayDraw, type OverlayState } from './overlay-view.js';
 import { overlayText } from './safe-text.js';
-import { clientOf } from '../http/surfaces.js';
+import { clientOf } from '../../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;

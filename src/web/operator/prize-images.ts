@@ -9,8 +9,8 @@
  * response carries its own CSP (`sandbox`) so an SVG can never run script. Does not log URLs.
  */
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../logging/index.js';
-import type { ShopPort } from '../giveaway/ports.js';
+import type { Logger } from '../../logging/index.js';
+import type { ShopPort } from '../../giveaway/ports.js';
 
 const MAX_BYTES = 2 * 1024 * 1024;
 const TIMEOUT_MS = 5_000;

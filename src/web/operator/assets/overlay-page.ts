@@ -3,7 +3,10 @@
  * (no build step, no CDN; the same text works from src/ under tsx and from a tsc build).
  *
  * Contract: the script renders every received string with textContent (never innerHTML), follows
- * `/overlay/events` (EventSource reconnects by itself; after a refusal it reopens every 3 s),
+ * `/overlay/events` with the one fetch-based event-stream reader (operator-client.ts
+ * `readEventStream`: it reconnects by itself after the stream ends or fails); when the page was
+ * opened with `?key=` (OBS on another machine, GIFTDROP_OVERLAY_KEY) that key goes on every data
+ * request it makes (the event stream, the prize images): no cookie carries it,
  * and keys the cards by draw so a new frame never restarts a running reveal. Transparent
  * background; laid out for a 1920x1080 browser source and scaled as a whole to any other size
  * (1280x720 looks the same, smaller). The cards keep the server's order (running draws first,
@@ -71,6 +74,10 @@ body { font: 600 28px/1.25 system-ui, "Segoe UI", Roboto, "Noto Sans", sans-seri
 `;
 
 export const OVERLAY_JS = `
+import { readEventStream } from './client.js';
+// OBS on another machine opens /overlay?key=...: the key goes on the overlay's own data requests.
+const KEY = new URLSearchParams(location.search).get('key');
+function withKey(path) { return KEY ? path + (path.includes('?') ? '&' : '?') + 'key=' + encodeURIComponent(KEY) : path; }
 const drawsEl = document.getElementById('draws');
 const badgeEl = document.getElementById('badge');
 const cards = new Map();
@@ -100,7 +107,7 @@ function makeCard(d) {
   c.img = el('img');
   c.img.alt = '';
   c.img.addEventListener('error', () => { c.img.hidden = true; });
-  c.img.src = d.image;
+  c.img.src = withKey(d.image);
   const titles = el('div');
   c.prize = el('div', 'prize');
   c.sub = el('div', 'sub');
@@ -236,12 +243,5 @@ function tick() {
 }
 setInterval(tick, 250);
 
-function connect() {
-  const es = new EventSource('/overlay/events');
-  es.addEventListener('state', (e) => apply(JSON.parse(e.data)));
-  es.addEventListener('error', () => {
-    if (es.readyState === EventSource.CLOSED) setTimeout(connect, 3000);
-  });
-}
-connect();
+readEventStream(withKey('/overlay/events'), (name, data) => { if (name === 'state') apply(JSON.parse(data)); });
 `;

@@ -13,23 +13,23 @@
  * answer. No GET changes anything. Bodies are JSON up to MAX_BODY bytes. Does not check the token
  * (the router does) or render HTML.
  */
-import { plural } from '../shared/plural.js';
+import { plural } from '../../shared/plural.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeAccountRules, type AccountRules } from '../giveaway/account-rules.js';
-import { exclusionOf } from '../giveaway/eligibility.js';
-import { awaitingLinks, RECENT_LIMIT } from '../giveaway/registry.js';
-import type { Delivery, DrawRecord } from '../giveaway/model.js';
-import { prizeState, type PrizeState } from '../delivery/state.js';
-import type { ShopPort } from '../giveaway/ports.js';
-import type { GiveawayEngine } from '../giveaway/engine.js';
-import type { GiveawaySettings } from '../giveaway/settings.js';
-import type { Logger } from '../logging/index.js';
-import { noRoles, type ChatMessage } from '../shared/chat.js';
-import type { Clock } from '../shared/clock.js';
-import { toCsv, toExport } from '../storage/export.js';
-import type { StreamingService } from '../streaming/service.js';
+import { describeAccountRules, type AccountRules } from '../../giveaway/account-rules.js';
+import { exclusionOf } from '../../giveaway/eligibility.js';
+import { awaitingLinks, RECENT_LIMIT } from '../../giveaway/registry.js';
+import type { Delivery, DrawRecord } from '../../giveaway/model.js';
+import { prizeState, type PrizeState } from '../../delivery/state.js';
+import type { ShopPort } from '../../giveaway/ports.js';
+import type { GiveawayEngine } from '../../giveaway/engine.js';
+import type { GiveawaySettings } from '../../giveaway/settings.js';
+import type { Logger } from '../../logging/index.js';
+import { noRoles, type ChatMessage } from '../../shared/chat.js';
+import type { Clock } from '../../shared/clock.js';
+import { toCsv, toExport } from '../../storage/index.js';
+import type { StreamingService } from '../../streaming/service.js';
 import type { ChatLog } from './chat-log.js';
-import type { DeliveryTracker } from '../delivery/tracker.js';
+import type { DeliveryTracker } from '../../delivery/tracker.js';
 
 const MAX_BODY = 16 * 1024;
 const ENTRANTS_SHOWN = 200;
@@ -322,7 +322,7 @@ export class DashboardApi {
     if (known) return known;
     const full = await this.d.repo.getDraw(r.id);
     // Imported here, not at start-up: a v2 draw's check loads the BLS code (@noble/curves).
-    const { verifyDraw } = await import('../fairness/verify.js');
+    const { verifyDraw } = await import('../../fairness/verify.js');
     const v = full ? verifyDraw(full) : { ok: false as const, reason: 'not found' };
     const text = !v.ok ? `does not verify: ${v.reason}` : nobody ? 'nobody won (seed and list check out)' : 'verified';
     this.verified.set(key, text);

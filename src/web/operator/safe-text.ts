@@ -9,7 +9,7 @@
  * a dotted domain-like name, an `@` between word characters, or a run of 24+ letters/digits
  * (token-like). Does not escape HTML (the DOM does).
  */
-import { linkFreeText } from '../shared/plain-text.js';
+import { linkFreeText } from '../../shared/plain-text.js';
 
 /** A line of free text for the overlay: links, addresses and token-like runs replaced by `[link]`. */
 export function overlayText(text: string, max = 120): string {

@@ -14,23 +14,23 @@
  *   (BeaconError). Never logs anything but the round, status and duration.
  * - The BLS code is imported by the first `fetch` (or `connectSandbox`), not with this module.
  */
-import { LazyPool, undici } from '../../http-client/undici.js';
+import { LazyPool, undici } from '../http-client/undici.js';
 import { z } from 'zod';
-import type { Logger } from '../../logging/index.js';
-import { silentLogger } from '../../logging/index.js';
-import type { BeaconRound } from '../../giveaway/model.js';
-import type { BeaconPort } from '../../giveaway/ports.js';
-import { systemClock, type Clock, type TimerHandle } from '../../shared/clock.js';
-import { GiftdropError } from '../../shared/errors.js';
-import { QUICKNET, roundAfter, roundTimeMs, type DrandChain } from '../drand-chain.js';
+import type { Logger } from '../logging/index.js';
+import { silentLogger } from '../logging/index.js';
+import type { BeaconRound } from '../giveaway/model.js';
+import type { BeaconPort } from '../giveaway/ports.js';
+import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
+import { GiftdropError } from '../shared/errors.js';
+import { QUICKNET, roundAfter, roundTimeMs, type DrandChain } from '../fairness/drand-chain.js';
 
-let checks: Promise<typeof import('../drand.js')> | undefined;
+let checks: Promise<typeof import('../fairness/drand.js')> | undefined;
 /**
  * The signature and hash checks (drand.ts with @noble/curves), imported on first use rather
  * than at start-up; `fetch` starts the import before it waits for the round to be published.
  */
-function drandChecks(): Promise<typeof import('../drand.js')> {
-  return (checks ??= import('../drand.js'));
+function drandChecks(): Promise<typeof import('../fairness/drand.js')> {
+  return (checks ??= import('../fairness/drand.js'));
 }
 
 /** The default public relay. */

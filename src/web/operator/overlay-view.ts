@@ -8,7 +8,7 @@
  * pure and synchronous, O(winners + rerolls), never O(entrants). Does not decide when to send.
  */
 import { createHash } from 'node:crypto';
-import type { DrawView } from '../giveaway/engine.js';
+import type { DrawView } from '../../giveaway/engine.js';
 import { overlayName, overlayText } from './safe-text.js';
 
 type OverlayStage = 'open' | 'closing' | 'claim' | 'winners' | 'cancelled';

@@ -1,5 +1,5 @@
 /**
- * `GET /verify/<id>`: the public verification page of a finished draw (src/web/verify-page.ts).
+ * `GET /verify/<id>`: the public verification page of a finished draw (verify-page.ts).
  * Public (a tunnel carries it), so it is bounded:
  * - a per-client rate limit (429 with Retry-After; the client as the public listener decided it,
  *   surfaces.ts `clientOf`);
@@ -27,12 +27,12 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
-import type { Logger } from '../logging/index.js';
-import type { DrawRecord } from '../giveaway/model.js';
-import { LruCache } from '../shared/lru-cache.js';
-import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
-import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
-import { clientOf, overLimit } from './surfaces.js';
+import type { Logger } from '../../logging/index.js';
+import type { DrawRecord } from '../../giveaway/model.js';
+import { LruCache } from '../../shared/lru-cache.js';
+import { pageProblem, renderVerifyPage } from './verify-page.js';
+import { RateLimiter, type RateLimitOptions } from '../../http/rate-limit.js';
+import { clientOf, overLimit } from '../../http/surfaces.js';
 
 type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 

@@ -1,5 +1,5 @@
 /**
- * The effects between closing entries and the winners (draw-machine.ts phases `closing`,
+ * Closing a draw: the effects between closing entries and the winners (draw-machine.ts phases `closing`,
  * `awaiting-beacon`, `picking`): freeze the eligible entrants, wait for the beacon round, take the
  * picks.
  *
@@ -10,12 +10,12 @@
  * event loop for long; the frozen list stays beside the record, never copied into events.
  * `awaitBeacon` returns the key of the pick sequence (beacon-step.ts). `takePicks` reveals the
  * seed and takes the first picks with the provably fair sequence; with Twitch account rules in
- * force each pick is checked and one that fails is set aside for the next (checked-picks.ts),
+ * force each pick is checked and one that fails is set aside for the next (winner-picks.ts),
  * within one deadline set when entries closed (`s.picksUntil`). Each returns the trigger its
  * outcome feeds back. Does not: change the phase, talk to the shop, or deliver prizes.
  */
 import { keyForPicks } from './beacon-step.js';
-import { picksDeadline, takeCheckedPicks } from './checked-picks.js';
+import { picksDeadline, takeCheckedPicks } from './winner-picks.js';
 import { claimWindowFits } from './claim-window.js';
 import { channelIdentity, type FlowContext } from './context.js';
 import type { Trigger } from './draw-machine.js';

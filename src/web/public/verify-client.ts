@@ -22,8 +22,8 @@
  * #computed-winners (for the page's own tests). Text from the draw (logins,
  * product) is only ever set through textContent.
  */
-import { beaconModeProblem } from '../fairness/beacon-policy.js';
-import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from '../fairness/drand.js';
+import { beaconModeProblem } from '../../fairness/beacon-policy.js';
+import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from '../../fairness/drand.js';
 
 /** The draw data embedded in the page (see verify-page.ts `pageData`). */
 export interface PageData {

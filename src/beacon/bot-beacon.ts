@@ -8,11 +8,11 @@
  * URL, none (logged). A sandbox beacon that cannot be reached at start-up is reported and the bot
  * runs without one rather than not starting. The caller closes what it gets.
  */
-import type { Config } from '../../config/index.js';
+import type { Config } from '../config/index.js';
 import { DEFAULT_BEACON_URL, DrandBeacon } from './drand-client.js';
-import type { BeaconPort } from '../../giveaway/ports.js';
-import type { Logger } from '../../logging/index.js';
-import type { Clock } from '../../shared/clock.js';
+import type { BeaconPort } from '../giveaway/ports.js';
+import type { Logger } from '../logging/index.js';
+import type { Clock } from '../shared/clock.js';
 
 export interface BotBeacon {
   port?: BeaconPort;

@@ -1,27 +1,27 @@
 /**
- * Picks that hold the account rules: walks the provably fair pick sequence (fairness/procedure.ts) from a
- * position, asks the account gate about the next few picks at a time, sets aside each pick that
- * fails a rule (with its reason and the time of Twitch's answer) and keeps the others, until
- * `wanted` picks passed, the frozen list is exhausted, or the deadline comes.
+ * Winners from the provably fair pick sequence (fairness/procedure.ts) over a draw's frozen list:
+ * the first picks, the picks that hold the account rules, and a winner replaced by the next pick.
  *
- * Contract: the passed picks are exactly the first `wanted` picks of the sequence that pass, in
- * sequence order, and every pick before the last one taken is either taken or set aside; so for
- * uniform and weighted draws the winners have exactly the distribution of a draw among the
- * entrants who pass (sampling without replacement, conditioned on passing), and `fairness/verify.ts`
- * replays them from the frozen list, the key and the recorded set-asides. Picks looked up ahead
- * but not needed are neither taken nor recorded (they stay free for later picks). Without an
- * active gate it is the plain sequence (same positions as firstPicks). A pick still unanswered
- * at `until` ends the walk (`outOfTime`): the winners decided so far stand. `picksDeadline` is
- * that deadline for a draw. `replaceWinnerChecked` replaces one winner that way (a reroll or a
- * claim window), serialised per draw, appending its set-asides to the record and saying them in
- * chat through the gate; `replaceWinnerPlain` is its synchronous form without account rules.
- * Does not: persist, or decide eligibility by itself (account-rules.ts does).
+ * Contract: positions follow the prefix-stable sequence; the next free position is
+ * `winners + rerolls + setAside` (`nextPosition`: each reroll removed exactly one winner), which is
+ * what fairness/verify.ts recomputes. `takeCheckedPicks` walks the sequence from a position, asks
+ * the account gate about the next few picks at a time, sets aside each pick that fails a rule (with
+ * its reason and the time of Twitch's answer) and keeps the others, until `wanted` picks passed,
+ * the list is exhausted, or the deadline (`picksDeadline`) comes: the passed picks are exactly the
+ * first `wanted` picks of the sequence that pass, in order, so the winners have the distribution of
+ * a draw among the entrants who pass, and verify replays them from the list, the key and the
+ * recorded set-asides. Picks looked up ahead but not needed stay free. Without an active gate it is
+ * the plain sequence (same positions as `firstPicks`); a pick unanswered at the deadline ends the
+ * walk (`outOfTime`) and the winners decided so far stand. `replaceWinner` swaps one winner for a
+ * given pick (mutating the record: the new winner takes the old one's place, gift id and link);
+ * `replaceWinnerChecked` finds that pick under the rules, serialised per draw, appending its
+ * set-asides and saying them in chat through the gate; `replaceWinnerPlain` is its synchronous form
+ * without rules. Does not: persist, or decide eligibility (account-rules.ts does).
  */
 import type { AccountGate, PickVerdict } from './account-rules.js';
 import { pickKey, pickSequenceOfWeights } from '../fairness/index.js';
 import type { FrozenList } from './entrants/index.js';
-import type { DrawRecord, FrozenEntrant, SetAsidePick, Winner } from './model.js';
-import { replaceWinner, type ReplaceMeta } from './picks.js';
+import type { DrawRecord, FrozenEntrant, RerollRecord, SetAsidePick, Winner } from './model.js';
 import type { DrawSession } from './session.js';
 
 /** Time kept free before Fourthwall's deadline for the finish call after the picks. */
@@ -46,6 +46,62 @@ export interface CheckedPicks {
   problem?: string;
   /** The deadline came before `wanted` picks were decided. */
   outOfTime: boolean;
+}
+
+/** The first `count` picks over a frozen list as (entrant, position) pairs. */
+/** `key`: the seed (procedure v1) or the draw key derived with the beacon (v2, fairness/beacon-key.ts). */
+export function firstPicks(key: Buffer, frozen: FrozenList, count: number): { entrant: FrozenEntrant; pick: number }[] {
+  return pickSequenceOfWeights(key, frozen.digest, frozen.weights, count, frozen.fenwick).map((index, pick) => ({
+    entrant: frozen.entrant(index),
+    pick,
+  }));
+}
+
+/** What a replacement records besides the pick. */
+export interface ReplaceMeta {
+  at: string;
+  reason: RerollRecord['reason'];
+  byUserId?: string;
+  displayNameOf(userId: string): string | undefined;
+  claimPending: boolean;
+}
+
+/**
+ * Replaces the winner with `userId` by `next` (the next free pick: replaceWinnerChecked, replaceWinnerPlain),
+ * mutating `record`: the new winner takes the old one's place, gift id and redeem link. Returns
+ * undefined (record unchanged) when there is no next pick or `userId` is no winner.
+ */
+function replaceWinner(
+  record: DrawRecord,
+  next: { entrant: FrozenEntrant; pick: number; accountCheck?: Winner['accountCheck'] } | undefined,
+  userId: string,
+  meta: ReplaceMeta,
+): { old: Winner; winner: Winner } | undefined {
+  const slot = record.winners.findIndex((w) => w.userId === userId);
+  if (slot < 0) return undefined;
+  if (!next) return undefined;
+  const old = record.winners[slot]!;
+  const winner: Winner = {
+    userId: next.entrant.userId,
+    login: next.entrant.login,
+    displayName: meta.displayNameOf(next.entrant.userId) ?? next.entrant.login,
+    pick: next.pick,
+    ...(old.giftId !== undefined ? { giftId: old.giftId } : {}),
+    ...(old.redeemUrl !== undefined ? { redeemUrl: old.redeemUrl } : {}),
+    ...(meta.claimPending ? { claimed: false } : {}),
+    ...(next.accountCheck ? { accountCheck: next.accountCheck } : {}),
+  };
+  record.winners[slot] = winner;
+  (record.rerolls ??= []).push({
+    at: meta.at,
+    replacedUserId: old.userId,
+    replacedLogin: old.login,
+    reason: meta.reason,
+    ...(meta.byUserId !== undefined ? { byUserId: meta.byUserId } : {}),
+    newUserId: winner.userId,
+    pick: winner.pick,
+  });
+  return { old, winner };
 }
 
 export interface CheckedPicksInput {
@@ -147,7 +203,7 @@ export function replaceWinnerPlain(s: DrawSession, userId: string, meta: Replace
 /**
  * Replaces the winner `userId` of a closed draw by its next pick that holds the account rules (a
  * reroll or a claim-window replacement): the pick's set-asides are appended to the record's
- * `setAside`, then replaceWinner (picks.ts) swaps the winner; undefined (the winner kept) when
+ * `setAside`, then replaceWinner swaps the winner; undefined (the winner kept) when
  * nobody is left, the deadline came first, the winner is no longer one, or `still()` turned false
  * while the pick was checked. One at a time per draw: the next caller starts once this one's swap
  * is applied. Picks set aside or unchecked are said in chat by the gate (one line).
