@@ -52,7 +52,7 @@ export function wrapperShellWakeups(pid: number, script: string | undefined, pla
  * stop is reported as (platform/stop-cause.ts), since the SIGTERM sent here is only the means.
  */
 export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process = process, cause = 'npm start went away'): void {
-  noteStopCause(cause);
+  if (proc === process) noteStopCause(cause);
   if (platform !== 'win32') {
     proc.kill(proc.pid, 'SIGTERM');
   } else if (proc.listenerCount('SIGTERM') > 0) {
