@@ -105,7 +105,7 @@ export interface ByteSource {
 }
 
 /** How many leading hex digits of a commitment or digest chat shows (step 1). */
-export const CODE_HEX_DIGITS = 16;
+const CODE_HEX_DIGITS = 16;
 
 /** The short form chat and the overlay's operator pages show of a 64-hex commitment or digest. */
 export function fairCode(hex: string): string {

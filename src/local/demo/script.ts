@@ -193,6 +193,15 @@ function watchDraw(world: DemoWorld, draw: DrawRecord, stepMs: number, claimMs: 
 }
 
 /** Waits until the bot's winners line (mentioning every winner) and the seed reveal are in chat. */
+/**
+ * True once chat shows the opening of `record` since `from`: a bot line naming its prize and the
+ * entry command (another line, a late thank-you or the last draw's check line, does not count).
+ */
+function announced(world: DemoWorld, from: number, record: DrawRecord): boolean {
+  const enter = `${world.stack.bot.config.settings.commands.prefix}${world.stack.bot.config.settings.commands.names.enter ?? 'enter'}`;
+  return world.botLinesSince(from).some((l) => l.text.includes(record.offer.name) && l.text.includes(enter));
+}
+
 async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawRecord, timeoutMs: number): Promise<void> {
   const logins = record.winners.map((w) => w.login.toLowerCase());
   const seed = record.fairness.seed;
@@ -283,7 +292,7 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   const watch = watchDraw(world, record, step, claimMs);
   printer.narrate(`The merch train departs: the bot opened link giveaway ${record.id} (${record.gifts}x ${record.offer.name}) through the same engine call as !giveaway start.`);
   // Viewers answer the announcement, so they type only once it is in chat.
-  await world.until(() => world.botLinesSince(mark).some((l) => l.text.includes(record.offer.name) && l.text.includes('!enter')), step, 'the giveaway announcement in chat');
+  await world.until(() => announced(world, mark, record), step, 'the giveaway announcement in chat');
   await playLines(world, linkLines().slice(0, 6), timings.paceMs, watch.closesAt, () => world.now(), watch.isClosed);
   await watch.closed;
   mark = world.mark();
@@ -336,7 +345,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
       `The bot verified the signature and opened draw ${draw.id} (${draw.gifts}x ${draw.offer.name}). Its announcement carries the draw code: the start of the hash of a secret seed it reveals after the draw (the verify page shows both).`,
     );
     const giftWatch = watchDraw(world, draw, step, claimMs);
-    await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
+    await world.until(() => announced(world, mark, draw), step, 'the draw announcement in chat');
     printer.narrate('Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.');
     await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, giftWatch.closesAt, now, giftWatch.isClosed);
     const closedRecord = await giftWatch.closed;
@@ -377,7 +386,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     try {
       link = await linkOpened.promise;
       linkWatch = watchDraw(world, link, step, claimMs);
-      await world.until(() => world.botLinesSince(mark).length > 0, step, 'the giveaway announcement in chat');
+      await world.until(() => announced(world, mark, link), step, 'the giveaway announcement in chat');
     } catch (err) {
       if (err instanceof DemoTimeout) {
         const reply = world.botLinesSince(mark).at(-1)?.text;
