@@ -439,6 +439,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    alerts: p.shop.features.alerts,
   });
   c.stops.close('pages', () => web.close());
   return web;

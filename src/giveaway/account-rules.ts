@@ -54,7 +54,12 @@ function accountExclusion(info: AccountInfo, r: AccountRules, now: number): SetA
   return undefined;
 }
 
-const REASON_TEXT: Record<SetAsideReason, (r: AccountRules) => string> = {
+/** Why a pick was set aside, in the words chat, the dashboard and the history use. */
+export function setAsideReasonText(reason: SetAsideReason, r: Pick<AccountRules, 'minFollowDays' | 'minAccountDays'>): string {
+  return REASON_TEXT[reason](r);
+}
+
+const REASON_TEXT: Record<SetAsideReason, (r: Pick<AccountRules, 'minFollowDays' | 'minAccountDays'>) => string> = {
   'not-follower': () => 'not following the channel',
   'follow-age': (r) => `following for less than ${r.minFollowDays} day${r.minFollowDays === 1 ? '' : 's'}`,
   'account-age': (r) => `account younger than ${r.minAccountDays} day${r.minAccountDays === 1 ? '' : 's'}`,
