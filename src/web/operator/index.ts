@@ -119,6 +119,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     ...(deps.alerts ? { alerts: deps.alerts } : {}),
     showAlerts: overlaySettings.alerts,
     alertSeconds: overlaySettings.alertSeconds,
+    revealSeconds: overlaySettings.revealSeconds,
     badge: overlaySettings.badge,
     winnersSeconds: overlaySettings.winnersSeconds,
     maxResults: overlaySettings.maxResults,

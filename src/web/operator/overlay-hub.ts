@@ -31,8 +31,6 @@ import { clientOf } from '../../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;
-/** How long a result is shown big in its card before it joins the results band. */
-const REVEAL_MS = 12_000;
 /** Alerts on screen at once. */
 const MAX_ALERTS = 3;
 
@@ -54,6 +52,8 @@ export interface OverlayHubOptions {
   showAlerts?: boolean;
   /** How long each alert stays (default 8 s). */
   alertSeconds?: number;
+  /** How long the newest result is shown big in its card before it joins the band (default 12 s). */
+  revealSeconds?: number;
   badge?: string;
   winnersSeconds: number;
   /** Results shown at most beside the running draws (default 3). */
@@ -147,7 +147,7 @@ export class OverlayHub {
       now,
       draws: [...running, ...results.slice(0, this.options.maxResults ?? 3).map((r) => r.draw)],
       alerts: this.alerts.filter((a) => a.until > now),
-      revealMs: REVEAL_MS,
+      revealMs: (this.options.revealSeconds ?? 12) * 1000,
       pending: this.text.pending,
     };
     const badge = this.options.badge ? overlayText(this.options.badge, 60) : '';
