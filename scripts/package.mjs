@@ -6,12 +6,13 @@
  * release/ is git-ignored; the executables are never committed.
  *
  * How:
- * 1. dist/ is brought up to date (scripts/build.mjs) and the verify page's browser script is
- *    bundled now (src/web/public/verify-page.ts bundleVerifyClient): the executable carries no bundler.
+ * 1. dist/ is brought up to date (scripts/build.mjs) and the browser scripts are bundled now (the
+ *    verify page's, src/web/public/verify-page.ts bundleVerifyClient, and the operator pages',
+ *    src/web/operator/page-scripts.ts bundlePageScripts): the executable carries no bundler.
  * 2. esbuild bundles dist/executable.js (the executable's entry: src/executable.ts) and every
  *    module and package it loads into ONE CommonJS file (.cache/package/giftdrop.cjs): the pages'
  *    assets are modules already, pino-pretty runs in-process (src/logging), and the version and
- *    the verify script are defined into it. CommonJS because Node 22 and 24 take only a CommonJS
+ *    the browser scripts are defined into it. CommonJS because Node 22 and 24 take only a CommonJS
  *    entry in a single executable (Node 26 takes both; one bundle serves both executables).
  * 3. The official Node binaries come from the npm registry (`npm pack node-<os>-x64@<line>`, cached
  *    in .cache/nodes/<package>@<version>/).
@@ -81,6 +82,8 @@ async function bundle() {
   ensureBuilt({ log: say });
   const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'public', 'verify-page.js')).href);
   const verifyClient = await bundleVerifyClient();
+  const { bundlePageScripts } = await import(pathToFileURL(join(distDir, 'web', 'operator', 'page-scripts.js')).href);
+  const pageScripts = await bundlePageScripts();
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const out = join(work, 'giftdrop.cjs');
   const esbuild = require('esbuild');
@@ -91,8 +94,12 @@ async function bundle() {
     platform: 'node',
     format: 'cjs',
     target: 'node22',
-    define: { GIFTDROP_VERSION: JSON.stringify(version), GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient) },
-    // The bundler is never called in the executable (the verify script is defined above); ws's
+    define: {
+      GIFTDROP_VERSION: JSON.stringify(version),
+      GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient),
+      GIFTDROP_PAGE_SCRIPTS: JSON.stringify(pageScripts),
+    },
+    // The bundler is never called in the executable (the browser scripts are defined above); ws's
     // optional native helpers are loaded in a try and it works without them.
     external: ['esbuild', 'bufferutil', 'utf-8-validate'],
     // The npm package rather than Node's deprecated built-in (which would print DEP0040 at start);

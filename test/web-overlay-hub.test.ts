@@ -194,7 +194,7 @@ describe('overlay hub', () => {
       shipping: { address: { name: 'Real Name', address1: '1 Main St' } },
     } as unknown as Order;
     alerts.emit('alert', toOrderAlert(order, true, new Date(h.clock.now()).toISOString()));
-    alerts.emit('alert', toOrderAlert({ ...order, username: undefined } as unknown as Order, false, new Date(h.clock.now()).toISOString()));
+    alerts.emit('alert', toOrderAlert({ ...order, username: undefined }, false, new Date(h.clock.now()).toISOString()));
     const shown = hub.state().alerts;
     expect(shown.map((a) => [a.title, a.line])).toEqual([
       ['New order', 'merch_fan bought Giftdrop Hoodie and Giftdrop Mug · $60.00'],

@@ -85,7 +85,7 @@ export interface DashboardWinner {
 }
 
 /** A pick the account rules set aside, with the reason in the chat line's words (account-rules.ts). */
-export interface DashboardSetAside {
+interface DashboardSetAside {
   login: string;
   reason: SetAsideReason;
   why: string;
@@ -140,7 +140,7 @@ export interface DashboardState {
   actions: DashboardActions;
 }
 
-export interface DashboardEntrant {
+interface DashboardEntrant {
   login: string;
   displayName: string;
   weight: number;

@@ -82,7 +82,7 @@ export function overlayWording(overrides: Readonly<Record<string, string>> = {})
 
 type OverlayStage = 'open' | 'closing' | 'claim' | 'winners' | 'cancelled';
 
-export interface OverlayWinner {
+interface OverlayWinner {
   name: string;
   /** false while a claim window waits for this winner's `!claim`. */
   claimed?: boolean;
