@@ -1,35 +1,21 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runHistoryCli } from '../src/cli/history.js';
-import { FileDrawRepository } from '../src/storage/index.js';
 import { finishedRecord } from './support/fairness-records.js';
 import { openRecord, tempDataDir } from './support/storage-helpers.js';
-import { captureIo } from './support/cli-io.js';
+import { captureIo, historyForFile, runCli } from './support/cli-io.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-let dir: string;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDataDir());
-  const repo = await FileDrawRepository.open(dir);
+const dataDir = historyForFile(async (repo) => {
   await repo.saveDraw(finishedRecord({ id: 'lg_old', openedAt: '2026-01-01T00:00:00.000Z', winners: 2 }));
   await repo.saveDraw(
     finishedRecord({ id: 'gd_new', kind: 'gift-draw', openedAt: '2026-01-02T00:00:00.000Z', winners: 1, offerName: 'Mug, "large"\u001b[31m' }),
   );
   await repo.saveDraw(openRecord('lg_open', '2026-01-03T00:00:00.000Z'));
-  await repo.close();
-});
-afterAll(async () => {
-  await cleanup();
 });
 
-async function run(...argv: string[]) {
-  const c = captureIo(dir);
-  const code = await runHistoryCli(argv, c.io);
-  return { code, out: c.out(), err: c.err() };
-}
+const run = (...argv: string[]) => runCli(runHistoryCli, dataDir(), ...argv);
 
 describe('history CLI', () => {
   it('prints the contract export as JSON, newest first', async () => {
@@ -82,12 +68,12 @@ describe('history CLI', () => {
     expect(code).toBe(0);
     const lines = out.split('\r\n');
     expect(lines.at(-1)).toBe('');
-    expect(lines[0]).toBe('drawId,kind,offerName,closedAt,userId,login,displayName,giftId,redeemUrl,claimed');
+    expect(lines[0]).toBe('drawId,kind,offerName,closedAt,userId,login,displayName,giftId,redeemUrl,claimed,entrantsByChannel');
     expect(lines).toHaveLength(1 + 1 + 2 + 1);
     const gd = finishedRecord({ id: 'gd_new', openedAt: '2026-01-02T00:00:00.000Z', winners: 1 });
     const w = gd.winners[0]!;
     expect(lines[1]).toBe(
-      `gd_new,gift-draw,"Mug, ""large""\ufffd[31m",${gd.closedAt},${w.userId},${w.login},${w.displayName},,${w.redeemUrl},`,
+      `gd_new,gift-draw,"Mug, ""large""\ufffd[31m",${gd.closedAt},${w.userId},${w.login},${w.displayName},,${w.redeemUrl},,`,
     );
     expect(lines[2]!.startsWith('lg_old,link-giveaway,Sticker pack,2026-01-01T00:01:00.000Z,')).toBe(true);
   });
@@ -148,7 +134,7 @@ describe('history CLI', () => {
   it('runs as `npm run history` with the data directory from the configuration', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/history.ts', '--live', '--json', '--limit', '1'], {
       cwd: root,
-      env: { ...process.env, DATA_DIR: dir, GIFTDROP_MODE: 'sandbox' },
+      env: { ...process.env, DATA_DIR: dataDir(), GIFTDROP_MODE: 'sandbox' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

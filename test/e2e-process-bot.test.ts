@@ -90,7 +90,7 @@ describe('the real bot process', () => {
     expect(bot.webhookUrl).toBe(`http://127.0.0.1:${bot.port}/webhooks/fourthwall`);
     const { status, body } = await bot.health();
     expect(status).toBe(200);
-    expect(body).toEqual({ status: 'ok', mode: 'live', chat: 'connected', openDraws: 0 });
+    expect(body).toEqual({ status: 'ok', mode: 'live', chat: 'connected', chatTransport: 'irc', openDraws: 0 });
   });
 
   it('!stream live / offline / status work for the broadcaster and mods; a normal viewer gets nothing', async () => {

@@ -47,7 +47,9 @@ async function nothingChanged(chatLines: number): Promise<void> {
 /** Sends a body of `size` bytes without a content-length (chunked) and returns the status, if any came back. */
 function postChunked(target: string, size: number): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const req = request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
+    // (a signature-shaped header: a body is read only with one; this one never matches)
+    const sig = Buffer.alloc(32, 1).toString('base64');
+    const req = request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-fourthwall-hmac-sha256': sig } });
     let status: number | undefined;
     req.on('response', (res) => {
       status = res.statusCode;
@@ -187,7 +189,7 @@ describe('GET /healthz', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual({ status: 'ok', mode: 'sandbox', chat: 'connected', openDraws: 0 });
+    expect(body).toEqual({ status: 'ok', mode: 'sandbox', chat: 'connected', chatTransport: 'irc', openDraws: 0 });
     const head = await fetch(`${s.bot.http.url}/healthz`, { method: 'HEAD' });
     expect(head.status).toBe(200);
   });

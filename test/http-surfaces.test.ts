@@ -19,9 +19,9 @@ import { connect, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODIES_PER_CLIENT, startHttpServer, type BotHttpServerWithPages, type HttpServerOptions } from '../src/http/server.js';
+import { startHttpServer, type BotHttpServerWithPages, type HttpServerOptions } from '../src/http/server.js';
 import { VERIFY_CSP, verifyRoute, type VerifyRoute } from '../src/web/public/verify-route.js';
-import { PUBLIC_PREFIXES, parseTrustProxy, surfaceOf } from '../src/http/surfaces.js';
+import { PUBLIC_PREFIXES, describeClientKeys, parseTrustProxy, surfaceOf } from '../src/http/surfaces.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { WebhookEvent } from '../src/fourthwall/webhooks.js';
 import { FileDrawRepository } from '../src/storage/index.js';
@@ -100,6 +100,8 @@ let verify: VerifyRoute;
 let clock = Date.UTC(2026, 5, 1);
 const handed: WebhookEvent[] = [];
 const DRAW_IDS = Array.from({ length: 11 }, (_, i) => `cycled-${i}`);
+/** The page-bytes budget, test-sized: 2 MiB at once (refilled within seconds of the test clock). */
+const PAGE_BYTES_BURST = 2 * 1024 * 1024;
 
 function serverOptions(over: Partial<HttpServerOptions> = {}): HttpServerOptions & { local: NonNullable<HttpServerOptions['local']> } {
   return {
@@ -113,6 +115,8 @@ function serverOptions(over: Partial<HttpServerOptions> = {}): HttpServerOptions
     routes: [verify, claimStub],
     local: { host: '127.0.0.1', port: 0, routes: ownPages!, localHosts: new Set(['streampc.lan']), overlayKey: KEY },
     now: () => clock,
+    // The tunnel here appends X-Forwarded-For like ngrok's agent: the streamer said so explicitly.
+    trustProxy: parseTrustProxy('last-hop')!,
     ...over,
   };
 }
@@ -123,7 +127,12 @@ beforeAll(async () => {
   await repo.saveDraw(finishedRecord({ id: 'big-draw', entrants: 5000, winners: 3 }));
   for (const id of ['other-1', 'other-2', 'other-3', ...DRAW_IDS]) await repo.saveDraw(finishedRecord({ id, entrants: 50, winners: 1 }));
   // (build budgets test-sized: 2 per client then one per 30 s, 3 for everyone then one per 2 s)
-  verify = verifyRoute(repo, silentLogger(), { now: () => clock, buildLimit: { perSecond: 0.5, burst: 3 }, clientBuildLimit: { perSecond: 1 / 30, burst: 2 } });
+  verify = verifyRoute(repo, silentLogger(), {
+    now: () => clock,
+    buildLimit: { perSecond: 0.5, burst: 3 },
+    clientBuildLimit: { perSecond: 1 / 30, burst: 2 },
+    pageBytes: { perSecond: PAGE_BYTES_BURST / 2, burst: PAGE_BYTES_BURST },
+  });
   http = await startHttpServer(serverOptions());
   tunnel = await startTcpForwarder(http.port);
 }, 60_000);
@@ -265,7 +274,33 @@ it("classifies the tunnel's paths as public and only /dashboard and /overlay as 
 });
 
 describe('client keys come from the proxy the streamer names', () => {
-  it('behind a tunnel (default last-hop), rotating CF-Connecting-IP with a fixed X-Forwarded-For is one client', async () => {
+  it('by default no header is trusted: 300 requests with a rotating X-Forwarded-For through a plain TCP forwarder are one client', async () => {
+    // The review's flood: a plain TCP tunnel (ssh -R) delivers every connection from 127.0.0.1,
+    // so a header is whatever the client wrote. Default settings (GIFTDROP_TRUST_PROXY unset).
+    const { trustProxy: _explicit, ...defaults } = serverOptions();
+    const plain = await startHttpServer({ ...defaults, routes: [] });
+    const forwarder = await startTcpForwarder(plain.port);
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const r = await get(forwarder.port, '/healthz', { host: 't.example', 'x-forwarded-for': `198.51.${i >> 8}.${i & 255}` });
+        codes.push(r.status);
+      }
+      // one client's bucket (40 at once; the limiter's clock stands still here): no budget multiplied
+      expect(codes.filter((c) => c === 200)).toHaveLength(40);
+      expect(codes.filter((c) => c === 429)).toHaveLength(260);
+    } finally {
+      await forwarder.close();
+      await plain.close();
+    }
+    expect(parseTrustProxy(undefined)).toEqual({ kind: 'none' });
+    expect(describeClientKeys(undefined)).toContain('GIFTDROP_TRUST_PROXY=none, the default');
+    expect(describeClientKeys(undefined, 'https://a-b-c.trycloudflare.com')).toContain('set GIFTDROP_TRUST_PROXY=cloudflare');
+    expect(describeClientKeys(undefined, 'https://name.ngrok-free.app')).toContain('set GIFTDROP_TRUST_PROXY=ngrok');
+    expect(describeClientKeys('cloudflare', 'https://a-b-c.trycloudflare.com')).toMatch(/^client addresses: CF-Connecting-IP/);
+  });
+
+  it('behind a tunnel (GIFTDROP_TRUST_PROXY=last-hop, said explicitly), rotating CF-Connecting-IP with a fixed X-Forwarded-For is one client', async () => {
     clock += 3_600_000; // fresh buckets
     const codes: number[] = [];
     for (let i = 0; i < 45; i++) {
@@ -309,35 +344,71 @@ describe('client keys come from the proxy the streamer names', () => {
 });
 
 describe('/verify is bounded and cached', () => {
-  it('a flood from 10 clients: one build, 429 past each burst, /healthz and webhooks still answered', async () => {
+  it('a flood from 10 clients: one build, pages sent until the shared bytes budget, then 503 for all alike; /healthz and webhooks still answered', async () => {
     clock += 3_600_000;
     verify.forget('big-draw');
     const buildsBefore = verify.builds;
     const statuses = new Map<number, number>();
     const health: number[] = [];
+    let size = 0;
+    let etag = '';
     await Promise.all(
       Array.from({ length: 10 }, async (_, c) => {
         for (let i = 0; i < 25; i++) {
           const r = await get(tunnel.port, '/verify/big-draw', { host: 'tunnel.example', 'x-forwarded-for': `10.0.0.1, 203.0.113.${c}` });
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          if (r.status === 200) {
+            size = r.body.length;
+            etag = String(r.headers.etag);
+          }
           if (i % 5 === 0) health.push((await get(tunnel.port, '/healthz', { host: 'tunnel.example', 'x-forwarded-for': `198.51.100.${c}` })).status);
         }
       }),
     );
-    // the clock does not move: each client gets exactly its burst of 4, the rest are 429
-    expect(Object.fromEntries(statuses)).toEqual({ 200: 40, 429: 210 });
+    // the clock does not move: the budget's bytes, then 503 (no per-client count to run out of)
+    const sent = Math.floor(PAGE_BYTES_BURST / size);
+    expect(Object.fromEntries(statuses)).toEqual({ 200: sent, 503: 250 - sent });
     expect(verify.builds - buildsBefore).toBe(1);
     expect(health.every((s) => s === 200)).toBe(true);
     expect((await postWebhook(`${http.url}/webhooks/fourthwall`, '{}', { secret: 'wrong' })).status).toBe(401);
-    // time refills the bucket: one more page every 5 s
-    const one = { host: 'x', 'x-forwarded-for': '203.0.113.0' };
-    clock += 4_000;
-    expect((await get(tunnel.port, '/verify/big-draw', one)).status).toBe(429);
-    clock += 1_000;
-    expect((await get(tunnel.port, '/verify/big-draw', one)).status).toBe(200);
-    const limited = await get(tunnel.port, '/verify/big-draw', one);
-    expect(limited.status).toBe(429);
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // a browser that has the page gets its 304, free, even now
+    const page = await get(tunnel.port, '/verify/big-draw', { host: 'x', 'x-forwarded-for': '203.0.113.0' });
+    expect(page.status).toBe(503);
+    expect(Number(page.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await get(tunnel.port, '/verify/big-draw', { host: 'x', 'x-forwarded-for': '203.0.113.0', 'if-none-match': etag })).status).toBe(304);
+    // time refills it for everyone
+    clock += 2_000;
+    expect((await get(tunnel.port, '/verify/big-draw', { host: 'x', 'x-forwarded-for': '203.0.113.0' })).status).toBe(200);
+  });
+
+  it('by default (no header trusted) one visitor flooding /verify through the tunnel does not keep the others from the page', async () => {
+    // The review's reproduction: GIFTDROP_TRUST_PROXY=none, every visitor is the tunnel's one
+    // client; one of them asks every second (or 50 times in a row). Before: 429 for everyone.
+    clock += 3_600_000;
+    const { trustProxy: _explicit, ...defaults } = serverOptions();
+    const plain = await startHttpServer({ ...defaults, routes: [verify] });
+    const forwarder = await startTcpForwarder(plain.port);
+    try {
+      const ask = (id: string, headers: Record<string, string> = {}) => get(forwarder.port, `/verify/${id}`, { host: 't', 'accept-encoding': 'br', ...headers });
+      const flood: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        flood.push((await ask('other-1')).status);
+        clock += 1_000;
+      }
+      expect(flood.filter((st) => st !== 200)).toEqual([]);
+      // another visitor through the same tunnel: the page
+      expect((await ask('other-2', { 'x-forwarded-for': '198.51.100.200' })).status).toBe(200);
+      // The draw chat just linked is built even when the flood spent every build budget on old ids.
+      await repo.saveDraw(finishedRecord({ id: 'just-drawn', entrants: 40, winners: 1, openedAt: new Date(clock - 120_000).toISOString() }));
+      for (const id of DRAW_IDS) verify.forget(id);
+      const cycled: number[] = [];
+      for (const id of DRAW_IDS) cycled.push((await ask(id)).status);
+      expect(cycled.filter((st) => st === 503).length).toBeGreaterThan(0); // the budgets are spent
+      expect((await ask('just-drawn', { 'x-forwarded-for': '198.51.100.201' })).status).toBe(200);
+    } finally {
+      await forwarder.close();
+      await plain.close();
+    }
   });
 
   it('one client cycling 11 draw ids spends only its own build budget: other viewers still get their pages', async () => {
@@ -345,9 +416,9 @@ describe('/verify is bounded and cached', () => {
     for (const id of [...DRAW_IDS, 'other-1', 'other-2']) verify.forget(id);
     const attacker: number[] = [];
     for (const id of DRAW_IDS) attacker.push((await get(tunnel.port, `/verify/${id}`, { host: 't', 'x-forwarded-for': '192.0.2.66' })).status);
-    // its burst of 4 requests; of those, 2 builds, then 503 (its own build budget), then 429
-    expect(attacker.slice(0, 4)).toEqual([200, 200, 503, 503]);
-    expect(attacker.slice(4).every((s) => s === 429)).toBe(true);
+    // 2 builds, then 503 (its own build budget): it spent only its own
+    expect(attacker.slice(0, 2)).toEqual([200, 200]);
+    expect(attacker.slice(2).every((s) => s === 503)).toBe(true);
     // real viewers: a page the attacker built is cached; a new page still builds (shared budget left)
     expect((await get(tunnel.port, `/verify/${DRAW_IDS[0]}`, { host: 't', 'x-forwarded-for': '192.0.2.1' })).status).toBe(200);
     expect((await get(tunnel.port, '/verify/other-1', { host: 't', 'x-forwarded-for': '192.0.2.2' })).status).toBe(200);
@@ -399,28 +470,81 @@ describe('/verify is bounded and cached', () => {
 });
 
 describe('connections and bodies', () => {
-  it('32 slow webhook bodies from one client do not block another client (per-client body limit)', async () => {
+  /** A sender that holds a webhook body open: signature-shaped headers, then a trickle of nothing. */
+  const slowBody = (port: number, headers: string): Socket => {
+    const sock = connect(port, '127.0.0.1');
+    sock.on('error', () => undefined);
+    sock.write(`POST /webhooks/fourthwall HTTP/1.1\r\nhost: t\r\n${headers}x-fourthwall-hmac-sha256: ${Buffer.alloc(32, 7).toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":`);
+    return sock;
+  };
+  /** Fourthwall's delivery: a real signed envelope; its status and how long the answer took. */
+  const delivery = async (port: number, i: number, headers: Record<string, string> = {}) => {
+    const body = JSON.stringify({ testMode: false, id: `weve_slots_${i}_${Math.random()}`, webhookId: 'wcon_1', shopId: 'sh_1', type: 'SOMETHING_NEW', apiVersion: 'V1', data: {} });
+    const started = performance.now();
+    const res = await postWebhook(`http://127.0.0.1:${port}/webhooks/fourthwall`, body, { secret: SECRET, headers });
+    return { status: res.status, ms: performance.now() - started };
+  };
+
+  it('slow bodies from 8 rotated addresses (4 each) hold nothing Fourthwall needs: 5 of 5 signed webhooks answered 200 in time', async () => {
+    // The review's flood with a header trusted (last-hop here): 8 addresses x 4 slow bodies used
+    // to fill the 32 slots, and Fourthwall's deliveries got 503 five times of five.
     const slow: Socket[] = [];
     try {
-      for (let i = 0; i < 32; i++) {
-        const sock = connect(tunnel.port, '127.0.0.1');
-        sock.on('error', () => undefined);
-        sock.write(`POST /webhooks/fourthwall HTTP/1.1\r\nhost: t\r\nx-forwarded-for: 203.0.113.200\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":`);
-        slow.push(sock);
-      }
-      // wait until that client's own bodies are at its limit (its next one is refused)
-      let mine = await postWebhook(`http://127.0.0.1:${tunnel.port}/webhooks/fourthwall`, '{}', { secret: SECRET, headers: { 'x-forwarded-for': '203.0.113.200' } });
-      for (let i = 0; i < 100 && mine.status !== 503; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        mine = await postWebhook(`http://127.0.0.1:${tunnel.port}/webhooks/fourthwall`, '{}', { secret: SECRET, headers: { 'x-forwarded-for': '203.0.113.200' } });
-      }
-      expect(mine.status).toBe(503);
-      expect(MAX_BODIES_PER_CLIENT).toBeLessThan(32);
-      // another client (Fourthwall through the same tunnel) is read and verified at once
-      const other = await postWebhook(`http://127.0.0.1:${tunnel.port}/webhooks/fourthwall`, '{}', { secret: SECRET, headers: { 'x-forwarded-for': '198.51.100.9' } });
-      expect(other.status).toBe(400); // read and verified; not an envelope
+      for (let a = 0; a < 8; a++) for (let i = 0; i < 4; i++) slow.push(slowBody(tunnel.port, `x-forwarded-for: 203.0.113.${200 + a}\r\n`));
+      await new Promise((r) => setTimeout(r, 300)); // (their headers are in: the bodies are being read)
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await delivery(tunnel.port, i, { 'x-forwarded-for': '34.117.0.1' }));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(2_000); // Fourthwall's deadline
+      // a request with no signature of the right shape is refused before its body is read
+      const unsigned = await postWebhook(`http://127.0.0.1:${tunnel.port}/webhooks/fourthwall`, '{}', { headers: { 'x-forwarded-for': '203.0.113.250' } });
+      expect(unsigned.status).toBe(401);
     } finally {
-      for (const s of slow) s.destroy();
+      for (const sock of slow) sock.destroy();
+    }
+  });
+
+  it('by default (no header trusted: every sender is one client) 4 sockets, or 200, holding slow bodies leave Fourthwall answered 200 in time', async () => {
+    const { trustProxy: _explicit, ...defaults } = serverOptions();
+    const plain = await startHttpServer({ ...defaults, routes: [] });
+    const forwarder = await startTcpForwarder(plain.port);
+    const slow: Socket[] = [];
+    try {
+      for (const count of [4, 200]) {
+        while (slow.length < count) slow.push(slowBody(forwarder.port, ''));
+        await new Promise((r) => setTimeout(r, 300));
+        const answers = [];
+        for (let i = 0; i < 5; i++) answers.push(await delivery(forwarder.port, i));
+        expect(answers.map((a) => a.status), `${count} slow bodies`).toEqual([200, 200, 200, 200, 200]);
+        expect(Math.max(...answers.map((a) => a.ms)), `${count} slow bodies`).toBeLessThan(2_000);
+      }
+    } finally {
+      for (const sock of slow) sock.destroy();
+      await forwarder.close();
+      await plain.close();
+    }
+  });
+
+  it('what the reads hold is bounded in bytes: past the budget the read holding the most is cut (503), not the small signed one', async () => {
+    const small = await startHttpServer({ ...serverOptions(), routes: [], maxBufferedBodyBytes: 64 * 1024 });
+    const big = connect(small.port, '127.0.0.1');
+    const cut = new Promise<string>((resolve) => {
+      let got = '';
+      big.on('data', (d: Buffer) => (got += d.toString()));
+      big.on('close', () => resolve(got));
+      big.on('error', () => undefined);
+    });
+    try {
+      big.write(`POST /webhooks/fourthwall HTTP/1.1\r\nhost: t\r\nx-fourthwall-hmac-sha256: ${Buffer.alloc(32, 7).toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: 900000\r\n\r\n`);
+      big.write('x'.repeat(64 * 1024 - 50)); // just under the budget
+      await new Promise((r) => setTimeout(r, 200));
+      // Fourthwall's small body tips the budget over: the big read is cut, the small one answered
+      const answer = await delivery(small.port, 99);
+      expect(answer.status).toBe(200);
+      expect(await cut).toMatch(/^HTTP\/1\.1 503/);
+    } finally {
+      big.destroy();
+      await small.close();
     }
   });
 

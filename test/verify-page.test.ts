@@ -87,9 +87,9 @@ beforeAll(async () => {
     onEvent: () => undefined,
     seenEvent: () => false,
     health: () => ({ status: 'ok', mode: 'sandbox', chat: 'connected', openDraws: 0 }),
-    // (one browser on this machine opens every page here: the per-client limits are test-sized up;
+    // (one browser on this machine opens every page here: the build budgets are test-sized up;
     // the limits themselves are tested in http-surfaces.test.ts)
-    routes: [verifyRoute(repo, silentLogger(), { limit: { perSecond: 100, burst: 1000 }, clientBuildLimit: { perSecond: 100, burst: 1000 }, buildLimit: { perSecond: 100, burst: 1000 } })],
+    routes: [verifyRoute(repo, silentLogger(), { clientBuildLimit: { perSecond: 100, burst: 1000 }, buildLimit: { perSecond: 100, burst: 1000 } })],
   });
   if (HAS_CHROMIUM) browser = await launchBrowser();
 }, 60_000);

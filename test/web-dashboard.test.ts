@@ -118,8 +118,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
       5000,
       'reroll announced',
     );
-    // the console says the replacement got the same link
-    expect(s.operatorLines.some((l) => l.includes(`the SAME link @${first.login} had`) && l.includes(first.redeemUrl!))).toBe(true);
+    // the first winner's link had gone out: it stays theirs; the console gives the replacement a new one
+    const newLink = rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.redeemUrl!;
+    expect(newLink).not.toBe(first.redeemUrl);
+    expect(s.operatorLines.some((l) => l.includes(`@${rec.winners.find((w) => w.redeemUrl === newLink)!.login}`) && l.includes(newLink))).toBe(true);
+    expect(rec.rerolls![0]!.kept).toEqual({ giftId: first.giftId, redeemUrl: first.redeemUrl });
 
     // the overlay shows the replacement (and still no link)
     const overlay = await browser.context.newPage();

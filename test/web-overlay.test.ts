@@ -189,6 +189,58 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     }
   });
 
+  it("200 idle sockets held to the streamer's own port (128 allowed) by another local program: the overlay's stream and 35 fresh requests are all answered", async () => {
+    const page = await browser.context.newPage();
+    let streamsOpened = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/overlay/events')) streamsOpened += 1;
+    });
+    await page.goto(`${s.bot.http.localUrl}/overlay`);
+    await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
+    // Another program keeps 200 sockets open that never send a byte, re-opening each one closed.
+    let holding = true;
+    const idle = new Set<Socket>();
+    const hold = () => {
+      const sock = connect(s.bot.http.localPort, '127.0.0.1');
+      sock.on('error', () => undefined);
+      sock.on('close', () => {
+        idle.delete(sock);
+        if (holding) hold();
+      });
+      idle.add(sock);
+    };
+    for (let i = 0; i < 200; i++) hold();
+    /** One overlay request on a fresh connection (as OBS's reloads and image loads make). */
+    const fresh = (path: string) =>
+      new Promise<number>((resolve) => {
+        const req = request({ host: '127.0.0.1', port: s.bot.http.localPort, path, headers: { host: '127.0.0.1' }, agent: false }, (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode ?? 0));
+        });
+        req.on('error', () => resolve(0));
+        req.setTimeout(5_000, () => req.destroy());
+        req.end();
+      });
+    try {
+      await new Promise((r) => setTimeout(r, 300)); // (the flood is in)
+      const statuses: number[] = [];
+      for (let i = 0; i < 35; i++) {
+        statuses.push(await fresh(i % 2 ? '/overlay/state' : '/overlay'));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(statuses.filter((st) => st !== 200), statuses.join(',')).toEqual([]);
+      // the live stream was never the one closed: the overlay follows a new draw without reconnecting
+      const opened = streamsOpened;
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'crowded_fan', durationSeconds: 170 });
+      await page.locator(`.card[data-key="${draw['id'] as string}"]`).waitFor({ timeout: 15_000 });
+      expect(streamsOpened).toBe(opened);
+    } finally {
+      holding = false;
+      for (const sock of idle) sock.destroy();
+      await page.close();
+    }
+  });
+
   it('another machine (requests carrying X-Forwarded-For) gets 403, and with the overlay key the overlay updating live', async () => {
     const page = await browser.context.newPage();
     // every request of this page carries X-Forwarded-For, as through a tunnel or proxy

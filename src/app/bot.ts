@@ -11,13 +11,19 @@ import { FourthwallClient } from '../fourthwall/index.js';
 import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
-import { parseTrustProxy } from '../http/surfaces.js';
+import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
 import { giveawayCommands } from '../commands/wire.js';
+import { commandGate } from '../giveaway/shared-chat.js';
+import { ChannelLogins } from '../twitch/channel-directory.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
-import { TwitchChat } from '../twitch/index.js';
-import { startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
+import { chatScopes, linkChat, openChat } from './chat-transport.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
+import { hasBotLogin, startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
+import { LoginStore } from '../twitch/login-store.js';
+import { TwitchTokenError } from '../twitch/auth.js';
+import { keepWebhookCurrent, type WebhookOutcome } from '../events/webhook-registration.js';
 import { faviconRoute } from '../web/favicon.js';
 import { startOperatorPages, type OperatorPages } from '../web/operator/index.js';
 import { claimPageFor, type ClaimPageWiring } from '../web/public/claim-wiring.js';
@@ -37,6 +43,7 @@ import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWi
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
 import { plural } from '../shared/plural.js';
+import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
 export type { BotOptions };
 
@@ -51,7 +58,8 @@ export class StopIncomplete extends Error {
 export interface Bot {
   readonly config: Config;
   readonly http: BotHttpServerWithPages;
-  readonly chat: TwitchChat;
+  /** Twitch chat, over IRC (the default) or EventSub (`chat.transport`): src/twitch/chat-connection.ts. */
+  readonly chat: ChatConnection;
   readonly engine: GiveawayEngine;
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
@@ -71,6 +79,10 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused, see /healthz). */
+  readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
+  /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
+  readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -94,27 +106,32 @@ const CLOSE_MS = 1000;
  */
 export async function startBot(options: BotOptions): Promise<Bot> {
   const c = botContext(options);
-  requireChatCredentials(c.config);
-  const adapters = await openAdapters(c);
+  const store = options.loginStore ?? (c.config.mode === 'live' ? await LoginStore.open(c.config.dataDir) : undefined);
+  requireChatCredentials(c.config, store);
+  const adapters = await openAdapters(c, store);
   const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger });
   const twitchApi = startTwitchApi(c, adapters, streaming);
   // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
   const claimPage = claimPageFor(c.config, c.logger);
   const channels = startDeliveryChannels(c, adapters, claimPage);
-  const engine = await buildEngine(c, adapters, twitchApi, channels);
+  const channelLogins = new ChannelLogins({ chat: adapters.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock: c.clock, logger: c.logger });
+  const engine = await buildEngine(c, adapters, twitchApi, channels, channelLogins);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
+  const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
+  linkChat(c, adapters.chat, { twitchAuth: adapters.twitchAuth, helix: twitchApi?.helix, eventSub: twitchEvents.eventSub, channels: channelLogins });
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
   const intake = startEventIntake(c, adapters, { engine, delivery, shop });
-  const health = healthReport(c, adapters.chat, engine);
+  const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
   const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi };
-  const served = await serveAndConnect(c, { ...parts, chatConnected });
+  const served = await serveAndConnect(c, { ...parts, twitchEvents, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
   announceStart(c, { engine, webhookUrl });
+  const webhookRegistered = keepWebhookAddress(c, adapters.client, shop.webhookTypes);
   return {
     config: c.config,
     http: served.http,
@@ -131,14 +148,34 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    ...(webhookRegistered ? { webhookRegistered } : {}),
+    twitchEvents,
     health,
     stop: stopOnce(c),
   };
 }
 
-function requireChatCredentials(config: Config): void {
-  if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
-    throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
+function requireChatCredentials(config: Config, store?: LoginStore): void {
+  if (!config.twitch.channel || !hasBotLogin(config, store) || (config.twitch.token && !config.twitch.username))
+    throw new Error('startBot needs TWITCH_CHANNEL and TWITCH_USERNAME with TWITCH_TOKEN (or a bot login saved by the setup page)');
+}
+
+/**
+ * A new tunnel address costs nothing: in live mode with GIFTDROP_PUBLIC_URL, the one webhook
+ * configuration at Fourthwall follows it (events/webhook-registration.ts), in the background; a
+ * refusal is one line for /healthz and the dashboard.
+ */
+function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: readonly string[]): Promise<WebhookOutcome | undefined> | undefined {
+  const { config } = c;
+  if (config.mode !== 'live' || !config.publicUrl) return undefined;
+  return keepWebhookCurrent({
+    client,
+    publicUrl: config.publicUrl,
+    types,
+    dataDir: config.dataDir,
+    log: c.log,
+    problem: (line) => (c.problems.add(line) ? c.log.error(line) : undefined),
+  });
 }
 
 /** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
@@ -147,10 +184,10 @@ interface Adapters {
   client: FourthwallClient;
   shop: FourthwallShop;
   twitchAuth: TwitchAuthStartup;
-  chat: TwitchChat;
+  chat: ChatConnection;
 }
 
-async function openAdapters(c: BotContext): Promise<Adapters> {
+async function openAdapters(c: BotContext, store: LoginStore | undefined): Promise<Adapters> {
   const { config, logger, clock, options, stops } = c;
   const repo = await FileDrawRepository.open(config.dataDir, {
     clock,
@@ -170,20 +207,10 @@ async function openAdapters(c: BotContext): Promise<Adapters> {
   });
   stops.close('fourthwall', () => client.close());
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
-  const twitchAuth = startTwitchAuth(config, logger, clock);
+  // A login Twitch ended is one line (the token keeper logged it) kept for /healthz and the dashboard.
+  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked: (_role, line) => c.problems.add(line), botScopes: chatScopes(config) });
   stops.close('twitch-auth', () => twitchAuth.close());
-  const outboxMax = config.twitch.outboxMax;
-  const chat = new TwitchChat({
-    url: config.twitch.ircUrl,
-    channel: config.twitch.channel!,
-    username: config.twitch.username!,
-    token: config.twitch.token!,
-    tokens: twitchAuth.tokens,
-    logger,
-    clock,
-    outbox: { ...(outboxMax !== undefined ? { maxQueued: outboxMax } : {}), ...options.outbox },
-  });
-  stops.close('chat', () => chat.disconnect());
+  const chat = openChat(c, twitchAuth);
   return { repo, client, shop, twitchAuth, chat };
 }
 
@@ -215,6 +242,7 @@ async function buildEngine(
   a: Adapters,
   twitchApi: TwitchApi | undefined,
   channels: DeliveryChannels,
+  channelLogins: ChannelLogins,
 ): Promise<GiveawayEngine> {
   const { config, clock, logger, options, stops } = c;
   const beacon = await beaconForBot(config, { clock, logger });
@@ -232,6 +260,7 @@ async function buildEngine(
     beaconWaitMs: c.file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
     privateDelivery: () => channels.via(),
+    channelDirectory: channelLogins,
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   stops.save('engine', 'the open draws', () => engine.stop());
@@ -263,6 +292,15 @@ function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine, 
   return delivery;
 }
 
+/** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine) {
+  const { config, problems, clock, logger } = c;
+  const options = c.options.twitchEvents;
+  const events = startTwitchEvents({ config, auth: a.twitchAuth, twitchApi, engine, problems, clock, logger, options });
+  c.stops.close('twitch-events', () => events.stop());
+  return events;
+}
+
 interface ShopWiring {
   features: ShopFeatures;
   /** The webhook event types the bot subscribes to with the current settings. */
@@ -288,13 +326,14 @@ function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): 
  */
 function wireChatCommands(
   c: BotContext,
-  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
+  p: { chat: ChatConnection; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
 ): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
   const statusNote = () => twitchApi?.accounts?.summary(engine.drawViews().filter((v) => v.active).map((v) => v.record.id));
   const autoStreaming = () => twitchApi?.watch;
-  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, clock, logger });
+  const admit = commandGate(c.settings.sharedChat, () => chat.channelId());
+  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, admit, clock, logger });
   registerShopCommands(registry, p.shop.features, c.config);
   const lines = new ChatLines(registry, (text) => chat.say(text), c.log);
   chat.on('message', lines.onMessage);
@@ -330,7 +369,12 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+function healthReport(
+  c: BotContext,
+  chat: ChatConnection,
+  engine: GiveawayEngine,
+  twitch: TwitchEvents,
+): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -339,6 +383,8 @@ function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): 
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      chatTransport: chat.transport,
+      ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -355,7 +401,12 @@ function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
   const chatStop = new AbortController();
   c.stops.close('chat-connect', () => chatStop.abort());
   const signals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x) => x !== undefined);
-  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) });
+  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) }).catch((err: unknown) => {
+    // A saved login Twitch refuses does not stop the bot: the dashboard and /healthz say to log in
+    // again on the setup page (which restarts the bot); chat stays off meanwhile.
+    if (a.twitchAuth.logins.source('bot')?.source !== 'saved' || !(err instanceof TwitchTokenError)) throw err;
+    if (!a.twitchAuth.tokens.revoked() && c.problems.add(err.message)) c.log.error(err.message);
+  });
   chatConnected.catch(() => undefined);
   return chatConnected;
 }
@@ -372,6 +423,7 @@ interface StartedParts {
   intake: EventWiring;
   health: () => HealthReport;
   twitchApi: TwitchApi | undefined;
+  twitchEvents: TwitchEvents;
   chatConnected: Promise<void>;
 }
 
@@ -440,6 +492,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
     alerts: p.shop.features.alerts,
+    twitchEvents: () => p.twitchEvents.health(),
   });
   c.stops.close('pages', () => web.close());
   return web;
@@ -454,7 +507,7 @@ function publicRoutes(c: BotContext, p: StartedParts): HttpRoute[] {
   engine.events.on('draw-finished', (record) => verify.forget(record.id));
   const channel = c.config.twitch.channel ?? '';
   const claim = claimPage?.mount({ prizes: p.delivery.tracker, channel, clock: c.clock });
-  return [verify, ...(claim ? [claim] : []), faviconRoute];
+  return [verify, ...(claim ? [claim] : []), ...(c.options.publicRoutes ?? []), faviconRoute];
 }
 
 /**
@@ -478,7 +531,7 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     local: {
       host: config.http.localBind,
       port: config.http.localPort,
-      routes: [(req, res) => web.handle(req, res)],
+      routes: [...(c.options.localRoutes ?? []), (req, res) => web.handle(req, res)],
       localHosts: new Set(config.http.localHosts ?? []),
       ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
     },
@@ -496,6 +549,8 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
 function startBackground(c: BotContext, p: StartedParts): EventPoller | undefined {
   const { config, log, options } = c;
   p.shop.features.startBackground();
+  // Channel points and bits, now that the open draws are restored (a pending redemption finds its draw).
+  void p.twitchEvents.start().catch((err: unknown) => log.error({ err }, 'channel points / bits could not start'));
   const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
   if (notice) log.warn(notice);
   // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
@@ -527,7 +582,7 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
  * A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
  * side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
  */
-function registerDrain(c: BotContext, streaming: StreamingService, chat: TwitchChat): void {
+function registerDrain(c: BotContext, streaming: StreamingService, chat: ChatConnection): void {
   c.stops.close('drain', () =>
     Promise.all([
       c.file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
@@ -554,11 +609,14 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
   const fourthwall = config.fourthwall.apiUrl;
   const openDraws = engine.openDrawCount();
   const where = { mode: config.mode, channel, bot: username, chat: ircUrl, fourthwall, webhooks: webhookUrl };
+  // Who the per-client limits think a client is (issue 46: the default trusts no header).
+  const clients = describeClientKeys(config.http.trustProxy, config.publicUrl);
   log.info(
-    { ...where, openDraws, dataDir: config.dataDir },
+    { ...where, openDraws, dataDir: config.dataDir, trustProxy: config.http.trustProxy ?? 'none' },
     `giftdrop ${config.mode}: chat #${channel} as ${username} via ${ircUrl}, Fourthwall at ${fourthwall}, ` +
-      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}`,
+      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}; ${clients}`,
   );
+  if (config.mode === 'live') c.operator.notify(clients);
 }
 
 /**
@@ -576,7 +634,9 @@ function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: Ope
   c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
   // The link that signs in by itself: its token is in the fragment (#), which the browser never
   // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
-  c.operator.notify(`dashboard, signed in: ${url}/dashboard#token=${encodeURIComponent(pages.token.token)} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
+  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
+  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
+  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

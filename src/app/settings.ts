@@ -46,6 +46,21 @@ export function giveawaySettingsFrom(file: FileSettings): GiveawaySettings {
     eligibility: file.eligibility,
     luck: { subscriberMultiplier: file.luck.subscriberMultiplier, tiers: file.luck.tiers },
     reminders: file.reminders,
+    sharedChat: file.sharedChat,
     messages: file.messages,
+    ...ticketSettings(file),
   });
+}
+
+/** The tickets section: channel points and bits, each only when it is on. */
+function ticketSettings(file: FileSettings): Pick<GiveawaySettings, 'tickets'> {
+  const cp = file.channelPoints;
+  const bits = file.bits;
+  if (!cp.enabled && !bits.enabled) return {};
+  return {
+    tickets: {
+      ...(cp.enabled ? { channelPoints: { ticketsPerRedemption: cp.ticketsPerRedemption, maxPerViewer: cp.maxPerViewer } } : {}),
+      ...(bits.enabled ? { bits: { bitsPerTicket: bits.bitsPerTicket, maxTickets: bits.maxTickets } } : {}),
+    },
+  };
 }

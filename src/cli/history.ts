@@ -15,7 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { PRIZE_CLOSURE_WORDS, type DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository, toCsv, toExport } from '../storage/index.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
-import { npmRun } from '../platform/advice.js';
+import { commandLine, thisInvocation, type Invocation } from '../platform/invocation.js';
+import { channelCountsText } from '../giveaway/shared-chat-counts.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -24,14 +25,17 @@ export interface CliIo {
   err: { write(text: string): unknown };
 }
 
-export const HISTORY_USAGE = `usage: ${npmRun(process.platform, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
+/** The usage text, naming the commands as `inv` runs them. */
+export function historyUsage(inv: Invocation = thisInvocation()): string {
+  return `usage: ${commandLine(inv, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
   (default)   a readable table, newest first
   --json      the history export (JSON array, newest first)
-  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
+  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields, entrants by channel
   --limit N   only the N newest draws
   --draw ID   only the draw with this id
-  --sandbox / --live   which mode's data (default: the mode npm start would run in)
+  --sandbox / --live   which mode's data (default: the mode ${commandLine(inv, 'start')} would run in)
 `;
+}
 
 interface HistoryArgs {
   format: 'table' | 'json' | 'csv';
@@ -81,6 +85,11 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
+/** `9`, or with Shared Chat partner entries `9 (giftdrop_demo 3, partner_one 6)`. */
+function entrantsText(r: DrawRecord): string {
+  return r.entrantsByChannel?.length ? `${r.entrants} (${clean(channelCountsText(r.entrantsByChannel))})` : String(r.entrants);
+}
+
 function summaryTable(records: readonly DrawRecord[]): string {
   const rows = [['ID', 'KIND', 'STATUS', 'OPENED', 'ENTRANTS', 'WINNERS', 'DELIVERY', 'OFFER']];
   for (const r of records) {
@@ -89,7 +98,7 @@ function summaryTable(records: readonly DrawRecord[]): string {
       r.kind,
       r.status,
       localDateTime(clean(r.openedAt)),
-      String(r.entrants),
+      entrantsText(r),
       r.winners.length ? r.winners.map((w) => clean(w.login)).join(', ') : '-',
       deliverySummary(r),
       clean(r.offer.name),
@@ -127,7 +136,7 @@ function detail(r: DrawRecord): string {
     `opened     ${localDateTime(clean(r.openedAt))}`,
     `closes     ${localDateTime(clean(r.closesAt))}`,
     `closed     ${r.closedAt ? localDateTime(clean(r.closedAt)) : '-'}`,
-    `entrants   ${r.entrants}`,
+    `entrants   ${entrantsText(r)}`,
     `winners    ${r.winners.length ? '' : '-'}`,
     ...[...r.winners]
       .sort((a, b) => a.pick - b.pick)
@@ -141,7 +150,12 @@ function detail(r: DrawRecord): string {
       ),
     ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${localDateTime(clean(a.at))}`),
     ...(r.rerolls ?? []).map(
-      (x) => `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${localDateTime(clean(x.at))}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}`,
+      (x) =>
+        `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${localDateTime(clean(x.at))}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +
+        // the link they had seen stays theirs (the replacement got a new one): its state is theirs
+        `${x.kept ? `\n    kept their link${x.kept.giftId ? ` gift ${clean(x.kept.giftId)}` : ''}` : ''}` +
+        `${x.kept && x.delivery ? `\n    delivery ${deliveryLine(x.delivery)}` : ''}` +
+        `${x.kept?.redeemUrl ? `\n    link ${clean(x.kept.redeemUrl)}` : ''}`,
     ),
     `commitment ${clean(r.fairness.commitment)}`,
     `seed       ${clean(r.fairness.seed) || '(not revealed)'}`,
@@ -155,11 +169,11 @@ function detail(r: DrawRecord): string {
 export async function runHistoryCli(argv: readonly string[], io: CliIo): Promise<number> {
   const args = historyArgs(argv);
   if (typeof args === 'string') {
-    io.err.write(`history: ${args}\n${HISTORY_USAGE}`);
+    io.err.write(`history: ${args}\n${historyUsage()}`);
     return 2;
   }
   if (args.help) {
-    io.out.write(HISTORY_USAGE);
+    io.out.write(historyUsage());
     return 0;
   }
   let repo: FileDrawRepository;

@@ -9,7 +9,9 @@
  * moderators pass vip and subscriber); cooldowns are kept per Twitch user id and per channel,
  * moderators and the broadcaster skip them unless `appliesToMods`; a command that throws or
  * rejects is logged and never crashes the caller. Unknown commands, missing permissions and
- * cooldowns are ignored silently (no chat reply: a flood must not make the bot talk).
+ * cooldowns are ignored silently (no chat reply: a flood must not make the bot talk). The
+ * optional `admit` gate is asked before permissions for every message that names a command (the
+ * bot passes the Shared Chat rule, giveaway/shared-chat.ts); a message it refuses runs nothing.
  * It does not know Twitch or the giveaway domain; replies go to the `reply` callback.
  */
 import type { ChatMessage, ChatRoles } from '../shared/chat.js';
@@ -34,6 +36,8 @@ export interface CommandRegistryOptions {
   names?: Readonly<Record<string, string | undefined>>;
   /** Canonical name -> aliases, replacing the command's own. */
   aliases?: Readonly<Record<string, readonly string[] | undefined>>;
+  /** Whether `msg` may run the command registered as `canonical` at all (before permissions); default: always. */
+  admit?: (msg: ChatMessage, canonical: string) => boolean;
 }
 
 /** What `describe()` lists for one command. */
@@ -100,6 +104,7 @@ export class CommandRegistry {
   private readonly log: Logger;
   private readonly names: Readonly<Record<string, string | undefined>>;
   private readonly aliasOverrides: Readonly<Record<string, readonly string[] | undefined>>;
+  private readonly admit: ((msg: ChatMessage, canonical: string) => boolean) | undefined;
   private readonly slots = new Map<string, Slot>();
   private readonly lookup = new Map<string, Slot>();
   /**
@@ -118,6 +123,7 @@ export class CommandRegistry {
     }
     this.names = options.names ?? {};
     this.aliasOverrides = options.aliases ?? {};
+    this.admit = options.admit;
   }
 
   /** Adds a command under its configured name and aliases. Throws CommandConfigError on a clash. */
@@ -186,6 +192,10 @@ export class CommandRegistry {
     if (!hit) return false;
     const { slot, invokedAs, rest } = hit;
     const { command } = slot;
+    if (this.admit && !this.admit(msg, slot.canonical)) {
+      this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: not admitted (Shared Chat)');
+      return false;
+    }
     // (roles are read only for a command that needs more than everyone's rank)
     if (command.permission !== 'everyone' && !hasPermission(msg.roles, command.permission)) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: permission');

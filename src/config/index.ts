@@ -9,12 +9,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
+import { settingsGuide, thisInvocation, type Invocation } from '../platform/invocation.js';
 import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
 import { httpProblems, httpSettings, type HttpSettings } from './http.js';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { parseRateLimitSpec } from './rate-limit-spec.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
+import { builtInTwitchClientId, readSavedSetup, SAVED_ENV_NAMES } from './saved-setup.js';
 
 export type { FileSettings } from './schema.js';
 export { takeModeFlag } from './mode.js';
@@ -114,6 +116,15 @@ export interface Config {
     apiUrl?: string;
     /** TWITCH_OUTBOX_MAX: chat lines kept while disconnected (default 100). */
     outboxMax?: number;
+    /** The setup page saved the bot's login (DATA_DIR/twitch-logins.jsonl) and TWITCH_TOKEN is not set. */
+    savedLogin?: boolean;
+    /** The Public application the device code logins use: TWITCH_CLIENT_ID, the page's field, or the release's. */
+    deviceClientId?: { id: string; source: 'env' | 'page' | 'build' };
+    /** TWITCH_BROADCASTER_TOKEN / _REFRESH_TOKEN: the broadcaster's login (channel points, bits). */
+    broadcasterToken?: string;
+    broadcasterRefreshToken?: string;
+    /** TWITCH_EVENTSUB_URL (default wss://eventsub.wss.twitch.tv/ws). */
+    eventSubUrl?: string;
   };
   fourthwall: {
     apiUrl: string;
@@ -135,6 +146,8 @@ export interface Config {
   /** The JSON settings file's path, when one was loaded. */
   configFile?: string;
   settings: FileSettings;
+  /** The setup page's values (src/config/saved-setup.ts): whether they are in use, and which the environment or .env override. */
+  savedSetup?: { live: boolean; overridden: string[] };
 }
 
 export class ConfigError extends GiftdropError {
@@ -157,6 +170,8 @@ export interface LoadOptions {
    * `--live` (they only pick the data directory). Never use it to run the bot.
    */
   readOnlyMode?: 'sandbox' | 'live';
+  /** Read the setup page's saved values from DATA_DIR/setup.json (default true). */
+  savedSetup?: boolean;
 }
 
 function issueLines(prefix: string, error: z.ZodError, schema?: z.ZodType): string[] {
@@ -221,13 +236,17 @@ function hashHint(name: string): string {
 export function loadConfig(options: LoadOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
   const sources = mergeEnvironment(options, cwd);
+  const saved = savedSetupLayer(cwd, sources, options.savedSetup !== false);
   const envCheck = validateEnvironment(sources.merged);
   const settingsFile = readSettingsFile(cwd, sources.merged, envCheck.env);
-  const e = rawEnvironment(sources.merged, envCheck.env);
+  const raw = rawEnvironment(sources.merged, envCheck.env);
+  // A bot login saved by the page stands for TWITCH_TOKEN in the mode and credential checks.
+  const e = saved.botLogin && !raw.TWITCH_TOKEN ? { ...raw, TWITCH_TOKEN: '(saved login)' } : raw;
   const credentials = credentialsPresent(e);
   const mode = chooseMode(e, credentials, options.readOnlyMode);
   const rateLimit = fourthwallRateLimit(e);
   const problems = [
+    ...saved.problems,
     ...envCheck.problems,
     ...settingsFile.problems,
     ...(options.readOnlyMode ? [] : liveModeProblems(e, credentials, mode)),
@@ -236,7 +255,48 @@ export function loadConfig(options: LoadOptions = {}): Config {
     ...(options.readOnlyMode || !envCheck.env ? [] : httpProblems(envCheck.env)),
   ];
   if (problems.length || !envCheck.env) throw configError(problems, sources);
-  return buildConfig({ cwd, env: envCheck.env, mode, credentials, rateLimit: rateLimit.window, settingsFile });
+  const config = buildConfig({ cwd, env: envCheck.env, mode, credentials, rateLimit: rateLimit.window, settingsFile });
+  const { envClientId, pageClientId } = saved;
+  const built = builtInTwitchClientId();
+  const deviceClientId = envClientId
+    ? { id: envClientId, source: 'env' as const }
+    : pageClientId
+      ? { id: pageClientId, source: 'page' as const }
+      : built
+        ? { id: built, source: 'build' as const }
+        : undefined;
+  return {
+    ...config,
+    twitch: {
+      ...config.twitch,
+      ...(saved.botLogin && !config.twitch.token ? { savedLogin: true } : {}),
+      // A saved login's application is the client id the Twitch API features use (Helix, EventSub).
+      ...(saved.botLogin && !config.twitch.token && !config.twitch.clientId && deviceClientId ? { clientId: deviceClientId.id } : {}),
+      ...(deviceClientId ? { deviceClientId } : {}),
+    },
+    ...(saved.present ? { savedSetup: { live: saved.live, overridden: saved.overridden } } : {}),
+  };
+}
+
+/**
+ * The setup page's values (DATA_DIR/setup.json) put UNDER the environment and `.env` in
+ * `sources.merged`, once the page was finished (`live`); the client id the page names is known
+ * before that too (the device code logins need it while the page runs). A damaged file is a problem.
+ */
+function savedSetupLayer(cwd: string, sources: EnvironmentSources, enabled: boolean) {
+  const envClientId = sources.merged.TWITCH_CLIENT_ID?.trim() || undefined;
+  const none = { problems: [] as string[], botLogin: false, live: false, present: false, overridden: [] as string[], envClientId, pageClientId: undefined as string | undefined };
+  if (!enabled) return none;
+  const dataRoot = resolve(cwd, sources.merged.DATA_DIR?.trim() || 'data');
+  const { setup, problem } = readSavedSetup(dataRoot);
+  if (problem) return { ...none, problems: [problem] };
+  if (!setup) return none;
+  const overridden = SAVED_ENV_NAMES.filter((n) => setup.env[n] !== undefined && sources.merged[n]?.trim());
+  const pageValues: Record<string, string> = {};
+  if (setup.live) for (const [k, v] of Object.entries(setup.env)) if (!sources.merged[k]?.trim()) pageValues[k] = v;
+  sources.merged = { ...pageValues, ...sources.merged };
+  const pageClientId = envClientId ? undefined : setup.env.TWITCH_CLIENT_ID;
+  return { problems: [], botLogin: setup.live && setup.botLogin, live: setup.live, present: true, overridden, envClientId, pageClientId };
 }
 
 /** The environment the config reads: `.env` (unless `dotenv: false`) under the real environment, which wins. */
@@ -466,6 +526,9 @@ function twitchConfig(env: Env): Config['twitch'] {
     clientId: env.TWITCH_CLIENT_ID,
     clientSecret: env.TWITCH_CLIENT_SECRET,
     outboxMax: env.TWITCH_OUTBOX_MAX,
+    broadcasterToken: env.TWITCH_BROADCASTER_TOKEN,
+    broadcasterRefreshToken: env.TWITCH_BROADCASTER_REFRESH_TOKEN,
+    eventSubUrl: env.TWITCH_EVENTSUB_URL,
   };
 }
 
@@ -504,6 +567,9 @@ export function secretValues(config: Config): string[] {
   push(config.twitch.token?.replace(/^oauth:/, ''));
   push(config.twitch.refreshToken);
   push(config.twitch.clientSecret);
+  push(config.twitch.broadcasterToken);
+  push(config.twitch.broadcasterToken?.replace(/^oauth:/, ''));
+  push(config.twitch.broadcasterRefreshToken);
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   push(config.dashboardToken);
@@ -520,14 +586,18 @@ export function secretValues(config: Config): string[] {
   return out;
 }
 
-/** Where to read about the settings that failed: the settings-file example, .env.example, or both. */
-export function configHint(err: ConfigError): string {
+/**
+ * Where to read about the settings that failed: the settings-file example, .env.example, or both;
+ * for the single executable (`inv`), which comes without them, the repository's docs.
+ */
+export function configHint(err: ConfigError, inv: Invocation = thisInvocation()): string {
+  if (inv.executable) return settingsGuide(inv);
   const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
   const inFile = err.problems.some(fileProblem);
   const inEnv = err.problems.some((p) => !fileProblem(p));
   if (inFile && !inEnv) return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
   if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
-  return 'See .env.example and docs/settings.md for every setting.';
+  return settingsGuide(inv);
 }
 
 /** For CLIs and main: load, or print every problem (never a secret) and exit non-zero. */

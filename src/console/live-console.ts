@@ -17,9 +17,10 @@ import type { OperatorPort } from '../giveaway/ports.js';
 import type { HealthReport } from '../http/server.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { StreamingService } from '../streaming/service.js';
-import type { TwitchChat } from '../twitch/index.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
 import { clean, type TextSink } from './console-text.js';
 import { hideLinks, maskUrls } from './operator-console.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 const ENTER_SUMMARY_MS = 5_000;
 const STATUS_MS = 1_000;
@@ -28,7 +29,7 @@ const SHOP_POLL_MS = 30_000;
 /** What the console follows of a running bot (src/app/bot.ts's Bot has it all). */
 export interface FollowedBot {
   readonly config: Pick<Config, 'settings'>;
-  readonly chat: TwitchChat;
+  readonly chat: ChatConnection;
   readonly engine: Pick<GiveawayEngine, 'events' | 'drawViews'>;
   readonly streaming: Pick<StreamingService, 'status'>;
   readonly http: { readonly localUrl: string };
@@ -134,7 +135,7 @@ export class LiveConsole {
     const h = bot.chat.health();
     // A credential Fourthwall refused (app/credential-problems.ts) replaces the unknown "shop ?".
     const refused = bot.health().problems;
-    const shop = refused?.length ? 'shop: credentials refused, see npm run setup' : `shop ${this.shop}`;
+    const shop = refused?.length ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
     return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
   }
 

@@ -22,7 +22,12 @@
  *   `reminders.whisper` is on, else a chat mention pointing to the claim page when there is one
  *   and `reminders.chat` is on; `remindedAt`/`remindedBy` record it;
  * - `waiting()` is the dashboard's list; `prizesFor(userId)` is the claim page's (that viewer's
- *   own prizes only).
+ *   own prizes only). Both, the redemptions and the poll go by the draw's prize HOLDERS
+ *   (state.ts `prizeHolders`): its winners and each replaced winner who kept the link they had
+ *   seen (a reroll of a link that had gone out gives the replacement a new one): a redemption of
+ *   a kept link is credited to the person who holds it, and their claim page keeps showing it.
+ *   Kept links are never reminded by the bot (their holder was replaced); the dashboard lists them
+ *   (`replaced: true`) until they are redeemed or closed.
  * Links never reach a log line or chat here (chat lines name the claim page only).
  * Does not: talk HTTP (the claim page is src/web/public/claim-page.ts), know Fourthwall's shapes (the
  * RedemptionPort adapter does), or decide who won.
@@ -35,7 +40,7 @@ import type { ChatPort, PrivateDelivery } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { deliveryLabel, isWaiting, type DeliveryLabel } from './state.js';
+import { deliveryLabel, isWaiting, prizeHolders, type DeliveryLabel } from './state.js';
 
 /** The draw storage as the tracker needs it (FileDrawRepository). */
 export interface DeliveryStore {
@@ -104,6 +109,8 @@ export interface PrizeView {
   link?: string;
   label: DeliveryLabel;
   delivery: Delivery;
+  /** A replaced winner's kept link (see the contract): never reminded by the bot. */
+  replaced?: true;
 }
 
 export interface DeliveryTrackerDeps {
@@ -201,7 +208,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   async resumeWhispers(): Promise<void> {
     if (!this.whispersOn()) return;
     for (const p of await this.waiting()) {
-      if (!p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
+      if (!p.replaced && !p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
     }
   }
 
@@ -287,7 +294,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
       if (r.status !== 'finished') continue;
-      for (const w of r.winners) if (isWaiting(w)) out.push(toView(r, w, w.delivery!));
+      for (const { holder, replaced } of prizeHolders(r)) if (isWaiting(holder)) out.push(toView(r, holder, holder.delivery!, replaced));
     }
     return out.sort((a, b) => a.delivery.announcedAt.localeCompare(b.delivery.announcedAt));
   }
@@ -297,9 +304,9 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
       if (r.status !== 'finished') continue;
-      for (const w of r.winners) {
+      for (const { holder: w, replaced } of prizeHolders(r)) {
         if (w.userId !== userId || !w.redeemUrl) continue;
-        out.push(toView(r, w, w.delivery ?? { announcedAt: r.closedAt ?? r.openedAt }));
+        out.push(toView(r, w, w.delivery ?? { announcedAt: r.closedAt ?? r.openedAt }, replaced));
       }
     }
     return out;
@@ -379,7 +386,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const afterMs = this.settings.reminders.afterHours * 3_600_000;
     if (afterMs > 0) {
       const due = this.d.clock.now() - afterMs;
-      await this.remind(waiting.filter((p) => Date.parse(p.delivery.announcedAt) <= due));
+      await this.remind(waiting.filter((p) => !p.replaced && Date.parse(p.delivery.announcedAt) <= due));
     }
     if (waiting.length && !this.stopped) this.schedule();
   }
@@ -416,7 +423,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     if (!this.settings.reminders.atStreamStart) return;
     const due = this.d.clock.now() - REMIND_MIN_AGE_MS;
     const waiting = await this.waiting();
-    await this.remind(waiting.filter((p) => Date.parse(p.delivery.announcedAt) <= due));
+    await this.remind(waiting.filter((p) => !p.replaced && Date.parse(p.delivery.announcedAt) <= due));
   }
 
   /**
@@ -456,7 +463,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   }
 }
 
-function toView(r: DrawRecord, w: Winner, delivery: Delivery): PrizeView {
+function toView(r: DrawRecord, w: Winner, delivery: Delivery, replaced = false): PrizeView {
   return {
     drawId: r.id,
     kind: r.kind,
@@ -469,5 +476,6 @@ function toView(r: DrawRecord, w: Winner, delivery: Delivery): PrizeView {
     ...(w.redeemUrl ? { link: w.redeemUrl } : {}),
     label: deliveryLabel(delivery),
     delivery,
+    ...(replaced ? { replaced: true as const } : {}),
   };
 }

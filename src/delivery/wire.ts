@@ -39,7 +39,8 @@ export function deliveryChannels(d: {
   logger: Logger;
 }): DeliveryChannels {
   const { config, clock, logger, claimUrl } = d;
-  const clientId = config.twitch.clientId;
+  // The client the bot's token was issued to (a saved login's may differ from TWITCH_CLIENT_ID).
+  const clientId = d.tokens.clientId() ?? config.twitch.clientId;
   const whispers = clientId
     ? new TwitchWhispers({
         apiUrl: config.twitch.apiUrl ?? 'https://api.twitch.tv/helix',

@@ -21,6 +21,7 @@ import { channelIdentity, type FlowContext } from './context.js';
 import type { Trigger } from './draw-machine.js';
 import { freezeEntrantTable } from './entrants/index.js';
 import type { DrawSession } from './session.js';
+import { recordChannelCounts } from './shared-chat-counts.js';
 
 /** Freezes the eligible entrants (see the module contract); `frozen` when done. */
 export async function freezeEntrants(c: FlowContext, s: DrawSession): Promise<Trigger> {
@@ -33,9 +34,12 @@ export async function freezeEntrants(c: FlowContext, s: DrawSession): Promise<Tr
   const recentWinners = hours > 0 ? await c.repo.recentWinnerIds(c.clock.now() - hours * 3_600_000) : new Set<string>();
   const result = await freezeEntrantTable(s.entrants, c.settings, channelIdentity(c.chat), recentWinners);
   r.rules = result.rules;
+  // Tickets from channel points and bits (tickets.ts): already in the frozen weights; the totals say where they came from.
+  if (s.tickets.size) r.rules.ticketsGranted = { channelPoints: s.tickets.granted.points, bits: s.tickets.granted.bits };
   s.frozen = result.frozen;
   r.fairness.entrantsDigest = result.frozen.digest;
   s.excluded = result.excluded;
+  recordChannelCounts(r, s.entrants, c.chat, c.settings.sharedChat, c.channelDirectory);
   return { name: 'frozen' };
 }
 

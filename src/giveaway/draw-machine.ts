@@ -185,7 +185,7 @@ export function viewPhase(phase: DrawPhase): DrawViewPhase {
 }
 
 /** Why a winner may not be replaced (reroll.ts words each one for chat and the dashboard). */
-export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed' | 'not-redeemable';
+export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed' | 'not-redeemable' | 'gift-out';
 
 /** What the reroll rule needs to know of the winner to replace (absent: only the phase is asked). */
 export interface RerollTarget {
@@ -195,13 +195,21 @@ export interface RerollTarget {
   redeemed: boolean;
   /** Fourthwall says this winner's prize can no longer be redeemed (cancelled, changed to a promotion or a gift card): nothing is left to pass on either. */
   closed: boolean;
+  /**
+   * This winner's link exists, so it has gone out (the console and the dashboard show a link the
+   * moment it exists; whispers, the claim page and chat may have shown it too): it stays theirs.
+   * A link giveaway makes the replacement a new link; a gift cannot be issued again (refused).
+   */
+  linkOut?: boolean;
 }
 
 /**
  * Whether a winner of a draw in `phase` may be replaced (`!giveaway reroll`, the dashboard's
  * Reroll): not while the winners are being picked or confirmed, never for a gift draw settled at
  * Fourthwall, never once cancelled, never twice for one winner, never once the prize was redeemed
- * or closed by the shop (cancelled, changed to a promotion or a gift card).
+ * or closed by the shop (cancelled, changed to a promotion or a gift card), and never for a gift
+ * whose link has gone out (`gift-out`: a gift cannot be issued again, and the link stays its
+ * winner's; a link giveaway's winner in that case is replaced with a new link, giveaway/reroll.ts).
  */
 export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target?: RerollTarget): RerollRefusal | undefined {
   if (phase === 'closing' || phase === 'awaiting-beacon' || phase === 'picking' || phase === 'finishing' || phase === 'opening') return 'busy';
@@ -210,6 +218,7 @@ export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target
   if (target?.replaced) return 'replaced';
   if (target?.redeemed) return 'redeemed';
   if (target?.closed) return 'not-redeemable';
+  if (target?.linkOut && kind !== 'link-giveaway') return 'gift-out';
   return undefined;
 }
 

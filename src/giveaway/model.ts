@@ -94,6 +94,24 @@ export interface Entrant {
   roles: ChatRoles;
   /** ms since epoch. */
   enteredAt: number;
+  /**
+   * Shared Chat with partner entries on: the partner channel (user id) the entrant typed the entry
+   * in. Absent for this channel's own viewers (the key itself is absent, not undefined).
+   */
+  partnerChannelId?: string;
+}
+
+/**
+ * One channel's share of a draw's entrants (Shared Chat with partner entries on): this channel
+ * first, then the partner channels, most entrants first. `login` where it is known (this
+ * channel, a Twitch API lookup, Shared Chat session data), else only the id.
+ */
+export interface ChannelEntrants {
+  channelId: string;
+  login?: string;
+  entrants: number;
+  /** True for this channel. */
+  own?: boolean;
 }
 
 export interface Winner {
@@ -155,6 +173,26 @@ export interface Delivery {
   whisperProblem?: string;
 }
 
+/**
+ * Tickets an entrant got beyond chat, one line each in the draw's ticket journal: a channel-point
+ * redemption (`points`) or bits used (`bits`). The first grant of a viewer not in the draw yet
+ * enters them with its tickets; later ones add to their weight (giveaway/tickets.ts).
+ */
+export interface TicketGrant {
+  userId: string;
+  login: string;
+  displayName: string;
+  source: 'points' | 'bits';
+  /** The redemption id, or the bits event's message id: applied once per draw. */
+  ref: string;
+  /** Tickets it added (0: bits counted toward the next ticket, or past the cap). */
+  tickets: number;
+  /** Bits it counted (`bits` grants). */
+  bits?: number;
+  /** ms since the epoch. */
+  at: number;
+}
+
 /** Why a pick was set aside by the account rules. */
 export type SetAsideReason = 'not-follower' | 'follow-age' | 'account-age' | 'unchecked';
 
@@ -212,6 +250,16 @@ export interface RerollRecord {
   byUserId?: string;
   newUserId?: string;
   pick?: number;
+  /**
+   * The replaced winner's link, which had gone out (giveaway/reroll.ts): it stays theirs (a
+   * redemption of it is theirs) and the replacement got a new link. Secret, like `redeemUrl`.
+   */
+  kept?: { giftId?: string; redeemUrl?: string };
+  /**
+   * The kept link's delivery state (src/delivery), attached when records are read like a
+   * winner's `delivery`; a saved record's own copy is ignored.
+   */
+  delivery?: Delivery;
 }
 
 /** The stored record of one draw; the history export is derived from it. */
@@ -220,7 +268,8 @@ export interface DrawRecord {
   kind: DrawKind;
   status: DrawStatus;
   /** `redo`: Fourthwall's REDO draw, the gifts of an earlier draw nobody won, drawn again. */
-  source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string; giftPurchaseId?: string; redo?: boolean };
+  /** `extraPackageIds`: giveaway-link packages made later for replacements (a reroll of a link that had gone out). */
+  source: { drawId?: string; giveawayId?: string; packageId?: string; extraPackageIds?: string[]; eventId?: string; giftPurchaseId?: string; redo?: boolean };
   offer: { id: string; name: string };
   gifts: number;
   giftIds?: string[];
@@ -229,6 +278,12 @@ export interface DrawRecord {
   closesAt: string;
   closedAt?: string;
   entrants: number;
+  /**
+   * With Shared Chat partner entries on (`sharedChat.partnerEntries`): how many of `entrants` came
+   * from each channel (shared-chat-counts.ts). Absent when the setting is off: then every entrant
+   * is this channel's.
+   */
+  entrantsByChannel?: ChannelEntrants[];
   winners: Winner[];
   fairness: FairnessData;
   /**

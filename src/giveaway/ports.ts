@@ -10,7 +10,7 @@
  */
 import { GiftdropError } from '../shared/errors.js';
 import type { EntrantRows } from './entrant-rows.js';
-import type { GiftDrawInfo, ProductInfo, GiveawayLinkInfo, StreamingInfo, Entrant, BeaconRound, FrozenRows, DrawRecord, AccountLookup, Delivery } from './model.js';
+import type { GiftDrawInfo, ProductInfo, GiveawayLinkInfo, StreamingInfo, Entrant, BeaconRound, FrozenRows, DrawRecord, AccountLookup, Delivery, TicketGrant } from './model.js';
 
 export type SayPriority = 'high' | 'normal' | 'low';
 
@@ -119,14 +119,19 @@ export interface DrawRepository {
    */
   saveDraw(record: DrawRecord, frozen?: FrozenRows): Promise<void>;
   getDraw(id: string): Promise<DrawRecord | undefined>;
-  /** Draws with status open or drawing, with their journaled entrants. */
-  openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]>;
+  /** Draws with status open or drawing, with their journaled entrants and ticket grants (in journal order). */
+  openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[]; grants?: TicketGrant[] }[]>;
   /**
    * Journals row `row` of an open draw's entrant rows (durable within the repository's flush
    * interval, 10 ms by default, without awaiting).
    * The row is read when the journal is written, not now: rows must not change once added.
    */
   appendEntrantRow(drawId: string, rows: EntrantRows, row: number): void;
+  /**
+   * Journals a ticket grant of an open draw (channel points, bits); resolves once it is on disk
+   * (synced), so a redemption is marked fulfilled only after its entry survives a power cut.
+   */
+  appendTicketGrant(drawId: string, grant: TicketGrant): Promise<void>;
   /** Newest first. */
   listDraws(options?: { limit?: number }): Promise<DrawRecord[]>;
   /** Winners of finished draws closed at or after `sinceMs` (for the winner cooldown). */
@@ -140,6 +145,17 @@ export interface DrawRepository {
   /** Writes everything buffered to disk. */
   flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Channel logins by channel (user) id, for the Shared Chat counts of a joint giveaway: this
+ * channel, Twitch API lookups, Shared Chat session data (twitch/channel-directory.ts).
+ */
+export interface ChannelDirectory {
+  /** The channel's login when known, else undefined. */
+  loginOf(channelId: string): string | undefined;
+  /** Asks for the channel's login in the background (no-op when known, or without a way to ask); never throws. */
+  lookUp(channelId: string): void;
 }
 
 /**

@@ -14,15 +14,17 @@ import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { DrawPhase } from './draw-machine.js';
 import type { ExclusionReason } from './eligibility.js';
 import { EntrantTable, FrozenList } from './entrants/index.js';
-import type { DrawRecord, Entrant } from './model.js';
+import type { DrawRecord, Entrant, TicketGrant } from './model.js';
 import type { DrawRepository } from './ports.js';
+import type { Candidate } from './eligibility.js';
+import { TicketLedger, type TicketDraw } from './tickets.js';
 
 /** Who hears a session's phase changes (ActiveSessions, while the session is active). */
 export interface PhaseWatch {
   phaseChanged(from: DrawPhase, to: DrawPhase): void;
 }
 
-export class DrawSession {
+export class DrawSession implements TicketDraw {
   readonly record: DrawRecord;
   readonly entrants: EntrantTable;
   /** The frozen entrant list once entries closed (or as loaded from storage). */
@@ -44,6 +46,8 @@ export class DrawSession {
    * handed back without a line unless someone entered. Set when the draw opens.
    */
   quiet = false;
+  /** Tickets granted beyond chat (channel points, bits): refs applied and per-viewer counts (tickets.ts). */
+  readonly tickets = new TicketLedger();
   /** Entrants left out of the frozen list, by reason (logged with the picks). */
   excluded: Partial<Record<ExclusionReason, number>> | undefined;
   private readonly timers = new Set<TimerHandle>();
@@ -92,8 +96,17 @@ export class DrawSession {
   }
 
   /** `addEntrant` from the entrant's fields (EntrantTable.addFields); false when already in. */
-  addEntrantFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean {
-    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt));
+  addEntrantFields(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    roleBits: number,
+    subMonths: number,
+    enteredAt: number,
+    partnerChannelId?: string,
+  ): boolean {
+    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId));
   }
 
   private counted(added: boolean): boolean {
@@ -101,6 +114,29 @@ export class DrawSession {
     this.record.entrants = this.entrants.size;
     this.unacknowledged += 1;
     return true;
+  }
+
+  /**
+   * Applies a ticket grant (tickets.ts): the viewer enters with its tickets when not in yet (true
+   * then), else they are added to their weight; the ledger counts it either way. `restoring`: from
+   * the journal at restart (not counted as a new entrant to acknowledge).
+   */
+  applyGrant(g: TicketGrant, restoring = false): boolean {
+    this.tickets.apply(g);
+    if (g.tickets <= 0) return false;
+    if (this.entrants.addTickets(g.userId, g.tickets)) return false;
+    const added = this.entrants.addFields(g.userId, g.login, g.displayName, g.tickets, 0, 0, g.at);
+    if (!added) return false;
+    if (restoring) {
+      if (this.entrants.size > this.record.entrants) this.record.entrants = this.entrants.size;
+      return true;
+    }
+    return this.counted(true);
+  }
+
+  /** The viewer as this draw knows them (tickets.ts), when they are in. */
+  candidate(userId: string): Candidate | undefined {
+    return this.entrants.get(userId);
   }
 
   displayNameOf(userId: string): string | undefined {

@@ -7,6 +7,7 @@
  * field. Does not read files or the environment (config/ maps the JSON config onto this).
  */
 import { GiftdropError } from '../shared/errors.js';
+import type { SharedChatSettings } from './shared-chat.js';
 
 /** Chat line templates. Placeholders are `{name}`; unknown placeholders are left as written. */
 interface MessageTemplates {
@@ -138,6 +139,14 @@ export interface GiveawaySettings {
     /** Tiers by subscribed months; the highest matching tier wins over subscriberMultiplier. */
     tiers?: LuckTier[];
   };
+  /**
+   * Tickets from Twitch beyond chat (giveaway/tickets.ts), each source present only when it is on:
+   * channel-point redemptions and bits used during an open draw.
+   */
+  tickets?: {
+    channelPoints?: { ticketsPerRedemption: number; maxPerViewer: number };
+    bits?: { bitsPerTicket: number; maxTickets: number };
+  };
   reminders: {
     halfTime: boolean;
     /** Reminder this many seconds before the end (0 = off). */
@@ -145,6 +154,8 @@ export interface GiveawaySettings {
     /** At most one batched "N joined" line per this many seconds (0 = off). */
     ackEverySeconds: number;
   };
+  /** Twitch Shared Chat: whether partner channels' viewers may enter (shared-chat.ts). */
+  sharedChat: SharedChatSettings;
   messages: MessageTemplates;
 }
 
@@ -180,6 +191,7 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
   },
   luck: { subscriberMultiplier: 1 },
   reminders: { halfTime: true, nearEndSeconds: 10, ackEverySeconds: 15 },
+  sharedChat: { partnerEntries: false },
   messages: {
     drawOpened: '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
     purchaseOpened: '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
@@ -243,7 +255,9 @@ export function mergeGiveawaySettings(input: GiveawaySettingsInput = {}): Giveaw
     eligibility: { ...d.eligibility, ...input.eligibility, excludeLogins: [...(input.eligibility?.excludeLogins ?? d.eligibility.excludeLogins)] },
     luck: { ...d.luck, ...input.luck },
     reminders: { ...d.reminders, ...input.reminders },
+    sharedChat: { ...d.sharedChat, ...input.sharedChat },
     messages: { ...d.messages, ...input.messages },
+    ...(input.tickets ? { tickets: { ...input.tickets } } : {}),
   };
   const problems = checkGiveawaySettings(merged);
   if (problems.length) throw new GiveawaySettingsError(problems);
@@ -276,8 +290,15 @@ function checkGiveawaySettings(s: GiveawaySettings): string[] {
     if (!isInt(t.minMonths, 0)) p.push(`luck.tiers[${i}].minMonths must be an integer >= 0`);
     if (!isInt(t.weight, 1, 1000)) p.push(`luck.tiers[${i}].weight must be an integer 1-1000`);
   }
+  const cp = s.tickets?.channelPoints;
+  if (cp && !(isInt(cp.ticketsPerRedemption, 1, 1000) && isInt(cp.maxPerViewer, 1, 1000)))
+    p.push('tickets.channelPoints: ticketsPerRedemption and maxPerViewer must be integers 1-1000');
+  const bits = s.tickets?.bits;
+  if (bits && !(isInt(bits.bitsPerTicket, 1) && isInt(bits.maxTickets, 1, 1000)))
+    p.push('tickets.bits: bitsPerTicket must be an integer >= 1 and maxTickets 1-1000');
   if (!isInt(s.reminders.nearEndSeconds, 0)) p.push('reminders.nearEndSeconds must be an integer >= 0');
   if (!isInt(s.reminders.ackEverySeconds, 0)) p.push('reminders.ackEverySeconds must be an integer >= 0');
+  if (typeof s.sharedChat.partnerEntries !== 'boolean') p.push('sharedChat.partnerEntries must be true or false');
   for (const [k, v] of Object.entries(s.messages)) {
     if (typeof v !== 'string') p.push(`messages.${k} must be a string`);
   }

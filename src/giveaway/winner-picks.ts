@@ -64,12 +64,18 @@ export interface ReplaceMeta {
   byUserId?: string;
   displayNameOf(userId: string): string | undefined;
   claimPending: boolean;
+  /**
+   * A new link for the replacement (the old one had gone out, giveaway/reroll.ts): the new winner
+   * gets it, and the reroll record keeps the old winner's link as theirs (`kept`).
+   */
+  newLink?: { giftId: string; redeemUrl: string };
 }
 
 /**
  * Replaces the winner with `userId` by `next` (the next free pick: replaceWinnerChecked, replaceWinnerPlain),
- * mutating `record`: the new winner takes the old one's place, gift id and redeem link. Returns
- * undefined (record unchanged) when there is no next pick or `userId` is no winner.
+ * mutating `record`: the new winner takes the old one's place and, unless `meta.newLink` gives
+ * them their own, the old one's gift id and redeem link. Returns undefined (record unchanged) when
+ * there is no next pick or `userId` is no winner.
  */
 function replaceWinner(
   record: DrawRecord,
@@ -86,8 +92,9 @@ function replaceWinner(
     login: next.entrant.login,
     displayName: meta.displayNameOf(next.entrant.userId) ?? next.entrant.login,
     pick: next.pick,
-    ...(old.giftId !== undefined ? { giftId: old.giftId } : {}),
-    ...(old.redeemUrl !== undefined ? { redeemUrl: old.redeemUrl } : {}),
+    ...(meta.newLink ? meta.newLink : {}),
+    ...(!meta.newLink && old.giftId !== undefined ? { giftId: old.giftId } : {}),
+    ...(!meta.newLink && old.redeemUrl !== undefined ? { redeemUrl: old.redeemUrl } : {}),
     ...(meta.claimPending ? { claimed: false } : {}),
     ...(next.accountCheck ? { accountCheck: next.accountCheck } : {}),
   };
@@ -100,6 +107,7 @@ function replaceWinner(
     ...(meta.byUserId !== undefined ? { byUserId: meta.byUserId } : {}),
     newUserId: winner.userId,
     pick: winner.pick,
+    ...(meta.newLink ? { kept: { ...(old.giftId !== undefined ? { giftId: old.giftId } : {}), ...(old.redeemUrl !== undefined ? { redeemUrl: old.redeemUrl } : {}) } } : {}),
   });
   return { old, winner };
 }
@@ -185,6 +193,11 @@ export async function takeCheckedPicks(o: CheckedPicksInput): Promise<CheckedPic
 }
 
 /** The next free position of a closed draw's sequence: every pick taken so far is a winner, a rerolled-away winner or set aside. */
+/** True while the draw's pick sequence has a pick left to replace a winner with (its frozen list known). */
+export function hasNextPick(s: DrawSession): boolean {
+  return !!s.frozen?.digest && nextPosition(s.record) < s.frozen.length;
+}
+
 export function nextPosition(record: DrawRecord): number {
   return record.winners.length + (record.rerolls?.length ?? 0) + (record.setAside?.length ?? 0);
 }

@@ -22,12 +22,17 @@
  *   and are served remotely without the key (`isOverlayShellAsset`). The dashboard is never remote.
  * - Client keys: `parseTrustProxy(setting)` reads GIFTDROP_TRUST_PROXY; `clientKeyOf(req, trust)`
  *   names the client from what the named proxy wrote, never from a header the client could choose:
- *   - `none`: the socket's address;
+ *   - `none` (the default, also when unset): the socket's address. The default trusts no header,
+ *     because behind a plain TCP tunnel (`ssh -R`) every connection comes from this machine and
+ *     any header is the client's own: nothing tells it apart from a tunnel agent's. Behind a
+ *     tunnel, every visitor is then one client (the limits bound the whole tunnel);
  *   - `cloudflare`: CF-Connecting-IP (Cloudflare writes it on every request), else the socket's;
- *   - `last-hop` (the default; `ngrok` is the same): when the socket is this machine (a tunnel
- *     agent such as ngrok or cloudflared), the last X-Forwarded-For entry (the one the agent
- *     appended); a socket from another machine is keyed by its own address (nobody in front);
+ *   - `ngrok` (or `last-hop`, the same): when the socket is this machine (the tunnel agent), the
+ *     last X-Forwarded-For entry (the one the agent appended); a socket from another machine is
+ *     keyed by its own address (nobody in front);
  *   - a number N (1-5): the N-th X-Forwarded-For entry from the end (N proxies of yours in front).
+ *   Trusting a header is always an explicit setting for the proxy the streamer runs;
+ *   `describeClientKeys` is the sentence the start line and `npm run setup` say about it.
  *   A request whose header is missing or has too few entries is keyed by its socket address.
  *   The listener records each request's key (`recordClient`); routes read it with `clientOf(req)`.
  * - `overLimit(limiter, req, res)`: spends one token of the request's client and answers 429 when it
@@ -106,17 +111,52 @@ export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<str
 /** GIFTDROP_TRUST_PROXY, parsed: who writes the client's address (see the module contract). */
 export type TrustProxy = { kind: 'none' } | { kind: 'cloudflare' } | { kind: 'hops'; hops: number; loopbackOnly: boolean };
 
-/** The setting's value, or undefined when it is not none, cloudflare, ngrok, last-hop or 1-5. */
+/** The setting's value, or undefined when it is not none, cloudflare, ngrok, last-hop or 1-5 (unset: none). */
 export function parseTrustProxy(setting: string | undefined): TrustProxy | undefined {
   const s = (setting ?? '').trim().toLowerCase();
-  if (s === '' || s === 'last-hop' || s === 'ngrok') return { kind: 'hops', hops: 1, loopbackOnly: true };
-  if (s === 'none') return { kind: 'none' };
+  if (s === '' || s === 'none') return { kind: 'none' };
+  if (s === 'last-hop' || s === 'ngrok') return { kind: 'hops', hops: 1, loopbackOnly: true };
   if (s === 'cloudflare') return { kind: 'cloudflare' };
   if (/^[1-5]$/.test(s)) return { kind: 'hops', hops: Number(s), loopbackOnly: false };
   return undefined;
 }
 
-const DEFAULT_TRUST: TrustProxy = { kind: 'hops', hops: 1, loopbackOnly: true };
+const DEFAULT_TRUST: TrustProxy = { kind: 'none' };
+
+/** The tunnel a public URL's host names, when it is one of the well-known ones (a hint only). */
+function tunnelOf(publicUrl: string | undefined): 'cloudflared' | 'ngrok' | undefined {
+  let host: string;
+  try {
+    host = new URL(publicUrl ?? '').hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  if (host.endsWith('.trycloudflare.com')) return 'cloudflared';
+  if (/\.ngrok(-free)?\.(app|dev|io)$/.test(host)) return 'ngrok';
+  return undefined;
+}
+
+/**
+ * Which client addresses are in force, in one sentence for the start line and `npm run setup`
+ * (with a hint when GIFTDROP_PUBLIC_URL names a tunnel that writes a header the bot could trust).
+ */
+export function describeClientKeys(setting: string | undefined, publicUrl?: string): string {
+  const trust = parseTrustProxy(setting) ?? DEFAULT_TRUST;
+  const name = (setting ?? '').trim().toLowerCase() || 'none';
+  if (trust.kind === 'none') {
+    const tunnel = tunnelOf(publicUrl);
+    const hint =
+      tunnel === 'cloudflared'
+        ? '; your tunnel looks like cloudflared: set GIFTDROP_TRUST_PROXY=cloudflare to tell visitors apart'
+        : tunnel === 'ngrok'
+          ? '; your tunnel looks like ngrok: set GIFTDROP_TRUST_PROXY=ngrok to tell visitors apart'
+          : '';
+    return `client addresses: each connection's own (GIFTDROP_TRUST_PROXY=none${setting ? '' : ', the default'}): no header is trusted, so through a tunnel every visitor counts as one client${hint}`;
+  }
+  if (trust.kind === 'cloudflare') return 'client addresses: CF-Connecting-IP, written by Cloudflare (GIFTDROP_TRUST_PROXY=cloudflare: only for a Cloudflare tunnel or proxy in front of HTTP_PORT)';
+  if (trust.loopbackOnly) return `client addresses: the last X-Forwarded-For entry, appended by the tunnel agent on this machine (GIFTDROP_TRUST_PROXY=${name}: only for ngrok or a proxy that appends it)`;
+  return `client addresses: X-Forwarded-For entry ${trust.hops} from the end (GIFTDROP_TRUST_PROXY=${name}: that many proxies of yours in front of HTTP_PORT, each appending it)`;
+}
 
 function socketAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';

@@ -24,6 +24,7 @@ import { HelixClient } from './helix.js';
 import { StreamWatch } from './stream-watch.js';
 import { AccountWarmUp } from './warm-up.js';
 import type { TwitchAuthStartup } from './startup.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 export interface TwitchApi {
   helix: HelixClient;
@@ -60,7 +61,8 @@ export function accountRulesFrom(config: Config): AccountRules {
 export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
   const { config, logger, clock, chat } = d;
   const log = logger.child({ module: 'twitch-api' });
-  const clientId = config.twitch.clientId;
+  // The client the bot's token was issued to (a saved login's may differ from TWITCH_CLIENT_ID).
+  const clientId = d.auth.clientId;
   const s = config.settings;
   const rules = accountRulesFrom(config);
   if (!clientId) {
@@ -89,7 +91,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
       const v = await d.auth.auth.validate(d.auth.tokens.current());
       if (v.valid && !v.scopes.includes('moderator:read:followers'))
         log.warn(
-          'TWITCH_TOKEN lacks the scope moderator:read:followers: the follower rules cannot check anyone (eligibility.uncheckable decides). Generate the token with it (npm run setup shows what is missing).',
+          `TWITCH_TOKEN lacks the scope moderator:read:followers: the follower rules cannot check anyone (eligibility.uncheckable decides). Generate the token with it (${giftdropCommand('setup')} shows what is missing).`,
         );
     } catch (err) {
       log.debug({ err }, 'could not check the token scopes for the follower rules');

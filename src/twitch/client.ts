@@ -53,7 +53,8 @@
  */
 import { EventEmitter } from 'node:events';
 import tmi from 'tmi.js';
-import type { ChatPort, SayOptions } from '../giveaway/ports.js';
+import type { SayOptions } from '../giveaway/ports.js';
+import type { ChatConnection } from './chat-connection.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
@@ -85,7 +86,8 @@ const CLOSE_WAIT_MS = 1000;
  * (health: ChatHealth), 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string),
  * 'sent' (text: string: a line of the bot's that the server accepted).
  */
-export class TwitchChat extends EventEmitter implements ChatPort {
+export class TwitchChat extends EventEmitter implements ChatConnection {
+  readonly transport = 'irc' as const;
   readonly channelLogin: string;
   readonly botLogin: string;
   private readonly channelKey: string;

@@ -15,7 +15,9 @@
  * - priorities high > normal > low, FIFO within one; a line with `staleAfterMs` not sent in
  *   time is dropped;
  * - paused while disconnected; a line counts as sent only once the transport accepted it, and is
- *   re-queued only when the transport says it certainly was not written (`NotSentError`);
+ *   re-queued only when the transport says it certainly was not written (`NotSentError`); a line
+ *   the server refused for good (`RefusedError`) is dropped ('refused') without counting against
+ *   the window;
  * - NOTICEs about the last line (`handleNotice`) back off and retry that line once, or drop it;
  * - with `confirm: true` (the Twitch client) one line is written at a time, and it is only
  *   *awaiting* until the server answers it (`confirm()`, fed from Twitch's USERSTATE; a NOTICE
@@ -46,6 +48,7 @@ import { LineQueue, type QueuedLine } from './outbox-queue.js';
 import {
   defaultOutboxLimits,
   NotSentError,
+  RefusedError,
   type ChatTransport,
   type DropReason,
   type OutboxLimits,
@@ -199,15 +202,28 @@ export class Outbox extends EventEmitter {
 
   /**
    * Feeds a NOTICE from the channel. Twitch names no message in it; it refers to the line sent
-   * last, which is retried once (rate limit, duplicate, slow mode, time-out) or dropped.
+   * last, which is retried once (rate limit, duplicate, slow mode, time-out) or dropped. A NOTICE
+   * whose msg-id does not start with `msg_` is not about a line and is ignored.
    */
   handleNotice(msgId: string, text = ''): void {
+    if (!msgId.startsWith('msg_')) return;
+    this.notSent(msgId, text);
+  }
+
+  /**
+   * The server answered the line written last (in `confirm` mode: the oldest awaiting one) that it
+   * was not sent, with Twitch's reason `code` (a NOTICE's msg-id, or Send Chat Message's
+   * `drop_reason.code`, which Twitch does not document and may change): retried once after the
+   * wait the reason asks for (rate limit, duplicate, slow mode, time-out), dropped for any other
+   * reason, known or not ('notice', with the code), after a back-off.
+   */
+  notSent(code: string, text = ''): void {
     let last = this.lastSent;
     const now = this.clock.now();
     const seconds = /(\d+)\s*(?:more\s+)?seconds?/i.exec(text);
     const namedMs = seconds ? Number(seconds[1]) * this.limits.slowUnitMs + this.limits.pacingMarginMs : undefined;
     let retry = false;
-    switch (msgId) {
+    switch (code) {
       case 'msg_ratelimit':
         this.block(now + this.limits.windowMs);
         retry = true;
@@ -224,7 +240,6 @@ export class Outbox extends EventEmitter {
         retry = true;
         break;
       default:
-        if (!msgId.startsWith('msg_')) return;
         this.block(now + this.limits.backoffMs);
     }
     if (this.confirmMode) {
@@ -233,7 +248,7 @@ export class Outbox extends EventEmitter {
       last = answered ? { entry: answered.entry, at: answered.at } : undefined;
     }
     if (!last) {
-      this.log.warn({ msgId, channel: this.channel }, 'chat notice with no line to attribute it to');
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat notice with no line to attribute it to');
       this.pump();
       return;
     }
@@ -242,10 +257,10 @@ export class Outbox extends EventEmitter {
       last.entry.retries++;
       this.counters.retried++;
       this.queue.unshift(last.entry);
-      this.log.warn({ msgId, channel: this.channel }, 'chat line refused by Twitch; retrying once');
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat line refused by Twitch; retrying once');
     } else {
-      this.drop(last.entry, 'notice', msgId);
-      this.log.warn({ msgId, channel: this.channel }, 'chat line refused by Twitch; dropped');
+      this.drop(last.entry, 'notice', code);
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat line refused by Twitch; dropped');
     }
     this.pump();
   }
@@ -339,6 +354,10 @@ export class Outbox extends EventEmitter {
           this.block(this.clock.now() + this.limits.minIntervalMs + this.limits.pacingMarginMs);
           this.queue.unshift(entry);
           this.log.debug({ channel: this.channel }, 'chat line not written; re-queued');
+        } else if (err instanceof RefusedError) {
+          this.pacer.unrecordAttempt();
+          this.drop(entry, 'refused', err.message);
+          this.log.warn({ channel: this.channel, reason: err.message }, 'chat line refused by Twitch; dropped');
         } else {
           this.pacer.rememberText(text, now);
           this.drop(entry, 'uncertain', err instanceof Error ? err.message : String(err));

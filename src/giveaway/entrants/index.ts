@@ -6,7 +6,8 @@
  *
  * Interface:
  * - `EntrantTable`: `new EntrantTable(entrants?)`, then `addFields` (the `!enter` path, with
- *   `packRoles` for the role flags) or `add`, `has`, `size`; `get`, `values`, `displayNameOf`,
+ *   `packRoles` for the role flags) or `add`, `has`, `size`; `addTickets` (grants after entry,
+ *   counted in `ticketsAt` and the freeze, not in the journaled row); `get`, `values`, `displayNameOf`,
  *   `findByLogin` and the row reads of EntrantRows (entrant-rows.ts, what the journal reads) for
  *   views. One row per distinct user id, in entry order, never removed.
  * - `freezeEntrantTable(entrants, settings, channel, recentWinners)`: at close, on the event loop
@@ -54,8 +55,23 @@ export interface EntrantTable extends EntrantRows {
   has(userId: string): boolean;
   /** Adds an entrant once per user id; false when that user id is already in. */
   add(e: Entrant): boolean;
-  /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path. */
-  addFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean;
+  /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path; `partnerChannelId` for a Shared Chat partner viewer. */
+  addFields(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    roleBits: number,
+    subMonths: number,
+    enteredAt: number,
+    partnerChannelId?: string,
+  ): boolean;
+  /** Entrants by the Shared Chat partner channel they entered from (this channel's viewers are not in it). */
+  partnerCounts(): Map<string, number>;
+  /** Tickets granted after entry (channel points, bits); false when that user id is not in. */
+  addTickets(userId: string, tickets: number): boolean;
+  /** A row's tickets: its weight as added plus later grants (what the freeze uses). */
+  ticketsAt(row: number): number;
   /** The entrant with this user id, materialised; undefined when not in. */
   get(userId: string): Entrant | undefined;
   /** Every entrant in entry order, one object at a time (read-only views). */
@@ -71,7 +87,7 @@ export const EntrantTable: new (entrants?: Iterable<Entrant>) => EntrantTable = 
 /** Freezes `entrants` at close on the event loop, yielding whenever a slice has run `budgetMs`. */
 export function freezeEntrantTable(
   entrants: EntrantTable,
-  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck' | 'tickets'>,
   id: ChannelIdentity,
   recentWinners: ReadonlySet<string>,
   budgetMs?: number,

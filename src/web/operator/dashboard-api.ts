@@ -1,5 +1,5 @@
 /**
- * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (routes.ts checks it).
+ * The dashboard's JSON API (`/dashboard/api/...`), behind the dashboard token (index.ts checks it).
  * Reads: state (draws in memory, winners with their links, claim status), entrants of a draw
  * (search, count, eligible by the chat rules or why not; when account rules are in force, their
  * plain-text description, checked with Twitch only at the close: no Twitch call from here),
@@ -32,6 +32,9 @@ import type { Clock } from '../../shared/clock.js';
 import { toCsv, toExport } from '../../storage/index.js';
 import type { StreamingService } from '../../streaming/service.js';
 import type { DrawExport } from '../../storage/export.js';
+import type { BitsHealth } from '../../twitch/channel-points/bits.js';
+import type { ChannelPointsHealth } from '../../twitch/channel-points/entries.js';
+import type { EventSubHealth } from '../../twitch/eventsub/client.js';
 import type { BotLine, ChatLog, WinnerLine } from './chat-log.js';
 import type { DeliveryTracker, PrizeView } from '../../delivery/tracker.js';
 import { overlayKey } from './overlay-view.js';
@@ -51,7 +54,7 @@ export interface DashboardApiDeps {
     /** A winner's delivery state as the delivery tracker keeps it (the claim page reads the same). */
     deliveryOf(drawId: string, userId: string): Delivery | undefined;
   };
-  chat: { readonly channelLogin: string; readonly botLogin: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
+  chat: { readonly channelLogin: string; readonly botLogin: string; readonly transport?: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
   chatLog: ChatLog;
   settings: GiveawaySettings;
   clock: Clock;
@@ -63,6 +66,8 @@ export interface DashboardApiDeps {
   delivery?: Pick<DeliveryTracker, 'waiting' | 'remind'>;
   /** One line per problem the streamer must fix (e.g. credentials refused, app/credential-problems.ts); in `state.problems`. */
   problems?: () => readonly string[];
+  /** Twitch beyond chat (app/twitch-events.ts): the EventSub state and its features, merged into the state like chat's. */
+  twitchEvents?: () => TwitchEventsState;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -80,6 +85,8 @@ export interface DashboardWinner {
   accountCheck: 'checked' | 'unchecked' | null;
   /** Why a reroll would be refused (null: Reroll is offered). */
   rerollRefusal: RerollRefusal | null;
+  /** That refusal in the dashboard's words, when the prize's state does not say it already. */
+  note: string | null;
   /** The prize's state in the claim page's words (delivery/state.ts prizeState); null: not tracked. */
   prize: PrizeState | null;
 }
@@ -129,10 +136,20 @@ export interface DashboardActions {
   running: string | null;
 }
 
-export interface DashboardState {
+/** The EventSub connection and the channel points / bits entries, when on (app/twitch-events.ts). */
+export interface TwitchEventsState {
+  eventsub?: EventSubHealth['state'];
+  eventsubReason?: string;
+  channelPoints?: ChannelPointsHealth;
+  bits?: BitsHealth;
+}
+
+export interface DashboardState extends TwitchEventsState {
   now: number;
   mode: 'sandbox' | 'live';
   chat: string;
+  /** How chat is read and said: `irc` or `eventsub`. */
+  chatTransport?: string;
   chatReason?: string;
   problems?: string[];
   channel: string;
@@ -213,6 +230,11 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 const prizeOf = (d: Delivery | undefined): PrizeState | null => (d ? prizeState(d) : null);
+
+/** A reroll refusal the prize's state does not already say, in the dashboard's words. */
+function refusalNote(refusal: RerollRefusal | undefined): string | null {
+  return refusal === 'gift-out' ? 'gift link already out: it stays theirs (a gift cannot be issued again)' : null;
+}
 
 /** The engine's answer as the action's answer: `done(id)` says a success in words. */
 function answer(res: ActionResult, done: (id: string | undefined) => string): ActionAnswer {
@@ -351,6 +373,7 @@ export class DashboardApi {
           accountCheck: w.accountCheck?.result ?? null,
           // The engine's own answer (giveaway/reroll.ts): the page offers Reroll only where it is accepted.
           rerollRefusal: this.d.engine.rerollRefusal(r.id, w.login) ?? null,
+          note: refusalNote(this.d.engine.rerollRefusal(r.id, w.login)),
           // The prize's state in the claim page's words (delivery/state.ts prizeState); null: not tracked.
           prize: prizeOf(this.d.repo.deliveryOf(r.id, w.userId) ?? w.delivery),
         })),
@@ -373,7 +396,9 @@ export class DashboardApi {
       mode: this.d.mode,
       chat: chat.chat,
       ...(chat.reason ? { chatReason: chat.reason } : {}),
+      ...(this.d.chat.transport ? { chatTransport: this.d.chat.transport } : {}),
       ...(problems.length ? { problems: [...problems] } : {}),
+      ...this.d.twitchEvents?.(),
       channel: this.d.chat.channelLogin,
       draws,
       actions: await this.actions(draws),

@@ -72,6 +72,8 @@ export interface OperatorPagesDeps {
   problems?: DashboardApiDeps['problems'];
   /** The shop's supporter alerts (`alert` events, already safe views: shop/alerts.ts), for the overlay. */
   alerts?: Pick<import('node:events').EventEmitter, 'on' | 'off'>;
+  /** The EventSub state and channel points / bits (app/twitch-events.ts), shown beside chat's. */
+  twitchEvents?: DashboardApiDeps['twitchEvents'];
 }
 
 export interface OperatorPages {

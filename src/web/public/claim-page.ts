@@ -4,31 +4,42 @@
  * that nothing waits for them. One route function (`handle`) that the HTTP server mounts.
  *
  *   GET  /claim            the page: the session's prizes, or the "Log in with Twitch" button
- *   GET  /claim/login      new OAuth `state` (random, single use, 10 min), bound to this browser
+ *   GET  /claim/login      a new OAuth `state` (random, single use, 10 min), bound to this browser
  *                          by an HttpOnly SameSite=Lax cookie; 302 to Twitch's authorize page.
- *                          Pending states are kept per client (MAX_STATES_PER_CLIENT, that
- *                          client's oldest dropped), so a flood from one client never expires
- *                          another's login
- *   GET  /claim/callback   `state` must equal the cookie's AND be pending (then it is spent);
- *                          nothing reaches Twitch otherwise, nor over the client's exchange budget
- *                          (EXCHANGE_LIMIT, 429); the code is exchanged once (Twitch's codes are single use), the viewer
- *                          identified and their token revoked (src/twitch/viewer-login.ts); a
- *                          session cookie (HttpOnly, SameSite=Lax, Path=/claim, 1 h; Secure on
- *                          https) is set and the browser sent back to /claim (303)
+ *                          The state is signed (HMAC with a key of this run, its expiry inside):
+ *                          nothing is stored per login, so no flood of logins can push a
+ *                          winner's pending login out
+ *   GET  /claim/callback   checked before anything is spent: the `state` equals this browser's
+ *                          cookie, carries this run's signature, has not expired and was not used
+ *                          before (then it is spent), and the code has the shape of a code; only
+ *                          then is the code exchanged with Twitch, once (Twitch's codes are single
+ *                          use), through the FAIR exchange queue (src/http/fair-queue.ts:
+ *                          EXCHANGES_IN_FLIGHT at once, one lane per client in turn, so a client's
+ *                          junk waits behind its own junk and costs its own lane, never another
+ *                          client's; a full lane or a wait past EXCHANGE_WAIT_MS: 503 "busy, try
+ *                          again"); the viewer is identified and their token revoked
+ *                          (src/twitch/viewer-login.ts); a session cookie (HttpOnly, SameSite=Lax,
+ *                          Path=/claim, 1 h; Secure on https) is set and the browser sent back to
+ *                          /claim (303)
  *   POST /claim/logout     ends the session; only from the claim page itself (a cross-site
  *                          Origin or Sec-Fetch-Site is refused with 403: no logout by another site)
  *   GET  /claim/style.css  the stylesheet (the CSP allows no inline style or script)
  *
  * Contract: links appear only in the body of the winner's own page (never in a URL, a log line
  * or a redirect); every answer is `no-store`, `no-referrer`, not frameable, under a strict CSP;
- * a forged or replayed `state`, a refused code or a missing session shows no link. Each public
- * client (src/http/surfaces.ts `clientOf`, through the shared per-client RateLimiter) gets 60
- * requests at once and one more a second (429 beyond), and the state and session tables are
- * bounded. Refused logins are logged coalesced (src/http/rejections.ts). Viewer and shop
+ * a forged or replayed `state`, a refused code or a missing session shows no link. Winners are
+ * never refused for someone else's traffic (issue 46): no per-client request budget stands in a
+ * winner's way (behind a tunnel that adds no header every visitor is ONE client, and any budget
+ * one visitor could empty would lock every winner out). What each route costs is bounded instead:
+ * the page, the stylesheet, a login's start and a logout are constant work with nothing stored;
+ * a callback is checked by the cheap tests above before the one costly step, the exchange, which
+ * the fair queue bounds; a logged-in page is limited per session (SESSION_LIMIT: sessions belong
+ * to real Twitch logins). The session table and the spent-state table are bounded. Refused
+ * logins are logged coalesced (src/http/rejections.ts). Viewer and shop
  * strings are HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state
  * other than through the delivery tracker's `opened`.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { cookieValue } from '../../shared/cookies.js';
 import { sameSecret } from '../../shared/constant-time.js';
 import { escapeHtml } from '../../shared/html.js';
@@ -38,9 +49,10 @@ import { prizeState } from '../../delivery/state.js';
 import type { Logger } from '../../logging/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { TwitchViewer } from '../../twitch/viewer-login.js';
-import { RateLimiter, type RateLimitOptions } from '../../http/rate-limit.js';
+import { FairQueue, type FairQueueOptions } from '../../http/fair-queue.js';
+import { answer429, RateLimiter, type RateLimitOptions } from '../../http/rate-limit.js';
 import { RejectionLog } from '../../http/rejections.js';
-import { clientOf, overLimit } from '../../http/surfaces.js';
+import { clientOf } from '../../http/surfaces.js';
 
 interface ClaimLoginPort {
   authorizeUrl(state: string, redirectUri: string): string;
@@ -61,27 +73,26 @@ export interface ClaimPageOptions {
   channel: string;
   clock: Clock;
   logger: Logger;
-  /** The per-client budget on /claim... (default 60 a minute, 60 at once: a whole login is about 6). */
-  limit?: RateLimitOptions;
-  /** The per-client budget of code exchanges with Twitch (default EXCHANGE_LIMIT). */
-  exchangeLimit?: RateLimitOptions;
+  /** The fair exchange queue's bounds (tests); default EXCHANGE_QUEUE. */
+  exchanges?: Partial<Pick<FairQueueOptions, 'maxInFlight' | 'maxWaitingPerKey' | 'maxWaiting' | 'maxWaitMs'>>;
 }
 
-const CLAIM_LIMIT: RateLimitOptions = { perSecond: 1, burst: 60 };
 /**
- * Code exchanges one client may cause: 20 at once, then one every 10 s (a winner needs one; a
- * tunnel that adds no header, `ssh -R` with GIFTDROP_TRUST_PROXY=none, makes every winner one client).
+ * Code exchanges with Twitch: 4 at once (each takes Twitch a fraction of a second, so this also
+ * bounds how fast junk can reach Twitch's token endpoint); the others wait in their client's
+ * lane (at most 32 per client, 512 in all) for at most 15 s.
  */
-const EXCHANGE_LIMIT: RateLimitOptions = { perSecond: 1 / 10, burst: 20 };
-/** Code exchanges for everyone together: 60 at once, then one a second. */
-const ALL_EXCHANGES_LIMIT: RateLimitOptions = { perSecond: 1, burst: 60 };
-/** Logins one client may have pending (its oldest is dropped beyond). */
-const MAX_STATES_PER_CLIENT = 5;
+const EXCHANGE_QUEUE = { maxInFlight: 4, maxWaitingPerKey: 32, maxWaiting: 512, maxWaitMs: 15_000 } as const;
+/** A logged-in page, per session: 10 at once, then 2 a second (a winner reloads now and then). */
+const SESSION_LIMIT: RateLimitOptions = { perSecond: 2, burst: 10 };
+/** What a code from Twitch looks like (URL-safe characters, bounded length): anything else never reaches Twitch. */
+const CODE_SHAPE = /^[A-Za-z0-9._~-]{8,512}$/;
 
-type Refusal = 'state' | 'exchange-budget' | 'exchange-failed' | 'logout-origin';
+type Refusal = 'state' | 'code-shape' | 'exchange-busy' | 'exchange-failed' | 'logout-origin';
 const REFUSALS: Record<Refusal, string> = {
-  state: 'claim login refused: the state does not match this browser or was used before',
-  'exchange-budget': "claim login refused: too many logins from this client (Twitch's token endpoint not called)",
+  state: 'claim login refused: the state does not match this browser, is not ours, expired or was used before',
+  'code-shape': "claim login refused: the code does not look like Twitch's (Twitch's token endpoint not called)",
+  'exchange-busy': 'claim login delayed: too many logins waiting for Twitch (asked to try again)',
   'exchange-failed': 'claim login failed: Twitch did not confirm the code',
   'logout-origin': 'claim logout refused: it came from another site',
 };
@@ -91,7 +102,7 @@ const SESSION_COOKIE = 'giftdrop_claim';
 const STATE_TTL_MS = 10 * 60_000;
 const SESSION_TTL_MS = 60 * 60_000;
 /** Bounds of the in-memory tables (oldest entries go first). */
-const MAX_STATES = 10_000;
+const MAX_SPENT_STATES = 100_000;
 const MAX_SESSIONS = 10_000;
 
 const CSS = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f1fb;color:#1d1630;overflow-wrap:break-word;word-break:normal;hyphens:manual}
@@ -103,51 +114,54 @@ main{max-width:640px;margin:0 auto;padding:24px 16px}h1{font-size:1.6rem;margin:
 .done{color:#1b7f3b;font-weight:600}ol{padding-left:20px;margin:6px 0}header{display:flex;justify-content:space-between;align-items:center;gap:8px;flex-wrap:wrap}
 @media (min-width:600px){.btn{width:auto}}`;
 
-const token = () => randomBytes(32).toString('base64url');
-
 /** Drops the oldest entries of a Map (insertion order) beyond `max`. */
 function bound<K, V>(m: Map<K, V>, max: number): void {
   while (m.size > max) m.delete(m.keys().next().value as K);
 }
 
 /**
- * Pending logins (OAuth states) with their expiry, bounded per client and in all: a client's
- * new state beyond MAX_STATES_PER_CLIENT drops that client's oldest, never anyone else's.
+ * Login states that need no table: `<expiry, base 36>.<random>.<HMAC of both, this run's key>`.
+ * A state is valid when its signature is this run's and it has not expired; the browser binding
+ * is the cookie (checked by the caller) and single use is the `spent` table, which holds only
+ * states that passed every check (each one a login that reached the code step), until they expire.
  */
-class PendingLogins {
-  private readonly states = new Map<string, { expiresAt: number; client: string }>();
-  private readonly byClient = new Map<string, string[]>();
+class LoginStates {
+  private readonly key = randomBytes(32);
+  private readonly spent = new Map<string, number>();
 
-  add(state: string, client: string, expiresAt: number): void {
-    this.states.set(state, { expiresAt, client });
-    const mine = this.byClient.get(client) ?? [];
-    mine.push(state);
-    this.byClient.set(client, mine);
-    while (mine.length > MAX_STATES_PER_CLIENT) this.take(mine[0]!);
-    // Many clients at once: the oldest state of all goes (each client holds at most a few).
-    while (this.states.size > MAX_STATES) this.take(this.states.keys().next().value as string);
+  constructor(private readonly now: () => number) {}
+
+  issue(): string {
+    const body = `${(this.now() + STATE_TTL_MS).toString(36)}.${randomBytes(16).toString('base64url')}`;
+    return `${body}.${this.mac(body)}`;
   }
 
-  /** Removes `state`, returning its expiry when it was pending. */
-  take(state: string): number | undefined {
-    const entry = this.states.get(state);
-    if (!entry) return undefined;
-    this.states.delete(state);
-    const mine = this.byClient.get(entry.client) ?? [];
-    const i = mine.indexOf(state);
-    if (i >= 0) mine.splice(i, 1);
-    if (mine.length === 0) this.byClient.delete(entry.client);
-    return entry.expiresAt;
+  /** True (and the state is spent) when `state` is this run's, unexpired and unused. */
+  spend(state: string): boolean {
+    const m = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(state);
+    if (!m || !sameSecret(m[3]!, this.mac(`${m[1]}.${m[2]}`))) return false;
+    const expiresAt = parseInt(m[1]!, 36);
+    const now = this.now();
+    if (!(expiresAt > now) || this.spent.has(state)) return false;
+    for (const [s, at] of this.spent) {
+      if (at > now && this.spent.size < MAX_SPENT_STATES) break;
+      this.spent.delete(s); // expired, or the oldest beyond the bound (its code is single use anyway)
+    }
+    this.spent.set(state, expiresAt);
+    return true;
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
   }
 }
 
 export class ClaimPage {
   private readonly log: Logger;
-  private readonly states = new PendingLogins();
+  private readonly states: LoginStates;
   private readonly sessions = new Map<string, { viewer: TwitchViewer; expiresAt: number }>();
-  private readonly limiter: RateLimiter;
-  private readonly exchanges: RateLimiter;
-  private readonly allExchanges: RateLimiter;
+  private readonly sessionLimit: RateLimiter;
+  private readonly exchanges: FairQueue;
   private readonly refusals: RejectionLog<Refusal>;
   private readonly origin: string;
   private readonly redirectUri: string;
@@ -158,9 +172,9 @@ export class ClaimPage {
     this.redirectUri = `${o.publicUrl}/claim/callback`;
     this.secure = o.publicUrl.startsWith('https://');
     const now = () => o.clock.now();
-    this.limiter = new RateLimiter({ ...(o.limit ?? CLAIM_LIMIT), now });
-    this.exchanges = new RateLimiter({ ...(o.exchangeLimit ?? EXCHANGE_LIMIT), now });
-    this.allExchanges = new RateLimiter({ ...ALL_EXCHANGES_LIMIT, now });
+    this.states = new LoginStates(now);
+    this.sessionLimit = new RateLimiter({ ...SESSION_LIMIT, now });
+    this.exchanges = new FairQueue({ ...EXCHANGE_QUEUE, ...o.exchanges, clock: o.clock });
     this.refusals = new RejectionLog(this.log, 60_000, { messages: REFUSALS, what: 'claim request(s)' });
     this.origin = new URL(o.publicUrl).origin;
   }
@@ -176,7 +190,6 @@ export class ClaimPage {
     const url = new URL(req.url ?? '/', 'http://claim.invalid');
     const path = url.pathname;
     if (path !== '/claim' && !path.startsWith('/claim/')) return false;
-    if (overLimit(this.limiter, req, res)) return true;
     const get = req.method === 'GET' || req.method === 'HEAD';
     const fail = (err: unknown) => {
       this.log.error({ reason: (err as Error).message }, 'claim page request failed');
@@ -187,7 +200,7 @@ export class ClaimPage {
     } else if ((path === '/claim' || path === '/claim/') && get) {
       this.home(req, res).catch(fail);
     } else if (path === '/claim/login' && get) {
-      this.start(req, res);
+      this.start(res);
     } else if (path === '/claim/callback' && get) {
       this.callback(req, res, url.searchParams).catch(fail);
     } else if (path === '/claim/logout' && req.method === 'POST') {
@@ -234,6 +247,11 @@ export class ClaimPage {
 
   private async home(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const viewer = this.session(req);
+    // A logged-in page reads the history: limited per session (never shared with anyone else).
+    if (viewer) {
+      const verdict = this.sessionLimit.take(cookieValue(req, SESSION_COOKIE)!);
+      if (!verdict.ok) return answer429(res, verdict.retryAfterSeconds);
+    }
     const channel = escapeHtml(this.o.channel);
     if (!viewer) {
       this.page(res, 200, 'Claim your prize',
@@ -254,9 +272,8 @@ export class ClaimPage {
     this.page(res, 200, 'Your prizes', `${who}${cards}`);
   }
 
-  private start(req: IncomingMessage, res: ServerResponse): void {
-    const state = token();
-    this.states.add(state, clientOf(req), this.o.clock.now() + STATE_TTL_MS);
+  private start(res: ServerResponse): void {
+    const state = this.states.issue();
     this.redirect(res, this.o.login.authorizeUrl(state, this.redirectUri), [this.cookie(STATE_COOKIE, state, STATE_TTL_MS / 1000)], 302);
   }
 
@@ -266,9 +283,7 @@ export class ClaimPage {
     const cookieState = cookieValue(req, STATE_COOKIE) ?? '';
     // Only the browser the state was issued to can spend it (its cookie), and then only once.
     const mine = state !== '' && cookieState !== '' && sameSecret(state, cookieState);
-    const expiresAt = mine ? this.states.take(state) : undefined;
-    const valid = expiresAt !== undefined && expiresAt > this.o.clock.now();
-    if (!valid) {
+    if (!mine || !this.states.spend(state)) {
       this.refusals.note('state', { client: clientOf(req) });
       this.page(res, 400, 'Login expired', '<p>This login link is not valid any more. Please log in again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
       return;
@@ -278,21 +293,27 @@ export class ClaimPage {
       this.page(res, 400, 'Login cancelled', '<p>The login was cancelled.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
       return;
     }
-    const client = clientOf(req);
-    if (!this.exchanges.take(client).ok || !this.allExchanges.take('all').ok) {
-      this.refusals.note('exchange-budget', { client });
-      this.page(res, 429, 'Too many logins', '<p>Too many logins from here just now. Please wait a minute and log in again.</p>', [clearState]);
+    if (!CODE_SHAPE.test(code)) {
+      this.refusals.note('code-shape', { client: clientOf(req) });
+      this.page(res, 400, 'Login failed', '<p>Twitch did not confirm the login. Please try again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
       return;
     }
-    let viewer: TwitchViewer;
+    const client = clientOf(req);
+    let viewer: TwitchViewer | 'busy';
     try {
-      viewer = await this.o.login.identify(code, this.redirectUri);
+      viewer = await this.exchanges.run(client, () => this.o.login.identify(code, this.redirectUri));
     } catch (err) {
       this.refusals.note('exchange-failed', { reason: (err as Error).message });
       this.page(res, 502, 'Login failed', '<p>Twitch did not confirm the login. Please try again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
       return;
     }
-    const sid = token();
+    if (viewer === 'busy') {
+      this.refusals.note('exchange-busy', { client, ...this.exchanges.load });
+      res.setHeader('retry-after', '5');
+      this.page(res, 503, 'Busy', '<p>Many logins are waiting for Twitch just now. Please log in again in a few seconds.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
+      return;
+    }
+    const sid = randomBytes(32).toString('base64url');
     this.sessions.set(sid, { viewer, expiresAt: this.o.clock.now() + SESSION_TTL_MS });
     bound(this.sessions, MAX_SESSIONS);
     this.redirect(res, '/claim', [clearState, this.cookie(SESSION_COOKIE, sid, SESSION_TTL_MS / 1000)]);

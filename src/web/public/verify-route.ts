@@ -1,8 +1,12 @@
 /**
  * `GET /verify/<id>`: the public verification page of a finished draw (verify-page.ts).
- * Public (a tunnel carries it), so it is bounded:
- * - a per-client rate limit (429 with Retry-After; the client as the public listener decided it,
- *   surfaces.ts `clientOf`);
+ * Public (a tunnel carries it), so it is bounded by what each answer costs, never by a
+ * per-client request count a viewer could share with an attacker (behind a tunnel that adds no
+ * header every viewer is ONE client: a small per-client budget there let one visitor block the
+ * page for everyone, issue 46):
+ * - page bodies spend one budget for everyone together, in bytes (PAGE_BYTES: the streamer's
+ *   upload carries the stream too): over it, 503 with Retry-After for everyone alike; a 304 (the
+ *   browser has the page), a 404 or a 409 spends nothing;
  * - each draw's page is built once and kept, with its gzip and brotli forms (compressed off the
  *   event loop), in a cache bounded by bytes (PAGE_CACHE_BYTES), so a handful of draw ids cycled by
  *   a flood does not push out the page real viewers read; concurrent requests for a page being
@@ -10,6 +14,11 @@
  * - builds (a 100,000-entrant page is megabytes and a fraction of a second of the event loop) have
  *   a budget per client (CLIENT_BUILD_LIMIT) and one for everyone together (BUILD_LIMIT): over
  *   either, 503 with Retry-After; a client that spent its own budget does not spend everyone's.
+ *   What can be checked first is: an unknown id (404) or a draw not drawn yet (409) spends no
+ *   build budget, and the page of a draw closed within RECENT_MS (the one chat just linked)
+ *   spends none either: it is built once and kept, so a flood of old draw ids can never keep
+ *   viewers from the draw they came for (its rebuilds are bounded by the budgeted builds that
+ *   could push it out of the cache).
  * - "Not drawn yet" answers are cached for a few seconds, so a flood of them does not reload the
  *   draw from disk per request.
  *
@@ -18,7 +27,7 @@
  * the request accepts (br, gzip, identity; `Vary: Accept-Encoding`), a strong ETag per encoding and
  * `Cache-Control: public, max-age=3600`; 304 when `If-None-Match` names the page's ETag (any of
  * its encodings); 404 for an unknown id; 409 with a short text while the draw's seed is not revealed
- * yet; 503 when a page would have to be built over a build budget; 429 over the client's limit; 500
+ * yet; 503 (Retry-After) when a page would have to be built over a build budget or sent over the page-bytes budget; 500
  * (logged) when the page cannot be built. Every answer carries a Content-Security-Policy with
  * `frame-ancestors 'none'` (the page may not be framed). The page holds no secrets (no links, no
  * unrevealed seed). Read-only.
@@ -32,7 +41,7 @@ import type { DrawRecord } from '../../giveaway/model.js';
 import { LruCache } from '../../shared/lru-cache.js';
 import { pageProblem, renderVerifyPage } from './verify-page.js';
 import { RateLimiter, type RateLimitOptions } from '../../http/rate-limit.js';
-import { clientOf, overLimit } from '../../http/surfaces.js';
+import { clientOf } from '../../http/surfaces.js';
 
 type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -44,8 +53,10 @@ const HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
-/** Per client: 4 pages at once, then one every 5 seconds (a viewer checking a draw needs one). */
-const VERIFY_LIMIT: RateLimitOptions = { perSecond: 0.2, burst: 4 };
+/** Page bytes sent, everyone together: 32 MiB at once, then 2 MiB a second (a 304 is free). */
+const PAGE_BYTES: RateLimitOptions = { perSecond: 2 * 1024 * 1024, burst: 32 * 1024 * 1024 };
+/** A draw closed this recently builds its page without spending a build budget. */
+const RECENT_MS = 24 * 3_600_000;
 /** Page builds for all clients together: 8 at once, then one every 2 seconds. */
 const BUILD_LIMIT: RateLimitOptions = { perSecond: 0.5, burst: 8 };
 /**
@@ -109,8 +120,8 @@ function pickEncoding(acceptEncoding: string | undefined): Encoding {
   return 'identity';
 }
 
-/** 200 with the page in the request's encoding, or 304 when it already holds it (If-None-Match). */
-function servePage(req: IncomingMessage, res: ServerResponse, page: Page): void {
+/** 200 with the page in the request's encoding (its bytes spend `bytes`), or 304 when it already holds it (If-None-Match). */
+function servePage(req: IncomingMessage, res: ServerResponse, page: Page, bytes: RateLimiter): void {
   const encoding = pickEncoding(req.headers['accept-encoding']);
   const common = { ...HEADERS, etag: page.etags[encoding], 'cache-control': CACHE_CONTROL, vary: 'Accept-Encoding' };
   const tags = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
@@ -121,6 +132,11 @@ function servePage(req: IncomingMessage, res: ServerResponse, page: Page): void 
     return;
   }
   const body = page.bodies[encoding];
+  const spent = req.method === 'HEAD' ? ({ ok: true } as const) : bytes.take('all', body.length);
+  if (!spent.ok) {
+    res.setHeader('retry-after', String(spent.retryAfterSeconds));
+    return text(res, 503, 'busy sending pages; try again in a few seconds\n');
+  }
   res.writeHead(200, {
     ...common,
     'content-type': 'text/html; charset=utf-8',
@@ -134,11 +150,11 @@ function servePage(req: IncomingMessage, res: ServerResponse, page: Page): void 
 export function verifyRoute(
   draws: { getDraw(id: string): Promise<DrawRecord | undefined> },
   logger: Logger,
-  o: { limit?: RateLimitOptions; buildLimit?: RateLimitOptions; clientBuildLimit?: RateLimitOptions; now?: () => number } = {},
+  o: { pageBytes?: RateLimitOptions; buildLimit?: RateLimitOptions; clientBuildLimit?: RateLimitOptions; now?: () => number } = {},
 ): VerifyRoute {
   const log = logger.child({ module: 'verify-page' });
   const now = o.now ?? Date.now;
-  const limiter = new RateLimiter({ ...(o.limit ?? VERIFY_LIMIT), now });
+  const bytes = new RateLimiter({ ...(o.pageBytes ?? PAGE_BYTES), now, maxClients: 1 });
   const buildLimit = new RateLimiter({ ...(o.buildLimit ?? BUILD_LIMIT), now });
   const clientBuilds = new RateLimiter({ ...(o.clientBuildLimit ?? CLIENT_BUILD_LIMIT), now });
   const pages = new LruCache<string, Page>({
@@ -155,8 +171,11 @@ export function verifyRoute(
     if (!record) return { status: 404, text: 'no such draw\n' };
     const problem = pageProblem(record);
     if (problem) return { status: 409, text: `${problem}; check again once it is drawn\n` };
-    // The client's own budget first: a client over it does not spend everyone's.
-    if (!clientBuilds.take(client).ok || !buildLimit.take('all').ok) return { status: 503, text: 'busy building pages; try again in a few seconds\n' };
+    // The draw chat just linked is built without a budget (once, then kept); the others spend the
+    // client's own budget first: a client over it does not spend everyone's.
+    const closed = Date.parse(record.closedAt ?? '');
+    const recent = Number.isFinite(closed) && now() - closed < RECENT_MS;
+    if (!recent && (!clientBuilds.take(client).ok || !buildLimit.take('all').ok)) return { status: 503, text: 'busy building pages; try again in a few seconds\n' };
     builds += 1;
     return { status: 200, page: await compressed(Buffer.from(await renderVerifyPage(record))) };
   };
@@ -193,7 +212,6 @@ export function verifyRoute(
       text(res, 405, 'method not allowed\n');
       return true;
     }
-    if (overLimit(limiter, req, res)) return true;
     let id: string;
     try {
       id = decodeURIComponent(m[1]!);
@@ -209,7 +227,7 @@ export function verifyRoute(
       (b) => {
         if (b.status === 503) res.setHeader('retry-after', '5');
         if (b.status !== 200) return text(res, b.status, b.text);
-        servePage(req, res, b.page);
+        servePage(req, res, b.page, bytes);
       },
       (err: unknown) => {
         log.error({ err }, 'verify page failed');

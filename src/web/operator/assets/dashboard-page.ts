@@ -46,6 +46,7 @@ const DASHBOARD_HTML = `<!doctype html>
   <span id="streaming" class="pill">stream: ?</span>
   <button id="go-live" type="button" hidden>Mark stream live</button>
   <button id="go-offline" type="button" hidden>Mark stream offline</button>
+  <a id="setup-link" href="/setup">Set up for your channel</a>
   <button id="logout" type="button">Sign out</button>
 </header>
 <div id="answer" role="status" hidden></div>

@@ -159,6 +159,7 @@ function winnerRow(d: DashboardDraw, w: DashboardWinner): HTMLElement {
   if (w.accountCheck === 'unchecked') row.append(el('span', 'muted', 'could not be checked with Twitch (let in)'));
   // The prize's state in the claim page's words (the API's prize: delivery/state.ts prizeState).
   if (w.prize) row.append(el('span', w.prize.waiting ? 'muted prize-state' : 'checked prize-state', w.prize.text));
+  if (w.note) row.append(el('span', 'muted', w.note));
   if (w.link) row.append(el('span', 'link', w.link), copyButton(w.link));
   // Offered only where the engine would accept it (giveaway/reroll.ts winnerRefusal).
   if (w.rerollRefusal === null) {
@@ -212,7 +213,12 @@ const cancelKeep = confirmed(byId<HTMLButtonElement>('cancel'), 'cancel', 'Confi
 byId('cancel').after(cancelKeep);
 
 function renderState(s: DashboardState): void {
-  byId('status').textContent = `${s.mode} · chat ${s.chat}${s.chatReason ? ` (${s.chatReason})` : ''} · #${s.channel}`;
+  const transport = s.chatTransport === 'eventsub' ? ' over EventSub' : s.chatTransport === 'irc' ? ' over IRC' : '';
+  byId('status').textContent =
+    `${s.mode} · chat ${s.chat}${transport}${s.chatReason ? ` (${s.chatReason})` : ''}` +
+    (s.eventsub ? ` · EventSub ${s.eventsub}${s.eventsubReason ? ` (${s.eventsubReason})` : ''}` : '') +
+    (s.channelPoints ? ` · channel points: ${s.channelPoints.entered} entered, ${s.channelPoints.refunded} refunded` : '') +
+    ` · #${s.channel}`;
   const problems = s.problems ?? [];
   byId('problems').hidden = problems.length === 0;
   byId('problems').textContent = problems.join(' ');
@@ -296,7 +302,7 @@ async function loadPrizes(): Promise<void> {
       } else buttons.push(el('span', 'muted', `reminded (${x.delivery.remindedBy ?? '?'})`));
       const state = el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : ''));
       state.dataset['label'] = 'state';
-      tr.append(cell('winner', `${x.displayName} @${x.login}`), cell('prize', x.product), state, cell('since', time(x.delivery.announcedAt)), cell('', ...buttons));
+      tr.append(cell('winner', `${x.displayName} @${x.login}${x.replaced ? ' (replaced: keeps the link they saw)' : ''}`), cell('prize', x.product), state, cell('since', time(x.delivery.announcedAt)), cell('', ...buttons));
       return tr;
     }),
   );
