@@ -232,7 +232,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
       // the live stream was never the one closed: the overlay follows a new draw without reconnecting
       const opened = streamsOpened;
       const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'crowded_fan', durationSeconds: 170 });
-      await page.locator(`.card[data-key="${draw['id'] as string}"]`).waitFor({ timeout: 15_000 });
+      await page.locator(`.card[data-key="${overlayKey(draw['id'] as string)}"]`).waitFor({ timeout: 15_000 });
       expect(streamsOpened).toBe(opened);
     } finally {
       holding = false;

@@ -171,10 +171,16 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     s.enter(['gift_gina']);
     await entered;
     const settled = drawSettled(s, open.id);
+    const told = new Promise<void>((resolve) => {
+      const on = (drawId: string) => drawId === open.id && (s.bot.delivery.off('changed', on), resolve());
+      s.bot.delivery.on('changed', on);
+    });
     s.say(s.mod, '!giveaway end');
     const gift = (await settled).record;
     expect(gift.status).toBe('finished');
     const winner = gift.winners[0]!;
+    // the winner redeems once they were told (the delivery tracker knows the prize then)
+    await told;
     const done = deliveryReaches(s, winner.userId, (d) => !!d.redeemedAt);
     s.fw.control.redeemGift(winner.giftId!);
     const delivery = await done;

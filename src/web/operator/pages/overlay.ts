@@ -111,7 +111,7 @@ function makeCard(d: OverlayDraw): Card {
 // A winner's name fits its card: the font shrinks step by step (layout widths, so the reveal's
 // transform and the page's scale do not count); a name too long even at the smallest size wraps.
 const NAME_PX = 46;
-const NAME_MIN_PX = 20;
+const NAME_MIN_PX = 16;
 function fitName(li: HTMLElement): void {
   li.classList.remove('wrap');
   let px = NAME_PX;
