@@ -7,8 +7,9 @@
  * form (#signin) names where the token is (`dashboardHtml(where)`: the token file's path or
  * GIFTDROP_DASHBOARD_TOKEN, never the token). No inline script or style (the CSP forbids them).
  * Laid out for a desktop and for a phone beside OBS: at 390 px wide nothing overflows sideways,
- * every control is on screen, the tables read as cards (each cell shows its column's name) and
- * an id or a time is never broken mid-token (ids are shortened with … instead).
+ * every control is on screen, the tables read as cards whenever their section is narrow (a phone,
+ * or a third of a wide screen: a container query; each cell shows its column's name) and an id or
+ * a time is never broken mid-token (ids are shortened with … instead).
  */
 
 import { escapeHtml } from '../../../shared/html.js';
@@ -114,9 +115,11 @@ body { margin: 0; font: 15px/1.45 system-ui, "Segoe UI", Roboto, sans-serif; bac
   overflow-wrap: break-word; word-break: normal; hyphens: manual; }
 header { display: flex; gap: 8px 12px; align-items: center; padding: 12px 20px; background: #1c1633; color: #fff; flex-wrap: wrap; }
 header h1 { margin: 0 8px 0 0; font-size: 22px; }
+header a { color: #ddd6fe; }
 .pill { padding: 2px 10px; border-radius: 999px; background: rgba(255,255,255,.15); max-width: 100%; }
 main { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(520px, 100%), 1fr)); gap: 16px; padding: 16px 20px; }
-section { background: #fff; border-radius: 12px; padding: 12px 18px; box-shadow: 0 1px 4px rgba(0,0,0,.08); min-width: 0; }
+section { background: #fff; border-radius: 12px; padding: 12px 18px; box-shadow: 0 1px 4px rgba(0,0,0,.08); min-width: 0;
+  container-type: inline-size; }
 [hidden] { display: none !important; }
 h2 { margin: 4px 0 10px; font-size: 18px; } h3 { font-size: 15px; margin: 14px 0 6px; }
 button, select, input { font: inherit; padding: 6px 12px; border-radius: 8px; border: 1px solid #b9b3d6; background: #fff;
@@ -153,11 +156,14 @@ td button { margin: 0 4px 4px 0; }
 .log li { padding: 2px 0; border-bottom: 1px dotted #eee; }
 details.set-aside summary { cursor: pointer; }
 
-/* A phone beside OBS: one column, and the tables as cards (each cell named by its column). */
+/* A phone beside OBS: one column, less padding. */
 @media (max-width: 640px) {
   header { padding: 10px 12px; } header h1 { font-size: 20px; }
   main { padding: 10px 8px; gap: 10px; } section { padding: 10px 12px; }
   #answer, #problems { margin: 8px 8px 0; }
+}
+/* A narrow section (a phone, or a third of a wide screen): the tables as cards, each cell named by its column. */
+@container (max-width: 620px) {
   table, thead, tbody, tr, th, td { display: block; width: 100%; }
   thead { display: none; }
   tr { border: 1px solid #e4e0f5; border-radius: 10px; padding: 6px 10px; margin-bottom: 8px; background: #fff; }
