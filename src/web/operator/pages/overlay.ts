@@ -243,6 +243,21 @@ function revealing(d: OverlayDraw, now: number, state: OverlayState): boolean {
   return newest === d && (d.resultAt === undefined || now - d.resultAt < state.revealMs);
 }
 
+/**
+ * The card or band row of `d` in `map`, made and placed in `parent` when new (without its
+ * entrance animation on the first frame after a load: that one restores).
+ */
+function placed<T extends { root: HTMLElement }>(map: Map<string, T>, d: OverlayDraw, make: (d: OverlayDraw) => T, parent: HTMLElement): T {
+  let e = map.get(d.key);
+  if (!e) {
+    e = make(d);
+    map.set(d.key, e);
+    parent.append(e.root);
+    if (restoring) e.root.style.animation = 'none';
+  }
+  return e;
+}
+
 function apply(state: OverlayState): void {
   current = state;
   skew = state.now - Date.now();
@@ -258,26 +273,14 @@ function render(): void {
   state.draws.forEach((d, i) => {
     if (revealing(d, now, state)) {
       inCards.add(d.key);
-      let c = cards.get(d.key);
-      if (!c) {
-        c = makeCard(d);
-        cards.set(d.key, c);
-        drawsEl.append(c.root);
-        if (restoring) c.root.style.animation = 'none';
-      }
+      const c = placed(cards, d, makeCard, drawsEl);
       renderCard(c, d, state.pending);
       c.root.style.order = String(i);
       c.running = d.stage === 'open' || d.stage === 'closing' || d.stage === 'claim';
       c.root.classList.toggle('running', c.running);
     } else {
       inBand.add(d.key);
-      let r = rows.get(d.key);
-      if (!r) {
-        r = makeRow(d);
-        rows.set(d.key, r);
-        bandEl.append(r.root);
-        if (restoring) r.root.style.animation = 'none';
-      }
+      const r = placed(rows, d, makeRow, bandEl);
       renderRow(r, d);
       // newest first from the server: the band lists the oldest on top
       r.root.style.order = String(state.draws.length - i);
