@@ -80,11 +80,18 @@ describe('interactive sandbox mode', () => {
     expect(screen.text()).toContain(`Port ${port} is in use`);
     expect(screen.text()).toContain('/viewers <n>');
 
+    // The demo's stream is live on the local Twitch, so auto streaming opens the shop at start,
+    // whenever its first poll lands: the broadcaster sets it offline first (no race with the poll).
+    input.write('!stream offline\n');
+    await screen.until(() => /bot> giftdrop_bot: .*offline/.test(screen.text()), 'the offline confirmation');
     input.write('/gift 1\n');
     await screen.until(() => /gifts only while the stream is live/.test(screen.text()), 'the not-live answer');
 
+    // !stream has a 3 s cooldown (mods included) from the !stream offline above: wait it out.
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const beforeLive = screen.text().length;
     input.write('!stream live\n');
-    await screen.until(() => /bot> giftdrop_bot: .*LIVE/.test(screen.text()), 'the live confirmation');
+    await screen.until(() => /bot> giftdrop_bot: .*LIVE/.test(screen.text().slice(beforeLive)), 'the live confirmation');
 
     input.write('/gift 2 mug\n');
     await screen.until(() => /Draw gdr_\S+ is open: 2x Giftdrop Mug/.test(screen.text()), 'the draw opening');

@@ -8,20 +8,17 @@
  */
 import type { Config } from '../config/index.js';
 import { FourthwallClient } from '../fourthwall/index.js';
-import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
-import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
+import { parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
 import { giveawayCommands } from '../commands/wire.js';
 import { commandGate } from '../giveaway/shared-chat.js';
 import { ChannelLogins } from '../twitch/channel-directory.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
-import { chatScopes, linkChat, openChat } from './chat-transport.js';
+import { linkChat } from './chat-transport.js';
 import type { ChatConnection } from '../twitch/chat-connection.js';
-import { hasBotLogin, startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
-import { LoginStore } from '../twitch/login-store.js';
 import { TwitchTokenError } from '../twitch/auth.js';
 import { keepWebhookCurrent, type WebhookOutcome } from '../events/webhook-registration.js';
 import { faviconRoute } from '../web/favicon.js';
@@ -29,8 +26,9 @@ import { startOperatorPages, type OperatorPages } from '../web/operator/index.js
 import { claimPageFor, type ClaimPageWiring } from '../web/public/claim-wiring.js';
 import { verifyRoute } from '../web/public/verify-route.js';
 import { botContext, type BotContext, type BotOptions } from './context.js';
+import { openAdapters, type Adapters } from './adapters.js';
+import { announcePages, announceStart } from './announce.js';
 import { beaconForBot, checkHintFor } from '../beacon/bot-beacon.js';
-import { FourthwallShop } from '../shop/shop-port.js';
 import { EventIntake } from '../events/event-intake.js';
 import { eventDispatch } from '../events/dispatch.js';
 import type { EventPoller } from '../events/event-poll.js';
@@ -42,7 +40,6 @@ import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracke
 import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWiring } from '../delivery/wire.js';
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
-import { plural } from '../shared/plural.js';
 import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
 export type { BotOptions };
@@ -79,7 +76,7 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
-  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused, see /healthz). */
+  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused). */
   readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
   /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
   readonly twitchEvents: TwitchEvents;
@@ -106,19 +103,17 @@ const CLOSE_MS = 1000;
  */
 export async function startBot(options: BotOptions): Promise<Bot> {
   const c = botContext(options);
-  const store = options.loginStore ?? (c.config.mode === 'live' ? await LoginStore.open(c.config.dataDir) : undefined);
-  requireChatCredentials(c.config, store);
-  const adapters = await openAdapters(c, store);
+  const adapters = await openAdapters(c);
   const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger });
   const twitchApi = startTwitchApi(c, adapters, streaming);
   // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
   const claimPage = claimPageFor(c.config, c.logger);
   const channels = startDeliveryChannels(c, adapters, claimPage);
-  const channelLogins = new ChannelLogins({ chat: adapters.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock: c.clock, logger: c.logger });
+  const channelLogins = channelDirectory(c, adapters, twitchApi);
   const engine = await buildEngine(c, adapters, twitchApi, channels, channelLogins);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
   const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
-  linkChat(c, adapters.chat, { twitchAuth: adapters.twitchAuth, helix: twitchApi?.helix, eventSub: twitchEvents.eventSub, channels: channelLogins });
+  linkChatTransport(c, adapters, { twitchApi, twitchEvents, channelLogins });
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
@@ -155,17 +150,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   };
 }
 
-function requireChatCredentials(config: Config, store?: LoginStore): void {
-  if (!config.twitch.channel || !hasBotLogin(config, store) || (config.twitch.token && !config.twitch.username))
-    throw new Error('startBot needs TWITCH_CHANNEL and TWITCH_USERNAME with TWITCH_TOKEN (or a bot login saved by the setup page)');
-}
-
 /**
  * A new tunnel address costs nothing: in live mode with GIFTDROP_PUBLIC_URL, the one webhook
  * configuration at Fourthwall follows it (events/webhook-registration.ts), in the background; a
  * refusal is one line for /healthz and the dashboard.
  */
-function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: readonly string[]): Promise<WebhookOutcome | undefined> | undefined {
+function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: readonly string[]) {
   const { config } = c;
   if (config.mode !== 'live' || !config.publicUrl) return undefined;
   return keepWebhookCurrent({
@@ -178,40 +168,20 @@ function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: read
   });
 }
 
-/** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
-interface Adapters {
-  repo: FileDrawRepository;
-  client: FourthwallClient;
-  shop: FourthwallShop;
-  twitchAuth: TwitchAuthStartup;
-  chat: ChatConnection;
+/** The logins of the channels whose viewers may chat here (Shared Chat's participants, by id). */
+function channelDirectory(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined): ChannelLogins {
+  const { clock, logger } = c;
+  return new ChannelLogins({ chat: a.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock, logger });
 }
 
-async function openAdapters(c: BotContext, store: LoginStore | undefined): Promise<Adapters> {
-  const { config, logger, clock, options, stops } = c;
-  const repo = await FileDrawRepository.open(config.dataDir, {
-    clock,
-    logger,
-    mode: config.mode,
-    ...(options.fileSystem ? { fileSystem: options.fileSystem } : {}),
-  });
-  stops.save('history', 'the draw history', () => repo.close());
-  const client = new FourthwallClient({
-    apiUrl: config.fourthwall.apiUrl,
-    auth: clientAuth(config),
-    rateLimit: config.fourthwall.rateLimit,
-    logger,
-    clock,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...options.client,
-  });
-  stops.close('fourthwall', () => client.close());
-  const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
-  // A login Twitch ended is one line (the token keeper logged it) kept for /healthz and the dashboard.
-  const twitchAuth = startTwitchAuth(config, logger, clock, { ...(store ? { store } : {}), onRevoked: (_role, line) => c.problems.add(line), botScopes: chatScopes(config) });
-  stops.close('twitch-auth', () => twitchAuth.close());
-  const chat = openChat(c, twitchAuth);
-  return { repo, client, shop, twitchAuth, chat };
+/** What the EventSub chat transport reaches Twitch through, once built (app/chat-transport.ts). */
+function linkChatTransport(
+  c: BotContext,
+  a: Adapters,
+  p: { twitchApi: TwitchApi | undefined; twitchEvents: TwitchEvents; channelLogins: ChannelLogins },
+): void {
+  const { twitchApi, twitchEvents, channelLogins: channels } = p;
+  linkChat(c, a.chat, { twitchAuth: a.twitchAuth, helix: twitchApi?.helix, eventSub: twitchEvents.eventSub, channels });
 }
 
 /**
@@ -324,10 +294,15 @@ function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): 
  * the lines it reads before the open draws are restored are held, in order, and handled right
  * after (commands/chat-lines.ts).
  */
-function wireChatCommands(
-  c: BotContext,
-  p: { chat: ChatConnection; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
-): ChatLines {
+interface CommandParts {
+  chat: ChatConnection;
+  engine: GiveawayEngine;
+  streaming: StreamingService;
+  shop: ShopWiring;
+  twitchApi?: TwitchApi;
+}
+
+function wireChatCommands(c: BotContext, p: CommandParts): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
   const statusNote = () => twitchApi?.accounts?.summary(engine.drawViews().filter((v) => v.active).map((v) => v.record.id));
@@ -401,7 +376,8 @@ function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
   const chatStop = new AbortController();
   c.stops.close('chat-connect', () => chatStop.abort());
   const signals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x) => x !== undefined);
-  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) }).catch((err: unknown) => {
+  const connecting = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) });
+  const chatConnected = connecting.catch((err: unknown) => {
     // A saved login Twitch refuses does not stop the bot: the dashboard and /healthz say to log in
     // again on the setup page (which restarts the bot); chat stays off meanwhile.
     if (a.twitchAuth.logins.source('bot')?.source !== 'saved' || !(err instanceof TwitchTokenError)) throw err;
@@ -599,44 +575,6 @@ async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefi
   if (c.file.streaming.autoStart && !twitchApi?.autoStreaming) {
     await streaming.goLiveAtStart(c.names.names.stream);
   }
-}
-
-/** The start-up line: where the bot talks and listens (the pages were announced by announcePages). */
-function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: string }): void {
-  const { config, log } = c;
-  const { engine, webhookUrl } = p;
-  const { channel, username, ircUrl } = config.twitch;
-  const fourthwall = config.fourthwall.apiUrl;
-  const openDraws = engine.openDrawCount();
-  const where = { mode: config.mode, channel, bot: username, chat: ircUrl, fourthwall, webhooks: webhookUrl };
-  // Who the per-client limits think a client is (issue 46: the default trusts no header).
-  const clients = describeClientKeys(config.http.trustProxy, config.publicUrl);
-  log.info(
-    { ...where, openDraws, dataDir: config.dataDir, trustProxy: config.http.trustProxy ?? 'none' },
-    `giftdrop ${config.mode}: chat #${channel} as ${username} via ${ircUrl}, Fourthwall at ${fourthwall}, ` +
-      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}; ${clients}`,
-  );
-  if (config.mode === 'live') c.operator.notify(clients);
-}
-
-/**
- * Where the streamer's pages are, said once, as soon as their server answers (before chat is
- * connected: a Twitch that cannot be reached never hides them): on the operator's console
- * (stdout) and in the log. The one place that says it; the URL is the one the streamer's own
- * listener (GIFTDROP_LOCAL_PORT) listens on.
- */
-function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: OperatorPages): void {
-  const url = server.localUrl;
-  const tokenFrom = pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : pages.token.file;
-  const dashboard = `dashboard at ${url}/dashboard (sign in with the token in ${tokenFrom})`;
-  const line = `overlay (OBS browser source) at ${url}/overlay; ${dashboard}`;
-  c.operator.notify(line);
-  c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
-  // The link that signs in by itself: its token is in the fragment (#), which the browser never
-  // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
-  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
-  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
-  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

@@ -13,7 +13,7 @@ import { accountRulesActive } from '../giveaway/account-rules.js';
 import { accountRulesFrom } from '../twitch/api.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
-import type { SetupItem } from './setup-item.js';
+import type { SetupItem } from '../setup/setup-item.js';
 import { claimRedirectUri } from '../web/public/claim-wiring.js';
 import { WHISPER_SCOPE } from '../twitch/whispers.js';
 

@@ -37,7 +37,7 @@ import { TwitchLogins } from '../twitch/logins.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { systemClock } from '../shared/clock.js';
 import { describeClientKeys } from '../http/surfaces.js';
-import type { SetupItem } from './setup-item.js';
+import type { SetupItem } from '../setup/setup-item.js';
 import { giftdropCommand, settingsGuide, thisInvocation } from '../platform/invocation.js';
 
 export interface SetupOptions {

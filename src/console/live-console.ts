@@ -33,7 +33,7 @@ export interface FollowedBot {
   readonly engine: Pick<GiveawayEngine, 'events' | 'drawViews'>;
   readonly streaming: Pick<StreamingService, 'status'>;
   readonly http: { readonly localUrl: string };
-  health(): Pick<HealthReport, 'problems'>;
+  health(): Pick<HealthReport, 'problems'> & { eventsub?: unknown };
 }
 
 export interface LiveConsoleOptions {
@@ -134,9 +134,12 @@ export class LiveConsole {
       });
     const h = bot.chat.health();
     // A credential Fourthwall refused (app/credential-problems.ts) replaces the unknown "shop ?".
-    const refused = bot.health().problems;
-    const shop = refused?.length ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
-    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
+    const health = bot.health();
+    const refused = health.problems?.some((p) => p.startsWith('Fourthwall refused'));
+    const shop = refused ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
+    // EventSub (channel points, bits: app/twitch-events.ts) beside chat, only when it runs.
+    const eventsub = typeof health['eventsub'] === 'string' ? ` | EventSub ${health['eventsub']}` : '';
+    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''}${eventsub} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
   }
 
   close(): void {

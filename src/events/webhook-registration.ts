@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { FourthwallClient } from '../fourthwall/index.js';
 import { FourthwallApiError, FourthwallAuthError } from '../fourthwall/index.js';
-import { nodeDisk, type Disk } from '../storage/disk.js';
+import { nodeDisk, type Disk } from '../storage/index.js';
 import type { Logger } from '../logging/index.js';
 
 /** The path the bot serves Fourthwall webhooks on. */

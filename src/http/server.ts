@@ -1,49 +1,20 @@
 /**
  * The bot's HTTP listeners (docs/security.md, surfaces.ts):
  * - the public one on `options.port` (HTTP_PORT, what a tunnel carries): `POST /webhooks/fourthwall`,
- *   `GET /healthz` and the public `routes` (/verify, /claim). It never serves the streamer's pages,
- *   whatever the Host or headers: /overlay... and /dashboard... answer 404 there.
+ *   `GET /healthz` (limited per client) and the public `routes` (/verify, /claim). It never serves
+ *   the streamer's pages, whatever the Host or headers: /overlay... and /dashboard... answer 404.
  * - the streamer's own on `options.local.port` (GIFTDROP_LOCAL_PORT, loopback unless
- *   GIFTDROP_LOCAL_BIND says otherwise): `GET /healthz` and the `local.routes` (/overlay, /dashboard
- *   and their APIs); a request that is not local (surfaces.ts `isLocalRequest`: a loopback peer,
- *   Host and forwarding headers) gets 403, except /overlay... carrying the overlay key (`?key=`)
- *   when one is configured, and the overlay's data-free script and style.
+ *   GIFTDROP_LOCAL_BIND says otherwise): `GET /healthz` and the `local.routes` (/overlay,
+ *   /dashboard and their APIs); a request that is not local (surfaces.ts `isLocalRequest`) gets
+ *   403, except /overlay... carrying the overlay key when one is configured, and the overlay's
+ *   data-free script and style.
  *
- * Bounds, per listener: its own connection cap (public MAX_CONNECTIONS, local
- * MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot touch the overlay; on
- * the local one a new connection beyond the cap closes the oldest idle one instead of being
- * refused, `evictIdleBeyond`, so other local programs holding sockets never shut OBS out),
- * headers within HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS, checked every
- * second (`connectionsCheckingInterval`), idle sockets closed after IDLE_TIMEOUT_MS (event streams
- * turn that off for theirs). Each public request's client is decided once (surfaces.ts
- * `clientKeyOf` with `trustProxy`) and recorded for the routes; `/healthz` is limited per client
- * on the public listener.
- *
- * Webhook bodies (issue 46): a request without a signature header that could be one (base64 of
- * 32 bytes, for a configured secret: `hasSignatureShape`) is answered 401 without its body being
- * read. Bodies are then read with no count of "slots" a stranger could hold (behind a tunnel that
- * adds no header every sender is one client, Fourthwall included): a slow body costs a socket, not
- * Fourthwall's turn. What reading costs is bounded by bytes instead: at most
- * MAX_BUFFERED_BODY_BYTES held for all reads together (past it, the read holding the most is cut:
- * 503 + Retry-After, connection closed) and 1 MiB per body (413), each request within
- * REQUEST_TIMEOUT_MS, and the connection cap.
- *
- * Webhooks: the raw body is read (over 1 MiB -> 413, reading stops), verified against whichever
- * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
- * (bad envelope -> 400, logged), then handed to `onEvent`, and answered only from its verdict: the
- * 200 is written once `onEvent` resolved, that is once the event is safe (its id, and what it
- * opened, synced: docs/history.md, crash-safe files); a rejection (a save or a sync failed: EIO, ENOSPC) is
- * answered 503 with Retry-After and said in one log line, so Fourthwall delivers it again; an
- * event not safe within ACK_DEADLINE_MS of the request's arrival (inside Fourthwall's 2 s) is
- * answered 503 the same way while its handling goes on, and its redelivery is answered from that
- * handling. Duplicates (same envelope id, already safe) get 200 `{duplicate:true}`.
- * An event whose `createdAt` is older than `maxEventAgeMs` (default 15 minutes),
- * or later than MAX_CLOCK_SKEW_MS ahead of this machine's clock, is answered 200
- * `{ignored:'too old'|'from the future'}` and not handed on (a replay, or a clock that is off; a
- * genuinely missed event is still fetched by the catch-up poll, which this check does not touch).
- * An envelope without `createdAt` (Fourthwall always sends one) cannot be judged by age: it is
- * handled, and its envelope id's dedupe is what refuses a replay of it. This module does no
- * giveaway logic and keeps no event ids (the event intake does).
+ * Contract: each listener is bounded by its own connection cap, header, request and idle
+ * timeouts (listener); each public request's client is decided once (`clientKeyOf`) and recorded
+ * for the routes. Webhook bodies are bounded by bytes, not by slots a stranger could hold (issue
+ * 46: behind a tunnel that adds no header every sender is one client, Fourthwall included); a
+ * webhook is verified before anything parses it and answered 200 only once `onEvent` says it is
+ * safe (handleWebhook). Does no giveaway logic and keeps no event ids (the event intake does).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -282,6 +253,25 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
   const maxAgeMs = options.maxEventAgeMs ?? MAX_EVENT_AGE_MS;
   const ackDeadlineMs = options.ackDeadlineMs ?? ACK_DEADLINE_MS;
 
+  /**
+   * Webhooks: a request without a signature header that could be one (base64 of 32 bytes, for a
+   * configured secret: `hasSignatureShape`) is answered 401 unread. The raw body is then read with
+   * no count of slots a stranger could hold (a slow body costs a socket, not Fourthwall's turn),
+   * bounded by bytes: at most MAX_BUFFERED_BODY_BYTES for all reads together (past it, the read
+   * holding the most is cut: 503 + Retry-After, connection closed) and 1 MiB per body (413). It is
+   * verified against whichever secrets are configured
+   * BEFORE anything parses it (no match -> 401, nothing changes), parsed (bad envelope -> 400,
+   * logged), then handed to `onEvent` and answered only from its verdict: 200 once `onEvent`
+   * resolved, that is once the event is safe (its id, and what it opened, synced); a rejection (a
+   * save or a sync failed: EIO, ENOSPC) -> 503 with Retry-After and one log line, so Fourthwall
+   * delivers it again; not safe within ACK_DEADLINE_MS of its arrival (inside Fourthwall's 2 s) ->
+   * 503 the same way while its handling goes on, and its redelivery is answered from that
+   * handling. Duplicates (same envelope id, already safe) -> 200 `{duplicate:true}`. `createdAt`
+   * older than `maxEventAgeMs` (15 minutes) or more than MAX_CLOCK_SKEW_MS ahead of this clock ->
+   * 200 `{ignored:'too old'|'from the future'}`, not handed on (a replay, or a clock that is off;
+   * the catch-up poll still fetches a missed event). No `createdAt` (Fourthwall always sends one):
+   * handled, and the envelope id's dedupe refuses a replay of it.
+   */
   const handleWebhook = async (req: IncomingMessage, res: ServerResponse) => {
     const arrived = performance.now();
     const client = clientOf(req);
@@ -429,7 +419,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
   };
 }
 
-/** A listener with the bounds every one of ours has (see the module comment). */
+/**
+ * A listener with the bounds every one of ours has: its own connection cap (public
+ * MAX_CONNECTIONS, local MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot
+ * touch the overlay; on the local one a new connection beyond the cap closes the oldest idle one
+ * instead of being refused, `evictIdleBeyond`, so other local programs holding sockets never shut
+ * OBS out), headers within HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS,
+ * checked every second, idle sockets closed after IDLE_TIMEOUT_MS (event streams turn that off for
+ * theirs).
+ */
 function listener(maxConnections: number | 'evict-idle', handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const server = createServer(
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },

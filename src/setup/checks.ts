@@ -14,7 +14,7 @@ import {
   FourthwallTimeoutError,
   FourthwallTokenError,
 } from '../fourthwall/index.js';
-import type { SetupItem } from '../cli/setup-item.js';
+import type { SetupItem } from './setup-item.js';
 
 function unreachable(err: unknown, what: string, url: string): string | undefined {
   if (err instanceof FourthwallNetworkError || err instanceof FourthwallTimeoutError) {

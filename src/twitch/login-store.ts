@@ -18,8 +18,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { nodeDisk, type AppendFile, type Disk } from '../storage/disk.js';
-import { checkPrivate } from '../storage/files.js';
+import { checkPrivate, nodeDisk, type AppendFile, type Disk } from '../storage/index.js';
 
 const LOGINS_FILE = 'twitch-logins.jsonl';
 
