@@ -31,7 +31,7 @@ import { noRoles, type ChatMessage } from '../../shared/chat.js';
 import type { Clock } from '../../shared/clock.js';
 import { toCsv, toExport } from '../../storage/index.js';
 import type { StreamingService } from '../../streaming/service.js';
-import type { DrawExport } from '../../storage/export.js';
+import type { DrawExport } from '../../storage/index.js';
 import type { BitsHealth } from '../../twitch/channel-points/bits.js';
 import type { ChannelPointsHealth } from '../../twitch/channel-points/entries.js';
 import type { EventSubHealth } from '../../twitch/eventsub/client.js';
