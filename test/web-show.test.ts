@@ -47,15 +47,16 @@ const HEX_RUNS = "(document.documentElement.outerHTML.match(/[0-9a-fA-F]{16,}/g)
 
 /**
  * Each visible control of the signed-in dashboard at the current size, scrolled into view: its
- * box, and whether it is the topmost element at its centre. Runs in the page.
+ * box, and whether it is the topmost element at its centre. Runs in the page, in one task (the
+ * layout is read synchronously after each scroll), so the page's once-a-second re-render cannot
+ * swap a control out from under the measurement.
  */
-const CONTROLS = `(async () => {
+const CONTROLS = `(() => {
   const out = [];
   const all = [...document.querySelectorAll('#app button, #app input, #app select, #app a, #app summary')];
   for (const e of all) {
     if (!e.getClientRects().length || getComputedStyle(e).visibility === 'hidden') continue;
     e.scrollIntoView({ block: 'center', inline: 'nearest' });
-    await new Promise((r) => requestAnimationFrame(r));
     const b = e.getBoundingClientRect();
     const top = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
     out.push({
@@ -138,19 +139,6 @@ describe.skipIf(!HAS_CHROMIUM)('the show on stream and the second screen, in Chr
     const opened = nextDrawOpened(s);
     s.say(s.mod, '!giveaway start hoodie 1 300');
     const open = await opened;
-    const entered = entrantsReach(s, open.id, 2);
-    s.enter(['eve', 'fay']);
-    await entered;
-    await poll(() => page.textContent('#entrant-count')).toBe('2 entered, 2 eligible');
-    await poll(() => page.locator('#prizes tbody tr').count()).toBe(2);
-    await poll(() => page.locator('#history tbody tr').count()).toBe(3);
-    await poll(() => page.locator('.product').count()).toBeGreaterThan(0);
-    // the failed draw: failed, nobody won, its verify status says so
-    const row = page.locator(`#history tr[data-id="${handedBack.id}"]`);
-    expect(await row.locator('td[data-label="status"]').textContent()).toContain('failed');
-    expect(await row.locator('td[data-label="winners"]').textContent()).toBe('nobody');
-    await poll(() => row.locator('td[data-label="verify"]').textContent()).toBe('nobody won (seed and list check out)');
-    for (const size of SIZES) expect(await widthAt(page, 'dashboard', size), `dashboard at ${size.name}`).toBeLessThanOrEqual(size.width);
     // at 390 px (the size widthAt left): every control, with the draw open, then with none (the
     // product picker and Start, which apply only while no link giveaway runs)
     const everyControl = async (want: string[]) => {
@@ -164,10 +152,27 @@ describe.skipIf(!HAS_CHROMIUM)('the show on stream and the second screen, in Chr
         expect(c.topmost, `${c.what} is not covered`).toBe(true);
       }
     };
-    await everyControl(['button#go-', 'button#logout', 'button#end', 'button#cancel', 'select#entrant-draw', 'input#entrant-search', 'input#history-search', 'select#history-status', 'a#csv', 'a#json', 'button Copy', 'button Remind', 'button Reroll']);
-    const cancelled = drawSettled(s, open.id);
-    s.say(s.mod, '!giveaway cancel');
-    await cancelled;
+    try {
+      const entered = entrantsReach(s, open.id, 2);
+      s.enter(['eve', 'fay']);
+      await entered;
+      await poll(() => page.textContent('#entrant-count')).toBe('2 entered, 2 eligible');
+      await poll(() => page.locator('#prizes tbody tr').count()).toBe(2);
+      await poll(() => page.locator('#history tbody tr').count()).toBe(3);
+      await poll(() => page.locator('.product').count()).toBeGreaterThan(0);
+      // the failed draw: failed, nobody won, its verify status says so
+      const row = page.locator(`#history tr[data-id="${handedBack.id}"]`);
+      expect(await row.locator('td[data-label="status"]').textContent()).toContain('failed');
+      expect(await row.locator('td[data-label="winners"]').textContent()).toBe('nobody');
+      await poll(() => row.locator('td[data-label="verify"]').textContent()).toBe('nobody won (seed and list check out)');
+      for (const size of SIZES) expect(await widthAt(page, 'dashboard', size), `dashboard at ${size.name}`).toBeLessThanOrEqual(size.width);
+      await everyControl(['button#go-', 'button#logout', 'button#end', 'button#cancel', 'select#entrant-draw', 'input#entrant-search', 'input#history-search', 'select#history-status', 'a#csv', 'a#json', 'button Copy', 'button Remind', 'button Reroll']);
+    } finally {
+      // (whatever happened above: the next test starts a link giveaway of its own)
+      const cancelled = drawSettled(s, open.id);
+      s.say(s.mod, '!giveaway cancel');
+      await cancelled;
+    }
     await poll(() => page.locator('#start').isVisible()).toBe(true);
     await everyControl(['button#start', 'button Giftdrop Mug', 'input#start-winners', 'input#start-seconds']);
     await page.close();
