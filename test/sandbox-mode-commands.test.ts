@@ -27,6 +27,15 @@ describe('parseDemoCommand', () => {
     expect(DEMO_HELP).toContain('/shared [#partner] <login> <text>');
   });
 
+  it('help, quit and exit without the slash are the commands; another command word without it is said, with a hint', () => {
+    expect(parseDemoCommand('help')).toEqual({ kind: 'help' });
+    expect(parseDemoCommand(' Quit ')).toEqual({ kind: 'quit' });
+    expect(parseDemoCommand('exit')).toEqual({ kind: 'quit' });
+    expect(parseDemoCommand('gift 3 mug')).toEqual({ kind: 'say', text: 'gift 3 mug', hint: 'Said in chat as the broadcaster. For the command, type /gift ... (/help lists them).' });
+    expect(parseDemoCommand('help me win')).toMatchObject({ kind: 'say', text: 'help me win', hint: expect.stringContaining('/help') });
+    expect(parseDemoCommand('gifts are nice')).toEqual({ kind: 'say', text: 'gifts are nice' });
+  });
+
   it('/order places a paid order, of a product or the default one', () => {
     expect(parseDemoCommand('/order giftdrop mug')).toEqual({ kind: 'order', product: 'giftdrop mug' });
     expect(parseDemoCommand('/order')).toEqual({ kind: 'order' });

@@ -36,6 +36,7 @@ import { EventSubClient } from '../twitch/eventsub/client.js';
 import { HelixClient } from '../twitch/helix.js';
 import { BROADCASTER_FEATURE_SCOPES } from '../twitch/scopes.js';
 import type { TwitchAuthStartup } from '../twitch/startup.js';
+import type { TwitchEventsState } from '../web/operator/dashboard-api.js';
 import type { StartupProblems } from './credential-problems.js';
 
 export interface TwitchEventsOptions {
@@ -55,7 +56,7 @@ export interface TwitchEvents {
   readonly notStarted: Partial<Record<TwitchFeature, string>>;
   start(): Promise<void>;
   /** For /healthz and the dashboard: `eventsub` (and its reason), `channelPoints`, `bits`, when on. */
-  health(): Record<string, unknown>;
+  health(): TwitchEventsState;
   stop(): Promise<void>;
 }
 

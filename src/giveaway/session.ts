@@ -41,6 +41,11 @@ export class DrawSession implements TicketDraw {
   pickChain: Promise<unknown> = Promise.resolve();
   /** The one deadline of the close (beacon wait and account checks), set when entries close. */
   picksUntil: number | undefined;
+  /**
+   * A redraw that speaks only when spoken to (giveaway/redraws.ts): no opened line, no reminders,
+   * handed back without a line unless someone entered. Set when the draw opens.
+   */
+  quiet = false;
   /** Tickets granted beyond chat (channel points, bits): refs applied and per-viewer counts (tickets.ts). */
   readonly tickets = new TicketLedger();
   /** Entrants left out of the frozen list, by reason (logged with the picks). */

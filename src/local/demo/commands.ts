@@ -1,5 +1,7 @@
 /**
- * What the user types in interactive sandbox mode: plain text is said in chat by the broadcaster;
+ * What the user types in interactive sandbox mode: plain text is said in chat by the broadcaster
+ * (`help`, `quit` and `exit` alone are taken as the commands; a line starting with another
+ * command's word without its slash is said, with a hint naming the command);
  * `/as [+mod] [+vip] [+subN] [+first] <login> <text>` speaks as a viewer; `/gift <n> [product]`
  * simulates a gift purchase; `/order [product]` a paid order; `/viewers <n>` adds n simulated entrants;
  * `/redeem <login>` a winner claims and redeems their prizes; `/points <login>` a viewer redeems
@@ -21,7 +23,7 @@ const DEMO_PARTNER = 'cozy_partner';
 /** A parsed input line. */
 export type DemoCommand =
   | { kind: 'empty' }
-  | { kind: 'say'; text: string }
+  | { kind: 'say'; text: string; hint?: string }
   | { kind: 'as'; login: string; text: string; roles: SimViewerOptions; extra: InjectExtra }
   | { kind: 'gift'; quantity: number; product?: string }
   | { kind: 'order'; product?: string }
@@ -54,11 +56,20 @@ function wholeNumber(s: string | undefined): number | undefined {
   return s !== undefined && /^\d{1,6}$/.test(s) ? Number(s) : undefined;
 }
 
+/** Command words typed without their slash: said in chat, with a hint (help/quit/exit alone run). */
+const SLASH_WORDS = new Set(['as', 'gift', 'order', 'viewers', 'redeem', 'help', 'quit', 'exit']);
+
 /** Parses one line the user typed. */
 export function parseDemoCommand(line: string): DemoCommand {
   const text = line.trim();
   if (!text) return { kind: 'empty' };
-  if (!text.startsWith('/')) return { kind: 'say', text };
+  if (!text.startsWith('/')) {
+    const words = text.split(/\s+/);
+    const first = words[0]!.toLowerCase();
+    if (words.length === 1 && (first === 'help' || first === 'quit' || first === 'exit')) return parseDemoCommand(`/${first}`);
+    if (SLASH_WORDS.has(first)) return { kind: 'say', text, hint: `Said in chat as the broadcaster. For the command, type /${first}${words.length > 1 ? ' ...' : ''} (/help lists them).` };
+    return { kind: 'say', text };
+  }
   const [word = '', ...rest] = text.slice(1).split(/\s+/);
   switch (word.toLowerCase()) {
     case 'help':

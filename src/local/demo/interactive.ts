@@ -7,6 +7,7 @@
  * Contract: resolves when the user quits (/quit, Ctrl+C, Ctrl+D, end of input) or the signal
  * aborts; a bad line prints what is wrong and changes nothing. Does not: stop the stack.
  */
+import { localTime } from '../../shared/time-text.js';
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { DrawRecord } from '../../giveaway/model.js';
 import { DEMO_HELP, parseDemoCommand } from './commands.js';
@@ -67,7 +68,7 @@ export function printHelp(printer: DemoPrinter): void {
 function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
   const events = world.stack.bot.engine.events;
   const opened = (r: DrawRecord): void =>
-    printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${new Date(r.closesAt).toLocaleTimeString()}; viewers type !enter.`);
+    printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${localTime(r.closesAt)}; viewers type !enter.`);
   const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${plural(r.entrants, 'entrant')}; picking winners.`);
   const finished = (r: DrawRecord): void =>
     printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. ${giftdropCommand('verify', r.id)}`);
@@ -126,6 +127,7 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           break;
         case 'say':
           world.broadcast(cmd.text);
+          if (cmd.hint) printer.note(cmd.hint);
           break;
         case 'as':
           world.viewer(cmd.login, Object.keys(cmd.roles).length ? cmd.roles : undefined);
