@@ -47,5 +47,5 @@ export async function beaconForBot(config: Config, opts: { clock: Clock; logger:
  * means nothing to a viewer).
  */
 export function checkHintFor(config: Config): (id: string) => string {
-  return (id) => (config.publicUrl ? `${config.publicUrl}/verify/${encodeURIComponent(id)}` : `ask the streamer for the verify page of draw ${id}`);
+  return (id) => (config.publicUrl ? `${config.publicUrl}/verify/${encodeURIComponent(id)}` : `ask the streamer for its verify page`);
 }
