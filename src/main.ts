@@ -61,7 +61,9 @@ async function main(): Promise<void> {
     secrets: secretValues(config),
     file: config.logFile,
   });
-  // Said once: a DATA_DIR that did not exist (a typo?) is created, with its parents, by the lock.
+  // Said once: a DATA_DIR the user set that did not exist (a typo?) is created, with its parents,
+  // by the lock. The default ./data on a first run is created without a word (not a warning as
+  // the first line a newcomer sees).
   const dataRoot = config.dataRoot ?? config.dataDir;
   const dataRootExisted = existsSync(dataRoot);
   // One bot per data directory, taken before anything in it is read; released on exit.
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
     ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
     secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
   });
-  if (!dataRootExisted) logger.warn(`DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
+  if (!dataRootExisted && config.dataDirSet) logger.warn(`DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
   for (const line of riskySettings(config)) logger.warn(line);
 
   // The shutdown signals are owned once for the whole process; what they stop follows the phase
@@ -154,7 +156,7 @@ async function main(): Promise<void> {
       });
       const bot = (running = await starting);
       live.attach(bot);
-      setup.attach(config, () => bot.health().problems ?? [], () => bot.reach());
+      setup.attach(config, () => bot.health().problems ?? [], () => bot.twitchEvents, () => bot.reach());
       live.operator.notify(`setup page (change the channel, the logins or the tunnel address) at ${bot.http.localUrl}/setup`);
       // A token from .env refused on a later reconnect: say which variable to fix and exit, never
       // loop. A login saved by the setup page stays up instead (the dashboard and /healthz say to

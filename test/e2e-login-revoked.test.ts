@@ -12,10 +12,8 @@ import { fileSchema } from '../src/config/schema.js';
 import { startBot } from '../src/app/bot.js';
 import { configForLocal } from '../src/local/local-stack.js';
 import { createLogger } from '../src/logging/index.js';
-import { systemClock } from '../src/shared/clock.js';
-import { TwitchAuthClient } from '../src/twitch/auth.js';
-import { startDeviceLogin } from '../src/twitch/device-login.js';
 import { LoginStore } from '../src/twitch/login-store.js';
+import { saveDeviceLogin } from './support/device-login.js';
 import { LogCapture } from './support/log-capture.js';
 import { makeTempDir, startLocalServers, waitUntil, type LocalServers } from './support/e2e-stack.js';
 
@@ -36,22 +34,8 @@ describe('a saved Twitch login that Twitch ends', () => {
   it('is one log line and one /healthz problem, the bot stays up, and chat reconnects never become refresh calls', async () => {
     const { chat } = servers;
     // The setup page's device login, saved where the bot reads it.
-    const auth = new TwitchAuthClient({ authUrl: chat.authUrl });
-    const login = await startDeviceLogin({ auth, clock: systemClock, clientId: PUBLIC, scopes: ['chat:read', 'chat:edit'] });
-    chat.deviceLogin.answer(login.userCode, chat.botLogin, 'authorize');
-    const r = await login.wait(AbortSignal.timeout(20_000));
-    await auth.close();
     const store = await LoginStore.open(temp.dir);
-    await store.save('bot', {
-      login: r.info.login,
-      userId: r.info.userId,
-      clientId: PUBLIC,
-      scopes: r.info.scopes,
-      accessToken: r.tokens.accessToken,
-      refreshToken: r.tokens.refreshToken,
-      expiresAt: r.expiresAt,
-      savedAt: new Date().toISOString(),
-    });
+    const r = await saveDeviceLogin(chat, store, { role: 'bot', login: chat.botLogin, clientId: PUBLIC, scopes: ['chat:read', 'chat:edit'] });
 
     const base = loadConfig({ env: { DATA_DIR: temp.dir, HTTP_PORT: '0', GIFTDROP_LOCAL_PORT: '0' }, dotenv: false, cwd: temp.dir });
     const local = configForLocal({ ...base, settings: fileSchema.parse({}) }, servers.fourthwall, chat);

@@ -121,7 +121,7 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
     await waitUntil(async () => (await s.bot.repo.getDraw(draw['id'] as string))?.status === 'finished', 10_000, 'draw finished');
     await waitUntil(() => s.bot.health().openDraws === 0, 5000, 'no open draw');
     // the last line of a draw (the seed reveal) is in the channel, so later tests see a quiet chat
-    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes(`the verify page of draw ${draw['id'] as string}`)), 5000, 'seed revealed');
+    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes(`Anyone can check draw ${draw['id'] as string}: ask the streamer for its verify page`)), 5000, 'the fairness line');
     await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.done);
     await s.bot.http.idle();
     await s.bot.engine.whenIdle();

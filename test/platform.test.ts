@@ -103,7 +103,7 @@ describe('stop signals', () => {
     onShutdownSignals(async (reason) => { reasons.push(reason); }, { platform: 'win32', target });
     target.emit('SIGBREAK');
     await new Promise((r) => setTimeout(r, 50));
-    expect(reasons).toEqual(['SIGBREAK']);
+    expect(reasons).toEqual(['Ctrl+Break']); // the stop's reason in words (platform/stop-cause.ts)
     expect(target.exits).toEqual([0]);
     // the same handler on Linux does not listen for SIGBREAK at all
     const linux = Object.assign(new EventEmitter(), { exit() {} });

@@ -125,7 +125,8 @@ describe('sandbox device code flow', () => {
     const t = (await poll(d.device_code)).body;
     const v = await validate(t.access_token as string);
     expect(v.body).toEqual({ client_id: PUBLIC, login: s.channel, scopes: ['channel:read:redemptions'], user_id: s.channelId, expires_in: 600 });
-    expect(s.tokens.userOf(t.access_token as string)).toEqual({ id: s.channelId, login: s.channel });
+    // Helix knows the token's user, the scopes granted and the application it was issued to.
+    expect(s.tokens.userOf(t.access_token as string)).toEqual({ id: s.channelId, login: s.channel, scopes: ['channel:read:redemptions'], clientId: PUBLIC });
     // The bot's own token is untouched by the broadcaster's login.
     expect(s.tokens.clientId).not.toBe(PUBLIC);
     const r = await post('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t.refresh_token as string, client_id: PUBLIC });

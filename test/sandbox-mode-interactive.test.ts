@@ -153,4 +153,32 @@ describe('interactive sandbox mode', () => {
     await stop!('SIGINT');
     expect(await running).toBe(0);
   }, 120_000);
+
+  it('/shared: a partner channel\'s viewer speaks during Shared Chat; by default their !enter is not counted', async () => {
+    const config = loadConfig({ env: { DATA_DIR: join(dir, 'data-shared'), HTTP_PORT: '0' }, dotenv: false, cwd: dir });
+    config.settings = { ...config.settings, demo: { drawSeconds: 60, linkSeconds: 60, paceMs: 10 } };
+    const screen = capturedOutput();
+    const input = new PassThrough();
+    let stop: ((reason: string) => Promise<void>) | undefined;
+    const running = runSandboxMode({ config, logger: silentLogger(), onSignals: (fn) => (stop = fn), input, output: screen.output, interactive: true, colour: false, script: false });
+    await screen.until(() => screen.text().includes('Your turn'), 'the prompt');
+    expect(screen.text()).toContain('/shared [#partner] <login> <text>');
+
+    input.write('!giveaway start mug 1 60\n');
+    await screen.until(() => /Draw \S+ is open/.test(screen.text()), 'a draw open');
+    input.write('/shared cozy_fan !enter\n');
+    await screen.until(() => screen.text().includes("Only your own viewers enter (the default): the bot does not count @cozy_fan's !enter"), 'the rule said');
+    expect(screen.text()).toContain("Shared Chat with #cozy_partner (Twitch's Stream Together)");
+    await screen.until(() => screen.text().includes('[chat] cozy_fan (Shared Chat, from #cozy_partner): !enter'), 'the partner line in the transcript');
+    input.write('/as own_fan !enter\n');
+    await screen.until(() => screen.text().includes('[chat] own_fan: !enter'), 'the own line');
+    input.write('/shared #other_stream bob hi\n');
+    await screen.until(() => screen.text().includes('Shared Chat with #other_stream'), 'a second partner');
+    input.write('/shared end\n');
+    await screen.until(() => screen.text().includes("Shared Chat ended: only your channel's chat again."), 'the session ended');
+    input.write('!giveaway end\n');
+    await screen.until(() => /Entries of \S+ closed with 1 entrant\b/.test(screen.text()), 'only own_fan counted');
+    await stop!('SIGINT');
+    expect(await running).toBe(0);
+  }, 60_000);
 });

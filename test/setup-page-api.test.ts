@@ -3,7 +3,9 @@
  * without the dashboard token (and to a wrong one), refuses a POST that is not JSON from its own
  * origin, checks before it saves (a wrong Fourthwall password saves nothing), never shows a saved
  * secret again, saves owner-only, refuses "Go live" while a required row is missing, and shows the
- * values `.env` / the environment set as winning over the page. Then the configuration: a finished
+ * values `.env` / the environment set as winning over the page. The Twitch rows say what the chat
+ * transport in force needs of the bot's login, and what channel points, bits and the Chat Bot badge
+ * need and whether each is on, in plain words. Then the configuration: a finished
  * page's values make the next start live, `.env` values win over them value by value, and an
  * unfinished page changes nothing.
  */
@@ -15,7 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.js';
 import { silentLogger } from '../src/logging/index.js';
 import { systemClock } from '../src/shared/clock.js';
-import { SetupService } from '../src/setup/setup-service.js';
+import { SetupService, type SetupRow } from '../src/setup/setup-service.js';
+import { fileSchema } from '../src/config/schema.js';
+import { LoginStore, type TwitchRole } from '../src/twitch/login-store.js';
 import { setupRoute } from '../src/setup/setup-routes.js';
 import { makeTempDir, startLocalServers, type LocalServers } from './support/e2e-stack.js';
 
@@ -133,5 +137,73 @@ describe('the configuration from a finished setup page', () => {
     expect(mixed.publicUrl).toBe('https://from-dotenv.example');
     expect(mixed.twitch.channel).toBe('envchannel');
     expect(mixed.savedSetup?.overridden.sort()).toEqual(['GIFTDROP_PUBLIC_URL', 'TWITCH_CHANNEL']);
+  });
+});
+
+describe("the setup page's Twitch rows", () => {
+  /** A setup service over its own data folder, with these logins saved (as the page's device logins save them) and these settings. */
+  async function serviceWith(logins: Partial<Record<TwitchRole, { login: string; scopes: string[]; clientId?: string }>>, settings: Record<string, unknown>) {
+    const t = await makeTempDir('giftdrop-setup-rows-');
+    const store = await LoginStore.open(t.dir);
+    for (const [role, l] of Object.entries(logins) as [TwitchRole, { login: string; scopes: string[]; clientId?: string }][]) {
+      await store.save(role, { login: l.login, userId: '4242', clientId: l.clientId ?? 'publicapp123', scopes: l.scopes, accessToken: `access-${role}`, refreshToken: `refresh-${role}`, expiresAt: Date.now() + 3_600_000, savedAt: new Date().toISOString() });
+    }
+    await store.close();
+    const config = loadConfig({ env: { DATA_DIR: t.dir, TWITCH_IRC_URL: servers.chat.url }, dotenv: false, cwd: t.dir });
+    const s = new SetupService({ config: { ...config, settings: fileSchema.parse(settings) }, logger: silentLogger(), clock: systemClock, lockHeld: true });
+    await s.loginStore();
+    return {
+      row: (id: SetupRow['id']) => s.state().rows.find((r) => r.id === id)!,
+      async close() {
+        await s.close();
+        await t.cleanup();
+      },
+    };
+  }
+
+  it('with no broadcaster login: channel points, bits and the badge are off, each saying what it needs in plain words', async () => {
+    const s = await serviceWith({ bot: { login: 'mybot', scopes: ['chat:read', 'chat:edit'] } }, {});
+    try {
+      const cp = s.row('channel-points');
+      expect(cp.status).toBe('off');
+      expect(cp.detail).toContain('Channel points need an Affiliate or Partner channel (Twitch refuses the reward otherwise)');
+      expect(cp.detail).toContain("the broadcaster's login allowing giftdrop to create and fulfil a channel point reward for entries (channel:manage:redemptions)");
+      expect(cp.detail).toMatch(/To turn it on: set "channelPoints": \{ "enabled": true \} in the settings file \(config\/giftdrop\.json\), then apply; log the broadcaster in \(the row above\)/);
+      const bits = s.row('bits');
+      expect(bits.status).toBe('off');
+      expect(bits.detail).toContain('see Bits cheered in the channel (bits:read)');
+      const badge = s.row('bot-badge');
+      expect(badge.status).toBe('off');
+      expect(badge.detail).toContain('your own Twitch application with its client secret (TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET in .env: a Public application such as the one built into giftdrop has no secret)');
+      expect(badge.detail).toContain('let the bot appear in your chat with the Chat Bot badge (channel:bot)');
+      expect(badge.detail).toContain('/mod mybot');
+      // IRC, the default transport: the bot's row says which of its scopes are in use.
+      const bot = s.row('bot');
+      expect(bot.detail).toContain('The bot uses chat over IRC (the settings\' chat.transport), which needs chat:read chat:edit.');
+      expect(bot.scopes).toContainEqual({ scope: 'chat:read', words: 'read your chat (to see !enter) (chat over IRC: in use)' });
+      expect(bot.scopes).toContainEqual({ scope: 'user:read:chat', words: "read your chat through Twitch's API (chat over EventSub: if you switch chat.transport)" });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('with the broadcaster logged in and the settings on: ready, except what the login lacks; EventSub chat with a bot login made for IRC is to fix', async () => {
+    const s = await serviceWith(
+      {
+        bot: { login: 'mybot', scopes: ['chat:read', 'chat:edit'] },
+        broadcaster: { login: 'mychannel', scopes: ['channel:manage:redemptions', 'channel:read:redemptions'] },
+      },
+      { channelPoints: { enabled: true }, bits: { enabled: true }, chat: { transport: 'eventsub' } },
+    );
+    try {
+      expect(s.row('channel-points')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^ready: nothing is missing here/) });
+      expect(s.row('bits')).toMatchObject({ status: 'off', detail: expect.stringMatching(/To turn it on: log the broadcaster in again: that login lacks bits:read\.$/) });
+      const bot = s.row('bot');
+      expect(bot.status).toBe('error');
+      expect(bot.detail).toBe('logged in as mybot, but that login lacks user:read:chat user:write:chat. The bot uses chat over EventSub (the settings\' chat.transport), which needs user:read:chat user:write:chat. Log in again.');
+      expect(s.row('bot-badge').detail).toMatch(/To turn it on: set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in \.env; log the bot in again: that login lacks user:bot\.$/);
+    } finally {
+      await s.close();
+    }
   });
 });

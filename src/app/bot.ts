@@ -309,7 +309,7 @@ interface CommandParts {
 function wireChatCommands(c: BotContext, p: CommandParts): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
-  const statusNote = () => twitchApi?.accounts?.summary();
+  const statusNote = () => twitchApi?.accounts?.summary(engine.drawViews().filter((v) => v.active).map((v) => v.record.id));
   const autoStreaming = () => twitchApi?.watch;
   const admit = commandGate(c.settings.sharedChat, () => chat.channelId());
   const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, admit, clock, logger });
@@ -471,6 +471,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    alerts: p.shop.features.alerts,
     twitchEvents: () => p.twitchEvents.health(),
     reach: () => p.delivery.reach(),
   });

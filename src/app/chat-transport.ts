@@ -4,7 +4,9 @@
  * the app see one ChatConnection either way.
  *
  * Contract: `openChat` builds the connection (nothing connects yet); the EventSub transport refuses
- * to start without TWITCH_CLIENT_ID (one line naming the fix, the start-up fails). `linkChat` gives
+ * to start when the bot's token has no known application (an env TWITCH_TOKEN without
+ * TWITCH_CLIENT_ID; a login the setup page saved carries its own): one line naming the fix, the
+ * start-up fails. `linkChat` gives
  * the EventSub transport what it reaches Twitch through once the composition root built it: the
  * bot's one EventSub client, the bot's Helix client (the channel lookup, Send Chat Message), with
  * TWITCH_CLIENT_SECRET and `chat.botBadge` an app access token's Helix client (the Chat Bot badge),
@@ -21,13 +23,14 @@ import { HelixChatEndpoint } from '../twitch/chat-messages-endpoint.js';
 import { EventSubChat } from '../twitch/eventsub-chat.js';
 import type { EventSubClient } from '../twitch/eventsub/client.js';
 import { HelixClient } from '../twitch/helix.js';
+import { chatScopesOf } from '../twitch/scopes.js';
 import { TwitchChat } from '../twitch/index.js';
 import type { TwitchAuthStartup } from '../twitch/startup.js';
 import type { BotContext } from './context.js';
 
-/** The scopes the bot's token needs for each transport (checked at start). */
+/** The scopes the bot's token needs for the transport in force (checked at start; their home is twitch/scopes.ts). */
 export function chatScopes(config: Config): readonly string[] {
-  return config.settings.chat.transport === 'eventsub' ? ['user:read:chat', 'user:write:chat'] : ['chat:read', 'chat:edit'];
+  return chatScopesOf(config.settings.chat.transport);
 }
 
 /** The chat connection of the configured transport (registered in the stop list). */
@@ -36,10 +39,11 @@ export function openChat(c: BotContext, twitchAuth: TwitchAuthStartup): ChatConn
   const t = config.twitch;
   const outbox = { ...(t.outboxMax !== undefined ? { maxQueued: t.outboxMax } : {}), ...options.outbox };
   if (config.settings.chat.transport === 'eventsub') {
-    if (!t.clientId) {
+    // The application the bot's token was issued to: TWITCH_CLIENT_ID, or the setup page's login's own.
+    if (!twitchAuth.clientId) {
       throw new GiftdropError(
         'CONFIG_INVALID',
-        'chat.transport "eventsub" needs TWITCH_CLIENT_ID (the bot reads chat through the Twitch API); set it, or set "chat": { "transport": "irc" } in the settings file.',
+        'chat.transport "eventsub" needs the Twitch application TWITCH_TOKEN was issued to (the bot reads chat through the Twitch API): set TWITCH_CLIENT_ID, or log the bot in on the setup page; or set "chat": { "transport": "irc" } in the settings file.',
       );
     }
     const chat = new EventSubChat({ channel: t.channel!, username: twitchAuth.username, clock, logger, outbox });
@@ -70,7 +74,7 @@ export function linkChat(
   const { config, logger, clock } = c;
   const t = config.twitch;
   const { helix, eventSub } = d;
-  if (!helix || !eventSub) return; // openChat refused to start without TWITCH_CLIENT_ID
+  if (!helix || !eventSub) return; // openChat refused to start without the bot's application
   const appToken =
     config.settings.chat.botBadge && t.clientId && t.clientSecret
       ? new AppToken({ auth: d.twitchAuth.auth, clientId: t.clientId, clientSecret: t.clientSecret, logger, registerSecret: (v) => registerSecret(logger, v) })

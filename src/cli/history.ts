@@ -8,6 +8,7 @@
  * storage read-only, so it is safe to run beside the bot. Table output strips control characters
  * from shop- and user-supplied text; JSON and CSV carry it verbatim (properly escaped).
  */
+import { localDateTime } from '../shared/time-text.js';
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -96,7 +97,7 @@ function summaryTable(records: readonly DrawRecord[]): string {
       clean(r.id),
       r.kind,
       r.status,
-      clean(r.openedAt).replace(/\.\d{3}Z$/, 'Z'),
+      localDateTime(clean(r.openedAt)),
       entrantsText(r),
       r.winners.length ? r.winners.map((w) => clean(w.login)).join(', ') : '-',
       deliverySummary(r),
@@ -106,17 +107,23 @@ function summaryTable(records: readonly DrawRecord[]): string {
   return table(rows);
 }
 
-/** `redeemed 2026-...Z (order ABC123)`, `whispered, not opened (whispered ...)`: the label and its times. */
+/**
+ * `redeemed; announced 2026-11-28 01:21:15, ..., redeemed 2026-11-28 01:25:02 (order ABC123)`:
+ * the label, then each step's time; a prize only announced so far is its time alone (never
+ * "announced: announced ...").
+ */
 function deliveryLine(d: NonNullable<DrawRecord['winners'][number]['delivery']>): string {
+  const at = (t: string) => localDateTime(clean(t));
   const times = [
-    `announced ${d.announcedAt}`,
-    d.whisperedAt && `whispered ${d.whisperedAt}`,
-    d.claimPageOpenedAt && `opened ${d.claimPageOpenedAt}`,
-    d.remindedAt && `reminded by ${d.remindedBy ?? '?'} ${d.remindedAt}`,
-    d.redeemedAt && `redeemed ${d.redeemedAt}${d.orderFriendlyId ? ` (order ${clean(d.orderFriendlyId)})` : ''}`,
-    d.closedAt && `${PRIZE_CLOSURE_WORDS[d.closedAs ?? 'CANCELLED']} ${d.closedAt}`,
+    `announced ${at(d.announcedAt)}`,
+    d.whisperedAt && `whispered ${at(d.whisperedAt)}`,
+    d.claimPageOpenedAt && `opened ${at(d.claimPageOpenedAt)}`,
+    d.remindedAt && `reminded by ${d.remindedBy ?? '?'} ${at(d.remindedAt)}`,
+    d.redeemedAt && `redeemed ${at(d.redeemedAt)}${d.orderFriendlyId ? ` (order ${clean(d.orderFriendlyId)})` : ''}`,
+    d.closedAt && `${PRIZE_CLOSURE_WORDS[d.closedAs ?? 'CANCELLED']} ${at(d.closedAt)}`,
   ].filter(Boolean);
-  return `${deliveryLabel(d)}: ${times.join(', ')}`;
+  const label = deliveryLabel(d);
+  return label === 'announced' ? times.join(', ') : `${label}; ${times.join(', ')}`;
 }
 
 function detail(r: DrawRecord): string {
@@ -126,9 +133,9 @@ function detail(r: DrawRecord): string {
     `status     ${r.status}${r.failure ? ` (${clean(r.failure.reason)})` : ''}`,
     `offer      ${clean(r.offer.name)} (${clean(r.offer.id)})`,
     `gifts      ${r.gifts}`,
-    `opened     ${clean(r.openedAt)}`,
-    `closes     ${clean(r.closesAt)}`,
-    `closed     ${clean(r.closedAt) || '-'}`,
+    `opened     ${localDateTime(clean(r.openedAt))}`,
+    `closes     ${localDateTime(clean(r.closesAt))}`,
+    `closed     ${r.closedAt ? localDateTime(clean(r.closedAt)) : '-'}`,
     `entrants   ${entrantsText(r)}`,
     `winners    ${r.winners.length ? '' : '-'}`,
     ...[...r.winners]
@@ -141,10 +148,10 @@ function detail(r: DrawRecord): string {
           `${w.delivery ? `\n    delivery ${deliveryLine(w.delivery)}` : ''}` +
           `${w.redeemUrl ? `\n    link ${clean(w.redeemUrl)}` : ''}`,
       ),
-    ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${clean(a.at)}`),
+    ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${localDateTime(clean(a.at))}`),
     ...(r.rerolls ?? []).map(
       (x) =>
-        `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +
+        `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${localDateTime(clean(x.at))}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +
         // the link they had seen stays theirs (the replacement got a new one): its state is theirs
         `${x.kept ? `\n    kept their link${x.kept.giftId ? ` gift ${clean(x.kept.giftId)}` : ''}` : ''}` +
         `${x.kept && x.delivery ? `\n    delivery ${deliveryLine(x.delivery)}` : ''}` +

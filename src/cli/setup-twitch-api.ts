@@ -15,6 +15,7 @@ import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
 import type { SetupItem } from '../setup/setup-item.js';
 import { claimPageFacts, claimPageReach, whisperReach } from '../delivery/winner-reach.js';
+import { chatScopesOf } from '../twitch/scopes.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */
 function neededScopes(config: Config): Array<{ scope: string; feature: string }> {
@@ -40,7 +41,9 @@ export function claimPageItem(config: Config): SetupItem {
 export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs = 10_000): Promise<SetupItem[]> {
   const name = 'Twitch API';
   const rules = accountRulesFrom(config);
+  const transport = config.settings.chat.transport;
   const features = [
+    ...(transport === 'eventsub' ? ['chat.transport "eventsub"'] : []),
     ...(config.settings.streaming.auto ? ['streaming.auto'] : []),
     ...(accountRulesActive(rules) ? ['the follower / account-age rules'] : []),
   ];
@@ -81,7 +84,7 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
         : {
             name: 'Twitch API scopes',
             status: 'fail',
-            detail: `TWITCH_TOKEN lacks ${[...new Set(missing.map((m) => m.scope))].join(' ')} (needed by ${missing.map((m) => m.feature).join(', ')}): generate a new token with chat:read chat:edit ${[...new Set(missing.map((m) => m.scope))].join(' ')}; the bot must be a moderator of the channel`,
+            detail: `TWITCH_TOKEN lacks ${[...new Set(missing.map((m) => m.scope))].join(' ')} (needed by ${missing.map((m) => m.feature).join(', ')}): generate a new token with ${chatScopesOf(transport).join(' ')} ${[...new Set(missing.map((m) => m.scope))].join(' ')}; the bot must be a moderator of the channel`,
             required: true,
           },
     );

@@ -2,8 +2,10 @@
  * `npm run setup`: checks the live configuration for real before the first stream and registers
  * the shop's webhook. Per item it prints `ok` or what to fix:
  * - Fourthwall credentials: GET /shops/current;
- * - Twitch chat: a real login to TWITCH_IRC_URL, join of TWITCH_CHANNEL, disconnect (and whether
- *   the bot is a moderator there);
+ * - Twitch chat, over the transport in force (`chat.transport`): IRC, a real login to
+ *   TWITCH_IRC_URL, join of TWITCH_CHANNEL, disconnect (and whether the bot is a moderator there);
+ *   EventSub, the token's scopes for it and a real subscription to the channel's chat
+ *   (setup-eventsub-chat.ts); the scopes each transport needs come from twitch/scopes.ts;
  * - Twitch API (optional, setup-twitch-api.ts): TWITCH_CLIENT_ID, the token's scopes per enabled feature;
  * - webhook secret: present (Fourthwall has no API to compare it);
  * - client addresses: which GIFTDROP_TRUST_PROXY is in force (a warning naming the setting when the
@@ -30,6 +32,8 @@ import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../events/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
+import { checkEventSubChat } from './setup-eventsub-chat.js';
+import { chatScopesOf } from '../twitch/scopes.js';
 import { ensureWebhook, webhookProblem } from '../events/webhook-registration.js';
 import { checkFourthwall, checkWebhookSecret } from '../setup/checks.js';
 import { LoginStore } from '../twitch/login-store.js';
@@ -69,6 +73,7 @@ export function missingForLive(config: Config): string[] {
 }
 
 async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): Promise<SetupItem[]> {
+  if (config.settings.chat.transport === 'eventsub') return checkEventSubChat(config, logger, timeoutMs);
   const name = 'Twitch chat login';
   const { channel, username, token, ircUrl } = config.twitch;
   if (!channel || !username || !token) {
@@ -97,7 +102,7 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
           name,
           status: 'fail',
           detail:
-            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Set up and go live").`,
+            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes ${chatScopesOf('irc').join(' and ')} (chat over IRC, the settings' chat.transport; see README "Set up and go live").`,
           required: true,
         },
       ];

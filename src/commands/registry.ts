@@ -82,14 +82,20 @@ function isSeparatorAt(text: string, i: number): boolean {
   return SEPARATORS.test(ch);
 }
 
-interface Slot {
+/** When a command (or one of its subcommands with a cooldown of its own) last ran. */
+interface CooldownTimes {
+  lastGlobal: number;
+  lastByUser: Map<string, number>;
+  pruneAt: number;
+}
+
+interface Slot extends CooldownTimes {
   command: Command;
   canonical: string;
   name: string;
   aliases: string[];
-  lastGlobal: number;
-  lastByUser: Map<string, number>;
-  pruneAt: number;
+  /** The subcommands listed in `cooldown.subcommands`, each on its own times (made on first use). */
+  subcommands: Map<string, CooldownTimes>;
 }
 
 export class CommandRegistry {
@@ -132,6 +138,7 @@ export class CommandRegistry {
       lastGlobal: -Infinity,
       lastByUser: new Map(),
       pruneAt: 1024,
+      subcommands: new Map(),
     };
     this.slots.set(canonical, slot);
     try {
@@ -194,7 +201,7 @@ export class CommandRegistry {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: permission');
       return false;
     }
-    if (command.cooldown && !this.passCooldown(slot, msg, this.clock.now())) {
+    if (command.cooldown && !this.passCooldown(this.cooldownTimes(slot, rest), command.cooldown, msg, this.clock.now())) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: cooldown');
       return false;
     }
@@ -239,9 +246,18 @@ export class CommandRegistry {
     return found;
   }
 
-  private passCooldown(slot: Slot, msg: ChatMessage, now: number): boolean {
-    const cd = slot.command.cooldown;
-    if (!cd) return true;
+  /** The times a run of `slot` with arguments `rest` is counted on: its subcommand's own, or the command's. */
+  private cooldownTimes(slot: Slot, rest: string): CooldownTimes {
+    const own = slot.command.cooldown?.subcommands;
+    if (!own?.length || rest === '') return slot;
+    const word = rest.split(SEPARATORS, 1)[0]!.toLowerCase();
+    if (!own.includes(word)) return slot;
+    let times = slot.subcommands.get(word);
+    if (!times) slot.subcommands.set(word, (times = { lastGlobal: -Infinity, lastByUser: new Map(), pruneAt: 1024 }));
+    return times;
+  }
+
+  private passCooldown(slot: CooldownTimes, cd: NonNullable<Command['cooldown']>, msg: ChatMessage, now: number): boolean {
     const exempt = (msg.roles.moderator || msg.roles.broadcaster) && !cd.appliesToMods;
     if (exempt) return true;
     if (cd.globalMs && now - slot.lastGlobal < cd.globalMs) return false;
@@ -256,7 +272,7 @@ export class CommandRegistry {
   }
 
   /** Forgets per-user cooldowns that have expired, so the map stays as small as the active chat. */
-  private prune(slot: Slot, now: number, userMs: number): void {
+  private prune(slot: CooldownTimes, now: number, userMs: number): void {
     for (const [user, at] of slot.lastByUser) {
       if (now - at >= userMs) slot.lastByUser.delete(user);
     }

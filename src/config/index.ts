@@ -90,6 +90,8 @@ export interface Config {
   dataDir: string;
   /** Absolute path of DATA_DIR itself. */
   dataRoot?: string;
+  /** DATA_DIR was set (environment or .env), not the default `./data`. */
+  dataDirSet?: boolean;
   /** The two listeners' settings (src/config/http.ts). */
   http: HttpSettings;
   /** GIFTDROP_OVERLAY_KEY (secret): turns on the overlay for another machine, at /overlay?key=<key>. */
@@ -495,6 +497,7 @@ function buildConfig(v: {
     mode,
     dataDir: modeDataDir(dataRoot, mode),
     dataRoot,
+    ...(env.DATA_DIR !== undefined ? { dataDirSet: true } : {}),
     http: httpSettings(env),
     ...(env.GIFTDROP_OVERLAY_KEY ? { overlayKey: env.GIFTDROP_OVERLAY_KEY } : {}),
     logLevel: env.LOG_LEVEL ?? 'info',

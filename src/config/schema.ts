@@ -230,6 +230,13 @@ export const fileSchema = z.strictObject({
       winnerChat: z.boolean().default(false),
       /** How long winners' lines are caught when no claim window is configured. */
       winnerChatSeconds: z.number().int().min(10).max(3600).default(60),
+      /** How long the newest result is shown big, in its card, before it joins the results band. */
+      revealSeconds: z.number().int().min(3).max(600).default(12),
+      /** Supporter alerts on the overlay (the same safe view as chat's), and how long each stays. */
+      alerts: z.boolean().default(true),
+      alertSeconds: z.number().int().min(3).max(60).default(8),
+      /** The overlay's wording, key by key over the English defaults (src/web/operator/overlay-view.ts OVERLAY_TEXT). */
+      text: z.record(z.string(), z.string().max(120)).default(() => ({})),
     })
     .prefault({}),
   /** Getting the prize to the winner (src/delivery): whispers, the redemption poll, reminders. */

@@ -113,9 +113,9 @@ export class Entries {
     }
   }
 
-  /** Reminds chat of an open draw (nothing once it closed). */
+  /** Reminds chat of an open draw (nothing once it closed, nothing for a quiet redraw: redraws.ts). */
   remind(s: DrawSession): void {
-    if (s.phase === 'open') this.c.announce.reminder(s);
+    if (s.phase === 'open' && !s.quiet) this.c.announce.reminder(s);
   }
 
   /** Cancels a pending acknowledgement (on stop). */

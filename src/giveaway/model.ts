@@ -191,6 +191,11 @@ export interface TicketGrant {
   bits?: number;
   /** ms since the epoch. */
   at: number;
+  /**
+   * The roles the viewer entered with when the draw did not know them from chat (learnt from
+   * Twitch's API: tickets.ts `KnownRoles`), kept so the rules at close see what the entry saw.
+   */
+  roles?: { subscriber: boolean; moderator: boolean };
 }
 
 /** Why a pick was set aside by the account rules. */

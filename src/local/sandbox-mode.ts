@@ -189,6 +189,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   });
 
   let ok = true;
+  let doneLine: string | undefined;
   const input = options.input ?? process.stdin;
   let queued: { lines: string[]; ended: boolean } = { lines: [], ended: false };
   let stopQueueing: (() => { lines: string[]; ended: boolean }) | undefined;
@@ -205,7 +206,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       });
       ok = result.ok;
       if (result.ok) {
-        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: ${giftdropCommand('history')}`);
+        // said once every step of the script ran (after the last one below, when there is no prompt)
+        doneLine = `Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: ${giftdropCommand('history')}`;
       } else {
         printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
       }
@@ -224,11 +226,13 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
           printer.problem((err as Error).message);
         });
       }
+      if (doneLine) printer.success(doneLine);
       await shutdown('script finished');
       if (goingLive) return 'go-live';
       return ok ? 0 : 1;
     }
 
+    if (doneLine) printer.success(doneLine);
     printer.narrate('Your turn: you are the broadcaster. Type in chat, or use these commands:');
     printHelp(printer);
     await runInteractive({ world, printer, timings, input, output, signal: abort.signal, queued: queued.lines });

@@ -47,7 +47,7 @@ interface State {
   problems: string[];
 }
 
-/** The same key as the operator pages (src/web/operator/assets/operator-client.ts): one sign-in for both. */
+/** The same key as the operator pages (src/web/operator/pages/client.ts): one sign-in for both. */
 const KEY = 'giftdrop.dashboardToken';
 const root = document.getElementById('setup')!;
 const tokenFile = document.body.dataset['tokenFile'] ?? 'DATA_DIR/dashboard.token';

@@ -33,13 +33,22 @@ import { startDeviceLogin, type DeviceLogin } from '../twitch/device-login.js';
 import { LoginStore, type TwitchRole } from '../twitch/login-store.js';
 import { claimPageFacts, claimPageReach, whisperReach, type Reach } from '../delivery/winner-reach.js';
 import { checkFourthwall, checkWebhookSecret } from './checks.js';
-import { BOT_SCOPES, BROADCASTER_SCOPES, scopeWords } from './scopes.js';
+import { BOT_SCOPES, BROADCASTER_SCOPES, scopeList, transportNote } from './scopes.js';
+import { chatScopesOf } from '../twitch/scopes.js';
+import { twitchFeatureRows, type TwitchFeatureRow } from './twitch-features.js';
+
+/** What the running bot's Twitch features report (app/twitch-events.ts TwitchEvents, structurally). */
+export interface RunningTwitchFeatures {
+  channelPoints?: { health(): { state: string; problem?: string } };
+  bits?: { health(): { state: string; problem?: string } };
+  notStarted: Partial<Record<'channelPoints' | 'bits', string>>;
+}
 
 /** `checking`: known once the running bot has logged in (the whispers of a TWITCH_TOKEN). */
 export type RowStatus = 'ok' | 'todo' | 'error' | 'pending' | 'off' | 'optional' | 'checking';
 
 export interface SetupRow {
-  id: 'fourthwall' | 'secret' | 'client-id' | 'bot' | 'broadcaster' | 'channel' | 'public-url' | 'claim-page' | 'whispers';
+  id: 'fourthwall' | 'secret' | 'client-id' | 'bot' | 'broadcaster' | TwitchFeatureRow['id'] | 'channel' | 'public-url' | 'claim-page' | 'whispers';
   title: string;
   status: RowStatus;
   detail: string;
@@ -95,6 +104,7 @@ export class SetupService extends EventEmitter {
   private changed = false;
   private problems: () => string[] = () => [];
   private reach: () => readonly Reach[] = () => [];
+  private features: () => RunningTwitchFeatures | undefined = () => undefined;
 
   constructor(private readonly o: SetupServiceOptions) {
     super();
@@ -112,10 +122,14 @@ export class SetupService extends EventEmitter {
     return this.store;
   }
 
-  /** The running bot: its problems, claim page and whispers are shown on the page; `config` is what it runs with. */
-  attach(config: Config, problems: () => string[], reach: () => readonly Reach[] = () => []): void {
+  /**
+   * The running bot: its problems are shown on the page, what its Twitch features do now, and its
+   * claim page and whispers; `config` is what it runs with.
+   */
+  attach(config: Config, problems: () => string[], features?: () => RunningTwitchFeatures, reach: () => readonly Reach[] = () => []): void {
     this.config = config;
     this.problems = problems;
+    this.features = features ?? (() => undefined);
     this.reach = reach;
     this.changed = false;
   }
@@ -217,6 +231,7 @@ export class SetupService extends EventEmitter {
     });
     rows.push(this.loginRow('bot'));
     rows.push(this.loginRow('broadcaster'));
+    rows.push(...this.featureRows());
     const channel = this.env('TWITCH_CHANNEL');
     rows.push({
       id: 'channel',
@@ -266,15 +281,50 @@ export class SetupService extends EventEmitter {
     return [row(claim), row(whispers)];
   }
 
+  /** What the broadcaster's login turns on (channel points, bits, the Chat Bot badge), on or off now (twitch-features.ts). */
+  private featureRows(): SetupRow[] {
+    const t = this.config.twitch;
+    const savedBot = this.store?.get('bot');
+    const savedBroadcaster = this.store?.get('broadcaster');
+    const running = this.features();
+    const broadcaster = t.broadcasterToken
+      ? { login: t.channel ?? 'the channel' } // TWITCH_BROADCASTER_TOKEN: its scopes are the bot's to check at start
+      : savedBroadcaster && { login: savedBroadcaster.login, scopes: savedBroadcaster.scopes };
+    const bot = t.token ? { login: t.username ?? 'the bot', ...(t.clientId ? { clientId: t.clientId } : {}) } : savedBot && { login: savedBot.login, scopes: savedBot.scopes, clientId: savedBot.clientId };
+    return twitchFeatureRows({
+      settings: this.config.settings,
+      ...(broadcaster ? { broadcaster } : {}),
+      ...(bot ? { bot } : {}),
+      app: { ...(t.clientId ? { clientId: t.clientId } : {}), secret: Boolean(t.clientSecret) },
+      ...(running
+        ? {
+            running: {
+              ...(running.channelPoints ? { channelPoints: running.channelPoints.health() } : {}),
+              ...(running.bits ? { bits: running.bits.health() } : {}),
+              notStarted: running.notStarted,
+            },
+          }
+        : {}),
+    });
+  }
+
   private loginRow(role: TwitchRole): SetupRow {
     const saved = this.store?.get(role);
     const d = this.device.get(role);
     const envBot = role === 'bot' && this.o.config.twitch.token;
-    const scopes = (role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES).map((s) => ({ scope: s, words: scopeWords(s) }));
+    const transport = this.config.settings.chat.transport;
+    const scopes = scopeList(role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES, transport);
     const title = role === 'bot' ? 'Twitch: the bot account' : "Twitch: the broadcaster's account (optional)";
     if (envBot) return { id: role, title, status: 'ok', detail: `TWITCH_TOKEN is set (it wins over a login made here) for ${this.o.config.twitch.username ?? 'the bot'}`, fromEnv: true, scopes };
     if (d && !d.error) return { id: role, title, status: 'pending', detail: `Open ${d.login.verificationUri} and enter the code ${d.login.userCode}, logged in to Twitch as ${role === 'bot' ? 'the bot account' : 'yourself (the broadcaster)'}.`, pending: { userCode: d.login.userCode, verificationUri: d.login.verificationUri, expiresAt: d.login.expiresAt }, scopes };
     if (d?.error) return { id: role, title, status: 'error', detail: `${d.error}. Log in again.`, scopes };
+    if (saved && role === 'bot') {
+      // A login made before the transport changed may lack its scopes: the bot would refuse it at start.
+      const lacks = chatScopesOf(transport).filter((s) => !saved.scopes.includes(s));
+      if (lacks.length)
+        return { id: role, title, status: 'error', detail: `logged in as ${saved.login}, but that login lacks ${lacks.join(' ')}. ${transportNote(transport)} Log in again.`, value: saved.login, scopes };
+      return { id: role, title, status: 'ok', detail: `logged in as ${saved.login} (renewed automatically). ${transportNote(transport)}`, value: saved.login, scopes };
+    }
     if (saved) return { id: role, title, status: 'ok', detail: `logged in as ${saved.login} (renewed automatically)`, value: saved.login, scopes };
     return {
       id: role,
@@ -283,7 +333,7 @@ export class SetupService extends EventEmitter {
       detail:
         role === 'bot'
           ? 'Log in with the Twitch account the bot chats as (your own, or a second account for the bot).'
-          : "Optional: your own account, for what only the broadcaster's login can do (channel points, Bits, follower checks as the broadcaster).",
+          : "Optional: your own account, for what only the broadcaster's login can do (channel points, Bits, the Chat Bot badge, follower checks as the broadcaster: the rows below say what each needs and whether it is on).",
       scopes,
     };
   }

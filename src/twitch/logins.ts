@@ -18,6 +18,7 @@ import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { RefreshedTokens, TwitchAuthClient } from './auth.js';
 import type { LoginStore, SavedLogin, TwitchRole } from './login-store.js';
+import { CHAT_SCOPES } from './scopes.js';
 import { ChatToken, type TokenWording } from './token.js';
 
 export type { TwitchRole } from './login-store.js';
@@ -144,7 +145,7 @@ export class TwitchLogins {
       refresh: { refreshToken: saved.refreshToken, clientId: saved.clientId, ...(secret ? { clientSecret: secret } : {}) },
       persist,
       expiresAt: saved.expiresAt,
-      requiredScopes: role === 'bot' ? (this.o.botScopes ?? ['chat:read', 'chat:edit']) : [],
+      requiredScopes: role === 'bot' ? (this.o.botScopes ?? CHAT_SCOPES.irc) : [],
       wording: { name: ROLE_WORDS[role], fix: savedLoginFix(role) },
       ...this.common(),
     });

@@ -28,9 +28,11 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
+import { CHAT_SCOPES } from './scopes.js';
 import { TwitchAuthUnavailableError, TwitchTokenError, type RefreshedTokens, type TwitchAuthClient, type TokenInfo } from './auth.js';
 
-const REQUIRED_CHAT_SCOPES = ['chat:read', 'chat:edit'] as const;
+/** The bot's chat over IRC (the default transport); scopes.ts is their one home. */
+const REQUIRED_CHAT_SCOPES = CHAT_SCOPES.irc;
 
 export interface RefreshCredentials {
   refreshToken: string;
@@ -165,7 +167,7 @@ export class ChatToken extends EventEmitter {
         'TWITCH_TOKEN_INVALID',
         this.wording === ENV_WORDING
           ? `TWITCH_TOKEN is expired or invalid (Twitch says: ${v.reason}). Generate a new user token for ${this.username} ` +
-              `with ${this.requiredScopes.join(' ') || 'chat:read chat:edit'} and put it in TWITCH_TOKEN (or set TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh it).`
+              `with ${(this.requiredScopes.length ? this.requiredScopes : REQUIRED_CHAT_SCOPES).join(' ')} and put it in TWITCH_TOKEN (or set TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh it).`
           : `${name} is expired or invalid (Twitch says: ${v.reason}): ${this.wording.fix}`,
       );
     }

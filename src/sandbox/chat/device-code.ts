@@ -101,6 +101,8 @@ const SCOPE_WORDS: Record<string, string> = {
   'channel:read:redemptions': 'see channel point redemptions',
   'channel:manage:redemptions': 'manage channel point rewards',
   'bits:read': 'see Bits information',
+  'channel:read:subscriptions': "see your channel's subscribers",
+  'moderation:read': "see your channel's moderators",
 };
 
 export class SandboxDeviceLogin {

@@ -29,6 +29,14 @@ import type { SandboxViewerLogin } from './viewer-login.js';
 import type { SandboxAppTokens } from './app-tokens.js';
 import { DEVICE_GRANT_TYPE, type SandboxDeviceLogin, type SandboxGrant } from './device-code.js';
 
+/** Whose a user token other than the bot's is: a device login's carries its scopes and application. */
+export interface TokenUser {
+  id: string;
+  login: string;
+  scopes?: readonly string[];
+  clientId?: string;
+}
+
 /** More user logins than the bot's (sandbox/helix/accounts.ts: the broadcaster's), asked for tokens this one does not know. */
 export interface SandboxExtraLogins {
   validate(token: string): Record<string, unknown> | undefined;
@@ -148,9 +156,15 @@ export class SandboxOAuth {
   /** Other accounts' logins (the broadcaster's, sandbox/helix/accounts.ts), when attached. */
   accounts: SandboxExtraLogins | undefined;
 
-  /** The account a user token (from the viewer login or a device login other than the bot's) belongs to. */
-  userOf(token: string): { id: string; login: string } | undefined {
-    return this.viewerLogin?.userOf(token) ?? this.deviceLogin?.grantOf(token)?.user;
+  /**
+   * The account a user token (from the viewer login or a device login other than the bot's) belongs
+   * to; a device login's with the scopes it was granted and its application, as Twitch's Helix knows them.
+   */
+  userOf(token: string): TokenUser | undefined {
+    const viewer = this.viewerLogin?.userOf(token);
+    if (viewer) return viewer;
+    const grant = this.deviceLogin?.grantOf(token);
+    return grant ? { ...grant.user, scopes: [...grant.scopes], clientId: grant.clientId } : undefined;
   }
 
   /** Serves `/oauth2/*` (and the device login's `/activate`); returns false for other paths. */

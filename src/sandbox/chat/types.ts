@@ -6,7 +6,7 @@
  * keep using `./server.js` or the folder's index.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthEvent, SandboxExtraLogins } from './oauth.js';
+import type { OAuthEvent, SandboxExtraLogins, TokenUser } from './oauth.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
 import type { SandboxDeviceLogin } from './device-code.js';
 import type { Clock } from '../../shared/clock.js';
@@ -181,8 +181,8 @@ export interface ChatServer {
     readonly scopes: readonly string[];
     /** The bot account's user id. */
     readonly userId: string;
-    /** The viewer a user token from the viewer login belongs to. */
-    userOf(token: string): { id: string; login: string } | undefined;
+    /** The account a user token from the viewer login or a device login other than the bot's belongs to (a device login's: with its scopes and client id). */
+    userOf(token: string): TokenUser | undefined;
     /** The viewer login (authorization code flow) behind `/oauth2/authorize`. */
     readonly viewerLogin: SandboxViewerLogin | undefined;
     /** The application's app tokens (client credentials grant, app-tokens.ts). */

@@ -65,8 +65,11 @@ interface SandboxHelixAuth {
   readonly scopes: readonly string[];
   /** The bot token's user (whispers must come from it). */
   readonly userId?: string;
-  /** The viewer a user token from the viewer login belongs to (`GET /users` without parameters answers them). */
-  userOf?(token: string): { id: string; login: string } | undefined;
+  /**
+   * The account a user token other than the bot's belongs to (`GET /users` without parameters
+   * answers them): a claim-page viewer's (no scopes), or a device login's with its scopes and client id.
+   */
+  userOf?(token: string): { id: string; login: string; scopes?: readonly string[]; clientId?: string } | undefined;
   /** The application's app tokens (client credentials grant): Send Chat Message takes them. */
   readonly appTokens?: { accepts(token: string): boolean } | undefined;
 }
@@ -245,8 +248,9 @@ export class SandboxHelix {
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
-    if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     const viewer = this.o.auth.userOf?.(token);
+    // Twitch checks Client-Id against the application the token was issued to.
+    if (req.headers['client-id'] !== (viewer?.clientId ?? this.o.auth.clientId)) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     const account = viewer || this.o.auth.accepts(token) ? undefined : this.o.accounts?.byToken(token);
     // An app token reaches only the registered routes (Send Chat Message takes one).
     const app = !viewer && !account && !this.o.auth.accepts(token) && this.routes.length > 0 && this.o.auth.appTokens?.accepts(token) === true;
@@ -264,7 +268,7 @@ export class SandboxHelix {
         : account
         ? { userId: account.userId, login: account.login, scopes: account.scopes, clientId: this.o.auth.clientId }
         : viewer
-          ? { userId: viewer.id, login: viewer.login, scopes: [], clientId: this.o.auth.clientId }
+          ? { userId: viewer.id, login: viewer.login, scopes: viewer.scopes ?? [], clientId: viewer.clientId ?? this.o.auth.clientId }
           : { userId: this.o.auth.userId ?? '', login: '', scopes: this.o.auth.scopes, clientId: this.o.auth.clientId };
       let read: Promise<unknown> | undefined;
       const call: HelixRouteCall = {

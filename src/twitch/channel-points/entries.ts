@@ -20,7 +20,7 @@
  * Does not: decide who may enter or with how many tickets (giveaway/tickets.ts).
  */
 import { z } from 'zod';
-import type { TicketOutcome, TicketRequest } from '../../giveaway/tickets.js';
+import { refusalCode, refusalWords, type KnownRoles, type TicketOutcome, type TicketRequest } from '../../giveaway/tickets.js';
 import type { Logger } from '../../logging/index.js';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 import { LruCache } from '../../shared/lru-cache.js';
@@ -56,6 +56,8 @@ export interface ChannelPointsOptions {
   retry?: Backoff;
   /** Told the line when the feature goes off (for /healthz and the dashboard). */
   onProblem?: (line: string) => void;
+  /** The redeeming viewer's roles from Twitch's API, when a role rule is in force (roles.ts ViewerRoles). */
+  roles?: (userId: string) => Promise<KnownRoles>;
 }
 
 export type ChannelPointsState = 'starting' | 'ready' | 'refused' | 'stopped';
@@ -69,6 +71,8 @@ export interface ChannelPointsHealth {
   refunded: number;
   /** Redemptions decided or being decided, not settled at Twitch yet. */
   pending: number;
+  /** Refunds by reason (tickets.ts refusalCode: "no-draw-open", "not-eligible:not-subscriber", "roles-unknown:subscribersOnly"...). */
+  refundReasons?: Record<string, number>;
   /** The EventSub subscription's status. */
   subscription?: string;
 }
@@ -100,6 +104,7 @@ export class ChannelPointsEntries {
   private timers = new Set<TimerHandle>();
   private entered = 0;
   private refunded = 0;
+  private readonly reasons: Record<string, number> = {};
   private readonly log: Logger;
 
   constructor(private readonly o: ChannelPointsOptions) {
@@ -115,6 +120,7 @@ export class ChannelPointsEntries {
       entered: this.entered,
       refunded: this.refunded,
       pending: this.inFlight.size,
+      ...(Object.keys(this.reasons).length ? { refundReasons: { ...this.reasons } } : {}),
       ...(this.registration ? { subscription: this.registration.status() } : {}),
     };
   }
@@ -261,6 +267,7 @@ export class ChannelPointsEntries {
     this.inFlight.add(r.id);
     let outcome: TicketOutcome;
     try {
+      const roles = this.o.roles ? await this.o.roles(r.userId) : undefined;
       outcome = await this.o.door.enterByTickets({
         source: 'points',
         ref: r.id,
@@ -268,6 +275,7 @@ export class ChannelPointsEntries {
         login: r.login,
         displayName: r.displayName,
         at: r.redeemedAt ?? this.o.clock.now(),
+        ...(roles ? { roles } : {}),
       });
     } catch (err) {
       this.inFlight.delete(r.id);
@@ -279,10 +287,11 @@ export class ChannelPointsEntries {
       return;
     }
     const status: SettleStatus = outcome.result === 'refused' ? 'CANCELED' : 'FULFILLED';
-    this.log.info(
-      { redemption: r.id, userId: r.userId, result: outcome.result, ...(outcome.result === 'refused' ? { reason: outcome.reason } : {}) },
-      status === 'FULFILLED' ? `channel points: ${r.login} entered` : `channel points: ${r.login} refunded (${outcome.result === 'refused' ? outcome.reason : ''})`,
-    );
+    if (outcome.result === 'refused') {
+      const code = refusalCode(outcome);
+      this.reasons[code] = (this.reasons[code] ?? 0) + 1;
+      this.log.info({ redemption: r.id, userId: r.userId, result: outcome.result, reason: code }, `channel points: ${r.login} refunded (${refusalWords(outcome)})`);
+    } else this.log.info({ redemption: r.id, userId: r.userId, result: outcome.result }, `channel points: ${r.login} entered`);
     this.queue[status].push(r.id);
     this.flushSettles();
   }

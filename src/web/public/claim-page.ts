@@ -30,7 +30,7 @@ import { sameSecret } from '../../shared/constant-time.js';
 import { escapeHtml } from '../../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrizeView } from '../../delivery/tracker.js';
-import { PRIZE_CLOSURE_WORDS } from '../../giveaway/model.js';
+import { prizeState } from '../../delivery/state.js';
 import type { Logger } from '../../logging/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { TwitchViewer } from '../../twitch/viewer-login.js';
@@ -353,11 +353,12 @@ ${body}
 /** One prize: the product, the draw, and the link with how to redeem it (no link once redeemed or closed by the shop). */
 function prizeCard(p: PrizeView): string {
   const head = `<div class="prize">${escapeHtml(p.product)}</div><p class="muted">from draw ${escapeHtml(p.drawId)}${p.closedAt ? `, ${escapeHtml(p.closedAt.slice(0, 10))}` : ''}</p>`;
+  const state = prizeState(p.delivery);
   if (p.delivery.redeemedAt) {
-    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p class="done">Redeemed ✔${p.delivery.orderFriendlyId ? ` (order ${escapeHtml(p.delivery.orderFriendlyId)})` : ''}</p></div>`;
+    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p class="done">${escapeHtml(state.text)}</p></div>`;
   }
-  if (p.delivery.closedAs) {
-    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p>This prize can no longer be redeemed: the shop says it was ${escapeHtml(PRIZE_CLOSURE_WORDS[p.delivery.closedAs])}. Ask the streamer if you have a question.</p></div>`;
+  if (p.delivery.closedAt) {
+    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p>${escapeHtml(state.text)}. Ask the streamer if you have a question.</p></div>`;
   }
   if (!p.link || !/^https?:\/\//i.test(p.link)) return `<div class="card">${head}<p>Your link is on its way: check back in a minute.</p></div>`;
   const steps =

@@ -5,8 +5,10 @@
  * `npm run verify -- <id> --html`.
  *
  * Contract: `renderVerifyPage(record)` embeds only what the check needs (ids, logins and weights
- * of the frozen list, the draw's mode, the fairness data, winners' logins and pick positions, the reroll log,
- * and, for a joint giveaway during Twitch Shared Chat, the entrants per channel as plain escaped text);
+ * of the frozen list, the draw's mode, status and failure reason (a draw nobody won says so and
+ * why), whether its digest was announced, the fairness data, winners' logins and pick positions,
+ * the reroll log, and, for a joint giveaway during Twitch Shared Chat, the entrants per channel
+ * as plain escaped text);
  * never redeem links, gift ids, display names or supporter messages. The data sits in a JSON
  * script element with `<` escaped, and the script (verify-client.ts with @noble/curves)
  * is bundled with esbuild on first use and cached; the entry resolves next to this module, so it
@@ -72,6 +74,11 @@ function pageData(record: DrawRecord): PageData {
   return {
     id: record.id,
     product: record.offer.name,
+    status: record.status,
+    ...(record.failure ? { failure: record.failure.reason } : {}),
+    // The list's digest was said in chat only when the draw named a beacon round (beacon-step.ts):
+    // a draw from the seed alone, or one whose round could not be saved, never announced it.
+    digestAnnounced: !!f.beacon && (f.beacon as { round?: number }).round !== undefined,
     algorithm: f.algorithm,
     ...(record.mode ? { mode: record.mode } : {}),
     commitment: f.commitment,
