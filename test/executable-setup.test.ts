@@ -82,11 +82,13 @@ describe.skipIf(Boolean(skipped))(`download -> setup page -> live giveaway, with
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
 
-    // The demo runs and says where the setup page is.
+    // The demo runs and says where the setup page is, with a private link that signs in by itself (a terminal).
     const setupUrl = (await until(/Set up for your channel \(no file to edit\): (http:\/\/127\.0\.0\.1:\d+\/setup)/, 'the setup page line'))[1]!;
+    const signedIn = (await until(/set up for your channel, signed in: (http:\/\/127\.0\.0\.1:\d+\/setup#token=\S+) \(a private link/, 'the signed-in setup link'))[1]!;
     const token = (await readFile(join(home, 'data', 'sandbox', 'dashboard.token'), 'utf8')).trim();
+    expect(signedIn).toBe(`${setupUrl}#token=${encodeURIComponent(token)}`);
     const page = await browser!.context.newPage();
-    await page.goto(`${setupUrl}#token=${token}`);
+    await page.goto(signedIn);
     const row = (id: string, status: string) => page.waitForSelector(`#row-${id}[data-status="${status}"]`, { timeout: 60_000 });
     await row('fourthwall', 'todo');
     expect(await page.textContent('#detail-client-id')).toContain('This build has no Twitch application built in');
@@ -130,6 +132,14 @@ describe.skipIf(Boolean(skipped))(`download -> setup page -> live giveaway, with
     await page.waitForSelector('#live', { timeout: 120_000 });
     await page.screenshot({ path: join(screenshotDir(), 'setup-page-live.png'), fullPage: true });
     await waitUntil(() => chat.joined().includes(chat.botLogin), 60_000, 'the live bot in chat');
+    // The page's own link to the live dashboard: it says the claim page is off (a Public application) and what turns it on.
+    const dashboard = await browser!.context.newPage();
+    await dashboard.goto((await page.getAttribute('#dashboard-link', 'href'))!.replace(/^\//, `${new URL(setupUrl).origin}/`));
+    await dashboard.waitForSelector('#reach [data-reach="claim-page"]', { timeout: 30_000 });
+    await dashboard.click('#reach [data-reach="claim-page"] summary');
+    expect(await dashboard.textContent('#reach [data-reach="claim-page"] p')).toContain('a file named .env beside giftdrop-linux-x64 as two lines, TWITCH_CLIENT_ID=<Client ID> and TWITCH_CLIENT_SECRET=<Client Secret>');
+    await dashboard.screenshot({ path: join(screenshotDir(), 'executable-dashboard-live.png') });
+    await dashboard.close();
 
     // A supporter gifts; Fourthwall's webhook reaches the bot at the address it registered itself.
     setShopLive(servers);

@@ -207,3 +207,53 @@ describe("the setup page's Twitch rows", () => {
     }
   });
 });
+
+describe('Go live from the demo', () => {
+  it("answers the page (with the live bot's token) before the restart closes the demo's listener, and the claim row names the address's own redirect URL", async () => {
+    const t = await makeTempDir('giftdrop-setup-golive-');
+    const config = loadConfig({
+      env: { DATA_DIR: t.dir, FOURTHWALL_API_URL: servers.fourthwall.apiUrl, TWITCH_IRC_URL: servers.chat.url },
+      dotenv: false,
+      cwd: t.dir,
+    });
+    const s = new SetupService({ config, logger: silentLogger(), clock: systemClock, lockHeld: false });
+    const route = setupRoute(s, { dataDir: join(t.dir, 'sandbox'), liveDataDir: t.dir });
+    // The demo's listener: the setup page and the public address check on one server.
+    const demo = createServer((req, res) => {
+      if (!s.publicRoute(req, res) && !route(req, res)) res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => demo.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(demo.address() as AddressInfo).port}`;
+    try {
+      await mkdir(join(t.dir, 'sandbox'), { mode: 0o700 });
+      expect((await fetch(`${url}/setup`)).status).toBe(200); // the route reads (makes) the demo's token on first use
+      const pageToken = (await readFile(join(t.dir, 'sandbox', 'dashboard.token'), 'utf8')).trim();
+      const post = (action: string, body: unknown) =>
+        fetch(`${url}/setup/api/${action}`, { method: 'POST', headers: { authorization: `Bearer ${pageToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const fw = servers.fourthwall;
+      expect(((await (await post('fourthwall', { username: fw.username, password: fw.password })).json()) as SetupRow).status).toBe('ok');
+      expect(((await (await post('secret', { secret: fw.webhookSecret })).json()) as SetupRow).status).toBe('ok');
+      expect(((await (await post('channel', { channel: servers.chat.channel })).json()) as SetupRow).status).toBe('ok');
+      expect(((await (await post('public-url', { url })).json()) as SetupRow).status).toBe('ok');
+      const store = await s.loginStore();
+      await store.save('bot', { login: servers.chat.botLogin, userId: '4242', clientId: 'publicapp123', scopes: ['chat:read', 'chat:edit', 'user:manage:whispers'], accessToken: 'access-bot', refreshToken: 'refresh-bot', expiresAt: Date.now() + 3_600_000, savedAt: new Date().toISOString() });
+      const claim = s.state().rows.find((r) => r.id === 'claim-page')!;
+      expect(claim.status).toBe('off');
+      expect(claim.detail).toContain(`OAuth Redirect URL ${url}/claim/callback`);
+      expect(s.state().rows.find((r) => r.id === 'whispers')).toMatchObject({ status: 'ok' });
+
+      // Going live stops the demo at once, closing every connection of its listener (as fast as a stop can be).
+      void s.applied().then(() => demo.closeAllConnections());
+      const res = await post('apply', {});
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as { ok: boolean; token?: string };
+      expect(answer.ok).toBe(true);
+      expect(answer.token).toBe((await readFile(join(t.dir, 'dashboard.token'), 'utf8')).trim());
+    } finally {
+      await new Promise((r) => demo.close(r));
+      await s.close();
+      s.release();
+      await t.cleanup().catch(() => undefined); // (a failing run may still be writing the token file)
+    }
+  });
+});

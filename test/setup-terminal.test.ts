@@ -65,7 +65,7 @@ describe.skipIf(!hasScript)('setup on a terminal', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     const text = plain();
-    expect(text).toMatch(/FIX\s+Fourthwall API user: The username and password rejected/);
+    expect(text).toMatch(/FIX\s+Fourthwall API user: The username and password were rejected/);
     expect(text).toMatch(/ok\s+Twitch: the bot account: logged in as giftdrop_bot/);
     expect(text).toMatch(/ok\s+Twitch chat login: logged in as giftdrop_bot and joined #giftdrop_demo/);
     expect(text).toMatch(/ok\s+Webhook: registered http:\/\/127\.0\.0\.1:\d+\/webhooks\/fourthwall/);

@@ -74,25 +74,26 @@ export function claimPageReach(f: ClaimPageFacts, o: { mounted?: boolean; inv?: 
       detail: `on: winners log in at ${f.publicUrl}/claim. Your Twitch application must list the OAuth Redirect URL ${redirect} (${CONSOLE} > Manage), or Twitch refuses the login.`,
     };
   const file = envFileHint(o.inv ?? thisInvocation());
+  const lines = (names: string[]) => `${names.map((n) => `${n}=<${n === 'TWITCH_CLIENT_ID' ? 'Client ID' : 'Client Secret'}>`).join(' and ')}`;
   const needs: string[] = [];
   if (!f.publicUrl) needs.push("the public address (the setup page's row, or GIFTDROP_PUBLIC_URL)");
   if (f.clientId && !f.clientSecret)
-    needs.push(`TWITCH_CLIENT_SECRET: the Client Secret of TWITCH_CLIENT_ID's application (its Client Type must be Confidential; New Secret on its page at ${CONSOLE}), in ${file}`);
-  else if (!f.clientId && f.clientSecret) needs.push(`TWITCH_CLIENT_ID: the Client ID of the application TWITCH_CLIENT_SECRET belongs to, in ${file}`);
+    needs.push(`the Client Secret of TWITCH_CLIENT_ID's application (Client Type "Confidential"; Manage > New Secret at ${CONSOLE}) in ${file}: ${lines(['TWITCH_CLIENT_SECRET'])}`);
+  else if (!f.clientId && f.clientSecret) needs.push(`the Client ID of the application TWITCH_CLIENT_SECRET belongs to in ${file}: ${lines(['TWITCH_CLIENT_ID'])}`);
   else if (!app) {
-    const why = f.publicClient ? ' (the Public one the setup page logs in with has no secret, and a winner logs in in their own browser, which needs one)' : '';
+    const why = f.publicClient ? " (the setup page's Public one has no secret, and a winner's login in their own browser needs one)" : '';
     needs.push(
-      `your own Twitch application of Client Type "Confidential"${why}: ${CONSOLE} > Register Your Application (any name and Category, the OAuth Redirect URL below), then Manage > New Secret; ` +
-        `its Client ID and Client Secret go in ${file}, as the lines TWITCH_CLIENT_ID=... and TWITCH_CLIENT_SECRET=...`,
+      `your own Twitch application of Client Type "Confidential"${why}: ${CONSOLE} > Register Your Application (any name and Category, ` +
+        `OAuth Redirect URL ${redirect}), then Manage > New Secret; its Client ID and Client Secret go in ${file} as two lines, ${lines(['TWITCH_CLIENT_ID', 'TWITCH_CLIENT_SECRET'])}`,
     );
   }
+  // The redirect URL is said once: inline with the registration steps, else here.
+  const register = !f.clientId && !f.clientSecret ? '' : ` The application's OAuth Redirect URLs must include ${redirect}.`;
   return {
     id: 'claim-page',
     title: CLAIM_TITLE,
     status: 'off',
-    detail:
-      `off: it needs ${needs.join(', and ')}. The application must list the OAuth Redirect URL ${redirect}; then restart the bot. ` +
-      'Until then the dashboard lists each winner whose prize waits, with their link.',
+    detail: `off: it needs ${needs.join(', and ')}; then restart the bot.${register} Until then the dashboard lists each winner whose prize waits, with their link.`,
   };
 }
 

@@ -225,7 +225,7 @@ export class SetupService extends EventEmitter {
         cn?.detail ??
         (cid
           ? `${cid.source === 'this release' ? "giftdrop's own Public Twitch application, built into this release" : `from ${cid.source}`}`
-          : 'This build has no Twitch application built in. Register one (free): dev.twitch.tv/console/apps > Register Your Application, any name, OAuth Redirect URL https://localhost, Category "Chat Bot", Client Type "Public". Copy its Client ID into this field.'),
+          : 'This build has no Twitch application built in. Register one (free): dev.twitch.tv/console/apps > Register Your Application (Twitch first asks you to turn on two-factor authentication: Settings > Security and Privacy), any name, OAuth Redirect URL https://localhost, Category "Chat Bot", Client Type "Public". Copy its Client ID into this field.'),
       ...(cid ? { value: cid.id } : {}),
       ...(cid?.source === 'TWITCH_CLIENT_ID' ? { fromEnv: true } : {}),
     });

@@ -21,11 +21,6 @@ export interface ClaimPageWiring {
   mount(d: { prizes: ClaimPrizesPort; channel: string; clock: Clock }): (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
-/** The redirect URI to register in the Twitch developer console for the claim page. */
-export function claimRedirectUri(publicUrl: string): string {
-  return `${publicUrl.replace(/\/+$/, '')}/claim/callback`;
-}
-
 export function claimPageFor(config: Config, logger: Logger): ClaimPageWiring | undefined {
   const publicUrl = config.publicUrl;
   const { clientId, clientSecret } = config.twitch;

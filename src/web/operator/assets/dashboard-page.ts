@@ -52,6 +52,7 @@ const DASHBOARD_HTML = `<!doctype html>
 </header>
 <div id="answer" role="status" hidden></div>
 <div id="problems" role="alert" hidden></div>
+<div id="reach" hidden></div>
 <main>
 <section>
   <h2>Open draws</h2>
@@ -137,6 +138,8 @@ button.confirm { background: #b91c1c; color: #fff; } button:disabled { opacity: 
 #answer { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #dcfce7; }
 #answer.bad { background: #fee2e2; }
 #problems { margin: 10px 20px 0; padding: 8px 14px; border-radius: 8px; background: #fee2e2; font-weight: 600; }
+#reach { margin: 10px 20px 0; padding: 4px 14px; border-radius: 8px; background: #fef3c7; overflow-wrap: anywhere; } #reach p { margin: 6px 0; }
+#reach summary { cursor: pointer; font-weight: 600; margin: 4px 0; }
 .draw { border: 1px solid #e4e0f5; border-radius: 10px; padding: 8px 12px; margin-bottom: 8px; min-width: 0; }
 .draw .title { font-weight: 700; } .muted { color: #6b6590; } .checked { color: #1f7a3a; } .nobody { font-weight: 600; margin: 4px 0; }
 .winner { display: flex; gap: 6px 8px; align-items: center; flex-wrap: wrap; margin: 6px 0; min-width: 0; }
@@ -160,7 +163,7 @@ details.set-aside summary { cursor: pointer; }
 @media (max-width: 640px) {
   header { padding: 10px 12px; } header h1 { font-size: 20px; }
   main { padding: 10px 8px; gap: 10px; } section { padding: 10px 12px; }
-  #answer, #problems { margin: 8px 8px 0; }
+  #answer, #problems, #reach { margin: 8px 8px 0; }
 }
 /* A narrow section (a phone, or a third of a wide screen): the tables as cards, each cell named by its column. */
 @container (max-width: 620px) {

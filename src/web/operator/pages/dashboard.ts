@@ -9,7 +9,8 @@
  * `?token=`, stripped at once) or from the sign-in form (#signin), which names where the token is
  * and is shown instead of the page whenever no token is kept or the bot refused it (401); "Sign
  * out" forgets it. Actions are POSTs with a JSON body to `/dashboard/api/<action>`, and the
- * engine's answer is shown in #answer. What applies comes from the API, never re-derived here:
+ * engine's answer is shown in #answer; #reach says when the claim page or the whispers are off and
+ * what turns each on (`state.reach`, the setup page's words). What applies comes from the API, never re-derived here:
  * the draw actions (`state.actions`: End while a draw takes entries, Cancel while a link giveaway
  * is open or in its claim window, Retry while winners wait for their links, the picker and Start
  * while no link giveaway runs), Reroll on a winner only where the engine would accept it
@@ -212,6 +213,35 @@ const cancelKeep = confirmed(byId<HTMLButtonElement>('cancel'), 'cancel', 'Confi
 });
 byId('cancel').after(cancelKeep);
 
+/** What the last #reach shows (it is rebuilt only when that changes). */
+let reachShown = '';
+
+/** The claim page or the whispers when off: what turns each on (the setup page's words, from the API). */
+function renderReach(reach: NonNullable<DashboardState['reach']>): void {
+  const off = reach.filter((r) => r.status === 'off');
+  const key = JSON.stringify(off);
+  if (key === reachShown) return;
+  reachShown = key;
+  const box = byId('reach');
+  box.hidden = off.length === 0;
+  // One line each (the streamer reads it on a phone beside OBS too); what turns it on, one click away.
+  box.replaceChildren(
+    ...off.map((r) => {
+      const d = el('details');
+      d.dataset['reach'] = r.id;
+      d.append(el('summary', '', `${r.title} is off: what turns it on`), el('p', '', r.detail));
+      return d;
+    }),
+  );
+  if (off.length) {
+    const setup = el('a', '', 'Open the setup page');
+    setup.href = '/setup';
+    const p = el('p');
+    p.append(setup);
+    box.append(p);
+  }
+}
+
 function renderState(s: DashboardState): void {
   const transport = s.chatTransport === 'eventsub' ? ' over EventSub' : s.chatTransport === 'irc' ? ' over IRC' : '';
   byId('status').textContent =
@@ -222,6 +252,7 @@ function renderState(s: DashboardState): void {
   const problems = s.problems ?? [];
   byId('problems').hidden = problems.length === 0;
   byId('problems').textContent = problems.join(' ');
+  renderReach(s.reach ?? []);
   const open = s.draws.filter((d) => d.active);
   const recent = s.draws.filter((d) => !d.active && (d.winners.length || d.status === 'failed'));
   byId('open').replaceChildren(...(open.length ? open.map((d) => drawBlock(d, s.now)) : [el('p', 'muted', 'No draw is open.')]));
