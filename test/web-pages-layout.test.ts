@@ -27,7 +27,7 @@ import { runHistoryCli } from '../src/cli/history.js';
 import { captureIo } from './support/cli-io.js';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { freePort } from './support/e2e-stack.js';
-import { deliveryReaches, drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { deliveryReaches, drawSettled, entrantsReach, nextDrawOpened, startLinkStack, within, type LinkStack } from './support/e2e-link-stack.js';
 
 const SIZES = [
   { name: '1920', width: 1920, height: 1080 },
@@ -165,25 +165,25 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     s.fw.control.setLive(true);
     const opened = nextDrawOpened(s);
     const { draw } = s.fw.control.simulateGiftPurchase({ quantity: 1, username: 'generous_fan' });
-    const open = await opened;
+    const open = await within(opened, 'the gift draw to open');
     expect(open.source.drawId).toBe(draw['id']);
     const entered = entrantsReach(s, open.id, 1);
     s.enter(['gift_gina']);
-    await entered;
+    await within(entered, 'the entrant');
     const settled = drawSettled(s, open.id);
     const told = new Promise<void>((resolve) => {
       const on = (drawId: string) => drawId === open.id && (s.bot.delivery.off('changed', on), resolve());
       s.bot.delivery.on('changed', on);
     });
     s.say(s.mod, '!giveaway end');
-    const gift = (await settled).record;
+    const gift = (await within(settled, 'the draw to settle')).record;
     expect(gift.status).toBe('finished');
     const winner = gift.winners[0]!;
     // the winner redeems once they were told (the delivery tracker knows the prize then)
-    await told;
+    await within(told, 'the winner to be told');
     const done = deliveryReaches(s, winner.userId, (d) => !!d.redeemedAt);
     s.fw.control.redeemGift(winner.giftId!);
-    const delivery = await done;
+    const delivery = await within(done, 'the redemption to reach the delivery tracker');
     const page = await dashboard();
     const row = page.locator(`#recent .draw[data-id="${gift.id}"] .winner`, { hasText: `@${winner.login}` });
     await poll(() => row.locator('.prize-state').textContent()).toBe(`Redeemed ✔ (order ${delivery.orderFriendlyId})`);
