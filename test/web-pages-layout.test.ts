@@ -21,7 +21,7 @@
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { DrawRecord, Winner } from '../src/giveaway/model.js';
 import { runHistoryCli } from '../src/cli/history.js';
 import { captureIo } from './support/cli-io.js';
@@ -162,41 +162,44 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
   });
 
   it("a gift draw's winner who redeemed: the dashboard says it in the claim page's words", async () => {
+    // Each step is named: a hang under a loaded CI names the step it hung on (onTestFailed below).
+    let step = 'start';
+    onTestFailed(() => console.error(`the gift-draw redeemed test stopped at: ${step}`));
+    const at = <T>(what: string, promise: Promise<T>): Promise<T> => ((step = what), within(promise, what));
     s.fw.control.setLive(true);
     const opened = nextDrawOpened(s);
     const { draw } = s.fw.control.simulateGiftPurchase({ quantity: 1, username: 'generous_fan' });
-    const open = await within(opened, 'the gift draw to open');
+    const open = await at('the gift draw to open', opened);
     expect(open.source.drawId).toBe(draw['id']);
     const entered = entrantsReach(s, open.id, 1);
     s.enter(['gift_gina']);
-    await within(entered, 'the entrant');
+    await at('the entrant', entered);
     const settled = drawSettled(s, open.id);
     const told = new Promise<void>((resolve) => {
       const on = (drawId: string) => drawId === open.id && (s.bot.delivery.off('changed', on), resolve());
       s.bot.delivery.on('changed', on);
     });
     s.say(s.mod, '!giveaway end');
-    const gift = (await within(settled, 'the draw to settle')).record;
+    const gift = (await at('the draw to settle', settled)).record;
     expect(gift.status).toBe('finished');
     const winner = gift.winners[0]!;
     // the winner redeems once they were told (the delivery tracker knows the prize then)
-    await within(told, 'the winner to be told');
+    await at('the winner to be told', told);
     const done = deliveryReaches(s, winner.userId, (d) => !!d.redeemedAt);
     s.fw.control.redeemGift(winner.giftId!);
-    const delivery = await within(done, 'the redemption to reach the delivery tracker');
-    const page = await dashboard();
+    const delivery = await at('the redemption to reach the delivery tracker', done);
+    const page = await at('the dashboard to show its first state', dashboard());
     const row = page.locator(`#recent .draw[data-id="${gift.id}"] .winner`, { hasText: `@${winner.login}` });
+    step = "the dashboard row to say 'Redeemed'";
     await poll(() => row.locator('.prize-state').textContent()).toBe(`Redeemed ✔ (order ${delivery.orderFriendlyId})`);
     // the claim page, logged in as that winner, says the same words
-    const claim = await browser.context.newPage();
-    await claim.goto(`${base}/claim`);
-    await claim.click('#login');
-    await claim.waitForURL(/\/oauth2\/authorize/);
-    await claim.fill('input#login', winner.login);
-    await claim.click('button#authorize');
-    await claim.waitForURL(`${base}/claim`);
-    expect(await claim.textContent(`.card[data-draw="${gift.id}"] .done`)).toBe(`Redeemed ✔ (order ${delivery.orderFriendlyId})`);
-    await claim.click('button:has-text("Log out")');
+    const claim = await at('a new browser page', browser.context.newPage());
+    await at('the claim page', claim.goto(`${base}/claim`));
+    await at('the claim page to send the winner to Twitch', claim.click('#login').then(() => claim.waitForURL(/\/oauth2\/authorize/)));
+    await at('the Twitch login form', claim.fill('input#login', winner.login));
+    await at('Twitch to send the winner back to the claim page', claim.click('button#authorize').then(() => claim.waitForURL(`${base}/claim`)));
+    expect(await at('the claim card', claim.textContent(`.card[data-draw="${gift.id}"] .done`))).toBe(`Redeemed ✔ (order ${delivery.orderFriendlyId})`);
+    await at('Log out', claim.click('button:has-text("Log out")'));
     await claim.close();
     await page.close();
   });
