@@ -54,6 +54,10 @@ export interface SetupRow {
   detail: string;
   /** Set by the environment or .env (which win over the page). */
   fromEnv?: boolean;
+  /** Going live needs it ok. */
+  required?: boolean;
+  /** Where the page shows it: with what going live needs (above "Go live"), or with what the bot can do besides (below). */
+  group?: 'go-live' | 'more';
   /** A value safe to show (a login, a URL, a client id): never a secret. */
   value?: string;
   /** A device login waiting for the user. */
@@ -87,6 +91,9 @@ export interface SetupServiceOptions {
 }
 
 const REQUIRED: SetupRow['id'][] = ['fourthwall', 'secret', 'bot', 'channel', 'public-url'];
+/** The page's order: what going live needs (with the client id the bot's login needs), then what the bot can do besides. */
+const GO_LIVE_ROWS: SetupRow['id'][] = ['fourthwall', 'secret', 'client-id', 'bot', 'channel', 'public-url'];
+const ROW_ORDER: SetupRow['id'][] = [...GO_LIVE_ROWS, 'whispers', 'claim-page', 'broadcaster', 'channel-points', 'bits', 'bot-badge'];
 const CHECK_PATH = '/.well-known/giftdrop-check/';
 
 export class SetupService extends EventEmitter {
@@ -153,8 +160,11 @@ export class SetupService extends EventEmitter {
   };
 
   state(): SetupState {
-    const rows = this.rows();
-    const missing = rows.filter((r) => REQUIRED.includes(r.id) && r.status !== 'ok').map((r) => r.title);
+    // What going live needs first, in the order it is filled in; then what the bot can do besides.
+    const rows = this.rows()
+      .map((r): SetupRow => ({ ...r, ...(REQUIRED.includes(r.id) ? { required: true } : {}), group: GO_LIVE_ROWS.includes(r.id) ? 'go-live' : 'more' }))
+      .sort((a, b) => ROW_ORDER.indexOf(a.id) - ROW_ORDER.indexOf(b.id));
+    const missing = rows.filter((r) => r.required && r.status !== 'ok').map((r) => r.title);
     return { mode: this.config.mode, rows, ready: missing.length === 0, missing, changed: this.changed, problems: this.problems() };
   }
 
@@ -237,7 +247,7 @@ export class SetupService extends EventEmitter {
       id: 'channel',
       title: 'Your channel',
       status: this.note('channel')?.status ?? (channel.value ? 'ok' : 'todo'),
-      detail: this.note('channel')?.detail ?? (channel.value ? `the bot joins #${channel.value}` : "Your Twitch login (the channel the bot joins); filled in by the broadcaster's login."),
+      detail: this.note('channel')?.detail ?? (channel.value ? `the bot joins #${channel.value}` : "Your Twitch login (the channel the bot joins); the broadcaster's login below fills it in too."),
       ...(channel.value ? { value: channel.value } : {}),
       ...(channel.fromEnv ? { fromEnv: true } : {}),
     });
