@@ -58,7 +58,7 @@ afterAll(async () => {
 });
 
 /** The bot started as main.ts starts it after "Go live" on a page-only setup; `scopes`: what the bot's login was granted. */
-async function pageOnlyBot(scopes: readonly string[]): Promise<{ bot: Bot; config: Config; logs: LogCapture; dir: string }> {
+async function pageOnlyBot(scopes: readonly string[], o: { password?: string } = {}): Promise<{ bot: Bot; config: Config; logs: LogCapture; dir: string }> {
   const temp = await makeTempDir('giftdrop-reach-');
   cleanups.push(temp.cleanup);
   const store = await LoginStore.open(temp.dir);
@@ -71,7 +71,7 @@ async function pageOnlyBot(scopes: readonly string[]): Promise<{ bot: Bot; confi
       TWITCH_USERNAME: chat.botLogin,
       TWITCH_CLIENT_ID: PUBLIC,
       FOURTHWALL_USERNAME: fourthwall.username,
-      FOURTHWALL_PASSWORD: fourthwall.password,
+      FOURTHWALL_PASSWORD: o.password ?? fourthwall.password,
       FOURTHWALL_WEBHOOK_SECRET: fourthwall.webhookSecret,
       GIFTDROP_PUBLIC_URL: TUNNEL,
     },
@@ -97,7 +97,7 @@ async function pageOnlyBot(scopes: readonly string[]): Promise<{ bot: Bot; confi
   const logs = new LogCapture();
   const bot = await startBot({ config, logger: createLogger({ level: 'info', destination: logs }), loginStore: store, operator: { notify: () => undefined } });
   cleanups.push(() => bot.stop('test end'));
-  await registerBotWebhook(bot);
+  if (!o.password) await registerBotWebhook(bot);
   return { bot, config, logs, dir: temp.dir };
 }
 
@@ -164,5 +164,17 @@ describe('the claim page and whispers, said the same everywhere', { timeout: 120
     await page.goto(`${bot.http.localUrl}/dashboard#token=${encodeURIComponent(bot.pages.token.token)}`);
     await expect.poll(() => page.locator('#reach').innerText(), { timeout: 15_000 }).toContain('Whispers to winners is off: what turns it on');
     expect(await page.locator('[data-reach="whispers"] p').textContent()).toBe(whispers.detail);
+  });
+
+  it('Fourthwall refusing the password the page saved: the dashboard\'s problem line says to enter it again on the setup page', async () => {
+    const { bot } = await pageOnlyBot(BOT_SCOPES, { password: 'a-password-fourthwall-refuses' });
+    await expect.poll(() => (bot.health().problems ?? []).some((l) => l.startsWith('Fourthwall refused')), { timeout: 15_000 }).toBe(true);
+    const line = bot.health().problems!.find((l) => l.startsWith('Fourthwall refused'))!;
+    expect(line).toMatch(/^Fourthwall refused FOURTHWALL_USERNAME\/FOURTHWALL_PASSWORD \(it answered 401 /);
+    expect(line).toContain("Enter them again in the setup page's Fourthwall row (Apply restarts the bot), or fix them in .env if they are set there.");
+    expect(line).not.toContain('a-password-fourthwall-refuses');
+    // The webhook registration refused for the same reason does not send the streamer after permissions.
+    await expect.poll(() => (bot.health().problems ?? []).length, { timeout: 15_000 }).toBe(2);
+    expect(bot.health().problems!.join('\n')).not.toContain('webhook read/write permissions');
   });
 });

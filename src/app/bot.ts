@@ -539,7 +539,9 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
   // Credentials Fourthwall refuses are said once, in one line naming the variables (and kept for
   // /healthz and the dashboard); anything else is retried with the next event.
   void p.intake.shopId().catch((err: unknown) => {
-    const problem = fourthwallCredentialProblem(config.fourthwall.auth, err);
+    // Credentials the setup page saved are fixed there (a value from .env wins and is fixed in .env).
+    const fromPage = Boolean(config.savedSetup?.live && !config.savedSetup.overridden.includes('FOURTHWALL_PASSWORD'));
+    const problem = fourthwallCredentialProblem(config.fourthwall.auth, err, { fromPage });
     const waiting = 'could not read the shop (GET /shops/current) yet; events wait until it is known';
     if (!problem) return log.warn({ err }, waiting);
     if (c.problems.add(problem)) log.error(problem);
