@@ -472,21 +472,48 @@ export class SetupService extends EventEmitter {
       return this.fail('public-url', 'Paste the https:// address your tunnel shows (e.g. https://your-name.ngrok-free.app).');
     }
     const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+    const why = await this.reachesThisBot(base);
+    if (why) return this.fail('public-url', why);
+    await this.saveEnv({ GIFTDROP_PUBLIC_URL: base });
+    return this.ok('public-url', `reaches this bot; Fourthwall's webhook will point at ${base}/webhooks/fourthwall`);
+  }
+
+  /** Undefined when `base` reaches this bot (a one-time nonce fetched back through it), else why not and the fix. */
+  private async reachesThisBot(base: string): Promise<string | undefined> {
     const nonce = randomBytes(16).toString('hex');
     this.nonces.set(nonce, this.o.clock.now());
+    const port = this.config.http.port;
     try {
       const { request } = await undici();
       const res = await request(`${base}${CHECK_PATH}${nonce}`, { method: 'GET', headersTimeout: 10_000, bodyTimeout: 10_000, signal: AbortSignal.timeout(10_000) });
       const body = await res.body.text();
-      if (res.statusCode !== 200 || body.trim() !== `giftdrop ${nonce}`)
-        return this.fail('public-url', `${base} answered, but not as this bot (HTTP ${res.statusCode}): point the tunnel at http://127.0.0.1:${this.config.http.port}`);
+      if (res.statusCode !== 200 || body.trim() !== `giftdrop ${nonce}`) return `${base} answered, but not as this bot (HTTP ${res.statusCode}): point the tunnel at http://127.0.0.1:${port}`;
+      return undefined;
     } catch (err) {
-      return this.fail('public-url', `${base} could not be reached from here (${(err as { code?: string }).code ?? (err as Error).message}): is the tunnel running and pointed at http://127.0.0.1:${this.config.http.port}?`);
+      return `${base} could not be reached from here (${(err as { code?: string }).code ?? (err as Error).message}): is the tunnel running and pointed at http://127.0.0.1:${port}?`;
     } finally {
       this.nonces.delete(nonce);
     }
-    await this.saveEnv({ GIFTDROP_PUBLIC_URL: base });
-    return this.ok('public-url', `reaches this bot; Fourthwall's webhook will point at ${base}/webhooks/fourthwall`);
+  }
+
+  /**
+   * The live bot's check of its public address (BotOptions.checkPublicUrl): tried at once and again
+   * after each of `retryMs` (a tunnel started after the bot), undefined as soon as it reaches this
+   * bot; else the line the bot reports, with the fix (a quick tunnel's new address goes on this page).
+   */
+  async checkPublicUrl(url: string, signal: AbortSignal, retryMs: readonly number[] = [15_000, 45_000]): Promise<string | undefined> {
+    let why: string | undefined;
+    for (const wait of [0, ...retryMs]) {
+      if (wait) await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait);
+        t.unref();
+        signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      });
+      if (signal.aborted) return undefined;
+      why = await this.reachesThisBot(url);
+      if (!why) return undefined;
+    }
+    return `The public address does not reach this bot: ${why} Fourthwall's webhooks and the links chat shows go nowhere until it does (the bot catches missed webhooks up late). A quick tunnel gets a new address at each start: give the new one on the setup page.`;
   }
 
   /**
