@@ -144,6 +144,7 @@ async function main(): Promise<void> {
         loginStore: await setup.loginStore(),
         localRoutes: [route],
         publicRoutes: [setup.publicRoute],
+        checkPublicUrl: (url, signal) => setup.checkPublicUrl(url, signal),
       });
       onSignals(async (reason) => {
         live.close();

@@ -7,6 +7,10 @@
  * (the same detail, word for word), and the dashboard in a real Chromium (#reach, with a link to the
  * setup page; screenshots at 1920x1080 and 390x844). The whispers follow the bot's login: on with
  * the page's scopes, off with "log the bot in again" when its login lacks user:manage:whispers.
+ * Two more things the page-only streamer is told where they act: a saved Fourthwall password that
+ * Fourthwall refuses is to be entered again on the setup page, and a public address that does not
+ * reach the bot (a quick tunnel renewed) is one problem line naming the setup page (none when it
+ * does: the setup page's nonce check through the bot's public listener, as main.ts wires it).
  * Real parts over real sockets: the Fourthwall sandbox, the chat sandbox with its device code
  * flow, the bot in live mode.
  */
@@ -27,7 +31,7 @@ import { systemClock } from '../src/shared/clock.js';
 import { LoginStore } from '../src/twitch/login-store.js';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { saveDeviceLogin } from './support/device-login.js';
-import { makeTempDir } from './support/e2e-stack.js';
+import { freePort, makeTempDir } from './support/e2e-stack.js';
 import { LogCapture } from './support/log-capture.js';
 
 const PUBLIC = 'reachpublicapp';
@@ -58,7 +62,7 @@ afterAll(async () => {
 });
 
 /** The bot started as main.ts starts it after "Go live" on a page-only setup; `scopes`: what the bot's login was granted. */
-async function pageOnlyBot(scopes: readonly string[]): Promise<{ bot: Bot; config: Config; logs: LogCapture; dir: string }> {
+async function pageOnlyBot(scopes: readonly string[], o: { password?: string; publicUrl?: string; httpPort?: number; checkAddress?: (line: string | undefined) => void } = {}): Promise<{ bot: Bot; config: Config; logs: LogCapture; dir: string }> {
   const temp = await makeTempDir('giftdrop-reach-');
   cleanups.push(temp.cleanup);
   const store = await LoginStore.open(temp.dir);
@@ -71,9 +75,9 @@ async function pageOnlyBot(scopes: readonly string[]): Promise<{ bot: Bot; confi
       TWITCH_USERNAME: chat.botLogin,
       TWITCH_CLIENT_ID: PUBLIC,
       FOURTHWALL_USERNAME: fourthwall.username,
-      FOURTHWALL_PASSWORD: fourthwall.password,
+      FOURTHWALL_PASSWORD: o.password ?? fourthwall.password,
       FOURTHWALL_WEBHOOK_SECRET: fourthwall.webhookSecret,
-      GIFTDROP_PUBLIC_URL: TUNNEL,
+      GIFTDROP_PUBLIC_URL: o.publicUrl ?? TUNNEL,
     },
     live: true,
     botLogin: true,
@@ -83,7 +87,7 @@ async function pageOnlyBot(scopes: readonly string[]): Promise<{ bot: Bot; confi
   // Only where the sandboxes listen (a streamer's defaults are Twitch's and Fourthwall's) and the ports.
   const env = {
     DATA_DIR: temp.dir,
-    HTTP_PORT: '0',
+    HTTP_PORT: String(o.httpPort ?? 0),
     GIFTDROP_LOCAL_PORT: '0',
     TWITCH_IRC_URL: chat.url,
     TWITCH_AUTH_URL: chat.authUrl,
@@ -95,9 +99,23 @@ async function pageOnlyBot(scopes: readonly string[]): Promise<{ bot: Bot; confi
   expect(loaded.mode).toBe('live');
   const config = { ...loaded, settings: fileSchema.parse({ fairness: { beacon: 'off' } }) };
   const logs = new LogCapture();
-  const bot = await startBot({ config, logger: createLogger({ level: 'info', destination: logs }), loginStore: store, operator: { notify: () => undefined } });
+  // As main.ts starts it: the setup page's address check on the public listener.
+  const page = new SetupService({ config, logger: createLogger({ level: 'silent' }), clock: systemClock, lockHeld: true });
+  cleanups.push(() => page.close());
+  const checked = o.checkAddress;
+  const check = checked
+    ? {
+        publicRoutes: [page.publicRoute],
+        checkPublicUrl: async (url: string, signal: AbortSignal) => {
+          const line = await page.checkPublicUrl(url, signal, []);
+          checked(line);
+          return line;
+        },
+      }
+    : {};
+  const bot = await startBot({ config, logger: createLogger({ level: 'info', destination: logs }), loginStore: store, operator: { notify: () => undefined }, ...check });
   cleanups.push(() => bot.stop('test end'));
-  await registerBotWebhook(bot);
+  if (!o.password && !o.checkAddress) await registerBotWebhook(bot);
   return { bot, config, logs, dir: temp.dir };
 }
 
@@ -164,5 +182,34 @@ describe('the claim page and whispers, said the same everywhere', { timeout: 120
     await page.goto(`${bot.http.localUrl}/dashboard#token=${encodeURIComponent(bot.pages.token.token)}`);
     await expect.poll(() => page.locator('#reach').innerText(), { timeout: 15_000 }).toContain('Whispers to winners is off: what turns it on');
     expect(await page.locator('[data-reach="whispers"] p').textContent()).toBe(whispers.detail);
+  });
+
+  it('Fourthwall refusing the password the page saved: the dashboard\'s problem line says to enter it again on the setup page', async () => {
+    const { bot } = await pageOnlyBot(BOT_SCOPES, { password: 'a-password-fourthwall-refuses' });
+    await expect.poll(() => (bot.health().problems ?? []).some((l) => l.startsWith('Fourthwall refused')), { timeout: 15_000 }).toBe(true);
+    const line = bot.health().problems!.find((l) => l.startsWith('Fourthwall refused'))!;
+    expect(line).toMatch(/^Fourthwall refused FOURTHWALL_USERNAME\/FOURTHWALL_PASSWORD \(it answered 401 /);
+    expect(line).toContain("Enter them again in the setup page's Fourthwall row (Apply restarts the bot), or fix them in .env if they are set there.");
+    expect(line).not.toContain('a-password-fourthwall-refuses');
+    // The webhook registration refused for the same reason does not send the streamer after permissions.
+    await expect.poll(() => (bot.health().problems ?? []).length, { timeout: 15_000 }).toBe(2);
+    expect(bot.health().problems!.join('\n')).not.toContain('webhook read/write permissions');
+  });
+
+  it('a public address that does not reach the bot (a quick tunnel renewed, or not running): one problem line naming the setup page; one that does: none', async () => {
+    const dead = await freePort();
+    const { bot } = await pageOnlyBot(BOT_SCOPES, { publicUrl: `http://127.0.0.1:${dead}`, checkAddress: () => undefined });
+    await expect.poll(() => (bot.health().problems ?? []).find((l) => l.startsWith('The public address')), { timeout: 15_000 }).toBeDefined();
+    const line = bot.health().problems!.find((l) => l.startsWith('The public address'))!;
+    expect(line).toContain(`http://127.0.0.1:${dead} could not be reached from here (ECONNREFUSED)`);
+    expect(line).toContain('A quick tunnel gets a new address at each start: give the new one on the setup page.');
+
+    const port = await freePort();
+    const answers: (string | undefined)[] = [];
+    const { bot: reached } = await pageOnlyBot(BOT_SCOPES, { publicUrl: `http://127.0.0.1:${port}`, httpPort: port, checkAddress: (line) => answers.push(line) });
+    // The check ran (its nonce came back through the public listener), and nothing was reported.
+    await expect.poll(() => answers.length, { timeout: 15_000 }).toBe(1);
+    expect(answers).toEqual([undefined]);
+    expect((reached.health().problems ?? []).filter((l) => l.startsWith('The public address'))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The setup page in a real headless Chromium keeps what the streamer is typing while it re-renders
+ * The setup page in a real headless Chromium shows what going live needs first, then "Go live", then
+ * the optional rows; and it keeps what the streamer is typing while it re-renders
  * its rows: after a wrong Fourthwall password the username typed stays (only the row just saved is
  * cleared), and while a Twitch login waits (the page polls and rebuilds every row) an address typed
  * into another row stays, with the focus in its field. Against the Fourthwall sandbox and the chat
@@ -59,6 +60,9 @@ describe.skipIf(!HAS_CHROMIUM)('the setup page keeps what is typed', { timeout: 
     await page.goto(`${base}/setup#token=${token}`);
     const row = (id: string, status: string) => page.waitForSelector(`#row-${id}[data-status="${status}"]`, { timeout: 30_000 });
     await row('fourthwall', 'todo');
+    // What going live needs comes first, then Go live; the optional rows below it.
+    const order = await page.evaluate('[...document.querySelectorAll("#setup section, #apply, #more")].map((e) => e.id)');
+    expect(order).toEqual(['row-fourthwall', 'row-secret', 'row-client-id', 'row-bot', 'row-channel', 'row-public-url', 'apply', 'more', 'row-whispers', 'row-claim-page', 'row-broadcaster', 'row-channel-points', 'row-bits', 'row-bot-badge']);
 
     await page.fill('#fourthwall-username', servers.fourthwall.username);
     await page.fill('#fourthwall-password', 'not-the-password');

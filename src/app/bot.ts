@@ -130,6 +130,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
   announceStart(c, { engine, webhookUrl });
   const webhookRegistered = keepWebhookAddress(c, adapters.client, shop.webhookTypes);
+  checkPublicAddress(c);
   return {
     config: c.config,
     http: served.http,
@@ -152,6 +153,17 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     health,
     stop: stopOnce(c),
   };
+}
+
+/** Live mode: a public address that does not reach this bot (a stopped or renewed tunnel) is one problem line. */
+function checkPublicAddress(c: BotContext): void {
+  const { config, options } = c;
+  if (config.mode !== 'live' || !config.publicUrl || !options.checkPublicUrl) return;
+  const stop = new AbortController();
+  c.stops.close('public-address-check', () => stop.abort());
+  void options.checkPublicUrl(config.publicUrl, stop.signal).then((line) => {
+    if (line && !stop.signal.aborted && c.problems.add(line)) c.log.error(line);
+  });
 }
 
 /**
@@ -539,7 +551,9 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
   // Credentials Fourthwall refuses are said once, in one line naming the variables (and kept for
   // /healthz and the dashboard); anything else is retried with the next event.
   void p.intake.shopId().catch((err: unknown) => {
-    const problem = fourthwallCredentialProblem(config.fourthwall.auth, err);
+    // Credentials the setup page saved are fixed there (a value from .env wins and is fixed in .env).
+    const fromPage = Boolean(config.savedSetup?.live && !config.savedSetup.overridden.includes('FOURTHWALL_PASSWORD'));
+    const problem = fourthwallCredentialProblem(config.fourthwall.auth, err, { fromPage });
     const waiting = 'could not read the shop (GET /shops/current) yet; events wait until it is known';
     if (!problem) return log.warn({ err }, waiting);
     if (c.problems.add(problem)) log.error(problem);

@@ -48,6 +48,11 @@ export interface BotOptions {
   localRoutes?: HttpRoute[];
   /** More routes on the public listener (the setup page's address check), tried after verify and claim. */
   publicRoutes?: HttpRoute[];
+  /**
+   * Live mode with GIFTDROP_PUBLIC_URL: whether it reaches this bot (the setup page's check through
+   * `publicRoutes`), asked once the bot listens; a line is reported as a problem (dashboard, /healthz).
+   */
+  checkPublicUrl?: (url: string, signal: AbortSignal) => Promise<string | undefined>;
   /** EventSub and channel-point tuning (tests: keepalive window, backoffs). */
   twitchEvents?: TwitchEventsOptions;
   /**

@@ -20,12 +20,14 @@ export function fourthwallCredentialNames(auth: Config['fourthwall']['auth']): s
 }
 
 /** One line when `err` is Fourthwall refusing the credentials (401/403), else undefined. */
-export function fourthwallCredentialProblem(auth: Config['fourthwall']['auth'], err: unknown): string | undefined {
+export function fourthwallCredentialProblem(auth: Config['fourthwall']['auth'], err: unknown, o: { fromPage?: boolean } = {}): string | undefined {
   if (!(err instanceof FourthwallAuthError) && !(err instanceof FourthwallTokenError)) return undefined;
   const answer = err instanceof FourthwallAuthError ? `${err.status} ${err.code}` : `${err.status ?? 'a refusal'}`;
   return (
     `Fourthwall refused ${fourthwallCredentialNames(auth)} (it answered ${answer}): the bot cannot read the shop, finish gift draws or make links. ` +
-    `Fix them in .env (${giftdropCommand('setup')} tests each one and says what is wrong), then restart.`
+    (o.fromPage
+      ? "Enter them again in the setup page's Fourthwall row (Apply restarts the bot), or fix them in .env if they are set there."
+      : `Fix them in .env (${giftdropCommand('setup')} tests each one and says what is wrong), then restart.`)
   );
 }
 

@@ -15,6 +15,7 @@ import type { Logger } from '../logging/index.js';
 /** The order a bot stops in; each line says what must be done before the next. */
 const STOP_ORDER = [
   'chat-connect', // a start-up chat connection (token check, retries) still in flight is aborted
+  'public-address-check', // the check that the public address reaches this bot stops retrying
   'pages', // overlay and dashboard: no more pushes
   'http', // no webhook, page or claim request comes in from here on
   'poller', // no catch-up poll hands in an event

@@ -109,6 +109,11 @@ export function webhookProblem(err: unknown, publicUrl: string): string {
   if (err instanceof FourthwallApiError && err.apiCode && URI_PROBLEMS[err.apiCode]) {
     return `${URI_PROBLEMS[err.apiCode]} (GIFTDROP_PUBLIC_URL=${publicUrl}, ${err.apiCode})`;
   }
+  // 401: the credentials themselves were refused (said once with their fix, credential-problems.ts);
+  // 403: they work, but the API user may not touch webhooks.
+  if (err instanceof FourthwallAuthError && err.status === 401) {
+    return `Fourthwall refused the API user (401) when the bot registered its webhook at ${publicUrl}${WEBHOOK_PATH}: the username and password are refused, not only for webhooks`;
+  }
   if (err instanceof FourthwallAuthError) {
     return `Fourthwall answered ${err.status} for the webhook configurations: the API user needs webhook read/write permissions`;
   }

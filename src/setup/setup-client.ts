@@ -37,6 +37,7 @@ interface Row {
   value?: string;
   pending?: { userCode: string; verificationUri: string; expiresAt: number };
   scopes?: { scope: string; words: string }[];
+  group?: 'go-live' | 'more';
 }
 interface State {
   mode: 'sandbox' | 'live';
@@ -202,7 +203,9 @@ function render(state: State): void {
   const top = el('p', { id: 'mode' }, state.mode === 'sandbox' ? 'The bot is playing the sandbox demo. Fill in each row, then go live: no file to edit, no restart by hand.' : 'The bot is live. Change a row and apply: the bot restarts with it.');
   root.append(top);
   for (const p of state.problems) root.append(el('p', { class: 'problem banner' }, p));
-  for (const row of state.rows) root.append(rowView(row));
+  // What going live needs, then "Go live", then what the bot can do besides (optional, any time later).
+  const more = state.rows.filter((r) => r.group === 'more');
+  for (const row of state.rows) if (row.group !== 'more') root.append(rowView(row));
   const go = el('button', { type: 'button', id: 'apply' }, state.mode === 'sandbox' ? 'Go live' : 'Apply and restart the bot');
   go.disabled = !state.ready || (state.mode === 'live' && !state.changed) || goingLive;
   const why = el('p', { id: 'apply-note', class: 'note' }, state.ready ? (state.mode === 'live' && !state.changed ? 'Nothing changed.' : '') : `Still to do: ${state.missing.join(', ')}.`);
@@ -229,6 +232,10 @@ function render(state: State): void {
     });
   });
   root.append(go, why);
+  if (more.length) {
+    root.append(el('h2', { id: 'more', class: 'group' }, 'What the bot can do besides (optional, any time later)'));
+    for (const row of more) root.append(rowView(row));
+  }
   restore();
 }
 

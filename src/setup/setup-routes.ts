@@ -53,7 +53,7 @@ const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:46rem;margin:2
 .row{border:1px solid #ccd;border-radius:.5rem;padding:.6rem 1rem;margin:.8rem 0}.row h2{font-size:1.05rem;display:inline;margin-right:.6rem}
 .badge{font-size:.8rem;padding:.1rem .5rem;border-radius:1rem;background:#eee}.ok .badge{background:#d9f2df}.error .badge,.todo .badge{background:#fbe4e6}.pending .badge{background:#fff3cd}
 .detail{margin:.4rem 0}.note{color:#555;font-size:.9rem}.code{font:700 1.8rem ui-monospace,monospace;letter-spacing:.2rem}
-input{padding:.3rem;margin:.2rem .4rem .2rem 0;min-width:14rem}button{padding:.35rem .9rem}.banner{padding:.5rem .8rem;border-radius:.4rem}.problem{background:#fbe4e6}.ok.banner{background:#d9f2df}`;
+h2.group{font-size:1.15rem;margin:2rem 0 .2rem}input{padding:.3rem;margin:.2rem .4rem .2rem 0;min-width:14rem}button{padding:.35rem .9rem}.banner{padding:.5rem .8rem;border-radius:.4rem}.problem{background:#fbe4e6}.ok.banner{background:#d9f2df}`;
 
 function shell(tokenFile: string): string {
   return `<!doctype html>

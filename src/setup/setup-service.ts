@@ -54,6 +54,10 @@ export interface SetupRow {
   detail: string;
   /** Set by the environment or .env (which win over the page). */
   fromEnv?: boolean;
+  /** Going live needs it ok. */
+  required?: boolean;
+  /** Where the page shows it: with what going live needs (above "Go live"), or with what the bot can do besides (below). */
+  group?: 'go-live' | 'more';
   /** A value safe to show (a login, a URL, a client id): never a secret. */
   value?: string;
   /** A device login waiting for the user. */
@@ -87,6 +91,9 @@ export interface SetupServiceOptions {
 }
 
 const REQUIRED: SetupRow['id'][] = ['fourthwall', 'secret', 'bot', 'channel', 'public-url'];
+/** The page's order: what going live needs (with the client id the bot's login needs), then what the bot can do besides. */
+const GO_LIVE_ROWS: SetupRow['id'][] = ['fourthwall', 'secret', 'client-id', 'bot', 'channel', 'public-url'];
+const ROW_ORDER: SetupRow['id'][] = [...GO_LIVE_ROWS, 'whispers', 'claim-page', 'broadcaster', 'channel-points', 'bits', 'bot-badge'];
 const CHECK_PATH = '/.well-known/giftdrop-check/';
 
 export class SetupService extends EventEmitter {
@@ -153,8 +160,11 @@ export class SetupService extends EventEmitter {
   };
 
   state(): SetupState {
-    const rows = this.rows();
-    const missing = rows.filter((r) => REQUIRED.includes(r.id) && r.status !== 'ok').map((r) => r.title);
+    // What going live needs first, in the order it is filled in; then what the bot can do besides.
+    const rows = this.rows()
+      .map((r): SetupRow => ({ ...r, ...(REQUIRED.includes(r.id) ? { required: true } : {}), group: GO_LIVE_ROWS.includes(r.id) ? 'go-live' : 'more' }))
+      .sort((a, b) => ROW_ORDER.indexOf(a.id) - ROW_ORDER.indexOf(b.id));
+    const missing = rows.filter((r) => r.required && r.status !== 'ok').map((r) => r.title);
     return { mode: this.config.mode, rows, ready: missing.length === 0, missing, changed: this.changed, problems: this.problems() };
   }
 
@@ -237,7 +247,7 @@ export class SetupService extends EventEmitter {
       id: 'channel',
       title: 'Your channel',
       status: this.note('channel')?.status ?? (channel.value ? 'ok' : 'todo'),
-      detail: this.note('channel')?.detail ?? (channel.value ? `the bot joins #${channel.value}` : "Your Twitch login (the channel the bot joins); filled in by the broadcaster's login."),
+      detail: this.note('channel')?.detail ?? (channel.value ? `the bot joins #${channel.value}` : "Your Twitch login (the channel the bot joins); the broadcaster's login below fills it in too."),
       ...(channel.value ? { value: channel.value } : {}),
       ...(channel.fromEnv ? { fromEnv: true } : {}),
     });
@@ -462,21 +472,48 @@ export class SetupService extends EventEmitter {
       return this.fail('public-url', 'Paste the https:// address your tunnel shows (e.g. https://your-name.ngrok-free.app).');
     }
     const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+    const why = await this.reachesThisBot(base);
+    if (why) return this.fail('public-url', why);
+    await this.saveEnv({ GIFTDROP_PUBLIC_URL: base });
+    return this.ok('public-url', `reaches this bot; Fourthwall's webhook will point at ${base}/webhooks/fourthwall`);
+  }
+
+  /** Undefined when `base` reaches this bot (a one-time nonce fetched back through it), else why not and the fix. */
+  private async reachesThisBot(base: string): Promise<string | undefined> {
     const nonce = randomBytes(16).toString('hex');
     this.nonces.set(nonce, this.o.clock.now());
+    const port = this.config.http.port;
     try {
       const { request } = await undici();
       const res = await request(`${base}${CHECK_PATH}${nonce}`, { method: 'GET', headersTimeout: 10_000, bodyTimeout: 10_000, signal: AbortSignal.timeout(10_000) });
       const body = await res.body.text();
-      if (res.statusCode !== 200 || body.trim() !== `giftdrop ${nonce}`)
-        return this.fail('public-url', `${base} answered, but not as this bot (HTTP ${res.statusCode}): point the tunnel at http://127.0.0.1:${this.config.http.port}`);
+      if (res.statusCode !== 200 || body.trim() !== `giftdrop ${nonce}`) return `${base} answered, but not as this bot (HTTP ${res.statusCode}): point the tunnel at http://127.0.0.1:${port}`;
+      return undefined;
     } catch (err) {
-      return this.fail('public-url', `${base} could not be reached from here (${(err as { code?: string }).code ?? (err as Error).message}): is the tunnel running and pointed at http://127.0.0.1:${this.config.http.port}?`);
+      return `${base} could not be reached from here (${(err as { code?: string }).code ?? (err as Error).message}): is the tunnel running and pointed at http://127.0.0.1:${port}?`;
     } finally {
       this.nonces.delete(nonce);
     }
-    await this.saveEnv({ GIFTDROP_PUBLIC_URL: base });
-    return this.ok('public-url', `reaches this bot; Fourthwall's webhook will point at ${base}/webhooks/fourthwall`);
+  }
+
+  /**
+   * The live bot's check of its public address (BotOptions.checkPublicUrl): tried at once and again
+   * after each of `retryMs` (a tunnel started after the bot), undefined as soon as it reaches this
+   * bot; else the line the bot reports, with the fix (a quick tunnel's new address goes on this page).
+   */
+  async checkPublicUrl(url: string, signal: AbortSignal, retryMs: readonly number[] = [15_000, 45_000]): Promise<string | undefined> {
+    let why: string | undefined;
+    for (const wait of [0, ...retryMs]) {
+      if (wait) await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait);
+        t.unref();
+        signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      });
+      if (signal.aborted) return undefined;
+      why = await this.reachesThisBot(url);
+      if (!why) return undefined;
+    }
+    return `The public address does not reach this bot: ${why} Fourthwall's webhooks and the links chat shows go nowhere until it does (the bot catches missed webhooks up late). A quick tunnel gets a new address at each start: give the new one on the setup page.`;
   }
 
   /**
