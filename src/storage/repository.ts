@@ -244,11 +244,26 @@ export class FileDrawRepository implements DrawRepository {
     }
     const draws = this.db.data.draws;
     const at = this.positions.get(stored.id);
+    const previous = this.byId.get(stored.id);
     if (at !== undefined) draws[at] = stored;
     else this.positions.set(stored.id, draws.push(stored) - 1);
     this.byId.set(stored.id, stored);
     this.log.touch(stored);
-    await this.db.write();
+    try {
+      await this.db.write();
+    } catch (err) {
+      // Not on the disk: the history in memory goes back to what is (the caller retries the save,
+      // and a draw whose first save failed is not "already known" to a retry of its event).
+      if (previous && at !== undefined) {
+        draws[at] = previous;
+        this.byId.set(stored.id, previous);
+      } else {
+        draws.pop();
+        this.positions.delete(stored.id);
+        this.byId.delete(stored.id);
+      }
+      throw err;
+    }
     if (sealed && this.seedFiles.get(stored.id) !== GONE) {
       await this.seeds.discard(stored.id);
       this.seedFiles.set(stored.id, GONE);
