@@ -49,6 +49,7 @@ function eventFileSyncs(fs: PowerCutFs, cut: number): number {
 
 describe('power cut at every disk operation', () => {
   it('the recorded run: refusals said in one line each, answered 503 then 200; concurrent webhooks share event-file syncs', () => {
+    expect(run.surprises, 'every answer as expected').toEqual([]);
     const statusOf = (id: string) => run.told.answers.filter((a) => a.eventId === id).map((a) => a.status);
     expect(statusOf('evt-c'), 'EIO on the id sync: refused, then acknowledged').toEqual([503, 200]);
     expect(statusOf('evt-d'), 'ENOSPC on the history: refused, then acknowledged').toEqual([503, 200]);

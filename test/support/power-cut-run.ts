@@ -15,12 +15,11 @@
  * a gift; a link giveaway with entries, its links and deliveries; a reroll of one of its winners.
  * `restart` starts the same parts again on a disk a cut left, for the redeliveries.
  */
-import { once } from 'node:events';
 import { EventIntake } from '../../src/events/event-intake.js';
 import { eventDispatch } from '../../src/events/dispatch.js';
 import { DeliveryTracker, type WhisperPort } from '../../src/delivery/tracker.js';
 import { signWebhookBody, SHOP_SIGNATURE_HEADER } from '../../src/fourthwall/webhooks.js';
-import type { DrawRecord, ProductInfo } from '../../src/giveaway/model.js';
+import type { ProductInfo } from '../../src/giveaway/model.js';
 import { mergeGiveawaySettings } from '../../src/giveaway/settings.js';
 import { FileDrawRepository } from '../../src/storage/index.js';
 import { startHttpServer, type BotHttpServer } from '../../src/http/server.js';
@@ -70,6 +69,8 @@ export interface RecordedRun {
   draws: Map<string, { fourthwallId?: string; commitment: string }>;
   /** Lines the bot logged about webhooks it did not acknowledge. */
   refusals: string[];
+  /** Answers the run did not expect (none, for a bot that keeps its promises). */
+  surprises: string[];
 }
 
 const created = new Date(START_MS).toISOString();
@@ -218,8 +219,11 @@ export async function recordRun(): Promise<RecordedRun> {
     if (!webhooks.includes(w)) webhooks.push(w);
     return bot.post(w, told.answers);
   };
+  // A wrong answer is noted (the first test asserts none), not thrown: the run goes on, so the cut
+  // checks still see what such a bot leaves on the disk.
+  const surprises: string[] = [];
   const expectStatus = (status: number, want: number, what: string) => {
-    if (status !== want) throw new Error(`recorded run: ${what} answered ${status}, expected ${want}`);
+    if (status !== want) surprises.push(`${what} answered ${status}, expected ${want}`);
   };
 
   try {
@@ -260,20 +264,13 @@ export async function recordRun(): Promise<RecordedRun> {
       await enterAll(gifts, [`gv${i}`, `gv${i + 1}`]);
     }
     h.svc.enter(chatMsg('fay')); // journaled by the close's flush, never awaited alone
-    const finished = new Set<string>();
-    const allFinished = new Promise<void>((resolve) => {
-      h.svc.events.on('draw-finished', (r: DrawRecord) => {
-        finished.add(r.id);
-        if (gifts.every((g) => finished.has(g))) resolve();
-      });
-    });
     h.clock.advance(60_000);
-    await allFinished;
     await h.svc.whenIdle();
+    for (const id of gifts) if ((await h.repo.getDraw(id))?.status !== 'finished') surprises.push(`${id} did not finish`);
     await bot.tracker.idle();
 
     // A winner redeems their gift (ORDER_PLACED with its gift id): acknowledged once recorded.
-    const won = (await h.repo.getDraw('gdr_a'))!.winners[0]!;
+    const won = (await h.repo.getDraw('gdr_a'))?.winners[0] ?? { userId: 'nobody', giftId: 'gft_none' };
     const order = { ...F.orderFixture(), source: { type: 'GIFT', giftId: won.giftId } };
     const redeem: Webhook = { eventId: 'evt-order', type: 'ORDER_PLACED', redeems: { drawId: 'gdr_a', userId: won.userId }, body: envelope('evt-order', 'ORDER_PLACED', order) };
     expectStatus(await post(redeem), 200, 'ORDER_PLACED');
@@ -283,13 +280,13 @@ export async function recordRun(): Promise<RecordedRun> {
     if (!res.ok) throw new Error(res.message);
     const linkId = (res as { id: string }).id;
     for (let i = 0; i < 18; i += 3) await enterAll([linkId], [`lv${i}`, `lv${i + 1}`, `lv${i + 2}`]);
-    const done = once(h.svc.events, 'draw-finished');
     h.clock.advance(30_000);
-    const [linkRecord] = (await done) as [DrawRecord];
     await h.svc.whenIdle();
     await bot.tracker.idle();
-    const rerolled = await h.svc.reroll(`@${linkRecord.winners[0]!.login}`, mod());
-    if (!rerolled.ok) throw new Error(rerolled.message);
+    const linkRecord = await h.repo.getDraw(linkId);
+    if (linkRecord?.status !== 'finished') surprises.push(`the link giveaway did not finish (${linkRecord?.status})`);
+    const rerolled = await h.svc.reroll(`@${linkRecord?.winners[0]?.login ?? 'nobody'}`, mod(), linkId);
+    if (!rerolled.ok) surprises.push(`the reroll was refused: ${rerolled.message}`);
     await h.svc.whenIdle();
     await bot.tracker.idle();
   } finally {
@@ -307,5 +304,5 @@ export async function recordRun(): Promise<RecordedRun> {
   }
   await check.close();
   const refusals = bot.logs.lines.filter((l) => l.includes('not acknowledged'));
-  return { fs, told, webhooks, draws, refusals };
+  return { fs, told, webhooks, draws, refusals, surprises };
 }
