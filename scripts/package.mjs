@@ -7,7 +7,8 @@
  *
  * How:
  * 1. dist/ is brought up to date (scripts/build.mjs) and the verify page's browser script is
- *    bundled now (src/web/verify-page.ts bundleVerifyClient): the executable carries no bundler.
+ *    bundled now (src/web/verify-page.ts bundleVerifyClient), and so is the beacon's round-check
+ *    worker (src/fairness/beacon-client/round-check.ts): the executable carries no bundler.
  * 2. esbuild bundles dist/executable.js (the executable's entry: src/executable.ts) and every
  *    module and package it loads into ONE CommonJS file (.cache/package/giftdrop.cjs): the pages'
  *    assets are modules already, pino-pretty runs in-process (src/logging), and the version and
@@ -81,6 +82,8 @@ async function bundle() {
   ensureBuilt({ log: say });
   const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'verify-page.js')).href);
   const verifyClient = await bundleVerifyClient();
+  const { bundleRoundCheckWorker } = await import(pathToFileURL(join(distDir, 'fairness', 'beacon-client', 'round-check.js')).href);
+  const roundCheckWorker = await bundleRoundCheckWorker();
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const out = join(work, 'giftdrop.cjs');
   const esbuild = require('esbuild');
@@ -91,7 +94,12 @@ async function bundle() {
     platform: 'node',
     format: 'cjs',
     target: 'node22',
-    define: { GIFTDROP_VERSION: JSON.stringify(version), GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient) },
+    define: {
+      GIFTDROP_VERSION: JSON.stringify(version),
+      GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient),
+      // The beacon's round-check worker thread starts from this text (src/fairness/beacon-client/round-check.ts).
+      GIFTDROP_ROUND_CHECK_WORKER: JSON.stringify(roundCheckWorker),
+    },
     // The bundler is never called in the executable (the verify script is defined above); ws's
     // optional native helpers are loaded in a try and it works without them.
     external: ['esbuild', 'bufferutil', 'utf-8-validate'],

@@ -55,7 +55,7 @@ import { Disk, nodeDisk, type FileSystem } from './disk.js';
 import { fileStem } from './files.js';
 import { openHistory } from './history-open.js';
 import type { HistoryLog } from './history-log.js';
-import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
+import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFileSliced } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { SeedVault } from './seeds.js';
 import { DeliveryFile } from './delivery-file.js';
@@ -284,7 +284,7 @@ export class FileDrawRepository implements DrawRepository {
         text = await this.disk.readText(file);
       }
       if (text === undefined) return undefined;
-      return parseEntrantsFile(file, text);
+      return await parseEntrantsFileSliced(file, text);
     } catch (err) {
       if (this.readOnly) throw err;
       const kept = await this.disk.quarantine(file, this.clock.now());
