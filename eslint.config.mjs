@@ -5,10 +5,10 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/** The fairness adapter (drand HTTP client, the bot's beacon wiring): never imported by the domain. */
-const FAIRNESS_ADAPTER = {
-  group: ['**/beacon-client/*'],
-  message: 'src/giveaway and the pure fairness code import no adapter: take a BeaconPort (giveaway/ports.ts); app/bot.ts wires src/fairness/beacon-client/.',
+/** The beacon adapter (drand HTTP client, the bot's beacon wiring): never imported by the domain. */
+const BEACON_ADAPTER = {
+  group: ['**/beacon/*'],
+  message: 'src/giveaway and the pure fairness code import no adapter: take a BeaconPort (giveaway/ports.ts); app/bot.ts wires src/beacon/.',
 };
 /** Fairness through its door: src/fairness/index.js loads without the BLS code (verify.ts, drand.ts). */
 const FAIRNESS_INSIDE = {
@@ -52,19 +52,18 @@ export default tseslint.config(
     },
   },
   {
-    // Layers: the domain (src/giveaway) and the pure fairness procedure (src/fairness/*.ts) import
-    // no adapter; the drand HTTP client and the bot's choice of beacon live in
-    // src/fairness/beacon-client/, wired by the composition root (app/bot.ts). The domain uses
-    // fairness through its index (next block).
-    files: ['src/fairness/*.ts'],
+    // Layers: the domain (src/giveaway) and the pure fairness procedure (src/fairness/) import
+    // no adapter; the drand HTTP client and the bot's choice of beacon live in src/beacon/, wired
+    // by the composition root (app/bot.ts). The domain uses fairness through its index (next block).
+    files: ['src/fairness/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [FAIRNESS_ADAPTER, ENTRANT_STORE_INSIDE] }],
+      'no-restricted-imports': ['error', { patterns: [BEACON_ADAPTER, ENTRANT_STORE_INSIDE] }],
     },
   },
   {
     files: ['src/giveaway/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [FAIRNESS_ADAPTER, FAIRNESS_INSIDE, ENTRANT_STORE_INSIDE] }],
+      'no-restricted-imports': ['error', { patterns: [BEACON_ADAPTER, FAIRNESS_INSIDE, ENTRANT_STORE_INSIDE] }],
     },
   },
   {

@@ -81,10 +81,11 @@ async function withBenchData<T extends object>(
   settings: Record<string, unknown> | undefined,
   start: (config: Config) => Promise<T>,
   stop: (stack: T) => Promise<void>,
+  env: Record<string, string> = {},
 ): Promise<T & { dataDir: string; dispose(): Promise<void> }> {
   const root = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
   try {
-    const base = loadConfig({ env: { DATA_DIR: root, HTTP_PORT: '0', LOG_LEVEL: 'warn' }, dotenv: false, cwd: root });
+    const base = loadConfig({ env: { ...env, DATA_DIR: root, HTTP_PORT: '0', LOG_LEVEL: 'warn' }, dotenv: false, cwd: root });
     const config = { ...base, settings: fileSchema.parse(settings ?? {}) };
     const stack = await start(config);
     return {
@@ -118,6 +119,8 @@ export async function startBenchStack(
     fileSystem?: FileSystem;
     /** Run the sandbox beacon at drand quicknet's real period (3 s) and draw with it, as live. */
     beacon?: boolean;
+    /** More environment for the bot's config (a non-default setting: name it in the bench's rows). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<BenchStack> {
   return withBenchData(
@@ -137,6 +140,7 @@ export async function startBenchStack(
       return stack;
     },
     (stack) => stack.close(),
+    options.env,
   );
 }
 

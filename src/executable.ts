@@ -10,50 +10,63 @@
  *   giftdrop setup                  `npm run setup`
  *   giftdrop --version | --help
  *
- * Contract: the working folder is the folder it is started from when that holds a `.env`, else
- * the folder beside the executable when THAT holds one (started from a terminal elsewhere, or
- * from a shortcut), else the folder it is started from (a double click starts it in its own
- * folder). It changes into that folder first, so `.env`, config/giftdrop.json, DATA_DIR and
- * LOG_FILE are found relative to it exactly as `npm start` finds them relative to the clone.
- * Every command module is loaded only when chosen. No top-level await: Node 22 and 24 run a
- * single executable's entry as CommonJS. A command it does not know: one line, exit 2.
+ * Contract (shared contract "The single executables and their release"):
+ * - It reads the `.env` in the folder it is started from, else the one beside it. It works in the
+ *   folder of the `.env` it reads, or, with none, in its own folder (wherever it was started
+ *   from): it changes into that folder first, so `.env`, config/giftdrop.json, DATA_DIR (default
+ *   `data`: beside the executable unless a `.env` says otherwise) and LOG_FILE are found relative
+ *   to it exactly as `npm start` finds them relative to the clone.
+ * - It names itself in everything it prints (`.\giftdrop-win-x64.exe history --draw <id>`,
+ *   `./giftdrop-linux-x64 --help`), never npm: it declares itself to platform/invocation.ts
+ *   before anything else runs.
+ * - In a Windows console window of its own (double-clicked), a failure waits for Enter before the
+ *   window closes (platform/console-window.ts).
+ * Every command module is loaded only when chosen. No top-level await: the bundle is CommonJS.
+ * A command it does not know: one line, exit 2.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { holdWindowOnFailure, ownsConsoleWindow } from './platform/console-window.js';
+import { giftdropCommand, startedAsExecutable } from './platform/invocation.js';
 
 /** package.json's version, defined by scripts/package.mjs (esbuild `define`); undefined elsewhere. */
 declare const GIFTDROP_VERSION: string | undefined;
+/** The address of giftdrop's README (the repository), when scripts/package.mjs knew it; undefined elsewhere. */
+declare const GIFTDROP_HOME: string | undefined;
 
-const USAGE = `usage: giftdrop [command]
+/** The usage text, naming this file as it is typed (`name`: the executable's file name). */
+function usage(name: string): string {
+  return `usage: ${giftdropCommand('start', '[command]')}
   (none)              run the bot: the sandbox demo without credentials, live with a .env
   --reset             run the sandbox demo with a new dashboard token (every run is a new sandbox world)
-  history [options]   the draws in the history (history --help for the options)
-  verify <draw id>    re-check a draw's fairness from the history (verify --help)
+  history [options]   the draws in the history (${giftdropCommand('history', '--help')} for the options)
+  verify <draw id>    re-check a draw's fairness from the history (${giftdropCommand('verify', '--help')})
   setup               check every setting in .env and say what to fix
   --version           print the version
+Settings: a .env file in the folder it is started from, else beside ${name}; its data
+(DATA_DIR, default data) goes beside that .env, or beside ${name} when there is none.
 `;
+}
 
 /** The folder the executable works in (see the contract): `cwd` or the executable's own folder. */
 function workingFolder(cwd: string, executable: string): string {
-  if (existsSync(join(cwd, '.env'))) return cwd;
-  const beside = dirname(executable);
-  return existsSync(join(beside, '.env')) ? beside : cwd;
+  return existsSync(join(cwd, '.env')) ? cwd : dirname(executable);
 }
 
 /** Runs the command `argv` names (process.argv without the executable). */
 async function runExecutable(argv: readonly string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (command === '--version' || command === '-v') {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') {
     process.stdout.write(`giftdrop ${typeof GIFTDROP_VERSION === 'string' ? GIFTDROP_VERSION : '(development)'} (Node.js ${process.version}, ${process.platform}-${process.arch})\n`);
     return;
   }
-  if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(USAGE);
+  if (name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage(basename(process.execPath)));
     return;
   }
   const folder = workingFolder(process.cwd(), process.execPath);
   if (folder !== process.cwd()) process.chdir(folder);
-  switch (command) {
+  switch (name) {
     case undefined:
     case '--reset': // main reads it from process.argv (as `npm start -- --reset`)
       await import('./main.js'); // runs the bot (as `npm start` does)
@@ -65,9 +78,17 @@ async function runExecutable(argv: readonly string[]): Promise<void> {
     case 'setup':
       return (await import('./cli/setup.js')).setupCommand();
     default:
-      process.stderr.write(`giftdrop: unknown command "${command}": run giftdrop --help for the commands.\n`);
+      process.stderr.write(`giftdrop: unknown command "${name}": run ${giftdropCommand('start', '--help')} for the commands.\n`);
       process.exitCode = 2;
   }
+}
+
+// First, before anything can set it: the console title (platform/console-window.ts) and the folder
+// it was started from (how its messages name it).
+const consoleTitle = process.title;
+startedAsExecutable(process.execPath, process.cwd(), typeof GIFTDROP_HOME === 'string' ? GIFTDROP_HOME : undefined);
+if (ownsConsoleWindow(process.platform, { title: consoleTitle, file: process.execPath, stdinIsTerminal: process.stdin.isTTY === true, stdoutIsTerminal: process.stdout.isTTY === true })) {
+  holdWindowOnFailure(process, process.stderr, () => readSync(0, Buffer.alloc(256)));
 }
 
 runExecutable(process.argv.slice(2)).catch((err: unknown) => {

@@ -18,7 +18,7 @@ import { TwitchAuthError } from './twitch/index.js';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { lockDataDirOrExit } from './app/data-lock.js';
-import { TOKEN_FILE } from './web/dashboard-auth.js';
+import { TOKEN_FILE } from './web/operator/dashboard-auth.js';
 import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';

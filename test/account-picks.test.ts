@@ -1,5 +1,5 @@
 /**
- * Picks checked against the account rules (src/giveaway/checked-picks.ts with the real
+ * Picks checked against the account rules (src/giveaway/winner-picks.ts with the real
  * AccountGate; the Twitch lookups come from an in-memory AccountInfoPort, the adapter's place):
  * - the winners have exactly the distribution of drawing among the passing entrants alone, for
  *   uniform and weighted lists (20,000 fixed seeds, so the result is the same on every run);
@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AccountGate, type AccountRules } from '../src/giveaway/account-rules.js';
-import { nextPosition, replaceWinnerChecked, takeCheckedPicks } from '../src/giveaway/checked-picks.js';
+import { nextPosition, replaceWinnerChecked, takeCheckedPicks } from '../src/giveaway/winner-picks.js';
 import { FAIRNESS_ALGORITHM, commitmentOf, freezeEntrants } from '../src/fairness/procedure.js';
 import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
 import type { AccountInfo, AccountLookup, DrawRecord, FrozenEntrant } from '../src/giveaway/model.js';

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BeaconError, DrandBeacon } from '../src/fairness/beacon-client/drand-client.js';
+import { BeaconError, DrandBeacon } from '../src/beacon/drand-client.js';
 import { startBeaconSandbox } from '../src/sandbox/beacon/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { QUICKNET, roundTimeMs } from '../src/fairness/drand.js';

@@ -3,23 +3,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/index.js';
+import { loadConfig } from '../src/config/index.js';
+import { configProblems } from './support/config-fixtures.js';
 
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'giftdrop-beacon-config-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-function problems(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('fairness settings', () => {
   it('default to the drand beacon, a 10 s wait and no relay override', () => {
@@ -39,10 +30,10 @@ describe('fairness settings', () => {
   it('name a bad beacon value, a wait out of range and a bad relay URL', async () => {
     const file = join(dir, 'bad.json');
     await writeFile(file, JSON.stringify({ fairness: { beacon: 'maybe', beaconWaitSeconds: 0 } }));
-    const fileProblems = problems(() => loadConfig({ env: { GIFTDROP_CONFIG: file }, cwd: dir, dotenv: false }));
+    const fileProblems = configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: file }, cwd: dir, dotenv: false }));
     expect(fileProblems.join('\n')).toMatch(/fairness\.beacon/);
     expect(fileProblems.join('\n')).toMatch(/fairness\.beaconWaitSeconds/);
-    const envProblems = problems(() => loadConfig({ env: { GIFTDROP_BEACON_URL: 'not a url' }, cwd: dir, dotenv: false }));
+    const envProblems = configProblems(() => loadConfig({ env: { GIFTDROP_BEACON_URL: 'not a url' }, cwd: dir, dotenv: false }));
     expect(envProblems.join('\n')).toMatch(/GIFTDROP_BEACON_URL/);
   });
 });

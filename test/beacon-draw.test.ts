@@ -11,7 +11,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DrandBeacon } from '../src/fairness/beacon-client/drand-client.js';
+import { DrandBeacon } from '../src/beacon/drand-client.js';
 import { FAIRNESS_ALGORITHM_V2 } from '../src/fairness/beacon-key.js';
 import { GiveawayEngine } from '../src/giveaway/engine.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';

@@ -1,12 +1,12 @@
 /**
- * RoundChecker (src/fairness/beacon-client/round-check.ts): a drand round's BLS signature checked on
+ * RoundChecker (src/beacon/round-check.ts): a drand round's BLS signature checked on
  * a worker thread started from its one-file bundle: a valid signature of the round verifies, a
  * signature of another round or under another key does not, and no "runs on the event loop" line
  * is logged (the worker started). After close, a check still answers (on the loop).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { signRound } from '../src/fairness/drand.js';
-import { RoundChecker } from '../src/fairness/beacon-client/round-check.js';
+import { RoundChecker } from '../src/beacon/round-check.js';
 import { createLogger } from '../src/logging/index.js';
 import { localChain } from './support/beacon-vectors.js';
 import { LogCapture } from './support/log-capture.js';

@@ -14,7 +14,7 @@ import { verifyDraw } from '../src/fairness/verify.js';
 import { randomnessOf, signRound } from '../src/fairness/drand.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { KNOWN_ANSWERS, localChain, sandboxRecord, vectorRecord } from './support/beacon-vectors.js';
-import { captureIo } from './support/cli-io.js';
+import { runCli } from './support/cli-io.js';
 import { tamperHistory, tempDataDir } from './support/storage-helpers.js';
 
 type Beacon = { chain: string; round: number; randomness: string; signature: string };
@@ -134,11 +134,7 @@ describe('npm run verify over a data directory', () => {
   });
   afterAll(() => cleanup());
 
-  async function run(...argv: string[]) {
-    const c = captureIo(dir);
-    const code = await runVerifyCli(argv, c.io);
-    return { code, out: c.out(), err: c.err() };
-  }
+  const run = (...argv: string[]) => runCli(runVerifyCli, dir, ...argv);
 
   it('explains an honest beacon draw and exits 0', async () => {
     const r = await run('draw-kat-a');

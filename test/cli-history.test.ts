@@ -1,35 +1,21 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runHistoryCli } from '../src/cli/history.js';
-import { FileDrawRepository } from '../src/storage/index.js';
 import { finishedRecord } from './support/fairness-records.js';
 import { openRecord, tempDataDir } from './support/storage-helpers.js';
-import { captureIo } from './support/cli-io.js';
+import { captureIo, historyForFile, runCli } from './support/cli-io.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-let dir: string;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDataDir());
-  const repo = await FileDrawRepository.open(dir);
+const dataDir = historyForFile(async (repo) => {
   await repo.saveDraw(finishedRecord({ id: 'lg_old', openedAt: '2026-01-01T00:00:00.000Z', winners: 2 }));
   await repo.saveDraw(
     finishedRecord({ id: 'gd_new', kind: 'gift-draw', openedAt: '2026-01-02T00:00:00.000Z', winners: 1, offerName: 'Mug, "large"\u001b[31m' }),
   );
   await repo.saveDraw(openRecord('lg_open', '2026-01-03T00:00:00.000Z'));
-  await repo.close();
-});
-afterAll(async () => {
-  await cleanup();
 });
 
-async function run(...argv: string[]) {
-  const c = captureIo(dir);
-  const code = await runHistoryCli(argv, c.io);
-  return { code, out: c.out(), err: c.err() };
-}
+const run = (...argv: string[]) => runCli(runHistoryCli, dataDir(), ...argv);
 
 describe('history CLI', () => {
   it('prints the contract export as JSON, newest first', async () => {
@@ -148,7 +134,7 @@ describe('history CLI', () => {
   it('runs as `npm run history` with the data directory from the configuration', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/history.ts', '--live', '--json', '--limit', '1'], {
       cwd: root,
-      env: { ...process.env, DATA_DIR: dir, GIFTDROP_MODE: 'sandbox' },
+      env: { ...process.env, DATA_DIR: dataDir(), GIFTDROP_MODE: 'sandbox' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

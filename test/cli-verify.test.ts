@@ -2,53 +2,43 @@ import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NOTHING_TO_VERIFY, runVerifyCli } from '../src/cli/verify.js';
-import { FileDrawRepository } from '../src/storage/index.js';
 import { finishedRecord } from './support/fairness-records.js';
-import { openRecord, tempDataDir } from './support/storage-helpers.js';
-import { captureIo } from './support/cli-io.js';
+import { openRecord } from './support/storage-helpers.js';
+import { historyForFile, runCli } from './support/cli-io.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-let dir: string;
-let cleanup: () => Promise<void>;
+const dataDir = historyForFile(
+  async (repo) => {
+    await repo.saveDraw(finishedRecord({ id: 'good', entrants: 50, winners: 3, rerollPicks: [2] }));
+    await repo.saveDraw(finishedRecord({ id: 'tampered_list', entrants: 50, winners: 3 }));
+    await repo.saveDraw(finishedRecord({ id: 'old_format', entrants: 50, winners: 3 }));
+    await repo.saveDraw(finishedRecord({ id: 'old_tampered', entrants: 50, winners: 3 }));
+    const forged = finishedRecord({ id: 'tampered_winner', entrants: 50, winners: 3 });
+    const outsider = forged.frozenEntrants!.find((e) => !forged.winners.some((w) => w.userId === e.userId))!;
+    forged.winners[0] = { ...forged.winners[0]!, userId: outsider.userId, login: outsider.login };
+    await repo.saveDraw(forged);
+    await repo.saveDraw(openRecord('still_open'));
+    await repo.saveDraw({ ...openRecord('cancelled_link'), kind: 'link-giveaway', status: 'cancelled', closedAt: new Date(0).toISOString() });
+  },
+  async (dir) => {
+    // edit the stored entrant list behind the bot's back: one entrant gets one more ticket
+    const file = join(dir, 'draws', 'tampered_list.entrants.tsv');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace(/\t(\d+)$/, (_, w: string) => `\t${Number(w) + 1}`);
+    await writeFile(file, lines.join('\n'));
+    // draws saved before the entrants file version 2: their list is in a version 1 JSON file
+    for (const [id, extra] of [['old_format', 0], ['old_tampered', 1]] as const) {
+      const list = finishedRecord({ id, entrants: 50, winners: 3 }).frozenEntrants!;
+      const entrants = list.map((e, i) => [e.userId, e.login, e.weight + (i === 0 ? extra : 0)]);
+      await rm(join(dir, 'draws', `${id}.entrants.tsv`));
+      await writeFile(join(dir, 'draws', `${id}.entrants.json`), JSON.stringify({ version: 1, drawId: id, entrants }));
+    }
+  },
+);
 
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDataDir());
-  const repo = await FileDrawRepository.open(dir);
-  await repo.saveDraw(finishedRecord({ id: 'good', entrants: 50, winners: 3, rerollPicks: [2] }));
-  await repo.saveDraw(finishedRecord({ id: 'tampered_list', entrants: 50, winners: 3 }));
-  await repo.saveDraw(finishedRecord({ id: 'old_format', entrants: 50, winners: 3 }));
-  await repo.saveDraw(finishedRecord({ id: 'old_tampered', entrants: 50, winners: 3 }));
-  const forged = finishedRecord({ id: 'tampered_winner', entrants: 50, winners: 3 });
-  const outsider = forged.frozenEntrants!.find((e) => !forged.winners.some((w) => w.userId === e.userId))!;
-  forged.winners[0] = { ...forged.winners[0]!, userId: outsider.userId, login: outsider.login };
-  await repo.saveDraw(forged);
-  await repo.saveDraw(openRecord('still_open'));
-  await repo.saveDraw({ ...openRecord('cancelled_link'), kind: 'link-giveaway', status: 'cancelled', closedAt: new Date(0).toISOString() });
-  await repo.close();
-  // edit the stored entrant list behind the bot's back: one entrant gets one more ticket
-  const file = join(dir, 'draws', 'tampered_list.entrants.tsv');
-  const lines = (await readFile(file, 'utf8')).split('\n');
-  lines[1] = lines[1]!.replace(/\t(\d+)$/, (_, w: string) => `\t${Number(w) + 1}`);
-  await writeFile(file, lines.join('\n'));
-  // draws saved before the entrants file version 2: their list is in a version 1 JSON file
-  for (const [id, extra] of [['old_format', 0], ['old_tampered', 1]] as const) {
-    const list = finishedRecord({ id, entrants: 50, winners: 3 }).frozenEntrants!;
-    const entrants = list.map((e, i) => [e.userId, e.login, e.weight + (i === 0 ? extra : 0)]);
-    await rm(join(dir, 'draws', `${id}.entrants.tsv`));
-    await writeFile(join(dir, 'draws', `${id}.entrants.json`), JSON.stringify({ version: 1, drawId: id, entrants }));
-  }
-});
-afterAll(async () => {
-  await cleanup();
-});
-
-async function run(...argv: string[]) {
-  const c = captureIo(dir);
-  const code = await runVerifyCli(argv, c.io);
-  return { code, out: c.out(), err: c.err() };
-}
+const run = (...argv: string[]) => runCli(runVerifyCli, dataDir(), ...argv);
 
 describe('verify CLI', () => {
   it('exits 0 and explains when the winners match', async () => {
@@ -110,7 +100,7 @@ describe('verify CLI', () => {
       new Promise<number | null>((resolve) => {
         const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/verify.ts', '--live', id], {
           cwd: root,
-          env: { ...process.env, DATA_DIR: dir, GIFTDROP_MODE: 'sandbox' },
+          env: { ...process.env, DATA_DIR: dataDir(), GIFTDROP_MODE: 'sandbox' },
           stdio: 'ignore',
         });
         child.on('close', resolve);

@@ -4,15 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, secretValues } from '../src/config/index.js';
+import { LIVE_ENV } from './support/config-fixtures.js';
 
-const live = {
-  TWITCH_CHANNEL: 'somestreamer',
-  TWITCH_USERNAME: 'giftdrop_bot',
-  TWITCH_TOKEN: 'oauth:tok-very-secret-123',
-  FOURTHWALL_USERNAME: 'api-user',
-  FOURTHWALL_PASSWORD: 'pw-very-secret-456',
-  FOURTHWALL_WEBHOOK_SECRET: 'whsec-very-secret-789',
-};
+const live = LIVE_ENV;
 
 describe('Twitch auth configuration', () => {
   const dir = mkdtempSync(join(tmpdir(), 'giftdrop-cfg-twitch-'));

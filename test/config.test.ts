@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, configHint, loadConfig, parseRateLimitSpec, secretValues } from '../src/config/index.js';
+import { configProblems, LIVE_ENV } from './support/config-fixtures.js';
 
 const made: string[] = [];
 /** A fresh temp folder, removed after the file's tests. */
@@ -16,24 +17,7 @@ afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-const live = {
-  TWITCH_CHANNEL: 'somestreamer',
-  TWITCH_USERNAME: 'giftdrop_bot',
-  TWITCH_TOKEN: 'oauth:tok-very-secret-123',
-  FOURTHWALL_USERNAME: 'api-user',
-  FOURTHWALL_PASSWORD: 'pw-very-secret-456',
-  FOURTHWALL_WEBHOOK_SECRET: 'whsec-very-secret-789',
-};
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+const live = LIVE_ENV;
 
 describe('config', () => {
   const emptyDir = tempDir();
@@ -41,7 +25,7 @@ describe('config', () => {
   it('defaults to sandbox mode without credentials', () => {
     const c = loadConfig({ env: {}, cwd: emptyDir });
     expect(c.mode).toBe('sandbox');
-    expect(c.http).toEqual({ host: '127.0.0.1', port: 8787, localBind: '127.0.0.1', localPort: 8788, trustProxy: 'last-hop' });
+    expect(c.http).toEqual({ host: '127.0.0.1', port: 8787, localBind: '127.0.0.1', localPort: 8788 });
     expect(c.fourthwall.apiUrl).toBe('https://api.fourthwall.com/open-api/v1.0');
     expect(c.fourthwall.tokenUrl).toBe('https://api.fourthwall.com/open-api/v1.0/platform/token');
     expect(c.fourthwall.rateLimit).toEqual({ limit: 100, intervalMs: 10_000 });
@@ -63,13 +47,13 @@ describe('config', () => {
 
   it('some but not all live credentials: an error naming each missing variable, never the demo', () => {
     const { TWITCH_TOKEN: _t, FOURTHWALL_PASSWORD: _p, ...partial } = live;
-    const problems = problemsOf(() => loadConfig({ env: partial, cwd: emptyDir }));
+    const problems = configProblems(() => loadConfig({ env: partial, cwd: emptyDir }));
     expect(problems[0]).toMatch(/^live credentials are partly set \(TWITCH_CHANNEL, TWITCH_USERNAME, FOURTHWALL_USERNAME, FOURTHWALL_WEBHOOK_SECRET\)/);
     expect(problems).toContain('TWITCH_TOKEN: required in live mode');
     expect(problems).toContain('FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME');
     expect(problems.join('\n')).not.toContain('whsec-very-secret-789');
     // One stray variable is enough to mean "live".
-    const one = problemsOf(() => loadConfig({ env: { FOURTHWALL_WEBHOOK_SECRET: 'x' }, cwd: emptyDir }));
+    const one = configProblems(() => loadConfig({ env: { FOURTHWALL_WEBHOOK_SECRET: 'x' }, cwd: emptyDir }));
     for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_USERNAME']) expect(one.join('\n')).toContain(name);
     // GIFTDROP_MODE=sandbox is the explicit way to run the demo anyway.
     expect(loadConfig({ env: { ...partial, GIFTDROP_MODE: 'sandbox' }, cwd: emptyDir }).mode).toBe('sandbox');
@@ -88,20 +72,20 @@ describe('config', () => {
     expect(loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '0' }, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(0);
     expect(loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '2.5' }, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(2.5);
     for (const bad of ['often', '-1', '7200']) {
-      const text = problemsOf(() => loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: bad }, cwd: emptyDir })).join('\n');
+      const text = configProblems(() => loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: bad }, cwd: emptyDir })).join('\n');
       expect(text, bad).toContain('FOURTHWALL_EVENT_POLL_SECONDS');
     }
   });
 
   it('names every missing live variable in one error', () => {
-    const problems = problemsOf(() => loadConfig({ env: { GIFTDROP_MODE: 'live' }, cwd: emptyDir }));
+    const problems = configProblems(() => loadConfig({ env: { GIFTDROP_MODE: 'live' }, cwd: emptyDir }));
     const text = problems.join('\n');
     for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_USERNAME', 'FOURTHWALL_WEBHOOK_SECRET'])
       expect(text).toContain(name);
   });
 
   it('reports bad fields by name together, never printing a secret', () => {
-    const problems = problemsOf(() =>
+    const problems = configProblems(() =>
       loadConfig({
         env: { ...live, HTTP_PORT: '99999', LOG_LEVEL: 'loud', FOURTHWALL_RATE_LIMIT: 'lots', TWITCH_IRC_URL: 'not a url', GIFTDROP_MODE: 'party' },
         cwd: emptyDir,
@@ -115,7 +99,7 @@ describe('config', () => {
   it('a refresh token beside an access token needs the client id and secret (else it would be silently unused)', () => {
     const { FOURTHWALL_USERNAME: _u, FOURTHWALL_PASSWORD: _p, ...twitchOnly } = live;
     const env = { ...twitchOnly, FOURTHWALL_ACCESS_TOKEN: 'at-very-secret-1', FOURTHWALL_REFRESH_TOKEN: 'rt-very-secret-2' };
-    const text = problemsOf(() => loadConfig({ env, cwd: emptyDir })).join('\n');
+    const text = configProblems(() => loadConfig({ env, cwd: emptyDir })).join('\n');
     expect(text).toContain('FOURTHWALL_CLIENT_ID: required with FOURTHWALL_REFRESH_TOKEN');
     expect(text).toContain('FOURTHWALL_CLIENT_SECRET: required with FOURTHWALL_REFRESH_TOKEN');
     expect(text).not.toContain('very-secret');
@@ -181,13 +165,13 @@ describe('config', () => {
     expect(loadConfig({ env: {}, cwd: dir }).twitch.channel).toBe('crlf_chan');
     // a channel with a space in it is not taken: the error explains the # instead
     writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#my channel', ...lines, ''].join('\n'));
-    expect(problemsOf(() => loadConfig({ env: {}, cwd: dir })).join('\n')).toContain(
+    expect(configProblems(() => loadConfig({ env: {}, cwd: dir })).join('\n')).toContain(
       'TWITCH_CHANNEL: required in live mode (in .env, TWITCH_CHANNEL=#... is read as empty because an unquoted # starts a comment: write TWITCH_CHANNEL="#..." in quotes)',
     );
     // a password that starts with # is read as empty: the error says what happened and how to write it
     const noPw = lines.filter((l) => !l.startsWith('FOURTHWALL_PASSWORD='));
     writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#mychannel', 'FOURTHWALL_PASSWORD=#pw-secret', ...noPw, ''].join('\n'));
-    const problems = problemsOf(() => loadConfig({ env: {}, cwd: dir }));
+    const problems = configProblems(() => loadConfig({ env: {}, cwd: dir }));
     expect(problems).toContain(
       'FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME (in .env, FOURTHWALL_PASSWORD=#... is read as empty because an unquoted # starts a comment: write FOURTHWALL_PASSWORD="#..." in quotes)',
     );
@@ -197,23 +181,23 @@ describe('config', () => {
   it('a settings file that is not JSON is reported with its line and column', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'x.json'), '{\n  "links": { "publicInChat": true },\n  "claim": { "seconds": , }\n}\n');
-    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir }))).toEqual([
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir }))).toEqual([
       `GIFTDROP_CONFIG (${join(dir, 'x.json')}): not valid JSON at line 3, column 25: unexpected ","`,
     ]);
     writeFileSync(join(dir, 'x.json'), '{\n  "links": { "publicInChat": true }\n');
-    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON at line 3, column 1: unexpected end of the file');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON at line 3, column 1: unexpected end of the file');
     // a byte-order mark (Windows Notepad) is not an error
     writeFileSync(join(dir, 'x.json'), '\uFEFF{ "claim": { "seconds": 30 } }');
     expect(loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir }).settings.claim.seconds).toBe(30);
     writeFileSync(join(dir, 'x.json'), '{ "a": [1, 2,] }');
-    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('line 1, column 14: unexpected "]"');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('line 1, column 14: unexpected "]"');
   });
 
   it('validates the JSON settings file strictly and names the bad key', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'config'));
     writeFileSync(join(dir, 'config/giftdrop.json'), JSON.stringify({ links: { publicInchat: true }, gifting: { entrySeconds: 5 } }));
-    const problems = problemsOf(() => loadConfig({ env: {}, cwd: dir }));
+    const problems = configProblems(() => loadConfig({ env: {}, cwd: dir }));
     expect(problems.join('\n')).toMatch(/links/);
     expect(problems.join('\n')).toMatch(/gifting\.entrySeconds/);
 
@@ -225,17 +209,17 @@ describe('config', () => {
   });
 
   it('reports a named config file that does not exist, and invalid JSON', () => {
-    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'nope.json' }, cwd: emptyDir })).join()).toContain('GIFTDROP_CONFIG');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'nope.json' }, cwd: emptyDir })).join()).toContain('GIFTDROP_CONFIG');
     const dir = tempDir();
     writeFileSync(join(dir, 'x.json'), '{oops');
-    expect(problemsOf(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON');
   });
 
   it('suggests the known key for a typo, and labels a broken default settings file as such', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'config'));
     writeFileSync(join(dir, 'config/giftdrop.json'), JSON.stringify({ comands: {}, links: { publicInchat: true } }));
-    const problems = problemsOf(() => loadConfig({ env: {}, cwd: dir })).join('\n');
+    const problems = configProblems(() => loadConfig({ env: {}, cwd: dir })).join('\n');
     expect(problems).toContain('unknown key "comands" (did you mean "commands"?)');
     expect(problems).toContain('links: unknown key "publicInchat" (did you mean "publicInChat"?); known here: publicInChat');
     writeFileSync(join(dir, 'config/giftdrop.json'), '{oops');

@@ -114,4 +114,16 @@ describe('draw state machine', () => {
     expect(rerollRefusal('picking', 'link-giveaway', { replaced: true, redeemed: true, closed: true })).toBe('busy');
     expect(rerollRefusal('settled', 'gift-draw', { replaced: false, redeemed: true, closed: true })).toBe('settled-at-fourthwall');
   });
+
+  it('a link that has gone out stays its winner\'s: a gift is refused (it cannot be issued again), a link giveaway is replaced with a new link', () => {
+    const out = { replaced: false, redeemed: false, closed: false, linkOut: true };
+    expect(rerollRefusal('settled', 'gift-purchase', out)).toBe('gift-out');
+    expect(rerollRefusal('failed', 'gift-purchase', out)).toBe('gift-out');
+    expect(rerollRefusal('settled', 'link-giveaway', out)).toBeUndefined();
+    expect(rerollRefusal('failed', 'link-giveaway', out)).toBeUndefined();
+    // without a link (a claim window, links not made yet) nothing changes
+    expect(rerollRefusal('claim-window', 'gift-purchase', { ...out, linkOut: false })).toBeUndefined();
+    // redeemed or closed say so first
+    expect(rerollRefusal('settled', 'gift-purchase', { ...out, redeemed: true })).toBe('redeemed');
+  });
 });

@@ -5,22 +5,16 @@
  * links are created only once the claims are settled, for exactly the number of winners.
  * Real bot in-process against the chat server and the Fourthwall sandbox; 1-2 s windows.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { perTest } from './support/per-test.js';
 
-const stacks: LinkStack[] = [];
-afterEach(async () => {
-  for (const s of stacks.splice(0)) await s.close(true);
-});
+const stack = perTest(startLinkStack, (s) => s.close(true));
 
 const ENTRANTS = ['ana', 'ben', 'cai', 'dee', 'eve', 'fay'];
 
-async function claimStack(seconds: number, maxRerolls: number): Promise<LinkStack> {
-  const s = await startLinkStack({ settings: { claim: { seconds, maxRerolls } } });
-  stacks.push(s);
-  return s;
-}
+const claimStack = (seconds: number, maxRerolls: number) => stack({ settings: { claim: { seconds, maxRerolls } } });
 
 /** Runs a mug giveaway for `winners` up to the first claim prompt; returns the picked record. */
 async function toClaimPrompt(s: LinkStack, winners: number): Promise<{ id: string; picked: DrawRecord; from: number }> {

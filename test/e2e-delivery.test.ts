@@ -104,7 +104,7 @@ describe('delivery states and redemption', () => {
     expect(s.requests('getGiveawayPackage').length).toBe(settledCount);
   });
 
-  it('a reroll: the replacement is tracked with the passed-on link, the other winner keeps their state, the replaced one leaves the list', async () => {
+  it("a reroll: the replacement is tracked with a new link, the other winner keeps their state, the replaced one keeps the link they had (listed as replaced)", async () => {
     const s = await startLinkStack({ settings: { delivery: { pollSeconds: 3600 } } });
     stacks.push(s);
     const record = await linkGiveaway(s, 2, ['ana', 'ben', 'cai', 'dee']);
@@ -114,9 +114,13 @@ describe('delivery states and redemption', () => {
     const from = s.mark();
     s.say(s.mod, `!giveaway reroll ${replaced.login}`);
     await s.nextBotLine(/is replaced by/, from);
-    const after = await waitingReaches(s, (list) => list.length === 2 && !list.some((p) => p.userId === replaced.userId));
-    const newcomer = after.find((p) => p.userId !== kept.userId)!;
-    expect(newcomer.link).toBe(replaced.redeemUrl);
+    const after = await waitingReaches(s, (list) => list.length === 3);
+    const newcomer = after.find((p) => p.userId !== kept.userId && p.userId !== replaced.userId)!;
+    expect(newcomer.link).toMatch(/\/gifts\//);
+    expect(newcomer.link).not.toBe(replaced.redeemUrl);
+    expect(newcomer.replaced).toBeUndefined();
     expect(after.find((p) => p.userId === kept.userId)!.delivery.announcedAt).toBe(keptAt);
+    const old = after.find((p) => p.userId === replaced.userId)!;
+    expect(old).toMatchObject({ link: replaced.redeemUrl, replaced: true });
   });
 });

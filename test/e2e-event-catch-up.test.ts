@@ -114,7 +114,7 @@ describe('catch-up from GET /webhook-events (live mode, real process)', () => {
     offsetMs = 0;
     const drawId = draw['id'] as string;
     const done = await waitForDrawStatus(temp.dir, drawId, ['finished', 'failed'], 10_000);
-    // nobody could enter a window already over: the gift is handed back (README: short gift draws)
+    // nobody could enter a window already over: the gift is handed back (docs/operating.md: how a gift draw runs)
     expect(done.status).toBe('failed');
     expect(done.entrants).toBe(0);
     expect(done.winners).toEqual([]);
@@ -154,7 +154,7 @@ describe('events the bot must not act on (live mode)', () => {
 
 describe('durationSeconds is int64 without a minimum (published document)', () => {
   it('0, negative and huge values are accepted (200) and clamped by the domain', async () => {
-    // (a window of 0 lets nobody in: such a gift draw is handed back as failed, see README)
+    // (a window of 0 lets nobody in: such a gift draw is handed back as failed, see docs/operating.md)
     const cases = [
       { id: 'gdr_odd_zero', value: '0', window: 0, status: 'failed' },
       { id: 'gdr_odd_negative', value: '-45', window: 0, status: 'failed' },

@@ -31,6 +31,7 @@ import {
   type LocalServers,
 } from './support/e2e-stack.js';
 import { alive, descendants } from './support/process-table.js';
+import { outputWaiter } from './support/output-wait.js';
 
 /** What issue 32 asks of a stop. */
 const STOP_WITHIN_MS = 3000;
@@ -46,37 +47,31 @@ interface Proc {
 function run(command: string, args: string[], cwd: string, env: Record<string, string>): Proc {
   const child = spawn(command, args, { cwd, env: { HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
-  const waiters = new Set<() => void>();
+  const output = outputWaiter();
   for (const s of [child.stdout, child.stderr])
     createInterface({ input: s }).on('line', (l) => {
       lines.push(l);
-      for (const w of waiters) w();
+      output.changed();
     });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.once('exit', (code, signal) => {
       resolve({ code, signal, at: performance.now() });
-      for (const w of waiters) w();
+      output.changed();
     }),
   );
   let done = false;
   void exited.then(() => (done = true));
+  const tail = () => lines.join('\n').slice(-3000);
   const waitForLine = (pred: (l: string) => boolean, ms: number, what: string) =>
-    new Promise<string>((resolve, reject) => {
-      const check = () => {
+    output.until(
+      () => {
         const hit = lines.find(pred);
-        if (hit !== undefined) return finish(undefined, hit);
-        if (done) finish(new Error(`exited before ${what}:\n${lines.join('\n').slice(-3000)}`));
-      };
-      const timer = setTimeout(() => finish(new Error(`no ${what} within ${ms} ms:\n${lines.join('\n').slice(-3000)}`)), ms);
-      const finish = (err: Error | undefined, line?: string) => {
-        clearTimeout(timer);
-        waiters.delete(check);
-        if (err) reject(err);
-        else resolve(line!);
-      };
-      waiters.add(check);
-      check();
-    });
+        if (hit === undefined && done) throw new Error(`exited before ${what}:\n${tail()}`);
+        return hit;
+      },
+      ms,
+      () => new Error(`no ${what} within ${ms} ms:\n${tail()}`),
+    );
   return { child, lines, exited, waitForLine };
 }
 

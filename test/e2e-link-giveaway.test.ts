@@ -6,19 +6,12 @@
  * for exactly the winners, delivered to the operator console and the history, never to chat or
  * the log (links.publicInChat is off by default).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SEED_PRODUCT_IDS } from '../src/sandbox/fourthwall/index.js';
 import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { perTest } from './support/per-test.js';
 
-const stacks: LinkStack[] = [];
-async function stack(...args: Parameters<typeof startLinkStack>): Promise<LinkStack> {
-  const s = await startLinkStack(...args);
-  stacks.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of stacks.splice(0)) await s.close(true);
-});
+const stack = perTest(startLinkStack, (s) => s.close(true));
 
 function transcriptText(s: LinkStack): string {
   return s.chat.transcript.map((e) => `${e.text} ${e.attempted ?? ''}`).join('\n');

@@ -5,21 +5,14 @@
  * `!giveaway retry` delivers), and links in chat only when `links.publicInChat` is set.
  * Real bot in-process against the chat server and the Fourthwall sandbox.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SEED_PRODUCT_IDS } from '../src/sandbox/fourthwall/index.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import { rm } from 'node:fs/promises';
 import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
+import { perTest } from './support/per-test.js';
 
-const stacks: LinkStack[] = [];
-async function stack(...args: Parameters<typeof startLinkStack>): Promise<LinkStack> {
-  const s = await startLinkStack(...args);
-  stacks.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of stacks.splice(0)) await s.close(true);
-});
+const stack = perTest(startLinkStack, (s) => s.close(true));
 
 const ENTRANTS = ['ana', 'ben', 'cai', 'dee', 'eve', 'fay'];
 
@@ -93,15 +86,17 @@ describe('reroll', () => {
     expect(after.winners.map((w) => w.login)).toEqual(
       record.winners.map((w) => (w.login === first!.login ? replacement.login : w.login)),
     );
-    // The replacement takes over the link (no second package is created).
-    expect(replacement.redeemUrl).toBe(linkOfFirst);
-    expect(s.requests('createGiveawayLinks')).toHaveLength(1);
+    // The replaced winner's link had gone out (console, dashboard): it stays theirs, and the
+    // replacement gets a new one (a second package of one link).
+    expect(replacement.redeemUrl).toMatch(/\/gifts\//);
+    expect(replacement.redeemUrl).not.toBe(linkOfFirst);
+    expect(s.requests('createGiveawayLinks')).toHaveLength(2);
 
     const line = await s.nextBotLine(/is replaced by/, from);
     expect(line).toBe(`🔁 Giftdrop Mug: @${first!.login} is replaced by @${replacement.login} (rerolled by a moderator).`);
     expect(line).not.toContain('/gifts/');
     await s.chat.waitFor(() => s.operator.length > operatorBefore, 5000, 'the operator line for the replacement');
-    expect(s.operator.slice(operatorBefore).some((l) => l.includes(`@${replacement.login}`) && l.includes(linkOfFirst))).toBe(true);
+    expect(s.operator.slice(operatorBefore).some((l) => l.includes(`@${replacement.login}`) && l.includes(replacement.redeemUrl!))).toBe(true);
 
     // Recorded in the history, and the draw still verifies.
     await s.idle();
@@ -113,6 +108,7 @@ describe('reroll', () => {
       newUserId: replacement.userId,
       reason: 'command',
       byUserId: s.mod.userId,
+      kept: { giftId: first!.giftId, redeemUrl: linkOfFirst },
     });
     const row = (await s.history()).find((r) => r.id === open.id)!;
     expect(row.winners.map((w) => w.login).sort()).toEqual([replacement.login, second!.login].sort());
@@ -250,11 +246,15 @@ describe('links.publicInChat', () => {
     const replaced = await s.nextBotLine(/is replaced by/, from2);
     const newLogin = /is replaced by @(\w+)/.exec(replaced)![1];
     const publicLink = await s.nextBotLine(/Redeem here:/, from2);
-    expect(publicLink).toBe(`Redeem here: @${newLogin}: ${first.redeemUrl}`);
+    // the replacement's own new link (the first winner's stays theirs: it was public already)
+    await s.idle();
+    const newLink = (await s.record(open.id)).winners.find((w) => w.login === newLogin)!.redeemUrl!;
+    expect(newLink).not.toBe(first.redeemUrl);
+    expect(publicLink).toBe(`Redeem here: @${newLogin}: ${newLink}`);
 
     // The log still never has them.
-    await s.idle();
     for (const w of record.winners) expect(s.log.text()).not.toContain(w.redeemUrl!);
+    expect(s.log.text()).not.toContain(newLink);
   });
 });
 

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { riskySettings } from '../src/config/index.js';
 import { PROJECT_ROOT, botProcessEnv, freePort, makeTempDir } from './support/e2e-stack.js';
+import { outputWaiter } from './support/output-wait.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -42,12 +43,12 @@ function start(env: Record<string, string>): Started {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const seen: { line: string; atMs: number }[] = [];
-  const waiters = new Set<() => void>();
+  const output = outputWaiter();
   for (const [stream, into] of [[child.stdout, stdout], [child.stderr, stderr]] as const) {
     createInterface({ input: stream }).on('line', (l) => {
       into.push(l);
       seen.push({ line: l, atMs: Date.now() - spawnedAt });
-      for (const w of [...waiters]) w();
+      output.changed();
     });
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -60,21 +61,11 @@ function start(env: Record<string, string>): Started {
     stderr,
     timeline: () => [...seen],
     line: (re, timeoutMs, what) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no ${what} within ${timeoutMs} ms; output:\n${seen.map((s) => s.line).join('\n').slice(-4000)}`));
-        }, timeoutMs);
-        const check = () => {
-          const hit = seen.find((s) => re.test(s.line));
-          if (!hit) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(hit);
-        };
-        waiters.add(check);
-        check();
-      }),
+      output.until(
+        () => seen.find((s) => re.test(s.line)),
+        timeoutMs,
+        () => new Error(`no ${what} within ${timeoutMs} ms; output:\n${seen.map((s) => s.line).join('\n').slice(-4000)}`),
+      ),
   };
 }
 
@@ -93,7 +84,9 @@ describe('start-up lines of the live bot', () => {
     const bot = start(botProcessEnv({ fourthwall: fw, chat: nowhere }, { dataDir: await tempDir() }));
     const { line, atMs } = await bot.line(/overlay \(OBS browser source\) at http:\/\/\S+\/overlay/, 15_000, 'the overlay line');
     expect(bot.stdout).toContain(line); // the operator's console (stdout), not only the log
-    expect(line).toMatch(/dashboard at http:\/\/\S+\/dashboard \(sign in once with the token in \S+dashboard\.token\)/);
+    expect(line).toMatch(/dashboard at http:\/\/\S+\/dashboard \(sign in with the token in \S+dashboard\.token\)/);
+    // the link that signs in by itself is for a terminal only: never in a pipe or a log
+    expect(bot.timeline().filter((t) => t.line.includes('#token=')).map((t) => t.line)).toEqual([]);
     // Timed from the process's first line (its modules loaded: compiling them through tsx takes
     // seconds on a loaded machine, which is not what this checks), while chat keeps failing.
     const firstAtMs = bot.timeline()[0]!.atMs;

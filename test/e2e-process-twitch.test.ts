@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startChatServer, type ChatServer } from '../src/sandbox/chat/index.js';
 import { startFourthwallSandbox, type FourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
 import { PROJECT_ROOT, botProcessEnv, freePort, makeTempDir, spawnBot, waitUntil } from './support/e2e-stack.js';
+import { outputWaiter } from './support/output-wait.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -26,38 +27,32 @@ interface Proc {
 function run(env: Record<string, string>): Proc {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
-  const waiters = new Set<() => void>();
+  const output = outputWaiter();
   for (const s of [child.stdout, child.stderr]) {
     createInterface({ input: s }).on('line', (l) => {
       lines.push(l);
-      for (const w of [...waiters]) w();
+      output.changed();
     });
   }
   let code: number | null | undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (c) => {
       code = c;
-      for (const w of [...waiters]) w();
+      output.changed();
       resolve(c);
     }),
   );
+  const tail = () => lines.join('\n').slice(-3000);
   const waitLine = (re: RegExp, what: string, timeoutMs = 30_000) =>
-    new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error(`no ${what} within ${timeoutMs} ms; output:\n${lines.join('\n').slice(-3000)}`)), timeoutMs);
-      const finish = (err?: Error, line?: string) => {
-        clearTimeout(timer);
-        waiters.delete(check);
-        if (err) reject(err);
-        else resolve(line!);
-      };
-      const check = () => {
+    output.until(
+      () => {
         const hit = lines.find((l) => re.test(l));
-        if (hit !== undefined) return finish(undefined, hit);
-        if (code !== undefined) finish(new Error(`bot exited (${code}) before ${what}; output:\n${lines.join('\n').slice(-3000)}`));
-      };
-      waiters.add(check);
-      check();
-    });
+        if (hit === undefined && code !== undefined) throw new Error(`bot exited (${code}) before ${what}; output:\n${tail()}`);
+        return hit;
+      },
+      timeoutMs,
+      () => new Error(`no ${what} within ${timeoutMs} ms; output:\n${tail()}`),
+    );
   cleanup.push(async () => {
     if (code === undefined) child.kill('SIGKILL');
     await exited;

@@ -6,20 +6,13 @@
  * delivery and a second event for the same purchase never run a second draw; the flow's
  * GIFT_DRAW_STARTED is not drawn as a gift draw.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SEED_PRODUCT_IDS } from '../src/sandbox/fourthwall/index.js';
 import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { perTest } from './support/per-test.js';
 
-const stacks: LinkStack[] = [];
-afterEach(async () => {
-  for (const s of stacks.splice(0)) await s.close(true);
-});
-
-async function purchaseStack(): Promise<LinkStack> {
-  const s = await startLinkStack({ settings: { gifting: { flow: 'purchase', entrySeconds: 120 } } });
-  stacks.push(s);
-  return s;
-}
+const stack = perTest(startLinkStack, (s) => s.close(true));
+const purchaseStack = () => stack({ settings: { gifting: { flow: 'purchase', entrySeconds: 120 } } });
 
 /** Sets the shop's gifting entry window through the sandbox's HTTP API (PUT /gifting/config). */
 async function setShopEntrySeconds(s: LinkStack, seconds: number): Promise<void> {

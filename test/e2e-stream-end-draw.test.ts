@@ -1,5 +1,5 @@
 /**
- * The stream ends while a gift draw is open (README "auto streaming": "Draws open when the stream
+ * The stream ends while a gift draw is open (docs/operating.md, auto streaming: "Draws open when the stream
  * ends run to their end"; stream-watch.ts: "Draws are not touched"). The whole local stack with
  * `streaming.auto`, the bot on a ManualClock: the broadcaster is live on the local Helix API, a
  * gift purchase opens a draw, viewers `!enter` through the chat sandbox, the stream goes offline

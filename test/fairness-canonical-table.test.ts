@@ -213,7 +213,7 @@ describe('eligibility over table columns (strings read only where the rules coul
 describe('the picks weight tree built during the freeze', () => {
   it('gives the picks of the procedure (first picks and later ones)', async () => {
     const { pickSequence } = await import('../src/fairness/procedure.js');
-    const { firstPicks } = await import('../src/giveaway/picks.js');
+    const { firstPicks } = await import('../src/giveaway/winner-picks.js');
     const list = decimalList(7_000, 41);
     const { frozen } = await freezeEntrantTable(new EntrantTable(list), mergeGiveawaySettings({}), { channelLogin: 'c', botLogin: 'b' }, new Set());
     expect(frozen.fenwick).toHaveLength(list.length + 1);

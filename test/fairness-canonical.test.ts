@@ -16,7 +16,7 @@ import { EntrantTable } from '../src/giveaway/entrants/entrant-table.js';
 import { freezeEntrants, pickSequence } from '../src/fairness/procedure.js';
 import { freezeEntrantTable } from '../src/giveaway/entrants/freeze.js';
 import { FrozenList } from '../src/giveaway/entrants/frozen-list.js';
-import { firstPicks } from '../src/giveaway/picks.js';
+import { firstPicks } from '../src/giveaway/winner-picks.js';
 import { frozenRowsOf, type Entrant, type FrozenEntrant } from '../src/giveaway/model.js';
 import { mergeGiveawaySettings } from '../src/giveaway/settings.js';
 import { noRoles } from '../src/shared/chat.js';

@@ -9,22 +9,17 @@
  *   the draw still verifies.
  */
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountGate, type AccountRules } from '../src/giveaway/account-rules.js';
 import type { AccountInfo, AccountLookup, DrawRecord } from '../src/giveaway/model.js';
 import type { AccountInfoPort } from '../src/giveaway/ports.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { ManualClock } from '../src/shared/clock.js';
-import { START_MS, chatMsg, driveUntil, harness, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { START_MS, chatMsg, driveUntil, waitFor, type Harness, type HarnessOptions } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
 const FOLLOWERS_ONLY: AccountRules = { followersOnly: true, minFollowDays: 0, minAccountDays: 0, uncheckable: 'allow' };
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) {
-    await h.shutdown();
-    await removeDir(h.dir);
-  }
-});
+const newHarness = harnessPerTest();
 
 /** Answers from `follows(id, call)`; a call for which `hang(call)` holds answers nothing before `until` (on the clock). */
 class ScriptedPort implements AccountInfoPort {
@@ -47,15 +42,14 @@ class ScriptedPort implements AccountInfoPort {
   }
 }
 
-async function make(port: ScriptedPort, settings: Parameters<typeof harness>[0] = {}): Promise<{ h: Harness; said: string[] }> {
+async function make(port: ScriptedPort, settings: HarnessOptions = {}): Promise<{ h: Harness; said: string[] }> {
   const said: string[] = [];
   let clockRef: ManualClock | undefined;
   const gate = new AccountGate({ port, rules: FOLLOWERS_ONLY, chat: { say: (t: string) => void said.push(t) }, now: () => clockRef!.now() });
-  const h = await harness({ ...settings, accounts: gate });
+  const h = await newHarness({ ...settings, accounts: gate });
   clockRef = h.clock;
   port.clock = h.clock;
   h.shop.products = [{ id: '3f1c0a52-3333-4a6b-9d1e-000000000003', name: 'Mug', slug: 'mug' }];
-  open.push(h);
   return { h, said };
 }
 

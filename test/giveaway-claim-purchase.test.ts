@@ -1,21 +1,12 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
-import { chatMsg, harness, linksIn, purchase, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { chatMsg, linksIn, purchase, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
-const open: Harness[] = [];
-async function make(...args: Parameters<typeof harness>): Promise<Harness> {
-  const h = await harness(...args);
+const make = harnessPerTest((h) => {
   h.shop.products = [{ id: '3f1c0a52-3333-4a6b-9d1e-000000000003', name: 'Mug', slug: 'mug' }];
-  open.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of open.splice(0)) {
-    await h.shutdown();
-    await removeDir(h.dir);
-  }
 });
 
 const mod = () => chatMsg('modjo', { roles: { moderator: true } });
@@ -172,17 +163,20 @@ describe('purchase flow', () => {
     expect(other.svc.openDrawCount()).toBe(0);
   });
 
-  it('a purchase winner can be rerolled and the gift link moves with the win', async () => {
+  it("a purchase winner whose gift link went out is not rerolled: the link stays theirs (a gift cannot be issued again), with the reason", async () => {
     const h = await make({ settings: { giftFlow: 'purchase' } });
     await h.svc.handleGiftPurchase(purchase('giv_p4', 1));
     for (const l of ['a', 'b', 'c']) h.svc.enter(chatMsg(l));
     const done = once(h.svc.events, 'draw-finished');
     h.clock.advance(60_000);
     const [rec] = (await done) as [DrawRecord];
-    expect(await h.svc.reroll(rec.winners[0]!.login, mod())).toMatchObject({ ok: true });
+    expect(await h.svc.reroll(rec.winners[0]!.login, mod())).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/gift link has already gone out \(the console, the dashboard\), so it stays .*Fourthwall cannot issue that gift again/),
+    });
     const after = (await h.repo.getDraw('giv_p4'))!;
-    expect(after.winners[0]!.login).not.toBe(rec.winners[0]!.login);
-    expect(after.winners[0]!.redeemUrl).toBe(rec.winners[0]!.redeemUrl);
+    expect(after.winners[0]!.login).toBe(rec.winners[0]!.login);
+    expect(after.rerolls ?? []).toEqual([]);
   });
 });
 

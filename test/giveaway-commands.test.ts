@@ -1,24 +1,18 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CommandRegistry } from '../src/commands/registry.js';
 import { enterCommand } from '../src/commands/enter.js';
 import { claimCommand } from '../src/commands/claim.js';
 import { giveawayCommand, parseStartArgs } from '../src/commands/giveaway.js';
 import { silentLogger } from '../src/logging/index.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
-import { chatMsg, harness, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { chatMsg, waitFor, type HarnessOptions } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) {
-    await h.shutdown();
-    await removeDir(h.dir);
-  }
-});
+const newHarness = harnessPerTest();
 
-async function setup(settings: Parameters<typeof harness>[0] = {}) {
-  const h = await harness(settings);
-  open.push(h);
+async function setup(settings: HarnessOptions = {}) {
+  const h = await newHarness(settings);
   h.shop.products = [
     { id: '3f1c0a52-3333-4a6b-9d1e-000000000003', name: 'Mug', slug: 'mug' },
     { id: '3f1c0a52-5555-4a6b-9d1e-000000000005', name: 'Hoodie 2', slug: 'hoodie-2' },

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { noRoles, type ChatRoles } from '../src/shared/chat.js';
 import { applyEligibility, ticketWeight } from '../src/giveaway/eligibility.js';
 import { defaultGiveawaySettings, mergeGiveawaySettings, GiveawaySettingsError } from '../src/giveaway/settings.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord, Entrant } from '../src/giveaway/model.js';
-import { chatMsg, harness, removeDir, type Harness } from './support/giveaway-fakes.js';
+import { chatMsg, type Harness } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
 const id = { channelLogin: 'streamer', channelId: '1000', botLogin: 'giftbot' };
 
@@ -83,18 +84,7 @@ describe('eligibility rules', () => {
 });
 
 describe('eligibility in the service', () => {
-  const open: Harness[] = [];
-  afterEach(async () => {
-    for (const h of open.splice(0)) {
-      await h.shutdown();
-      await removeDir(h.dir);
-    }
-  });
-  async function make(...args: Parameters<typeof harness>): Promise<Harness> {
-    const h = await harness(...args);
-    open.push(h);
-    return h;
-  }
+  const make = harnessPerTest();
   async function drawWith(h: Harness, gifts: number, msgs: ReturnType<typeof chatMsg>[], drawId?: string): Promise<DrawRecord> {
     await h.svc.handleGiftDrawStarted(h.shop.addDraw({ gifts, createdAt: h.clock.now(), ...(drawId ? { id: drawId } : {}) }));
     for (const m of msgs) h.svc.enter(m);

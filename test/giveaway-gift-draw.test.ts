@@ -1,31 +1,12 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
 import { commitmentOf } from '../src/fairness/procedure.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
-import {
-  chatMsg,
-  driveUntil,
-  harness,
-  linksIn,
-  removeDir,
-  START_MS,
-  waitFor,
-  type Harness,
-} from './support/giveaway-fakes.js';
+import { chatMsg, driveUntil, linksIn, START_MS, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
-const open: Harness[] = [];
-async function make(...args: Parameters<typeof harness>): Promise<Harness> {
-  const h = await harness(...args);
-  open.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of open.splice(0)) {
-    await h.shutdown();
-    await removeDir(h.dir);
-  }
-});
+const make = harnessPerTest();
 
 async function finishedRecord(h: Harness, id: string): Promise<DrawRecord> {
   const r = await h.repo.getDraw(id);

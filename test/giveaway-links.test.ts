@@ -1,8 +1,9 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord, ProductInfo } from '../src/giveaway/model.js';
-import { chatMsg, driveUntil, harness, linksIn, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { chatMsg, driveUntil, linksIn, waitFor, type Harness } from './support/giveaway-fakes.js';
+import { harnessPerTest } from './support/giveaway-harness.js';
 
 const PRODUCTS: ProductInfo[] = [
   { id: '3f1c0a52-1111-4a6b-9d1e-000000000001', name: 'Red Hoodie', slug: 'red-hoodie' },
@@ -11,18 +12,8 @@ const PRODUCTS: ProductInfo[] = [
   { id: '3f1c0a52-4444-4a6b-9d1e-000000000004', name: 'Mug Deluxe', slug: 'mug-deluxe' },
 ];
 
-const open: Harness[] = [];
-async function make(...args: Parameters<typeof harness>): Promise<Harness> {
-  const h = await harness(...args);
+const make = harnessPerTest((h) => {
   h.shop.products = structuredClone(PRODUCTS);
-  open.push(h);
-  return h;
-}
-afterEach(async () => {
-  for (const h of open.splice(0)) {
-    await h.shutdown();
-    await removeDir(h.dir);
-  }
 });
 
 const mod = () => chatMsg('modjo', { roles: { moderator: true } });
@@ -159,7 +150,7 @@ describe('link giveaway: drawing and delivery', () => {
     expect(rec.winners.map((w) => w.login)).toEqual(['a']);
   });
 
-  it('reroll: the next pick replaces the winner and takes over the link', async () => {
+  it('reroll: the next pick replaces the winner with a new link (the old one had gone out: it stays the replaced winner\'s)', async () => {
     const h = await make();
     const rec = await runLinkGiveaway(h, 2, ['a', 'b', 'c', 'd', 'e']);
     const [first, second] = rec.winners;
@@ -170,15 +161,24 @@ describe('link giveaway: drawing and delivery', () => {
     expect(replacement.userId).not.toBe(first!.userId);
     expect(replacement.userId).not.toBe(second!.userId);
     expect(replacement.pick).toBe(2);
-    expect(replacement.redeemUrl).toBe(first!.redeemUrl);
+    expect(replacement.redeemUrl).toMatch(/^https:/);
+    expect(replacement.redeemUrl).not.toBe(first!.redeemUrl);
+    expect(replacement.redeemUrl).not.toBe(second!.redeemUrl);
     expect(after.winners[1]).toEqual(second);
     expect(after.rerolls).toEqual([
-      expect.objectContaining({ replacedUserId: first!.userId, newUserId: replacement.userId, reason: 'command', byUserId: 'u-modjo' }),
+      expect.objectContaining({
+        replacedUserId: first!.userId,
+        newUserId: replacement.userId,
+        reason: 'command',
+        byUserId: 'u-modjo',
+        kept: { giftId: first!.giftId, redeemUrl: first!.redeemUrl },
+      }),
     ]);
+    expect(after.source.extraPackageIds).toHaveLength(1);
     expect(verifyDraw(after)).toMatchObject({ ok: true });
     expect(h.chat.matching(new RegExp(`@${first!.login} is replaced by @${replacement.login}`))).toHaveLength(1);
-    expect(h.operator.lines.filter((l) => l.secret && l.line.includes(`@${replacement.login}`))).toHaveLength(1);
-    expect(h.shop.count('createGiveawayLinks')).toBe(1);
+    expect(h.operator.lines.filter((l) => l.secret && l.line.includes(`@${replacement.login}`) && l.line.includes(replacement.redeemUrl!))).toHaveLength(1);
+    expect(h.shop.count('createGiveawayLinks')).toBe(2);
     expect(await h.svc.reroll('nobody', mod())).toMatchObject({ ok: false });
   });
 
@@ -224,7 +224,7 @@ describe('link giveaway: drawing and delivery', () => {
     await waitFor(() => h.shop.count('createGiveawayLinks') === 1 && h.clock.pending() > 0, 'backoff');
     await h.svc.stop();
     await h.repo.close();
-    open.splice(open.indexOf(h), 1);
+    make.release(h);
     const again = await make({ dir: h.dir, clock: h.clock, shop: h.shop });
     await again.svc.whenIdle();
     expect(again.shop.count('createGiveawayLinks')).toBe(1);

@@ -21,6 +21,7 @@ import {
   startLocalServers,
   type LocalServers,
 } from './support/e2e-stack.js';
+import { followText } from './support/output-wait.js';
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') === true;
 
@@ -49,32 +50,22 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let out = '';
-    const waiters = new Set<() => void>();
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      for (const w of waiters) w();
-    });
+    const stdout = followText(child.stdout);
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const plain = () => out.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r/g, '\n');
+    const plain = () => stdout.text().replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r/g, '\n');
     const until = (re: RegExp, what: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${what}; output so far:\n${plain()}\nstderr:\n${readFileSync(stderrFile, 'utf8')}`));
-        }, 30_000);
-        const check = () => {
-          if (re.test(plain())) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve();
-          }
-        };
-        waiters.add(check);
-        check();
-      });
+      stdout.until(
+        () => re.test(plain()),
+        30_000,
+        () => new Error(`timed out waiting for ${what}; output so far:\n${plain()}\nstderr:\n${readFileSync(stderrFile, 'utf8')}`),
+      );
     try {
       await until(/giftdrop live: #\w+ as \w+; overlay http:\/\/127\.0\.0\.1:\d+\/overlay/, 'the console header');
+      // on a terminal (only), the link that signs the dashboard in: its token in the fragment
+      await until(/dashboard, signed in: http:\/\/127\.0\.0\.1:\d+\/dashboard#token=[\w%-]+/, 'the signed-in dashboard link');
+      const signedIn = /(http:\/\/127\.0\.0\.1:\d+)\/dashboard#token=([\w%-]+)/.exec(plain())!;
+      const state = await fetch(`${signedIn[1]}/dashboard/api/state`, { headers: { authorization: `Bearer ${decodeURIComponent(signedIn[2]!)}` } });
+      expect(state.status).toBe(200);
       await registerWebhook(servers.fourthwall, `http://127.0.0.1:${port}/webhooks/fourthwall`);
       setShopLive(servers);
       const { chat } = servers;
@@ -90,10 +81,11 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
       expect(plain()).not.toMatch(/\{"level"|"msg":/);
       expect(plain().match(/typed !enter/g)).toHaveLength(1); // one summary, not one line per viewer
       expect(plain()).not.toMatch(/\[chat\] (ann|bob|cat): !enter/);
-      expect(out).toContain('\u001b[7m'); // the status line (reverse video) on a terminal
+      expect(stdout.text()).toContain('\u001b[7m'); // the status line (reverse video) on a terminal
       child.stdin.write('\u0003');
       expect(await exited).toBe(0);
       expect(readFileSync(stderrFile, 'utf8')).not.toMatch(/\{"level"/); // logs on stderr: one short line each
+      expect(readFileSync(stderrFile, 'utf8')).not.toContain(decodeURIComponent(signedIn[2]!)); // never in a log line
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

@@ -14,9 +14,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { portInUseMessage } from '../src/app/port-check.js';
 import { onShutdownSignals } from '../src/app/signals.js';
-import { npmRun, ownerOnlyFix, runWithEnv } from '../src/platform/advice.js';
+import { ownerOnlyFix, runWithEnv } from '../src/platform/advice.js';
+import { commandLine } from '../src/platform/invocation.js';
 import { classifyProbeError, endpointAnswers, holdEndpoint, lockEndpoint } from '../src/platform/lock-endpoint.js';
-import { parentOf, processGone, stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
+import { stopThisProcess, watchedAncestors, wrapperShellWakeups } from '../src/platform/parent-watch.js';
+import { parentOf, processGone } from '../src/platform/process.js';
 import { modesProtect, privacyProblem } from '../src/platform/protection.js';
 import { shutdownSignals } from '../src/platform/signals.js';
 
@@ -31,17 +33,17 @@ describe('fix wording', () => {
     expect(runWithEnv('linux', { HTTP_PORT: 8788 }, 'npm start')).toBe('HTTP_PORT=8788 npm start');
     expect(runWithEnv('darwin', { DATA_DIR: "my bot's data" }, 'npm start')).toBe(`DATA_DIR='my bot'\\''s data' npm start`);
     expect(runWithEnv('win32', { DATA_DIR: "C:\\my bot's data" }, 'npm start')).toBe(`$env:DATA_DIR='C:\\my bot''s data'; npm start in PowerShell, or the line DATA_DIR=C:\\my bot's data in .env`);
-    const win = portInUseMessage('127.0.0.1', 8787, 'win32');
+    const win = portInUseMessage('127.0.0.1', 8787, { platform: 'win32' });
     expect(win).toContain('e.g. $env:HTTP_PORT=8789; npm start in PowerShell, or the line HTTP_PORT=8789 in .env (and point');
     expect(win).not.toContain('HTTP_PORT=8789 npm start');
-    expect(portInUseMessage('127.0.0.1', 65535, 'linux')).toContain('e.g. HTTP_PORT=65533 npm start (and point');
-    expect(portInUseMessage('127.0.0.1', 8788, 'linux', 'GIFTDROP_LOCAL_PORT')).toContain('e.g. GIFTDROP_LOCAL_PORT=8789 npm start (the overlay and dashboard URLs follow it)');
+    expect(portInUseMessage('127.0.0.1', 65535, { platform: 'linux' })).toContain('e.g. HTTP_PORT=65533 npm start (and point');
+    expect(portInUseMessage('127.0.0.1', 8788, { platform: 'linux' }, 'GIFTDROP_LOCAL_PORT')).toContain('e.g. GIFTDROP_LOCAL_PORT=8789 npm start (the overlay and dashboard URLs follow it)');
   });
 
   it('an npm script with options: the `--` quoted on Windows (PowerShell drops a bare one)', () => {
-    expect(npmRun('win32', 'history', '--draw d1')).toBe('npm run history "--" --draw d1');
-    expect(npmRun('linux', 'history', '--draw d1')).toBe('npm run history -- --draw d1');
-    for (const line of [npmRun('win32', 'history', '--json'), runWithEnv('win32', { HTTP_PORT: 1 }, 'npm start')]) expect(line).not.toMatch(POSIX_ONLY);
+    expect(commandLine({ platform: 'win32' }, 'history', '--draw d1')).toBe('npm run history "--" --draw d1');
+    expect(commandLine({ platform: 'linux' }, 'history', '--draw d1')).toBe('npm run history -- --draw d1');
+    for (const line of [commandLine({ platform: 'win32' }, 'history', '--json'), runWithEnv('win32', { HTTP_PORT: 1 }, 'npm start')]) expect(line).not.toMatch(POSIX_ONLY);
   });
 
   it('owner-only fixes quote the path for a POSIX shell', () => {

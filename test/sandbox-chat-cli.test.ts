@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import tmi from 'tmi.js';
 import { parseDemoLine } from '../src/sandbox/chat/demo-input.js';
+import { outputWaiter } from './support/output-wait.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {}, setLevel() {}, getLevel: () => 'error' };
@@ -26,30 +27,19 @@ describe('sandbox:chat CLI', () => {
     });
     const proc = child;
     const lines: string[] = [];
-    const waiters = new Set<() => void>();
+    const output = outputWaiter();
     createInterface({ input: proc.stdout }).on('line', (l) => {
       lines.push(l);
-      for (const w of [...waiters]) w();
+      output.changed();
     });
     let stderr = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const waitLine = (re: RegExp): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const check = (): void => {
-          const hit = lines.find((l) => re.test(l));
-          if (hit !== undefined) {
-            waiters.delete(check);
-            clearTimeout(timer);
-            resolve(hit);
-          }
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`CLI printed no line matching ${re}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
-        }, 20_000);
-        waiters.add(check);
-        check();
-      });
+      output.until(
+        () => lines.find((l) => re.test(l)),
+        20_000,
+        () => new Error(`CLI printed no line matching ${re}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`),
+      );
 
     const first = JSON.parse(await waitLine(/^\{/)) as { url: string; token: string; channel: string; botLogin: string };
     expect(JSON.parse(lines[0]!)).toEqual(first);

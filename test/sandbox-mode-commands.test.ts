@@ -66,6 +66,12 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('/redeem @Ana_1')).toEqual({ kind: 'redeem', login: 'ana_1' });
     expect(parseDemoCommand('/redeem')).toMatchObject({ kind: 'error', message: 'usage: /redeem <login>' });
     expect(parseDemoCommand('/redeem a b')).toMatchObject({ kind: 'error' });
+    for (const cmd of ['/points', '/bits']) expect(DEMO_HELP).toContain(cmd);
+    expect(parseDemoCommand('/points @Ana_1')).toEqual({ kind: 'points', login: 'ana_1' });
+    expect(parseDemoCommand('/points')).toMatchObject({ kind: 'error', message: 'usage: /points <login>' });
+    expect(parseDemoCommand('/bits ana 250')).toEqual({ kind: 'bits', login: 'ana', bits: 250 });
+    expect(parseDemoCommand('/bits ana')).toMatchObject({ kind: 'error', message: expect.stringMatching(/^usage: \/bits/) });
+    expect(parseDemoCommand('/bits ana 0')).toMatchObject({ kind: 'error' });
   });
 });
 

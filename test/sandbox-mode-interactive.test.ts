@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outputWaiter } from './support/output-wait.js';
 import { loadConfig } from '../src/config/index.js';
 import { silentLogger } from '../src/logging/index.js';
 import { runSandboxMode } from '../src/local/sandbox-mode.js';
@@ -31,18 +32,26 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Resolves once `predicate()` holds; checked whenever output arrives. */
-function waitUntil(onOutput: (fn: () => void) => void, predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (predicate()) return resolve();
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-    onOutput(() => {
-      if (predicate()) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
+/** The prompt's output stream (not a terminal), its text so far, and a wait for `predicate()`. */
+function capturedOutput() {
+  let text = '';
+  const waiter = outputWaiter();
+  const output = Object.assign(
+    new Writable({
+      write(chunk, _enc, cb) {
+        text += String(chunk);
+        waiter.changed();
+        cb();
+      },
+    }),
+    { isTTY: false },
+  );
+  return {
+    output,
+    text: () => text,
+    until: (predicate: () => boolean, what: string, timeoutMs = 15_000) =>
+      waiter.until(predicate, timeoutMs, () => new Error(`timed out waiting for ${what}`)),
+  };
 }
 
 describe('interactive sandbox mode', () => {
@@ -51,19 +60,8 @@ describe('interactive sandbox mode', () => {
     const config = loadConfig({ env: { DATA_DIR: join(dir, 'data'), HTTP_PORT: String(port) }, dotenv: false, cwd: dir });
     config.settings = { ...config.settings, demo: { drawSeconds: 4, linkSeconds: 5, paceMs: 10 } };
 
-    let out = '';
-    const listeners = new Set<() => void>();
-    const output = Object.assign(
-      new Writable({
-        write(chunk, _enc, cb) {
-          out += String(chunk);
-          for (const l of listeners) l();
-          cb();
-        },
-      }),
-      { isTTY: false },
-    );
-    const onOutput = (fn: () => void) => listeners.add(fn);
+    const screen = capturedOutput();
+    const { output } = screen;
     const input = new PassThrough();
     let stop: ((reason: string) => Promise<void>) | undefined;
 
@@ -78,42 +76,42 @@ describe('interactive sandbox mode', () => {
       script: false,
     });
 
-    await waitUntil(onOutput, () => out.includes('Your turn'), 'the prompt');
-    expect(out).toContain(`Port ${port} is in use`);
-    expect(out).toContain('/viewers <n>');
+    await screen.until(() => screen.text().includes('Your turn'), 'the prompt');
+    expect(screen.text()).toContain(`Port ${port} is in use`);
+    expect(screen.text()).toContain('/viewers <n>');
 
     input.write('/gift 1\n');
-    await waitUntil(onOutput, () => /gifts only while the stream is live/.test(out), 'the not-live answer');
+    await screen.until(() => /gifts only while the stream is live/.test(screen.text()), 'the not-live answer');
 
     input.write('!stream live\n');
-    await waitUntil(onOutput, () => /bot> giftdrop_bot: .*LIVE/.test(out), 'the live confirmation');
+    await screen.until(() => /bot> giftdrop_bot: .*LIVE/.test(screen.text()), 'the live confirmation');
 
     input.write('/gift 2 mug\n');
-    await waitUntil(onOutput, () => /Draw gdr_\S+ is open: 2x Giftdrop Mug/.test(out), 'the draw opening');
-    expect(out).toContain('A simulated supporter, merch_enjoyer, buys 2x Giftdrop Mug');
-    await waitUntil(onOutput, () => /bot> giftdrop_bot: .*gifted 2x Giftdrop Mug/.test(out), 'the announcement');
+    await screen.until(() => /Draw gdr_\S+ is open: 2x Giftdrop Mug/.test(screen.text()), 'the draw opening');
+    expect(screen.text()).toContain('A simulated supporter, merch_enjoyer, buys 2x Giftdrop Mug');
+    await screen.until(() => /bot> giftdrop_bot: .*gifted 2x Giftdrop Mug/.test(screen.text()), 'the announcement');
     input.write('/viewers 3\n');
     input.write('/as +sub6 bob !enter\n');
     input.write('/dance\n');
-    await waitUntil(onOutput, () => /Draw gdr_\S+ finished: @/.test(out), 'the draw finishing', 20_000);
-    expect(out).toContain('[chat] viewer_1: !enter');
-    expect(out).toContain('[chat] viewer_3: !enter');
-    expect(out).toContain('[chat] bob (sub 6 months): !enter');
-    expect(out).toContain('unknown command /dance');
-    expect(out).toMatch(/Entries of gdr_\S+ closed with 4 entrants/);
-    expect(out.match(/^\[private\] operator console: \[Giftdrop Mug\] link for @/gm)).toHaveLength(2);
+    await screen.until(() => /Draw gdr_\S+ finished: @/.test(screen.text()), 'the draw finishing', 20_000);
+    expect(screen.text()).toContain('[chat] viewer_1: !enter');
+    expect(screen.text()).toContain('[chat] viewer_3: !enter');
+    expect(screen.text()).toContain('[chat] bob (sub 6 months): !enter');
+    expect(screen.text()).toContain('unknown command /dance');
+    expect(screen.text()).toMatch(/Entries of gdr_\S+ closed with 4 entrants/);
+    expect(screen.text().match(/^\[private\] operator console: \[Giftdrop Mug\] link for @/gm)).toHaveLength(2);
 
     // A paid order: an alert in chat with the username and the product, never the buyer's email or address.
     input.write('/order mug\n');
-    await waitUntil(onOutput, () => /bot> giftdrop_bot: .*\w+ just bought Giftdrop Mug\. Thank you!/.test(out), 'the order alert');
-    expect(out).toMatch(/A simulated supporter, \w+, orders Giftdrop Mug/);
-    expect(out).not.toMatch(/@example\.com|Private Lane/);
+    await screen.until(() => /bot> giftdrop_bot: .*\w+ just bought Giftdrop Mug\. Thank you!/.test(screen.text()), 'the order alert');
+    expect(screen.text()).toMatch(/A simulated supporter, \w+, orders Giftdrop Mug/);
+    expect(screen.text()).not.toMatch(/@example\.com|Private Lane/);
 
     expect(stop).toBeDefined();
     await stop!('SIGINT');
     expect(await running).toBe(0);
-    expect(out).toContain('The stream ends');
-    expect(out).toContain('Stopped.');
+    expect(screen.text()).toContain('The stream ends');
+    expect(screen.text()).toContain('Stopped.');
 
     const repo = await FileDrawRepository.open(config.dataDir, { logger: silentLogger() });
     try {
@@ -128,34 +126,23 @@ describe('interactive sandbox mode', () => {
   it('acknowledges a line typed during the scripted stream at once, and runs it when the prompt opens', async () => {
     const config = loadConfig({ env: { DATA_DIR: join(dir, 'data-queued'), HTTP_PORT: '0' }, dotenv: false, cwd: dir });
     config.settings = { ...config.settings, demo: { drawSeconds: 3, linkSeconds: 5, paceMs: 10 } };
-    let out = '';
-    const listeners = new Set<() => void>();
-    const output = Object.assign(
-      new Writable({
-        write(chunk, _enc, cb) {
-          out += String(chunk);
-          for (const l of listeners) l();
-          cb();
-        },
-      }),
-      { isTTY: false },
-    );
-    const onOutput = (fn: () => void) => listeners.add(fn);
+    const screen = capturedOutput();
+    const { output } = screen;
     const input = new PassThrough();
     let stop: ((reason: string) => Promise<void>) | undefined;
     const running = runSandboxMode({ config, logger: silentLogger(), onSignals: (fn) => (stop = fn), input, output, interactive: true, colour: false });
 
-    await waitUntil(onOutput, () => out.includes('Twitch chat server:'), 'the stack');
+    await screen.until(() => screen.text().includes('Twitch chat server:'), 'the stack');
     input.write('!giveaway\n');
-    await waitUntil(onOutput, () => out.includes('Queued "!giveaway"'), 'the queued note');
-    expect(out).not.toContain('Done:');
+    await screen.until(() => screen.text().includes('Queued "!giveaway"'), 'the queued note');
+    expect(screen.text()).not.toContain('Done:');
     // The whole scripted stream runs first (since the demo shows winners claiming and redeeming it
     // is longer, and two test files share the machine's two cores): a generous bound on the script,
     // then the queued line must follow it.
-    await waitUntil(onOutput, () => out.includes('Done:'), 'the scripted stream to end', 75_000);
-    await waitUntil(onOutput, () => out.includes('Running queued "!giveaway"'), 'the queued line running', 15_000);
-    expect(out.indexOf('Running queued')).toBeGreaterThan(out.indexOf('Done:'));
-    await waitUntil(onOutput, () => /\[chat\] [^\n]*: !giveaway\n/.test(out.slice(out.indexOf('Running queued'))), 'the line said in chat');
+    await screen.until(() => screen.text().includes('Done:'), 'the scripted stream to end', 75_000);
+    await screen.until(() => screen.text().includes('Running queued "!giveaway"'), 'the queued line running', 15_000);
+    expect(screen.text().indexOf('Running queued')).toBeGreaterThan(screen.text().indexOf('Done:'));
+    await screen.until(() => /\[chat\] [^\n]*: !giveaway\n/.test(screen.text().slice(screen.text().indexOf('Running queued'))), 'the line said in chat');
     await stop!('SIGINT');
     expect(await running).toBe(0);
   }, 120_000);

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followText } from './support/output-wait.js';
 import { REPO_ROOT } from './support/sandbox-mode-spawn.js';
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') === true;
@@ -31,34 +32,15 @@ describe.skipIf(!hasScript)('npm start on a terminal', () => {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', DATA_DIR: join(dir, 'data'), HTTP_PORT: '0', GIFTDROP_CONFIG: configFile },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let out = '';
-    const waiters = new Set<() => void>();
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      for (const w of waiters) w();
-    });
+    const stdout = followText(child.stdout);
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const plain = () => out.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+    const plain = () => stdout.text().replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
     const until = (re: RegExp, what: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${what}; output so far:\n${plain()}`));
-        }, 45_000);
-        const check = () => {
-          if (re.test(plain())) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve();
-          }
-        };
-        waiters.add(check);
-        check();
-      });
+      stdout.until(() => re.test(plain()), 45_000, () => new Error(`timed out waiting for ${what}; output so far:\n${plain()}`));
     try {
       await until(/broadcaster> /, 'the prompt after the script');
       expect(plain()).toMatch(/✔ Done: 3 draws are in the history/);
-      expect(out).toContain('\u001b[36m'); // colour on a terminal
+      expect(stdout.text()).toContain('\u001b[36m'); // colour on a terminal
       child.stdin.write('/as +mod bob hello there\r');
       await until(/\[chat\] bob \(mod\): hello there/, 'the viewer line');
       child.stdin.write('\u0003');

@@ -8,7 +8,7 @@ import { fileSchema } from '../src/config/schema.js';
 import { silentLogger } from '../src/logging/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { SupporterAlerts, cleanText, renderAlert, type AlertView } from '../src/shop/alerts.js';
-import { overlayText } from '../src/web/safe-text.js';
+import { overlayText } from '../src/web/operator/safe-text.js';
 
 function setup(alerts: Record<string, unknown> = {}) {
   const clock = new ManualClock();

@@ -1,5 +1,5 @@
 /**
- * The journal's entrant lines (entrant-line.ts): a standard entrant is written as the compact
+ * The journal's entrant lines (src/giveaway/entrants/journal-line.ts): a standard entrant is written as the compact
  * array `JSON.stringify([userId, login, displayName, weight, roleBits, subMonths, enteredAt])`,
  * anything else as `JSON.stringify(entrant)`; the bytes LineBytes writes are exactly those lines
  * in UTF-8 (plain, escaped, non-ASCII and odd-number entrants, across buffer growth, and from an

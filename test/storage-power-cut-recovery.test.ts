@@ -98,12 +98,12 @@ async function cutRecovery(start: DiskImage, want: Expected): Promise<{ ops: num
     return reopen(image, want, where);
   };
   for (let cut = 0; cut <= first.ops.length; cut++) {
-    for (const s of first.imagesAfter(cut)) {
+    for (const s of first.statesAfter(cut)) {
       const again = await once(s.image, s.label);
       if (!again) continue;
       // A cut during that reopen (its unsynced bytes lost, its unsynced names kept or lost).
       for (let r = 0; r < again.ops.length; r++) {
-        for (const s2 of again.imagesAfter(r, 'none')) await once(s2.image, `${s.label}; then a cut during its reopen: ${s2.label}`);
+        for (const s2 of again.statesAfter(r, 'none')) await once(s2.image, `${s.label}; then a cut during its reopen: ${s2.label}`);
       }
     }
   }
@@ -168,7 +168,7 @@ describe('power cuts during recovery', () => {
     // Once the migration is over, no history file holds the seed (only the vault does).
     const fs = new PowerCutFs(start);
     await (await FileDrawRepository.open(DIR, { fileSystem: fs })).close();
-    for (const s of fs.imagesAfter(fs.ops.length)) {
+    for (const s of fs.statesAfter(fs.ops.length)) {
       const after = new PowerCutFs(s.image);
       expect(await after.exists(`${DIR}/history.v1.json`), `[old history kept as history.v1.json] ${s.label}`).toBe(true);
       for (const name of await after.readdir(DIR)) {

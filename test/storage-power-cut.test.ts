@@ -80,7 +80,7 @@ describe('power cut at every disk operation', () => {
       return checkState(image, cut, p, label);
     };
     for (let cut = 0; cut <= cuts; cut++) {
-      for (const state of run.fs.imagesAfter(cut)) {
+      for (const state of run.fs.statesAfter(cut)) {
         states += 1;
         if (!state.label.endsWith('tails lost')) torn += 1;
         const after = await check(state.image, cut, state.label);
@@ -89,7 +89,7 @@ describe('power cut at every disk operation', () => {
         // (its unsynced names kept or lost; the bytes it had not synced lost: everything it
         // relies on it syncs before the rename that makes it count).
         for (let r = 0; r < after.ops.length; r++) {
-          for (const again of after.imagesAfter(r, 'none')) {
+          for (const again of after.statesAfter(r, 'none')) {
             if (await check(again.image, cut, `${state.label}; then a cut during its reopen: ${again.label}`)) second += 1;
           }
         }
@@ -106,7 +106,7 @@ describe('power cut at every disk operation', () => {
     const hooks = run.webhooks.filter((w) => w.type !== 'ORDER_PLACED');
     let restarts = 0;
     for (let cut = 0; cut <= webhookPhase; cut++) {
-      const states = run.fs.imagesAfter(cut);
+      const states = run.fs.statesAfter(cut);
       // The state that kept every tail and name, and the one that lost them all.
       for (const state of [states[0]!, states[states.length - 1]!]) {
         const fs = new PowerCutFs(state.image);
@@ -157,7 +157,7 @@ describe('power cut at every disk operation', () => {
 });
 
 /** Every disk a power cut after the first `cut` operations of `fs` can leave, as a new PowerCutFs. */
-const survivors = (fs: PowerCutFs, cut = fs.ops.length) => fs.imagesAfter(cut).map((s) => new PowerCutFs(s.image));
+const survivors = (fs: PowerCutFs, cut = fs.ops.length) => fs.statesAfter(cut).map((s) => new PowerCutFs(s.image));
 
 describe('the disk protocol keeps what it promised, at every cut after the promise', () => {
   it('writeAtomic into a new directory (mkdirs): the file, with its whole content, survives', async () => {

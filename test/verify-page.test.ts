@@ -14,12 +14,12 @@ import type { Page } from 'playwright-core';
 import { runVerifyCli } from '../src/cli/verify.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import { startHttpServer, type BotHttpServer } from '../src/http/server.js';
-import { verifyRoute } from '../src/http/verify-route.js';
+import { verifyRoute } from '../src/web/public/verify-route.js';
 import { silentLogger } from '../src/logging/index.js';
 import { SANDBOX_BEACON_ON_LIVE_DRAW } from '../src/fairness/beacon-policy.js';
 import { randomnessOf } from '../src/fairness/drand.js';
 import { FileDrawRepository } from '../src/storage/index.js';
-import { renderVerifyPage } from '../src/web/verify-page.js';
+import { renderVerifyPage } from '../src/web/public/verify-page.js';
 import { KNOWN_ANSWERS, sandboxRecord, vectorRecord } from './support/beacon-vectors.js';
 import { captureIo } from './support/cli-io.js';
 import { openRecord, tempDataDir } from './support/storage-helpers.js';
@@ -79,9 +79,9 @@ beforeAll(async () => {
     onEvent: () => undefined,
     seenEvent: () => false,
     health: () => ({ status: 'ok', mode: 'sandbox', chat: 'connected', openDraws: 0 }),
-    // (one browser on this machine opens every page here: the per-client limits are test-sized up;
+    // (one browser on this machine opens every page here: the build budgets are test-sized up;
     // the limits themselves are tested in http-surfaces.test.ts)
-    routes: [verifyRoute(repo, silentLogger(), { limit: { perSecond: 100, burst: 1000 }, clientBuildLimit: { perSecond: 100, burst: 1000 }, buildLimit: { perSecond: 100, burst: 1000 } })],
+    routes: [verifyRoute(repo, silentLogger(), { clientBuildLimit: { perSecond: 100, burst: 1000 }, buildLimit: { perSecond: 100, burst: 1000 } })],
   });
   if (HAS_CHROMIUM) browser = await launchBrowser();
 }, 60_000);

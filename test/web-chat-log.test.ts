@@ -1,5 +1,5 @@
 /**
- * The winner chat catch (src/web/chat-log.ts) listens to chat only while it could catch a line:
+ * The winner chat catch (src/web/operator/chat-log.ts) listens to chat only while it could catch a line:
  * a catch window after winners were announced, or a draw in its claim window. Driven through its
  * ports (a chat emitter, the engine's events, claimsOpen and claimDrawsOf) on a manual clock.
  */
@@ -9,8 +9,8 @@ import type { GiveawayEventMap } from '../src/giveaway/context.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import { noRoles, type ChatMessage } from '../src/shared/chat.js';
 import { ManualClock } from '../src/shared/clock.js';
-import { ChatLog } from '../src/web/chat-log.js';
-import { IdSketch } from '../src/web/id-sketch.js';
+import { ChatLog } from '../src/web/operator/chat-log.js';
+import { IdSketch } from '../src/web/operator/id-sketch.js';
 import { sandboxRecord } from './support/beacon-vectors.js';
 
 function line(userId: string, text: string): ChatMessage {

@@ -5,7 +5,11 @@
  * link; viewer B logs in and sees none of A's; a forged `state`, a replayed code and a missing
  * session show no link; no link appears in any URL the browser requested, any log line or any
  * chat line; every viewer token was revoked; the page fits a phone screen. A screenshot of the
- * claim page goes to the folder the test prints.
+ * claim page goes to the folder the test prints. Floods (issue 46, the bot's default: no header
+ * trusted, so every visitor is one client): 10,050 login starts store nothing and refuse nothing;
+ * the review's junk-login flood (21 junk callbacks at once, then a steady stream) leaves each junk
+ * code for Twitch to refuse, never a budget shared with winners, and a winner logs in within 30 s;
+ * a code of the wrong shape never reaches Twitch; no per-client request budget on the claim routes.
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -212,24 +216,20 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     return res.headers.get('location')!;
   }
 
-  it('a flood of /claim/login from one tunnel client (rotating CF-Connecting-IP) does not expire a real winner\'s pending login', async () => {
+  it('a flood of /claim/login (10,050, rotating CF-Connecting-IP) stores nothing and refuses nothing: a winner\'s pending login still completes', async () => {
     const winner = record.winners[0]!;
     const pending = await startLogin('198.51.100.60');
-    let ok = 0;
-    let limited = 0;
+    const statuses = new Map<number, number>();
     const flood = async (worker: number) => {
       for (let i = worker; i < 10_050; i += 25) {
         const res = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.66', 'cf-connecting-ip': `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}` } });
         await res.body?.cancel();
-        if (res.status === 302) ok += 1;
-        else if (res.status === 429) limited += 1;
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       }
     };
     await Promise.all(Array.from({ length: 25 }, (_, w) => flood(w)));
-    // one client's budget (60 at once, one a second), however it names itself in CF-Connecting-IP
-    expect(ok).toBeGreaterThanOrEqual(60);
-    expect(ok).toBeLessThan(200);
-    expect(limited).toBe(10_050 - ok);
+    // a login's start is constant work with nothing stored (a signed state): no budget to run out of
+    expect(Object.fromEntries(statuses)).toEqual({ 302: 10_050 });
     // the winner's login, started before the flood, still completes
     const callback = await approve(pending.authorize, winner.login);
     const done = await fetch(callback, { headers: { cookie: pending.cookie, 'x-forwarded-for': '198.51.100.60' }, redirect: 'manual' });
@@ -237,33 +237,59 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(done.headers.getSetCookie().some((c) => c.startsWith('giftdrop_claim='))).toBe(true);
   }, 120_000);
 
-  it('one client\'s logins keep at most a few pending states, and its code exchanges are budgeted (429 without calling Twitch)', async () => {
+  it("the review's junk-login flood, every visitor one client (GIFTDROP_TRUST_PROXY unset): each junk code is Twitch's to refuse, and a winner logs in within 30 s", async () => {
     const winner = record.winners[0]!;
-    // six logins from one client: its first state is dropped (five pending at most), the others still work
-    const logins = [];
-    for (let i = 0; i < 6; i++) logins.push(await startLogin('198.51.100.61'));
-    const first = await approve(logins[0]!.authorize, winner.login);
-    expect((await fetch(first, { headers: { cookie: logins[0]!.cookie, 'x-forwarded-for': '198.51.100.61' }, redirect: 'manual' })).status).toBe(400);
-    // login + callback pairs with made-up codes: at most 20 reach Twitch's token endpoint, the rest get 429
+    const tokenCalls = () => s.chat.tokens.viewerLogin!.stats.exchanged + s.chat.tokens.viewerLogin!.stats.refused;
+    /** One junk login: a real state for this browser, a code nobody got from Twitch. */
+    const junk = async (i: number): Promise<number> => {
+      const l = await startLogin('203.0.113.99');
+      const state = l.authorize.searchParams.get('state')!;
+      const res = await fetch(`${base}/claim/callback?code=junkcode${String(i).padStart(22, '0')}&state=${encodeURIComponent(state)}`, { headers: { cookie: l.cookie }, redirect: 'manual' });
+      await res.body?.cancel();
+      return res.status;
+    };
+    // The review's pattern: 21 junk logins at once (they used to empty the shared exchange budget)...
+    const before = tokenCalls();
+    const first = await Promise.all(Array.from({ length: 21 }, (_, i) => junk(i)));
+    expect(first).toEqual(Array<number>(21).fill(502)); // refused by Twitch, not by a budget shared with winners
+    expect(tokenCalls() - before).toBe(21);
+    // ...then it keeps going (far faster than their one every 10 s) while a winner logs in.
+    let stop = false;
+    const during: number[] = [];
+    let n = 100;
+    const flood = Promise.all(Array.from({ length: 4 }, async () => {
+      while (!stop) during.push(await junk(n++));
+    }));
+    try {
+      const started = Date.now();
+      const l = await startLogin('198.51.100.70');
+      const callback = await approve(l.authorize, winner.login);
+      const done = await fetch(callback, { headers: { cookie: l.cookie }, redirect: 'manual' });
+      expect(done.status).toBe(303);
+      const session = done.headers.getSetCookie().find((c) => c.startsWith('giftdrop_claim='))!.split(';')[0]!;
+      const page = await (await fetch(`${base}/claim`, { headers: { cookie: session } })).text();
+      // logged in as themselves, their prize listed (redeemed by an earlier test: its card says so)
+      expect(page).toContain(`<strong id="viewer">${winner.displayName}</strong>`);
+      expect(page).toContain(`data-draw="${record.id}"`);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      stop = true;
+      await flood;
+    }
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.filter((st) => st !== 502)).toEqual([]);
+  }, 60_000);
+
+  it('a code that cannot be a code never reaches Twitch', async () => {
     const tokenCalls = () => s.chat.tokens.viewerLogin!.stats.exchanged + s.chat.tokens.viewerLogin!.stats.refused;
     const before = tokenCalls();
-    const started = Date.now();
-    const statuses: number[] = [];
-    for (let i = 0; i < 26; i++) {
-      const l = await startLogin('198.51.100.62');
+    for (const code of ['x', '<script>', 'a'.repeat(600), 'has space here']) {
+      const l = await startLogin('198.51.100.71');
       const state = l.authorize.searchParams.get('state')!;
-      const res = await fetch(`${base}/claim/callback?code=made-up-${i}&state=${encodeURIComponent(state)}`, {
-        headers: { cookie: l.cookie, 'x-forwarded-for': '198.51.100.62' },
-        redirect: 'manual',
-      });
-      statuses.push(res.status);
+      const res = await fetch(`${base}/claim/callback?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`, { headers: { cookie: l.cookie }, redirect: 'manual' });
+      expect(res.status, code.slice(0, 20)).toBe(400);
     }
-    // (one more every 10 s: a slow machine may earn one back meanwhile)
-    const calls = tokenCalls() - before;
-    expect(calls).toBeGreaterThanOrEqual(20);
-    expect(calls).toBeLessThanOrEqual(20 + Math.ceil((Date.now() - started) / 10_000));
-    expect(statuses.slice(0, 20)).toEqual(Array<number>(20).fill(502));
-    expect(statuses.filter((st) => st === 429)).toHaveLength(26 - calls);
+    expect(tokenCalls()).toBe(before);
   });
 
   it('forged callbacks are logged coalesced: at most one warn line for the lot, each at debug level', async () => {
@@ -294,14 +320,11 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(own.headers.getSetCookie().some((c) => /^giftdrop_claim=;.*Max-Age=0/.test(c))).toBe(true);
   });
 
-  it('limits each public client: 60 at once, then about one a second (429 beyond), however it names itself in CF-Connecting-IP', async () => {
-    const statuses: number[] = [];
-    // 60 at once; a slow machine may earn a few back meanwhile (one a second), so allow 10 more tries.
-    for (let i = 0; i < 70 && statuses.at(-1) !== 429; i++)
-      statuses.push((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9', 'cf-connecting-ip': `198.51.100.${i}` } })).status);
-    expect(statuses.slice(0, 60).every((st) => st === 200)).toBe(true);
-    expect(statuses.at(-1)).toBe(429);
-    // Another client is not held up by it.
-    expect((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.10' } })).status).toBe(200);
+  it('no per-client request budget stands in a winner\'s way: 500 requests from one client, then the claim page and a login still answer', async () => {
+    const statuses = new Set<number>();
+    for (let i = 0; i < 500; i++) statuses.add((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
+    expect([...statuses]).toEqual([200]);
+    expect((await fetch(`${base}/claim`)).status).toBe(200);
+    expect((await startLogin('203.0.113.9')).authorize.searchParams.get('state')).toMatch(/^[0-9a-z]+\.[\w-]{22}\.[\w-]{43}$/);
   });
 });

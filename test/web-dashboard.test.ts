@@ -1,10 +1,11 @@
 /**
  * The dashboard in a real headless Chromium against the whole local stack: without the token every
- * page and API answers 401; `?token=` signs in (HttpOnly, SameSite=Strict cookie, the token leaves
- * the address bar); the product picker starts a link giveaway, viewers enter on the local chat
+ * API answers 401 and the page shows its sign-in form; `?token=` signs in (kept in the tab's
+ * sessionStorage, sent as a header, no cookie; the token leaves the address bar); the product picker starts a link giveaway, viewers enter on the local chat
  * server, "End now" draws, a winner is rerolled from the page, and the CSV is downloaded: each
  * step is checked on screen, in the engine's own answer, in chat and in the history. A screenshot
- * of the dashboard goes to the folder the test prints. "Sign out" ends the session: its cookie then gets 401.
+ * of the dashboard goes to the folder the test prints. "Sign out" forgets the token: the page asks for it again.
+ * (The cookie-theft reproduction and the sign-in form: test/web-operator-auth.test.ts.)
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,17 +32,18 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
 
   it('refuses requests without the token', async () => {
     const base = s.bot.http.localUrl;
-    for (const path of ['/dashboard', '/dashboard/app.js', '/dashboard/api/state', '/dashboard/api/history.csv']) {
+    for (const path of ['/dashboard/api/state', '/dashboard/api/history.csv']) {
       const res = await fetch(`${base}${path}`);
       expect(res.status, path).toBe(401);
     }
     const wrong = await fetch(`${base}/dashboard/api/end`, { method: 'POST', headers: { authorization: 'Bearer not-the-token-at-all', 'content-type': 'application/json' }, body: '{}' });
     expect(wrong.status).toBe(401);
-    expect(await fetch(`${base}/dashboard?token=wrong-token-wrong-token`).then((r) => r.status)).toBe(401);
     const page = await browser.context.newPage();
-    const answer = await page.goto(`${base}/dashboard`);
-    expect(answer!.status()).toBe(401);
-    expect(await page.textContent('body')).toContain('token required');
+    // the shell holds no data: it loads, and asks for the token
+    const answer = await page.goto(`${base}/dashboard?token=wrong-token-wrong-token`);
+    expect(answer!.status()).toBe(200);
+    await poll(() => page.textContent('#signin-problem')).toContain('refused');
+    expect(await page.locator('#app').isHidden()).toBe(true);
     await page.close();
     // the generated token file is owner-only
     const file = join(s.config.dataDir, 'dashboard.token');
@@ -54,18 +56,17 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     const page = await browser.context.newPage();
     await page.goto(`${base}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
-    const cookie = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.localPort}`)!;
-    expect(cookie.httpOnly).toBe(true);
-    expect(cookie.sameSite).toBe('Strict');
-    expect(cookie.value).not.toContain(s.bot.pages.token.token);
+    await poll(() => page.textContent('#status')).toContain('chat');
+    expect(await browser.context.cookies(base)).toEqual([]); // no cookie carries anything
     const csp = (await fetch(`${base}/dashboard`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } })).headers.get('content-security-policy');
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
 
-    // a POST that is not JSON is refused even with the cookie; a GET never changes state
-    const refused = await page.evaluate("fetch('/dashboard/api/end', { method: 'POST', body: 'x' }).then((r) => r.status)");
+    // a POST that is not JSON is refused even with the token; a GET never changes state
+    const withToken = "{ authorization: 'Bearer ' + sessionStorage.getItem('giftdrop.dashboardToken') }";
+    const refused = await page.evaluate(`fetch('/dashboard/api/end', { method: 'POST', body: 'x', headers: ${withToken} }).then((r) => r.status)`);
     expect(refused).toBe(403);
-    expect(await page.evaluate("fetch('/dashboard/api/end').then((r) => r.status)")).toBe(404);
+    expect(await page.evaluate(`fetch('/dashboard/api/end', { headers: ${withToken} }).then((r) => r.status)`)).toBe(404);
 
     // product picker: images and stock
     const mug = page.locator('.product', { hasText: 'Giftdrop Mug' });
@@ -116,8 +117,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
       5000,
       'reroll announced',
     );
-    // the console says the replacement got the same link
-    expect(s.operatorLines.some((l) => l.includes(`the SAME link @${first.login} had`) && l.includes(first.redeemUrl!))).toBe(true);
+    // the first winner's link had gone out: it stays theirs; the console gives the replacement a new one
+    const newLink = rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.redeemUrl!;
+    expect(newLink).not.toBe(first.redeemUrl);
+    expect(s.operatorLines.some((l) => l.includes(`@${rec.winners.find((w) => w.redeemUrl === newLink)!.login}`) && l.includes(newLink))).toBe(true);
+    expect(rec.rerolls![0]!.kept).toEqual({ giftId: first.giftId, redeemUrl: first.redeemUrl });
 
     // the overlay shows the replacement (and still no link)
     const overlay = await browser.context.newPage();
@@ -148,12 +152,10 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     expect(lines).toHaveLength(2);
     for (const w of rec.winners) expect(csv).toContain(w.login);
 
-    // Sign out: the session ends server-side; the same cookie now gets 401
-    const session = (await browser.context.cookies(`${base}/dashboard`)).find((c) => c.name === `giftdrop_dashboard_${s.bot.http.localPort}`)!;
+    // Sign out: the tab forgets the token and asks for it again
     await page.click('#logout');
-    await poll(() => page.textContent('body')).toContain('token required');
-    const replay = await fetch(`${base}/dashboard/api/state`, { headers: { cookie: `${session.name}=${session.value}` } });
-    expect(replay.status).toBe(401);
+    await page.locator('#signin').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     await page.close();
   });
 });

@@ -8,9 +8,9 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { OverlayState } from '../src/web/overlay-view.js';
-import { OverlayHub } from '../src/web/overlay-hub.js';
-import { overlayName, overlayText } from '../src/web/safe-text.js';
+import type { OverlayState } from '../src/web/operator/overlay-view.js';
+import { OverlayHub } from '../src/web/operator/overlay-hub.js';
+import { overlayName, overlayText } from '../src/web/operator/safe-text.js';
 import { chatMsg, driveUntil, harness, purchase, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
 
 let cleanup: (() => Promise<void>)[] = [];

@@ -193,7 +193,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
       expect((await page.goto(`${s.bot.http.localUrl}/overlay?key=${OVERLAY_KEY}x`))!.status()).toBe(403);
       expect((await page.goto(`${s.bot.http.localUrl}/dashboard?key=${OVERLAY_KEY}`))!.status()).toBe(403);
       expect((await page.goto(`${s.bot.http.localUrl}/overlay?key=${OVERLAY_KEY}`))!.status()).toBe(200);
-      // its script, style and event stream go by the cookie the key set
+      // its script and style hold no data; its event stream and images carry the key from its URL (no cookie)
       await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
       const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'remote_fan', durationSeconds: 170 });
       const card = page.locator(`.card[data-key="${draw['id'] as string}"]`);

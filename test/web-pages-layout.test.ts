@@ -131,7 +131,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
   /** POST /dashboard/api/reroll from the signed-in page (the API the button calls). */
   function rerollApi(page: Page, login: string): Promise<{ ok: boolean; message?: string }> {
     return page.evaluate(
-      `fetch('/dashboard/api/reroll', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: ${JSON.stringify(login)}, drawId: ${JSON.stringify(record.id)} }) }).then((r) => r.json())`,
+      `import('/dashboard/client.js').then((c) => c.authFetch('/dashboard/api/reroll', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: ${JSON.stringify(login)}, drawId: ${JSON.stringify(record.id)} }) })).then((r) => r.json())`,
     );
   }
 
@@ -168,7 +168,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     const row = (await s.history()).find((r) => r.id === record.id) as unknown as { winners: { login: string; delivery?: Record<string, unknown> }[] };
     expect(row.winners.find((w) => w.login === cancelled.login)?.delivery).toMatchObject({ closedAs: 'CANCELLED', closedAt: link.cancelledAt });
     const page = await dashboard();
-    const prizes = await page.evaluate<{ prizes: { login: string }[] }>("fetch('/dashboard/api/prizes').then((r) => r.json())");
+    const prizes = await page.evaluate<{ prizes: { login: string }[] }>("import('/dashboard/client.js').then((c) => c.authFetch('/dashboard/api/prizes')).then((r) => r.json())");
     expect(prizes.prizes.map((p) => p.login)).toEqual([other.login]);
     const table = captureIo(s.dataDir);
     expect(await runHistoryCli([], table.io)).toBe(0);
@@ -208,7 +208,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
 
   it('dashboard: no word broken, only the buttons that apply, one time format', async () => {
     const page = await dashboard();
-    const state = await page.evaluate<{ draws: { id: string; winners: { login: string; rerollRefusal: string | null }[] }[] }>("fetch('/dashboard/api/state').then((r) => r.json())");
+    const state = await page.evaluate<{ draws: { id: string; winners: { login: string; rerollRefusal: string | null }[] }[] }>("import('/dashboard/client.js').then((c) => c.authFetch('/dashboard/api/state')).then((r) => r.json())");
     const rerollable = state.draws.flatMap((d) => d.winners.filter((w) => w.rerollRefusal === null).map((w) => w.login));
     const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
     await poll(() => block.locator('button[data-reroll]').count()).toBe(rerollable.length);

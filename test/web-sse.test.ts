@@ -10,7 +10,7 @@ import { createServer, get, type IncomingMessage, type Server, type ServerRespon
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SseHub, type SseHubOptions } from '../src/web/sse.js';
+import { SseHub, type SseHubOptions } from '../src/web/operator/sse.js';
 
 let server: Server | undefined;
 let hub: SseHub | undefined;

@@ -1,37 +1,29 @@
 /**
- * The composition root of one running bot: builds the adapters (Fourthwall client and shop,
- * Twitch chat, file storage), the giveaway engine, the streaming module, the command registry
- * and the HTTP server, wires them, and registers each part's stop in one StopList as it is built
- * (stop-list.ts declares the order), which a failed start-up and `stop()` both run. Live mode and
- * sandbox mode both run exactly this; only the URLs and credentials in the Config differ.
+ * The composition root of one running bot. `startBot` reads top to bottom as the steps of a start:
+ * each step builds one part from what the steps above built, registers its stop in the one
+ * StopList (stop-list.ts declares the order; a failed start-up and `stop()` both run it) and hands
+ * on what the next steps need. Nothing is bound late: what the engine needs of prize delivery
+ * (how links reach winners) is built before it, and the delivery tracker after it.
+ * Live mode and sandbox mode both run exactly this; only the URLs and credentials in the Config differ.
  */
 import type { Config } from '../config/index.js';
-import { FourthwallClient, type FourthwallClientOptions } from '../fourthwall/index.js';
+import { FourthwallClient } from '../fourthwall/index.js';
 import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
-import type { PrivateDelivery } from '../giveaway/ports.js';
-import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
-import { startHttpServer, type BotHttpServerWithPages, type HealthReport } from '../http/server.js';
-import { parseTrustProxy } from '../http/surfaces.js';
-import type { Logger } from '../logging/index.js';
-import { CommandRegistry } from '../commands/registry.js';
+import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
+import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
-import { enterCommand } from '../commands/enter.js';
-import { giveawayCommand } from '../commands/giveaway.js';
-import { claimCommand } from '../commands/claim.js';
-import { streamCommand } from '../commands/stream.js';
-import { systemClock, type Clock } from '../shared/clock.js';
-import type { Backoff } from '../shared/retry.js';
-import { cryptoRandom, type RandomSource } from '../shared/random.js';
+import { giveawayCommands } from '../commands/wire.js';
 import { FileDrawRepository } from '../storage/index.js';
-import type { FileSystem } from '../storage/disk.js';
 import { StreamingService } from '../streaming/service.js';
-import { TwitchChat, type OutboxLimits } from '../twitch/index.js';
-import { startTwitchAuth, type ChatConnectOptions, type TwitchAuthStartup } from '../twitch/startup.js';
-import { faviconRoute, startOperatorPages, type OperatorPages } from '../web/index.js';
-import { commandNamesFrom, giveawaySettingsFrom } from './settings.js';
-import { beaconForBot, checkHintFor } from '../fairness/beacon-client/bot-beacon.js';
-import { verifyRoute } from '../http/verify-route.js';
+import { TwitchChat } from '../twitch/index.js';
+import { startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
+import { faviconRoute } from '../web/favicon.js';
+import { startOperatorPages, type OperatorPages } from '../web/operator/index.js';
+import { claimPageFor, type ClaimPageWiring } from '../web/public/claim-wiring.js';
+import { verifyRoute } from '../web/public/verify-route.js';
+import { botContext, type BotContext, type BotOptions } from './context.js';
+import { beaconForBot, checkHintFor } from '../beacon/bot-beacon.js';
 import { FourthwallShop } from '../shop/shop-port.js';
 import { EventIntake } from '../events/event-intake.js';
 import { eventDispatch } from '../events/dispatch.js';
@@ -39,42 +31,15 @@ import type { EventPoller } from '../events/event-poll.js';
 import { basicOnlyNotice, pinnedShopId, startCatchUp } from '../events/catch-up.js';
 import { webhookTypesFor, type ShopFeatures } from '../shop/index.js';
 import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
-import { consoleOperator } from '../console/operator-console.js';
 import { twitchApiFor, type TwitchApi } from '../twitch/api.js';
 import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
-import { startDelivery, type DeliveryWiring } from '../delivery/wire.js';
-import { StopList, withTimeout } from './stop-list.js';
-import { fourthwallCredentialProblem, StartupProblems } from './credential-problems.js';
+import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWiring } from '../delivery/wire.js';
+import { withTimeout } from './stop-list.js';
+import { fourthwallCredentialProblem } from './credential-problems.js';
 import { plural } from '../shared/plural.js';
+import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
-export interface BotOptions {
-  config: Config;
-  logger: Logger;
-  clock?: Clock;
-  random?: RandomSource;
-  /** The streamer's console (links go here). Default: stdout. */
-  operator?: OperatorPort;
-  /** Outbox limits (tests and the demo may scale windows). */
-  outbox?: Partial<OutboxLimits>;
-  /** Start-up chat connection: backoff and an abort signal (tests). */
-  chatConnect?: ChatConnectOptions;
-  /** Extra client options (tests shorten timeouts). */
-  client?: Partial<FourthwallClientOptions>;
-  /** Event intake and catch-up poll tuning (tests: clock, short retry and poll intervals, poll in sandbox mode). */
-  events?: { clock?: Clock; retryBaseMs?: number; pollIntervalMs?: number; forcePoll?: boolean };
-  /** The file system under the storage's disk protocol (benches time its syncs). Default: this machine's. */
-  fileSystem?: FileSystem;
-  /** Wraps the draw storage the engine uses (fault-injection tests). */
-  wrapRepository?: (repo: DrawRepository) => DrawRepository;
-  /** Twitch API tuning (tests: short retry backoff). */
-  twitchApi?: { retry?: Backoff };
-  /**
-   * A stop asked for while starting: aborts the start-up work in flight (chat connect and its
-   * retries, Fourthwall calls, the catch-up poll), keeps the open draws journaled, and startBot
-   * rejects with the signal's reason (or StopIncomplete when something could not be saved).
-   */
-  signal?: AbortSignal;
-}
+export type { BotOptions };
 
 /** A stop that ran to its end but could not save something; `message` says what. */
 export class StopIncomplete extends Error {
@@ -101,12 +66,14 @@ export interface Bot {
   readonly shop: ShopFeatures;
   /** The webhook event types the bot subscribes to with the current settings. */
   readonly webhookTypes: readonly string[];
-  /** The overlay and the dashboard (src/web). */
+  /** The overlay and the dashboard (src/web/operator). */
   readonly pages: OperatorPages;
   /** The Twitch API features (only with TWITCH_CLIENT_ID). */
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
+  readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
   /**
    * Clean shutdown: stop webhooks, keep open draws journaled, drain the outbox briefly, flush.
@@ -114,9 +81,6 @@ export interface Bot {
    */
   stop(reason?: string): Promise<void>;
 }
-
-/** Prints to stdout, outside the logger; links only when stdout is a terminal (operator-console.ts). */
-export const stdoutOperator: OperatorPort = consoleOperator();
 
 /** The webhook event types the bot acts on (and subscribes to when it registers its webhook). */
 export const BOT_WEBHOOK_TYPES = ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'] as const;
@@ -128,27 +92,29 @@ const STREAMING_END_MS = 2000;
 const CLOSE_MS = 1000;
 
 /**
- * Starts one bot. The steps below read top to bottom: each builds one part, registers its stop
- * and hands on what the next steps need. A start-up that fails (or is stopped) after the chat
- * connect began runs the stop list with CLOSE_MS per connection (serveAndConnect).
+ * Starts one bot, one step a line. A start-up that fails (or is stopped) after the chat connect
+ * began runs the stop list with CLOSE_MS per connection (serveAndConnect).
  */
 export async function startBot(options: BotOptions): Promise<Bot> {
   const c = botContext(options);
   requireChatCredentials(c.config);
   const adapters = await openAdapters(c);
-  // The Twitch API (its onLive) and the engine (its private delivery) reach the prize delivery,
-  // which needs the engine: it is looked up when called, once the delivery is built.
-  const late: LateDelivery = {};
-  const twitchApi = startTwitchApi(c, adapters, late);
-  const engine = await buildEngine(c, adapters, twitchApi, late);
-  const delivery = (late.wiring = startPrizeDelivery(c, adapters, engine));
-  const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger, onLive: () => void delivery.tracker.streamStarted() });
+  const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger });
+  const twitchApi = startTwitchApi(c, adapters, streaming);
+  // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
+  const claimPage = claimPageFor(c.config, c.logger);
+  const channels = startDeliveryChannels(c, adapters, claimPage);
+  const engine = await buildEngine(c, adapters, twitchApi, channels);
+  const delivery = startPrizeDelivery(c, adapters, engine, channels);
+  const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
+  streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
-  const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shopFeatures: shop.features, twitchApi });
-  const intake = startEventIntake(c, adapters, { engine, delivery, shopFeatures: shop.features, handledTypes: shop.handledTypes });
-  const health = healthReport(c, adapters.chat, engine);
+  const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
+  const intake = startEventIntake(c, adapters, { engine, delivery, shop });
+  const health = healthReport(c, adapters.chat, engine, twitchEvents);
   const chatConnected = connectChatAtStart(c, adapters);
-  const served = await serveAndConnect(c, { adapters, engine, streaming, delivery, shop, lines, intake, health, twitchApi, chatConnected });
+  const parts = { adapters, engine, streaming, delivery, claimPage, shop, lines, intake, health, twitchApi };
+  const served = await serveAndConnect(c, { ...parts, twitchEvents, chatConnected });
   registerDrain(c, streaming, adapters.chat);
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
@@ -169,58 +135,19 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    twitchEvents,
     health,
     stop: stopOnce(c),
   };
 }
 
-/** What every step reads: the options with their defaults, the settings, and the one stop list. */
-export interface BotContext {
-  options: BotOptions;
-  config: Config;
-  logger: Logger;
-  log: Logger;
-  clock: Clock;
-  /** The clock of the event intake, the catch-up poll and the HTTP server's replay check (tests may set their own). */
-  eventClock: Clock;
-  random: RandomSource;
-  operator: OperatorPort;
-  file: Config['settings'];
-  settings: ReturnType<typeof giveawaySettingsFrom>;
-  names: ReturnType<typeof commandNamesFrom>;
-  /** What to stop, in the one order of stop-list.ts; each part is registered as it is built. */
-  stops: StopList;
-  /** Credential problems found while starting (credential-problems.ts), for /healthz and the dashboard. */
-  problems: StartupProblems;
-}
-
-export function botContext(options: BotOptions): BotContext {
-  const { config, logger } = options;
-  const clock = options.clock ?? systemClock;
-  return {
-    options,
-    config,
-    logger,
-    log: logger.child({ module: 'bot' }),
-    clock,
-    eventClock: options.events?.clock ?? clock,
-    random: options.random ?? cryptoRandom,
-    operator: options.operator ?? stdoutOperator,
-    file: config.settings,
-    settings: giveawaySettingsFrom(config.settings),
-    names: commandNamesFrom(config.settings),
-    stops: new StopList(),
-    problems: new StartupProblems(),
-  };
-}
-
-export function requireChatCredentials(config: Config): void {
+function requireChatCredentials(config: Config): void {
   if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
     throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
 }
 
 /** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
-export interface Adapters {
+interface Adapters {
   repo: FileDrawRepository;
   client: FourthwallClient;
   shop: FourthwallShop;
@@ -228,7 +155,7 @@ export interface Adapters {
   chat: TwitchChat;
 }
 
-export async function openAdapters(c: BotContext): Promise<Adapters> {
+async function openAdapters(c: BotContext): Promise<Adapters> {
   const { config, logger, clock, options, stops } = c;
   const repo = await FileDrawRepository.open(config.dataDir, {
     clock,
@@ -250,6 +177,7 @@ export async function openAdapters(c: BotContext): Promise<Adapters> {
   const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
   const twitchAuth = startTwitchAuth(config, logger, clock);
   stops.close('twitch-auth', () => twitchAuth.close());
+  const outboxMax = config.twitch.outboxMax;
   const chat = new TwitchChat({
     url: config.twitch.ircUrl,
     channel: config.twitch.channel!,
@@ -258,27 +186,41 @@ export async function openAdapters(c: BotContext): Promise<Adapters> {
     tokens: twitchAuth.tokens,
     logger,
     clock,
-    outbox: { ...(config.twitch.outboxMax !== undefined ? { maxQueued: config.twitch.outboxMax } : {}), ...options.outbox },
+    outbox: { ...(outboxMax !== undefined ? { maxQueued: outboxMax } : {}), ...options.outbox },
   });
   stops.close('chat', () => chat.disconnect());
   return { repo, client, shop, twitchAuth, chat };
 }
 
-/** The prize delivery, set once built; the parts built before it call it only later (on events). */
-interface LateDelivery {
-  wiring?: DeliveryWiring;
-}
-
-/** The Twitch API (with TWITCH_CLIENT_ID): Helix, auto streaming, account rules. */
-function startTwitchApi(c: BotContext, a: Adapters, late: LateDelivery): TwitchApi | undefined {
-  const { config, clock, logger } = c;
-  const twitchApi = twitchApiFor({ config, auth: a.twitchAuth, chat: a.chat, shop: a.shop, clock, logger, onLive: () => void late.wiring!.tracker.streamStarted(), ...c.options.twitchApi });
+/**
+ * The Twitch API (with TWITCH_CLIENT_ID): Helix, auto streaming, account rules. A stream start
+ * its watch tells Fourthwall reaches the streaming module's `live` listeners.
+ */
+function startTwitchApi(c: BotContext, a: Adapters, streaming: StreamingService): TwitchApi | undefined {
+  const twitchApi = twitchApiFor({
+    config: c.config,
+    auth: a.twitchAuth,
+    chat: a.chat,
+    shop: a.shop,
+    clock: c.clock,
+    logger: c.logger,
+    onLive: () => streaming.startedElsewhere(),
+    ...c.options.twitchApi,
+  });
   if (twitchApi) c.stops.close('twitch-api', () => twitchApi.stop());
   return twitchApi;
 }
 
-/** The drand beacon and the giveaway engine over the (possibly wrapped) history; the account-check warm-up fed by its events. */
-async function buildEngine(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, late: LateDelivery): Promise<GiveawayEngine> {
+/**
+ * The drand beacon and the giveaway engine over the (possibly wrapped) history, told how links
+ * reach winners (`channels`); the account-check warm-up fed by its events.
+ */
+async function buildEngine(
+  c: BotContext,
+  a: Adapters,
+  twitchApi: TwitchApi | undefined,
+  channels: DeliveryChannels,
+): Promise<GiveawayEngine> {
   const { config, clock, logger, options, stops } = c;
   const beacon = await beaconForBot(config, { clock, logger });
   stops.close('beacon', () => beacon.close());
@@ -294,7 +236,7 @@ async function buildEngine(c: BotContext, a: Adapters, twitchApi: TwitchApi | un
     beacon: beacon.port,
     beaconWaitMs: c.file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
-    privateDelivery: (): PrivateDelivery => late.wiring!.tracker.via(),
+    privateDelivery: () => channels.via(),
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   stops.save('engine', 'the open draws', () => engine.stop());
@@ -307,15 +249,32 @@ async function buildEngine(c: BotContext, a: Adapters, twitchApi: TwitchApi | un
   return engine;
 }
 
-/** Prizes to winners: claim page, whispers, redemption tracking, reminders (src/delivery). */
-function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine): DeliveryWiring {
+/** What needs no engine of prize delivery: the whispers, and how links reach winners (src/delivery). */
+function startDeliveryChannels(c: BotContext, a: Adapters, claimPage?: ClaimPageWiring): DeliveryChannels {
   const { config, clock, logger } = c;
-  const delivery = startDelivery({ config, store: a.repo, engine, chat: a.chat, messages: c.settings.messages, client: a.client, tokens: a.twitchAuth.tokens, clock, logger });
+  return deliveryChannels({ config, tokens: a.twitchAuth.tokens, claimUrl: claimPage?.url, clock, logger });
+}
+
+/** The delivery tracker over the history, following the engine's winners (src/delivery). */
+function startPrizeDelivery(c: BotContext, a: Adapters, engine: GiveawayEngine, channels: DeliveryChannels) {
+  const { config, clock, logger } = c;
+  const { repo: store, chat, client } = a;
+  const messages = c.settings.messages;
+  const delivery = startDelivery(channels, { config, store, engine, chat, messages, client, clock, logger });
   c.stops.close('delivery', async () => {
     await delivery.stop(); // the whisper queue saved
     await delivery.tracker.idle(); // its writes in flight end before the history is flushed
   });
   return delivery;
+}
+
+/** Channel points, bits and the EventSub client (app/twitch-events.ts); started once the open draws are restored. */
+function startTwitchEventsFor(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined, engine: GiveawayEngine) {
+  const { config, problems, clock, logger } = c;
+  const options = c.options.twitchEvents;
+  const events = startTwitchEvents({ config, auth: a.twitchAuth, twitchApi, engine, problems, clock, logger, options });
+  c.stops.close('twitch-events', () => events.stop());
+  return events;
 }
 
 interface ShopWiring {
@@ -328,7 +287,9 @@ interface ShopWiring {
 
 function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): ShopWiring {
   const { config, clock, logger } = c;
-  const features = createShopFeatures({ config, client: a.client, shopDomain: () => a.shop.shopDomain(), chat: a.chat, engine, history: a.repo, clock, logger });
+  const { client, chat, repo: history } = a;
+  const shopDomain = () => a.shop.shopDomain();
+  const features = createShopFeatures({ config, client, shopDomain, chat, engine, history, clock, logger });
   c.stops.close('shop-features', () => features.stop());
   const webhookTypes = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], c.file);
   return { features, webhookTypes, handledTypes: new Set(webhookTypes) };
@@ -341,17 +302,14 @@ function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): 
  */
 function wireChatCommands(
   c: BotContext,
-  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shopFeatures: ShopFeatures; twitchApi: TwitchApi | undefined },
+  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
 ): ChatLines {
-  const { names } = c;
-  const { chat, engine, twitchApi } = p;
-  const registry = new CommandRegistry({ clock: c.clock, logger: c.logger, prefix: names.prefix });
-  registry.register(enterCommand(engine, names.names.enter, names.aliases.enter ?? []));
-  const gw = giveawayCommand(engine, names.names.giveaway, names.aliases.giveaway ?? [], () => twitchApi?.accounts?.summary());
-  registry.register({ ...gw, cooldown: { ...gw.cooldown, globalMs: Math.max(gw.cooldown?.globalMs ?? 0, names.statusCooldownMs) } });
-  registry.register(claimCommand(engine, names.names.claim, names.aliases.claim ?? []));
-  registry.register(streamCommand(p.streaming, names.names.stream, names.aliases.stream ?? [], () => twitchApi?.watch));
-  registerShopCommands(registry, p.shopFeatures, c.config);
+  const { chat, engine, streaming, twitchApi } = p;
+  const { names, clock, logger } = c;
+  const statusNote = () => twitchApi?.accounts?.summary();
+  const autoStreaming = () => twitchApi?.watch;
+  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, clock, logger });
+  registerShopCommands(registry, p.shop.features, c.config);
   const lines = new ChatLines(registry, (text) => chat.say(text), c.log);
   chat.on('message', lines.onMessage);
   return lines;
@@ -367,15 +325,15 @@ interface EventWiring {
 function startEventIntake(
   c: BotContext,
   a: Adapters,
-  p: { engine: GiveawayEngine; delivery: DeliveryWiring; shopFeatures: ShopFeatures; handledTypes: ReadonlySet<string> },
+  p: { engine: GiveawayEngine; delivery: DeliveryWiring; shop: ShopWiring },
 ): EventWiring {
   const { options } = c;
   const shopId = pinnedShopId(a.client, c.log);
   const intake = new EventIntake({
     mode: c.config.mode,
     // The intake sets aside unknown and unused types (logged there), so only handled ones get here.
-    handle: eventDispatch({ engine: p.engine, delivery: p.delivery, shop: p.shopFeatures }),
-    handledTypes: p.handledTypes,
+    handle: eventDispatch({ engine: p.engine, delivery: p.delivery, shop: p.shop.features }),
+    handledTypes: p.shop.handledTypes,
     store: a.repo,
     shopId,
     clock: c.eventClock,
@@ -386,7 +344,12 @@ function startEventIntake(
   return { intake, shopId };
 }
 
-function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): () => HealthReport {
+function healthReport(
+  c: BotContext,
+  chat: TwitchChat,
+  engine: GiveawayEngine,
+  twitch: TwitchEvents,
+): () => HealthReport {
   return () => {
     const h = chat.health();
     const problems = c.problems.list();
@@ -395,6 +358,7 @@ function healthReport(c: BotContext, chat: TwitchChat, engine: GiveawayEngine): 
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
     };
@@ -410,8 +374,8 @@ function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
   const { options } = c;
   const chatStop = new AbortController();
   c.stops.close('chat-connect', () => chatStop.abort());
-  const chatSignals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x): x is AbortSignal => x !== undefined);
-  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(chatSignals) });
+  const signals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x) => x !== undefined);
+  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) });
   chatConnected.catch(() => undefined);
   return chatConnected;
 }
@@ -421,11 +385,14 @@ interface StartedParts {
   engine: GiveawayEngine;
   streaming: StreamingService;
   delivery: DeliveryWiring;
+  /** The claim page (with GIFTDROP_PUBLIC_URL and the Twitch application's id and secret). */
+  claimPage: ClaimPageWiring | undefined;
   shop: ShopWiring;
   lines: ChatLines;
   intake: EventWiring;
   health: () => HealthReport;
   twitchApi: TwitchApi | undefined;
+  twitchEvents: TwitchEvents;
   chatConnected: Promise<void>;
 }
 
@@ -477,7 +444,7 @@ async function restoreBeforeChat(c: BotContext, p: StartedParts): Promise<void> 
   p.lines.release();
 }
 
-/** The overlay and the dashboard (src/web). */
+/** The overlay and the dashboard (src/web/operator). */
 async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages> {
   const { config, clock, logger } = c;
   const web = await startOperatorPages({
@@ -490,13 +457,25 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     settings: c.settings,
     clock,
     logger,
-    sessions: { now: () => clock.now() },
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    twitchEvents: () => p.twitchEvents.health(),
   });
   c.stops.close('pages', () => web.close());
   return web;
+}
+
+/** The public pages' routes (src/web/public): verify, claim (when on), and the icon. */
+function publicRoutes(c: BotContext, p: StartedParts): HttpRoute[] {
+  const { engine, claimPage } = p;
+  const verify = verifyRoute(p.adapters.repo, c.logger);
+  // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
+  engine.events.on('rerolled', (record) => verify.forget(record.id));
+  engine.events.on('draw-finished', (record) => verify.forget(record.id));
+  const channel = c.config.twitch.channel ?? '';
+  const claim = claimPage?.mount({ prizes: p.delivery.tracker, channel, clock: c.clock });
+  return [verify, ...(claim ? [claim] : []), faviconRoute];
 }
 
 /**
@@ -505,11 +484,7 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
  */
 async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): Promise<BotHttpServerWithPages> {
   const { config, logger } = c;
-  const { engine, intake, delivery } = p;
-  const verify = verifyRoute(p.adapters.repo, logger);
-  // A draw's page is rebuilt only when its record changed: a reroll, or winners reconciled at finish.
-  engine.events.on('rerolled', (record) => verify.forget(record.id));
-  engine.events.on('draw-finished', (record) => verify.forget(record.id));
+  const { intake } = p;
   const server = await startHttpServer({
     host: config.http.host,
     port: config.http.port,
@@ -519,7 +494,7 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     onEvent: (event) => intake.intake.receive(event),
     health: p.health,
     handledTypes: p.shop.handledTypes,
-    routes: [verify, ...(delivery.claimRoute ? [delivery.claimRoute] : []), faviconRoute],
+    routes: publicRoutes(c, p),
     // The streamer's own pages on their own listener (loopback unless GIFTDROP_LOCAL_BIND).
     local: {
       host: config.http.localBind,
@@ -542,6 +517,8 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
 function startBackground(c: BotContext, p: StartedParts): EventPoller | undefined {
   const { config, log, options } = c;
   p.shop.features.startBackground();
+  // Channel points and bits, now that the open draws are restored (a pending redemption finds its draw).
+  void p.twitchEvents.start().catch((err: unknown) => log.error({ err }, 'channel points / bits could not start'));
   const notice = config.mode === 'live' ? basicOnlyNotice(config) : undefined;
   if (notice) log.warn(notice);
   // The shop id is pinned in the background; an event meanwhile waits for it (and a failure is
@@ -550,7 +527,8 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
   // /healthz and the dashboard); anything else is retried with the next event.
   void p.intake.shopId().catch((err: unknown) => {
     const problem = fourthwallCredentialProblem(config.fourthwall.auth, err);
-    if (!problem) return log.warn({ err }, 'could not read the shop (GET /shops/current) yet; events wait until it is known');
+    const waiting = 'could not read the shop (GET /shops/current) yet; events wait until it is known';
+    if (!problem) return log.warn({ err }, waiting);
     if (c.problems.add(problem)) log.error(problem);
   });
   const poller = startCatchUp({
@@ -582,8 +560,10 @@ function registerDrain(c: BotContext, streaming: StreamingService, chat: TwitchC
 }
 
 /** The Fourthwall streaming status: the stream watch (`streaming.auto`), or `streaming.autoStart` at start. */
-async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefined, streaming: StreamingService): Promise<void> {
-  void twitchApi?.startWatch().catch((err: unknown) => c.log.warn({ err }, 'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)'));
+async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefined, streaming: StreamingService) {
+  const notStarted =
+    'auto streaming could not start; the Fourthwall streaming status stays as it is (mods: !stream live / offline)';
+  void twitchApi?.startWatch().catch((err: unknown) => c.log.warn({ err }, notStarted));
   if (c.file.streaming.autoStart && !twitchApi?.autoStreaming) {
     await streaming.goLiveAtStart(c.names.names.stream);
   }
@@ -593,19 +573,18 @@ async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefi
 function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: string }): void {
   const { config, log } = c;
   const { engine, webhookUrl } = p;
+  const { channel, username, ircUrl } = config.twitch;
+  const fourthwall = config.fourthwall.apiUrl;
+  const openDraws = engine.openDrawCount();
+  const where = { mode: config.mode, channel, bot: username, chat: ircUrl, fourthwall, webhooks: webhookUrl };
+  // Who the per-client limits think a client is (issue 46: the default trusts no header).
+  const clients = describeClientKeys(config.http.trustProxy, config.publicUrl);
   log.info(
-    {
-      mode: config.mode,
-      channel: config.twitch.channel,
-      bot: config.twitch.username,
-      chat: config.twitch.ircUrl,
-      fourthwall: config.fourthwall.apiUrl,
-      webhooks: webhookUrl,
-      openDraws: engine.openDrawCount(),
-      dataDir: config.dataDir,
-    },
-    `giftdrop ${config.mode}: chat #${config.twitch.channel} as ${config.twitch.username} via ${config.twitch.ircUrl}, Fourthwall at ${config.fourthwall.apiUrl}, webhooks at ${webhookUrl}, ${plural(engine.openDrawCount(), 'open draw')}`,
+    { ...where, openDraws, dataDir: config.dataDir, trustProxy: config.http.trustProxy ?? 'none' },
+    `giftdrop ${config.mode}: chat #${channel} as ${username} via ${ircUrl}, Fourthwall at ${fourthwall}, ` +
+      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}; ${clients}`,
   );
+  if (config.mode === 'live') c.operator.notify(clients);
 }
 
 /**
@@ -617,9 +596,15 @@ function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: s
 function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: OperatorPages): void {
   const url = server.localUrl;
   const tokenFrom = pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : pages.token.file;
-  const line = `overlay (OBS browser source) at ${url}/overlay; dashboard at ${url}/dashboard (sign in once with the token in ${tokenFrom})`;
+  const dashboard = `dashboard at ${url}/dashboard (sign in with the token in ${tokenFrom})`;
+  const line = `overlay (OBS browser source) at ${url}/overlay; ${dashboard}`;
   c.operator.notify(line);
   c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
+  // The link that signs in by itself: its token is in the fragment (#), which the browser never
+  // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
+  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
+  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
+  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

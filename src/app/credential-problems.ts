@@ -10,6 +10,7 @@
  */
 import type { Config } from '../config/index.js';
 import { FourthwallAuthError, FourthwallTokenError } from '../fourthwall/errors.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 /** The variables that hold the Fourthwall credentials in use (e.g. `FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD`). */
 export function fourthwallCredentialNames(auth: Config['fourthwall']['auth']): string {
@@ -24,7 +25,7 @@ export function fourthwallCredentialProblem(auth: Config['fourthwall']['auth'], 
   const answer = err instanceof FourthwallAuthError ? `${err.status} ${err.code}` : `${err.status ?? 'a refusal'}`;
   return (
     `Fourthwall refused ${fourthwallCredentialNames(auth)} (it answered ${answer}): the bot cannot read the shop, finish gift draws or make links. ` +
-    'Fix them in .env (npm run setup tests each one and says what is wrong), then restart.'
+    `Fix them in .env (${giftdropCommand('setup')} tests each one and says what is wrong), then restart.`
   );
 }
 

@@ -7,7 +7,7 @@
  * with the fix, exit 1, nothing written.
  */
 import { privacyProblem } from '../platform/protection.js';
-import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../storage/lock.js';
+import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../storage/index.js';
 
 /**
  * Takes `<dataDir>/giftdrop.lock` or exits 1 with one line on stderr. `dataRoot`: DATA_DIR itself,

@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:net';
 import { runWithEnv } from '../platform/advice.js';
+import { commandLine, thisInvocation, type Invocation } from '../platform/invocation.js';
 
 /** True when `err` (or one of its causes) is EADDRINUSE. */
 export function isAddressInUse(err: unknown): boolean {
@@ -19,15 +20,16 @@ export function isAddressInUse(err: unknown): boolean {
 type PortSetting = 'HTTP_PORT' | 'GIFTDROP_LOCAL_PORT';
 
 /**
- * The one line for a busy port, with the fix as `platform`'s shell writes it (HTTP_PORT's
- * suggestion skips HTTP_PORT + 1, where the streamer's own listener goes by default).
+ * The one line for a busy port, with the fix as `inv`'s shell writes it, naming the command that
+ * starts the bot as `inv` runs it (HTTP_PORT's suggestion skips HTTP_PORT + 1, where the
+ * streamer's own listener goes by default).
  */
-export function portInUseMessage(host: string, port: number, platform: NodeJS.Platform = process.platform, setting: PortSetting = 'HTTP_PORT'): string {
+export function portInUseMessage(host: string, port: number, inv: Invocation = thisInvocation(), setting: PortSetting = 'HTTP_PORT'): string {
   const other = setting === 'HTTP_PORT' ? (port >= 65534 ? port - 2 : port + 2) : port === 65535 ? port - 1 : port + 1;
   const after = setting === 'HTTP_PORT' ? ' (and point the Fourthwall webhook or tunnel at it)' : ' (the overlay and dashboard URLs follow it)';
   return (
     `${setting} ${port} on ${host} is already in use (another giftdrop, or another program, holds it): ` +
-    `stop that one, or pick another port, e.g. ${runWithEnv(platform, { [setting]: other }, 'npm start')}${after}.`
+    `stop that one, or pick another port, e.g. ${runWithEnv(inv.platform, { [setting]: other }, commandLine(inv, 'start'))}${after}.`
   );
 }
 
@@ -38,7 +40,7 @@ export function checkPortFree(host: string, port: number, setting: PortSetting =
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
       const hostSetting = setting === 'HTTP_PORT' ? 'HTTP_HOST' : 'GIFTDROP_LOCAL_BIND';
-      if (isAddressInUse(err)) resolve(portInUseMessage(host, port, process.platform, setting));
+      if (isAddressInUse(err)) resolve(portInUseMessage(host, port, thisInvocation(), setting));
       else resolve(`cannot listen on ${hostSetting} ${host}, ${setting} ${port} (${err.code ?? err.message}): check both settings.`);
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));

@@ -2,17 +2,11 @@
  * Maps the validated JSON settings file (config/) onto the giveaway engine's settings and the
  * command registry's names. Pure: no I/O.
  */
+import type { CommandNames } from '../commands/wire.js';
 import type { FileSettings } from '../config/index.js';
 import { mergeGiveawaySettings, type GiveawaySettings } from '../giveaway/settings.js';
 import { defaultGiveawaySettings } from '../giveaway/settings.js';
 import { GiftdropError } from '../shared/errors.js';
-
-export interface CommandNames {
-  prefix: string;
-  names: Record<'enter' | 'giveaway' | 'claim' | 'stream', string>;
-  aliases: Partial<Record<'enter' | 'giveaway' | 'claim' | 'stream', string[]>>;
-  statusCooldownMs: number;
-}
 
 export function commandNamesFrom(file: FileSettings): CommandNames {
   const c = file.commands;
@@ -53,5 +47,19 @@ export function giveawaySettingsFrom(file: FileSettings): GiveawaySettings {
     luck: { subscriberMultiplier: file.luck.subscriberMultiplier, tiers: file.luck.tiers },
     reminders: file.reminders,
     messages: file.messages,
+    ...ticketSettings(file),
   });
+}
+
+/** The tickets section: channel points and bits, each only when it is on. */
+function ticketSettings(file: FileSettings): Pick<GiveawaySettings, 'tickets'> {
+  const cp = file.channelPoints;
+  const bits = file.bits;
+  if (!cp.enabled && !bits.enabled) return {};
+  return {
+    tickets: {
+      ...(cp.enabled ? { channelPoints: { ticketsPerRedemption: cp.ticketsPerRedemption, maxPerViewer: cp.maxPerViewer } } : {}),
+      ...(bits.enabled ? { bits: { bitsPerTicket: bits.bitsPerTicket, maxTickets: bits.maxTickets } } : {}),
+    },
+  };
 }

@@ -6,7 +6,7 @@
  * - a repeat of a signal within REPEAT_GRACE_MS is the same request delivered twice (Ctrl+C on a
  *   terminal reaches the whole process group, and `npm start` forwards it again) and is ignored;
  *   a later one means "now" and exits 130 at once;
- * - a stop still running after `deadlineMs` (default 9 s: service managers and the README promise
+ * - a stop still running after `deadlineMs` (default 9 s: service managers and docs/operating.md promise
  *   a stop within 10 s) exits 1 with one line saying so; open draws are journaled as they go, so
  *   the next start resumes them either way.
  */

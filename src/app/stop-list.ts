@@ -21,6 +21,7 @@ const STOP_ORDER = [
   'intake', // the events being handled, and their retries, end
   'shop-features', // alerts, merch train, catalog, promotions, order feed
   'delivery', // whispers, reminders, redemption poll; then its writes in flight end (before the history flush)
+  'twitch-events', // channel points and bits take nothing more; settles in flight end; EventSub sockets closed
   'engine', // the open draws journaled (a save)
   'beacon', // the drand client
   'history', // nothing writes to it any more: flushed (a save) before any slow call

@@ -1,12 +1,13 @@
 /**
- * The read-only scripts' (history, verify) choice of data directory: the mode `npm start` would
+ * The read-only commands' (history, verify) choice of data directory: the mode `npm start` would
  * run in (live data in DATA_DIR, sandbox data in DATA_DIR/sandbox), unless `--sandbox` or `--live`
  * says otherwise. A forced mode needs no credentials: the scripts never connect anywhere.
  */
 import { ConfigError, loadConfig, takeModeFlag } from '../config/index.js';
+import { giftdropCommand, settingsGuide, thisInvocation } from '../platform/invocation.js';
 
 /** Resolves the data directory for `argv`; exits 2 on conflicting flags, 1 on a bad config. */
-export function cliDataDir(script: string, argv: readonly string[]): { dataDir: string; mode: 'sandbox' | 'live'; rest: string[] } {
+export function cliDataDir(script: 'history' | 'verify', argv: readonly string[]): { dataDir: string; mode: 'sandbox' | 'live'; rest: string[] } {
   const taken = takeModeFlag(argv);
   if (typeof taken === 'string') {
     process.stderr.write(`${script}: ${taken}\n`);
@@ -18,8 +19,8 @@ export function cliDataDir(script: string, argv: readonly string[]): { dataDir: 
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(
-      `giftdrop: ${err.message}\nSee .env.example and the README for every setting. ` +
-        `To read a mode's data anyway: npm run ${script} -- --live (or --sandbox)\n`,
+      `giftdrop: ${err.message}\n${settingsGuide(thisInvocation())} ` +
+        `To read a mode's data anyway: ${giftdropCommand(script, '--live')} (or --sandbox)\n`,
     );
     process.exit(1);
   }

@@ -12,10 +12,9 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { PRIZE_CLOSURE_WORDS, type DrawRecord } from '../giveaway/model.js';
-import { FileDrawRepository } from '../storage/repository.js';
-import { toCsv, toExport } from '../storage/export.js';
+import { FileDrawRepository, toCsv, toExport } from '../storage/index.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
-import { npmRun } from '../platform/advice.js';
+import { commandLine, thisInvocation, type Invocation } from '../platform/invocation.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -24,14 +23,17 @@ export interface CliIo {
   err: { write(text: string): unknown };
 }
 
-export const HISTORY_USAGE = `usage: ${npmRun(process.platform, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
+/** The usage text, naming the commands as `inv` runs them. */
+export function historyUsage(inv: Invocation = thisInvocation()): string {
+  return `usage: ${commandLine(inv, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
   (default)   a readable table, newest first
   --json      the history export (JSON array, newest first)
   --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
   --limit N   only the N newest draws
   --draw ID   only the draw with this id
-  --sandbox / --live   which mode's data (default: the mode npm start would run in)
+  --sandbox / --live   which mode's data (default: the mode ${commandLine(inv, 'start')} would run in)
 `;
+}
 
 interface HistoryArgs {
   format: 'table' | 'json' | 'csv';
@@ -135,7 +137,12 @@ function detail(r: DrawRecord): string {
       ),
     ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${clean(a.at)}`),
     ...(r.rerolls ?? []).map(
-      (x) => `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}`,
+      (x) =>
+        `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +
+        // the link they had seen stays theirs (the replacement got a new one): its state is theirs
+        `${x.kept ? `\n    kept their link${x.kept.giftId ? ` gift ${clean(x.kept.giftId)}` : ''}` : ''}` +
+        `${x.kept && x.delivery ? `\n    delivery ${deliveryLine(x.delivery)}` : ''}` +
+        `${x.kept?.redeemUrl ? `\n    link ${clean(x.kept.redeemUrl)}` : ''}`,
     ),
     `commitment ${clean(r.fairness.commitment)}`,
     `seed       ${clean(r.fairness.seed) || '(not revealed)'}`,
@@ -149,11 +156,11 @@ function detail(r: DrawRecord): string {
 export async function runHistoryCli(argv: readonly string[], io: CliIo): Promise<number> {
   const args = historyArgs(argv);
   if (typeof args === 'string') {
-    io.err.write(`history: ${args}\n${HISTORY_USAGE}`);
+    io.err.write(`history: ${args}\n${historyUsage()}`);
     return 2;
   }
   if (args.help) {
-    io.out.write(HISTORY_USAGE);
+    io.out.write(historyUsage());
     return 0;
   }
   let repo: FileDrawRepository;

@@ -14,7 +14,7 @@ import { accountRulesFrom } from '../twitch/api.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
 import type { SetupItem } from './setup-item.js';
-import { claimRedirectUri } from '../delivery/claim.js';
+import { claimRedirectUri } from '../web/public/claim-wiring.js';
 import { WHISPER_SCOPE } from '../twitch/whispers.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */

@@ -6,6 +6,8 @@
  *   the bot is a moderator there);
  * - Twitch API (optional, setup-twitch-api.ts): TWITCH_CLIENT_ID, the token's scopes per enabled feature;
  * - webhook secret: present (Fourthwall has no API to compare it);
+ * - client addresses: which GIFTDROP_TRUST_PROXY is in force (a warning naming the setting when the
+ *   public URL is a cloudflared or ngrok address and no header is trusted);
  * - webhook: `<GIFTDROP_PUBLIC_URL>/webhooks/fourthwall` with the event types the bot needs, through
  *   list/create/update webhook: a second run changes nothing and never creates a duplicate; a
  *   configuration with that URL but missing types is updated;
@@ -37,7 +39,9 @@ import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../events/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
+import { describeClientKeys } from '../http/surfaces.js';
 import type { SetupItem } from './setup-item.js';
+import { giftdropCommand, settingsGuide, thisInvocation } from '../platform/invocation.js';
 
 export interface SetupOptions {
   config: Config;
@@ -138,7 +142,7 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
           name,
           status: 'fail',
           detail:
-            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Going live").`,
+            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Set up and go live").`,
           required: true,
         },
       ];
@@ -147,6 +151,15 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
   } finally {
     await chat.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * Which client addresses the per-client limits use (GIFTDROP_TRUST_PROXY): a warning while no
+ * header is trusted and the public URL names a tunnel that writes one the bot could trust.
+ */
+function clientAddressItem(config: Config): SetupItem {
+  const detail = describeClientKeys(config.http.trustProxy, config.publicUrl);
+  return { name: 'Client addresses', status: detail.includes('set GIFTDROP_TRUST_PROXY=') ? 'warn' : 'ok', detail, required: false };
 }
 
 function checkWebhookSecret(config: Config): SetupItem {
@@ -268,7 +281,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     const missing = missingForLive(config);
     print('giftdrop setup checks the live configuration, but this one runs in sandbox mode.');
     if (missing.length) {
-      print('Missing (set them in .env, see .env.example and README "Going live"):');
+      print(`Missing (set them in .env; ${settingsGuide(thisInvocation())}):`);
       for (const m of missing) print(`  - ${m}`);
     } else {
       print('GIFTDROP_MODE=sandbox is set: remove it (or set GIFTDROP_MODE=live) to check the live configuration.');
@@ -300,6 +313,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     report(await checkTwitch(config, logger, o.chatTimeoutMs ?? 15_000));
     report(await checkTwitchApi(config, logger));
     report([claimPageItem(config)]);
+    report([clientAddressItem(config)]);
     report([checkWebhookSecret(config)]);
     const basicOnly = basicOnlyNotice(config);
     report([{ name: 'Basic-only operations', status: basicOnly ? 'warn' : 'ok', detail: basicOnly ?? 'Basic credentials are set', required: false }]);
@@ -324,10 +338,10 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
   // A skipped check is not an item to fix: it waits on one that failed (and is named there).
   const toFix = items.filter((i) => i.required && i.status === 'fail');
   if (toFix.length === 0) {
-    print('All required checks passed. Start the bot with: npm start');
+    print(`All required checks passed. Start the bot with: ${giftdropCommand('start')}`);
     return { exitCode: 0, items };
   }
-  print(`${toFix.length} item(s) to fix: ${toFix.map((i) => i.name).join(', ')}. Fix them in .env and run npm run setup again.`);
+  print(`${toFix.length} item(s) to fix: ${toFix.map((i) => i.name).join(', ')}. Fix them in .env and run ${giftdropCommand('setup')} again.`);
   return { exitCode: 1, items };
 }
 

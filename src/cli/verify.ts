@@ -5,22 +5,26 @@
  * does not or the id is unknown (with the reason), 2 on bad arguments, 3 when there is nothing to
  * check (a giveaway cancelled before its draw, or a draw still open). Read-only.
  */
-import { FileDrawRepository } from '../storage/repository.js';
+import { FileDrawRepository } from '../storage/index.js';
 import { verifyDraw } from '../fairness/verify.js';
 import { FAIRNESS_ALGORITHM_V2 } from '../fairness/index.js';
 import type { DrawRecord } from '../giveaway/model.js';
 import { isEntryPoint, type CliIo } from './history.js';
-import { pageProblem, renderVerifyPage } from '../web/verify-page.js';
-import { npmRun } from '../platform/advice.js';
+import { pageProblem, renderVerifyPage } from '../web/public/verify-page.js';
+import { commandLine, thisInvocation, type Invocation } from '../platform/invocation.js';
 
-export const VERIFY_USAGE = `usage: ${npmRun(process.platform, 'verify', '[--sandbox | --live] <draw id> [--html]')}
+/** The usage text, naming the commands as `inv` runs them. */
+export function verifyUsage(inv: Invocation = thisInvocation()): string {
+  return `usage: ${commandLine(inv, 'verify', '[--sandbox | --live] <draw id> [--html]')}
   Recomputes the draw's winners from its revealed seed, entrant list and public beacon round
-  (algorithm: src/fairness/procedure.ts). Exit 0 when they match the history, 1 when they do not,
-  3 when there is nothing to check yet (cancelled before the draw, or still open).
-  --html  writes a self-contained verification page to stdout (${npmRun(process.platform, '-s verify', '<id> --html')} > draw.html)
+  (the procedure is in giftdrop's source, src/fairness/procedure.ts). Exit 0 when they match the
+  history, 1 when they do not, 3 when there is nothing to check yet (cancelled before the draw, or
+  still open).
+  --html  writes a self-contained verification page to stdout (${commandLine(inv, 'verify', '<id> --html', { silent: true })} > draw.html)
           that re-checks everything in the viewer's own browser; the verdict goes to stderr.
-  --sandbox / --live   which mode's data (default: the mode npm start would run in)
+  --sandbox / --live   which mode's data (default: the mode ${commandLine(inv, 'start')} would run in)
 `;
+}
 
 /** Exit code for a draw that has nothing to check yet (or ever): not a failure, not a pass. */
 export const NOTHING_TO_VERIFY = 3;
@@ -64,13 +68,13 @@ async function writePage(record: DrawRecord, result: ReturnType<typeof verifyDra
 /** Runs the verify CLI with `argv` (arguments after the script name). Returns the exit code. */
 export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
-    io.out.write(VERIFY_USAGE);
+    io.out.write(verifyUsage());
     return 0;
   }
   const html = argv.includes('--html');
   const args = argv.filter((a) => a !== '--html');
   if (args.length !== 1 || args[0]!.startsWith('-') || args[0]!.length === 0) {
-    io.err.write(`verify: expected exactly one draw id (and optionally --html)\n${VERIFY_USAGE}`);
+    io.err.write(`verify: expected exactly one draw id (and optionally --html)\n${verifyUsage()}`);
     return 2;
   }
   const id = args[0]!;

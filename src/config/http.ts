@@ -1,5 +1,5 @@
 /**
- * The HTTP listeners' settings (README "Security"): HTTP_HOST/HTTP_PORT for the public listener,
+ * The HTTP listeners' settings (docs/security.md): HTTP_HOST/HTTP_PORT for the public listener,
  * GIFTDROP_LOCAL_BIND/GIFTDROP_LOCAL_PORT for the streamer's own (default 127.0.0.1 and HTTP_PORT
  * + 1; 0 when HTTP_PORT is 0), GIFTDROP_LOCAL_HOSTS, GIFTDROP_TRUST_PROXY.
  *
@@ -18,8 +18,8 @@ export interface HttpSettings {
   localPort: number;
   /** GIFTDROP_LOCAL_HOSTS (lower case, no ports): more names of this machine for the streamer's own pages. */
   localHosts?: string[];
-  /** GIFTDROP_TRUST_PROXY as set (none, cloudflare, ngrok, last-hop, 1-5; default last-hop). */
-  trustProxy: string;
+  /** GIFTDROP_TRUST_PROXY as set (none, cloudflare, ngrok, last-hop, 1-5); unset: none (no header trusted). */
+  trustProxy?: string;
 }
 
 type HttpEnv = Pick<EnvSettings, 'HTTP_HOST' | 'HTTP_PORT' | 'GIFTDROP_LOCAL_PORT' | 'GIFTDROP_LOCAL_BIND' | 'GIFTDROP_LOCAL_HOSTS' | 'GIFTDROP_TRUST_PROXY' | 'GIFTDROP_OVERLAY_KEY'>;
@@ -52,6 +52,6 @@ export function httpSettings(env: HttpEnv): HttpSettings {
     localBind: env.GIFTDROP_LOCAL_BIND ?? '127.0.0.1',
     localPort: localPortOf(env),
     ...(env.GIFTDROP_LOCAL_HOSTS ? { localHosts: env.GIFTDROP_LOCAL_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) } : {}),
-    trustProxy: env.GIFTDROP_TRUST_PROXY ?? 'last-hop',
+    ...(env.GIFTDROP_TRUST_PROXY ? { trustProxy: env.GIFTDROP_TRUST_PROXY } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { GiftdropError } from '../shared/errors.js';
+import { settingsGuide, thisInvocation, type Invocation } from '../platform/invocation.js';
 import { envSchema, fileSchema, type FileSettings } from './schema.js';
 import { closest, knownKeysAt } from './suggest.js';
 import { httpProblems, httpSettings, type HttpSettings } from './http.js';
@@ -44,7 +45,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Settings that work but expose more than the README advises, one line each (the entry prints
+ * Settings that work but expose more than the docs advise, one line each (the entry prints
  * them at start-up): an HTTP_HOST other machines can reach, and an http:// GIFTDROP_PUBLIC_URL
  * in live mode (the claim page's login and the winners' prizes would cross the internet unencrypted).
  */
@@ -52,7 +53,7 @@ export function riskySettings(config: Pick<Config, 'mode' | 'publicUrl'> & { htt
   const lines: string[] = [];
   if (!isLoopbackHost(config.http.host)) {
     lines.push(
-      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (README "Security").`,
+      `HTTP_HOST=${config.http.host}: the bot's HTTP server answers other machines of your network directly; keep HTTP_HOST=127.0.0.1 and let an HTTPS tunnel carry the public routes (docs/security.md).`,
     );
   }
   if (config.mode === 'live' && config.publicUrl?.toLowerCase().startsWith('http://')) {
@@ -112,6 +113,11 @@ export interface Config {
     apiUrl?: string;
     /** TWITCH_OUTBOX_MAX: chat lines kept while disconnected (default 100). */
     outboxMax?: number;
+    /** TWITCH_BROADCASTER_TOKEN / _REFRESH_TOKEN: the broadcaster's login (channel points, bits). */
+    broadcasterToken?: string;
+    broadcasterRefreshToken?: string;
+    /** TWITCH_EVENTSUB_URL (default wss://eventsub.wss.twitch.tv/ws). */
+    eventSubUrl?: string;
   };
   fourthwall: {
     apiUrl: string;
@@ -463,6 +469,9 @@ function twitchConfig(env: Env): Config['twitch'] {
     clientId: env.TWITCH_CLIENT_ID,
     clientSecret: env.TWITCH_CLIENT_SECRET,
     outboxMax: env.TWITCH_OUTBOX_MAX,
+    broadcasterToken: env.TWITCH_BROADCASTER_TOKEN,
+    broadcasterRefreshToken: env.TWITCH_BROADCASTER_REFRESH_TOKEN,
+    eventSubUrl: env.TWITCH_EVENTSUB_URL,
   };
 }
 
@@ -501,6 +510,9 @@ export function secretValues(config: Config): string[] {
   push(config.twitch.token?.replace(/^oauth:/, ''));
   push(config.twitch.refreshToken);
   push(config.twitch.clientSecret);
+  push(config.twitch.broadcasterToken);
+  push(config.twitch.broadcasterToken?.replace(/^oauth:/, ''));
+  push(config.twitch.broadcasterRefreshToken);
   push(config.fourthwall.webhookSecret);
   push(config.fourthwall.appHmacKey);
   push(config.dashboardToken);
@@ -517,14 +529,18 @@ export function secretValues(config: Config): string[] {
   return out;
 }
 
-/** Where to read about the settings that failed: the settings-file example, .env.example, or both. */
-export function configHint(err: ConfigError): string {
+/**
+ * Where to read about the settings that failed: the settings-file example, .env.example, or both;
+ * for the single executable (`inv`), which comes without them, the repository's docs.
+ */
+export function configHint(err: ConfigError, inv: Invocation = thisInvocation()): string {
+  if (inv.executable) return settingsGuide(inv);
   const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
   const inFile = err.problems.some(fileProblem);
   const inEnv = err.problems.some((p) => !fileProblem(p));
-  if (inFile && !inEnv) return 'See config/giftdrop.example.json and the README for every setting of the settings file.';
-  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and the README.';
-  return 'See .env.example and the README for every setting.';
+  if (inFile && !inEnv) return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
+  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
+  return settingsGuide(inv);
 }
 
 /** For CLIs and main: load, or print every problem (never a secret) and exit non-zero. */

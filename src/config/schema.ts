@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { defaultGiveawaySettings as D } from '../giveaway/settings.js';
 import { alertsSchema, merchSchema, merchTrainSchema, promoSchema } from './shop.js';
 import { RATE_LIMIT_SPEC } from './rate-limit-spec.js';
+import { bitsSchema, channelPointsSchema } from './twitch-entries.js';
 
 const optionalString = z
   .string()
@@ -72,6 +73,10 @@ export const envSchema = z.object({
   TWITCH_REFRESH_TOKEN: optionalString,
   TWITCH_CLIENT_ID: optionalString,
   TWITCH_CLIENT_SECRET: optionalString,
+  /** The broadcaster's user token (channel points, bits) and its refresh token; the setup page's login when unset. */
+  TWITCH_BROADCASTER_TOKEN: optionalString,
+  TWITCH_BROADCASTER_REFRESH_TOKEN: optionalString,
+  TWITCH_EVENTSUB_URL: optionalString.pipe(url('EventSub WebSocket, e.g. wss://eventsub.wss.twitch.tv/ws').optional()),
   TWITCH_OUTBOX_MAX: optionalString.pipe(
     z.string().regex(/^\d+$/, 'must be a whole number of chat lines (e.g. 100)').transform(Number).refine((n) => n >= 1, 'must be at least 1').optional(),
   ),
@@ -257,6 +262,9 @@ export const fileSchema = z.strictObject({
   merchTrain: merchTrainSchema,
   merch: merchSchema,
   promo: promoSchema,
+  /** Entries from Twitch beyond chat (./twitch-entries.ts): channel points and bits. */
+  channelPoints: channelPointsSchema,
+  bits: bitsSchema,
   /** Sandbox-mode demo pacing (no effect in live mode). */
   demo: z
     .strictObject({

@@ -11,15 +11,30 @@
  * lines, no colour, no status line. Logs are not printed here (they go to stderr). Does not change
  * the engine; costs O(1) per chat line.
  */
+import type { Config } from '../config/index.js';
+import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { OperatorPort } from '../giveaway/ports.js';
+import type { HealthReport } from '../http/server.js';
 import type { ChatMessage } from '../shared/chat.js';
-import type { Bot } from '../app/bot.js';
+import type { StreamingService } from '../streaming/service.js';
+import type { TwitchChat } from '../twitch/index.js';
 import { clean, type TextSink } from './console-text.js';
 import { hideLinks, maskUrls } from './operator-console.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 const ENTER_SUMMARY_MS = 5_000;
 const STATUS_MS = 1_000;
 const SHOP_POLL_MS = 30_000;
+
+/** What the console follows of a running bot (src/app/bot.ts's Bot has it all). */
+export interface FollowedBot {
+  readonly config: Pick<Config, 'settings'>;
+  readonly chat: TwitchChat;
+  readonly engine: Pick<GiveawayEngine, 'events' | 'drawViews'>;
+  readonly streaming: Pick<StreamingService, 'status'>;
+  readonly http: { readonly localUrl: string };
+  health(): Pick<HealthReport, 'problems'>;
+}
 
 export interface LiveConsoleOptions {
   out: TextSink;
@@ -32,7 +47,7 @@ const ESC = '\u001b[';
 export class LiveConsole {
   /** The operator port to hand to startBot (links and other operator lines). */
   readonly operator: OperatorPort;
-  private bot: Bot | undefined;
+  private bot: FollowedBot | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly entered = new Map<string, { prize: string; count: number; total: number }>();
   private shop = '?';
@@ -42,6 +57,7 @@ export class LiveConsole {
   constructor(private readonly o: LiveConsoleOptions) {
     this.operator = {
       notify: (line, opts) => {
+        if (opts?.terminalOnly && !o.tty) return;
         // Same rule as the plain console (operator-console.ts): a link only on a terminal.
         const text = opts?.secret && !o.tty ? hideLinks(line, opts.drawId) : line;
         this.print(`${this.paint('35;1', '[giftdrop]')} ${clean(text)}`);
@@ -50,7 +66,7 @@ export class LiveConsole {
   }
 
   /** Follows the running bot. */
-  attach(bot: Bot): void {
+  attach(bot: FollowedBot): void {
     this.bot = bot;
     const prefix = bot.config.settings.commands.prefix;
     const enter = bot.engine.events;
@@ -119,7 +135,7 @@ export class LiveConsole {
     const h = bot.chat.health();
     // A credential Fourthwall refused (app/credential-problems.ts) replaces the unknown "shop ?".
     const refused = bot.health().problems;
-    const shop = refused?.length ? 'shop: credentials refused, see npm run setup' : `shop ${this.shop}`;
+    const shop = refused?.length ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
     return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
   }
 

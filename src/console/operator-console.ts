@@ -3,12 +3,13 @@
  * lines go to stderr). Links are bearer secrets (contract "Links and logs"): a line marked
  * `secret` is printed whole only when stdout is a terminal, the operator's own console. Under a
  * service manager, a pipe or CI its URLs are replaced and the line says where the links are: the
- * dashboard and `npm run history -- --draw <id>` (quoted `"--"` on Windows, platform/advice.ts). Lines without a link print the same everywhere.
+ * dashboard and `npm run history -- --draw <id>` (or the executable's own `history --draw <id>`:
+ * platform/invocation.ts names it). Lines without a link print the same everywhere.
  *
  * Does not: colour, buffer or log anything; it never decides what is secret (the caller marks it).
  */
 import type { OperatorPort } from '../giveaway/ports.js';
-import { npmRun } from '../platform/advice.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 export interface ConsoleOperatorOptions {
   /** Where lines go (default process.stdout). */
@@ -21,7 +22,7 @@ const URL_PATTERN = /https?:\/\/[^\s"'<>]+/g;
 
 /** Where a piped console tells the operator to look for a draw's links. */
 function linkPointer(drawId: string | undefined): string {
-  const history = npmRun(process.platform, 'history', `--draw ${drawId ?? '<id>'}`);
+  const history = giftdropCommand('history', `--draw ${drawId ?? '<id>'}`);
   return `links are not printed because stdout is not a terminal: see the dashboard, or run ${history}`;
 }
 
@@ -40,6 +41,7 @@ export function consoleOperator(options: ConsoleOperatorOptions = {}): OperatorP
   const terminal = options.terminal ?? out.isTTY === true;
   return {
     notify(line, opts) {
+      if (opts?.terminalOnly && !terminal) return;
       const text = opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line;
       out.write(`[giftdrop] ${text}\n`);
     },

@@ -1,7 +1,8 @@
 /**
  * The delivery tracker's RedemptionPort on the Fourthwall client: the status of a draw's prizes
  * in ONE call per draw (`GET /gifting/draw/{id}` for gift draws, `GET /gift-purchase/{id}` for
- * gift purchases, `GET /giveaway-links/packages/{id}` for link giveaways), keyed by gift id:
+ * gift purchases, `GET /giveaway-links/packages/{id}` for link giveaways, plus one per package
+ * made later for a replacement, `source.extraPackageIds`), keyed by gift id:
  * REDEEMED is redeemed; CANCELLED (links and gifts), CHANGED_TO_PROMOTION and
  * CHANGED_TO_GIFT_CARD (gifts) are closures (the prize can no longer be redeemed); AVAILABLE and
  * any status Fourthwall adds later leave the prize waiting.
@@ -30,10 +31,13 @@ export function fourthwallRedemption(client: StatusApi): RedemptionPort {
       const out = new Map<string, PrizeStatus>();
       const s = record.source;
       if (record.kind === 'link-giveaway') {
-        if (!s.packageId) return out;
-        for (const l of (await client.getGiveawayPackage(s.packageId)).giveawayLinks) {
-          const redeemedAt = opt(l.redeemedAt);
-          out.set(l.id, { redeemed: l.status === 'REDEEMED', ...(redeemedAt ? { redeemedAt } : {}), ...closure(l.status, l.cancelledAt) });
+        // The draw's package, and those made later for replacements (one call each).
+        for (const packageId of [s.packageId, ...(s.extraPackageIds ?? [])]) {
+          if (!packageId) continue;
+          for (const l of (await client.getGiveawayPackage(packageId)).giveawayLinks) {
+            const redeemedAt = opt(l.redeemedAt);
+            out.set(l.id, { redeemed: l.status === 'REDEEMED', ...(redeemedAt ? { redeemedAt } : {}), ...closure(l.status, l.cancelledAt) });
+          }
         }
         return out;
       }

@@ -22,14 +22,49 @@ export function deliveryLabel(d: Delivery): DeliveryLabel {
   return 'announced';
 }
 
+/** One holder of a draw's prize: a winner, or a replaced winner who kept the link they had seen. */
+export interface PrizeHolder {
+  holder: Winner;
+  /** Replaced by a reroll, keeping the link that had gone out to them (the replacement got a new one). */
+  replaced: boolean;
+}
+
+/**
+ * Who holds a prize link of `record`: its winners, then each replaced winner whose link had gone
+ * out and stays theirs (a reroll's `kept`), with their delivery state: a redemption of that link
+ * is theirs, never the replacement's.
+ */
+export function prizeHolders(record: Pick<DrawRecord, 'winners' | 'rerolls'>): PrizeHolder[] {
+  const out: PrizeHolder[] = record.winners.map((holder) => ({ holder, replaced: false }));
+  for (const rr of record.rerolls ?? []) {
+    if (!rr.kept) continue;
+    const holder: Winner = {
+      userId: rr.replacedUserId,
+      login: rr.replacedLogin,
+      displayName: rr.replacedLogin,
+      pick: -1,
+      ...(rr.kept.giftId !== undefined ? { giftId: rr.kept.giftId } : {}),
+      ...(rr.kept.redeemUrl !== undefined ? { redeemUrl: rr.kept.redeemUrl } : {}),
+      ...(rr.delivery ? { delivery: rr.delivery } : {}),
+    };
+    out.push({ holder, replaced: true });
+  }
+  return out;
+}
+
 /** True when the winner has a tracked prize that is neither redeemed nor closed by the shop. */
 export function isWaiting(w: Pick<Winner, 'delivery'>): boolean {
   return w.delivery !== undefined && !w.delivery.redeemedAt && !w.delivery.closedAt;
 }
 
-/** One cell for a draw: `-` when nothing is tracked, `all redeemed`, or counts per label (`1 redeemed, 1 cancelled, 2 announced`). */
-export function deliverySummary(record: Pick<DrawRecord, 'winners'>): string {
-  const tracked = record.winners.filter((w) => w.delivery);
+/**
+ * One cell for a draw: `-` when nothing is tracked, `all redeemed`, or counts per label (`1
+ * redeemed, 1 cancelled, 2 announced`), over every prize holder (a replaced winner's kept link too).
+ */
+export function deliverySummary(record: Pick<DrawRecord, 'winners' | 'rerolls'>): string {
+  const tracked = prizeHolders(record)
+    .map((h) => h.holder)
+    .filter((w) => w.delivery);
   if (tracked.length === 0) return '-';
   const counts = new Map<DeliveryLabel, number>();
   for (const w of tracked) {

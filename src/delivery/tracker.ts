@@ -22,20 +22,25 @@
  *   `reminders.whisper` is on, else a chat mention pointing to the claim page when there is one
  *   and `reminders.chat` is on; `remindedAt`/`remindedBy` record it;
  * - `waiting()` is the dashboard's list; `prizesFor(userId)` is the claim page's (that viewer's
- *   own prizes only).
+ *   own prizes only). Both, the redemptions and the poll go by the draw's prize HOLDERS
+ *   (state.ts `prizeHolders`): its winners and each replaced winner who kept the link they had
+ *   seen (a reroll of a link that had gone out gives the replacement a new one): a redemption of
+ *   a kept link is credited to the person who holds it, and their claim page keeps showing it.
+ *   Kept links are never reminded by the bot (their holder was replaced); the dashboard lists them
+ *   (`replaced: true`) until they are redeemed or closed.
  * Links never reach a log line or chat here (chat lines name the claim page only).
- * Does not: talk HTTP (the claim page is src/web/claim-page.ts), know Fourthwall's shapes (the
+ * Does not: talk HTTP (the claim page is src/web/public/claim-page.ts), know Fourthwall's shapes (the
  * RedemptionPort adapter does), or decide who won.
  */
 import { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
 import { mentionList, render } from '../giveaway/messages.js';
 import type { Delivery, DrawRecord, PrizeClosure, Winner } from '../giveaway/model.js';
-import type { ChatPort } from '../giveaway/ports.js';
+import type { ChatPort, PrivateDelivery } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { deliveryLabel, isWaiting, type DeliveryLabel } from './state.js';
+import { deliveryLabel, isWaiting, prizeHolders, type DeliveryLabel } from './state.js';
 
 /** The draw storage as the tracker needs it (FileDrawRepository). */
 export interface DeliveryStore {
@@ -104,6 +109,8 @@ export interface PrizeView {
   link?: string;
   label: DeliveryLabel;
   delivery: Delivery;
+  /** A replaced winner's kept link (see the contract): never reminded by the bot. */
+  replaced?: true;
 }
 
 export interface DeliveryTrackerDeps {
@@ -122,6 +129,13 @@ export interface DeliveryTrackerDeps {
 
 /** The webhook types the tracker acts on (a redeemed gift or link places an order with `source.giftId`). */
 export const DELIVERY_WEBHOOK_TYPES = ['ORDER_PLACED'] as const;
+
+/** How links reach the winners: a whisper when whispers are on and allowed, else the claim page, else the streamer. */
+export function privateDeliveryVia(whispersOn: boolean, claimUrl: string | undefined): PrivateDelivery {
+  if (whispersOn) return { via: 'whisper', ...(claimUrl ? { claimUrl } : {}) };
+  if (claimUrl) return { via: 'claim', claimUrl };
+  return { via: 'streamer' };
+}
 
 /** Status calls one poll round may make (one per draw). */
 const MAX_POLLS_PER_ROUND = 10;
@@ -158,11 +172,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   }
 
   /** How the winners line says links reach the winners (the engine's `privateDelivery`). */
-  via(): { via: 'whisper' | 'claim' | 'streamer'; claimUrl?: string } {
-    const claimUrl = this.d.claimUrl;
-    if (this.whispersOn()) return { via: 'whisper', ...(claimUrl ? { claimUrl } : {}) };
-    if (claimUrl) return { via: 'claim', claimUrl };
-    return { via: 'streamer' };
+  via(): PrivateDelivery {
+    return privateDeliveryVia(this.whispersOn(), this.d.claimUrl);
   }
 
   private whispersOn(): boolean {
@@ -197,7 +208,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   async resumeWhispers(): Promise<void> {
     if (!this.whispersOn()) return;
     for (const p of await this.waiting()) {
-      if (!p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
+      if (!p.replaced && !p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
     }
   }
 
@@ -283,7 +294,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
       if (r.status !== 'finished') continue;
-      for (const w of r.winners) if (isWaiting(w)) out.push(toView(r, w, w.delivery!));
+      for (const { holder, replaced } of prizeHolders(r)) if (isWaiting(holder)) out.push(toView(r, holder, holder.delivery!, replaced));
     }
     return out.sort((a, b) => a.delivery.announcedAt.localeCompare(b.delivery.announcedAt));
   }
@@ -293,9 +304,9 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
       if (r.status !== 'finished') continue;
-      for (const w of r.winners) {
+      for (const { holder: w, replaced } of prizeHolders(r)) {
         if (w.userId !== userId || !w.redeemUrl) continue;
-        out.push(toView(r, w, w.delivery ?? { announcedAt: r.closedAt ?? r.openedAt }));
+        out.push(toView(r, w, w.delivery ?? { announcedAt: r.closedAt ?? r.openedAt }, replaced));
       }
     }
     return out;
@@ -375,7 +386,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const afterMs = this.settings.reminders.afterHours * 3_600_000;
     if (afterMs > 0) {
       const due = this.d.clock.now() - afterMs;
-      await this.remind(waiting.filter((p) => Date.parse(p.delivery.announcedAt) <= due));
+      await this.remind(waiting.filter((p) => !p.replaced && Date.parse(p.delivery.announcedAt) <= due));
     }
     if (waiting.length && !this.stopped) this.schedule();
   }
@@ -412,7 +423,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     if (!this.settings.reminders.atStreamStart) return;
     const due = this.d.clock.now() - REMIND_MIN_AGE_MS;
     const waiting = await this.waiting();
-    await this.remind(waiting.filter((p) => Date.parse(p.delivery.announcedAt) <= due));
+    await this.remind(waiting.filter((p) => !p.replaced && Date.parse(p.delivery.announcedAt) <= due));
   }
 
   /**
@@ -452,7 +463,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   }
 }
 
-function toView(r: DrawRecord, w: Winner, delivery: Delivery): PrizeView {
+function toView(r: DrawRecord, w: Winner, delivery: Delivery, replaced = false): PrizeView {
   return {
     drawId: r.id,
     kind: r.kind,
@@ -465,5 +476,6 @@ function toView(r: DrawRecord, w: Winner, delivery: Delivery): PrizeView {
     ...(w.redeemUrl ? { link: w.redeemUrl } : {}),
     label: deliveryLabel(delivery),
     delivery,
+    ...(replaced ? { replaced: true as const } : {}),
   };
 }

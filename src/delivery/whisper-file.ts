@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readIfExists, writeFileAtomic } from '../storage/files.js';
+import { readIfExists, writeFileAtomic } from '../storage/index.js';
 import type { WhisperState, WhisperStore } from '../twitch/whispers.js';
 
 const stateSchema = z.object({

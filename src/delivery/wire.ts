@@ -1,53 +1,44 @@
 /**
- * Getting prizes to winners, wired from the Config (src/delivery): the claim page (claim.ts),
- * whispers (with TWITCH_CLIENT_ID; on once the validated token has user:manage:whispers; their queue
- * and budget kept in DATA_DIR/whispers.json, whisper-file.ts), the
- * redemption poll on the Fourthwall client (redemption.ts) and the delivery tracker over the
- * draw storage. src/app/bot.ts builds it once, mounts `claimRoute`, hands `tracker` to the engine, the
- * dashboard and the stream-start hooks, and calls `stop` on shutdown.
+ * Getting prizes to winners, wired from the Config in two steps, so the composition root builds
+ * in a straight line. `deliveryChannels` needs no engine: the whispers (with TWITCH_CLIENT_ID; on
+ * once the validated token has user:manage:whispers; queue and budget in DATA_DIR/whispers.json,
+ * whisper-file.ts) and `via()`, how the winners line says links reach the winners (the engine's
+ * `privateDelivery`). `startDelivery` builds the delivery tracker over the draw storage once the
+ * engine exists, with the redemption poll on the Fourthwall client (redemption.ts).
+ * Does not: serve the claim page (src/web/public/ does; its address comes in as `claimUrl`).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/index.js';
-import { DeliveryTracker, type DeliveryStore } from './tracker.js';
+import { DeliveryTracker, privateDeliveryVia, type DeliveryStore } from './tracker.js';
 import type { FourthwallClient } from '../fourthwall/index.js';
 import type { Order } from '../fourthwall/schemas.js';
 import type { GiveawayEngine } from '../giveaway/engine.js';
-import type { ChatPort } from '../giveaway/ports.js';
+import type { ChatPort, PrivateDelivery } from '../giveaway/ports.js';
 import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ChatToken } from '../twitch/token.js';
 import { TwitchWhispers, WHISPER_SCOPE } from '../twitch/whispers.js';
-import { claimPageFor } from './claim.js';
 import { fourthwallRedemption } from './redemption.js';
 import { whisperFile } from './whisper-file.js';
 
-export interface DeliveryWiring {
-  tracker: DeliveryTracker;
-  /** The claim page's route for the HTTP server (absent without the claim page). */
-  claimRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
-  /** ORDER_PLACED: a gift or giveaway link redeemed (`source.giftId`) is delivered. */
-  onOrder(order: Pick<Order, 'friendlyId' | 'createdAt' | 'source'>): Promise<void>;
-  /** After the chat login (the token is validated): says when whispers are off, re-queues unsent ones. */
-  afterLogin(): void;
-  /** Stops the tracker and the whispers; resolves once the whisper queue is saved. */
-  stop(): Promise<void>;
+/** The ways a prize reaches its winner, known before the engine exists. */
+export interface DeliveryChannels {
+  /** `<GIFTDROP_PUBLIC_URL>/claim`, when the claim page is on. */
+  readonly claimUrl?: string;
+  /** Whispers from the bot account; they hold no timer or connection until the first send. */
+  readonly whispers?: TwitchWhispers;
+  /** How the winners line says links reach the winners (the engine's `privateDelivery`). */
+  via(): PrivateDelivery;
 }
 
-export function startDelivery(d: {
+export function deliveryChannels(d: {
   config: Config;
-  store: DeliveryStore;
-  engine: Pick<GiveawayEngine, 'events'>;
-  chat: Pick<ChatPort, 'say'>;
-  messages: GiveawaySettings['messages'];
-  client: FourthwallClient;
   tokens: ChatToken;
+  claimUrl: string | undefined;
   clock: Clock;
   logger: Logger;
-}): DeliveryWiring {
-  const { config, clock, logger } = d;
-  const log = logger.child({ module: 'delivery' });
-  const claimPage = claimPageFor(config, logger);
+}): DeliveryChannels {
+  const { config, clock, logger, claimUrl } = d;
   const clientId = config.twitch.clientId;
   const whispers = clientId
     ? new TwitchWhispers({
@@ -63,6 +54,40 @@ export function startDelivery(d: {
         store: whisperFile(config.dataDir),
       })
     : undefined;
+  const whispersOn = config.settings.delivery.whispers;
+  return {
+    ...(claimUrl ? { claimUrl } : {}),
+    ...(whispers ? { whispers } : {}),
+    via: () => privateDeliveryVia(whispersOn && (whispers?.available() ?? false), claimUrl),
+  };
+}
+
+export interface DeliveryWiring {
+  tracker: DeliveryTracker;
+  /** ORDER_PLACED: a gift or giveaway link redeemed (`source.giftId`) is delivered. */
+  onOrder(order: Pick<Order, 'friendlyId' | 'createdAt' | 'source'>): Promise<void>;
+  /** After the chat login (the token is validated): says when whispers are off, re-queues unsent ones. */
+  afterLogin(): void;
+  /** Stops the tracker and the whispers; resolves once the whisper queue is saved. */
+  stop(): Promise<void>;
+}
+
+export function startDelivery(
+  channels: DeliveryChannels,
+  d: {
+    config: Config;
+    store: DeliveryStore;
+    engine: Pick<GiveawayEngine, 'events'>;
+    chat: Pick<ChatPort, 'say'>;
+    messages: GiveawaySettings['messages'];
+    client: FourthwallClient;
+    clock: Clock;
+    logger: Logger;
+  },
+): DeliveryWiring {
+  const { config, clock, logger } = d;
+  const { whispers, claimUrl } = channels;
+  const log = logger.child({ module: 'delivery' });
   const tracker = new DeliveryTracker({
     store: d.store,
     events: d.engine.events,
@@ -72,12 +97,11 @@ export function startDelivery(d: {
     logger,
     settings: config.settings.delivery,
     redemption: fourthwallRedemption(d.client),
-    ...(claimPage ? { claimUrl: claimPage.url } : {}),
+    ...(claimUrl ? { claimUrl } : {}),
     ...(whispers ? { whispers } : {}),
   });
   return {
     tracker,
-    ...(claimPage ? { claimRoute: claimPage.mount({ prizes: tracker, channel: config.twitch.channel ?? '', clock }) } : {}),
     async onOrder(order) {
       const giftId = order.source?.giftId;
       if (giftId) await tracker.redeemed(giftId, { friendlyId: order.friendlyId ?? undefined, createdAt: order.createdAt ?? undefined });

@@ -10,7 +10,7 @@
  * - An event is recorded as processed only after its handling succeeded, or after it was
  *   deliberately set aside: a `testMode` event in live mode (logged at info), an event of another
  *   shop than the pinned one, or with no shop id at all (neither the envelope's `shopId` nor its
- *   data's: it cannot be checked; logged at warn; see README "Missed webhooks are caught up" for
+ *   data's: it cannot be checked; logged at warn; see docs/operating.md "Missed webhooks are caught up" for
  *   why such deliveries are still answered 200).
  * - A type no feature acts on is remembered in memory only (a duplicate within this run), never
  *   written to the processed-events file: setting it aside has no effect to repeat, so a

@@ -11,7 +11,7 @@
 import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from './drand.js';
 import { beaconModeProblem } from './beacon-policy.js';
 import { fetchedRound } from './beacon-key.js';
-import type { BeaconRecord, DrawRecord } from '../giveaway/model.js';
+import type { BeaconRecord, VerifiableDraw } from './record.js';
 
 /** The chain a recorded round claims to come from: quicknet (pinned), or a self-described sandbox chain. */
 function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): DrandChain | string {
@@ -31,7 +31,7 @@ function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): DrandCha
  * randomness equal to SHA-256(signature), and the round being exactly the first one published
  * strictly after the recorded freeze time. Returns the failure reason, or undefined when it holds.
  */
-export function checkBeaconRound(record: DrawRecord): string | undefined {
+export function checkBeaconRound(record: VerifiableDraw): string | undefined {
   const f = record.fairness;
   if (!f.beacon || 'unavailable' in f.beacon) return 'a drand-v2 draw must record its beacon round';
   // A sandbox beacon is the bot's own key: it proves nothing about a live draw's randomness.

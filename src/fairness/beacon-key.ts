@@ -6,13 +6,13 @@
  * Contract: pure functions; the pick sequence itself is procedure.ts's `pickSequence`, run with the
  * derived key in place of the seed, so every property of v1 (uniform rejection sampling, weighted
  * without replacement, prefix-stable rerolls) carries over unchanged. Records under v1 keep
- * picking and verifying with the seed alone. Does not: talk to a beacon (beacon-client/ does, behind
+ * picking and verifying with the seed alone. Does not: talk to a beacon (src/beacon/ does, behind
  * BeaconPort), decide when to wait for one (giveaway/beacon-step.ts) or check a recorded round's signature
  * (beacon-check.ts: it needs the BLS code, which the bot loads only to verify a draw).
  */
 import { createHmac } from 'node:crypto';
 import { FAIRNESS_ALGORITHM, FairnessError, SEED_BYTES } from './procedure.js';
-import type { BeaconRecord, DrawRecord } from '../giveaway/model.js';
+import type { BeaconRecord, VerifiableDraw } from './record.js';
 
 /** The identifier recorded in `Fairness.algorithm` for draws that used a beacon round. */
 export const FAIRNESS_ALGORITHM_V2 = 'giftdrop-hmac-sha256-drand-v2';
@@ -55,7 +55,7 @@ export function fetchedRound(
  * The key the record's pick sequence runs with: the v2 draw key when the record is a v2 draw with
  * a fetched beacon round, otherwise the seed itself (v1).
  */
-export function pickKey(record: DrawRecord, seed: Buffer): Buffer {
+export function pickKey(record: Pick<VerifiableDraw, 'fairness'>, seed: Buffer): Buffer {
   const f = record.fairness;
   const round = fetchedRound(f.beacon);
   if (f.algorithm !== FAIRNESS_ALGORITHM_V2) return seed;

@@ -1,7 +1,7 @@
 /**
  * Which beacon a draw may rest on, shared word for word by `npm run verify` (the Node check,
  * src/fairness/beacon-key.ts) and the verify page the viewer's browser runs
- * (src/web/verify-client.ts): a sandbox beacon is the bot's own local key, so it proves nothing
+ * (src/web/public/verify-client.ts): a sandbox beacon is the bot's own local key, so it proves nothing
  * about a live draw's randomness.
  *
  * Contract: pure, no imports (it is bundled into the browser page). Does not: check signatures or

@@ -1,11 +1,9 @@
 /**
  * Fairness: the public, checkable procedure behind every draw. Read procedure.ts first: it states
- * the procedure exactly (the README's "provably fair" section says it for viewers).
+ * the procedure exactly (docs/fairness.md says it for viewers). Pure: no I/O; seeds come from an
+ * injected RandomSource.
  *
- * Owns: the seed commitment, the canonical frozen entrant list and its digest, the pick sequence
- * (v1: the seed alone), the drand beacon round v2 adds (the draw key, the chain facts, the round's
- * BLS check, the client that fetches rounds) and `verifyDraw`, the re-check of a stored draw.
- *
+ *   record.ts         the shapes of a draw's fairness data that this folder reads (the record's part)
  *   procedure.ts      the procedure (spec), commitment, freezeEntrants, the pick sequence
  *   canonical.ts      the canonical list (validation, sort, digest) at any size, in steps
  *   digit-keys.ts     decimal user ids as two sort keys and their radix sort (the fast canonical order)
@@ -16,23 +14,18 @@
  *   beacon-check.ts   the check of a v2 draw's recorded round (uses drand.ts)
  *   beacon-policy.ts  which beacon a draw may rest on (shared word for word with the verify page)
  *   verify.ts         verifyDraw: a stored draw's commitment, digest, picks and round re-checked
- *   beacon-client/    the adapter, the only I/O here: DrandBeacon (the BeaconPort over a drand
- *                     HTTP relay) and beaconForBot (which beacon a running bot uses)
  *
- * Contract: everything outside beacon-client/ is pure (no I/O; seeds come from an injected
- * RandomSource). This index is the door the domain (src/giveaway), storage and the CLI go
- * through; it re-exports only what loads without the BLS code, so a running bot does not load
- * @noble/curves at start-up: verify.ts and drand.ts are imported by path where a signature is
- * checked (`npm run verify`, the dashboard's lazy verify, the browser page, the sandbox beacon).
- * src/giveaway and the pure files here never import beacon-client/ (eslint.config.mjs enforces
- * it); the composition root (app/bot.ts) wires it. The entrant store (giveaway/entrants/) computes
- * this canonical list over its own columns from the building blocks below, and checks it is the
- * same list `canonicalise` gives.
- * Does not: decide eligibility or weights, keep entrants (giveaway/entrants/), wait for the round
- * during a draw (giveaway/beacon-step.ts, a step of the draw), turn picks into winners and rerolls
- * (giveaway/picks.ts, checked-picks.ts) or store anything.
+ * Contract: this index is the door the domain (src/giveaway), storage and the CLI go through; it
+ * re-exports only what loads without the BLS code, so a running bot does not load @noble/curves
+ * at start-up (verify.ts and drand.ts are imported by path where a signature is checked). Imports
+ * nothing from the domain or any adapter.
+ * Does not: fetch beacon rounds (src/beacon/), decide eligibility or weights, keep entrants
+ * (giveaway/entrants/), wait for the round during a draw (giveaway/beacon-step.ts), turn picks into
+ * winners (giveaway/winner-picks.ts) or store anything.
  */
 
+// The shapes of the fairness data a draw record carries (src/giveaway/model.ts builds on them).
+export type { BeaconRecord, FairnessData, FrozenEntrant } from './record.js';
 // The procedure: commitment, frozen list, pick sequence (v1), and the v2 beacon key.
 export { FAIRNESS_ALGORITHM, newSeed, pickSequenceOfWeights } from './procedure.js';
 export { FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound, pickKey } from './beacon-key.js';

@@ -85,7 +85,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { RandomSource } from '../shared/random.js';
 import { FairnessError, canonicalise, checkWeight } from './canonical.js';
 import { runToEnd, type Steps } from './steps.js';
-import type { FrozenEntrant } from '../giveaway/model.js';
+import type { FrozenEntrant } from './record.js';
 
 export { FairnessError } from './canonical.js';
 

@@ -19,7 +19,7 @@
  * Twitch's answer at the recorded time).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { DrawRecord } from '../giveaway/model.js';
+import type { VerifiableDraw } from './record.js';
 import { commitmentOf, freezeEntrants, pickSequence } from './procedure.js';
 import { FAIRNESS_ALGORITHM_V2, KNOWN_ALGORITHMS, pickKey } from './beacon-key.js';
 import { checkBeaconRound } from './beacon-check.js';
@@ -34,7 +34,7 @@ function sameHex(a: string, b: string): boolean {
 }
 
 /** Recomputes the winners of `record` from its revealed seed and frozen entrants. */
-export function verifyDraw(record: DrawRecord): VerifyResult {
+export function verifyDraw(record: VerifiableDraw): VerifyResult {
   const fairness = record.fairness;
   if (!fairness || typeof fairness.commitment !== 'string') {
     return { ok: false, reason: 'record has no fairness commitment' };

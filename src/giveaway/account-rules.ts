@@ -1,6 +1,6 @@
 /**
  * Account rules checked with Twitch for the picks: followers only, a minimum follow age and a
- * minimum account age. Only the picks the draw needs are looked up (checked-picks.ts walks the
+ * minimum account age. Only the picks the draw needs are looked up (winner-picks.ts walks the
  * pick sequence and asks this gate about the next few), never the whole crowd.
  *
  * Contract: `AccountGate.check` looks a batch of candidate picks up (one AccountInfoPort call,

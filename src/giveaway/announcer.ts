@@ -153,15 +153,6 @@ export class Announcer {
     }
   }
 
-  /** After a reroll the replacement gets the replaced winner's unchanged link: the console says so. */
-  deliverPassedOnLink(s: DrawSession, old: Winner, winner: Winner): void {
-    if (!winner.redeemUrl) return;
-    this.operator.notify(
-      `[${s.record.offer.name}] link for @${winner.login} (${winner.displayName}), the SAME link @${old.login} had (not a new one; give it to @${winner.login} instead): ${winner.redeemUrl}`,
-      { secret: true },
-    );
-  }
-
   /** Private delivery: every link to the operator console (the history has them too). */
   deliverLinks(s: DrawSession, winners: readonly Winner[]): void {
     for (const w of winners) {

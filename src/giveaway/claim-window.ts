@@ -2,7 +2,7 @@
  * The effects of the claim window (draw-machine.ts phase `claim-window`): after the picks each
  * winner must say `!claim` before a deadline; winners who do not are replaced by the next pick (up
  * to `claim.maxRerolls`; with account rules in force each replacement is checked with Twitch like
- * the first picks, checked-picks.ts), and the replacements get a window of their own. Also
+ * the first picks, winner-picks.ts), and the replacements get a window of their own. Also
  * announces every replacement of a winner (here and by moderator rerolls).
  *
  * Contract: the runner calls these only for a session in `claim-window`. A window (or a
@@ -13,10 +13,9 @@
  * Does not: pick the first winners, deliver prizes, change the phase or persist.
  */
 import { isoNow, type FlowContext } from './context.js';
-import { replaceWinnerChecked, replaceWinnerPlain } from './checked-picks.js';
+import { replaceWinnerChecked, replaceWinnerPlain, type ReplaceMeta } from './winner-picks.js';
 import type { Trigger } from './draw-machine.js';
 import { flowOf } from './flows/index.js';
-import type { ReplaceMeta } from './picks.js';
 import type { Winner } from './model.js';
 import { snapshot, type DrawSession } from './session.js';
 

@@ -19,7 +19,7 @@
  * cancelled. `restoredPhase` maps a stored record to the phase a restarted bot resumes in. Does
  * not: perform effects, hold sessions, or know the shop, chat or storage.
  */
-import type { DrawRecord, GiftDrawInfo, Winner } from './model.js';
+import type { DrawRecord, Winner } from './model.js';
 
 /** Where a draw is. `settled`, `failed` and `cancelled` are terminal unless a row below leaves them. */
 export type DrawPhase =
@@ -53,12 +53,14 @@ export type Trigger =
   | { name: 'replacements-asked'; asked: readonly Winner[] }
   | { name: 'rerolled-in-claim'; winner: Winner }
   | { name: 'claim-over' }
-  | { name: 'delivered'; fourthwall?: GiftDrawInfo }
+  /** `winners`: as the shop confirmed them (a gift draw: with Fourthwall's gift ids and links); absent: the recorded ones stand. */
+  | { name: 'delivered'; winners?: Winner[] }
   | { name: 'too-few' }
   | { name: 'failed'; reason: string; cause?: unknown }
   | { name: 'cancel' }
   | { name: 'retry' }
-  | { name: 'ended-at-fourthwall'; draw: GiftDrawInfo };
+  /** `winners`: the recorded winners brought in line with the ones Fourthwall reports (flows/gift-draw.ts). */
+  | { name: 'ended-at-fourthwall'; winners: Winner[] };
 
 export type TriggerName = Trigger['name'];
 
@@ -183,7 +185,7 @@ export function viewPhase(phase: DrawPhase): DrawViewPhase {
 }
 
 /** Why a winner may not be replaced (reroll.ts words each one for chat and the dashboard). */
-export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed' | 'not-redeemable';
+export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed' | 'not-redeemable' | 'gift-out';
 
 /** What the reroll rule needs to know of the winner to replace (absent: only the phase is asked). */
 export interface RerollTarget {
@@ -193,13 +195,21 @@ export interface RerollTarget {
   redeemed: boolean;
   /** Fourthwall says this winner's prize can no longer be redeemed (cancelled, changed to a promotion or a gift card): nothing is left to pass on either. */
   closed: boolean;
+  /**
+   * This winner's link exists, so it has gone out (the console and the dashboard show a link the
+   * moment it exists; whispers, the claim page and chat may have shown it too): it stays theirs.
+   * A link giveaway makes the replacement a new link; a gift cannot be issued again (refused).
+   */
+  linkOut?: boolean;
 }
 
 /**
  * Whether a winner of a draw in `phase` may be replaced (`!giveaway reroll`, the dashboard's
  * Reroll): not while the winners are being picked or confirmed, never for a gift draw settled at
  * Fourthwall, never once cancelled, never twice for one winner, never once the prize was redeemed
- * or closed by the shop (cancelled, changed to a promotion or a gift card).
+ * or closed by the shop (cancelled, changed to a promotion or a gift card), and never for a gift
+ * whose link has gone out (`gift-out`: a gift cannot be issued again, and the link stays its
+ * winner's; a link giveaway's winner in that case is replaced with a new link, giveaway/reroll.ts).
  */
 export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target?: RerollTarget): RerollRefusal | undefined {
   if (phase === 'closing' || phase === 'awaiting-beacon' || phase === 'picking' || phase === 'finishing' || phase === 'opening') return 'busy';
@@ -208,6 +218,7 @@ export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target
   if (target?.replaced) return 'replaced';
   if (target?.redeemed) return 'redeemed';
   if (target?.closed) return 'not-redeemable';
+  if (target?.linkOut && kind !== 'link-giveaway') return 'gift-out';
   return undefined;
 }
 

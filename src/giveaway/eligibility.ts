@@ -128,10 +128,11 @@ export function applyEligibility(
 
 /** The rules in force and the exclusion counts, as stored in `DrawRecord.rules`. */
 export function rulesInForce(
-  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'> & Partial<Pick<GiveawaySettings, 'tickets'>>,
   excluded: Partial<Record<ExclusionReason, number>>,
 ): Record<string, unknown> {
   const el = settings.eligibility;
+  const t = settings.tickets;
   return {
     excludeBroadcaster: true,
     excludeBot: true,
@@ -145,6 +146,10 @@ export function rulesInForce(
       subscriberMultiplier: settings.luck.subscriberMultiplier,
       ...(settings.luck.tiers ? { tiers: settings.luck.tiers.map((t) => ({ ...t })) } : {}),
     },
+    // Tickets beyond chat (giveaway/tickets.ts), recorded when on: the weights in the frozen list include them.
+    ...(t?.channelPoints || t?.bits
+      ? { tickets: { ...(t.channelPoints ? { channelPoints: { ...t.channelPoints } } : {}), ...(t.bits ? { bits: { ...t.bits } } : {}) } }
+      : {}),
     excluded,
   };
 }

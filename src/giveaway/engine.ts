@@ -29,7 +29,7 @@ import type { FlowContext, GiveawayDeps, GiveawayEventMap } from './context.js';
 import { restoredPhase, viewPhase, type DrawViewPhase, type RerollRefusal } from './draw-machine.js';
 import type { EntrantTable } from './entrants/index.js';
 import { Entries } from './entries.js';
-import { giftDrawStarted, hasWinners } from './flows/gift-draw.js';
+import { giftDrawEnded, giftDrawStarted } from './flows/gift-draw.js';
 import { giftPurchase } from './flows/gift-purchase.js';
 import { LinkGiveawayCommands, type ActionResult } from './flows/link-giveaway.js';
 import { render } from './messages.js';
@@ -39,6 +39,8 @@ import { reroll, winnerRefusal } from './reroll.js';
 import { DrawRunner } from './runner.js';
 import { DrawSession } from './session.js';
 import { WorkInFlight } from './work-in-flight.js';
+import { enterByTickets } from './ticket-entries.js';
+import type { TicketOutcome, TicketRequest } from './tickets.js';
 
 export type { ActionResult } from './flows/link-giveaway.js';
 
@@ -83,12 +85,14 @@ export class GiveawayEngine {
   async start(): Promise<void> {
     const { c } = this;
     c.work.resume();
-    for (const { record, entrants } of await c.repo.openDraws()) {
+    for (const { record, entrants, grants } of await c.repo.openDraws()) {
       if (c.draws.active.has(record.id)) continue;
       const at = restoredPhase(record, c.clock.now());
       // restoredPhase checked the seed: a draw without a valid one is failed, never resumed
       const seed = 'failed' in at ? Buffer.alloc(32) : Buffer.from(record.pendingSeed ?? record.fairness.seed ?? '', 'hex');
       const s = new DrawSession(record, seed, entrants, at.phase);
+      // Tickets from channel points and bits, in journal order (their entrants and weights).
+      for (const g of grants ?? []) s.applyGrant(g, true);
       c.draws.active.set(record.id, s);
       if ('failed' in at) {
         c.logger.error({ drawId: record.id }, 'restored draw has no seed: marked failed');
@@ -178,26 +182,7 @@ export class GiveawayEngine {
 
   /** A gift draw ended at Fourthwall (GIFT_DRAW_ENDED): brings the record in line, announcing nothing twice. */
   handleGiftDrawEnded(draw: GiftDrawInfo): Promise<void> {
-    return this.c.work.track(this.giftDrawEnded(draw));
-  }
-
-  private async giftDrawEnded(draw: GiftDrawInfo): Promise<void> {
-    const { c } = this;
-    const active = c.draws.active.get(draw.id);
-    if (active) {
-      if (active.phase === 'open' || active.phase === 'claim-window') {
-        await (hasWinners(draw)
-          ? c.fire(active, { name: 'ended-at-fourthwall', draw })
-          : c.fire(active, { name: 'failed', reason: 'Fourthwall closed the draw before the winners were sent' }));
-      } else c.logger.info({ drawId: draw.id }, 'draw ended at Fourthwall while being finished: the finish call settles it');
-      return;
-    }
-    const s = c.draws.findRecent(draw.id) ?? (await c.draws.sessionFromRepo(draw.id));
-    if (!s) {
-      c.logger.info({ drawId: draw.id }, 'draw ended for a draw this bot does not know');
-      return;
-    }
-    if (hasWinners(draw)) await c.fire(s, { name: 'ended-at-fourthwall', draw });
+    return this.c.work.track(giftDrawEnded(this.c, draw));
   }
 
   // Chat
@@ -205,6 +190,15 @@ export class GiveawayEngine {
   /** `!enter`: joins every open draw once per user id. Returns how many draws it joined. */
   enter(msg: ChatMessage): number {
     return this.entries.enter(msg);
+  }
+
+  /**
+   * An entry from Twitch beyond chat (a channel-point redemption, bits used): ticket-entries.ts.
+   * Resolves once its grants are journaled: `entered` (with the draws), `already` (this ref was
+   * applied before), `refused` (why: no draw open, not eligible, cap reached) or `stopped`.
+   */
+  enterByTickets(req: TicketRequest): Promise<TicketOutcome> {
+    return this.c.work.track(enterByTickets(this.c, req, () => this.entries.scheduleAck()));
   }
 
   /** `!claim`: a pending winner confirms. True when it counted. */

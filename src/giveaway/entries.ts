@@ -117,7 +117,8 @@ export class Entries {
     this.ackTimer = undefined;
   }
 
-  private scheduleAck(): void {
+  /** A batched acknowledgement of new entrants is due (also for entries from channel points and bits). */
+  scheduleAck(): void {
     const every = this.c.settings.reminders.ackEverySeconds;
     if (every <= 0 || this.ackTimer) return;
     this.ackTimer = this.c.clock.setTimeout(() => {

@@ -4,11 +4,14 @@
  * the domain (gift draws, purchases, products, links, accounts). Plain data, no behaviour except
  * `frozenRowsOf` (and the words for a prize closure, `PRIZE_CLOSURE_WORDS`).
  *
- * Contract: the stored history format is DrawRecord (the README's history format);
+ * Contract: the stored history format is DrawRecord (the history export, docs/history.md);
  * changing a field here changes what is on disk. The interfaces the domain needs from the outside
- * world are in ports.ts. Imports nothing but shared/ types.
+ * world are in ports.ts. Imports only types (shared/, and the fairness data's shapes from fairness/).
  */
+import type { BeaconRecord, FairnessData, FrozenEntrant } from '../fairness/index.js';
 import type { ChatRoles } from '../shared/chat.js';
+
+export type { BeaconRecord, FrozenEntrant };
 
 type GiftStatus =
   | 'AVAILABLE'
@@ -152,6 +155,26 @@ export interface Delivery {
   whisperProblem?: string;
 }
 
+/**
+ * Tickets an entrant got beyond chat, one line each in the draw's ticket journal: a channel-point
+ * redemption (`points`) or bits used (`bits`). The first grant of a viewer not in the draw yet
+ * enters them with its tickets; later ones add to their weight (giveaway/tickets.ts).
+ */
+export interface TicketGrant {
+  userId: string;
+  login: string;
+  displayName: string;
+  source: 'points' | 'bits';
+  /** The redemption id, or the bits event's message id: applied once per draw. */
+  ref: string;
+  /** Tickets it added (0: bits counted toward the next ticket, or past the cap). */
+  tickets: number;
+  /** Bits it counted (`bits` grants). */
+  bits?: number;
+  /** ms since the epoch. */
+  at: number;
+}
+
 /** Why a pick was set aside by the account rules. */
 export type SetAsideReason = 'not-follower' | 'follow-age' | 'account-age' | 'unchecked';
 
@@ -166,34 +189,6 @@ export interface SetAsidePick {
   at: string;
 }
 
-interface Fairness {
-  /** Hex SHA-256 of the seed, announced at open. */
-  commitment: string;
-  /** Hex 32-byte seed, revealed once the draw is closed. */
-  seed?: string;
-  /** Hex SHA-256 of the canonical frozen entrant list. */
-  entrantsDigest?: string;
-  algorithm: string;
-  /** When the entrant list was frozen (ISO); the beacon round must be the first published after it. */
-  frozenAt?: string;
-  /** The public beacon round the draw used (src/fairness/beacon-key.ts), or why it could not be used. */
-  beacon?: BeaconRecord;
-}
-
-/**
- * A drand round as recorded in the history. Without `randomness`/`signature` the round was
- * announced but not fetched yet. A sandbox beacon also records its key and schedule (`sandbox`).
- */
-export type BeaconRecord =
-  | {
-      chain: string;
-      round: number;
-      randomness?: string;
-      signature?: string;
-      sandbox?: { publicKey: string; genesis: number; period: number };
-    }
-  | { unavailable: true; chain?: string; round?: number };
-
 /** One verified beacon round. */
 export interface BeaconRound {
   round: number;
@@ -201,13 +196,6 @@ export interface BeaconRound {
   randomness: string;
   /** Hex compressed BLS signature. */
   signature: string;
-}
-
-/** One entrant of the frozen, canonically ordered list that fairness is computed over. */
-export interface FrozenEntrant {
-  userId: string;
-  login: string;
-  weight: number;
 }
 
 /**
@@ -244,6 +232,16 @@ export interface RerollRecord {
   byUserId?: string;
   newUserId?: string;
   pick?: number;
+  /**
+   * The replaced winner's link, which had gone out (giveaway/reroll.ts): it stays theirs (a
+   * redemption of it is theirs) and the replacement got a new link. Secret, like `redeemUrl`.
+   */
+  kept?: { giftId?: string; redeemUrl?: string };
+  /**
+   * The kept link's delivery state (src/delivery), attached when records are read like a
+   * winner's `delivery`; a saved record's own copy is ignored.
+   */
+  delivery?: Delivery;
 }
 
 /** The stored record of one draw; the history export is derived from it. */
@@ -252,7 +250,8 @@ export interface DrawRecord {
   kind: DrawKind;
   status: DrawStatus;
   /** `redo`: Fourthwall's REDO draw, the gifts of an earlier draw nobody won, drawn again. */
-  source: { drawId?: string; giveawayId?: string; packageId?: string; eventId?: string; giftPurchaseId?: string; redo?: boolean };
+  /** `extraPackageIds`: giveaway-link packages made later for replacements (a reroll of a link that had gone out). */
+  source: { drawId?: string; giveawayId?: string; packageId?: string; extraPackageIds?: string[]; eventId?: string; giftPurchaseId?: string; redo?: boolean };
   offer: { id: string; name: string };
   gifts: number;
   giftIds?: string[];
@@ -262,7 +261,7 @@ export interface DrawRecord {
   closedAt?: string;
   entrants: number;
   winners: Winner[];
-  fairness: Fairness;
+  fairness: FairnessData;
   /**
    * The frozen entrant list, on records read from storage (getDraw; needed by verify). The engine
    * keeps a closed draw's list beside the record (DrawSession.frozen), so snapshots and event

@@ -2,7 +2,7 @@
  * The ports of the giveaway domain: the interfaces it needs from the outside world (chat, the
  * shop, the operator's console, private delivery, the randomness beacon, draw storage, Twitch
  * account lookups) and the error the shop port throws. Adapters in twitch/, fourthwall/, shop/,
- * storage/, delivery/ and fairness/beacon-client/ implement them; app/bot.ts wires them. The
+ * storage/, delivery/ and beacon/ implement them; app/bot.ts wires them. The
  * domain's data types are in model.ts.
  *
  * Contract: the domain (src/giveaway) talks to adapters only through these. This file imports
@@ -10,7 +10,7 @@
  */
 import { GiftdropError } from '../shared/errors.js';
 import type { EntrantRows } from './entrant-rows.js';
-import type { GiftDrawInfo, ProductInfo, GiveawayLinkInfo, StreamingInfo, Entrant, BeaconRound, FrozenRows, DrawRecord, AccountLookup, Delivery } from './model.js';
+import type { GiftDrawInfo, ProductInfo, GiveawayLinkInfo, StreamingInfo, Entrant, BeaconRound, FrozenRows, DrawRecord, AccountLookup, Delivery, TicketGrant } from './model.js';
 
 export type SayPriority = 'high' | 'normal' | 'low';
 
@@ -85,7 +85,11 @@ export interface PrivateDelivery {
  * a console that may not print it points the operator).
  */
 export interface OperatorPort {
-  notify(line: string, opts?: { secret?: boolean; drawId?: string }): void;
+  /**
+   * `secret`: the line holds a bearer secret (a link): printed whole only on a terminal, else with
+   * its URLs masked and a pointer to where they are; `terminalOnly`: printed on a terminal only.
+   */
+  notify(line: string, opts?: { secret?: boolean; drawId?: string; terminalOnly?: boolean }): void;
 }
 
 /** A public randomness beacon (drand, or the local sandbox beacon), as the draw needs it. */
@@ -115,14 +119,19 @@ export interface DrawRepository {
    */
   saveDraw(record: DrawRecord, frozen?: FrozenRows): Promise<void>;
   getDraw(id: string): Promise<DrawRecord | undefined>;
-  /** Draws with status open or drawing, with their journaled entrants. */
-  openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]>;
+  /** Draws with status open or drawing, with their journaled entrants and ticket grants (in journal order). */
+  openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[]; grants?: TicketGrant[] }[]>;
   /**
    * Journals row `row` of an open draw's entrant rows (durable within the repository's flush
    * interval, 10 ms by default, without awaiting).
    * The row is read when the journal is written, not now: rows must not change once added.
    */
   appendEntrantRow(drawId: string, rows: EntrantRows, row: number): void;
+  /**
+   * Journals a ticket grant of an open draw (channel points, bits); resolves once it is on disk
+   * (synced), so a redemption is marked fulfilled only after its entry survives a power cut.
+   */
+  appendTicketGrant(drawId: string, grant: TicketGrant): Promise<void>;
   /** Newest first. */
   listDraws(options?: { limit?: number }): Promise<DrawRecord[]>;
   /** Winners of finished draws closed at or after `sinceMs` (for the winner cooldown). */

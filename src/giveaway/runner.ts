@@ -9,7 +9,7 @@
  * phase the draw's flow does not have (a gift draw is never cancelled), does nothing and returns
  * undefined. Every chain of effects is tracked as work in flight. An effect that throws
  * fails the draw ('an internal error while drawing' / '... while delivering the prizes'). The
- * effects themselves live where their concern does: entries.ts, picking.ts, claim-window.ts,
+ * effects themselves live where their concern does: entries.ts, closing.ts, claim-window.ts,
  * flows/*.ts (delivery), settle.ts. Does not: decide which phase comes next (the table does).
  */
 import { askReplacement, openFirstWindow, openReplacementWindow, replaceUnclaimed, resumeWindow } from './claim-window.js';
@@ -17,10 +17,10 @@ import { persistQuietly, type FlowContext } from './context.js';
 import { next, type Effect, type Trigger } from './draw-machine.js';
 import type { Entries } from './entries.js';
 import { flowOf } from './flows/index.js';
-import { awaitBeacon, freezeEntrants, takePicks } from './picking.js';
+import { awaitBeacon, freezeEntrants, takePicks } from './closing.js';
 import type { DrawSession } from './session.js';
 import { snapshot } from './session.js';
-import { handBack, reconcileFourthwallWinners, recordCancel, recordFailure, settleEmpty, settleWinners } from './settle.js';
+import { handBack, reconcileWinners, recordCancel, recordFailure, settleEmpty, settleWinners } from './settle.js';
 
 type Outcome = Trigger | undefined | void;
 
@@ -123,7 +123,7 @@ export class DrawRunner {
         delete r.failure;
         return c.draws.unretire(s);
       case 'settle-winners':
-        return settleWinners(c, s, data(t, 'delivered').fourthwall);
+        return settleWinners(c, s, data(t, 'delivered').winners);
       case 'settle-empty':
         return settleEmpty(c, s);
       case 'hand-back':
@@ -135,9 +135,9 @@ export class DrawRunner {
       case 'record-cancel':
         return recordCancel(c, s);
       case 'apply-fourthwall-winners':
-        return settleWinners(c, s, data(t, 'ended-at-fourthwall').draw);
+        return settleWinners(c, s, data(t, 'ended-at-fourthwall').winners);
       case 'reconcile-fourthwall-winners':
-        return reconcileFourthwallWinners(c, s, data(t, 'ended-at-fourthwall').draw);
+        return reconcileWinners(c, s, data(t, 'ended-at-fourthwall').winners);
     }
   }
 }

@@ -14,15 +14,17 @@ import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { DrawPhase } from './draw-machine.js';
 import type { ExclusionReason } from './eligibility.js';
 import { EntrantTable, FrozenList } from './entrants/index.js';
-import type { DrawRecord, Entrant } from './model.js';
+import type { DrawRecord, Entrant, TicketGrant } from './model.js';
 import type { DrawRepository } from './ports.js';
+import type { Candidate } from './eligibility.js';
+import { TicketLedger, type TicketDraw } from './tickets.js';
 
 /** Who hears a session's phase changes (ActiveSessions, while the session is active). */
 export interface PhaseWatch {
   phaseChanged(from: DrawPhase, to: DrawPhase): void;
 }
 
-export class DrawSession {
+export class DrawSession implements TicketDraw {
   readonly record: DrawRecord;
   readonly entrants: EntrantTable;
   /** The frozen entrant list once entries closed (or as loaded from storage). */
@@ -35,10 +37,12 @@ export class DrawSession {
   unacknowledged = 0;
   /** A claim window's unclaimed winners are being replaced (their picks checked with Twitch). */
   replacing = false;
-  /** Replacement picks of this draw run one at a time (checked-picks.ts): the last one queued. */
+  /** Replacement picks of this draw run one at a time (winner-picks.ts): the last one queued. */
   pickChain: Promise<unknown> = Promise.resolve();
   /** The one deadline of the close (beacon wait and account checks), set when entries close. */
   picksUntil: number | undefined;
+  /** Tickets granted beyond chat (channel points, bits): refs applied and per-viewer counts (tickets.ts). */
+  readonly tickets = new TicketLedger();
   /** Entrants left out of the frozen list, by reason (logged with the picks). */
   excluded: Partial<Record<ExclusionReason, number>> | undefined;
   private readonly timers = new Set<TimerHandle>();
@@ -96,6 +100,29 @@ export class DrawSession {
     this.record.entrants = this.entrants.size;
     this.unacknowledged += 1;
     return true;
+  }
+
+  /**
+   * Applies a ticket grant (tickets.ts): the viewer enters with its tickets when not in yet (true
+   * then), else they are added to their weight; the ledger counts it either way. `restoring`: from
+   * the journal at restart (not counted as a new entrant to acknowledge).
+   */
+  applyGrant(g: TicketGrant, restoring = false): boolean {
+    this.tickets.apply(g);
+    if (g.tickets <= 0) return false;
+    if (this.entrants.addTickets(g.userId, g.tickets)) return false;
+    const added = this.entrants.addFields(g.userId, g.login, g.displayName, g.tickets, 0, 0, g.at);
+    if (!added) return false;
+    if (restoring) {
+      if (this.entrants.size > this.record.entrants) this.record.entrants = this.entrants.size;
+      return true;
+    }
+    return this.counted(true);
+  }
+
+  /** The viewer as this draw knows them (tickets.ts), when they are in. */
+  candidate(userId: string): Candidate | undefined {
+    return this.entrants.get(userId);
   }
 
   displayNameOf(userId: string): string | undefined {

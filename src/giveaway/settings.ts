@@ -114,6 +114,14 @@ export interface GiveawaySettings {
     /** Tiers by subscribed months; the highest matching tier wins over subscriberMultiplier. */
     tiers?: LuckTier[];
   };
+  /**
+   * Tickets from Twitch beyond chat (giveaway/tickets.ts), each source present only when it is on:
+   * channel-point redemptions and bits used during an open draw.
+   */
+  tickets?: {
+    channelPoints?: { ticketsPerRedemption: number; maxPerViewer: number };
+    bits?: { bitsPerTicket: number; maxTickets: number };
+  };
   reminders: {
     halfTime: boolean;
     /** Reminder this many seconds before the end (0 = off). */
@@ -220,6 +228,7 @@ export function mergeGiveawaySettings(input: GiveawaySettingsInput = {}): Giveaw
     luck: { ...d.luck, ...input.luck },
     reminders: { ...d.reminders, ...input.reminders },
     messages: { ...d.messages, ...input.messages },
+    ...(input.tickets ? { tickets: { ...input.tickets } } : {}),
   };
   const problems = checkGiveawaySettings(merged);
   if (problems.length) throw new GiveawaySettingsError(problems);
@@ -252,6 +261,12 @@ function checkGiveawaySettings(s: GiveawaySettings): string[] {
     if (!isInt(t.minMonths, 0)) p.push(`luck.tiers[${i}].minMonths must be an integer >= 0`);
     if (!isInt(t.weight, 1, 1000)) p.push(`luck.tiers[${i}].weight must be an integer 1-1000`);
   }
+  const cp = s.tickets?.channelPoints;
+  if (cp && !(isInt(cp.ticketsPerRedemption, 1, 1000) && isInt(cp.maxPerViewer, 1, 1000)))
+    p.push('tickets.channelPoints: ticketsPerRedemption and maxPerViewer must be integers 1-1000');
+  const bits = s.tickets?.bits;
+  if (bits && !(isInt(bits.bitsPerTicket, 1) && isInt(bits.maxTickets, 1, 1000)))
+    p.push('tickets.bits: bitsPerTicket must be an integer >= 1 and maxTickets 1-1000');
   if (!isInt(s.reminders.nearEndSeconds, 0)) p.push('reminders.nearEndSeconds must be an integer >= 0');
   if (!isInt(s.reminders.ackEverySeconds, 0)) p.push('reminders.ackEverySeconds must be an integer >= 0');
   for (const [k, v] of Object.entries(s.messages)) {

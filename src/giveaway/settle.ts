@@ -1,7 +1,7 @@
 /**
  * The effects of a draw's terminal transitions (draw-machine.ts): settled with winners, settled
  * with nobody eligible, handed back (a gift draw short of winners), failed, cancelled; and
- * bringing a settled gift draw's winners in line with Fourthwall's.
+ * bringing a settled draw's winners in line with the ones the shop reports (mapped by the flow).
  *
  * Contract: the runner has already moved the session's phase. Each function changes the record
  * and moves the session out of the active set synchronously, before its first await; then it
@@ -11,23 +11,23 @@
  */
 import { gifterOf } from './announcer.js';
 import { isoNow, persistQuietly, type FlowContext } from './context.js';
-import { mapFourthwallWinners } from './flows/gift-draw.js';
-import type { GiftDrawInfo } from './model.js';
+import type { Winner } from './model.js';
 import { snapshot, type DrawSession } from './session.js';
 import { plural } from '../shared/plural.js';
 
 /**
- * The winners have their prizes: finished, announced, links delivered. A gift draw takes
- * Fourthwall's answer (`fourthwall`: its gifts carry the redeem links) and reveals its seed.
+ * The winners have their prizes: finished, announced, links delivered. Winners the shop confirmed
+ * (`confirmed`: a gift draw's, carrying Fourthwall's redeem links, mapped by its flow) replace the
+ * recorded ones, and the seed is revealed with them.
  */
-export async function settleWinners(c: FlowContext, s: DrawSession, fourthwall?: GiftDrawInfo): Promise<void> {
+export async function settleWinners(c: FlowContext, s: DrawSession, confirmed?: Winner[]): Promise<void> {
   const r = s.record;
-  if (fourthwall) r.winners = mapFourthwallWinners(r.winners, fourthwall, s.entrants);
+  if (confirmed) r.winners = confirmed;
   r.status = 'finished';
   r.closedAt = isoNow(c.clock);
   r.finishInFlight = false;
   delete r.failure;
-  if (fourthwall && s.frozen) s.reveal();
+  if (confirmed && s.frozen) s.reveal();
   c.draws.retire(s);
   c.logger.info({ drawId: s.id, winners: r.winners.map((w) => w.login) }, 'draw finished');
   await persistQuietly(c, s);
@@ -127,11 +127,11 @@ export async function recordCancel(c: FlowContext, s: DrawSession): Promise<void
   await persistQuietly(c, s);
 }
 
-/** A settled gift draw that Fourthwall reports ended: its winners and links brought in line (new links delivered). */
-export async function reconcileFourthwallWinners(c: FlowContext, s: DrawSession, draw: GiftDrawInfo): Promise<void> {
+/** A settled draw whose winners the shop reports again: winners and links brought in line (new links delivered). */
+export async function reconcileWinners(c: FlowContext, s: DrawSession, reported: Winner[]): Promise<void> {
   const r = s.record;
   const before = JSON.stringify(r.winners);
-  r.winners = mapFourthwallWinners(r.winners, draw, s.entrants);
+  r.winners = reported;
   if (JSON.stringify(r.winners) === before) return;
   c.logger.info({ drawId: r.id }, 'draw record reconciled with Fourthwall');
   await persistQuietly(c, s);

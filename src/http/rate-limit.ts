@@ -3,8 +3,9 @@
  * client key, so one client's flood is answered 429 without touching anyone else's budget. Used
  * by /verify, /healthz and any public route that wants a bound (the claim routes included).
  *
- * Contract: `take(key)` spends one token and returns `{ ok: true }`, or `{ ok: false,
- * retryAfterSeconds }` when that key's bucket is empty. A bucket holds `burst` tokens and refills
+ * Contract: `take(key, cost = 1)` spends `cost` tokens and returns `{ ok: true }`, or `{ ok: false,
+ * retryAfterSeconds }` when that key's bucket holds fewer than `min(cost, burst)` (a cost larger
+ * than the whole bucket is let through from a full bucket, leaving it in debt). A bucket holds `burst` tokens and refills
  * at `perSecond`. At most `maxClients` buckets are kept (least recently used dropped, so memory
  * does not grow with the number of addresses seen); a dropped client starts again with a full
  * bucket. Time comes from `now` (ms), injectable. `answer429` writes the refusal. Does not decide
@@ -35,18 +36,19 @@ export class RateLimiter {
     this.buckets = new LruCache({ maxEntries: o.maxClients ?? 10_000 });
   }
 
-  take(key: string): RateVerdict {
+  take(key: string, cost = 1): RateVerdict {
     const now = this.now();
     const b = this.buckets.get(key) ?? { tokens: this.o.burst, at: now };
     b.tokens = Math.min(this.o.burst, b.tokens + ((now - b.at) / 1000) * this.o.perSecond);
     b.at = now;
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    const need = Math.min(cost, this.o.burst);
+    if (b.tokens >= need) {
+      b.tokens -= cost;
       this.buckets.set(key, b);
       return { ok: true };
     }
     this.buckets.set(key, b);
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / this.o.perSecond)) };
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((need - b.tokens) / this.o.perSecond)) };
   }
 }
 

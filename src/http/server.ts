@@ -1,12 +1,13 @@
 /**
- * The bot's HTTP listeners (README "Security", surfaces.ts):
+ * The bot's HTTP listeners (docs/security.md, surfaces.ts):
  * - the public one on `options.port` (HTTP_PORT, what a tunnel carries): `POST /webhooks/fourthwall`,
  *   `GET /healthz` and the public `routes` (/verify, /claim). It never serves the streamer's pages,
  *   whatever the Host or headers: /overlay... and /dashboard... answer 404 there.
  * - the streamer's own on `options.local.port` (GIFTDROP_LOCAL_PORT, loopback unless
  *   GIFTDROP_LOCAL_BIND says otherwise): `GET /healthz` and the `local.routes` (/overlay, /dashboard
- *   and their APIs); a request that is not local (surfaces.ts `isLocalRequest`: Host and forwarding
- *   headers) gets 403, except /overlay... carrying the overlay key when one is configured.
+ *   and their APIs); a request that is not local (surfaces.ts `isLocalRequest`: a loopback peer,
+ *   Host and forwarding headers) gets 403, except /overlay... carrying the overlay key (`?key=`)
+ *   when one is configured, and the overlay's data-free script and style.
  *
  * Bounds, per listener: its own connection cap (public MAX_CONNECTIONS, local
  * MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot touch the overlay),
@@ -22,7 +23,7 @@
  * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
  * (bad envelope -> 400, logged), then handed to `onEvent`, and answered only from its verdict: the
  * 200 is written once `onEvent` resolved, that is once the event is safe (its id, and what it
- * opened, synced: README "Durability"); a rejection (a save or a sync failed: EIO, ENOSPC) is
+ * opened, synced: docs/history.md, crash-safe files); a rejection (a save or a sync failed: EIO, ENOSPC) is
  * answered 503 with Retry-After and said in one log line, so Fourthwall delivers it again; an
  * event not safe within ACK_DEADLINE_MS of the request's arrival (inside Fourthwall's 2 s) is
  * answered 503 the same way while its handling goes on, and its redelivery is answered from that
@@ -48,9 +49,9 @@ import {
   isLocalRequest,
   notOnPublic,
   overLimit,
+  isOverlayShellAsset,
   recordClient,
   refuseOwn,
-  surfaceOf,
   surfaceOfTarget,
   type TrustProxy,
 } from './surfaces.js';
@@ -422,9 +423,10 @@ function ownListener(o: LocalListenerOptions, health: () => HealthReport): Serve
     recordClient(req, clientKeyOf(req, { kind: 'none' }));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (!isLocalRequest(req, localHosts)) {
-      const key = surfaceOf(path) === 'own' && path.startsWith('/overlay') && surfaceOfTarget(req.url ?? '/') === 'own' ? overlayKey?.check(req) : undefined;
-      if (!key) return refuseOwn(res);
-      if (key === 'query') res.setHeader('set-cookie', overlayKey!.setCookie(req));
+      // Another machine: only the overlay, and only with GIFTDROP_OVERLAY_KEY (its script and style
+      // hold no data; everything else carries `?key=`, on every request: no cookie).
+      const overlay = overlayKey && surfaceOfTarget(req.url ?? '/') === 'own' && (path === '/overlay' || path.startsWith('/overlay/'));
+      if (!overlay || !(isOverlayShellAsset(path) || overlayKey.check(req))) return refuseOwn(res);
     }
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, health());
     for (const route of o.routes) if (route(req, res)) return;

@@ -1,5 +1,5 @@
 /**
- * The two HTTP surfaces and who a request comes from (README "Security"). Each surface has its
+ * The two HTTP surfaces and who a request comes from (docs/security.md). Each surface has its
  * own listener (server.ts): the public one on HTTP_PORT, the one a tunnel carries
  * (`POST /webhooks/fourthwall`, `/claim...`, `/verify...`, `/healthz`), and the streamer's own on
  * GIFTDROP_LOCAL_PORT, bound to loopback (`/dashboard...`, `/overlay...`, their APIs and event
@@ -9,22 +9,30 @@
  * Contract:
  * - `surfaceOf(path)`: 'own' for /dashboard and /overlay (and below), 'public' for every other path;
  *   `surfaceOfTarget(target)` also judges the path as the URL parser normalises it.
- * - `isLocalRequest(req, localHosts)`: true only when the request has exactly one Host header whose
+ * - `isLocalRequest(req, localHosts)`: true only when the socket's peer is this machine through
+ *   loopback (127.0.0.0/8, ::1, ::ffff:127.x: with a non-loopback GIFTDROP_LOCAL_BIND, a LAN
+ *   request saying `Host: 127.0.0.1` is NOT local), the request has exactly one Host header whose
  *   name is exactly 127.0.0.1, localhost, [::1] or one of `localHosts`, with no port or the port
  *   the request arrived on, AND it carries no forwarding header (X-Forwarded-*, Forwarded, Via,
  *   X-Real-IP, CF-Connecting-IP, True-Client-IP). `[::1].evil.com`, `localhost:evil`, a second
  *   Host header: not local.
  * - The remote overlay: with an overlay key configured, `/overlay...` also answers a request that
- *   carries the key as `?key=` (then a cookie named for the port, Path=/overlay, 30 days) or that
- *   cookie. The dashboard is never remote.
+ *   carries the key as `?key=` (`OverlayKey.check`), on every request: no cookie keeps it (a
+ *   cookie of 127.0.0.1 would reach every other local port). Its script and style hold no data
+ *   and are served remotely without the key (`isOverlayShellAsset`). The dashboard is never remote.
  * - Client keys: `parseTrustProxy(setting)` reads GIFTDROP_TRUST_PROXY; `clientKeyOf(req, trust)`
  *   names the client from what the named proxy wrote, never from a header the client could choose:
- *   - `none`: the socket's address;
+ *   - `none` (the default, also when unset): the socket's address. The default trusts no header,
+ *     because behind a plain TCP tunnel (`ssh -R`) every connection comes from this machine and
+ *     any header is the client's own: nothing tells it apart from a tunnel agent's. Behind a
+ *     tunnel, every visitor is then one client (the limits bound the whole tunnel);
  *   - `cloudflare`: CF-Connecting-IP (Cloudflare writes it on every request), else the socket's;
- *   - `last-hop` (the default; `ngrok` is the same): when the socket is this machine (a tunnel
- *     agent such as ngrok or cloudflared), the last X-Forwarded-For entry (the one the agent
- *     appended); a socket from another machine is keyed by its own address (nobody in front);
+ *   - `ngrok` (or `last-hop`, the same): when the socket is this machine (the tunnel agent), the
+ *     last X-Forwarded-For entry (the one the agent appended); a socket from another machine is
+ *     keyed by its own address (nobody in front);
  *   - a number N (1-5): the N-th X-Forwarded-For entry from the end (N proxies of yours in front).
+ *   Trusting a header is always an explicit setting for the proxy the streamer runs;
+ *   `describeClientKeys` is the sentence the start line and `npm run setup` say about it.
  *   A request whose header is missing or has too few entries is keyed by its socket address.
  *   The listener records each request's key (`recordClient`); routes read it with `clientOf(req)`.
  * - `overLimit(limiter, req, res)`: spends one token of the request's client and answers 429 when it
@@ -32,8 +40,6 @@
  *   tunnel agent connects from this machine too).
  * Does not route or answer requests other than the refusals.
  */
-import { cookieValue } from '../shared/cookies.js';
-import { createHash } from 'node:crypto';
 import { sameSecret } from '../shared/constant-time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
@@ -42,7 +48,7 @@ import { answer429, type RateLimiter } from './rate-limit.js';
 export type Surface = 'public' | 'own';
 
 const OWN_PREFIXES = ['/dashboard', '/overlay'];
-/** What the tunnel must carry (README "Security"); every path not the streamer's own is public. */
+/** What the tunnel must carry (docs/security.md); every path not the streamer's own is public. */
 export const PUBLIC_PREFIXES = ['/webhooks/fourthwall', '/claim', '/verify', '/healthz'] as const;
 const FORWARDING_HEADERS = [
   'x-forwarded-for',
@@ -93,6 +99,8 @@ function forwarded(req: IncomingMessage): boolean {
 }
 
 export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<string>): boolean {
+  // The socket first: a peer beyond loopback is another machine, whatever its Host says.
+  if (!isLoopback(socketAddress(req))) return false;
   if (forwarded(req)) return false;
   const host = hostOf(req);
   if (!host) return false;
@@ -103,17 +111,52 @@ export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<str
 /** GIFTDROP_TRUST_PROXY, parsed: who writes the client's address (see the module contract). */
 export type TrustProxy = { kind: 'none' } | { kind: 'cloudflare' } | { kind: 'hops'; hops: number; loopbackOnly: boolean };
 
-/** The setting's value, or undefined when it is not none, cloudflare, ngrok, last-hop or 1-5. */
+/** The setting's value, or undefined when it is not none, cloudflare, ngrok, last-hop or 1-5 (unset: none). */
 export function parseTrustProxy(setting: string | undefined): TrustProxy | undefined {
   const s = (setting ?? '').trim().toLowerCase();
-  if (s === '' || s === 'last-hop' || s === 'ngrok') return { kind: 'hops', hops: 1, loopbackOnly: true };
-  if (s === 'none') return { kind: 'none' };
+  if (s === '' || s === 'none') return { kind: 'none' };
+  if (s === 'last-hop' || s === 'ngrok') return { kind: 'hops', hops: 1, loopbackOnly: true };
   if (s === 'cloudflare') return { kind: 'cloudflare' };
   if (/^[1-5]$/.test(s)) return { kind: 'hops', hops: Number(s), loopbackOnly: false };
   return undefined;
 }
 
-const DEFAULT_TRUST: TrustProxy = { kind: 'hops', hops: 1, loopbackOnly: true };
+const DEFAULT_TRUST: TrustProxy = { kind: 'none' };
+
+/** The tunnel a public URL's host names, when it is one of the well-known ones (a hint only). */
+function tunnelOf(publicUrl: string | undefined): 'cloudflared' | 'ngrok' | undefined {
+  let host: string;
+  try {
+    host = new URL(publicUrl ?? '').hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  if (host.endsWith('.trycloudflare.com')) return 'cloudflared';
+  if (/\.ngrok(-free)?\.(app|dev|io)$/.test(host)) return 'ngrok';
+  return undefined;
+}
+
+/**
+ * Which client addresses are in force, in one sentence for the start line and `npm run setup`
+ * (with a hint when GIFTDROP_PUBLIC_URL names a tunnel that writes a header the bot could trust).
+ */
+export function describeClientKeys(setting: string | undefined, publicUrl?: string): string {
+  const trust = parseTrustProxy(setting) ?? DEFAULT_TRUST;
+  const name = (setting ?? '').trim().toLowerCase() || 'none';
+  if (trust.kind === 'none') {
+    const tunnel = tunnelOf(publicUrl);
+    const hint =
+      tunnel === 'cloudflared'
+        ? '; your tunnel looks like cloudflared: set GIFTDROP_TRUST_PROXY=cloudflare to tell visitors apart'
+        : tunnel === 'ngrok'
+          ? '; your tunnel looks like ngrok: set GIFTDROP_TRUST_PROXY=ngrok to tell visitors apart'
+          : '';
+    return `client addresses: each connection's own (GIFTDROP_TRUST_PROXY=none${setting ? '' : ', the default'}): no header is trusted, so through a tunnel every visitor counts as one client${hint}`;
+  }
+  if (trust.kind === 'cloudflare') return 'client addresses: CF-Connecting-IP, written by Cloudflare (GIFTDROP_TRUST_PROXY=cloudflare: only for a Cloudflare tunnel or proxy in front of HTTP_PORT)';
+  if (trust.loopbackOnly) return `client addresses: the last X-Forwarded-For entry, appended by the tunnel agent on this machine (GIFTDROP_TRUST_PROXY=${name}: only for ngrok or a proxy that appends it)`;
+  return `client addresses: X-Forwarded-For entry ${trust.hops} from the end (GIFTDROP_TRUST_PROXY=${name}: that many proxies of yours in front of HTTP_PORT, each appending it)`;
+}
 
 function socketAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
@@ -174,33 +217,20 @@ export function clientOf(req: IncomingMessage): string {
   return clients.get(req) ?? socketAddress(req);
 }
 
-/** How long the remote overlay's cookie lasts (OBS keeps it; the key in the URL renews it). */
-const OVERLAY_COOKIE_SECONDS = 30 * 24 * 3600;
-
-/** The remote overlay's key check (see the module contract). */
+/** The remote overlay's key check (see the module contract): `?key=` on each request, no cookie. */
 export class OverlayKey {
-  private readonly cookieValue: string;
+  constructor(private readonly key: string) {}
 
-  constructor(private readonly key: string) {
-    this.cookieValue = createHash('sha256').update(`giftdrop overlay\n${key}`).digest('base64url');
-  }
-
-  static cookieName(req: IncomingMessage): string {
-    return `giftdrop_overlay_${req.socket.localPort ?? 0}`;
-  }
-
-  /** 'query' (set the cookie), 'cookie', or undefined when the request does not carry the key. */
-  check(req: IncomingMessage): 'query' | 'cookie' | undefined {
+  /** True when the request's query carries the key. */
+  check(req: IncomingMessage): boolean {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('key');
-    if (q && sameSecret(q, this.key)) return 'query';
-    const c = cookieValue(req, OverlayKey.cookieName(req));
-    if (c && sameSecret(c, this.cookieValue)) return 'cookie';
-    return undefined;
+    return !!q && sameSecret(q, this.key);
   }
+}
 
-  setCookie(req: IncomingMessage): string {
-    return `${OverlayKey.cookieName(req)}=${this.cookieValue}; Path=/overlay; Max-Age=${OVERLAY_COOKIE_SECONDS}; HttpOnly; SameSite=Lax`;
-  }
+/** The overlay's script and style: no data, served to a remote overlay without its key. */
+export function isOverlayShellAsset(path: string): boolean {
+  return path === '/overlay/overlay.js' || path === '/overlay/overlay.css' || path === '/overlay/client.js';
 }
 
 function plain(res: ServerResponse, status: number, body: string): void {

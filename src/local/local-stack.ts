@@ -16,6 +16,8 @@ import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxO
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
 import { startBeaconSandbox, type BeaconSandbox, type BeaconSandboxOptions } from '../sandbox/beacon/index.js';
 import { SandboxHelix, type SandboxHelixOptions } from '../sandbox/helix/index.js';
+import { SandboxAccounts } from '../sandbox/helix/accounts.js';
+import { startLocalTwitchEvents, type LocalTwitchEvents } from '../sandbox/eventsub/local.js';
 import { systemClock } from '../shared/clock.js';
 import type { OutboxLimits } from '../twitch/index.js';
 import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from '../app/bot.js';
@@ -42,7 +44,7 @@ export interface LocalStackOptions {
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem'>;
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'twitchEvents'>;
 }
 
 export interface LocalStack {
@@ -50,8 +52,10 @@ export interface LocalStack {
   chatServer: ChatServer;
   /** The sandbox beacon, when `beacon` was asked for. */
   beacon?: BeaconSandbox;
-  /** The local Helix API on the chat server's port (users, follows, streams). */
+  /** The local Helix API on the chat server's port (users, follows, streams, channel points, EventSub subscriptions). */
   helix: SandboxHelix;
+  /** The sandbox EventSub server, channel points and the broadcaster's login. */
+  twitch: LocalTwitchEvents;
   bot: Bot;
   config: Config;
   /** Stops the bot (cleanly), then both servers. */
@@ -62,7 +66,11 @@ export interface LocalStack {
 export type ChatEndpoint = Pick<
   ChatServer,
   'url' | 'authUrl' | 'channel' | 'channelId' | 'botLogin' | 'token' | 'refreshToken' | 'clientId' | 'clientSecret'
->;
+> & {
+  /** The sandbox EventSub server and the broadcaster's token, when the stack runs them. */
+  eventSubUrl?: string;
+  broadcasterToken?: string;
+};
 
 /** The Config that points the bot at a Fourthwall sandbox and a local chat server (this thread's or another's). */
 export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatEndpoint): Config {
@@ -79,6 +87,8 @@ export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatEn
       refreshToken: chat.refreshToken,
       clientId: chat.clientId,
       clientSecret: chat.clientSecret,
+      ...(chat.eventSubUrl ? { eventSubUrl: chat.eventSubUrl } : {}),
+      ...(chat.broadcasterToken ? { broadcasterToken: chat.broadcasterToken } : {}),
     },
     fourthwall: {
       ...base.fourthwall,
@@ -98,18 +108,27 @@ export function configForLocal(base: Config, fw: FourthwallSandbox, chat: ChatEn
  */
 export async function startLocalChat(
   options: Pick<LocalStackOptions, 'chat' | 'helix'> & { logger: Logger },
-): Promise<{ chatServer: ChatServer; helix: SandboxHelix }> {
+): Promise<{ chatServer: ChatServer; helix: SandboxHelix; twitch: LocalTwitchEvents }> {
   const chatServer = await startChatServer({
     logger: options.logger,
     scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
     ...options.chat,
   });
   const { prepare, ...helixOptions } = options.helix ?? {};
-  const helix = new SandboxHelix({ auth: chatServer.tokens, clock: options.chat?.clock ?? systemClock, ...helixOptions });
+  const clock = options.chat?.clock ?? systemClock;
+  const accounts = new SandboxAccounts({ clock, clientId: () => chatServer.clientId, clientSecret: () => chatServer.clientSecret });
+  const helix = new SandboxHelix({ auth: chatServer.tokens, clock, accounts, ...helixOptions });
   helix.setUser(chatServer.channelId, chatServer.channel);
   chatServer.mount((req, res) => helix.handle(req, res));
+  let twitch: LocalTwitchEvents;
+  try {
+    twitch = await startLocalTwitchEvents({ chat: chatServer, helix, accounts, clock });
+  } catch (err) {
+    await chatServer.close();
+    throw err;
+  }
   prepare?.(helix, chatServer);
-  return { chatServer, helix };
+  return { chatServer, helix, twitch };
 }
 
 /** Registers the bot's webhook at its Fourthwall (the sandbox) unless it is there; stops the bot when that fails. */
@@ -124,20 +143,38 @@ export async function registerBotWebhook(bot: Bot): Promise<void> {
   }
 }
 
+/** A chat server's endpoint fields (its getters read now). */
+function pickEndpoint(c: ChatServer): ChatEndpoint {
+  return {
+    url: c.url,
+    authUrl: c.authUrl,
+    channel: c.channel,
+    channelId: c.channelId,
+    botLogin: c.botLogin,
+    token: c.token,
+    refreshToken: c.refreshToken,
+    clientId: c.clientId,
+    clientSecret: c.clientSecret,
+  };
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const quiet = options.quietSandboxes ?? true;
   const sandboxLogger = quiet ? silentLogger() : options.logger;
   const fourthwall = await startFourthwallSandbox({ logger: sandboxLogger, ...options.fourthwall });
   let chatServer: ChatServer | undefined;
   let beacon: BeaconSandbox | undefined;
+  let twitch: LocalTwitchEvents | undefined;
   try {
     const local = await startLocalChat({ logger: sandboxLogger, chat: options.chat, helix: options.helix });
     chatServer = local.chatServer;
+    twitch = local.twitch;
     const helix = local.helix;
     if (options.beacon && options.config.settings.fairness.beacon !== 'off') {
       beacon = await startBeaconSandbox({ clock: options.clock, ...(options.beacon === true ? {} : options.beacon) });
     }
-    const config: Config = { ...configForLocal(options.config, fourthwall, chatServer), beaconUrl: beacon?.url };
+    const endpoint: ChatEndpoint = { ...pickEndpoint(chatServer), eventSubUrl: twitch.eventSub.url, broadcasterToken: twitch.broadcaster.token };
+    const config: Config = { ...configForLocal(options.config, fourthwall, endpoint), beaconUrl: beacon?.url };
     const bot = await startBot({
       config,
       logger: options.logger,
@@ -150,21 +187,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await registerBotWebhook(bot);
     const chat = chatServer;
     const localBeacon = beacon;
+    const localTwitch = twitch;
     return {
       fourthwall,
       chatServer: chat,
       ...(localBeacon ? { beacon: localBeacon } : {}),
       helix,
+      twitch: localTwitch,
       bot,
       config,
       async close() {
         await bot.stop('local stack closed');
+        await localTwitch.close();
         await chat.close();
         await localBeacon?.close();
         await fourthwall.close();
       },
     };
   } catch (err) {
+    await twitch?.close().catch(() => undefined);
     await chatServer?.close().catch(() => undefined);
     await beacon?.close().catch(() => undefined);
     await fourthwall.close().catch(() => undefined);

@@ -2,7 +2,7 @@
  * Sandbox mode, what `npm start` runs without credentials: the local stack in-process (Fourthwall
  * sandbox, local Twitch chat server, the real bot connected to both over real sockets with signed
  * webhooks), a scripted stream narrated step by step, then an interactive prompt when stdin is a
- * terminal. See README "Sandbox mode".
+ * terminal. See docs/demo.md.
  *
  * Contract: resolves with the exit code: 0 when the script ran (and, interactively, the user
  * quit), 1 when a scripted step failed. The bot listens on config.http.port, or on a port the OS
@@ -29,6 +29,7 @@ import { DemoAborted, DemoWorld } from './demo/world.js';
 import { demoHelix, withDemoTwitch } from './demo/twitch.js';
 import { newWorldLine, startNewWorld } from './sandbox-world.js';
 import { plural } from '../shared/plural.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 export interface SandboxModeOptions {
   config: Config;
@@ -113,7 +114,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   // Links are bearer secrets even in the sandbox: printed only on a terminal (contract "Links and logs").
   const terminal = output.isTTY === true;
   const operator: OperatorPort = {
-    notify: (line, opts) => printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true),
+    notify: (line, opts) => (opts?.terminalOnly && !terminal ? undefined : printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true)),
   };
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
@@ -153,12 +154,13 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       } finally {
         await stack.close();
       }
-      printer.note(`Stopped. The draws are in the history (${config.dataDir}): npm run history`);
+      printer.note(`Stopped. The draws are in the history (${config.dataDir}): ${giftdropCommand('history')}`);
     })());
   options.onSignals(shutdown);
 
   printer.note(`Fourthwall sandbox: ${stack.fourthwall.apiUrl} (shop site ${stack.fourthwall.shopUrl})`);
   printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
+  printer.note(`Twitch EventSub: ${stack.twitch.eventSub.url} (channel points and bits, with the broadcaster's login)`);
   printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
   // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;
@@ -181,7 +183,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       });
       ok = result.ok;
       if (result.ok) {
-        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: npm run history`);
+        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: ${giftdropCommand('history')}`);
       } else {
         printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
       }

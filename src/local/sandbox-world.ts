@@ -16,8 +16,9 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { modeDataDir } from '../config/mode.js';
-import { LOCK_FILE } from '../storage/lock.js';
-import { TOKEN_FILE } from '../web/dashboard-auth.js';
+import { LOCK_FILE } from '../storage/index.js';
+import { TOKEN_FILE } from '../web/operator/dashboard-auth.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 export interface NewWorld {
   /** Names of the entries of the earlier world that were removed (empty: nothing was there). */
@@ -50,7 +51,7 @@ export function newWorldLine(world: NewWorld, dataDir: string): string | undefin
   const parts: string[] = [];
   if (world.cleared.length) {
     parts.push(
-      `A new sandbox world: the earlier run's draws and prizes in ${dataDir} were cleared (its sandbox shop ended with it, so its prize links no longer work). This run's draws stay there until the next npm start.`,
+      `A new sandbox world: the earlier run's draws and prizes in ${dataDir} were cleared (its sandbox shop ended with it, so its prize links no longer work). This run's draws stay there until the next ${giftdropCommand('start')}.`,
     );
   }
   if (world.tokenReset) parts.push('The dashboard token was reset: a new one is made.');

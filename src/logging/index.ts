@@ -104,7 +104,7 @@ const ROUTINE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
   'EPIPE', 'ECONNABORTED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'TIMEOUT',
-  // giftdrop's own "could not reach it" errors (src/fourthwall, src/twitch, src/fairness/beacon-client)
+  // giftdrop's own "could not reach it" errors (src/fourthwall, src/twitch, src/beacon)
   'FOURTHWALL_NETWORK', 'FOURTHWALL_TIMEOUT', 'TWITCH_CONNECT', 'TWITCH_AUTH_UNAVAILABLE', 'TWITCH_API_UNAVAILABLE',
   'BEACON_UNAVAILABLE', 'SHOP_UNAVAILABLE',
 ]);

@@ -2,7 +2,8 @@
  * The wording of fixes that name a command, per OS: every fix a message suggests must work where
  * the message is shown. Windows gets PowerShell (the shell a streamer opens there) or the `.env`
  * line, and never chmod, chown, kill or ln; POSIX gets its shell's commands. Owns no state; the
- * platform is an argument so each OS's wording is tested on any OS.
+ * platform is an argument so each OS's wording is tested on any OS. How a giftdrop command itself
+ * is named (npm script or executable) is platform/invocation.ts's.
  */
 
 /**
@@ -19,22 +20,13 @@ export function runWithEnv(platform: NodeJS.Platform, vars: Record<string, strin
   return `${entries.map(([k, v]) => `${k}=${/^[\w.:/@%+-]+$/.test(String(v)) ? v : shQuote(String(v))} `).join('')}${command}`;
 }
 
-/**
- * How to run an npm script with options of its own: `npm run history -- --draw ID`. On Windows
- * the `--` is quoted: PowerShell drops a bare `--` before it reaches npm (which then takes the
- * options as its own), and cmd.exe passes `"--"` on as `--`.
- */
-export function npmRun(platform: NodeJS.Platform, script: string, args: string): string {
-  return `npm run ${script} ${platform === 'win32' ? '"--"' : '--'} ${args}`;
-}
-
 /** A value as PowerShell reads it: bare when it is a plain word or number, else in single quotes. */
-function psQuote(v: string): string {
+export function psQuote(v: string): string {
   return /^[\w.:/\\-]+$/.test(v) ? v : `'${v.replaceAll("'", "''")}'`;
 }
 
 /** `v` in single quotes, as a POSIX shell reads it back unchanged. */
-function shQuote(v: string): string {
+export function shQuote(v: string): string {
   return `'${v.replaceAll("'", `'\\''`)}'`;
 }
 

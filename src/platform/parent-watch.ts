@@ -18,44 +18,16 @@
  * instead (exit 1 when there are none). The platform is an argument so each OS's branch is tested
  * on any OS.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { parentOf, processGone } from './process.js';
 
 /** How often the watchdog looks at the watched processes (ms). */
 const POLL_MS = 250;
-
-/** `pid`'s parent PID (Linux: /proc; other POSIX: ps), or undefined where it cannot be read (and on Windows). */
-export function parentOf(pid: number, platform: NodeJS.Platform): number | undefined {
-  if (platform === 'win32') return undefined;
-  try {
-    if (platform === 'linux') {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return positive(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    }
-    return positive(Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()));
-  } catch {
-    return undefined;
-  }
-}
-
-function positive(n: number): number | undefined {
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
 
 /** The processes whose end means npm is gone (see the module comment); never PID 1 (init never ends). */
 export function watchedAncestors(platform: NodeJS.Platform, ppid: number): number[] {
   const grand = parentOf(ppid, platform);
   return [ppid, ...(grand === undefined ? [] : [grand])].filter((p) => p > 1);
-}
-
-/** True when no process has PID `pid` (EPERM: it exists, owned by someone else). */
-export function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 /**

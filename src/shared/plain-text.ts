@@ -1,6 +1,6 @@
 /**
  * The one cleaner of viewer- and shop-supplied text for display (the supporter alerts in chat,
- * src/shop/alerts.ts, and the overlay's view model, src/web/safe-text.ts), and the one link
+ * src/shop/alerts.ts, and the overlay's view model, src/web/operator/safe-text.ts), and the one link
  * scrubber (`linkFreeText`: every chat line that repeats what a supporter typed, and the overlay).
  * `plainText` takes out control characters
  * (C0, DEL, C1), invisible format characters (zero-width, bidi embeddings/overrides/isolates,

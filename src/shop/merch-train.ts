@@ -40,7 +40,7 @@ import { render } from '../giveaway/messages.js';
 import type { Logger } from '../logging/index.js';
 import { noRoles, type ChatMessage } from '../shared/chat.js';
 import type { Clock } from '../shared/clock.js';
-import { parseJsonFile, readIfExists, writeFileAtomic } from '../storage/files.js';
+import { parseJsonFile, readIfExists, writeFileAtomic } from '../storage/index.js';
 import { isRedemption } from './alerts.js';
 
 export const MERCH_TRAIN_FILE = 'merch-train.json';

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rena
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { endpointAnswers, holdEndpoint, lockEndpoint, removeEndpoint } from '../platform/lock-endpoint.js';
-import { processGone } from '../platform/parent-watch.js';
+import { processGone } from '../platform/process.js';
 import { GiftdropError } from '../shared/errors.js';
 
 export const LOCK_FILE = 'giftdrop.lock';

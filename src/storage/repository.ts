@@ -13,7 +13,9 @@
  *                                      is still read when no .tsv exists, and removed once replaced.
  *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (journal.ts; its
  *                                      line formats: giveaway/entrants/journal-line.ts), deleted when the draw ends.
- *   <dataDir>/events.jsonl             processed webhook ids, bounded (see events.ts).
+ *   <dataDir>/journal/<id>.tickets.jsonl  its ticket grants (channel points, bits; ticket-journal.ts),
+ *                                      each synced before appendTicketGrant resolves; deleted with it.
+ *   <dataDir>/events.jsonl             processed webhook ids, bounded (see processed-events.ts).
  *   <dataDir>/delivery.json            each winner's prize delivery state (delivery-file.ts), written
  *                                      only through updateDelivery and attached to the winners of
  *                                      every record read; a saved record's own `delivery` is dropped.
@@ -45,18 +47,19 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
 import type { EntrantRows } from '../giveaway/entrant-rows.js';
-import { frozenRowsOf, type Delivery, type DrawRecord, type Entrant, type FrozenEntrant, type FrozenRows } from '../giveaway/model.js';
+import { frozenRowsOf, type Delivery, type DrawRecord, type Entrant, type FrozenEntrant, type FrozenRows, type TicketGrant } from '../giveaway/model.js';
 import { type DrawRepository } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
 import { StorageError } from './errors.js';
-import { ProcessedEvents } from './events.js';
+import { ProcessedEvents } from './processed-events.js';
 import { Disk, nodeDisk, type FileSystem } from './disk.js';
 import { fileStem } from './files.js';
 import { openHistory } from './history-open.js';
 import type { HistoryLog } from './history-log.js';
 import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFileSliced } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
+import { TicketJournal } from './ticket-journal.js';
 import { SeedVault } from './seeds.js';
 import { DeliveryFile } from './delivery-file.js';
 import { storedRecordSchema, type HistoryData } from './schemas.js';
@@ -90,6 +93,7 @@ export class FileDrawRepository implements DrawRepository {
   private readonly dataDir: string;
   private readonly db: Low<HistoryData>;
   private readonly journal: EntryJournal;
+  private readonly tickets: TicketJournal;
   private readonly events: ProcessedEvents | undefined;
   private readonly logger: Logger;
   private readonly readOnly: boolean;
@@ -134,6 +138,7 @@ export class FileDrawRepository implements DrawRepository {
     this.logger = logger;
     this.readOnly = readOnly;
     this.seeds = new SeedVault(options.disk, dataDir);
+    this.tickets = new TicketJournal({ disk: options.disk, dir: join(dataDir, 'journal'), logger });
     db.data.draws.forEach((record, i) => {
       this.byId.set(record.id, record);
       this.positions.set(record.id, i);
@@ -216,6 +221,7 @@ export class FileDrawRepository implements DrawRepository {
     stored.mode ??= this.mode;
     // Delivery state has its own file (updateDelivery); a record's copy of it may be stale.
     for (const w of stored.winners) delete w['delivery'];
+    for (const rr of stored.rerolls ?? []) delete rr['delivery'];
     try {
       fileStem(stored.id);
     } catch (err) {
@@ -268,7 +274,10 @@ export class FileDrawRepository implements DrawRepository {
       await this.seeds.discard(stored.id);
       this.seedFiles.set(stored.id, GONE);
     }
-    if (FINAL_STATUSES.has(stored.status)) await this.journal.discard(stored.id);
+    if (FINAL_STATUSES.has(stored.status)) {
+      await this.journal.discard(stored.id);
+      await this.tickets.discard(stored.id);
+    }
   }
 
   /**
@@ -319,10 +328,10 @@ export class FileDrawRepository implements DrawRepository {
    * by userId (first entry wins). Also deletes journals left behind by draws that already reached
    * a final state (a crash between the two writes), unless read-only.
    */
-  async openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[] }[]> {
+  async openDraws(): Promise<{ record: DrawRecord; entrants: Entrant[]; grants: TicketGrant[] }[]> {
     if (this.closed) throw new StorageError('STORAGE_CLOSED', 'the draw repository is closed');
     await this.saves;
-    const out: { record: DrawRecord; entrants: Entrant[] }[] = [];
+    const out: { record: DrawRecord; entrants: Entrant[]; grants: TicketGrant[] }[] = [];
     for (const stored of this.db.data.draws) {
       if (!ACTIVE_STATUSES.has(stored.status)) continue;
       const seen = new Set<string>();
@@ -333,7 +342,7 @@ export class FileDrawRepository implements DrawRepository {
         seen.add(e.userId);
         entrants.push(e);
       }
-      out.push({ record: await this.full(stored), entrants });
+      out.push({ record: await this.full(stored), entrants, grants: await this.tickets.read(stored.id) });
     }
     if (!this.readOnly) {
       for (const id of await this.journal.drawIds()) {
@@ -344,6 +353,10 @@ export class FileDrawRepository implements DrawRepository {
         } else if (!stored) {
           this.logger.warn({ drawId: id }, 'entry journal without a draw record; kept');
         }
+      }
+      for (const id of await this.tickets.drawIds()) {
+        const stored = this.byId.get(id);
+        if (stored && FINAL_STATUSES.has(stored.status)) await this.tickets.discard(id);
       }
     }
     return out;
@@ -377,6 +390,12 @@ export class FileDrawRepository implements DrawRepository {
     if (this.journalable(drawId)) this.journal.appendRow(drawId, rows, row);
   }
 
+  /** Journals a ticket grant and syncs it (see the port); a grant for a draw that already ended is dropped. */
+  async appendTicketGrant(drawId: string, grant: TicketGrant): Promise<void> {
+    this.assertWritable();
+    if (this.journalable(drawId)) await this.tickets.append(drawId, grant);
+  }
+
   /** False (debug log) for a draw that already ended: its entries are dropped. */
   private journalable(drawId: string): boolean {
     const status = this.byId.get(drawId)?.status;
@@ -406,6 +425,12 @@ export class FileDrawRepository implements DrawRepository {
       const d = this.deliveries.get(record.id, w.userId);
       if (d) w.delivery = d;
       else delete w.delivery;
+    }
+    // A replaced winner who kept the link they had seen (giveaway/reroll.ts) still holds a prize.
+    for (const rr of record.rerolls ?? []) {
+      const d = rr.kept ? this.deliveries.get(record.id, rr.replacedUserId) : undefined;
+      if (d) rr.delivery = d;
+      else delete rr.delivery;
     }
     return record;
   }
@@ -463,6 +488,7 @@ export class FileDrawRepository implements DrawRepository {
     } finally {
       this.closed = true;
       await this.journal.close();
+      await this.tickets.close();
       await this.events?.close();
       await this.log.close();
     }

@@ -2,7 +2,11 @@
  * The streaming-status module: tells Fourthwall the channel is live (which opens gifting) or
  * offline, with the broadcaster's Twitch id, login and live thumbnail. Owns `!stream` semantics
  * and the optional auto start/end; does not decide when the stream is live by itself (no Helix).
+ * Emits `live` each time Fourthwall was told the stream started: by `goLive`, or by the stream
+ * watch (src/twitch/stream-watch.ts), which reports it with `startedElsewhere` (delivery reminders
+ * listen).
  */
+import { EventEmitter } from 'node:events';
 import type { Logger } from '../logging/index.js';
 import type { StreamingInfo } from '../giveaway/model.js';
 import type { ChatPort, ShopPort } from '../giveaway/ports.js';
@@ -13,12 +17,18 @@ export function thumbnailUrl(login: string): string {
   return `https://static-cdn.jtvnw.net/previews-ttv/live_user_${login.toLowerCase()}-1280x720.jpg`;
 }
 
-export class StreamingService {
+/** `live`: Fourthwall was told the stream started. */
+interface StreamingEvents {
+  live: [];
+}
+
+export class StreamingService extends EventEmitter<StreamingEvents> {
   private readonly log: Logger;
   /** What we last set successfully, so a clean shutdown only ends what we started. */
   private startedByUs = false;
 
-  constructor(private readonly deps: { shop: ShopPort; chat: ChatPort; logger: Logger; /** Called after each successful start (reminders). */ onLive?: () => void }) {
+  constructor(private readonly deps: { shop: ShopPort; chat: ChatPort; logger: Logger }) {
+    super();
     this.log = deps.logger.child({ module: 'streaming' });
   }
 
@@ -30,8 +40,13 @@ export class StreamingService {
     const info = await this.deps.shop.streamingStart({ broadcasterId, broadcasterLogin: login, thumbnailUrl: thumbnailUrl(login) });
     this.startedByUs = true;
     this.log.info({ broadcasterId, login, status: info.status }, 'streaming started');
-    this.deps.onLive?.();
+    this.emit('live');
     return info;
+  }
+
+  /** The stream watch told Fourthwall the stream started (it sets the status itself): `live` listeners hear it. */
+  startedElsewhere(): void {
+    this.emit('live');
   }
 
   async goOffline(): Promise<StreamingInfo> {

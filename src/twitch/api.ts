@@ -4,7 +4,7 @@
  * serves both, and one rate budget serves every caller), auto streaming (`streaming.auto`,
  * src/twitch/stream-watch.ts) and the account rules checked for the picks
  * (`eligibility.followersOnly|minFollowDays|minAccountDays`, src/giveaway/account-rules.ts and
- * checked-picks.ts over src/twitch/account-info.ts).
+ * winner-picks.ts over src/twitch/account-info.ts).
  *
  * Contract: `twitchApiFor` returns undefined without a client id (the bot then works on chat
  * alone, as before); `autoStreaming` says at once whether auto streaming owns the streaming
@@ -24,6 +24,7 @@ import { HelixClient } from './helix.js';
 import { StreamWatch } from './stream-watch.js';
 import { AccountWarmUp } from './warm-up.js';
 import type { TwitchAuthStartup } from './startup.js';
+import { giftdropCommand } from '../platform/invocation.js';
 
 export interface TwitchApi {
   helix: HelixClient;
@@ -89,7 +90,7 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
       const v = await d.auth.auth.validate(d.auth.tokens.current());
       if (v.valid && !v.scopes.includes('moderator:read:followers'))
         log.warn(
-          'TWITCH_TOKEN lacks the scope moderator:read:followers: the follower rules cannot check anyone (eligibility.uncheckable decides). Generate the token with it (npm run setup shows what is missing).',
+          `TWITCH_TOKEN lacks the scope moderator:read:followers: the follower rules cannot check anyone (eligibility.uncheckable decides). Generate the token with it (${giftdropCommand('setup')} shows what is missing).`,
         );
     } catch (err) {
       log.debug({ err }, 'could not check the token scopes for the follower rules');

@@ -1,7 +1,9 @@
 /**
  * A small client for Twitch's Helix API (`TWITCH_API_URL`, default https://api.twitch.tv/helix):
- * `GET /users`, `GET /streams`, `GET /channels/followers`, with the bot's user token
- * (`Authorization: Bearer`, `Client-Id: TWITCH_CLIENT_ID`).
+ * `GET /users`, `GET /streams`, `GET /channels/followers`, and any other call through `request`
+ * (GET, POST, PATCH, DELETE with a JSON body: EventSub subscriptions, channel points), with one
+ * account's user token (`Authorization: Bearer`, `Client-Id: TWITCH_CLIENT_ID`). Twitch counts
+ * its rate limit per client id and user, so each account's token gets its own client (and bucket).
  *
  * Contract:
  * - answers are checked with zod at the edge; anything else is HelixError (code TWITCH_API_BAD_BODY);
@@ -11,7 +13,8 @@
  *   waiting calls take the points as they come back, one after another (Twitch's bucket refills
  *   continuously: the missing points return evenly until `Ratelimit-Reset`, when it is full), and a
  *   429 is retried the same way, at most 3 times (all on the injected clock, never past the call's
- *   deadline); the bucket is helix-bucket.ts, beside the p-queue that runs the requests (at most
+ *   deadline); a 429 while the answer says points are left is another limit (EventSub's socket and
+ *   cost limits) and is thrown at once (TWITCH_API_LIMIT, with Twitch's message); the bucket is helix-bucket.ts, beside the p-queue that runs the requests (at most
  *   HELIX_CONCURRENCY at once, the background stream poll after the account checks);
  * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
  * - network errors, timeouts and 5xx are retried with short backoff (shared/retry.ts) within the deadline, then
@@ -20,7 +23,11 @@
  *   refresh, and each attempt's timeout (cut to what is left), all on the injected clock; this is
  *   the only retry loop for Helix calls (the stream watch and the account lookups do not retry);
  * - errors name the method and path (never the query, a token or a body), like the Fourthwall
- *   client's.
+ *   client's; any other answer than 2xx, 401, 429 or 5xx is HelixError with its status and
+ *   Twitch's message (callers decide what a 400, 403, 404 or 409 means for them);
+ * - every method is retried the same way, POST included: a caller whose POST must not act twice
+ *   reads Twitch's answer to the repeat (409 Conflict for a subscription, a duplicate title for a
+ *   reward).
  * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
  */
 import { LazyPool, undici } from '../http-client/undici.js';
@@ -36,12 +43,17 @@ import { HelixBucket } from './helix-bucket.js';
 export class HelixError extends GiftdropError {
   readonly status: number | undefined;
   readonly retryable: boolean;
-  constructor(code: string, message: string, o: { status?: number; retryable: boolean; cause?: unknown }) {
+  /** Twitch's own `message` in the error body, when it sent one (what callers match on, e.g. "websocket transports limit exceeded"). */
+  readonly twitchMessage: string | undefined;
+  constructor(code: string, message: string, o: { status?: number; retryable: boolean; cause?: unknown; twitchMessage?: string | undefined }) {
     super(code, message, o.cause !== undefined ? { cause: o.cause } : undefined);
     this.status = o.status;
     this.retryable = o.retryable;
+    this.twitchMessage = o.twitchMessage;
   }
 }
+
+export type HelixMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** The token the client sends; ChatToken (token.ts) is one. */
 export interface HelixTokenSource {
@@ -97,6 +109,8 @@ export interface HelixClientOptions {
   deadlineMs?: number;
   /** Backoff between retries of a failed request (default about 500 ms then 1 s, 2 retries; shared/retry.ts). */
   retry?: Backoff;
+  /** The variable that holds this client's token, named in a refusal (default TWITCH_TOKEN). */
+  tokenName?: string;
 }
 
 /** The stream's thumbnail with the size filled in. */
@@ -193,10 +207,24 @@ export class HelixClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  private parse<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
+  private parse<T>(schema: z.ZodType<T>, body: unknown, path: string, method: HelixMethod = 'GET'): T {
     const r = schema.safeParse(body);
-    if (!r.success) throw new HelixError('TWITCH_API_BAD_BODY', `Twitch API answered an unexpected body (GET ${path})`, { retryable: false });
+    if (!r.success) throw new HelixError('TWITCH_API_BAD_BODY', `Twitch API answered an unexpected body (${method} ${path})`, { retryable: false });
     return r.data;
+  }
+
+  /**
+   * Any Helix call, with the retry, refresh and rate-limit rules of the module header: `query`
+   * in the URL, `body` sent as JSON. Resolves with the answer's JSON body (undefined for 204),
+   * checked with `schema` when given; throws HelixError otherwise.
+   */
+  async request<T = unknown>(
+    method: HelixMethod,
+    path: string,
+    o: { query?: URLSearchParams; body?: unknown; until?: number; schema?: z.ZodType<T> } = {},
+  ): Promise<T> {
+    const body = await this.call(method, path, o.query ?? new URLSearchParams(), o.body, o.until);
+    return o.schema ? this.parse(o.schema, body, path, method) : (body as T);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -216,7 +244,12 @@ export class HelixClient {
    * only place a Helix call is retried (callers do not retry), and everything in it (rate-limit
    * waits, each attempt's timeout, backoff, a token refresh) fits in the one deadline.
    */
-  private async get(path: string, query: URLSearchParams, until?: number): Promise<unknown> {
+  private get(path: string, query: URLSearchParams, until?: number): Promise<unknown> {
+    return this.call('GET', path, query, undefined, until);
+  }
+
+  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number): Promise<unknown> {
+    const what = `${method} ${path}`;
     const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
     const deadline = until !== undefined ? Math.min(own, until) : own;
     const left = () => deadline - this.clock.now();
@@ -228,7 +261,7 @@ export class HelixClient {
       if (!slotted && this.bucket.exhausted(this.clock.now())) {
         const wait = this.bucket.reserve(this.clock.now(), left());
         if (wait === undefined)
-          throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (GET ${path})`, { status: 429, retryable: true });
+          throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (${what})`, { status: 429, retryable: true });
         this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for a point');
         await this.sleep(wait);
       }
@@ -237,23 +270,28 @@ export class HelixClient {
       let body: unknown;
       try {
         const priority = BACKGROUND_PATHS.has(path) ? 0 : 1;
-        ({ status, body } = await this.queue.add(() => this.send(path, query, left()), { priority }));
+        ({ status, body } = await this.queue.add(() => this.send(method, path, query, payload, left()), { priority }));
       } catch (err) {
         const delay = this.retryDelay(++failures, left());
         if (delay === undefined) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
-          throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (GET ${path})`, { retryable: true, cause: err });
+          throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (${what})`, { retryable: true, cause: err });
         }
         await this.sleep(delay);
         continue;
       }
-      if (status === 200) return body;
+      if (status >= 200 && status < 300) return body;
       const message = HelixErrorBody.safeParse(body).data?.message;
       if (status === 401 && !refreshed && this.o.token.canRefresh()) {
         refreshed = true;
         this.log.warn({ path }, 'Twitch API refused the token (401); refreshing it');
-        await this.beforeDeadline(this.o.token.refresh('refused by the Twitch API'), left(), path);
+        await this.beforeDeadline(this.o.token.refresh('refused by the Twitch API'), left(), what);
         continue;
+      }
+      if (status === 429 && this.bucket.counted() !== undefined && !this.bucket.exhausted(this.clock.now())) {
+        // Points are left, so this 429 is another limit (EventSub's "websocket transports limit
+        // exceeded", a subscription cost): waiting for a point cannot help, the caller decides.
+        throw new HelixError('TWITCH_API_LIMIT', `Twitch API refused: ${message ?? 'too many requests'} (${what})`, { status, retryable: false, twitchMessage: message });
       }
       if (status === 429) {
         const wait = limited < 3 ? this.bucket.reserve(this.clock.now(), left()) : undefined;
@@ -263,7 +301,7 @@ export class HelixClient {
           slotted = true;
           continue;
         }
-        throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached (GET ${path})`, { status, retryable: true });
+        throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached${message ? ` (${message})` : ''} (${what})`, { status, retryable: true });
       }
       if (status >= 500) {
         const delay = this.retryDelay(++failures, left());
@@ -271,20 +309,20 @@ export class HelixClient {
           await this.sleep(delay);
           continue;
         }
-        throw new HelixError('TWITCH_API_UNAVAILABLE', `Twitch API answered HTTP ${status} (GET ${path})`, { status, retryable: true });
+        throw new HelixError('TWITCH_API_UNAVAILABLE', `Twitch API answered HTTP ${status} (${what})`, { status, retryable: true });
       }
       if (status === 401)
-        throw new HelixError('TWITCH_API_AUTH', `Twitch API refused TWITCH_TOKEN${message ? ` (${message})` : ''} (GET ${path}); check TWITCH_TOKEN and TWITCH_CLIENT_ID`, { status, retryable: false });
-      throw new HelixError(`TWITCH_API_${status}`, `Twitch API answered HTTP ${status}${message ? ` (${message})` : ''} (GET ${path})`, { status, retryable: false });
+        throw new HelixError('TWITCH_API_AUTH', `Twitch API refused ${this.o.tokenName ?? 'TWITCH_TOKEN'}${message ? ` (${message})` : ''} (${what}); check ${this.o.tokenName ?? 'TWITCH_TOKEN'} and TWITCH_CLIENT_ID`, { status, retryable: false, twitchMessage: message });
+      throw new HelixError(`TWITCH_API_${status}`, `Twitch API answered HTTP ${status}${message ? ` (${message})` : ''} (${what})`, { status, retryable: false, twitchMessage: message });
     }
   }
 
   /** `work`, unless the call's deadline (`leftMs` from now, on the clock) comes first. */
-  private async beforeDeadline<T>(work: Promise<T>, leftMs: number, path: string): Promise<T> {
+  private async beforeDeadline<T>(work: Promise<T>, leftMs: number, what: string): Promise<T> {
     let timer: TimerHandle | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = this.clock.setTimeout(
-        () => reject(new HelixError('TWITCH_API_UNAVAILABLE', `the token refresh did not finish within the call's deadline (GET ${path})`, { retryable: true })),
+        () => reject(new HelixError('TWITCH_API_UNAVAILABLE', `the token refresh did not finish within the call's deadline (${what})`, { retryable: true })),
         Math.max(0, leftMs),
       );
     });
@@ -296,7 +334,7 @@ export class HelixClient {
   }
 
   /** One request; it is aborted (on the clock) after `timeoutMs` or when the call's deadline comes, whichever is first. */
-  private async send(path: string, query: URLSearchParams, leftMs: number): Promise<{ status: number; body: unknown }> {
+  private async send(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, leftMs: number): Promise<{ status: number; body: unknown }> {
     const timeout = Math.min(this.o.timeoutMs ?? 10_000, leftMs);
     if (timeout <= 0) throw Object.assign(new Error('deadline reached'), { code: 'DEADLINE' });
     this.requests++;
@@ -308,9 +346,17 @@ export class HelixClient {
     try {
       const { request } = await undici();
       const dispatcher = await this.dispatcher.get();
-      const res = await request(`${this.apiUrl}${path}?${query.toString()}`, {
-        method: 'GET',
-        headers: { accept: 'application/json', authorization: `Bearer ${this.o.token.current()}`, 'client-id': this.o.clientId },
+      const search = query.toString();
+      const json = payload === undefined ? undefined : JSON.stringify(payload);
+      const res = await request(`${this.apiUrl}${path}${search ? `?${search}` : ''}`, {
+        method,
+        headers: {
+          accept: 'application/json',
+          authorization: `Bearer ${this.o.token.current()}`,
+          'client-id': this.o.clientId,
+          ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(json !== undefined ? { body: json } : {}),
         dispatcher,
         headersTimeout: timeout,
         bodyTimeout: timeout,

@@ -38,6 +38,9 @@ export class FailingSaves implements DrawRepository {
   appendEntrantRow(...args: Parameters<DrawRepository['appendEntrantRow']>) {
     return this.inner.appendEntrantRow(...args);
   }
+  appendTicketGrant(...args: Parameters<DrawRepository['appendTicketGrant']>) {
+    return this.inner.appendTicketGrant(...args);
+  }
   listDraws(options?: { limit?: number }) {
     return this.inner.listDraws(options);
   }

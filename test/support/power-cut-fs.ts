@@ -58,7 +58,7 @@ export interface CutState {
 /** What survives of one file's unsynced tail. */
 export type Tail = 'none' | 'whole' | 'zeros' | { keep: number };
 
-/** Which tail combinations a cut's states get (default 'torn': see imagesAfter). */
+/** Which tail combinations a cut's states get (default 'torn': see statesAfter). */
 export type TailMode = 'none' | 'torn';
 
 export function emptyImage(dirs: string[]): DiskImage {
@@ -274,7 +274,7 @@ export class PowerCutFs implements FileSystem {
    * whole, all zero-filled, and four mixes with each file's choice drawn independently; the other
    * name subsets lose every tail. `tails` 'none': only synced bytes survive (the old model).
    */
-  imagesAfter(cut: number, tails: TailMode = 'torn'): CutState[] {
+  statesAfter(cut: number, tails: TailMode = 'torn'): CutState[] {
     const done = this.ops.slice(0, cut);
     const lastDirSync = new Map<string, number>();
     done.forEach((op, i) => {
@@ -302,7 +302,12 @@ export class PowerCutFs implements FileSystem {
     return out;
   }
 
-  /** The tail combinations of `imagesAfter` for the files under `names` with an unsynced tail. */
+  /** The disks of `statesAfter`, without their labels. */
+  imagesAfter(cut: number, tails: TailMode = 'torn'): DiskImage[] {
+    return this.statesAfter(cut, tails).map((s) => s.image);
+  }
+
+  /** The tail combinations of `statesAfter` for the files under `names` with an unsynced tail. */
   private tailCombos(names: Map<string, Entry>, cut: number): Map<number, Tail>[] {
     const torn = new Map<number, number>();
     for (const e of names.values()) {

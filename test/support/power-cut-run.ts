@@ -36,7 +36,7 @@ const MUG: ProductInfo = { id: '3f1c0a52-3333-4a6b-9d1e-000000000003', name: 'Mu
 const mod = () => chatMsg('modjo', { roles: { moderator: true } });
 
 /** A webhook as Fourthwall sends it: its envelope id, type, the draw it is about, and its bytes. */
-export interface Webhook {
+interface Webhook {
   eventId: string;
   type: string;
   drawId?: string;
@@ -46,7 +46,7 @@ export interface Webhook {
 }
 
 /** What the outside world was told, each stamped with how many disk operations had happened. */
-export interface Told {
+interface Told {
   /** Every answer a webhook client saw (200s and others). */
   answers: { at: number; eventId: string; status: number }[];
   finishes: { at: number; drawId: string; userIds: string[] }[];

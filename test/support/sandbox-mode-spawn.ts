@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ChatServer } from '../../src/sandbox/chat/index.js';
 import type { FourthwallSandbox } from '../../src/sandbox/fourthwall/index.js';
+import { followText } from './output-wait.js';
 
 export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -77,36 +78,20 @@ export function startProcess(command: string, args: string[], env: Record<string
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
+  const out = followText(child.stdout);
   let err = '';
-  const waiters = new Set<() => void>();
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    for (const w of [...waiters]) w();
-  });
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     child,
-    stdout: () => out,
+    stdout: out.text,
     stderr: () => err,
     exited,
-    until(re, what, timeoutMs = 30_000) {
-      return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${what}; stdout so far:\n${out}\nstderr:\n${err}`));
-        }, timeoutMs);
-        const check = (): void => {
-          if (re.test(out)) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve();
-          }
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    until: (re, what, timeoutMs = 30_000) =>
+      out.until(
+        (text) => re.test(text),
+        timeoutMs,
+        (text) => new Error(`timed out waiting for ${what}; stdout so far:\n${text}\nstderr:\n${err}`),
+      ),
   };
 }

@@ -8,12 +8,16 @@
  * side map: a user id that is not such a decimal id, a login over 255 UTF-8 bytes, a login or
  * display name that is not well-formed UTF-16 (its bytes could not give it back exactly; they are
  * kept as well). Why: a flood of new entrants then leaves nothing for the garbage collector to
- * copy or mark (two strings per entrant cost about 2 us of collector work each, measured with
- * bench/chat-sync.ts), and a million entrants cost a few dozen bytes each. The freeze at close
+ * copy or mark (two strings per entrant cost about 2 us of collector work each, measured by hand
+ * with bench/chat-sync.ts, since removed: 95d36b5), and a million entrants cost a few dozen bytes each. The freeze at close
  * (canonical-table.ts) sorts and digests these columns directly.
  *
  * Contract: rows are appended in entry order and never removed or reordered; `add` keeps the
- * first entry of a user id and returns false for later ones. Every string read back
+ * first entry of a user id and returns false for later ones. A row's fields never change once
+ * added (the journal reads them later); tickets granted afterwards (channel points, bits:
+ * giveaway/tickets.ts) go to a separate column (`addTickets`), journaled by their grants, and
+ * count in `ticketsAt`, `entrant().weight` and the freeze's weights (`columns().weights`), never
+ * in `weightAt` (the row as journaled). Every string read back
  * (`userIdAt`, `loginAt`, `displayNameAt`, `entrant`) equals the one added, and is built on each
  * read (callers on hot paths read the columns instead). Does not: validate fairness inputs
  * (fairness/procedure.ts does at close), decide eligibility or persist.
@@ -134,6 +138,8 @@ export class EntrantTable implements EntrantRows {
   /** Byte length of the row's display name; 0 = same as the login. */
   private nameLen = new Uint16Array(64);
   private weights = new Float64Array(64);
+  /** Tickets granted after the row was added (addTickets), by row; allocated on the first grant. */
+  private extra: Float64Array | undefined;
   private roleBits = new Uint8Array(64);
   private months = new Uint16Array(64);
   private enteredAt = new Float64Array(64);
@@ -257,7 +263,22 @@ export class EntrantTable implements EntrantRows {
     this.nameLen[row] = pos - start;
   }
 
+  /** Adds tickets to an entrant's weight (a grant after entry); false when that user id is not in. */
+  addTickets(userId: string, tickets: number): boolean {
+    const row = this.index.rowOf(userId);
+    if (row < 0) return false;
+    this.extra ??= new Float64Array(this.weights.length);
+    this.extra[row]! += tickets;
+    return true;
+  }
+
+  /** A row's tickets: its weight as added plus every later grant (what the picks use). */
+  ticketsAt(row: number): number {
+    return this.weights[row]! + (this.extra ? this.extra[row]! : 0);
+  }
+
   private grow(size: number): void {
+    if (this.extra) this.extra = grown(this.extra, size);
     this.nameAt = grown(this.nameAt, size);
     this.nameLen = grown(this.nameLen, size);
     this.weights = grown(this.weights, size);
@@ -272,14 +293,21 @@ export class EntrantTable implements EntrantRows {
   }
 
   /**
-   * The freeze's view of the columns (read-only by contract; canonical-table.ts). Valid until the
-   * next `add`.
+   * The freeze's view of the columns (read-only by contract; canonical-table.ts), with `weights`
+   * the tickets (ticketsAt: a new array when grants were added, else the column itself). Valid
+   * until the next `add` or grant.
    */
   columns(): TableColumns {
+    let weights = this.weights;
+    const extra = this.extra;
+    if (extra) {
+      weights = new Float64Array(this.rows);
+      for (let row = 0; row < this.rows; row++) weights[row] = this.weights[row]! + extra[row]!;
+    }
     return {
       keyHi: this.keyHi,
       keyLo: this.keyLo,
-      weights: this.weights,
+      weights,
       loginBytes: this.loginBytes,
       loginStart: this.loginStart,
       loginLen: this.loginLen,
@@ -366,7 +394,7 @@ export class EntrantTable implements EntrantRows {
       userId: this.userIdAt(row),
       login: this.loginAt(row),
       displayName: this.displayNameAt(row),
-      weight: this.weights[row]!,
+      weight: this.ticketsAt(row),
       roles: this.rolesAt(row),
       enteredAt: this.enteredAt[row]!,
     };

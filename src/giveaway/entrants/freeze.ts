@@ -34,14 +34,14 @@ function rowsOf(table: EntrantTable, rows?: Uint32Array): ListRows {
       length: table.size,
       userId: (row) => table.userIdAt(row),
       login: (row) => table.loginAt(row),
-      weight: (row) => table.weightAt(row),
+      weight: (row) => table.ticketsAt(row),
     };
   }
   return {
     length: rows.length,
     userId: (i) => table.userIdAt(rows[i]!),
     login: (i) => table.loginAt(rows[i]!),
-    weight: (i) => table.weightAt(rows[i]!),
+    weight: (i) => table.ticketsAt(rows[i]!),
   };
 }
 
@@ -89,7 +89,7 @@ function sieve(
 /** The freeze as steps (see runSliced / runToEnd in fairness/steps.ts). */
 function* freezeSteps(
   table: EntrantTable,
-  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck' | 'tickets'>,
   id: ChannelIdentity,
   recentWinners: ReadonlySet<string>,
 ): Steps<FreezeResult> {
@@ -117,7 +117,7 @@ function* freezeSteps(
 /** Freezes `table` at close on the event loop, yielding whenever a slice has run `budgetMs`. */
 export function freezeEntrantTable(
   table: EntrantTable,
-  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck' | 'tickets'>,
   id: ChannelIdentity,
   recentWinners: ReadonlySet<string>,
   budgetMs?: number,

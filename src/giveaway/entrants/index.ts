@@ -6,7 +6,8 @@
  *
  * Interface:
  * - `EntrantTable`: `new EntrantTable(entrants?)`, then `addFields` (the `!enter` path, with
- *   `packRoles` for the role flags) or `add`, `has`, `size`; `get`, `values`, `displayNameOf`,
+ *   `packRoles` for the role flags) or `add`, `has`, `size`; `addTickets` (grants after entry,
+ *   counted in `ticketsAt` and the freeze, not in the journaled row); `get`, `values`, `displayNameOf`,
  *   `findByLogin` and the row reads of EntrantRows (entrant-rows.ts, what the journal reads) for
  *   views. One row per distinct user id, in entry order, never removed.
  * - `freezeEntrantTable(entrants, settings, channel, recentWinners)`: at close, on the event loop
@@ -33,7 +34,7 @@
  * (test/fairness-canonical-table.test.ts), falling back to canonicalise when an id is not a
  * decimal Twitch id.
  *
- * Does not: decide eligibility rules (../eligibility.ts), pick winners (src/fairness/, picks.ts),
+ * Does not: decide eligibility rules (../eligibility.ts), pick winners (src/fairness/, winner-picks.ts),
  * write files (storage/) or know about draws beyond their entrants.
  */
 import type { ChannelIdentity } from '../eligibility.js';
@@ -56,6 +57,10 @@ export interface EntrantTable extends EntrantRows {
   add(e: Entrant): boolean;
   /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path. */
   addFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean;
+  /** Tickets granted after entry (channel points, bits); false when that user id is not in. */
+  addTickets(userId: string, tickets: number): boolean;
+  /** A row's tickets: its weight as added plus later grants (what the freeze uses). */
+  ticketsAt(row: number): number;
   /** The entrant with this user id, materialised; undefined when not in. */
   get(userId: string): Entrant | undefined;
   /** Every entrant in entry order, one object at a time (read-only views). */
@@ -71,7 +76,7 @@ export const EntrantTable: new (entrants?: Iterable<Entrant>) => EntrantTable = 
 /** Freezes `entrants` at close on the event loop, yielding whenever a slice has run `budgetMs`. */
 export function freezeEntrantTable(
   entrants: EntrantTable,
-  settings: Pick<GiveawaySettings, 'eligibility' | 'luck'>,
+  settings: Pick<GiveawaySettings, 'eligibility' | 'luck' | 'tickets'>,
   id: ChannelIdentity,
   recentWinners: ReadonlySet<string>,
   budgetMs?: number,

@@ -13,8 +13,9 @@
  * result; not finished and still before the deadline -> the SAME winners are sent again.
  * Unavailable shops are retried with backoff until the deadline. It never picks winners and never
  * sends a different list; after a restart it starts by asking (`resumeDelivery`).
- * `mapFourthwallWinners` joins Fourthwall's gifts (redeem links) to our winners. Does not
- * announce, settle or log links.
+ * `giftDrawEnded` (GIFT_DRAW_ENDED) brings the record in line with Fourthwall's winners. Both hand
+ * the settle effects our winners with Fourthwall's gifts joined (`mapFourthwallWinners`: gift ids
+ * and redeem links). Does not announce, settle or log links.
  */
 import type { FlowContext } from '../context.js';
 import type { Trigger } from '../draw-machine.js';
@@ -62,6 +63,33 @@ export function giftDrawStarted(c: FlowContext, draw: GiftDrawInfo, eventId?: st
   }));
 }
 
+/**
+ * GIFT_DRAW_ENDED: brings the record in line with Fourthwall's winners, announcing nothing twice. A
+ * draw still open (or in its claim window) settles with them, or fails when Fourthwall closed it
+ * without winners; a draw being finished is left to its finish call; a settled one is reconciled.
+ */
+export async function giftDrawEnded(c: FlowContext, draw: GiftDrawInfo): Promise<void> {
+  const ended = (s: DrawSession): Trigger => ({
+    name: 'ended-at-fourthwall',
+    winners: mapFourthwallWinners(s.record.winners, draw, s.entrants),
+  });
+  const active = c.draws.active.get(draw.id);
+  if (active) {
+    if (active.phase === 'open' || active.phase === 'claim-window') {
+      await (hasWinners(draw)
+        ? c.fire(active, ended(active))
+        : c.fire(active, { name: 'failed', reason: 'Fourthwall closed the draw before the winners were sent' }));
+    } else c.logger.info({ drawId: draw.id }, 'draw ended at Fourthwall while being finished: the finish call settles it');
+    return;
+  }
+  const s = c.draws.findRecent(draw.id) ?? (await c.draws.sessionFromRepo(draw.id));
+  if (!s) {
+    c.logger.info({ drawId: draw.id }, 'draw ended for a draw this bot does not know');
+    return;
+  }
+  if (hasWinners(draw)) await c.fire(s, ended(s));
+}
+
 export const giftDrawFlow: DrawFlow = {
   kind: 'gift-draw',
   phases: ['open', 'closing', 'awaiting-beacon', 'picking', 'claim-window', 'finishing', 'settled', 'failed'],
@@ -93,7 +121,7 @@ async function finishAtFourthwall(c: FlowContext, s: DrawSession, startWith: 'fi
   const outcome = await runFinish(c, s, startWith);
   if (outcome.kind === 'stopped') return undefined;
   if (outcome.kind === 'failed') return { name: 'failed', reason: outcome.reason, ...(outcome.cause !== undefined ? { cause: outcome.cause } : {}) };
-  return { name: 'delivered', fourthwall: outcome.draw };
+  return { name: 'delivered', winners: mapFourthwallWinners(s.record.winners, outcome.draw, s.entrants) };
 }
 
 type FinishOutcome =
@@ -103,7 +131,7 @@ type FinishOutcome =
 
 
 /** True when at least one gift of the draw has a winner. */
-export function hasWinners(draw: GiftDrawInfo): boolean {
+function hasWinners(draw: GiftDrawInfo): boolean {
   return draw.gifts.some((g) => g.winner !== undefined && g.winner !== null);
 }
 
@@ -218,7 +246,7 @@ async function runFinish(
  * by username (case-insensitive), then gifts without a username to our remaining winners in order.
  * A Fourthwall winner we did not send (someone else finished the draw) is recorded with pick -1.
  */
-export function mapFourthwallWinners(
+function mapFourthwallWinners(
   ours: readonly Winner[],
   draw: GiftDrawInfo,
   entrants: { findByLogin(login: string): Entrant | undefined },

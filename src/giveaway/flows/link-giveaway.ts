@@ -165,16 +165,30 @@ async function giveawayLinks(c: FlowContext, s: DrawSession): Promise<Trigger | 
 async function earlierOrNewLinks(c: FlowContext, s: DrawSession, count: number, deadline: number): Promise<LinksOutcome> {
   const r = s.record;
   const since = Date.parse(r.linksRequestedAt ?? '');
+  // Every package a draw already holds (this one's included: its links are given), replacements' too.
   const used = new Set(
     (await c.repo.listDraws({ limit: 500 }))
-      .filter((d) => d.id !== r.id)
-      .map((d) => d.source.packageId)
+      .flatMap((d) => [d.source.packageId, ...(d.source.extraPackageIds ?? [])])
       .filter((x): x is string => !!x),
   );
   const earlier = await findEarlierPackage(c, s.id, r.offer.id, count, Number.isFinite(since) ? since : 0, used);
   if (!earlier.ok) return { ok: false, reason: `${earlier.reason}, so nothing was created` };
   if (earlier.found) return { ok: true, ...earlier.found };
   return createLinks(c, s.id, r.offer.id, count, deadline);
+}
+
+/**
+ * One new link for a replacement in link giveaway `s` (a reroll of a winner whose link had gone
+ * out, giveaway/reroll.ts), created like the first ones (an unavailable shop retried until the
+ * links' deadline, an unknown outcome never retried); its package is added to the record's
+ * `source.extraPackageIds` by the caller once the link is given.
+ */
+export async function newLinkFor(c: FlowContext, s: DrawSession): Promise<{ ok: true; packageId: string; link: GiveawayLinkInfo } | { ok: false; reason: string }> {
+  const deadline = c.clock.now() + Math.max(MIN_LINK_DEADLINE_MS, c.settings.links.createDeadlineSeconds * 1000);
+  const res = await createLinks(c, s.id, s.record.offer.id, 1, deadline);
+  if (!res.ok) return { ok: false, reason: res.reason };
+  const link = res.links[0];
+  return link ? { ok: true, packageId: res.packageId, link } : { ok: false, reason: 'Fourthwall returned no link' };
 }
 
 type ProductMatch =

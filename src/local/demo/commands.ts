@@ -2,7 +2,8 @@
  * What the user types in interactive sandbox mode: plain text is said in chat by the broadcaster;
  * `/as [+mod] [+vip] [+subN] [+first] <login> <text>` speaks as a viewer; `/gift <n> [product]`
  * simulates a gift purchase; `/order [product]` a paid order; `/viewers <n>` adds n simulated entrants;
- * `/redeem <login>` a winner claims and redeems their prizes; `/help`; `/quit`.
+ * `/redeem <login>` a winner claims and redeems their prizes; `/points <login>` a viewer redeems
+ * the channel-point reward; `/bits <login> <n>` a viewer uses n bits; `/help`; `/quit`.
  * Pure parsing, no I/O: the interactive loop acts on the result.
  */
 import { parseDemoLine } from '../../sandbox/chat/demo-input.js';
@@ -22,6 +23,8 @@ export type DemoCommand =
   | { kind: 'order'; product?: string }
   | { kind: 'viewers'; count: number }
   | { kind: 'redeem'; login: string }
+  | { kind: 'points'; login: string }
+  | { kind: 'bits'; login: string; bits: number }
   | { kind: 'help' }
   | { kind: 'quit' }
   | { kind: 'error'; message: string };
@@ -34,6 +37,8 @@ export const DEMO_HELP = [
   '/order [product]        a supporter places a paid order (an alert in chat; counts for the merch train)',
   '/viewers <n>            n simulated viewers type !enter',
   '/redeem <login>         that winner logs in on the claim page and redeems their prizes (or open the claim page yourself)',
+  '/points <login>         that viewer redeems the channel-point reward (an entry while a draw is open, else refunded)',
+  '/bits <login> <n>       that viewer uses n bits (tickets in the open draw when bits are on in the settings)',
   '/help                   this list',
   '/quit                   shut down (Ctrl+C and Ctrl+D too)',
 ].join('\n');
@@ -91,6 +96,16 @@ export function parseDemoCommand(line: string): DemoCommand {
       const login = rest[0]?.replace(/^@/, '').toLowerCase();
       if (!login || rest.length > 1 || !/^[a-z0-9_]{1,25}$/.test(login)) return { kind: 'error', message: 'usage: /redeem <login>' };
       return { kind: 'redeem', login };
+    }
+    case 'points':
+    case 'bits': {
+      const login = rest[0]?.replace(/^@/, '').toLowerCase();
+      const n = wholeNumber(rest[1]);
+      const usage = word.toLowerCase() === 'points' ? 'usage: /points <login>' : 'usage: /bits <login> <n>  (n from 1 to 100000)';
+      if (!login || !/^[a-z0-9_]{1,25}$/.test(login)) return { kind: 'error', message: usage };
+      if (word.toLowerCase() === 'points') return rest.length > 1 ? { kind: 'error', message: usage } : { kind: 'points', login };
+      if (n === undefined || n < 1 || n > 100_000 || rest.length > 2) return { kind: 'error', message: usage };
+      return { kind: 'bits', login, bits: n };
     }
     default:
       return { kind: 'error', message: `unknown command /${word}: /help lists the commands` };

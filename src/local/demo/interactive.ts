@@ -15,6 +15,7 @@ import type { DemoTimings } from './script.js';
 import { DemoAborted, type DemoWorld } from './world.js';
 import { claimAndRedeem } from './claim-visit.js';
 import { plural } from '../../shared/plural.js';
+import { giftdropCommand } from '../../platform/invocation.js';
 
 export interface InteractiveOptions {
   world: DemoWorld;
@@ -69,7 +70,7 @@ function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
     printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${new Date(r.closesAt).toLocaleTimeString()}; viewers type !enter.`);
   const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${plural(r.entrants, 'entrant')}; picking winners.`);
   const finished = (r: DrawRecord): void =>
-    printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. npm run verify -- ${r.id}`);
+    printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. ${giftdropCommand('verify', r.id)}`);
   const failed = (r: DrawRecord): void => printer.problem(`Draw ${r.id} failed${r.failure ? `: ${r.failure.reason}` : ''}.`);
   const cancelled = (r: DrawRecord): void => printer.narrate(`Draw ${r.id} was cancelled.`);
   events.on('draw-opened', opened);
@@ -186,6 +187,29 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
                 : printer.success(`@${login} redeemed ${plural(n, 'prize')} on the shop's page: Fourthwall sends ORDER_PLACED, and the dashboard's "prizes waiting" list drops them.`),
             (err: unknown) => printer.problem(`@${login} could not redeem: ${(err as Error).message}`),
           );
+          break;
+        }
+        case 'points': {
+          const login = cmd.login;
+          if (!world.stack.bot.twitchEvents.channelPoints) {
+            printer.problem('Channel points are off in this run.');
+            break;
+          }
+          void world.redeem(login, 10_000, { waitOpen: false }).then(
+            (status) =>
+              status === 'paused'
+                ? printer.note(`The reward is paused while no draw is open: Twitch does not let @${login} redeem it.`)
+                : status === 'FULFILLED'
+                  ? printer.success(`@${login} redeemed the reward: entered, FULFILLED.`)
+                  : printer.note(`@${login}'s redemption was refunded (CANCELED): one per viewer per draw, or not eligible.`),
+            (err: unknown) => printer.problem(`@${login} could not redeem: ${(err as Error).message}`),
+          );
+          break;
+        }
+        case 'bits': {
+          const v = world.viewer(cmd.login);
+          const sent = world.stack.twitch.useBits({ id: v.userId, login: v.login }, cmd.bits);
+          printer.note(sent ? `@${cmd.login} used ${cmd.bits} bits.` : `@${cmd.login} used ${cmd.bits} bits, but bits are off in the settings (nothing listens).`);
           break;
         }
         case 'help':

@@ -1,7 +1,8 @@
 /**
  * The scripted stream sandbox mode plays: the broadcaster goes live, a supporter gifts 3 items
  * (a Fourthwall gift draw, announced through signed webhooks), about 20 simulated viewers enter
- * (one twice, a mod, subscribers, a chatter saying other things), winners are announced and the
+ * (one twice, a mod, subscribers, a chatter saying other things; one by channel points, whose
+ * second redemption is refunded), winners are announced and the
  * links go to the console; two supporters order merch (an order alert in chat) and the second order
  * is the merch train's stop: a link giveaway of a mug; then the broadcaster runs a link giveaway
  * that ends the same way.
@@ -20,6 +21,7 @@ import type { SimViewerOptions } from '../../sandbox/chat/index.js';
 import type { DemoPrinter } from './output.js';
 import { claimAndRedeem } from './claim-visit.js';
 import { plural } from '../../shared/plural.js';
+import { giftdropCommand } from '../../platform/invocation.js';
 import { DemoAborted, DemoTimeout, type DemoWorld, type DrawOutcome } from './world.js';
 
 /** Engine minimum for a link giveaway's entry window, in seconds. */
@@ -232,8 +234,24 @@ async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: nu
     return { ok: false, problem: `a winner could not redeem: ${(err as Error).message}` };
   }
   const redeemed = (await bot.repo.listDraws()).filter((r) => ours.has(r.id) && r.winners.some((w) => w.delivery?.redeemedAt)).length;
-  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and npm run history shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`);
+  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and ${giftdropCommand('history')} shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`);
   return { ok: true };
+}
+
+/** A channel-point entry and a refund: the reward is open while the draw is. */
+async function channelPointsStep(o: ScriptOptions, step: number): Promise<void> {
+  const { world, printer } = o;
+  const cp = world.stack.bot.twitchEvents.channelPoints;
+  if (!cp) return;
+  const title = world.stack.bot.config.settings.channelPoints.title;
+  printer.narrate(
+    `Entries from channel points: the bot's own reward "${title}" opened with the draw (paused otherwise). bits_betty redeems it (Twitch tells the bot over EventSub); the bot enters her and marks the redemption FULFILLED.`,
+  );
+  const first = await world.redeem('bits_betty', step);
+  printer.note(`bits_betty's redemption: ${first === 'FULFILLED' ? 'entered, FULFILLED' : 'refunded'}.`);
+  printer.narrate('bits_betty redeems it again: one redemption per viewer per draw, so the bot sets this one CANCELED and Twitch gives her points back.');
+  const second = await world.redeem('bits_betty', step);
+  printer.success(`bits_betty's second redemption: ${second === 'CANCELED' ? 'refunded (CANCELED), the points are hers again' : 'fulfilled'}.`);
 }
 
 function winnersText(record: DrawRecord): string {
@@ -322,6 +340,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     );
     const giftWatch = watchDraw(world, draw, step, claimMs);
     await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
+    await channelPointsStep(o, step);
     printer.narrate('Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.');
     await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, giftWatch.closesAt, now, giftWatch.isClosed);
     const closedRecord = await giftWatch.closed;
@@ -338,7 +357,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
       return { ok: false, drawIds, problem: `the gift draw ${outcome.status}${outcome.record.failure ? `: ${outcome.record.failure.reason}` : ''}` };
     }
     await waitForAnnouncement(world, mark, outcome.record, step);
-    printer.success(`Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: npm run verify -- ${draw.id}`);
+    printer.success(`Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: ${giftdropCommand('verify', draw.id)}`);
     await world.pause(pace);
 
     // 3. Orders: a supporter alert, and the merch train's giveaway.

@@ -4,7 +4,9 @@
  * once with the stream's thumbnail; and a followers-only rule, with one demo viewer (lurker_leo)
  * who never followed: when a draw picks them, the pick is set aside and the next one drawn
  * (announced in chat, recorded with the draw).
- * The demo turns both on whatever the settings file says (they need the local Twitch API).
+ * And channel points: the bot creates its reward on the local Twitch (the broadcaster's login is
+ * the sandbox's), and the script shows a redemption entering and a second one refunded.
+ * The demo turns these on whatever the settings file says (they need the local Twitch API).
  */
 import type { Config } from '../../config/index.js';
 import type { LocalStackOptions } from '../local-stack.js';
@@ -20,6 +22,7 @@ export function withDemoTwitch(config: Config): Config {
       ...s,
       streaming: { ...s.streaming, auto: true },
       eligibility: { ...s.eligibility, followersOnly: true },
+      channelPoints: { ...s.channelPoints, enabled: true, maxPerViewer: 1 },
     },
   };
 }

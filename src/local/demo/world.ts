@@ -239,6 +239,23 @@ export class DemoWorld {
     if (this.signal.aborted) throw new DemoAborted();
   }
 
+  /**
+   * A viewer redeems the bot's channel-point reward (the sandbox Twitch); resolves with how the bot
+   * settled it once it did: FULFILLED (entered) or CANCELED (points refunded).
+   */
+  async redeem(login: string, timeoutMs: number, o: { waitOpen?: boolean } = {}): Promise<'FULFILLED' | 'CANCELED' | 'paused'> {
+    const cp = this.stack.bot.twitchEvents.channelPoints;
+    const points = this.stack.twitch.channelPoints;
+    if (o.waitOpen !== false)
+      await this.until(() => cp?.rewardId !== undefined && points.rewards.get(cp.rewardId)?.isPaused === false, timeoutMs, 'the channel-point reward open');
+    const v = this.viewer(login);
+    const r = cp?.rewardId ? points.redeem(cp.rewardId, { id: v.userId, login: v.login, displayName: v.displayName }) : 'no-such-reward';
+    if (r === 'paused') return 'paused';
+    if (typeof r === 'string') throw new GiftdropError('DEMO_REDEEM', `Twitch refused the redemption (${r})`);
+    await this.until(() => points.redemptions.get(r.id)?.status !== 'UNFULFILLED', timeoutMs, `${login}'s redemption settled`);
+    return points.redemptions.get(r.id)!.status as 'FULFILLED' | 'CANCELED';
+  }
+
   /** Bot lines delivered in chat after transcript position `from`. */
   botLinesSince(from: number): TranscriptEntry[] {
     return this.stack.chatServer.transcript.slice(from).filter((e) => e.kind === 'bot');

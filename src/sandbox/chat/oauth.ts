@@ -20,6 +20,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
 
+/** More user logins than the bot's (sandbox/helix/accounts.ts: the broadcaster's), asked for tokens this one does not know. */
+export interface SandboxExtraLogins {
+  validate(token: string): Record<string, unknown> | undefined;
+  refresh(form: URLSearchParams): { status: number; body: Record<string, unknown> } | undefined;
+}
+
 export interface SandboxOAuthOptions {
   token: string;
   login: string;
@@ -92,6 +98,9 @@ export class SandboxOAuth {
   /** The viewer login (authorization code flow, viewer-login.ts), when the server has one. */
   viewerLogin: SandboxViewerLogin | undefined;
 
+  /** Other accounts' logins (the broadcaster's), when attached. */
+  accounts: SandboxExtraLogins | undefined;
+
   /** The viewer a user token (from the viewer login) belongs to. */
   userOf(token: string): { id: string; login: string } | undefined {
     return this.viewerLogin?.userOf(token);
@@ -125,6 +134,11 @@ export class SandboxOAuth {
   private validate(req: IncomingMessage, res: ServerResponse, onEvent: (e: OAuthEvent) => void): void {
     const m = /^(?:OAuth|Bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     if (!m) return refuse(res, onEvent, 'validate', 401, 'missing authorization token');
+    const other = this.accepts(m[1]!) ? undefined : this.accounts?.validate(m[1]!);
+    if (other) {
+      onEvent({ endpoint: 'validate', status: 200 });
+      return json(res, 200, other);
+    }
     if (!this.accepts(m[1]!)) return refuse(res, onEvent, 'validate', 401, 'invalid access token');
     onEvent({ endpoint: 'validate', status: 200 });
     json(res, 200, {
@@ -139,6 +153,11 @@ export class SandboxOAuth {
   private token(form: URLSearchParams, res: ServerResponse, onEvent: (e: OAuthEvent) => void): void {
     if (form.get('grant_type') === 'authorization_code' && this.viewerLogin) return this.viewerLogin.exchange(form, res);
     if (form.get('grant_type') !== 'refresh_token') return refuse(res, onEvent, 'token', 400, 'unsupported grant type');
+    const other = this.accounts?.refresh(form);
+    if (other) {
+      onEvent({ endpoint: 'token', status: other.status });
+      return json(res, other.status, other.body);
+    }
     if (!sameSecret(form.get('client_id') ?? '', this.clientId)) return refuse(res, onEvent, 'token', 400, 'invalid client');
     if (!sameSecret(form.get('client_secret') ?? '', this.clientSecret)) return refuse(res, onEvent, 'token', 403, 'invalid client secret');
     if (!sameSecret(form.get('refresh_token') ?? '', this.refresh)) return refuse(res, onEvent, 'token', 400, 'Invalid refresh token');

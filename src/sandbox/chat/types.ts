@@ -6,7 +6,7 @@
  * keep using `./server.js` or the folder's index.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthEvent } from './oauth.js';
+import type { OAuthEvent, SandboxExtraLogins } from './oauth.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../logging/index.js';
@@ -132,6 +132,8 @@ export interface ChatServer {
     userOf(token: string): { id: string; login: string } | undefined;
     /** The viewer login (authorization code flow) behind `/oauth2/authorize`. */
     readonly viewerLogin: SandboxViewerLogin | undefined;
+    /** Other accounts' logins `/oauth2` also answers for (the broadcaster's: sandbox/helix/accounts.ts). */
+    accounts: SandboxExtraLogins | undefined;
   };
   /** Serves more HTTP paths on this port (the Helix sandbox under /helix); `handler` returns false for others. */
   mount(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void;

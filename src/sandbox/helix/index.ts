@@ -20,11 +20,39 @@
  * everything; `failFollowLookups(userId)` answers 503 to the follow lookups of that one user, and
  * `failNextFollowedUser()` does so for whichever user's follow lookup comes next (a fault for one
  * pick when the test cannot know the picks).
+ * More routes register with `route` (new sandbox features in their own files: EventSub
+ * subscriptions in sandbox/eventsub/, channel points in ./channel-points.ts); they get the caller
+ * (whose token, which scopes) and answer with Helix's shapes. Other users' tokens than the bot's
+ * (the broadcaster's login) come from `accounts` (./accounts.ts), each with its own rate bucket.
  * Users unknown to the sandbox get a stable made-up account (created two years before the clock's
  * start), so any chatter can be looked up; tests set their own creation and follow times.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
+import type { SandboxAccounts } from './accounts.js';
+
+/** Who made a Helix request: the token's user and scopes. */
+export interface HelixCaller {
+  userId: string;
+  login: string;
+  scopes: readonly string[];
+  clientId: string;
+}
+
+/** One request to a registered route; `reply` answers it (Helix's error shape through `fail`). */
+export interface HelixRouteCall {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  caller: HelixCaller;
+  /** The JSON body (undefined when none or not JSON). */
+  body(): Promise<unknown>;
+  reply(status: number, body?: unknown): void;
+  fail(status: number, error: string, message: string): void;
+}
+
+/** A registered route: true when it answered the call. */
+export type HelixRoute = (call: HelixRouteCall) => boolean;
 
 interface SandboxHelixAuth {
   /** True for the current, unexpired access token. */
@@ -48,6 +76,8 @@ export interface SandboxHelixOptions {
   latencyMs?: number;
   /** Whispers are answered 204 but not delivered (Twitch's silent drop). Default false; see `setWhisperDrop`. */
   dropWhispers?: boolean;
+  /** Other users' tokens (the broadcaster's login). */
+  accounts?: SandboxAccounts;
 }
 
 /** One whisper the sandbox accepted (204); `delivered` false when it was dropped silently. */
@@ -98,6 +128,7 @@ export class SandboxHelix {
   private readonly whisperTimes: number[] = [];
   private readonly whisperRecipients = new Map<string, number>();
   private readonly whisperListeners: ((w: SandboxWhisper) => void)[] = [];
+  private readonly routes: HelixRoute[] = [];
 
   constructor(private readonly o: SandboxHelixOptions) {
     this.defaultCreatedAt = o.clock.now() - 730 * DAY_MS;
@@ -172,6 +203,16 @@ export class SandboxHelix {
     return [...this.failingFollows];
   }
 
+  /** Serves more paths (see the module header), tried before the built-in ones. */
+  route(r: HelixRoute): void {
+    this.routes.push(r);
+  }
+
+  /** The clock the sandbox runs on (for registered routes). */
+  get clock(): Clock {
+    return this.o.clock;
+  }
+
   /** Serves `/helix/*`; false for other paths. */
   handle(req: IncomingMessage, res: ServerResponse): boolean {
     const url = new URL(req.url ?? '/', 'http://sandbox');
@@ -195,27 +236,42 @@ export class SandboxHelix {
     const fail = (status: number, error: string, message: string, headers?: Record<string, string>) => done(status, { error, status, message }, headers);
     if (this.down) return fail(503, 'Service Unavailable', ''), true;
     const isWhisper = path === '/whispers' && req.method === 'POST';
-    if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
     if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     const viewer = this.o.auth.userOf?.(token);
-    if (!viewer && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
-    // A viewer's token (the claim page's login) has its own bucket, as on Twitch (per client id and user).
-    const limits = this.spend(viewer ? `${this.o.auth.clientId}:${viewer.id}` : this.o.auth.clientId);
+    const account = viewer || this.o.auth.accepts(token) ? undefined : this.o.accounts?.byToken(token);
+    if (!viewer && !account && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
+    // Another user's token (a viewer's from the claim page's login, the broadcaster's) has its own
+    // bucket, as on Twitch (per client id and user).
+    const other = viewer?.id ?? account?.userId;
+    const limits = this.spend(other ? `${this.o.auth.clientId}:${other}` : this.o.auth.clientId);
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
     const q = url.searchParams;
+    if (this.routes.length) {
+      const caller: HelixCaller = account
+        ? { userId: account.userId, login: account.login, scopes: account.scopes, clientId: this.o.auth.clientId }
+        : viewer
+          ? { userId: viewer.id, login: viewer.login, scopes: [], clientId: this.o.auth.clientId }
+          : { userId: this.o.auth.userId ?? '', login: '', scopes: this.o.auth.scopes, clientId: this.o.auth.clientId };
+      let read: Promise<unknown> | undefined;
+      const call: HelixRouteCall = {
+        method: req.method ?? 'GET',
+        path,
+        query: q,
+        caller,
+        body: () => (read ??= readJson(req)),
+        reply: (status, body) => done(status, body, h),
+        fail: (status, error, message) => fail(status, error, message, h),
+      };
+      for (const r of this.routes) if (r(call)) return true;
+    }
+    if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
     if (isWhisper) {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => {
-        body += c;
-        if (body.length > 64 * 1024) req.destroy();
-      });
-      req.on('end', () => {
-        const r = this.whisper(viewer !== undefined, q, body);
+      void readBody(req).then((body) => {
+        const r = this.whisper(viewer !== undefined || account !== undefined, q, body);
         if (r.status === 204) done(204, undefined, h);
         else fail(r.status, r.error, r.message, h);
       });
@@ -351,5 +407,30 @@ export class SandboxHelix {
         'ratelimit-reset': String(Math.ceil(fullAt / 1000)),
       },
     };
+  }
+}
+
+/** A request's body as text (at most 64 KiB: a longer one is cut off and the request destroyed). */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => {
+      body += c;
+      if (body.length > 64 * 1024) req.destroy();
+    });
+    req.on('end', () => resolve(body));
+    req.on('error', () => resolve(body));
+    req.on('close', () => resolve(body));
+  });
+}
+
+/** A request's JSON body (undefined when empty or not JSON). */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const body = await readBody(req);
+  try {
+    return body ? (JSON.parse(body) as unknown) : undefined;
+  } catch {
+    return undefined;
   }
 }
