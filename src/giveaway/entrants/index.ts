@@ -19,7 +19,7 @@
  *   from the columns; storage's journal appends and reads these lines.
  *
  * Inside (why it is this big: a 1M-entrant close within its target, bench e2e.close1M, and a chat
- * flood that leaves the garbage collector nothing to do, bench e2e.heapPerEntrant):
+ * flood that leaves the garbage collector nothing to do, bench engine.heapPerEntrant, and e2e.chat.heapPerEntrant through the socket):
  *   entrant-table.ts        the columns: typed arrays and byte buffers, no object per entrant
  *   id-index.ts             user id -> row, an open-addressing hash on the ids' digit keys
  *   eligibility-columns.ts  a pre-check of eligibility over the columns (strings read only if needed)
