@@ -8,7 +8,8 @@
  *   through GiveawayEngine.enter (the entry call the `!enter` command makes), heap growth after gc
  *   in this process / entrants; engine.enterRate is that call's rate while the rounds are set up;
  * - 1,000,000 entrants, 100 winners, with the sandbox beacon on at the real 3 s period (a live
- *   close waits for the first drand round after the freeze): `!giveaway end` (endNow) -> the finish
+ *   close waits for the first drand round after the freeze; the sandbox beacon runs on a worker
+ *   thread of its own, as drand signs elsewhere: its BLS signing is not the bot's work): `!giveaway end` (endNow) -> the finish
  *   call arriving at the sandbox (its request log), and the beacon round's publication time -> that
  *   finish call (the part the bot controls), medians of 3; the event loop's worst delay from the close until the
  *   draw is finished (winners persisted, finish answered, record saved); `/healthz` latency seen
