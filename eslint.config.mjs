@@ -15,6 +15,11 @@ const FAIRNESS_INSIDE = {
   group: ['**/fairness/*', '!**/fairness/index.js'],
   message: 'the domain uses fairness through src/fairness/index.js (verify.ts and drand.ts load the BLS code, which the running bot loads only to check a round).',
 };
+/** The storage's inside: the rest of the bot goes through src/storage/index.js, its one door. */
+const STORAGE_INSIDE = {
+  group: ['**/storage/*', '!**/storage/index.js'],
+  message: 'import storage through src/storage/index.js (its public surface); export what you need from there.',
+};
 /** The entrant store's inside: only its index.ts is imported from outside giveaway/entrants/. */
 const ENTRANT_STORE_INSIDE = {
   group: ['**/entrants/*', '!**/entrants/index.js'],
@@ -47,6 +52,13 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
+    ignores: ['src/storage/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [ENTRANT_STORE_INSIDE, STORAGE_INSIDE] }],
+    },
+  },
+  {
+    files: ['src/storage/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [ENTRANT_STORE_INSIDE] }],
     },
@@ -57,13 +69,13 @@ export default tseslint.config(
     // by the composition root (app/bot.ts). The domain uses fairness through its index (next block).
     files: ['src/fairness/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [BEACON_ADAPTER, ENTRANT_STORE_INSIDE] }],
+      'no-restricted-imports': ['error', { patterns: [BEACON_ADAPTER, ENTRANT_STORE_INSIDE, STORAGE_INSIDE] }],
     },
   },
   {
     files: ['src/giveaway/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [BEACON_ADAPTER, FAIRNESS_INSIDE, ENTRANT_STORE_INSIDE] }],
+      'no-restricted-imports': ['error', { patterns: [BEACON_ADAPTER, FAIRNESS_INSIDE, ENTRANT_STORE_INSIDE, STORAGE_INSIDE] }],
     },
   },
   {

@@ -7,14 +7,15 @@
  * .github/workflows/release.yml, publishes them on a version tag).
  *
  * How:
- * 1. dist/ is brought up to date (scripts/build.mjs) and the verify page's browser script is
- *    bundled now (src/web/public/verify-page.ts bundleVerifyClient), and so is the beacon's
- *    round-check worker (src/beacon/round-check.ts): the executable carries no bundler.
+ * 1. dist/ is brought up to date (scripts/build.mjs) and the browser scripts are bundled now (the
+ *    verify page's, src/web/public/verify-page.ts bundleVerifyClient, and the operator pages',
+ *    src/web/operator/page-scripts.ts bundlePageScripts), and so is the beacon's round-check
+ *    worker (src/beacon/round-check.ts): the executable carries no bundler.
  * 2. esbuild bundles dist/executable.js (the executable's entry: src/executable.ts) and every
  *    module and package it loads into ONE CommonJS file (.cache/package/giftdrop.cjs): the pages'
  *    assets are modules already, pino-pretty runs in-process (src/logging), and the version, the
  *    README's address (GIFTDROP_HOME, else package.json "homepage"; none: the messages say "giftdrop's
- *    README") and the verify script are defined into it. One bundle serves both executables.
+ *    README") and the browser scripts (verify, setup, the operator pages) are defined into it. One bundle serves both executables.
  * 3. The official Node binaries come from the npm registry (`npm pack node-<os>-<arch>@<version>`,
  *    cached in .cache/nodes/<package>@<version>/). Each executable carries the newest Node 26
  *    published for its platform that is also published for the machine that builds (the registry's
@@ -119,6 +120,15 @@ async function bundle() {
   const verifyClient = await bundleVerifyClient();
   const { bundleRoundCheckWorker } = await import(pathToFileURL(join(distDir, 'beacon', 'round-check.js')).href);
   const roundCheckWorker = await bundleRoundCheckWorker();
+  const { bundlePageScripts } = await import(pathToFileURL(join(distDir, 'web', 'operator', 'page-scripts.js')).href);
+  const pageScripts = await bundlePageScripts();
+  const { bundleSetupClient } = await import(pathToFileURL(join(distDir, 'setup', 'setup-routes.js')).href);
+  const setupClient = await bundleSetupClient();
+  // The release's own Public Twitch application (the release workflow sets it; empty: the setup
+  // page asks for a client id). A client id is public by design: no secret is built in.
+  const twitchClientId = (process.env.GIFTDROP_TWITCH_CLIENT_ID ?? '').trim();
+  if (twitchClientId && !/^[a-z0-9]{10,64}$/i.test(twitchClientId)) throw new Error('GIFTDROP_TWITCH_CLIENT_ID must be a Twitch client id (letters and digits)');
+  say(twitchClientId ? `Twitch client id built in: ${twitchClientId}` : 'no Twitch client id built in (GIFTDROP_TWITCH_CLIENT_ID unset): the setup page asks for one');
   const { version, homepage } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   // Where the executable's messages send a reader for the settings (src/platform/invocation.ts):
   // GIFTDROP_HOME (the release workflow sets the repository's address), else package.json's homepage.
@@ -136,10 +146,13 @@ async function bundle() {
       GIFTDROP_VERSION: JSON.stringify(version),
       GIFTDROP_HOME: JSON.stringify(home ?? null),
       GIFTDROP_VERIFY_CLIENT: JSON.stringify(verifyClient),
+      GIFTDROP_SETUP_CLIENT: JSON.stringify(setupClient),
+      GIFTDROP_TWITCH_CLIENT_ID: JSON.stringify(twitchClientId),
+      GIFTDROP_PAGE_SCRIPTS: JSON.stringify(pageScripts),
       // The beacon's round-check worker thread starts from this text (src/beacon/round-check.ts).
       GIFTDROP_ROUND_CHECK_WORKER: JSON.stringify(roundCheckWorker),
     },
-    // The bundler is never called in the executable (the verify script is defined above); ws's
+    // The bundler is never called in the executable (the browser scripts are defined above); ws's
     // optional native helpers are loaded in a try and it works without them.
     external: ['esbuild', 'bufferutil', 'utf-8-validate'],
     // The npm package rather than Node's deprecated built-in (which would print DEP0040 at start);

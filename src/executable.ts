@@ -7,7 +7,8 @@
  *   giftdrop --reset                `npm start -- --reset` (sandbox-world.ts)
  *   giftdrop history [args]         `npm run history -- [args]`
  *   giftdrop verify <id> [args]     `npm run verify -- <id> [args]`
- *   giftdrop setup                  `npm run setup`
+ *   giftdrop setup                  `npm run setup`: the setup page's questions in the terminal
+ *                                   (nothing set up yet), else the check of every setting
  *   giftdrop --version | --help
  *
  * Contract (shared contract "The single executables and their release"):
@@ -37,14 +38,18 @@ declare const GIFTDROP_HOME: string | undefined;
 /** The usage text, naming this file as it is typed (`name`: the executable's file name). */
 function usage(name: string): string {
   return `usage: ${giftdropCommand('start', '[command]')}
-  (none)              run the bot: the sandbox demo without credentials, live with a .env
+  (none)              run the bot: until it is set up, the sandbox demo and the setup page it
+                      prints (set up for your channel there, then Go live); once set up, live
   --reset             run the sandbox demo with a new dashboard token (every run is a new sandbox world)
   history [options]   the draws in the history (${giftdropCommand('history', '--help')} for the options)
   verify <draw id>    re-check a draw's fairness from the history (${giftdropCommand('verify', '--help')})
-  setup               check every setting in .env and say what to fix
+  setup               the setup page in this terminal (for a machine without a browser): asks its
+                      questions until the bot can go live; once set up, checks every setting
+                      and says what to fix
   --version           print the version
-Settings: a .env file in the folder it is started from, else beside ${name}; its data
-(DATA_DIR, default data) goes beside that .env, or beside ${name} when there is none.
+Settings: what the setup page saves (in its data folder), or a .env file (which wins) in the
+folder it is started from, else beside ${name}; its data (DATA_DIR, default data) goes beside
+that .env, or beside ${name} when there is none.
 `;
 }
 

@@ -6,11 +6,17 @@
  * (app/signals.ts), in every phase: a stop asked for while starting aborts the start-up work in
  * flight (app/bot.ts `signal`) rather than waiting for it. Logs go to stderr (and LOG_FILE); stdout is the operator console. A busy
  * HTTP_PORT is reported before chat is joined. Live start-up loads no sandbox or demo module.
+ * The setup page (src/setup) lives for the whole process: from the demo, its "Go live" stops the demo
+ * and starts the live bot in this process; in live mode its "Apply" restarts the bot in this process,
+ * under the same data lock (the page took the live DATA_DIR lock on its first save).
  * Exit codes: 0 clean (a stop included), 1 config/credential/lock/startup failure, a stop that
  * could not save the draws or the history (said in one line), or a failed step of the sandbox demo.
  */
 import { loadConfigOrExit, riskySettings, secretValues } from './config/index.js';
-import { createLogger, prettyDestination } from './logging/index.js';
+import { createLogger, prettyDestination, registerSecret } from './logging/index.js';
+import { SetupService } from './setup/setup-service.js';
+import { setupRoute } from './setup/setup-routes.js';
+import { systemClock } from './shared/clock.js';
 import { startBot, type Bot } from './app/bot.js';
 import { compactLogStream } from './console/console-text.js';
 import { LiveConsole } from './console/live-console.js';
@@ -32,7 +38,7 @@ function clearLine(): void {
 async function main(): Promise<void> {
   clearLine();
   process.once('exit', clearLine);
-  const config = loadConfigOrExit();
+  let config = loadConfigOrExit();
   // `npm start -- --reset` (an argument, so it works the same in cmd.exe and PowerShell): sandbox
   // mode starts its new world with a new dashboard token too. Live data is never reset.
   const reset = process.argv.slice(2).includes('--reset');
@@ -55,7 +61,9 @@ async function main(): Promise<void> {
     secrets: secretValues(config),
     file: config.logFile,
   });
-  // Said once: a DATA_DIR that did not exist (a typo?) is created, with its parents, by the lock.
+  // Said once: a DATA_DIR the user set that did not exist (a typo?) is created, with its parents,
+  // by the lock. The default ./data on a first run is created without a word (not a warning as
+  // the first line a newcomer sees).
   const dataRoot = config.dataRoot ?? config.dataDir;
   const dataRootExisted = existsSync(dataRoot);
   // One bot per data directory, taken before anything in it is read; released on exit.
@@ -63,30 +71,61 @@ async function main(): Promise<void> {
     ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
     secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
   });
-  if (!dataRootExisted) logger.warn(`DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
+  if (!dataRootExisted && config.dataDirSet) logger.warn(`DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
   for (const line of riskySettings(config)) logger.warn(line);
 
-  const onSignals = (stop: (reason: string) => Promise<void>) =>
-    onShutdownSignals(stop, {
-      onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`),
-      onFailed: (err) => logger.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`),
-    });
+  // The shutdown signals are owned once for the whole process; what they stop follows the phase
+  // (the sandbox demo, then the live bot, which the setup page may restart).
+  let stopCurrent: (reason: string) => Promise<void> = () => Promise.resolve();
+  onShutdownSignals((reason) => stopCurrent(reason), {
+    onDeadline: (ms) => logger.error(`shutdown did not finish within ${ms} ms; exiting (open draws stay journaled)`),
+    onFailed: (err) => logger.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  const onSignals = (stop: (reason: string) => Promise<void>): void => {
+    stopCurrent = stop;
+  };
+  // The setup page (src/setup): the same for the demo and the live bot, which it can (re)start.
+  const setup = new SetupService({ config, logger, clock: systemClock, lockHeld: config.mode === 'live', warn: (m) => logger.warn(m) });
+  const liveDataDir = config.dataRoot ?? config.dataDir;
   /** Aborted by a stop asked for before the bot finished starting. */
-  const startup = new AbortController();
+  let startup = new AbortController();
 
   try {
     if (config.mode === 'sandbox') {
       // Loaded only here: live mode never loads the sandboxes.
       const { runSandboxMode } = await import('./local/sandbox-mode.js');
-      const code = await runSandboxMode({ config, logger, onSignals, reset });
-      process.exitCode = code;
-    } else {
-      const busy =
-        (await checkPortFree(config.http.host, config.http.port)) ??
-        (await checkPortFree(config.http.localBind, config.http.localPort, 'GIFTDROP_LOCAL_PORT'));
-      if (busy) {
-        process.stderr.write(`giftdrop: ${busy}\n`);
+      const route = setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
+      const code = await runSandboxMode({
+        config,
+        logger,
+        onSignals,
+        reset,
+        bot: { localRoutes: [route], publicRoutes: [setup.publicRoute] },
+        goLive: setup.applied(),
+        setupUrl: (local) => `${local}/setup`,
+      });
+      if (code !== 'go-live') {
+        process.exitCode = code;
+        await setup.close();
+        return;
+      }
+      // The page saved a complete setup: the same process goes live with it (no restart by hand).
+      config = loadConfigOrExit();
+      for (const secret of secretValues(config)) registerSecret(logger, secret);
+      if (config.mode !== 'live') {
+        process.stderr.write('giftdrop: the setup page finished, but the configuration is not live (GIFTDROP_MODE=sandbox?): remove GIFTDROP_MODE from .env and start again.\n');
         process.exit(1);
+      }
+    }
+    for (let first = true; ; first = false) {
+      if (first) {
+        const busy =
+          (await checkPortFree(config.http.host, config.http.port)) ??
+          (await checkPortFree(config.http.localBind, config.http.localPort, 'GIFTDROP_LOCAL_PORT'));
+        if (busy) {
+          process.stderr.write(`giftdrop: ${busy}\n`);
+          process.exit(1);
+        }
       }
       // Signals are owned from here on: /healthz may answer before chat is connected, and a stop
       // asked for meanwhile aborts the start-up work in flight (startBot then cleans up and keeps
@@ -95,7 +134,17 @@ async function main(): Promise<void> {
       // colour with a status line, and with the winners' links).
       const live = new LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
       let running: Bot | undefined;
-      const starting = startBot({ config, logger, operator: live.operator, signal: startup.signal });
+      startup = new AbortController();
+      const route = setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
+      const starting = startBot({
+        config,
+        logger,
+        operator: live.operator,
+        signal: startup.signal,
+        loginStore: await setup.loginStore(),
+        localRoutes: [route],
+        publicRoutes: [setup.publicRoute],
+      });
       onSignals(async (reason) => {
         live.close();
         if (!running) startup.abort(new Error(`stopped by ${reason} during start-up`));
@@ -107,11 +156,23 @@ async function main(): Promise<void> {
       });
       const bot = (running = await starting);
       live.attach(bot);
-      // A token refused on a later reconnect: say which variable to fix and exit, never loop.
+      setup.attach(config, () => bot.health().problems ?? [], () => bot.twitchEvents, () => bot.reach());
+      live.operator.notify(`setup page (change the channel, the logins or the tunnel address) at ${bot.http.localUrl}/setup`);
+      // A token from .env refused on a later reconnect: say which variable to fix and exit, never
+      // loop. A login saved by the setup page stays up instead (the dashboard and /healthz say to
+      // log in again on the page, which restarts the bot).
       bot.chat.on('fatal', (err: Error) => {
+        if (!config.twitch.token) return;
         logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);
         void bot.stop('chat authentication failed').finally(() => process.exit(1));
       });
+      await setup.applied();
+      // "Apply" on the setup page: the bot restarts with the saved setup, in this process, under the same data lock.
+      running = undefined;
+      live.close();
+      await bot.stop('restarting with the setup page\'s changes');
+      config = loadConfigOrExit();
+      for (const secret of secretValues(config)) registerSecret(logger, secret);
     }
   } catch (err) {
     // A stop during start-up: the signal handler reports it and exits (0, or 1 naming what was not saved).

@@ -85,27 +85,28 @@ describe('a draw with the sandbox beacon', () => {
     expect(svc.endNow()).toBe(1);
     await waitFor(() => chat.matching(/Entries closed/).length === 1, 'the close announcement');
     const line = chat.matching(/Entries closed/)[0]!;
-    const m = /list digest ([0-9a-f]{64})\. .*round (\d+) \(due in ~(\d+)s\)/.exec(line);
+    const m = /round (\d+) in ~(\d+)s \(list code ([0-9a-f]{16})\)\.$/.exec(line);
     expect(m, line).not.toBeNull();
-    const round = Number(m![2]);
+    const round = Number(m![1]);
     expect(round).toBe(beacon.latestRound() + 1);
+    expect(line).not.toMatch(/[0-9a-f]{17}/); // the list code, not the whole digest
     // The named round is not published yet: the real endpoint says so, over the socket.
     const early = await fetch(`${beacon.url}/${beacon.chain.hash}/public/${round}`);
     expect(early.status).toBe(425);
-    expect(chat.matching(/fairness seed/)).toEqual([]);
+    expect(chat.matching(/Anyone can check draw/)).toEqual([]);
     expect((await repo.getDraw('p1'))!.winners).toEqual([]);
 
     // Publish the round (move the shared clock to its time): the draw completes.
     clock.advance(roundTimeMs(beacon.chain, round) - clock.now());
-    await waitFor(() => chat.matching(/fairness seed/).length === 1, 'the winners and the seed reveal', 10_000);
+    await waitFor(() => chat.matching(/Anyone can check draw/).length === 1, 'the winners and the check line', 10_000);
     const closeAt = chat.texts().findIndex((t) => /Entries closed/.test(t));
-    const revealAt = chat.texts().findIndex((t) => /fairness seed/.test(t));
+    const revealAt = chat.texts().findIndex((t) => /Anyone can check draw/.test(t));
     expect(closeAt).toBeLessThan(revealAt);
     await svc.whenIdle();
 
     const record = (await repo.getDraw('p1'))!;
     expect(record.fairness.algorithm).toBe(FAIRNESS_ALGORITHM_V2);
-    expect(record.fairness.entrantsDigest).toBe(m![1]);
+    expect(record.fairness.entrantsDigest!.slice(0, 16)).toBe(m![3]);
     expect(record.fairness.beacon).toMatchObject({ chain: beacon.chain.hash, round, sandbox: { publicKey: beacon.chain.publicKey } });
     expect(record.fairness.seed).toBe(seedHex);
     expect(Date.parse(record.fairness.frozenAt!)).toBeLessThan(roundTimeMs(beacon.chain, round));
@@ -131,7 +132,7 @@ describe('a draw with the sandbox beacon', () => {
     expect(record.fairness.beacon).toEqual({ unavailable: true, chain: beacon.chain.hash, round });
     expect(record.fairness.algorithm).toBe('giftdrop-hmac-sha256-v1');
     expect(verifyDraw(record)).toMatchObject({ ok: true });
-    expect(chat.matching(/fairness seed/)).toHaveLength(1);
+    expect(chat.matching(/Anyone can check draw/)).toHaveLength(1);
   });
 
   it('rejects a wrongly signed round and falls back instead of drawing from it', async () => {
@@ -159,7 +160,7 @@ describe('a draw with the sandbox beacon', () => {
 
     first.clock.advance(60_000); // the bot comes back a minute later: many rounds have passed
     const second = await setup({ dir: first.dir, clock: first.clock, beacon: first.beacon });
-    await waitFor(() => second.chat.matching(/fairness seed/).length === 1, 'the draw to finish after the restart', 10_000);
+    await waitFor(() => second.chat.matching(/Anyone can check draw/).length === 1, 'the draw to finish after the restart', 10_000);
     await second.svc.whenIdle();
     expect(second.chat.matching(/Entries closed/)[0]).toContain(`round ${round} `);
     const record = (await second.repo.getDraw('p4'))!;
@@ -192,7 +193,7 @@ describe('a draw with the sandbox beacon', () => {
     expect(Date.parse(saved.frozenAt!)).toBeGreaterThan(Date.parse(storage.failed[0]!.fairness.frozenAt!));
 
     clock.advance(roundTimeMs(beacon.chain, round) - clock.now());
-    await waitFor(() => chat.matching(/fairness seed/).length === 1, 'the winners', 10_000);
+    await waitFor(() => chat.matching(/Anyone can check draw/).length === 1, 'the winners', 10_000);
     await svc.whenIdle();
     const record = (await repo.getDraw('p5'))!;
     expect(record.fairness.algorithm).toBe(FAIRNESS_ALGORITHM_V2);
@@ -219,6 +220,6 @@ describe('a draw with the sandbox beacon', () => {
     expect(record.fairness.beacon).toEqual({ unavailable: true, chain: expect.any(String) });
     expect(record.fairness.algorithm).toBe('giftdrop-hmac-sha256-v1');
     expect(verifyDraw(record)).toMatchObject({ ok: true });
-    expect(chat.matching(/fairness seed/)).toHaveLength(1);
+    expect(chat.matching(/Anyone can check draw/)).toHaveLength(1);
   });
 });

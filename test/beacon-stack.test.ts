@@ -1,8 +1,8 @@
 /**
  * The beacon wired into the running bot: startLocalStack with the sandbox beacon (1 s rounds, the
  * real clock, as sandbox mode runs it), a moderator's link giveaway in the local chat server, the
- * close announcement and closing line in chat, the finished record under drand-v2 marked as a
- * sandbox beacon, `npm run verify` and the bot's own GET /verify/<id>. Waits are on events.
+ * close announcement and closing line in chat (a normal draw's chat: the codes, no 64-digit hash,
+ * one fairness line), the finished record under drand-v2 marked as a sandbox beacon, `npm run verify` and the bot's own GET /verify/<id>. Waits are on events.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,12 +61,21 @@ describe('the bot with the sandbox beacon', () => {
     expect(b).toMatchObject({ chain: stack.beacon!.chain.hash, sandbox: { publicKey: stack.beacon!.chain.publicKey, period: 1 } });
     const round = (b as { round: number }).round;
 
-    await waitUntil(() => chat.botMessages().some((l) => l.includes('fairness seed')), 5000, 'the closing line');
+    await waitUntil(() => chat.botMessages().some((l) => l.includes('Anyone can check draw')), 5000, 'the check line');
     const lines = chat.botMessages();
-    const close = lines.findIndex((l) => l.includes(`list digest ${record.fairness.entrantsDigest}`) && l.includes(`sandbox beacon round ${round} `));
-    const reveal = lines.findIndex((l) => l.includes(`Draw ${open.id} fairness seed: ${record.fairness.seed}. Check the draw yourself: https://giveaways.example.com/verify/${open.id}`));
+    const close = lines.findIndex((l) => l.includes(`(list code ${record.fairness.entrantsDigest!.slice(0, 16)})`) && l.includes(`sandbox beacon round ${round} `));
+    const reveal = lines.findIndex((l) => l === `🔎 Anyone can check draw ${open.id}: https://giveaways.example.com/verify/${open.id}`);
     expect(close).toBeGreaterThanOrEqual(0);
     expect(reveal).toBeGreaterThan(close);
+
+    // Chat says each thing once: the commitment and the list digest as 16-digit codes on the
+    // opening and closing lines, no seed and no 64-digit hash, and ONE fairness line (where to check).
+    await stack.bot.chat.flush();
+    const said = chat.botMessages();
+    expect(said.filter((l) => /[0-9a-f]{17}/.test(l))).toEqual([]);
+    expect(said.filter((l) => /\b(seed|digest|commitment)\b/i.test(l))).toEqual([]);
+    expect(said.filter((l) => /check draw|verify/i.test(l))).toEqual([lines[reveal]]);
+    expect(said.find((l) => l.startsWith('🎉 Giveaway'))).toContain(`(draw code ${record.fairness.commitment.slice(0, 16)})`);
 
     await stack.bot.repo.flush();
     const c = captureIo(dataDir);

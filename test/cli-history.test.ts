@@ -68,12 +68,12 @@ describe('history CLI', () => {
     expect(code).toBe(0);
     const lines = out.split('\r\n');
     expect(lines.at(-1)).toBe('');
-    expect(lines[0]).toBe('drawId,kind,offerName,closedAt,userId,login,displayName,giftId,redeemUrl,claimed');
+    expect(lines[0]).toBe('drawId,kind,offerName,closedAt,userId,login,displayName,giftId,redeemUrl,claimed,entrantsByChannel');
     expect(lines).toHaveLength(1 + 1 + 2 + 1);
     const gd = finishedRecord({ id: 'gd_new', openedAt: '2026-01-02T00:00:00.000Z', winners: 1 });
     const w = gd.winners[0]!;
     expect(lines[1]).toBe(
-      `gd_new,gift-draw,"Mug, ""large""\ufffd[31m",${gd.closedAt},${w.userId},${w.login},${w.displayName},,${w.redeemUrl},`,
+      `gd_new,gift-draw,"Mug, ""large""\ufffd[31m",${gd.closedAt},${w.userId},${w.login},${w.displayName},,${w.redeemUrl},,`,
     );
     expect(lines[2]!.startsWith('lg_old,link-giveaway,Sticker pack,2026-01-01T00:01:00.000Z,')).toBe(true);
   });

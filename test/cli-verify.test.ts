@@ -20,6 +20,8 @@ const dataDir = historyForFile(
     forged.winners[0] = { ...forged.winners[0]!, userId: outsider.userId, login: outsider.login };
     await repo.saveDraw(forged);
     await repo.saveDraw(openRecord('still_open'));
+    const handedBack = finishedRecord({ id: 'handed_back', entrants: 1, winners: 0 });
+    await repo.saveDraw({ ...handedBack, kind: 'gift-draw', gifts: 3, status: 'failed', failure: { reason: 'only 1 eligible entrant for 3 gifts', at: handedBack.closedAt! } });
     await repo.saveDraw({ ...openRecord('cancelled_link'), kind: 'link-giveaway', status: 'cancelled', closedAt: new Date(0).toISOString() });
   },
   async (dir) => {
@@ -51,6 +53,13 @@ describe('verify CLI', () => {
     expect(out).toContain(`50 frozen entrants, digest ${record.fairness.entrantsDigest}`);
     expect(out).toContain(`winners     ${record.winners.map((w) => w.login).join(', ')}`);
     expect(out).toContain(`rerolled    ${record.rerolls![0]!.replacedLogin}`);
+  });
+
+  it('a draw nobody won says so first, with why, and that its seed and list verify', async () => {
+    const { code, out } = await run('handed_back');
+    expect(code).toBe(0);
+    expect(out.split('\n')[0]).toBe('draw handed_back: nobody won (only 1 eligible entrant for 3 gifts); its seed and entrant list verify.');
+    expect(out).toContain('winners     (none)');
   });
 
   it('still reads and verifies a list stored in the version 1 JSON file, and catches tampering there', async () => {

@@ -204,6 +204,22 @@ describe('CommandRegistry cooldowns', () => {
     expect(calls.map((c) => c.msg.userId)).toEqual(['111', '222', '111']);
   });
 
+  it('a subcommand listed in cooldown.subcommands has cooldowns of its own (!merch train right after !merch answers)', () => {
+    const { reg, clock } = registry();
+    const { command, calls } = recorder('merch', { cooldown: { userMs: 30_000, globalMs: 30_000, subcommands: ['train'] } });
+    reg.register(command);
+    const alice = { userId: '111', login: 'alice' };
+    expect(reg.handle(chatMessage('!merch', alice), noReply)).toBe(true);
+    clock.advance(2_500);
+    expect(reg.handle(chatMessage('!merch TRAIN', alice), noReply)).toBe(true);
+    expect(reg.handle(chatMessage('!merch train', alice), noReply)).toBe(false); // its own cooldown
+    expect(reg.handle(chatMessage('!merch', alice), noReply)).toBe(false); // the command's, unchanged
+    expect(reg.handle(chatMessage('!merch soldout mug', alice), noReply)).toBe(false); // not listed: the command's
+    clock.advance(30_000);
+    expect(reg.handle(chatMessage('!merch train', alice), noReply)).toBe(true);
+    expect(calls.map((c) => c.argText)).toEqual(['', 'TRAIN', 'train']);
+  });
+
   it('exempts mods and the broadcaster unless appliesToMods', () => {
     const { reg } = registry();
     const a = recorder('status', { cooldown: { globalMs: 60_000 } });

@@ -62,6 +62,9 @@ describe('config', () => {
   it('live data in DATA_DIR, sandbox data in DATA_DIR/sandbox; the scripts may force a mode without credentials', () => {
     expect(loadConfig({ env: { ...live, DATA_DIR: 'store' }, cwd: emptyDir }).dataDir).toBe(join(emptyDir, 'store'));
     expect(loadConfig({ env: { DATA_DIR: 'store' }, cwd: emptyDir }).dataDir).toBe(join(emptyDir, 'store', 'sandbox'));
+    // a DATA_DIR the user set that does not exist is worth a line at start (main.ts); the default is not
+    expect(loadConfig({ env: { DATA_DIR: 'store' }, cwd: emptyDir }).dataDirSet).toBe(true);
+    expect(loadConfig({ env: {}, cwd: emptyDir }).dataDirSet).toBeUndefined();
     const forced = loadConfig({ env: { DATA_DIR: 'store', TWITCH_TOKEN: 'x' }, cwd: emptyDir, readOnlyMode: 'live' });
     expect([forced.mode, forced.dataDir]).toEqual(['live', join(emptyDir, 'store')]);
     expect(loadConfig({ env: live, cwd: emptyDir, readOnlyMode: 'sandbox' }).dataDir).toBe(join(emptyDir, 'data', 'sandbox'));

@@ -6,7 +6,9 @@
  * per-viewer cap, and one by an excluded viewer are CANCELED (refunded); a redemption made while
  * the socket was down is settled after the reconnect; across a restart of the bot, the redemptions
  * made while it was down are settled and one it had entered but not yet marked is FULFILLED
- * without a second entry; a reward another app made is never touched; a channel that is not
+ * without a second entry; role rules (subscribers only, no moderators) for a viewer who never
+ * chatted are decided by what Twitch's API tells (the sandbox's Get Broadcaster Subscriptions and
+ * Get Moderators); a reward another app made is never touched; a channel that is not
  * Affiliate or Partner is told plainly. Bits used add tickets, the
  * frozen list carries them and `npm run verify` (the CLI, in a child process) replays the picks.
  */
@@ -187,6 +189,32 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     await w.startBot();
     await waitUntil(() => statusOf(w, r) === 'CANCELED', 15_000, 'refunded after the restart');
     expect(w.twitch.channelPoints.rewards.get(rewardId)!.isPaused).toBe(true);
+  });
+
+  it('role rules for a viewer who never chatted: Twitch\'s API is asked; a confirmed subscriber enters, a non-subscriber and a moderator are refunded with the reason', async () => {
+    const w = await world();
+    const bot = await w.startBot({ eligibility: { subscribersOnly: true, excludeModerators: true } });
+    const rewardId = await rewardReady(w, bot);
+    await openDraw(w, bot, rewardId);
+    const sub = w.chat.viewer('quiet_sub');
+    const modSub = w.chat.viewer('quiet_mod');
+    w.twitch.roles.setSubscriber(sub);
+    w.twitch.roles.setSubscriber(modSub);
+    w.twitch.roles.setModerator(modSub);
+    const entered = redeem(w, rewardId, 'quiet_sub');
+    const notSub = redeem(w, rewardId, 'quiet_viewer');
+    const mod = redeem(w, rewardId, 'quiet_mod');
+    await waitUntil(() => statusOf(w, entered) === 'FULFILLED' && statusOf(w, notSub) === 'CANCELED' && statusOf(w, mod) === 'CANCELED', 10_000, 'decided by the roles Twitch told');
+    expect(bot.engine.drawViews()[0]!.entrants.get(sub.userId)).toMatchObject({ login: 'quiet_sub', roles: { subscriber: true, moderator: false } });
+    expect(bot.engine.drawViews()[0]!.entrants.size).toBe(1);
+    await waitUntil(() => bot.twitchEvents.channelPoints!.health().refunded === 2, 10_000, 'the refunds counted');
+    expect(bot.twitchEvents.channelPoints!.health().refundReasons).toEqual({ 'not-eligible:not-subscriber': 1, 'not-eligible:moderator': 1 });
+    expect(w.twitch.roles.calls).toEqual({ subscriptions: 3, moderators: 3 });
+    // At close the subscriber is still eligible: the roles the entry was decided on are the entrant's.
+    const drawId = bot.engine.drawViews()[0]!.record.id;
+    w.chat.inject(w.chat.broadcaster, '!giveaway end');
+    await waitUntil(async () => (await bot.repo.getDraw(drawId))?.status === 'finished', 20_000, 'the draw finished');
+    expect((await bot.repo.getDraw(drawId))!.winners.map((x) => x.login)).toEqual(['quiet_sub']);
   });
 
   it('a channel that is not Affiliate or Partner: said plainly in /healthz, no socket opened, the bot runs on', async () => {

@@ -45,13 +45,18 @@ describe('the link scrubber', () => {
       'evil\u2060.\u2060com',
       '\uff45\uff56\uff49\uff4c\uff0e\uff43\uff4f\uff4d', // full-width letters
       'sub.evil.com:8443/login',
+      // TLDs whose vowel signs are combining marks (\p{M}), not letters (issue 46)
+      'merch.भारत/free',
+      'shop.संगठन',
+      'evil.ಭಾರತ',
+      'evil.ලංකා',
     ];
     for (const host of hosts) {
       for (const line of [host, `free merch at ${host} now`]) {
         const out = linkFreeText(line, 120, ' ');
         expect(out, line).toContain('[link]');
-        expect(out, line).not.toMatch(/evil|xn--|пример|münchen|203\.0|2001:/i);
-        expect(out, line).not.toMatch(/[\p{L}\p{N}-]\.[\p{L}]{2,}/u);
+        expect(out, line).not.toMatch(/evil|xn--|пример|münchen|203\.0|2001:|merch\.|shop\.|भारत|संगठन|ಭಾರತ|ලංකා/i);
+        expect(out, line).not.toMatch(/[\p{L}\p{M}\p{N}-]\.\p{L}[\p{L}\p{M}]+/u);
       }
     }
   });
@@ -101,8 +106,14 @@ describe('chat lines', { timeout: 120_000 }, () => {
     expect(await s.nextBotLine(/^NOBODY /, from, 30_000)).toMatch(/^NOBODY for .+ from \[link\]$/);
     expect(await s.nextBotLine(/^GIFT by /, from)).toMatch(/^GIFT by \S*\[link\]: /);
 
+    // the review's line: an IDN top-level domain written with combining marks (merch.भारत)
+    const fromIdn = s.mark();
+    s.fw.control.simulateGiftPurchase({ quantity: 1, username: 'merch.भारत/free', durationSeconds: 3 });
+    expect(await s.nextBotLine(/^OPEN /, fromIdn, 30_000)).toMatch(/^OPEN \[link\] gifted 1x /);
+
     const lines = s.botLines(from);
-    expect(lines.length).toBeGreaterThanOrEqual(6);
+    expect(lines.length).toBeGreaterThanOrEqual(7);
     for (const line of lines) expect(line, line).not.toMatch(LINKISH);
+    for (const line of lines) expect(line, line).not.toMatch(/भारत|merch\./);
   });
 });

@@ -74,6 +74,12 @@ describe('delivery states and redemption', () => {
     expect(await runHistoryCli([], table.io)).toBe(0);
     expect(table.out()).toMatch(/DELIVERY/);
     expect(table.out()).toContain('2 announced');
+    // One draw's detail: a prize only announced is its time alone, in the tables' local time shape.
+    const LOCAL = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
+    const detail = captureIo(s.dataDir);
+    expect(await runHistoryCli(['--draw', record.id], detail.io)).toBe(0);
+    expect(detail.out()).toMatch(new RegExp(`^ {4}delivery announced ${LOCAL}$`, 'm'));
+    expect(detail.out()).not.toMatch(/announced: announced|\d\dZ/);
 
     // Winner 1 redeems on the shop's redeem page: ORDER_PLACED moves them to redeemed.
     const redeemed1 = deliveryReaches(s, w1.userId, (d) => !!d.redeemedAt);
@@ -96,6 +102,9 @@ describe('delivery states and redemption', () => {
     const after = captureIo(s.dataDir);
     expect(await runHistoryCli([], after.io)).toBe(0);
     expect(after.out()).toContain('all redeemed');
+    const detail2 = captureIo(s.dataDir);
+    expect(await runHistoryCli(['--draw', record.id], detail2.io)).toBe(0);
+    expect(detail2.out()).toMatch(new RegExp(`^ {4}delivery redeemed; announced ${LOCAL}, redeemed ${LOCAL} \\(order ${order1.friendlyId}\\)$`, 'm'));
 
     // Every prize redeemed: no poll is armed, and a poll round asks Fourthwall nothing.
     expect(s.bot.delivery.pollArmed()).toBe(false);

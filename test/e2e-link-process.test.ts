@@ -72,8 +72,8 @@ async function runGiveaway(r: Run, query: string, winners: number, logins: strin
   await chat.waitFor(() => seen().some((l) => l.includes(`Giveaway: ${winners}x`)), 10_000, 'the giveaway announcement');
   enterAll(chat, logins);
   chat.inject(mod, '!giveaway end');
-  await chat.waitFor(() => seen().some((l) => /fairness seed/.test(l)), 10_000, 'the seed reveal');
-  return /^Draw (\S+) fairness seed/.exec(seen().find((l) => /fairness seed/.test(l))!)![1]!;
+  await chat.waitFor(() => seen().some((l) => /Anyone can check draw/.test(l)), 10_000, 'the check line');
+  return /check draw (\S+):/.exec(seen().find((l) => /Anyone can check draw/.test(l))!)![1]!;
 }
 
 /** The process's pino lines (JSON), as opposed to the operator console lines. */

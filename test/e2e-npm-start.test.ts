@@ -105,8 +105,8 @@ describe('npm start, stdout and stderr piped', () => {
     await chat.waitFor(() => chat.botMessages().some((l) => l.includes('Giveaway: 1x')), 10_000, 'giveaway announced');
     enterAll(chat, logins('lg', 3));
     chat.inject(mod, '!giveaway end');
-    await chat.waitFor(() => chat.botMessages().filter((l) => /fairness seed/.test(l)).length === 2, 10_000, 'both seeds revealed');
-    const linkId = /^Draw (\S+) fairness seed/.exec(chat.botMessages().filter((l) => /fairness seed/.test(l))[1]!)![1]!;
+    await chat.waitFor(() => chat.botMessages().filter((l) => /Anyone can check draw/.test(l)).length === 2, 10_000, 'both check lines');
+    const linkId = /check draw (\S+):/.exec(chat.botMessages().filter((l) => /Anyone can check draw/.test(l))[1]!)![1]!;
     const link = await waitForDrawStatus(dataDir, linkId, ['finished', 'failed']);
     expect(link.status).toBe('finished');
     const winners = [...gift.winners, ...link.winners];

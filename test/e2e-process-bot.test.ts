@@ -90,7 +90,7 @@ describe('the real bot process', () => {
     expect(bot.webhookUrl).toBe(`http://127.0.0.1:${bot.port}/webhooks/fourthwall`);
     const { status, body } = await bot.health();
     expect(status).toBe(200);
-    expect(body).toEqual({ status: 'ok', mode: 'live', chat: 'connected', openDraws: 0 });
+    expect(body).toEqual({ status: 'ok', mode: 'live', chat: 'connected', chatTransport: 'irc', openDraws: 0 });
   });
 
   it('!stream live / offline / status work for the broadcaster and mods; a normal viewer gets nothing', async () => {
@@ -161,7 +161,7 @@ describe('the real bot process', () => {
       expect(w.redeemUrl).toBe(theirs.winners.find((x) => x.userId === w.userId)!.redeemUri);
     }
     // no GIFTDROP_PUBLIC_URL: the closing line says what a viewer can do (no command, no local address)
-    await botSaid((m) => m.endsWith(`Check the draw yourself: ask the streamer for the verify page of draw ${drawId}`), 'seed revealed');
+    await botSaid((m) => m.endsWith(`Anyone can check draw ${drawId}: ask the streamer for its verify page`), 'the fairness line');
     expect(chat.botMessages().join('\n')).not.toMatch(/npm run|draw\.html|127\.0\.0\.1/);
     expect(chat.botMessages().filter((m) => m.includes('congratulations'))).toHaveLength(1);
     expect(chat.botMessages().some((m) => m.startsWith('⚠️'))).toBe(false);

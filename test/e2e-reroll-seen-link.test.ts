@@ -11,20 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/e2e-stack.js';
 import { runMugGiveaway, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
-
-/** The claim page of `login` after logging in through the sandbox's Twitch (cookies carried by hand). */
-async function claimPageOf(base: string, login: string): Promise<string> {
-  const start = await fetch(`${base}/claim/login`, { redirect: 'manual' });
-  const stateCookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
-  const authorize = new URL(start.headers.get('location')!);
-  const form = new URLSearchParams(authorize.searchParams);
-  form.set('login', login);
-  const granted = await fetch(authorize.origin + authorize.pathname, { method: 'POST', body: form, redirect: 'manual' });
-  const back = await fetch(granted.headers.get('location')!, { headers: { cookie: stateCookie }, redirect: 'manual' });
-  expect(back.status).toBe(303);
-  const session = back.headers.getSetCookie().find((c) => c.startsWith('giftdrop_claim='))!.split(';')[0]!;
-  return (await fetch(`${base}/claim`, { headers: { cookie: session } })).text();
-}
+import { claimPageAs } from './support/claim-login.js';
 
 describe('a reroll of a winner whose link was seen', { timeout: 90_000 }, () => {
   let s: LinkStack;
@@ -47,7 +34,7 @@ describe('a reroll of a winner whose link was seen', { timeout: 90_000 }, () => 
     const seenLink = erin.redeemUrl!;
     expect(seenLink).toMatch(/^https?:\/\//);
     // erin opens the claim page and sees her link
-    expect(await claimPageOf(base, erin.login)).toContain(seenLink);
+    expect(await claimPageAs(base, erin.login)).toContain(seenLink);
 
     // the streamer rerolls her: dave is named, with a link of his own
     const from = s.mark();
@@ -92,10 +79,10 @@ describe('a reroll of a winner whose link was seen', { timeout: 90_000 }, () => 
     const row = (await s.history()).find((r) => r.id === record.id)!;
     expect(row.winners.map((w) => w.login)).toEqual([dave]);
     // the claim pages: erin's prize is redeemed; dave's shows his own link, to redeem
-    const erinPage = await claimPageOf(base, erin.login);
+    const erinPage = await claimPageAs(base, erin.login);
     expect(erinPage).toContain('Redeemed ✔');
     expect(erinPage).not.toContain(replacement.redeemUrl!);
-    const davePage = await claimPageOf(base, dave);
+    const davePage = await claimPageAs(base, dave);
     expect(davePage).toContain(replacement.redeemUrl!);
     expect(davePage).not.toContain(seenLink);
     expect(davePage).not.toContain('Redeemed ✔');

@@ -47,7 +47,9 @@ async function nothingChanged(chatLines: number): Promise<void> {
 /** Sends a body of `size` bytes without a content-length (chunked) and returns the status, if any came back. */
 function postChunked(target: string, size: number): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const req = request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
+    // (a signature-shaped header: a body is read only with one; this one never matches)
+    const sig = Buffer.alloc(32, 1).toString('base64');
+    const req = request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-fourthwall-hmac-sha256': sig } });
     let status: number | undefined;
     req.on('response', (res) => {
       status = res.statusCode;
@@ -119,7 +121,7 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
     await waitUntil(async () => (await s.bot.repo.getDraw(draw['id'] as string))?.status === 'finished', 10_000, 'draw finished');
     await waitUntil(() => s.bot.health().openDraws === 0, 5000, 'no open draw');
     // the last line of a draw (the seed reveal) is in the channel, so later tests see a quiet chat
-    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes(`the verify page of draw ${draw['id'] as string}`)), 5000, 'seed revealed');
+    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes(`Anyone can check draw ${draw['id'] as string}: ask the streamer for its verify page`)), 5000, 'the fairness line');
     await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.done);
     await s.bot.http.idle();
     await s.bot.engine.whenIdle();
@@ -187,7 +189,7 @@ describe('GET /healthz', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual({ status: 'ok', mode: 'sandbox', chat: 'connected', openDraws: 0 });
+    expect(body).toEqual({ status: 'ok', mode: 'sandbox', chat: 'connected', chatTransport: 'irc', openDraws: 0 });
     const head = await fetch(`${s.bot.http.url}/healthz`, { method: 'HEAD' });
     expect(head.status).toBe(200);
   });

@@ -15,6 +15,7 @@ import { TwitchWhispers } from '../src/twitch/whispers.js';
 import { silentLogger } from '../src/logging/index.js';
 import { freePort } from './support/e2e-stack.js';
 import { deliveryReaches, runMugGiveaway, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { claimPageAs } from './support/claim-login.js';
 
 const stacks: LinkStack[] = [];
 afterEach(async () => {
@@ -25,20 +26,6 @@ afterEach(async () => {
 async function dashboardPrizes(s: LinkStack): Promise<{ login: string; label: string }[]> {
   const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
   return ((await res.json()) as { prizes: { login: string; label: string }[] }).prizes;
-}
-
-/** The claim page's login through the sandbox's Twitch, with plain HTTP (cookies carried by hand). */
-async function claimAs(base: string, login: string): Promise<string> {
-  const start = await fetch(`${base}/claim/login`, { redirect: 'manual' });
-  const stateCookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
-  const authorize = new URL(start.headers.get('location')!);
-  const form = new URLSearchParams(authorize.searchParams);
-  form.set('login', login);
-  const granted = await fetch(authorize.origin + authorize.pathname, { method: 'POST', body: form, redirect: 'manual' });
-  const back = await fetch(granted.headers.get('location')!, { headers: { cookie: stateCookie }, redirect: 'manual' });
-  expect(back.status).toBe(303);
-  const session = back.headers.getSetCookie().find((c) => c.startsWith('giftdrop_claim='))!.split(';')[0]!;
-  return (await fetch(`${base}/claim`, { headers: { cookie: session } })).text();
 }
 
 describe('whispers dropped silently', () => {
@@ -85,7 +72,7 @@ describe('whispers dropped silently', () => {
     expect(s.botLines(again).some((l) => /still waiting/.test(l))).toBe(false);
 
     // The claim page reaches the winner.
-    const page = await claimAs(base, winner.login);
+    const page = await claimPageAs(base, winner.login);
     expect(page).toContain(winner.redeemUrl!);
     await s.bot.repo.flush();
     expect(await dashboardPrizes(s)).toMatchObject([{ login: winner.login, label: 'opened' }]);

@@ -101,6 +101,10 @@ describe.skipIf(!built)(`the Linux single executable${skipped}`, () => {
     const help = await runProcess(exe, ['--help'], {}, 30_000, home);
     expect(help.stdout).toMatch(/^usage: \.\/giftdrop-linux-x64 \[command\]\n/);
     expect(help.stdout).toContain('(./giftdrop-linux-x64 history --help for the options)');
+    // What the bare command and setup do now: the setup page, in the browser or in this terminal.
+    expect(help.stdout).toMatch(/\(none\) +run the bot: until it is set up, the sandbox demo and the setup page it\n +prints/);
+    expect(help.stdout).toMatch(/setup +the setup page in this terminal \(for a machine without a browser\)/);
+    expect(help.stdout).not.toContain('check every setting in .env');
     const historyHelp = await runProcess(exe, ['history', '--help'], {}, 30_000, home);
     expect(historyHelp.stdout).toMatch(/^usage: \.\/giftdrop-linux-x64 history \[--json/);
     const verifyUsage = await runProcess(exe, ['verify'], {}, 30_000, start);

@@ -6,7 +6,9 @@
  * survive a restart (ticket journal) with the same weights, and a power cut at any point after
  * `enterByTickets` resolved (every disk state the simulated disk allows); and the weights are in the frozen
  * list, recorded as the draw's rules, and replayed by verify (a draw whose weights were not the
- * tickets would fail it).
+ * tickets would fail it). Role rules for a viewer the draw does not know from chat: the roles
+ * Twitch's API told (req.roles) decide, and are kept through the close and a restart; a rule whose
+ * role is unknown refuses (roles-unknown, with the rule), never letting in whom it might exclude.
  */
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,8 +64,8 @@ describe('entries from channel points and bits', () => {
     expect(await h.svc.enterByTickets(redemption('alice'))).toEqual({ result: 'refused', reason: 'no-draw-open' });
     const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
     await h.svc.handleGiftDrawStarted(draw);
-    expect(await h.svc.enterByTickets(redemption('cheater'))).toEqual({ result: 'refused', reason: 'not-eligible' });
-    expect(await h.svc.enterByTickets(redemption('streamer', { userId: '1000' }))).toEqual({ result: 'refused', reason: 'not-eligible' });
+    expect(await h.svc.enterByTickets(redemption('cheater'))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'excluded-login' });
+    expect(await h.svc.enterByTickets(redemption('streamer', { userId: '1000' }))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'broadcaster' });
     const r = redemption('alice');
     expect(await h.svc.enterByTickets(r)).toMatchObject({ result: 'entered' });
     expect(await h.svc.enterByTickets(r)).toEqual({ result: 'already', draws: [draw.id] });
@@ -137,5 +139,70 @@ describe('entries from channel points and bits', () => {
       await after.shutdown();
     }
     await h.shutdown();
+  });
+
+  describe('role rules for a viewer who never typed in chat', () => {
+    it('subscribersOnly: unknown is refused with the rule; a subscriber Twitch confirmed enters and stays eligible at close; a known non-subscriber is not eligible', async () => {
+      const h = await run({ settings: { ...TICKETS, eligibility: { subscribersOnly: true } } });
+      const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
+      await h.svc.handleGiftDrawStarted(draw);
+      expect(await h.svc.enterByTickets(redemption('quiet'))).toEqual({ result: 'refused', reason: 'roles-unknown', rule: 'subscribersOnly' });
+      expect(await h.svc.enterByTickets(redemption('nosub', { roles: { subscriber: false } }))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'not-subscriber' });
+      expect(await h.svc.enterByTickets(redemption('sub', { roles: { subscriber: true } }))).toMatchObject({ result: 'entered', tickets: [2] });
+      // A viewer known from chat: their chat roles decide, whatever the API said (or did not).
+      h.svc.enter(chatMsg('chatsub', { roles: { subscriber: true, subMonths: 3 } }));
+      expect(await h.svc.enterByTickets(redemption('chatsub'))).toMatchObject({ result: 'entered' });
+      expect(h.svc.drawViews()[0]!.entrants.get('u-sub')!.roles).toMatchObject({ subscriber: true, moderator: false });
+      const done = once(h.svc.events, 'draw-finished');
+      h.clock.advance(60_000);
+      await done;
+      await h.svc.whenIdle();
+      const rec = (await h.repo.getDraw(draw.id)) as DrawRecord;
+      // Both are in the frozen list; the rule excluded nobody at close.
+      expect(rec.frozenEntrants!.map((e) => e.login).sort()).toEqual(['chatsub', 'sub']);
+      expect(rec.rules).not.toHaveProperty('excluded.not-subscriber');
+    });
+
+    it('excludeModerators: a moderator Twitch confirmed is refused, unknown is refused with the rule; minSubMonths is never known outside chat', async () => {
+      const h = await run({ settings: { ...TICKETS, eligibility: { excludeModerators: true, minSubMonths: 6 } } });
+      const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
+      await h.svc.handleGiftDrawStarted(draw);
+      expect(await h.svc.enterByTickets(redemption('mod', { roles: { subscriber: true, moderator: true } }))).toMatchObject({ result: 'refused', reason: 'roles-unknown', rule: 'minSubMonths' });
+      expect(await h.svc.enterByTickets(redemption('nosubmod', { roles: { subscriber: false, moderator: true } }))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'moderator' });
+      expect(await h.svc.enterByTickets(redemption('nosub', { roles: { subscriber: false } }))).toEqual({ result: 'refused', reason: 'roles-unknown', rule: 'excludeModerators' });
+      // In chat with 7 months: the tickets are added to the chat entry.
+      h.svc.enter(chatMsg('loyal', { roles: { subscriber: true, subMonths: 7 } }));
+      expect(await h.svc.enterByTickets(redemption('loyal'))).toMatchObject({ result: 'entered' });
+    });
+
+    it('excludeModerators alone: a viewer whose moderator status is unknown is refused, not let in as a plain viewer', async () => {
+      const h = await run({ settings: { ...TICKETS, eligibility: { excludeModerators: true } } });
+      const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
+      await h.svc.handleGiftDrawStarted(draw);
+      expect(await h.svc.enterByTickets(redemption('sneaky_mod'))).toEqual({ result: 'refused', reason: 'roles-unknown', rule: 'excludeModerators' });
+      expect(await h.svc.enterByTickets(redemption('viewer', { roles: { moderator: false } }))).toMatchObject({ result: 'entered' });
+      expect(h.svc.drawViews()[0]!.entrants.size).toBe(1);
+    });
+
+    it('the roles a grant entered with survive a restart (the ticket journal), so the close still sees a subscriber', async () => {
+      const dir = await makeTempDir();
+      dirs.push(dir);
+      const clock = new ManualClock(START_MS);
+      const settings = { ...TICKETS, eligibility: { subscribersOnly: true } };
+      const first = await harness({ dir, clock, settings });
+      const draw = first.shop.addDraw({ gifts: 1, durationSeconds: 60 });
+      await first.svc.handleGiftDrawStarted(draw);
+      expect(await first.svc.enterByTickets(redemption('sub', { roles: { subscriber: true } }))).toMatchObject({ result: 'entered' });
+      await first.shutdown();
+      const h = await harness({ dir, clock, shop: first.shop, settings });
+      live.push(h);
+      expect(h.svc.drawViews()[0]!.entrants.get('u-sub')!.roles).toMatchObject({ subscriber: true });
+      const done = once(h.svc.events, 'draw-finished');
+      h.clock.advance(60_000);
+      await done;
+      await h.svc.whenIdle();
+      const rec = (await h.repo.getDraw(draw.id)) as DrawRecord;
+      expect(rec.winners.map((w) => w.login)).toEqual(['sub']);
+    });
   });
 });

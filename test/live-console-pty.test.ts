@@ -77,7 +77,7 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
       chat.inject(chat.broadcaster, '!giveaway end');
       await until(new RegExp(`\\[chat\\] ${chat.channel}: !giveaway end`), 'the command line');
       await until(/\[chat\] bot> \w+: .*congratulations/, 'the winners line');
-      await until(/\[giftdrop\] \[Giftdrop T-Shirt\] link for @\w+ .*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/, 'a private link line');
+      await until(/\[giftdrop\] \[Giftdrop T-Shirt\] link for @\w+.*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/, 'a private link line');
       expect(plain()).not.toMatch(/\{"level"|"msg":/);
       expect(plain().match(/typed !enter/g)).toHaveLength(1); // one summary, not one line per viewer
       expect(plain()).not.toMatch(/\[chat\] (ann|bob|cat): !enter/);

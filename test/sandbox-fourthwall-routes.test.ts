@@ -262,6 +262,22 @@ describe('Fourthwall sandbox routes', () => {
     expect(img.status).toBe(200);
   });
 
+  it("product pictures are drawn products, one per product, not labels: an SVG with no text and nothing active", async () => {
+    const seen = new Set<string>();
+    for (const p of sb.state.products.values()) {
+      const url = p.images[0]!.url;
+      const res = await fetch(url);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/svg+xml');
+      const svg = await res.text();
+      expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="400" height="400"/);
+      expect(svg, url).not.toMatch(/<text|<script|<foreignObject|href=|on\w+=/i); // a picture, not a label; no link or script
+      expect(svg.match(/<(path|rect|circle|ellipse) /g)?.length ?? 0, url).toBeGreaterThanOrEqual(5); // drawn shapes
+      seen.add(svg);
+    }
+    expect(seen.size).toBe(sb.state.products.size);
+  });
+
   it('reports the shop with id, name, domain and publicDomain', async () => {
     const shop = await call(`${sb.apiUrl}/shops/current`, { headers: basic(sb) });
     expect(shop.body).toEqual({

@@ -15,6 +15,27 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('   ')).toEqual({ kind: 'empty' });
   });
 
+  it('/shared speaks as a partner channel\'s viewer during Shared Chat (default partner, or #named); /shared end ends it', () => {
+    expect(parseDemoCommand('/shared cozy_fan !enter')).toEqual({ kind: 'shared', partner: 'cozy_partner', login: 'cozy_fan', text: '!enter' });
+    expect(parseDemoCommand('/shared #Other_Stream @Bob hi there')).toEqual({ kind: 'shared', partner: 'other_stream', login: 'bob', text: 'hi there' });
+    expect(parseDemoCommand('/shared end')).toEqual({ kind: 'shared-end' });
+    for (const line of ['/shared', '/shared bob', '/shared #bad-partner bob hi', '/shared not-a-login! hi']) {
+      const c = parseDemoCommand(line);
+      expect(c.kind, line).toBe('error');
+      expect(c.kind === 'error' && c.message).toMatch(/usage: \/shared/);
+    }
+    expect(DEMO_HELP).toContain('/shared [#partner] <login> <text>');
+  });
+
+  it('help, quit and exit without the slash are the commands; another command word without it is said, with a hint', () => {
+    expect(parseDemoCommand('help')).toEqual({ kind: 'help' });
+    expect(parseDemoCommand(' Quit ')).toEqual({ kind: 'quit' });
+    expect(parseDemoCommand('exit')).toEqual({ kind: 'quit' });
+    expect(parseDemoCommand('gift 3 mug')).toEqual({ kind: 'say', text: 'gift 3 mug', hint: 'Said in chat as the broadcaster. For the command, type /gift ... (/help lists them).' });
+    expect(parseDemoCommand('help me win')).toMatchObject({ kind: 'say', text: 'help me win', hint: expect.stringContaining('/help') });
+    expect(parseDemoCommand('gifts are nice')).toEqual({ kind: 'say', text: 'gifts are nice' });
+  });
+
   it('/order places a paid order, of a product or the default one', () => {
     expect(parseDemoCommand('/order giftdrop mug')).toEqual({ kind: 'order', product: 'giftdrop mug' });
     expect(parseDemoCommand('/order')).toEqual({ kind: 'order' });

@@ -80,11 +80,18 @@ describe('interactive sandbox mode', () => {
     expect(screen.text()).toContain(`Port ${port} is in use`);
     expect(screen.text()).toContain('/viewers <n>');
 
+    // The demo's stream is live on the local Twitch, so auto streaming opens the shop at start,
+    // whenever its first poll lands: the broadcaster sets it offline first (no race with the poll).
+    input.write('!stream offline\n');
+    await screen.until(() => /bot> giftdrop_bot: .*offline/.test(screen.text()), 'the offline confirmation');
     input.write('/gift 1\n');
     await screen.until(() => /gifts only while the stream is live/.test(screen.text()), 'the not-live answer');
 
+    // !stream has a 3 s cooldown (mods included) from the !stream offline above: wait it out.
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const beforeLive = screen.text().length;
     input.write('!stream live\n');
-    await screen.until(() => /bot> giftdrop_bot: .*LIVE/.test(screen.text()), 'the live confirmation');
+    await screen.until(() => /bot> giftdrop_bot: .*LIVE/.test(screen.text().slice(beforeLive)), 'the live confirmation');
 
     input.write('/gift 2 mug\n');
     await screen.until(() => /Draw gdr_\S+ is open: 2x Giftdrop Mug/.test(screen.text()), 'the draw opening');
@@ -146,4 +153,32 @@ describe('interactive sandbox mode', () => {
     await stop!('SIGINT');
     expect(await running).toBe(0);
   }, 120_000);
+
+  it('/shared: a partner channel\'s viewer speaks during Shared Chat; by default their !enter is not counted', async () => {
+    const config = loadConfig({ env: { DATA_DIR: join(dir, 'data-shared'), HTTP_PORT: '0' }, dotenv: false, cwd: dir });
+    config.settings = { ...config.settings, demo: { drawSeconds: 60, linkSeconds: 60, paceMs: 10 } };
+    const screen = capturedOutput();
+    const input = new PassThrough();
+    let stop: ((reason: string) => Promise<void>) | undefined;
+    const running = runSandboxMode({ config, logger: silentLogger(), onSignals: (fn) => (stop = fn), input, output: screen.output, interactive: true, colour: false, script: false });
+    await screen.until(() => screen.text().includes('Your turn'), 'the prompt');
+    expect(screen.text()).toContain('/shared [#partner] <login> <text>');
+
+    input.write('!giveaway start mug 1 60\n');
+    await screen.until(() => /Draw \S+ is open/.test(screen.text()), 'a draw open');
+    input.write('/shared cozy_fan !enter\n');
+    await screen.until(() => screen.text().includes("Only your own viewers enter (the default): the bot does not count @cozy_fan's !enter"), 'the rule said');
+    expect(screen.text()).toContain("Shared Chat with #cozy_partner (Twitch's Stream Together)");
+    await screen.until(() => screen.text().includes('[chat] cozy_fan (Shared Chat, from #cozy_partner): !enter'), 'the partner line in the transcript');
+    input.write('/as own_fan !enter\n');
+    await screen.until(() => screen.text().includes('[chat] own_fan: !enter'), 'the own line');
+    input.write('/shared #other_stream bob hi\n');
+    await screen.until(() => screen.text().includes('Shared Chat with #other_stream'), 'a second partner');
+    input.write('/shared end\n');
+    await screen.until(() => screen.text().includes("Shared Chat ended: only your channel's chat again."), 'the session ended');
+    input.write('!giveaway end\n');
+    await screen.until(() => /Entries of \S+ closed with 1 entrant\b/.test(screen.text()), 'only own_fan counted');
+    await stop!('SIGINT');
+    expect(await running).toBe(0);
+  }, 60_000);
 });

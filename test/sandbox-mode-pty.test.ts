@@ -2,6 +2,8 @@
  * `npm start` on a real pseudo-terminal (util-linux `script`; skipped where it is not installed):
  * with a terminal on stdin, sandbox mode plays the script in colour, then stays interactive;
  * `/as` speaks as a viewer and Ctrl+C (a raw 0x03 keypress) shuts down cleanly with exit 0.
+ * Through `npm start` itself, `/quit` ends it with exit 0 and nothing after the bot's last line
+ * (npm's progress spinner is off in the project's .npmrc: it drew a frame after "Stopped.").
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +49,32 @@ describe.skipIf(!hasScript)('npm start on a terminal', () => {
       expect(await exited).toBe(0);
       expect(plain()).toContain('The stream ends');
       expect(plain()).toContain('Stopped.');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('npm start, then /quit: exit 0, and no spinner frame after the last line', async () => {
+    const configFile = join(dir, 'giftdrop-npm.json');
+    writeFileSync(configFile, JSON.stringify({ demo: { drawSeconds: 3, linkSeconds: 3, paceMs: 20 } }));
+    const child = spawn('script', ['-qfec', 'npm start', '/dev/null'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', NO_UPDATE_NOTIFIER: '1', DATA_DIR: join(dir, 'data-npm'), HTTP_PORT: '0', GIFTDROP_CONFIG: configFile },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/broadcaster> /.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(out, 'the prompt after the script').toMatch(/broadcaster> /);
+      child.stdin.write('/quit\r');
+      expect(await exited).toBe(0);
+      const tail = out.slice(out.lastIndexOf('Stopped.'));
+      expect(tail).toMatch(/^Stopped\./);
+      // npm's spinner is braille (U+2800-U+28FF): none anywhere, in particular after "Stopped."
+      expect(out).not.toMatch(/[\u2800-\u28ff]/);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

@@ -71,11 +71,29 @@ describe('npm start without credentials and without a terminal', () => {
     expect(winnersIn(winners[2])).toHaveLength(2);
   });
 
+  it('the transcript keeps its promises and its order: viewers answer announcements already in chat, the promised thank-you comes, nothing runs after Done', () => {
+    const lines = run.stdout.split('\n');
+    // every giveaway's first !enter comes after the giveaway's announcement
+    for (const announced of [/Giveaway: 1x Giftdrop Mug/, /Giveaway: 2x Giftdrop Hoodie/]) {
+      const at = lines.findIndex((l) => l.startsWith('[chat] bot>') && announced.test(l));
+      const before = lines.slice(0, at);
+      const step = before.findLastIndex((l) => l.startsWith('▶'));
+      expect(before.slice(step).filter((l) => /^\[chat\] (?!bot>).*!enter/.test(l)), `!enter before ${announced}`).toEqual([]);
+    }
+    // the narration promises the next buyer's thank-you: it is said
+    expect(run.stdout).toMatch(/thanked together in one line when that window ends/);
+    expect(botLines().filter((l) => /just bought .*Thank you!/.test(l)).length).toBeGreaterThanOrEqual(2);
+    // Done is the last step: only the stop's own line follows it
+    const done = lines.findIndex((l) => l.startsWith('✔ Done'));
+    expect(lines.slice(done + 1).filter((l) => /^[▶✔✖]|^\[chat\]/.test(l))).toEqual([]);
+    expect(lines.slice(done + 1).join('\n')).toMatch(/^ {2}Stopped\./m);
+  });
+
   it('links never reach stdout when it is not a terminal: the private lines say where they are; never in chat (only the bot\'s own verify and claim pages)', () => {
     const privates = privateLines();
     expect(privates).toHaveLength(6);
     for (const l of privates) {
-      expect(l).toMatch(/^\[private\] operator console: \[Giftdrop (T-Shirt|Mug|Hoodie)\] link for @\w+ .*\[link not shown\] \(links are not printed because stdout is not a terminal: see the dashboard, or run npm run history -- --draw \S+\)$/);
+      expect(l).toMatch(/^\[private\] operator console: \[Giftdrop (T-Shirt|Mug|Hoodie)\] link for @\w+( \(.*\))?: \[link not shown\] \(links are not printed because stdout is not a terminal: see the dashboard, or run npm run history -- --draw \S+\)$/);
       expect(l).not.toMatch(/https?:\/\/|\/gifts\/gft_/);
     }
     for (const l of chatLines()) {

@@ -2,7 +2,9 @@
  * `npm run setup` against a real local Fourthwall sandbox and chat server: the spawned script
  * registers exactly one webhook configuration however often it runs, and a wrong password or a
  * wrong Twitch token give a clear message and a non-zero exit. runSetup (the same logic, in
- * process) for the cases that need the sandbox in a particular state.
+ * process) for the cases that need the sandbox in a particular state, and the chat check of the
+ * transport in force: with `chat.transport: "eventsub"` the token is checked for EventSub's scopes
+ * and the channel's chat is really subscribed over the sandbox EventSub server (no IRC login).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,8 @@ import { BOT_WEBHOOK_TYPES } from '../src/local/local-stack.js';
 import { runSetup } from '../src/cli/setup.js';
 import { webhookTypesFor } from '../src/shop/webhook-types.js';
 import { runProcess, setupEnv } from './support/sandbox-mode-spawn.js';
+import { startLocalChat } from '../src/local/local-stack.js';
+import { silentLogger } from '../src/logging/index.js';
 
 const PUBLIC_URL = 'http://127.0.0.1:45678';
 const HOOK_URL = `${PUBLIC_URL}/webhooks/fourthwall`;
@@ -196,4 +200,56 @@ describe('runSetup', () => {
     await runSetup({ config: configFor(setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL)), out: basicIo.out });
     expect(basicIo.text()).toMatch(/ok\s+Basic-only operations: Basic credentials are set/);
   });
+});
+
+describe('runSetup with chat over EventSub (chat.transport "eventsub")', () => {
+  /** The chat sandbox with its Helix and EventSub server; the bot's token has `scopes`. */
+  async function eventSubWorld(scopes: string[]) {
+    const local = await startLocalChat({ logger: silentLogger(), chat: { botIsMod: true, scopes } });
+    const env = {
+      ...setupEnv(fw, local.chatServer, join(dir, 'data'), PUBLIC_URL),
+      TWITCH_CLIENT_ID: local.chatServer.clientId,
+      TWITCH_EVENTSUB_URL: local.twitch.eventSub.url,
+    };
+    const config = configFor(env);
+    let ircConnections = 0;
+    local.chatServer.on('connection', () => ircConnections++);
+    return {
+      local,
+      ircConnections: () => ircConnections,
+      config: { ...config, settings: fileSchema.parse({ chat: { transport: 'eventsub' } }) },
+      async close() {
+        await local.twitch.close();
+        await local.chatServer.close();
+      },
+    };
+  }
+
+  it("checks EventSub's scopes, not IRC's: a token with only chat:read chat:edit is refused with what it lacks", async () => {
+    const w = await eventSubWorld(['chat:read', 'chat:edit']);
+    try {
+      const io = capture();
+      const res = await runSetup({ config: w.config, out: io.out });
+      expect(res.exitCode).toBe(1);
+      expect(io.text()).toMatch(/FIX\s+Twitch chat login: the bot's token lacks user:read:chat user:write:chat, which chat over EventSub needs \(it has IRC's chat:read chat:edit: "transport": "irc" would work with it\)/);
+      expect(w.ircConnections()).toBe(0); // no IRC login was tried
+      expect(io.text()).not.toContain(w.local.chatServer.token);
+    } finally {
+      await w.close();
+    }
+  }, 60_000);
+
+  it("a token with EventSub's scopes only: the channel's chat is subscribed over EventSub for real, and every check passes", async () => {
+    const w = await eventSubWorld(['user:read:chat', 'user:write:chat']);
+    try {
+      const io = capture();
+      const res = await runSetup({ config: w.config, out: io.out, chatTimeoutMs: 10_000 });
+      expect(io.text()).toMatch(/ok\s+Twitch chat login: giftdrop_bot's token has user:read:chat user:write:chat, and Twitch delivers #giftdrop_demo's chat to it over EventSub/);
+      expect(res.exitCode).toBe(0);
+      expect(w.local.twitch.eventSub.connections).toBe(1);
+      expect(w.ircConnections()).toBe(0);
+    } finally {
+      await w.close();
+    }
+  }, 60_000);
 });

@@ -93,7 +93,7 @@ describe('setup: Twitch API', () => {
     expect(claimPageItem(base)).toMatchObject({ status: 'skip', required: false });
     const on = claimPageItem({ ...base, publicUrl: 'https://abc.example.com', twitch: { ...base.twitch, clientSecret: 'sekrit-value' } });
     expect(on.status).toBe('ok');
-    expect(on.detail).toContain('OAuth Redirect URL: https://abc.example.com/claim/callback');
+    expect(on.detail).toContain('must list the OAuth Redirect URL https://abc.example.com/claim/callback');
     expect(on.detail).not.toContain('sekrit-value');
     const half = claimPageItem({ ...base, publicUrl: 'https://abc.example.com', twitch: { ...base.twitch, clientSecret: undefined } });
     expect(half.status).toBe('warn');

@@ -5,12 +5,15 @@
  * reuse: the holder's endpoint, platform/lock-endpoint.ts, is what says it is alive); a lock that
  * holds no owner is taken over; a lock written before endpoints is judged by its PID; release
  * deletes only our own lock; the lock file is 0600 in a 0700 directory (where modes mean something). The socket-file endpoint
- * (macOS and other POSIX) runs here too, and its file is removed with the stale lock.
+ * (macOS and other POSIX) runs here too, and its file is removed with the stale lock. A dead
+ * holder's endpoint name taken by another listener (another user: it closes, answers junk or
+ * stalls) does not keep the lock: only the holder can prove the lock's secret (issue 46).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockEndpoint } from '../src/platform/lock-endpoint.js';
@@ -149,6 +152,34 @@ describe('the DATA_DIR lock', () => {
     lock.release();
     expect(existsSync(file)).toBe(false);
   });
+
+  it("a dead holder's endpoint name taken by another listener (another user) does not keep the lock: it cannot prove the lock's secret", async () => {
+    // The review's reproduction: abstract socket names (and pipe names) are visible to every user;
+    // after a crash another user listens under the dead holder's name, answering every connection
+    // (or stalling). Before the fix the restart said "held by another giftdrop (PID <dead>)".
+    for (const behaviour of ['closes', 'answers junk', 'stalls'] as const) {
+      const holder = await startHolder(dir);
+      const owner = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { endpoint: string; token: string; startedAt: string; proof: string };
+      await killed(holder);
+      const squatter = createServer((sock) => {
+        sock.on('error', () => undefined);
+        if (behaviour === 'closes') sock.destroy();
+        else if (behaviour === 'answers junk') sock.on('data', () => sock.end(`${'0'.repeat(64)}\n`));
+        // 'stalls': accepts and never answers
+      });
+      await new Promise<void>((resolve) => squatter.listen(owner.endpoint, resolve));
+      try {
+        const warnings: string[] = [];
+        const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
+        expect(warnings, behaviour).toEqual([`taking over ${lock.file}: its owner (PID ${holder.pid}, started ${owner.startedAt}) is no longer running`]);
+        lock.release();
+        expect(owner.proof).toMatch(/^[0-9a-f]{64}$/); // (the secret the holder had to prove)
+      } finally {
+        squatter.close();
+        if (!owner.endpoint.startsWith('\0') && !owner.endpoint.startsWith('\\\\.\\pipe\\')) await rm(owner.endpoint, { force: true });
+      }
+    }
+  }, 60_000);
 
   it.runIf(platform !== 'win32')('with a socket file as the endpoint (macOS): refused while held, taken over after a kill, the dead socket file removed', async () => {
     const holder = await startHolder(dir, 'darwin');

@@ -16,6 +16,10 @@ import { ManualClock } from '../src/shared/clock.js';
 import { TwitchAuthClient } from '../src/twitch/auth.js';
 import { HelixClient } from '../src/twitch/helix.js';
 import { StreamWatch } from '../src/twitch/stream-watch.js';
+import { StreamingService } from '../src/streaming/service.js';
+import { streamCommand } from '../src/commands/stream.js';
+import type { ChatPort } from '../src/giveaway/ports.js';
+import type { ChatMessage } from '../src/shared/chat.js';
 import { NO_RETRY } from '../src/shared/retry.js';
 import type { ChatToken } from '../src/twitch/token.js';
 import { sandboxChatToken } from './support/twitch-e2e.js';
@@ -244,6 +248,29 @@ describe('auto streaming follows the stream', () => {
     r.helix.goLive(r.chat.channelId, r.chat.channel);
     await step(r, w);
     expect(r.starts()).toBe(2);
+  });
+
+  it('!stream offline while a poll is starting the stream: the mod\'s call is the last Fourthwall gets', async () => {
+    const r = await rig();
+    r.helix.goLive(r.chat.channelId, r.chat.channel);
+    const w = r.watch();
+    // The first poll's PUT /streaming/start is on its way (the sandbox holds it 300 ms) ...
+    r.fw.control.faults.delay('startStreaming', 300, 1);
+    const polling = w.start();
+    while (w.sent.start === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // ... when a mod types !stream offline.
+    const streaming = new StreamingService({ shop: r.shop, chat: {} as ChatPort, logger: silentLogger() });
+    const replies: string[] = [];
+    const command = streamCommand(streaming, 'stream', [], () => w);
+    await command.execute({ msg: {} as ChatMessage, invokedAs: 'stream', args: ['offline'], argText: 'offline', reply: (text) => void replies.push(text) });
+    await polling;
+    expect(replies.join()).toMatch(/now shows the stream as offline/);
+    expect((await r.streaming()).status).toBe('OFFLINE');
+    const order = r.fw.control.requests.filter((q) => q.operation === 'startStreaming' || q.operation === 'endStreaming').map((q) => q.operation);
+    expect(order).toEqual(['startStreaming', 'endStreaming']);
+    // and auto mode keeps the mod's choice on the next polls
+    await step(r, w);
+    expect((await r.streaming()).status).toBe('OFFLINE');
   });
 
   it('refreshes the token after a 401 from Helix and before it expires', async () => {

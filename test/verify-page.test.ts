@@ -57,6 +57,13 @@ function earlyAnswerRecord(): DrawRecord {
   };
 }
 
+/** A gift draw handed back (1 eligible entrant for 3 gifts): failed, no winners, drawn from the seed alone. */
+const HANDED_BACK_REASON = 'only 1 eligible entrant for 3 gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with the same gifts after its deadline';
+function handedBackRecord(): DrawRecord {
+  const r = finishedRecord({ id: 'handed-back', entrants: 1, winners: 0 });
+  return { ...r, kind: 'gift-draw', gifts: 3, status: 'failed', winners: [], failure: { reason: HANDED_BACK_REASON, at: r.closedAt! } };
+}
+
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDataDir());
   repo = await FileDrawRepository.open(dir);
@@ -69,6 +76,7 @@ beforeAll(async () => {
   await repo.saveDraw({ ...openRecord('still-open'), status: 'open' });
   await repo.saveDraw(finishedRecord({ id: 'v1-draw', entrants: 25, winners: 2, rerollPicks: [1] }));
   await repo.saveDraw(earlyAnswerRecord());
+  await repo.saveDraw(handedBackRecord());
   // An honestly computed sandbox-beacon draw, but recorded as a live draw.
   await repo.saveDraw({ ...sandboxRecord({ id: 'live-on-sandbox' }), mode: 'live' });
   http = await startHttpServer({
@@ -146,7 +154,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     // the sandbox's own test key is named for what it is, never "Public beacon"
     expect(r.checks).toContain("✔ Sandbox's local beacon: ");
     expect(r.checks).not.toContain('Public beacon');
-    expect(r.checks).toMatch(/2 reroll\(s\) took the next picks/);
+    expect(r.checks).toMatch(/2 rerolls took the next picks/);
     await page.close();
   });
 
@@ -171,6 +179,23 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const b = await verdictOf(page);
     expect(b.verdict).toBe('failed');
     expect(b.checks).toMatch(/reroll 1 took pick 4, the next unused pick was 3/);
+    await page.close();
+  });
+
+  it('a failed draw nobody won says so plainly and why, and claims no announcement chat never made', async () => {
+    const page = await browser!.context.newPage();
+    await page.goto(`${http.url}/verify/handed-back`);
+    const r = await verdictOf(page);
+    expect(r.verdict).toBe('verified');
+    expect(await page.evaluate(() => document.body.dataset.outcome)).toBe('nobody');
+    expect(r.status).toBe(`Nobody won this draw: ${HANDED_BACK_REASON}. Checked in your browser: every check below passed (the seed and the entrant list are the ones committed).`);
+    expect(r.winners).toBe(`Nobody won this draw: ${HANDED_BACK_REASON}`);
+    expect(r.checks).toContain(`nobody won this draw (${HANDED_BACK_REASON}), so no pick stands`);
+    expect(r.checks).toContain('1 entrant;');
+    // drawn from the seed alone: the digest was recorded, never said in chat
+    expect(r.checks).not.toMatch(/announced at close/);
+    expect(r.checks).toMatch(/recorded at close: [0-9a-f]{64}/);
+    expect(r.checks).not.toMatch(/pick\(s\)|entrants;/);
     await page.close();
   });
 

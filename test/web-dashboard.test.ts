@@ -7,6 +7,7 @@
  * of the dashboard goes to the folder the test prints. "Sign out" forgets the token: the page asks for it again.
  * (The cookie-theft reproduction and the sign-in form: test/web-operator-auth.test.ts.)
  */
+import { overlayKey } from '../src/web/operator/overlay-view.js';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,7 +127,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     // the overlay shows the replacement (and still no link)
     const overlay = await browser.context.newPage();
     await overlay.goto(`${base}/overlay`);
-    const card = overlay.locator(`.card[data-key="${id}"]`);
+    const card = overlay.locator(`.card[data-key="${overlayKey(id)}"]`);
     await poll(() => card.locator('.note').textContent()).toBe(`${rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.displayName} replaces ${first.displayName}`);
     expect(await card.locator('.winners li.replacement').count()).toBe(1);
     expect(await overlay.content()).not.toMatch(/https?:\/\/|gft_/);

@@ -8,7 +8,10 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { OverlayState } from '../src/web/operator/overlay-view.js';
+import { EventEmitter } from 'node:events';
+import { overlayKey, type OverlayState } from '../src/web/operator/overlay-view.js';
+import { toOrderAlert } from '../src/shop/alerts.js';
+import type { Order } from '../src/fourthwall/index.js';
 import { OverlayHub } from '../src/web/operator/overlay-hub.js';
 import { overlayName, overlayText } from '../src/web/operator/safe-text.js';
 import { chatMsg, driveUntil, harness, purchase, removeDir, waitFor, type Harness } from './support/giveaway-fakes.js';
@@ -77,19 +80,26 @@ describe('overlay hub', () => {
     const d = client.frames.at(-1)!.draws[0]!;
     expect(d.stage).toBe('open');
     // (the fake chat's display names are the upper-cased logins)
-    expect(d.recent).toEqual(Array.from({ length: 8 }, (_, i) => `VIEWER${1999 - i}`));
+    expect(d.joined).toBe('Just joined: VIEWER1999, VIEWER1998, VIEWER1997');
+    expect(d.count).toBe('2000 entered');
+    expect(d.headline).toBe('Type !enter to win!');
+    expect(d.subtitle).toBe('2 winners · gifted by kind_supporter');
     expect(hub.stats().frames).toBe(client.frames.length - 1);
 
-    // close and finish: the winners' names and the seed, nothing else about them
+    // close and finish: the winners' names, nothing else about them, and no fairness hash
     await driveUntil(h.clock, () => h.svc.openDrawCount() === 0);
     await h.svc.whenIdle();
     await waitFor(() => client.frames.at(-1)!.draws[0]?.stage === 'winners', 'winners frame');
     const rec = (await h.repo.listDraws())[0]!;
     const w = client.frames.at(-1)!.draws[0]!;
     expect(w.winners.map((x) => x.name)).toEqual(rec.winners.map((x) => x.displayName));
-    expect(w.seed).toBe(rec.fairness.seed);
-    expect(w.digest).toBe(rec.fairness.entrantsDigest);
+    expect(w.headline).toBe(rec.winners.length === 1 ? 'Winner' : 'Winners');
+    expect(w.resultAt).toBeTypeOf('number');
     const all = client.raw.join('\n');
+    // no commitment, digest, seed or draw id: no run of 16 hex digits anywhere, the key is opaque
+    expect(all).not.toMatch(/[0-9a-f]{16}/i);
+    expect(all).not.toContain(rec.id);
+    expect(w.key).toBe(overlayKey(rec.id));
     for (const winner of rec.winners) {
       expect(winner.giftId).toBeTruthy();
       expect(all).not.toContain(winner.giftId!);
@@ -107,6 +117,7 @@ describe('overlay hub', () => {
     const hub = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 3600, maxResults: 2, batchMs: 10 });
     cleanup.push(async () => hub.close());
     const keys = () => hub.state().draws.map((d) => `${d.key}:${d.stage}`);
+    const key = (id: string | undefined) => overlayKey(id!);
     const announcedAt = new Map<string, number>();
     h.svc.events.on('winners', (r) => announcedAt.set(r.id, h.clock.now()));
     const ids: string[] = [];
@@ -127,15 +138,15 @@ describe('overlay hub', () => {
       await openOne(i);
       await drawIt();
     }
-    expect(keys()).toEqual([`${ids[2]}:winners`, `${ids[1]}:winners`]);
+    expect(keys()).toEqual([`${key(ids[2])}:winners`, `${key(ids[1])}:winners`]);
     // a fourth, open: first, the two newest results after it
     const open = await openOne(3);
-    expect(keys()).toEqual([`${open}:open`, `${ids[2]}:winners`, `${ids[1]}:winners`]);
+    expect(keys()).toEqual([`${key(open)}:open`, `${key(ids[2])}:winners`, `${key(ids[1])}:winners`]);
     await drawIt();
-    expect(keys()).toEqual([`${ids[3]}:winners`, `${ids[2]}:winners`]);
+    expect(keys()).toEqual([`${key(ids[3])}:winners`, `${key(ids[2])}:winners`]);
     // each result leaves winnersSeconds after its winners were announced (and an older one does not come back)
     h.clock.advance(announcedAt.get(ids[2]!)! + 3_600_000 + 1 - h.clock.now());
-    expect(keys()).toEqual([`${ids[3]}:winners`]);
+    expect(keys()).toEqual([`${key(ids[3])}:winners`]);
     h.clock.advance(announcedAt.get(ids[3]!)! + 3_600_000 + 1 - h.clock.now());
     expect(keys()).toEqual([]);
   });
@@ -161,6 +172,39 @@ describe('overlay hub', () => {
     const client = follow(await serve(hub));
     await waitFor(() => client.frames.length === 1, 'first frame');
     expect(client.frames[0]!.draws[0]!.entrants).toBe(300);
+  });
+
+  it("shows supporter alerts for alertSeconds in the overlay's words (the chat's safe view: no e-mail, address or order id); a setting turns them off", async () => {
+    const h: Harness = await harness({});
+    cleanup.push(async () => {
+      await h.shutdown();
+      await removeDir(h.dir);
+    });
+    const alerts = new EventEmitter();
+    const hub = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, alerts, alertSeconds: 5, batchMs: 10 });
+    const off = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, alerts, showAlerts: false, batchMs: 10 });
+    cleanup.push(async () => (hub.close(), off.close()));
+    const order = {
+      id: 'ord_0f3c9a8e2b7d4c1a9e8f7a6b5c4d3e2f',
+      friendlyId: 'KX7Q2M',
+      email: 'fan@example.com',
+      username: 'merch_fan',
+      offers: [{ name: 'Giftdrop Hoodie' }, { name: 'Giftdrop Mug' }],
+      amounts: { total: { value: 60, currency: 'USD' } },
+      shipping: { address: { name: 'Real Name', address1: '1 Main St' } },
+    } as unknown as Order;
+    alerts.emit('alert', toOrderAlert(order, true, new Date(h.clock.now()).toISOString()));
+    alerts.emit('alert', toOrderAlert({ ...order, username: undefined }, false, new Date(h.clock.now()).toISOString()));
+    const shown = hub.state().alerts;
+    expect(shown.map((a) => [a.title, a.line])).toEqual([
+      ['New order', 'merch_fan bought Giftdrop Hoodie and Giftdrop Mug · $60.00'],
+      ['New order', 'someone bought Giftdrop Hoodie and Giftdrop Mug'],
+    ]);
+    const text = JSON.stringify(hub.state());
+    for (const secret of ['fan@example.com', 'ord_', 'KX7Q2M', 'Real Name', 'Main St']) expect(text).not.toContain(secret);
+    expect(off.state().alerts).toEqual([]);
+    h.clock.advance(5_100);
+    expect(hub.state().alerts).toEqual([]);
   });
 
   it('cleans names and text: no links, addresses, tokens or control characters', () => {

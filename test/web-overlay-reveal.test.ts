@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { overlayKey } from '../src/web/operator/overlay-view.js';
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
 
@@ -51,7 +52,8 @@ describe.skipIf(!HAS_CHROMIUM)('overlay winner reveal in Chromium', { timeout: 1
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    s = await startLinkStack();
+    // (a long reveal: the test reads the revealed card at its own pace)
+    s = await startLinkStack({ settings: { overlay: { revealSeconds: 600 } } });
     page = await browser.context.newPage();
     await page.goto(`${s.bot.http.localUrl}/overlay`);
   }, 90_000);
@@ -71,7 +73,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay winner reveal in Chromium', { timeout: 1
     const settled = drawSettled(s, id);
     s.say(s.mod, '!giveaway end');
     await settled;
-    const li = page.locator(`.card[data-key="${id}"] .winners li`);
+    const li = page.locator(`.card[data-key="${overlayKey(id)}"] .winners li`);
     await li.waitFor({ state: 'attached' });
     expect(Object.values(WIDE)).toContain(await li.textContent());
     expect(await page.evaluate(REVEALS)).toBeGreaterThan(0); // the reveal runs for a winner announced while watching
@@ -85,7 +87,7 @@ describe.skipIf(!HAS_CHROMIUM)('overlay winner reveal in Chromium', { timeout: 1
 
   it('a reload shows the winners as they stand, without replaying the reveal; a later reroll is revealed', async () => {
     await page.reload();
-    const card = page.locator(`.card[data-key="${id}"]`);
+    const card = page.locator(`.card[data-key="${overlayKey(id)}"]`);
     await card.locator('.winners li').waitFor();
     expect(await page.evaluate(REVEALS)).toBe(0);
     expect(await card.locator('.winners li').evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { opacity: string } }).getComputedStyle(e).opacity)).toBe('1');

@@ -27,7 +27,7 @@ import { runHistoryCli } from '../src/cli/history.js';
 import { captureIo } from './support/cli-io.js';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { freePort } from './support/e2e-stack.js';
-import { deliveryReaches, drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import { deliveryReaches, drawSettled, entrantsReach, nextDrawOpened, startLinkStack, within, type LinkStack } from './support/e2e-link-stack.js';
 
 const SIZES = [
   { name: '1920', width: 1920, height: 1080 },
@@ -148,7 +148,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     await poll(() => block.locator('.winner').count()).toBe(3);
     // the page: no Reroll for the redeemed prize (it says why), Reroll for the other winner
     await poll(() => block.locator(`button[data-reroll="${redeemed.login}"]`).count()).toBe(0);
-    expect(await block.locator('.winner', { hasText: `@${redeemed.login}` }).textContent()).toContain('prize redeemed ✔');
+    expect(await block.locator('.winner', { hasText: `@${redeemed.login}` }).textContent()).toContain('Redeemed ✔');
     expect(await block.locator(`button[data-reroll="${other.login}"]`).count()).toBe(1);
     // the API (what the button would call)
     const api = await rerollApi(page, redeemed.login);
@@ -158,6 +158,46 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     s.say(s.mod, `!giveaway reroll ${redeemed.login}`);
     expect(await s.nextBotLine(/already redeemed/, from)).toContain(`${redeemed.login} already redeemed the prize`);
     expect((await s.record(record.id)).rerolls ?? []).toEqual([]);
+    await page.close();
+  });
+
+  it("a gift draw's winner who redeemed: the dashboard says it in the claim page's words", async () => {
+    s.fw.control.setLive(true);
+    const opened = nextDrawOpened(s);
+    const { draw } = s.fw.control.simulateGiftPurchase({ quantity: 1, username: 'generous_fan' });
+    const open = await within(opened, 'the gift draw to open');
+    expect(open.source.drawId).toBe(draw['id']);
+    const entered = entrantsReach(s, open.id, 1);
+    s.enter(['gift_gina']);
+    await within(entered, 'the entrant');
+    const settled = drawSettled(s, open.id);
+    const told = new Promise<void>((resolve) => {
+      const on = (drawId: string) => drawId === open.id && (s.bot.delivery.off('changed', on), resolve());
+      s.bot.delivery.on('changed', on);
+    });
+    s.say(s.mod, '!giveaway end');
+    const gift = (await within(settled, 'the draw to settle')).record;
+    expect(gift.status).toBe('finished');
+    const winner = gift.winners[0]!;
+    // the winner redeems once they were told (the delivery tracker knows the prize then)
+    await within(told, 'the winner to be told');
+    const done = deliveryReaches(s, winner.userId, (d) => !!d.redeemedAt);
+    s.fw.control.redeemGift(winner.giftId!);
+    const delivery = await within(done, 'the redemption to reach the delivery tracker');
+    const page = await dashboard();
+    const row = page.locator(`#recent .draw[data-id="${gift.id}"] .winner`, { hasText: `@${winner.login}` });
+    await poll(() => row.locator('.prize-state').textContent()).toBe(`Redeemed ✔ (order ${delivery.orderFriendlyId})`);
+    // the claim page, logged in as that winner, says the same words
+    const claim = await browser.context.newPage();
+    await claim.goto(`${base}/claim`);
+    await claim.click('#login');
+    await claim.waitForURL(/\/oauth2\/authorize/);
+    await claim.fill('input#login', winner.login);
+    await claim.click('button#authorize');
+    await claim.waitForURL(`${base}/claim`);
+    expect(await claim.textContent(`.card[data-draw="${gift.id}"] .done`)).toBe(`Redeemed ✔ (order ${delivery.orderFriendlyId})`);
+    await claim.click('button:has-text("Log out")');
+    await claim.close();
     await page.close();
   });
 
@@ -176,7 +216,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     // the page: the state instead of Reroll
     const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
     await poll(() => block.locator('.winner').count()).toBe(3);
-    expect(await block.locator('.winner', { hasText: `@${cancelled.login}` }).textContent()).toContain('prize no longer redeemable');
+    expect(await block.locator('.winner', { hasText: `@${cancelled.login}` }).textContent()).toContain('Can no longer be redeemed: the shop says it was cancelled');
     expect(await block.locator(`button[data-reroll="${cancelled.login}"]`).count()).toBe(0);
     expect(await block.locator(`button[data-reroll="${other.login}"]`).count()).toBe(1);
     // the API and chat
@@ -212,7 +252,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     const rerollable = state.draws.flatMap((d) => d.winners.filter((w) => w.rerollRefusal === null).map((w) => w.login));
     const block = page.locator(`#recent .draw[data-id="${record.id}"]`);
     await poll(() => block.locator('button[data-reroll]').count()).toBe(rerollable.length);
-    await poll(() => page.locator('#history tbody tr').count()).toBe(1);
+    await poll(() => page.locator('#history tbody tr').count()).toBe(2); // the link giveaway and the gift draw
     await atBothSizes(page, 'dashboard', async () => {
       const buttons = await visibleButtons(page);
       // nothing open: no draw action, no entrant picker; exactly one stream button
@@ -324,7 +364,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     await page.waitForURL(`${base}/claim`);
     expect(await page.textContent('#viewer')).toBe(cancelled.displayName);
     expect(await visibleButtons(page)).toEqual(['Log out']);
-    expect(await page.textContent('.card')).toContain('This prize can no longer be redeemed: the shop says it was cancelled.');
+    expect(await page.textContent('.card')).toContain('Can no longer be redeemed: the shop says it was cancelled.');
     await page.close();
   });
 });

@@ -8,23 +8,27 @@
  */
 import type { Config } from '../config/index.js';
 import { FourthwallClient } from '../fourthwall/index.js';
-import { clientAuth } from '../fourthwall/auth.js';
 import { GiveawayEngine } from '../giveaway/engine.js';
 import { startHttpServer, type BotHttpServerWithPages, type HealthReport, type HttpRoute } from '../http/server.js';
-import { describeClientKeys, parseTrustProxy } from '../http/surfaces.js';
+import { parseTrustProxy } from '../http/surfaces.js';
 import { ChatLines } from '../commands/chat-lines.js';
 import { giveawayCommands } from '../commands/wire.js';
+import { commandGate } from '../giveaway/shared-chat.js';
+import { ChannelLogins } from '../twitch/channel-directory.js';
 import { FileDrawRepository } from '../storage/index.js';
 import { StreamingService } from '../streaming/service.js';
-import { TwitchChat } from '../twitch/index.js';
-import { startTwitchAuth, type TwitchAuthStartup } from '../twitch/startup.js';
+import { linkChat } from './chat-transport.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
+import { TwitchTokenError } from '../twitch/auth.js';
+import { keepWebhookCurrent, type WebhookOutcome } from '../events/webhook-registration.js';
 import { faviconRoute } from '../web/favicon.js';
 import { startOperatorPages, type OperatorPages } from '../web/operator/index.js';
 import { claimPageFor, type ClaimPageWiring } from '../web/public/claim-wiring.js';
 import { verifyRoute } from '../web/public/verify-route.js';
 import { botContext, type BotContext, type BotOptions } from './context.js';
+import { openAdapters, type Adapters } from './adapters.js';
+import { announcePages, announceStart } from './announce.js';
 import { beaconForBot, checkHintFor } from '../beacon/bot-beacon.js';
-import { FourthwallShop } from '../shop/shop-port.js';
 import { EventIntake } from '../events/event-intake.js';
 import { eventDispatch } from '../events/dispatch.js';
 import type { EventPoller } from '../events/event-poll.js';
@@ -34,9 +38,9 @@ import { createShopFeatures, registerShopCommands } from '../shop/wire.js';
 import { twitchApiFor, type TwitchApi } from '../twitch/api.js';
 import { DELIVERY_WEBHOOK_TYPES, type DeliveryTracker } from '../delivery/tracker.js';
 import { deliveryChannels, startDelivery, type DeliveryChannels, type DeliveryWiring } from '../delivery/wire.js';
+import type { Reach } from '../delivery/winner-reach.js';
 import { withTimeout } from './stop-list.js';
 import { fourthwallCredentialProblem } from './credential-problems.js';
-import { plural } from '../shared/plural.js';
 import { startTwitchEvents, type TwitchEvents } from './twitch-events.js';
 
 export type { BotOptions };
@@ -52,7 +56,8 @@ export class StopIncomplete extends Error {
 export interface Bot {
   readonly config: Config;
   readonly http: BotHttpServerWithPages;
-  readonly chat: TwitchChat;
+  /** Twitch chat, over IRC (the default) or EventSub (`chat.transport`): src/twitch/chat-connection.ts. */
+  readonly chat: ChatConnection;
   readonly engine: GiveawayEngine;
   readonly streaming: StreamingService;
   readonly repo: FileDrawRepository;
@@ -72,6 +77,10 @@ export interface Bot {
   readonly twitchApi?: TwitchApi;
   /** Getting prizes to winners: delivery states, redemption, whispers, reminders (src/delivery). */
   readonly delivery: DeliveryTracker;
+  /** Whether the claim page and the whispers are on, and what turns each on (the dashboard and the setup page say it). */
+  reach(): Reach[];
+  /** Live mode with GIFTDROP_PUBLIC_URL: the webhook configuration brought to that address (undefined: refused). */
+  readonly webhookRegistered?: Promise<WebhookOutcome | undefined>;
   /** Twitch beyond chat: the token port, the EventSub client, channel points and bits (app/twitch-events.ts). */
   readonly twitchEvents: TwitchEvents;
   health(): HealthReport;
@@ -97,16 +106,17 @@ const CLOSE_MS = 1000;
  */
 export async function startBot(options: BotOptions): Promise<Bot> {
   const c = botContext(options);
-  requireChatCredentials(c.config);
   const adapters = await openAdapters(c);
   const streaming = new StreamingService({ shop: adapters.shop, chat: adapters.chat, logger: c.logger });
   const twitchApi = startTwitchApi(c, adapters, streaming);
   // Prize delivery in two steps: how links reach winners before the engine, its tracker after it.
   const claimPage = claimPageFor(c.config, c.logger);
   const channels = startDeliveryChannels(c, adapters, claimPage);
-  const engine = await buildEngine(c, adapters, twitchApi, channels);
+  const channelLogins = channelDirectory(c, adapters, twitchApi);
+  const engine = await buildEngine(c, adapters, twitchApi, channels, channelLogins);
   const delivery = startPrizeDelivery(c, adapters, engine, channels);
   const twitchEvents = startTwitchEventsFor(c, adapters, twitchApi, engine);
+  linkChatTransport(c, adapters, { twitchApi, twitchEvents, channelLogins });
   streaming.on('live', () => void delivery.tracker.streamStarted());
   const shop = startShopFeatures(c, adapters, engine);
   const lines = wireChatCommands(c, { chat: adapters.chat, engine, streaming, shop, twitchApi });
@@ -119,6 +129,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   await startStreamingStatus(c, twitchApi, streaming);
   const webhookUrl = `${served.http.url}/webhooks/fourthwall`;
   announceStart(c, { engine, webhookUrl });
+  const webhookRegistered = keepWebhookAddress(c, adapters.client, shop.webhookTypes);
   return {
     config: c.config,
     http: served.http,
@@ -135,61 +146,46 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     pages: served.pages,
     ...(twitchApi ? { twitchApi } : {}),
     delivery: delivery.tracker,
+    reach: () => delivery.reach(),
+    ...(webhookRegistered ? { webhookRegistered } : {}),
     twitchEvents,
     health,
     stop: stopOnce(c),
   };
 }
 
-function requireChatCredentials(config: Config): void {
-  if (!config.twitch.channel || !config.twitch.username || !config.twitch.token)
-    throw new Error('startBot needs TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN');
+/**
+ * A new tunnel address costs nothing: in live mode with GIFTDROP_PUBLIC_URL, the one webhook
+ * configuration at Fourthwall follows it (events/webhook-registration.ts), in the background; a
+ * refusal is one line for /healthz and the dashboard.
+ */
+function keepWebhookAddress(c: BotContext, client: FourthwallClient, types: readonly string[]) {
+  const { config } = c;
+  if (config.mode !== 'live' || !config.publicUrl) return undefined;
+  return keepWebhookCurrent({
+    client,
+    publicUrl: config.publicUrl,
+    types,
+    dataDir: config.dataDir,
+    log: c.log,
+    problem: (line) => (c.problems.add(line) ? c.log.error(line) : undefined),
+  });
 }
 
-/** The adapters every later step uses: the history, the Fourthwall client and shop, Twitch auth and chat. */
-interface Adapters {
-  repo: FileDrawRepository;
-  client: FourthwallClient;
-  shop: FourthwallShop;
-  twitchAuth: TwitchAuthStartup;
-  chat: TwitchChat;
+/** The logins of the channels whose viewers may chat here (Shared Chat's participants, by id). */
+function channelDirectory(c: BotContext, a: Adapters, twitchApi: TwitchApi | undefined): ChannelLogins {
+  const { clock, logger } = c;
+  return new ChannelLogins({ chat: a.chat, ...(twitchApi ? { api: twitchApi.helix } : {}), clock, logger });
 }
 
-async function openAdapters(c: BotContext): Promise<Adapters> {
-  const { config, logger, clock, options, stops } = c;
-  const repo = await FileDrawRepository.open(config.dataDir, {
-    clock,
-    logger,
-    mode: config.mode,
-    ...(options.fileSystem ? { fileSystem: options.fileSystem } : {}),
-  });
-  stops.save('history', 'the draw history', () => repo.close());
-  const client = new FourthwallClient({
-    apiUrl: config.fourthwall.apiUrl,
-    auth: clientAuth(config),
-    rateLimit: config.fourthwall.rateLimit,
-    logger,
-    clock,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...options.client,
-  });
-  stops.close('fourthwall', () => client.close());
-  const shop = new FourthwallShop(client, { logger, shopUrl: config.fourthwall.shopUrl });
-  const twitchAuth = startTwitchAuth(config, logger, clock);
-  stops.close('twitch-auth', () => twitchAuth.close());
-  const outboxMax = config.twitch.outboxMax;
-  const chat = new TwitchChat({
-    url: config.twitch.ircUrl,
-    channel: config.twitch.channel!,
-    username: config.twitch.username!,
-    token: config.twitch.token!,
-    tokens: twitchAuth.tokens,
-    logger,
-    clock,
-    outbox: { ...(outboxMax !== undefined ? { maxQueued: outboxMax } : {}), ...options.outbox },
-  });
-  stops.close('chat', () => chat.disconnect());
-  return { repo, client, shop, twitchAuth, chat };
+/** What the EventSub chat transport reaches Twitch through, once built (app/chat-transport.ts). */
+function linkChatTransport(
+  c: BotContext,
+  a: Adapters,
+  p: { twitchApi: TwitchApi | undefined; twitchEvents: TwitchEvents; channelLogins: ChannelLogins },
+): void {
+  const { twitchApi, twitchEvents, channelLogins: channels } = p;
+  linkChat(c, a.chat, { twitchAuth: a.twitchAuth, helix: twitchApi?.helix, eventSub: twitchEvents.eventSub, channels });
 }
 
 /**
@@ -220,6 +216,7 @@ async function buildEngine(
   a: Adapters,
   twitchApi: TwitchApi | undefined,
   channels: DeliveryChannels,
+  channelLogins: ChannelLogins,
 ): Promise<GiveawayEngine> {
   const { config, clock, logger, options, stops } = c;
   const beacon = await beaconForBot(config, { clock, logger });
@@ -237,6 +234,7 @@ async function buildEngine(
     beaconWaitMs: c.file.fairness.beaconWaitSeconds * 1000,
     checkHint: checkHintFor(config),
     privateDelivery: () => channels.via(),
+    channelDirectory: channelLogins,
     ...(twitchApi?.accounts ? { accounts: twitchApi.accounts } : {}),
   });
   stops.save('engine', 'the open draws', () => engine.stop());
@@ -300,15 +298,21 @@ function startShopFeatures(c: BotContext, a: Adapters, engine: GiveawayEngine): 
  * the lines it reads before the open draws are restored are held, in order, and handled right
  * after (commands/chat-lines.ts).
  */
-function wireChatCommands(
-  c: BotContext,
-  p: { chat: TwitchChat; engine: GiveawayEngine; streaming: StreamingService; shop: ShopWiring; twitchApi?: TwitchApi },
-): ChatLines {
+interface CommandParts {
+  chat: ChatConnection;
+  engine: GiveawayEngine;
+  streaming: StreamingService;
+  shop: ShopWiring;
+  twitchApi?: TwitchApi;
+}
+
+function wireChatCommands(c: BotContext, p: CommandParts): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
-  const statusNote = () => twitchApi?.accounts?.summary();
+  const statusNote = () => twitchApi?.accounts?.summary(engine.drawViews().filter((v) => v.active).map((v) => v.record.id));
   const autoStreaming = () => twitchApi?.watch;
-  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, clock, logger });
+  const admit = commandGate(c.settings.sharedChat, () => chat.channelId());
+  const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, admit, clock, logger });
   registerShopCommands(registry, p.shop.features, c.config);
   const lines = new ChatLines(registry, (text) => chat.say(text), c.log);
   chat.on('message', lines.onMessage);
@@ -346,7 +350,7 @@ function startEventIntake(
 
 function healthReport(
   c: BotContext,
-  chat: TwitchChat,
+  chat: ChatConnection,
   engine: GiveawayEngine,
   twitch: TwitchEvents,
 ): () => HealthReport {
@@ -358,6 +362,7 @@ function healthReport(
       mode: c.config.mode,
       chat: h.chat,
       ...(h.reason ? { chatReason: h.reason } : {}),
+      chatTransport: chat.transport,
       ...twitch.health(),
       openDraws: engine.openDrawCount(),
       ...(problems.length ? { problems } : {}),
@@ -375,7 +380,13 @@ function connectChatAtStart(c: BotContext, a: Adapters): Promise<void> {
   const chatStop = new AbortController();
   c.stops.close('chat-connect', () => chatStop.abort());
   const signals = [options.chatConnect?.signal, options.signal, chatStop.signal].filter((x) => x !== undefined);
-  const chatConnected = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) });
+  const connecting = a.twitchAuth.connect(a.chat, { ...options.chatConnect, signal: AbortSignal.any(signals) });
+  const chatConnected = connecting.catch((err: unknown) => {
+    // A saved login Twitch refuses does not stop the bot: the dashboard and /healthz say to log in
+    // again on the setup page (which restarts the bot); chat stays off meanwhile.
+    if (a.twitchAuth.logins.source('bot')?.source !== 'saved' || !(err instanceof TwitchTokenError)) throw err;
+    if (!a.twitchAuth.tokens.revoked() && c.problems.add(err.message)) c.log.error(err.message);
+  });
   chatConnected.catch(() => undefined);
   return chatConnected;
 }
@@ -460,7 +471,9 @@ async function startPages(c: BotContext, p: StartedParts): Promise<OperatorPages
     ...(p.twitchApi?.accounts ? { accountRules: p.twitchApi.accounts.rules } : {}),
     delivery: p.delivery.tracker,
     problems: () => c.problems.list(),
+    alerts: p.shop.features.alerts,
     twitchEvents: () => p.twitchEvents.health(),
+    reach: () => p.delivery.reach(),
   });
   c.stops.close('pages', () => web.close());
   return web;
@@ -475,7 +488,7 @@ function publicRoutes(c: BotContext, p: StartedParts): HttpRoute[] {
   engine.events.on('draw-finished', (record) => verify.forget(record.id));
   const channel = c.config.twitch.channel ?? '';
   const claim = claimPage?.mount({ prizes: p.delivery.tracker, channel, clock: c.clock });
-  return [verify, ...(claim ? [claim] : []), faviconRoute];
+  return [verify, ...(claim ? [claim] : []), ...(c.options.publicRoutes ?? []), faviconRoute];
 }
 
 /**
@@ -499,7 +512,7 @@ async function startServer(c: BotContext, p: StartedParts, web: OperatorPages): 
     local: {
       host: config.http.localBind,
       port: config.http.localPort,
-      routes: [(req, res) => web.handle(req, res)],
+      routes: [...(c.options.localRoutes ?? []), (req, res) => web.handle(req, res)],
       localHosts: new Set(config.http.localHosts ?? []),
       ...(config.overlayKey ? { overlayKey: config.overlayKey } : {}),
     },
@@ -550,7 +563,7 @@ function startBackground(c: BotContext, p: StartedParts): EventPoller | undefine
  * A clean stop drains the outbox and ends the streaming status we set, both bounded and side by
  * side, so a stop takes about DRAIN_MS at most (a start-up that failed has nothing to drain).
  */
-function registerDrain(c: BotContext, streaming: StreamingService, chat: TwitchChat): void {
+function registerDrain(c: BotContext, streaming: StreamingService, chat: ChatConnection): void {
   c.stops.close('drain', () =>
     Promise.all([
       c.file.streaming.autoStart ? withTimeout(streaming.endIfStartedByUs(), STREAMING_END_MS) : undefined,
@@ -567,44 +580,6 @@ async function startStreamingStatus(c: BotContext, twitchApi: TwitchApi | undefi
   if (c.file.streaming.autoStart && !twitchApi?.autoStreaming) {
     await streaming.goLiveAtStart(c.names.names.stream);
   }
-}
-
-/** The start-up line: where the bot talks and listens (the pages were announced by announcePages). */
-function announceStart(c: BotContext, p: { engine: GiveawayEngine; webhookUrl: string }): void {
-  const { config, log } = c;
-  const { engine, webhookUrl } = p;
-  const { channel, username, ircUrl } = config.twitch;
-  const fourthwall = config.fourthwall.apiUrl;
-  const openDraws = engine.openDrawCount();
-  const where = { mode: config.mode, channel, bot: username, chat: ircUrl, fourthwall, webhooks: webhookUrl };
-  // Who the per-client limits think a client is (issue 46: the default trusts no header).
-  const clients = describeClientKeys(config.http.trustProxy, config.publicUrl);
-  log.info(
-    { ...where, openDraws, dataDir: config.dataDir, trustProxy: config.http.trustProxy ?? 'none' },
-    `giftdrop ${config.mode}: chat #${channel} as ${username} via ${ircUrl}, Fourthwall at ${fourthwall}, ` +
-      `webhooks at ${webhookUrl}, ${plural(openDraws, 'open draw')}; ${clients}`,
-  );
-  if (config.mode === 'live') c.operator.notify(clients);
-}
-
-/**
- * Where the streamer's pages are, said once, as soon as their server answers (before chat is
- * connected: a Twitch that cannot be reached never hides them): on the operator's console
- * (stdout) and in the log. The one place that says it; the URL is the one the streamer's own
- * listener (GIFTDROP_LOCAL_PORT) listens on.
- */
-function announcePages(c: BotContext, server: BotHttpServerWithPages, pages: OperatorPages): void {
-  const url = server.localUrl;
-  const tokenFrom = pages.token.source === 'env' ? 'GIFTDROP_DASHBOARD_TOKEN' : pages.token.file;
-  const dashboard = `dashboard at ${url}/dashboard (sign in with the token in ${tokenFrom})`;
-  const line = `overlay (OBS browser source) at ${url}/overlay; ${dashboard}`;
-  c.operator.notify(line);
-  c.log.info({ overlay: `${url}/overlay`, dashboard: `${url}/dashboard` }, line);
-  // The link that signs in by itself: its token is in the fragment (#), which the browser never
-  // sends anywhere. A secret, so only on the operator's terminal, never in a log or a pipe.
-  const signedIn = `${url}/dashboard#token=${encodeURIComponent(pages.token.token)}`;
-  const privateLine = `dashboard, signed in: ${signedIn} (a private link: do not show it on stream)`;
-  c.operator.notify(privateLine, { secret: true, terminalOnly: true });
 }
 
 /** `Bot.stop`: runs the stop list once (a second call gets the first call's promise). */

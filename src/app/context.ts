@@ -3,6 +3,8 @@
  * the settings mapped for the engine and the commands, the one stop list and the start-up
  * problems. Built once per start; holds no running part.
  */
+import type { LoginStore } from '../twitch/login-store.js';
+import type { HttpRoute } from '../http/server.js';
 import type { Config } from '../config/index.js';
 import type { FourthwallClientOptions } from '../fourthwall/index.js';
 import type { DrawRepository, OperatorPort } from '../giveaway/ports.js';
@@ -40,6 +42,12 @@ export interface BotOptions {
   wrapRepository?: (repo: DrawRepository) => DrawRepository;
   /** Twitch API tuning (tests: short retry backoff). */
   twitchApi?: { retry?: Backoff };
+  /** The setup page's saved Twitch logins (the process's one store; default: opened from DATA_DIR in live mode). */
+  loginStore?: LoginStore;
+  /** More routes on the streamer's own listener (the setup page), tried before the dashboard's. */
+  localRoutes?: HttpRoute[];
+  /** More routes on the public listener (the setup page's address check), tried after verify and claim. */
+  publicRoutes?: HttpRoute[];
   /** EventSub and channel-point tuning (tests: keepalive window, backoffs). */
   twitchEvents?: TwitchEventsOptions;
   /**

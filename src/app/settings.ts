@@ -46,6 +46,7 @@ export function giveawaySettingsFrom(file: FileSettings): GiveawaySettings {
     eligibility: file.eligibility,
     luck: { subscriberMultiplier: file.luck.subscriberMultiplier, tiers: file.luck.tiers },
     reminders: file.reminders,
+    sharedChat: file.sharedChat,
     messages: file.messages,
     ...ticketSettings(file),
   });

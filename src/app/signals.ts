@@ -1,7 +1,8 @@
 /**
  * The process's shutdown signals (platform/signals.ts: SIGINT, SIGTERM and SIGHUP; on Windows
  * SIGINT, SIGBREAK, SIGHUP, and SIGTERM from the parent watchdog) each run the given clean stop once
- * and exit 0 when it finished, 1 when it failed (after `onFailed` said why: what could not be
+ * (its reason in words: platform/stop-cause.ts, so a stop the npm watchdog asked for is not called
+ * a SIGTERM) and exit 0 when it finished, 1 when it failed (after `onFailed` said why: what could not be
  * saved). Contract:
  * - a repeat of a signal within REPEAT_GRACE_MS is the same request delivered twice (Ctrl+C on a
  *   terminal reaches the whole process group, and `npm start` forwards it again) and is ignored;
@@ -11,6 +12,7 @@
  *   the next start resumes them either way.
  */
 import { shutdownSignals } from '../platform/signals.js';
+import { stopCause } from '../platform/stop-cause.js';
 
 const REPEAT_GRACE_MS = 1000;
 
@@ -48,7 +50,7 @@ export function onShutdownSignals(stop: (reason: string) => Promise<void>, optio
         options.onDeadline?.(deadlineMs);
         target.exit(1);
       }, deadlineMs).unref();
-      void stop(sig).then(
+      void stop(stopCause(sig)).then(
         () => target.exit(0),
         (err: unknown) => {
           options.onFailed?.(err);

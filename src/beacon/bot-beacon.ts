@@ -42,10 +42,10 @@ export async function beaconForBot(config: Config, opts: { clock: Clock; logger:
 
 /**
  * What the closing line names: the public verify page when the bot has a public address
- * (GIFTDROP_PUBLIC_URL + /verify/<id>), otherwise what a viewer can do about it: ask the streamer
- * for that draw's page (`npm run -s verify -- <id> --html` writes it; a command or a local address
- * means nothing to a viewer).
+ * (GIFTDROP_PUBLIC_URL + /verify/<id>); otherwise undefined, and the line asks viewers to get that
+ * draw's page from the streamer (the announcer's words; `verify <id> --html` writes it: a command
+ * or a local address means nothing to a viewer).
  */
-export function checkHintFor(config: Config): (id: string) => string {
-  return (id) => (config.publicUrl ? `${config.publicUrl}/verify/${encodeURIComponent(id)}` : `ask the streamer for the verify page of draw ${id}`);
+export function checkHintFor(config: Config): (id: string) => string | undefined {
+  return (id) => (config.publicUrl ? `${config.publicUrl}/verify/${encodeURIComponent(id)}` : undefined);
 }

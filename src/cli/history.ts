@@ -8,6 +8,7 @@
  * storage read-only, so it is safe to run beside the bot. Table output strips control characters
  * from shop- and user-supplied text; JSON and CSV carry it verbatim (properly escaped).
  */
+import { localDateTime } from '../shared/time-text.js';
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +16,7 @@ import { PRIZE_CLOSURE_WORDS, type DrawRecord } from '../giveaway/model.js';
 import { FileDrawRepository, toCsv, toExport } from '../storage/index.js';
 import { deliveryLabel, deliverySummary } from '../delivery/state.js';
 import { commandLine, thisInvocation, type Invocation } from '../platform/invocation.js';
+import { channelCountsText } from '../giveaway/shared-chat-counts.js';
 
 /** Where a CLI reads and writes. */
 export interface CliIo {
@@ -28,7 +30,7 @@ export function historyUsage(inv: Invocation = thisInvocation()): string {
   return `usage: ${commandLine(inv, 'history', '[--json | --csv] [--limit N] [--draw ID]')}
   (default)   a readable table, newest first
   --json      the history export (JSON array, newest first)
-  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields
+  --csv       one row per winner: draw id, kind, offer name, closedAt, winner fields, entrants by channel
   --limit N   only the N newest draws
   --draw ID   only the draw with this id
   --sandbox / --live   which mode's data (default: the mode ${commandLine(inv, 'start')} would run in)
@@ -83,6 +85,11 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
+/** `9`, or with Shared Chat partner entries `9 (giftdrop_demo 3, partner_one 6)`. */
+function entrantsText(r: DrawRecord): string {
+  return r.entrantsByChannel?.length ? `${r.entrants} (${clean(channelCountsText(r.entrantsByChannel))})` : String(r.entrants);
+}
+
 function summaryTable(records: readonly DrawRecord[]): string {
   const rows = [['ID', 'KIND', 'STATUS', 'OPENED', 'ENTRANTS', 'WINNERS', 'DELIVERY', 'OFFER']];
   for (const r of records) {
@@ -90,8 +97,8 @@ function summaryTable(records: readonly DrawRecord[]): string {
       clean(r.id),
       r.kind,
       r.status,
-      clean(r.openedAt).replace(/\.\d{3}Z$/, 'Z'),
-      String(r.entrants),
+      localDateTime(clean(r.openedAt)),
+      entrantsText(r),
       r.winners.length ? r.winners.map((w) => clean(w.login)).join(', ') : '-',
       deliverySummary(r),
       clean(r.offer.name),
@@ -100,17 +107,23 @@ function summaryTable(records: readonly DrawRecord[]): string {
   return table(rows);
 }
 
-/** `redeemed 2026-...Z (order ABC123)`, `whispered, not opened (whispered ...)`: the label and its times. */
+/**
+ * `redeemed; announced 2026-11-28 01:21:15, ..., redeemed 2026-11-28 01:25:02 (order ABC123)`:
+ * the label, then each step's time; a prize only announced so far is its time alone (never
+ * "announced: announced ...").
+ */
 function deliveryLine(d: NonNullable<DrawRecord['winners'][number]['delivery']>): string {
+  const at = (t: string) => localDateTime(clean(t));
   const times = [
-    `announced ${d.announcedAt}`,
-    d.whisperedAt && `whispered ${d.whisperedAt}`,
-    d.claimPageOpenedAt && `opened ${d.claimPageOpenedAt}`,
-    d.remindedAt && `reminded by ${d.remindedBy ?? '?'} ${d.remindedAt}`,
-    d.redeemedAt && `redeemed ${d.redeemedAt}${d.orderFriendlyId ? ` (order ${clean(d.orderFriendlyId)})` : ''}`,
-    d.closedAt && `${PRIZE_CLOSURE_WORDS[d.closedAs ?? 'CANCELLED']} ${d.closedAt}`,
+    `announced ${at(d.announcedAt)}`,
+    d.whisperedAt && `whispered ${at(d.whisperedAt)}`,
+    d.claimPageOpenedAt && `opened ${at(d.claimPageOpenedAt)}`,
+    d.remindedAt && `reminded by ${d.remindedBy ?? '?'} ${at(d.remindedAt)}`,
+    d.redeemedAt && `redeemed ${at(d.redeemedAt)}${d.orderFriendlyId ? ` (order ${clean(d.orderFriendlyId)})` : ''}`,
+    d.closedAt && `${PRIZE_CLOSURE_WORDS[d.closedAs ?? 'CANCELLED']} ${at(d.closedAt)}`,
   ].filter(Boolean);
-  return `${deliveryLabel(d)}: ${times.join(', ')}`;
+  const label = deliveryLabel(d);
+  return label === 'announced' ? times.join(', ') : `${label}; ${times.join(', ')}`;
 }
 
 function detail(r: DrawRecord): string {
@@ -120,10 +133,10 @@ function detail(r: DrawRecord): string {
     `status     ${r.status}${r.failure ? ` (${clean(r.failure.reason)})` : ''}`,
     `offer      ${clean(r.offer.name)} (${clean(r.offer.id)})`,
     `gifts      ${r.gifts}`,
-    `opened     ${clean(r.openedAt)}`,
-    `closes     ${clean(r.closesAt)}`,
-    `closed     ${clean(r.closedAt) || '-'}`,
-    `entrants   ${r.entrants}`,
+    `opened     ${localDateTime(clean(r.openedAt))}`,
+    `closes     ${localDateTime(clean(r.closesAt))}`,
+    `closed     ${r.closedAt ? localDateTime(clean(r.closedAt)) : '-'}`,
+    `entrants   ${entrantsText(r)}`,
     `winners    ${r.winners.length ? '' : '-'}`,
     ...[...r.winners]
       .sort((a, b) => a.pick - b.pick)
@@ -135,10 +148,10 @@ function detail(r: DrawRecord): string {
           `${w.delivery ? `\n    delivery ${deliveryLine(w.delivery)}` : ''}` +
           `${w.redeemUrl ? `\n    link ${clean(w.redeemUrl)}` : ''}`,
       ),
-    ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${clean(a.at)}`),
+    ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${localDateTime(clean(a.at))}`),
     ...(r.rerolls ?? []).map(
       (x) =>
-        `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${clean(x.at)}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +
+        `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${localDateTime(clean(x.at))}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +
         // the link they had seen stays theirs (the replacement got a new one): its state is theirs
         `${x.kept ? `\n    kept their link${x.kept.giftId ? ` gift ${clean(x.kept.giftId)}` : ''}` : ''}` +
         `${x.kept && x.delivery ? `\n    delivery ${deliveryLine(x.delivery)}` : ''}` +

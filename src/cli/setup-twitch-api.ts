@@ -13,9 +13,9 @@ import { accountRulesActive } from '../giveaway/account-rules.js';
 import { accountRulesFrom } from '../twitch/api.js';
 import { TwitchAuthClient } from '../twitch/auth.js';
 import { HelixClient } from '../twitch/helix.js';
-import type { SetupItem } from './setup-item.js';
-import { claimRedirectUri } from '../web/public/claim-wiring.js';
-import { WHISPER_SCOPE } from '../twitch/whispers.js';
+import type { SetupItem } from '../setup/setup-item.js';
+import { claimPageFacts, claimPageReach, whisperReach } from '../delivery/winner-reach.js';
+import { chatScopesOf } from '../twitch/scopes.js';
 
 /** The extra scopes each enabled Twitch API feature needs, with the setting that enables it. */
 function neededScopes(config: Config): Array<{ scope: string; feature: string }> {
@@ -32,25 +32,18 @@ function neededScopes(config: Config): Array<{ scope: string; feature: string }>
  */
 export function claimPageItem(config: Config): SetupItem {
   const name = 'Claim page';
-  const { clientId, clientSecret } = config.twitch;
-  if (!config.publicUrl)
-    return { name, status: 'skip', detail: 'off: set GIFTDROP_PUBLIC_URL (your tunnel), TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to let winners log in with Twitch and see their prizes', required: false };
-  const redirect = claimRedirectUri(config.publicUrl);
-  const missing = [!clientId && 'TWITCH_CLIENT_ID', !clientSecret && 'TWITCH_CLIENT_SECRET'].filter(Boolean);
-  if (missing.length)
-    return { name, status: 'warn', detail: `off: it needs ${missing.join(' and ')} (your application at https://dev.twitch.tv/console/apps). Then add the OAuth Redirect URL ${redirect} there`, required: false };
-  return {
-    name,
-    status: 'ok',
-    detail: `winners log in at ${config.publicUrl}/claim. In the Twitch developer console (https://dev.twitch.tv/console/apps > your application > Manage), add exactly this OAuth Redirect URL: ${redirect} (Twitch refuses the login otherwise; a new tunnel address needs the new URL there too)`,
-    required: false,
-  };
+  const reach = claimPageReach(claimPageFacts(config));
+  if (reach.status === 'on') return { name, status: 'ok', detail: `${reach.detail} A new tunnel address needs its new URL there too.`, required: false };
+  // Off: optional, so a warning only once the public address (what it would run on) is set.
+  return { name, status: config.publicUrl ? 'warn' : 'skip', detail: reach.detail, required: false };
 }
 
 export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs = 10_000): Promise<SetupItem[]> {
   const name = 'Twitch API';
   const rules = accountRulesFrom(config);
+  const transport = config.settings.chat.transport;
   const features = [
+    ...(transport === 'eventsub' ? ['chat.transport "eventsub"'] : []),
     ...(config.settings.streaming.auto ? ['streaming.auto'] : []),
     ...(accountRulesActive(rules) ? ['the follower / account-age rules'] : []),
   ];
@@ -91,15 +84,18 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
         : {
             name: 'Twitch API scopes',
             status: 'fail',
-            detail: `TWITCH_TOKEN lacks ${[...new Set(missing.map((m) => m.scope))].join(' ')} (needed by ${missing.map((m) => m.feature).join(', ')}): generate a new token with chat:read chat:edit ${[...new Set(missing.map((m) => m.scope))].join(' ')}; the bot must be a moderator of the channel`,
+            detail: `TWITCH_TOKEN lacks ${[...new Set(missing.map((m) => m.scope))].join(' ')} (needed by ${missing.map((m) => m.feature).join(', ')}): generate a new token with ${chatScopesOf(transport).join(' ')} ${[...new Set(missing.map((m) => m.scope))].join(' ')}; the bot must be a moderator of the channel`,
             required: true,
           },
     );
-    items.push(
-      v.scopes.includes(WHISPER_SCOPE)
-        ? { name: 'Whispers', status: 'ok', detail: `the token has ${WHISPER_SCOPE}: each winner is whispered the claim page (or the link). The bot account needs a verified phone number, and Twitch may still drop a whisper silently`, required: false }
-        : { name: 'Whispers', status: 'skip', detail: `off (optional): add the scope ${WHISPER_SCOPE} to TWITCH_TOKEN to whisper each winner the claim page or link`, required: false },
-    );
+    const whispers = whisperReach({
+      setting: config.settings.delivery.whispers,
+      token: config.twitch.savedLogin ? 'login' : 'env',
+      scopes: v.scopes,
+      clientId: true,
+      claimPage: claimPageReach(claimPageFacts(config)).status === 'on',
+    });
+    items.push({ name: 'Whispers', status: whispers.status === 'on' ? 'ok' : 'skip', detail: whispers.status === 'on' ? whispers.detail : `${whispers.detail} (optional)`, required: false });
     const helix = new HelixClient({
       apiUrl: apiUrl ?? 'https://api.twitch.tv/helix',
       clientId,

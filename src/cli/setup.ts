@@ -2,8 +2,10 @@
  * `npm run setup`: checks the live configuration for real before the first stream and registers
  * the shop's webhook. Per item it prints `ok` or what to fix:
  * - Fourthwall credentials: GET /shops/current;
- * - Twitch chat: a real login to TWITCH_IRC_URL, join of TWITCH_CHANNEL, disconnect (and whether
- *   the bot is a moderator there);
+ * - Twitch chat, over the transport in force (`chat.transport`): IRC, a real login to
+ *   TWITCH_IRC_URL, join of TWITCH_CHANNEL, disconnect (and whether the bot is a moderator there);
+ *   EventSub, the token's scopes for it and a real subscription to the channel's chat
+ *   (setup-eventsub-chat.ts); the scopes each transport needs come from twitch/scopes.ts;
  * - Twitch API (optional, setup-twitch-api.ts): TWITCH_CLIENT_ID, the token's scopes per enabled feature;
  * - webhook secret: present (Fourthwall has no API to compare it);
  * - client addresses: which GIFTDROP_TRUST_PROXY is in force (a warning naming the setting when the
@@ -21,16 +23,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { loadConfigOrExit, secretValues, type Config } from '../config/index.js';
-import { fourthwallCredentialNames } from '../app/credential-problems.js';
-import {
-  FourthwallApiError,
-  FourthwallAuthError,
-  FourthwallClient,
-  FourthwallNetworkError,
-  FourthwallTimeoutError,
-  FourthwallTokenError,
-  type FourthwallClientOptions,
-} from '../fourthwall/index.js';
+import { FourthwallApiError, FourthwallClient, type FourthwallClientOptions } from '../fourthwall/index.js';
 import { createLogger, makeScrubber, silentLogger, type Logger } from '../logging/index.js';
 import { TwitchAuthError, TwitchChat } from '../twitch/index.js';
 import { clientAuth } from '../fourthwall/auth.js';
@@ -39,8 +32,16 @@ import { DELIVERY_WEBHOOK_TYPES } from '../delivery/tracker.js';
 import { basicOnlyNotice } from '../events/catch-up.js';
 import { webhookTypesFor } from '../shop/webhook-types.js';
 import { checkTwitchApi, claimPageItem } from './setup-twitch-api.js';
+import { checkEventSubChat } from './setup-eventsub-chat.js';
+import { chatScopesOf } from '../twitch/scopes.js';
+import { ensureWebhook, webhookProblem } from '../events/webhook-registration.js';
+import { checkFourthwall, checkWebhookSecret } from '../setup/checks.js';
+import { LoginStore } from '../twitch/login-store.js';
+import { TwitchLogins } from '../twitch/logins.js';
+import { TwitchAuthClient } from '../twitch/auth.js';
+import { systemClock } from '../shared/clock.js';
 import { describeClientKeys } from '../http/surfaces.js';
-import type { SetupItem } from './setup-item.js';
+import type { SetupItem } from '../setup/setup-item.js';
 import { giftdropCommand, settingsGuide, thisInvocation } from '../platform/invocation.js';
 
 export interface SetupOptions {
@@ -58,62 +59,21 @@ export interface SetupResult {
   items: SetupItem[];
 }
 
-/** The path the bot serves Fourthwall webhooks on. */
-export const WEBHOOK_PATH = '/webhooks/fourthwall';
-
-const URI_PROBLEMS: Record<string, string> = {
-  WEBHOOK_URI_IP_NOT_ALLOWED: 'Fourthwall refuses webhook URLs on IP addresses: use the https:// host name of your tunnel',
-  WEBHOOK_URI_PORT_NOT_ALLOWED: 'Fourthwall refuses webhook URLs on unusual ports: use the tunnel\'s https:// address without a port',
-  WEBHOOK_URI_UNALLOWED_DOMAIN: 'Fourthwall refuses webhook URLs on this domain: use the https:// address of an HTTPS tunnel (cloudflared, ngrok)',
-};
 
 /** What is missing for live mode (names of settings), for a config that fell back to sandbox. */
 export function missingForLive(config: Config): string[] {
   const missing: string[] = [];
   if (!config.twitch.channel) missing.push('TWITCH_CHANNEL');
   if (!config.twitch.username) missing.push('TWITCH_USERNAME');
-  if (!config.twitch.token) missing.push('TWITCH_TOKEN');
+  if (!config.twitch.token && !config.twitch.savedLogin) missing.push('TWITCH_TOKEN (or the bot\'s login on the setup page)');
   if (config.fourthwall.auth.kind === 'none') missing.push('FOURTHWALL_USERNAME and FOURTHWALL_PASSWORD (the shop\'s API user)');
   if (!config.fourthwall.webhookSecret && !config.fourthwall.appHmacKey) missing.push('FOURTHWALL_WEBHOOK_SECRET');
   if (!config.publicUrl) missing.push('GIFTDROP_PUBLIC_URL (your HTTPS tunnel\'s address)');
   return missing;
 }
 
-function unreachable(err: unknown, what: string, url: string): string | undefined {
-  if (err instanceof FourthwallNetworkError || err instanceof FourthwallTimeoutError) {
-    return `could not reach ${what} (${url}): ${err.message}`;
-  }
-  return undefined;
-}
-
-async function checkFourthwall(config: Config, client: FourthwallClient): Promise<SetupItem> {
-  const name = 'Fourthwall API user';
-  try {
-    const shop = await client.getCurrentShop();
-    return { name, status: 'ok', detail: `shop "${shop.name}" (${shop.publicDomain ?? shop.domain})`, required: true };
-  } catch (err) {
-    const creds = fourthwallCredentialNames(config.fourthwall.auth);
-    if (err instanceof FourthwallAuthError || err instanceof FourthwallTokenError) {
-      const status = err instanceof FourthwallAuthError ? err.status : err.status;
-      return {
-        name,
-        status: 'fail',
-        detail:
-          `${creds} rejected: Fourthwall answered ${status ?? 'an error'}${err instanceof FourthwallAuthError ? ` ${err.code}` : ''}. ` +
-          'Create the API user in the shop dashboard (Settings > For developers > Open API, as SUPER ADMIN) and copy its username and password again.',
-        required: true,
-      };
-    }
-    const down = unreachable(err, 'FOURTHWALL_API_URL', config.fourthwall.apiUrl);
-    if (down) return { name, status: 'fail', detail: down, required: true };
-    if (err instanceof FourthwallApiError) {
-      return { name, status: 'fail', detail: `GET /shops/current failed: Fourthwall answered ${err.status} ${err.code}`, required: true };
-    }
-    return { name, status: 'fail', detail: `GET /shops/current failed: ${(err as Error).message}`, required: true };
-  }
-}
-
 async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): Promise<SetupItem[]> {
+  if (config.settings.chat.transport === 'eventsub') return checkEventSubChat(config, logger, timeoutMs);
   const name = 'Twitch chat login';
   const { channel, username, token, ircUrl } = config.twitch;
   if (!channel || !username || !token) {
@@ -142,7 +102,7 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
           name,
           status: 'fail',
           detail:
-            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes chat:read and chat:edit (see README "Set up and go live").`,
+            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes ${chatScopesOf('irc').join(' and ')} (chat over IRC, the settings' chat.transport; see README "Set up and go live").`,
           required: true,
         },
       ];
@@ -162,20 +122,6 @@ function clientAddressItem(config: Config): SetupItem {
   return { name: 'Client addresses', status: detail.includes('set GIFTDROP_TRUST_PROXY=') ? 'warn' : 'ok', detail, required: false };
 }
 
-function checkWebhookSecret(config: Config): SetupItem {
-  const name = 'Webhook secret';
-  if (config.fourthwall.webhookSecret) {
-    return {
-      name,
-      status: 'ok',
-      detail: 'FOURTHWALL_WEBHOOK_SECRET is set (Fourthwall has no API to compare it: if the bot logs "signature not verified", copy it again from the shop dashboard)',
-      required: true,
-    };
-  }
-  if (config.fourthwall.appHmacKey) return { name, status: 'ok', detail: 'FOURTHWALL_APP_HMAC_KEY is set (platform app)', required: true };
-  return { name, status: 'fail', detail: 'set FOURTHWALL_WEBHOOK_SECRET (shown in the shop dashboard with the webhooks)', required: true };
-}
-
 async function registerWebhook(config: Config, client: FourthwallClient): Promise<SetupItem[]> {
   const name = 'Webhook';
   if (!config.publicUrl) {
@@ -189,54 +135,40 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
       },
     ];
   }
-  const url = `${config.publicUrl}${WEBHOOK_PATH}`;
   // The giveaway types plus what the enabled shop features need (settings file), and no more.
   const needed = webhookTypesFor([...BOT_WEBHOOK_TYPES, ...DELIVERY_WEBHOOK_TYPES], config.settings);
   try {
-    const existing = (await client.listWebhooks()).results;
-    const same = existing.filter((w) => w.url === url);
+    const o = await ensureWebhook({ client, publicUrl: config.publicUrl, types: needed, dataDir: config.dataDir });
     const items: SetupItem[] = [];
-    const first = same[0];
-    if (!first) {
-      const created = await client.createWebhook({ url, allowedTypes: needed });
-      items.push({ name, status: 'ok', detail: `registered ${url} for ${needed.join(', ')} (${created.id})`, required: true });
-    } else {
-      const missing = needed.filter((t) => !first.allowedTypes.includes(t));
-      const extra = first.allowedTypes.filter((t) => !needed.includes(t));
-      if (missing.length || extra.length) {
-        await client.updateWebhook(first.id, { url, allowedTypes: needed });
-        const change = [missing.length ? `now also receives ${missing.join(', ')}` : '', extra.length ? `no longer receives ${extra.join(', ')} (no enabled feature uses them)` : ''].filter(Boolean).join('; ');
-        items.push({ name, status: 'ok', detail: `${url} updated: ${change} (${first.id})`, required: true });
-      } else {
-        items.push({ name, status: 'ok', detail: `${url} already registered for ${needed.join(', ')} (${first.id}); nothing changed`, required: true });
-      }
-      if (same.length > 1) {
-        items.push({
-          name: 'Duplicate webhooks',
-          status: 'warn',
-          detail: `${same.length} configurations point at ${url} (${same.map((w) => w.id).join(', ')}): delete the extra ones in the dashboard (the bot ignores repeated events, but each is delivered once per configuration)`,
-          required: false,
-        });
-      }
+    if (o.action === 'created') items.push({ name, status: 'ok', detail: `registered ${o.url} for ${needed.join(', ')} (${o.id})`, required: true });
+    else if (o.action === 'unchanged') items.push({ name, status: 'ok', detail: `${o.url} already registered for ${needed.join(', ')} (${o.id}); nothing changed`, required: true });
+    else {
+      const change = [
+        o.previousUrl ? `moved from ${o.previousUrl}` : '',
+        o.added.length ? `now also receives ${o.added.join(', ')}` : '',
+        o.removed.length ? `no longer receives ${o.removed.join(', ')} (no enabled feature uses them)` : '',
+      ].filter(Boolean).join('; ');
+      items.push({ name, status: 'ok', detail: `${o.url} updated: ${change} (${o.id})`, required: true });
     }
-    const stale = existing.filter((w) => w.url !== url && w.url.endsWith(WEBHOOK_PATH));
-    if (stale.length) {
+    if (o.duplicates.length) {
+      items.push({
+        name: 'Duplicate webhooks',
+        status: 'warn',
+        detail: `${o.duplicates.length + 1} configurations point at ${o.url} (${[o.id, ...o.duplicates].join(', ')}): delete the extra ones in the dashboard (the bot ignores repeated events, but each is delivered once per configuration)`,
+        required: false,
+      });
+    }
+    if (o.stale.length) {
       items.push({
         name: 'Old webhooks',
         status: 'warn',
-        detail: `also registered: ${stale.map((w) => w.url).join(', ')} (an old tunnel address?): delete them in the dashboard if that bot is gone`,
+        detail: `also registered: ${o.stale.join(', ')} (an old tunnel address?): delete them in the dashboard if that bot is gone`,
         required: false,
       });
     }
     return items;
   } catch (err) {
-    if (err instanceof FourthwallApiError && err.apiCode && URI_PROBLEMS[err.apiCode]) {
-      return [{ name, status: 'fail', detail: `${URI_PROBLEMS[err.apiCode]} (GIFTDROP_PUBLIC_URL=${config.publicUrl}, ${err.apiCode})`, required: true }];
-    }
-    if (err instanceof FourthwallAuthError) {
-      return [{ name, status: 'fail', detail: `Fourthwall answered ${err.status} for the webhook configurations: the API user needs webhook read/write permissions`, required: true }];
-    }
-    return [{ name, status: 'fail', detail: `could not register ${url}: ${(err as Error).message}`, required: true }];
+    return [{ name, status: 'fail', detail: webhookProblem(err, config.publicUrl), required: true }];
   }
 }
 
@@ -268,9 +200,30 @@ async function checkGifting(client: FourthwallClient): Promise<SetupItem> {
 
 const LABEL: Record<SetupItem['status'], string> = { ok: 'ok  ', fail: 'FIX ', warn: 'warn', skip: 'skip' };
 
+/**
+ * The config with the setup page's saved bot login as its token and client id (the token renewed
+ * and saved first when it is due, as the bot does), so the chat and Twitch API checks run on it.
+ */
+async function withSavedLogin(config: Config): Promise<Config> {
+  const store = await LoginStore.open(config.dataDir);
+  const auth = new TwitchAuthClient({ authUrl: config.twitch.authUrl ?? 'https://id.twitch.tv/oauth2' });
+  try {
+    const logins = new TwitchLogins({ auth, store, logger: silentLogger(), clock: systemClock, registerSecret: () => undefined, confidential: { ...(config.twitch.clientId ? { clientId: config.twitch.clientId } : {}), ...(config.twitch.clientSecret ? { clientSecret: config.twitch.clientSecret } : {}) } });
+    const bot = logins.keeper('bot');
+    if (!bot) return config;
+    await bot.check().catch(() => undefined); // a refusal is reported by the chat check below
+    logins.stop();
+    return { ...config, twitch: { ...config.twitch, token: bot.current(), username: logins.source('bot')!.login, clientId: logins.clientId('bot') ?? config.twitch.clientId } };
+  } finally {
+    await auth.close();
+    await store.close();
+  }
+}
+
 /** Runs every check, prints one line per item, and resolves with the exit code and the items. */
 export async function runSetup(o: SetupOptions): Promise<SetupResult> {
-  const { config } = o;
+  // A bot login saved by the setup page is checked as TWITCH_TOKEN would be (renewed first when due).
+  const config = o.config.mode === 'live' && o.config.twitch.savedLogin ? await withSavedLogin(o.config) : o.config;
   const scrub = makeScrubber(secretValues(config));
   const print = (line: string): void => {
     o.out.write(`${scrub(line)}\n`);
@@ -281,7 +234,7 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     const missing = missingForLive(config);
     print('giftdrop setup checks the live configuration, but this one runs in sandbox mode.');
     if (missing.length) {
-      print(`Missing (set them in .env; ${settingsGuide(thisInvocation())}):`);
+      print(`Missing: start the bot and fill in its setup page, run setup on a terminal to answer its questions, or set them in .env (${settingsGuide(thisInvocation())}):`);
       for (const m of missing) print(`  - ${m}`);
     } else {
       print('GIFTDROP_MODE=sandbox is set: remove it (or set GIFTDROP_MODE=live) to check the live configuration.');
@@ -346,12 +299,23 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  let config = loadConfigOrExit();
   const logger = config.logLevelExplicit
     ? createLogger({ level: config.logLevel, destination: process.stderr, secrets: secretValues(config) })
     : silentLogger();
+  // Nothing set up yet, on a terminal: the setup page's questions, here (a headless machine).
+  let asked = false;
+  if (config.mode === 'sandbox' && !config.savedSetup?.live && process.stdin.isTTY === true && process.stdout.isTTY === true) {
+    const { askSetup } = await import('./setup-ask.js');
+    if (!(await askSetup({ config, logger, input: process.stdin, output: process.stdout }))) {
+      process.exitCode = 1;
+      return;
+    }
+    config = loadConfigOrExit();
+    asked = true; // the questions took the data folder's lock
+  }
   // Setup registers the bot's webhook: never beside a running bot on the same data.
-  if (config.mode === 'live') {
+  if (config.mode === 'live' && !asked) {
     const { lockDataDirOrExit } = await import('../app/data-lock.js');
     await lockDataDirOrExit(config.dataDir, (message) => process.stderr.write(`giftdrop setup: warning: ${message}\n`));
   }

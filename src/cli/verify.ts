@@ -99,9 +99,13 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
       return 1;
     }
     const f = record.fairness;
+    // A draw nobody won (a gift draw handed back): said first, with why; no pick stands.
+    const nobody = record.winners.length === 0 && !record.rerolls?.length;
     const lines = [
-      `draw ${id} verifies: its winners follow from the revealed seed${f.algorithm === FAIRNESS_ALGORITHM_V2 ? ' and the public beacon round' : ''}.`,
-      `  commitment  SHA-256(seed) = ${f.commitment}, as announced when entries opened`,
+      nobody
+        ? `draw ${id}: nobody won${record.failure ? ` (${record.failure.reason})` : ''}; its seed and entrant list verify.`
+        : `draw ${id} verifies: its winners follow from the revealed seed${f.algorithm === FAIRNESS_ALGORITHM_V2 ? ' and the public beacon round' : ''}.`,
+      `  commitment  SHA-256(seed) = ${f.commitment}, as announced when entries opened (the draw code ${f.commitment.slice(0, 16)} in chat)`,
       `  entrants    ${record.frozenEntrants?.length ?? 0} frozen entrants, digest ${f.entrantsDigest}`,
       ...beaconLines(record),
       `  picks       ${record.winners.length + (record.rerolls?.length ?? 0) + (record.setAside?.length ?? 0)} taken from ${f.algorithm} with seed ${f.seed}`,

@@ -18,7 +18,8 @@ export function merchCommand(actions: MerchActions, options: { name?: string; co
   return {
     name: options.name ?? 'merch',
     permission: 'everyone',
-    cooldown: { globalMs: options.cooldownMs, userMs: options.cooldownMs },
+    // `!merch train` answers something else than `!merch`: its own cooldown.
+    cooldown: { globalMs: options.cooldownMs, userMs: options.cooldownMs, subcommands: ['train'] },
     async execute(ctx) {
       const sub = (ctx.args[0] ?? '').toLowerCase();
       if (sub === 'train') {

@@ -9,7 +9,9 @@
  * moderators pass vip and subscriber); cooldowns are kept per Twitch user id and per channel,
  * moderators and the broadcaster skip them unless `appliesToMods`; a command that throws or
  * rejects is logged and never crashes the caller. Unknown commands, missing permissions and
- * cooldowns are ignored silently (no chat reply: a flood must not make the bot talk).
+ * cooldowns are ignored silently (no chat reply: a flood must not make the bot talk). The
+ * optional `admit` gate is asked before permissions for every message that names a command (the
+ * bot passes the Shared Chat rule, giveaway/shared-chat.ts); a message it refuses runs nothing.
  * It does not know Twitch or the giveaway domain; replies go to the `reply` callback.
  */
 import type { ChatMessage, ChatRoles } from '../shared/chat.js';
@@ -34,6 +36,8 @@ export interface CommandRegistryOptions {
   names?: Readonly<Record<string, string | undefined>>;
   /** Canonical name -> aliases, replacing the command's own. */
   aliases?: Readonly<Record<string, readonly string[] | undefined>>;
+  /** Whether `msg` may run the command registered as `canonical` at all (before permissions); default: always. */
+  admit?: (msg: ChatMessage, canonical: string) => boolean;
 }
 
 /** What `describe()` lists for one command. */
@@ -78,14 +82,20 @@ function isSeparatorAt(text: string, i: number): boolean {
   return SEPARATORS.test(ch);
 }
 
-interface Slot {
+/** When a command (or one of its subcommands with a cooldown of its own) last ran. */
+interface CooldownTimes {
+  lastGlobal: number;
+  lastByUser: Map<string, number>;
+  pruneAt: number;
+}
+
+interface Slot extends CooldownTimes {
   command: Command;
   canonical: string;
   name: string;
   aliases: string[];
-  lastGlobal: number;
-  lastByUser: Map<string, number>;
-  pruneAt: number;
+  /** The subcommands listed in `cooldown.subcommands`, each on its own times (made on first use). */
+  subcommands: Map<string, CooldownTimes>;
 }
 
 export class CommandRegistry {
@@ -94,6 +104,7 @@ export class CommandRegistry {
   private readonly log: Logger;
   private readonly names: Readonly<Record<string, string | undefined>>;
   private readonly aliasOverrides: Readonly<Record<string, readonly string[] | undefined>>;
+  private readonly admit: ((msg: ChatMessage, canonical: string) => boolean) | undefined;
   private readonly slots = new Map<string, Slot>();
   private readonly lookup = new Map<string, Slot>();
   /**
@@ -112,6 +123,7 @@ export class CommandRegistry {
     }
     this.names = options.names ?? {};
     this.aliasOverrides = options.aliases ?? {};
+    this.admit = options.admit;
   }
 
   /** Adds a command under its configured name and aliases. Throws CommandConfigError on a clash. */
@@ -126,6 +138,7 @@ export class CommandRegistry {
       lastGlobal: -Infinity,
       lastByUser: new Map(),
       pruneAt: 1024,
+      subcommands: new Map(),
     };
     this.slots.set(canonical, slot);
     try {
@@ -179,12 +192,16 @@ export class CommandRegistry {
     if (!hit) return false;
     const { slot, invokedAs, rest } = hit;
     const { command } = slot;
+    if (this.admit && !this.admit(msg, slot.canonical)) {
+      this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: not admitted (Shared Chat)');
+      return false;
+    }
     // (roles are read only for a command that needs more than everyone's rank)
     if (command.permission !== 'everyone' && !hasPermission(msg.roles, command.permission)) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: permission');
       return false;
     }
-    if (command.cooldown && !this.passCooldown(slot, msg, this.clock.now())) {
+    if (command.cooldown && !this.passCooldown(this.cooldownTimes(slot, rest), command.cooldown, msg, this.clock.now())) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: cooldown');
       return false;
     }
@@ -229,9 +246,18 @@ export class CommandRegistry {
     return found;
   }
 
-  private passCooldown(slot: Slot, msg: ChatMessage, now: number): boolean {
-    const cd = slot.command.cooldown;
-    if (!cd) return true;
+  /** The times a run of `slot` with arguments `rest` is counted on: its subcommand's own, or the command's. */
+  private cooldownTimes(slot: Slot, rest: string): CooldownTimes {
+    const own = slot.command.cooldown?.subcommands;
+    if (!own?.length || rest === '') return slot;
+    const word = rest.split(SEPARATORS, 1)[0]!.toLowerCase();
+    if (!own.includes(word)) return slot;
+    let times = slot.subcommands.get(word);
+    if (!times) slot.subcommands.set(word, (times = { lastGlobal: -Infinity, lastByUser: new Map(), pruneAt: 1024 }));
+    return times;
+  }
+
+  private passCooldown(slot: CooldownTimes, cd: NonNullable<Command['cooldown']>, msg: ChatMessage, now: number): boolean {
     const exempt = (msg.roles.moderator || msg.roles.broadcaster) && !cd.appliesToMods;
     if (exempt) return true;
     if (cd.globalMs && now - slot.lastGlobal < cd.globalMs) return false;
@@ -246,7 +272,7 @@ export class CommandRegistry {
   }
 
   /** Forgets per-user cooldowns that have expired, so the map stays as small as the active chat. */
-  private prune(slot: Slot, now: number, userMs: number): void {
+  private prune(slot: CooldownTimes, now: number, userMs: number): void {
     for (const [user, at] of slot.lastByUser) {
       if (now - at >= userMs) slot.lastByUser.delete(user);
     }

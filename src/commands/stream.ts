@@ -7,7 +7,10 @@ import type { Command } from './types.js';
 
 /** Auto streaming (src/twitch/stream-watch.ts), when on: a manual setting holds until the stream changes. */
 export interface AutoStreaming {
+  /** Before the mod's call: auto mode changes nothing until `override` or `release`. */
+  hold(): Promise<void>;
   override(kind: 'live' | 'offline'): void;
+  release(): void;
   nextStep(): string;
 }
 
@@ -27,12 +30,10 @@ export function streamCommand(
       const who = `@${ctx.msg.displayName}`;
       try {
         if (sub === 'live' || sub === 'start' || sub === 'online') {
-          await streaming.goLive();
-          auto()?.override('live');
+          await byHand(auto(), 'live', () => streaming.goLive());
           ctx.reply(`${who} Fourthwall now shows the stream as LIVE: gifting is open.${next(auto())}`);
         } else if (sub === 'offline' || sub === 'end' || sub === 'stop') {
-          await streaming.goOffline();
-          auto()?.override('offline');
+          await byHand(auto(), 'offline', () => streaming.goOffline());
           ctx.reply(`${who} Fourthwall now shows the stream as offline.${next(auto())}`);
         } else if (sub === '' || sub === 'status') {
           const s = await streaming.status();
@@ -46,6 +47,18 @@ export function streamCommand(
       }
     },
   };
+}
+
+/** The mod's call, with auto mode held so a poll on its way cannot undo it afterwards. */
+async function byHand(a: AutoStreaming | undefined, kind: 'live' | 'offline', call: () => Promise<unknown>): Promise<void> {
+  await a?.hold();
+  try {
+    await call();
+  } catch (err) {
+    a?.release();
+    throw err;
+  }
+  a?.override(kind);
 }
 
 function next(a: AutoStreaming | undefined): string {

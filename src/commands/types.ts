@@ -30,6 +30,11 @@ export interface Command {
     globalMs?: number;
     /** Moderators and the broadcaster skip cooldowns unless this is true. */
     appliesToMods?: boolean;
+    /**
+     * Subcommands (first argument, lower case) counted on cooldown times of their own, so
+     * `!merch train` right after `!merch` still answers (same lengths as the command's).
+     */
+    subcommands?: readonly string[];
   };
   execute(ctx: CommandContext): void | Promise<void>;
 }

@@ -6,6 +6,7 @@
 import type { GiveawayEngine } from '../giveaway/engine.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
+import type { ChatMessage } from '../shared/chat.js';
 import type { StreamingService } from '../streaming/service.js';
 import { claimCommand } from './claim.js';
 import { enterCommand } from './enter.js';
@@ -31,11 +32,13 @@ export function giveawayCommands(d: {
   statusNote: () => string | undefined;
   /** Auto streaming, when the stream watch runs. */
   autoStreaming: () => AutoStreaming | undefined;
+  /** Whether a message may run a command at all (the Shared Chat rule, giveaway/shared-chat.ts). */
+  admit?: (msg: ChatMessage, canonical: string) => boolean;
   clock: Clock;
   logger: Logger;
 }): CommandRegistry {
   const { names, aliases, prefix, statusCooldownMs } = d.names;
-  const registry = new CommandRegistry({ clock: d.clock, logger: d.logger, prefix });
+  const registry = new CommandRegistry({ clock: d.clock, logger: d.logger, prefix, ...(d.admit ? { admit: d.admit } : {}) });
   registry.register(enterCommand(d.engine, names.enter, aliases.enter ?? []));
   const gw = giveawayCommand(d.engine, names.giveaway, aliases.giveaway ?? [], d.statusNote);
   const globalMs = Math.max(gw.cooldown?.globalMs ?? 0, statusCooldownMs);

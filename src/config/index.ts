@@ -16,6 +16,7 @@ import { httpProblems, httpSettings, type HttpSettings } from './http.js';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { parseRateLimitSpec } from './rate-limit-spec.js';
 import { LIVE_CREDENTIAL_ENV, modeDataDir, partialCredentialsProblem } from './mode.js';
+import { builtInTwitchClientId, readSavedSetup, SAVED_ENV_NAMES } from './saved-setup.js';
 
 export type { FileSettings } from './schema.js';
 export { takeModeFlag } from './mode.js';
@@ -89,6 +90,8 @@ export interface Config {
   dataDir: string;
   /** Absolute path of DATA_DIR itself. */
   dataRoot?: string;
+  /** DATA_DIR was set (environment or .env), not the default `./data`. */
+  dataDirSet?: boolean;
   /** The two listeners' settings (src/config/http.ts). */
   http: HttpSettings;
   /** GIFTDROP_OVERLAY_KEY (secret): turns on the overlay for another machine, at /overlay?key=<key>. */
@@ -113,6 +116,10 @@ export interface Config {
     apiUrl?: string;
     /** TWITCH_OUTBOX_MAX: chat lines kept while disconnected (default 100). */
     outboxMax?: number;
+    /** The setup page saved the bot's login (DATA_DIR/twitch-logins.jsonl) and TWITCH_TOKEN is not set. */
+    savedLogin?: boolean;
+    /** The Public application the device code logins use: TWITCH_CLIENT_ID, the page's field, or the release's. */
+    deviceClientId?: { id: string; source: 'env' | 'page' | 'build' };
     /** TWITCH_BROADCASTER_TOKEN / _REFRESH_TOKEN: the broadcaster's login (channel points, bits). */
     broadcasterToken?: string;
     broadcasterRefreshToken?: string;
@@ -139,6 +146,8 @@ export interface Config {
   /** The JSON settings file's path, when one was loaded. */
   configFile?: string;
   settings: FileSettings;
+  /** The setup page's values (src/config/saved-setup.ts): whether they are in use, and which the environment or .env override. */
+  savedSetup?: { live: boolean; overridden: string[] };
 }
 
 export class ConfigError extends GiftdropError {
@@ -161,6 +170,8 @@ export interface LoadOptions {
    * `--live` (they only pick the data directory). Never use it to run the bot.
    */
   readOnlyMode?: 'sandbox' | 'live';
+  /** Read the setup page's saved values from DATA_DIR/setup.json (default true). */
+  savedSetup?: boolean;
 }
 
 function issueLines(prefix: string, error: z.ZodError, schema?: z.ZodType): string[] {
@@ -225,13 +236,17 @@ function hashHint(name: string): string {
 export function loadConfig(options: LoadOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
   const sources = mergeEnvironment(options, cwd);
+  const saved = savedSetupLayer(cwd, sources, options.savedSetup !== false);
   const envCheck = validateEnvironment(sources.merged);
   const settingsFile = readSettingsFile(cwd, sources.merged, envCheck.env);
-  const e = rawEnvironment(sources.merged, envCheck.env);
+  const raw = rawEnvironment(sources.merged, envCheck.env);
+  // A bot login saved by the page stands for TWITCH_TOKEN in the mode and credential checks.
+  const e = saved.botLogin && !raw.TWITCH_TOKEN ? { ...raw, TWITCH_TOKEN: '(saved login)' } : raw;
   const credentials = credentialsPresent(e);
   const mode = chooseMode(e, credentials, options.readOnlyMode);
   const rateLimit = fourthwallRateLimit(e);
   const problems = [
+    ...saved.problems,
     ...envCheck.problems,
     ...settingsFile.problems,
     ...(options.readOnlyMode ? [] : liveModeProblems(e, credentials, mode)),
@@ -240,7 +255,48 @@ export function loadConfig(options: LoadOptions = {}): Config {
     ...(options.readOnlyMode || !envCheck.env ? [] : httpProblems(envCheck.env)),
   ];
   if (problems.length || !envCheck.env) throw configError(problems, sources);
-  return buildConfig({ cwd, env: envCheck.env, mode, credentials, rateLimit: rateLimit.window, settingsFile });
+  const config = buildConfig({ cwd, env: envCheck.env, mode, credentials, rateLimit: rateLimit.window, settingsFile });
+  const { envClientId, pageClientId } = saved;
+  const built = builtInTwitchClientId();
+  const deviceClientId = envClientId
+    ? { id: envClientId, source: 'env' as const }
+    : pageClientId
+      ? { id: pageClientId, source: 'page' as const }
+      : built
+        ? { id: built, source: 'build' as const }
+        : undefined;
+  return {
+    ...config,
+    twitch: {
+      ...config.twitch,
+      ...(saved.botLogin && !config.twitch.token ? { savedLogin: true } : {}),
+      // A saved login's application is the client id the Twitch API features use (Helix, EventSub).
+      ...(saved.botLogin && !config.twitch.token && !config.twitch.clientId && deviceClientId ? { clientId: deviceClientId.id } : {}),
+      ...(deviceClientId ? { deviceClientId } : {}),
+    },
+    ...(saved.present ? { savedSetup: { live: saved.live, overridden: saved.overridden } } : {}),
+  };
+}
+
+/**
+ * The setup page's values (DATA_DIR/setup.json) put UNDER the environment and `.env` in
+ * `sources.merged`, once the page was finished (`live`); the client id the page names is known
+ * before that too (the device code logins need it while the page runs). A damaged file is a problem.
+ */
+function savedSetupLayer(cwd: string, sources: EnvironmentSources, enabled: boolean) {
+  const envClientId = sources.merged.TWITCH_CLIENT_ID?.trim() || undefined;
+  const none = { problems: [] as string[], botLogin: false, live: false, present: false, overridden: [] as string[], envClientId, pageClientId: undefined as string | undefined };
+  if (!enabled) return none;
+  const dataRoot = resolve(cwd, sources.merged.DATA_DIR?.trim() || 'data');
+  const { setup, problem } = readSavedSetup(dataRoot);
+  if (problem) return { ...none, problems: [problem] };
+  if (!setup) return none;
+  const overridden = SAVED_ENV_NAMES.filter((n) => setup.env[n] !== undefined && sources.merged[n]?.trim());
+  const pageValues: Record<string, string> = {};
+  if (setup.live) for (const [k, v] of Object.entries(setup.env)) if (!sources.merged[k]?.trim()) pageValues[k] = v;
+  sources.merged = { ...pageValues, ...sources.merged };
+  const pageClientId = envClientId ? undefined : setup.env.TWITCH_CLIENT_ID;
+  return { problems: [], botLogin: setup.live && setup.botLogin, live: setup.live, present: true, overridden, envClientId, pageClientId };
 }
 
 /** The environment the config reads: `.env` (unless `dotenv: false`) under the real environment, which wins. */
@@ -441,6 +497,7 @@ function buildConfig(v: {
     mode,
     dataDir: modeDataDir(dataRoot, mode),
     dataRoot,
+    ...(env.DATA_DIR !== undefined ? { dataDirSet: true } : {}),
     http: httpSettings(env),
     ...(env.GIFTDROP_OVERLAY_KEY ? { overlayKey: env.GIFTDROP_OVERLAY_KEY } : {}),
     logLevel: env.LOG_LEVEL ?? 'info',

@@ -230,6 +230,13 @@ export const fileSchema = z.strictObject({
       winnerChat: z.boolean().default(false),
       /** How long winners' lines are caught when no claim window is configured. */
       winnerChatSeconds: z.number().int().min(10).max(3600).default(60),
+      /** How long the newest result is shown big, in its card, before it joins the results band. */
+      revealSeconds: z.number().int().min(3).max(600).default(12),
+      /** Supporter alerts on the overlay (the same safe view as chat's), and how long each stays. */
+      alerts: z.boolean().default(true),
+      alertSeconds: z.number().int().min(3).max(60).default(8),
+      /** The overlay's wording, key by key over the English defaults (src/web/operator/overlay-view.ts OVERLAY_TEXT). */
+      text: z.record(z.string(), z.string().max(120)).default(() => ({})),
     })
     .prefault({}),
   /** Getting the prize to the winner (src/delivery): whispers, the redemption poll, reminders. */
@@ -256,6 +263,20 @@ export const fileSchema = z.strictObject({
       beaconWaitSeconds: z.number().int().min(1).max(120).default(10),
     })
     .prefault({}),
+  /**
+   * How the bot reads and writes Twitch chat: `irc` (tmi.js, the default) or `eventsub` (reads
+   * channel.chat.message over EventSub, sends with Helix Send Chat Message; needs TWITCH_CLIENT_ID
+   * and a token with user:read:chat user:write:chat). `botBadge`: with TWITCH_CLIENT_SECRET, send
+   * with an app access token so the bot's lines carry the Chat Bot badge (src/twitch/eventsub-chat.ts).
+   */
+  chat: z
+    .strictObject({
+      transport: z.enum(['irc', 'eventsub']).default('irc'),
+      botBadge: z.boolean().default(true),
+    })
+    .prefault({}),
+  /** Twitch Shared Chat (src/giveaway/shared-chat.ts): partner channels' viewers enter only when this is on. */
+  sharedChat: z.strictObject({ partnerEntries: z.boolean().default(false) }).prefault({}),
   messages: z.record(z.string(), z.string().max(450)).default(() => ({})),
   /** The shop on stream (./shop.ts): supporter alerts, merch train, !merch, !promo. */
   alerts: alertsSchema,

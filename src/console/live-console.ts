@@ -17,7 +17,7 @@ import type { OperatorPort } from '../giveaway/ports.js';
 import type { HealthReport } from '../http/server.js';
 import type { ChatMessage } from '../shared/chat.js';
 import type { StreamingService } from '../streaming/service.js';
-import type { TwitchChat } from '../twitch/index.js';
+import type { ChatConnection } from '../twitch/chat-connection.js';
 import { clean, type TextSink } from './console-text.js';
 import { hideLinks, maskUrls } from './operator-console.js';
 import { giftdropCommand } from '../platform/invocation.js';
@@ -29,11 +29,11 @@ const SHOP_POLL_MS = 30_000;
 /** What the console follows of a running bot (src/app/bot.ts's Bot has it all). */
 export interface FollowedBot {
   readonly config: Pick<Config, 'settings'>;
-  readonly chat: TwitchChat;
+  readonly chat: ChatConnection;
   readonly engine: Pick<GiveawayEngine, 'events' | 'drawViews'>;
   readonly streaming: Pick<StreamingService, 'status'>;
   readonly http: { readonly localUrl: string };
-  health(): Pick<HealthReport, 'problems'>;
+  health(): Pick<HealthReport, 'problems'> & { eventsub?: unknown };
 }
 
 export interface LiveConsoleOptions {
@@ -137,9 +137,12 @@ export class LiveConsole {
       });
     const h = bot.chat.health();
     // A credential Fourthwall refused (app/credential-problems.ts) replaces the unknown "shop ?".
-    const refused = bot.health().problems;
-    const shop = refused?.length ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
-    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
+    const health = bot.health();
+    const refused = health.problems?.some((p) => p.startsWith('Fourthwall refused'));
+    const shop = refused ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
+    // EventSub (channel points, bits: app/twitch-events.ts) beside chat, only when it runs.
+    const eventsub = typeof health['eventsub'] === 'string' ? ` | EventSub ${health['eventsub']}` : '';
+    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''}${eventsub} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 /**
  * Delivery states in words: one label per winner (what `npm run history`, the dashboard and the
- * tests show) and a one-cell summary per draw. Pure; no I/O.
+ * tests show), the one sentence the claim page and the dashboard both show (`prizeState`), and a
+ * one-cell summary per draw. Pure; no I/O.
  *
  * A winner's label is the furthest step seen: `redeemed` > a closure (`cancelled`, `changed to a
  * promotion`, `changed to a gift card`: Fourthwall will no longer let it be redeemed) > `opened`
@@ -20,6 +21,23 @@ export function deliveryLabel(d: Delivery): DeliveryLabel {
   if (d.claimPageOpenedAt) return 'opened';
   if (d.whisperedAt) return 'whispered, not opened';
   return 'announced';
+}
+
+/** A prize's state as every page says it: the claim page (the winner) and the dashboard (the streamer). */
+export interface PrizeState {
+  label: DeliveryLabel;
+  /** `Redeemed ✔ (order 1234)`, `Can no longer be redeemed: the shop says it was cancelled`, `Not redeemed yet (opened)`. */
+  text: string;
+  /** Neither redeemed nor closed by the shop (`isWaiting`). */
+  waiting: boolean;
+}
+
+/** The one wording of a prize's state (see PrizeState). */
+export function prizeState(d: Delivery): PrizeState {
+  const label = deliveryLabel(d);
+  if (d.redeemedAt) return { label, text: `Redeemed ✔${d.orderFriendlyId ? ` (order ${d.orderFriendlyId})` : ''}`, waiting: false };
+  if (d.closedAt) return { label, text: `Can no longer be redeemed: the shop says it was ${label}`, waiting: false };
+  return { label, text: `Not redeemed yet (${label})`, waiting: true };
 }
 
 /** One holder of a draw's prize: a winner, or a replaced winner who kept the link they had seen. */

@@ -4,33 +4,23 @@
  * it to the winner on the way.
  *
  * Contract:
- * - every winner announced with a prize (a gift id or a link; engine `winners` event) gets
- *   `delivery.announcedAt`, stored through `store.updateDelivery` (src/storage keeps it apart
- *   from the draw record), and, when whispers are available, one whisper with the claim page
- *   (or, without one, the link) queued on the WhisperPort, which waits past Twitch's limits and
- *   never drops; `whisperedAt` is set when Twitch accepted it (never proof of delivery);
- * - `redeemed(giftId, order)` (ORDER_PLACED with `source.giftId`) and the redemption poll (one
- *   status call per draw with a waiting prize, every `pollSeconds`, at most 10 a round (least
- *   recently asked first), through the Fourthwall client's own rate budget) set `redeemedAt` (+ `orderFriendlyId`);
- * - the same poll sets `closedAt` + `closedAs` for a prize Fourthwall no longer lets be redeemed
- *   (PrizeStatus `closedAs`): it stops waiting (no poll, no reminder, not on the dashboard's list)
- *   and the domain refuses to reroll it (giveaway/reroll.ts); nothing is polled while no prize
- *   waits, and the poll stops once every prize is redeemed or closed;
- * - `opened(userId)` (the winner logged in on the claim page) sets `claimPageOpenedAt`;
- * - `streamStarted()` (and, with `reminders.afterHours`, the poll timer) sends ONE reminder per
- *   waiting prize announced before it: a whisper when whispers are available and
- *   `reminders.whisper` is on, else a chat mention pointing to the claim page when there is one
- *   and `reminders.chat` is on; `remindedAt`/`remindedBy` record it;
- * - `waiting()` is the dashboard's list; `prizesFor(userId)` is the claim page's (that viewer's
- *   own prizes only). Both, the redemptions and the poll go by the draw's prize HOLDERS
- *   (state.ts `prizeHolders`): its winners and each replaced winner who kept the link they had
- *   seen (a reroll of a link that had gone out gives the replacement a new one): a redemption of
- *   a kept link is credited to the person who holds it, and their claim page keeps showing it.
- *   Kept links are never reminded by the bot (their holder was replaced); the dashboard lists them
- *   (`replaced: true`) until they are redeemed or closed.
+ * - every winner announced with a prize (engine `winners` event) gets `delivery.announcedAt`
+ *   (store.updateDelivery: storage keeps it apart from the draw record) and, when whispers are
+ *   available, one whisper with the claim page (or the link) on the WhisperPort, which waits past
+ *   Twitch's limits and never drops; `whisperedAt` once Twitch accepted it (no proof of delivery);
+ * - a prize is redeemed by ORDER_PLACED (`redeemed`) or the redemption poll (`tick`), closed when
+ *   Fourthwall no longer lets it be redeemed (then it stops waiting and cannot be rerolled);
+ *   nothing is polled while no prize waits;
+ * - one reminder per waiting prize at the next stream start (`streamStarted`) or after
+ *   `reminders.afterHours` (`remind`);
+ * - `waiting()` is the dashboard's list, `prizesFor(userId)` the claim page's (that viewer's own);
+ *   both, the redemptions and the poll go by the draw's prize HOLDERS (state.ts `prizeHolders`):
+ *   its winners and each replaced winner who kept the link they had seen (a reroll of a link that
+ *   had gone out gives the replacement a new one); a kept link is credited to its holder, never
+ *   reminded, and listed on the dashboard (`replaced: true`) until redeemed or closed.
  * Links never reach a log line or chat here (chat lines name the claim page only).
- * Does not: talk HTTP (the claim page is src/web/public/claim-page.ts), know Fourthwall's shapes (the
- * RedemptionPort adapter does), or decide who won.
+ * Does not: talk HTTP (src/web/public/claim-page.ts), know Fourthwall's shapes (the RedemptionPort
+ * adapter does), or decide who won.
  */
 import { EventEmitter } from 'node:events';
 import type { GiveawayEventMap } from '../giveaway/context.js';
@@ -312,7 +302,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     return out;
   }
 
-  /** The viewer saw their prizes on the claim page. */
+  /** The viewer saw their prizes on the claim page: `claimPageOpenedAt`. */
   async opened(userId: string, prizes: readonly PrizeView[]): Promise<void> {
     const at = iso(this.d.clock.now());
     for (const p of prizes) {
@@ -323,7 +313,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     this.schedule();
   }
 
-  /** ORDER_PLACED with `source.giftId`: the prize with that gift id is redeemed. */
+  /** ORDER_PLACED with `source.giftId`: the prize with that gift id is redeemed (`redeemedAt`, `orderFriendlyId`). */
   async redeemed(giftId: string, order: { friendlyId?: string; createdAt?: string }): Promise<boolean> {
     for (const p of await this.waiting()) {
       if (p.giftId === giftId) {
@@ -378,7 +368,12 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     }, ms);
   }
 
-  /** One poll round: statuses of the draws with waiting prizes; reminders that are due. Re-arms while anything waits. */
+  /**
+   * One poll round: statuses of the draws with waiting prizes (one status call per draw, at most
+   * MAX_POLLS_PER_ROUND, least recently asked first, through the Fourthwall client's own budget:
+   * `redeemedAt`, or `closedAt` + `closedAs` for a prize Fourthwall closed); reminders that are
+   * due. Re-arms while anything waits; stops once every prize is redeemed or closed.
+   */
   async tick(): Promise<void> {
     let waiting = await this.waiting();
     if (waiting.length && this.settings.pollSeconds > 0 && this.d.redemption) await this.poll(waiting);
@@ -418,7 +413,11 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     }
   }
 
-  /** The next stream started: one reminder per waiting prize announced a while before. */
+  /**
+   * The next stream started: ONE reminder per waiting prize announced a while before: a whisper
+   * when whispers are available and `reminders.whisper` is on, else a chat mention pointing to the
+   * claim page when there is one and `reminders.chat` is on (`remindedAt`/`remindedBy`).
+   */
   async streamStarted(): Promise<void> {
     if (!this.settings.reminders.atStreamStart) return;
     const due = this.d.clock.now() - REMIND_MIN_AGE_MS;

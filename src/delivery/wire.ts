@@ -17,9 +17,10 @@ import type { GiveawaySettings } from '../giveaway/settings.js';
 import type { Logger } from '../logging/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { ChatToken } from '../twitch/token.js';
-import { TwitchWhispers, WHISPER_SCOPE } from '../twitch/whispers.js';
+import { TwitchWhispers } from '../twitch/whispers.js';
 import { fourthwallRedemption } from './redemption.js';
 import { whisperFile } from './whisper-file.js';
+import { claimPageFacts, claimPageReach, whisperReach, type Reach } from './winner-reach.js';
 
 /** The ways a prize reaches its winner, known before the engine exists. */
 export interface DeliveryChannels {
@@ -29,6 +30,8 @@ export interface DeliveryChannels {
   readonly whispers?: TwitchWhispers;
   /** How the winners line says links reach the winners (the engine's `privateDelivery`). */
   via(): PrivateDelivery;
+  /** The claim page and the whispers: on, off (and what turns each on), or not known yet. */
+  reach(): Reach[];
 }
 
 export function deliveryChannels(d: {
@@ -39,7 +42,8 @@ export function deliveryChannels(d: {
   logger: Logger;
 }): DeliveryChannels {
   const { config, clock, logger, claimUrl } = d;
-  const clientId = config.twitch.clientId;
+  // The client the bot's token was issued to (a saved login's may differ from TWITCH_CLIENT_ID).
+  const clientId = d.tokens.clientId() ?? config.twitch.clientId;
   const whispers = clientId
     ? new TwitchWhispers({
         apiUrl: config.twitch.apiUrl ?? 'https://api.twitch.tv/helix',
@@ -55,10 +59,18 @@ export function deliveryChannels(d: {
       })
     : undefined;
   const whispersOn = config.settings.delivery.whispers;
+  const whisperFacts = () => ({
+    setting: whispersOn,
+    token: config.twitch.token ? ('env' as const) : config.twitch.savedLogin ? ('login' as const) : ('none' as const),
+    ...(d.tokens.validated() ? { scopes: d.tokens.validated()!.scopes } : {}),
+    clientId: whispers !== undefined,
+    claimPage: claimUrl !== undefined,
+  });
   return {
     ...(claimUrl ? { claimUrl } : {}),
     ...(whispers ? { whispers } : {}),
     via: () => privateDeliveryVia(whispersOn && (whispers?.available() ?? false), claimUrl),
+    reach: () => [claimPageReach(claimPageFacts(config), { mounted: claimUrl !== undefined }), whisperReach(whisperFacts())],
   };
 }
 
@@ -68,6 +80,8 @@ export interface DeliveryWiring {
   onOrder(order: Pick<Order, 'friendlyId' | 'createdAt' | 'source'>): Promise<void>;
   /** After the chat login (the token is validated): says when whispers are off, re-queues unsent ones. */
   afterLogin(): void;
+  /** The claim page and the whispers, on or off and what turns each on (the dashboard's `reach`). */
+  reach(): Reach[];
   /** Stops the tracker and the whispers; resolves once the whisper queue is saved. */
   stop(): Promise<void>;
 }
@@ -102,13 +116,14 @@ export function startDelivery(
   });
   return {
     tracker,
+    reach: () => channels.reach(),
     async onOrder(order) {
       const giftId = order.source?.giftId;
       if (giftId) await tracker.redeemed(giftId, { friendlyId: order.friendlyId ?? undefined, createdAt: order.createdAt ?? undefined });
     },
     afterLogin() {
-      if (config.settings.delivery.whispers && whispers && !whispers.available())
-        log.info(`whispers to winners are off: TWITCH_TOKEN lacks the scope ${WHISPER_SCOPE} (add it to whisper each winner the claim page or link)`);
+      const w = channels.reach().find((r) => r.id === 'whispers');
+      if (config.settings.delivery.whispers && w?.status === 'off') log.info(`whispers to winners are ${w.detail}`);
       void tracker.resumeWhispers().catch((err: unknown) => log.warn({ err }, 'could not queue the whispers left from before'));
     },
     async stop() {

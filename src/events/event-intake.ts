@@ -4,28 +4,19 @@
  * (event-poll.ts).
  *
  * Contract:
- * - One dedupe by envelope id for both paths: an id being handled, waiting for a retry, or
+ * - one dedupe by envelope id for both paths: an id being handled, waiting for a retry, or
  *   durably recorded as processed is never handled a second time (`isKnown` is synchronous, so
- *   the HTTP server can answer a duplicate delivery at once).
- * - An event is recorded as processed only after its handling succeeded, or after it was
- *   deliberately set aside: a `testMode` event in live mode (logged at info), an event of another
- *   shop than the pinned one, or with no shop id at all (neither the envelope's `shopId` nor its
- *   data's: it cannot be checked; logged at warn; see docs/operating.md "Missed webhooks are caught up" for
- *   why such deliveries are still answered 200).
- * - A type no feature acts on is remembered in memory only (a duplicate within this run), never
- *   written to the processed-events file: setting it aside has no effect to repeat, so a
- *   redelivery after a restart is just set aside again (one debug line), and an unused type
- *   Fourthwall sends costs no file write.
- * - A handling failure (a save that fails, the shop id not readable yet, ...) leaves the event
- *   unprocessed: it is retried in-process with backoff on the injected clock (base 1 s, doubling,
- *   capped at 60 s: shared/retry.ts) until it succeeds or the bot stops, and the catch-up poll would find it again
- *   after a restart. It is never swallowed.
- * - A webhook (`receive`) is answered only from what is on disk: `receive` resolves once the event
- *   is safe to acknowledge (handled, its draw and seed saved and its id synced; set aside and its id
- *   synced; a type nothing acts on; processed before) and rejects with a `NotAcknowledged` when it
- *   is not (the handling or a sync failed: the event stays unprocessed, retried as above). A
- *   redelivery of an id still being handled waits for that same attempt; one waiting for its
- *   retry runs the retry at once (Fourthwall's redelivery is as good a moment as the timer).
+ *   the HTTP server can answer a duplicate delivery at once);
+ * - an event is recorded as processed only after its handling succeeded, or after it was set
+ *   aside on purpose: a `testMode` event in live mode, an event of another shop than the pinned
+ *   one, or with no shop id at all (docs/operating.md, "Missed webhooks are caught up", says why
+ *   those are still answered 200); a type no feature acts on is remembered in memory only (its
+ *   redelivery after a restart is just set aside again, at no file write);
+ * - a handling failure (a save that fails, the shop id not readable yet, ...) leaves the event
+ *   unprocessed and retried in-process with backoff on the injected clock (1 s doubling to 60 s)
+ *   until it succeeds or the bot stops; the catch-up poll finds it again after a restart. It is
+ *   never swallowed;
+ * - a webhook (`receive`) is answered only from what is on disk (see `receive`).
  * Does not: verify signatures or parse HTTP bodies (http/server.ts, fourthwall/webhooks.ts), or
  * know what a draw is (the `handle` callback does).
  */
@@ -137,9 +128,13 @@ export class EventIntake {
   }
 
   /**
-   * A webhook's event (see the module contract): resolves with the outcome once the event is safe
-   * to acknowledge, rejects with a NotAcknowledged when it is not. Never logs the failure itself:
-   * the HTTP server says it, in one line, with its answer.
+   * A webhook's event: resolves with the outcome once the event is safe to acknowledge (handled,
+   * its draw and seed saved and its id synced; set aside and its id synced; a type nothing acts on;
+   * processed before), rejects with a NotAcknowledged when it is not (the handling or a sync failed:
+   * the event stays unprocessed, retried as above). A redelivery of an id still being handled waits
+   * for that same attempt; one waiting for its retry runs the retry at once (Fourthwall's
+   * redelivery is as good a moment as the timer). Never logs the failure itself: the HTTP server
+   * says it, in one line, with its answer.
    */
   async receive(event: WebhookEvent): Promise<IntakeOutcome> {
     if (this.stopped) throw new NotAcknowledged(event.id, new Error('the bot is stopping'), undefined);

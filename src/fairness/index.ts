@@ -27,7 +27,7 @@
 // The shapes of the fairness data a draw record carries (src/giveaway/model.ts builds on them).
 export type { BeaconRecord, FairnessData, FrozenEntrant } from './record.js';
 // The procedure: commitment, frozen list, pick sequence (v1), and the v2 beacon key.
-export { FAIRNESS_ALGORITHM, newSeed, pickSequenceOfWeights } from './procedure.js';
+export { FAIRNESS_ALGORITHM, fairCode, newSeed, pickSequenceOfWeights } from './procedure.js';
 export { FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound, pickKey } from './beacon-key.js';
 // The canonical list's building blocks, for computing the same list over other storage (the
 // entrant store's columns) and writing its lines (storage's entrants file).

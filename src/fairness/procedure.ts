@@ -12,7 +12,10 @@
  *
  * 1. Commitment. At open a 32-byte seed is drawn from a cryptographic source. The commitment is
  *    the lower-case hex SHA-256 of the 32 seed bytes; it is announced when entries open and the
- *    seed is revealed once the draw is closed.
+ *    seed is revealed once the draw is closed. Chat carries it as the draw code: its first
+ *    CODE_HEX_DIGITS (16) hex digits (`fairCode`), 64 bits, so changing the seed afterwards means
+ *    finding another seed whose SHA-256 starts the same (about 2^64 tries; the seed is revealed
+ *    seconds after the close). The record and the verify page keep all 64.
  *
  * 2. Frozen entrant list. At close every entrant is `(userId, login, weight)`; `weight` is a
  *    positive safe integer and the weights' total must also be a safe integer (<= 2^53 - 1).
@@ -55,7 +58,8 @@
  *      recorded (`fairness.frozenAt`).
  *   b. The round is R = the first drand quicknet round published strictly after the freeze
  *      (round r is published at genesis + (r - 1) * period; quicknet: genesis 1692803367, 3 s).
- *      The digest and R are announced in chat before R is published.
+ *      The digest (as the list code: its first 16 hex digits, as the draw code above) and R are
+ *      announced in chat before R is published.
  *   c. Round R is fetched and checked: its 48-byte G1 BLS signature over SHA-256(R as 8-byte
  *      big-endian), hashed to G1 per RFC 9380 with DST `BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_NUL_`,
  *      verifies against the chain's pinned G2 public key; its randomness is SHA-256(signature).
@@ -98,6 +102,14 @@ export const SEED_BYTES = 32;
 /** A source of the pick procedure's random bytes (step 4), one byte at a time. */
 export interface ByteSource {
   nextByte(): number;
+}
+
+/** How many leading hex digits of a commitment or digest chat shows (step 1). */
+const CODE_HEX_DIGITS = 16;
+
+/** The short form chat and the overlay's operator pages show of a 64-hex commitment or digest. */
+export function fairCode(hex: string): string {
+  return hex.slice(0, CODE_HEX_DIGITS);
 }
 
 /** Lower-case hex SHA-256 of the seed: the commitment announced at open. */

@@ -1,38 +1,24 @@
 /**
  * FourthwallTransport: the core every FourthwallClient call goes through - limiter, auth, deadline,
- * attempts, retries, schema check - over undici. The typed operation methods are layered on top
- * (client-gifting.ts, client-commerce.ts, client.ts); this module owns no operation of its own.
+ * attempts, retries, schema check - over undici. Subclasses (client-gifting.ts, client-commerce.ts,
+ * client.ts) call `json(key, request, schema)` or `execute(key, request)` with a key of the
+ * operations table; this module owns no operation of its own.
  *
  * Contract:
- * - Every request (API calls, token refreshes, the product feed) passes the client's one
- *   sliding-window limiter (rate-limit.ts); callers beyond the budget wait, they do not fail.
- *   Who asks the limiter next is p-queue's job (one at a time, highest priority first, then in
- *   order): a draw's own calls (finish, read-back, links, token refresh) go before ordinary ones,
- *   and background work (catalog refresh, product feed, promotions, order feed, the catch-up poll)
- *   after both, so a finish never waits behind a queued catalog refresh; the limiter says when.
- * - Each call has a deadline (`deadlineMs`, covering queueing, attempts and backoff) and each
- *   attempt a timeout (`timeoutMs`).
- * - Retries: network errors, 5xx and 429 (honouring `Retry-After` seconds or HTTP date), with
- *   exponential backoff and jitter (shared/retry.ts), within the deadline and `retry.maxAttempts`. Idempotent
- *   operations retry freely. A NON-idempotent operation (finishDraw, createGiveawayLinks, ...) is
- *   never re-sent once it may have reached the server (timeout, reset, 5xx): the call throws
- *   FourthwallOutcomeUnknownError. Only failures that certainly did not reach the server
- *   (connection refused, DNS, 429, a failed token refresh) are retried for those.
- * - A 401 with an OAuth token refreshes the token once (shared with concurrent callers) and
- *   re-sends once; another 401/403 throws FourthwallAuthError. Tokens obtained at runtime are
- *   registered with the logger's scrubber (createLogger) before use.
- * - Responses are checked with the zod wire schemas; a mismatch throws FourthwallSchemaError.
- * - `signal` (the bot's stop during start-up): once it aborts, every call in flight, queued or
- *   waiting to retry ends at once with the signal's reason, and no new attempt starts.
- * - Logs method, path (no query), status, attempt and duration at debug. Never headers, bodies,
- *   query strings or credentials.
- *
- * Subclasses call `json(key, request, schema)` (parsed, schema-checked body) or `execute(key,
- * request)` (raw text) with a key of the operations table; nothing else of the core is theirs.
- *
- * Deliberately not here: the operation methods (client-*.ts, client.ts), request/response
- * helpers (client-request.ts), mapping to the domain's ShopPort / ShopError (an adapter does
- * that), webhook verification (webhooks.ts).
+ * - every request (API calls, token refreshes, the product feed) passes the client's one
+ *   sliding-window limiter (rate-limit.ts) and waits there, by priority (`gate`): a draw's own
+ *   calls before ordinary ones, background work after both;
+ * - each call has a deadline (`deadlineMs`: queueing, attempts and backoff) and each attempt a
+ *   timeout (`timeoutMs`); network errors, 5xx and 429 (`Retry-After` honoured) are retried with
+ *   jittered backoff, but a NON-idempotent operation (finishDraw, createGiveawayLinks, ...) is never
+ *   re-sent once it may have reached the server: FourthwallOutcomeUnknownError;
+ * - a 401 with an OAuth token refreshes it once (shared) and re-sends once; another 401/403 is
+ *   FourthwallAuthError; tokens obtained at runtime reach the logger's scrubber before use;
+ * - answers are checked with the zod wire schemas (FourthwallSchemaError); `signal` ends every call
+ *   in flight, queued or waiting at once; logs method, path (no query), status, attempt, duration
+ *   at debug, never headers, bodies, query strings or credentials.
+ * Does not: define operations (client-*.ts), build requests (client-request.ts), map to the domain's
+ * ShopPort / ShopError (an adapter does), or verify webhooks (webhooks.ts).
  */
 import type { Dispatcher } from 'undici';
 import PQueue from 'p-queue';
@@ -104,7 +90,7 @@ export interface FourthwallClientOptions {
   maxResponseBytes?: number;
   /** Told every OAuth token obtained at runtime (default: registered with `logger`'s scrubber). */
   registerSecret?: (value: string) => void;
-  /** Ends every call at once when it aborts (see the module header). */
+  /** Ends every call in flight, queued or waiting to retry at once when it aborts; no new attempt starts. */
   signal?: AbortSignal;
 }
 
@@ -126,7 +112,12 @@ export class FourthwallTransport {
   private readonly apiUrl: string;
   private readonly auth: AuthProvider;
   private readonly limiter: SlidingWindowLimiter;
-  /** Who asks the limiter next (see the module header): one at a time, by priority. */
+  /**
+   * Who asks the limiter next (p-queue): one at a time, highest priority first, then in order: a
+   * draw's own calls (finish, read-back, links, token refresh) before ordinary ones, background work
+   * (catalog refresh, product feed, promotions, order feed, the catch-up poll) after both, so a
+   * finish never waits behind a queued catalog refresh; the limiter says when.
+   */
   private readonly gate = new PQueue({ concurrency: 1 });
   private readonly log: Logger | undefined;
   private readonly clock: Clock;
@@ -266,7 +257,8 @@ export class FourthwallTransport {
         if (!retry) throw new FourthwallAuthError(401, result.error.apiCode, result.error.context, call);
         continue;
       }
-      // retry
+      // Retry. A non-idempotent operation is retried only after a failure that certainly did not reach
+      // the server (connection refused, DNS, 429, a failed token refresh); otherwise its outcome is unknown.
       if (result.reached && !spec.idempotent) throw new FourthwallOutcomeUnknownError(call, { cause: result.error });
       failures++;
       if (failures >= this.maxAttempts) throw result.error;

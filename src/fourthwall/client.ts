@@ -1,30 +1,13 @@
 /**
  * FourthwallClient: one typed method per operation of the operations table, over undici.
  * Built in layers, each file owning one part: client-transport.ts (the core below: limiter,
- * deadline, attempts, retries, auth refresh, schema check), client-request.ts (request/response
- * helpers), client-gifting.ts (donations, gifting, streaming, thank-yous, gift purchases),
- * client-commerce.ts (orders, products, shop, fulfillment, promotions) and this file (webhook
- * configuration, the public product feed, and the client's public names, re-exported from here).
- *
- * Contract:
- * - Every request (API calls, token refreshes, the product feed) passes the client's one
- *   sliding-window limiter (rate-limit.ts); callers beyond the budget wait, they do not fail.
- * - Each call has a deadline (`deadlineMs`, covering queueing, attempts and backoff) and each
- *   attempt a timeout (`timeoutMs`).
- * - Retries: network errors, 5xx and 429 (honouring `Retry-After` seconds or HTTP date), with
- *   exponential backoff and jitter, within the deadline and `retry.maxAttempts`. Idempotent
- *   operations retry freely. A NON-idempotent operation (finishDraw, createGiveawayLinks, ...) is
- *   never re-sent once it may have reached the server (timeout, reset, 5xx): the call throws
- *   FourthwallOutcomeUnknownError. Only failures that certainly did not reach the server
- *   (connection refused, DNS, 429, a failed token refresh) are retried for those.
- * - A 401 with an OAuth token refreshes the token once (shared with concurrent callers) and
- *   re-sends once; another 401/403 throws FourthwallAuthError.
- * - Responses are checked with the zod wire schemas; a mismatch throws FourthwallSchemaError.
- * - Logs method, path (no query), status, attempt and duration at debug. Never headers, bodies,
- *   query strings or credentials.
- *
- * Deliberately not here: mapping to the domain's ShopPort / ShopError (an adapter does that),
- * webhook verification (webhooks.ts).
+ * deadline, attempts, retries, auth refresh, schema check; its header is the contract every call
+ * keeps), client-request.ts (request/response helpers), client-gifting.ts (donations, gifting,
+ * streaming, thank-yous, gift purchases), client-commerce.ts (orders, products, shop, fulfillment,
+ * promotions) and this file (webhook configuration, the public product feed, and the client's
+ * public names, re-exported from here).
+ * Does not: map to the domain's ShopPort / ShopError (an adapter does), or verify webhooks
+ * (webhooks.ts).
  */
 import { FourthwallCommerceOperations } from './client-commerce.js';
 import type { PageQuery } from './client-gifting.js';

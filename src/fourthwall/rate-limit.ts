@@ -3,31 +3,18 @@
  *
  * Contract: at most `limit` permits are handed out in any window of `intervalMs`, however many
  * callers wait concurrently; callers beyond the budget WAIT in FIFO order, they never fail
- * (unless their own AbortSignal fires). The limiter keeps `limit` slots. A caller takes a free
- * slot and gives it back with `permit.release()` once its request is over; the slot can be taken
- * again only `intervalMs` after that release. Because a request reaches the server before its
- * response is read, this bounds server-side arrivals too, whatever the network latency: two
- * requests on the same slot arrive at least `intervalMs` apart, so no window of `intervalMs` ever
- * holds more than `limit` arrivals. The cost is one round trip per slot per window.
- * Release times are clock readings; the system clock reads whole milliseconds (Date.now), so a
- * reading may lag the true release by up to 1 ms. On the system clock a slot is therefore
- * reusable `intervalMs + 1` ms after the release reading (otherwise a loopback server can see
- * two requests of one slot up to 1 ms less than `intervalMs` apart); injected clocks such as
- * ManualClock are exact unless told otherwise (`clockResolutionMs`).
- * Reusing a slot `intervalMs` after its request STARTED instead would save that round trip but
- * is not safe: when a request reaches the server later than its start (connection setup, a
- * busy server) and the next one on the slot does not, both land in one window.
- *
- * Why not p-queue's own `interval`/`intervalCap` (even `strict`): it counts task STARTS on the real
- * clock, while Fourthwall counts ARRIVALS; a slot here is held until the request reached the server
- * and cools down from then, on the injected clock. p-queue sits in front of this limiter in the
- * client (client-transport.ts): it decides WHO asks next (priority: a finish before a catalog
- * refresh), this limiter decides WHEN.
- * The budget's text form (`FOURTHWALL_RATE_LIMIT=100/10s`) is parsed in one place:
- * config/rate-limit-spec.ts.
- *
- * Deliberately not here: retries and backoff (client-transport.ts, shared/retry.ts), the call
- * order (p-queue in client-transport.ts), server-signalled limits (429).
+ * (unless their own AbortSignal fires). A caller takes one of `limit` slots and gives it back with
+ * `permit.release()` once its request is over; the slot can be taken again only `intervalMs` after
+ * that release. A request reaches the server before its answer is read, so this bounds arrivals at
+ * the server too, whatever the latency (two requests on one slot arrive `intervalMs` apart), at the
+ * cost of one round trip per slot per window. (Reusing a slot `intervalMs` after its request
+ * STARTED would save that round trip but is not safe: a request that reaches the server late and
+ * the next one that does not would land in one window.)
+ * Why not p-queue's `interval`/`intervalCap`: it counts task STARTS on the real clock, Fourthwall
+ * counts ARRIVALS. p-queue sits in front of this limiter (client-transport.ts) and decides WHO asks
+ * next; this limiter decides WHEN. The budget's text form (`FOURTHWALL_RATE_LIMIT=100/10s`) is
+ * parsed in config/rate-limit-spec.ts.
+ * Does not: retry or back off (client-transport.ts, shared/retry.ts), or read server limits (429).
  */
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 
@@ -55,7 +42,9 @@ interface Waiter {
 export interface LimiterOptions {
   /**
    * How far a clock reading may lag true time, in ms; added to every slot's cooldown. Default:
-   * 1 for the system clock (whole milliseconds), 0 for any other clock.
+   * 1 for the system clock (Date.now reads whole milliseconds, so without it a loopback server can
+   * see two requests of one slot up to 1 ms less than `intervalMs` apart), 0 for any other clock
+   * (ManualClock is exact).
    */
   clockResolutionMs?: number;
 }

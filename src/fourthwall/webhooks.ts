@@ -77,6 +77,19 @@ function check(raw: Buffer, given: string | undefined, key: string): string | un
 }
 
 /**
+ * The cheap check before a body is read: the request carries, for a configured secret or key, a
+ * signature header that COULD be one (base64 of 32 bytes). A request without one is refused
+ * without reading its body; one with it still has its body verified (verifyWebhookSignature).
+ */
+export function hasSignatureShape(headers: HeaderBag, keys: { webhookSecret?: string; appHmacKey?: string }): boolean {
+  const shaped = (name: string) => {
+    const text = (header(headers, name) ?? '').trim();
+    return BASE64_RE.test(text) && text.length % 4 === 0 && Buffer.from(text, 'base64').length === SHA256_BYTES;
+  };
+  return (!!keys.webhookSecret && shaped(SHOP_SIGNATURE_HEADER)) || (!!keys.appHmacKey && shaped(APP_SIGNATURE_HEADER));
+}
+
+/**
  * Verifies a delivery's signature over its raw body. Tries the shop secret (shop header) and the
  * app key (app header), whichever are configured; `ok` when one matches.
  */

@@ -54,7 +54,12 @@ function accountExclusion(info: AccountInfo, r: AccountRules, now: number): SetA
   return undefined;
 }
 
-const REASON_TEXT: Record<SetAsideReason, (r: AccountRules) => string> = {
+/** Why a pick was set aside, in the words chat, the dashboard and the history use. */
+export function setAsideReasonText(reason: SetAsideReason, r: Pick<AccountRules, 'minFollowDays' | 'minAccountDays'>): string {
+  return REASON_TEXT[reason](r);
+}
+
+const REASON_TEXT: Record<SetAsideReason, (r: Pick<AccountRules, 'minFollowDays' | 'minAccountDays'>) => string> = {
   'not-follower': () => 'not following the channel',
   'follow-age': (r) => `following for less than ${r.minFollowDays} day${r.minFollowDays === 1 ? '' : 's'}`,
   'account-age': (r) => `account younger than ${r.minAccountDays} day${r.minAccountDays === 1 ? '' : 's'}`,
@@ -86,7 +91,7 @@ export interface AccountGateOptions {
 }
 
 export class AccountGate {
-  private lastLine: string | undefined;
+  private last: { drawId: string; line: string } | undefined;
 
   constructor(private readonly o: AccountGateOptions) {}
 
@@ -99,9 +104,14 @@ export class AccountGate {
     return accountRulesActive(this.o.rules);
   }
 
-  /** The last close's summary for `!giveaway` (undefined when no pick was set aside or unchecked). */
-  summary(): string | undefined {
-    return this.lastLine;
+  /**
+   * The last close's summary for `!giveaway` (undefined when no pick was set aside or unchecked),
+   * only when it concerns what the reply is about: with draws running (`running`: their ids), only
+   * the summary of one of them (a claim window's); with none, the last close's.
+   */
+  summary(running: readonly string[] = []): string | undefined {
+    if (!this.last) return undefined;
+    return running.length === 0 || running.includes(this.last.drawId) ? this.last.line : undefined;
   }
 
   /** Verdicts for `userIds` (see the module contract); missing: not answered before `until`. */
@@ -146,11 +156,14 @@ export class AccountGate {
     };
   }
 
-  /** Says the outcome in chat (one line, when there is anything to say) and keeps it for `!giveaway`. */
-  report(drawId: string, o: AccountOutcome): void {
+  /**
+   * Keeps the outcome for `!giveaway` and says it in chat (one line, when there is anything to
+   * say, unless `say` is false: the draw's own line covers it).
+   */
+  report(drawId: string, o: AccountOutcome, opts: { say?: boolean } = {}): void {
     const line = this.describe(drawId, o);
-    this.lastLine = line; // a close with nothing to say clears the previous one
-    if (line) this.o.chat.say(line);
+    this.last = line ? { drawId, line } : undefined; // a close with nothing to say clears the previous one
+    if (line && opts.say !== false) this.o.chat.say(line);
   }
 
   private describe(drawId: string, o: AccountOutcome): string | undefined {

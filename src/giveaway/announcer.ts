@@ -9,6 +9,7 @@
  * (src/shared/plain-text.ts) in every line. Links reach chat only when `links.publicInChat`; they always reach the operator console
  * (marked secret). Does not: decide when to speak, change draw state, or log.
  */
+import { fairCode } from '../fairness/index.js';
 import type { Clock } from '../shared/clock.js';
 import { linkFreeText } from '../shared/plain-text.js';
 import { mentionList, render, secondsLeft, type TemplateValues } from './messages.js';
@@ -30,6 +31,11 @@ function messageOf(r: DrawRecord): string | undefined {
   return r.supporter?.message ? linkFreeText(r.supporter.message, 200, ' ') || undefined : undefined;
 }
 
+/** `@login`, with the display name when it is more than the login's capitals (`@jp_fan (ジェイピー)`). */
+function who(w: Winner): string {
+  return w.displayName && w.displayName.toLowerCase() !== w.login.toLowerCase() ? `@${w.login} (${w.displayName})` : `@${w.login}`;
+}
+
 /** Low-priority lines older than this are dropped by the outbox. */
 const STALE_MS = 5_000;
 
@@ -40,7 +46,7 @@ export class Announcer {
     private readonly settings: GiveawaySettings,
     private readonly clock: Clock,
     /** How a viewer checks a draw (the closing line names it). */
-    private readonly checkHint?: (id: string) => string,
+    private readonly checkHint?: (id: string) => string | undefined,
     /** How private links reach the winners now (claim page, whispers); default: the streamer sends them. */
     private readonly privateDelivery?: () => PrivateDelivery,
   ) {}
@@ -61,6 +67,7 @@ export class Announcer {
       product: r.offer.name,
       enter: this.settings.commands.enter,
       seconds: secondsLeft(this.clock.now(), s.closesAtMs),
+      code: fairCode(r.fairness.commitment),
       commitment: r.fairness.commitment,
       id: r.id,
       by: r.startedBy?.login,
@@ -116,7 +123,7 @@ export class Announcer {
     return undefined;
   }
 
-  /** Winners line (links only when public) and the seed reveal. */
+  /** Winners line (links only when public), then the draw's one fairness line: where to check it. */
   winners(s: DrawSession): void {
     const r = s.record;
     const pub = this.settings.links.publicInChat && r.winners.some((w) => w.redeemUrl);
@@ -132,8 +139,9 @@ export class Announcer {
       delivery,
     }, 'high');
     if (r.fairness.seed) {
-      const check = this.checkHint?.(r.id) ?? `npm run verify -- ${r.id}`;
-      this.say('revealed', { id: r.id, seed: r.fairness.seed, commitment: r.fairness.commitment, check }, 'normal');
+      // A viewer has no command to run: without a public page, the streamer hands the draw's page out.
+      const check = this.checkHint?.(r.id) ?? 'ask the streamer for its verify page';
+      this.say('revealed', { id: r.id, product: r.offer.name, check, seed: r.fairness.seed, commitment: r.fairness.commitment, code: fairCode(r.fairness.commitment) }, 'normal');
     }
   }
 
@@ -157,7 +165,7 @@ export class Announcer {
   deliverLinks(s: DrawSession, winners: readonly Winner[]): void {
     for (const w of winners) {
       if (!w.redeemUrl) continue;
-      this.operator.notify(`[${s.record.offer.name}] link for @${w.login} (${w.displayName}): ${w.redeemUrl}`, {
+      this.operator.notify(`[${s.record.offer.name}] link for ${who(w)}: ${w.redeemUrl}`, {
         secret: true,
         drawId: s.record.id,
       });

@@ -9,13 +9,15 @@
  * a new one; the announcement goes out before the round can be published. A failed save is
  * retried (1 s, doubling) within `beaconWaitMs`, each time with the first round after the retry;
  * a round never saved is never announced: when no save succeeds in time the operator is told and
- * the draw goes on from its committed seed alone (`{ unavailable: true }`, said in chat). The round's signature is
+ * the draw goes on from its committed seed alone (`{ unavailable: true }`, said in chat). The
+ * announcement is the `entriesClosed` template (the list code: the digest's first 16 hex digits,
+ * fairness/procedure.ts step 1). The round's signature is
  * checked by the port. A round not fetched within `beaconWaitMs` (or one that does not verify)
  * falls back to the seed alone, says so in chat and records `{ unavailable: true }`. Returns
  * undefined when the engine stopped meanwhile (the draw stays journaled as drawing).
  */
 import { isoNow, type FlowContext } from './context.js';
-import { FAIRNESS_ALGORITHM, FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound } from '../fairness/index.js';
+import { FAIRNESS_ALGORITHM, FAIRNESS_ALGORITHM_V2, drawKey, fairCode, fetchedRound } from '../fairness/index.js';
 import type { BeaconRecord, BeaconRound } from './model.js';
 import type { DrawSession } from './session.js';
 import { plural } from '../shared/plural.js';
@@ -46,11 +48,16 @@ export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string
   if (round === 'stopped') return undefined;
   if (round === 'unsaved') return s.seed;
   const inSeconds = Math.max(0, Math.ceil((beacon.roundTime(round) - c.clock.now()) / 1000));
-  c.chat.say(
-    `🔒 Entries closed for ${r.offer.name}: ${plural(entrants, 'entrant')}, list digest ${digest}. ` +
-      `Winners come from draw ${r.id}'s committed seed + ${beacon.sandbox ? 'the sandbox beacon' : 'drand quicknet'} round ${round} (due in ~${inSeconds}s).`,
-    { priority: 'normal' },
-  );
+  c.announce.say('entriesClosed', {
+    product: r.offer.name,
+    entrants: plural(entrants, 'entrant'),
+    beacon: beacon.sandbox ? 'the sandbox beacon' : 'drand quicknet',
+    round,
+    seconds: inSeconds,
+    listCode: fairCode(digest),
+    digest,
+    id: r.id,
+  }, 'normal');
   c.logger.info({ drawId: r.id, round, chain: beacon.chain, digest }, 'waiting for the beacon round');
 
   const started = c.clock.now();

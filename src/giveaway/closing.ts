@@ -21,6 +21,7 @@ import { channelIdentity, type FlowContext } from './context.js';
 import type { Trigger } from './draw-machine.js';
 import { freezeEntrantTable } from './entrants/index.js';
 import type { DrawSession } from './session.js';
+import { recordChannelCounts } from './shared-chat-counts.js';
 
 /** Freezes the eligible entrants (see the module contract); `frozen` when done. */
 export async function freezeEntrants(c: FlowContext, s: DrawSession): Promise<Trigger> {
@@ -38,6 +39,7 @@ export async function freezeEntrants(c: FlowContext, s: DrawSession): Promise<Tr
   s.frozen = result.frozen;
   r.fairness.entrantsDigest = result.frozen.digest;
   s.excluded = result.excluded;
+  recordChannelCounts(r, s.entrants, c.chat, c.settings.sharedChat, c.channelDirectory);
   return { name: 'frozen' };
 }
 
@@ -77,7 +79,9 @@ export async function takePicks(c: FlowContext, s: DrawSession, key: Buffer): Pr
     };
     r.setAside = got.setAside;
     r.rules = { ...r.rules, account: gate.accountRecord(outcome) };
-    gate.report(r.id, outcome);
+    // A gift draw short of winners is handed back: its one chat line (settle.ts) says so; the
+    // check is kept for `!giveaway` and the history, not said apart.
+    gate.report(r.id, outcome, { say: !(r.kind === 'gift-draw' && r.winners.length < r.gifts) });
     if (got.outOfTime) c.logger.warn({ drawId: s.id, unfilled }, 'account checks ran out of time: going on with the winners checked so far (a gift draw short of winners is handed back)');
   }
   c.logger.info(

@@ -18,9 +18,10 @@ import type { WorkInFlight } from './work-in-flight.js';
 import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
 import type { DrawRecord, Winner } from './model.js';
-import type { BeaconPort, ChatPort, DrawRepository, OperatorPort, PrivateDelivery, ShopPort } from './ports.js';
+import type { BeaconPort, ChannelDirectory, ChatPort, DrawRepository, OperatorPort, PrivateDelivery, ShopPort } from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 import type { AccountGate } from './account-rules.js';
+import { recordChannelCounts } from './shared-chat-counts.js';
 
 /**
  * Events of the engine. Payloads are snapshots of the record (treat redeem links as secrets): counts
@@ -61,12 +62,17 @@ export interface GiveawayDeps {
   beacon?: BeaconPort;
   /** How long a draw waits for its beacon round after entries close (default 10 s). */
   beaconWaitMs?: number;
-  /** How a viewer checks draw `id` (named in the closing chat line); default `npm run verify -- <id>`. */
-  checkHint?: (id: string) => string;
+  /**
+   * Where a viewer checks draw `id` (named in the closing chat line: the public verify page);
+   * without one (or undefined), the line asks them to get that page from the streamer.
+   */
+  checkHint?: (id: string) => string | undefined;
   /** How private links reach winners now (src/delivery); default: the streamer sends them. */
   privateDelivery?: () => PrivateDelivery;
   /** Account rules checked with Twitch at close (optional: without it only the chat rules apply). */
   accounts?: AccountGate;
+  /** Channel logins for the Shared Chat counts (optional: without it partner channels are shown by id). */
+  channelDirectory?: ChannelDirectory;
 }
 
 export interface FlowContext extends GiveawayDeps {
@@ -83,8 +89,9 @@ export interface FlowContext extends GiveawayDeps {
   fire(s: DrawSession, trigger: Trigger): Promise<void> | undefined;
 }
 
-/** Saves the session's record; a failed save is logged, never thrown. */
+/** Saves the session's record (with its Shared Chat counts brought up to date); a failed save is logged, never thrown. */
 export function persistQuietly(c: FlowContext, s: DrawSession): Promise<void> {
+  recordChannelCounts(s.record, s.entrants, c.chat, c.settings.sharedChat, c.channelDirectory);
   return s.persist(c.repo).catch((err: unknown) => {
     c.logger.error({ drawId: s.id, err }, 'could not save the draw record');
   });

@@ -214,13 +214,28 @@ export class GiveawayEngine {
     return counted;
   }
 
-  /** `!giveaway`: one line about what is open. */
+  /**
+   * `!giveaway`: one line about the draws it concerns: those running now; with none, a gift draw
+   * that ended without winners at Fourthwall (handed back or failed), which the shop redraws at
+   * its deadline (entry window + 60 s);
+   * else that nothing is open.
+   */
   status(): string {
     const lines = this.c.draws
       .activeSessions()
       .map((s) => this.c.announce.statusLine(s))
       .filter((l): l is string => !!l);
-    return lines.length ? lines.join(' | ') : render(this.c.settings.messages.statusNone, {});
+    if (lines.length) return lines.join(' | ');
+    const now = this.c.clock.now();
+    const handedBack = this.c.draws.recentSessions().find((s) => s.record.kind === 'gift-draw' && s.record.status === 'failed' && s.fourthwallDeadlineMs > now);
+    if (handedBack) {
+      return render(this.c.settings.messages.statusRedraw, {
+        product: handedBack.record.offer.name,
+        seconds: Math.ceil((handedBack.fourthwallDeadlineMs - now) / 1000),
+        enter: this.c.settings.commands.enter,
+      });
+    }
+    return render(this.c.settings.messages.statusNone, {});
   }
 
   // Moderator actions

@@ -17,5 +17,7 @@ export interface EntrantRows {
   weightAt(row: number): number;
   rolesAt(row: number): ChatRoles;
   enteredAtOf(row: number): number;
+  /** The Shared Chat partner channel the row's entrant entered from; undefined for this channel's viewers. */
+  partnerChannelAt(row: number): string | undefined;
 }
 

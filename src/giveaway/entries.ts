@@ -3,7 +3,9 @@
  * batched acknowledgements of new entrants.
  *
  * Contract: `enter` adds a user once per open draw (by user id), never the channel or the bot,
- * with a ticket weight from the luck settings, and journals each entrant (a failed journal write
+ * and only when the Shared Chat rule lets the message in (shared-chat.ts: a partner channel's
+ * viewer only with `sharedChat.partnerEntries`, recorded with that channel; a source-only message
+ * never), with a ticket weight from the luck settings, and journals each entrant (a failed journal write
  * is logged; the entrant stays in memory); the entrant's fields go straight into the draw's
  * table (no Entrant object per entrant). The entry time is when chat read the line
  * (`msg.receivedAt`, one clock reading per socket read), or the engine clock's now for a message
@@ -18,6 +20,7 @@ import { channelOrBot, loweredIdentity, ticketWeight, type ChannelIdentity } fro
 import { channelIdentity, type FlowContext } from './context.js';
 import { packRoles } from './entrants/index.js';
 import type { DrawSession } from './session.js';
+import { chatOrigin, mayEnter } from './shared-chat.js';
 
 export class Entries {
   private ackTimer: TimerHandle | undefined;
@@ -36,6 +39,9 @@ export class Entries {
   enter(msg: ChatMessage): number {
     const ctx = this.c;
     if (this.c.work.isStopped() || msg.self) return 0;
+    const origin = chatOrigin(msg, ctx.chat.channelId());
+    if (!mayEnter(origin, ctx.settings.sharedChat)) return 0;
+    const partnerChannelId = origin === 'partner' ? msg.sourceChannelId : undefined;
     const userId = msg.userId;
     // the entrant's fields, read from the message once it joins a first draw (no object per entrant)
     let login = '';
@@ -59,7 +65,7 @@ export class Entries {
         subMonths = roles.subMonths;
         enteredAt = msg.receivedAt ?? ctx.clock.now();
       }
-      if (!s.addEntrantFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt)) continue;
+      if (!s.addEntrantFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId)) continue;
       joined += 1;
       ctx.events.emit('entered', s.id, userId, s.entrants.size);
       try {
@@ -69,6 +75,7 @@ export class Entries {
       }
     }
     if (joined) this.scheduleAck();
+    if (joined && partnerChannelId !== undefined && ctx.channelDirectory?.loginOf(partnerChannelId) === undefined) ctx.channelDirectory?.lookUp(partnerChannelId);
     return joined;
   }
 
@@ -106,9 +113,9 @@ export class Entries {
     }
   }
 
-  /** Reminds chat of an open draw (nothing once it closed). */
+  /** Reminds chat of an open draw (nothing once it closed, nothing for a quiet redraw: redraws.ts). */
   remind(s: DrawSession): void {
-    if (s.phase === 'open') this.c.announce.reminder(s);
+    if (s.phase === 'open' && !s.quiet) this.c.announce.reminder(s);
   }
 
   /** Cancels a pending acknowledgement (on stop). */

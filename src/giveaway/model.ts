@@ -94,6 +94,24 @@ export interface Entrant {
   roles: ChatRoles;
   /** ms since epoch. */
   enteredAt: number;
+  /**
+   * Shared Chat with partner entries on: the partner channel (user id) the entrant typed the entry
+   * in. Absent for this channel's own viewers (the key itself is absent, not undefined).
+   */
+  partnerChannelId?: string;
+}
+
+/**
+ * One channel's share of a draw's entrants (Shared Chat with partner entries on): this channel
+ * first, then the partner channels, most entrants first. `login` where it is known (this
+ * channel, a Twitch API lookup, Shared Chat session data), else only the id.
+ */
+export interface ChannelEntrants {
+  channelId: string;
+  login?: string;
+  entrants: number;
+  /** True for this channel. */
+  own?: boolean;
 }
 
 export interface Winner {
@@ -173,6 +191,11 @@ export interface TicketGrant {
   bits?: number;
   /** ms since the epoch. */
   at: number;
+  /**
+   * The roles the viewer entered with when the draw did not know them from chat (learnt from
+   * Twitch's API: tickets.ts `KnownRoles`), kept so the rules at close see what the entry saw.
+   */
+  roles?: { subscriber: boolean; moderator: boolean };
 }
 
 /** Why a pick was set aside by the account rules. */
@@ -260,6 +283,12 @@ export interface DrawRecord {
   closesAt: string;
   closedAt?: string;
   entrants: number;
+  /**
+   * With Shared Chat partner entries on (`sharedChat.partnerEntries`): how many of `entrants` came
+   * from each channel (shared-chat-counts.ts). Absent when the setting is off: then every entrant
+   * is this channel's.
+   */
+  entrantsByChannel?: ChannelEntrants[];
   winners: Winner[];
   fairness: FairnessData;
   /**

@@ -148,6 +148,17 @@ export interface DrawRepository {
 }
 
 /**
+ * Channel logins by channel (user) id, for the Shared Chat counts of a joint giveaway: this
+ * channel, Twitch API lookups, Shared Chat session data (twitch/channel-directory.ts).
+ */
+export interface ChannelDirectory {
+  /** The channel's login when known, else undefined. */
+  loginOf(channelId: string): string | undefined;
+  /** Asks for the channel's login in the background (no-op when known, or without a way to ask); never throws. */
+  lookUp(channelId: string): void;
+}
+
+/**
  * Looks accounts up (Twitch Helix in production); never throws: failures land in `unchecked`.
  * `until`: no call runs past this time (engine clock); what is not answered by then is unchecked.
  */

@@ -12,6 +12,7 @@
  * effects themselves live where their concern does: entries.ts, closing.ts, claim-window.ts,
  * flows/*.ts (delivery), settle.ts. Does not: decide which phase comes next (the table does).
  */
+import { redrawVoice } from './redraws.js';
 import { askReplacement, openFirstWindow, openReplacementWindow, replaceUnclaimed, resumeWindow } from './claim-window.js';
 import { persistQuietly, type FlowContext } from './context.js';
 import { next, type Effect, type Trigger } from './draw-machine.js';
@@ -80,8 +81,9 @@ export class DrawRunner {
     };
     switch (effect) {
       case 'announce-opened':
-        c.logger.info({ drawId: s.id, kind: r.kind, gifts: r.gifts }, 'draw opened');
-        c.announce.opened(s);
+        s.quiet = redrawVoice(c.draws, s) === 'quiet';
+        c.logger.info({ drawId: s.id, kind: r.kind, gifts: r.gifts, ...(s.quiet ? { quiet: true } : {}) }, 'draw opened');
+        if (!s.quiet) c.announce.opened(s);
         c.events.emit('draw-opened', snapshot(r));
         return;
       case 'schedule-entries':

@@ -13,7 +13,7 @@
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { DrawPhase } from './draw-machine.js';
 import type { ExclusionReason } from './eligibility.js';
-import { EntrantTable, FrozenList } from './entrants/index.js';
+import { EntrantTable, FrozenList, packRoles } from './entrants/index.js';
 import type { DrawRecord, Entrant, TicketGrant } from './model.js';
 import type { DrawRepository } from './ports.js';
 import type { Candidate } from './eligibility.js';
@@ -41,6 +41,11 @@ export class DrawSession implements TicketDraw {
   pickChain: Promise<unknown> = Promise.resolve();
   /** The one deadline of the close (beacon wait and account checks), set when entries close. */
   picksUntil: number | undefined;
+  /**
+   * A redraw that speaks only when spoken to (giveaway/redraws.ts): no opened line, no reminders,
+   * handed back without a line unless someone entered. Set when the draw opens.
+   */
+  quiet = false;
   /** Tickets granted beyond chat (channel points, bits): refs applied and per-viewer counts (tickets.ts). */
   readonly tickets = new TicketLedger();
   /** Entrants left out of the frozen list, by reason (logged with the picks). */
@@ -91,8 +96,17 @@ export class DrawSession implements TicketDraw {
   }
 
   /** `addEntrant` from the entrant's fields (EntrantTable.addFields); false when already in. */
-  addEntrantFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean {
-    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt));
+  addEntrantFields(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    roleBits: number,
+    subMonths: number,
+    enteredAt: number,
+    partnerChannelId?: string,
+  ): boolean {
+    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId));
   }
 
   private counted(added: boolean): boolean {
@@ -111,7 +125,9 @@ export class DrawSession implements TicketDraw {
     this.tickets.apply(g);
     if (g.tickets <= 0) return false;
     if (this.entrants.addTickets(g.userId, g.tickets)) return false;
-    const added = this.entrants.addFields(g.userId, g.login, g.displayName, g.tickets, 0, 0, g.at);
+    // A viewer the draw did not know from chat enters with the roles the grant was decided on (tickets.ts).
+    const roles = g.roles ? packRoles({ broadcaster: false, vip: false, subMonths: 0, firstMessage: false, ...g.roles }) : 0;
+    const added = this.entrants.addFields(g.userId, g.login, g.displayName, g.tickets, roles, 0, g.at);
     if (!added) return false;
     if (restoring) {
       if (this.entrants.size > this.record.entrants) this.record.entrants = this.entrants.size;

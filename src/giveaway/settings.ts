@@ -7,14 +7,19 @@
  * field. Does not read files or the environment (config/ maps the JSON config onto this).
  */
 import { GiftdropError } from '../shared/errors.js';
+import type { SharedChatSettings } from './shared-chat.js';
 
 /** Chat line templates. Placeholders are `{name}`; unknown placeholders are left as written. */
 interface MessageTemplates {
-  /** A gift draw opened. `{gifter} {count} {product} {enter} {seconds} {commitment} {id}` */
+  /**
+   * A gift draw opened. `{gifter} {count} {product} {enter} {seconds} {code} {commitment} {id}`;
+   * `{code}` is the draw code, the first 16 hex digits of the fairness commitment (fairCode),
+   * `{commitment}` the whole 64.
+   */
   drawOpened: string;
   /** A gift purchase entry window opened (purchase flow). Same placeholders as drawOpened. */
   purchaseOpened: string;
-  /** A link giveaway opened. `{count} {product} {enter} {seconds} {commitment} {id} {by}` */
+  /** A link giveaway opened. `{count} {product} {enter} {seconds} {code} {commitment} {id} {by}` */
   linkOpened: string;
   /** Reminder while a draw is open. `{product} {seconds} {entrants} {enter}` */
   reminder: string;
@@ -24,13 +29,28 @@ interface MessageTemplates {
   noEntrants: string;
   /**
    * A gift draw with fewer eligible entrants than gifts (none included): Fourthwall takes exactly
-   * one winner per gift, so the draw is handed back and reopened for all gifts.
+   * one winner per gift, so the draw is handed back and reopened for all gifts (the redraw is
+   * announced when it opens, `redrawOpened`). The round's one line (an account-rules entry check
+   * of a round handed back is not said apart).
    * `{product} {gifter} {entrants} {eligible} {count} {gifts} {seconds} {enter}` (`{gifts}`: "1 gift", "3 gifts"); `{eligible}` reads
-   * "no eligible entrant", "only 1 eligible entrant", "only 2 eligible entrants".
+   * "no eligible entrant", "only 1 eligible entrant", "only 2 eligible entrants"; `{seconds}`:
+   * until the shop redraws.
    */
   tooFewEntrants: string;
-  /** Fourthwall's redraw (a `REDO` draw) of gifts nobody won. Same placeholders as drawOpened. */
+  /** Fourthwall's redraw (a `REDO` draw) of gifts nobody won, said once. Same placeholders as drawOpened. */
   redrawOpened: string;
+  /**
+   * Said once when a redraw is handed back too: the shop keeps redrawing (about every `{cycle}`
+   * seconds, the entry window + Fourthwall's 60 s) until enough viewers enter; the rounds after it
+   * open, remind and end without a line (giveaway/redraws.ts). `{product} {gifter} {count} {gifts} {cycle} {enter}`
+   */
+  redrawsContinue: string;
+  /**
+   * Entries closed and the beacon round the winners wait for (only with a beacon, fairness.beacon).
+   * `{product} {entrants} {beacon} {round} {seconds} {listCode} {digest} {id}`; `{listCode}` is the
+   * first 16 hex digits of the frozen entrant list's digest, `{digest}` the whole 64.
+   */
+  entriesClosed: string;
   /** Winners announced. `{product} {gifter} {winners} {delivery}` */
   winners: string;
   /** `{delivery}` when links stay private. */
@@ -43,7 +63,10 @@ interface MessageTemplates {
   deliveryReminder: string;
   /** `{delivery}` when links are public. `{links}` is "@login: url, ..." */
   deliveryPublic: string;
-  /** Seed reveal after a draw. `{id} {seed} {commitment}` */
+  /**
+   * The draw's one fairness line, after the winners: where anyone checks it. `{id} {check}
+   * {product} {seed} {commitment} {code}` (`{check}`: the verify page's address, or how to get it).
+   */
   revealed: string;
   /** Winners asked to claim. `{winners} {claim} {seconds} {product}` */
   claimPrompt: string;
@@ -63,6 +86,8 @@ interface MessageTemplates {
   statusClaim: string;
   /** `!giveaway` when nothing is open. */
   statusNone: string;
+  /** `!giveaway` between a gift draw handed back and the shop's redraw. `{product} {seconds} {enter}` */
+  statusRedraw: string;
 }
 
 interface LuckTier {
@@ -129,6 +154,8 @@ export interface GiveawaySettings {
     /** At most one batched "N joined" line per this many seconds (0 = off). */
     ackEverySeconds: number;
   };
+  /** Twitch Shared Chat: whether partner channels' viewers may enter (shared-chat.ts). */
+  sharedChat: SharedChatSettings;
   messages: MessageTemplates;
 }
 
@@ -164,27 +191,27 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
   },
   luck: { subscriberMultiplier: 1 },
   reminders: { halfTime: true, nearEndSeconds: 10, ackEverySeconds: 15 },
+  sharedChat: { partnerEntries: false },
   messages: {
-    drawOpened:
-      '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (fairness commitment {commitment})',
-    purchaseOpened:
-      '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (fairness commitment {commitment})',
-    linkOpened:
-      '🎉 Giveaway: {count}x {product}! Type {enter} in the next {seconds}s to enter. (fairness commitment {commitment})',
+    drawOpened: '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
+    purchaseOpened: '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
+    linkOpened: '🎉 Giveaway: {count}x {product}! Type {enter} in the next {seconds}s to enter. (draw code {code})',
     reminder: '⏳ {product}: {seconds}s left, {entrants} entered so far. Type {enter} to join!',
     entered: '{new} more joined the {product} giveaway ({entrants} entered).',
     noEntrants: 'Nobody entered the {product} giveaway, so there is no winner this time.',
-    tooFewEntrants:
-      '{product}: {eligible} for {gifts}, and Fourthwall needs one winner per gift, so nobody wins this round. It is drawn again in about {seconds}s: type {enter} then!',
+    tooFewEntrants: '{product}: {eligible} for {gifts}, and Fourthwall needs one winner per gift, so nobody wins this round.',
     redrawOpened:
-      '🔁 Redraw of {gifter}\'s {count}x {product}: nobody won the last round, so it is drawn again. Type {enter} in the next {seconds}s for a chance to win. (fairness commitment {commitment})',
+      '🔁 {gifter}\'s {count}x {product} is drawn again! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
+    redrawsContinue:
+      '🔁 {product}: nobody won again. The shop keeps redrawing it about every {cycle}s until enough viewers enter for {gifts} (one winner per gift). Type {enter} while a redraw is open; !giveaway says when.',
+    entriesClosed: '🔒 Entries closed for {product}: {entrants}. Drawing with {beacon} round {round} in ~{seconds}s (list code {listCode}).',
     winners: '🏆 {product}: congratulations {winners}! {delivery}',
     deliveryPrivate: 'The streamer will send you your redeem link.',
     deliveryClaim: 'Get your prize at {claimUrl} (log in with Twitch).',
     deliveryWhispered: 'I whispered each winner how to get their prize.',
     deliveryReminder: '{winners}: your {product} is still waiting! Get it at {claimUrl} (log in with Twitch).',
     deliveryPublic: 'Redeem here: {links}',
-    revealed: 'Draw {id} fairness seed: {seed}. Check the draw yourself: {check}',
+    revealed: '🔎 Anyone can check draw {id}: {check}',
     claimPrompt: '{winners}: you won {product}! Type {claim} within {seconds}s to claim it.',
     claimed: '✅ {winner} claimed {product}.',
     rerolled: '🔁 {product}: {old} is replaced by {winner} ({reason}).',
@@ -194,6 +221,7 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
     statusOpen: '{product} ({count}x): {seconds}s left, {entrants} entered. Type {enter} to join!',
     statusClaim: '{product}: waiting for {winners} to type {claim} ({seconds}s left).',
     statusNone: 'No giveaway is open right now.',
+    statusRedraw: '{product}: nobody won the last round; the shop draws it again in about {seconds}s. Type {enter} then!',
   },
 } satisfies GiveawaySettings);
 
@@ -227,6 +255,7 @@ export function mergeGiveawaySettings(input: GiveawaySettingsInput = {}): Giveaw
     eligibility: { ...d.eligibility, ...input.eligibility, excludeLogins: [...(input.eligibility?.excludeLogins ?? d.eligibility.excludeLogins)] },
     luck: { ...d.luck, ...input.luck },
     reminders: { ...d.reminders, ...input.reminders },
+    sharedChat: { ...d.sharedChat, ...input.sharedChat },
     messages: { ...d.messages, ...input.messages },
     ...(input.tickets ? { tickets: { ...input.tickets } } : {}),
   };
@@ -269,6 +298,7 @@ function checkGiveawaySettings(s: GiveawaySettings): string[] {
     p.push('tickets.bits: bitsPerTicket must be an integer >= 1 and maxTickets 1-1000');
   if (!isInt(s.reminders.nearEndSeconds, 0)) p.push('reminders.nearEndSeconds must be an integer >= 0');
   if (!isInt(s.reminders.ackEverySeconds, 0)) p.push('reminders.ackEverySeconds must be an integer >= 0');
+  if (typeof s.sharedChat.partnerEntries !== 'boolean') p.push('sharedChat.partnerEntries must be true or false');
   for (const [k, v] of Object.entries(s.messages)) {
     if (typeof v !== 'string') p.push(`messages.${k} must be a string`);
   }

@@ -11,7 +11,8 @@
  */
 import { gifterOf } from './announcer.js';
 import { isoNow, persistQuietly, type FlowContext } from './context.js';
-import type { Winner } from './model.js';
+import type { DrawRecord, Winner } from './model.js';
+import { redrawVoice } from './redraws.js';
 import { snapshot, type DrawSession } from './session.js';
 import { plural } from '../shared/plural.js';
 
@@ -53,9 +54,18 @@ export async function settleEmpty(c: FlowContext, s: DrawSession): Promise<void>
   c.events.emit('draw-finished', snapshot(r));
 }
 
-/** `no eligible entrant`, `only 1 eligible entrant`, `only 2 eligible entrants`. */
-function eligibleText(n: number): string {
-  return n === 0 ? 'no eligible entrant' : `only ${plural(n, 'eligible entrant')}`;
+/**
+ * `no eligible entrant`, `only 1 eligible entrant`, `only 2 eligible entrants`; when the account
+ * rules decided it (`rules.account` of the close), why, so the round's one line says it all:
+ * `only 1 entrant checked with Twitch in time`, `only 2 eligible entrants (3 set aside by the
+ * account rules)`.
+ */
+function eligibleText(n: number, r: DrawRecord): string {
+  const account = r.rules?.['account'] as { unfilledWhy?: string; setAside?: number } | undefined;
+  if (account?.unfilledWhy === 'time') return n === 0 ? 'no entrant checked with Twitch in time' : `only ${plural(n, 'entrant')} checked with Twitch in time`;
+  const base = n === 0 ? 'no eligible entrant' : `only ${plural(n, 'eligible entrant')}`;
+  const aside = account?.setAside ?? 0;
+  return aside > 0 ? `${base} (${aside} set aside by the account rules)` : base;
 }
 
 /**
@@ -63,14 +73,17 @@ function eligibleText(n: number): string {
  * participant per available gift (GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH otherwise), so nothing is
  * sent; Fourthwall closes the draw at its deadline and reopens it (a REDO draw) with every gift,
  * which the bot runs like any draw. Recorded as failed with that reason (no winners: nobody got
- * a gift from this draw), said in chat and to the operator.
+ * a gift from this draw), told to the operator and said in chat in one line, as loud as the round
+ * is (redraws.ts): the first round's `tooFewEntrants`, the first redraw's `redrawsContinue`, and
+ * nothing for a quiet redraw nobody entered.
  */
 export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
   const r = s.record;
   const eligible = r.winners.length;
+  const voice = s.quiet ? 'quiet' : redrawVoice(c.draws, s);
   s.clearTimers();
   r.status = 'failed';
-  const reason = `${eligibleText(eligible)} for ${plural(r.gifts, 'gift')}; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with the same gifts after its deadline`;
+  const reason = `${eligibleText(eligible, r)} for ${plural(r.gifts, 'gift')}; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with the same gifts after its deadline`;
   r.failure = { reason, at: isoNow(c.clock) };
   r.closedAt = isoNow(c.clock);
   r.winners = [];
@@ -79,16 +92,19 @@ export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
   if (s.frozen) s.reveal();
   c.draws.retire(s);
   c.logger.info({ drawId: s.id, eligible, gifts: r.gifts }, 'fewer eligible entrants than gifts: draw handed back to Fourthwall');
-  c.announce.say('tooFewEntrants', {
+  const values = {
     product: r.offer.name,
     gifter: gifterOf(r),
     entrants: eligible,
-    eligible: eligibleText(eligible),
+    eligible: eligibleText(eligible, r),
     count: r.gifts,
     gifts: plural(r.gifts, 'gift'),
     seconds: Math.max(0, Math.ceil((s.fourthwallDeadlineMs - c.clock.now()) / 1000)),
+    cycle: Math.max(0, Math.round((s.fourthwallDeadlineMs - Date.parse(r.openedAt)) / 1000)),
     enter: c.settings.commands.enter,
-  }, 'normal');
+  };
+  if (voice === 'redraw') c.announce.say('redrawsContinue', values, 'normal');
+  else if (voice === 'first' || s.entrants.size > 0) c.announce.say('tooFewEntrants', values, 'normal');
   c.operator.notify(`Draw ${r.id} (${r.offer.name}): ${reason}.`);
   await persistQuietly(c, s);
   c.events.emit('winners', snapshot(r), []);

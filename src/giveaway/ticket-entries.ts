@@ -12,7 +12,7 @@
  * `!enter` does). A stopping engine answers `stopped` and decides nothing.
  */
 import { channelIdentity, type FlowContext } from './context.js';
-import { grantFor, refusalOf, ticketEligibility, ticketRules, type TicketOutcome, type TicketRefusal, type TicketRequest } from './tickets.js';
+import { grantFor, refusalOf, roleRulesOf, ticketEligibility, ticketRules, type Refusal, type TicketOutcome, type TicketRequest } from './tickets.js';
 
 export async function enterByTickets(c: FlowContext, req: TicketRequest, onEntered: () => void): Promise<TicketOutcome> {
   if (c.work.isStopped()) return { result: 'stopped' };
@@ -28,15 +28,16 @@ export async function enterByTickets(c: FlowContext, req: TicketRequest, onEnter
   if (again.length) return { result: 'already', draws: again };
   const why = ticketEligibility(c.settings, channelIdentity(c.chat), recent);
   const rules = ticketRules(c.settings);
-  const refusals = new Set<TicketRefusal>();
+  const ruleSet = roleRulesOf(c.settings.eligibility);
+  const refusals: Refusal[] = [];
   const draws: string[] = [];
   const tickets: number[] = [];
   const writes: Promise<void>[] = [];
   for (const s of c.draws.activeSessions()) {
     if (s.phase !== 'open') continue;
-    const grant = grantFor(req, s, rules, why);
-    if (typeof grant === 'string') {
-      refusals.add(grant);
+    const grant = grantFor(req, s, rules, why, ruleSet);
+    if ('reason' in grant) {
+      refusals.push(grant);
       continue;
     }
     const entered = s.applyGrant(grant);
@@ -50,9 +51,9 @@ export async function enterByTickets(c: FlowContext, req: TicketRequest, onEnter
       draws.push(s.id);
       tickets.push(grant.tickets);
       if (entered) onEntered();
-    } else refusals.add('no-ticket-yet');
+    } else refusals.push({ reason: 'no-ticket-yet' });
   }
   await Promise.all(writes);
   if (draws.length) return { result: 'entered', draws, tickets };
-  return { result: 'refused', reason: refusals.size ? refusalOf(refusals) : 'no-draw-open' };
+  return { result: 'refused', ...refusalOf(refusals) };
 }

@@ -1,45 +1,25 @@
 /**
  * The bot's HTTP listeners (docs/security.md, surfaces.ts):
  * - the public one on `options.port` (HTTP_PORT, what a tunnel carries): `POST /webhooks/fourthwall`,
- *   `GET /healthz` and the public `routes` (/verify, /claim). It never serves the streamer's pages,
- *   whatever the Host or headers: /overlay... and /dashboard... answer 404 there.
+ *   `GET /healthz` (limited per client) and the public `routes` (/verify, /claim). It never serves
+ *   the streamer's pages, whatever the Host or headers: /overlay... and /dashboard... answer 404.
  * - the streamer's own on `options.local.port` (GIFTDROP_LOCAL_PORT, loopback unless
- *   GIFTDROP_LOCAL_BIND says otherwise): `GET /healthz` and the `local.routes` (/overlay, /dashboard
- *   and their APIs); a request that is not local (surfaces.ts `isLocalRequest`: a loopback peer,
- *   Host and forwarding headers) gets 403, except /overlay... carrying the overlay key (`?key=`)
- *   when one is configured, and the overlay's data-free script and style.
+ *   GIFTDROP_LOCAL_BIND says otherwise): `GET /healthz` and the `local.routes` (/overlay,
+ *   /dashboard and their APIs); a request that is not local (surfaces.ts `isLocalRequest`) gets
+ *   403, except /overlay... carrying the overlay key when one is configured, and the overlay's
+ *   data-free script and style.
  *
- * Bounds, per listener: its own connection cap (public MAX_CONNECTIONS, local
- * MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot touch the overlay),
- * headers within HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS, checked every
- * second (`connectionsCheckingInterval`), idle sockets closed after IDLE_TIMEOUT_MS (event streams
- * turn that off for theirs). Each public request's client is decided once (surfaces.ts
- * `clientKeyOf` with `trustProxy`) and recorded for the routes; `/healthz` is limited per client
- * on the public listener. Webhook bodies read at once: at most `maxConcurrentBodies` in all and
- * MAX_BODIES_PER_CLIENT per client (503 + Retry-After above either), so one client's slow bodies
- * never hold another's webhook.
- *
- * Webhooks: the raw body is read (over 1 MiB -> 413, reading stops), verified against whichever
- * secrets are configured BEFORE anything parses it (no match -> 401, nothing changes), parsed
- * (bad envelope -> 400, logged), then handed to `onEvent`, and answered only from its verdict: the
- * 200 is written once `onEvent` resolved, that is once the event is safe (its id, and what it
- * opened, synced: docs/history.md, crash-safe files); a rejection (a save or a sync failed: EIO, ENOSPC) is
- * answered 503 with Retry-After and said in one log line, so Fourthwall delivers it again; an
- * event not safe within ACK_DEADLINE_MS of the request's arrival (inside Fourthwall's 2 s) is
- * answered 503 the same way while its handling goes on, and its redelivery is answered from that
- * handling. Duplicates (same envelope id, already safe) get 200 `{duplicate:true}`.
- * An event whose `createdAt` is older than `maxEventAgeMs` (default 15 minutes),
- * or later than MAX_CLOCK_SKEW_MS ahead of this machine's clock, is answered 200
- * `{ignored:'too old'|'from the future'}` and not handed on (a replay, or a clock that is off; a
- * genuinely missed event is still fetched by the catch-up poll, which this check does not touch).
- * An envelope without `createdAt` (Fourthwall always sends one) cannot be judged by age: it is
- * handled, and its envelope id's dedupe is what refuses a replay of it. This module does no
- * giveaway logic and keeps no event ids (the event intake does).
+ * Contract: each listener is bounded by its own connection cap, header, request and idle
+ * timeouts (listener); each public request's client is decided once (`clientKeyOf`) and recorded
+ * for the routes. Webhook bodies are bounded by bytes, not by slots a stranger could hold (issue
+ * 46: behind a tunnel that adds no header every sender is one client, Fourthwall included); a
+ * webhook is verified before anything parses it and answered 200 only once `onEvent` says it is
+ * safe (handleWebhook). Does no giveaway logic and keeps no event ids (the event intake does).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../logging/index.js';
-import { parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
+import { hasSignatureShape, parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
 import { RejectionLog } from './rejections.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import {
@@ -57,12 +37,10 @@ import {
 } from './surfaces.js';
 
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
-/** Webhook bodies read at the same time; more get 503 (Fourthwall retries). */
-export const MAX_CONCURRENT_BODIES = 32;
+/** Webhook body bytes held in memory at once, all reads together (past it, the read holding the most is cut). */
+export const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
 /** A webhook event older than this (its `createdAt`) is not acted on from the webhook path. */
 export const MAX_EVENT_AGE_MS = 15 * 60_000;
-/** Webhook bodies one client may send at the same time (its others get 503). */
-export const MAX_BODIES_PER_CLIENT = 4;
 /**
  * A webhook not safe this long after its request arrived is answered 503 (Fourthwall counts an
  * answer after 2,000 ms as failed anyway; the rest is for the way back through the tunnel).
@@ -90,6 +68,8 @@ export interface HealthReport {
   chat: 'connected' | 'connecting' | 'disconnected' | 'degraded';
   /** Why chat is degraded (only then). */
   chatReason?: string;
+  /** Which transport carries chat: `irc` (tmi.js) or `eventsub` (EventSub + Send Chat Message); the `chat.transport` setting. */
+  chatTransport?: 'irc' | 'eventsub';
   openDraws: number;
   /** One line per problem the streamer must fix (credentials refused at start-up), only when any. */
   problems?: string[];
@@ -118,8 +98,8 @@ export interface HttpServerOptions {
   local?: LocalListenerOptions;
   /** GIFTDROP_TRUST_PROXY: who writes a public client's address (default: the last hop, surfaces.ts). */
   trustProxy?: TrustProxy;
-  /** Webhook bodies read at once (default MAX_CONCURRENT_BODIES). */
-  maxConcurrentBodies?: number;
+  /** Webhook body bytes held at once, all reads together (default MAX_BUFFERED_BODY_BYTES). */
+  maxBufferedBodyBytes?: number;
   /** Oldest webhook event acted on, by its createdAt (default MAX_EVENT_AGE_MS). */
   maxEventAgeMs?: number;
   /** How long after its arrival a webhook may wait for `onEvent` before a 503 (default ACK_DEADLINE_MS). */
@@ -189,8 +169,18 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
   res.end(text);
 }
 
-/** The body, or why there is none: over `limit`, or the client went away (or timed out) before its end. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'incomplete'> {
+/** The bytes every body read holds together, and the reads holding them (to cut the biggest). */
+interface BodyBudget {
+  max: number;
+  held: number;
+  reads: Set<{ size: number; cut(): void }>;
+}
+
+/**
+ * The body, or why there is none: over `limit`, the client went away (or timed out) before its
+ * end, or `cut` (the shared budget ran out and this read held the most).
+ */
+function readBody(req: IncomingMessage, limit: number, budget: BodyBudget): Promise<Buffer | 'too-large' | 'incomplete' | 'cut'> {
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > limit) {
@@ -199,21 +189,32 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
       return;
     }
     const chunks: Buffer[] = [];
-    let size = 0;
     let done = false;
-    const finish = (v: Buffer | 'too-large' | 'incomplete') => {
+    const read = { size: 0, cut: () => finish('cut') };
+    budget.reads.add(read);
+    const finish = (v: Buffer | 'too-large' | 'incomplete' | 'cut') => {
       if (done) return;
       done = true;
+      budget.held -= read.size;
+      budget.reads.delete(read);
       chunks.length = 0;
       resolve(v);
     };
     req.on('data', (chunk: Buffer) => {
       if (done) return;
-      size += chunk.length;
-      if (size > limit) return finish('too-large');
+      read.size += chunk.length;
+      budget.held += chunk.length;
+      if (read.size > limit) return finish('too-large');
       chunks.push(chunk);
+      // Past the shared budget, the read holding the most is cut (this one, or a bigger one).
+      while (budget.held > budget.max) {
+        let biggest = read;
+        for (const r of budget.reads) if (r.size > biggest.size) biggest = r;
+        biggest.cut();
+        if (biggest === read) return;
+      }
     });
-    req.on('end', () => finish(Buffer.concat(chunks, size)));
+    req.on('end', () => finish(Buffer.concat(chunks, read.size)));
     // A request that ends without its body ('close' before 'end': the client left or the request
     // timeout cut it) frees its place at once.
     req.on('error', () => finish('incomplete'));
@@ -248,33 +249,48 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
   const rejections = new RejectionLog(log);
   const now = options.now ?? Date.now;
   const healthLimit = new RateLimiter({ ...HEALTH_LIMIT, now });
-  const maxBodies = options.maxConcurrentBodies ?? MAX_CONCURRENT_BODIES;
+  const budget: BodyBudget = { max: options.maxBufferedBodyBytes ?? MAX_BUFFERED_BODY_BYTES, held: 0, reads: new Set() };
   const maxAgeMs = options.maxEventAgeMs ?? MAX_EVENT_AGE_MS;
   const ackDeadlineMs = options.ackDeadlineMs ?? ACK_DEADLINE_MS;
-  let bodies = 0;
-  const bodiesOf = new Map<string, number>();
 
+  /**
+   * Webhooks: a request without a signature header that could be one (base64 of 32 bytes, for a
+   * configured secret: `hasSignatureShape`) is answered 401 unread. The raw body is then read with
+   * no count of slots a stranger could hold (a slow body costs a socket, not Fourthwall's turn),
+   * bounded by bytes: at most MAX_BUFFERED_BODY_BYTES for all reads together (past it, the read
+   * holding the most is cut: 503 + Retry-After, connection closed) and 1 MiB per body (413). It is
+   * verified against whichever secrets are configured
+   * BEFORE anything parses it (no match -> 401, nothing changes), parsed (bad envelope -> 400,
+   * logged), then handed to `onEvent` and answered only from its verdict: 200 once `onEvent`
+   * resolved, that is once the event is safe (its id, and what it opened, synced); a rejection (a
+   * save or a sync failed: EIO, ENOSPC) -> 503 with Retry-After and one log line, so Fourthwall
+   * delivers it again; not safe within ACK_DEADLINE_MS of its arrival (inside Fourthwall's 2 s) ->
+   * 503 the same way while its handling goes on, and its redelivery is answered from that
+   * handling. Duplicates (same envelope id, already safe) -> 200 `{duplicate:true}`. `createdAt`
+   * older than `maxEventAgeMs` (15 minutes) or more than MAX_CLOCK_SKEW_MS ahead of this clock ->
+   * 200 `{ignored:'too old'|'from the future'}`, not handed on (a replay, or a clock that is off;
+   * the catch-up poll still fetches a missed event). No `createdAt` (Fourthwall always sends one):
+   * handled, and the envelope id's dedupe refuses a replay of it.
+   */
   const handleWebhook = async (req: IncomingMessage, res: ServerResponse) => {
     const arrived = performance.now();
     const client = clientOf(req);
-    const mine = bodiesOf.get(client) ?? 0;
-    if (bodies >= maxBodies || mine >= MAX_BODIES_PER_CLIENT) {
-      rejections.note('busy', { limit: mine >= MAX_BODIES_PER_CLIENT ? MAX_BODIES_PER_CLIENT : maxBodies, perClient: mine >= MAX_BODIES_PER_CLIENT });
+    // Checked before a byte of the body is read: no signature that could be one, no read.
+    if (!hasSignatureShape(req.headers, options.secrets)) {
+      const configured = !!options.secrets.webhookSecret || !!options.secrets.appHmacKey;
+      rejections.note('signature', { reason: configured ? 'no signature header of the right shape (body not read)' : 'no webhook secret or app HMAC key configured' });
+      res.setHeader('connection', 'close');
+      send(res, 401, { error: 'invalid signature' });
+      return;
+    }
+    const body = await readBody(req, MAX_WEBHOOK_BYTES, budget);
+    if (body === 'cut') {
+      rejections.note('busy', { client, heldBytes: budget.max });
       res.setHeader('connection', 'close');
       res.setHeader('retry-after', '1');
       send(res, 503, { error: 'busy' });
+      req.destroy();
       return;
-    }
-    bodies += 1;
-    bodiesOf.set(client, mine + 1);
-    let body: Buffer | 'too-large' | 'incomplete';
-    try {
-      body = await readBody(req, MAX_WEBHOOK_BYTES);
-    } finally {
-      bodies -= 1;
-      const left = (bodiesOf.get(client) ?? 1) - 1;
-      if (left > 0) bodiesOf.set(client, left);
-      else bodiesOf.delete(client);
     }
     if (body === 'incomplete') {
       rejections.note('incomplete', { client });
@@ -403,23 +419,73 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
   };
 }
 
-/** A listener with the bounds every one of ours has (see the module comment). */
-function listener(maxConnections: number, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+/**
+ * A listener with the bounds every one of ours has: its own connection cap (public
+ * MAX_CONNECTIONS, local MAX_LOCAL_CONNECTIONS: a flood of idle sockets on the public port cannot
+ * touch the overlay; on the local one a new connection beyond the cap closes the oldest idle one
+ * instead of being refused, `evictIdleBeyond`, so other local programs holding sockets never shut
+ * OBS out), headers within HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS,
+ * checked every second, idle sockets closed after IDLE_TIMEOUT_MS (event streams turn that off for
+ * theirs).
+ */
+function listener(maxConnections: number | 'evict-idle', handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const server = createServer(
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     handle,
   );
   server.keepAliveTimeout = 5_000;
   server.timeout = IDLE_TIMEOUT_MS;
-  server.maxConnections = maxConnections;
+  if (maxConnections === 'evict-idle') evictIdleBeyond(server, MAX_LOCAL_CONNECTIONS);
+  else server.maxConnections = maxConnections;
   return server;
+}
+
+/**
+ * The streamer's own listener's connection cap (issue 46): every client there is this machine,
+ * so a cap that refuses new connections let any local program holding idle sockets shut OBS out.
+ * Instead, at `max` open connections a new one closes the OLDEST connection with no request in
+ * progress (one that never sent a whole request, or waits between requests); only when every
+ * connection is busy (answering, or an event stream: those are bounded by the SSE hub) is the new
+ * one closed. The overlay's live stream is always busy, so it is never the one closed.
+ */
+function evictIdleBeyond(server: Server, max: number): void {
+  const open = new Map<Socket, { busy: number }>(); // insertion order: oldest first
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= max) {
+      let idle: Socket | undefined;
+      for (const [s, st] of open) {
+        if (st.busy === 0) {
+          idle = s;
+          break;
+        }
+      }
+      if (!idle) return void socket.destroy();
+      open.delete(idle);
+      idle.destroy();
+    }
+    open.set(socket, { busy: 0 });
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const st = open.get(req.socket);
+    if (!st) return;
+    st.busy += 1;
+    // Between requests it is idle again, and the newest idle (moved to the end of the age order).
+    res.once('close', () => {
+      st.busy -= 1;
+      if (st.busy === 0 && open.has(req.socket)) {
+        open.delete(req.socket);
+        open.set(req.socket, st);
+      }
+    });
+  });
 }
 
 /** The streamer's own listener: local requests only (the overlay key aside), then its routes. */
 function ownListener(o: LocalListenerOptions, health: () => HealthReport): Server {
   const localHosts = o.localHosts ?? new Set<string>();
   const overlayKey = o.overlayKey ? new OverlayKey(o.overlayKey) : undefined;
-  return listener(MAX_LOCAL_CONNECTIONS, (req, res) => {
+  return listener('evict-idle', (req, res) => {
     recordClient(req, clientKeyOf(req, { kind: 'none' }));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (!isLocalRequest(req, localHosts)) {

@@ -1,44 +1,18 @@
 /**
- * The two HTTP surfaces and who a request comes from (docs/security.md). Each surface has its
- * own listener (server.ts): the public one on HTTP_PORT, the one a tunnel carries
+ * The two HTTP surfaces and who a request comes from (docs/security.md). Each surface has its own
+ * listener (server.ts): the public one on HTTP_PORT, the one a tunnel carries
  * (`POST /webhooks/fourthwall`, `/claim...`, `/verify...`, `/healthz`), and the streamer's own on
  * GIFTDROP_LOCAL_PORT, bound to loopback (`/dashboard...`, `/overlay...`, their APIs and event
  * streams, `/healthz`). Being local is decided by the socket first (which listener accepted it);
- * the Host and forwarding-header checks below are the second fence on the streamer's listener.
+ * the Host and forwarding-header checks here are the second fence on the streamer's listener.
  *
- * Contract:
- * - `surfaceOf(path)`: 'own' for /dashboard and /overlay (and below), 'public' for every other path;
- *   `surfaceOfTarget(target)` also judges the path as the URL parser normalises it.
- * - `isLocalRequest(req, localHosts)`: true only when the socket's peer is this machine through
- *   loopback (127.0.0.0/8, ::1, ::ffff:127.x: with a non-loopback GIFTDROP_LOCAL_BIND, a LAN
- *   request saying `Host: 127.0.0.1` is NOT local), the request has exactly one Host header whose
- *   name is exactly 127.0.0.1, localhost, [::1] or one of `localHosts`, with no port or the port
- *   the request arrived on, AND it carries no forwarding header (X-Forwarded-*, Forwarded, Via,
- *   X-Real-IP, CF-Connecting-IP, True-Client-IP). `[::1].evil.com`, `localhost:evil`, a second
- *   Host header: not local.
- * - The remote overlay: with an overlay key configured, `/overlay...` also answers a request that
- *   carries the key as `?key=` (`OverlayKey.check`), on every request: no cookie keeps it (a
- *   cookie of 127.0.0.1 would reach every other local port). Its script and style hold no data
- *   and are served remotely without the key (`isOverlayShellAsset`). The dashboard is never remote.
- * - Client keys: `parseTrustProxy(setting)` reads GIFTDROP_TRUST_PROXY; `clientKeyOf(req, trust)`
- *   names the client from what the named proxy wrote, never from a header the client could choose:
- *   - `none` (the default, also when unset): the socket's address. The default trusts no header,
- *     because behind a plain TCP tunnel (`ssh -R`) every connection comes from this machine and
- *     any header is the client's own: nothing tells it apart from a tunnel agent's. Behind a
- *     tunnel, every visitor is then one client (the limits bound the whole tunnel);
- *   - `cloudflare`: CF-Connecting-IP (Cloudflare writes it on every request), else the socket's;
- *   - `ngrok` (or `last-hop`, the same): when the socket is this machine (the tunnel agent), the
- *     last X-Forwarded-For entry (the one the agent appended); a socket from another machine is
- *     keyed by its own address (nobody in front);
- *   - a number N (1-5): the N-th X-Forwarded-For entry from the end (N proxies of yours in front).
- *   Trusting a header is always an explicit setting for the proxy the streamer runs;
- *   `describeClientKeys` is the sentence the start line and `npm run setup` say about it.
- *   A request whose header is missing or has too few entries is keyed by its socket address.
- *   The listener records each request's key (`recordClient`); routes read it with `clientOf(req)`.
- * - `overLimit(limiter, req, res)`: spends one token of the request's client and answers 429 when it
- *   is spent. Every public request is limited (the public listener has no "local" request: a
- *   tunnel agent connects from this machine too).
- * Does not route or answer requests other than the refusals.
+ * Contract: `surfaceOf` says which surface a path belongs to; `isLocalRequest` whether a request
+ * is the streamer's own machine; `OverlayKey` lets a remote overlay in by `?key=` on every request
+ * (no cookie: a cookie of 127.0.0.1 reaches every local port); `clientKeyOf` names the client from
+ * what the proxy named in GIFTDROP_TRUST_PROXY wrote, never from a header the client chooses;
+ * `overLimit` spends one token of that client. Every public request is limited (the public
+ * listener has no "local" request: a tunnel agent connects from this machine too). The dashboard
+ * is never remote. Does not route or answer requests other than the refusals.
  */
 import { sameSecret } from '../shared/constant-time.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -62,6 +36,7 @@ const FORWARDING_HEADERS = [
 ] as const;
 const ALWAYS_LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** 'own' for /dashboard and /overlay (and below), 'public' for every other path. */
 export function surfaceOf(path: string): Surface {
   for (const p of OWN_PREFIXES) if (path === p || path.startsWith(`${p}/`)) return 'own';
   return 'public';
@@ -98,6 +73,14 @@ function forwarded(req: IncomingMessage): boolean {
   return FORWARDING_HEADERS.some((h) => req.headers[h] !== undefined);
 }
 
+/**
+ * True only when the socket's peer is this machine through loopback (127.0.0.0/8, ::1,
+ * ::ffff:127.x: with a non-loopback GIFTDROP_LOCAL_BIND, a LAN request saying `Host: 127.0.0.1` is
+ * NOT local), the request has exactly one Host header whose name is exactly 127.0.0.1, localhost,
+ * [::1] or one of `localHosts`, with no port or the port it arrived on, AND it carries no
+ * forwarding header (X-Forwarded-*, Forwarded, Via, X-Real-IP, CF-Connecting-IP, True-Client-IP).
+ * `[::1].evil.com`, `localhost:evil`, a second Host header: not local.
+ */
 export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<string>): boolean {
   // The socket first: a peer beyond loopback is another machine, whatever its Host says.
   if (!isLoopback(socketAddress(req))) return false;
@@ -108,7 +91,7 @@ export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<str
   return ALWAYS_LOCAL.has(host.name) || localHosts.has(host.name);
 }
 
-/** GIFTDROP_TRUST_PROXY, parsed: who writes the client's address (see the module contract). */
+/** GIFTDROP_TRUST_PROXY, parsed: who writes the client's address (clientKeyOf). */
 export type TrustProxy = { kind: 'none' } | { kind: 'cloudflare' } | { kind: 'hops'; hops: number; loopbackOnly: boolean };
 
 /** The setting's value, or undefined when it is not none, cloudflare, ngrok, last-hop or 1-5 (unset: none). */
@@ -187,6 +170,21 @@ function keyOf(address: string): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
+/**
+ * The client a request comes from, from what the named proxy wrote:
+ * - `none` (the default, also when unset): the socket's address. The default trusts no header,
+ *   because behind a plain TCP tunnel (`ssh -R`) every connection comes from this machine and any
+ *   header is the client's own: nothing tells it apart from a tunnel agent's. Behind a tunnel,
+ *   every visitor is then one client (the limits bound the whole tunnel);
+ * - `cloudflare`: CF-Connecting-IP (Cloudflare writes it on every request), else the socket's;
+ * - `ngrok` (or `last-hop`, the same): when the socket is this machine (the tunnel agent), the
+ *   last X-Forwarded-For entry (the one the agent appended); a socket from another machine is
+ *   keyed by its own address (nobody in front);
+ * - a number N (1-5): the N-th X-Forwarded-For entry from the end (N proxies of yours in front).
+ * Trusting a header is always an explicit setting for the proxy the streamer runs;
+ * `describeClientKeys` is the sentence the start line and `npm run setup` say about it. A request
+ * whose header is missing or has too few entries is keyed by its socket address.
+ */
 export function clientKeyOf(req: IncomingMessage, trust: TrustProxy = DEFAULT_TRUST): string {
   return keyOf(addressOf(req, trust));
 }
@@ -217,7 +215,7 @@ export function clientOf(req: IncomingMessage): string {
   return clients.get(req) ?? socketAddress(req);
 }
 
-/** The remote overlay's key check (see the module contract): `?key=` on each request, no cookie. */
+/** The remote overlay's key check: `?key=` on each request, no cookie (a cookie of 127.0.0.1 reaches every port). */
 export class OverlayKey {
   constructor(private readonly key: string) {}
 
@@ -252,7 +250,7 @@ export function notOnPublic(res: ServerResponse): void {
   plain(res, 404, "not found (the streamer's overlay and dashboard are not served on this port)\n");
 }
 
-/** True when the request was refused (429) for being over its client's limit (see the contract). */
+/** True when the request was refused (429) for being over its client's limit (one token a request). */
 export function overLimit(limiter: RateLimiter, req: IncomingMessage, res: ServerResponse): boolean {
   const verdict = limiter.take(clientOf(req));
   if (verdict.ok) return false;

@@ -18,6 +18,8 @@ import { startBeaconSandbox, type BeaconSandbox, type BeaconSandboxOptions } fro
 import { SandboxHelix, type SandboxHelixOptions } from '../sandbox/helix/index.js';
 import { SandboxAccounts } from '../sandbox/helix/accounts.js';
 import { startLocalTwitchEvents, type LocalTwitchEvents } from '../sandbox/eventsub/local.js';
+import { chatMessagesRoute } from '../sandbox/helix/chat-messages.js';
+import { bridgeChatToEventSub } from '../sandbox/chat/eventsub-events.js';
 import { systemClock } from '../shared/clock.js';
 import type { OutboxLimits } from '../twitch/index.js';
 import { BOT_WEBHOOK_TYPES, startBot, type Bot, type BotOptions } from '../app/bot.js';
@@ -50,7 +52,7 @@ export interface LocalStackOptions {
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'twitchEvents'>;
+  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'twitchEvents' | 'localRoutes' | 'publicRoutes'>;
 }
 
 export interface LocalStack {
@@ -117,7 +119,8 @@ export async function startLocalChat(
 ): Promise<{ chatServer: ChatServer; helix: SandboxHelix; twitch: LocalTwitchEvents }> {
   const chatServer = await startChatServer({
     logger: options.logger,
-    scopes: ['chat:read', 'chat:edit', 'moderator:read:followers'],
+    // IRC's chat scopes and EventSub's (chat.transport "eventsub"; user:bot for the Chat Bot badge)
+    scopes: ['chat:read', 'chat:edit', 'moderator:read:followers', 'user:read:chat', 'user:write:chat', 'user:bot'],
     ...options.chat,
   });
   const { prepare, ...helixOptions } = options.helix ?? {};
@@ -125,10 +128,19 @@ export async function startLocalChat(
   const accounts = new SandboxAccounts({ clock, clientId: () => chatServer.clientId, clientSecret: () => chatServer.clientSecret });
   const helix = new SandboxHelix({ auth: chatServer.tokens, clock, accounts, ...helixOptions });
   helix.setUser(chatServer.channelId, chatServer.channel);
+  // Shared Chat partner channels are Twitch users the API knows (their logins, for the counts).
+  chatServer.on('shared-chat', (e) => {
+    for (const p of e.participants) helix.setUser(p.id, p.login);
+  });
   chatServer.mount((req, res) => helix.handle(req, res));
   let twitch: LocalTwitchEvents;
   try {
     twitch = await startLocalTwitchEvents({ chat: chatServer, helix, accounts, clock });
+    // Chat over EventSub: Send Chat Message on the Helix sandbox, and the chat's lines (and Shared
+    // Chat sessions) published as EventSub notifications.
+    helix.route(chatMessagesRoute(chatServer, () => chatServer.tokens.scopes));
+    const eventSub = twitch.eventSub;
+    bridgeChatToEventSub(chatServer, (type, event) => eventSub.publish(type, event));
   } catch (err) {
     await chatServer.close();
     throw err;

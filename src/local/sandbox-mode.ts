@@ -19,7 +19,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OperatorPort } from '../giveaway/ports.js';
 import { systemClock } from '../shared/clock.js';
-import { startLocalStack, type LocalStack } from './local-stack.js';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from './local-stack.js';
 import { hideLinks } from '../console/operator-console.js';
 import { isAddressInUse } from '../app/port-check.js';
 import { printHelp, queueTypedLines, runInteractive } from './demo/interactive.js';
@@ -48,6 +48,12 @@ export interface SandboxModeOptions {
   script?: boolean;
   /** `npm start -- --reset`: the new world also gets a new dashboard token (sandbox-world.ts). */
   reset?: boolean;
+  /** The setup page's routes on the demo bot's listeners (main.ts). */
+  bot?: LocalStackOptions['bot'];
+  /** Resolves when the setup page asks to go live: the demo stops and runSandboxMode resolves 'go-live'. */
+  goLive?: Promise<void>;
+  /** The setup page's address, said once the demo's pages answer. */
+  setupUrl?: (localUrl: string) => string;
 }
 
 /** Time allowed for closing open draws when the demo stops (ms). */
@@ -77,9 +83,10 @@ function withLocalPublicUrl(config: Config, port: number): Config {
   return { ...config, http: { ...config.http, port }, publicUrl: `http://${hostForUrl}:${port}` };
 }
 
-async function startStack(config: Config, logger: Logger, operator: OperatorPort, timings: DemoTimings, note: (t: string) => void): Promise<LocalStack> {
+async function startStack(config: Config, logger: Logger, operator: OperatorPort, timings: DemoTimings, note: (t: string) => void, bot?: LocalStackOptions['bot']): Promise<LocalStack> {
   const start = async (c: Config) =>
     startLocalStack({
+      ...(bot ? { bot } : {}),
       config: withLocalPublicUrl(c, c.http.port === 0 ? await freePort(c.http.host) : c.http.port),
       logger,
       operator,
@@ -101,8 +108,8 @@ async function startStack(config: Config, logger: Logger, operator: OperatorPort
   }
 }
 
-/** Runs sandbox mode; resolves with the process exit code. */
-export async function runSandboxMode(options: SandboxModeOptions): Promise<number> {
+/** Runs sandbox mode; resolves with the process exit code, or 'go-live' when the setup page asked (the demo stopped). */
+export async function runSandboxMode(options: SandboxModeOptions): Promise<number | 'go-live'> {
   const { config, logger } = options;
   const output = options.output ?? process.stdout;
   const interactive = options.interactive ?? isatty(0);
@@ -121,7 +128,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');
   const newWorld = newWorldLine(startNewWorld(config, { reset: options.reset === true }), config.dataDir);
   if (newWorld) printer.note(newWorld);
-  const stack = await startStack(withDemoTwitch(withDemoMerchTrain(config, timings)), logger, operator, timings, (t) => printer.note(t));
+  const stack = await startStack(withDemoTwitch(withDemoMerchTrain(config, timings)), logger, operator, timings, (t) => printer.note(t), options.bot);
   const abort = new AbortController();
   const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });
   printer = new DemoPrinter({
@@ -131,6 +138,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
     channel: stack.chatServer.channel,
     badges: (login) => world.badge(login),
   });
+  // What chat said while the stack started (the auto-streaming LIVE line can come that early), then the rest.
+  for (const entry of stack.chatServer.transcript) printer.chat(entry);
   stack.chatServer.on('transcript', (entry) => printer.chat(entry));
   // Whispers are private; the demo shows them (they carry the claim page, never a link here).
   stack.helix.onWhisper((w) => printer.whisper(world.loginOf(w.to) ?? `user ${w.to}`, w.message, w.delivered));
@@ -165,8 +174,22 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;
   if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
+  if (options.setupUrl) {
+    const setupUrl = options.setupUrl(stack.bot.http.localUrl);
+    printer.note(`Set up for your channel (no file to edit): ${setupUrl}`);
+    // The link that signs the setup page in by itself (the token in the fragment, as the dashboard's): a secret.
+    const signedIn = `${setupUrl}#token=${encodeURIComponent(stack.bot.pages.token.token)}`;
+    operator.notify(`set up for your channel, signed in: ${signedIn} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
+  }
+  let goingLive = false;
+  void options.goLive?.then(() => {
+    goingLive = true;
+    printer.narrate('The setup page asked to go live: the demo stops and the bot starts for your channel.');
+    void shutdown('going live');
+  });
 
   let ok = true;
+  let doneLine: string | undefined;
   const input = options.input ?? process.stdin;
   let queued: { lines: string[]; ended: boolean } = { lines: [], ended: false };
   let stopQueueing: (() => { lines: string[]; ended: boolean }) | undefined;
@@ -183,7 +206,8 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       });
       ok = result.ok;
       if (result.ok) {
-        printer.success(`Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: ${giftdropCommand('history')}`);
+        // said once every step of the script ran (after the last one below, when there is no prompt)
+        doneLine = `Done: ${result.drawIds.length} draws are in the history (${config.dataDir}). See them with: ${giftdropCommand('history')}`;
       } else {
         printer.problem(`The scripted stream stopped: ${result.problem ?? 'unknown problem'}`);
       }
@@ -202,20 +226,23 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
           printer.problem((err as Error).message);
         });
       }
+      if (doneLine) printer.success(doneLine);
       await shutdown('script finished');
+      if (goingLive) return 'go-live';
       return ok ? 0 : 1;
     }
 
+    if (doneLine) printer.success(doneLine);
     printer.narrate('Your turn: you are the broadcaster. Type in chat, or use these commands:');
     printHelp(printer);
     await runInteractive({ world, printer, timings, input, output, signal: abort.signal, queued: queued.lines });
     await shutdown('you quit');
-    return 0;
+    return goingLive ? 'go-live' : 0;
   } catch (err) {
     stopQueueing?.();
     if (err instanceof DemoAborted || abort.signal.aborted) {
       await closing;
-      return 0;
+      return goingLive ? 'go-live' : 0;
     }
     await shutdown('error').catch(() => undefined);
     throw err;

@@ -19,8 +19,11 @@ export type Command = 'start' | 'history' | 'verify' | 'setup';
 
 export interface Invocation {
   platform: NodeJS.Platform;
-  /** The single executable: how its file is typed in the shell it was started from, and where its README is (when known). Absent: the npm scripts. */
-  executable?: { typed: string; home?: string };
+  /**
+   * The single executable: how its file is typed in the shell it was started from, its file name
+   * (default: the last part of `typed`) and where its README is (when known). Absent: the npm scripts.
+   */
+  executable?: { typed: string; name?: string; home?: string };
 }
 
 let executable: Invocation['executable'];
@@ -30,7 +33,8 @@ let executable: Invocation['executable'];
  * only, before it changes folder); `home`: the address of giftdrop's README, when the package knew it.
  */
 export function startedAsExecutable(file: string, startedIn: string, home?: string): void {
-  executable = { typed: executableAsTyped(process.platform, file, startedIn), ...(home ? { home } : {}) };
+  const name = (process.platform === 'win32' ? win32 : posix).basename(file);
+  executable = { typed: executableAsTyped(process.platform, file, startedIn), name, ...(home ? { home } : {}) };
 }
 
 /** This process's invocation. */
@@ -77,4 +81,23 @@ export function settingsGuide(inv: Invocation): string {
   if (!inv.executable) return 'See .env.example and docs/settings.md for every setting.';
   const where = inv.executable.home ? `docs/settings.md in giftdrop's repository (${inv.executable.home})` : `docs/settings.md in giftdrop's repository`;
   return `See ${where} for every setting: settings go in a file named .env beside the executable, one NAME=value a line.`;
+}
+
+/**
+ * Where a setting that only `.env` takes goes, for someone who may never have made one: the
+ * clone's `.env` (from `.env.example`); for the executable, a file named `.env` beside it. On
+ * Windows, how Notepad saves that name (with file extensions hidden it adds `.txt`, and the bot
+ * would not read `.env.txt`).
+ */
+export function envFileHint(inv: Invocation): string {
+  const where = inv.executable ? `a file named .env beside ${executableName(inv)}` : 'the .env file (copy .env.example to .env)';
+  return inv.platform === 'win32' ? `${where} (in Notepad pick Save as type "All files", or it saves .env.txt)` : where;
+}
+
+/** The executable's file name (`giftdrop-win-x64.exe`), from `typed` when it was not given. */
+function executableName(inv: Invocation): string {
+  const e = inv.executable!;
+  if (e.name) return e.name;
+  const typed = e.typed.replace(/^& '(.*)'$/, '$1').replace(/^'(.*)'$/, '$1');
+  return (inv.platform === 'win32' ? win32 : posix).basename(typed);
 }

@@ -9,7 +9,16 @@
  * socket file `giftdrop-<token>.sock` in the temp folder, removed on release (a killed holder's
  * file no longer answers, and the next holder removes it). The platform is an argument so each OS's
  * naming is tested on any OS.
+ *
+ * Answering is not enough: an abstract name (and a pipe name) is visible to every user of the
+ * machine, so after a holder died another user could listen under its name and look alive
+ * (issue 46). The holder therefore PROVES it is the holder: the prober sends a random challenge
+ * line, and the holder answers HMAC-SHA256(secret, challenge), where the secret is the lock's own
+ * (written only into the owner-only lock file). `probeEndpoint` says 'alive' only for that proof,
+ * 'gone' when nothing listens or whoever listens answers anything else (or closes), 'busy' when no
+ * answer comes in time (the caller then asks whether the holder's PID still runs).
  */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,10 +44,34 @@ export interface HeldEndpoint {
   close(): void;
 }
 
-/** Listens on `endpoint`, answering every connection by closing it; never keeps the process alive. */
-export function holdEndpoint(endpoint: string): Promise<HeldEndpoint> {
+/** Longest challenge line a holder reads. */
+const MAX_CHALLENGE = 128;
+
+/** The proof for `challenge` under `secret` (hex). */
+function proofOf(secret: string, challenge: string): string {
+  return createHmac('sha256', secret).update(`giftdrop lock\n${challenge}`).digest('hex');
+}
+
+/**
+ * Listens on `endpoint`, answering each connection's challenge line with its proof under
+ * `secret`, then closing; never keeps the process alive.
+ */
+export function holdEndpoint(endpoint: string, secret: string): Promise<HeldEndpoint> {
   return new Promise((resolve, reject) => {
-    const server: Server = createServer((socket) => socket.destroy());
+    const server: Server = createServer((socket) => {
+      let line = '';
+      socket.setTimeout(PROBE_TIMEOUT_MS, () => socket.destroy());
+      socket.on('error', () => socket.destroy());
+      socket.on('data', (chunk: Buffer) => {
+        line += chunk.toString('latin1');
+        const nl = line.indexOf('\n');
+        if (nl < 0) {
+          if (line.length > MAX_CHALLENGE) socket.destroy();
+          return;
+        }
+        socket.end(`${proofOf(secret, line.slice(0, nl))}\n`);
+      });
+    });
     server.once('error', reject);
     server.listen(endpoint, () => {
       server.unref();
@@ -68,17 +101,43 @@ export function classifyProbeError(code: string | undefined): 'gone' | 'alive' {
   return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' ? 'gone' : 'alive';
 }
 
-/** Resolves true while a holder listens on `endpoint` (see classifyProbeError). */
-export function endpointAnswers(endpoint: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+/**
+ * Who answers on `endpoint`: 'alive' when it proves it knows `secret`, 'gone' when nothing listens
+ * or it answers anything else or closes without the proof, 'busy' when nothing comes back in time
+ * (or the OS says the endpoint is too busy to accept). Without a secret (a lock written before
+ * proofs existed) a connection is taken as 'alive'.
+ */
+export function probeEndpoint(endpoint: string, secret: string | undefined, timeoutMs = PROBE_TIMEOUT_MS): Promise<'alive' | 'gone' | 'busy'> {
   return new Promise((resolve) => {
     const socket = connect(endpoint);
-    const done = (alive: boolean) => {
+    const challenge = randomBytes(32).toString('hex');
+    let answer = '';
+    let settled = false;
+    const done = (verdict: 'alive' | 'gone' | 'busy') => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(alive);
+      resolve(verdict);
     };
-    const timer = setTimeout(() => done(true), timeoutMs);
-    socket.once('connect', () => done(true));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(classifyProbeError(err.code) === 'alive'));
+    const timer = setTimeout(() => done('busy'), timeoutMs);
+    socket.once('connect', () => {
+      if (secret === undefined) return done('alive');
+      socket.write(`${challenge}\n`);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+      const nl = answer.indexOf('\n');
+      if (nl < 0) {
+        if (answer.length > 200) done('gone');
+        return;
+      }
+      const got = Buffer.from(answer.slice(0, nl));
+      const want = Buffer.from(proofOf(secret!, challenge));
+      done(got.length === want.length && timingSafeEqual(got, want) ? 'alive' : 'gone');
+    });
+    socket.once('end', () => done('gone'));
+    socket.once('close', () => done('gone'));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(classifyProbeError(err.code) === 'alive' ? 'busy' : 'gone'));
   });
 }

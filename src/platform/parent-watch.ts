@@ -18,6 +18,7 @@
  * instead (exit 1 when there are none). The platform is an argument so each OS's branch is tested
  * on any OS.
  */
+import { noteStopCause } from './stop-cause.js';
 import { readFileSync } from 'node:fs';
 import { parentOf, processGone } from './process.js';
 
@@ -46,8 +47,12 @@ export function wrapperShellWakeups(pid: number, script: string | undefined, pla
   }
 }
 
-/** Asks this process to stop through its own shutdown (see the module comment). */
-export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process = process): void {
+/**
+ * Asks this process to stop through its own shutdown (see the module comment); `cause` is what the
+ * stop is reported as (platform/stop-cause.ts), since the SIGTERM sent here is only the means.
+ */
+export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process = process, cause = 'npm start went away'): void {
+  if (proc === process) noteStopCause(cause);
   if (platform !== 'win32') {
     proc.kill(proc.pid, 'SIGTERM');
   } else if (proc.listenerCount('SIGTERM') > 0) {
@@ -71,6 +76,8 @@ export function watchParent(platform: NodeJS.Platform, script: string | undefine
     const signalled = wakeups !== undefined && wrapperShellWakeups(ppid, script, platform) !== wakeups;
     if (!reparented && !signalled && !watched.some(processGone)) return;
     clearInterval(timer);
+    // (npm forwards Ctrl+C and signals sent to it to its script's shell; which one is not known here)
+    if (signalled) noteStopCause('npm start stopped by Ctrl+C or a signal');
     onGone();
   }, POLL_MS);
   timer.unref();

@@ -41,6 +41,15 @@ export interface ChatMessage {
   receivedAt?: number;
   /** True when the bot itself sent it. */
   self: boolean;
+  /**
+   * Shared Chat: the channel (user id) the message was typed in, when Twitch says (IRC
+   * `source-room-id`, EventSub `source_broadcaster_user_id`); absent outside a Shared Chat session.
+   * Equal to `channelId` for this channel's own messages during a session. Whether a message may
+   * enter or run a command is decided by giveaway/shared-chat.ts, never here.
+   */
+  sourceChannelId?: string;
+  /** Shared Chat: shown only in its source channel (IRC `source-only=1`, EventSub `is_source_only`). */
+  sourceOnly?: boolean;
 }
 
 export const noRoles: ChatRoles = {

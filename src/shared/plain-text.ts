@@ -36,11 +36,12 @@ const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 const URLISH = /(?:\b[a-z][a-z0-9+.-]*:\/\/|\bwww\.)\S*/giu;
 const EMAILISH = /[^\s@]+@[^\s@]+\.[^\s@]+/gu;
 /**
- * A dotted name whose last label is a top-level domain: 2+ letters of any script (`.com`, `.рф`)
- * or punycode (`.xn--p1ai`), labels of letters, digits and hyphens of any script, with an optional
- * port and path.
+ * A dotted name whose last label is a top-level domain: a letter then 1+ letters or combining
+ * marks of any script (`.com`, `.рф`, and the Indic and Sinhala ones whose vowel signs are marks:
+ * `.भारत`, `.संगठन`, `.ಭಾರತ`, `.ලංකා`) or punycode (`.xn--p1ai`), labels of letters, marks, digits
+ * and hyphens of any script, with an optional port and path.
  */
-const DOMAINISH = /[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(?:\p{L}{2,63}|xn--[a-z0-9-]{1,59})(?![\p{L}\p{N}-])(?::\d{1,5})?(?:[/?#]\S*)?/giu;
+const DOMAINISH = /[\p{L}\p{M}\p{N}-]+(?:\.[\p{L}\p{M}\p{N}-]+)*\.(?:\p{L}[\p{L}\p{M}]{1,62}|xn--[a-z0-9-]{1,59})(?![\p{L}\p{M}\p{N}-])(?::\d{1,5})?(?:[/?#]\S*)?/giu;
 /** An IPv4 address (with an optional port and path), or an IPv6 one in brackets or with "::". */
 const IPISH = /(?<![\p{L}\p{N}.])(?:\d{1,3}\.){3}\d{1,3}(?![\p{L}\p{N}]|\.\d)(?::\d{1,5})?(?:[/?#]\S*)?|\[[0-9a-f:.]{2,45}\](?::\d{1,5})?(?:[/?#]\S*)?|(?<![\p{L}\p{N}:])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?=[\s/]|$)(?<=::[0-9a-f]{0,4}|(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4})/giu;
 const TOKENISH = /[A-Za-z0-9_-]{24,}/g;

@@ -5,27 +5,15 @@
  *
  * Contract:
  * - a qualifying order is a paid order (not a gift or giveaway-link redemption), placed while the
- *   shop's stream is marked live when `onlyWhileLive` (a failed live check counts the order and
- *   is logged);
- * - the counter lives in `DATA_DIR/merch-train.json` (temp file + fsync + rename, mode 0600),
- *   written BEFORE the giveaway is asked for, so a restart at N-1 still departs on the Nth order;
- *   a departure still marked `boarding` at start-up is checked against the history first (a
- *   giveaway the train opened since `boardingSince`, e.g. before a crash, counts as departed), so
- *   one departure never opens two giveaways;
- * - one train at a time: while the train's giveaway (or any link giveaway) is running, a
- *   departure waits (`boarding`) and leaves when that giveaway finishes, fails or is cancelled;
- *   orders meanwhile keep counting but never queue a second departure;
- * - orders are handled one after another (a promise chain), so concurrent deliveries cannot
- *   both depart;
- * - nothing acts on a half-started train: orders that arrive before `start()` has read the counter
- *   (and settled a pending departure) wait in the chain until it has, and the engine's
- *   giveaway-ended events are listened to only from then on (a boarding train departs at the end
- *   of `start()` anyway, so an end missed meanwhile loses nothing); a `start()` that fails attaches
- *   nothing;
- * - `start()` runs once (a second call gets the first one's promise); `stop()` is final, also
- *   while `start()` is still reading: that start then ends at its next step without listening or
- *   departing (a counter write already under way completes), and `stop()` resolves only once it
- *   has ended; orders queued meanwhile are skipped (logged), never counted.
+ *   shop's stream is marked live when `onlyWhileLive` (a failed live check counts the order);
+ * - the counter lives in `DATA_DIR/merch-train.json` (the disk protocol, 0600), written BEFORE
+ *   the giveaway is asked for, so a restart at N-1 still departs on the Nth order, and one
+ *   departure never opens two giveaways (`start` checks a pending one against the history);
+ * - one train at a time: while a link giveaway runs, a departure waits (`boarding`) and leaves
+ *   when it ends; orders meanwhile keep counting but never queue a second departure;
+ * - orders are handled one after another, and none before `start()` has read the counter;
+ *   `start()` runs once, `stop()` is final (also during `start()`), and orders queued after it are
+ *   skipped (logged), never counted.
  * Does not: decide which events are duplicates (the bot's webhook path does).
  */
 import type { EventEmitter } from 'node:events';
@@ -109,7 +97,12 @@ export class MerchTrain {
 
   /**
    * Reads the counter (a missing file is a fresh train), settles a departure pending from before a
-   * restart, then listens for giveaways ending and lets queued orders through.
+   * restart (still marked `boarding`: a giveaway the train opened since `boardingSince`, e.g.
+   * before a crash, counts as departed), then listens for giveaways ending and lets queued orders
+   * through. Nothing acts on a half-started train: orders that arrive meanwhile wait in the chain,
+   * and the engine's giveaway-ended events are listened to only from then on (a boarding train
+   * departs at the end of `start()` anyway, so an end missed meanwhile loses nothing); a `start()`
+   * that fails attaches nothing. Runs once (a second call gets the first one's promise).
    */
   start(): Promise<void> {
     return (this.starting ??= this.startOnce());
@@ -137,6 +130,10 @@ export class MerchTrain {
     if (this.enabled && this.state.boarding) void this.serial(() => this.depart());
   }
 
+  /**
+   * Final, also while `start()` is still reading: that start ends at its next step without
+   * listening or departing (a counter write under way completes), and this resolves once it has.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) this.d.events.off(e, this.onEnded);

@@ -5,10 +5,12 @@
  * shop owner, not for chat. Extras beyond the contract: `mode` (every record carries it; older
  * records without it are live), `fairness.algorithm`, winners' `pick`, `accountCheck` and
  * `delivery` (the full delivery state, src/delivery), `rerolls`, `setAside`, `failure` and `rules`
- * when present. Never exported: `pendingSeed` (an unrevealed seed),
+ * when present, and `entrantsByChannel` (Shared Chat with partner entries on: the entrants per
+ * channel; in CSV the last column, `login:count` pairs separated by spaces, a channel without a
+ * known login by its id). Never exported: `pendingSeed` (an unrevealed seed),
  * the frozen entrant list, and internal bookkeeping (`finishInFlight`, `claim`, `giftIds`).
  */
-import type { Delivery, DrawRecord, RerollRecord, SetAsidePick } from '../giveaway/model.js';
+import type { ChannelEntrants, Delivery, DrawRecord, RerollRecord, SetAsidePick } from '../giveaway/model.js';
 
 /** One draw as exported by `npm run history -- --json`. */
 export interface DrawExport {
@@ -22,6 +24,8 @@ export interface DrawExport {
   closesAt: string;
   closedAt?: string;
   entrants: number;
+  /** Shared Chat with partner entries on: how many entrants came from each channel, this channel first. */
+  entrantsByChannel?: ChannelEntrants[];
   winners: {
     userId: string;
     login: string;
@@ -69,6 +73,7 @@ export function toExport(record: DrawRecord): DrawExport {
     closesAt: record.closesAt,
     closedAt: record.closedAt,
     entrants: record.entrants,
+    entrantsByChannel: record.entrantsByChannel?.map((c) => ({ ...c })),
     winners: record.winners.map((w) =>
       defined({
         userId: w.userId,
@@ -110,6 +115,7 @@ const CSV_COLUMNS = [
   'giftId',
   'redeemUrl',
   'claimed',
+  'entrantsByChannel',
 ] as const;
 
 /**
@@ -126,13 +132,18 @@ export function csvCell(value: string | number | boolean | undefined): string {
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** `giftdrop_demo:3 partner_one:6` (a channel without a known login by its id); undefined without counts. */
+function channelsCell(counts: readonly ChannelEntrants[] | undefined): string | undefined {
+  return counts?.map((c) => `${c.login || c.channelId}:${c.entrants}`).join(' ');
+}
+
 /** One header row and one row per winner of each record (records without winners add no rows). CRLF line ends. */
 export function toCsv(records: readonly DrawRecord[]): string {
   const rows: string[] = [CSV_COLUMNS.join(',')];
   for (const r of records) {
     for (const w of r.winners) {
       rows.push(
-        [r.id, r.kind, r.offer.name, r.closedAt, w.userId, w.login, w.displayName, w.giftId, w.redeemUrl, w.claimed]
+        [r.id, r.kind, r.offer.name, r.closedAt, w.userId, w.login, w.displayName, w.giftId, w.redeemUrl, w.claimed, channelsCell(r.entrantsByChannel)]
           .map(csvCell)
           .join(','),
       );

@@ -8,8 +8,8 @@
  */
 export { FileDrawRepository } from './repository.js';
 export { StorageError } from './errors.js';
-export { toCsv, toExport } from './export.js';
+export { toCsv, toExport, type DrawExport } from './export.js';
 export { acquireDataDirLock, DataDirLockedError, LOCK_FILE, type DataDirLock } from './lock.js';
-export { nodeDisk, type FileSystem } from './disk.js';
+export { nodeDisk, type AppendFile, type Disk, type FileSystem } from './disk.js';
 export { checkPrivate, parseJsonFile, readIfExists, writeFileAtomic } from './files.js';
 export { channelPointsFile } from './channel-points-file.js';

@@ -6,10 +6,16 @@
  *
  * Contract: `acquireDataDirLock` creates the directory (0700) if needed and the lock file (0600).
  * When a live process holds it, it throws DataDirLockedError naming the lock and the PID, having
- * changed nothing. Alive means the holder's endpoint answers (platform/lock-endpoint.ts: a named
- * pipe or Unix socket the OS closes when the holder dies), so a lock whose holder is gone is taken
- * over with a warning even when its PID now belongs to another process (PID reuse, on any OS). A
- * lock written before the endpoint existed (no `endpoint` field) is judged by its PID. `release()`
+ * changed nothing. Alive means the holder's endpoint answers with the PROOF of the lock's secret
+ * (platform/lock-endpoint.ts: a named pipe or Unix socket the OS closes when the holder dies,
+ * answering a random challenge with an HMAC under `proof`, a per-run secret written only into the
+ * owner-only lock file): so a lock whose holder is gone is taken over with a warning even when its
+ * PID now belongs to another process (PID reuse, on any OS), and even when another user now
+ * listens under the dead holder's endpoint name (abstract socket and pipe names are visible to
+ * every user): they cannot prove the secret. An endpoint too busy to answer in time counts as
+ * alive only while the holder's PID runs. A lock written before the endpoint existed (no
+ * `endpoint` field) is judged by its PID; one written before proofs (no `proof`) by the endpoint
+ * answering at all. `release()`
  * deletes the lock if it is still ours and closes the endpoint; it also runs on process exit, so a
  * clean exit (or process.exit) frees it and only a killed process leaves a stale lock. Does not:
  * lock across machines (network file systems), or wait for the holder.
@@ -18,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { endpointAnswers, holdEndpoint, lockEndpoint, removeEndpoint } from '../platform/lock-endpoint.js';
+import { holdEndpoint, lockEndpoint, probeEndpoint, removeEndpoint } from '../platform/lock-endpoint.js';
 import { processGone } from '../platform/process.js';
 import { GiftdropError } from '../shared/errors.js';
 
@@ -33,6 +39,8 @@ interface LockOwner {
   token: string;
   /** Where the owner answers while it runs (platform/lock-endpoint.ts); absent in older locks. */
   endpoint?: string;
+  /** The secret the owner proves on its endpoint (64 hex); absent in older locks. */
+  proof?: string;
 }
 
 export class DataDirLockedError extends GiftdropError {
@@ -62,8 +70,11 @@ export interface DataDirLock {
  */
 async function alive(owner: LockOwner, platform: NodeJS.Platform): Promise<boolean> {
   const endpoint = ownEndpoint(owner, platform);
-  if (endpoint) return endpointAnswers(endpoint);
-  return owner.pid !== process.pid && !processGone(owner.pid);
+  if (!endpoint) return owner.pid !== process.pid && !processGone(owner.pid);
+  const proof = typeof owner.proof === 'string' && /^[0-9a-f]{64}$/.test(owner.proof) ? owner.proof : undefined;
+  const answer = await probeEndpoint(endpoint, proof);
+  if (answer === 'busy') return owner.pid === process.pid || !processGone(owner.pid);
+  return answer === 'alive';
 }
 
 function ownEndpoint(owner: LockOwner, platform: NodeJS.Platform): string | undefined {
@@ -104,14 +115,16 @@ export async function acquireDataDirLock(dir: string, options: AcquireOptions): 
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const token = randomBytes(8).toString('hex');
   const endpoint = lockEndpoint(options.platform, token);
+  const proof = randomBytes(32).toString('hex');
   const me: LockOwner = {
     pid: process.pid,
     startedAt: new Date(Date.now() - process.uptime() * 1000).toISOString(),
     token,
     endpoint,
+    proof,
   };
   // Answering before the lock file names the endpoint: a holder is never seen without one.
-  const held = await holdEndpoint(endpoint);
+  const held = await holdEndpoint(endpoint, proof);
   try {
     await takeLockFile(file, me, options);
   } catch (err) {

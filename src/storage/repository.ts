@@ -1,47 +1,25 @@
 /**
  * FileDrawRepository: the DrawRepository port on local files under one data directory.
  *
- *   <dataDir>/history.jsonl            the history: lowdb 7 over an append-only log of draw records
- *                                      (history-log.ts; opened and migrated by history-open.ts): a
- *                                      save appends the changed record and syncs, whatever the
- *                                      history's length; every record WITHOUT its frozen entrant list.
- *   <dataDir>/history.v1.json          the history.json of older versions, kept once migrated.
- *   <dataDir>/draws/<id>.entrants.tsv  the frozen entrant list of a closed draw (entrants-file.ts:
- *                                      the exact bytes its digest hashes behind a header line; atomic
- *                                      write, loaded lazily by getDraw/openDraws), written once per
- *                                      distinct list. `<id>.entrants.json` (version 1, from before)
- *                                      is still read when no .tsv exists, and removed once replaced.
- *   <dataDir>/journal/<id>.jsonl       the append-only entry journal of an open draw (journal.ts; its
- *                                      line formats: giveaway/entrants/journal-line.ts), deleted when the draw ends.
- *   <dataDir>/journal/<id>.tickets.jsonl  its ticket grants (channel points, bits; ticket-journal.ts),
- *                                      each synced before appendTicketGrant resolves; deleted with it.
- *   <dataDir>/events.jsonl             processed webhook ids, bounded (see processed-events.ts).
- *   <dataDir>/delivery.json            each winner's prize delivery state (delivery-file.ts), written
- *                                      only through updateDelivery and attached to the winners of
- *                                      every record read; a saved record's own `delivery` is dropped.
- *   <dataDir>/seeds/<id>.seed          the unrevealed seed of an open draw, mode 0600 (seeds.ts);
- *                                      `pendingSeed` is written there once (the first save that
- *                                      carries it, not on every save) and read back by
- *                                      getDraw/openDraws; deleted once revealed or final. An old
- *                                      history.json still holding `pendingSeed` is migrated when
- *                                      opened (seed into the vault durably, then dropped from both
- *                                      history generations).
+ *   history.jsonl                  the history: lowdb over an append-only log (history-log.ts; opened
+ *                                  and migrated by history-open.ts); records without their entrant lists
+ *   history.v1.json                the history.json of an older version, kept once migrated
+ *   draws/<id>.entrants.tsv        a closed draw's frozen entrant list (entrants-file.ts), written once
+ *                                  per distinct list, loaded lazily; `.entrants.json` (version 1) still read
+ *   journal/<id>.jsonl             an open draw's entry journal (journal.ts), deleted when it ends
+ *   journal/<id>.tickets.jsonl     its ticket grants (ticket-journal.ts), synced before they resolve
+ *   events.jsonl                   processed webhook ids, bounded (processed-events.ts)
+ *   delivery.json                  each winner's delivery state (delivery-file.ts), only through
+ *                                  updateDelivery, attached to every record read
+ *   seeds/<id>.seed                an open draw's unrevealed seed, 0600 (seeds.ts), deleted once revealed
  *
- * Opening (writable) removes the temp files a killed writeFileAtomic left (its own name pattern
- * only) in the data directory, draws/, seeds/ and journal/. The entry points open the repository
- * only after taking the data-directory lock (app/data-lock.ts), so no live writer's temp is taken.
- *
- * Ids made of `[A-Za-z0-9_-]` are used as file names; others are base64url-encoded behind `~`.
- * Every record is stamped with the repository's `mode` when saved (records from before modes were
- * recorded read as live). Files are created 0600, directories 0700. A damaged entrants file is
- * quarantined (`*.corrupt-<timestamp>`) and reported by draw id, a journal with unreadable lines is
- * repaired (a copy of the damaged file kept) and reported by draw id and line: the other draws and
- * entrants carry on. Recoveries are logged and listed in `notes`. A damaged events file is reported
- * with a StorageError naming the file. Read-only mode (the CLIs) never creates or changes a file, so
- * it is safe to run beside the bot. Every file goes through the disk protocol (disk.ts), so what a
- * save, an event mark or a journal flush resolved survives a power cut, not only a killed process
- * (test/storage-power-cut.test.ts); the journal is synced once per flush (flushIntervalMs), not per
- * entry. Does not: lock the directory against a second process (lock.ts, taken by the entry points).
+ * Contract: every file goes through the disk protocol (disk.ts), so what a save, an event mark or a
+ * journal flush resolved survives a power cut (test/storage-power-cut.test.ts); the journal is synced
+ * once per flush (flushIntervalMs). Records are stamped with the repository's `mode`. A damaged
+ * entrants file or journal is kept aside and reported by draw id while the other draws carry on
+ * (`notes`); a damaged history or events file is a StorageError naming it. Read-only mode (the CLIs)
+ * never creates or changes a file. Does not: lock the directory (lock.ts, taken by the entry points
+ * before they open it).
  */
 import { join } from 'node:path';
 import { Low } from 'lowdb';
@@ -148,6 +126,9 @@ export class FileDrawRepository implements DrawRepository {
   /**
    * Opens (creating unless read-only) the data directory and loads the history. Throws STORAGE_CORRUPT
    * naming the file when history.json or the events file is damaged (nothing is rewritten then).
+   * Opening writable removes the temp files a killed writeFileAtomic left (its own name pattern only)
+   * in the data directory, draws/, seeds/ and journal/: the entry points open the repository only
+   * after taking the data-directory lock (app/data-lock.ts), so no live writer's temp is taken.
    */
   static async open(dataDir: string, options: FileDrawRepositoryOptions = {}): Promise<FileDrawRepository> {
     const logger = (options.logger ?? silentLogger()).child({ module: 'storage' });
@@ -195,6 +176,7 @@ export class FileDrawRepository implements DrawRepository {
     if (this.readOnly) throw new StorageError('STORAGE_READ_ONLY', 'the draw repository was opened read-only');
   }
 
+  /** Ids made of `[A-Za-z0-9_-]` are file names as they are; others are base64url behind `~` (fileStem). */
   private entrantsFile(id: string, suffix = ENTRANTS_SUFFIX): string {
     return join(this.dataDir, 'draws', `${fileStem(id)}${suffix}`);
   }
@@ -203,6 +185,9 @@ export class FileDrawRepository implements DrawRepository {
    * Creates or replaces a record. Its frozen entrant list, if any, goes to its own file (rewritten
    * only when the list changes); saving a record without one keeps the stored list. Reaching
    * finished/cancelled/failed deletes the draw's entry journal. Saves are applied in call order.
+   * `pendingSeed` goes to the seed vault (seeds/), once (the first save that carries it), and is
+   * read back by getDraw/openDraws; an old history.json still holding it is migrated when opened
+   * (seed-migration.ts). A saved record's own `delivery` is dropped (delivery.json holds it).
    */
   saveDraw(record: DrawRecord, frozenRows?: FrozenRows): Promise<void> {
     try {
@@ -362,7 +347,10 @@ export class FileDrawRepository implements DrawRepository {
     return out;
   }
 
-  /** A draw's journal, repaired first when it has unreadable lines or is unreadable (reported). */
+  /**
+   * A draw's journal, repaired first when it has unreadable lines or is unreadable (a copy of the
+   * damaged file kept), reported by draw id and line; its other entrants carry on.
+   */
   private async recoverJournal(drawId: string): Promise<Entrant[]> {
     const result = await this.journal.recover(drawId, this.clock.now());
     if (result.note) {

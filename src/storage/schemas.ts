@@ -21,6 +21,8 @@ export const entrantSchema = z.looseObject({
   weight: z.number().int().positive(),
   roles: rolesSchema,
   enteredAt: z.number(),
+  /** Shared Chat: the partner channel a partner viewer entered from (absent for this channel's viewers). */
+  partnerChannelId: z.string().min(1).optional(),
 });
 
 const winnerSchema = z.looseObject({
@@ -74,6 +76,9 @@ export const storedRecordSchema = z.looseObject({
   closesAt: z.string(),
   closedAt: z.string().optional(),
   entrants: z.number(),
+  entrantsByChannel: z
+    .array(z.looseObject({ channelId: z.string(), login: z.string().optional(), entrants: z.number().int().nonnegative(), own: z.boolean().optional() }))
+    .optional(),
   winners: z.array(winnerSchema),
   fairness: z.looseObject({
     commitment: z.string(),

@@ -27,6 +27,7 @@ const grantSchema = z.object({
   tickets: z.number().int().nonnegative(),
   bits: z.number().int().nonnegative().optional(),
   at: z.number(),
+  roles: z.object({ subscriber: z.boolean(), moderator: z.boolean() }).optional(),
 });
 
 export class TicketJournal {

@@ -126,10 +126,20 @@ export function chatAccountToken(chat: HelixTokenSource & { validated(): TokenIn
   };
 }
 
-/** The port over the env vars (see the module header). */
+/**
+ * A login the setup page saved (twitch/logins.ts keeps and renews it, saving each renewal before
+ * use) as an AccountToken: what its start-up check learnt, or a validate now.
+ */
+export function savedAccountToken(keeper: HelixTokenSource & { validated(): TokenInfo | undefined }, auth: TwitchAuthClient, name: string): AccountToken {
+  return { ...chatAccountToken(keeper, auth), name };
+}
+
+/** The port over the env vars, or the setup page's saved broadcaster login (see the module header). */
 export function envTokenPort(o: {
   bot: AccountToken;
   broadcaster?: { token: string; refreshToken?: string; clientId?: string; clientSecret?: string };
+  /** The broadcaster's login saved by the setup page (used when `broadcaster` is not set). */
+  savedBroadcaster?: AccountToken;
   auth: TwitchAuthClient;
   logger: Logger;
   registerSecret?: (value: string) => void;
@@ -149,5 +159,5 @@ export function envTokenPort(o: {
         ...(o.registerSecret ? { registerSecret: o.registerSecret } : {}),
       })
     : undefined;
-  return { tokenOf: (account) => (account === 'bot' ? o.bot : broadcaster) };
+  return { tokenOf: (account) => (account === 'bot' ? o.bot : (broadcaster ?? o.savedBroadcaster)) };
 }

@@ -61,7 +61,8 @@ export function accountRulesFrom(config: Config): AccountRules {
 export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
   const { config, logger, clock, chat } = d;
   const log = logger.child({ module: 'twitch-api' });
-  const clientId = config.twitch.clientId;
+  // The client the bot's token was issued to (a saved login's may differ from TWITCH_CLIENT_ID).
+  const clientId = d.auth.clientId;
   const s = config.settings;
   const rules = accountRulesFrom(config);
   if (!clientId) {

@@ -75,7 +75,8 @@ export class AuthRecovery {
         return;
       }
       const fatal = err instanceof GiftdropError ? err : new TwitchAuthError((err as Error).message);
-      this.o.log.error({ code: fatal.code }, fatal.message);
+      // A refused refresh was said by the token keeper already (token.ts: one line per login ended).
+      if (fatal.code !== 'TWITCH_TOKEN_REFRESH') this.o.log.error({ code: fatal.code }, fatal.message);
       this.o.fatal(fatal);
       return;
     }

@@ -1,6 +1,9 @@
 /**
  * Twitch's OAuth endpoints (`TWITCH_AUTH_URL`, default https://id.twitch.tv/oauth2): token
- * validation (`GET /validate`) and refresh (`POST /token`, grant_type=refresh_token).
+ * validation (`GET /validate`), refresh (`POST /token`, grant_type=refresh_token; without a
+ * client secret for a Public application), the device code flow (`POST /device`, then
+ * `POST /token` with the device-code grant: `deviceStart`, `devicePoll`), and the application's app
+ * access token (`POST /token`, grant_type=client_credentials).
  *
  * Contract:
  * - every answer is checked with zod at the edge; a 401 from `/validate` is `{ valid: false }`,
@@ -47,7 +50,44 @@ const TokenSchema = z.object({
   token_type: z.string().optional(),
 });
 
+const AppTokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().int().nonnegative().optional() });
+
 const ErrorSchema = z.object({ status: z.number().optional(), message: z.string().optional() }).passthrough();
+
+const DeviceSchema = z.object({
+  device_code: z.string().min(1),
+  user_code: z.string().min(1),
+  verification_uri: z.string().min(1),
+  interval: z.number().int().nonnegative(),
+  expires_in: z.number().int().positive(),
+});
+
+/** The device-code poll's grant type (RFC 8628). */
+const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** A started device login: what the user opens and types, and how to poll. */
+export interface DeviceStart {
+  deviceCode: string;
+  userCode: string;
+  verificationUri: string;
+  /** Seconds between polls. */
+  interval: number;
+  /** Seconds the code can be authorized. */
+  expiresIn: number;
+}
+
+/**
+ * One poll's answer: the tokens, still waiting (`pending`), poll slower (`slow-down`), or over:
+ * `denied` (the user cancelled), `expired` (the code is dead: expired or already used; Twitch
+ * answers "invalid device code" for both), `refused` (anything else Twitch said: the message).
+ */
+export type DevicePoll =
+  | { kind: 'tokens'; tokens: RefreshedTokens }
+  | { kind: 'pending' }
+  | { kind: 'slow-down' }
+  | { kind: 'denied' }
+  | { kind: 'expired' }
+  | { kind: 'refused'; message: string };
 
 export interface TokenInfo {
   clientId: string;
@@ -107,32 +147,91 @@ export class TwitchAuthClient {
     return { valid: true, clientId: v.client_id, login: v.login.toLowerCase(), userId: v.user_id, scopes: v.scopes, expiresIn: v.expires_in };
   }
 
-  /** `POST /token` with grant_type=refresh_token. Twitch rotates the refresh token too. */
-  async refresh(credentials: { refreshToken: string; clientId: string; clientSecret: string }): Promise<RefreshedTokens> {
+  /**
+   * `POST /token` with grant_type=refresh_token. Twitch rotates the refresh token too (and a Public
+   * application's is single use). `clientSecret` is absent for a Public application. `fix` is the
+   * sentence a refusal ends with (what to do; default: the .env variables).
+   */
+  async refresh(credentials: { refreshToken: string; clientId: string; clientSecret?: string }, fix?: string): Promise<RefreshedTokens> {
     const form = new URLSearchParams({
       grant_type: 'refresh_token',
       refresh_token: credentials.refreshToken,
       client_id: credentials.clientId,
-      client_secret: credentials.clientSecret,
+      ...(credentials.clientSecret ? { client_secret: credentials.clientSecret } : {}),
     }).toString();
     const { status, body } = await this.call('POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form);
     if (status === 400 || status === 401 || status === 403) {
       throw new TwitchTokenError(
         'TWITCH_TOKEN_REFRESH',
-        `Twitch refused to refresh the chat token (${errorMessage(body) ?? `HTTP ${status}`}). Check TWITCH_REFRESH_TOKEN, ` +
-          'TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET, or put a fresh TWITCH_TOKEN in .env.',
+        `Twitch refused to refresh the chat token (${errorMessage(body) ?? `HTTP ${status}`}). ` +
+          (fix ?? 'Check TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET, or put a fresh TWITCH_TOKEN in .env.'),
       );
     }
     if (status !== 200) throw new TwitchAuthUnavailableError(`Twitch token refresh answered HTTP ${status}`);
-    const parsed = TokenSchema.safeParse(body);
-    if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch token refresh answered an unexpected body');
-    const t = parsed.data;
-    return {
-      accessToken: t.access_token,
-      refreshToken: t.refresh_token,
-      ...(t.expires_in !== undefined ? { expiresIn: t.expires_in } : {}),
-      ...(t.scope ? { scopes: t.scope } : {}),
-    };
+    return tokensFrom(body, 'Twitch token refresh');
+  }
+
+  /**
+   * `POST /device` (client_id, scopes): starts a device login. A client id Twitch does not know (or
+   * that is not allowed the device flow) is TwitchTokenError TWITCH_CLIENT_ID.
+   */
+  async deviceStart(clientId: string, scopes: readonly string[]): Promise<DeviceStart> {
+    const form = new URLSearchParams({ client_id: clientId, scopes: scopes.join(' ') }).toString();
+    const { status, body } = await this.call('POST', '/device', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    if (status >= 400 && status < 500) {
+      throw new TwitchTokenError(
+        'TWITCH_CLIENT_ID',
+        `Twitch refused to start a login for client id ${clientId} (${errorMessage(body) ?? `HTTP ${status}`}): it must be the client id of a Twitch application (dev.twitch.tv/console/apps) whose client type is Public.`,
+      );
+    }
+    if (status !== 200) throw new TwitchAuthUnavailableError(`Twitch device login answered HTTP ${status}`);
+    const parsed = DeviceSchema.safeParse(body);
+    if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch device login answered an unexpected body');
+    const d = parsed.data;
+    return { deviceCode: d.device_code, userCode: d.user_code, verificationUri: d.verification_uri, interval: d.interval, expiresIn: d.expires_in };
+  }
+
+  /** One poll of a device login (`POST /token` with the device-code grant). */
+  async devicePoll(clientId: string, deviceCode: string, scopes: readonly string[], clientSecret?: string): Promise<DevicePoll> {
+    const form = new URLSearchParams({
+      client_id: clientId,
+      scopes: scopes.join(' '),
+      device_code: deviceCode,
+      grant_type: DEVICE_GRANT_TYPE,
+      ...(clientSecret ? { client_secret: clientSecret } : {}),
+    }).toString();
+    const { status, body } = await this.call('POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    if (status === 200) return { kind: 'tokens', tokens: tokensFrom(body, 'Twitch device login') };
+    if (status >= 500 || status === 429) throw new TwitchAuthUnavailableError(`Twitch device login answered HTTP ${status}`);
+    // Twitch's envelope `{status, message}`; RFC 8628's `{error}` read the same way.
+    const e = body as { message?: unknown; error?: unknown } | undefined;
+    const said = typeof e?.message === 'string' ? e.message : typeof e?.error === 'string' ? e.error : undefined;
+    const message = said ?? `HTTP ${status}`;
+    const word = message.toLowerCase();
+    if (word === 'authorization_pending') return { kind: 'pending' };
+    if (word === 'slow_down') return { kind: 'slow-down' };
+    if (word === 'access_denied') return { kind: 'denied' };
+    if (word === 'expired_token' || word === 'invalid device code') return { kind: 'expired' };
+    return { kind: 'refused', message };
+  }
+
+  /**
+   * `POST /token` with grant_type=client_credentials: an app access token of the application
+   * (TWITCH_CLIENT_ID with TWITCH_CLIENT_SECRET). A refusal is TwitchTokenError naming both.
+   */
+  async clientCredentials(credentials: { clientId: string; clientSecret: string }): Promise<{ accessToken: string; expiresIn?: number }> {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }).toString();
+    const { status, body } = await this.call('POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    if (status === 400 || status === 401 || status === 403) {
+      throw new TwitchTokenError(
+        'TWITCH_APP_TOKEN',
+        `Twitch refused an app access token (${errorMessage(body) ?? `HTTP ${status}`}). Check TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET (the application's client secret).`,
+      );
+    }
+    if (status !== 200) throw new TwitchAuthUnavailableError(`Twitch app token request answered HTTP ${status}`);
+    const parsed = AppTokenSchema.safeParse(body);
+    if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch app token request answered an unexpected body');
+    return { accessToken: parsed.data.access_token, ...(parsed.data.expires_in !== undefined ? { expiresIn: parsed.data.expires_in } : {}) };
   }
 
   async close(): Promise<void> {
@@ -163,6 +262,19 @@ export class TwitchAuthClient {
       );
     }
   }
+}
+
+/** A token answer's body, checked; an unexpected one is TwitchAuthUnavailableError naming `what`. */
+function tokensFrom(body: unknown, what: string): RefreshedTokens {
+  const parsed = TokenSchema.safeParse(body);
+  if (!parsed.success) throw new TwitchAuthUnavailableError(`${what} answered an unexpected body`);
+  const t = parsed.data;
+  return {
+    accessToken: t.access_token,
+    refreshToken: t.refresh_token,
+    ...(t.expires_in !== undefined ? { expiresIn: t.expires_in } : {}),
+    ...(t.scope ? { scopes: t.scope } : {}),
+  };
 }
 
 function errorMessage(body: unknown): string | undefined {

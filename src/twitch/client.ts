@@ -1,59 +1,27 @@
 /**
  * TwitchChat: the bot's connection to one Twitch channel, wrapping tmi.js 1.8.5 through its
- * documented interface only (its options, `connect`/`disconnect`/`raw`, and its events).
+ * documented interface only (its options, `connect`/`disconnect`/`raw`, its events). One tmi.js
+ * client per TwitchChat, on the bot's thread; no socket until `connect()`.
  *
  * Contract:
  * - emits 'message' (ChatMessage) for every chat, /me and cheer line of the channel that is not
- *   the bot's own echo, 'state' ('connecting' | 'connected' | 'disconnected') on every change,
- *   'health' when `health()` changes, and 'fatal' (TwitchAuthError) when Twitch refuses the
- *   token after having accepted it;
- * - `connect()` resolves once the channel is joined (ROOMSTATE seen) and rejects with
- *   TwitchAuthError (bad TWITCH_TOKEN / TWITCH_USERNAME) or TwitchConnectError, with no retry
- *   loop; after a successful connect, the client reconnects by itself until `disconnect()`:
- *   tmi.js runs with `connection.reconnect: false`, and every connection lost without the
- *   client asking (dropped socket, tmi.js's keep-alive timeout, the half-open probe's close, a
- *   server RECONNECT), reported by tmi.js's 'disconnected' event, makes the client call tmi.js
- *   `connect()` again after `reconnect.intervalMs`, the wait growing 1.5x up to
- *   `reconnect.maxIntervalMs` while attempts fail and starting over once joined; tmi.js re-joins
- *   the channel on each connect. tmi.js answers a server RECONNECT itself (closes, then connects
- *   after its `reconnectInterval`, whatever `reconnect` says): the client's timer for that close
- *   is set later with no shorter wait (both on real time, not the injected clock), so it finds
- *   tmi.js's socket opening (`readyState()`) and stands down;
- * - a refusal on a reconnect first refreshes the token when `tokens` can (then logs in again,
- *   once per refusal; an unreachable token endpoint is tried again on the injected clock until
- *   `disconnect()`); 'fatal' is emitted only when that is impossible or refused too. The token
- *   is read on every login, so a refreshed one is used from the next (re)connect;
- * - everything the bot says goes through its Outbox (limits, splitting, duplicates, priorities,
- *   a cap while disconnected), paused while not joined and resumed on re-join. A line counts as
- *   sent only when Twitch answers it with USERSTATE carrying the message's id, or a NOTICE;
- *   unanswered lines are re-sent once after a reconnect, and a line unanswered for
- *   `confirmTimeoutMs` makes ConfirmWatch probe the socket with its own `PING :<token>` (no PONG
- *   within `pingTimeoutMs` on the injected clock -> half-open: closed and connected again; the
- *   PONG -> that line is reported as not confirmed and never resent). Lines are written with
- *   tmi.js `raw()` (a PRIVMSG) rather than `say()`, because say() splits 500-character lines
- *   itself (a second, unpaced line) and treats a leading `.`, `/` or `\` as a command;
- * - USERSTATE and the probe's PONG are read from tmi.js's public `raw_message` event (tmi.js has
- *   no USERSTATE event, and its 'pong' event carries no token). While a `raw_message` listener
- *   is attached tmi.js deep-copies every line it receives, so the listener is attached only
- *   while the bot awaits an answer from Twitch: from `connect` until the join (the join's
- *   USERSTATE says whether the bot is moderator), while a line is being written or awaits its
- *   confirmation, and while a probe awaits its PONG; otherwise a chat line costs tmi.js's own
- *   parsing and one routing call. Works the same whether tmi.js runs on `ws` or on the
- *   runtime's built-in WebSocket (Node 22+);
- * - `health()` is 'ok' while connected and every awaited answer is younger than
- *   `confirmTimeoutMs`, 'degraded' (with the reason) once a line has waited longer (the probe
- *   runs then) until it is answered, abandoned or re-queued by a reconnect;
- * - moderator status comes from USERSTATE (mod=1 or the broadcaster/moderator badge) and MODE
- *   +o/-o for the bot, and is forgotten on disconnect; room state (slow, followers-only,
- *   subs-only) from ROOMSTATE.
- * Runs on the bot's thread (one tmi.js client per TwitchChat, created with it; no socket until
- * `connect()`). This module knows nothing about commands or giveaways. chat-routing.ts routes
- * the channel's tmi.js events and reads ROOMSTATE/USERSTATE tags; client-types.ts holds the
- * public types (re-exported here).
+ *   the bot's own echo, 'state' on every change, 'health' when `health()` changes, and 'fatal'
+ *   (TwitchAuthError) when Twitch refuses the token after having accepted it and no refresh helps;
+ * - `connect()` resolves once the channel is joined and rejects with TwitchAuthError or
+ *   TwitchConnectError, with no retry loop; after it, a lost connection is reconnected until
+ *   `disconnect()` (onDisconnected), a refused token refreshed first when `tokens` can;
+ * - everything the bot says goes through its Outbox; a line counts as sent only when Twitch
+ *   answers it (USERSTATE or NOTICE), unanswered lines are re-sent once after a reconnect, and a
+ *   line unanswered for `confirmTimeoutMs` has the socket probed (ConfirmWatch) while `health()`
+ *   says 'degraded';
+ * - moderator status (USERSTATE, MODE) and room state (ROOMSTATE) are kept for the channel.
+ * Does not: know commands or giveaways. chat-routing.ts routes tmi.js's channel events and reads
+ * the tags; client-types.ts holds the public types (re-exported here).
  */
 import { EventEmitter } from 'node:events';
 import tmi from 'tmi.js';
-import type { ChatPort, SayOptions } from '../giveaway/ports.js';
+import type { SayOptions } from '../giveaway/ports.js';
+import type { ChatConnection } from './chat-connection.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
@@ -85,7 +53,8 @@ const CLOSE_WAIT_MS = 1000;
  * (health: ChatHealth), 'fatal' (err: TwitchAuthError), 'notice' (msgId: string, text: string),
  * 'sent' (text: string: a line of the bot's that the server accepted).
  */
-export class TwitchChat extends EventEmitter implements ChatPort {
+export class TwitchChat extends EventEmitter implements ChatConnection {
+  readonly transport = 'irc' as const;
   readonly channelLogin: string;
   readonly botLogin: string;
   private readonly channelKey: string;
@@ -113,7 +82,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
   private rawAttached = false;
   /** connect() succeeded and disconnect() was not called since: a lost connection is reconnected. */
   private keepConnected = false;
-  /** The client's pending reconnect (see the module header), cancelled when a socket opens. */
+  /** The client's pending reconnect (onDisconnected), cancelled when a socket opens. */
   private reconnectTimer: TimerHandle | undefined;
   private readonly reconnectBaseMs: number;
   private readonly reconnectMaxMs: number;
@@ -246,7 +215,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     return { ...this.outbox.stats(), acknowledged: this.acks };
   }
 
-  /** True while tmi.js's `raw_message` has the client's listener (see the module header). */
+  /** True while tmi.js's `raw_message` has the client's listener (refreshRaw). */
   readingAnswers(): boolean {
     return this.rawAttached;
   }
@@ -319,6 +288,10 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     clearTimeout(timer);
   }
 
+  /**
+   * Writes one line with tmi.js `raw()` (a PRIVMSG) rather than `say()`: say() splits 500-character
+   * lines itself (a second, unpaced line) and treats a leading `.`, `/` or `\` as a command.
+   */
   private async write(channel: string, text: string): Promise<void> {
     if (this.current !== 'connected') throw new NotSentError('not connected');
     // Read answers before the line leaves: Twitch's USERSTATE may be in the very next frame.
@@ -337,7 +310,15 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     }
   }
 
-  /** Attaches or detaches the `raw_message` listener as the bot awaits Twitch's answers or not. */
+  /**
+   * Attaches or detaches the `raw_message` listener as the bot awaits Twitch's answers or not.
+   * USERSTATE and the probe's PONG are read from tmi.js's public `raw_message` event (tmi.js has no
+   * USERSTATE event, and its 'pong' event carries no token). While such a listener is attached
+   * tmi.js deep-copies every line it receives, so it is attached only while an answer is awaited:
+   * from `connect` until the join (the join's USERSTATE says whether the bot is moderator), while
+   * a line is written or awaits its confirmation, and while a probe awaits its PONG; otherwise a
+   * chat line costs tmi.js's own parsing and one routing call (on `ws` or the built-in WebSocket).
+   */
   private refreshRaw(): void {
     const want = !this.closing && (this.joining || this.writing || this.outbox.unconfirmed().count > 0 || this.watch.probing);
     if (want === this.rawAttached) return;
@@ -433,6 +414,18 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     }
   }
 
+  /**
+   * tmi.js runs with `connection.reconnect: false`: every connection lost without the client asking
+   * (dropped socket, tmi.js's keep-alive timeout, the half-open probe's close, a server RECONNECT)
+   * reaches here, and the client calls tmi.js `connect()` again after `reconnect.intervalMs`, the
+   * wait growing 1.5x up to `reconnect.maxIntervalMs` while attempts fail and starting over once
+   * joined; tmi.js re-joins the channel on each connect. tmi.js answers a server RECONNECT itself
+   * (closes, then connects after its `reconnectInterval`): this timer for that close is set later
+   * with no shorter wait (both on real time, not the injected clock), so it finds tmi.js's socket
+   * opening and stands down. A refusal of the token on a reconnect first refreshes it when `tokens`
+   * can (AuthRecovery: logs in again once per refusal; an unreachable token endpoint is tried again
+   * on the injected clock until `disconnect()`); the token is read on every login.
+   */
   private onDisconnected(reason: string): void {
     this.watch.pause();
     this.outbox.pause();
@@ -467,7 +460,7 @@ export class TwitchChat extends EventEmitter implements ChatPort {
     } else {
       this.log.warn({ reason }, `could not reconnect to chat; trying again in ${Math.round(waitMs / 100) / 10} s`);
     }
-    // Real time, like tmi.js's own timer for a server RECONNECT, which must fire first (module header).
+    // Real time, like tmi.js's own timer for a server RECONNECT, which must fire first (see above).
     this.reconnectTimer = systemClock.setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.closing || this.client.readyState() !== 'CLOSED') return;

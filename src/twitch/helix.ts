@@ -4,31 +4,18 @@
  * (GET, POST, PATCH, DELETE with a JSON body: EventSub subscriptions, channel points), with one
  * account's user token (`Authorization: Bearer`, `Client-Id: TWITCH_CLIENT_ID`). Twitch counts
  * its rate limit per client id and user, so each account's token gets its own client (and bucket).
+ * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
  *
  * Contract:
- * - answers are checked with zod at the edge; anything else is HelixError (code TWITCH_API_BAD_BODY);
- * - rate limits: one budget for the whole client (every caller shares it): `Ratelimit-Remaining` /
- *   `Ratelimit-Reset` (epoch seconds) are read on every answer and each request sent takes one
- *   point from the remaining count at once, so concurrent calls never overspend it; at 0 remaining
- *   waiting calls take the points as they come back, one after another (Twitch's bucket refills
- *   continuously: the missing points return evenly until `Ratelimit-Reset`, when it is full), and a
- *   429 is retried the same way, at most 3 times (all on the injected clock, never past the call's
- *   deadline); a 429 while the answer says points are left is another limit (EventSub's socket and
- *   cost limits) and is thrown at once (TWITCH_API_LIMIT, with Twitch's message); the bucket is helix-bucket.ts, beside the p-queue that runs the requests (at most
- *   HELIX_CONCURRENCY at once, the background stream poll after the account checks);
- * - a 401 refreshes the token once (when refresh is configured) and repeats the call;
- * - network errors, timeouts and 5xx are retried with short backoff (shared/retry.ts) within the deadline, then
- *   thrown as HelixError with `retryable: true` (code TWITCH_API_UNAVAILABLE);
- * - one deadline per call (`deadlineMs`, or the caller's earlier `until`) holds everything: rate-limit waits, backoff, a token
- *   refresh, and each attempt's timeout (cut to what is left), all on the injected clock; this is
- *   the only retry loop for Helix calls (the stream watch and the account lookups do not retry);
- * - errors name the method and path (never the query, a token or a body), like the Fourthwall
- *   client's; any other answer than 2xx, 401, 429 or 5xx is HelixError with its status and
- *   Twitch's message (callers decide what a 400, 403, 404 or 409 means for them);
- * - every method is retried the same way, POST included: a caller whose POST must not act twice
- *   reads Twitch's answer to the repeat (409 Conflict for a subscription, a duplicate title for a
- *   reward).
- * The undici Agent is shared with the auth client (`TwitchAuthClient.dispatcher`) when given.
+ * - one rate budget for the whole client, read from `Ratelimit-Remaining` / `-Reset` on every
+ *   answer, each request taking its point as it is sent, so concurrent callers never overspend it
+ *   (helix-bucket.ts; at most HELIX_CONCURRENCY requests at once, the background stream poll last);
+ * - one deadline per call holds every wait, retry and refresh (`call`, the only retry loop for
+ *   Helix: the stream watch and the account lookups do not retry); every method is retried the
+ *   same way, POST included (a caller whose POST must not act twice reads the repeat's answer, or
+ *   asks for `once`, a chat line: see `call`);
+ * - answers are checked with zod at the edge; errors are HelixError naming the method and path
+ *   (never the query, a token or a body), with Twitch's status and message for the caller to judge.
  */
 import { LazyPool, undici } from '../http-client/undici.js';
 import { z } from 'zod';
@@ -214,16 +201,16 @@ export class HelixClient {
   }
 
   /**
-   * Any Helix call, with the retry, refresh and rate-limit rules of the module header: `query`
+   * Any Helix call, with the retry, refresh and rate-limit rules of `call`: `query`
    * in the URL, `body` sent as JSON. Resolves with the answer's JSON body (undefined for 204),
    * checked with `schema` when given; throws HelixError otherwise.
    */
   async request<T = unknown>(
     method: HelixMethod,
     path: string,
-    o: { query?: URLSearchParams; body?: unknown; until?: number; schema?: z.ZodType<T> } = {},
+    o: { query?: URLSearchParams; body?: unknown; until?: number; schema?: z.ZodType<T>; once?: boolean } = {},
   ): Promise<T> {
-    const body = await this.call(method, path, o.query ?? new URLSearchParams(), o.body, o.until);
+    const body = await this.call(method, path, o.query ?? new URLSearchParams(), o.body, o.until, o.once);
     return o.schema ? this.parse(o.schema, body, path, method) : (body as T);
   }
 
@@ -240,15 +227,30 @@ export class HelixClient {
   }
 
   /**
-   * One GET with the retry, refresh and rate-limit rules of the module header. This loop is the
-   * only place a Helix call is retried (callers do not retry), and everything in it (rate-limit
-   * waits, each attempt's timeout, backoff, a token refresh) fits in the one deadline.
+   * One GET with the retry, refresh and rate-limit rules of `call`.
    */
   private get(path: string, query: URLSearchParams, until?: number): Promise<unknown> {
     return this.call('GET', path, query, undefined, until);
   }
 
-  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number): Promise<unknown> {
+  /**
+   * The one retry loop of Helix calls. One deadline (`deadlineMs`, or the caller's earlier `until`)
+   * holds everything, on the injected clock: rate-limit waits, backoff, a token refresh and each
+   * attempt's timeout (cut to what is left).
+   * - At 0 points remaining, waiting calls take the points as they come back, one after another
+   *   (Twitch's bucket refills evenly until `Ratelimit-Reset`); a 429 is retried the same way, at
+   *   most 3 times; a 429 while points are left is another limit (EventSub's socket and cost
+   *   limits), thrown at once (TWITCH_API_LIMIT, with Twitch's message).
+   * - A 401 refreshes the token once (when refresh is configured) and repeats the call.
+   * - Network errors, timeouts and 5xx are retried with short backoff (shared/retry.ts) within the
+   *   deadline, then thrown as HelixError with `retryable: true` (TWITCH_API_UNAVAILABLE).
+   * - A body zod refuses is TWITCH_API_BAD_BODY; any other answer than 2xx, 401, 429 or 5xx is a
+   *   HelixError with its status (the caller decides what a 400, 403, 404 or 409 means).
+   * - With `once` (a chat line) a request that may have reached Twitch (a network error, a timeout,
+   *   a 5xx) is never sent again but thrown at once (TWITCH_API_UNAVAILABLE, the network error as its
+   *   cause); the repeats after a 401 refresh or a 429 wait stay (Twitch certainly did not act).
+   */
+  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number, once = false): Promise<unknown> {
     const what = `${method} ${path}`;
     const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
     const deadline = until !== undefined ? Math.min(own, until) : own;
@@ -272,7 +274,7 @@ export class HelixClient {
         const priority = BACKGROUND_PATHS.has(path) ? 0 : 1;
         ({ status, body } = await this.queue.add(() => this.send(method, path, query, payload, left()), { priority }));
       } catch (err) {
-        const delay = this.retryDelay(++failures, left());
+        const delay = once ? undefined : this.retryDelay(++failures, left());
         if (delay === undefined) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
           throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (${what})`, { retryable: true, cause: err });
@@ -304,7 +306,7 @@ export class HelixClient {
         throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached${message ? ` (${message})` : ''} (${what})`, { status, retryable: true });
       }
       if (status >= 500) {
-        const delay = this.retryDelay(++failures, left());
+        const delay = once ? undefined : this.retryDelay(++failures, left());
         if (delay !== undefined) {
           await this.sleep(delay);
           continue;

@@ -6,7 +6,11 @@ import type { Clock } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import type { Logger } from '../logging/index.js';
 
-/** Writes one line to the chat server. Throws `NotSentError` when it certainly did not write it. */
+/**
+ * Writes one line to the chat server. Throws `NotSentError` when it certainly did not write it
+ * (it is sent again later), `RefusedError` when the server refused it for good (dropped; sending
+ * it again cannot help), anything else when its fate is unknown (dropped, never resent).
+ */
 export interface ChatTransport {
   send(channel: string, text: string): Promise<void>;
 }
@@ -15,6 +19,13 @@ export interface ChatTransport {
 export class NotSentError extends GiftdropError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('CHAT_NOT_SENT', message, options);
+  }
+}
+
+/** Thrown by a transport when the server refused the line for good (e.g. Helix 403: the bot may not talk there). */
+export class RefusedError extends GiftdropError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CHAT_REFUSED', message, options);
   }
 }
 
@@ -85,4 +96,4 @@ export interface OutboxStats {
 }
 
 /** Why a line was not sent. */
-export type DropReason = 'stale' | 'notice' | 'uncertain' | 'closed' | 'overflow';
+export type DropReason = 'stale' | 'notice' | 'uncertain' | 'closed' | 'overflow' | 'refused';

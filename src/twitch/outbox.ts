@@ -1,40 +1,26 @@
 /**
  * The outbox: every line the bot says in a channel goes through one Outbox, which keeps the bot
- * inside Twitch's limits (and a safety margin) so that no message is dropped for pacing.
+ * inside Twitch's limits (and a margin) so that no message is dropped for pacing. One per channel,
+ * on the injected Clock; the transport is an interface (it does not know tmi.js). The waiting lines
+ * and their drop policy are outbox-queue.ts, the rate window and gaps pacing.ts; this file owns the
+ * flow between them.
  *
  * Contract:
- * - sliding window of `messages` per `windowMs` (20 per 32 s), or `modMessages` (100 per 32 s)
- *   once the bot's moderator/broadcaster status is confirmed (`setPrivileged(true)`, fed from
- *   USERSTATE); every written line counts, including the ones Twitch later drops (a write the
- *   transport refused with `NotSentError` does not, and is retried after the minimum gap);
- * - when not privileged: at least `minIntervalMs + pacingMarginMs` between lines, more in slow
- *   mode, and never the same text twice within `duplicateWindowMs` (a repeat gets an invisible
- *   variation, or waits when there is no room for one);
- * - text is sanitised (no control characters, no leading chat command) and split at word
- *   boundaries into lines of at most `maxLength`; `sayList` packs lists into few lines;
- * - priorities high > normal > low, FIFO within one; a line with `staleAfterMs` not sent in
- *   time is dropped;
- * - paused while disconnected; a line counts as sent only once the transport accepted it, and is
- *   re-queued only when the transport says it certainly was not written (`NotSentError`);
- * - NOTICEs about the last line (`handleNotice`) back off and retry that line once, or drop it;
- * - with `confirm: true` (the Twitch client) one line is written at a time, and it is only
- *   *awaiting* until the server answers it (`confirm()`, fed from Twitch's USERSTATE; a NOTICE
- *   answers the oldest awaiting line instead of the last written one); `stats().sent` counts
- *   confirmed lines only, `stats().written` every write. On
- *   `pause()` (disconnect) the awaiting lines go back to the front of their queues in order, so
- *   they are sent again after the reconnect; a confirmed line never is. Their writes stay counted
- *   in the rate window (Twitch may have counted them);
- * - bounded while paused: more than `maxQueued` waiting lines drop the oldest low-priority ones,
- *   then the oldest normal ones; high-priority lines (winner announcements) are never dropped.
- * All pacing uses the injected Clock. One Outbox per channel; it does not know tmi.js (the
- * transport is an interface) and does not share its window between channels.
- * The waiting lines and the queue's drop policy (priorities, stale, overflow) are in
- * outbox-queue.ts, the rate window and gaps in pacing.ts; this file owns the flow between them.
- * Why hand-written and not p-queue (which schedules the other outgoing work): a chat line is not a
- * task that finishes. It stays queued after it was written until Twitch confirms it (USERSTATE),
- * goes back to the FRONT of its queue on a disconnect, may be dropped as stale or for overflow
- * while waiting, and is paced by Twitch's chat rules (mod window, slow mode, duplicate text),
- * none of which a task queue models.
+ * - a sliding window of 20 lines per 32 s, 100 once moderator status is confirmed
+ *   (`setPrivileged`); every written line counts (Twitch may count one it drops), a write refused
+ *   with `NotSentError` does not and is retried, one the server refused for good (`RefusedError`)
+ *   is dropped ('refused') without counting; unprivileged, a minimum gap (more in slow mode) and
+ *   never the same text twice within `duplicateWindowMs`;
+ * - text sanitised and split at word boundaries (`maxLength`), lists packed (`sayList`);
+ *   priorities high > normal > low, FIFO within one; a line past its `staleAfterMs` is dropped;
+ * - with `confirm: true` (the Twitch client) one line is written at a time and counts as sent only
+ *   once the server answers it (`confirm()`; a NOTICE, `handleNotice`, answers the oldest awaiting
+ *   line, backing off and retrying it once or dropping it); on `pause()` the awaiting lines go back
+ *   to the front of their queues, so they are sent again after a reconnect, a confirmed one never;
+ * - while paused at most `maxQueued` lines wait: the oldest low-priority, then normal ones go
+ *   first; high-priority lines (winner announcements) are never dropped.
+ * Why not p-queue: a chat line is not a task that finishes: it stays queued after it was written
+ * until Twitch confirms it, goes back to the FRONT on a disconnect, and is paced by chat's rules.
  */
 import { EventEmitter } from 'node:events';
 import type { Clock, TimerHandle } from '../shared/clock.js';
@@ -46,6 +32,7 @@ import { LineQueue, type QueuedLine } from './outbox-queue.js';
 import {
   defaultOutboxLimits,
   NotSentError,
+  RefusedError,
   type ChatTransport,
   type DropReason,
   type OutboxLimits,
@@ -199,15 +186,28 @@ export class Outbox extends EventEmitter {
 
   /**
    * Feeds a NOTICE from the channel. Twitch names no message in it; it refers to the line sent
-   * last, which is retried once (rate limit, duplicate, slow mode, time-out) or dropped.
+   * last, which is retried once (rate limit, duplicate, slow mode, time-out) or dropped. A NOTICE
+   * whose msg-id does not start with `msg_` is not about a line and is ignored.
    */
   handleNotice(msgId: string, text = ''): void {
+    if (!msgId.startsWith('msg_')) return;
+    this.notSent(msgId, text);
+  }
+
+  /**
+   * The server answered the line written last (in `confirm` mode: the oldest awaiting one) that it
+   * was not sent, with Twitch's reason `code` (a NOTICE's msg-id, or Send Chat Message's
+   * `drop_reason.code`, which Twitch does not document and may change): retried once after the
+   * wait the reason asks for (rate limit, duplicate, slow mode, time-out), dropped for any other
+   * reason, known or not ('notice', with the code), after a back-off.
+   */
+  notSent(code: string, text = ''): void {
     let last = this.lastSent;
     const now = this.clock.now();
     const seconds = /(\d+)\s*(?:more\s+)?seconds?/i.exec(text);
     const namedMs = seconds ? Number(seconds[1]) * this.limits.slowUnitMs + this.limits.pacingMarginMs : undefined;
     let retry = false;
-    switch (msgId) {
+    switch (code) {
       case 'msg_ratelimit':
         this.block(now + this.limits.windowMs);
         retry = true;
@@ -224,7 +224,6 @@ export class Outbox extends EventEmitter {
         retry = true;
         break;
       default:
-        if (!msgId.startsWith('msg_')) return;
         this.block(now + this.limits.backoffMs);
     }
     if (this.confirmMode) {
@@ -233,7 +232,7 @@ export class Outbox extends EventEmitter {
       last = answered ? { entry: answered.entry, at: answered.at } : undefined;
     }
     if (!last) {
-      this.log.warn({ msgId, channel: this.channel }, 'chat notice with no line to attribute it to');
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat notice with no line to attribute it to');
       this.pump();
       return;
     }
@@ -242,10 +241,10 @@ export class Outbox extends EventEmitter {
       last.entry.retries++;
       this.counters.retried++;
       this.queue.unshift(last.entry);
-      this.log.warn({ msgId, channel: this.channel }, 'chat line refused by Twitch; retrying once');
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat line refused by Twitch; retrying once');
     } else {
-      this.drop(last.entry, 'notice', msgId);
-      this.log.warn({ msgId, channel: this.channel }, 'chat line refused by Twitch; dropped');
+      this.drop(last.entry, 'notice', code);
+      this.log.warn({ msgId: code, channel: this.channel }, 'chat line refused by Twitch; dropped');
     }
     this.pump();
   }
@@ -339,6 +338,10 @@ export class Outbox extends EventEmitter {
           this.block(this.clock.now() + this.limits.minIntervalMs + this.limits.pacingMarginMs);
           this.queue.unshift(entry);
           this.log.debug({ channel: this.channel }, 'chat line not written; re-queued');
+        } else if (err instanceof RefusedError) {
+          this.pacer.unrecordAttempt();
+          this.drop(entry, 'refused', err.message);
+          this.log.warn({ channel: this.channel, reason: err.message }, 'chat line refused by Twitch; dropped');
         } else {
           this.pacer.rememberText(text, now);
           this.drop(entry, 'uncertain', err instanceof Error ? err.message : String(err));

@@ -7,7 +7,10 @@
  * `\u0001ACTION` wrapper was stripped (message-type `action`). Roles: broadcaster from
  * badges.broadcaster (or user-id = room-id), moderator from `mod` or badges.moderator, vip from
  * badges.vip or the `vip` tag, subscriber from `subscriber` or the subscriber/founder badge,
- * months from badge-info, first message from `first-msg`. Minimal work per line: this runs on
+ * months from badge-info, first message from `first-msg`; all read from this channel's tags
+ * (`badges`, `mod`, ...), never from Shared Chat's `source-badges`. Shared Chat's `source-room-id`
+ * and `source-only` are carried as they are (`sourceChannelId`, `sourceOnly`); what they allow is
+ * giveaway/shared-chat.ts's decision. Minimal work per line: this runs on
  * the receive path of every chat line (TagsMessage reads a field's tags only when it is used).
  * It does not decide anything about commands or entries.
  */
@@ -132,6 +135,17 @@ export class TagsMessage implements ChatMessage {
   get action(): boolean {
     return this.#tags['message-type'] === 'action';
   }
+
+  /** Shared Chat's `source-room-id`; undefined outside a Shared Chat session. */
+  get sourceChannelId(): string | undefined {
+    return str(this.#tags['source-room-id']);
+  }
+
+  /** Shared Chat's `source-only` (tmi.js turned `1` into true); undefined when absent. */
+  get sourceOnly(): boolean | undefined {
+    const v = this.#tags['source-only'];
+    return v === undefined ? undefined : flag(v);
+  }
 }
 
 /** The `tmi-sent-ts` tag as a time (plain digits read directly; others as Number reads them); 0 when not usable. */
@@ -185,6 +199,8 @@ export function plainMessage(m: ChatMessage): ChatMessage {
     sentAt: m.sentAt,
     ...(m.receivedAt === undefined ? {} : { receivedAt: m.receivedAt }),
     self: m.self,
+    ...(m.sourceChannelId === undefined ? {} : { sourceChannelId: m.sourceChannelId }),
+    ...(m.sourceOnly === undefined ? {} : { sourceOnly: m.sourceOnly }),
   };
 }
 

@@ -53,6 +53,8 @@ export class StreamWatch {
   private offlineSince: number | undefined;
   private helixDown = false;
   private manual: { kind: 'live' | 'offline'; seen: Seen } | undefined;
+  /** A mod's `!stream` call is on its way: polls change nothing meanwhile. */
+  private holds = 0;
   private running: Promise<void> | undefined;
   private readonly failing = new Set<'start' | 'end'>();
   private readonly log: Logger;
@@ -82,8 +84,24 @@ export class StreamWatch {
     return this.running ?? Promise.resolve();
   }
 
+  /**
+   * A mod is about to set the status by hand: no poll acts from now on, and this resolves once a
+   * poll already on its way is done, so the mod's call is the last one Fourthwall gets. End the
+   * hold with `override` (the call succeeded) or `release` (it failed).
+   */
+  async hold(): Promise<void> {
+    this.holds++;
+    await this.idle();
+  }
+
+  /** The mod's call failed: auto mode goes on as before. */
+  release(): void {
+    this.holds = Math.max(0, this.holds - 1);
+  }
+
   /** A mod set the status by hand: auto mode holds off until the stream's real state changes. */
   override(kind: 'live' | 'offline'): void {
+    this.release();
     this.manual = { kind, seen: this.seen };
     this.shop = kind === 'live' ? 'started' : 'ended';
     this.offlineSince = undefined;
@@ -145,7 +163,7 @@ export class StreamWatch {
         return;
       }
     }
-    if (this.manual) return;
+    if (this.manual || this.holds > 0) return;
     if (live) {
       this.offlineSince = undefined;
       if (this.shop !== 'started') {

@@ -247,3 +247,12 @@ export function drawSettled(s: LinkStack, id?: string): Promise<{ event: SettleE
 
 const SETTLE_EVENTS = ['draw-finished', 'draw-failed', 'draw-cancelled'] as const;
 type SettleEvent = (typeof SETTLE_EVENTS)[number];
+
+/** `promise`, or a rejection naming `what` after `ms`: a wait that hangs says which step it was. */
+export function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

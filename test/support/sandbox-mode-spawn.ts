@@ -69,6 +69,8 @@ export interface LiveProcess {
   /** Resolves once stdout matches `re`; rejects after `timeoutMs` with the output so far. */
   until(re: RegExp, what: string, timeoutMs?: number): Promise<void>;
   exited: Promise<number | null>;
+  /** How the process itself ended: its exit code, or the signal that ended it. */
+  ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Starts `command args` in the repository with `env` (plus PATH/HOME), stdin closed. */
@@ -82,11 +84,13 @@ export function startProcess(command: string, args: string[], env: Record<string
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   return {
     child,
     stdout: out.text,
     stderr: () => err,
     exited,
+    ended,
     until: (re, what, timeoutMs = 30_000) =>
       out.until(
         (text) => re.test(text),

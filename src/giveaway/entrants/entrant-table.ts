@@ -12,6 +12,9 @@
  * with bench/chat-sync.ts, since removed: 95d36b5), and a million entrants cost a few dozen bytes each. The freeze at close
  * (canonical-table.ts) sorts and digests these columns directly.
  *
+ * A Shared Chat partner channel (the channel a partner viewer entered from, partner entries on)
+ * is kept in a side map by row, so this channel's entrants cost nothing for it.
+ *
  * Contract: rows are appended in entry order and never removed or reordered; `add` keeps the
  * first entry of a user id and returns false for later ones. A row's fields never change once
  * added (the journal reads them later); tickets granted afterwards (channel points, bits:
@@ -131,6 +134,8 @@ export class EntrantTable implements EntrantRows {
   private readonly stringNames = new Map<number, string>();
   /** Logins flagged LOGIN_STRING_ONLY or LOGIN_KEEPS_STRING, by row. */
   private readonly stringLogins = new Map<number, string>();
+  /** Shared Chat partner channels of the rows whose entrant entered from one, by row. */
+  private readonly partnerChannels = new Map<number, string>();
   /** Display names that differ from the login, as UTF-8 bytes; a row's slice is nameAt..+nameLen. */
   private names = Buffer.allocUnsafe(1024);
   private namesUsed = 0;
@@ -167,14 +172,24 @@ export class EntrantTable implements EntrantRows {
 
   /** Adds an entrant once per user id; false when that user id is already in. */
   add(e: Entrant): boolean {
-    return this.addFields(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt);
+    return this.addFields(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt, e.partnerChannelId);
   }
 
   /**
    * `add` from the entrant's fields (roleBits as packRoles makes them), with no Entrant object:
-   * the `!enter` path. False when that user id is already in.
+   * the `!enter` path. False when that user id is already in. `partnerChannelId`: the Shared Chat
+   * partner channel the entrant entered from (undefined for this channel's viewers).
    */
-  addFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean {
+  addFields(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    roleBits: number,
+    subMonths: number,
+    enteredAt: number,
+    partnerChannelId?: string,
+  ): boolean {
     // (checked before the id is recorded, so a refused entrant leaves no trace)
     if (displayName.length > MAX_NAME_BYTES / 3 && Buffer.byteLength(displayName, 'utf8') > MAX_NAME_BYTES) {
       throw new RangeError('display name too long');
@@ -192,6 +207,7 @@ export class EntrantTable implements EntrantRows {
     this.months[row] = Math.max(0, Math.min(MAX_MONTHS, Math.floor(subMonths) || 0));
     this.enteredAt[row] = enteredAt;
     this.storeLogin(row, login);
+    if (partnerChannelId !== undefined) this.partnerChannels.set(row, ownedString(partnerChannelId));
     return true;
   }
 
@@ -389,8 +405,19 @@ export class EntrantTable implements EntrantRows {
     return this.enteredAt[row]!;
   }
 
+  partnerChannelAt(row: number): string | undefined {
+    return this.partnerChannels.size === 0 ? undefined : this.partnerChannels.get(row);
+  }
+
+  /** Entrants by the Shared Chat partner channel they entered from (this channel's viewers not counted). */
+  partnerCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const channel of this.partnerChannels.values()) counts.set(channel, (counts.get(channel) ?? 0) + 1);
+    return counts;
+  }
+
   entrant(row: number): Entrant {
-    return {
+    const e: Entrant = {
       userId: this.userIdAt(row),
       login: this.loginAt(row),
       displayName: this.displayNameAt(row),
@@ -398,6 +425,9 @@ export class EntrantTable implements EntrantRows {
       roles: this.rolesAt(row),
       enteredAt: this.enteredAt[row]!,
     };
+    const partner = this.partnerChannelAt(row);
+    if (partner !== undefined) e.partnerChannelId = partner;
+    return e;
   }
 
   /** The entrant with this user id, materialised; undefined when not in. */

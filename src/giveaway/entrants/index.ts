@@ -1,41 +1,23 @@
 /**
- * The entrant store: one draw's entrants while it is open, their freeze into the canonical list
- * the picks run on at close, and the journal line each entrant is saved as. This file is its
- * interface; nothing outside entrants/ imports the other files (eslint.config.mjs enforces it;
- * tests may, to check the parts).
+ * The entrant store's interface: one draw's entrants while it is open (`EntrantTable`: one row per
+ * distinct user id, in entry order, never removed; tickets granted later in their own column),
+ * their freeze at close, in slices, into the canonical list the picks run on (`freezeEntrantTable`
+ * -> `FrozenList`, with the exclusion counts and the rules record), and the journal line each
+ * entrant is saved as (`LineBytes`, `entrantOfLine`). Nothing outside entrants/ imports its other
+ * files (eslint.config.mjs; tests may).
  *
- * Interface:
- * - `EntrantTable`: `new EntrantTable(entrants?)`, then `addFields` (the `!enter` path, with
- *   `packRoles` for the role flags) or `add`, `has`, `size`; `addTickets` (grants after entry,
- *   counted in `ticketsAt` and the freeze, not in the journaled row); `get`, `values`, `displayNameOf`,
- *   `findByLogin` and the row reads of EntrantRows (entrant-rows.ts, what the journal reads) for
- *   views. One row per distinct user id, in entry order, never removed.
- * - `freezeEntrantTable(entrants, settings, channel, recentWinners)`: at close, on the event loop
- *   in slices: the eligible entrants as a `FrozenList` (canonical order, weights, digest and the
- *   bytes it hashed), the exclusion counts by reason and the rules record.
- * - `FrozenList`: the frozen list's read API (length, userId/login/weight/entrant at a canonical
- *   position, digest, weights); `FrozenList.fromStored` for a list loaded from storage.
- * - `LineBytes`, `entrantOfLine`: the journal's line format (journal-line.ts), written straight
- *   from the columns; storage's journal appends and reads these lines.
- *
- * Inside (why it is this big: a 1M-entrant close within its target, bench e2e.close1M, and a chat
- * flood that leaves the garbage collector nothing to do, bench engine.heapPerEntrant, and e2e.chat.heapPerEntrant through the socket):
+ * Inside, sized for a 1M-entrant close and a chat flood that leaves the garbage collector nothing
+ * to do (bench rows e2e.close1M, engine.heapPerEntrant, e2e.chat.heapPerEntrant through the socket):
  *   entrant-table.ts        the columns: typed arrays and byte buffers, no object per entrant
  *   id-index.ts             user id -> row, an open-addressing hash on the ids' digit keys
  *   eligibility-columns.ts  a pre-check of eligibility over the columns (strings read only if needed)
- *   canonical-table.ts      the canonical list computed over the columns (radix sort on digit keys)
+ *   canonical-table.ts      the canonical list over the columns: exactly src/fairness's canonicalise
  *   freeze.ts               eligibility, then the canonical list, in slices
  *   frozen-list.ts          the frozen list: positions into the rows it was frozen from
  *   journal-line.ts         the journal line: compact JSON arrays written byte by byte
  *   owned-string.ts         copies of kept strings that do not pin the chat frame they came from
- * The canonical order and digest themselves are the fairness procedure's (src/fairness/: its
- * definition, canonicalise for any list, the digit keys and their radix sort); canonical-table.ts
- * computes the same list over these columns and gives exactly what canonicalise gives
- * (test/fairness-canonical-table.test.ts), falling back to canonicalise when an id is not a
- * decimal Twitch id.
- *
- * Does not: decide eligibility rules (../eligibility.ts), pick winners (src/fairness/, winner-picks.ts),
- * write files (storage/) or know about draws beyond their entrants.
+ * Does not: decide eligibility rules (../eligibility.ts), pick winners (src/fairness/,
+ * winner-picks.ts), write files (storage/) or know about draws beyond their entrants.
  */
 import type { ChannelIdentity } from '../eligibility.js';
 import type { EntrantRows } from '../entrant-rows.js';
@@ -55,8 +37,19 @@ export interface EntrantTable extends EntrantRows {
   has(userId: string): boolean;
   /** Adds an entrant once per user id; false when that user id is already in. */
   add(e: Entrant): boolean;
-  /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path. */
-  addFields(userId: string, login: string, displayName: string, weight: number, roleBits: number, subMonths: number, enteredAt: number): boolean;
+  /** `add` from the entrant's fields (roleBits as packRoles makes them): the `!enter` path; `partnerChannelId` for a Shared Chat partner viewer. */
+  addFields(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    roleBits: number,
+    subMonths: number,
+    enteredAt: number,
+    partnerChannelId?: string,
+  ): boolean;
+  /** Entrants by the Shared Chat partner channel they entered from (this channel's viewers are not in it). */
+  partnerCounts(): Map<string, number>;
   /** Tickets granted after entry (channel points, bits); false when that user id is not in. */
   addTickets(userId: string, tickets: number): boolean;
   /** A row's tickets: its weight as added plus later grants (what the freeze uses). */

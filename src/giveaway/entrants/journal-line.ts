@@ -9,8 +9,8 @@
  *   packRoles; the format's test pins these values). Exactly `JSON.stringify` of that array. About a quarter of the object line's
  *   bytes, and a torn line never parses (it lacks its closing `]`).
  * - object: `JSON.stringify(entrant)`. Written for an entrant that is not standard (extra fields,
- *   non-finite numbers, non-boolean flags), so nothing an entrant carries is lost; older versions
- *   wrote every line this way.
+ *   such as a Shared Chat partner viewer's `partnerChannelId`, non-finite numbers, non-boolean
+ *   flags), so nothing an entrant carries is lost; older versions wrote every line this way.
  * A standard entrant has exactly the fields userId, login, displayName (strings), weight,
  * enteredAt (finite numbers) and roles with exactly broadcaster, moderator, vip, subscriber,
  * firstMessage (booleans) and subMonths (a finite number).
@@ -123,6 +123,8 @@ export class LineBytes {
    * entrant (a non-finite number is written as JSON writes it, null, and fails on reading).
    */
   addRow(rows: EntrantRows, row: number): void {
+    const partner = rows.partnerChannelAt(row);
+    if (partner !== undefined) return this.addPartnerRow(rows, row, partner);
     const roles = rows.rolesAt(row);
     this.addCompact(rows.userIdAt(row), rows.loginAt(row), rows.displayNameAt(row), rows.weightAt(row), packRoles(roles), roles.subMonths, rows.enteredAtOf(row));
   }
@@ -140,8 +142,24 @@ export class LineBytes {
       return;
     }
     for (let row = from; row < to; row++) {
-      if (!this.plainRow(cols, row)) this.anyRow(rows, cols, row);
+      const partner = rows.partnerChannelAt(row);
+      if (partner !== undefined) this.addPartnerRow(rows, row, partner);
+      else if (!this.plainRow(cols, row)) this.anyRow(rows, cols, row);
     }
+  }
+
+  /** A Shared Chat partner viewer's row: the object line (`entrantLine` of its entrant, with `partnerChannelId`). */
+  private addPartnerRow(rows: EntrantRows, row: number, partnerChannelId: string): void {
+    const entrant: Entrant = {
+      userId: rows.userIdAt(row),
+      login: rows.loginAt(row),
+      displayName: rows.displayNameAt(row),
+      weight: rows.weightAt(row),
+      roles: rows.rolesAt(row),
+      enteredAt: rows.enteredAtOf(row),
+      partnerChannelId,
+    };
+    this.add(JSON.stringify(entrant));
   }
 
   /**

@@ -7,6 +7,7 @@
  * Contract: resolves when the user quits (/quit, Ctrl+C, Ctrl+D, end of input) or the signal
  * aborts; a bad line prints what is wrong and changes nothing. Does not: stop the stack.
  */
+import { localTime } from '../../shared/time-text.js';
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { DrawRecord } from '../../giveaway/model.js';
 import { DEMO_HELP, parseDemoCommand } from './commands.js';
@@ -67,7 +68,7 @@ export function printHelp(printer: DemoPrinter): void {
 function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
   const events = world.stack.bot.engine.events;
   const opened = (r: DrawRecord): void =>
-    printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${new Date(r.closesAt).toLocaleTimeString()}; viewers type !enter.`);
+    printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${localTime(r.closesAt)}; viewers type !enter.`);
   const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${plural(r.entrants, 'entrant')}; picking winners.`);
   const finished = (r: DrawRecord): void =>
     printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. ${giftdropCommand('verify', r.id)}`);
@@ -126,6 +127,7 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           break;
         case 'say':
           world.broadcast(cmd.text);
+          if (cmd.hint) printer.note(cmd.hint);
           break;
         case 'as':
           world.viewer(cmd.login, Object.keys(cmd.roles).length ? cmd.roles : undefined);
@@ -212,6 +214,22 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           printer.note(sent ? `@${cmd.login} used ${cmd.bits} bits.` : `@${cmd.login} used ${cmd.bits} bits, but bits are off in the settings (nothing listens).`);
           break;
         }
+        case 'shared': {
+          const joined = world.sharedSay(cmd.partner, cmd.login, cmd.text);
+          if (joined)
+            printer.narrate(`Shared Chat with #${cmd.partner} (Twitch's Stream Together): their viewers' lines show in your chat, marked with the channel they were typed in.`);
+          if (joined || /^!enter\b/i.test(cmd.text))
+            printer.note(
+              world.stack.config.settings.sharedChat.partnerEntries
+                ? `sharedChat.partnerEntries is on (a joint giveaway): a partner viewer's !enter counts, and each draw says how many entrants came from each channel.`
+                : `Only your own viewers enter (the default): the bot does not count @${cmd.login}'s !enter, and a partner channel's line never runs a command here. "sharedChat": { "partnerEntries": true } in the settings file makes it a joint giveaway.`,
+            );
+          break;
+        }
+        case 'shared-end':
+          if (world.endShared()) printer.narrate('Shared Chat ended: only your channel\'s chat again.');
+          else printer.problem('No Shared Chat session is running.');
+          break;
         case 'help':
           printHelp(printer);
           break;

@@ -38,6 +38,10 @@ const DEMO_TRAIN_ORDERS = 2;
 
 /** The config with the demo's merch train (every 2nd order: a 1-winner mug giveaway) unless the settings enable one. */
 export function withDemoMerchTrain(config: Config, timings: DemoTimings): Config {
+  // The demo shows the coalesced thank-you before it ends: a short alert window, unless the
+  // settings chose another than the default.
+  const alerts = config.settings.alerts.burstWindowSeconds === DEFAULT_ALERT_WINDOW_S ? { ...config.settings.alerts, burstWindowSeconds: DEMO_ALERT_WINDOW_S } : config.settings.alerts;
+  config = { ...config, settings: { ...config.settings, alerts } };
   if (config.settings.merchTrain.enabled) return config;
   const merchTrain = {
     ...config.settings.merchTrain,
@@ -49,6 +53,10 @@ export function withDemoMerchTrain(config: Config, timings: DemoTimings): Config
   };
   return { ...config, settings: { ...config.settings, merchTrain } };
 }
+
+/** The alert window's default (config/shop.ts) and the demo's (a thank-you the demo shows before it ends). */
+const DEFAULT_ALERT_WINDOW_S = 60;
+const DEMO_ALERT_WINDOW_S = 8;
 
 /** Timings of the script (settings.demo). */
 export interface DemoTimings {
@@ -187,13 +195,24 @@ function watchDraw(world: DemoWorld, draw: DrawRecord, stepMs: number, claimMs: 
 }
 
 /** Waits until the bot's winners line (mentioning every winner) and the seed reveal are in chat. */
+/**
+ * True once chat shows the opening of `record` since `from`: a bot line naming its prize and the
+ * entry command (another line, a late thank-you or the last draw's check line, does not count).
+ */
+function announced(world: DemoWorld, from: number, record: DrawRecord): boolean {
+  const enter = `${world.stack.bot.config.settings.commands.prefix}${world.stack.bot.config.settings.commands.names.enter ?? 'enter'}`;
+  return world.botLinesSince(from).some((l) => l.text.includes(record.offer.name) && l.text.includes(enter));
+}
+
 async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawRecord, timeoutMs: number): Promise<void> {
   const logins = record.winners.map((w) => w.login.toLowerCase());
   const seed = record.fairness.seed;
+  const id = record.id.toLowerCase();
   const said = (): boolean => {
     const lines = world.botLinesSince(from).map((e) => e.text.toLowerCase());
     const winners = logins.length === 0 || lines.some((t) => logins.every((l) => t.includes(l)));
-    const revealed = !seed || lines.some((t) => t.includes(seed));
+    // the draw's fairness line (messages.revealed) names the draw, or the seed in a custom template
+    const revealed = !seed || lines.some((t) => t.includes(id) || t.includes(seed));
     return winners && revealed;
   };
   await world.until(said, timeoutMs, 'the winners announcement in chat');
@@ -281,7 +300,7 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
       await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
       const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
       printer.note(
-        `Alerts never flood chat: orders in the ${window} s after an alert are thanked together in one line when that window ends, so the next buyer's thank-you shows up about ${window} s later, whatever the stream is doing then.`,
+        `Alerts never flood chat: orders in the ${window} s after an alert (60 s unless set otherwise; this demo's is short) are thanked together in one line when that window ends, so the next buyer's thank-you shows up about ${window} s later, whatever the stream is doing then.`,
       );
     }
     await world.until(() => snap().count !== before || snap().departures !== departures, step, 'the order counted by the merch train');
@@ -290,6 +309,8 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   drawIds.push(record.id);
   const watch = watchDraw(world, record, step, claimMs);
   printer.narrate(`The merch train departs: the bot opened link giveaway ${record.id} (${record.gifts}x ${record.offer.name}) through the same engine call as !giveaway start.`);
+  // Viewers answer the announcement, so they type only once it is in chat.
+  await world.until(() => announced(world, mark, record), step, 'the giveaway announcement in chat');
   await playLines(world, linkLines().slice(0, 6), timings.paceMs, watch.closesAt, () => world.now(), watch.isClosed);
   await watch.closed;
   mark = world.mark();
@@ -297,6 +318,9 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   if (outcome.status !== 'finished') return { ok: false, drawIds, problem: `the merch train giveaway ${outcome.status}` };
   await waitForAnnouncement(world, mark, outcome.record, step);
   printer.success(`Merch train giveaway finished: ${winnersText(outcome.record)} won.`);
+  // The thank-you promised above: the second buyer's, once the alert window ended.
+  const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
+  await world.until(() => world.botLinesSince(0).filter((l) => /just bought|Thank you/i.test(l.text)).length >= 2, step + window * 1000, 'the second buyer\'s thank-you');
   return { ok: true, drawIds };
 }
 
@@ -336,10 +360,10 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     const draw = await opened.promise;
     drawIds.push(draw.id);
     printer.narrate(
-      `The bot verified the signature and opened draw ${draw.id} (${draw.gifts}x ${draw.offer.name}). Its announcement carries a fairness commitment: the hash of a secret seed it reveals after the draw.`,
+      `The bot verified the signature and opened draw ${draw.id} (${draw.gifts}x ${draw.offer.name}). Its announcement carries the draw code: the start of the hash of a secret seed it reveals after the draw (the verify page shows both).`,
     );
     const giftWatch = watchDraw(world, draw, step, claimMs);
-    await world.until(() => world.botLinesSince(mark).length > 0, step, 'the draw announcement in chat');
+    await world.until(() => announced(world, mark, draw), step, 'the draw announcement in chat');
     await channelPointsStep(o, step);
     printer.narrate('Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.');
     await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, giftWatch.closesAt, now, giftWatch.isClosed);
@@ -381,7 +405,7 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     try {
       link = await linkOpened.promise;
       linkWatch = watchDraw(world, link, step, claimMs);
-      await world.until(() => world.botLinesSince(mark).length > 0, step, 'the giveaway announcement in chat');
+      await world.until(() => announced(world, mark, link), step, 'the giveaway announcement in chat');
     } catch (err) {
       if (err instanceof DemoTimeout) {
         const reply = world.botLinesSince(mark).at(-1)?.text;

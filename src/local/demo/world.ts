@@ -64,6 +64,8 @@ export class DemoWorld {
   private readonly clock: Clock;
   private readonly signal: AbortSignal;
   private readonly viewers = new Map<string, SimViewer>();
+  /** Viewers of Shared Chat partner channels the demo made speak: their login -> the partner's. */
+  private readonly partnerViewers = new Map<string, string>();
   private generated = 0;
 
   constructor(o: DemoWorldOptions) {
@@ -90,8 +92,33 @@ export class DemoWorld {
 
   /** Badge text for a login the demo created (e.g. `mod`, `sub 14 months`). */
   badge(login: string): string | undefined {
+    const partner = this.partnerViewers.get(login.toLowerCase());
+    if (partner) return `Shared Chat, from #${partner}`;
     const v = this.viewers.get(login.toLowerCase());
     return v ? badgeOf(v) : undefined;
+  }
+
+  /**
+   * A viewer of partner channel `partner` says `text` in this channel's chat during Shared Chat,
+   * as Twitch delivers it (the session starts with that partner first when it is not in one).
+   * Returns whether the session (or this partner) just joined.
+   */
+  sharedSay(partner: string, login: string, text: string): boolean {
+    const shared = this.stack.chatServer.sharedChat;
+    const joined = !shared.partners().some((p) => p.login === partner);
+    if (joined) shared.begin([partner]);
+    const v = shared.viewer(partner, login);
+    this.partnerViewers.set(v.login, partner);
+    shared.say(v, text);
+    return joined;
+  }
+
+  /** Ends the Shared Chat session; false when none runs. */
+  endShared(): boolean {
+    const shared = this.stack.chatServer.sharedChat;
+    if (!shared.active) return false;
+    shared.end();
+    return true;
   }
 
   /** A viewer says `text` in chat. */

@@ -20,6 +20,8 @@ import { silentLogger } from '../../logging/index.js';
 import { formatTags, stripTags } from './irc.js';
 import { SandboxOAuth } from './oauth.js';
 import { SandboxViewerLogin } from './viewer-login.js';
+import { SandboxAppTokens } from './app-tokens.js';
+import { SandboxDeviceLogin } from './device-code.js';
 import { OutboundPolicy, type RoomModes } from './limits.js';
 import { makeViewer, normaliseLogin, userIdFor, type ChannelContext, type SimViewer } from './viewers.js';
 import type { ChatServerOptions, RoomStateChange, TranscriptEntry } from './types.js';
@@ -62,12 +64,16 @@ export abstract class ChatChannel extends EventEmitter {
   protected readonly policy: OutboundPolicy;
   protected readonly modes: RoomModes = { slow: 0, followersOnly: -1, subsOnly: false, emoteOnly: false, r9k: false };
   protected readonly oauth: SandboxOAuth;
+  /** `http://host:port` of the server, once it listens (the device login's verification page). */
+  protected httpBase = '';
   protected readonly conns = new Set<Conn>();
   protected readonly chatted = new Set<string>();
   protected readonly waiters = new Set<() => void>();
   protected botMod: boolean;
   protected readonly botSubscriber: boolean;
   protected readonly botFollowing: boolean;
+  /** The broadcaster authorized the application with `channel:bot` (Send Chat Message's Chat Bot badge). */
+  channelBotGranted: boolean;
 
   constructor(opts: ChatServerOptions) {
     super();
@@ -86,6 +92,7 @@ export abstract class ChatChannel extends EventEmitter {
     this.botMod = opts.botIsMod ?? false;
     this.botSubscriber = opts.botIsSubscriber ?? false;
     this.botFollowing = opts.botFollowing ?? false;
+    this.channelBotGranted = opts.channelBotGranted ?? false;
     this.clock = opts.clock ?? systemClock;
     const clock = this.clock;
     this.oauth = new SandboxOAuth({
@@ -100,7 +107,7 @@ export abstract class ChatChannel extends EventEmitter {
       ...(opts.tokenLifetimeSeconds !== undefined ? { tokenLifetimeSeconds: opts.tokenLifetimeSeconds } : {}),
     });
     this.oauth.viewerLogin = new SandboxViewerLogin({
-      clientId: () => this.oauth.clientId,
+      clientId: () => this.oauth.appClientId,
       clientSecret: () => this.oauth.clientSecret,
       userFor: (login) => {
         const l = normaliseLogin(login);
@@ -109,11 +116,43 @@ export abstract class ChatChannel extends EventEmitter {
       suggestions: () => [...new Set(this.transcript.filter((e) => e.kind === 'viewer' && e.login).map((e) => e.login!))].reverse(),
       clock,
     });
+    this.oauth.appTokens = new SandboxAppTokens({ clientId: () => this.oauth.clientId, clientSecret: () => this.oauth.clientSecret, clock });
+    this.oauth.deviceLogin = new SandboxDeviceLogin({
+      clock,
+      publicClientId: opts.publicClientId ?? 'giftdroppublicsandbox',
+      intervalSeconds: opts.deviceIntervalSeconds ?? 5,
+      codeLifetimeSeconds: opts.deviceCodeLifetimeSeconds ?? 1800,
+      tokenLifetimeSeconds: opts.tokenLifetimeSeconds ?? 14_400,
+      baseUrl: () => this.httpBase,
+      userFor: (login) => {
+        const l = normaliseLogin(login);
+        return { id: l === this.channel ? this.channelId : l === this.botLogin ? this.botUserId : userIdFor(l), login: l };
+      },
+      knownLogins: () => [this.botLogin, this.channel],
+      botLogin: this.botLogin,
+      installBotGrant: (grant) => {
+        this.oauth.install(grant);
+        this.record({ kind: 'system', login: this.botLogin, text: `${this.botLogin} logged in by device code (public client ${grant.clientId})` });
+      },
+    });
     this.ctx = { channel: this.channel, channelId: this.channelId, now: () => clock.now() };
     this.log = (opts.logger ?? silentLogger()).child({ module: 'sandbox-chat' });
     this.policy = new OutboundPolicy(opts.limits);
     this.applyModes(opts.roomState ?? {});
     this.broadcaster = makeViewer(this.channel, { broadcaster: true }, this.channelId);
+  }
+
+  /** Emits the bot's delivered line as a 'chat-line' (what EventSub readers get of it). */
+  protected botChatLine(messageId: string, text: string, chatBotBadge = false): void {
+    this.emit('chat-line', {
+      messageId,
+      userId: this.botUserId,
+      login: this.botLogin,
+      displayName: this.botLogin,
+      roles: { broadcaster: this.botLogin === this.channel, moderator: this.botMod, vip: false, subscriber: this.botSubscriber, subMonths: this.botSubscriber ? 1 : 0, firstMessage: false },
+      text,
+      ...(chatBotBadge ? { chatBotBadge: true } : {}),
+    });
   }
 
   protected botBadges(): string {

@@ -1,8 +1,9 @@
 /**
  * The sandbox chat server's control and faults API, the part a test or the sandbox demo drives:
- * play viewers (`viewer`, `inject`, `injectRaw`), read what happened (`transcript`,
+ * play viewers (`viewer`, `inject`, `injectRaw`, Shared Chat's partner viewers through
+ * `sharedChat`, shared-chat.ts), read what happened (`transcript`,
  * `botMessages`, `notices`, `waitFor`, `joined`, `connections`), change the channel
- * (`setBotMod`, `setRoomState`) and break things on purpose (`expireToken`, `halfOpen`,
+ * (`setBotMod`, `setRoomState`) and break things on purpose (`expireToken`, `revokeLogin`, `halfOpen`,
  * `holdPongs`, `sendReconnect`, `dropConnections`, `ping`).
  *
  * Contract: every change is recorded in the transcript (kind 'system') and told to the clients
@@ -15,12 +16,62 @@ import { WebSocket } from 'ws';
 import type { RoomModes } from './limits.js';
 import { formatViewerPrivmsg, makeViewer, normaliseLogin, type InjectExtra, type SimViewer, type SimViewerOptions } from './viewers.js';
 import { IrcSessions } from './irc-session.js';
+import { SharedChatSession } from './shared-chat.js';
+import { ApiMessages, type ApiMessageInput, type ApiMessageResult } from './api-messages.js';
 import type { ChatServer, RoomStateChange } from './types.js';
 
 const RAW_BATCH_CHARS = 256 * 1024;
 
 /** The test-facing API on top of the IRC handling; see the module header. */
 export abstract class ChatControl extends IrcSessions {
+  readonly sharedChat = new SharedChatSession({
+    ctx: this.ctx,
+    deliver: (line) => {
+      for (const conn of this.inChannel()) this.send(conn, line);
+      this.wake();
+    },
+    record: (entry) => this.record(entry),
+    line: (line) => this.emit('chat-line', line),
+    announce: (event) => {
+      this.emit('shared-chat', event);
+      this.wake();
+    },
+  });
+
+  private readonly api = new ApiMessages({
+    channel: this.channel,
+    botLogin: this.botLogin,
+    botUserId: this.botUserId,
+    now: () => this.clock.now(),
+    policy: this.policy,
+    modes: this.modes,
+    sender: () => ({ privileged: this.botLogin === this.channel || this.botMod, subscriber: this.botSubscriber, following: this.botFollowing }),
+    dropped: (entry) => {
+      this.record(entry);
+      this.wake();
+    },
+    delivered: (entry) => {
+      const recorded = this.record(entry);
+      const line = this.botPrivmsgLine(this.channel, entry.text, entry.messageId!);
+      for (const conn of this.inChannel()) this.send(conn, line);
+      this.emit('bot-message', recorded);
+      this.botChatLine(entry.messageId!, entry.text, entry.chatBotBadge);
+      this.wake();
+    },
+  });
+
+  postApiMessage(input: ApiMessageInput): ApiMessageResult {
+    return this.api.post(input);
+  }
+
+  dropNextApiMessage(code: string): void {
+    this.api.dropNext(code);
+  }
+
+  isBotMod(): boolean {
+    return this.botMod;
+  }
+
   viewer(login: string, opts: SimViewerOptions = {}): SimViewer {
     const l = normaliseLogin(login);
     if (l === this.channel) return makeViewer(l, { ...opts, broadcaster: true }, this.channelId);
@@ -53,6 +104,22 @@ export abstract class ChatControl extends IrcSessions {
     this.wake();
   }
 
+  revokeLogin(login: string): number {
+    const l = normaliseLogin(login);
+    let n = this.oauth.deviceLogin?.revoke(l) ?? 0;
+    if (l === this.botLogin) {
+      this.oauth.revoke();
+      n++;
+    }
+    this.record({ kind: 'system', login: l, text: `${l} disconnected the application: its tokens were revoked` });
+    this.wake();
+    return n;
+  }
+
+  get deviceLogin(): ChatServer['deviceLogin'] {
+    return this.oauth.deviceLogin!;
+  }
+
   holdPongs(hold: boolean): void {
     this.record({ kind: 'system', text: hold ? 'PONG replies held back' : 'PONG replies released' });
     if (hold) {
@@ -81,7 +148,8 @@ export abstract class ChatControl extends IrcSessions {
   inject(viewer: SimViewer, text: string, extra: InjectExtra = {}): void {
     const firstMessage = extra.firstMessage ?? (viewer.roles.firstMessage && !this.chatted.has(viewer.userId));
     const messageId = randomUUID();
-    const line = formatViewerPrivmsg(this.ctx, viewer, text, { ...extra, firstMessage }, messageId);
+    const source = this.sharedChat.ownSource(viewer, messageId);
+    const line = formatViewerPrivmsg(this.ctx, viewer, text, { ...extra, firstMessage }, messageId, source);
     this.chatted.add(viewer.userId);
     this.record({
       kind: 'viewer',
@@ -94,6 +162,16 @@ export abstract class ChatControl extends IrcSessions {
       ...(extra.bits ? { bits: Math.floor(extra.bits) } : {}),
     });
     for (const conn of this.inChannel()) this.send(conn, line);
+    this.emit('chat-line', {
+      messageId,
+      userId: viewer.userId,
+      login: viewer.login,
+      displayName: viewer.displayName,
+      roles: { ...viewer.roles, firstMessage },
+      text,
+      ...(extra.bits ? { bits: Math.floor(extra.bits) } : {}),
+      ...(source ? { source: { channelId: this.channelId, channelLogin: this.channel, messageId, roles: viewer.roles, only: false } } : {}),
+    });
     this.wake();
   }
 

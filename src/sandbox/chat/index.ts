@@ -12,3 +12,4 @@ export type {
   SimViewerOptions,
   InjectExtra,
 } from './server.js';
+export type { PartnerViewer } from './shared-chat.js';

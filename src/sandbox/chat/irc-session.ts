@@ -250,5 +250,6 @@ export abstract class IrcSessions extends ChatChannel {
     const out = this.botPrivmsgLine(name, action ? `\u0001ACTION ${text}\u0001` : text, messageId);
     for (const other of this.inChannel()) if (other !== conn) this.send(other, out);
     this.emit('bot-message', entry);
+    this.botChatLine(messageId, text);
   }
 }

@@ -11,7 +11,9 @@
  * which Twitch drops silently) and a transcript entry of kind 'notice'. The one token
  * authenticates the bot login; `justinfan<digits>` may connect anonymously to read.
  * The same HTTP port serves Twitch's token validation and refresh under `/oauth2` (oauth.ts):
- * one access token is valid at a time and a refresh rotates it, so the chat login follows.
+ * one access token is valid at a time and a refresh rotates it, so the chat login follows; and
+ * Twitch's device code flow for a public application (device-code.ts: `/oauth2/device`, the
+ * verification page `/activate`, single-use refresh tokens).
  * `halfOpen()` makes every open socket swallow what the bot writes and answer nothing (no
  * USERSTATE, no PONG, no chat) until `dropConnections()`, like a connection that died silently.
  * Deliberately not here: more than one channel, whispers, moderation commands (Twitch removed
@@ -81,6 +83,7 @@ class SandboxChatServer extends ChatControl implements ChatServer {
     const hostPort = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}`;
     this.url = `ws://${hostPort}`;
     this.authUrl = `http://${hostPort}/oauth2`;
+    this.httpBase = `http://${hostPort}`;
     this.log.info({ url: this.url, channel: this.channel, botLogin: this.botLogin }, 'sandbox chat server listening');
   }
 

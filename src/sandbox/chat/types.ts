@@ -6,12 +6,17 @@
  * keep using `./server.js` or the folder's index.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthEvent, SandboxExtraLogins } from './oauth.js';
+import type { OAuthEvent, SandboxExtraLogins, TokenUser } from './oauth.js';
 import type { SandboxViewerLogin } from './viewer-login.js';
+import type { SandboxDeviceLogin } from './device-code.js';
 import type { Clock } from '../../shared/clock.js';
+import type { ChatRoles } from '../../shared/chat.js';
 import type { Logger } from '../../logging/index.js';
 import type { ChatLimits, RoomModes } from './limits.js';
 import type { InjectExtra, SimViewer, SimViewerOptions } from './viewers.js';
+import type { SharedChatControl, SharedChatEvent } from './shared-chat.js';
+import type { SandboxAppTokens } from './app-tokens.js';
+import type { ApiMessageInput, ApiMessageResult } from './api-messages.js';
 
 /** Options of {@link startChatServer}. */
 export interface ChatServerOptions {
@@ -32,6 +37,12 @@ export interface ChatServerOptions {
   /** OAuth client id / secret the token endpoint expects. Default `giftdropsandboxclient` / random. */
   clientId?: string;
   clientSecret?: string;
+  /** The public application's client id for the device code flow (no secret). Default `giftdroppublicsandbox`. */
+  publicClientId?: string;
+  /** Seconds between device-code polls (`interval`; Twitch: 5). Default 5. */
+  deviceIntervalSeconds?: number;
+  /** Seconds a device code can be authorized (Twitch: 1800). Default 1800. */
+  deviceCodeLifetimeSeconds?: number;
   /** Scopes `/oauth2/validate` reports. Default chat:read chat:edit. */
   scopes?: string[];
   /** Lifetime of an access token on the server's clock (default 14 400 s, like Twitch's). */
@@ -44,6 +55,8 @@ export interface ChatServerOptions {
   botFollowing?: boolean;
   /** Room modes at start. Default all off. */
   roomState?: RoomStateChange;
+  /** The broadcaster authorized the application with `channel:bot` (the Chat Bot badge without mod status). Default false. */
+  channelBotGranted?: boolean;
   clock?: Clock;
   limits?: ChatLimits;
   logger?: Logger;
@@ -82,6 +95,35 @@ export interface TranscriptEntry {
   attempted?: string;
   /** On bot entries sent as a reply: the `reply-parent-msg-id` tag. */
   replyTo?: string;
+  /** On viewer entries of a Shared Chat partner channel's viewer: the channel (user id) it was typed in. */
+  sourceChannelId?: string;
+  /** On such entries: Twitch's `source-only=1` (shown only in its source channel). */
+  sourceOnly?: boolean;
+  /** On bot and notice entries of a message sent with Helix Send Chat Message (api-messages.ts). */
+  via?: 'api';
+  /** On bot entries sent through the API: shown with the Chat Bot badge (app token, user:bot, channel:bot or mod). */
+  chatBotBadge?: boolean;
+  /** On bot entries sent through the API: its `for_source_only` (app tokens only). */
+  forSourceOnly?: boolean;
+}
+
+/**
+ * One chat line as a reader of the channel's chat sees it (the `chat-line` event): what EventSub's
+ * `channel.chat.message` carries (eventsub-events.ts maps it). `roles` are the chatter's standing
+ * in this channel; `source` is set for a Shared Chat partner viewer's line (their channel and
+ * their roles there) and for this channel's own lines during a session (`channelId` = this one).
+ */
+export interface ChatLineEvent {
+  messageId: string;
+  userId: string;
+  login: string;
+  displayName: string;
+  roles: ChatRoles;
+  text: string;
+  bits?: number;
+  /** The bot's line sent with an app token that carries the Chat Bot badge. */
+  chatBotBadge?: boolean;
+  source?: { channelId: string; channelLogin: string; messageId: string; roles: ChatRoles; only: boolean };
 }
 
 /** Payload of the `connection` and `disconnect` events. */
@@ -103,6 +145,10 @@ interface ChatServerEvents {
   oauth: [event: OAuthEvent];
   /** A client sent PING (`token`: its parameter); answered with `PONG :<token>` unless held. */
   'client-ping': [info: { id: number; token: string }];
+  /** A Shared Chat session began, changed its channels, or ended (shared-chat.ts). */
+  'shared-chat': [event: SharedChatEvent];
+  /** Every chat line delivered in the channel: viewers', Shared Chat partners', the bot's (IRC or API). */
+  'chat-line': [line: ChatLineEvent];
 }
 
 /** The running sandbox chat server. */
@@ -121,6 +167,13 @@ export interface ChatServer {
   readonly authUrl: string;
   /** The current access token expires now: validate answers 401 and the next chat login is refused. */
   expireToken(): void;
+  /**
+   * `login` disconnects the application (Twitch settings > Connections): its access and refresh
+   * tokens stop working (the bot's chat login included). Returns the grants ended.
+   */
+  revokeLogin(login: string): number;
+  /** The device code flow (public application): its client id, stats, and `answer` for tests without a browser. */
+  readonly deviceLogin: SandboxDeviceLogin;
   /** This server's token check (current token, client id, scopes), for the Helix sandbox. */
   readonly tokens: {
     accepts(token: string): boolean;
@@ -128,13 +181,26 @@ export interface ChatServer {
     readonly scopes: readonly string[];
     /** The bot account's user id. */
     readonly userId: string;
-    /** The viewer a user token from the viewer login belongs to. */
-    userOf(token: string): { id: string; login: string } | undefined;
+    /** The account a user token from the viewer login or a device login other than the bot's belongs to (a device login's: with its scopes and client id). */
+    userOf(token: string): TokenUser | undefined;
     /** The viewer login (authorization code flow) behind `/oauth2/authorize`. */
     readonly viewerLogin: SandboxViewerLogin | undefined;
+    /** The application's app tokens (client credentials grant, app-tokens.ts). */
+    readonly appTokens: SandboxAppTokens | undefined;
     /** Other accounts' logins `/oauth2` also answers for (the broadcaster's: sandbox/helix/accounts.ts). */
     accounts: SandboxExtraLogins | undefined;
   };
+  /**
+   * A message the bot sends with Helix Send Chat Message (the Helix sandbox calls it once the token
+   * checks passed): judged like an IRC line, delivered or dropped with Twitch's drop reason.
+   */
+  postApiMessage(input: ApiMessageInput): ApiMessageResult;
+  /** The next API message is dropped with `code` whatever the rules say (e.g. AutoMod's `msg_rejected`). */
+  dropNextApiMessage(code: string): void;
+  /** Whether the bot is a moderator of the channel now. */
+  isBotMod(): boolean;
+  /** Whether the broadcaster authorized the application with `channel:bot`. */
+  channelBotGranted: boolean;
   /** Serves more HTTP paths on this port (the Helix sandbox under /helix); `handler` returns false for others. */
   mount(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void;
   /** Every open socket goes half-open: it swallows what clients write and answers nothing until dropped. */
@@ -149,8 +215,13 @@ export interface ChatServer {
   viewer(login: string, opts?: SimViewerOptions): SimViewer;
   /** The channel owner (user id = channelId). */
   readonly broadcaster: SimViewer;
-  /** Delivers a viewer's message to every client in the channel and records it. */
+  /**
+   * Delivers a viewer's message to every client in the channel and records it (during a Shared
+   * Chat session with this channel's own Shared Chat tags).
+   */
   inject(viewer: SimViewer, text: string, extra?: InjectExtra): void;
+  /** Twitch Shared Chat: partner channels and their viewers' messages in this room (shared-chat.ts). */
+  readonly sharedChat: SharedChatControl;
   /**
    * Fast bulk path: pre-formatted IRC lines (no line endings), batched many per frame, sent to
    * every client in the channel. Not recorded in the transcript.

@@ -2,7 +2,9 @@
  * Simulated chatters for the sandbox chat server: stable ids derived from logins, and the
  * PRIVMSG line Twitch would send for one of their messages, with realistic tags (badge-info,
  * badges, bits, color, display-name, emotes, first-msg, flags, id, mod, returning-chatter,
- * room-id, subscriber, tmi-sent-ts, turbo, user-id, user-type, vip).
+ * room-id, subscriber, tmi-sent-ts, turbo, user-id, user-type, vip; during a Shared Chat session
+ * also source-badge-info, source-badges, source-id, source-only and source-room-id, see
+ * shared-chat.ts).
  *
  * Contract: the same login always yields the same numeric user id (never "0" or "1", which
  * tmi.js would turn into booleans). Formatting is pure apart from the message uuid.
@@ -44,6 +46,18 @@ export interface InjectExtra {
   action?: boolean;
   /** Overrides the `first-msg` tag. */
   firstMessage?: boolean;
+}
+
+/**
+ * Shared Chat's tags of one message (shared-chat.ts): where it was typed (`roomId`), its id there,
+ * and the chatter's badges there; `only`: shown only in its source channel.
+ */
+export interface SourceTags {
+  roomId: string;
+  id: string;
+  badges: string;
+  badgeInfo: string;
+  only: boolean;
 }
 
 /** The channel a line is formatted for. */
@@ -125,9 +139,35 @@ function checkText(text: string): void {
   }
 }
 
+/** The `badges` tag of a chatter with `r` (and the cheer badge for `bits` > 0). */
+export function badgesTag(r: ChatRoles, bits = 0): string {
+  let badges = '';
+  if (r.broadcaster) badges = 'broadcaster/1';
+  if (r.moderator) badges += badges ? ',moderator/1' : 'moderator/1';
+  if (r.vip) badges += badges ? ',vip/1' : 'vip/1';
+  if (r.subscriber) badges += `${badges ? ',' : ''}subscriber/${tier(SUB_BADGE_TIERS, r.subMonths)}`;
+  if (bits > 0) badges += `${badges ? ',' : ''}bits/${tier(CHEER_BADGE_TIERS, bits)}`;
+  return badges;
+}
+
+/** The `badge-info` tag of a chatter with `r`. */
+export function badgeInfoTag(r: ChatRoles): string {
+  return r.subscriber ? `subscriber/${r.subMonths}` : '';
+}
+
+/** The Shared Chat tags, in Twitch's (alphabetical) order, ending before `;subscriber=`. */
+function sourceTagsText(source: SourceTags | undefined): string {
+  if (!source) return '';
+  return (
+    `;source-badge-info=${source.badgeInfo};source-badges=${source.badges};source-id=${source.id}` +
+    `;source-only=${source.only ? 1 : 0};source-room-id=${source.roomId}`
+  );
+}
+
 /**
  * The PRIVMSG line (no line ending) Twitch would deliver for `viewer` saying `text` in the
- * channel. `firstMessage` defaults to the viewer's role flag.
+ * channel. `firstMessage` defaults to the viewer's role flag. `viewer.roles` are the chatter's
+ * standing in this channel (`badges`, `mod`, `subscriber`); `source` adds Shared Chat's tags.
  */
 export function formatViewerPrivmsg(
   ctx: ChannelContext,
@@ -135,6 +175,7 @@ export function formatViewerPrivmsg(
   text: string,
   extra: InjectExtra = {},
   id: string = randomUUID(),
+  source?: SourceTags,
 ): string {
   checkText(text);
   const r = viewer.roles;
@@ -142,18 +183,13 @@ export function formatViewerPrivmsg(
   if (extra.bits !== undefined && !(bits > 0)) {
     throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', `bits must be a positive integer (got ${extra.bits})`);
   }
-  let badges = '';
-  if (r.broadcaster) badges = 'broadcaster/1';
-  if (r.moderator) badges += badges ? ',moderator/1' : 'moderator/1';
-  if (r.vip) badges += badges ? ',vip/1' : 'vip/1';
-  if (r.subscriber) badges += `${badges ? ',' : ''}subscriber/${tier(SUB_BADGE_TIERS, r.subMonths)}`;
-  if (bits > 0) badges += `${badges ? ',' : ''}bits/${tier(CHEER_BADGE_TIERS, bits)}`;
+  const badges = badgesTag(r, bits);
   // Written out in Twitch's (alphabetical) order; only display-name can need escaping.
   const tags =
-    `@badge-info=${r.subscriber ? `subscriber/${r.subMonths}` : ''};badges=${badges}` +
+    `@badge-info=${badgeInfoTag(r)};badges=${badges}` +
     `${bits > 0 ? `;bits=${bits}` : ''};color=${viewer.color ?? ''};display-name=${escapeTag(viewer.displayName)}` +
     `;emotes=;first-msg=${(extra.firstMessage ?? r.firstMessage) ? 1 : 0};flags=;id=${id}` +
-    `;mod=${r.moderator ? 1 : 0};returning-chatter=0;room-id=${ctx.channelId}` +
+    `;mod=${r.moderator ? 1 : 0};returning-chatter=0;room-id=${ctx.channelId}${sourceTagsText(source)}` +
     `;subscriber=${r.subscriber ? 1 : 0};tmi-sent-ts=${ctx.now()};turbo=0;user-id=${viewer.userId}` +
     `;user-type=${r.moderator ? 'mod' : ''}${r.vip ? ';vip=1' : ''} `;
   const body = extra.action ? `\u0001ACTION ${text}\u0001` : text;

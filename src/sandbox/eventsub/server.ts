@@ -315,6 +315,8 @@ export class EventSubSandbox {
 /** The event carries every condition field (`reward_id` is `event.reward.id`). */
 function matches(condition: Record<string, string>, event: Record<string, unknown>): boolean {
   for (const [k, v] of Object.entries(condition)) {
+    // channel.chat.message's `user_id` is the user reading the chat (whose token subscribed), not a field of the event.
+    if (k === 'user_id' && !('user_id' in event)) continue;
     const actual = k === 'reward_id' ? (event.reward as { id?: unknown } | undefined)?.id : event[k];
     if (actual !== v) return false;
   }

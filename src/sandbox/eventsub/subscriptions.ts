@@ -14,7 +14,7 @@
  * - `GET /eventsub/subscriptions[?status&type]` -> the caller's subscriptions with `total`,
  *   `total_cost`, `max_total_cost` (disconnected ones listed with their status);
  * - `DELETE /eventsub/subscriptions?id=` -> 204, or 404.
- * The types it knows: channel points redemptions, bits used, chat messages.
+ * The types it knows: channel points redemptions, bits used, chat messages, Shared Chat sessions.
  */
 import { randomUUID } from 'node:crypto';
 import type { HelixCaller, HelixRouteCall, SandboxHelix } from '../helix/index.js';
@@ -22,12 +22,12 @@ import type { EventSubSandbox, SimSubscription } from './server.js';
 
 interface TypeRule {
   version: string;
-  /** Any one of these scopes. */
+  /** Any one of these scopes (none: no authorization needed, like Shared Chat's session events). */
   scopes: readonly string[];
   /** Condition fields that must be present. */
   required: readonly string[];
-  /** The condition field that must be the caller's user id. */
-  self: string;
+  /** The condition field that must be the caller's user id (none: anyone may subscribe, at cost 1 unless it is them). */
+  self?: string;
 }
 
 const SANDBOX_EVENTSUB_TYPES: Readonly<Record<string, TypeRule>> = {
@@ -39,6 +39,10 @@ const SANDBOX_EVENTSUB_TYPES: Readonly<Record<string, TypeRule>> = {
   },
   'channel.bits.use': { version: '1', scopes: ['bits:read'], required: ['broadcaster_user_id'], self: 'broadcaster_user_id' },
   'channel.chat.message': { version: '1', scopes: ['user:read:chat'], required: ['broadcaster_user_id', 'user_id'], self: 'user_id' },
+  // Shared Chat's session events need no authorization (sandbox/chat/eventsub-events.ts publishes them).
+  'channel.shared_chat.begin': { version: '1', scopes: [], required: ['broadcaster_user_id'] },
+  'channel.shared_chat.update': { version: '1', scopes: [], required: ['broadcaster_user_id'] },
+  'channel.shared_chat.end': { version: '1', scopes: [], required: ['broadcaster_user_id'] },
 };
 
 const MAX_TOTAL_COST = 10;
@@ -86,7 +90,7 @@ async function create(call: HelixRouteCall, es: EventSubSandbox): Promise<void> 
   const s = es.sessions.get(sessionId);
   if (!s || s.ended) return call.fail(400, 'Bad Request', 'websocket transport session does not exist or has already disconnected');
   if (s.userId && s.userId !== caller.userId) return call.fail(400, 'Bad Request', 'the websocket transport session holds another user\'s subscriptions');
-  if (condition[rule.self] !== caller.userId || !rule.scopes.some((x) => caller.scopes.includes(x)))
+  if ((rule.self && condition[rule.self] !== caller.userId) || (rule.scopes.length > 0 && !rule.scopes.some((x) => caller.scopes.includes(x))))
     return call.fail(403, 'Forbidden', 'subscription missing proper authorization');
   const all = mine(es, caller);
   const key = JSON.stringify(Object.entries(condition).sort());
@@ -96,8 +100,9 @@ async function create(call: HelixRouteCall, es: EventSubSandbox): Promise<void> 
   const otherTransports = new Set(all.filter((x) => x.status === 'enabled' && x.sessionId !== s.id).map((x) => x.sessionId));
   if (enabledHere === 0 && otherTransports.size >= MAX_TRANSPORTS) return call.fail(429, 'Too Many Requests', 'number of websocket transports limit exceeded');
   if (enabledHere >= MAX_PER_SESSION) return call.fail(429, 'Too Many Requests', 'websocket transport subscriptions limit exceeded');
-  // The condition's user authorized it (the caller is that user): cost 0, as Twitch counts it.
-  const cost = 0;
+  // The condition's user authorized it (the caller is that user): cost 0, as Twitch counts it; a
+  // type anyone may subscribe to costs 1 unless it is about the caller.
+  const cost = rule.self || condition.broadcaster_user_id === caller.userId ? 0 : 1;
   if (totals(es, caller).total_cost + cost > MAX_TOTAL_COST) return call.fail(429, 'Too Many Requests', 'websocket transport subscriptions total cost exceeded');
   const sub: SimSubscription = {
     id: randomUUID(),

@@ -2,9 +2,11 @@
  * The public shop site of the Fourthwall sandbox, served under `shopUrl` without credentials:
  * the Google-merchant-style RSS product feed at `/.well-known/merchant-center/rss.xml`
  * (g:id, title, description, link, g:price, g:availability, g:image_link per public product),
- * tiny product and gift pages (a gift page redeems on POST), placeholder images, and the OAuth
+ * tiny product and gift pages (a gift page redeems on POST), drawn product pictures
+ * (product-art.ts), and the OAuth
  * connect page that redirects back with an authorization code. It renders; it owns no state.
  */
+import { productArtSvg } from './product-art.js';
 import { escapeHtml } from '../../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SandboxAuth } from './auth.js';
@@ -68,10 +70,6 @@ function page(title: string, body: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>${xml(title)}</title></head><body><h1>${xml(title)}</h1>${body}</body></html>`;
 }
 
-function placeholderSvg(label: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="400"><rect width="400" height="400" fill="#6441a5"/><text x="200" y="210" font-size="24" text-anchor="middle" fill="#fff">${xml(label)}</text></svg>`;
-}
-
 /** Serves a request under the shop path (`rest` is the path after it). */
 export function serveSite(d: SiteDeps, req: IncomingMessage, res: ServerResponse, rest: string, query: URLSearchParams): void {
   const method = req.method ?? 'GET';
@@ -96,7 +94,7 @@ export function serveSite(d: SiteDeps, req: IncomingMessage, res: ServerResponse
   }
   const image = /^\/images\/([A-Za-z0-9_-]+)\.svg$/.exec(rest);
   if (method === 'GET' && image) {
-    sendText(res, 200, 'image/svg+xml', placeholderSvg(image[1] as string));
+    sendText(res, 200, 'image/svg+xml', productArtSvg(image[1] as string));
     return;
   }
   const gift = /^\/gifts\/(gft_[A-Za-z0-9_-]+)(\/redeem)?$/.exec(rest);

@@ -10,8 +10,10 @@
  * - `POST /helix/whispers?from_user_id&to_user_id` `{ message }` -> 204 with Twitch's rules and limits
  *   (see `whisper`); `setWhisperDrop(true)` answers 204 without delivering (Twitch's silent drop);
  *   `whispers` records every accepted one.
+ * - `POST /helix/chat/messages` (Send Chat Message): chat-messages.ts, a registered route (it also
+ *   takes an app token from the client credentials grant).
  * Every call needs `Client-Id` and `Authorization: Bearer <the chat server's current token>`
- * (401 otherwise). Rate limit as Twitch's: a token bucket of `ratePerMinute` points (default 800)
+ * (401 otherwise; Send Chat Message also takes an app token). Rate limit as Twitch's: a token bucket of `ratePerMinute` points (default 800)
  * per client id and user (the sandbox has one user token at a time, refreshed or not: so per
  * client id), refilled continuously on the injected clock, one point per call; answers carry
  * `Ratelimit-Limit`, `Ratelimit-Remaining` and `Ratelimit-Reset` (epoch seconds when the bucket is
@@ -31,12 +33,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../shared/clock.js';
 import type { SandboxAccounts } from './accounts.js';
 
-/** Who made a Helix request: the token's user and scopes. */
+/** Who made a Helix request: the token's user and scopes (an app access token: `app`, no user, no scopes). */
 export interface HelixCaller {
   userId: string;
   login: string;
   scopes: readonly string[];
   clientId: string;
+  /** An app access token (client credentials grant); only routes that take one accept it. */
+  app?: boolean;
 }
 
 /** One request to a registered route; `reply` answers it (Helix's error shape through `fail`). */
@@ -61,8 +65,13 @@ interface SandboxHelixAuth {
   readonly scopes: readonly string[];
   /** The bot token's user (whispers must come from it). */
   readonly userId?: string;
-  /** The viewer a user token from the viewer login belongs to (`GET /users` without parameters answers them). */
-  userOf?(token: string): { id: string; login: string } | undefined;
+  /**
+   * The account a user token other than the bot's belongs to (`GET /users` without parameters
+   * answers them): a claim-page viewer's (no scopes), or a device login's with its scopes and client id.
+   */
+  userOf?(token: string): { id: string; login: string; scopes?: readonly string[]; clientId?: string } | undefined;
+  /** The application's app tokens (client credentials grant): Send Chat Message takes them. */
+  readonly appTokens?: { accepts(token: string): boolean } | undefined;
 }
 
 export interface SandboxHelixOptions {
@@ -239,22 +248,27 @@ export class SandboxHelix {
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
     if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
-    if (req.headers['client-id'] !== this.o.auth.clientId) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     const viewer = this.o.auth.userOf?.(token);
+    // Twitch checks Client-Id against the application the token was issued to.
+    if (req.headers['client-id'] !== (viewer?.clientId ?? this.o.auth.clientId)) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
     const account = viewer || this.o.auth.accepts(token) ? undefined : this.o.accounts?.byToken(token);
-    if (!viewer && !account && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
+    // An app token reaches only the registered routes (Send Chat Message takes one).
+    const app = !viewer && !account && !this.o.auth.accepts(token) && this.routes.length > 0 && this.o.auth.appTokens?.accepts(token) === true;
+    if (!viewer && !account && !app && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
     // Another user's token (a viewer's from the claim page's login, the broadcaster's) has its own
-    // bucket, as on Twitch (per client id and user).
-    const other = viewer?.id ?? account?.userId;
+    // bucket, as on Twitch (per client id and user); so has the application's app token.
+    const other = viewer?.id ?? account?.userId ?? (app ? 'app' : undefined);
     const limits = this.spend(other ? `${this.o.auth.clientId}:${other}` : this.o.auth.clientId);
     if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
     const h = limits.headers;
     const q = url.searchParams;
     if (this.routes.length) {
-      const caller: HelixCaller = account
+      const caller: HelixCaller = app
+        ? { userId: '', login: '', scopes: [], clientId: this.o.auth.clientId, app: true }
+        : account
         ? { userId: account.userId, login: account.login, scopes: account.scopes, clientId: this.o.auth.clientId }
         : viewer
-          ? { userId: viewer.id, login: viewer.login, scopes: [], clientId: this.o.auth.clientId }
+          ? { userId: viewer.id, login: viewer.login, scopes: viewer.scopes ?? [], clientId: viewer.clientId ?? this.o.auth.clientId }
           : { userId: this.o.auth.userId ?? '', login: '', scopes: this.o.auth.scopes, clientId: this.o.auth.clientId };
       let read: Promise<unknown> | undefined;
       const call: HelixRouteCall = {
@@ -267,6 +281,7 @@ export class SandboxHelix {
         fail: (status, error, message) => fail(status, error, message, h),
       };
       for (const r of this.routes) if (r(call)) return true;
+      if (app) return fail(401, 'Unauthorized', 'This endpoint requires a user access token'), true;
     }
     if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
     if (isWhisper) {

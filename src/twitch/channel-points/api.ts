@@ -139,12 +139,15 @@ export class ChannelPointsApi {
   }
 }
 
+/** What Twitch requires of a channel for channel points (the refusal below and the setup page say it). */
+export const AFFILIATE_ONLY = 'channel points need an Affiliate or Partner channel';
+
 /** Twitch's refusal as one sentence for the streamer (the error as it was otherwise). */
 function refusal(err: unknown, title?: string): unknown {
   if (!(err instanceof HelixError)) return err;
   const m = err.twitchMessage ?? '';
   if (err.status === 403 && /partner or affiliate/i.test(m))
-    return new ChannelPointsRefusal('Twitch refused the channel-point reward: channel points need an Affiliate or Partner channel. Turn channelPoints off in the settings file.');
+    return new ChannelPointsRefusal(`Twitch refused the channel-point reward: ${AFFILIATE_ONLY}. Turn channelPoints off in the settings file.`);
   if (err.status === 403)
     return new ChannelPointsRefusal(`Twitch refused to change the reward (${m || 'forbidden'}): only the application that created a reward may change it; giftdrop never touches another app's reward.`);
   if (err.status === 400 && /DUPLICATE/i.test(m))

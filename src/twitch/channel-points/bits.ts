@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import type { Logger } from '../../logging/index.js';
 import type { EventSubTopics, EventMeta } from '../eventsub/topics.js';
+import { refusalCode, refusalWords, type KnownRoles } from '../../giveaway/tickets.js';
 import type { EntryDoor } from './entries.js';
 
 const BitsEvent = z.looseObject({
@@ -40,7 +41,15 @@ export class BitsEntries {
   private readonly log: Logger;
 
   constructor(
-    private readonly o: { broadcasterId: string; topics: EventSubTopics; door: Pick<EntryDoor, 'enterByTickets'>; logger: Logger; onProblem?: (line: string) => void },
+    private readonly o: {
+      broadcasterId: string;
+      topics: EventSubTopics;
+      door: Pick<EntryDoor, 'enterByTickets'>;
+      logger: Logger;
+      onProblem?: (line: string) => void;
+      /** The viewer's roles from Twitch's API, when a role rule is in force (roles.ts ViewerRoles). */
+      roles?: (userId: string) => Promise<KnownRoles>;
+    },
   ) {
     this.log = o.logger.child({ module: 'twitch.bits' });
   }
@@ -83,6 +92,7 @@ export class BitsEntries {
       return;
     }
     const b = e.data;
+    const roles = this.o.roles ? await this.o.roles(b.user_id) : undefined;
     const outcome = await this.o.door.enterByTickets({
       source: 'bits',
       ref: meta.messageId,
@@ -91,9 +101,13 @@ export class BitsEntries {
       displayName: b.user_name ?? b.user_login,
       bits: b.bits,
       at: meta.receivedAt,
+      ...(roles ? { roles } : {}),
     });
     this.events++;
     if (outcome.result === 'entered') this.tickets += outcome.tickets.reduce((a, n) => a + n, 0);
-    this.log.info({ userId: b.user_id, bits: b.bits, result: outcome.result, ...(outcome.result === 'refused' ? { reason: outcome.reason } : {}) }, `bits: ${b.user_login} used ${b.bits}`);
+    this.log.info(
+      { userId: b.user_id, bits: b.bits, result: outcome.result, ...(outcome.result === 'refused' ? { reason: refusalCode(outcome) } : {}) },
+      `bits: ${b.user_login} used ${b.bits}${outcome.result === 'refused' ? ` (no ticket: ${refusalWords(outcome)})` : ''}`,
+    );
   }
 }

@@ -5,31 +5,22 @@
  *
  * The lifecycle (`state`): starting -> ready, or refused (Twitch said no: not Affiliate/Partner, a
  * title another reward has, 50 rewards, a token without channel:manage:redemptions; one line in
- * `problem`, nothing retried) -> stopped. Twitch unreachable at start: tried again after a
- * backoff.
+ * `problem`, nothing retried) -> stopped. Twitch unreachable at start: tried again after a backoff.
  *
  * Contract:
- * - the reward is the bot's own: its id is kept in the store (DATA_DIR/channel-points.json) and it
- *   is read with `only_manageable_rewards`, so a reward another app (or the streamer by hand)
- *   made is never read, paused or settled; a title it shares is refused with a plain line;
- * - the reward is unpaused while some draw is open and paused otherwise (one PATCH per change,
- *   serialized, the last wish wins; a failure is retried);
- * - every UNFULFILLED redemption of the reward is settled once: the engine's door
- *   (`enterByTickets`) decides, and only after the entry is journaled is it set FULFILLED; a
- *   refusal (no draw open, not eligible, cap reached) sets it CANCELED, which gives the points
- *   back; a redemption the engine had already applied (redelivered, or entered before a crash)
- *   is FULFILLED without a second entry; settles go out up to 50 ids per PATCH (Twitch's batch),
- *   so a burst costs few Helix points, and a failed PATCH is retried with backoff until it goes
- *   through or the bot stops (the next start's catch-up finds what is left);
- * - each time the EventSub subscription goes live (start, and after a dropped socket: Twitch does
- *   not replay the redemptions made meanwhile) the pending redemptions are read back
- *   (`GET .../redemptions?status=UNFULFILLED`, oldest first) and settled the same way: no viewer
- *   pays without an entry or a refund;
- * - a stopping engine decides nothing: the redemption stays UNFULFILLED for the next start.
+ * - the reward is the bot's own (its id kept in DATA_DIR/channel-points.json, read with
+ *   `only_manageable_rewards`): a reward another app or the streamer made is never touched;
+ * - it is unpaused while some draw is open and paused otherwise (`syncPause`);
+ * - every UNFULFILLED redemption is settled once: FULFILLED only after the engine's door
+ *   (`enterByTickets`) journaled the entry, CANCELED (points given back) when it refuses; one the
+ *   engine already applied is FULFILLED without a second entry (`flushSettles`);
+ * - each time the subscription goes live (start, and after a dropped socket, whose redemptions
+ *   Twitch does not replay) the pending ones are read back and settled (`catchUp`): no viewer
+ *   pays without an entry or a refund; a stopping engine decides nothing (the next start does).
  * Does not: decide who may enter or with how many tickets (giveaway/tickets.ts).
  */
 import { z } from 'zod';
-import type { TicketOutcome, TicketRequest } from '../../giveaway/tickets.js';
+import { refusalCode, refusalWords, type KnownRoles, type TicketOutcome, type TicketRequest } from '../../giveaway/tickets.js';
 import type { Logger } from '../../logging/index.js';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 import { LruCache } from '../../shared/lru-cache.js';
@@ -65,6 +56,8 @@ export interface ChannelPointsOptions {
   retry?: Backoff;
   /** Told the line when the feature goes off (for /healthz and the dashboard). */
   onProblem?: (line: string) => void;
+  /** The redeeming viewer's roles from Twitch's API, when a role rule is in force (roles.ts ViewerRoles). */
+  roles?: (userId: string) => Promise<KnownRoles>;
 }
 
 export type ChannelPointsState = 'starting' | 'ready' | 'refused' | 'stopped';
@@ -78,6 +71,8 @@ export interface ChannelPointsHealth {
   refunded: number;
   /** Redemptions decided or being decided, not settled at Twitch yet. */
   pending: number;
+  /** Refunds by reason (tickets.ts refusalCode: "no-draw-open", "not-eligible:not-subscriber", "roles-unknown:subscribersOnly"...). */
+  refundReasons?: Record<string, number>;
   /** The EventSub subscription's status. */
   subscription?: string;
 }
@@ -109,6 +104,7 @@ export class ChannelPointsEntries {
   private timers = new Set<TimerHandle>();
   private entered = 0;
   private refunded = 0;
+  private readonly reasons: Record<string, number> = {};
   private readonly log: Logger;
 
   constructor(private readonly o: ChannelPointsOptions) {
@@ -124,11 +120,12 @@ export class ChannelPointsEntries {
       entered: this.entered,
       refunded: this.refunded,
       pending: this.inFlight.size,
+      ...(Object.keys(this.reasons).length ? { refundReasons: { ...this.reasons } } : {}),
       ...(this.registration ? { subscription: this.registration.status() } : {}),
     };
   }
 
-  /** Makes sure the reward exists, then takes redemptions (see the module header). */
+  /** Makes sure the reward exists, then takes redemptions (a title it shares is refused with a plain line). */
   async start(attempt = 1): Promise<void> {
     if (this.state === 'stopped') return;
     try {
@@ -206,7 +203,10 @@ export class ChannelPointsEntries {
     return created.id;
   }
 
-  /** Pauses the reward while no draw is open, unpauses it while one is (serialized; the last wish wins). */
+  /**
+   * Pauses the reward while no draw is open, unpauses it while one is (one PATCH per change,
+   * serialized, the last wish wins; a failure is retried).
+   */
   private syncPause(attempt = 1): void {
     if (this.state !== 'ready' || this.pausing) return;
     const want = !this.o.door.entriesOpen();
@@ -242,7 +242,10 @@ export class ChannelPointsEntries {
     void this.take({ id: r.id, userId: r.user_id, login: r.user_login, displayName: r.user_name ?? r.user_login, ...(Number.isFinite(at) ? { redeemedAt: at } : {}) });
   }
 
-  /** Reads back the pending redemptions (a gap: start, or a dropped socket) and settles each. */
+  /**
+   * Reads back the pending redemptions (a gap: start, or a dropped socket;
+   * `GET .../redemptions?status=UNFULFILLED`, oldest first) and settles each.
+   */
   private async catchUp(attempt = 1): Promise<void> {
     if (this.state !== 'ready') return;
     let pending: Redemption[];
@@ -264,6 +267,7 @@ export class ChannelPointsEntries {
     this.inFlight.add(r.id);
     let outcome: TicketOutcome;
     try {
+      const roles = this.o.roles ? await this.o.roles(r.userId) : undefined;
       outcome = await this.o.door.enterByTickets({
         source: 'points',
         ref: r.id,
@@ -271,6 +275,7 @@ export class ChannelPointsEntries {
         login: r.login,
         displayName: r.displayName,
         at: r.redeemedAt ?? this.o.clock.now(),
+        ...(roles ? { roles } : {}),
       });
     } catch (err) {
       this.inFlight.delete(r.id);
@@ -282,14 +287,20 @@ export class ChannelPointsEntries {
       return;
     }
     const status: SettleStatus = outcome.result === 'refused' ? 'CANCELED' : 'FULFILLED';
-    this.log.info(
-      { redemption: r.id, userId: r.userId, result: outcome.result, ...(outcome.result === 'refused' ? { reason: outcome.reason } : {}) },
-      status === 'FULFILLED' ? `channel points: ${r.login} entered` : `channel points: ${r.login} refunded (${outcome.result === 'refused' ? outcome.reason : ''})`,
-    );
+    if (outcome.result === 'refused') {
+      const code = refusalCode(outcome);
+      this.reasons[code] = (this.reasons[code] ?? 0) + 1;
+      this.log.info({ redemption: r.id, userId: r.userId, result: outcome.result, reason: code }, `channel points: ${r.login} refunded (${refusalWords(outcome)})`);
+    } else this.log.info({ redemption: r.id, userId: r.userId, result: outcome.result }, `channel points: ${r.login} entered`);
     this.queue[status].push(r.id);
     this.flushSettles();
   }
 
+  /**
+   * Settles go out up to 50 ids per PATCH (Twitch's batch), so a burst costs few Helix points; a
+   * failed PATCH is retried with backoff until it goes through or the bot stops (the next start's
+   * catch-up finds what is left).
+   */
   private flushSettles(): void {
     if (this.settling) return;
     this.settling = (async () => {

@@ -2,35 +2,20 @@
  * One account's EventSub WebSocket session (Twitch's sessions hold one user's subscriptions, so
  * the client runs one per account): the socket, the welcome, the keepalive deadline, the
  * `session_reconnect` switch-over, the subscriptions made on it, and what happens when it drops.
- *
- * The lifecycle is this explicit state machine (`phase`):
- *
- *   idle ──topics──> connecting ──welcome──> subscribing ──round done──> connected
- *     ^                  │                        │                         │
- *     │   no topic left  │ closed / no welcome    │ 429 transports limit,   │ closed, keepalive
- *     └──────────────────┤ (drop)                 │ drop                    │ deadline passed (drop)
- *                        v                        v                         v
- *                      waiting ──backoff timer──> connecting     (any) ──stop──> stopped
- *
- *   connected ──session_reconnect──> connected (a second socket to the reconnect URL; on its
- *   welcome it becomes the socket, the old one is closed; no subscription is made again and the
- *   features are not told of a gap; if the new socket fails, that is a drop)
+ * Its lifecycle is the state machine of SessionPhase.
  *
  * Contract:
  * - subscriptions are made right after the welcome (Twitch closes a socket without one within
- *   `keepalive_timeout_seconds`, 4003); topics registered later are subscribed at once on the
- *   live session;
- * - no message (keepalive, notification, anything) within `keepalive_timeout_seconds` plus a
- *   margin is a drop; a drop ends the session: its subscriptions are gone at Twitch, so they are
- *   made again on a new session and each feature is told of the gap (`onSubscribed` with the time
- *   the old session went quiet: events meanwhile are not replayed);
- * - reconnects wait a jittered exponential backoff (shared/retry.ts; reset once a session stayed
- *   connected a minute); Twitch's 429 "websocket transports limit exceeded" (3 sockets with
- *   subscriptions per account and application) closes this socket and waits the longer limit
- *   backoff, so a bot that finds the slots taken never opens socket after socket;
+ *   `keepalive_timeout_seconds`, 4003); topics registered later are subscribed at once;
+ * - no message within `keepalive_timeout_seconds` plus a margin is a drop; a drop ends the session:
+ *   its subscriptions are made again on a new one and each feature is told of the gap
+ *   (`onSubscribed` with the time the old session went quiet: events meanwhile are not replayed);
+ * - reconnects wait a jittered exponential backoff (reset once a session stayed connected a
+ *   minute); Twitch's 429 "websocket transports limit exceeded" (3 sockets with subscriptions per
+ *   account and application) waits the longer limit backoff, never socket after socket;
  * - a refused subscription (401 after a refresh, 403, 400, a cost or duplicate 429) is that
- *   topic's alone: the others go on; when every topic is refused the socket is closed (`idle`);
- * - only one connection attempt at a time; `stop` closes everything and nothing reconnects.
+ *   topic's alone; when every topic is refused the socket is closed (`idle`);
+ * - one connection attempt at a time; `stop` closes everything and nothing reconnects.
  * Does not: deduplicate or dispatch notifications (client.ts), hold tokens (the Helix client of
  * the account does, and refreshes on a 401).
  */
@@ -45,6 +30,20 @@ import { closeReason, parseMessage, type EventSubMessage } from './messages.js';
 import type { EventSubTopic, TopicHandlers, TopicStatus } from './topics.js';
 import { z } from 'zod';
 
+/**
+ * The session's lifecycle, an explicit state machine (`phase`):
+ *
+ *   idle ──topics──> connecting ──welcome──> subscribing ──round done──> connected
+ *     ^                  │                        │                         │
+ *     │   no topic left  │ closed / no welcome    │ 429 transports limit,   │ closed, keepalive
+ *     └──────────────────┤ (drop)                 │ drop                    │ deadline passed (drop)
+ *                        v                        v                         v
+ *                      waiting ──backoff timer──> connecting     (any) ──stop──> stopped
+ *
+ *   connected ──session_reconnect──> connected (a second socket to the reconnect URL; on its
+ *   welcome it becomes the socket, the old one is closed; no subscription is made again and the
+ *   features are not told of a gap; if the new socket fails, that is a drop)
+ */
 export type SessionPhase = 'idle' | 'connecting' | 'subscribing' | 'connected' | 'waiting' | 'stopped';
 
 /** One registered topic as the session keeps it. */

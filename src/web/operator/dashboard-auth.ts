@@ -9,7 +9,7 @@
  * 127.0.0.1:<port> is sent to every other port of 127.0.0.1 too (cookies are not separated by
  * port), so any credential in one would reach every other local service the browser visits. The
  * page keeps the token in its own origin's sessionStorage and sends the header itself
- * (assets/operator-client.ts). A state-changing request must be a POST with a JSON body and, when
+ * (pages/client.ts). A state-changing request must be a POST with a JSON body and, when
  * the browser sends an Origin, the page's own origin. Does not route requests or print the token.
  */
 import { sameSecret } from '../../shared/constant-time.js';

@@ -10,7 +10,10 @@
  * `client.js`) holds no data and loads without credentials; every `/dashboard/api/...` answers
  * 401 without `Authorization: Bearer <token>` (dashboard-auth.ts: no cookie, no query token, no
  * session); changes are JSON POSTs. The page keeps the token in its own origin's sessionStorage
- * (assets/operator-client.ts, also served as `/overlay/client.js` for the overlay's event stream).
+ * (pages/client.ts, also served as `/overlay/client.js` for the overlay's event stream). The page
+ * scripts are TypeScript modules bundled by page-scripts.ts; the prize images are served by an
+ * opaque key (overlay-view.ts overlayKey), never by product id. `/` on this port leads to the
+ * dashboard.
  * Does not own the HTTP server or change the engine other than through its public methods.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,9 +24,10 @@ import type { GiveawaySettings } from '../../giveaway/settings.js';
 import type { Logger } from '../../logging/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { StreamingService } from '../../streaming/service.js';
-import { DASHBOARD_CSS, DASHBOARD_JS, dashboardHtml } from './assets/dashboard-page.js';
-import { OPERATOR_CLIENT_JS } from './assets/operator-client.js';
-import { OVERLAY_CSS, OVERLAY_HTML, OVERLAY_JS } from './assets/overlay-page.js';
+import { DASHBOARD_CSS, dashboardHtml } from './assets/dashboard-page.js';
+import { OVERLAY_CSS, OVERLAY_HTML } from './assets/overlay-page.js';
+import { pageScript, type PageScriptName } from './page-scripts.js';
+import { overlayKey, overlayWording } from './overlay-view.js';
 import { faviconRoute } from '../favicon.js';
 import { ChatLog } from './chat-log.js';
 import { DashboardApi, type DashboardApiDeps } from './dashboard-api.js';
@@ -41,13 +45,13 @@ const DASHBOARD_HEADERS = {
   'cache-control': 'no-store',
 };
 
-/** The dashboard's shell: what loads without the token (`body` undefined: the HTML page). */
-const SHELL: Record<string, { type: string; body?: string }> = {
+/** The dashboard's shell: what loads without the token (`body` undefined: the HTML page; `script`: a bundled page script). */
+const SHELL: Record<string, { type: string; body?: string; script?: PageScriptName }> = {
   '/dashboard': { type: 'text/html' },
   '/dashboard/': { type: 'text/html' },
-  '/dashboard/app.js': { type: 'text/javascript', body: DASHBOARD_JS },
+  '/dashboard/app.js': { type: 'text/javascript', script: 'dashboard' },
   '/dashboard/app.css': { type: 'text/css', body: DASHBOARD_CSS },
-  '/dashboard/client.js': { type: 'text/javascript', body: OPERATOR_CLIENT_JS },
+  '/dashboard/client.js': { type: 'text/javascript', script: 'client' },
 };
 
 export interface OperatorPagesDeps {
@@ -66,8 +70,12 @@ export interface OperatorPagesDeps {
   delivery?: DashboardApiDeps['delivery'];
   /** Problems the streamer must fix (credentials refused), shown in the dashboard's status. */
   problems?: DashboardApiDeps['problems'];
+  /** The shop's supporter alerts (`alert` events, already safe views: shop/alerts.ts), for the overlay. */
+  alerts?: Pick<import('node:events').EventEmitter, 'on' | 'off'>;
   /** The EventSub state and channel points / bits (app/twitch-events.ts), shown beside chat's. */
   twitchEvents?: DashboardApiDeps['twitchEvents'];
+  /** The claim page and the whispers, on or off and what turns each on (src/delivery). */
+  reach?: DashboardApiDeps['reach'];
 }
 
 export interface OperatorPages {
@@ -104,10 +112,18 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     catchSeconds,
     onWinnerLine: () => (overlaySettings.winnerChat ? overlay?.markDirty() : undefined),
   });
+  const wording = overlayWording(overlaySettings.text);
+  if (wording.unknown.length) log.warn(`overlay.text: ${wording.unknown.join(', ')} ${wording.unknown.length === 1 ? 'is not an overlay text' : 'are not overlay texts'} (ignored); the texts are listed in docs/settings.md`);
   const hub = (overlay = new OverlayHub({
     engine: deps.engine,
     clock: deps.clock,
     enter: deps.settings.commands.enter,
+    claim: deps.settings.commands.claim,
+    text: wording.text,
+    ...(deps.alerts ? { alerts: deps.alerts } : {}),
+    showAlerts: overlaySettings.alerts,
+    alertSeconds: overlaySettings.alertSeconds,
+    revealSeconds: overlaySettings.revealSeconds,
     badge: overlaySettings.badge,
     winnersSeconds: overlaySettings.winnersSeconds,
     maxResults: overlaySettings.maxResults,
@@ -115,39 +131,46 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     headers: OVERLAY_HEADERS,
   }));
   const images = new PrizeImages(deps.shop, log);
-  // Product ids the dashboard's picker listed (its images come from the same route).
-  const listed = new Set<string>();
+  // The products the dashboard's picker listed, by their image key (its images come from the same route).
+  const listed = new Map<string, string>();
   const shop: typeof deps.shop = {
     getProduct: (id) => deps.shop.getProduct(id),
     listProducts: async () => {
       const products = await deps.shop.listProducts();
       listed.clear();
-      for (const p of products) listed.add(p.id);
+      for (const p of products) listed.set(overlayKey(p.id, 'p'), p.id);
       return products;
     },
+  };
+  // The page scripts are bundled once, now, so the first page load does not wait for it.
+  void pageScript('client').catch((err: unknown) => log.error({ err }, 'the operator page scripts could not be bundled'));
+  const script = (res: ServerResponse, name: PageScriptName, headers: Record<string, string>): void => {
+    pageScript(name).then(
+      (js) => asset(res, 'text/javascript', js, headers),
+      (err: unknown) => {
+        log.error({ err, script: name }, 'operator page script not available');
+        plain(res, 500, 'page script not available', headers);
+      },
+    );
   };
   const api = new DashboardApi({ ...deps, shop, chatLog, mode: deps.config.mode, logger: log });
 
   const overlayRoute = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', OVERLAY_HEADERS);
     if (path === '/overlay' || path === '/overlay/') return asset(res, 'text/html', OVERLAY_HTML, OVERLAY_HEADERS);
-    if (path === '/overlay/overlay.js') return asset(res, 'text/javascript', OVERLAY_JS, OVERLAY_HEADERS);
+    if (path === '/overlay/overlay.js') return script(res, 'overlay', OVERLAY_HEADERS);
     if (path === '/overlay/overlay.css') return asset(res, 'text/css', OVERLAY_CSS, OVERLAY_HEADERS);
-    if (path === '/overlay/client.js') return asset(res, 'text/javascript', OPERATOR_CLIENT_JS, OVERLAY_HEADERS);
+    if (path === '/overlay/client.js') return script(res, 'client', OVERLAY_HEADERS);
     if (path === '/overlay/events') return hub.handleEvents(req, res);
     if (path === '/overlay/state') return hub.handleState(res, OVERLAY_HEADERS);
     const prize = /^\/overlay\/prize\/([^/]{1,200})$/.exec(path);
     if (prize) {
-      // Only the prizes of draws in memory and the products the dashboard listed: a public URL
-      // must not turn random ids into calls to Fourthwall (and its rate limit).
-      let id: string;
-      try {
-        id = decodeURIComponent(prize[1]!);
-      } catch {
-        return plain(res, 404, 'no image', OVERLAY_HEADERS);
-      }
-      const known = listed.has(id) || deps.engine.drawViews().some((v) => v.record.offer.id === id);
-      if (!known) return plain(res, 404, 'no image', OVERLAY_HEADERS);
+      // By image key (overlay-view.ts overlayKey: no product id on the page), only the prizes of
+      // draws in memory and the products the dashboard listed: a URL must not turn random ids into
+      // calls to Fourthwall (and its rate limit).
+      const wanted = prize[1]!;
+      const id = listed.get(wanted) ?? deps.engine.drawViews().find((v) => overlayKey(v.record.offer.id, 'p') === wanted)?.record.offer.id;
+      if (!id) return plain(res, 404, 'no image', OVERLAY_HEADERS);
       void images.handle(res, id).catch(() => plain(res, 404, 'no image'));
       return;
     }
@@ -160,6 +183,7 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     const shellAsset = Object.hasOwn(SHELL, path) ? SHELL[path] : undefined;
     if (shellAsset) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
+      if (shellAsset.script) return script(res, shellAsset.script, DASHBOARD_HEADERS);
       return asset(res, shellAsset.type, shellAsset.body ?? shell, DASHBOARD_HEADERS);
     }
     if (!hasDashboardToken(req, token.token)) {
@@ -188,6 +212,12 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = url.pathname;
       if (faviconRoute(req, res)) return true;
+      // The streamer's own port: its front door is the dashboard.
+      if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+        res.writeHead(303, { location: '/dashboard', 'cache-control': 'no-store', 'content-length': '0' });
+        res.end();
+        return true;
+      }
       if (path === '/overlay' || path.startsWith('/overlay/')) {
         try {
           overlayRoute(req, res, path);

@@ -12,21 +12,27 @@
  * O(draws), not O(entrants). The draws still running (open, closing, in a claim window) come
  * first, then the results (winners, cancelled), newest first and at most `maxResults` of them:
  * a result stays for `winnersSeconds` after its winners (or a reroll) were announced, a cancelled
- * draw for CANCELLED_SHOWN_MS, and leaves then even while the engine still holds the draw. SSE
- * clients are bounded per client and in all, the oldest evicted (sse.ts). Does not change the
- * engine or read winners' links.
+ * draw for CANCELLED_SHOWN_MS, and leaves then even while the engine still holds the draw. A
+ * result carries when it was announced (`resultAt`), so the page reveals it big for `revealMs`
+ * and then moves it to its results band. Supporter alerts (`alerts`: the shop's `alert` events,
+ * already safe views, shop/alerts.ts) are shown for `alertSeconds` each, at most MAX_ALERTS at
+ * once (the oldest leaves early), unless `showAlerts` is off. SSE clients are bounded per client
+ * and in all, the oldest evicted (sse.ts). Does not change the engine or read winners' links.
  */
 import type { EventEmitter } from 'node:events';
+import type { AlertView } from '../../shop/alerts.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GiveawayEventMap } from '../../giveaway/context.js';
 import type { DrawView } from '../../giveaway/engine.js';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
-import { overlayDraw, type OverlayDraw, type OverlayState } from './overlay-view.js';
+import { OVERLAY_TEXT, overlayAlert, overlayDraw, type OverlayAlert, type OverlayDraw, type OverlayState, type OverlayText } from './overlay-view.js';
 import { overlayText } from './safe-text.js';
 import { clientOf } from '../../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
 
 const CANCELLED_SHOWN_MS = 10_000;
+/** Alerts on screen at once. */
+const MAX_ALERTS = 3;
 
 interface OverlaySource {
   readonly events: EventEmitter<GiveawayEventMap>;
@@ -36,8 +42,18 @@ interface OverlaySource {
 export interface OverlayHubOptions {
   engine: OverlaySource;
   clock: Clock;
-  /** The entry command with its prefix (`!enter`). */
+  /** The entry command with its prefix (`!enter`), and the claim command (`!claim`). */
   enter: string;
+  claim?: string;
+  /** The overlay's wording (overlay-view.ts overlayWording); default English. */
+  text?: OverlayText;
+  /** Supporter alerts to show (the shop's `alert` events), unless `showAlerts` is false. */
+  alerts?: Pick<EventEmitter, 'on' | 'off'>;
+  showAlerts?: boolean;
+  /** How long each alert stays (default 8 s). */
+  alertSeconds?: number;
+  /** How long the newest result is shown big in its card before it joins the band (default 12 s). */
+  revealSeconds?: number;
   badge?: string;
   winnersSeconds: number;
   /** Results shown at most beside the running draws (default 3). */
@@ -73,11 +89,15 @@ export class OverlayHub {
   private frames = 0;
   private bytes = 0;
   private readonly unsubscribe: () => void;
+  private readonly text: OverlayText;
+  private alerts: OverlayAlert[] = [];
+  private alertSeq = 0;
   /** Called after each frame is sent (benchmarks, tests). */
   onFrame: ((state: OverlayState) => void) | undefined;
 
   constructor(private readonly options: OverlayHubOptions) {
     this.batchMs = options.batchMs ?? 250;
+    this.text = options.text ?? OVERLAY_TEXT;
     this.sse = new SseHub({ max: options.maxClients ?? 32, maxPerClient: options.maxPerClient ?? 8, headers: options.headers });
     const ev = options.engine.events;
     const dirty = () => this.markDirty();
@@ -89,11 +109,15 @@ export class OverlayHub {
     ev.on('winners', shown);
     ev.on('rerolled', shown);
     ev.on('draw-cancelled', cancelled);
+    const alert = (view: AlertView) => this.addAlert(view);
+    const alerts = options.showAlerts === false ? undefined : options.alerts;
+    alerts?.on('alert', alert);
     this.unsubscribe = () => {
       for (const name of plain) ev.off(name, dirty);
       ev.off('winners', shown);
       ev.off('rerolled', shown);
       ev.off('draw-cancelled', cancelled);
+      alerts?.off('alert', alert);
     };
   }
 
@@ -108,7 +132,10 @@ export class OverlayHub {
       if (!v.active && !(until > now)) continue;
       const d = overlayDraw(v, {
         enter: this.options.enter,
+        claim: this.options.claim ?? '!claim',
+        text: this.text,
         ...(this.options.winnerChat ? { winnerChat: this.options.winnerChat } : {}),
+        ...(shown ? { resultAt: shown.at } : {}),
       });
       if (!d) continue;
       if (d.stage === 'winners' || d.stage === 'cancelled') {
@@ -116,7 +143,13 @@ export class OverlayHub {
       } else running.push(d);
     }
     results.sort((a, b) => b.at - a.at); // newest first
-    const state: OverlayState = { now, draws: [...running, ...results.slice(0, this.options.maxResults ?? 3).map((r) => r.draw)] };
+    const state: OverlayState = {
+      now,
+      draws: [...running, ...results.slice(0, this.options.maxResults ?? 3).map((r) => r.draw)],
+      alerts: this.alerts.filter((a) => a.until > now),
+      revealMs: (this.options.revealSeconds ?? 12) * 1000,
+      pending: this.text.pending,
+    };
     const badge = this.options.badge ? overlayText(this.options.badge, 60) : '';
     if (badge) state.badge = badge;
     return state;
@@ -154,6 +187,20 @@ export class OverlayHub {
     for (const t of this.expiry) t.cancel();
     this.expiry.clear();
     this.sse.closeAll();
+  }
+
+  /** A supporter alert: on screen for `alertSeconds`, at most MAX_ALERTS at once. */
+  private addAlert(view: AlertView): void {
+    const now = this.options.clock.now();
+    const ms = (this.options.alertSeconds ?? 8) * 1000;
+    this.alerts = [...this.alerts.filter((a) => a.until > now).slice(-(MAX_ALERTS - 1)), overlayAlert(view, ++this.alertSeq, now, now + ms, this.text)];
+    const handle = this.options.clock.setTimeout(() => {
+      this.expiry.delete(handle);
+      this.alerts = this.alerts.filter((a) => a.until > this.options.clock.now());
+      this.markDirty();
+    }, ms + 50);
+    this.expiry.add(handle);
+    this.markDirty();
   }
 
   private showFor(drawId: string, ms: number): void {

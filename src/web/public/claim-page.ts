@@ -4,40 +4,25 @@
  * that nothing waits for them. One route function (`handle`) that the HTTP server mounts.
  *
  *   GET  /claim            the page: the session's prizes, or the "Log in with Twitch" button
- *   GET  /claim/login      a new OAuth `state` (random, single use, 10 min), bound to this browser
- *                          by an HttpOnly SameSite=Lax cookie; 302 to Twitch's authorize page.
- *                          The state is signed (HMAC with a key of this run, its expiry inside):
- *                          nothing is stored per login, so no flood of logins can push a
- *                          winner's pending login out
- *   GET  /claim/callback   checked before anything is spent: the `state` equals this browser's
- *                          cookie, carries this run's signature, has not expired and was not used
- *                          before (then it is spent), and the code has the shape of a code; only
- *                          then is the code exchanged with Twitch, once (Twitch's codes are single
- *                          use), through the FAIR exchange queue (src/http/fair-queue.ts:
- *                          EXCHANGES_IN_FLIGHT at once, one lane per client in turn, so a client's
- *                          junk waits behind its own junk and costs its own lane, never another
- *                          client's; a full lane or a wait past EXCHANGE_WAIT_MS: 503 "busy, try
- *                          again"); the viewer is identified and their token revoked
- *                          (src/twitch/viewer-login.ts); a session cookie (HttpOnly, SameSite=Lax,
- *                          Path=/claim, 1 h; Secure on https) is set and the browser sent back to
- *                          /claim (303)
- *   POST /claim/logout     ends the session; only from the claim page itself (a cross-site
- *                          Origin or Sec-Fetch-Site is refused with 403: no logout by another site)
+ *   GET  /claim/login      a new OAuth `state` (single use, 10 min), signed with a key of this run
+ *                          and bound to this browser by a cookie; 302 to Twitch's authorize page
+ *   GET  /claim/callback   cheap checks first, then one code exchange through the fair queue, the
+ *                          viewer identified, their token revoked, a session cookie; 303 to /claim
+ *   POST /claim/logout     ends the session; refused (403) when the browser says another site sent it
  *   GET  /claim/style.css  the stylesheet (the CSP allows no inline style or script)
  *
  * Contract: links appear only in the body of the winner's own page (never in a URL, a log line
  * or a redirect); every answer is `no-store`, `no-referrer`, not frameable, under a strict CSP;
  * a forged or replayed `state`, a refused code or a missing session shows no link. Winners are
  * never refused for someone else's traffic (issue 46): no per-client request budget stands in a
- * winner's way (behind a tunnel that adds no header every visitor is ONE client, and any budget
- * one visitor could empty would lock every winner out). What each route costs is bounded instead:
- * the page, the stylesheet, a login's start and a logout are constant work with nothing stored;
- * a callback is checked by the cheap tests above before the one costly step, the exchange, which
- * the fair queue bounds; a logged-in page is limited per session (SESSION_LIMIT: sessions belong
- * to real Twitch logins). The session table and the spent-state table are bounded. Refused
- * logins are logged coalesced (src/http/rejections.ts). Viewer and shop
- * strings are HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state
- * other than through the delivery tracker's `opened`.
+ * winner's way (behind a tunnel that adds no header every visitor is ONE client). What each route
+ * costs is bounded instead: the page, the stylesheet, a login's start and a logout are constant
+ * work with nothing stored per login (the state is signed, so no flood can push a winner's pending
+ * login out); a callback's one costly step, the exchange, is bounded by the fair queue; a
+ * logged-in page is limited per session (SESSION_LIMIT). The session and spent-state tables are
+ * bounded; refused logins are logged coalesced (http/rejections.ts); viewer and shop strings are
+ * HTML-escaped. Does not: know Fourthwall or Twitch shapes (ports), or write state other than
+ * through the delivery tracker's `opened`.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { cookieValue } from '../../shared/cookies.js';
@@ -45,7 +30,7 @@ import { sameSecret } from '../../shared/constant-time.js';
 import { escapeHtml } from '../../shared/html.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrizeView } from '../../delivery/tracker.js';
-import { PRIZE_CLOSURE_WORDS } from '../../giveaway/model.js';
+import { prizeState } from '../../delivery/state.js';
 import type { Logger } from '../../logging/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { TwitchViewer } from '../../twitch/viewer-login.js';
@@ -277,6 +262,16 @@ export class ClaimPage {
     this.redirect(res, this.o.login.authorizeUrl(state, this.redirectUri), [this.cookie(STATE_COOKIE, state, STATE_TTL_MS / 1000)], 302);
   }
 
+  /**
+   * Checked before anything is spent: the `state` equals this browser's cookie, carries this run's
+   * signature, has not expired and was not used before (then it is spent), and the code has the
+   * shape of a code. Only then is the code exchanged with Twitch, once (its codes are single use),
+   * through the FAIR exchange queue (http/fair-queue.ts: EXCHANGES_IN_FLIGHT at once, one lane per
+   * client in turn, so a client's junk waits behind its own junk, never another client's; a full
+   * lane or a wait past EXCHANGE_WAIT_MS: 503 "busy, try again"); the viewer is identified and their
+   * token revoked (twitch/viewer-login.ts); a session cookie (HttpOnly, SameSite=Lax, Path=/claim,
+   * 1 h; Secure on https) is set and the browser sent back to /claim (303).
+   */
   private async callback(req: IncomingMessage, res: ServerResponse, q: URLSearchParams): Promise<void> {
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     const state = q.get('state') ?? '';
@@ -358,11 +353,12 @@ ${body}
 /** One prize: the product, the draw, and the link with how to redeem it (no link once redeemed or closed by the shop). */
 function prizeCard(p: PrizeView): string {
   const head = `<div class="prize">${escapeHtml(p.product)}</div><p class="muted">from draw ${escapeHtml(p.drawId)}${p.closedAt ? `, ${escapeHtml(p.closedAt.slice(0, 10))}` : ''}</p>`;
+  const state = prizeState(p.delivery);
   if (p.delivery.redeemedAt) {
-    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p class="done">Redeemed ✔${p.delivery.orderFriendlyId ? ` (order ${escapeHtml(p.delivery.orderFriendlyId)})` : ''}</p></div>`;
+    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p class="done">${escapeHtml(state.text)}</p></div>`;
   }
-  if (p.delivery.closedAs) {
-    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p>This prize can no longer be redeemed: the shop says it was ${escapeHtml(PRIZE_CLOSURE_WORDS[p.delivery.closedAs])}. Ask the streamer if you have a question.</p></div>`;
+  if (p.delivery.closedAt) {
+    return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p>${escapeHtml(state.text)}. Ask the streamer if you have a question.</p></div>`;
   }
   if (!p.link || !/^https?:\/\//i.test(p.link)) return `<div class="card">${head}<p>Your link is on its way: check back in a minute.</p></div>`;
   const steps =

@@ -2,8 +2,10 @@
  * The verify page's script, run in the VIEWER's browser (bundled with @noble/curves by
  * verify-page.ts; no network, no server trust). It re-derives everything from the draw data
  * embedded in the page and shows, check by check, what holds:
- *   1. commitment: SHA-256(seed) equals the commitment announced at open (WebCrypto);
- *   2. entrant list: canonical order and serialization, SHA-256 equals the announced digest;
+ *   1. commitment: SHA-256(seed) equals the commitment announced at open as the draw code (its
+ *      first 16 hex digits, fairness/procedure.ts step 1; WebCrypto);
+ *   2. entrant list: canonical order and serialization, SHA-256 equals the recorded digest (said
+ *      in chat as the list code only when the draw named a beacon round: `digestAnnounced`);
  *   3. beacon (v2): a live draw does not rest on a sandbox beacon (the same rule and words as
  *      `npm run verify`, src/fairness/beacon-policy.ts), the round's BLS signature against the
  *      chain's public key (quicknet pinned), randomness = SHA-256(signature), and the round is
@@ -13,8 +15,11 @@
  *      (the procedure in src/fairness/procedure.ts, implemented again here), compared with the
  *      announced winners, the picks the account rules set aside (each named with its reason and
  *      the time of Twitch's answer) and the reroll log.
- * It writes its verdict to `document.body.dataset.verdict` ('verified' | 'failed') and the
- * recomputed winners to #computed-winners (for the page's own tests). Text from the draw (logins,
+ * A draw nobody won (no winners: a gift draw handed back, nobody eligible) says so plainly, with
+ * why, in the verdict line and the winners check; it claims nothing chat never showed.
+ * It writes its verdict to `document.body.dataset.verdict` ('verified' | 'failed'), whether
+ * anybody won to `dataset.outcome` ('winners' | 'nobody') and the recomputed winners to
+ * #computed-winners (for the page's own tests). Text from the draw (logins,
  * product) is only ever set through textContent.
  */
 import { beaconModeProblem } from '../../fairness/beacon-policy.js';
@@ -24,6 +29,12 @@ import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRou
 export interface PageData {
   id: string;
   product: string;
+  /** The draw's status in the history (absent in pages written before it was embedded). */
+  status?: 'open' | 'drawing' | 'finished' | 'cancelled' | 'failed';
+  /** Why a failed draw failed (e.g. too few eligible entrants: nobody won). */
+  failure?: string;
+  /** True when chat was told the list code at close (only draws that named a beacon round). */
+  digestAnnounced?: boolean;
   algorithm: string;
   /** The mode that wrote the draw (records from before modes were recorded read as live). */
   mode?: 'live' | 'sandbox';
@@ -53,6 +64,13 @@ interface Doc {
 }
 
 const V2 = 'giftdrop-hmac-sha256-drand-v2';
+/** Hex digits of a commitment or digest chat shows (fairness/procedure.ts CODE_HEX_DIGITS). */
+const CODE = 16;
+
+/** `1 entrant`, `2 entrants`, `0 picks`. */
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
 const V1 = 'giftdrop-hmac-sha256-v1';
 const enc = new TextEncoder();
 
@@ -168,13 +186,20 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
   const add = (ok: boolean, title: string, detail: string) => (checks.push({ ok, title, detail }), ok);
   if (!add(d.algorithm === V1 || d.algorithm === V2, 'Procedure', `${d.algorithm}`)) return { checks, winners: [] };
   const seed = /^[0-9a-f]{64}$/.test(d.seed) ? hexToBytes(d.seed) : undefined;
-  add(!!seed && (await sha256Hex(seed)) === d.commitment, 'Commitment', `SHA-256(seed) = ${seed ? await sha256Hex(seed) : '(no seed)'}; announced at open: ${d.commitment}`);
+  add(
+    !!seed && (await sha256Hex(seed)) === d.commitment,
+    'Commitment',
+    `SHA-256(seed) = ${seed ? await sha256Hex(seed) : '(no seed)'}; committed at open: ${d.commitment} (announced in chat as the draw code ${d.commitment.slice(0, CODE)})`,
+  );
 
   const sorted = [...d.entrants].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const wellFormed = sorted.every(([id, login, w], i) => id && login && !/[\t\r\n]/.test(id + login) && Number.isSafeInteger(w) && w > 0 && (i === 0 || sorted[i - 1]![0] !== id));
   const text = sorted.map(([id, login, w]) => `${id}\t${login}\t${w}\n`).join('');
   const digest = await sha256Hex(enc.encode(text));
-  add(wellFormed && digest === d.digest, 'Entrant list', `${sorted.length} entrants; SHA-256 of the canonical list = ${digest}; announced at close: ${d.digest}`);
+  const recorded = d.digestAnnounced
+    ? `announced at close: ${d.digest} (in chat as the list code ${d.digest.slice(0, CODE)})`
+    : `recorded at close: ${d.digest}`;
+  add(wellFormed && digest === d.digest, 'Entrant list', `${count(sorted.length, 'entrant')}; SHA-256 of the canonical list = ${digest}; ${recorded}`);
 
   let key = seed;
   if (d.algorithm === V2) {
@@ -243,7 +268,9 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
       if (first < 0 || first >= position) problems.push(`reroll ${k + 1} replaced ${r.replacedLogin}, who was not a winner before pick ${position}`);
     });
     winners = [...byPick.entries()].sort((a, b) => a[0] - b[0]).map(([p]) => sorted[seq[p] ?? -1]?.[1] ?? '?');
-    add(problems.length === 0, 'Winners', problems.length ? problems.join('; ') : `${used} pick(s) recomputed; winners in pick order: ${winners.join(', ') || '(none)'}${d.rerolls.length ? `; ${d.rerolls.length} reroll(s) took the next picks` : ''}`);
+    const nobody = d.winners.length === 0 ? `nobody won this draw${d.failure ? ` (${d.failure})` : ''}, so no pick stands` : '';
+    const recomputed = used === 0 ? nobody : `${count(used, 'pick')} recomputed; winners in pick order: ${winners.join(', ') || '(none)'}${d.rerolls.length ? `; ${count(d.rerolls.length, 'reroll')} took the next picks` : ''}`;
+    add(problems.length === 0, 'Winners', problems.length ? problems.join('; ') : recomputed);
     if (aside.length)
       add(problems.length === 0, 'Set aside by the account rules', aside.map((a) => `pick ${a.pick}: ${a.login} (${a.reason}; ${answered(a.at, d.frozenAt)})`).join('; '));
   } else {
@@ -292,12 +319,17 @@ async function main(doc: Doc): Promise<void> {
     list.appendChild(li);
   }
   const allOk = result.checks.every((c) => c.ok);
-  doc.getElementById('computed-winners')!.textContent = result.winners.join(', ');
+  const nobody = data.winners.length === 0;
+  doc.getElementById('computed-winners')!.textContent = nobody ? `Nobody won this draw${data.failure ? `: ${data.failure}` : '.'}` : result.winners.join(', ');
+  const nobodyLine = `Nobody won this draw${data.failure ? `: ${data.failure}` : ''}. `;
   status.textContent = allOk
-    ? 'Verified in your browser: every check below passed.'
+    ? nobody
+      ? `${nobodyLine}Checked in your browser: every check below passed (the seed and the entrant list are the ones committed).`
+      : 'Verified in your browser: every check below passed.'
     : 'NOT verified: at least one check below failed. Do not trust this draw.';
   status.className = allOk ? 'ok' : 'bad';
   doc.body.dataset.verdict = allOk ? 'verified' : 'failed';
+  doc.body.dataset.outcome = nobody ? 'nobody' : 'winners';
 }
 
 const g = globalThis as unknown as { document?: Doc };

@@ -5,7 +5,10 @@
  * `npm run verify -- <id> --html`.
  *
  * Contract: `renderVerifyPage(record)` embeds only what the check needs (ids, logins and weights
- * of the frozen list, the draw's mode, the fairness data, winners' logins and pick positions, the reroll log);
+ * of the frozen list, the draw's mode, status and failure reason (a draw nobody won says so and
+ * why), whether its digest was announced, the fairness data, winners' logins and pick positions,
+ * the reroll log, and, for a joint giveaway during Twitch Shared Chat, the entrants per channel
+ * as plain escaped text);
  * never redeem links, gift ids, display names or supporter messages. The data sits in a JSON
  * script element with `<` escaped, and the script (verify-client.ts with @noble/curves)
  * is bundled with esbuild on first use and cached; the entry resolves next to this module, so it
@@ -18,6 +21,8 @@ import { fileURLToPath } from 'node:url';
 import type { DrawRecord } from '../../giveaway/model.js';
 import type { PageData } from './verify-client.js';
 import { runSliced } from '../../fairness/steps.js';
+import { escapeHtml } from '../../shared/html.js';
+import { channelCountsText } from '../../giveaway/shared-chat-counts.js';
 
 /**
  * The script prebuilt at package time: scripts/package.mjs defines it (esbuild `define`) in the
@@ -70,6 +75,11 @@ function pageData(record: DrawRecord): PageData {
   return {
     id: record.id,
     product: record.offer.name,
+    status: record.status,
+    ...(record.failure ? { failure: record.failure.reason } : {}),
+    // The list's digest was said in chat only when the draw named a beacon round (beacon-step.ts):
+    // a draw from the seed alone, or one whose round could not be saved, never announced it.
+    digestAnnounced: !!f.beacon && (f.beacon as { round?: number }).round !== undefined,
     algorithm: f.algorithm,
     ...(record.mode ? { mode: record.mode } : {}),
     commitment: f.commitment,
@@ -130,6 +140,13 @@ li{margin:.4rem 0}.hex{font:.85em ui-monospace,Menlo,Consolas,monospace;overflow
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .6rem;text-align:left}
 .note{color:#555;font-size:.9rem}`;
 
+/** A joint giveaway's entrants per channel (Twitch Shared Chat, partner entries on); empty otherwise. */
+function channelsSection(record: DrawRecord): string {
+  const counts = record.entrantsByChannel;
+  if (!counts?.length) return '';
+  return `<h2>Entries by channel (Shared Chat)</h2><p id="channels">${escapeHtml(`${record.entrants} entrants: ${channelCountsText(counts)}`)}</p>\n`;
+}
+
 /** The whole page for `record` (its seed must be revealed). */
 export async function renderVerifyPage(record: DrawRecord): Promise<string> {
   const problem = pageProblem(record);
@@ -147,7 +164,7 @@ export async function renderVerifyPage(record: DrawRecord): Promise<string> {
 The procedure is specified in giftdrop's src/fairness/procedure.ts.</p>
 <h2>What was checked</h2><ol id="checks"></ol>
 <h2>Winners recomputed here</h2><p id="computed-winners"></p>
-<h2>Entrants (login, tickets)</h2><table><thead><tr><th>login</th><th>tickets</th></tr></thead><tbody id="entrants"></tbody></table>
+${channelsSection(record)}<h2>Entrants (login, tickets)</h2><table><thead><tr><th>login</th><th>tickets</th></tr></thead><tbody id="entrants"></tbody></table>
 <script type="application/json" id="draw-data">${await pageJson(record)}</script>
 <script>${script}</script>
 </body></html>

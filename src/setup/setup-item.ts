@@ -1,6 +1,7 @@
 /**
- * One line of `npm run setup`'s report: the outcome of one checked item. setup.ts runs the checks
- * and prints the report; setup-twitch-api.ts checks the Twitch API items.
+ * One line of a setup report: the outcome of one checked item. checks.ts runs the checks (for the
+ * setup page and `npm run setup`); cli/setup.ts prints the report, cli/setup-twitch-api.ts checks
+ * the Twitch API items.
  */
 
 /** The outcome of one checked item. */
