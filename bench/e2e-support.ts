@@ -144,7 +144,8 @@ export async function startBenchStack(
   } = {},
 ): Promise<BenchStack> {
   const beacon = options.beacon ? await startBeaconThread() : undefined;
-  return withBenchData(
+  try {
+    return await withBenchData(
     options.settings,
     async (config) => {
       const stack = await startLocalStack({
@@ -155,14 +156,21 @@ export async function startBenchStack(
         chat: { botIsMod: true },
         ...(options.helix ? { helix: options.helix } : {}),
         ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
-        ...(options.beacon ? { beacon: true } : {}),
+        ...(beacon ? { beaconUrl: beacon.url } : {}),
       });
       stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
       return stack;
     },
-    (stack) => stack.close(),
+    async (stack) => {
+      await stack.close();
+      await beacon?.close();
+    },
     options.env,
   );
+  } catch (err) {
+    await beacon?.close();
+    throw err;
+  }
 }
 
 /**
