@@ -106,6 +106,23 @@ async function withBenchData<T extends object>(
   }
 }
 
+/** The sandbox beacon on a worker thread of its own (bench/support/beacon-sandbox-worker.ts). */
+async function startBeaconThread(): Promise<{ url: string; close(): Promise<void> }> {
+  const worker = new Worker(new URL('./support/beacon-sandbox-worker.ts', import.meta.url));
+  const url = await new Promise<string>((resolve, reject) => {
+    worker.once('message', (m: { url: string }) => resolve(m.url));
+    worker.once('error', reject);
+  });
+  return {
+    url,
+    async close() {
+      const exited = new Promise((r) => worker.once('exit', r));
+      worker.postMessage('close');
+      await exited;
+    },
+  };
+}
+
 /**
  * The whole product with a temporary data directory; the shop is live so gifts can be bought.
  * `settings`: the settings file's content (default: none); `helix`: the local Helix API's options.
@@ -117,13 +134,18 @@ export async function startBenchStack(
     helix?: Parameters<typeof startLocalStack>[0]['helix'];
     /** The file system under the bot's storage (a bench that times its syncs). */
     fileSystem?: FileSystem;
-    /** Run the sandbox beacon at drand quicknet's real period (3 s) and draw with it, as live. */
+    /**
+     * Run the sandbox beacon at drand quicknet's real period (3 s) and draw with it, as live; the
+     * beacon on a worker thread of its own (its signing is the stand-in's work, not the bot's).
+     */
     beacon?: boolean;
     /** More environment for the bot's config (a non-default setting: name it in the bench's rows). */
     env?: Record<string, string>;
   } = {},
 ): Promise<BenchStack> {
-  return withBenchData(
+  const beacon = options.beacon ? await startBeaconThread() : undefined;
+  try {
+    return await withBenchData(
     options.settings,
     async (config) => {
       const stack = await startLocalStack({
@@ -134,14 +156,21 @@ export async function startBenchStack(
         chat: { botIsMod: true },
         ...(options.helix ? { helix: options.helix } : {}),
         ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
-        ...(options.beacon ? { beacon: true } : {}),
+        ...(beacon ? { beaconUrl: beacon.url } : {}),
       });
       stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
       return stack;
     },
-    (stack) => stack.close(),
+    async (stack) => {
+      await stack.close();
+      await beacon?.close();
+    },
     options.env,
   );
+  } catch (err) {
+    await beacon?.close();
+    throw err;
+  }
 }
 
 /**

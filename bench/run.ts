@@ -18,6 +18,8 @@ const modules = readdirSync(here)
   .sort();
 
 const all: BenchResult[] = [];
+/** The machine's 1-minute load when the run started (recorded beside the one at its end). */
+const loadAtStart = Number(os.loadavg()[0]!.toFixed(1));
 for (const file of modules) {
   process.stderr.write(`running ${file}...\n`);
   const mod = (await import(pathToFileURL(join(here, file)).href)) as BenchModule;
@@ -47,7 +49,8 @@ console.log(`recorded in ${recordResults(all)}`);
 /**
  * Adds this run's rows to the committed, dated results file `bench/results/<date>-node<major>.json`
  * (one row per line, so a README figure can name its line), with the Node version, the machine and
- * its load, and BENCH_NOTE (say what else the machine was doing). A row measured again the same
+ * its 1-minute load at the run's start (loadStart) and end (load1), the command with every
+ * BENCH_* setting of the run, and BENCH_NOTE (say what else the machine was doing). A row measured again the same
  * day replaces the earlier one.
  */
 function recordResults(results: BenchResult[]): string {
@@ -55,7 +58,19 @@ function recordResults(results: BenchResult[]): string {
   const file = join(here, 'results', `${at.slice(0, 10)}-node${process.versions.node.split('.')[0]}.json`);
   mkdirSync(dirname(file), { recursive: true });
   const machine = `${os.type()} ${os.release()} ${os.arch()}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
-  const run = { at, node: process.version, machine, load1: Number(os.loadavg()[0]!.toFixed(1)), note: process.env['BENCH_NOTE'] ?? '', command: `npm run bench${filter ? ` -- ${filter}` : ''}` };
+  const settings = Object.entries(process.env)
+    .filter(([k]) => k.startsWith('BENCH_') && k !== 'BENCH_NOTE')
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  const run = {
+    at,
+    node: process.version,
+    machine,
+    loadStart: loadAtStart,
+    load1: Number(os.loadavg()[0]!.toFixed(1)),
+    note: process.env['BENCH_NOTE'] ?? '',
+    command: `${settings ? `${settings} ` : ''}npm run bench${filter ? ` -- ${filter}` : ''}`,
+  };
   const rows = new Map<string, string>();
   if (existsSync(file)) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {

@@ -9,7 +9,8 @@
  * How:
  * 1. dist/ is brought up to date (scripts/build.mjs) and the browser scripts are bundled now (the
  *    verify page's, src/web/public/verify-page.ts bundleVerifyClient, and the operator pages',
- *    src/web/operator/page-scripts.ts bundlePageScripts): the executable carries no bundler.
+ *    src/web/operator/page-scripts.ts bundlePageScripts), and so is the beacon's round-check
+ *    worker (src/beacon/round-check.ts): the executable carries no bundler.
  * 2. esbuild bundles dist/executable.js (the executable's entry: src/executable.ts) and every
  *    module and package it loads into ONE CommonJS file (.cache/package/giftdrop.cjs): the pages'
  *    assets are modules already, pino-pretty runs in-process (src/logging), and the version, the
@@ -117,6 +118,8 @@ async function bundle() {
   ensureBuilt({ log: say });
   const { bundleVerifyClient } = await import(pathToFileURL(join(distDir, 'web', 'public', 'verify-page.js')).href);
   const verifyClient = await bundleVerifyClient();
+  const { bundleRoundCheckWorker } = await import(pathToFileURL(join(distDir, 'beacon', 'round-check.js')).href);
+  const roundCheckWorker = await bundleRoundCheckWorker();
   const { bundlePageScripts } = await import(pathToFileURL(join(distDir, 'web', 'operator', 'page-scripts.js')).href);
   const pageScripts = await bundlePageScripts();
   const { bundleSetupClient } = await import(pathToFileURL(join(distDir, 'setup', 'setup-routes.js')).href);
@@ -146,6 +149,8 @@ async function bundle() {
       GIFTDROP_SETUP_CLIENT: JSON.stringify(setupClient),
       GIFTDROP_TWITCH_CLIENT_ID: JSON.stringify(twitchClientId),
       GIFTDROP_PAGE_SCRIPTS: JSON.stringify(pageScripts),
+      // The beacon's round-check worker thread starts from this text (src/beacon/round-check.ts).
+      GIFTDROP_ROUND_CHECK_WORKER: JSON.stringify(roundCheckWorker),
     },
     // The bundler is never called in the executable (the browser scripts are defined above); ws's
     // optional native helpers are loaded in a try and it works without them.

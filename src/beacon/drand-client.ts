@@ -12,8 +12,12 @@
  *   attempt is bounded by `requestTimeoutMs` (real time). A round whose BLS signature does not
  *   verify, whose randomness is not SHA-256(signature) or whose number differs is rejected at once
  *   (BeaconError). Never logs anything but the round, status and duration.
- * - The BLS code is imported by the first `fetch` (or `connectSandbox`), not with this module.
+ * - A round's BLS signature is checked on a worker thread (round-check.ts), started by the first
+ *   `fetch` while it waits for the round: the event loop never runs the pairing check. The BLS
+ *   code is not loaded on this thread at all (but by `connectSandbox`, at start-up, for the
+ *   sandbox chain's hash); the randomness check is node:crypto's SHA-256.
  */
+import { createHash } from 'node:crypto';
 import { LazyPool, undici } from '../http-client/undici.js';
 import { z } from 'zod';
 import type { Logger } from '../logging/index.js';
@@ -24,14 +28,7 @@ import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
 import { QUICKNET, roundAfter, roundTimeMs, type DrandChain } from '../fairness/drand-chain.js';
 
-let checks: Promise<typeof import('../fairness/drand.js')> | undefined;
-/**
- * The signature and hash checks (drand.ts with @noble/curves), imported on first use rather
- * than at start-up; `fetch` starts the import before it waits for the round to be published.
- */
-function drandChecks(): Promise<typeof import('../fairness/drand.js')> {
-  return (checks ??= import('../fairness/drand.js'));
-}
+import { RoundChecker } from './round-check.js';
 
 /** The default public relay. */
 export const DEFAULT_BEACON_URL = 'https://api.drand.sh';
@@ -81,6 +78,7 @@ export class DrandBeacon implements BeaconPort {
   private readonly retryMs: number;
   private readonly timeoutMs: number;
   private readonly agent: LazyPool;
+  private readonly checker: RoundChecker;
   private readonly sleeping = new Set<{ cancel(): void; timer: TimerHandle }>();
   private closed = false;
 
@@ -94,6 +92,7 @@ export class DrandBeacon implements BeaconPort {
     this.retryMs = options.retryMs ?? 250;
     this.timeoutMs = options.requestTimeoutMs ?? 2000;
     this.agent = new LazyPool({ connections: 2, keepAliveTimeout: 4000 });
+    this.checker = new RoundChecker(this.logger);
   }
 
   /** A client for a local sandbox beacon: reads its chain info once and records rounds as sandbox. */
@@ -108,7 +107,7 @@ export class DrandBeacon implements BeaconPort {
     if (!parsed.success) throw new BeaconError(`sandbox beacon info is malformed: ${parsed.error.issues[0]?.message ?? '?'}`);
     const i = parsed.data;
     const chain: DrandChain = { hash: i.hash, publicKey: i.public_key, genesis: i.genesis_time, period: i.period, scheme: i.schemeID };
-    if ((await drandChecks()).chainHashOf(chain) !== i.hash) throw new BeaconError('sandbox beacon chain hash does not match its key and schedule');
+    if ((await import('../fairness/drand.js')).chainHashOf(chain) !== i.hash) throw new BeaconError('sandbox beacon chain hash does not match its key and schedule');
     return new DrandBeacon(options, chain, true);
   }
 
@@ -124,7 +123,7 @@ export class DrandBeacon implements BeaconPort {
     const started = this.clock.now();
     const due = this.roundTime(round);
     if (due > deadlineMs) throw new BeaconError(`round ${round} is due after the deadline`);
-    void drandChecks().catch(() => undefined); // loads while the round is awaited; attempt() uses it
+    this.checker.prepare(); // starts while the round is awaited; attempt() uses it
     if (due > this.clock.now()) await this.sleep(due - this.clock.now());
     let last = 'no attempt';
     for (;;) {
@@ -166,11 +165,12 @@ export class DrandBeacon implements BeaconPort {
     if (!parsed.success) throw new BeaconError(`beacon answered a malformed round: ${parsed.error.issues[0]?.message ?? '?'}`);
     const r = parsed.data;
     if (r.round !== round) throw new BeaconError(`asked for round ${round}, the beacon answered round ${r.round}`);
-    const { verifyRoundSignature, randomnessOf } = await drandChecks();
-    if (!verifyRoundSignature(this.info, round, r.signature)) {
+    if (!(await this.checker.verify(this.info.publicKey, round, r.signature))) {
       throw new BeaconError(`round ${round}'s BLS signature does not verify against the chain's public key`);
     }
-    if (randomnessOf(r.signature) !== r.randomness) throw new BeaconError(`round ${round}'s randomness is not SHA-256 of its signature`);
+    if (createHash('sha256').update(Buffer.from(r.signature, 'hex')).digest('hex') !== r.randomness) {
+      throw new BeaconError(`round ${round}'s randomness is not SHA-256 of its signature`);
+    }
     return { kind: 'round', round: { round, randomness: r.randomness, signature: r.signature } };
   }
 
@@ -191,6 +191,6 @@ export class DrandBeacon implements BeaconPort {
       s.cancel();
     }
     this.sleeping.clear();
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.checker.close()]);
   }
 }

@@ -70,7 +70,10 @@ export class LiveConsole {
     this.bot = bot;
     const prefix = bot.config.settings.commands.prefix;
     const enter = bot.engine.events;
+    const enterLine = `${prefix}enter`;
     const onMessage = (msg: ChatMessage) => {
+      // The flood's line, exactly: no trimming or splitting (summarised from the engine's entries).
+      if (msg.text === enterLine) return;
       const text = msg.text.trim();
       if (!text.startsWith(prefix)) return;
       const word = text.slice(prefix.length).split(/\s+/, 1)[0]!.toLowerCase();

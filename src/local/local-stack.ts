@@ -41,6 +41,12 @@ export interface LocalStackOptions {
    * turns it on; default off, so stacks built by tests draw from the seed alone unless they ask.
    */
   beacon?: boolean | BeaconSandboxOptions;
+  /**
+   * A drand-compatible beacon running elsewhere (instead of `beacon`): the bot draws with it as
+   * with the local one (a benchmark runs its sandbox beacon on a thread of its own, so the
+   * stand-in's signing is not on the bot's event loop).
+   */
+  beaconUrl?: string;
   /** The local Helix API (rate limit); `prepare` runs before the bot starts (e.g. the broadcaster is live). */
   helix?: Pick<SandboxHelixOptions, 'ratePerMinute' | 'everyoneFollows' | 'latencyMs'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
   /** Quiet the sandboxes' own logs (default true). */
@@ -186,7 +192,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       beacon = await startBeaconSandbox({ clock: options.clock, ...(options.beacon === true ? {} : options.beacon) });
     }
     const endpoint: ChatEndpoint = { ...pickEndpoint(chatServer), eventSubUrl: twitch.eventSub.url, broadcasterToken: twitch.broadcaster.token };
-    const config: Config = { ...configForLocal(options.config, fourthwall, endpoint), beaconUrl: beacon?.url };
+    const beaconUrl = options.config.settings.fairness.beacon !== 'off' ? (options.beaconUrl ?? beacon?.url) : undefined;
+    const config: Config = { ...configForLocal(options.config, fourthwall, endpoint), beaconUrl };
     const bot = await startBot({
       config,
       logger: options.logger,

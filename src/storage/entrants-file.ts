@@ -18,6 +18,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { writeLine } from '../fairness/index.js';
+import { runSliced, runToEnd, type Steps } from '../fairness/steps.js';
 import type { FrozenEntrant, FrozenRows } from '../giveaway/model.js';
 import { ByteChunks } from '../shared/byte-chunks.js';
 import { StorageError } from './errors.js';
@@ -62,8 +63,14 @@ function corrupt(file: string, what: string): StorageError {
   return new StorageError('STORAGE_CORRUPT', `${file} ${what}; it was left untouched`);
 }
 
-/** A version 2 body: the canonical lines after the header, checked against the header's count. */
-function parseVersion2(file: string, text: string): FrozenEntrant[] {
+/** Entrants per step of `version2Steps` (a slice of the event loop runs several steps). */
+const LINES_PER_STEP = 4096;
+
+/**
+ * A version 2 body: the canonical lines after the header, checked against the header's count; in
+ * steps (fairness/steps.ts), so `parseEntrantsFileSliced` reads a big list without holding the loop.
+ */
+function* version2Steps(file: string, text: string): Steps<FrozenEntrant[]> {
   const eol = text.indexOf('\n');
   const header = (eol < 0 ? text : text.slice(0, eol)).split('\t');
   if (header.length !== 4 || header[0] !== MAGIC) throw corrupt(file, 'has no giftdrop-entrants header');
@@ -88,6 +95,7 @@ function parseVersion2(file: string, text: string): FrozenEntrant[] {
     }
     entrants[i] = { userId: text.slice(at, tab1), login: text.slice(tab1 + 1, tab2), weight };
     at = end + 1;
+    if (i % LINES_PER_STEP === LINES_PER_STEP - 1) yield;
   }
   if (at !== text.length) throw corrupt(file, `has more lines than the ${count} entrants its header counts`);
   return entrants;
@@ -95,9 +103,17 @@ function parseVersion2(file: string, text: string): FrozenEntrant[] {
 
 /** The entrants of an entrants file of either version (told apart by its first byte). */
 export function parseEntrantsFile(file: string, text: string): FrozenEntrant[] {
-  if (text.startsWith('{')) {
-    const body = parseJsonFile(file, text, entrantsFileSchema);
-    return body.entrants.map(([userId, login, weight]) => ({ userId, login, weight }));
-  }
-  return parseVersion2(file, text);
+  if (text.startsWith('{')) return parseVersion1(file, text);
+  return runToEnd(version2Steps(file, text));
+}
+
+/** `parseEntrantsFile` on the event loop, a slice at a time (a version 2 file: the bot's own). */
+export function parseEntrantsFileSliced(file: string, text: string): Promise<FrozenEntrant[]> {
+  if (text.startsWith('{')) return Promise.resolve(parseVersion1(file, text));
+  return runSliced(version2Steps(file, text));
+}
+
+function parseVersion1(file: string, text: string): FrozenEntrant[] {
+  const body = parseJsonFile(file, text, entrantsFileSchema);
+  return body.entrants.map(([userId, login, weight]) => ({ userId, login, weight }));
 }

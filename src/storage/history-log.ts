@@ -12,7 +12,8 @@
  * sync), so its name is durable before anything is appended to it.
  * Compaction (`compact`): the log rewritten with one line per draw; the repository runs it when it
  * opens the folder and more than half the lines are superseded (a long session appends a few lines
- * per draw) or the last line is torn, never during a draw.
+ * per draw) or the last line is torn, never during a draw; and the write after a failed append
+ * is one (a failed write or sync leaves unknown bytes at the end: never appended after).
  * Reading (`read`): a torn last line (a power cut in the middle of an append whose sync never
  * finished) is dropped quietly, and the opener compacts the log before anything is appended (so
  * the torn bytes never become a damaged line in the middle); an unreadable line
@@ -45,6 +46,8 @@ export class HistoryLog implements Adapter<HistoryData> {
   private needsNewline = false;
   /** Whether `read` found a torn last line (the opener compacts it away before any append). */
   torn = false;
+  /** An append failed: the next write rewrites the log whole (see `write`). */
+  private failed = false;
   /** Unreadable lines found by `read`, one sentence each. */
   readonly notes: string[] = [];
 
@@ -98,7 +101,9 @@ export class HistoryLog implements Adapter<HistoryData> {
   async write(data: HistoryData): Promise<void> {
     const touched = this.touched;
     this.touched = [];
-    if (!this.handle && !(await this.disk.fs.exists(this.file))) return this.compact(data);
+    // After a failed append (ENOSPC, or EIO on its sync: the bytes may or may not be on the disk
+    // whatever a later sync says), the log is written whole instead of appended to.
+    if (this.failed || (!this.handle && !(await this.disk.fs.exists(this.file)))) return this.compact(data);
     const changed = touched.length > 0 ? touched : data.draws.filter((d) => this.written.get(d.id) !== d);
     if (changed.length === 0) return;
     const text = (this.needsNewline ? '\n' : '') + changed.map((d) => JSON.stringify(d) + '\n').join('');
@@ -107,10 +112,11 @@ export class HistoryLog implements Adapter<HistoryData> {
       await this.handle.append(Buffer.from(text, 'utf8'));
       await this.handle.datasync();
     } catch (err) {
-      // Whatever part of the append reached the file is a torn line for the next one to end; the
-      // records go again with the next write.
-      this.touched.unshift(...changed);
+      // Whatever part of the append reached the file is a torn line for the next one to end. The
+      // records are not written again by a later write: the repository puts its history back to
+      // what is on the disk and its caller saves again.
       this.needsNewline = true;
+      this.failed = true;
       await this.handle?.close().catch(() => undefined);
       this.handle = undefined;
       throw err;
@@ -134,6 +140,7 @@ export class HistoryLog implements Adapter<HistoryData> {
     this.lines = data.draws.length;
     this.needsNewline = false;
     this.torn = false;
+    this.failed = false;
   }
 
   async close(): Promise<void> {

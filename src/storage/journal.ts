@@ -7,7 +7,9 @@
  * directory synced before any line in it is relied on) within `flushIntervalMs`, so the cost of an entry never
  * depends on the history size and a killed process loses at most the last interval. Reading
  * tolerates a torn last line (a crash in the middle of a write); a later append first terminates
- * such a line so it cannot swallow the next entry. `recover` (at
+ * such a line so it cannot swallow the next entry. After a failed append or sync (ENOSPC, EIO) the
+ * file is cut back to its last synced size (rewritten by the whole-file protocol) before its lines
+ * go again, so a line is never in it twice. `recover` (at
  * restore) repairs a journal: a torn last line is trimmed quietly; unreadable lines elsewhere, or
  * an unreadable file, are reported by draw id and line number, the damaged file is kept as
  * `<file>.corrupt-<timestamp>` and the journal goes on with every readable entrant. Each flush's
@@ -75,6 +77,13 @@ export function parseJournal(text: string): { entrants: Entrant[]; badLines: num
 }
 
 const NEWLINE = Buffer.from('\n');
+
+/** A draw's open journal file: whether its last line lacks its newline, and its size as last synced. */
+interface JournalFile {
+  handle: AppendFile;
+  needsNewline: boolean;
+  synced: number;
+}
 /** Line buffers kept for reuse once written (at most SPARE_MAX, each at most SPARE_BYTES): a fresh buffer costs page faults on every flush. */
 const SPARE_MAX = 4;
 const SPARE_BYTES = 1 << 20;
@@ -114,7 +123,9 @@ export class EntryJournal {
   private buffers = new Map<string, Pending>();
   /** Written line buffers, emptied, for the next pending lines (see SPARE_MAX). */
   private readonly spare: LineBytes[] = [];
-  private readonly handles = new Map<string, Promise<{ handle: AppendFile; needsNewline: boolean }>>();
+  private readonly handles = new Map<string, Promise<JournalFile>>();
+  /** Draws whose last append or sync failed, with the size their file had synced (see handleOf). */
+  private readonly damaged = new Map<string, number>();
   private chain: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
   private closed = false;
@@ -182,15 +193,18 @@ export class EntryJournal {
   private async writeBatch(batch: Map<string, LineBytes>): Promise<void> {
     let failure: unknown;
     for (const [drawId, lines] of batch) {
+      let entry: JournalFile | undefined;
       try {
-        const entry = await this.handleOf(drawId);
+        entry = await this.handleOf(drawId);
         const bytes = lines.bytes();
-        await entry.handle.append(entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes);
-        entry.needsNewline = false;
+        const out = entry.needsNewline ? Buffer.concat([NEWLINE, bytes]) : bytes;
+        await entry.handle.append(out);
         // One data sync per draw per flush (not per entry): the batch is on the disk itself, not
         // only in the OS cache, before the next batch is written (a power loss loses at most the
         // last interval plus one sync).
         await entry.handle.datasync();
+        entry.needsNewline = false;
+        entry.synced += out.length;
         if (this.spare.length < SPARE_MAX && lines.buf.length <= SPARE_BYTES) {
           lines.clear();
           this.spare.push(lines);
@@ -198,6 +212,12 @@ export class EntryJournal {
       } catch (err) {
         failure ??= err;
         this.handles.delete(drawId);
+        if (entry) {
+          // What reached the file past its synced size is unknown (a short write, or lines a
+          // failed sync may or may not keep): cut back to it before the lines go again.
+          this.damaged.set(drawId, entry.synced);
+          await entry.handle.close().catch(() => undefined);
+        }
         // The failed lines go back in front of any appended since, in order.
         const since = this.buffers.get(drawId);
         const later = since ? encodeRows(since) : undefined;
@@ -219,14 +239,21 @@ export class EntryJournal {
     }
   }
 
-  private handleOf(drawId: string): Promise<{ handle: AppendFile; needsNewline: boolean }> {
+  private handleOf(drawId: string): Promise<JournalFile> {
     let entry = this.handles.get(drawId);
     if (!entry) {
       entry = (async () => {
-        const handle = await this.disk.openAppend(this.fileOf(drawId));
+        const file = this.fileOf(drawId);
+        const good = this.damaged.get(drawId);
+        if (good !== undefined) {
+          const bytes = (await this.disk.readBytes(file)) ?? Buffer.alloc(0);
+          await this.disk.writeAtomic(file, [bytes.subarray(0, good)]);
+          this.damaged.delete(drawId);
+        }
+        const handle = await this.disk.openAppend(file);
         const size = await handle.size();
         const needsNewline = size > 0 && (await handle.read(size - 1, 1))[0] !== 0x0a;
-        return { handle, needsNewline };
+        return { handle, needsNewline, synced: size };
       })();
       this.handles.set(drawId, entry);
       entry.catch(() => this.handles.delete(drawId));

@@ -5,6 +5,8 @@
  * by the disk protocol's whole-file write with only the newest `max` ids. Appends go through the
  * disk protocol (file created 0600, its directory synced before use) and are synced before `mark`
  * resolves; ids marked while a write is under way share one append and one sync (group commit).
+ * After a failed append or sync (ENOSPC, EIO) the next write rewrites the file whole, so neither
+ * a short write's fragment nor an id whose sync failed is ever appended after.
  * The oldest ids are evicted first. Does not: expire
  * ids by time, or interpret them.
  */
@@ -20,6 +22,8 @@ export class ProcessedEvents {
   private readonly ids = new Set<string>();
   private linesInFile = 0;
   private needsNewline = false;
+  /** An append failed: the next write rewrites the file whole (see `persist`). */
+  private failed = false;
   private handle: AppendFile | undefined;
   private chain: Promise<void> = Promise.resolve();
   /** Ids marked since the last write started, and the write that will carry them. */
@@ -114,23 +118,33 @@ export class ProcessedEvents {
   }
 
   private async persist(batch: string[]): Promise<void> {
-    if (this.linesInFile + batch.length > 2 * this.max) {
+    if (this.failed || this.linesInFile + batch.length > 2 * this.max) {
       await this.handle?.close();
       this.handle = undefined;
       const ids = [...this.ids];
       await this.disk.writeAtomic(this.file, ids.map((x) => JSON.stringify(x) + '\n').join(''));
       this.linesInFile = ids.length;
       this.needsNewline = false;
+      this.failed = false;
       this.logger.debug({ kept: ids.length }, 'compacted the processed events file');
       return;
     }
     this.handle ??= await this.disk.openAppend(this.file);
     const text = (this.needsNewline ? '\n' : '') + batch.map((x) => JSON.stringify(x) + '\n').join('');
-    await this.handle.append(Buffer.from(text, 'utf8'));
+    try {
+      await this.handle.append(Buffer.from(text, 'utf8'));
+      // Synced before the caller is answered: the webhook is acknowledged only once its id would
+      // survive a power cut (concurrent webhooks share one sync).
+      await this.handle.datasync();
+    } catch (err) {
+      // What reached the file is unknown (a short write, or bytes a failed sync may or may not
+      // keep): the next write rewrites the file whole, from the ids in memory.
+      this.failed = true;
+      await this.handle.close().catch(() => undefined);
+      this.handle = undefined;
+      throw err;
+    }
     this.needsNewline = false;
-    // Synced before the caller is answered: the webhook is acknowledged only once its id would
-    // survive a power cut (concurrent webhooks share one sync).
-    await this.handle.datasync();
     this.linesInFile += batch.length;
   }
 

@@ -35,7 +35,7 @@ import { Disk, nodeDisk, type FileSystem } from './disk.js';
 import { fileStem } from './files.js';
 import { openHistory } from './history-open.js';
 import type { HistoryLog } from './history-log.js';
-import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFile } from './entrants-file.js';
+import { ENTRANTS_SUFFIX, ENTRANTS_SUFFIX_V1, entrantsFileChunks, parseEntrantsFileSliced } from './entrants-file.js';
 import { EntryJournal } from './journal.js';
 import { TicketJournal } from './ticket-journal.js';
 import { SeedVault } from './seeds.js';
@@ -235,11 +235,26 @@ export class FileDrawRepository implements DrawRepository {
     }
     const draws = this.db.data.draws;
     const at = this.positions.get(stored.id);
+    const previous = this.byId.get(stored.id);
     if (at !== undefined) draws[at] = stored;
     else this.positions.set(stored.id, draws.push(stored) - 1);
     this.byId.set(stored.id, stored);
     this.log.touch(stored);
-    await this.db.write();
+    try {
+      await this.db.write();
+    } catch (err) {
+      // Not on the disk: the history in memory goes back to what is (the caller retries the save,
+      // and a draw whose first save failed is not "already known" to a retry of its event).
+      if (previous && at !== undefined) {
+        draws[at] = previous;
+        this.byId.set(stored.id, previous);
+      } else {
+        draws.pop();
+        this.positions.delete(stored.id);
+        this.byId.delete(stored.id);
+      }
+      throw err;
+    }
     if (sealed && this.seedFiles.get(stored.id) !== GONE) {
       await this.seeds.discard(stored.id);
       this.seedFiles.set(stored.id, GONE);
@@ -263,7 +278,7 @@ export class FileDrawRepository implements DrawRepository {
         text = await this.disk.readText(file);
       }
       if (text === undefined) return undefined;
-      return parseEntrantsFile(file, text);
+      return await parseEntrantsFileSliced(file, text);
     } catch (err) {
       if (this.readOnly) throw err;
       const kept = await this.disk.quarantine(file, this.clock.now());

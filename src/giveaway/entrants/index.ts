@@ -7,7 +7,7 @@
  * files (eslint.config.mjs; tests may).
  *
  * Inside, sized for a 1M-entrant close and a chat flood that leaves the garbage collector nothing
- * to do (bench rows e2e.close1M, e2e.heapPerEntrant):
+ * to do (bench rows e2e.close1M, engine.heapPerEntrant, e2e.chat.heapPerEntrant through the socket):
  *   entrant-table.ts        the columns: typed arrays and byte buffers, no object per entrant
  *   id-index.ts             user id -> row, an open-addressing hash on the ids' digit keys
  *   eligibility-columns.ts  a pre-check of eligibility over the columns (strings read only if needed)

@@ -20,6 +20,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DrawRecord } from '../../giveaway/model.js';
 import type { PageData } from './verify-client.js';
+import { runSliced } from '../../fairness/steps.js';
 import { escapeHtml } from '../../shared/html.js';
 import { channelCountsText } from '../../giveaway/shared-chat-counts.js';
 
@@ -100,6 +101,31 @@ function pageData(record: DrawRecord): PageData {
   };
 }
 
+/** Entrants per step of `pageJson` (a slice of the event loop runs several steps). */
+const ENTRANTS_PER_STEP = 4096;
+
+/**
+ * `scriptJson(pageData(record))`, made in steps on the event loop (fairness/steps.ts `runSliced`):
+ * the entrant list, the bulk of a big draw's page, is written a few thousand entrants at a time,
+ * so a 100,000-entrant page never holds the loop (the /healthz next to a /verify flood).
+ */
+async function pageJson(record: DrawRecord): Promise<string> {
+  const { entrants: _none, ...rest } = pageData({ ...record, frozenEntrants: [] });
+  const frozen = record.frozenEntrants ?? [];
+  const parts = await runSliced(
+    (function* () {
+      const out: string[] = [];
+      for (let i = 0; i < frozen.length; i += ENTRANTS_PER_STEP) {
+        const rows = frozen.slice(i, i + ENTRANTS_PER_STEP).map((e) => [e.userId, e.login, e.weight]);
+        out.push(scriptJson(rows).slice(1, -1));
+        yield;
+      }
+      return out;
+    })(),
+  );
+  return `{"entrants":[${parts.join(',')}],${scriptJson(rest).slice(1)}`;
+}
+
 /** JSON safe inside a <script> element: `<`, U+2028 and U+2029 escaped. */
 function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
@@ -139,7 +165,7 @@ The procedure is specified in giftdrop's src/fairness/procedure.ts.</p>
 <h2>What was checked</h2><ol id="checks"></ol>
 <h2>Winners recomputed here</h2><p id="computed-winners"></p>
 ${channelsSection(record)}<h2>Entrants (login, tickets)</h2><table><thead><tr><th>login</th><th>tickets</th></tr></thead><tbody id="entrants"></tbody></table>
-<script type="application/json" id="draw-data">${scriptJson(pageData(record))}</script>
+<script type="application/json" id="draw-data">${await pageJson(record)}</script>
 <script>${script}</script>
 </body></html>
 `;
