@@ -200,8 +200,7 @@ describe.skipIf(!HAS_CHROMIUM)('verify, claim and dashboard pages at 1920x1080 a
     await at('Twitch to send the winner back to the claim page', claim.click('button#authorize').then(() => claim.waitForURL(`${base}/claim`)));
     expect(await at('the claim card', claim.textContent(`.card[data-draw="${gift.id}"] .done`))).toBe(`Redeemed ✔ (order ${delivery.orderFriendlyId})`);
     await at('Log out', claim.click('button:has-text("Log out")'));
-    await claim.close();
-    await page.close();
+    await at('the pages to close', Promise.all([claim.close(), page.close()]));
   });
 
   it('a link the shop cancelled: no longer waiting; Reroll refused by the API, not offered on the page, refused in chat', async () => {
