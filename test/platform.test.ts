@@ -134,7 +134,7 @@ describe('the lock endpoint', () => {
     expect(await probeEndpoint(endpoint, 'cd'.repeat(32))).toBe('gone');
     // a lock written before proofs: answering is enough
     expect(await probeEndpoint(endpoint, undefined)).toBe('alive');
-    held.close();
+    await held.close();
     expect(await probeEndpoint(endpoint, secret)).toBe('gone');
   });
 });

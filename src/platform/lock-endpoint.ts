@@ -40,8 +40,11 @@ function isFile(endpoint: string): boolean {
 }
 
 export interface HeldEndpoint {
-  /** Stops answering (and removes the socket file, where there is one). Idempotent. */
-  close(): void;
+  /**
+   * Stops answering (and removes the socket file, where there is one); resolves once the OS has
+   * let the endpoint go (a Windows pipe's instances are closed asynchronously). Idempotent.
+   */
+  close(): Promise<void>;
 }
 
 /** Longest challenge line a holder reads. */
@@ -75,13 +78,14 @@ export function holdEndpoint(endpoint: string, secret: string): Promise<HeldEndp
     server.once('error', reject);
     server.listen(endpoint, () => {
       server.unref();
-      let closed = false;
+      let closed: Promise<void> | undefined;
       resolve({
         close() {
-          if (closed) return;
-          closed = true;
-          server.close();
-          if (isFile(endpoint)) removeEndpoint(endpoint);
+          closed ??= new Promise<void>((done) => {
+            server.close(() => done());
+            if (isFile(endpoint)) removeEndpoint(endpoint);
+          });
+          return closed;
         },
       });
     });

@@ -68,10 +68,10 @@ let timer: number | undefined;
 let answered: string | undefined;
 let goingLive = false;
 
-async function api(path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function api(path: string, body?: unknown, as: string | undefined = token): Promise<{ status: number; json: unknown }> {
   const res = await fetch(`/setup/api/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${token ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${as ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
@@ -217,13 +217,14 @@ function render(state: State): void {
         why.textContent = `Still to do: ${(r.missing ?? []).join(', ')}.`;
         return;
       }
+      const before = token;
       if (r.token) {
         token = r.token;
         sessionStorage.setItem(KEY, r.token);
       }
       goingLive = true;
       why.textContent = 'Restarting the bot with your setup...';
-      awaitLive();
+      awaitLive(r.token ? before : undefined);
     }, () => {
       // The answer was lost on the way (the listener closed as the bot restarted): wait for it anyway.
       goingLive = true;
@@ -239,12 +240,21 @@ function render(state: State): void {
   restore();
 }
 
-/** After Go live / Apply: the bot restarts; poll until it answers live again. */
-function awaitLive(): void {
+/**
+ * After Go live / Apply: the bot restarts; poll until it answers live again. `before`: the demo's
+ * token when the answer brought the live bot's: while the demo still answers (closing an open draw
+ * can take seconds) it refuses the new token, and that is no reason to ask the user to sign in.
+ */
+function awaitLive(before?: string): void {
   const check = (): void => {
     void api('state')
-      .then(({ status, json }) => {
+      .then(async ({ status, json }) => {
         const s = json as State;
+        if (status === 401 && before !== undefined && (await api('state', undefined, before)).status === 200) {
+          // still the demo, stopping: ask again in a second
+          window.setTimeout(check, 1000);
+          return;
+        }
         if (status === 401) {
           // The live bot signs in with its own token (DATA_DIR/dashboard.token), which this page never got.
           goingLive = false;

@@ -128,7 +128,7 @@ export async function acquireDataDirLock(dir: string, options: AcquireOptions): 
   try {
     await takeLockFile(file, me, options);
   } catch (err) {
-    held.close();
+    void held.close();
     throw err;
   }
   let released = false;
@@ -144,7 +144,7 @@ export async function acquireDataDirLock(dir: string, options: AcquireOptions): 
         // already gone
       }
     }
-    held.close();
+    void held.close();
   };
   if (options.releaseOnExit !== false) process.on('exit', release);
   return { file, release };
