@@ -4,6 +4,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 /** The beacon adapter (drand HTTP client, the bot's beacon wiring): never imported by the domain. */
 const BEACON_ADAPTER = {
@@ -96,4 +97,6 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
+  // Layout is Prettier's (npm run format; .prettierrc.json): no ESLint rule that could disagree with it.
+  prettier,
 );
