@@ -9,12 +9,14 @@ import prettier from 'eslint-config-prettier';
 /** The beacon adapter (drand HTTP client, the bot's beacon wiring): never imported by the domain. */
 const BEACON_ADAPTER = {
   group: ['**/beacon/*'],
-  message: 'src/giveaway and the pure fairness code import no adapter: take a BeaconPort (giveaway/ports.ts); app/bot.ts wires src/beacon/.',
+  message:
+    'src/giveaway and the pure fairness code import no adapter: take a BeaconPort (giveaway/ports.ts); app/bot.ts wires src/beacon/.',
 };
 /** Fairness through its door: src/fairness/index.js loads without the BLS code (verify.ts, drand.ts). */
 const FAIRNESS_INSIDE = {
   group: ['**/fairness/*', '!**/fairness/index.js'],
-  message: 'the domain uses fairness through src/fairness/index.js (verify.ts and drand.ts load the BLS code, which the running bot loads only to check a round).',
+  message:
+    'the domain uses fairness through src/fairness/index.js (verify.ts and drand.ts load the BLS code, which the running bot loads only to check a round).',
 };
 /** The storage's inside: the rest of the bot goes through src/storage/index.js, its one door. */
 const STORAGE_INSIDE = {
@@ -24,7 +26,8 @@ const STORAGE_INSIDE = {
 /** The entrant store's inside: only its index.ts is imported from outside giveaway/entrants/. */
 const ENTRANT_STORE_INSIDE = {
   group: ['**/entrants/*', '!**/entrants/index.js'],
-  message: 'import the entrant store through giveaway/entrants/index.js (its interface); the other files are its inside.',
+  message:
+    'import the entrant store through giveaway/entrants/index.js (its interface); the other files are its inside.',
 };
 
 export default tseslint.config(
@@ -43,9 +46,15 @@ export default tseslint.config(
       // Ports and route contexts are plain objects of closures (no `this`), typed with method syntax.
       '@typescript-eslint/unbound-method': 'off',
       // A leading underscore marks a binding left unused on purpose (a key omitted by destructuring).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
       // An abort passes on `signal.reason` and a retry rethrows the failure it caught, as given.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // A server's handler is declared before the server and set once it is ready (read before set).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
@@ -76,7 +85,10 @@ export default tseslint.config(
   {
     files: ['src/giveaway/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [BEACON_ADAPTER, FAIRNESS_INSIDE, ENTRANT_STORE_INSIDE, STORAGE_INSIDE] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [BEACON_ADAPTER, FAIRNESS_INSIDE, ENTRANT_STORE_INSIDE, STORAGE_INSIDE] },
+      ],
     },
   },
   {

@@ -12,7 +12,17 @@
  */
 import type { SandboxHelix } from '../src/sandbox/helix/index.js';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
-import { QUICK, drawEnded, enterMessage, enterViewers, loadNote, median, openGiftDraw, startBenchStack, type BenchStack } from './e2e-support.js';
+import {
+  QUICK,
+  drawEnded,
+  enterMessage,
+  enterViewers,
+  loadNote,
+  median,
+  openGiftDraw,
+  startBenchStack,
+  type BenchStack,
+} from './e2e-support.js';
 import type { BenchResult } from './types.js';
 
 const SIZES = QUICK ? [5_000] : [5_000, 50_000];
@@ -41,7 +51,8 @@ async function closeRound(s: BenchStack, from: number, count: number): Promise<R
   const r = await done;
   const ms = performance.now() - t;
   await s.bot.engine.whenIdle();
-  if (r.status !== 'finished' || r.winners.length !== GIFTS) throw new Error(`bench: draw ${r.status} with ${r.winners.length} winners`);
+  if (r.status !== 'finished' || r.winners.length !== GIFTS)
+    throw new Error(`bench: draw ${r.status} with ${r.winners.length} winners`);
   const followerIds = new Set<string>();
   for (let i = from; i < from + count; i++) if (follows(i)) followerIds.add(enterMessage(i, '').userId);
   const account = (r.rules?.['account'] ?? {}) as { unchecked?: number };
@@ -62,7 +73,8 @@ async function series(followersOnly: boolean, size: number): Promise<Round[]> {
       latencyMs: 20,
       prepare(helix: SandboxHelix, chat: ChatServer) {
         if (!followersOnly) return;
-        for (let i = 0; i < ROUNDS * size; i++) if (follows(i)) helix.setFollow(chat.channelId, enterMessage(i, '').userId, Date.now() - 90 * 86_400_000);
+        for (let i = 0; i < ROUNDS * size; i++)
+          if (follows(i)) helix.setFollow(chat.channelId, enterMessage(i, '').userId, Date.now() - 90 * 86_400_000);
       },
     },
   });

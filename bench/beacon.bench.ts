@@ -59,7 +59,8 @@ async function runDraws(withBeacon: boolean): Promise<Sample[]> {
         chat.inject(mod, '!giveaway start giftdrop-mug 1 60');
         const open = await opened;
         for (let i = 0; i < 5; i++) chat.inject(chat.viewer(`bench_${d}_${i}`), '!enter');
-        while ((stack.bot.engine.status().match(/(\d+) entered/)?.[1] ?? '0') !== '5') await new Promise((r) => setTimeout(r, 5));
+        while ((stack.bot.engine.status().match(/(\d+) entered/)?.[1] ?? '0') !== '5')
+          await new Promise((r) => setTimeout(r, 5));
         const closed = new Promise<number>((resolve) => events.once('draw-closed', () => resolve(performance.now())));
         const finished = new Promise<{ at: number; wall: number; record: DrawRecord }>((resolve) => {
           const on = (r: DrawRecord) => {
@@ -97,8 +98,18 @@ export async function run(): Promise<BenchResult[]> {
   const onMs = median(on.map((s) => s.closeToFinishMs));
   const overhead = median(on.map((s) => s.afterRoundMs!));
   return [
-    { name: 'beacon.closeToFinished.off', value: Math.round(offMs), unit: 'ms', detail: `median of ${DRAWS} link giveaways, beacon off (anchor)` },
-    { name: 'beacon.closeToFinished.sandbox', value: Math.round(onMs), unit: 'ms', detail: `median of ${DRAWS}, sandbox beacon with ${PERIOD_S} s rounds` },
+    {
+      name: 'beacon.closeToFinished.off',
+      value: Math.round(offMs),
+      unit: 'ms',
+      detail: `median of ${DRAWS} link giveaways, beacon off (anchor)`,
+    },
+    {
+      name: 'beacon.closeToFinished.sandbox',
+      value: Math.round(onMs),
+      unit: 'ms',
+      detail: `median of ${DRAWS}, sandbox beacon with ${PERIOD_S} s rounds`,
+    },
     {
       name: 'beacon.extraLatency',
       value: Math.round(onMs - offMs),

@@ -47,8 +47,10 @@ function buildLines(server: ChatServer): string[] {
 
 /** Resolves when `count()` reaches `target`, checking on every macrotask turn. */
 
-
-async function oursRound(server: ChatServer, lines: string[]): Promise<{ rate: number; entrants: number; heapPerEntrant: number }> {
+async function oursRound(
+  server: ChatServer,
+  lines: string[],
+): Promise<{ rate: number; entrants: number; heapPerEntrant: number }> {
   const logger = silentLogger();
   const chat = new TwitchChat({
     url: server.url,
@@ -125,8 +127,18 @@ export async function run(): Promise<BenchResult[]> {
     const ratio = ratios[Math.floor(ratios.length / 2)]!;
     const hasGc = typeof (globalThis as { gc?: unknown }).gc === 'function';
     return [
-      { name: 'piece.chat.ingest.rate', value: Math.round(ours), unit: 'msg/s', detail: `${LINES} !enter lines, ${entrants} distinct entrants, best of ${ROUNDS}` },
-      { name: 'piece.chat.ingest.tmiRawRate', value: Math.round(raw), unit: 'msg/s', detail: 'bare tmi.js client counting message events, same lines' },
+      {
+        name: 'piece.chat.ingest.rate',
+        value: Math.round(ours),
+        unit: 'msg/s',
+        detail: `${LINES} !enter lines, ${entrants} distinct entrants, best of ${ROUNDS}`,
+      },
+      {
+        name: 'piece.chat.ingest.tmiRawRate',
+        value: Math.round(raw),
+        unit: 'msg/s',
+        detail: 'bare tmi.js client counting message events, same lines',
+      },
       {
         name: 'piece.chat.ingest.ratioToTmi',
         value: ratio,
@@ -137,7 +149,9 @@ export async function run(): Promise<BenchResult[]> {
         name: 'piece.chat.ingest.heapPerEntrant',
         value: Math.round(heap),
         unit: 'bytes',
-        detail: hasGc ? 'heap growth after gc / distinct entrants (Map userId -> login)' : 'no --expose-gc: figure includes garbage',
+        detail: hasGc
+          ? 'heap growth after gc / distinct entrants (Map userId -> login)'
+          : 'no --expose-gc: figure includes garbage',
       },
     ];
   } finally {

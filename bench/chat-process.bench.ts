@@ -27,7 +27,15 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/build.mjs';
-import { botProcessEnv, freePort, makeTempDir, parseWebhookUrl, registerWebhook, setShopLive, startLocalServers } from '../test/support/e2e-stack.js';
+import {
+  botProcessEnv,
+  freePort,
+  makeTempDir,
+  parseWebhookUrl,
+  registerWebhook,
+  setShopLive,
+  startLocalServers,
+} from '../test/support/e2e-stack.js';
 import type { ChatServer } from '../src/sandbox/chat/index.js';
 import { flat } from './chat-support.js';
 import { loadNote, median, QUICK } from './e2e-support.js';
@@ -86,7 +94,11 @@ function threadsUs(pid: number): Map<string, { user: number; sys: number }> {
   return out;
 }
 
-function threadDelta(before: Map<string, { user: number; sys: number }>, after: Map<string, { user: number; sys: number }>, lines: number): string {
+function threadDelta(
+  before: Map<string, { user: number; sys: number }>,
+  after: Map<string, { user: number; sys: number }>,
+  lines: number,
+): string {
   const parts: string[] = [];
   for (const [k, a] of after) {
     const b = before.get(k) ?? { user: 0, sys: 0 };
@@ -120,7 +132,9 @@ class LineCounter {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -131,10 +145,15 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Resolves once `done()` holds, checking every 20 ms (in this process: its CPU is on neither side). */
-async function until(done: () => boolean | Promise<boolean>, what: string | (() => string), timeoutMs = 120_000): Promise<void> {
+async function until(
+  done: () => boolean | Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    if (Date.now() > deadline)
+      throw new Error(`bench: timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -179,7 +198,11 @@ export async function run(): Promise<BenchResult[]> {
       ...(prof ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${prof}` } : {}),
     };
     const botRoot = process.env['BENCH_BOT_ROOT'] ?? root;
-    const bot = spawn(process.execPath, ['scripts/run.mjs', 'main'], { cwd: botRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const bot = spawn(process.execPath, ['scripts/run.mjs', 'main'], {
+      cwd: botRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(bot);
     let webhookUrl: string | undefined;
     let tail = '';
@@ -203,7 +226,15 @@ export async function run(): Promise<BenchResult[]> {
     // The bare client, its own process, in the same channel.
     const bare = spawn(process.execPath, ['-e', BARE], {
       cwd: root,
-      env: { ...(prof ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${prof}/bare` } : {}), PATH: process.env.PATH ?? '', CHAT_HOST: chat.host, CHAT_PORT: String(chat.port), CHAT_BOT: chat.botLogin, CHAT_TOKEN: chat.token, CHAT_CHANNEL: chat.channel },
+      env: {
+        ...(prof ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${prof}/bare` } : {}),
+        PATH: process.env.PATH ?? '',
+        CHAT_HOST: chat.host,
+        CHAT_PORT: String(chat.port),
+        CHAT_BOT: chat.botLogin,
+        CHAT_TOKEN: chat.token,
+        CHAT_CHANNEL: chat.channel,
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(bare);
@@ -238,15 +269,21 @@ export async function run(): Promise<BenchResult[]> {
       entrants += newEntrants;
       let botUs = NaN;
       let bareUs = NaN;
-      await until(async () => {
-        if (Number.isNaN(bareUs) && bareCount >= sent) bareUs = cpuUs(bare.pid!) - bare0;
-        if (Number.isNaN(botUs) && (await journal.poll()) >= entrants) botUs = cpuUs(bot.pid!) - bot0;
-        return !Number.isNaN(botUs) && !Number.isNaN(bareUs);
-      }, () => `both sides to handle the lines (bare ${bareCount} of ${sent}, bot journal ${journal.lines} of ${entrants} entrants, ${chat.joined().length} joined; bot said: ${tail.slice(-600)})`);
+      await until(
+        async () => {
+          if (Number.isNaN(bareUs) && bareCount >= sent) bareUs = cpuUs(bare.pid!) - bare0;
+          if (Number.isNaN(botUs) && (await journal.poll()) >= entrants) botUs = cpuUs(bot.pid!) - bot0;
+          return !Number.isNaN(botUs) && !Number.isNaN(bareUs);
+        },
+        () =>
+          `both sides to handle the lines (bare ${bareCount} of ${sent}, bot journal ${journal.lines} of ${entrants} entrants, ${chat.joined().length} joined; bot said: ${tail.slice(-600)})`,
+      );
       spans.push({ kind, from, to: Number(process.hrtime.bigint() / 1000n) });
       if (botT0 && bareT0) {
         process.stderr.write(`  ${kind} per line, us: bot ${threadDelta(botT0, threadsUs(bot.pid!), lines.length)}\n`);
-        process.stderr.write(`  ${kind} per line, us: bare ${threadDelta(bareT0, threadsUs(bare.pid!), lines.length)}\n`);
+        process.stderr.write(
+          `  ${kind} per line, us: bare ${threadDelta(bareT0, threadsUs(bare.pid!), lines.length)}\n`,
+        );
       }
       return { botUs, bareUs };
     };
@@ -255,7 +292,9 @@ export async function run(): Promise<BenchResult[]> {
     const next = { i: 0 };
     await measure('new', enterLines(chat, used, next, WARM), WARM);
     for (let r = 0; r < ROUNDS; r++) {
-      process.stderr.write(`  round ${r + 1}/${ROUNDS}: ${LINES} new entrants, then ${LINES} repeats (${loadNote()})\n`);
+      process.stderr.write(
+        `  round ${r + 1}/${ROUNDS}: ${LINES} new entrants, then ${LINES} repeats (${loadNote()})\n`,
+      );
       const lines = enterLines(chat, used, next, LINES);
       news.push(await measure('new', lines, LINES));
       // The same lines again, ended by one new viewer (its journal line says the bot got there).
@@ -284,7 +323,12 @@ export async function run(): Promise<BenchResult[]> {
     };
   };
   return [
-    row('e2e.chatProcess.newEntrantsCpuToTmi', news, 'each line a viewer not seen before (an entry, its journal line, the synced journal)', TARGET),
+    row(
+      'e2e.chatProcess.newEntrantsCpuToTmi',
+      news,
+      'each line a viewer not seen before (an entry, its journal line, the synced journal)',
+      TARGET,
+    ),
     row('e2e.chatProcess.repeatsCpuToTmi', repeats, 'each line a viewer already entered (no entry, no journal write)'),
   ];
 }

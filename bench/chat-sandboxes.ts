@@ -29,7 +29,8 @@ export type ChatSandboxRequest = { id: number } & (
 
 export type ChatSandboxReply = { id: number } & ({ ok: true; cpuUs?: number } | { ok: false; error: string });
 
-export type ChatSandboxStarted = { ok: true; sandboxes: Record<SandboxName, SandboxInfo> } | { ok: false; error: string };
+export type ChatSandboxStarted =
+  { ok: true; sandboxes: Record<SandboxName, SandboxInfo> } | { ok: false; error: string };
 
 /** One chat sandbox on the sandboxes' thread, as the bench drives it. */
 export interface RemoteChat extends SandboxInfo, BareClientTarget {

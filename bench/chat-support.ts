@@ -60,7 +60,9 @@ export function localTarget(server: ChatServer): BareClientTarget {
 }
 
 /** A bare tmi.js client joined to `server`'s channel; `close()` waits until the server saw it go. */
-export async function joinBareClient(server: BareClientTarget): Promise<{ client: tmi.Client; close(): Promise<void> }> {
+export async function joinBareClient(
+  server: BareClientTarget,
+): Promise<{ client: tmi.Client; close(): Promise<void> }> {
   const client = new tmi.Client({
     options: { skipUpdatingEmotesets: true },
     connection: { server: server.host, port: server.port, secure: false, reconnect: false },

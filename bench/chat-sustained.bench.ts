@@ -31,7 +31,10 @@ const quick = QUICK ? ' (BENCH_QUICK length)' : '';
 function lines(server: ChatServer): { flood: string[]; sentinel: string } {
   const vs = viewers(server, 'sustain_', DISTINCT + 1);
   const end = vs.pop()!;
-  return { flood: vs.map((v) => flat(server.formatPrivmsg(v, '!enter'))), sentinel: flat(server.formatPrivmsg(end, '!enter')) };
+  return {
+    flood: vs.map((v) => flat(server.formatPrivmsg(v, '!enter'))),
+    sentinel: flat(server.formatPrivmsg(end, '!enter')),
+  };
 }
 
 /** Injects the schedule into `server`; resolves when `handled()` resolves after the last batch. */

@@ -44,7 +44,9 @@ const GIFTS = 100;
 const quick = QUICK ? ' (BENCH_QUICK sizes)' : '';
 /** BENCH_BEACON=off: the seed-only close (no drand round to wait for), to compare with a build that had no beacon in this bench. */
 const BEACON = process.env['BENCH_BEACON'] !== 'off';
-const beaconNote = BEACON ? 'sandbox beacon on, 3 s period' : 'BEACON OFF (BENCH_BEACON=off: the seed-only close, not what a live close does)';
+const beaconNote = BEACON
+  ? 'sandbox beacon on, 3 s period'
+  : 'BEACON OFF (BENCH_BEACON=off: the seed-only close, not what a live close does)';
 
 async function closeAndWait(s: BenchStack, drawId: string): Promise<DrawRecord> {
   const done = drawEnded(s, drawId);
@@ -94,13 +96,29 @@ async function closeRound(s: BenchStack): Promise<Round> {
   const finishAt = Date.parse(calls[0]!.time);
   if (!BEACON) {
     if (beacon) throw new Error(`bench: BENCH_BEACON=off but the draw used a beacon (${JSON.stringify(beacon)})`);
-    return { closeToFinishMs: finishAt - t0, roundToFinishMs: Number.NaN, settledMs, cpuMs, worstLoopMs, healthz, enterRate };
+    return {
+      closeToFinishMs: finishAt - t0,
+      roundToFinishMs: Number.NaN,
+      settledMs,
+      cpuMs,
+      worstLoopMs,
+      healthz,
+      enterRate,
+    };
   }
   if (!beacon || 'unavailable' in beacon || !beacon.randomness || !beacon.sandbox) {
     throw new Error(`bench: the draw did not use the sandbox beacon (${JSON.stringify(beacon)})`);
   }
   const publishedMs = (beacon.sandbox.genesis + (beacon.round - 1) * beacon.sandbox.period) * 1000;
-  return { closeToFinishMs: finishAt - t0, roundToFinishMs: finishAt - publishedMs, settledMs, cpuMs, worstLoopMs, healthz, enterRate };
+  return {
+    closeToFinishMs: finishAt - t0,
+    roundToFinishMs: finishAt - publishedMs,
+    settledMs,
+    cpuMs,
+    worstLoopMs,
+    healthz,
+    enterRate,
+  };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -178,7 +196,11 @@ export async function run(): Promise<BenchResult[]> {
       },
     ];
     // Beacon off: no round to wait for, and the rows get their own names (the results file keys rows by name).
-    return BEACON ? rows : rows.filter((r) => r.name !== 'e2e.close1M.roundToFinishCall').map((r) => ({ ...r, name: `${r.name}.beaconOff` }));
+    return BEACON
+      ? rows
+      : rows
+          .filter((r) => r.name !== 'e2e.close1M.roundToFinishCall')
+          .map((r) => ({ ...r, name: `${r.name}.beaconOff` }));
   } finally {
     await s.dispose();
   }

@@ -34,7 +34,17 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileStem } from '../src/storage/files.js';
 import { nodeFileSystem, type FileSystem } from '../src/storage/disk.js';
-import { LoopDelay, QUICK, gc, loadNote, median, openGiftDraw, percentile, startBotOnChat, type BotStack } from './e2e-support.js';
+import {
+  LoopDelay,
+  QUICK,
+  gc,
+  loadNote,
+  median,
+  openGiftDraw,
+  percentile,
+  startBotOnChat,
+  type BotStack,
+} from './e2e-support.js';
 import { CountWait } from './bare-tmi.js';
 import { startChatSandboxes, type ChatSandboxes, type RemoteChat } from './chat-sandboxes.js';
 import { closeDraw, joinBareClient } from './chat-support.js';
@@ -127,7 +137,8 @@ class SyncStamps {
             const covered = this.written;
             await file.datasync();
             const at = performance.timeOrigin + performance.now();
-            while (this.syncedCount < covered && this.syncedCount < this.synced.length) this.synced[this.syncedCount++] = at;
+            while (this.syncedCount < covered && this.syncedCount < this.synced.length)
+              this.synced[this.syncedCount++] = at;
             if (this.syncedCount >= this.want) this.done?.();
           },
         };
@@ -153,8 +164,17 @@ class SyncStamps {
   }
 }
 
-async function durability(s: BotStack, chat: RemoteChat, stamps: SyncStamps): Promise<{ p99: number; max: number; landed: number; worstLoopMs: number }> {
-  await chat.make('flood', 'flood_', FLOOD, Int32Array.from({ length: FLOOD }, (_, i) => i));
+async function durability(
+  s: BotStack,
+  chat: RemoteChat,
+  stamps: SyncStamps,
+): Promise<{ p99: number; max: number; landed: number; worstLoopMs: number }> {
+  await chat.make(
+    'flood',
+    'flood_',
+    FLOOD,
+    Int32Array.from({ length: FLOOD }, (_, i) => i),
+  );
   const drawId = await openGiftDraw(s, 5);
   const file = join(s.dataDir, 'journal', `${fileStem(drawId)}.jsonl`);
   const result = stamps.watch(file, FLOOD, 120_000);
@@ -316,7 +336,10 @@ async function pairedRound(s: BotStack, sandboxes: ChatSandboxes, bareFirst: boo
 }
 
 export async function run(): Promise<BenchResult[]> {
-  if (typeof process.threadCpuUsage !== 'function') throw new Error(`bench: e2e-2-chat needs process.threadCpuUsage (Node 22.19+ or 23.9+; this is ${process.version}): run it on Node 24`);
+  if (typeof process.threadCpuUsage !== 'function')
+    throw new Error(
+      `bench: e2e-2-chat needs process.threadCpuUsage (Node 22.19+ or 23.9+; this is ${process.version}): run it on Node 24`,
+    );
   const stamps = new SyncStamps();
   const sandboxes = await startChatSandboxes();
   let s: BotStack | undefined;
@@ -367,7 +390,12 @@ export async function run(): Promise<BenchResult[]> {
         unit: 'msg/s',
         detail: `real bot, a chunk's lines entered and journaled (synced), chat sandbox on its own thread, median of ${ROUNDS}; ratio to the bare client per round: ${fmt(rounds.map((p) => p.ours / p.bare))}${quick}`,
       },
-      { name: 'e2e.chat.tmiRawRate', value: Math.round(median(of('bare'))), unit: 'msg/s', detail: `bare tmi.js client counting message events, chat sandbox on its own thread, median of ${ROUNDS}${quick}` },
+      {
+        name: 'e2e.chat.tmiRawRate',
+        value: Math.round(median(of('bare'))),
+        unit: 'msg/s',
+        detail: `bare tmi.js client counting message events, chat sandbox on its own thread, median of ${ROUNDS}${quick}`,
+      },
       {
         name: 'e2e.chat.worstLoopDelay',
         value: Math.round(Math.max(...of('oursLoopMs'))),

@@ -13,7 +13,13 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { configForLocal, registerBotWebhook, startLocalStack, type ChatEndpoint, type LocalStack } from '../src/local/local-stack.js';
+import {
+  configForLocal,
+  registerBotWebhook,
+  startLocalStack,
+  type ChatEndpoint,
+  type LocalStack,
+} from '../src/local/local-stack.js';
 import { startBot, type Bot } from '../src/app/bot.js';
 import { loadConfig, type Config } from '../src/config/index.js';
 import { fileSchema } from '../src/config/schema.js';
@@ -85,7 +91,11 @@ async function withBenchData<T extends object>(
 ): Promise<T & { dataDir: string; dispose(): Promise<void> }> {
   const root = await mkdtemp(join(tmpdir(), 'giftdrop-bench-'));
   try {
-    const base = loadConfig({ env: { ...env, DATA_DIR: root, HTTP_PORT: '0', LOG_LEVEL: 'warn' }, dotenv: false, cwd: root });
+    const base = loadConfig({
+      env: { ...env, DATA_DIR: root, HTTP_PORT: '0', LOG_LEVEL: 'warn' },
+      dotenv: false,
+      cwd: root,
+    });
     const config = { ...base, settings: fileSchema.parse(settings ?? {}) };
     const stack = await start(config);
     return {
@@ -146,27 +156,30 @@ export async function startBenchStack(
   const beacon = options.beacon ? await startBeaconThread() : undefined;
   try {
     return await withBenchData(
-    options.settings,
-    async (config) => {
-      const stack = await startLocalStack({
-        config,
-        logger: silentLogger(),
-        operator: { notify: () => undefined },
-        fourthwall: { drawDurationSeconds: drawSeconds },
-        chat: { botIsMod: true },
-        ...(options.helix ? { helix: options.helix } : {}),
-        ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
-        ...(beacon ? { beaconUrl: beacon.url } : {}),
-      });
-      stack.fourthwall.control.setLive(true, { broadcasterId: stack.chatServer.channelId, broadcasterLogin: stack.chatServer.channel });
-      return stack;
-    },
-    async (stack) => {
-      await stack.close();
-      await beacon?.close();
-    },
-    options.env,
-  );
+      options.settings,
+      async (config) => {
+        const stack = await startLocalStack({
+          config,
+          logger: silentLogger(),
+          operator: { notify: () => undefined },
+          fourthwall: { drawDurationSeconds: drawSeconds },
+          chat: { botIsMod: true },
+          ...(options.helix ? { helix: options.helix } : {}),
+          ...(options.fileSystem ? { bot: { fileSystem: options.fileSystem } } : {}),
+          ...(beacon ? { beaconUrl: beacon.url } : {}),
+        });
+        stack.fourthwall.control.setLive(true, {
+          broadcasterId: stack.chatServer.channelId,
+          broadcasterLogin: stack.chatServer.channel,
+        });
+        return stack;
+      },
+      async (stack) => {
+        await stack.close();
+        await beacon?.close();
+      },
+      options.env,
+    );
   } catch (err) {
     await beacon?.close();
     throw err;
@@ -178,11 +191,17 @@ export async function startBenchStack(
  * bought), connected to a chat sandbox started elsewhere (`chat`: its endpoint; the local Helix
  * API must be on its port, as startLocalChat mounts it), wired as startLocalStack wires it.
  */
-export async function startBotOnChat(chat: ChatEndpoint, options: { drawSeconds?: number; fileSystem?: FileSystem } = {}): Promise<BotStack> {
+export async function startBotOnChat(
+  chat: ChatEndpoint,
+  options: { drawSeconds?: number; fileSystem?: FileSystem } = {},
+): Promise<BotStack> {
   return withBenchData(
     undefined,
     async (base) => {
-      const fourthwall = await startFourthwallSandbox({ logger: silentLogger(), drawDurationSeconds: options.drawSeconds ?? 3600 });
+      const fourthwall = await startFourthwallSandbox({
+        logger: silentLogger(),
+        drawDurationSeconds: options.drawSeconds ?? 3600,
+      });
       try {
         const bot = await startBot({
           config: configForLocal(base, fourthwall, chat),

@@ -58,7 +58,8 @@ async function pointsRound(s: BenchStack, round: number): Promise<Span> {
   for (const v of people) points.redeem(cp.rewardId!, { id: v.userId, login: v.login });
   await until(() => points.fulfilled - before >= N, `${N} redemptions FULFILLED`);
   const span = { ms: performance.now() - t0, cpuUs: cpuNow() - c0 };
-  if (s.bot.engine.entrantCount(drawId) !== N) throw new Error(`bench: ${s.bot.engine.entrantCount(drawId)} entrants, expected ${N}`);
+  if (s.bot.engine.entrantCount(drawId) !== N)
+    throw new Error(`bench: ${s.bot.engine.entrantCount(drawId)} entrants, expected ${N}`);
   await closeDraw(s, drawId);
   return span;
 }
@@ -83,7 +84,13 @@ async function ircRound(s: BenchStack, round: number): Promise<Span> {
 export async function run(): Promise<BenchResult[]> {
   const s = await startBenchStack(3600, { settings: { channelPoints: { enabled: true, maxPerViewer: 1 } } });
   try {
-    await until(() => s.bot.twitchEvents.channelPoints?.state === 'ready' && s.bot.twitchEvents.eventSub?.health().state === 'connected', 'EventSub ready', 30_000);
+    await until(
+      () =>
+        s.bot.twitchEvents.channelPoints?.state === 'ready' &&
+        s.bot.twitchEvents.eventSub?.health().state === 'connected',
+      'EventSub ready',
+      30_000,
+    );
     // Warm-up (JIT), not measured.
     await pointsRound(s, 99);
     await ircRound(s, 99);
@@ -107,14 +114,31 @@ export async function run(): Promise<BenchResult[]> {
     const rate = (x: Span) => (N / x.ms) * 1000;
     const best = (xs: Span[]) => Math.max(...xs.map(rate));
     const cpuPer = (xs: Span[]) => median(xs.map((x) => x.cpuUs / N));
-    const patches = s.helix.calls.filter((c) => c.path === '/channel_points/custom_rewards/redemptions' && c.status === 200).length;
+    const patches = s.helix.calls.filter(
+      (c) => c.path === '/channel_points/custom_rewards/redemptions' && c.status === 200,
+    ).length;
     const note = `${N} per side per round, ${ROUNDS} rounds alternating, ${loadNote()}; sandboxes in-process (their CPU on both sides); channelPoints maxPerViewer 1; ${patches} settle PATCHes in all${QUICK ? ' (BENCH_QUICK sizes)' : ''}`;
     return [
-      { name: 'eventsub.redemptionsPerSecond', value: best(points), unit: 'redemptions/s', detail: `best round, entered and FULFILLED at the Helix sandbox; ${note}` },
-      { name: 'eventsub.ircEnterPerSecond', value: best(irc), unit: 'lines/s', detail: `best round, !enter entered and journaled; ${note}` },
+      {
+        name: 'eventsub.redemptionsPerSecond',
+        value: best(points),
+        unit: 'redemptions/s',
+        detail: `best round, entered and FULFILLED at the Helix sandbox; ${note}`,
+      },
+      {
+        name: 'eventsub.ircEnterPerSecond',
+        value: best(irc),
+        unit: 'lines/s',
+        detail: `best round, !enter entered and journaled; ${note}`,
+      },
       { name: 'eventsub.cpuPerRedemptionUs', value: cpuPer(points), unit: 'us', detail: `median per round; ${note}` },
       { name: 'eventsub.cpuPerIrcEnterUs', value: cpuPer(irc), unit: 'us', detail: `median per round; ${note}` },
-      { name: 'eventsub.cpuPerRedemptionOverIrcEnter', value: median(ratios), unit: 'x', detail: `median of per-round ratios; ${note}` },
+      {
+        name: 'eventsub.cpuPerRedemptionOverIrcEnter',
+        value: median(ratios),
+        unit: 'x',
+        detail: `median of per-round ratios; ${note}`,
+      },
     ];
   } finally {
     await s.dispose();

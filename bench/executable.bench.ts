@@ -23,7 +23,14 @@ const mb = (file: string) => Number((statSync(file).size / 1024 / 1024).toFixed(
 
 export async function run(): Promise<BenchResult[]> {
   if (!existsSync(LINUX_EXE) || !existsSync(WINDOWS_EXE)) {
-    return [{ name: 'package.executables', value: 0, unit: '-', detail: 'not measured: release/ has no executables (run npm run package first)' }];
+    return [
+      {
+        name: 'package.executables',
+        value: 0,
+        unit: '-',
+        detail: 'not measured: release/ has no executables (run npm run package first)',
+      },
+    ];
   }
   ensureBuilt({ log: (l) => process.stderr.write(`${l}\n`) });
   const exeVersion = execFileSync(LINUX_EXE, ['--version'], { encoding: 'utf8' }).trim();
@@ -53,7 +60,12 @@ export async function run(): Promise<BenchResult[]> {
       unit: 'MB',
       detail: `release/giftdrop-linux-x64 (${exeVersion}): Node's binary with giftdrop's bundle inside`,
     },
-    { name: 'package.windows.size', value: mb(WINDOWS_EXE), unit: 'MB', detail: 'release/giftdrop-win-x64.exe (Node 26 Windows build with the same bundle)' },
+    {
+      name: 'package.windows.size',
+      value: mb(WINDOWS_EXE),
+      unit: 'MB',
+      detail: 'release/giftdrop-win-x64.exe (Node 26 Windows build with the same bundle)',
+    },
     {
       name: 'package.linux.joinRatioToNpmStart',
       value: Number(ratio.toFixed(2)),

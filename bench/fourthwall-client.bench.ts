@@ -125,7 +125,11 @@ export async function run(): Promise<BenchResult[]> {
   try {
     const sb = await nextMessage<Started>();
     const auth = { basic: { username: sb.username, password: sb.password } };
-    const warm = new FourthwallClient({ apiUrl: sb.apiUrl, auth, rateLimit: { limit: 100_000, intervalMs: INTERVAL_MS } });
+    const warm = new FourthwallClient({
+      apiUrl: sb.apiUrl,
+      auth,
+      rateLimit: { limit: 100_000, intervalMs: INTERVAL_MS },
+    });
     try {
       let left = WARMUP_CALLS;
       await Promise.all(
@@ -139,7 +143,12 @@ export async function run(): Promise<BenchResult[]> {
     const marked = nextMessage<{ mark: number }>();
     worker.postMessage('mark');
     await marked;
-    const client = new FourthwallClient({ apiUrl: sb.apiUrl, auth, rateLimit: { limit: LIMIT, intervalMs: INTERVAL_MS }, deadlineMs: 120_000 });
+    const client = new FourthwallClient({
+      apiUrl: sb.apiUrl,
+      auth,
+      rateLimit: { limit: LIMIT, intervalMs: INTERVAL_MS },
+      deadlineMs: 120_000,
+    });
     let next = 0;
     const started = performance.now();
     try {
@@ -167,7 +176,10 @@ export async function run(): Promise<BenchResult[]> {
     await worker.terminate();
   }
 
-  const admitted = log.map((r) => r.admittedAt).filter((t): t is number => typeof t === 'number').sort((a, b) => a - b);
+  const admitted = log
+    .map((r) => r.admittedAt)
+    .filter((t): t is number => typeof t === 'number')
+    .sort((a, b) => a - b);
   const arrivedMs = log.map((r) => Date.parse(r.time));
   const maxGateDelay = Math.max(0, ...log.map((r) => r.delayedMs));
   const over = windowsOverBudget(admitted, INTERVAL_MS, LIMIT);

@@ -157,6 +157,11 @@ export async function run(): Promise<BenchResult[]> {
       ok: median(restarts) <= 5000,
       detail: `open + close on a 10,000-draw history log, median of 3; ${load}`,
     },
-    { name: 'storage.history.migrate10000', value: large.migrateMs, unit: 'ms', detail: `first open of a 10,000-draw history.json (previous format); ${load}` },
+    {
+      name: 'storage.history.migrate10000',
+      value: large.migrateMs,
+      unit: 'ms',
+      detail: `first open of a 10,000-draw history.json (previous format); ${load}`,
+    },
   ];
 }

@@ -32,7 +32,13 @@ interface Client {
   close(): void;
 }
 
-function openClient(url: string, onState: (state: { draws: { key: string; entrants: number; stage: string; winners: unknown[] }[] }, at: number) => void): Promise<Client> {
+function openClient(
+  url: string,
+  onState: (
+    state: { draws: { key: string; entrants: number; stage: string; winners: unknown[] }[] },
+    at: number,
+  ) => void,
+): Promise<Client> {
   return new Promise((resolve, reject) => {
     const c: Client = { bytes: 0, frames: 0, close: () => req.destroy() };
     const req = request(`${url}/overlay/events`, (res) => {
@@ -47,7 +53,11 @@ function openClient(url: string, onState: (state: { draws: { key: string; entran
         while ((i = buf.indexOf('\n\n')) >= 0) {
           const frame = buf.slice(0, i);
           buf = buf.slice(i + 2);
-          const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = frame
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           if (!frame.startsWith('event: state') || !data) continue;
           c.frames += 1;
           onState(JSON.parse(data) as Parameters<typeof onState>[0], at);
@@ -93,7 +103,10 @@ export async function run(): Promise<BenchResult[]> {
     bot.engine.events.on('winners', (r) => {
       if (r.id === drawId) winnersAt = performance.now();
     });
-    const measure = (state: { draws: { key: string; entrants: number; stage: string; winners: unknown[] }[] }, at: number) => {
+    const measure = (
+      state: { draws: { key: string; entrants: number; stage: string; winners: unknown[] }[] },
+      at: number,
+    ) => {
       const d = state.draws.find((x) => x.key === drawId);
       if (!d) return;
       for (let n = shown + 1; n <= d.entrants; n++) if (eventAt[n] !== undefined) latencies.push(at - eventAt[n]!);
@@ -104,7 +117,8 @@ export async function run(): Promise<BenchResult[]> {
     clients.push(await openClient(bot.http.localUrl, () => undefined));
 
     const lines: string[] = [];
-    for (let i = 0; i < ENTRANTS; i++) lines.push(chatServer.formatPrivmsg(chatServer.viewer(`bench_viewer_${i}`), '!enter'));
+    for (let i = 0; i < ENTRANTS; i++)
+      lines.push(chatServer.formatPrivmsg(chatServer.viewer(`bench_viewer_${i}`), '!enter'));
     const perSlice = (PER_SECOND * SLICE_MS) / 1000;
     const t0 = performance.now();
     for (let sent = 0, slice = 0; sent < lines.length; slice++) {
@@ -137,8 +151,20 @@ export async function run(): Promise<BenchResult[]> {
         unit: 'ms',
         detail: `engine 'entered' -> SSE frame received, ${latencies.length} of ${ENTRANTS} entrants at ${PER_SECOND}/s (${joinSeconds.toFixed(1)} s), 2 clients`,
       },
-      { name: 'overlay.update.latencyP99', value: Math.round(p99), unit: 'ms', detail: `same run; anchor: the ${BATCH_MS} ms batch window` },
-      { name: 'overlay.update.p99ToBatchWindow', value: p99 / BATCH_MS, unit: 'x', target: '<= 2', ok: p99 <= 2 * BATCH_MS, detail: `p99 latency / ${BATCH_MS} ms batch window` },
+      {
+        name: 'overlay.update.latencyP99',
+        value: Math.round(p99),
+        unit: 'ms',
+        detail: `same run; anchor: the ${BATCH_MS} ms batch window`,
+      },
+      {
+        name: 'overlay.update.p99ToBatchWindow',
+        value: p99 / BATCH_MS,
+        unit: 'x',
+        target: '<= 2',
+        ok: p99 <= 2 * BATCH_MS,
+        detail: `p99 latency / ${BATCH_MS} ms batch window`,
+      },
       {
         name: 'overlay.update.winnersLatency',
         value: Math.round(winnersFrameAt - winnersAt),
@@ -149,9 +175,17 @@ export async function run(): Promise<BenchResult[]> {
         name: 'overlay.update.endToWinners',
         value: Math.round(winnersFrameAt - endAt),
         unit: 'ms',
-        detail: '!giveaway end in chat -> winners on the overlay: close, freeze, picks, finish at the sandbox, journal, frame; beacon off (the seed-only close: live, the close also waits for a drand round, 0-3 s; see e2e.close1M.*)',
+        detail:
+          '!giveaway end in chat -> winners on the overlay: close, freeze, picks, finish at the sandbox, journal, frame; beacon off (the seed-only close: live, the close also waits for a drand round, 0-3 s; see e2e.close1M.*)',
       },
-      { name: 'overlay.framesPerEntrant', value: framesWhileJoining / ENTRANTS, unit: 'frames', target: '< 0.05', ok: framesWhileJoining / ENTRANTS < 0.05, detail: `${framesWhileJoining} frames for ${ENTRANTS} !enter; anchor: 1 frame per !enter (unbatched), ~${Math.round(avgFrame)} B each` },
+      {
+        name: 'overlay.framesPerEntrant',
+        value: framesWhileJoining / ENTRANTS,
+        unit: 'frames',
+        target: '< 0.05',
+        ok: framesWhileJoining / ENTRANTS < 0.05,
+        detail: `${framesWhileJoining} frames for ${ENTRANTS} !enter; anchor: 1 frame per !enter (unbatched), ~${Math.round(avgFrame)} B each`,
+      },
       {
         name: 'overlay.bytesPerEntrantPerClient',
         value: perEntrant,

@@ -20,7 +20,13 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureBuilt } from '../scripts/build.mjs';
-import { botProcessEnv, freePort, makeTempDir, startLocalServers, type LocalServers } from '../test/support/e2e-stack.js';
+import {
+  botProcessEnv,
+  freePort,
+  makeTempDir,
+  startLocalServers,
+  type LocalServers,
+} from '../test/support/e2e-stack.js';
 import type { BenchResult } from './types.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -47,7 +53,9 @@ function percentile(xs: number[], p: number): number {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 }
 
 async function healthy(port: number): Promise<boolean> {
@@ -61,14 +69,21 @@ async function healthy(port: number): Promise<boolean> {
 }
 
 /** Spawns `cmd args` with the bot's environment on `port`; resolves when /healthz answers. */
-async function startBotProcess(servers: LocalServers, cmd: string, args: string[], port: number, dataDir: string): Promise<{ child: ChildProcess; ms: number }> {
+async function startBotProcess(
+  servers: LocalServers,
+  cmd: string,
+  args: string[],
+  port: number,
+  dataDir: string,
+): Promise<{ child: ChildProcess; ms: number }> {
   const env = { HOME: process.env.HOME ?? '/tmp', ...botProcessEnv(servers, { dataDir, httpPort: port }) };
   const t0 = performance.now();
   const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr.resume();
   const deadline = t0 + 30_000;
   while (!(await healthy(port))) {
-    if (child.exitCode !== null) throw new Error(`${cmd} ${args.join(' ')} exited with ${child.exitCode} before /healthz answered`);
+    if (child.exitCode !== null)
+      throw new Error(`${cmd} ${args.join(' ')} exited with ${child.exitCode} before /healthz answered`);
     if (performance.now() > deadline) throw new Error(`${cmd} ${args.join(' ')}: no /healthz within 30 s`);
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -146,7 +161,16 @@ class Generator {
 }
 
 function envelope(type: string, data: unknown): Record<string, unknown> {
-  return { testMode: false, id: '', webhookId: 'wcon_bench', shopId: 'sh_bench', type, apiVersion: 'V1', createdAt: new Date().toISOString(), data };
+  return {
+    testMode: false,
+    id: '',
+    webhookId: 'wcon_bench',
+    shopId: 'sh_bench',
+    type,
+    apiVersion: 'V1',
+    createdAt: new Date().toISOString(),
+    data,
+  };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -200,7 +224,10 @@ export async function run(): Promise<BenchResult[]> {
     fw.control.setLive(true, { broadcasterId: servers.chat.channelId, broadcasterLogin: servers.chat.channel });
     const { draw } = fw.control.simulateGiftPurchase({ quantity: 1, username: 'bench_fan' });
     const order = [...fw.state.orders.values()][0];
-    const signedTemplates = [envelope('ORDER_PLACED', order), envelope('GIFT_DRAW_ENDED', { ...draw, id: 'gdr_bench_unknown' })];
+    const signedTemplates = [
+      envelope('ORDER_PLACED', order),
+      envelope('GIFT_DRAW_ENDED', { ...draw, id: 'gdr_bench_unknown' }),
+    ];
     const port = await freePort();
     const bot = await startBotProcess(servers, process.execPath, ['scripts/run.mjs', 'main'], port, temp.dir);
     const gen = new Generator();
@@ -214,7 +241,10 @@ export async function run(): Promise<BenchResult[]> {
         let bestP99 = NaN;
         let stopped = `every step up to ${STEPS.at(-1)}/s held`;
         for (const rate of STEPS) {
-          const r = await gen.run({ url, durationMs: STEP_MS, streams: [{ name, rate, secret, templates: signedTemplates }] }, STEP_MS + 15_000);
+          const r = await gen.run(
+            { url, durationMs: STEP_MS, streams: [{ name, rate, secret, templates: signedTemplates }] },
+            STEP_MS + 15_000,
+          );
           if (!r || r.partial) {
             stopped = `${rate}/s: answers still missing 15 s after the step`;
             break;

@@ -114,7 +114,16 @@ export async function run(): Promise<BenchResult[]> {
     const order = [...s.fourthwall.state.orders.values()][0];
     const hooks = (phase: string) =>
       Array.from({ length: 400 }, (_, i) => {
-        const body = JSON.stringify({ testMode: false, id: `weve_${phase}_${i}`, webhookId: 'wcon_bench', shopId: 'sh_bench', type: 'ORDER_PLACED', apiVersion: 'V1', createdAt: new Date().toISOString(), data: order });
+        const body = JSON.stringify({
+          testMode: false,
+          id: `weve_${phase}_${i}`,
+          webhookId: 'wcon_bench',
+          shopId: 'sh_bench',
+          type: 'ORDER_PLACED',
+          apiVersion: 'V1',
+          createdAt: new Date().toISOString(),
+          data: order,
+        });
         return { body, signature: signWebhookBody(body, secret) };
       });
     const base = `http://127.0.0.1:${tunnel.port}`;
@@ -122,7 +131,9 @@ export async function run(): Promise<BenchResult[]> {
     // warm: the page's script bundle and the first build happen before anything is timed; the
     // page's size as sent plain and as sent to a browser (brotli), for the bytes row
     const size = async (encoding: string) => {
-      const r = await fetch(`${base}/verify/big_draw`, { headers: { 'x-forwarded-for': '198.51.100.1', 'accept-encoding': encoding } });
+      const r = await fetch(`${base}/verify/big_draw`, {
+        headers: { 'x-forwarded-for': '198.51.100.1', 'accept-encoding': encoding },
+      });
       return Number(r.headers.get('content-length'));
     };
     const plainBytes = await size('identity');
@@ -132,14 +143,22 @@ export async function run(): Promise<BenchResult[]> {
     await sleep(PHASE_MS);
     const idle = await idleProbe.stop();
 
-    const flood = worker<{ statuses: Record<string, number>; bytes: number }>(FLOOD, { base, clients: CLIENTS, path: '/verify/big_draw' });
+    const flood = worker<{ statuses: Record<string, number>; bytes: number }>(FLOOD, {
+      base,
+      clients: CLIENTS,
+      path: '/verify/big_draw',
+    });
     const floodProbe = worker<ProbeResult>(PROBES, { base, local, hooks: hooks('flood') });
     await sleep(PHASE_MS);
     const busy = await floodProbe.stop();
     const f = await flood.stop();
     await s.bot.http.idle();
 
-    const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
+    const p99 = (xs: number[]) =>
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        99,
+      );
     const hIdle = p99(idle.health);
     const hBusy = p99(busy.health);
     const wIdle = p99(idle.webhook);

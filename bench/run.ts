@@ -38,11 +38,18 @@ const rows = all.map((r) => [
 ]);
 const header = ['benchmark', 'value', 'unit', 'target', 'status', 'detail'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+const line = (cells: string[]) =>
+  cells
+    .map((c, i) => c.padEnd(widths[i]!))
+    .join('  ')
+    .trimEnd();
 console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of rows) console.log(line(r));
-writeFileSync(join(here, 'results.json'), JSON.stringify({ at: new Date().toISOString(), node: process.version, results: all }, null, 2) + '\n');
+writeFileSync(
+  join(here, 'results.json'),
+  JSON.stringify({ at: new Date().toISOString(), node: process.version, results: all }, null, 2) + '\n',
+);
 console.log(`\nwrote bench/results.json (${all.length} results)`);
 console.log(`recorded in ${recordResults(all)}`);
 
@@ -78,7 +85,19 @@ function recordResults(results: BenchResult[]): string {
       if (m) rows.set((JSON.parse(m[1]!) as { name: string }).name, m[1]!);
     }
   }
-  for (const r of results) rows.set(r.name, JSON.stringify({ name: r.name, value: r.value, unit: r.unit, target: r.target, ok: r.ok, detail: r.detail, ...run }));
+  for (const r of results)
+    rows.set(
+      r.name,
+      JSON.stringify({
+        name: r.name,
+        value: r.value,
+        unit: r.unit,
+        target: r.target,
+        ok: r.ok,
+        detail: r.detail,
+        ...run,
+      }),
+    );
   const body = [...rows.values()].map((r) => `    ${r}`).join(',\n');
   writeFileSync(file, `{\n  "rows": [\n${body}\n  ]\n}\n`);
   return file;

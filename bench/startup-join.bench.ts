@@ -12,7 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureBuilt } from '../scripts/build.mjs';
-import { botProcessEnv, freePort, makeTempDir, startLocalServers, type LocalServers } from '../test/support/e2e-stack.js';
+import {
+  botProcessEnv,
+  freePort,
+  makeTempDir,
+  startLocalServers,
+  type LocalServers,
+} from '../test/support/e2e-stack.js';
 import { loadNote, median } from './e2e-support.js';
 import type { BenchResult } from './types.js';
 
@@ -36,11 +42,18 @@ client.connect().catch((err) => { console.error(String(err)); process.exit(1); }
 `;
 
 function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 }
 
 /** Spawns `cmd args` (in the repository); resolves with the ms from spawn to the chat server's JOIN from it, then stops it. */
-async function timeToJoin(servers: LocalServers, cmd: string, args: string[], env: Record<string, string>): Promise<number> {
+async function timeToJoin(
+  servers: LocalServers,
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<number> {
   const t0 = performance.now();
   const joined = new Promise<number>((resolve) => {
     const on = () => {
@@ -55,7 +68,9 @@ async function timeToJoin(servers: LocalServers, cmd: string, args: string[], en
   const failed = exited(child).then(() => {
     throw new Error(`${cmd} ${args.join(' ')} exited (${child.exitCode}) before joining: ${err}`);
   });
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${cmd}: no JOIN within 30 s`)), 30_000).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`${cmd}: no JOIN within 30 s`)), 30_000).unref(),
+  );
   try {
     return await Promise.race([joined, failed, timeout]);
   } finally {
@@ -74,7 +89,10 @@ async function timeToJoin(servers: LocalServers, cmd: string, args: string[], en
 export async function botTimeToJoin(servers: LocalServers, cmd: string, args: string[]): Promise<number> {
   const { dir, cleanup } = await makeTempDir('giftdrop-bench-join-');
   try {
-    const env = { HOME: process.env.HOME ?? '/tmp', ...botProcessEnv(servers, { dataDir: dir, httpPort: await freePort(), logLevel: 'warn' }) };
+    const env = {
+      HOME: process.env.HOME ?? '/tmp',
+      ...botProcessEnv(servers, { dataDir: dir, httpPort: await freePort(), logLevel: 'warn' }),
+    };
     return await timeToJoin(servers, cmd, args, env);
   } finally {
     await cleanup();
@@ -85,7 +103,14 @@ export async function run(): Promise<BenchResult[]> {
   ensureBuilt({ log: (l) => process.stderr.write(`${l}\n`) });
   const servers = await startLocalServers({ fourthwall: { drawDurationSeconds: 60 } });
   const chat = servers.chat;
-  const bareEnv = { PATH: process.env.PATH ?? '', CHAT_HOST: chat.host, CHAT_PORT: String(chat.port), CHAT_BOT: chat.botLogin, CHAT_TOKEN: chat.token, CHAT_CHANNEL: chat.channel };
+  const bareEnv = {
+    PATH: process.env.PATH ?? '',
+    CHAT_HOST: chat.host,
+    CHAT_PORT: String(chat.port),
+    CHAT_BOT: chat.botLogin,
+    CHAT_TOKEN: chat.token,
+    CHAT_CHANNEL: chat.channel,
+  };
   const bare: number[] = [];
   const entry: number[] = [];
   const npm: number[] = [];

@@ -34,12 +34,24 @@ function record(id: string, status: DrawRecord['status'], winners: number): Draw
       pick: i,
       redeemUrl: `https://shop.example/gifts/gft_${id}_${i}`,
     })),
-    fairness: { commitment: 'c'.repeat(64), seed: 's'.repeat(64), entrantsDigest: 'd'.repeat(64), algorithm: 'giftdrop-hmac-sha256-v1' },
+    fairness: {
+      commitment: 'c'.repeat(64),
+      seed: 's'.repeat(64),
+      entrantsDigest: 'd'.repeat(64),
+      algorithm: 'giftdrop-hmac-sha256-v1',
+    },
   };
 }
 
 function entrant(i: number): Entrant {
-  return { userId: String(5_000_000 + i), login: `viewer${i}`, displayName: `Viewer${i}`, weight: 1, roles: noRoles, enteredAt: 1_767_225_600_000 + i };
+  return {
+    userId: String(5_000_000 + i),
+    login: `viewer${i}`,
+    displayName: `Viewer${i}`,
+    weight: 1,
+    roles: noRoles,
+    enteredAt: 1_767_225_600_000 + i,
+  };
 }
 
 async function prepare(pastDraws: number): Promise<{ repo: FileDrawRepository; dir: string }> {

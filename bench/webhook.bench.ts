@@ -177,7 +177,10 @@ async function syncP99(dir: string, n: number): Promise<number> {
   } finally {
     await handle.close();
   }
-  return percentile(times.sort((a, b) => a - b), 99);
+  return percentile(
+    times.sort((a, b) => a - b),
+    99,
+  );
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -208,8 +211,10 @@ export async function run(): Promise<BenchResult[]> {
       for (let i = 0; i < count; i++) {
         const roll = i % 10;
         let body: string;
-        if (roll === 9 && i > 0) body = out[i - 1 - (i % 7)]!.body; // a redelivery of an earlier event
-        else if (roll >= 5) body = envelope(`weve_${prefix}_${i}`, 'GIFT_DRAW_ENDED', { ...draw, id: `gdr_${prefix}_${i}` });
+        if (roll === 9 && i > 0)
+          body = out[i - 1 - (i % 7)]!.body; // a redelivery of an earlier event
+        else if (roll >= 5)
+          body = envelope(`weve_${prefix}_${i}`, 'GIFT_DRAW_ENDED', { ...draw, id: `gdr_${prefix}_${i}` });
         else body = envelope(`weve_${prefix}_${i}`, 'ORDER_PLACED', order);
         out.push({ body, signature: signWebhookBody(body, secret) });
       }
@@ -223,8 +228,18 @@ export async function run(): Promise<BenchResult[]> {
     const starts = (prefix: string, count: number): Signed[] =>
       Array.from({ length: count }, (_, i) => {
         const id = `gdr_${prefix}_${i}`;
-        const data = { ...draw, id, shopId, durationSeconds: 3600, createdAt: new Date().toISOString(), gifts: [{ id: `gft_${prefix}_${i}`, status: 'AVAILABLE' }] };
-        const body = JSON.stringify({ ...JSON.parse(envelope(`weve_${prefix}_${i}`, 'GIFT_DRAW_STARTED', data)), shopId });
+        const data = {
+          ...draw,
+          id,
+          shopId,
+          durationSeconds: 3600,
+          createdAt: new Date().toISOString(),
+          gifts: [{ id: `gft_${prefix}_${i}`, status: 'AVAILABLE' }],
+        };
+        const body = JSON.stringify({
+          ...JSON.parse(envelope(`weve_${prefix}_${i}`, 'GIFT_DRAW_STARTED', data)),
+          shopId,
+        });
         return { body, signature: signWebhookBody(body, secret) };
       });
     stack.bot.engine.events.on('draw-opened', () => void (opened += 1));

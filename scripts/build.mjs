@@ -17,7 +17,16 @@
  * Run directly (`node scripts/build.mjs`, the package's `prepare` script, which `npm ci` runs) it
  * builds and exits non-zero only when a file could not be transpiled.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -36,7 +45,11 @@ function layout(base = root) {
     dist,
     manifest: join(dist, '.build.json'),
     /** Files whose change rebuilds everything; their newest mtime is stamped in the manifest. */
-    inputs: [join(base, 'tsconfig.json'), fileURLToPath(import.meta.url), fileURLToPath(new URL('./vendor.mjs', import.meta.url))],
+    inputs: [
+      join(base, 'tsconfig.json'),
+      fileURLToPath(import.meta.url),
+      fileURLToPath(new URL('./vendor.mjs', import.meta.url)),
+    ],
   };
 }
 
@@ -104,7 +117,17 @@ export function staleness({ root: base } = {}) {
   const manifest = readManifest(l);
   const vendor = vendorStamp(dirname(l.src));
   const fresh = unchanged(l, manifest, inputs, vendor);
-  if (fresh) return { l, all: false, inputs, build: [], orphans: [], sources: Object.keys(manifest.files).length, manifest, fresh };
+  if (fresh)
+    return {
+      l,
+      all: false,
+      inputs,
+      build: [],
+      orphans: [],
+      sources: Object.keys(manifest.files).length,
+      manifest,
+      fresh,
+    };
   const all = manifest.inputs !== inputs;
   const listedAt = Date.now();
   const tree = walk(l.src);
@@ -112,11 +135,26 @@ export function staleness({ root: base } = {}) {
   const wanted = new Set(sources.map((s) => outputOf(l, s)));
   const stamps = new Map(sources.map((s) => [s, mtime(s)]));
   const srcDirs = new Map(tree.dirs.map((d) => [d, mtime(d)]));
-  const build = sources.filter((s) => all || manifest.files[relative(l.src, s)] !== stamps.get(s) || mtime(outputOf(l, s)) === undefined);
+  const build = sources.filter(
+    (s) => all || manifest.files[relative(l.src, s)] !== stamps.get(s) || mtime(outputOf(l, s)) === undefined,
+  );
   const vendored = join(l.dist, 'node_modules');
   const orphans = walk(l.dist).files.filter((p) => p !== l.manifest && !wanted.has(p) && !p.startsWith(vendored));
   const revendor = all || !sameStamp(manifest.vendor, vendor);
-  return { l, all, inputs, build, orphans, sources: sources.length, stamps, srcDirs, listedAt, manifest, fresh, revendor };
+  return {
+    l,
+    all,
+    inputs,
+    build,
+    orphans,
+    sources: sources.length,
+    stamps,
+    srcDirs,
+    listedAt,
+    manifest,
+    fresh,
+    revendor,
+  };
 }
 
 function writeAtomically(file, data) {
@@ -152,7 +190,8 @@ export function ensureBuilt({ log = () => undefined, root: base } = {}) {
   const s = staleness({ root: base });
   if (s.fresh) return { built: 0, removed: 0, listed: false };
   const l = s.l;
-  if (s.build.length > 0) log(`giftdrop: building dist/ from src/ (${s.build.length} of ${s.sources} files changed)...`);
+  if (s.build.length > 0)
+    log(`giftdrop: building dist/ from src/ (${s.build.length} of ${s.sources} files changed)...`);
   let ts;
   if (s.build.some(isTs)) {
     try {
@@ -169,24 +208,34 @@ export function ensureBuilt({ log = () => undefined, root: base } = {}) {
       writeAtomically(out, { copyFrom: src });
       continue;
     }
-    const result = ts.transpileModule(readFileSync(src, 'utf8'), { compilerOptions: options, fileName: src, reportDiagnostics: true });
+    const result = ts.transpileModule(readFileSync(src, 'utf8'), {
+      compilerOptions: options,
+      fileName: src,
+      reportDiagnostics: true,
+    });
     const errors = (result.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
     if (errors.length) {
-      failures.push(`${relative(dirname(l.src), src)}: ${errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')).join('; ')}`);
+      failures.push(
+        `${relative(dirname(l.src), src)}: ${errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')).join('; ')}`,
+      );
       continue;
     }
     writeAtomically(out, result.outputText);
   }
   for (const o of s.orphans) rmSync(o, { force: true });
   if (failures.length) throw new Error(`could not transpile:\n  ${failures.join('\n  ')}`);
-  if (s.revendor) for (const problem of writeVendored(dirname(l.src))) log(`giftdrop: ${problem} (dist/ uses the installed package)`);
+  if (s.revendor)
+    for (const problem of writeVendored(dirname(l.src))) log(`giftdrop: ${problem} (dist/ uses the installed package)`);
   const files = {};
   for (const [src, t] of s.stamps) files[relative(l.src, src)] = t;
   // src/'s directories as they were when the sources were listed: a file added since is seen next time.
   const dirs = {};
   for (const [d, t] of s.srcDirs) dirs[relative(l.src, d) || '.'] = t;
   const vendor = vendorStamp(dirname(l.src));
-  writeAtomically(l.manifest, JSON.stringify({ builtBy: 'scripts/build.mjs', inputs: s.inputs, listedAt: s.listedAt, files, dirs, vendor }));
+  writeAtomically(
+    l.manifest,
+    JSON.stringify({ builtBy: 'scripts/build.mjs', inputs: s.inputs, listedAt: s.listedAt, files, dirs, vendor }),
+  );
   return { built: s.build.length, removed: s.orphans.length, listed: true };
 }
 

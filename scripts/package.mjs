@@ -32,7 +32,19 @@
  *    SmartScreen says "unknown publisher" (README).
  * Prints one line per step and each executable's size; exits 1 with one line on a failure.
  */
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
@@ -82,7 +94,11 @@ export function officialNode(os, spec, arch = 'x64') {
     say(`fetching ${name}@${version} (npm pack)`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const tgz = execFileSync('npm', ['pack', '--silent', `${name}@${version}`], { cwd: dir, encoding: 'utf8', shell: onWindows }).trim();
+    const tgz = execFileSync('npm', ['pack', '--silent', `${name}@${version}`], {
+      cwd: dir,
+      encoding: 'utf8',
+      shell: onWindows,
+    }).trim();
     execFileSync('tar', ['-xzf', tgz], { cwd: dir });
     rmSync(join(dir, tgz));
   }
@@ -98,7 +114,10 @@ function nodesFor(os, arch, line) {
   const own = os === HOST.os && arch === HOST.arch;
   const ours = own ? undefined : new Set(publishedVersions(HOST.os, HOST.arch, line));
   const candidates = publishedVersions(os, arch, line).filter((v) => own || ours.has(v));
-  if (candidates.length === 0) throw new Error(`no Node ${line} release is published both as node-${os}-${arch} and as node-${HOST.os}-${HOST.arch} (this machine's)`);
+  if (candidates.length === 0)
+    throw new Error(
+      `no Node ${line} release is published both as node-${os}-${arch} and as node-${HOST.os}-${HOST.arch} (this machine's)`,
+    );
   const version = newest(candidates);
   const target = officialNode(os, version, arch);
   return { target, builder: own ? target : officialNode(HOST.os, version, HOST.arch), own };
@@ -107,10 +126,13 @@ function nodesFor(os, arch, line) {
 /** The highest of `versions` (npm view answers one version, or a list in no set order). */
 function newest(versions) {
   const parts = (v) => v.split('.').map(Number);
-  return [versions].flat().sort((a, b) => {
-    const [x, y] = [parts(a), parts(b)];
-    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
-  }).at(-1);
+  return [versions]
+    .flat()
+    .sort((a, b) => {
+      const [x, y] = [parts(a), parts(b)];
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    })
+    .at(-1);
 }
 
 /** Step 1 and 2: the one CommonJS bundle. Returns its path. */
@@ -127,8 +149,13 @@ async function bundle() {
   // The release's own Public Twitch application (the release workflow sets it; empty: the setup
   // page asks for a client id). A client id is public by design: no secret is built in.
   const twitchClientId = (process.env.GIFTDROP_TWITCH_CLIENT_ID ?? '').trim();
-  if (twitchClientId && !/^[a-z0-9]{10,64}$/i.test(twitchClientId)) throw new Error('GIFTDROP_TWITCH_CLIENT_ID must be a Twitch client id (letters and digits)');
-  say(twitchClientId ? `Twitch client id built in: ${twitchClientId}` : 'no Twitch client id built in (GIFTDROP_TWITCH_CLIENT_ID unset): the setup page asks for one');
+  if (twitchClientId && !/^[a-z0-9]{10,64}$/i.test(twitchClientId))
+    throw new Error('GIFTDROP_TWITCH_CLIENT_ID must be a Twitch client id (letters and digits)');
+  say(
+    twitchClientId
+      ? `Twitch client id built in: ${twitchClientId}`
+      : 'no Twitch client id built in (GIFTDROP_TWITCH_CLIENT_ID unset): the setup page asks for one',
+  );
   const { version, homepage } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   // Where the executable's messages send a reader for the settings (src/platform/invocation.ts):
   // GIFTDROP_HOME (the release workflow sets the repository's address), else package.json's homepage.
@@ -183,7 +210,22 @@ function buildExecutable(os, main, output) {
     writeFileSync(executable, withoutSignature(readFileSync(target.bin)));
   }
   const config = join(work, `${os}.sea.json`);
-  writeFileSync(config, JSON.stringify({ main, output, executable, mainFormat: 'commonjs', disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: own }, null, 2));
+  writeFileSync(
+    config,
+    JSON.stringify(
+      {
+        main,
+        output,
+        executable,
+        mainFormat: 'commonjs',
+        disableExperimentalSEAWarning: true,
+        useSnapshot: false,
+        useCodeCache: own,
+      },
+      null,
+      2,
+    ),
+  );
   // stdout: --build-sea's own "Generated single executable ..." line; its errors stay on stderr.
   execFileSync(builder.bin, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (os === 'win') {
@@ -194,7 +236,9 @@ function buildExecutable(os, main, output) {
     chmodSync(output, 0o755);
   }
   const built = own ? '' : `, written by node-${HOST.os}-${HOST.arch}`;
-  say(`${relative(root, output)}: Node ${target.version} (${os}-x64${os === 'win' ? ', unsigned' : ''}${built}), ${mb(statSync(output).size)}`);
+  say(
+    `${relative(root, output)}: Node ${target.version} (${os}-x64${os === 'win' ? ', unsigned' : ''}${built}), ${mb(statSync(output).size)}`,
+  );
 }
 
 /** Writes the header checksum of the Windows executable `file` again (the injection leaves the old one). */
@@ -226,7 +270,8 @@ if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) 
   try {
     mkdirSync(work, { recursive: true });
     mkdirSync(releaseDir, { recursive: true });
-    for (const f of readdirSync(releaseDir)) if (f.startsWith('giftdrop-')) rmSync(join(releaseDir, f), { force: true });
+    for (const f of readdirSync(releaseDir))
+      if (f.startsWith('giftdrop-')) rmSync(join(releaseDir, f), { force: true });
     const main = await bundle();
     buildExecutable('win', main, WINDOWS_EXE);
     buildExecutable('linux', main, LINUX_EXE);

@@ -24,13 +24,18 @@ const CERTIFICATE_DIRECTORY = 4;
 function layout(pe) {
   if (pe.length < 0x40 || pe.readUInt16LE(0) !== MZ) throw new Error('not a Windows executable (no MZ header)');
   const header = pe.readUInt32LE(0x3c);
-  if (header + 24 > pe.length || pe.readUInt32LE(header) !== PE_SIGNATURE) throw new Error('not a Windows executable (no PE header)');
+  if (header + 24 > pe.length || pe.readUInt32LE(header) !== PE_SIGNATURE)
+    throw new Error('not a Windows executable (no PE header)');
   const optional = header + 24;
   const magic = pe.readUInt16LE(optional);
-  if (magic !== PE32 && magic !== PE32_PLUS) throw new Error(`not a Windows executable (optional header magic 0x${magic.toString(16)})`);
+  if (magic !== PE32 && magic !== PE32_PLUS)
+    throw new Error(`not a Windows executable (optional header magic 0x${magic.toString(16)})`);
   const directories = optional + (magic === PE32_PLUS ? 112 : 96);
   const count = pe.readUInt32LE(directories - 4); // NumberOfRvaAndSizes
-  return { checksumAt: optional + 64, certificateEntryAt: count > CERTIFICATE_DIRECTORY ? directories + 8 * CERTIFICATE_DIRECTORY : undefined };
+  return {
+    checksumAt: optional + 64,
+    certificateEntryAt: count > CERTIFICATE_DIRECTORY ? directories + 8 * CERTIFICATE_DIRECTORY : undefined,
+  };
 }
 
 /** The certificate table's file offset and size, or undefined when the file carries none. */
@@ -75,7 +80,9 @@ export function withoutSignature(pe) {
   const end = table.offset + table.size;
   // The table is padded to 8 bytes; anything after that padding is not the signature's.
   if (table.offset > pe.length || end > pe.length || pe.length - end > 7) {
-    throw new Error(`the certificate table (bytes ${table.offset}-${end} of ${pe.length}) is not at the end of the file; remove the signature with signtool remove /s`);
+    throw new Error(
+      `the certificate table (bytes ${table.offset}-${end} of ${pe.length}) is not at the end of the file; remove the signature with signtool remove /s`,
+    );
   }
   const out = Buffer.from(pe.subarray(0, table.offset));
   const { certificateEntryAt, checksumAt } = layout(out);

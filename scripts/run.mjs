@@ -25,7 +25,9 @@ if (!entry || !/^[\w/-]+$/.test(entry)) {
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 22) {
-  console.error(`giftdrop: needs Node.js 22 or newer (this is ${process.version}): install the LTS from https://nodejs.org and run the command again`);
+  console.error(
+    `giftdrop: needs Node.js 22 or newer (this is ${process.version}): install the LTS from https://nodejs.org and run the command again`,
+  );
   process.exit(1);
 }
 

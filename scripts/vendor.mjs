@@ -55,7 +55,11 @@ export function writeVendored(base) {
     try {
       if (!esbuild) throw new Error('no bundler');
       const result = esbuild.buildSync({
-        stdin: { contents: `export * from '${name}';\nexport { default } from '${name}';\n`, resolveDir: base, loader: 'js' },
+        stdin: {
+          contents: `export * from '${name}';\nexport { default } from '${name}';\n`,
+          resolveDir: base,
+          loader: 'js',
+        },
         bundle: true,
         platform: 'node',
         format: 'esm',
@@ -65,9 +69,15 @@ export function writeVendored(base) {
         legalComments: 'inline',
       });
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module', exports: { '.': './index.js' } }));
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({ name, private: true, type: 'module', exports: { '.': './index.js' } }),
+      );
       const tmp = `${out}.${process.pid}.tmp`;
-      writeFileSync(tmp, `// ${name}: esbuild bundle of node_modules/${name} made by scripts/vendor.mjs (start-up speed); do not edit.\n${result.outputFiles[0].text}`);
+      writeFileSync(
+        tmp,
+        `// ${name}: esbuild bundle of node_modules/${name} made by scripts/vendor.mjs (start-up speed); do not edit.\n${result.outputFiles[0].text}`,
+      );
       renameSync(tmp, out);
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });

@@ -62,7 +62,9 @@ function workingFolder(cwd: string, executable: string): string {
 async function runExecutable(argv: readonly string[]): Promise<void> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-v') {
-    process.stdout.write(`giftdrop ${typeof GIFTDROP_VERSION === 'string' ? GIFTDROP_VERSION : '(development)'} (Node.js ${process.version}, ${process.platform}-${process.arch})\n`);
+    process.stdout.write(
+      `giftdrop ${typeof GIFTDROP_VERSION === 'string' ? GIFTDROP_VERSION : '(development)'} (Node.js ${process.version}, ${process.platform}-${process.arch})\n`,
+    );
     return;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
@@ -83,7 +85,9 @@ async function runExecutable(argv: readonly string[]): Promise<void> {
     case 'setup':
       return (await import('./cli/setup.js')).setupCommand();
     default:
-      process.stderr.write(`giftdrop: unknown command "${name}": run ${giftdropCommand('start', '--help')} for the commands.\n`);
+      process.stderr.write(
+        `giftdrop: unknown command "${name}": run ${giftdropCommand('start', '--help')} for the commands.\n`,
+      );
       process.exitCode = 2;
   }
 }
@@ -92,7 +96,14 @@ async function runExecutable(argv: readonly string[]): Promise<void> {
 // it was started from (how its messages name it).
 const consoleTitle = process.title;
 startedAsExecutable(process.execPath, process.cwd(), typeof GIFTDROP_HOME === 'string' ? GIFTDROP_HOME : undefined);
-if (ownsConsoleWindow(process.platform, { title: consoleTitle, file: process.execPath, stdinIsTerminal: process.stdin.isTTY === true, stdoutIsTerminal: process.stdout.isTTY === true })) {
+if (
+  ownsConsoleWindow(process.platform, {
+    title: consoleTitle,
+    file: process.execPath,
+    stdinIsTerminal: process.stdin.isTTY === true,
+    stdoutIsTerminal: process.stdout.isTTY === true,
+  })
+) {
   holdWindowOnFailure(process, process.stderr, () => readSync(0, Buffer.alloc(256)));
 }
 

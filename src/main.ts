@@ -43,7 +43,9 @@ async function main(): Promise<void> {
   // mode starts its new world with a new dashboard token too. Live data is never reset.
   const reset = process.argv.slice(2).includes('--reset');
   if (reset && config.mode !== 'sandbox') {
-    process.stderr.write('giftdrop: --reset clears the sandbox data only (DATA_DIR/sandbox), and this is live mode: live data is never reset. Run it without live credentials or with GIFTDROP_MODE=sandbox.\n');
+    process.stderr.write(
+      'giftdrop: --reset clears the sandbox data only (DATA_DIR/sandbox), and this is live mode: live data is never reset. Run it without live credentials or with GIFTDROP_MODE=sandbox.\n',
+    );
     process.exit(1);
   }
   // stdout is the transcript (the sandbox demo's, or the live console on a terminal): logs then go
@@ -71,7 +73,10 @@ async function main(): Promise<void> {
     ...(config.dataRoot ? { dataRoot: config.dataRoot } : {}),
     secretFiles: config.dashboardToken ? [] : [join(config.dataDir, TOKEN_FILE)],
   });
-  if (!dataRootExisted && config.dataDirSet) logger.warn(`DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
+  if (!dataRootExisted && config.dataDirSet)
+    logger.warn(
+      `DATA_DIR ${dataRoot} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`,
+    );
   for (const line of riskySettings(config)) logger.warn(line);
 
   // The shutdown signals are owned once for the whole process; what they stop follows the phase
@@ -85,7 +90,13 @@ async function main(): Promise<void> {
     stopCurrent = stop;
   };
   // The setup page (src/setup): the same for the demo and the live bot, which it can (re)start.
-  const setup = new SetupService({ config, logger, clock: systemClock, lockHeld: config.mode === 'live', warn: (m) => logger.warn(m) });
+  const setup = new SetupService({
+    config,
+    logger,
+    clock: systemClock,
+    lockHeld: config.mode === 'live',
+    warn: (m) => logger.warn(m),
+  });
   const liveDataDir = config.dataRoot ?? config.dataDir;
   /** Aborted by a stop asked for before the bot finished starting. */
   let startup = new AbortController();
@@ -94,7 +105,11 @@ async function main(): Promise<void> {
     if (config.mode === 'sandbox') {
       // Loaded only here: live mode never loads the sandboxes.
       const { runSandboxMode } = await import('./local/sandbox-mode.js');
-      const route = setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
+      const route = setupRoute(setup, {
+        dataDir: config.dataDir,
+        ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}),
+        liveDataDir,
+      });
       const code = await runSandboxMode({
         config,
         logger,
@@ -113,7 +128,9 @@ async function main(): Promise<void> {
       config = loadConfigOrExit();
       for (const secret of secretValues(config)) registerSecret(logger, secret);
       if (config.mode !== 'live') {
-        process.stderr.write('giftdrop: the setup page finished, but the configuration is not live (GIFTDROP_MODE=sandbox?): remove GIFTDROP_MODE from .env and start again.\n');
+        process.stderr.write(
+          'giftdrop: the setup page finished, but the configuration is not live (GIFTDROP_MODE=sandbox?): remove GIFTDROP_MODE from .env and start again.\n',
+        );
         process.exit(1);
       }
     }
@@ -135,7 +152,11 @@ async function main(): Promise<void> {
       const live = new LiveConsole({ out: process.stdout, tty: process.stdout.isTTY === true });
       let running: Bot | undefined;
       startup = new AbortController();
-      const route = setupRoute(setup, { dataDir: config.dataDir, ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}), liveDataDir });
+      const route = setupRoute(setup, {
+        dataDir: config.dataDir,
+        ...(config.dashboardToken ? { dashboardToken: config.dashboardToken } : {}),
+        liveDataDir,
+      });
       const starting = startBot({
         config,
         logger,
@@ -157,21 +178,30 @@ async function main(): Promise<void> {
       });
       const bot = (running = await starting);
       live.attach(bot);
-      setup.attach(config, () => bot.health().problems ?? [], () => bot.twitchEvents, () => bot.reach());
-      live.operator.notify(`setup page (change the channel, the logins or the tunnel address) at ${bot.http.localUrl}/setup`);
+      setup.attach(
+        config,
+        () => bot.health().problems ?? [],
+        () => bot.twitchEvents,
+        () => bot.reach(),
+      );
+      live.operator.notify(
+        `setup page (change the channel, the logins or the tunnel address) at ${bot.http.localUrl}/setup`,
+      );
       // A token from .env refused on a later reconnect: say which variable to fix and exit, never
       // loop. A login saved by the setup page stays up instead (the dashboard and /healthz say to
       // log in again on the page, which restarts the bot).
       bot.chat.on('fatal', (err: Error) => {
         if (!config.twitch.token) return;
-        logger.fatal(`Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`);
+        logger.fatal(
+          `Twitch refused the login after a reconnect: check TWITCH_TOKEN (it may have expired or been revoked). ${err.message}`,
+        );
         void bot.stop('chat authentication failed').finally(() => process.exit(1));
       });
       await setup.applied();
       // "Apply" on the setup page: the bot restarts with the saved setup, in this process, under the same data lock.
       running = undefined;
       live.close();
-      await bot.stop('restarting with the setup page\'s changes');
+      await bot.stop("restarting with the setup page's changes");
       config = loadConfigOrExit();
       for (const secret of secretValues(config)) registerSecret(logger, secret);
     }
@@ -183,7 +213,9 @@ async function main(): Promise<void> {
       } else if (isAddressInUse(err)) {
         process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
       } else if (err instanceof TwitchAuthError) {
-        logger.fatal(`Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`);
+        logger.fatal(
+          `Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`,
+        );
       } else {
         logger.fatal({ err }, `giftdrop could not start: ${(err as Error).message}`);
       }

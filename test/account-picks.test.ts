@@ -40,9 +40,18 @@ class TablePort implements AccountInfoPort {
         this.clock.now = needs.until ?? this.clock.now; // the deadline came while waiting for it
         unchecked.push(id);
       } else if (this.failing.has(id)) unchecked.push(id);
-      else info.set(id, { createdAt: NOW - 400 * DAY, answeredAt: NOW, ...(this.follows.has(id) ? { followedAt: NOW - 30 * DAY } : {}) });
+      else
+        info.set(id, {
+          createdAt: NOW - 400 * DAY,
+          answeredAt: NOW,
+          ...(this.follows.has(id) ? { followedAt: NOW - 30 * DAY } : {}),
+        });
     }
-    return Promise.resolve({ info, unchecked, ...(unchecked.length ? { problem: 'Twitch API answered HTTP 503' } : {}) });
+    return Promise.resolve({
+      info,
+      unchecked,
+      ...(unchecked.length ? { problem: 'Twitch API answered HTTP 503' } : {}),
+    });
   }
 }
 
@@ -68,14 +77,27 @@ function exact(order: readonly string[], pool: ReadonlyMap<string, number>): num
   return p;
 }
 
-async function distribution(weights: readonly number[], eligible: readonly number[], wanted: number, runs: number): Promise<void> {
+async function distribution(
+  weights: readonly number[],
+  eligible: readonly number[],
+  wanted: number,
+  runs: number,
+): Promise<void> {
   const entrants = list(weights);
   const frozen = FrozenList.freeze(entrants);
   const passing = new Set(eligible.map((i) => entrants[i]!.userId));
   const { gate } = gateOf(new TablePort(passing));
   const seen = new Map<string, number>();
   for (let k = 0; k < runs; k++) {
-    const got = await takeCheckedPicks({ key: seedOf(`run ${k}`), frozen, from: 0, wanted, gate, until: NOW + 60_000, now: () => NOW });
+    const got = await takeCheckedPicks({
+      key: seedOf(`run ${k}`),
+      frozen,
+      from: 0,
+      wanted,
+      gate,
+      until: NOW + 60_000,
+      now: () => NOW,
+    });
     expect(got.picks.every((p) => passing.has(p.entrant.userId))).toBe(true);
     const key = got.picks.map((p) => p.entrant.userId).join(',');
     seen.set(key, (seen.get(key) ?? 0) + 1);
@@ -121,26 +143,58 @@ describe('picks checked against the account rules', () => {
       closesAt: new Date(NOW - 60_000).toISOString(),
       entrants: 40,
       winners: [],
-      fairness: { commitment: commitmentOf(seed), seed: seed.toString('hex'), entrantsDigest: digest, algorithm: FAIRNESS_ALGORITHM },
+      fairness: {
+        commitment: commitmentOf(seed),
+        seed: seed.toString('hex'),
+        entrantsDigest: digest,
+        algorithm: FAIRNESS_ALGORITHM,
+      },
       frozenEntrants: canonical,
     };
     const s = new DrawSession(record, seed, [], 'settled');
-    const got = await takeCheckedPicks({ key: seed, frozen: s.frozen!, from: 0, wanted: 3, gate, until: NOW + 60_000, now: () => NOW });
+    const got = await takeCheckedPicks({
+      key: seed,
+      frozen: s.frozen!,
+      from: 0,
+      wanted: 3,
+      gate,
+      until: NOW + 60_000,
+      now: () => NOW,
+    });
     expect(got.picks).toHaveLength(3);
     expect(got.setAside.length).toBeGreaterThan(0);
     expect(got.setAside.every((a) => a.reason === 'not-follower' && a.at === new Date(NOW).toISOString())).toBe(true);
-    record.winners = got.picks.map((p) => ({ userId: p.entrant.userId, login: p.entrant.login, displayName: p.entrant.login, pick: p.pick, accountCheck: p.accountCheck! }));
+    record.winners = got.picks.map((p) => ({
+      userId: p.entrant.userId,
+      login: p.entrant.login,
+      displayName: p.entrant.login,
+      pick: p.pick,
+      accountCheck: p.accountCheck!,
+    }));
     record.setAside = got.setAside;
     // Only picks were looked up, never the whole list.
     expect(port.calls.flat().length).toBeLessThan(40);
 
-    const meta = (reason: 'command' | 'unclaimed') => ({ at: new Date(NOW).toISOString(), reason, displayNameOf: () => undefined, claimPending: false });
+    const meta = (reason: 'command' | 'unclaimed') => ({
+      at: new Date(NOW).toISOString(),
+      reason,
+      displayNameOf: () => undefined,
+      claimPending: false,
+    });
     const before = record.setAside.length;
-    const swap = await replaceWinnerChecked(s, record.winners[1]!.userId, { gate, now: () => NOW, meta: meta('command') });
+    const swap = await replaceWinnerChecked(s, record.winners[1]!.userId, {
+      gate,
+      now: () => NOW,
+      meta: meta('command'),
+    });
     expect(swap).toBeDefined();
     expect(followers.has(swap!.winner.userId)).toBe(true);
     expect(swap!.winner.accountCheck?.result).toBe('checked');
-    const swap2 = await replaceWinnerChecked(s, record.winners[0]!.userId, { gate, now: () => NOW, meta: meta('unclaimed') });
+    const swap2 = await replaceWinnerChecked(s, record.winners[0]!.userId, {
+      gate,
+      now: () => NOW,
+      meta: meta('unclaimed'),
+    });
     expect(swap2).toBeDefined();
     expect(record.setAside.length).toBeGreaterThan(before); // the replacements skipped non-followers too
     expect(said.some((l) => /picks? set aside \(\d+ not following the channel\)/.test(l))).toBe(true);
@@ -171,13 +225,29 @@ describe('picks checked against the account rules', () => {
     const first = plain.picks[0]!.entrant.userId;
 
     const allow = gateOf(new TablePort(everyone, new Set([first])));
-    const a = await takeCheckedPicks({ key, frozen, from: 0, wanted: 3, gate: allow.gate, until: NOW + 60_000, now: () => NOW });
+    const a = await takeCheckedPicks({
+      key,
+      frozen,
+      from: 0,
+      wanted: 3,
+      gate: allow.gate,
+      until: NOW + 60_000,
+      now: () => NOW,
+    });
     expect(a.picks.map((p) => p.entrant.userId)).toEqual(plain.picks.map((p) => p.entrant.userId));
     expect(a.picks.map((p) => p.accountCheck?.result)).toEqual(['unchecked', 'checked', 'checked']);
     expect(a).toMatchObject({ unchecked: 1, checked: 2, setAside: [], problem: 'Twitch API answered HTTP 503' });
 
     const exclude = gateOf(new TablePort(everyone, new Set([first])), { ...FOLLOWERS, uncheckable: 'exclude' });
-    const x = await takeCheckedPicks({ key, frozen, from: 0, wanted: 3, gate: exclude.gate, until: NOW + 60_000, now: () => NOW });
+    const x = await takeCheckedPicks({
+      key,
+      frozen,
+      from: 0,
+      wanted: 3,
+      gate: exclude.gate,
+      until: NOW + 60_000,
+      now: () => NOW,
+    });
     expect(x.setAside).toEqual([expect.objectContaining({ pick: 0, userId: first, reason: 'unchecked' })]);
     expect(x.picks.map((p) => p.pick)).toEqual([1, 2, 3]);
 
@@ -185,7 +255,15 @@ describe('picks checked against the account rules', () => {
     const second = plain.picks[1]!.entrant.userId;
     const clock = { now: NOW, slow: new Set([second]) };
     const slow = gateOf(new TablePort(everyone, new Set(), clock), FOLLOWERS, () => clock.now);
-    const t = await takeCheckedPicks({ key, frozen, from: 0, wanted: 3, gate: slow.gate, until: NOW + 45_000, now: () => clock.now });
+    const t = await takeCheckedPicks({
+      key,
+      frozen,
+      from: 0,
+      wanted: 3,
+      gate: slow.gate,
+      until: NOW + 45_000,
+      now: () => clock.now,
+    });
     expect(t.outOfTime).toBe(true);
     expect(t.picks.map((p) => p.entrant.userId)).toEqual([first]);
     expect(t.setAside).toEqual([]);

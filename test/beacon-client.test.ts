@@ -41,7 +41,11 @@ describe('DrandBeacon', () => {
     closers.push(() => client.close());
     expect(client.chain).toBe(QUICKNET.hash);
     expect(client.sandbox).toBeUndefined();
-    await expect(client.fetch(3, clock.now() + 5000)).resolves.toEqual({ round: 3, randomness: v.randomness, signature: v.signature });
+    await expect(client.fetch(3, clock.now() + 5000)).resolves.toEqual({
+      round: 3,
+      randomness: v.randomness,
+      signature: v.signature,
+    });
 
     const other = KNOWN_ANSWERS[1]!; // round 2's real signature, served as round 3
     const forged = await relay(other.signature, other.randomness);

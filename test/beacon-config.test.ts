@@ -22,7 +22,11 @@ describe('fairness settings', () => {
   it('read the settings file and GIFTDROP_BEACON_URL (trailing slash dropped)', async () => {
     const file = join(dir, 'ok.json');
     await writeFile(file, JSON.stringify({ fairness: { beacon: 'off', beaconWaitSeconds: 30 } }));
-    const c = loadConfig({ env: { GIFTDROP_CONFIG: file, GIFTDROP_BEACON_URL: 'https://relay.example/' }, cwd: dir, dotenv: false });
+    const c = loadConfig({
+      env: { GIFTDROP_CONFIG: file, GIFTDROP_BEACON_URL: 'https://relay.example/' },
+      cwd: dir,
+      dotenv: false,
+    });
     expect(c.settings.fairness).toEqual({ beacon: 'off', beaconWaitSeconds: 30 });
     expect(c.beaconUrl).toBe('https://relay.example');
   });
@@ -33,7 +37,9 @@ describe('fairness settings', () => {
     const fileProblems = configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: file }, cwd: dir, dotenv: false }));
     expect(fileProblems.join('\n')).toMatch(/fairness\.beacon/);
     expect(fileProblems.join('\n')).toMatch(/fairness\.beaconWaitSeconds/);
-    const envProblems = configProblems(() => loadConfig({ env: { GIFTDROP_BEACON_URL: 'not a url' }, cwd: dir, dotenv: false }));
+    const envProblems = configProblems(() =>
+      loadConfig({ env: { GIFTDROP_BEACON_URL: 'not a url' }, cwd: dir, dotenv: false }),
+    );
     expect(envProblems.join('\n')).toMatch(/GIFTDROP_BEACON_URL/);
   });
 });

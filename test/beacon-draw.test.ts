@@ -22,7 +22,18 @@ import { ManualClock } from '../src/shared/clock.js';
 import { roundTimeMs } from '../src/fairness/drand.js';
 import { FileDrawRepository } from '../src/storage/index.js';
 import { FailingSaves } from './support/failing-repository.js';
-import { CountingRandom, FakeChat, FakeOperator, FakeShop, START_MS, chatMsg, makeTempDir, purchase, removeDir, waitFor } from './support/giveaway-fakes.js';
+import {
+  CountingRandom,
+  FakeChat,
+  FakeOperator,
+  FakeShop,
+  START_MS,
+  chatMsg,
+  makeTempDir,
+  purchase,
+  removeDir,
+  waitFor,
+} from './support/giveaway-fakes.js';
 import { LogCapture } from './support/log-capture.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -33,7 +44,16 @@ afterEach(async () => {
 async function setup(
   reuse?: { dir: string; clock: ManualClock; beacon: BeaconSandbox },
   faults?: (repo: FileDrawRepository) => FailingSaves,
-): Promise<{ svc: GiveawayEngine; chat: FakeChat; clock: ManualClock; beacon: BeaconSandbox; repo: FileDrawRepository; dir: string; log: LogCapture; operator: FakeOperator }> {
+): Promise<{
+  svc: GiveawayEngine;
+  chat: FakeChat;
+  clock: ManualClock;
+  beacon: BeaconSandbox;
+  repo: FileDrawRepository;
+  dir: string;
+  log: LogCapture;
+  operator: FakeOperator;
+}> {
   const dir = reuse?.dir ?? (await makeTempDir());
   if (!reuse) cleanups.push(() => removeDir(dir));
   const clock = reuse?.clock ?? new ManualClock(START_MS);
@@ -107,7 +127,11 @@ describe('a draw with the sandbox beacon', () => {
     const record = (await repo.getDraw('p1'))!;
     expect(record.fairness.algorithm).toBe(FAIRNESS_ALGORITHM_V2);
     expect(record.fairness.entrantsDigest!.slice(0, 16)).toBe(m![3]);
-    expect(record.fairness.beacon).toMatchObject({ chain: beacon.chain.hash, round, sandbox: { publicKey: beacon.chain.publicKey } });
+    expect(record.fairness.beacon).toMatchObject({
+      chain: beacon.chain.hash,
+      round,
+      sandbox: { publicKey: beacon.chain.publicKey },
+    });
     expect(record.fairness.seed).toBe(seedHex);
     expect(Date.parse(record.fairness.frozenAt!)).toBeLessThan(roundTimeMs(beacon.chain, round));
     expect(verifyDraw(record)).toMatchObject({ ok: true });
@@ -126,7 +150,11 @@ describe('a draw with the sandbox beacon', () => {
     clock.advance(roundTimeMs(beacon.chain, round) - clock.now());
     await waitFor(() => beacon.requests.some((p) => p.endsWith(`/public/${round}`)), 'the first beacon request');
     clock.advance(10_000);
-    await waitFor(() => chat.matching(/could not be fetched and verified in time/).length === 1, 'the fallback line', 10_000);
+    await waitFor(
+      () => chat.matching(/could not be fetched and verified in time/).length === 1,
+      'the fallback line',
+      10_000,
+    );
     await svc.whenIdle();
     const record = (await repo.getDraw('p2'))!;
     expect(record.fairness.beacon).toEqual({ unavailable: true, chain: beacon.chain.hash, round });
@@ -143,7 +171,11 @@ describe('a draw with the sandbox beacon', () => {
     await waitFor(() => chat.matching(/Entries closed/).length === 1, 'the close announcement');
     const round = Number(/round (\d+)/.exec(chat.matching(/Entries closed/)[0]!)![1]);
     clock.advance(roundTimeMs(beacon.chain, round) - clock.now());
-    await waitFor(() => chat.matching(/could not be fetched and verified in time/).length === 1, 'the fallback line', 10_000);
+    await waitFor(
+      () => chat.matching(/could not be fetched and verified in time/).length === 1,
+      'the fallback line',
+      10_000,
+    );
     await svc.whenIdle();
     expect((await repo.getDraw('p3'))!.fairness.beacon).toMatchObject({ unavailable: true, round });
   });
@@ -160,7 +192,11 @@ describe('a draw with the sandbox beacon', () => {
 
     first.clock.advance(60_000); // the bot comes back a minute later: many rounds have passed
     const second = await setup({ dir: first.dir, clock: first.clock, beacon: first.beacon });
-    await waitFor(() => second.chat.matching(/Anyone can check draw/).length === 1, 'the draw to finish after the restart', 10_000);
+    await waitFor(
+      () => second.chat.matching(/Anyone can check draw/).length === 1,
+      'the draw to finish after the restart',
+      10_000,
+    );
     await second.svc.whenIdle();
     expect(second.chat.matching(/Entries closed/)[0]).toContain(`round ${round} `);
     const record = (await second.repo.getDraw('p4'))!;
@@ -170,8 +206,13 @@ describe('a draw with the sandbox beacon', () => {
   });
 
   /** A save naming a beacon round (not fetched yet): the one the announcement must wait for. */
-  const namesRound = (r: { fairness: { beacon?: object } }) => !!r.fairness.beacon && 'round' in r.fairness.beacon && !('randomness' in r.fairness.beacon) && !('unavailable' in r.fairness.beacon);
-  const saveFailures = (log: LogCapture) => log.lines.filter((l) => l.includes('could not save the beacon round')).length;
+  const namesRound = (r: { fairness: { beacon?: object } }) =>
+    !!r.fairness.beacon &&
+    'round' in r.fairness.beacon &&
+    !('randomness' in r.fairness.beacon) &&
+    !('unavailable' in r.fairness.beacon);
+  const saveFailures = (log: LogCapture) =>
+    log.lines.filter((l) => l.includes('could not save the beacon round')).length;
 
   it('announces the round only once its save succeeded: a failed save is retried, with the first round after the retry', async () => {
     let storage!: FailingSaves;
@@ -207,7 +248,12 @@ describe('a draw with the sandbox beacon', () => {
     storage.failNext(namesRound, 100);
     svc.endNow();
     // 10 s of wait: attempts at 0, 1, 3, 7 and 10 s.
-    for (const [n, step] of [[1, 1000], [2, 2000], [3, 4000], [4, 3000]] as const) {
+    for (const [n, step] of [
+      [1, 1000],
+      [2, 2000],
+      [3, 4000],
+      [4, 3000],
+    ] as const) {
       await waitFor(() => saveFailures(log) === n, `failed save ${n}`);
       clock.advance(step);
     }

@@ -42,7 +42,12 @@ describe('drand-v2: known answers (computed once, frozen in test/support/beacon-
     const v = KNOWN_ANSWERS[0]!;
     const round = Buffer.alloc(8);
     round.writeBigUInt64BE(BigInt(v.round));
-    const message = Buffer.concat([Buffer.from('giftdrop-drand-v2\0', 'ascii'), Buffer.from(v.digest, 'hex'), round, Buffer.from(v.randomness, 'hex')]);
+    const message = Buffer.concat([
+      Buffer.from('giftdrop-drand-v2\0', 'ascii'),
+      Buffer.from(v.digest, 'hex'),
+      round,
+      Buffer.from(v.randomness, 'hex'),
+    ]);
     expect(createHmac('sha256', Buffer.from(v.seed, 'hex')).update(message).digest('hex')).toBe(v.key);
   });
 
@@ -72,14 +77,17 @@ describe('drand-v2: known answers (computed once, frozen in test/support/beacon-
   });
 });
 
-describe('drand-v2: distribution when only the beacon varies (the seed is the operator\'s and fixed)', () => {
+describe("drand-v2: distribution when only the beacon varies (the seed is the operator's and fixed)", () => {
   const seed = createHash('sha256').update('operator-knows-this-seed').digest();
 
   it('picks each of 10 equal entrants uniformly (10,000 beacon values, chi-square at p = 0.001)', () => {
-    const { frozen, digest } = freezeEntrants(Array.from({ length: 10 }, (_, i) => ({ userId: `u${i}`, login: `l${i}`, weight: 1 })));
+    const { frozen, digest } = freezeEntrants(
+      Array.from({ length: 10 }, (_, i) => ({ userId: `u${i}`, login: `l${i}`, weight: 1 })),
+    );
     const counts = Array(10).fill(0) as number[];
     const draws = 10_000;
-    for (let d = 0; d < draws; d++) counts[pickSequence(drawKey(seed, digest, 1 + d, randomnessNo(d)), digest, frozen, 1)[0]!]!++;
+    for (let d = 0; d < draws; d++)
+      counts[pickSequence(drawKey(seed, digest, 1 + d, randomnessNo(d)), digest, frozen, 1)[0]!]!++;
     expect(chiSquare(counts, Array(10).fill(draws / 10))).toBeLessThan(27.877); // 9 dof
   });
 
@@ -88,7 +96,9 @@ describe('drand-v2: distribution when only the beacon varies (the seed is the op
     const total = 10;
     const { frozen, digest } = freezeEntrants(weights.map((w, i) => ({ userId: `u${i}`, login: `l${i}`, weight: w })));
     const pFirst = weights.map((w) => w / total);
-    const pSecond = weights.map((wj, j) => weights.reduce((s, wi, i) => (i === j ? s : s + (wi / total) * (wj / (total - wi))), 0));
+    const pSecond = weights.map((wj, j) =>
+      weights.reduce((s, wi, i) => (i === j ? s : s + (wi / total) * (wj / (total - wi))), 0),
+    );
     const draws = 20_000;
     const first = [0, 0, 0, 0];
     const second = [0, 0, 0, 0];
@@ -97,8 +107,18 @@ describe('drand-v2: distribution when only the beacon varies (the seed is the op
       first[a!]!++;
       second[b!]!++;
     }
-    expect(chiSquare(first, pFirst.map((p) => p * draws))).toBeLessThan(16.266); // 3 dof
-    expect(chiSquare(second, pSecond.map((p) => p * draws))).toBeLessThan(16.266);
+    expect(
+      chiSquare(
+        first,
+        pFirst.map((p) => p * draws),
+      ),
+    ).toBeLessThan(16.266); // 3 dof
+    expect(
+      chiSquare(
+        second,
+        pSecond.map((p) => p * draws),
+      ),
+    ).toBeLessThan(16.266);
     expect(second[3]!).toBeLessThan(first[3]! * 0.9);
   });
 

@@ -25,7 +25,11 @@ let stack: LocalStack;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'giftdrop-beacon-stack-'));
   // With a public address (GIFTDROP_PUBLIC_URL) the closing line links the draw's verify page.
-  const config = loadConfig({ env: { DATA_DIR: dir, HTTP_PORT: '0', GIFTDROP_PUBLIC_URL: 'https://giveaways.example.com/' }, dotenv: false, cwd: dir });
+  const config = loadConfig({
+    env: { DATA_DIR: dir, HTTP_PORT: '0', GIFTDROP_PUBLIC_URL: 'https://giveaways.example.com/' },
+    dotenv: false,
+    cwd: dir,
+  });
   dataDir = config.dataDir;
   stack = await startLocalStack({
     config,
@@ -58,13 +62,22 @@ describe('the bot with the sandbox beacon', () => {
 
     const b = record.fairness.beacon;
     expect(record.fairness.algorithm).toBe(FAIRNESS_ALGORITHM_V2);
-    expect(b).toMatchObject({ chain: stack.beacon!.chain.hash, sandbox: { publicKey: stack.beacon!.chain.publicKey, period: 1 } });
+    expect(b).toMatchObject({
+      chain: stack.beacon!.chain.hash,
+      sandbox: { publicKey: stack.beacon!.chain.publicKey, period: 1 },
+    });
     const round = (b as { round: number }).round;
 
     await waitUntil(() => chat.botMessages().some((l) => l.includes('Anyone can check draw')), 5000, 'the check line');
     const lines = chat.botMessages();
-    const close = lines.findIndex((l) => l.includes(`(list code ${record.fairness.entrantsDigest!.slice(0, 16)})`) && l.includes(`sandbox beacon round ${round} `));
-    const reveal = lines.findIndex((l) => l === `🔎 Anyone can check draw ${open.id}: https://giveaways.example.com/verify/${open.id}`);
+    const close = lines.findIndex(
+      (l) =>
+        l.includes(`(list code ${record.fairness.entrantsDigest!.slice(0, 16)})`) &&
+        l.includes(`sandbox beacon round ${round} `),
+    );
+    const reveal = lines.findIndex(
+      (l) => l === `🔎 Anyone can check draw ${open.id}: https://giveaways.example.com/verify/${open.id}`,
+    );
     expect(close).toBeGreaterThanOrEqual(0);
     expect(reveal).toBeGreaterThan(close);
 
@@ -75,12 +88,16 @@ describe('the bot with the sandbox beacon', () => {
     expect(said.filter((l) => /[0-9a-f]{17}/.test(l))).toEqual([]);
     expect(said.filter((l) => /\b(seed|digest|commitment)\b/i.test(l))).toEqual([]);
     expect(said.filter((l) => /check draw|verify/i.test(l))).toEqual([lines[reveal]]);
-    expect(said.find((l) => l.startsWith('🎉 Giveaway'))).toContain(`(draw code ${record.fairness.commitment.slice(0, 16)})`);
+    expect(said.find((l) => l.startsWith('🎉 Giveaway'))).toContain(
+      `(draw code ${record.fairness.commitment.slice(0, 16)})`,
+    );
 
     await stack.bot.repo.flush();
     const c = captureIo(dataDir);
     expect(await runVerifyCli([open.id], c.io)).toBe(0);
-    expect(c.out()).toMatch(new RegExp(`SANDBOX beacon \\(local key, not drand\\) round ${round}: BLS signature valid`));
+    expect(c.out()).toMatch(
+      new RegExp(`SANDBOX beacon \\(local key, not drand\\) round ${round}: BLS signature valid`),
+    );
 
     const page = await fetch(`${stack.bot.http.url}/verify/${encodeURIComponent(open.id)}`);
     expect(page.status).toBe(200);

@@ -99,7 +99,9 @@ describe('verify: drand-v2 records', () => {
     swapped.rerolls = [swapped.rerolls![1]!, swapped.rerolls![0]!];
     expect(reason(swapped)).toMatch(/reroll 1 took pick 4, but the next unused pick then was 3/);
     const wrongName = sandboxRecord({ id: 'rr2', rerolls: 1 });
-    wrongName.rerolls![0]!.newUserId = wrongName.frozenEntrants!.find((e) => !wrongName.winners.some((w) => w.userId === e.userId))!.userId;
+    wrongName.rerolls![0]!.newUserId = wrongName.frozenEntrants!.find(
+      (e) => !wrongName.winners.some((w) => w.userId === e.userId),
+    )!.userId;
     expect(reason(wrongName)).toMatch(/names .* as the replacement, but pick 3 is/);
     const skipped = sandboxRecord({ id: 'rr3', rerolls: 1 });
     skipped.rerolls = []; // the log hides a reroll: the current winner's pick is then out of range

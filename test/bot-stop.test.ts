@@ -13,7 +13,10 @@ import { makeTempDir, setShopLive, startInProcessStack, waitUntil, type InProces
 class FlushFails extends FailingSaves {
   failFlush = false;
   override flush() {
-    if (this.failFlush) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write (injected)'), { code: 'ENOSPC' }));
+    if (this.failFlush)
+      return Promise.reject(
+        Object.assign(new Error('ENOSPC: no space left on device, write (injected)'), { code: 'ENOSPC' }),
+      );
     return super.flush();
   }
 }
@@ -27,7 +30,10 @@ async function stackWithOpenDraw(): Promise<{ s: InProcessStack; repo: () => Flu
   const temp = await makeTempDir('giftdrop-bot-stop-');
   cleanups.push(temp.cleanup);
   let repo: FlushFails | undefined;
-  const s = await startInProcessStack({ dataDir: temp.dir, bot: { wrapRepository: (r) => (repo = new FlushFails(r)) } });
+  const s = await startInProcessStack({
+    dataDir: temp.dir,
+    bot: { wrapRepository: (r) => (repo = new FlushFails(r)) },
+  });
   cleanups.push(async () => {
     await s.chatServer.close();
     await s.fourthwall.close();
@@ -53,7 +59,9 @@ describe('bot.stop', { timeout: 60_000 }, () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(StopIncomplete);
-    expect((err as Error).message).toBe('stopped, but the open draws could not be saved (ENOSPC: no space left on device, write (injected))');
+    expect((err as Error).message).toBe(
+      'stopped, but the open draws could not be saved (ENOSPC: no space left on device, write (injected))',
+    );
     // it ran to its end: the HTTP server is closed and chat was left
     await expect(fetch(`${s.bot.http.url}/healthz`)).rejects.toThrow();
     expect(s.bot.chat.state).toBe('disconnected');

@@ -5,7 +5,17 @@
  * esbuild) on small projects in temp folders.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,8 +41,11 @@ function ageTree(): void {
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'giftdrop-build-'));
   mkdirSync(src('sub'), { recursive: true });
-  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, isolatedModules: true } }));
-  writeOld(src('a.ts'), "export const a: number = 1;\n");
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, isolatedModules: true } }),
+  );
+  writeOld(src('a.ts'), 'export const a: number = 1;\n');
   writeOld(src('sub/b.ts'), "export const b: string = 'b';\n");
   writeOld(src('page.html'), '<p>one</p>\n');
   ageTree();
@@ -96,7 +109,10 @@ describe('the one-file zod that dist/ loads (scripts/vendor.mjs)', () => {
     mkdirSync(join(project, 'src'));
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
     writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, isolatedModules: true } }));
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', strict: true, isolatedModules: true } }),
+    );
     writeFileSync(
       join(project, 'src', 'check.ts'),
       [
@@ -108,7 +124,12 @@ describe('the one-file zod that dist/ loads (scripts/vendor.mjs)', () => {
   });
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-  const run = () => JSON.parse(execFileSync(process.execPath, [join(project, 'dist', 'check.js')], { encoding: 'utf8' })) as { from: string; ok: boolean; issue: string };
+  const run = () =>
+    JSON.parse(execFileSync(process.execPath, [join(project, 'dist', 'check.js')], { encoding: 'utf8' })) as {
+      from: string;
+      ok: boolean;
+      issue: string;
+    };
 
   it('is bundled from the installed zod and used by the compiled code, with zod’s own messages', () => {
     const lines: string[] = [];
@@ -128,7 +149,7 @@ describe('the one-file zod that dist/ loads (scripts/vendor.mjs)', () => {
   });
 });
 
-describe('the build\'s closing line', () => {
+describe("the build's closing line", () => {
   it('says what it did, never "up to date" beside files it built', () => {
     expect(buildSummary(0, 0)).toBe('dist/ was already up to date (nothing to build).');
     expect(buildSummary(211, 0)).toBe('built dist/ from src/: 211 files compiled.');

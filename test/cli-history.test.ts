@@ -10,7 +10,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dataDir = historyForFile(async (repo) => {
   await repo.saveDraw(finishedRecord({ id: 'lg_old', openedAt: '2026-01-01T00:00:00.000Z', winners: 2 }));
   await repo.saveDraw(
-    finishedRecord({ id: 'gd_new', kind: 'gift-draw', openedAt: '2026-01-02T00:00:00.000Z', winners: 1, offerName: 'Mug, "large"\u001b[31m' }),
+    finishedRecord({
+      id: 'gd_new',
+      kind: 'gift-draw',
+      openedAt: '2026-01-02T00:00:00.000Z',
+      winners: 1,
+      offerName: 'Mug, "large"\u001b[31m',
+    }),
   );
   await repo.saveDraw(openRecord('lg_open', '2026-01-03T00:00:00.000Z'));
 });
@@ -27,7 +33,18 @@ describe('history CLI', () => {
     const expected = finishedRecord({ id: 'lg_old', openedAt: '2026-01-01T00:00:00.000Z', winners: 2 });
     const old = rows[2];
     expect(Object.keys(old).slice(0, 12)).toEqual([
-      'id', 'kind', 'status', 'source', 'offer', 'gifts', 'openedAt', 'closesAt', 'closedAt', 'entrants', 'winners', 'fairness',
+      'id',
+      'kind',
+      'status',
+      'source',
+      'offer',
+      'gifts',
+      'openedAt',
+      'closesAt',
+      'closedAt',
+      'entrants',
+      'winners',
+      'fairness',
     ]);
     expect(old).toMatchObject({
       id: 'lg_old',
@@ -44,7 +61,13 @@ describe('history CLI', () => {
       },
     });
     expect(old.winners).toEqual(
-      expected.winners.map((w) => ({ userId: w.userId, login: w.login, displayName: w.displayName, redeemUrl: w.redeemUrl, pick: w.pick })),
+      expected.winners.map((w) => ({
+        userId: w.userId,
+        login: w.login,
+        displayName: w.displayName,
+        redeemUrl: w.redeemUrl,
+        pick: w.pick,
+      })),
     );
     expect(old.frozenEntrants).toBeUndefined();
     expect(rows[0].closedAt).toBeUndefined();
@@ -68,7 +91,9 @@ describe('history CLI', () => {
     expect(code).toBe(0);
     const lines = out.split('\r\n');
     expect(lines.at(-1)).toBe('');
-    expect(lines[0]).toBe('drawId,kind,offerName,closedAt,userId,login,displayName,giftId,redeemUrl,claimed,entrantsByChannel');
+    expect(lines[0]).toBe(
+      'drawId,kind,offerName,closedAt,userId,login,displayName,giftId,redeemUrl,claimed,entrantsByChannel',
+    );
     expect(lines).toHaveLength(1 + 1 + 2 + 1);
     const gd = finishedRecord({ id: 'gd_new', openedAt: '2026-01-02T00:00:00.000Z', winners: 1 });
     const w = gd.winners[0]!;
@@ -96,7 +121,15 @@ describe('history CLI', () => {
   });
 
   it('rejects bad arguments with the usage and exit code 2', async () => {
-    for (const argv of [['--json', '--csv'], ['--limit'], ['--limit', '0'], ['--limit', 'x'], ['--draw'], ['--bogus'], ['extra']]) {
+    for (const argv of [
+      ['--json', '--csv'],
+      ['--limit'],
+      ['--limit', '0'],
+      ['--limit', 'x'],
+      ['--draw'],
+      ['--bogus'],
+      ['extra'],
+    ]) {
       const { code, err, out } = await run(...argv);
       expect(code, argv.join(' ')).toBe(2);
       expect(err).toContain('usage: npm run history');
@@ -121,8 +154,14 @@ describe('history CLI', () => {
       const { frozenEntrants: _f, ...record } = finishedRecord({ id });
       return record;
     };
-    await writeFile(`${damaged.dir}/history.json.bak`, JSON.stringify({ version: 1, draws: [stored('first')] }, null, 2));
-    await writeFile(`${damaged.dir}/history.json`, JSON.stringify({ version: 1, draws: [stored('first'), stored('second')] }, null, 2).slice(0, 10));
+    await writeFile(
+      `${damaged.dir}/history.json.bak`,
+      JSON.stringify({ version: 1, draws: [stored('first')] }, null, 2),
+    );
+    await writeFile(
+      `${damaged.dir}/history.json`,
+      JSON.stringify({ version: 1, draws: [stored('first'), stored('second')] }, null, 2).slice(0, 10),
+    );
     const c = captureIo(damaged.dir);
     expect(await runHistoryCli(['--json'], c.io)).toBe(0);
     expect(JSON.parse(c.out()).map((r: { id: string }) => r.id)).toEqual(['first']);
@@ -132,11 +171,15 @@ describe('history CLI', () => {
   });
 
   it('runs as `npm run history` with the data directory from the configuration', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/history.ts', '--live', '--json', '--limit', '1'], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir(), GIFTDROP_MODE: 'sandbox' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/history.ts', '--live', '--json', '--limit', '1'],
+      {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: dataDir(), GIFTDROP_MODE: 'sandbox' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));

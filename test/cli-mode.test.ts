@@ -36,8 +36,14 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-async function history(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; ids: string[]; modes: string[]; stderr: string }> {
-  const res = await runProcess('npm', ['run', '--silent', 'history', '--', '--json', ...args], { DATA_DIR: dataDir, ...env });
+async function history(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; ids: string[]; modes: string[]; stderr: string }> {
+  const res = await runProcess('npm', ['run', '--silent', 'history', '--', '--json', ...args], {
+    DATA_DIR: dataDir,
+    ...env,
+  });
   const rows = res.code === 0 ? (JSON.parse(res.stdout) as { id: string; mode: string }[]) : [];
   return { code: res.code, ids: rows.map((r) => r.id), modes: rows.map((r) => r.mode), stderr: res.stderr };
 }
@@ -60,10 +66,15 @@ describe('history and verify pick the mode like npm start', () => {
     expect(res.stderr).toContain('TWITCH_TOKEN: required in live mode');
     expect(res.stderr).toContain('npm run history -- --live (or --sandbox)');
     expect(await history(['--live'], partial)).toMatchObject({ code: 0, ids: ['live_draw'] });
-    const both = await runProcess('npm', ['run', '--silent', 'verify', '--', '--sandbox', '--live', 'x'], { DATA_DIR: dataDir });
+    const both = await runProcess('npm', ['run', '--silent', 'verify', '--', '--sandbox', '--live', 'x'], {
+      DATA_DIR: dataDir,
+    });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--sandbox and --live cannot be combined');
-    const verify = await runProcess('npm', ['run', '--silent', 'verify', '--', '--sandbox', 'sandbox_draw'], { DATA_DIR: dataDir, ...partial });
+    const verify = await runProcess('npm', ['run', '--silent', 'verify', '--', '--sandbox', 'sandbox_draw'], {
+      DATA_DIR: dataDir,
+      ...partial,
+    });
     expect(verify.code, verify.stderr).toBe(0);
   }, 60_000);
 });

@@ -21,8 +21,19 @@ const dataDir = historyForFile(
     await repo.saveDraw(forged);
     await repo.saveDraw(openRecord('still_open'));
     const handedBack = finishedRecord({ id: 'handed_back', entrants: 1, winners: 0 });
-    await repo.saveDraw({ ...handedBack, kind: 'gift-draw', gifts: 3, status: 'failed', failure: { reason: 'only 1 eligible entrant for 3 gifts', at: handedBack.closedAt! } });
-    await repo.saveDraw({ ...openRecord('cancelled_link'), kind: 'link-giveaway', status: 'cancelled', closedAt: new Date(0).toISOString() });
+    await repo.saveDraw({
+      ...handedBack,
+      kind: 'gift-draw',
+      gifts: 3,
+      status: 'failed',
+      failure: { reason: 'only 1 eligible entrant for 3 gifts', at: handedBack.closedAt! },
+    });
+    await repo.saveDraw({
+      ...openRecord('cancelled_link'),
+      kind: 'link-giveaway',
+      status: 'cancelled',
+      closedAt: new Date(0).toISOString(),
+    });
   },
   async (dir) => {
     // edit the stored entrant list behind the bot's back: one entrant gets one more ticket
@@ -31,7 +42,10 @@ const dataDir = historyForFile(
     lines[1] = lines[1]!.replace(/\t(\d+)$/, (_, w: string) => `\t${Number(w) + 1}`);
     await writeFile(file, lines.join('\n'));
     // draws saved before the entrants file version 2: their list is in a version 1 JSON file
-    for (const [id, extra] of [['old_format', 0], ['old_tampered', 1]] as const) {
+    for (const [id, extra] of [
+      ['old_format', 0],
+      ['old_tampered', 1],
+    ] as const) {
       const list = finishedRecord({ id, entrants: 50, winners: 3 }).frozenEntrants!;
       const entrants = list.map((e, i) => [e.userId, e.login, e.weight + (i === 0 ? extra : 0)]);
       await rm(join(dir, 'draws', `${id}.entrants.tsv`));
@@ -58,7 +72,9 @@ describe('verify CLI', () => {
   it('a draw nobody won says so first, with why, and that its seed and list verify', async () => {
     const { code, out } = await run('handed_back');
     expect(code).toBe(0);
-    expect(out.split('\n')[0]).toBe('draw handed_back: nobody won (only 1 eligible entrant for 3 gifts); its seed and entrant list verify.');
+    expect(out.split('\n')[0]).toBe(
+      'draw handed_back: nobody won (only 1 eligible entrant for 3 gifts); its seed and entrant list verify.',
+    );
     expect(out).toContain('winners     (none)');
   });
 

@@ -101,7 +101,9 @@ describe('CommandRegistry names and aliases', () => {
     expect(reg.handle(chatMessage('!join'), noReply)).toBe(false);
     expect(reg.handle(chatMessage('!Mitmachen'), noReply)).toBe(true);
     expect(reg.handle(chatMessage('!dabei'), noReply)).toBe(true);
-    expect(reg.describe()).toEqual([{ canonical: 'enter', name: 'mitmachen', aliases: ['dabei'], permission: 'everyone' }]);
+    expect(reg.describe()).toEqual([
+      { canonical: 'enter', name: 'mitmachen', aliases: ['dabei'], permission: 'everyone' },
+    ]);
     expect(calls).toHaveLength(2);
   });
 
@@ -119,7 +121,7 @@ describe('CommandRegistry names and aliases', () => {
     expect(calls).toHaveLength(3);
   });
 
-  it('a repeated text (remembered after its first line) runs for each line with that line\'s message', () => {
+  it("a repeated text (remembered after its first line) runs for each line with that line's message", () => {
     const { reg } = registry();
     const { command, calls } = recorder('enter');
     reg.register(command);
@@ -206,7 +208,9 @@ describe('CommandRegistry cooldowns', () => {
 
   it('a subcommand listed in cooldown.subcommands has cooldowns of its own (!merch train right after !merch answers)', () => {
     const { reg, clock } = registry();
-    const { command, calls } = recorder('merch', { cooldown: { userMs: 30_000, globalMs: 30_000, subcommands: ['train'] } });
+    const { command, calls } = recorder('merch', {
+      cooldown: { userMs: 30_000, globalMs: 30_000, subcommands: ['train'] },
+    });
     reg.register(command);
     const alice = { userId: '111', login: 'alice' };
     expect(reg.handle(chatMessage('!merch', alice), noReply)).toBe(true);
@@ -239,7 +243,10 @@ describe('CommandRegistry cooldowns', () => {
 
   it('does not consume a cooldown when permission is missing', () => {
     const { reg } = registry();
-    const { command, calls } = recorder('end', { permission: 'moderator', cooldown: { globalMs: 5_000, appliesToMods: true } });
+    const { command, calls } = recorder('end', {
+      permission: 'moderator',
+      cooldown: { globalMs: 5_000, appliesToMods: true },
+    });
     reg.register(command);
     expect(reg.handle(chatMessage('!end'), noReply)).toBe(false);
     expect(reg.handle(chatMessage('!end', { roles: roles({ moderator: true }) }), noReply)).toBe(true);
@@ -266,8 +273,20 @@ describe('CommandRegistry failures', () => {
     const { logger, capture } = capturingLogger();
     const clock = new ManualClock();
     const reg = new CommandRegistry({ clock, logger });
-    reg.register({ name: 'boom', permission: 'everyone', execute: () => { throw new Error('sync boom'); } });
-    reg.register({ name: 'later', permission: 'everyone', execute: async () => { throw new Error('async boom'); } });
+    reg.register({
+      name: 'boom',
+      permission: 'everyone',
+      execute: () => {
+        throw new Error('sync boom');
+      },
+    });
+    reg.register({
+      name: 'later',
+      permission: 'everyone',
+      execute: async () => {
+        throw new Error('async boom');
+      },
+    });
     const ok = recorder('ok');
     reg.register(ok.command);
     expect(reg.handle(chatMessage('!boom', { userId: '999' }), noReply)).toBe(true);

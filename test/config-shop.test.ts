@@ -27,7 +27,10 @@ describe('shop settings', () => {
   it('the example file shows every shop key with its default value (the merch train product aside)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gd-config-shop-'));
     dirs.push(dir);
-    const c = loadConfig({ env: { GIFTDROP_CONFIG: join(import.meta.dirname, '..', 'config', 'giftdrop.example.json') }, cwd: dir });
+    const c = loadConfig({
+      env: { GIFTDROP_CONFIG: join(import.meta.dirname, '..', 'config', 'giftdrop.example.json') },
+      cwd: dir,
+    });
     const defaults = fileSchema.parse({});
     expect(c.settings.alerts).toEqual(defaults.alerts);
     expect(c.settings.merch).toEqual(defaults.merch);
@@ -36,7 +39,9 @@ describe('shop settings', () => {
   });
 
   it('rejects a misspelt key and a merch train without a product, naming the fix', () => {
-    expect(() => loadConfig({ ...settingsFile({ alerts: { orders: { enabled: true } } }), dotenv: false })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...settingsFile({ alerts: { orders: { enabled: true } } }), dotenv: false })).toThrow(
+      ConfigError,
+    );
     let err: unknown;
     try {
       loadConfig({ ...settingsFile({ merchTrain: { enabled: true } }), dotenv: false });
@@ -52,7 +57,11 @@ describe('shop settings', () => {
     // giveaway flow subscribes to GIFT_PURCHASE itself (BOT_WEBHOOK_TYPES), the alerts do not.
     expect(fileSchema.parse({}).alerts.giftPurchase.enabled).toBe(false);
     expect(shopWebhookTypes(fileSchema.parse({})).sort()).toEqual(['DONATION', 'ORDER_PLACED']);
-    expect(shopWebhookTypes(fileSchema.parse({ alerts: { giftPurchase: { enabled: true } } })).sort()).toEqual(['DONATION', 'GIFT_PURCHASE', 'ORDER_PLACED']);
+    expect(shopWebhookTypes(fileSchema.parse({ alerts: { giftPurchase: { enabled: true } } })).sort()).toEqual([
+      'DONATION',
+      'GIFT_PURCHASE',
+      'ORDER_PLACED',
+    ]);
     const off = fileSchema.parse({
       alerts: { order: { enabled: false }, donation: { enabled: false }, giftPurchase: { enabled: false } },
     });
@@ -63,6 +72,13 @@ describe('shop settings', () => {
       alerts: { subscription: { enabled: true }, thankYou: { enabled: true }, giftPurchase: { enabled: true } },
       promo: { autoAnnounce: true },
     });
-    expect(shopWebhookTypes(all).sort()).toEqual(['DONATION', 'GIFT_PURCHASE', 'ORDER_PLACED', 'PROMOTION_STATUS_CHANGED', 'SUBSCRIPTION_PURCHASED', 'THANK_YOU_SENT']);
+    expect(shopWebhookTypes(all).sort()).toEqual([
+      'DONATION',
+      'GIFT_PURCHASE',
+      'ORDER_PLACED',
+      'PROMOTION_STATUS_CHANGED',
+      'SUBSCRIPTION_PURCHASED',
+      'THANK_YOU_SENT',
+    ]);
   });
 });

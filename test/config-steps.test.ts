@@ -41,7 +41,9 @@ describe('loadConfig steps', () => {
     const none = readSettingsFile(dir, {}, undefined);
     expect(none.problems).toEqual([]);
     expect(none.configFile).toBeUndefined();
-    expect(readSettingsFile(dir, { GIFTDROP_CONFIG: 'missing.json' }, undefined).problems[0]).toMatch(/^GIFTDROP_CONFIG: file not found: /);
+    expect(readSettingsFile(dir, { GIFTDROP_CONFIG: 'missing.json' }, undefined).problems[0]).toMatch(
+      /^GIFTDROP_CONFIG: file not found: /,
+    );
     writeFileSync(join(dir, 'bad.json'), '{\n  "draw": ,\n}');
     const bad = readSettingsFile(dir, { GIFTDROP_CONFIG: 'bad.json' }, undefined);
     expect(bad.configFile).toBe(join(dir, 'bad.json'));
@@ -73,7 +75,12 @@ describe('loadConfig steps', () => {
       'TWITCH_CHANNEL: must be a Twitch login (letters, digits, underscore)',
       'TWITCH_IRC_URL: must start with ws:// or wss://',
     ]);
-    expect(fourthwallRateLimit({ FOURTHWALL_RATE_LIMIT: undefined }).window).toEqual({ limit: 100, intervalMs: 10_000 });
-    expect(fourthwallRateLimit({ FOURTHWALL_RATE_LIMIT: '0/5s' }).problems).toEqual(['FOURTHWALL_RATE_LIMIT: both numbers must be positive']);
+    expect(fourthwallRateLimit({ FOURTHWALL_RATE_LIMIT: undefined }).window).toEqual({
+      limit: 100,
+      intervalMs: 10_000,
+    });
+    expect(fourthwallRateLimit({ FOURTHWALL_RATE_LIMIT: '0/5s' }).problems).toEqual([
+      'FOURTHWALL_RATE_LIMIT: both numbers must be positive',
+    ]);
   });
 });

@@ -15,10 +15,13 @@ describe('Twitch auth configuration', () => {
 
   it('TWITCH_AUTH_URL: Twitch by default, the local chat server for a loopback ws:// URL, an explicit value wins', () => {
     expect(load(live).twitch.authUrl).toBe('https://id.twitch.tv/oauth2');
-    expect(load({ ...live, TWITCH_IRC_URL: 'ws://127.0.0.1:6001' }).twitch.authUrl).toBe('http://127.0.0.1:6001/oauth2');
-    expect(load({ ...live, TWITCH_IRC_URL: 'ws://127.0.0.1:6001', TWITCH_AUTH_URL: 'http://127.0.0.1:7000/oauth2/' }).twitch.authUrl).toBe(
-      'http://127.0.0.1:7000/oauth2',
+    expect(load({ ...live, TWITCH_IRC_URL: 'ws://127.0.0.1:6001' }).twitch.authUrl).toBe(
+      'http://127.0.0.1:6001/oauth2',
     );
+    expect(
+      load({ ...live, TWITCH_IRC_URL: 'ws://127.0.0.1:6001', TWITCH_AUTH_URL: 'http://127.0.0.1:7000/oauth2/' }).twitch
+        .authUrl,
+    ).toBe('http://127.0.0.1:7000/oauth2');
   });
 
   it('a refresh token without the client id and secret is an error naming both; the secrets are redacted', () => {
@@ -34,8 +37,17 @@ describe('Twitch auth configuration', () => {
       'TWITCH_CLIENT_ID: required with TWITCH_REFRESH_TOKEN (to refresh TWITCH_TOKEN)',
       'TWITCH_CLIENT_SECRET: required with TWITCH_REFRESH_TOKEN (to refresh TWITCH_TOKEN)',
     ]);
-    const c = load({ ...live, TWITCH_REFRESH_TOKEN: 'refresh-very-secret-1', TWITCH_CLIENT_ID: 'cid', TWITCH_CLIENT_SECRET: 'client-very-secret-2' });
-    expect(c.twitch).toMatchObject({ refreshToken: 'refresh-very-secret-1', clientId: 'cid', clientSecret: 'client-very-secret-2' });
+    const c = load({
+      ...live,
+      TWITCH_REFRESH_TOKEN: 'refresh-very-secret-1',
+      TWITCH_CLIENT_ID: 'cid',
+      TWITCH_CLIENT_SECRET: 'client-very-secret-2',
+    });
+    expect(c.twitch).toMatchObject({
+      refreshToken: 'refresh-very-secret-1',
+      clientId: 'cid',
+      clientSecret: 'client-very-secret-2',
+    });
     expect(secretValues(c)).toEqual(expect.arrayContaining(['refresh-very-secret-1', 'client-very-secret-2']));
   });
 

@@ -48,13 +48,16 @@ describe('config', () => {
   it('some but not all live credentials: an error naming each missing variable, never the demo', () => {
     const { TWITCH_TOKEN: _t, FOURTHWALL_PASSWORD: _p, ...partial } = live;
     const problems = configProblems(() => loadConfig({ env: partial, cwd: emptyDir }));
-    expect(problems[0]).toMatch(/^live credentials are partly set \(TWITCH_CHANNEL, TWITCH_USERNAME, FOURTHWALL_USERNAME, FOURTHWALL_WEBHOOK_SECRET\)/);
+    expect(problems[0]).toMatch(
+      /^live credentials are partly set \(TWITCH_CHANNEL, TWITCH_USERNAME, FOURTHWALL_USERNAME, FOURTHWALL_WEBHOOK_SECRET\)/,
+    );
     expect(problems).toContain('TWITCH_TOKEN: required in live mode');
     expect(problems).toContain('FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME');
     expect(problems.join('\n')).not.toContain('whsec-very-secret-789');
     // One stray variable is enough to mean "live".
     const one = configProblems(() => loadConfig({ env: { FOURTHWALL_WEBHOOK_SECRET: 'x' }, cwd: emptyDir }));
-    for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_USERNAME']) expect(one.join('\n')).toContain(name);
+    for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_USERNAME'])
+      expect(one.join('\n')).toContain(name);
     // GIFTDROP_MODE=sandbox is the explicit way to run the demo anyway.
     expect(loadConfig({ env: { ...partial, GIFTDROP_MODE: 'sandbox' }, cwd: emptyDir }).mode).toBe('sandbox');
   });
@@ -67,15 +70,23 @@ describe('config', () => {
     expect(loadConfig({ env: {}, cwd: emptyDir }).dataDirSet).toBeUndefined();
     const forced = loadConfig({ env: { DATA_DIR: 'store', TWITCH_TOKEN: 'x' }, cwd: emptyDir, readOnlyMode: 'live' });
     expect([forced.mode, forced.dataDir]).toEqual(['live', join(emptyDir, 'store')]);
-    expect(loadConfig({ env: live, cwd: emptyDir, readOnlyMode: 'sandbox' }).dataDir).toBe(join(emptyDir, 'data', 'sandbox'));
+    expect(loadConfig({ env: live, cwd: emptyDir, readOnlyMode: 'sandbox' }).dataDir).toBe(
+      join(emptyDir, 'data', 'sandbox'),
+    );
   });
 
   it('FOURTHWALL_EVENT_POLL_SECONDS: default 5, 0 turns the catch-up poll off, a bad value is named', () => {
     expect(loadConfig({ env: live, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(5);
-    expect(loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '0' }, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(0);
-    expect(loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '2.5' }, cwd: emptyDir }).fourthwall.eventPollSeconds).toBe(2.5);
+    expect(
+      loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '0' }, cwd: emptyDir }).fourthwall.eventPollSeconds,
+    ).toBe(0);
+    expect(
+      loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: '2.5' }, cwd: emptyDir }).fourthwall.eventPollSeconds,
+    ).toBe(2.5);
     for (const bad of ['often', '-1', '7200']) {
-      const text = configProblems(() => loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: bad }, cwd: emptyDir })).join('\n');
+      const text = configProblems(() =>
+        loadConfig({ env: { ...live, FOURTHWALL_EVENT_POLL_SECONDS: bad }, cwd: emptyDir }),
+      ).join('\n');
       expect(text, bad).toContain('FOURTHWALL_EVENT_POLL_SECONDS');
     }
   });
@@ -83,33 +94,56 @@ describe('config', () => {
   it('names every missing live variable in one error', () => {
     const problems = configProblems(() => loadConfig({ env: { GIFTDROP_MODE: 'live' }, cwd: emptyDir }));
     const text = problems.join('\n');
-    for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_USERNAME', 'FOURTHWALL_WEBHOOK_SECRET'])
+    for (const name of [
+      'TWITCH_CHANNEL',
+      'TWITCH_USERNAME',
+      'TWITCH_TOKEN',
+      'FOURTHWALL_USERNAME',
+      'FOURTHWALL_WEBHOOK_SECRET',
+    ])
       expect(text).toContain(name);
   });
 
   it('reports bad fields by name together, never printing a secret', () => {
     const problems = configProblems(() =>
       loadConfig({
-        env: { ...live, HTTP_PORT: '99999', LOG_LEVEL: 'loud', FOURTHWALL_RATE_LIMIT: 'lots', TWITCH_IRC_URL: 'not a url', GIFTDROP_MODE: 'party' },
+        env: {
+          ...live,
+          HTTP_PORT: '99999',
+          LOG_LEVEL: 'loud',
+          FOURTHWALL_RATE_LIMIT: 'lots',
+          TWITCH_IRC_URL: 'not a url',
+          GIFTDROP_MODE: 'party',
+        },
         cwd: emptyDir,
       }),
     );
     const text = problems.join('\n');
-    for (const name of ['HTTP_PORT', 'LOG_LEVEL', 'FOURTHWALL_RATE_LIMIT', 'TWITCH_IRC_URL', 'GIFTDROP_MODE']) expect(text).toContain(name);
+    for (const name of ['HTTP_PORT', 'LOG_LEVEL', 'FOURTHWALL_RATE_LIMIT', 'TWITCH_IRC_URL', 'GIFTDROP_MODE'])
+      expect(text).toContain(name);
     for (const secret of Object.values(live).filter((v) => v.includes('secret'))) expect(text).not.toContain(secret);
   });
 
   it('a refresh token beside an access token needs the client id and secret (else it would be silently unused)', () => {
     const { FOURTHWALL_USERNAME: _u, FOURTHWALL_PASSWORD: _p, ...twitchOnly } = live;
-    const env = { ...twitchOnly, FOURTHWALL_ACCESS_TOKEN: 'at-very-secret-1', FOURTHWALL_REFRESH_TOKEN: 'rt-very-secret-2' };
+    const env = {
+      ...twitchOnly,
+      FOURTHWALL_ACCESS_TOKEN: 'at-very-secret-1',
+      FOURTHWALL_REFRESH_TOKEN: 'rt-very-secret-2',
+    };
     const text = configProblems(() => loadConfig({ env, cwd: emptyDir })).join('\n');
     expect(text).toContain('FOURTHWALL_CLIENT_ID: required with FOURTHWALL_REFRESH_TOKEN');
     expect(text).toContain('FOURTHWALL_CLIENT_SECRET: required with FOURTHWALL_REFRESH_TOKEN');
     expect(text).not.toContain('very-secret');
-    const ok = loadConfig({ env: { ...env, FOURTHWALL_CLIENT_ID: 'app-1', FOURTHWALL_CLIENT_SECRET: 'cs-very-secret-3' }, cwd: emptyDir });
+    const ok = loadConfig({
+      env: { ...env, FOURTHWALL_CLIENT_ID: 'app-1', FOURTHWALL_CLIENT_SECRET: 'cs-very-secret-3' },
+      cwd: emptyDir,
+    });
     expect(ok.fourthwall.auth).toMatchObject({ kind: 'oauth', clientId: 'app-1', refreshToken: 'rt-very-secret-2' });
     // an access token alone is a plain Bearer token
-    expect(loadConfig({ env: { ...twitchOnly, FOURTHWALL_ACCESS_TOKEN: 'at-very-secret-1' }, cwd: emptyDir }).mode).toBe('live');
+    expect(
+      loadConfig({ env: { ...twitchOnly, FOURTHWALL_ACCESS_TOKEN: 'at-very-secret-1' }, cwd: emptyDir }).mode,
+    ).toBe('live');
   });
 
   it('loads .env without overriding the real environment', () => {
@@ -153,7 +187,10 @@ describe('config', () => {
     const dir = tempDir();
     const { TWITCH_CHANNEL: _, ...rest } = live;
     const lines = Object.entries(rest).map(([k, v]) => `${k}=${v}`);
-    writeFileSync(join(dir, '.env'), ['# my bot', 'TWITCH_CHANNEL=#MyChannel   # the channel, as Twitch writes it', ...lines, ''].join('\n'));
+    writeFileSync(
+      join(dir, '.env'),
+      ['# my bot', 'TWITCH_CHANNEL=#MyChannel   # the channel, as Twitch writes it', ...lines, ''].join('\n'),
+    );
     const c = loadConfig({ env: {}, cwd: dir });
     expect(c.mode).toBe('live');
     expect(c.twitch.channel).toBe('mychannel');
@@ -173,7 +210,10 @@ describe('config', () => {
     );
     // a password that starts with # is read as empty: the error says what happened and how to write it
     const noPw = lines.filter((l) => !l.startsWith('FOURTHWALL_PASSWORD='));
-    writeFileSync(join(dir, '.env'), ['TWITCH_CHANNEL=#mychannel', 'FOURTHWALL_PASSWORD=#pw-secret', ...noPw, ''].join('\n'));
+    writeFileSync(
+      join(dir, '.env'),
+      ['TWITCH_CHANNEL=#mychannel', 'FOURTHWALL_PASSWORD=#pw-secret', ...noPw, ''].join('\n'),
+    );
     const problems = configProblems(() => loadConfig({ env: {}, cwd: dir }));
     expect(problems).toContain(
       'FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME (in .env, FOURTHWALL_PASSWORD=#... is read as empty because an unquoted # starts a comment: write FOURTHWALL_PASSWORD="#..." in quotes)',
@@ -188,23 +228,33 @@ describe('config', () => {
       `GIFTDROP_CONFIG (${join(dir, 'x.json')}): not valid JSON at line 3, column 25: unexpected ","`,
     ]);
     writeFileSync(join(dir, 'x.json'), '{\n  "links": { "publicInChat": true }\n');
-    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON at line 3, column 1: unexpected end of the file');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain(
+      'not valid JSON at line 3, column 1: unexpected end of the file',
+    );
     // a byte-order mark (Windows Notepad) is not an error
     writeFileSync(join(dir, 'x.json'), '\uFEFF{ "claim": { "seconds": 30 } }');
     expect(loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir }).settings.claim.seconds).toBe(30);
     writeFileSync(join(dir, 'x.json'), '{ "a": [1, 2,] }');
-    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('line 1, column 14: unexpected "]"');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain(
+      'line 1, column 14: unexpected "]"',
+    );
   });
 
   it('validates the JSON settings file strictly and names the bad key', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'config'));
-    writeFileSync(join(dir, 'config/giftdrop.json'), JSON.stringify({ links: { publicInchat: true }, gifting: { entrySeconds: 5 } }));
+    writeFileSync(
+      join(dir, 'config/giftdrop.json'),
+      JSON.stringify({ links: { publicInchat: true }, gifting: { entrySeconds: 5 } }),
+    );
     const problems = configProblems(() => loadConfig({ env: {}, cwd: dir }));
     expect(problems.join('\n')).toMatch(/links/);
     expect(problems.join('\n')).toMatch(/gifting\.entrySeconds/);
 
-    writeFileSync(join(dir, 'config/giftdrop.json'), JSON.stringify({ links: { publicInChat: true }, claim: { seconds: 30 } }));
+    writeFileSync(
+      join(dir, 'config/giftdrop.json'),
+      JSON.stringify({ links: { publicInChat: true }, claim: { seconds: 30 } }),
+    );
     const c = loadConfig({ env: {}, cwd: dir });
     expect(c.settings.links.publicInChat).toBe(true);
     expect(c.settings.claim).toEqual({ seconds: 30, maxRerolls: 3 });
@@ -212,10 +262,14 @@ describe('config', () => {
   });
 
   it('reports a named config file that does not exist, and invalid JSON', () => {
-    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'nope.json' }, cwd: emptyDir })).join()).toContain('GIFTDROP_CONFIG');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'nope.json' }, cwd: emptyDir })).join()).toContain(
+      'GIFTDROP_CONFIG',
+    );
     const dir = tempDir();
     writeFileSync(join(dir, 'x.json'), '{oops');
-    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain('not valid JSON');
+    expect(configProblems(() => loadConfig({ env: { GIFTDROP_CONFIG: 'x.json' }, cwd: dir })).join()).toContain(
+      'not valid JSON',
+    );
   });
 
   it('suggests the known key for a typo, and labels a broken default settings file as such', () => {
@@ -224,7 +278,9 @@ describe('config', () => {
     writeFileSync(join(dir, 'config/giftdrop.json'), JSON.stringify({ comands: {}, links: { publicInchat: true } }));
     const problems = configProblems(() => loadConfig({ env: {}, cwd: dir })).join('\n');
     expect(problems).toContain('unknown key "comands" (did you mean "commands"?)');
-    expect(problems).toContain('links: unknown key "publicInchat" (did you mean "publicInChat"?); known here: publicInChat');
+    expect(problems).toContain(
+      'links: unknown key "publicInchat" (did you mean "publicInChat"?); known here: publicInChat',
+    );
     writeFileSync(join(dir, 'config/giftdrop.json'), '{oops');
     const err = (() => {
       try {
@@ -248,10 +304,16 @@ describe('config', () => {
   });
 
   it('a process with bad config exits non-zero, names the field and hides the secret', () => {
-    const script = "import { loadConfigOrExit } from './src/config/index.ts'; loadConfigOrExit({ dotenv: false }); console.log('loaded');";
+    const script =
+      "import { loadConfigOrExit } from './src/config/index.ts'; loadConfigOrExit({ dotenv: false }); console.log('loaded');";
     const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: join(import.meta.dirname, '..'),
-      env: { PATH: process.env.PATH, GIFTDROP_MODE: 'live', TWITCH_TOKEN: 'oauth:zzz-hidden-token', GIFTDROP_CONFIG: join(emptyDir, 'absent.json') },
+      env: {
+        PATH: process.env.PATH,
+        GIFTDROP_MODE: 'live',
+        TWITCH_TOKEN: 'oauth:zzz-hidden-token',
+        GIFTDROP_CONFIG: join(emptyDir, 'absent.json'),
+      },
       encoding: 'utf8',
     });
     expect(r.status).toBe(1);
@@ -264,7 +326,10 @@ describe('config', () => {
 describe('config/giftdrop.example.json', () => {
   it('is a valid settings file (copy it to config/giftdrop.json to use it)', () => {
     const dir = tempDir();
-    const c = loadConfig({ env: { GIFTDROP_CONFIG: join(import.meta.dirname, '..', 'config', 'giftdrop.example.json') }, cwd: dir });
+    const c = loadConfig({
+      env: { GIFTDROP_CONFIG: join(import.meta.dirname, '..', 'config', 'giftdrop.example.json') },
+      cwd: dir,
+    });
     expect(c.settings.commands.aliases.enter).toEqual(['join']);
     expect(c.settings.eligibility.excludeLogins).toContain('nightbot');
   });
@@ -275,13 +340,20 @@ describe("the streamer's own listener's settings", () => {
   it('defaults to HTTP_PORT + 1 on loopback (0 with HTTP_PORT 0), takes GIFTDROP_LOCAL_PORT and GIFTDROP_TRUST_PROXY', () => {
     expect(load({ HTTP_PORT: '9000' }).http).toMatchObject({ port: 9000, localPort: 9001, localBind: '127.0.0.1' });
     expect(load({ HTTP_PORT: '0' }).http.localPort).toBe(0);
-    expect(load({ GIFTDROP_LOCAL_PORT: '7000', GIFTDROP_TRUST_PROXY: 'Cloudflare' }).http).toMatchObject({ localPort: 7000, trustProxy: 'cloudflare' });
+    expect(load({ GIFTDROP_LOCAL_PORT: '7000', GIFTDROP_TRUST_PROXY: 'Cloudflare' }).http).toMatchObject({
+      localPort: 7000,
+      trustProxy: 'cloudflare',
+    });
   });
   it('refuses a local port past 65535 or equal to HTTP_PORT, a bind beyond this machine without the overlay key, an unknown proxy', () => {
     expect(() => load({ HTTP_PORT: '65535' })).toThrow(/GIFTDROP_LOCAL_PORT: HTTP_PORT \+ 1 \(65536\) is not a port/);
     expect(() => load({ HTTP_PORT: '9000', GIFTDROP_LOCAL_PORT: '9000' })).toThrow(/must differ from HTTP_PORT/);
-    expect(() => load({ GIFTDROP_LOCAL_BIND: '0.0.0.0' })).toThrow(/GIFTDROP_LOCAL_BIND: 0\.0\.0\.0 serves the overlay beyond this machine, which needs GIFTDROP_OVERLAY_KEY/);
-    expect(load({ GIFTDROP_LOCAL_BIND: '0.0.0.0', GIFTDROP_OVERLAY_KEY: 'k'.repeat(20) }).http.localBind).toBe('0.0.0.0');
+    expect(() => load({ GIFTDROP_LOCAL_BIND: '0.0.0.0' })).toThrow(
+      /GIFTDROP_LOCAL_BIND: 0\.0\.0\.0 serves the overlay beyond this machine, which needs GIFTDROP_OVERLAY_KEY/,
+    );
+    expect(load({ GIFTDROP_LOCAL_BIND: '0.0.0.0', GIFTDROP_OVERLAY_KEY: 'k'.repeat(20) }).http.localBind).toBe(
+      '0.0.0.0',
+    );
     expect(() => load({ GIFTDROP_TRUST_PROXY: 'x-forwarded-for' })).toThrow(/GIFTDROP_TRUST_PROXY/);
   });
 });

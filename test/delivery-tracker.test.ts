@@ -55,13 +55,21 @@ async function setup(o: { whispers: boolean; statuses?: () => Promise<Map<string
     messages: { deliveryReminder: '{winners}: your {product} is still waiting! Get it at {claimUrl}' },
     clock,
     logger: silentLogger(),
-    settings: { whispers: true, pollSeconds: 600, reminders: { whisper: true, chat: true, atStreamStart: true, afterHours: 2 } },
+    settings: {
+      whispers: true,
+      pollSeconds: 600,
+      reminders: { whisper: true, chat: true, atStreamStart: true, afterHours: 2 },
+    },
     claimUrl: 'https://example.test/claim',
     whispers,
     redemption,
   });
   await tracker.start();
-  const record: DrawRecord = { ...finishedRecord({ id: 'lg_t', entrants: 5, winners: 2 }), kind: 'link-giveaway', source: { packageId: 'gpg_1' } };
+  const record: DrawRecord = {
+    ...finishedRecord({ id: 'lg_t', entrants: 5, winners: 2 }),
+    kind: 'link-giveaway',
+    source: { packageId: 'gpg_1' },
+  };
   record.winners.forEach((w, i) => {
     w.giftId = `gft_${i}`;
     w.redeemUrl = `https://shop.test/gifts/gft_${i}`;
@@ -112,7 +120,10 @@ describe('DeliveryTracker', () => {
   it('with whispers: a never-whispered winner is reminded by whisper, a whispered one that never visited in chat', async () => {
     const s = await setup({ whispers: true });
     const [a, b] = s.record.winners as [DrawRecord['winners'][0], DrawRecord['winners'][0]];
-    await s.repo.updateDelivery(s.record.id, a.userId, { announcedAt: '2026-03-30T00:00:00.000Z', whisperedAt: '2026-03-30T00:00:01.000Z' });
+    await s.repo.updateDelivery(s.record.id, a.userId, {
+      announcedAt: '2026-03-30T00:00:00.000Z',
+      whisperedAt: '2026-03-30T00:00:01.000Z',
+    });
     await s.repo.updateDelivery(s.record.id, b.userId, { announcedAt: '2026-03-30T00:00:00.000Z' });
     await s.tracker.streamStarted();
     await settle(s.tracker, s.repo);
@@ -171,7 +182,11 @@ describe('DeliveryTracker', () => {
   it('a prize Fourthwall closed (changed to a gift card) stops waiting: recorded with its status, never reminded, nothing polled once the rest is redeemed', async () => {
     const s = await setup({
       whispers: false,
-      statuses: async () => new Map<string, PrizeStatus>([['gft_0', { redeemed: true }], ['gft_1', { redeemed: false, closedAs: 'CHANGED_TO_GIFT_CARD' }]]),
+      statuses: async () =>
+        new Map<string, PrizeStatus>([
+          ['gft_0', { redeemed: true }],
+          ['gft_1', { redeemed: false, closedAs: 'CHANGED_TO_GIFT_CARD' }],
+        ]),
     });
     s.events.emit('winners', s.record, s.record.winners);
     await settle(s.tracker, s.repo);
@@ -182,7 +197,9 @@ describe('DeliveryTracker', () => {
     expect(closed).toMatchObject({ closedAs: 'CHANGED_TO_GIFT_CARD', closedAt: new Date(s.clock.now()).toISOString() });
     expect(closed.redeemedAt).toBeUndefined();
     expect(deliveryLabel(closed)).toBe('changed to a gift card');
-    expect(deliverySummary({ winners: (await s.repo.getDraw(s.record.id))!.winners })).toBe('1 redeemed, 1 changed to a gift card');
+    expect(deliverySummary({ winners: (await s.repo.getDraw(s.record.id))!.winners })).toBe(
+      '1 redeemed, 1 changed to a gift card',
+    );
     expect(await s.tracker.waiting()).toEqual([]);
     expect(s.tracker.pollArmed()).toBe(false);
     // past reminders.afterHours and a stream start: no reminder for it

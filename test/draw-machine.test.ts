@@ -5,11 +5,29 @@
  * takes, and a stored record resumes in the phase its fields say. Pure: no I/O, no clock.
  */
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_PHASES, TRANSITIONS, next, restoredPhase, rerollRefusal, type DrawPhase } from '../src/giveaway/draw-machine.js';
+import {
+  ACTIVE_PHASES,
+  TRANSITIONS,
+  next,
+  restoredPhase,
+  rerollRefusal,
+  type DrawPhase,
+} from '../src/giveaway/draw-machine.js';
 import { flowOf } from '../src/giveaway/flows/index.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 
-const ALL: DrawPhase[] = ['opening', 'open', 'closing', 'awaiting-beacon', 'picking', 'claim-window', 'finishing', 'settled', 'failed', 'cancelled'];
+const ALL: DrawPhase[] = [
+  'opening',
+  'open',
+  'closing',
+  'awaiting-beacon',
+  'picking',
+  'claim-window',
+  'finishing',
+  'settled',
+  'failed',
+  'cancelled',
+];
 
 function reachable(from: DrawPhase, allowed: readonly DrawPhase[] = ALL): Set<DrawPhase> {
   const seen = new Set<DrawPhase>([from]);
@@ -66,7 +84,9 @@ describe('draw state machine', () => {
   });
 
   it('leaves a terminal phase only by retry (failed links) or Fourthwall ending the draw', () => {
-    const out = TRANSITIONS.filter((t) => t.from.some((f) => f === 'settled' || f === 'failed' || f === 'cancelled') && t.to !== t.from[0]);
+    const out = TRANSITIONS.filter(
+      (t) => t.from.some((f) => f === 'settled' || f === 'failed' || f === 'cancelled') && t.to !== t.from[0],
+    );
     expect(out.map((t) => `${t.from.join('/')} ${t.on} -> ${t.to}`).sort()).toEqual([
       'failed retry -> finishing',
       'open/claim-window/failed ended-at-fourthwall -> settled',
@@ -87,10 +107,21 @@ describe('draw state machine', () => {
     expect(restoredPhase(record({}), 0)).toEqual({ phase: 'open', trigger: 'resume' });
     expect(restoredPhase(record({}), 60_000)).toEqual({ phase: 'open', trigger: 'close' });
     expect(restoredPhase(record({ status: 'drawing' }), 0)).toEqual({ phase: 'closing', trigger: 'resume' });
-    expect(restoredPhase(record({ status: 'drawing', finishInFlight: true }), 0)).toEqual({ phase: 'finishing', trigger: 'resume' });
+    expect(restoredPhase(record({ status: 'drawing', finishInFlight: true }), 0)).toEqual({
+      phase: 'finishing',
+      trigger: 'resume',
+    });
     const winners = [{ userId: 'u', login: 'u', displayName: 'u', pick: 0 }];
-    expect(restoredPhase(record({ status: 'drawing', winners, claim: { deadline: new Date(1).toISOString(), rerollsUsed: 0 } }), 0)).toEqual({ phase: 'claim-window', trigger: 'resume' });
-    expect(restoredPhase(record({ status: 'drawing', pendingSeed: 'zz' }), 0)).toEqual({ phase: 'closing', failed: 'the draw could not be resumed after a restart' });
+    expect(
+      restoredPhase(
+        record({ status: 'drawing', winners, claim: { deadline: new Date(1).toISOString(), rerollsUsed: 0 } }),
+        0,
+      ),
+    ).toEqual({ phase: 'claim-window', trigger: 'resume' });
+    expect(restoredPhase(record({ status: 'drawing', pendingSeed: 'zz' }), 0)).toEqual({
+      phase: 'closing',
+      failed: 'the draw could not be resumed after a restart',
+    });
   });
 
   it('refuses rerolls while winners are being picked or confirmed, after a Fourthwall settle, and once cancelled', () => {
@@ -104,7 +135,12 @@ describe('draw state machine', () => {
 
   it('refuses a reroll of a redeemed prize, of a prize the shop closed and a second reroll of one winner, in any phase that allows rerolls', () => {
     const fresh = { replaced: false, redeemed: false, closed: false };
-    for (const [phase, kind] of [['settled', 'link-giveaway'], ['settled', 'gift-purchase'], ['claim-window', 'gift-draw'], ['failed', 'link-giveaway']] as const) {
+    for (const [phase, kind] of [
+      ['settled', 'link-giveaway'],
+      ['settled', 'gift-purchase'],
+      ['claim-window', 'gift-draw'],
+      ['failed', 'link-giveaway'],
+    ] as const) {
       expect(rerollRefusal(phase, kind, fresh)).toBeUndefined();
       expect(rerollRefusal(phase, kind, { ...fresh, redeemed: true })).toBe('redeemed');
       expect(rerollRefusal(phase, kind, { ...fresh, replaced: true })).toBe('replaced');
@@ -112,10 +148,12 @@ describe('draw state machine', () => {
     }
     // the phase answers first: a busy or settled draw says so whatever the winner
     expect(rerollRefusal('picking', 'link-giveaway', { replaced: true, redeemed: true, closed: true })).toBe('busy');
-    expect(rerollRefusal('settled', 'gift-draw', { replaced: false, redeemed: true, closed: true })).toBe('settled-at-fourthwall');
+    expect(rerollRefusal('settled', 'gift-draw', { replaced: false, redeemed: true, closed: true })).toBe(
+      'settled-at-fourthwall',
+    );
   });
 
-  it('a link that has gone out stays its winner\'s: a gift is refused (it cannot be issued again), a link giveaway is replaced with a new link', () => {
+  it("a link that has gone out stays its winner's: a gift is refused (it cannot be issued again), a link giveaway is replaced with a new link", () => {
     const out = { replaced: false, redeemed: false, closed: false, linkOut: true };
     expect(rerollRefusal('settled', 'gift-purchase', out)).toBe('gift-out');
     expect(rerollRefusal('failed', 'gift-purchase', out)).toBe('gift-out');

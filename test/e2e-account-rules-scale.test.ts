@@ -20,7 +20,14 @@ import { HAS_CHROMIUM, launchBrowser } from './support/browser.js';
 import { finishSeen } from './support/e2e-stack.js';
 import { captureIo } from './support/cli-io.js';
 import { runHistoryCli } from '../src/cli/history.js';
-import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
+import {
+  drawSettled,
+  entrantsReach,
+  nextDrawOpened,
+  startLinkStack,
+  tempDir,
+  type LinkStack,
+} from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
 const dirs: string[] = [];
@@ -90,7 +97,12 @@ async function giftDraw(s: LinkStack, logins: readonly string[]): Promise<Closed
   const finishedAtMs = Date.now();
   expect(event).toBe('draw-finished');
   await s.idle();
-  return { record: await s.record(open.id), closeToFinishMs, deadlineMs: Date.parse(open.closesAt) + 60_000, finishedAtMs };
+  return {
+    record: await s.record(open.id),
+    closeToFinishMs,
+    deadlineMs: Date.parse(open.closesAt) + 60_000,
+    finishedAtMs,
+  };
 }
 
 describe('account rules at scale, against a Helix at its real limit', { timeout: 180_000 }, () => {
@@ -139,17 +151,26 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     expect(r.winners.every((w) => followers.has(w.login))).toBe(true);
     const aside = r.setAside!;
     expect(aside.length).toBeGreaterThan(GIFTS); // about 9 skipped per winner
-    expect(aside.every((a) => a.reason === 'not-follower' && !followers.has(a.login) && Date.parse(a.at) > 0)).toBe(true);
+    expect(aside.every((a) => a.reason === 'not-follower' && !followers.has(a.login) && Date.parse(a.at) > 0)).toBe(
+      true,
+    );
     const picks = [...aside.map((a) => a.pick), ...r.winners.map((w) => w.pick)].sort((a, b) => a - b);
     expect(picks).toEqual(Array.from({ length: picks.length }, (_, i) => i)); // no gap: every pick is a winner or set aside
-    expect(await s.nextBotLine(new RegExp(`entry check: ${aside.length} picks set aside \\(${aside.length} not following the channel\\)`), from)).toBeTruthy();
+    expect(
+      await s.nextBotLine(
+        new RegExp(`entry check: ${aside.length} picks set aside \\(${aside.length} not following the channel\\)`),
+        from,
+      ),
+    ).toBeTruthy();
 
     // History export and verify.
     const row = (await s.history()).find((h) => h.id === r.id) as unknown as { setAside: unknown[] };
     expect(row.setAside).toHaveLength(aside.length);
     const detail = captureIo(s.dataDir);
     expect(await runHistoryCli(['--draw', r.id], detail.io)).toBe(0);
-    expect(detail.out().match(/: set aside \S+ \(id \d+\): not-follower, Twitch answered /g)).toHaveLength(aside.length);
+    expect(detail.out().match(/: set aside \S+ \(id \d+\): not-follower, Twitch answered /g)).toHaveLength(
+      aside.length,
+    );
     expect(detail.out().match(/ checked with Twitch/g)).toHaveLength(GIFTS);
     const v = await s.verify(r.id);
     expect(v.code).toBe(0);
@@ -157,12 +178,22 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     expect(v.out).toContain(`pick ${aside[0]!.pick}: ${aside[0]!.login} (${aside[0]!.userId}) not-follower`);
 
     // Dashboard API: each winner checked with Twitch, the set-aside picks with their reasons.
-    const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/state`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
+    const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/state`, {
+      headers: { authorization: `Bearer ${s.bot.pages.token.token}` },
+    });
     expect(res.status).toBe(200);
-    const state = (await res.json()) as { draws: Array<{ id: string; winners: Array<{ accountCheck: string | null }>; setAside: Array<{ login: string; reason: string }> }> };
+    const state = (await res.json()) as {
+      draws: Array<{
+        id: string;
+        winners: Array<{ accountCheck: string | null }>;
+        setAside: Array<{ login: string; reason: string }>;
+      }>;
+    };
     const view = state.draws.find((x) => x.id === r.id)!;
     expect(view.winners.map((w) => w.accountCheck)).toEqual(Array(GIFTS).fill('checked'));
-    expect(view.setAside).toEqual(aside.map((a) => expect.objectContaining({ login: a.login, reason: 'not-follower' })));
+    expect(view.setAside).toEqual(
+      aside.map((a) => expect.objectContaining({ login: a.login, reason: 'not-follower' })),
+    );
 
     if (!HAS_CHROMIUM) return;
     const browser = await launchBrowser();
@@ -172,7 +203,9 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
       const block = page.locator(`#recent .draw[data-id="${r.id}"]`);
       await expect.poll(() => block.locator('.winner .checked').count(), { timeout: 15_000, interval: 50 }).toBe(GIFTS);
       expect(await block.locator('.winner .checked').first().textContent()).toBe('checked with Twitch ✔');
-      expect(await block.locator('.set-aside summary').textContent()).toBe(`${aside.length} picks set aside by the account rules`);
+      expect(await block.locator('.set-aside summary').textContent()).toBe(
+        `${aside.length} picks set aside by the account rules`,
+      );
       const items = await block.locator('.set-aside li').allTextContents();
       expect(items).toHaveLength(aside.length);
       expect(items[0]).toMatch(new RegExp(`^@${aside[0]!.login}: not following the channel \\(Twitch answered `));
@@ -181,12 +214,23 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
       // were swapped around fails there.
       const verdict = async (id: string) => {
         await page.goto(`${s.bot.http.url}/verify/${id}`);
-        await page.waitForFunction(() => (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body.dataset['verdict'] !== 'pending', undefined, { timeout: 30_000 });
-        return { verdict: await page.locator('body').getAttribute('data-verdict'), checks: (await page.locator('#checks').textContent()) ?? '' };
+        await page.waitForFunction(
+          () =>
+            (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body
+              .dataset['verdict'] !== 'pending',
+          undefined,
+          { timeout: 30_000 },
+        );
+        return {
+          verdict: await page.locator('body').getAttribute('data-verdict'),
+          checks: (await page.locator('#checks').textContent()) ?? '',
+        };
       };
       const good = await verdict(r.id);
       expect(good.verdict).toBe('verified');
-      expect(good.checks).toContain(`pick ${aside[0]!.pick}: ${aside[0]!.login} (not-follower; Twitch answered at ${aside[0]!.at}`);
+      expect(good.checks).toContain(
+        `pick ${aside[0]!.pick}: ${aside[0]!.login} (not-follower; Twitch answered at ${aside[0]!.at}`,
+      );
       const tampered = { ...(await s.record(r.id)), id: 'tampered-set-aside' };
       tampered.setAside = [...tampered.setAside!].reverse();
       await s.bot.repo.saveDraw(tampered);
@@ -209,13 +253,19 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     const r = d.record;
     expect(d.finishedAtMs).toBeLessThan(d.deadlineMs);
     const account = r.rules!['account'] as Record<string, unknown>;
-    expect(account).toMatchObject({ uncheckable: 'allow', unchecked: 1, problem: expect.stringMatching(/Twitch API answered HTTP 503/) });
+    expect(account).toMatchObject({
+      uncheckable: 'allow',
+      unchecked: 1,
+      problem: expect.stringMatching(/Twitch API answered HTTP 503/),
+    });
     // The failing user was a pick: let in (allow), marked unchecked; every other winner checked.
     const unchecked = r.winners.filter((w) => w.accountCheck?.result === 'unchecked');
     expect(unchecked.map((w) => s.chat.viewer(w.login).userId)).toEqual(failing);
     expect(r.winners.filter((w) => w.accountCheck?.result === 'checked')).toHaveLength(GIFTS - 1);
     expect(r.setAside ?? []).toEqual([]);
-    expect(await s.nextBotLine(/entry check/, from)).toMatch(/1 pick could not be checked with Twitch \(Twitch API: Twitch API answered HTTP 503.*\) and was let in/);
+    expect(await s.nextBotLine(/entry check/, from)).toMatch(
+      /1 pick could not be checked with Twitch \(Twitch API: Twitch API answered HTTP 503.*\) and was let in/,
+    );
     expect((await s.verify(r.id)).code).toBe(0);
   });
 
@@ -226,7 +276,9 @@ describe('account rules at scale, against a Helix at its real limit', { timeout:
     // Another tool with the bot's token spends the whole bucket (800 points) right before the close.
     const helixUrl = s.chat.authUrl.replace(/\/oauth2$/, '/helix');
     const spend = async () => {
-      const res = await fetch(`${helixUrl}/users?id=1`, { headers: { 'client-id': s.chat.clientId, authorization: `Bearer ${s.chat.token}` } });
+      const res = await fetch(`${helixUrl}/users?id=1`, {
+        headers: { 'client-id': s.chat.clientId, authorization: `Bearer ${s.chat.token}` },
+      });
       await res.text();
       return res.status;
     };

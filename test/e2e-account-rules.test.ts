@@ -11,7 +11,14 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DrawRecord } from '../src/giveaway/model.js';
-import { drawSettled, nextDrawOpened, startLinkStack, tempDir, type LinkStack, type LinkStackOptions } from './support/e2e-link-stack.js';
+import {
+  drawSettled,
+  nextDrawOpened,
+  startLinkStack,
+  tempDir,
+  type LinkStack,
+  type LinkStackOptions,
+} from './support/e2e-link-stack.js';
 
 const DAY = 86_400_000;
 const stacks: LinkStack[] = [];
@@ -68,9 +75,23 @@ describe('account rules from the Twitch API', () => {
     expect(d.winners.map((w) => w.login).sort()).toEqual(['loyal', 'loyal2']);
     expect(d.winners.every((w) => w.accountCheck?.result === 'checked')).toBe(true);
     // The frozen list is the chat-eligible crowd; the account rules act on the picks.
-    expect(d.frozenEntrants!.map((e) => e.login).sort()).toEqual(['freshacct', 'loyal', 'loyal2', 'newfollow', 'stranger']);
+    expect(d.frozenEntrants!.map((e) => e.login).sort()).toEqual([
+      'freshacct',
+      'loyal',
+      'loyal2',
+      'newfollow',
+      'stranger',
+    ]);
     const account = d.rules!['account'] as Record<string, unknown>;
-    expect(account).toMatchObject({ followersOnly: true, minFollowDays: 7, minAccountDays: 30, uncheckable: 'allow', checked: 5, unchecked: 0, setAside: 3 });
+    expect(account).toMatchObject({
+      followersOnly: true,
+      minFollowDays: 7,
+      minAccountDays: 30,
+      uncheckable: 'allow',
+      checked: 5,
+      unchecked: 0,
+      setAside: 3,
+    });
     expect(d.setAside!.map((a) => [a.login, a.reason]).sort()).toEqual([
       ['freshacct', 'account-age'],
       ['newfollow', 'follow-age'],
@@ -100,15 +121,25 @@ describe('account rules from the Twitch API', () => {
   it('a token without moderator:read:followers: warned at start, entrants unchecked with the reason, let in', async () => {
     const dataDir = await tempDir();
     dirs.push(dataDir);
-    const s = await startLinkStack({ dataDir, settings: { eligibility: { followersOnly: true } }, chat: { scopes: ['chat:read', 'chat:edit'] } });
+    const s = await startLinkStack({
+      dataDir,
+      settings: { eligibility: { followersOnly: true } },
+      chat: { scopes: ['chat:read', 'chat:edit'] },
+    });
     stacks.push(s);
     await vi.waitFor(() => expect(s.log.text()).toMatch(/TWITCH_TOKEN lacks the scope moderator:read:followers/));
     const from = s.mark();
     const d = await runGiveaway(s, 2, ['alpha', 'beta']);
     expect(d.winners).toHaveLength(2);
-    expect(d.rules!['account']).toMatchObject({ checked: 0, unchecked: 2, problem: expect.stringMatching(/HTTP 403 \(Missing scope: moderator:read:followers\)/) });
+    expect(d.rules!['account']).toMatchObject({
+      checked: 0,
+      unchecked: 2,
+      problem: expect.stringMatching(/HTTP 403 \(Missing scope: moderator:read:followers\)/),
+    });
     expect(d.winners.map((w) => w.accountCheck?.result)).toEqual(['unchecked', 'unchecked']);
-    expect(await s.nextBotLine(/entry check/, from)).toMatch(/2 picks could not be checked with Twitch \(.*\) and were let in/);
+    expect(await s.nextBotLine(/entry check/, from)).toMatch(
+      /2 picks could not be checked with Twitch \(.*\) and were let in/,
+    );
     expect((await s.verify(d.id)).code).toBe(0);
   });
 
@@ -145,7 +176,9 @@ describe('account rules from the Twitch API', () => {
     expect(account).toMatchObject({ uncheckable: 'exclude', checked: 0, unchecked: 2, setAside: 2 });
     expect(d.setAside!.map((a) => a.reason)).toEqual(['unchecked', 'unchecked']);
     expect(String(account['problem'])).toMatch(/Twitch API answered HTTP 503/);
-    expect(await s.nextBotLine(/entry check/, from)).toMatch(/2 picks could not be checked with Twitch \(Twitch API: Twitch API answered HTTP 503.*\) and were set aside/);
+    expect(await s.nextBotLine(/entry check/, from)).toMatch(
+      /2 picks could not be checked with Twitch \(Twitch API: Twitch API answered HTTP 503.*\) and were set aside/,
+    );
     expect((await s.verify(d.id)).code).toBe(0);
 
     // The same outage with `allow`: everyone is let in, and that is said too.
@@ -154,7 +187,9 @@ describe('account rules from the Twitch API', () => {
     const mark = t.mark();
     const d2 = await runGiveaway(t, 3, ['gamma', 'delta']);
     expect(d2.winners.map((w) => w.login).sort()).toEqual(['delta', 'gamma']);
-    expect(await t.nextBotLine(/entry check/, mark)).toMatch(/2 picks could not be checked with Twitch \(.*\) and were let in/);
+    expect(await t.nextBotLine(/entry check/, mark)).toMatch(
+      /2 picks could not be checked with Twitch \(.*\) and were let in/,
+    );
     expect((await t.verify(d2.id)).code).toBe(0);
   });
 
@@ -165,7 +200,8 @@ describe('account rules from the Twitch API', () => {
       { eligibility: { followersOnly: true, warmUp: true } },
       {
         prepare(helix, chat) {
-          for (const l of logins) if (!strangers.has(l)) helix.setFollow(chat.channelId, chat.viewer(l).userId, Date.now() - 30 * DAY);
+          for (const l of logins)
+            if (!strangers.has(l)) helix.setFollow(chat.channelId, chat.viewer(l).userId, Date.now() - 30 * DAY);
         },
       },
     );
@@ -189,7 +225,9 @@ describe('account rules from the Twitch API', () => {
     expect(d.winners.every((w) => !strangers.has(w.login) && w.accountCheck?.result === 'checked')).toBe(true);
     // The winners' answers came from the warm-up, before the close; only the picked strangers were asked again.
     expect(d.winners.every((w) => Date.parse(w.accountCheck!.at) <= closedAt)).toBe(true);
-    const asked = followerCalls().slice(before).map((c) => new URLSearchParams(c.query).get('user_id'));
+    const asked = followerCalls()
+      .slice(before)
+      .map((c) => new URLSearchParams(c.query).get('user_id'));
     const strangerIds = new Set([...strangers].map((l) => s.viewer(l).userId));
     expect(asked.every((id) => strangerIds.has(id!))).toBe(true);
     expect(d.setAside!.every((a) => strangers.has(a.login) && a.reason === 'not-follower')).toBe(true);

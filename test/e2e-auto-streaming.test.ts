@@ -52,7 +52,9 @@ describe('auto streaming in the running bot', () => {
 
     const mark = s.mark();
     s.say(s.mod, '!stream');
-    expect(await s.nextBotLine(/Fourthwall streaming status/, mark)).toMatch(/ONLINE.*Auto mode: the stream is live; it sets offline 120 s after the stream ends\./);
+    expect(await s.nextBotLine(/Fourthwall streaming status/, mark)).toMatch(
+      /ONLINE.*Auto mode: the stream is live; it sets offline 120 s after the stream ends\./,
+    );
     expect(s.requests('startStreaming')).toHaveLength(1);
   });
 
@@ -65,7 +67,11 @@ describe('auto streaming in the running bot', () => {
     chatServer.mount((req, res) => helix.handle(req, res));
     helix.goLive(chatServer.channelId, chatServer.channel); // the lookup finds the channel, which is live
     const fw = await startFourthwallSandbox({ logger: silentLogger() });
-    const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } }, logger: silentLogger() });
+    const client = new FourthwallClient({
+      apiUrl: fw.apiUrl,
+      auth: { basic: { username: fw.username, password: fw.password } },
+      logger: silentLogger(),
+    });
     const env = {
       GIFTDROP_MODE: 'sandbox',
       TWITCH_CHANNEL: chatServer.channel,
@@ -80,9 +86,20 @@ describe('auto streaming in the running bot', () => {
     const auth = startTwitchAuth(config, silentLogger(), clock);
     // Chat not joined yet: the channel id must come from GET /users.
     const said: string[] = [];
-    const chat = { channelLogin: chatServer.channel, channelId: () => undefined, say: (t: string) => void said.push(t) } as never;
+    const chat = {
+      channelLogin: chatServer.channel,
+      channelId: () => undefined,
+      say: (t: string) => void said.push(t),
+    } as never;
     try {
-      const api = twitchApiFor({ config, auth, chat, shop: new FourthwallShop(client, { logger: silentLogger() }), clock, logger: silentLogger() })!;
+      const api = twitchApiFor({
+        config,
+        auth,
+        chat,
+        shop: new FourthwallShop(client, { logger: silentLogger() }),
+        clock,
+        logger: silentLogger(),
+      })!;
       expect(api.autoStreaming).toBe(true); // bot.ts skips streaming.autoStart on this, before any await
       const starting = api.startWatch(); // now waiting for GET /users
       await api.stop();
@@ -105,10 +122,22 @@ describe('auto streaming in the running bot', () => {
   it('without TWITCH_CLIENT_ID the Twitch API features are off, with one log line saying why', async () => {
     const dir = await tempDir();
     dirs.push(dir);
-    const config = loadConfig({ env: { GIFTDROP_MODE: 'sandbox', TWITCH_CHANNEL: 'somechannel', TWITCH_USERNAME: 'somebot', TWITCH_TOKEN: 'oauth:abc' }, dotenv: false, cwd: dir });
+    const config = loadConfig({
+      env: {
+        GIFTDROP_MODE: 'sandbox',
+        TWITCH_CHANNEL: 'somechannel',
+        TWITCH_USERNAME: 'somebot',
+        TWITCH_TOKEN: 'oauth:abc',
+      },
+      dotenv: false,
+      cwd: dir,
+    });
     const log = new LogCapture();
     const logger = createLogger({ level: 'info', destination: log });
-    const withRules = { ...config, settings: { ...config.settings, streaming: { ...config.settings.streaming, auto: true } } };
+    const withRules = {
+      ...config,
+      settings: { ...config.settings, streaming: { ...config.settings.streaming, auto: true } },
+    };
     const auth = startTwitchAuth(withRules, logger, systemClock);
     const chat = { channelLogin: 'somechannel', channelId: () => undefined, say: () => undefined } as never;
     const shop = {} as never;

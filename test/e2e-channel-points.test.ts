@@ -57,7 +57,11 @@ async function world(): Promise<World> {
     twitch,
     dataDir: temp.dir,
     async startBot(settings = {}) {
-      const base = loadConfig({ env: { DATA_DIR: temp.dir, HTTP_PORT: '0', GIFTDROP_LOCAL_PORT: '0' }, dotenv: false, cwd: temp.dir });
+      const base = loadConfig({
+        env: { DATA_DIR: temp.dir, HTTP_PORT: '0', GIFTDROP_LOCAL_PORT: '0' },
+        dotenv: false,
+        cwd: temp.dir,
+      });
       const endpoint = {
         url: chat.url,
         authUrl: chat.authUrl,
@@ -80,7 +84,10 @@ async function world(): Promise<World> {
         config,
         logger: createLogger({ level: 'debug', destination: new LogCapture() }),
         operator: { notify: () => undefined },
-        twitchEvents: { eventSub: { backoff: { drop: { baseMs: 50, maxMs: 50, jitter: 'none' } } }, retry: { baseMs: 50, maxMs: 200 } },
+        twitchEvents: {
+          eventSub: { backoff: { drop: { baseMs: 50, maxMs: 50, jitter: 'none' } } },
+          retry: { baseMs: 50, maxMs: 200 },
+        },
       });
       cleanups.push(() => bot.stop('test end'));
       await registerBotWebhook(bot);
@@ -90,14 +97,23 @@ async function world(): Promise<World> {
 }
 
 async function rewardReady(w: World, bot: Bot): Promise<string> {
-  await waitUntil(() => bot.twitchEvents.channelPoints?.state === 'ready' && bot.twitchEvents.eventSub?.health().state === 'connected', 10_000, 'reward and EventSub ready');
+  await waitUntil(
+    () =>
+      bot.twitchEvents.channelPoints?.state === 'ready' && bot.twitchEvents.eventSub?.health().state === 'connected',
+    10_000,
+    'reward and EventSub ready',
+  );
   return bot.twitchEvents.channelPoints!.rewardId!;
 }
 
 async function openDraw(w: World, bot: Bot, rewardId: string): Promise<void> {
   w.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
   await waitUntil(() => bot.engine.openDrawCount() === 1, 10_000, 'a draw open');
-  await waitUntil(() => w.twitch.channelPoints.rewards.get(rewardId)!.isPaused === false, 10_000, 'the reward unpaused');
+  await waitUntil(
+    () => w.twitch.channelPoints.rewards.get(rewardId)!.isPaused === false,
+    10_000,
+    'the reward unpaused',
+  );
 }
 
 function redeem(w: World, rewardId: string, login: string): SimRedemption {
@@ -131,12 +147,23 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     expect(bot.engine.drawViews()[0]!.entrants.get(alice.userId)).toMatchObject({ login: 'alice', weight: 1 });
     const again = redeem(w, rewardId, 'alice');
     const banned = redeem(w, rewardId, 'banned_fan');
-    await waitUntil(() => statusOf(w, again) === 'CANCELED' && statusOf(w, banned) === 'CANCELED', 10_000, 'cap and excluded refunded');
+    await waitUntil(
+      () => statusOf(w, again) === 'CANCELED' && statusOf(w, banned) === 'CANCELED',
+      10_000,
+      'cap and excluded refunded',
+    );
     expect(bot.engine.drawViews()[0]!.entrants.size).toBe(1);
     expect(w.twitch.channelPoints.refunds).toBe(3);
     expect(w.twitch.channelPoints.fulfilled).toBe(1);
-    await waitUntil(() => bot.twitchEvents.channelPoints!.health().refunded === 3, 10_000, 'the bot counted the refunds');
-    expect(bot.health()).toMatchObject({ eventsub: 'connected', channelPoints: { state: 'ready', entered: 1, refunded: 3, paused: false } });
+    await waitUntil(
+      () => bot.twitchEvents.channelPoints!.health().refunded === 3,
+      10_000,
+      'the bot counted the refunds',
+    );
+    expect(bot.health()).toMatchObject({
+      eventsub: 'connected',
+      channelPoints: { state: 'ready', entered: 1, refunded: 3, paused: false },
+    });
     // The other app's reward was never changed.
     expect(w.twitch.channelPoints.rewards.get(foreign.id)).toMatchObject({ title: 'Hydrate!', isPaused: false });
   });
@@ -170,7 +197,11 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     w.twitch.channelPoints.settleDown = false;
 
     const second = await w.startBot({ channelPoints: { ...CHANNEL_POINTS, ticketsPerRedemption: 3, maxPerViewer: 2 } });
-    await waitUntil(() => statusOf(w, bob) === 'FULFILLED' && statusOf(w, carol) === 'FULFILLED', 15_000, 'both settled after the restart');
+    await waitUntil(
+      () => statusOf(w, bob) === 'FULFILLED' && statusOf(w, carol) === 'FULFILLED',
+      15_000,
+      'both settled after the restart',
+    );
     expect(second.twitchEvents.channelPoints!.rewardId).toBe(rewardId); // its own reward, found again by id
     expect(w.twitch.channelPoints.rewards.size).toBe(1);
     const view = second.engine.drawViews()[0]!;
@@ -191,7 +222,7 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     expect(w.twitch.channelPoints.rewards.get(rewardId)!.isPaused).toBe(true);
   });
 
-  it('role rules for a viewer who never chatted: Twitch\'s API is asked; a confirmed subscriber enters, a non-subscriber and a moderator are refunded with the reason', async () => {
+  it("role rules for a viewer who never chatted: Twitch's API is asked; a confirmed subscriber enters, a non-subscriber and a moderator are refunded with the reason", async () => {
     const w = await world();
     const bot = await w.startBot({ eligibility: { subscribersOnly: true, excludeModerators: true } });
     const rewardId = await rewardReady(w, bot);
@@ -204,11 +235,22 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     const entered = redeem(w, rewardId, 'quiet_sub');
     const notSub = redeem(w, rewardId, 'quiet_viewer');
     const mod = redeem(w, rewardId, 'quiet_mod');
-    await waitUntil(() => statusOf(w, entered) === 'FULFILLED' && statusOf(w, notSub) === 'CANCELED' && statusOf(w, mod) === 'CANCELED', 10_000, 'decided by the roles Twitch told');
-    expect(bot.engine.drawViews()[0]!.entrants.get(sub.userId)).toMatchObject({ login: 'quiet_sub', roles: { subscriber: true, moderator: false } });
+    await waitUntil(
+      () =>
+        statusOf(w, entered) === 'FULFILLED' && statusOf(w, notSub) === 'CANCELED' && statusOf(w, mod) === 'CANCELED',
+      10_000,
+      'decided by the roles Twitch told',
+    );
+    expect(bot.engine.drawViews()[0]!.entrants.get(sub.userId)).toMatchObject({
+      login: 'quiet_sub',
+      roles: { subscriber: true, moderator: false },
+    });
     expect(bot.engine.drawViews()[0]!.entrants.size).toBe(1);
     await waitUntil(() => bot.twitchEvents.channelPoints!.health().refunded === 2, 10_000, 'the refunds counted');
-    expect(bot.twitchEvents.channelPoints!.health().refundReasons).toEqual({ 'not-eligible:not-subscriber': 1, 'not-eligible:moderator': 1 });
+    expect(bot.twitchEvents.channelPoints!.health().refundReasons).toEqual({
+      'not-eligible:not-subscriber': 1,
+      'not-eligible:moderator': 1,
+    });
     expect(w.twitch.roles.calls).toEqual({ subscriptions: 3, moderators: 3 });
     // At close the subscriber is still eligible: the roles the entry was decided on are the entrant's.
     const drawId = bot.engine.drawViews()[0]!.record.id;
@@ -222,14 +264,19 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     w.twitch.channelPoints.setAffiliate(w.chat.channelId, false);
     const bot = await w.startBot();
     await waitUntil(() => bot.twitchEvents.channelPoints?.state === 'refused', 10_000, 'refused');
-    expect(bot.health().problems).toEqual([expect.stringMatching(/^channel points are off: .*channel points need an Affiliate or Partner channel/)]);
+    expect(bot.health().problems).toEqual([
+      expect.stringMatching(/^channel points are off: .*channel points need an Affiliate or Partner channel/),
+    ]);
     expect(w.twitch.eventSub.connections).toBe(0);
     expect(bot.health()).not.toHaveProperty('eventsub');
   });
 
   it('bits used during a draw add tickets (1 per 100 bits, capped), through the same EventSub client', async () => {
     const w = await world();
-    const bot = await w.startBot({ channelPoints: { enabled: false }, bits: { enabled: true, bitsPerTicket: 100, maxTickets: 2 } });
+    const bot = await w.startBot({
+      channelPoints: { enabled: false },
+      bits: { enabled: true, bitsPerTicket: 100, maxTickets: 2 },
+    });
     await waitUntil(() => bot.twitchEvents.eventSub?.health().state === 'connected', 10_000, 'EventSub connected');
     w.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
     await waitUntil(() => bot.engine.openDrawCount() === 1, 10_000, 'a draw open');
@@ -239,7 +286,11 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     expect(w.twitch.useBits({ id: erin.userId, login: erin.login }, 250)).toBe(1);
     await waitUntil(() => bot.engine.drawViews()[0]!.entrants.get(erin.userId)!.weight === 3, 10_000, '1 + 2 tickets');
     w.twitch.useBits({ id: erin.userId, login: erin.login }, 500);
-    await waitUntil(() => bot.health().bits !== undefined && (bot.health().bits as { events: number }).events === 2, 10_000, 'second bits event');
+    await waitUntil(
+      () => bot.health().bits !== undefined && (bot.health().bits as { events: number }).events === 2,
+      10_000,
+      'second bits event',
+    );
     expect(bot.engine.drawViews()[0]!.entrants.get(erin.userId)!.weight).toBe(3); // capped at 2 from bits
     // The draw closes; its frozen list carries the tickets, and `npm run verify` replays the picks with them.
     const drawId = bot.engine.drawViews()[0]!.record.id;
@@ -250,7 +301,10 @@ describe('channel-point entries', { timeout: 60_000 }, () => {
     await waitUntil(async () => (await bot.repo.getDraw(drawId))?.status === 'finished', 20_000, 'the draw finished');
     const rec = (await bot.repo.getDraw(drawId))!;
     expect(Object.fromEntries(rec.frozenEntrants!.map((e) => [e.login, e.weight]))).toEqual({ erin: 3, frank: 1 });
-    expect(rec.rules).toMatchObject({ tickets: { bits: { bitsPerTicket: 100, maxTickets: 2 } }, ticketsGranted: { bits: 2 } });
+    expect(rec.rules).toMatchObject({
+      tickets: { bits: { bitsPerTicket: 100, maxTickets: 2 } },
+      ticketsGranted: { bits: 2 },
+    });
     const verify = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/verify.ts', '--live', drawId], {
         cwd: PROJECT_ROOT,

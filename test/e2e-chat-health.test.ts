@@ -39,7 +39,11 @@ describe('/healthz and chat confirmations', () => {
       // No PONG to the probe: the connection is replaced, the line said again and confirmed.
       const said = (l: string) => s.chat.botMessages().includes(l);
       clock.advance(5_000);
-      await s.chat.waitFor(() => said('said into a half-open socket') && s.bot.chat.outboxStats().sent === 1, 10_000, 'the line delivered after the reconnect');
+      await s.chat.waitFor(
+        () => said('said into a half-open socket') && s.bot.chat.outboxStats().sent === 1,
+        10_000,
+        'the line delivered after the reconnect',
+      );
       expect(await health()).toMatchObject({ status: 'ok', chat: 'connected' });
       expect((await health()).chatReason).toBeUndefined();
     } finally {

@@ -18,7 +18,18 @@ const LINKISH = /phish|free-merch|:\/\/|www\.|\.example/i;
 
 describe('the link scrubber', () => {
   it('replaces every link shape, keeps ordinary names', () => {
-    for (const s of [GIFTER, GIFTER_2, DONOR, MESSAGE, 'HTTPS://X.Y', 'evil.com', 'bit.ly/abc', 'a\u200bwww.\u200bphish.example', 'me@phish.example', 'sub.domain.gg/path?x=1']) {
+    for (const s of [
+      GIFTER,
+      GIFTER_2,
+      DONOR,
+      MESSAGE,
+      'HTTPS://X.Y',
+      'evil.com',
+      'bit.ly/abc',
+      'a\u200bwww.\u200bphish.example',
+      'me@phish.example',
+      'sub.domain.gg/path?x=1',
+    ]) {
       const out = linkFreeText(s, 80, ' ');
       expect(out, s).not.toMatch(LINKISH);
       expect(out, s).not.toMatch(/[a-z0-9-]\.[a-z]{2,}/i);
@@ -62,7 +73,26 @@ describe('the link scrubber', () => {
   });
 
   it('leaves ordinary chat alone: "gg.", "1.5x", "v2.0", times, prices, decimals', () => {
-    for (const s of ['gg.', 'gg. wp', 'GG.', '1.5x speed', 'v2.0', 'at 10:30', '10:30:45', 'until 9:05 pm', '$4.99', '€12.50 each', '4,99 €', 'lol...', 'ok.', 'pi is 3.14159', 'v1.2.3', '2:1 odds', 'Zoë & Chloé', '🎉 thanks!']) {
+    for (const s of [
+      'gg.',
+      'gg. wp',
+      'GG.',
+      '1.5x speed',
+      'v2.0',
+      'at 10:30',
+      '10:30:45',
+      'until 9:05 pm',
+      '$4.99',
+      '€12.50 each',
+      '4,99 €',
+      'lol...',
+      'ok.',
+      'pi is 3.14159',
+      'v1.2.3',
+      '2:1 odds',
+      'Zoë & Chloé',
+      '🎉 thanks!',
+    ]) {
       expect(linkFreeText(s, 80, ' '), s).toBe(s);
     }
   });
@@ -84,7 +114,10 @@ describe('chat lines', { timeout: 120_000 }, () => {
           noEntrants: 'NOBODY for {product} from {gifter}',
           tooFewEntrants: 'NOBODY for {product} from {gifter}', // a gift draw nobody entered is handed back
         },
-        alerts: { giftPurchase: { enabled: true, template: 'GIFT by {user}: {products}' }, donation: { template: 'DONATION by {user}' } },
+        alerts: {
+          giftPurchase: { enabled: true, template: 'GIFT by {user}: {products}' },
+          donation: { template: 'DONATION by {user}' },
+        },
       },
       fourthwall: { drawDurationSeconds: 3 },
     });

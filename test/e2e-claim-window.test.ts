@@ -39,7 +39,9 @@ describe('claim window', () => {
     expect(picked.status).toBe('drawing');
     expect(picked.winners.every((w) => w.claimed === false)).toBe(true);
     const prompt = await s.nextBotLine(/Type !claim within/, from);
-    expect(prompt).toBe(`@${stays!.login} and @${leaves!.login}: you won Giftdrop Mug! Type !claim within 2s to claim it.`);
+    expect(prompt).toBe(
+      `@${stays!.login} and @${leaves!.login}: you won Giftdrop Mug! Type !claim within 2s to claim it.`,
+    );
     // No links before the claims are settled.
     expect(s.requests('createGiveawayLinks')).toHaveLength(0);
 
@@ -52,7 +54,9 @@ describe('claim window', () => {
 
     // The deadline passes: the silent winner is replaced and the replacement is asked.
     const replacedLine = await s.nextBotLine(/is replaced by/, from, 6000);
-    const m = new RegExp(`^🔁 Giftdrop Mug: @${leaves!.login} is replaced by @(\\w+) \\(did not claim in time\\)\\.$`).exec(replacedLine);
+    const m = new RegExp(
+      `^🔁 Giftdrop Mug: @${leaves!.login} is replaced by @(\\w+) \\(did not claim in time\\)\\.$`,
+    ).exec(replacedLine);
     expect(m).not.toBeNull();
     const newcomer = m![1]!;
     expect(ENTRANTS).toContain(newcomer);
@@ -86,7 +90,10 @@ describe('claim window', () => {
     await s.idle();
     const row = (await s.history()).find((r) => r.id === id)!;
     expect(row.winners.map((w) => [w.login, w.claimed]).sort()).toEqual(
-      [[stays!.login, true], [newcomer, true]].sort(),
+      [
+        [stays!.login, true],
+        [newcomer, true],
+      ].sort(),
     );
     const stored = await s.record(id);
     expect(stored.claim?.rerollsUsed).toBe(1);
@@ -126,13 +133,18 @@ describe('claim window', () => {
     const first = picked.winners[0]!;
     s.say(s.mod, `!giveaway reroll ${first.login}`);
     const replaced = await s.nextBotLine(/is replaced by/, from);
-    const second = new RegExp(`^🔁 Giftdrop Mug: @${first.login} is replaced by @(\\w+) \\(rerolled by a moderator\\)\\.$`).exec(replaced)![1]!;
+    const second = new RegExp(
+      `^🔁 Giftdrop Mug: @${first.login} is replaced by @(\\w+) \\(rerolled by a moderator\\)\\.$`,
+    ).exec(replaced)![1]!;
     await s.nextBotLine(new RegExp(`^@${second}: you won Giftdrop Mug! Type !claim within \\d+s`), from);
     // The replaced winner's !claim no longer counts.
     s.say(s.viewer(first.login), '!claim');
     const status = s.mark();
     s.say(s.mod, '!giveaway');
-    await s.nextBotLine(new RegExp(`^Giftdrop Mug: waiting for @${second} to type !claim \\(\\d+s left\\)\\.$`), status);
+    await s.nextBotLine(
+      new RegExp(`^Giftdrop Mug: waiting for @${second} to type !claim \\(\\d+s left\\)\\.$`),
+      status,
+    );
     expect(s.botLines(from).some((l) => l.startsWith('✅'))).toBe(false);
 
     const settled = drawSettled(s, id);
@@ -144,7 +156,9 @@ describe('claim window', () => {
     expect(s.fw.state.packages.size).toBe(0);
     const stored = await s.record(id);
     expect(stored.status).toBe('cancelled');
-    expect(stored.rerolls).toEqual([expect.objectContaining({ replacedLogin: first.login, reason: 'command', byUserId: s.mod.userId })]);
+    expect(stored.rerolls).toEqual([
+      expect.objectContaining({ replacedLogin: first.login, reason: 'command', byUserId: s.mod.userId }),
+    ]);
     expect(s.operator.filter((l) => l.includes('/gifts/'))).toEqual([]);
   });
   it("the winners' chat catch takes a winner's line during the claim window, not a non-winner's", async () => {
@@ -158,8 +172,8 @@ describe('claim window', () => {
     s.say(s.viewer(winner.login), 'no way, I won?');
     await s.chat.waitFor(() => chatLog.winnerLines().length > 0, 5000, "the winner's line caught");
     await s.idle();
-    expect(chatLog.winnerLines().map((l) => ({ drawId: l.drawId, login: l.login, text: l.text, prize: l.prize }))).toEqual([
-      { drawId: id, login: winner.login, text: 'no way, I won?', prize: 'Giftdrop Mug' },
-    ]);
+    expect(
+      chatLog.winnerLines().map((l) => ({ drawId: l.drawId, login: l.login, text: l.text, prize: l.prize })),
+    ).toEqual([{ drawId: id, login: winner.login, text: 'no way, I won?', prize: 'Giftdrop Mug' }]);
   });
 });

@@ -10,13 +10,18 @@ import { runHistoryCli } from '../src/cli/history.js';
 import type { Delivery } from '../src/giveaway/model.js';
 import type { PrizeView } from '../src/delivery/tracker.js';
 import { captureIo } from './support/cli-io.js';
-import { deliveryReaches, drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import {
+  deliveryReaches,
+  drawSettled,
+  nextDrawOpened,
+  startLinkStack,
+  type LinkStack,
+} from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
 afterEach(async () => {
   for (const s of stacks.splice(0)) await s.close(true);
 });
-
 
 /** The prizes waiting once `pred` holds (checked now and on every delivery change). */
 async function waitingReaches(s: LinkStack, pred: (list: PrizeView[]) => boolean): Promise<PrizeView[]> {
@@ -47,7 +52,9 @@ async function linkGiveaway(s: LinkStack, winners: number, logins: string[]) {
 }
 
 async function dashboardPrizes(s: LinkStack): Promise<{ login: string; label: string }[]> {
-  const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
+  const res = await fetch(`${s.bot.http.localUrl}/dashboard/api/prizes`, {
+    headers: { authorization: `Bearer ${s.bot.pages.token.token}` },
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { prizes: { login: string; label: string }[] }).prizes;
 }
@@ -64,11 +71,15 @@ describe('delivery states and redemption', () => {
     const waiting = await waitingReaches(s, (list) => list.length === 2);
     expect(waiting.map((p) => p.login).sort()).toEqual([w1.login, w2.login].sort());
     expect((await dashboardPrizes(s)).map((p) => [p.login, p.label]).sort()).toEqual(
-      [[w1.login, 'announced'], [w2.login, 'announced']].sort(),
+      [
+        [w1.login, 'announced'],
+        [w2.login, 'announced'],
+      ].sort(),
     );
     expect(s.bot.delivery.pollArmed()).toBe(true);
     let rows = await s.history();
-    const row = () => rows.find((r) => r.id === record.id)! as unknown as { winners: { login: string; delivery?: Delivery }[] };
+    const row = () =>
+      rows.find((r) => r.id === record.id)! as unknown as { winners: { login: string; delivery?: Delivery }[] };
     for (const w of row().winners) expect(w.delivery?.announcedAt).toMatch(/^\d{4}-/);
     const table = captureIo(s.dataDir);
     expect(await runHistoryCli([], table.io)).toBe(0);
@@ -86,7 +97,9 @@ describe('delivery states and redemption', () => {
     const page = await fetch(w1.redeemUrl!, { method: 'POST' });
     expect(page.status).toBe(200);
     const d1 = await redeemed1;
-    const order1 = [...s.fw.state.orders.values()].find((o) => (o.source as { giftId?: string } | undefined)?.giftId === w1.giftId)!;
+    const order1 = [...s.fw.state.orders.values()].find(
+      (o) => (o.source as { giftId?: string } | undefined)?.giftId === w1.giftId,
+    )!;
     expect(d1.orderFriendlyId).toBe(order1.friendlyId);
     expect((await dashboardPrizes(s)).map((p) => p.login)).toEqual([w2.login]);
 
@@ -104,7 +117,12 @@ describe('delivery states and redemption', () => {
     expect(after.out()).toContain('all redeemed');
     const detail2 = captureIo(s.dataDir);
     expect(await runHistoryCli(['--draw', record.id], detail2.io)).toBe(0);
-    expect(detail2.out()).toMatch(new RegExp(`^ {4}delivery redeemed; announced ${LOCAL}, redeemed ${LOCAL} \\(order ${order1.friendlyId}\\)$`, 'm'));
+    expect(detail2.out()).toMatch(
+      new RegExp(
+        `^ {4}delivery redeemed; announced ${LOCAL}, redeemed ${LOCAL} \\(order ${order1.friendlyId}\\)$`,
+        'm',
+      ),
+    );
 
     // Every prize redeemed: no poll is armed, and a poll round asks Fourthwall nothing.
     expect(s.bot.delivery.pollArmed()).toBe(false);
@@ -113,7 +131,7 @@ describe('delivery states and redemption', () => {
     expect(s.requests('getGiveawayPackage').length).toBe(settledCount);
   });
 
-  it("a reroll: the replacement is tracked with a new link, the other winner keeps their state, the replaced one keeps the link they had (listed as replaced)", async () => {
+  it('a reroll: the replacement is tracked with a new link, the other winner keeps their state, the replaced one keeps the link they had (listed as replaced)', async () => {
     const s = await startLinkStack({ settings: { delivery: { pollSeconds: 3600 } } });
     stacks.push(s);
     const record = await linkGiveaway(s, 2, ['ana', 'ben', 'cai', 'dee']);

@@ -110,7 +110,9 @@ describe('eligibility rules', () => {
     expect(pkgs).toHaveLength(1);
     expect(pkgs[0]!.giveawayLinks).toHaveLength(2);
     const line = await s.nextBotLine(/congratulations/);
-    expect(line).not.toMatch(new RegExp(`@(${s.chat.channel}|${s.chat.botLogin}|champ|modsub|plainviewer|newsub|nightbot|firsttimer)\\b`));
+    expect(line).not.toMatch(
+      new RegExp(`@(${s.chat.channel}|${s.chat.botLogin}|champ|modsub|plainviewer|newsub|nightbot|firsttimer)\\b`),
+    );
     expect((await s.verify(d2.id)).code).toBe(0);
 
     // The history export holds both draws, newest first.
@@ -146,11 +148,17 @@ describe('eligibility rules', () => {
 });
 
 describe('subscriber luck', () => {
-  it('records each entrant\'s weight in the frozen list (multiplier and month tiers); verify recomputes', async () => {
+  it("records each entrant's weight in the frozen list (multiplier and month tiers); verify recomputes", async () => {
     const dataDir = await tempDir();
     dirs.push(dataDir);
     const s = await stackOn(dataDir, {
-      luck: { subscriberMultiplier: 2, tiers: [{ minMonths: 6, weight: 4 }, { minMonths: 12, weight: 6 }] },
+      luck: {
+        subscriberMultiplier: 2,
+        tiers: [
+          { minMonths: 6, weight: 4 },
+          { minMonths: 12, weight: 6 },
+        ],
+      },
     });
     const entrants: [string, SimViewerOptions][] = [
       ['plainviewer', {}],
@@ -160,14 +168,24 @@ describe('subscriber luck', () => {
       ['sub_year', { subscriber: true, subMonths: 12 }],
       ['sub_long', { subscriber: true, subMonths: 40 }],
     ];
-    const expected: Record<string, number> = { plainviewer: 1, vipviewer: 1, sub_one: 2, sub_six: 4, sub_year: 6, sub_long: 6 };
+    const expected: Record<string, number> = {
+      plainviewer: 1,
+      vipviewer: 1,
+      sub_one: 2,
+      sub_six: 4,
+      sub_year: 6,
+      sub_long: 6,
+    };
     for (const winners of [1, 3]) {
       const d = await runGiveaway(s, winners, entrants);
       const weights = Object.fromEntries(d.frozenEntrants!.map((e) => [e.login, e.weight]));
       expect(weights).toEqual(expected);
       expect(d.rules?.['luck']).toEqual({
         subscriberMultiplier: 2,
-        tiers: [{ minMonths: 6, weight: 4 }, { minMonths: 12, weight: 6 }],
+        tiers: [
+          { minMonths: 6, weight: 4 },
+          { minMonths: 12, weight: 6 },
+        ],
       });
       expect(d.winners).toHaveLength(winners);
       expect(new Set(d.winners.map((w) => w.login)).size).toBe(winners);

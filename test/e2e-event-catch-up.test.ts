@@ -37,14 +37,22 @@ let temp: { dir: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
   servers = await startLocalServers({
-    fourthwall: { drawDurationSeconds: 4, clock: { now: () => Date.now() + offsetMs, setTimeout: systemClock.setTimeout } },
+    fourthwall: {
+      drawDurationSeconds: 4,
+      clock: { now: () => Date.now() + offsetMs, setTimeout: systemClock.setTimeout },
+    },
   });
   temp = await makeTempDir();
   // The settings file turns the public beacon off: this machine has no route to drand, and these
   // draws are about which events run, not the beacon (test/beacon-*.test.ts cover it).
   const configFile = await writeSettingsFile(temp.dir);
   // debug: the per-webhook lines (accepted, duplicate) are at debug level
-  bot = await spawnBot(servers, { dataDir: temp.dir, configFile, logLevel: 'debug', extra: { FOURTHWALL_EVENT_POLL_SECONDS: '0.2' } });
+  bot = await spawnBot(servers, {
+    dataDir: temp.dir,
+    configFile,
+    logLevel: 'debug',
+    extra: { FOURTHWALL_EVENT_POLL_SECONDS: '0.2' },
+  });
   setShopLive(servers);
 }, 60_000);
 
@@ -58,10 +66,16 @@ const botSaid = (pred: (m: string) => boolean, what: string, timeoutMs = 8000) =
   servers.chat.waitFor(() => servers.chat.botMessages().some(pred), timeoutMs, what);
 
 /** A logged JSON line of the bot with `msg` containing `text` and `eventId` equal to `id`. */
-const loggedFor = (text: string, id: string) => (line: string) => line.includes(text) && line.includes(`"eventId":"${id}"`);
+const loggedFor = (text: string, id: string) => (line: string) =>
+  line.includes(text) && line.includes(`"eventId":"${id}"`);
 
 /** A signed delivery of `type` with `data`, as Fourthwall would send it (raw JSON text). */
-function envelope(id: string, type: string, dataJson: string, extra: { shopId?: string; testMode?: boolean } = {}): string {
+function envelope(
+  id: string,
+  type: string,
+  dataJson: string,
+  extra: { shopId?: string; testMode?: boolean } = {},
+): string {
   const shopId = extra.shopId ?? servers.fourthwall.state.shop.id;
   return `{"testMode":${extra.testMode ?? false},"id":"${id}","webhookId":"wcon_e2e","shopId":"${shopId}","type":"${type}","apiVersion":"V1","createdAt":"${new Date().toISOString()}","data":${dataJson}}`;
 }
@@ -87,7 +101,9 @@ describe('catch-up from GET /webhook-events (live mode, real process)', () => {
     servers.fourthwall.control.webhookFaults.drop({ type: 'GIFT_DRAW_STARTED' });
     const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'missed_fan' });
     const drawId = draw['id'] as string;
-    const dropped = servers.fourthwall.control.deliveries.find((d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(drawId))!;
+    const dropped = servers.fourthwall.control.deliveries.find(
+      (d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(drawId),
+    )!;
     expect(dropped.dropped).toBe(true);
     expect(dropped.attempts).toBe(0);
 
@@ -140,7 +156,9 @@ describe('events the bot must not act on (live mode)', () => {
   it("another shop's event is answered 200, refused and logged; nothing changes", async () => {
     const before = await readHistory(temp.dir);
     const chatLines = servers.chat.botMessages().length;
-    const body = envelope('weve_other_shop_1', 'GIFT_DRAW_STARTED', drawJson('gdr_other_shop_1', '60'), { shopId: 'sh_not_this_shop' });
+    const body = envelope('weve_other_shop_1', 'GIFT_DRAW_STARTED', drawJson('gdr_other_shop_1', '60'), {
+      shopId: 'sh_not_this_shop',
+    });
     const res = await postWebhook(bot.webhookUrl, body, { secret: servers.fourthwall.webhookSecret });
     expect(res.status).toBe(200);
     await bot.waitForLine(loggedFor('event of another shop refused', 'weve_other_shop_1'), 5000, 'refusal log line');
@@ -148,7 +166,9 @@ describe('events the bot must not act on (live mode)', () => {
     expect(await readHistory(temp.dir)).toEqual(before);
     expect(servers.chat.botMessages()).toHaveLength(chatLines);
     // a redelivery of it is a duplicate, not a second refusal
-    expect(JSON.parse((await postWebhook(bot.webhookUrl, body, { secret: servers.fourthwall.webhookSecret })).text)).toMatchObject({ duplicate: true });
+    expect(
+      JSON.parse((await postWebhook(bot.webhookUrl, body, { secret: servers.fourthwall.webhookSecret })).text),
+    ).toMatchObject({ duplicate: true });
   });
 });
 
@@ -161,9 +181,13 @@ describe('durationSeconds is int64 without a minimum (published document)', () =
       { id: 'gdr_odd_huge', value: '9223372036854775807', window: 3600_000, status: 'open' },
     ] as const;
     for (const c of cases) {
-      const res = await postWebhook(bot.webhookUrl, envelope(`weve_${c.id}`, 'GIFT_DRAW_STARTED', drawJson(c.id, c.value)), {
-        secret: servers.fourthwall.webhookSecret,
-      });
+      const res = await postWebhook(
+        bot.webhookUrl,
+        envelope(`weve_${c.id}`, 'GIFT_DRAW_STARTED', drawJson(c.id, c.value)),
+        {
+          secret: servers.fourthwall.webhookSecret,
+        },
+      );
       expect(res.status, c.value).toBe(200);
     }
     for (const c of cases) {

@@ -9,7 +9,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DrawRecord } from '../src/giveaway/model.js';
-import { enterAll, logins, setShopLive, startInProcessStack, waitUntil, type InProcessStack } from './support/e2e-stack.js';
+import {
+  enterAll,
+  logins,
+  setShopLive,
+  startInProcessStack,
+  waitUntil,
+  type InProcessStack,
+} from './support/e2e-stack.js';
 import { drawSettled, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 import { FailingSaves } from './support/failing-repository.js';
 
@@ -43,17 +50,25 @@ describe('a handling failure is not acknowledged', () => {
     const record = await opened;
     expect(record.id).toBe(drawId);
     expect(storage!.failed.map((r) => r.id)).toEqual([drawId]);
-    expect(s.logs.lines.filter((l) => l.includes('not acknowledged (503)') && l.includes(delivery.eventId))).toHaveLength(1);
+    expect(
+      s.logs.lines.filter((l) => l.includes('not acknowledged (503)') && l.includes(delivery.eventId)),
+    ).toHaveLength(1);
     await waitUntil(() => s.bot.repo.isEventProcessed(delivery.eventId), 5000, 'event marked processed');
     expect(record.source.eventId).toBe(delivery.eventId);
 
     // The draw runs with the rest of its window and finishes at Fourthwall.
-    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.startsWith('🎁 eio_fan gifted')), 5000, 'draw announced');
+    await s.chatServer.waitFor(
+      () => s.chatServer.botMessages().some((m) => m.startsWith('🎁 eio_fan gifted')),
+      5000,
+      'draw announced',
+    );
     enterAll(s.chatServer, logins('eio', 3));
     await waitUntil(async () => (await s.bot.repo.getDraw(drawId))?.status === 'finished', 15_000, 'draw finished');
     const finished = (await s.bot.repo.getDraw(drawId))!;
     expect(finished.winners).toHaveLength(1);
-    expect(s.fourthwall.control.requests.filter((r) => r.operation === 'finishDraw' && r.status === 200)).toHaveLength(1);
+    expect(s.fourthwall.control.requests.filter((r) => r.operation === 'finishDraw' && r.status === 200)).toHaveLength(
+      1,
+    );
     // One delivery (two attempts) of the event; the bot opened the draw once.
     expect(s.fourthwall.control.deliveries.filter((d) => d.eventId === delivery.eventId)).toHaveLength(1);
     expect(s.chatServer.botMessages().filter((m) => m.startsWith('🎁 eio_fan gifted'))).toHaveLength(1);

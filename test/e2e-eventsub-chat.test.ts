@@ -19,7 +19,11 @@ import { startInProcessStack, waitUntil, type InProcessOptions, type InProcessSt
 
 /** Outbox windows scaled down (a rate-limit NOTICE waits a whole window before its retry). */
 async function withStack<T>(o: InProcessOptions, fn: (s: InProcessStack) => Promise<T>): Promise<T> {
-  const s = await startInProcessStack({ ...o, settings: { chat: { transport: 'eventsub' }, ...o.settings }, outbox: { minIntervalMs: 50, pacingMarginMs: 10, backoffMs: 100, windowMs: 1000, ...o.outbox } });
+  const s = await startInProcessStack({
+    ...o,
+    settings: { chat: { transport: 'eventsub' }, ...o.settings },
+    outbox: { minIntervalMs: 50, pacingMarginMs: 10, backoffMs: 100, windowMs: 1000, ...o.outbox },
+  });
   try {
     return await fn(s);
   } finally {
@@ -28,7 +32,8 @@ async function withStack<T>(o: InProcessOptions, fn: (s: InProcessStack) => Prom
 }
 
 const botLines = (s: InProcessStack): TranscriptEntry[] => s.chatServer.transcript.filter((e) => e.kind === 'bot');
-const apiNotices = (s: InProcessStack): TranscriptEntry[] => s.chatServer.transcript.filter((e) => e.kind === 'notice' && e.via === 'api');
+const apiNotices = (s: InProcessStack): TranscriptEntry[] =>
+  s.chatServer.transcript.filter((e) => e.kind === 'notice' && e.via === 'api');
 
 /**
  * Says `text` and waits until the channel has it and the bot counted it sent (Twitch's answer
@@ -51,7 +56,9 @@ async function said(s: InProcessStack, text: string): Promise<TranscriptEntry> {
 }
 
 describe.concurrent('chat over EventSub', () => {
-  it('reads and sends: viewers enter through channel.chat.message, the bot talks with the Chat Bot badge, /healthz names the transport', async ({ expect }) => {
+  it('reads and sends: viewers enter through channel.chat.message, the bot talks with the Chat Bot badge, /healthz names the transport', async ({
+    expect,
+  }) => {
     await withStack({}, async (s) => {
       expect(s.bot.health()).toMatchObject({ chat: 'connected', chatTransport: 'eventsub', eventsub: 'connected' });
       const heard: string[] = [];
@@ -67,7 +74,9 @@ describe.concurrent('chat over EventSub', () => {
     });
   });
 
-  it('is_sent: false is an unconfirmed line: retried once (duplicate, rate limit), else dropped and reported, never claimed sent', async ({ expect }) => {
+  it('is_sent: false is an unconfirmed line: retried once (duplicate, rate limit), else dropped and reported, never claimed sent', async ({
+    expect,
+  }) => {
     await withStack({}, async (s) => {
       const confirmed: string[] = [];
       const notices: string[] = [];
@@ -91,7 +100,11 @@ describe.concurrent('chat over EventSub', () => {
       s.chatServer.dropNextApiMessage('msg_ratelimit');
       s.bot.chat.say('limited twice');
       await said(s, 'after the drops');
-      expect(apiNotices(s).slice(1).map((e) => [e.msgId, e.attempted])).toEqual([
+      expect(
+        apiNotices(s)
+          .slice(1)
+          .map((e) => [e.msgId, e.attempted]),
+      ).toEqual([
         ['msg_rejected', 'held by automod'],
         ['msg_brand_new_reason', 'unknown reason'],
         ['msg_ratelimit', 'limited twice'],
@@ -102,14 +115,22 @@ describe.concurrent('chat over EventSub', () => {
         expect(delivered.some((t) => t.startsWith(gone))).toBe(false);
         expect(confirmed.some((t) => t.startsWith(gone))).toBe(false);
       }
-      expect(notices).toEqual(['msg_duplicate', 'msg_rejected', 'msg_brand_new_reason', 'msg_ratelimit', 'msg_ratelimit']);
+      expect(notices).toEqual([
+        'msg_duplicate',
+        'msg_rejected',
+        'msg_brand_new_reason',
+        'msg_ratelimit',
+        'msg_ratelimit',
+      ]);
       expect(s.bot.chat.outboxStats()).toMatchObject({ sent: 3, retried: 2, dropped: 3 });
       expect(confirmed).toHaveLength(3);
       expect(s.logs.lines.some((l) => l.includes('is_sent: false, msg_rejected'))).toBe(true);
     });
   });
 
-  it('a line whose request may have reached Twitch (a 5xx) is sent once and dropped, never repeated (no doubled line)', async ({ expect }) => {
+  it('a line whose request may have reached Twitch (a 5xx) is sent once and dropped, never repeated (no doubled line)', async ({
+    expect,
+  }) => {
     await withStack({}, async (s) => {
       await said(s, 'warm up');
       const posts = () => s.helix.calls.filter((c) => c.path === '/chat/messages').length;
@@ -126,7 +147,9 @@ describe.concurrent('chat over EventSub', () => {
     });
   });
 
-  it('several lines in a row not sent make chat degraded on /healthz, with the reason, until a line gets through', async ({ expect }) => {
+  it('several lines in a row not sent make chat degraded on /healthz, with the reason, until a line gets through', async ({
+    expect,
+  }) => {
     await withStack({}, async (s) => {
       await said(s, 'warm up');
       for (let i = 0; i < 3; i++) {
@@ -140,7 +163,9 @@ describe.concurrent('chat over EventSub', () => {
     });
   });
 
-  it('the Chat Bot badge: refused while the bot is no moderator (line sent without it), back once Twitch shows it as one', async ({ expect }) => {
+  it('the Chat Bot badge: refused while the bot is no moderator (line sent without it), back once Twitch shows it as one', async ({
+    expect,
+  }) => {
     await withStack({ chat: { botIsMod: false } }, async (s) => {
       const plain = await said(s, 'no badge yet');
       expect(plain).toMatchObject({ via: 'api', chatBotBadge: false });
@@ -153,6 +178,8 @@ describe.concurrent('chat over EventSub', () => {
   });
 
   it('a token without user:read:chat and user:write:chat is refused at start, naming them', async ({ expect }) => {
-    await expect(withStack({ chat: { scopes: ['chat:read', 'chat:edit'] } }, async () => undefined)).rejects.toThrow(/TWITCH_TOKEN lacks the scopes user:read:chat user:write:chat/);
+    await expect(withStack({ chat: { scopes: ['chat:read', 'chat:edit'] } }, async () => undefined)).rejects.toThrow(
+      /TWITCH_TOKEN lacks the scopes user:read:chat user:write:chat/,
+    );
   });
 });

@@ -36,7 +36,6 @@ import { outputWaiter } from './support/output-wait.js';
 /** What issue 32 asks of a stop. */
 const STOP_WITHIN_MS = 3000;
 
-
 interface Proc {
   child: ChildProcess;
   lines: string[];
@@ -45,7 +44,11 @@ interface Proc {
 }
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string>): Proc {
-  const child = spawn(command, args, { cwd, env: { HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const output = outputWaiter();
   for (const s of [child.stdout, child.stderr])
@@ -123,9 +126,17 @@ describe('the first hour as a streamer', { timeout: 90_000 }, () => {
     // a first run leaves a draw open with two entrants
     const first = await spawnBot(servers, { dataDir, configFile });
     setShopLive(servers);
-    const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 1, durationSeconds: 300, username: 'late_fan' });
+    const { draw } = servers.fourthwall.control.simulateGiftPurchase({
+      quantity: 1,
+      durationSeconds: 300,
+      username: 'late_fan',
+    });
     const drawId = draw['id'] as string;
-    await servers.chat.waitFor(() => servers.chat.botMessages().some((m) => m.startsWith('🎁 late_fan gifted')), 10_000, 'draw announced');
+    await servers.chat.waitFor(
+      () => servers.chat.botMessages().some((m) => m.startsWith('🎁 late_fan gifted')),
+      10_000,
+      'draw announced',
+    );
     enterAll(servers.chat, logins('stay', 2));
     await waitUntil(() => journaledEntrants(dataDir, drawId).length === 2, 5000, 'entries journaled');
     expect((await first.kill('SIGTERM')).code).toBe(0);
@@ -139,7 +150,11 @@ describe('the first hour as a streamer', { timeout: 90_000 }, () => {
     const p = run('npm', ['start'], PROJECT_ROOT, env);
     procs.push(p);
     // the first attempt failed and the second is under way (or waiting): a retry loop in flight
-    await p.waitForLine((l) => l.includes('chat: could not connect') && l.includes('attempt 2'), 60_000, 'the second failed attempt');
+    await p.waitForLine(
+      (l) => l.includes('chat: could not connect') && l.includes('attempt 2'),
+      60_000,
+      'the second failed attempt',
+    );
     const below = descendants(p.child.pid!);
     expect(below.length, 'npm runs the bot below it').toBeGreaterThan(0);
     const t0 = performance.now();
@@ -149,14 +164,21 @@ describe('the first hour as a streamer', { timeout: 90_000 }, () => {
     const took = performance.now() - t0;
     // npm forwards SIGTERM to the shell that runs the script (no exec: cmd.exe has none), which ends
     // by it, and npm then ends by the same signal; the bot below ran its own clean stop (below).
-    expect(exit.code === 0 || exit.signal === 'SIGTERM', `${JSON.stringify(exit)}\n${p.lines.join('\n').slice(-3000)}`).toBe(true);
+    expect(
+      exit.code === 0 || exit.signal === 'SIGTERM',
+      `${JSON.stringify(exit)}\n${p.lines.join('\n').slice(-3000)}`,
+    ).toBe(true);
     expect(took).toBeLessThan(STOP_WITHIN_MS);
     const text = p.lines.join('\n');
     expect(text).not.toContain('did not finish');
     expect(text).toMatch(/"msg":"stopped/);
     // what must be kept was kept: the draw is still open with its entrants, for the next start
     expect((await readDraw(dataDir, drawId))!.status).toBe('open');
-    expect(journaledEntrants(dataDir, drawId).map((e) => e.login).sort()).toEqual(['stay0', 'stay1']);
+    expect(
+      journaledEntrants(dataDir, drawId)
+        .map((e) => e.login)
+        .sort(),
+    ).toEqual(['stay0', 'stay1']);
   });
 
   it('a refused connection in live mode logs one line without a stack at the default level', async () => {
@@ -176,8 +198,16 @@ describe('the first hour as a streamer', { timeout: 90_000 }, () => {
     });
     const p = run(process.execPath, [join(PROJECT_ROOT, 'scripts/run.mjs'), 'main'], PROJECT_ROOT, env);
     procs.push(p);
-    const line = await p.waitForLine((l) => l.includes('chat: could not connect') && l.includes('attempt 1'), 60_000, 'the first failed attempt');
-    await p.waitForLine((l) => l.includes('chat: could not connect') && l.includes('attempt 2'), 10_000, 'the second failed attempt');
+    const line = await p.waitForLine(
+      (l) => l.includes('chat: could not connect') && l.includes('attempt 1'),
+      60_000,
+      'the first failed attempt',
+    );
+    await p.waitForLine(
+      (l) => l.includes('chat: could not connect') && l.includes('attempt 2'),
+      10_000,
+      'the second failed attempt',
+    );
     const rec = JSON.parse(line) as Record<string, unknown>;
     expect(rec['level']).toBe(40); // warn
     expect(String(rec['msg'])).toMatch(/ECONNREFUSED|refused/i);
@@ -188,7 +218,9 @@ describe('the first hour as a streamer', { timeout: 90_000 }, () => {
     expect(shopRec.level).toBe(40);
     expect(JSON.stringify(shopRec.err)).toMatch(/ECONNREFUSED/);
     // one line per failure, and no stack anywhere in the output
-    expect(p.lines.filter((l) => l.includes('attempt 1')).filter((l) => l.includes('could not connect'))).toHaveLength(1);
+    expect(p.lines.filter((l) => l.includes('attempt 1')).filter((l) => l.includes('could not connect'))).toHaveLength(
+      1,
+    );
     expect(p.lines.join('\n')).not.toMatch(/\n\s+at |"stack":|\bat .*\.js:\d+/);
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);

@@ -44,7 +44,9 @@ function openedLines(s: InProcessStack, gifter: string): string[] {
 
 /** The line saying a draw short of winners (none included) is handed back to Fourthwall. */
 function handedBackLines(s: InProcessStack): string[] {
-  return s.chatServer.botMessages().filter((m) => /eligible entrants? for \d+ gifts, and Fourthwall needs one winner per gift/.test(m));
+  return s.chatServer
+    .botMessages()
+    .filter((m) => /eligible entrants? for \d+ gifts, and Fourthwall needs one winner per gift/.test(m));
 }
 
 /** Fourthwall's REDO draw of `gifter`'s gifts, announced as a redraw. */
@@ -93,7 +95,10 @@ async function settled(s: InProcessStack, drawId: string): Promise<DrawRecord> {
 
 /** Waits until Fourthwall's GIFT_DRAW_ENDED for `drawId` was delivered and the bot handled it. */
 async function endedHandled(s: InProcessStack, drawId: string): Promise<void> {
-  await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered && d.body.includes(drawId), 5000);
+  await s.fourthwall.control.waitForDelivery(
+    (d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered && d.body.includes(drawId),
+    5000,
+  );
   await s.bot.http.idle();
   await s.bot.engine.whenIdle();
 }
@@ -152,7 +157,9 @@ describe.concurrent('gift draw for 5 gifts', () => {
         expect(s.operatorLines).toHaveLength(opBefore);
         const after = (await s.bot.repo.getDraw(drawId))!;
         expect(after.status).toBe('finished');
-        expect(after.winners.map((w) => [w.userId, w.redeemUrl])).toEqual(rec.winners.map((w) => [w.userId, w.redeemUrl]));
+        expect(after.winners.map((w) => [w.userId, w.redeemUrl])).toEqual(
+          rec.winners.map((w) => [w.userId, w.redeemUrl]),
+        );
         expect(finishCalls(s.fourthwall, drawId)).toHaveLength(1);
       });
     });
@@ -160,7 +167,9 @@ describe.concurrent('gift draw for 5 gifts', () => {
 
   // 0, 1 and N-1 entrants for N gifts: one story in chat, console and history.
   for (const n of [0, 1, 4]) {
-    it(`${n} eligible for 5 gifts: nothing sent (Fourthwall takes one winner per gift), failed with the reason, said in chat`, async ({ expect }) => {
+    it(`${n} eligible for 5 gifts: nothing sent (Fourthwall takes one winner per gift), failed with the reason, said in chat`, async ({
+      expect,
+    }) => {
       await withStack(async (s) => {
         const drawId = await buyGifts(s, GIFTS);
         enterAll(s.chatServer, logins(`few${n}_`, n));
@@ -179,24 +188,36 @@ describe.concurrent('gift draw for 5 gifts', () => {
         expect(sandboxDraw(s.fourthwall, drawId).status).toBe('OPEN');
         const line = handedBackLines(s);
         expect(line).toHaveLength(1);
-        expect(line[0]).toMatch(new RegExp(`^Giftdrop T-Shirt: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\.$`));
+        expect(line[0]).toMatch(
+          new RegExp(
+            `^Giftdrop T-Shirt: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\.$`,
+          ),
+        );
         // one line after the window: no "nobody entered" beside it, no "entries closed" line
-        expect(s.chatServer.botMessages().filter((m) => /Nobody entered|Entries closed|no winner/.test(m))).toHaveLength(0);
+        expect(
+          s.chatServer.botMessages().filter((m) => /Nobody entered|Entries closed|no winner/.test(m)),
+        ).toHaveLength(0);
         expect(winnerLines(s)).toHaveLength(0);
         // the console says the same, once
-        expect(s.operatorLines.filter((l) => l.includes(drawId))).toEqual([`Draw ${drawId} (Giftdrop T-Shirt): ${rec.failure!.reason}.`]);
+        expect(s.operatorLines.filter((l) => l.includes(drawId))).toEqual([
+          `Draw ${drawId} (Giftdrop T-Shirt): ${rec.failure!.reason}.`,
+        ]);
         // and the draw's fairness still checks out (the picks were made and are public)
         expect(rec.fairness.seed).toMatch(/^[0-9a-f]{64}$/);
         // Fourthwall's redraw after its deadline is announced as a redraw of the same gifts
         s.fourthwall.control.expireDraw(drawId);
         await s.chatServer.waitFor(() => redrawLines(s, 'generous_fan').length === 1, 5000, 'the redraw announced');
-        expect(redrawLines(s, 'generous_fan')[0]).toMatch(/^🔁 generous_fan's 5x Giftdrop T-Shirt is drawn again! Type !enter in the next \d+s/);
+        expect(redrawLines(s, 'generous_fan')[0]).toMatch(
+          /^🔁 generous_fan's 5x Giftdrop T-Shirt is drawn again! Type !enter in the next \d+s/,
+        );
         expect(openedLines(s, 'generous_fan')).toHaveLength(1);
       });
     });
   }
 
-  it('two overlapping draws: !enter joins both, nobody wins twice in one draw, each finished and announced once', async ({ expect }) => {
+  it('two overlapping draws: !enter joins both, nobody wins twice in one draw, each finished and announced once', async ({
+    expect,
+  }) => {
     await withStack(async (s) => {
       const a = await buyGifts(s, 3, 'first_fan');
       const b = await buyGifts(s, 3, 'second_fan');
@@ -205,7 +226,10 @@ describe.concurrent('gift draw for 5 gifts', () => {
       await entrantsAccepted(s, b, 4);
       const [ra, rb] = await Promise.all([settled(s, a), settled(s, b)]);
       const everyone = viewers.map((v) => v.userId).sort();
-      for (const [id, rec] of [[a, ra], [b, rb]] as const) {
+      for (const [id, rec] of [
+        [a, ra],
+        [b, rb],
+      ] as const) {
         expect(rec.status).toBe('finished');
         expect(rec.frozenEntrants!.map((e) => e.userId).sort()).toEqual(everyone);
         expect(rec.winners).toHaveLength(3);
@@ -225,7 +249,9 @@ describe.concurrent('gift draw for 5 gifts', () => {
     });
   });
 
-  it('a duplicated GIFT_DRAW_STARTED (same event id) opens one draw, announced once, finished once', async ({ expect }) => {
+  it('a duplicated GIFT_DRAW_STARTED (same event id) opens one draw, announced once, finished once', async ({
+    expect,
+  }) => {
     await withStack(async (s) => {
       s.fourthwall.control.webhookFaults.duplicate({ type: 'GIFT_DRAW_STARTED' });
       const drawId = await buyGifts(s, 2);
@@ -260,7 +286,11 @@ describe.concurrent('gift draw for 5 gifts', () => {
       expect(rec.winners).toHaveLength(2);
       expect(finishCalls(s.fourthwall, drawId).map((c) => c.status)).toEqual([400]);
       expect(sandboxDraw(s.fourthwall, drawId).status).toBe('OPEN');
-      await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.startsWith('⚠️')), 5000, 'failure in chat');
+      await s.chatServer.waitFor(
+        () => s.chatServer.botMessages().some((m) => m.startsWith('⚠️')),
+        5000,
+        'failure in chat',
+      );
       const warn = s.chatServer.botMessages().filter((m) => m.startsWith('⚠️'));
       expect(warn).toHaveLength(1);
       expect(warn[0]).toContain('Fourthwall refused the winners');
@@ -271,9 +301,15 @@ describe.concurrent('gift draw for 5 gifts', () => {
     });
   });
 
-  it('Fourthwall closes a draw the bot still has open: failed and reported; its REDO draw opens and runs', async ({ expect }) => {
+  it('Fourthwall closes a draw the bot still has open: failed and reported; its REDO draw opens and runs', async ({
+    expect,
+  }) => {
     await withStack(async (s) => {
-      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 2, durationSeconds: 30, username: 'early_close' });
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({
+        quantity: 2,
+        durationSeconds: 30,
+        username: 'early_close',
+      });
       const first = draw['id'] as string;
       await s.chatServer.waitFor(() => openedLines(s, 'early_close').length === 1, 5000, 'draw announced');
       enterAll(s.chatServer, logins('ec', 2));
@@ -314,11 +350,19 @@ describe.concurrent('gift draw for 5 gifts', () => {
       const redoId = redo!['id'] as string;
       expect(redo!['type']).toBe('REDO');
       await s.chatServer.waitFor(() => redrawLines(s, 'generous_fan').length === 1, 5000, 'REDO announced');
-      const ended = await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered, 5000);
-      const redoStart = s.fourthwall.control.deliveries.find((d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(redoId))!;
+      const ended = await s.fourthwall.control.waitForDelivery(
+        (d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered,
+        5000,
+      );
+      const redoStart = s.fourthwall.control.deliveries.find(
+        (d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(redoId),
+      )!;
       await s.bot.http.idle();
       // the bot really received them out of order: the REDO start first, then the first draw's end
-      const accepted = s.logs.json().filter((l) => l['msg'] === 'webhook accepted').map((l) => l['eventId']);
+      const accepted = s.logs
+        .json()
+        .filter((l) => l['msg'] === 'webhook accepted')
+        .map((l) => l['eventId']);
       expect(accepted.indexOf(redoStart.eventId)).toBeGreaterThanOrEqual(0);
       expect(accepted.indexOf(ended.eventId)).toBeGreaterThan(accepted.indexOf(redoStart.eventId));
 

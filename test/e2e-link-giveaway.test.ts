@@ -24,91 +24,94 @@ describe('link giveaway by product name, slug and id', () => {
     { how: 'id', by: 'mod', query: SEED_PRODUCT_IDS.stickers, product: 'stickers', winners: 3 },
   ] as const;
 
-  it.each(cases)('by $how, started by the $by: announced, entered, ended, one link package, links private', async (c) => {
-    const s = await stack();
-    const productId = SEED_PRODUCT_IDS[c.product];
-    const productName = s.fw.state.products.get(productId)!.name;
-    const starter = c.by === 'broadcaster' ? s.chat.broadcaster : s.mod;
+  it.each(cases)(
+    'by $how, started by the $by: announced, entered, ended, one link package, links private',
+    async (c) => {
+      const s = await stack();
+      const productId = SEED_PRODUCT_IDS[c.product];
+      const productName = s.fw.state.products.get(productId)!.name;
+      const starter = c.by === 'broadcaster' ? s.chat.broadcaster : s.mod;
 
-    const opened = nextDrawOpened(s);
-    s.say(starter, `!giveaway start ${c.query} ${c.winners} 30`);
-    const open = await opened;
-    expect(open.kind).toBe('link-giveaway');
-    expect(open.offer).toEqual({ id: productId, name: productName });
-    expect(open.startedBy?.login).toBe(starter.login);
-    await s.nextBotLine(new RegExp(`Giveaway: ${c.winners}x ${productName}! Type !enter in the next (30|29)s`));
+      const opened = nextDrawOpened(s);
+      s.say(starter, `!giveaway start ${c.query} ${c.winners} 30`);
+      const open = await opened;
+      expect(open.kind).toBe('link-giveaway');
+      expect(open.offer).toEqual({ id: productId, name: productName });
+      expect(open.startedBy?.login).toBe(starter.login);
+      await s.nextBotLine(new RegExp(`Giveaway: ${c.winners}x ${productName}! Type !enter in the next (30|29)s`));
 
-    const logins = ['ana', 'ben', 'cai', 'dee', 'eve'];
-    s.enter(logins);
-    // The broadcaster and the bot typing !enter never become entrants.
-    s.say(s.chat.broadcaster, '!enter');
-    s.say(s.chat.viewer(s.chat.botLogin), '!enter');
-    expect(s.requests('createGiveawayLinks')).toHaveLength(0);
+      const logins = ['ana', 'ben', 'cai', 'dee', 'eve'];
+      s.enter(logins);
+      // The broadcaster and the bot typing !enter never become entrants.
+      s.say(s.chat.broadcaster, '!enter');
+      s.say(s.chat.viewer(s.chat.botLogin), '!enter');
+      expect(s.requests('createGiveawayLinks')).toHaveLength(0);
 
-    const settled = drawSettled(s, open.id);
-    const from = s.mark();
-    s.say(s.mod, '!giveaway end');
-    const { event, record } = await settled;
-    expect(event).toBe('draw-finished');
-    expect(record.entrants).toBe(logins.length);
+      const settled = drawSettled(s, open.id);
+      const from = s.mark();
+      s.say(s.mod, '!giveaway end');
+      const { event, record } = await settled;
+      expect(event).toBe('draw-finished');
+      expect(record.entrants).toBe(logins.length);
 
-    // Winners: distinct entrants, exactly as many as asked.
-    const winners = record.winners.map((w) => w.login);
-    expect(winners).toHaveLength(c.winners);
-    expect(new Set(winners).size).toBe(c.winners);
-    for (const w of winners) expect(logins).toContain(w);
-    const line = await s.nextBotLine(/congratulations/, from);
-    expect(line).toContain(`🏆 ${productName}: congratulations`);
-    for (const w of winners) expect(line).toContain(`@${w}`);
-    expect(line).toContain('The streamer will send you your redeem link.');
-    await s.nextBotLine(new RegExp(`Anyone can check draw ${open.id}: `), from);
+      // Winners: distinct entrants, exactly as many as asked.
+      const winners = record.winners.map((w) => w.login);
+      expect(winners).toHaveLength(c.winners);
+      expect(new Set(winners).size).toBe(c.winners);
+      for (const w of winners) expect(logins).toContain(w);
+      const line = await s.nextBotLine(/congratulations/, from);
+      expect(line).toContain(`🏆 ${productName}: congratulations`);
+      for (const w of winners) expect(line).toContain(`@${w}`);
+      expect(line).toContain('The streamer will send you your redeem link.');
+      await s.nextBotLine(new RegExp(`Anyone can check draw ${open.id}: `), from);
 
-    // Exactly one createGiveawayLinks call, for exactly the number of winners.
-    const calls = s.requests('createGiveawayLinks');
-    expect(calls.map((r) => r.status)).toEqual([200]);
-    const packages = [...s.fw.state.packages.values()];
-    expect(packages).toHaveLength(1);
-    const pkg = packages[0]!;
-    expect(pkg.giveawayLinks).toHaveLength(c.winners);
-    expect(pkg.giveawayLinks.every((l) => l.productId === productId)).toBe(true);
-    const links = pkg.giveawayLinks.map((l) => l.link);
+      // Exactly one createGiveawayLinks call, for exactly the number of winners.
+      const calls = s.requests('createGiveawayLinks');
+      expect(calls.map((r) => r.status)).toEqual([200]);
+      const packages = [...s.fw.state.packages.values()];
+      expect(packages).toHaveLength(1);
+      const pkg = packages[0]!;
+      expect(pkg.giveawayLinks).toHaveLength(c.winners);
+      expect(pkg.giveawayLinks.every((l) => l.productId === productId)).toBe(true);
+      const links = pkg.giveawayLinks.map((l) => l.link);
 
-    // Delivered to the operator console, one line per winner with their link.
-    for (const w of record.winners) {
-      expect(w.redeemUrl).toBeDefined();
-      expect(links).toContain(w.redeemUrl);
-      expect(s.operator.some((l) => l.includes(`@${w.login}`) && l.includes(w.redeemUrl!))).toBe(true);
-    }
-    // Stored in the history export.
-    await s.idle();
-    const rows = await s.history();
-    const row = rows.find((r) => r.id === open.id)!;
-    expect(row).toMatchObject({
-      kind: 'link-giveaway',
-      status: 'finished',
-      offer: { id: productId, name: productName },
-      gifts: c.winners,
-      entrants: logins.length,
-      source: { packageId: pkg.packageId },
-    });
-    expect(row.winners.map((w) => w.redeemUrl).sort()).toEqual([...links].sort());
-    expect(row.winners.map((w) => w.login).sort()).toEqual([...winners].sort());
+      // Delivered to the operator console, one line per winner with their link.
+      for (const w of record.winners) {
+        expect(w.redeemUrl).toBeDefined();
+        expect(links).toContain(w.redeemUrl);
+        expect(s.operator.some((l) => l.includes(`@${w.login}`) && l.includes(w.redeemUrl!))).toBe(true);
+      }
+      // Stored in the history export.
+      await s.idle();
+      const rows = await s.history();
+      const row = rows.find((r) => r.id === open.id)!;
+      expect(row).toMatchObject({
+        kind: 'link-giveaway',
+        status: 'finished',
+        offer: { id: productId, name: productName },
+        gifts: c.winners,
+        entrants: logins.length,
+        source: { packageId: pkg.packageId },
+      });
+      expect(row.winners.map((w) => w.redeemUrl).sort()).toEqual([...links].sort());
+      expect(row.winners.map((w) => w.login).sort()).toEqual([...winners].sort());
 
-    // Never in chat, never in the log (neither the URL nor the link's id).
-    const chat = transcriptText(s);
-    const log = s.log.text();
-    expect(chat).not.toMatch(/\/gifts\//);
-    for (const l of pkg.giveawayLinks) {
-      expect(chat).not.toContain(l.id);
-      expect(log).not.toContain(l.link);
-      expect(log).not.toContain(l.id);
-    }
-    expect(log).toContain('winners picked');
+      // Never in chat, never in the log (neither the URL nor the link's id).
+      const chat = transcriptText(s);
+      const log = s.log.text();
+      expect(chat).not.toMatch(/\/gifts\//);
+      for (const l of pkg.giveawayLinks) {
+        expect(chat).not.toContain(l.id);
+        expect(log).not.toContain(l.link);
+        expect(log).not.toContain(l.id);
+      }
+      expect(log).toContain('winners picked');
 
-    const v = await s.verify(open.id);
-    expect(v.err).toBe('');
-    expect(v.code).toBe(0);
-  });
+      const v = await s.verify(open.id);
+      expect(v.err).toBe('');
+      expect(v.code).toBe(0);
+    },
+  );
 });
 
 describe('the entry window', () => {
@@ -156,7 +159,12 @@ describe('product lookup problems and permissions', () => {
     const base = s.fw.state.products.get(SEED_PRODUCT_IDS.mug)!;
     for (let i = 1; i <= 4; i++) {
       const id = `9e0c${i}000-0000-4000-8000-00000000000${i}`;
-      s.fw.state.products.set(id, { ...structuredClone(base), id, name: `Giftdrop Poster ${i}`, slug: `giftdrop-poster-${i}` });
+      s.fw.state.products.set(id, {
+        ...structuredClone(base),
+        id,
+        name: `Giftdrop Poster ${i}`,
+        slug: `giftdrop-poster-${i}`,
+      });
     }
     from = s.mark();
     s.say(s.mod, '!giveaway start giftdrop');

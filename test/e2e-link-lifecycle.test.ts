@@ -93,10 +93,16 @@ describe('reroll', () => {
     expect(s.requests('createGiveawayLinks')).toHaveLength(2);
 
     const line = await s.nextBotLine(/is replaced by/, from);
-    expect(line).toBe(`🔁 Giftdrop Mug: @${first!.login} is replaced by @${replacement.login} (rerolled by a moderator).`);
+    expect(line).toBe(
+      `🔁 Giftdrop Mug: @${first!.login} is replaced by @${replacement.login} (rerolled by a moderator).`,
+    );
     expect(line).not.toContain('/gifts/');
     await s.chat.waitFor(() => s.operator.length > operatorBefore, 5000, 'the operator line for the replacement');
-    expect(s.operator.slice(operatorBefore).some((l) => l.includes(`@${replacement.login}`) && l.includes(replacement.redeemUrl!))).toBe(true);
+    expect(
+      s.operator
+        .slice(operatorBefore)
+        .some((l) => l.includes(`@${replacement.login}`) && l.includes(replacement.redeemUrl!)),
+    ).toBe(true);
 
     // Recorded in the history, and the draw still verifies.
     await s.idle();
@@ -119,7 +125,10 @@ describe('reroll', () => {
     // The replaced winner cannot be rerolled again (one reroll per winner; never an older win of theirs).
     const from2 = s.mark();
     s.say(s.mod, `!giveaway reroll ${first!.login}`);
-    await s.nextBotLine(new RegExp(`${first!.login} was already replaced in that giveaway; a winner is rerolled once\\.`), from2);
+    await s.nextBotLine(
+      new RegExp(`${first!.login} was already replaced in that giveaway; a winner is rerolled once\\.`),
+      from2,
+    );
     // Somebody who never won cannot be rerolled.
     const from3 = s.mark();
     s.say(s.mod, '!giveaway reroll never_won');
@@ -160,7 +169,9 @@ describe('link creation failing', () => {
     expect(s.fw.state.packages.size).toBe(0);
     const failed = await s.nextBotLine(/ran into a problem/, from);
     expect(failed).toContain('Giftdrop Mug');
-    expect(s.operator.some((l) => l.includes(open.id) && l.includes('failed') && winners.every((w) => l.includes(`@${w}`)))).toBe(true);
+    expect(
+      s.operator.some((l) => l.includes(open.id) && l.includes('failed') && winners.every((w) => l.includes(`@${w}`))),
+    ).toBe(true);
     await s.idle();
     const failedRow = (await s.history()).find((r) => r.id === open.id)!;
     expect(failedRow.status).toBe('failed');
@@ -230,7 +241,7 @@ describe('reroll while the links are pending', () => {
 });
 
 describe('links.publicInChat', () => {
-  it('when set, the winners line carries each winner\'s link (and a reroll posts the replacement\'s)', async () => {
+  it("when set, the winners line carries each winner's link (and a reroll posts the replacement's)", async () => {
     const s = await stack({ settings: { links: { publicInChat: true } } });
     const open = await openMugGiveaway(s, 2);
     const from = s.mark();

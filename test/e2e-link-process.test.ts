@@ -30,13 +30,25 @@ afterEach(async () => {
 });
 
 /** `npm run <script> -- <args>` in the project root with a clean environment; exit code and output. */
-function npmRun(script: string, args: string[], dataDir: string): Promise<{ code: number | null; out: string; err: string }> {
+function npmRun(
+  script: string,
+  args: string[],
+  dataDir: string,
+): Promise<{ code: number | null; out: string; err: string }> {
   const env: Record<string, string> = {};
   for (const name of BOT_ENV_NAMES) env[name] = '';
-  Object.assign(env, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir });
+  Object.assign(env, {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    DATA_DIR: dataDir,
+  });
   return new Promise((resolve, reject) => {
     // `--live`: the live bot's data in DATA_DIR (without credentials the scripts would read DATA_DIR/sandbox).
-    const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -69,7 +81,11 @@ async function runGiveaway(r: Run, query: string, winners: number, logins: strin
   const mod = chat.viewer('modjo', { mod: true });
   const seen = () => chat.botMessages();
   chat.inject(mod, `!giveaway start ${query} ${winners} 30`);
-  await chat.waitFor(() => seen().some((l) => l.includes(`Giveaway: ${winners}x`)), 10_000, 'the giveaway announcement');
+  await chat.waitFor(
+    () => seen().some((l) => l.includes(`Giveaway: ${winners}x`)),
+    10_000,
+    'the giveaway announcement',
+  );
   enterAll(chat, logins);
   chat.inject(mod, '!giveaway end');
   await chat.waitFor(() => seen().some((l) => /Anyone can check draw/.test(l)), 10_000, 'the check line');
@@ -131,7 +147,12 @@ describe('link giveaway through the real bot process', () => {
     const history = await npmRun('history', ['--json'], r.dataDir);
     expect(history.code).toBe(0);
     const row = (JSON.parse(history.out) as ExportRow[]).find((x) => x.id === id)!;
-    expect(row).toMatchObject({ kind: 'link-giveaway', status: 'finished', entrants: logins.length, source: { packageId: pkgs[0]!.packageId } });
+    expect(row).toMatchObject({
+      kind: 'link-giveaway',
+      status: 'finished',
+      entrants: logins.length,
+      source: { packageId: pkgs[0]!.packageId },
+    });
     expect(row.winners.map((w) => w.redeemUrl).sort()).toEqual(links.map((l) => l.link).sort());
     const verify = await npmRun('verify', [id], r.dataDir);
     expect(verify.code).toBe(0);
@@ -149,7 +170,12 @@ describe('link giveaway through the real bot process', () => {
     const line = chat.botMessages().find((l) => l.includes('congratulations'))!;
     expect(line).toContain('Redeem here:');
     for (const w of record.winners) expect(line).toContain(`@${w.login}: ${w.redeemUrl}`);
-    await r.bot.waitForLine((l) => l.startsWith('[giftdrop]') && l.includes(`@${record.winners[1]!.login}`) && l.includes('links are not printed'), 5000, 'the console lines');
+    await r.bot.waitForLine(
+      (l) =>
+        l.startsWith('[giftdrop]') && l.includes(`@${record.winners[1]!.login}`) && l.includes('links are not printed'),
+      5000,
+      'the console lines',
+    );
     expect(r.bot.stdout.some((l) => l.includes('/gifts/'))).toBe(false);
     const log = logLines(r.bot).join('\n');
     for (const l of links) {

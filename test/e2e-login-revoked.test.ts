@@ -35,18 +35,41 @@ describe('a saved Twitch login that Twitch ends', () => {
     const { chat } = servers;
     // The setup page's device login, saved where the bot reads it.
     const store = await LoginStore.open(temp.dir);
-    const r = await saveDeviceLogin(chat, store, { role: 'bot', login: chat.botLogin, clientId: PUBLIC, scopes: ['chat:read', 'chat:edit'] });
+    const r = await saveDeviceLogin(chat, store, {
+      role: 'bot',
+      login: chat.botLogin,
+      clientId: PUBLIC,
+      scopes: ['chat:read', 'chat:edit'],
+    });
 
-    const base = loadConfig({ env: { DATA_DIR: temp.dir, HTTP_PORT: '0', GIFTDROP_LOCAL_PORT: '0' }, dotenv: false, cwd: temp.dir });
+    const base = loadConfig({
+      env: { DATA_DIR: temp.dir, HTTP_PORT: '0', GIFTDROP_LOCAL_PORT: '0' },
+      dotenv: false,
+      cwd: temp.dir,
+    });
     const local = configForLocal({ ...base, settings: fileSchema.parse({}) }, servers.fourthwall, chat);
     const config: Config = {
       ...local,
       mode: 'live',
       dataDir: temp.dir,
-      twitch: { ...local.twitch, token: undefined, refreshToken: undefined, clientSecret: undefined, username: undefined, clientId: PUBLIC, savedLogin: true },
+      twitch: {
+        ...local.twitch,
+        token: undefined,
+        refreshToken: undefined,
+        clientSecret: undefined,
+        username: undefined,
+        clientId: PUBLIC,
+        savedLogin: true,
+      },
     };
     const logs = new LogCapture();
-    const bot = await startBot({ config, logger: createLogger({ level: 'info', destination: logs }), loginStore: store, operator: { notify: () => undefined }, events: { pollIntervalMs: 0 } });
+    const bot = await startBot({
+      config,
+      logger: createLogger({ level: 'info', destination: logs }),
+      loginStore: store,
+      operator: { notify: () => undefined },
+      events: { pollIntervalMs: 0 },
+    });
     try {
       expect(bot.health()).toMatchObject({ chat: 'connected' });
       let tokenCalls = 0;
@@ -61,7 +84,9 @@ describe('a saved Twitch login that Twitch ends', () => {
       expect(tokenCalls).toBe(1);
       const problems = bot.health().problems!;
       expect(problems).toHaveLength(1);
-      expect(problems[0]).toMatch(/^Twitch ended the bot's Twitch login \(giftdrop_bot\): log in again with the bot account on the setup page/);
+      expect(problems[0]).toMatch(
+        /^Twitch ended the bot's Twitch login \(giftdrop_bot\): log in again with the bot account on the setup page/,
+      );
       const entries = logs.lines.map((l) => JSON.parse(l) as { level: number; msg: string });
       const refusals = entries.filter((l) => l.level >= 50 && /refused to refresh/i.test(l.msg));
       expect(refusals).toHaveLength(1);

@@ -13,7 +13,10 @@ import { SEED_PRODUCT_IDS } from '../src/sandbox/fourthwall/index.js';
 import { startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
 import { waitUntil } from './support/e2e-stack.js';
 
-const TRAIN = { merchTrain: { enabled: true, everyOrders: 3, product: 'giftdrop-mug', winners: 1, seconds: 30 }, alerts: { order: { enabled: false } } };
+const TRAIN = {
+  merchTrain: { enabled: true, everyOrders: 3, product: 'giftdrop-mug', winners: 1, seconds: 30 },
+  alerts: { order: { enabled: false } },
+};
 
 const stacks: LinkStack[] = [];
 const dirs: string[] = [];
@@ -45,7 +48,9 @@ async function counter(s: LinkStack): Promise<{ count: number; departures: numbe
 async function order(s: LinkStack, username: string): Promise<void> {
   const before = s.fw.control.deliveries.length;
   s.fw.control.shop.placeOrder({ product: 'giftdrop-t-shirt', username });
-  await s.fw.control.waitForDelivery((d) => d.type === 'ORDER_PLACED' && d.done && s.fw.control.deliveries.indexOf(d) >= before);
+  await s.fw.control.waitForDelivery(
+    (d) => d.type === 'ORDER_PLACED' && d.done && s.fw.control.deliveries.indexOf(d) >= before,
+  );
   await s.bot.http.idle();
 }
 
@@ -62,7 +67,9 @@ describe('merch train', () => {
     expect(draws).toHaveLength(0);
     const from = s.mark();
     s.say(s.viewer('curious'), '!merch train');
-    expect(await s.nextBotLine(/Merch train/, from)).toBe('🚂 Merch train: 2/3 orders. Next stop: a giveaway of Giftdrop Mug!');
+    expect(await s.nextBotLine(/Merch train/, from)).toBe(
+      '🚂 Merch train: 2/3 orders. Next stop: a giveaway of Giftdrop Mug!',
+    );
     expect(await counter(s)).toMatchObject({ count: 2, departures: 0, boarding: false });
 
     await order(s, 'buyer3');
@@ -128,7 +135,9 @@ describe('merch train', () => {
     stacks.splice(stacks.indexOf(first), 1);
     // The state a crash between "giveaway opened" and "departure saved" leaves behind.
     const file = join(dataDir, 'merch-train.json');
-    await writeFile(file, JSON.stringify({ version: 1, count: 0, departures: 1, boarding: true, boardingSince }), { mode: 0o600 });
+    await writeFile(file, JSON.stringify({ version: 1, count: 0, departures: 1, boarding: true, boardingSince }), {
+      mode: 0o600,
+    });
 
     const second = await stack(dataDir);
     const again = opened(second);
@@ -137,7 +146,11 @@ describe('merch train', () => {
     // The restored train giveaway ends; nothing departs after it.
     second.enter(['ana']);
     second.say(second.mod, '!giveaway end');
-    await waitUntil(async () => (await second.bot.repo.getDraw(draws[0]!.id))?.status === 'finished', 10_000, 'the restored giveaway to finish');
+    await waitUntil(
+      async () => (await second.bot.repo.getDraw(draws[0]!.id))?.status === 'finished',
+      10_000,
+      'the restored giveaway to finish',
+    );
     await second.bot.engine.whenIdle();
     expect(again.filter((r) => r.kind === 'link-giveaway' && r.id !== draws[0]!.id)).toEqual([]);
     const trainDraws = (await second.bot.repo.listDraws()).filter((r) => r.startedBy?.login === 'merch_train');

@@ -32,7 +32,6 @@ import { alive, descendants } from './support/process-table.js';
 /** The stop the README promises. */
 const STOP_WITHIN_MS = 10_000;
 
-
 async function healthAnswers(bot: BotProcess): Promise<boolean> {
   try {
     await bot.health();
@@ -64,12 +63,20 @@ async function stopsCleanly(bot: BotProcess, signal: NodeJS.Signals): Promise<vo
   expect(below.length, 'npm runs the bot below it').toBeGreaterThan(0);
   const t0 = performance.now();
   process.kill(bot.pid, signal);
-  await waitUntil(() => !alive(bot.pid) && below.every((p) => !alive(p)), STOP_WITHIN_MS, `npm and its ${below.length} descendant(s) gone after ${signal}`, 50);
+  await waitUntil(
+    () => !alive(bot.pid) && below.every((p) => !alive(p)),
+    STOP_WITHIN_MS,
+    `npm and its ${below.length} descendant(s) gone after ${signal}`,
+    50,
+  );
   expect(performance.now() - t0).toBeLessThan(STOP_WITHIN_MS);
   expect(await healthAnswers(bot)).toBe(false);
   await bot.exited;
   // the bot's own clean shutdown ran (not a kill): its last log line
-  expect(bot.stderr.some((l) => l.includes('"msg":"stopped"')), bot.output().slice(-2000)).toBe(true);
+  expect(
+    bot.stderr.some((l) => l.includes('"msg":"stopped"')),
+    bot.output().slice(-2000),
+  ).toBe(true);
 }
 
 beforeAll(async () => {
@@ -95,7 +102,11 @@ describe('npm start, stdout and stderr piped', () => {
     // a gift draw, to the end
     const { draw } = fw.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan' });
     const giftDrawId = draw['id'] as string;
-    await chat.waitFor(() => chat.botMessages().some((m) => m.startsWith('🎁 kind_fan gifted')), 10_000, 'gift draw announced');
+    await chat.waitFor(
+      () => chat.botMessages().some((m) => m.startsWith('🎁 kind_fan gifted')),
+      10_000,
+      'gift draw announced',
+    );
     enterAll(chat, logins('gd', 3));
     const gift = await waitForDrawStatus(dataDir, giftDrawId, ['finished', 'failed']);
     expect(gift.status).toBe('finished');
@@ -105,7 +116,11 @@ describe('npm start, stdout and stderr piped', () => {
     await chat.waitFor(() => chat.botMessages().some((l) => l.includes('Giveaway: 1x')), 10_000, 'giveaway announced');
     enterAll(chat, logins('lg', 3));
     chat.inject(mod, '!giveaway end');
-    await chat.waitFor(() => chat.botMessages().filter((l) => /Anyone can check draw/.test(l)).length === 2, 10_000, 'both check lines');
+    await chat.waitFor(
+      () => chat.botMessages().filter((l) => /Anyone can check draw/.test(l)).length === 2,
+      10_000,
+      'both check lines',
+    );
     const linkId = /check draw (\S+):/.exec(chat.botMessages().filter((l) => /Anyone can check draw/.test(l))[1]!)![1]!;
     const link = await waitForDrawStatus(dataDir, linkId, ['finished', 'failed']);
     expect(link.status).toBe('finished');
@@ -113,9 +128,13 @@ describe('npm start, stdout and stderr piped', () => {
     expect(winners.every((w) => w.redeemUrl?.includes('/gifts/'))).toBe(true);
 
     // the console line for each winner says where the link is, without it
-    for (const [rec, w] of [[gift, gift.winners[0]!], [link, link.winners[0]!]] as const) {
+    for (const [rec, w] of [
+      [gift, gift.winners[0]!],
+      [link, link.winners[0]!],
+    ] as const) {
       await bot.waitForLine(
-        (l) => l.startsWith('[giftdrop] ') && l.includes(`@${w.login}`) && l.includes(`npm run history -- --draw ${rec.id}`),
+        (l) =>
+          l.startsWith('[giftdrop] ') && l.includes(`@${w.login}`) && l.includes(`npm run history -- --draw ${rec.id}`),
         5000,
         `the pointer line for ${w.login}`,
       );
@@ -128,7 +147,11 @@ describe('npm start, stdout and stderr piped', () => {
     // a draw left open, then SIGTERM to the npm PID
     const open = fw.control.simulateGiftPurchase({ quantity: 1, durationSeconds: 120, username: 'late_fan' });
     openDrawId = open.draw['id'] as string;
-    await chat.waitFor(() => chat.botMessages().some((m) => m.startsWith('🎁 late_fan gifted')), 10_000, 'open draw announced');
+    await chat.waitFor(
+      () => chat.botMessages().some((m) => m.startsWith('🎁 late_fan gifted')),
+      10_000,
+      'open draw announced',
+    );
     enterAll(chat, logins('stay', 2));
     await waitUntil(() => journaledEntrants(dataDir, openDrawId).length === 2, 5000, 'entries journaled');
     await stopsCleanly(bot, 'SIGTERM');
@@ -160,7 +183,11 @@ describe('npm start, stdout and stderr piped', () => {
   it('and again; SIGHUP to the npm PID (which npm does not forward) stops it too', async () => {
     const bot = await start();
     expect((await bot.health()).body.openDraws).toBe(1);
-    expect(journaledEntrants(dataDir, openDrawId).map((e) => e.login).sort()).toEqual(['newcomer', 'stay0', 'stay1']);
+    expect(
+      journaledEntrants(dataDir, openDrawId)
+        .map((e) => e.login)
+        .sort(),
+    ).toEqual(['newcomer', 'stay0', 'stay1']);
     await stopsCleanly(bot, 'SIGHUP');
     expect((await readDraw(dataDir, openDrawId))!.status).toBe('open');
   });

@@ -18,8 +18,15 @@ describe('live mode with a refused Twitch token', () => {
 
   it('exits 1 naming TWITCH_TOKEN, without the token, and makes no second login attempt', async () => {
     const tmp = await makeTempDir('giftdrop-auth-');
-    const env = { ...botProcessEnv(servers, { dataDir: tmp.dir }), TWITCH_TOKEN: 'oauth:wrongtoken-zz9-plural-z-alpha' };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...botProcessEnv(servers, { dataDir: tmp.dir }),
+      TWITCH_TOKEN: 'oauth:wrongtoken-zz9-plural-z-alpha',
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -29,7 +36,9 @@ describe('live mode with a refused Twitch token', () => {
     expect(out).not.toContain('wrongtoken-zz9-plural-z-alpha');
     // The token is checked at Twitch's /validate first (the chat server's /oauth2 stand-in): one
     // refusal there, and no chat login is even tried with it.
-    const refused = servers.chat.transcript.filter((e) => e.kind === 'system' && /oauth2 validate: 401 invalid access token/.test(e.text));
+    const refused = servers.chat.transcript.filter(
+      (e) => e.kind === 'system' && /oauth2 validate: 401 invalid access token/.test(e.text),
+    );
     expect(refused).toHaveLength(1);
     expect(out).toMatch(/TWITCH_TOKEN is expired or invalid/);
     const rejected = servers.chat.transcript.filter((e) => e.kind === 'system' && /login rejected/.test(e.text));

@@ -71,8 +71,12 @@ describe('parseWebhookUrl', () => {
     expect(parseWebhookUrl('INFO giftdrop live ... webhooks: http://127.0.0.1:5/webhooks/fourthwall, 0 open')).toBe(
       'http://127.0.0.1:5/webhooks/fourthwall',
     );
-    expect(parseWebhookUrl('    webhooks: "http://[::1]:77/webhooks/fourthwall"')).toBe('http://[::1]:77/webhooks/fourthwall');
-    expect(parseWebhookUrl('giftdrop live: webhooks at http://127.0.0.1:9/webhooks/fourthwall')).toBe('http://127.0.0.1:9/webhooks/fourthwall');
+    expect(parseWebhookUrl('    webhooks: "http://[::1]:77/webhooks/fourthwall"')).toBe(
+      'http://[::1]:77/webhooks/fourthwall',
+    );
+    expect(parseWebhookUrl('giftdrop live: webhooks at http://127.0.0.1:9/webhooks/fourthwall')).toBe(
+      'http://127.0.0.1:9/webhooks/fourthwall',
+    );
     expect(parseWebhookUrl('{"level":30,"msg":"joined channel"}')).toBeUndefined();
     expect(parseWebhookUrl('webhooks are great')).toBeUndefined();
   });
@@ -116,8 +120,14 @@ describe('the real bot process', () => {
       broadcasterLogin: chat.channel,
       thumbnailUrl: thumbnailUrl(chat.channel),
     });
-    expect(fw.state.streaming.thumbnailUrl).toBe(`https://static-cdn.jtvnw.net/previews-ttv/live_user_${chat.channel}-1280x720.jpg`);
-    expect(servers.chat.botMessages().filter((m) => m.startsWith(`@${viewer.displayName}`) || m.startsWith(`@${sub.displayName}`))).toEqual([]);
+    expect(fw.state.streaming.thumbnailUrl).toBe(
+      `https://static-cdn.jtvnw.net/previews-ttv/live_user_${chat.channel}-1280x720.jpg`,
+    );
+    expect(
+      servers.chat
+        .botMessages()
+        .filter((m) => m.startsWith(`@${viewer.displayName}`) || m.startsWith(`@${sub.displayName}`)),
+    ).toEqual([]);
 
     await cooldownFrom(replyAt);
     chat.inject(viewer, '!stream offline');
@@ -161,7 +171,10 @@ describe('the real bot process', () => {
       expect(w.redeemUrl).toBe(theirs.winners.find((x) => x.userId === w.userId)!.redeemUri);
     }
     // no GIFTDROP_PUBLIC_URL: the closing line says what a viewer can do (no command, no local address)
-    await botSaid((m) => m.endsWith(`Anyone can check draw ${drawId}: ask the streamer for its verify page`), 'the fairness line');
+    await botSaid(
+      (m) => m.endsWith(`Anyone can check draw ${drawId}: ask the streamer for its verify page`),
+      'the fairness line',
+    );
     expect(chat.botMessages().join('\n')).not.toMatch(/npm run|draw\.html|127\.0\.0\.1/);
     expect(chat.botMessages().filter((m) => m.includes('congratulations'))).toHaveLength(1);
     expect(chat.botMessages().some((m) => m.startsWith('⚠️'))).toBe(false);
@@ -173,7 +186,8 @@ describe('the real bot process', () => {
     // stdout is not a terminal: the streamer's console names each winner and where the link is
     for (const w of rec.winners)
       await bot.waitForLine(
-        (l) => l.startsWith('[giftdrop]') && l.includes(`@${w.login}`) && l.includes(`npm run history -- --draw ${drawId}`),
+        (l) =>
+          l.startsWith('[giftdrop]') && l.includes(`@${w.login}`) && l.includes(`npm run history -- --draw ${drawId}`),
         5000,
         'link pointer on console',
       );
@@ -215,7 +229,11 @@ describe('the real bot process', () => {
     expect(bot.output()).toContain('"msg":"stopped"');
     const rec = (await readDraw(dataDir, drawId))!;
     expect(rec.status).toBe('open');
-    expect(journaledEntrants(dataDir, drawId).map((e) => e.login).sort()).toEqual(['stay0', 'stay1']);
+    expect(
+      journaledEntrants(dataDir, drawId)
+        .map((e) => e.login)
+        .sort(),
+    ).toEqual(['stay0', 'stay1']);
     expect(finishCalls(fw, drawId)).toHaveLength(0);
   });
 
@@ -232,7 +250,9 @@ describe('the real bot process', () => {
     expect(json.length).toBeGreaterThan(5);
     // stdout is not a terminal, so not even the operator console shows a link
     expect(all.filter((l) => /\/gifts\//.test(l))).toEqual([]);
-    expect(all.filter((l) => l.startsWith('[giftdrop] ') && l.includes('links are not printed')).length).toBeGreaterThanOrEqual(2);
+    expect(
+      all.filter((l) => l.startsWith('[giftdrop] ') && l.includes('links are not printed')).length,
+    ).toBeGreaterThanOrEqual(2);
     // and links never reached chat (links.publicInChat is off)
     expect(chat.botMessages().some((m) => /\/gifts\/gft_/.test(m))).toBe(false);
   });

@@ -66,9 +66,17 @@ describe('the real bot process, killed and restarted', () => {
   it('SIGKILL during an open draw: after restart no entry is lost, the draw resumes and is finished exactly once', async () => {
     const port = await freePort();
     const first = await start(port);
-    const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 3, durationSeconds: 30, username: 'crash_fan' });
+    const { draw } = servers.fourthwall.control.simulateGiftPurchase({
+      quantity: 3,
+      durationSeconds: 30,
+      username: 'crash_fan',
+    });
     const drawId = draw['id'] as string;
-    await servers.chat.waitFor(() => servers.chat.botMessages().some((m) => m.startsWith('🎁 crash_fan gifted')), 5000, 'draw announced');
+    await servers.chat.waitFor(
+      () => servers.chat.botMessages().some((m) => m.startsWith('🎁 crash_fan gifted')),
+      5000,
+      'draw announced',
+    );
     const opened = (await readDraw(dataDir, drawId))!;
     const before = enterAll(servers.chat, logins('early', 6));
     // the entries are on disk (the journal), not just in the process's memory
@@ -84,17 +92,25 @@ describe('the real bot process, killed and restarted', () => {
     expect((await second.health()).body.openDraws).toBe(1);
     // Fourthwall redelivering the GIFT_DRAW_STARTED after the restart is recognised (durable processed
     // ids; the catch-up poll at start may have met the id first, then the redelivery is a duplicate)
-    const started = servers.fourthwall.control.deliveries.find((d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(drawId))!;
+    const started = servers.fourthwall.control.deliveries.find(
+      (d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(drawId),
+    )!;
     const again = await postWebhook(second.webhookUrl, started.body, { secret: servers.fourthwall.webhookSecret });
     expect(again.status).toBe(200);
     await second.waitForLine(
-      (l) => (l.includes('webhook already processed before') || l.includes('duplicate webhook ignored')) && l.includes(started.eventId),
+      (l) =>
+        (l.includes('webhook already processed before') || l.includes('duplicate webhook ignored')) &&
+        l.includes(started.eventId),
       5000,
       'redelivery ignored',
     );
     // the restored draw still takes entries, and an old entrant is not counted twice
     const late = enterAll(servers.chat, ['late_fan', 'early0']);
-    await waitUntil(() => journaledEntrants(dataDir, drawId).some((e) => e.login === 'late_fan'), 5000, 'late entry journaled');
+    await waitUntil(
+      () => journaledEntrants(dataDir, drawId).some((e) => e.login === 'late_fan'),
+      5000,
+      'late entry journaled',
+    );
     servers.chat.inject(servers.chat.broadcaster, '!giveaway end');
 
     const rec: DrawRecord = await waitForDrawStatus(dataDir, drawId);
@@ -109,12 +125,18 @@ describe('the real bot process, killed and restarted', () => {
     expect(rec.fairness.seed).toMatch(/^[0-9a-f]{64}$/);
 
     // one finish call, answered 200; the sandbox's draw finished with the same winners
-    expect(finishSeen(servers.fourthwall, drawId)).toEqual({ finishStatuses: [200], status: 'FINISHED', winnerIds: rec.winners.map((w) => w.userId).sort() });
+    expect(finishSeen(servers.fourthwall, drawId)).toEqual({
+      finishStatuses: [200],
+      status: 'FINISHED',
+      winnerIds: rec.winners.map((w) => w.userId).sort(),
+    });
     await servers.chat.waitFor(() => winnerLines().length === 1, 5000, 'winners announced');
     expect(servers.chat.botMessages().filter((m) => m.startsWith('🎁 crash_fan gifted'))).toHaveLength(1);
 
     // Fourthwall's GIFT_DRAW_ENDED reaches the restarted bot on the same URL and changes nothing
-    await servers.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered && d.body.includes(drawId));
+    await servers.fourthwall.control.waitForDelivery(
+      (d) => d.type === 'GIFT_DRAW_ENDED' && d.delivered && d.body.includes(drawId),
+    );
     expect((await second.kill('SIGTERM')).code).toBe(0);
     expect(winnerLines()).toHaveLength(1);
     expect(journaledEntrants(dataDir, drawId)).toEqual([]);
@@ -124,14 +146,26 @@ describe('the real bot process, killed and restarted', () => {
     const port = await freePort();
     const first = await start(port);
     servers.fourthwall.control.faults.hang('finishDraw');
-    const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 2, durationSeconds: 2, username: 'inflight_fan' });
+    const { draw } = servers.fourthwall.control.simulateGiftPurchase({
+      quantity: 2,
+      durationSeconds: 2,
+      username: 'inflight_fan',
+    });
     const drawId = draw['id'] as string;
-    await servers.chat.waitFor(() => servers.chat.botMessages().some((m) => m.startsWith('🎁 inflight_fan gifted')), 5000, 'draw announced');
+    await servers.chat.waitFor(
+      () => servers.chat.botMessages().some((m) => m.startsWith('🎁 inflight_fan gifted')),
+      5000,
+      'draw announced',
+    );
     enterAll(servers.chat, logins('inflight', 5));
     await waitUntil(() => journaledEntrants(dataDir, drawId).length === 5, 5000, 'five entries journaled');
     // the bot picked, persisted its winners and sent them; the sandbox holds the request unanswered
-    await waitUntil(() => finishCalls(servers.fourthwall, drawId).some((r) => r.status === 'hung'), 10_000, 'finish in flight');
-    const persisted = (await waitForDrawStatus(dataDir, drawId, ['drawing']));
+    await waitUntil(
+      () => finishCalls(servers.fourthwall, drawId).some((r) => r.status === 'hung'),
+      10_000,
+      'finish in flight',
+    );
+    const persisted = await waitForDrawStatus(dataDir, drawId, ['drawing']);
     expect(persisted.finishInFlight).toBe(true);
     expect(persisted.winners).toHaveLength(2);
     expect(sandboxDraw(servers.fourthwall, drawId).status).toBe('OPEN');
@@ -146,7 +180,11 @@ describe('the real bot process, killed and restarted', () => {
     expect(servers.fourthwall.control.requests.filter((r) => r.operation === 'getDraw').length).toBeGreaterThan(gets);
     const winners = persisted.winners.map((w) => w.userId);
     expect(rec.winners.map((w) => w.userId)).toEqual(winners);
-    expect(finishSeen(servers.fourthwall, drawId)).toEqual({ finishStatuses: ['hung', 200], status: 'FINISHED', winnerIds: [...winners].sort() });
+    expect(finishSeen(servers.fourthwall, drawId)).toEqual({
+      finishStatuses: ['hung', 200],
+      status: 'FINISHED',
+      winnerIds: [...winners].sort(),
+    });
     const fw = sandboxDraw(servers.fourthwall, drawId);
     for (const w of rec.winners) expect(w.redeemUrl).toBe(fw.winners.find((x) => x.userId === w.userId)!.redeemUri);
     await servers.chat.waitFor(() => winnerLines().length === 1, 5000, 'winners announced');

@@ -7,7 +7,15 @@
 import { chmod, chown, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { botProcessEnv, makeTempDir, setShopLive, spawnBot, startLocalServers, writeSettingsFile, type LocalServers } from './support/e2e-stack.js';
+import {
+  botProcessEnv,
+  makeTempDir,
+  setShopLive,
+  spawnBot,
+  startLocalServers,
+  writeSettingsFile,
+  type LocalServers,
+} from './support/e2e-stack.js';
 import { runProcess } from './support/sandbox-mode-spawn.js';
 
 let servers: LocalServers;
@@ -27,7 +35,8 @@ afterAll(async () => {
 });
 
 /** The bot's entry run to its exit (it refuses to start here, or is expected to). */
-const runMain = (env: Record<string, string>) => runProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], env, 20_000);
+const runMain = (env: Record<string, string>) =>
+  runProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], env, 20_000);
 
 describe('a data directory others can change is refused', { timeout: 90_000 }, () => {
   it('DATA_DIR writable by others: exit 1, one line with the fix, nothing written; fixed, it starts', async () => {
@@ -38,7 +47,9 @@ describe('a data directory others can change is refused', { timeout: 90_000 }, (
     expect(run.code).toBe(1);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe(`giftdrop: the data directory (DATA_DIR) ${dataDir} can be changed by other users (mode 777): run chmod 700 '${dataDir}' (and check nothing in it was planted)`);
+    expect(lines[0]).toBe(
+      `giftdrop: the data directory (DATA_DIR) ${dataDir} can be changed by other users (mode 777): run chmod 700 '${dataDir}' (and check nothing in it was planted)`,
+    );
     expect(await readdir(dataDir)).toEqual([]);
 
     await chmod(dataDir, 0o700);
@@ -54,11 +65,13 @@ describe('a data directory others can change is refused', { timeout: 90_000 }, (
     await chmod(token, 0o660);
     const run = await runMain({ ...botProcessEnv(servers, { dataDir }), GIFTDROP_CONFIG: settingsFile });
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe(`giftdrop: the secret file ${token} can be changed by other users (mode 660): run chmod 600 '${token}' (and check nothing in it was planted)`);
+    expect(run.stderr.trim()).toBe(
+      `giftdrop: the secret file ${token} can be changed by other users (mode 660): run chmod 600 '${token}' (and check nothing in it was planted)`,
+    );
     expect((await readdir(dataDir)).sort()).toEqual(['dashboard.token']);
   });
 
-  it('a dashboard token file that is a symbolic link is refused as a link (not by the link\'s own mode, always 777)', async () => {
+  it("a dashboard token file that is a symbolic link is refused as a link (not by the link's own mode, always 777)", async () => {
     const dataDir = join(root, 'linked-token');
     await mkdir(dataDir, { mode: 0o700 });
     const elsewhere = join(root, 'elsewhere.token');
@@ -72,14 +85,17 @@ describe('a data directory others can change is refused', { timeout: 90_000 }, (
     );
   });
 
-  it.skipIf(process.getuid?.() !== 0)('a DATA_DIR owned by another user is refused (needs root to set up)', async () => {
-    const dataDir = join(root, 'not-mine');
-    await mkdir(dataDir, { mode: 0o700 });
-    await chown(dataDir, 65534, 65534);
-    const run = await runMain({ ...botProcessEnv(servers, { dataDir }), GIFTDROP_CONFIG: settingsFile });
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe(
-      `giftdrop: the data directory (DATA_DIR) ${dataDir} belongs to another user (uid 65534, you are uid 0): run giftdrop as its owner, or use a DATA_DIR of your own (or: chown 0 '${dataDir}')`,
-    );
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'a DATA_DIR owned by another user is refused (needs root to set up)',
+    async () => {
+      const dataDir = join(root, 'not-mine');
+      await mkdir(dataDir, { mode: 0o700 });
+      await chown(dataDir, 65534, 65534);
+      const run = await runMain({ ...botProcessEnv(servers, { dataDir }), GIFTDROP_CONFIG: settingsFile });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        `giftdrop: the data directory (DATA_DIR) ${dataDir} belongs to another user (uid 65534, you are uid 0): run giftdrop as its owner, or use a DATA_DIR of your own (or: chown 0 '${dataDir}')`,
+      );
+    },
+  );
 });

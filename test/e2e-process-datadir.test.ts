@@ -55,10 +55,17 @@ afterAll(async () => {
 });
 
 /** Runs main.ts with `env` to its exit; rejects when it runs longer than `timeoutMs`. */
-function runMain(env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function runMain(
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -189,9 +196,17 @@ describe('a damaged entry journal', () => {
     const port = await freePort();
     const first = await spawnBot(servers, { dataDir, httpPort: port, configFile: settingsFile });
     running.push(first);
-    const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 2, durationSeconds: 60, username: 'journal_fan' });
+    const { draw } = servers.fourthwall.control.simulateGiftPurchase({
+      quantity: 2,
+      durationSeconds: 60,
+      username: 'journal_fan',
+    });
     const drawId = draw['id'] as string;
-    await servers.chat.waitFor(() => servers.chat.botMessages().some((m) => m.startsWith('🎁 journal_fan gifted')), 5000, 'draw announced');
+    await servers.chat.waitFor(
+      () => servers.chat.botMessages().some((m) => m.startsWith('🎁 journal_fan gifted')),
+      5000,
+      'draw announced',
+    );
     const viewers = enterAll(servers.chat, logins('jr', 6));
     await waitUntil(() => journaledEntrants(dataDir, drawId).length === 6, 5000, 'six entries journaled');
     await first.kill('SIGKILL');
@@ -204,13 +219,20 @@ describe('a damaged entry journal', () => {
 
     const second = await spawnBot(servers, { dataDir, httpPort: port, configFile: settingsFile });
     running.push(second);
-    const report = await second.waitForLine((l) => l.includes(`draw ${drawId}: unreadable line(s) 3`), 5000, 'journal report');
+    const report = await second.waitForLine(
+      (l) => l.includes(`draw ${drawId}: unreadable line(s) 3`),
+      5000,
+      'journal report',
+    );
     expect(report).toContain('the draw resumes with the other 5 journaled entries');
     expect((await second.health()).body.openDraws).toBe(1);
     servers.chat.inject(servers.chat.broadcaster, '!giveaway end');
     const rec = await waitForDrawStatus(dataDir, drawId);
     expect(rec.status).toBe('finished');
-    const others = viewers.map((v) => v.userId).filter((id) => id !== lost).sort();
+    const others = viewers
+      .map((v) => v.userId)
+      .filter((id) => id !== lost)
+      .sort();
     expect(rec.frozenEntrants!.map((e) => e.userId).sort()).toEqual(others);
     expect(rec.winners).toHaveLength(2);
     for (const w of rec.winners) expect(others).toContain(w.userId);
@@ -232,7 +254,8 @@ describe('partial live credentials', () => {
     expect(one.stdout).toBe('');
     expect(one.stderr).not.toContain(servers.fourthwall.password);
 
-    for (const name of ['TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_PASSWORD', 'FOURTHWALL_WEBHOOK_SECRET']) env[name] = '';
+    for (const name of ['TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_PASSWORD', 'FOURTHWALL_WEBHOOK_SECRET'])
+      env[name] = '';
     const many = await runMain(env, 20_000);
     expect(many.code).toBe(1);
     for (const name of ['TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_PASSWORD', 'FOURTHWALL_WEBHOOK_SECRET'])

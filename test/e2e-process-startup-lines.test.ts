@@ -39,12 +39,19 @@ interface Started {
 
 function start(env: Record<string, string>): Started {
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const seen: { line: string; atMs: number }[] = [];
   const output = outputWaiter();
-  for (const [stream, into] of [[child.stdout, stdout], [child.stderr, stderr]] as const) {
+  for (const [stream, into] of [
+    [child.stdout, stdout],
+    [child.stderr, stderr],
+  ] as const) {
     createInterface({ input: stream }).on('line', (l) => {
       into.push(l);
       seen.push({ line: l, atMs: Date.now() - spawnedAt });
@@ -64,7 +71,13 @@ function start(env: Record<string, string>): Started {
       output.until(
         () => seen.find((s) => re.test(s.line)),
         timeoutMs,
-        () => new Error(`no ${what} within ${timeoutMs} ms; output:\n${seen.map((s) => s.line).join('\n').slice(-4000)}`),
+        () =>
+          new Error(
+            `no ${what} within ${timeoutMs} ms; output:\n${seen
+              .map((s) => s.line)
+              .join('\n')
+              .slice(-4000)}`,
+          ),
       ),
   };
 }
@@ -80,17 +93,37 @@ describe('start-up lines of the live bot', () => {
     const fw = await startFourthwallSandbox({});
     cleanup.push(() => fw.close());
     // Nothing listens on the chat address (nor its /oauth2): the chat connect keeps retrying.
-    const nowhere = { channel: 'giftdrop_demo', botLogin: 'giftdrop_bot', token: 'unreachabletoken0123456789', url: `ws://127.0.0.1:${await freePort()}` } as ChatServer;
+    const nowhere = {
+      channel: 'giftdrop_demo',
+      botLogin: 'giftdrop_bot',
+      token: 'unreachabletoken0123456789',
+      url: `ws://127.0.0.1:${await freePort()}`,
+    } as ChatServer;
     const bot = start(botProcessEnv({ fourthwall: fw, chat: nowhere }, { dataDir: await tempDir() }));
-    const { line, atMs } = await bot.line(/overlay \(OBS browser source\) at http:\/\/\S+\/overlay/, 15_000, 'the overlay line');
+    const { line, atMs } = await bot.line(
+      /overlay \(OBS browser source\) at http:\/\/\S+\/overlay/,
+      15_000,
+      'the overlay line',
+    );
     expect(bot.stdout).toContain(line); // the operator's console (stdout), not only the log
     expect(line).toMatch(/dashboard at http:\/\/\S+\/dashboard \(sign in with the token in \S+dashboard\.token\)/);
     // the link that signs in by itself is for a terminal only: never in a pipe or a log
-    expect(bot.timeline().filter((t) => t.line.includes('#token=')).map((t) => t.line)).toEqual([]);
+    expect(
+      bot
+        .timeline()
+        .filter((t) => t.line.includes('#token='))
+        .map((t) => t.line),
+    ).toEqual([]);
     // Timed from the process's first line (its modules loaded: compiling them through tsx takes
     // seconds on a loaded machine, which is not what this checks), while chat keeps failing.
     const firstAtMs = bot.timeline()[0]!.atMs;
-    expect(atMs - firstAtMs, bot.timeline().map((t) => `${t.atMs} ${t.line.slice(0, 120)}`).join('\n')).toBeLessThan(5_000);
+    expect(
+      atMs - firstAtMs,
+      bot
+        .timeline()
+        .map((t) => `${t.atMs} ${t.line.slice(0, 120)}`)
+        .join('\n'),
+    ).toBeLessThan(5_000);
     expect(bot.timeline().some((t) => /connected to #/.test(t.line))).toBe(false);
     const overlay = /at (http:\/\/\S+\/overlay);/.exec(line)![1]!;
     expect((await fetch(overlay)).status).toBe(200);
@@ -103,11 +136,20 @@ describe('start-up lines of the live bot', () => {
     cleanup.push(() => fw.close());
     const chat = await startChatServer({ botIsMod: true });
     cleanup.push(() => chat.close());
-    const bot = start(botProcessEnv({ fourthwall: fw, chat }, { dataDir: await tempDir(), extra: { FOURTHWALL_PASSWORD: `${fw.password}-wrong` } }));
+    const bot = start(
+      botProcessEnv(
+        { fourthwall: fw, chat },
+        { dataDir: await tempDir(), extra: { FOURTHWALL_PASSWORD: `${fw.password}-wrong` } },
+      ),
+    );
     const { line, atMs } = await bot.line(/FOURTHWALL_USERNAME\/FOURTHWALL_PASSWORD/, 20_000, 'the credential line');
     expect(line).toMatch(/npm run setup/);
     expect(atMs).toBeLessThan(20_000);
-    const { line: pages } = await bot.line(/overlay \(OBS browser source\) at http:\/\/\S+\/overlay/, 10_000, 'the overlay line');
+    const { line: pages } = await bot.line(
+      /overlay \(OBS browser source\) at http:\/\/\S+\/overlay/,
+      10_000,
+      'the overlay line',
+    );
     const base = /at (http:\/\/\S+)\/overlay;/.exec(pages)![1]!;
     const health = (await (await fetch(`${base}/healthz`)).json()) as { problems?: string[] };
     expect(health.problems).toEqual([expect.stringMatching(/FOURTHWALL_USERNAME\/FOURTHWALL_PASSWORD.*npm run setup/)]);
@@ -126,13 +168,29 @@ describe('risky settings', () => {
   it('a DATA_DIR created with its parents and an http:// public URL are each said in one line', async () => {
     const fw = await startFourthwallSandbox({});
     cleanup.push(() => fw.close());
-    const nowhere = { channel: 'giftdrop_demo', botLogin: 'giftdrop_bot', token: 'unreachabletoken0123456789', url: `ws://127.0.0.1:${await freePort()}` } as ChatServer;
+    const nowhere = {
+      channel: 'giftdrop_demo',
+      botLogin: 'giftdrop_bot',
+      token: 'unreachabletoken0123456789',
+      url: `ws://127.0.0.1:${await freePort()}`,
+    } as ChatServer;
     const dataDir = join(await tempDir(), 'new', 'nested', 'data');
-    const bot = start(botProcessEnv({ fourthwall: fw, chat: nowhere }, { dataDir, extra: { GIFTDROP_PUBLIC_URL: 'http://giftdrop.example.net' } }));
+    const bot = start(
+      botProcessEnv(
+        { fourthwall: fw, chat: nowhere },
+        { dataDir, extra: { GIFTDROP_PUBLIC_URL: 'http://giftdrop.example.net' } },
+      ),
+    );
     const { line: created } = await bot.line(/DATA_DIR .* did not exist/, 20_000, 'the DATA_DIR line');
-    expect(created).toContain(`DATA_DIR ${dataDir} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`);
+    expect(created).toContain(
+      `DATA_DIR ${dataDir} did not exist: created it (and its parents); the bot's history, open draws and dashboard token go there.`,
+    );
     expect(existsSync(dataDir)).toBe(true);
-    const { line: url } = await bot.line(/GIFTDROP_PUBLIC_URL=http:\/\/giftdrop\.example\.net is http:\/\//, 20_000, 'the public URL line');
+    const { line: url } = await bot.line(
+      /GIFTDROP_PUBLIC_URL=http:\/\/giftdrop\.example\.net is http:\/\//,
+      20_000,
+      'the public URL line',
+    );
     expect(url).toMatch(/use your tunnel's https:\/\/ address/);
     await bot.line(/overlay \(OBS browser source\)/, 15_000, 'the overlay line');
     const all = [...bot.stdout, ...bot.stderr];
@@ -141,11 +199,17 @@ describe('risky settings', () => {
   }, 40_000);
 
   it('riskySettings: a non-loopback HTTP_HOST warns, loopback and https:// do not; sandbox mode ignores the public URL', () => {
-    const at = (host: string, publicUrl?: string, mode: 'live' | 'sandbox' = 'live') => riskySettings({ mode, http: { host, port: 8080 }, publicUrl });
-    expect(at('0.0.0.0')).toEqual([expect.stringMatching(/^HTTP_HOST=0\.0\.0\.0: .*keep HTTP_HOST=127\.0\.0\.1.*HTTPS tunnel/)]);
+    const at = (host: string, publicUrl?: string, mode: 'live' | 'sandbox' = 'live') =>
+      riskySettings({ mode, http: { host, port: 8080 }, publicUrl });
+    expect(at('0.0.0.0')).toEqual([
+      expect.stringMatching(/^HTTP_HOST=0\.0\.0\.0: .*keep HTTP_HOST=127\.0\.0\.1.*HTTPS tunnel/),
+    ]);
     expect(at('192.168.1.20')).toHaveLength(1);
-    for (const host of ['127.0.0.1', '127.0.0.5', 'localhost', '::1']) expect(at(host, 'https://x.trycloudflare.com')).toEqual([]);
-    expect(at('127.0.0.1', 'http://x.example')).toEqual([expect.stringMatching(/^GIFTDROP_PUBLIC_URL=http:\/\/x\.example is http:\/\//)]);
+    for (const host of ['127.0.0.1', '127.0.0.5', 'localhost', '::1'])
+      expect(at(host, 'https://x.trycloudflare.com')).toEqual([]);
+    expect(at('127.0.0.1', 'http://x.example')).toEqual([
+      expect.stringMatching(/^GIFTDROP_PUBLIC_URL=http:\/\/x\.example is http:\/\//),
+    ]);
     expect(at('127.0.0.1', 'http://x.example', 'sandbox')).toEqual([]);
   });
 });

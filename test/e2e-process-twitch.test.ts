@@ -25,7 +25,11 @@ interface Proc {
 }
 
 function run(env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const output = outputWaiter();
   for (const s of [child.stdout, child.stderr]) {
@@ -47,7 +51,8 @@ function run(env: Record<string, string>): Proc {
     output.until(
       () => {
         const hit = lines.find((l) => re.test(l));
-        if (hit === undefined && code !== undefined) throw new Error(`bot exited (${code}) before ${what}; output:\n${tail()}`);
+        if (hit === undefined && code !== undefined)
+          throw new Error(`bot exited (${code}) before ${what}; output:\n${tail()}`);
         return hit;
       },
       timeoutMs,
@@ -84,9 +89,17 @@ describe('the bot process and Twitch chat', () => {
     const port = await freePort();
     const token = 'downatstarttoken0123456789';
     // The chat server (and its /oauth2) is not there yet: only its future address is.
-    const future = { channel: 'giftdrop_demo', botLogin: 'giftdrop_bot', token, url: `ws://127.0.0.1:${port}` } as ChatServer;
+    const future = {
+      channel: 'giftdrop_demo',
+      botLogin: 'giftdrop_bot',
+      token,
+      url: `ws://127.0.0.1:${port}`,
+    } as ChatServer;
     const bot = run(botProcessEnv({ fourthwall: fw, chat: future }, { dataDir: await tempDir() }));
-    await bot.waitLine(/chat: could not connect to #giftdrop_demo \(attempt 1: .*\); next attempt in \d+(\.\d+)? m?s/, 'first retry line');
+    await bot.waitLine(
+      /chat: could not connect to #giftdrop_demo \(attempt 1: .*\); next attempt in \d+(\.\d+)? m?s/,
+      'first retry line',
+    );
     const chat = await chatServer({ port, token });
     await bot.waitLine(/chat: connected to #giftdrop_demo \(attempt [2-9]\)/, 'connected line');
     const startup = await bot.waitLine(/"webhooks":"http/, 'startup line');
@@ -122,19 +135,33 @@ describe('the bot process and Twitch chat', () => {
       { fourthwall: fw, chat },
       {
         dataDir: await tempDir(),
-        extra: { TWITCH_REFRESH_TOKEN: chat.refreshToken, TWITCH_CLIENT_ID: chat.clientId, TWITCH_CLIENT_SECRET: chat.clientSecret },
+        extra: {
+          TWITCH_REFRESH_TOKEN: chat.refreshToken,
+          TWITCH_CLIENT_ID: chat.clientId,
+          TWITCH_CLIENT_SECRET: chat.clientSecret,
+        },
       },
     );
     cleanup.push(() => bot.kill('SIGKILL'));
     chat.expireToken();
     chat.dropConnections();
-    await chat.waitFor(() => chat.transcript.filter((e) => / connected$/.test(e.text)).length === 2, 15_000, 'second login');
+    await chat.waitFor(
+      () => chat.transcript.filter((e) => / connected$/.test(e.text)).length === 2,
+      15_000,
+      'second login',
+    );
     expect(chat.token).not.toBe(first);
     expect(chat.transcript.filter((e) => e.text === 'oauth2 token: 200')).toHaveLength(1);
-    await waitUntil(async () => (await bot.health()).body.chat === 'connected', 5000, 'healthz chat connected again', 25);
+    await waitUntil(
+      async () => (await bot.health()).body.chat === 'connected',
+      5000,
+      'healthz chat connected again',
+      25,
+    );
     await bot.waitForLine((l) => /TWITCH_TOKEN refreshed \(refused on reconnect\)/.test(l), 5000, 'refresh line');
     const exit = await bot.kill('SIGTERM');
     expect(exit.code).toBe(0);
-    for (const secret of [first, chat.token, chat.refreshToken, chat.clientSecret]) expect(bot.output()).not.toContain(secret);
+    for (const secret of [first, chat.token, chat.refreshToken, chat.clientSecret])
+      expect(bot.output()).not.toContain(secret);
   });
 });

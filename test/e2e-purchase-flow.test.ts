@@ -42,11 +42,18 @@ describe('gift purchase flow', () => {
     const purchaseId = purchase['id'] as string;
     const giftIds = (purchase['gifts'] as { id: string }[]).map((g) => g.id);
     const open = await opened;
-    expect(open).toMatchObject({ id: purchaseId, kind: 'gift-purchase', gifts: 2, offer: { id: SEED_PRODUCT_IDS.hoodie } });
+    expect(open).toMatchObject({
+      id: purchaseId,
+      kind: 'gift-purchase',
+      gifts: 2,
+      offer: { id: SEED_PRODUCT_IDS.hoodie },
+    });
     expect(open.giftIds).toEqual(giftIds);
     // The shop's window (25 s) wins over the configured one (120 s).
     const announced = await s.nextBotLine(/generous_fan gifted/);
-    expect(announced).toMatch(/^🎁 generous_fan gifted 2x Giftdrop Hoodie! Type !enter in the next (25|24)s for a chance to win\./);
+    expect(announced).toMatch(
+      /^🎁 generous_fan gifted 2x Giftdrop Hoodie! Type !enter in the next (25|24)s for a chance to win\./,
+    );
 
     // Both copies of the GIFT_PURCHASE event (same id) were answered; the draw webhook too.
     await s.fw.control.waitForDelivery((d) => d.type === 'GIFT_PURCHASE' && d.duplicate && d.done);
@@ -77,13 +84,17 @@ describe('gift purchase flow', () => {
     }
     expect(new Set(record.winners.map((w) => w.login)).size).toBe(2);
     const line = await s.nextBotLine(/congratulations/, from);
-    expect(line).toMatch(/^🏆 Giftdrop Hoodie: congratulations @\w+ and @\w+! The streamer will send you your redeem link\.$/);
+    expect(line).toMatch(
+      /^🏆 Giftdrop Hoodie: congratulations @\w+ and @\w+! The streamer will send you your redeem link\.$/,
+    );
     // No giveaway-link packages in this flow.
     expect(s.requests('createGiveawayLinks')).toHaveLength(0);
 
     // The same purchase as a new event (another event id) after the draw: still one draw.
     s.fw.control.emitEvent('GIFT_PURCHASE', purchase);
-    await s.fw.control.waitForDelivery((d) => d.type === 'GIFT_PURCHASE' && !d.duplicate && d.eventId !== copies[0]!.eventId && d.done);
+    await s.fw.control.waitForDelivery(
+      (d) => d.type === 'GIFT_PURCHASE' && !d.duplicate && d.eventId !== copies[0]!.eventId && d.done,
+    );
     await s.idle();
     expect(s.bot.engine.openDrawCount()).toBe(0);
     const rows = await s.history();
@@ -96,7 +107,9 @@ describe('gift purchase flow', () => {
       entrants: 4,
       source: { giveawayId: purchaseId },
     });
-    expect(rows[0]!.winners.map((w) => w.redeemUrl).sort()).toEqual(giftIds.map((g) => `https://${host}/gifts/${g}`).sort());
+    expect(rows[0]!.winners.map((w) => w.redeemUrl).sort()).toEqual(
+      giftIds.map((g) => `https://${host}/gifts/${g}`).sort(),
+    );
     expect(s.chat.transcript.filter((e) => e.kind === 'bot' && e.text.includes('generous_fan gifted'))).toHaveLength(1);
     expect(s.chat.transcript.filter((e) => e.kind === 'bot' && e.text.includes('congratulations'))).toHaveLength(1);
 
@@ -134,7 +147,11 @@ describe('gift purchase flow', () => {
     const link = await linkOpened;
     await s.nextBotLine(/Giveaway: 1x Giftdrop Hoodie/);
     const purchaseOpened = nextDrawOpened(s);
-    const { purchase } = s.fw.control.simulateGiftPurchase({ quantity: 1, productId: SEED_PRODUCT_IDS.mug, username: 'generous_fan' });
+    const { purchase } = s.fw.control.simulateGiftPurchase({
+      quantity: 1,
+      productId: SEED_PRODUCT_IDS.mug,
+      username: 'generous_fan',
+    });
     const bought = await purchaseOpened;
     expect(bought.id).toBe(purchase['id']);
     await s.nextBotLine(/generous_fan gifted 1x Giftdrop Mug/);

@@ -38,15 +38,26 @@ function sandboxRounds(s: LinkStack): { id: string; status: string; type: string
 
 /** Waits until every draw the sandbox has open is open in the bot, and the bot is idle. */
 async function caughtUp(s: LinkStack): Promise<void> {
-  const botHas = () => new Set(s.bot.engine.drawViews().filter((v) => v.active).map((v) => v.record.source.drawId));
-  const missing = () => sandboxRounds(s).filter((d) => d.status === 'OPEN' && !botHas().has(d.id) && !handled.has(d.id));
+  const botHas = () =>
+    new Set(
+      s.bot.engine
+        .drawViews()
+        .filter((v) => v.active)
+        .map((v) => v.record.source.drawId),
+    );
+  const missing = () =>
+    sandboxRounds(s).filter((d) => d.status === 'OPEN' && !botHas().has(d.id) && !handled.has(d.id));
   const handled = new Set<string>();
   // (a draw the bot already handed back stays OPEN at the sandbox until its deadline)
   for (const v of s.bot.engine.drawViews()) if (v.record.source.drawId) handled.add(v.record.source.drawId);
-  await waitUntil(() => {
-    for (const v of s.bot.engine.drawViews()) if (v.record.source.drawId) handled.add(v.record.source.drawId);
-    return missing().length === 0;
-  }, 5000, 'the bot to open the sandbox redraw');
+  await waitUntil(
+    () => {
+      for (const v of s.bot.engine.drawViews()) if (v.record.source.drawId) handled.add(v.record.source.drawId);
+      return missing().length === 0;
+    },
+    5000,
+    'the bot to open the sandbox redraw',
+  );
   await s.idle();
   // What the second said is sent before the clock moves on (the outbox's stale limit for
   // reminders is on the bot's clock: compressed time must not age a line that real time would send).
@@ -90,10 +101,14 @@ describe('a gift purchase nobody enters', { timeout: 120_000 }, () => {
     expect(lines, lines.join('\n')).toHaveLength(6);
     expect(lines[0]).toMatch(/^🎁 generous_fan gifted 3x .*Type !enter in the next 15s/);
     expect(lines[1]).toMatch(/^⏳ .*: \d+s left, 0 entered so far/);
-    expect(lines[2]).toMatch(/: no eligible entrant for 3 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\.$/);
+    expect(lines[2]).toMatch(
+      /: no eligible entrant for 3 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\.$/,
+    );
     expect(lines[3]).toMatch(/^🔁 generous_fan's 3x .* is drawn again! Type !enter in the next \d+s/);
     expect(lines[4]).toMatch(/^⏳ .*: \d+s left, 0 entered so far/);
-    expect(lines[5]).toMatch(/: nobody won again\. The shop keeps redrawing it about every 75s until enough viewers enter for 3 gifts \(one winner per gift\)\./);
+    expect(lines[5]).toMatch(
+      /: nobody won again\. The shop keeps redrawing it about every 75s until enough viewers enter for 3 gifts \(one winner per gift\)\./,
+    );
 
     // !giveaway asks about the draw open now (a quiet redraw), not about the one before.
     const asked = s.mark();
@@ -101,7 +116,9 @@ describe('a gift purchase nobody enters', { timeout: 120_000 }, () => {
     if (!open) {
       // between a round handed back and the next redraw: the answer says when it comes
       s.say(s.viewer('curious_cat'), '!giveaway');
-      expect(await s.nextBotLine(/./, asked)).toMatch(/nobody won the last round; the shop draws it again in about \d+s\. Type !enter then!/);
+      expect(await s.nextBotLine(/./, asked)).toMatch(
+        /nobody won the last round; the shop draws it again in about \d+s\. Type !enter then!/,
+      );
       await advance(s, clock, 75);
     }
     const redraw = s.bot.engine.drawViews().find((v) => v.active)!;

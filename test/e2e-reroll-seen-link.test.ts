@@ -20,7 +20,10 @@ describe('a reroll of a winner whose link was seen', { timeout: 90_000 }, () => 
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    s = await startLinkStack({ env: { HTTP_PORT: String(port), GIFTDROP_PUBLIC_URL: base }, settings: { delivery: { pollSeconds: 3600 } } });
+    s = await startLinkStack({
+      env: { HTTP_PORT: String(port), GIFTDROP_PUBLIC_URL: base },
+      settings: { delivery: { pollSeconds: 3600 } },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -48,7 +51,9 @@ describe('a reroll of a winner whose link was seen', { timeout: 90_000 }, () => 
     expect(replacement.redeemUrl).not.toBe(seenLink);
     expect(replacement.giftId).not.toBe(erin.giftId);
     expect(s.requests('createGiveawayLinks').filter((r) => r.status === 200)).toHaveLength(2);
-    expect(after.rerolls).toEqual([expect.objectContaining({ replacedLogin: erin.login, kept: { giftId: erin.giftId, redeemUrl: seenLink } })]);
+    expect(after.rerolls).toEqual([
+      expect.objectContaining({ replacedLogin: erin.login, kept: { giftId: erin.giftId, redeemUrl: seenLink } }),
+    ]);
     expect(after.source.extraPackageIds).toHaveLength(1);
     // the console got dave's new link, and never named him with erin's
     expect(s.operator.some((l) => l.includes(`@${dave}`) && l.includes(replacement.redeemUrl!))).toBe(true);
@@ -87,7 +92,11 @@ describe('a reroll of a winner whose link was seen', { timeout: 90_000 }, () => 
     expect(davePage).not.toContain(seenLink);
     expect(davePage).not.toContain('Redeemed ✔');
     // the dashboard's prizes waiting: dave's only
-    const prizes = (await (await fetch(`${s.bot.http.localUrl}/dashboard/api/prizes`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } })).json()) as { prizes: { login: string; link?: string }[] };
+    const prizes = (await (
+      await fetch(`${s.bot.http.localUrl}/dashboard/api/prizes`, {
+        headers: { authorization: `Bearer ${s.bot.pages.token.token}` },
+      })
+    ).json()) as { prizes: { login: string; link?: string }[] };
     expect(prizes.prizes.map((p) => [p.login, p.link])).toEqual([[dave, replacement.redeemUrl]]);
   });
 });

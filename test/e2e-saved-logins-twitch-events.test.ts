@@ -52,7 +52,10 @@ async function pageWorld(): Promise<PageWorld> {
   const logger = createLogger({ level: 'silent' });
   const fourthwall = await startFourthwallSandbox({ logger });
   cleanups.push(() => fourthwall.close());
-  const { chatServer: chat, twitch } = await startLocalChat({ logger, chat: { botIsMod: true, publicClientId: PUBLIC, deviceIntervalSeconds: 1 } });
+  const { chatServer: chat, twitch } = await startLocalChat({
+    logger,
+    chat: { botIsMod: true, publicClientId: PUBLIC, deviceIntervalSeconds: 1 },
+  });
   cleanups.push(() => chat.close());
   cleanups.push(() => twitch.close());
   setShopLive({ fourthwall, chat });
@@ -63,7 +66,12 @@ async function pageWorld(): Promise<PageWorld> {
 
 /** `role`'s login by device code with the page's scopes (or `asked`), saved as the page saves it. */
 async function deviceLogin(w: PageWorld, role: TwitchRole, login: string, asked?: readonly string[]): Promise<void> {
-  await saveDeviceLogin(w.chat, w.store, { role, login, clientId: PUBLIC, scopes: asked ?? (role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES) });
+  await saveDeviceLogin(w.chat, w.store, {
+    role,
+    login,
+    clientId: PUBLIC,
+    scopes: asked ?? (role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES),
+  });
 }
 
 /**
@@ -73,10 +81,12 @@ async function deviceLogin(w: PageWorld, role: TwitchRole, login: string, asked?
  * bot's token in the environment instead (a .env with TWITCH_TOKEN and no TWITCH_CLIENT_ID), beside
  * the broadcaster's login from the page.
  */
-async function pageConfig(w: PageWorld, settings: Record<string, unknown>, o: { envBot?: boolean } = {}): Promise<Config> {
-  const twitch = o.envBot
-    ? { TWITCH_TOKEN: w.chat.token }
-    : { TWITCH_CLIENT_ID: PUBLIC };
+async function pageConfig(
+  w: PageWorld,
+  settings: Record<string, unknown>,
+  o: { envBot?: boolean } = {},
+): Promise<Config> {
+  const twitch = o.envBot ? { TWITCH_TOKEN: w.chat.token } : { TWITCH_CLIENT_ID: PUBLIC };
   const setup = {
     version: 1,
     env: {
@@ -118,7 +128,10 @@ async function startPageBot(w: PageWorld, config: Config): Promise<Bot> {
     logger: createLogger({ level: 'debug', destination: new LogCapture() }),
     loginStore: w.store,
     operator: { notify: () => undefined },
-    twitchEvents: { eventSub: { backoff: { drop: { baseMs: 50, maxMs: 50, jitter: 'none' } } }, retry: { baseMs: 50, maxMs: 200 } },
+    twitchEvents: {
+      eventSub: { backoff: { drop: { baseMs: 50, maxMs: 50, jitter: 'none' } } },
+      retry: { baseMs: 50, maxMs: 200 },
+    },
   });
   cleanups.push(() => bot.stop('test end'));
   await registerBotWebhook(bot);
@@ -127,19 +140,37 @@ async function startPageBot(w: PageWorld, config: Config): Promise<Bot> {
 
 /** The reward made with the broadcaster's saved login; a redemption during a gift draw is an entry and FULFILLED. */
 async function redeemDuringDraw(w: PageWorld, bot: Bot): Promise<void> {
-  await waitUntil(() => bot.twitchEvents.channelPoints?.state === 'ready' && bot.twitchEvents.eventSub?.health().state === 'connected', 15_000, 'reward and EventSub ready');
+  await waitUntil(
+    () =>
+      bot.twitchEvents.channelPoints?.state === 'ready' && bot.twitchEvents.eventSub?.health().state === 'connected',
+    15_000,
+    'reward and EventSub ready',
+  );
   expect(bot.health().problems ?? []).toEqual([]);
   const rewardId = bot.twitchEvents.channelPoints!.rewardId!;
   // The reward belongs to the Public application the broadcaster logged in with.
-  expect(w.twitch.channelPoints.rewards.get(rewardId)).toMatchObject({ title: 'Enter the giveaway', cost: 300, clientId: PUBLIC, isPaused: true });
+  expect(w.twitch.channelPoints.rewards.get(rewardId)).toMatchObject({
+    title: 'Enter the giveaway',
+    cost: 300,
+    clientId: PUBLIC,
+    isPaused: true,
+  });
 
   w.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
   await waitUntil(() => bot.engine.openDrawCount() === 1, 10_000, 'a draw open');
-  await waitUntil(() => w.twitch.channelPoints.rewards.get(rewardId)!.isPaused === false, 10_000, 'the reward unpaused');
+  await waitUntil(
+    () => w.twitch.channelPoints.rewards.get(rewardId)!.isPaused === false,
+    10_000,
+    'the reward unpaused',
+  );
   const viewer = w.chat.viewer('points_fan');
   const r = w.twitch.channelPoints.redeem(rewardId, { id: viewer.userId, login: viewer.login });
   if (typeof r === 'string') throw new Error(`could not redeem: ${r}`);
-  await waitUntil(() => w.twitch.channelPoints.redemptions.get(r.id)!.status === 'FULFILLED', 10_000, 'the redemption FULFILLED');
+  await waitUntil(
+    () => w.twitch.channelPoints.redemptions.get(r.id)!.status === 'FULFILLED',
+    10_000,
+    'the redemption FULFILLED',
+  );
   expect(bot.engine.drawViews()[0]!.entrants.get(viewer.userId)).toMatchObject({ login: 'points_fan', weight: 1 });
   // The bot counts the redemption once Twitch's answer to its PATCH is back (after the sandbox set it).
   await waitUntil(() => bot.twitchEvents.channelPoints!.health().entered === 1, 10_000, 'the bot counted the entry');
@@ -158,19 +189,36 @@ describe("channel points with the setup page's logins", { timeout: 90_000 }, () 
     await redeemDuringDraw(w, bot);
 
     // The setup page, attached to the running bot as main.ts attaches it, says what is on now and what the rest needs.
-    const setup = new SetupService({ config, logger: createLogger({ level: 'silent' }), clock: systemClock, lockHeld: true });
+    const setup = new SetupService({
+      config,
+      logger: createLogger({ level: 'silent' }),
+      clock: systemClock,
+      lockHeld: true,
+    });
     cleanups.push(() => setup.close());
     await setup.loginStore();
-    setup.attach(config, () => bot.health().problems ?? [], () => bot.twitchEvents);
+    setup.attach(
+      config,
+      () => bot.health().problems ?? [],
+      () => bot.twitchEvents,
+    );
     const row = (id: string) => setup.state().rows.find((r) => r.id === id);
-    expect(row('channel-points')).toMatchObject({ status: 'ok', detail: 'on: viewers redeem "Enter the giveaway" (300 points) while a draw is open; redemptions when none is open are refunded.' });
+    expect(row('channel-points')).toMatchObject({
+      status: 'ok',
+      detail:
+        'on: viewers redeem "Enter the giveaway" (300 points) while a draw is open; redemptions when none is open are refunded.',
+    });
     expect(row('bits')?.status).toBe('off');
-    expect(row('bits')?.detail).toMatch(/To turn it on: set "bits": \{ "enabled": true \} in the settings file \(config\/giftdrop\.json\), then apply\.$/); // the login has bits:read already
+    expect(row('bits')?.detail).toMatch(
+      /To turn it on: set "bits": \{ "enabled": true \} in the settings file \(config\/giftdrop\.json\), then apply\.$/,
+    ); // the login has bits:read already
     expect(row('bot-badge')?.status).toBe('off');
-    expect(row('bot-badge')?.detail).toContain('set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in .env');
+    expect(row('bot-badge')?.detail).toContain(
+      'set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in .env',
+    );
   });
 
-  it('the bot from .env without TWITCH_CLIENT_ID, the broadcaster from the page: the EventSub client comes from the broadcaster\'s login', async () => {
+  it("the bot from .env without TWITCH_CLIENT_ID, the broadcaster from the page: the EventSub client comes from the broadcaster's login", async () => {
     const w = await pageWorld();
     await deviceLogin(w, 'broadcaster', w.chat.channel);
     const bot = await startPageBot(w, await pageConfig(w, CHANNEL_POINTS, { envBot: true }));
@@ -178,18 +226,30 @@ describe("channel points with the setup page's logins", { timeout: 90_000 }, () 
     await redeemDuringDraw(w, bot);
   });
 
-  it('chat over EventSub with the page\'s bot login alone: connected over EventSub, !enter read and the bot\'s lines sent', async () => {
+  it("chat over EventSub with the page's bot login alone: connected over EventSub, !enter read and the bot's lines sent", async () => {
     const w = await pageWorld();
     await deviceLogin(w, 'bot', w.chat.botLogin);
     const bot = await startPageBot(w, await pageConfig(w, { chat: { transport: 'eventsub', botBadge: false } }));
-    await waitUntil(() => bot.health().chat === 'connected' && bot.health().eventsub === 'connected', 15_000, 'chat over EventSub');
+    await waitUntil(
+      () => bot.health().chat === 'connected' && bot.health().eventsub === 'connected',
+      15_000,
+      'chat over EventSub',
+    );
     expect(bot.health()).toMatchObject({ chatTransport: 'eventsub' });
     w.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
     await waitUntil(() => bot.engine.openDrawCount() === 1, 10_000, 'a draw open');
     const viewer = w.chat.viewer('chat_fan');
     w.chat.inject(viewer, '!enter');
-    await waitUntil(() => bot.engine.drawViews()[0]?.entrants.get(viewer.userId) !== undefined, 10_000, 'entered over EventSub chat');
-    await waitUntil(() => w.chat.transcript.some((l) => l.kind === 'bot' && l.via === 'api'), 10_000, 'a line of the bot sent with Send Chat Message');
+    await waitUntil(
+      () => bot.engine.drawViews()[0]?.entrants.get(viewer.userId) !== undefined,
+      10_000,
+      'entered over EventSub chat',
+    );
+    await waitUntil(
+      () => w.chat.transcript.some((l) => l.kind === 'bot' && l.via === 'api'),
+      10_000,
+      'a line of the bot sent with Send Chat Message',
+    );
   });
 
   it('subscribersOnly with a broadcaster login made before it asked channel:read:subscriptions: said once; a quiet subscriber is refunded with the rule, and enters after a !enter in chat', async () => {
@@ -197,14 +257,26 @@ describe("channel points with the setup page's logins", { timeout: 90_000 }, () 
     await deviceLogin(w, 'bot', w.chat.botLogin);
     const older = BROADCASTER_SCOPES.filter((s) => s !== 'channel:read:subscriptions' && s !== 'moderation:read');
     await deviceLogin(w, 'broadcaster', w.chat.channel, older);
-    const bot = await startPageBot(w, await pageConfig(w, { ...CHANNEL_POINTS, eligibility: { subscribersOnly: true } }));
-    await waitUntil(() => bot.twitchEvents.channelPoints?.state === 'ready' && bot.twitchEvents.eventSub?.health().state === 'connected', 15_000, 'reward and EventSub ready');
+    const bot = await startPageBot(
+      w,
+      await pageConfig(w, { ...CHANNEL_POINTS, eligibility: { subscribersOnly: true } }),
+    );
+    await waitUntil(
+      () =>
+        bot.twitchEvents.channelPoints?.state === 'ready' && bot.twitchEvents.eventSub?.health().state === 'connected',
+      15_000,
+      'reward and EventSub ready',
+    );
     expect(bot.health().problems).toEqual([
       "eligibility.subscribersOnly is on, but the broadcaster's login lacks channel:read:subscriptions: a channel-point redemption by a viewer not in the draw from chat is refunded for it (a !enter in chat shows the role); log the broadcaster in again on the setup page to let the bot check.",
     ]);
     const rewardId = bot.twitchEvents.channelPoints!.rewardId!;
     w.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
-    await waitUntil(() => w.twitch.channelPoints.rewards.get(rewardId)?.isPaused === false, 10_000, 'the reward unpaused');
+    await waitUntil(
+      () => w.twitch.channelPoints.rewards.get(rewardId)?.isPaused === false,
+      10_000,
+      'the reward unpaused',
+    );
     const sub = w.chat.viewer('quiet_sub', { subscriber: true, subMonths: 4 });
     w.twitch.roles.setSubscriber(sub); // Twitch knows; the bot may not ask
     const redeem = () => {
@@ -213,13 +285,29 @@ describe("channel points with the setup page's logins", { timeout: 90_000 }, () 
       return r;
     };
     const first = redeem();
-    await waitUntil(() => w.twitch.channelPoints.redemptions.get(first.id)!.status === 'CANCELED', 10_000, 'refunded: the role is unknown');
+    await waitUntil(
+      () => w.twitch.channelPoints.redemptions.get(first.id)!.status === 'CANCELED',
+      10_000,
+      'refunded: the role is unknown',
+    );
     expect(w.twitch.roles.calls.subscriptions).toBe(0);
-    await waitUntil(() => bot.twitchEvents.channelPoints!.health().refundReasons?.['roles-unknown:subscribersOnly'] === 1, 10_000, 'the reason counted');
+    await waitUntil(
+      () => bot.twitchEvents.channelPoints!.health().refundReasons?.['roles-unknown:subscribersOnly'] === 1,
+      10_000,
+      'the reason counted',
+    );
     w.chat.inject(sub, '!enter');
-    await waitUntil(() => bot.engine.drawViews()[0]?.entrants.get(sub.userId) !== undefined, 10_000, 'entered from chat');
+    await waitUntil(
+      () => bot.engine.drawViews()[0]?.entrants.get(sub.userId) !== undefined,
+      10_000,
+      'entered from chat',
+    );
     const second = redeem();
-    await waitUntil(() => w.twitch.channelPoints.redemptions.get(second.id)!.status === 'FULFILLED', 10_000, 'the chat roles decide now');
+    await waitUntil(
+      () => w.twitch.channelPoints.redemptions.get(second.id)!.status === 'FULFILLED',
+      10_000,
+      'the chat roles decide now',
+    );
     expect(bot.engine.drawViews()[0]!.entrants.get(sub.userId)!.weight).toBe(2); // 1 from !enter + 1 ticket
   });
 });

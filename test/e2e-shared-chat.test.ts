@@ -24,9 +24,16 @@ const PARTNER = 'partner_chan';
 
 type Transport = 'irc' | 'eventsub';
 
-async function withStack<T>(transport: Transport, partnerEntries: boolean, fn: (s: InProcessStack) => Promise<T>): Promise<T> {
+async function withStack<T>(
+  transport: Transport,
+  partnerEntries: boolean,
+  fn: (s: InProcessStack) => Promise<T>,
+): Promise<T> {
   // Long entry windows: the draws are closed by a moderator's `!giveaway end`, never by a timer racing the test.
-  const s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 120 }, settings: { sharedChat: { partnerEntries }, chat: { transport } } });
+  const s = await startInProcessStack({
+    fourthwall: { drawDurationSeconds: 120 },
+    settings: { sharedChat: { partnerEntries }, chat: { transport } },
+  });
   try {
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
     return await fn(s);
@@ -38,7 +45,11 @@ async function withStack<T>(transport: Transport, partnerEntries: boolean, fn: (
 async function buyGifts(s: InProcessStack, quantity: number): Promise<string> {
   const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity, username: 'generous_fan' });
   const drawId = draw['id'] as string;
-  await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.startsWith('🎁 generous_fan gifted')), 5000, `draw ${drawId} announced`);
+  await s.chatServer.waitFor(
+    () => s.chatServer.botMessages().some((m) => m.startsWith('🎁 generous_fan gifted')),
+    5000,
+    `draw ${drawId} announced`,
+  );
   return drawId;
 }
 
@@ -48,7 +59,12 @@ async function openEntrants(s: InProcessStack, drawId: string): Promise<number> 
 
 async function settled(s: InProcessStack, drawId: string): Promise<DrawRecord> {
   let rec: DrawRecord | undefined;
-  await waitUntil(async () => (rec = await s.bot.repo.getDraw(drawId))?.status === 'finished', 15_000, `draw ${drawId} finished`, 20);
+  await waitUntil(
+    async () => (rec = await s.bot.repo.getDraw(drawId))?.status === 'finished',
+    15_000,
+    `draw ${drawId} finished`,
+    20,
+  );
   await s.bot.engine.whenIdle();
   return rec!;
 }
@@ -86,7 +102,9 @@ function endByOwnMod(s: InProcessStack): void {
 }
 
 describe.concurrent.for(['irc', 'eventsub'] as const)('a gift draw during Twitch Shared Chat (%s)', (transport) => {
-  it('by default counts only this channel\'s viewers: partner viewers neither enter nor win, partner messages run no command', async ({ expect }) => {
+  it("by default counts only this channel's viewers: partner viewers neither enter nor win, partner messages run no command", async ({
+    expect,
+  }) => {
     await withStack(transport, false, async (s) => {
       const drawId = await buyGifts(s, 2);
       const { own } = playScene(s);
@@ -102,7 +120,9 @@ describe.concurrent.for(['irc', 'eventsub'] as const)('a gift draw during Twitch
       for (const w of rec.winners) expect(own).toContain(w.login);
       expect(rec.entrantsByChannel).toBeUndefined();
       // the sandbox really sent the partner lines with Twitch's tags (what the bot ignored)
-      const partnerLines = s.chatServer.transcript.filter((e) => e.kind === 'viewer' && e.sourceChannelId !== undefined);
+      const partnerLines = s.chatServer.transcript.filter(
+        (e) => e.kind === 'viewer' && e.sourceChannelId !== undefined,
+      );
       expect(partnerLines).toHaveLength(10);
       // and the bot talked over the transport asked for
       expect(s.bot.health().chatTransport).toBe(transport);
@@ -112,7 +132,9 @@ describe.concurrent.for(['irc', 'eventsub'] as const)('a gift draw during Twitch
     });
   });
 
-  it('with sharedChat.partnerEntries counts both channels, by channel in the history, its export and the verify page', async ({ expect }) => {
+  it('with sharedChat.partnerEntries counts both channels, by channel in the history, its export and the verify page', async ({
+    expect,
+  }) => {
     await withStack(transport, true, async (s) => {
       const drawId = await buyGifts(s, 2);
       const { own, partners } = playScene(s);
@@ -139,7 +161,10 @@ describe.concurrent.for(['irc', 'eventsub'] as const)('a gift draw during Twitch
       expect(await runHistoryCli(['--csv', '--draw', drawId], csv.io)).toBe(0);
       const rows = csv.out().trimEnd().split('\r\n');
       expect(rows[0]!.split(',').at(-1)).toBe('entrantsByChannel');
-      expect(rows.slice(1).map((r) => r.split(',').at(-1))).toEqual([`${s.chatServer.channel}:3 ${PARTNER}:6`, `${s.chatServer.channel}:3 ${PARTNER}:6`]);
+      expect(rows.slice(1).map((r) => r.split(',').at(-1))).toEqual([
+        `${s.chatServer.channel}:3 ${PARTNER}:6`,
+        `${s.chatServer.channel}:3 ${PARTNER}:6`,
+      ]);
 
       const page = await fetch(`${s.bot.http.url}/verify/${encodeURIComponent(drawId)}`);
       expect(page.status).toBe(200);

@@ -10,7 +10,10 @@ import type { AlertView } from '../src/shop/index.js';
 import { startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
 
 const stacks: LinkStack[] = [];
-async function stack(settings: Record<string, unknown>, chat?: NonNullable<Parameters<typeof startLinkStack>[0]>['chat']): Promise<LinkStack> {
+async function stack(
+  settings: Record<string, unknown>,
+  chat?: NonNullable<Parameters<typeof startLinkStack>[0]>['chat'],
+): Promise<LinkStack> {
   const s = await startLinkStack({ settings, ...(chat ? { chat } : {}) });
   stacks.push(s);
   return s;
@@ -53,7 +56,13 @@ describe('supporter alerts', () => {
     expect(await s.nextBotLine(/^GIFT by/)).toMatch(/^GIFT by gus_gives: 3× Giftdrop .+ \(\$\d+\.\d\d\)$/);
 
     expect(seen.map((a) => a.kind)).toEqual(['order', 'donation', 'subscription', 'thankYou', 'giftPurchase']);
-    expect(seen[0]).toEqual({ kind: 'order', user: 'ana_buys', products: ['Giftdrop Mug'], amount: { value: 35, currency: 'USD' }, at: expect.any(String) });
+    expect(seen[0]).toEqual({
+      kind: 'order',
+      user: 'ana_buys',
+      products: ['Giftdrop Mug'],
+      amount: { value: 35, currency: 'USD' },
+      at: expect.any(String),
+    });
     // Dashboard feed: the order and the donation, newest first, no PII.
     const feed = s.bot.shop.feed.recent();
     expect(feed.slice(0, 2).map((e) => [e.kind, e.user])).toEqual([
@@ -62,7 +71,7 @@ describe('supporter alerts', () => {
     ]);
   });
 
-  it('never lets an order\'s email, address or ids reach chat, the log or the alert event, and neutralises chat commands in names', async () => {
+  it("never lets an order's email, address or ids reach chat, the log or the alert event, and neutralises chat commands in names", async () => {
     const s = await stack({ alerts: { order: { template: '{user} bought {products}' } } });
     const seen = alertsOf(s);
     const order = s.fw.control.shop.placeOrder({
@@ -77,7 +86,16 @@ describe('supporter alerts', () => {
     await s.idle();
 
     const address = order.shipping.address;
-    const secrets = [order.email, order.id, order.friendlyId, order.checkoutId, address.address1, address.name, address.zip!, order.message];
+    const secrets = [
+      order.email,
+      order.id,
+      order.friendlyId,
+      order.checkoutId,
+      address.address1,
+      address.name,
+      address.zip!,
+      order.message,
+    ];
     const transcript = s.chat.transcript.map((e) => e.text).join('\n');
     const logs = s.log.text();
     const events = JSON.stringify(seen);

@@ -11,7 +11,14 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
-import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, tempDir, type LinkStack } from './support/e2e-link-stack.js';
+import {
+  drawSettled,
+  entrantsReach,
+  nextDrawOpened,
+  startLinkStack,
+  tempDir,
+  type LinkStack,
+} from './support/e2e-link-stack.js';
 import { finishCalls, finishSeen, sandboxDraw } from './support/e2e-stack.js';
 
 const POLL_S = 30;
@@ -65,7 +72,8 @@ describe('the stream ends while a draw is open', () => {
     const viewers = s.enter(names);
     await allIn;
     await s.idle();
-    const openEntrants = async () => (await s.bot.repo.openDraws()).find((d) => d.record.id === id)?.entrants.length ?? -1;
+    const openEntrants = async () =>
+      (await s.bot.repo.openDraws()).find((d) => d.record.id === id)?.entrants.length ?? -1;
     expect(await openEntrants()).toBe(names.length);
 
     // The stream goes offline; the watch sees it on its next poll and ends streaming after the grace.
@@ -77,7 +85,10 @@ describe('the stream ends while a draw is open', () => {
     expect(s.requests('endStreaming')).toHaveLength(1);
     expect(s.fw.state.live).toBe(false);
     expect(s.bot.twitchApi!.watch!.sent.end).toBe(1);
-    await s.nextBotLine(/The stream ended: Fourthwall now shows it as offline\. Draws still open run to their end\./, mark);
+    await s.nextBotLine(
+      /The stream ended: Fourthwall now shows it as offline\. Draws still open run to their end\./,
+      mark,
+    );
 
     // The draw is untouched: still open, with every entrant, no finish call yet.
     expect(clock.now()).toBeLessThan(closesAt);
@@ -88,8 +99,12 @@ describe('the stream ends while a draw is open', () => {
 
     // Its end on the clock: closes with the entrants it had, picks, finishes at Fourthwall.
     const settled = drawSettled(s, id);
-    const closed = new Promise<number>((resolve) => s.bot.engine.events.once('draw-closed', (r: { entrants: number }) => resolve(r.entrants)));
-    const frozen = new Promise<number>((resolve) => s.bot.engine.events.once('entrants-frozen', (_id: string, _digest: string, n: number) => resolve(n)));
+    const closed = new Promise<number>((resolve) =>
+      s.bot.engine.events.once('draw-closed', (r: { entrants: number }) => resolve(r.entrants)),
+    );
+    const frozen = new Promise<number>((resolve) =>
+      s.bot.engine.events.once('entrants-frozen', (_id: string, _digest: string, n: number) => resolve(n)),
+    );
     clock.advance(closesAt - clock.now() + 1000);
     const { event, record } = await settled;
     await s.idle();
@@ -108,7 +123,11 @@ describe('the stream ends while a draw is open', () => {
     expect(new Set(stored.winners.map((w) => w.userId)).size).toBe(GIFTS);
 
     // one finish call, answered 200; the sandbox's draw finished with the same winners
-    expect(finishSeen(s.fw, drawId)).toEqual({ finishStatuses: [200], status: 'FINISHED', winnerIds: stored.winners.map((w) => w.userId).sort() });
+    expect(finishSeen(s.fw, drawId)).toEqual({
+      finishStatuses: [200],
+      status: 'FINISHED',
+      winnerIds: stored.winners.map((w) => w.userId).sort(),
+    });
     await s.nextBotLine(new RegExp(stored.winners.map((w) => `@${w.login}`).join('.*')), mark);
 
     const row = (await s.history()).find((r) => r.id === id)!;

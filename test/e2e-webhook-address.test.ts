@@ -17,7 +17,14 @@ import { fileSchema } from '../src/config/schema.js';
 import { startBot, type Bot } from '../src/app/bot.js';
 import { configForLocal } from '../src/local/local-stack.js';
 import { silentLogger } from '../src/logging/index.js';
-import { freePort, makeTempDir, setShopLive, startLocalServers, waitUntil, type LocalServers } from './support/e2e-stack.js';
+import {
+  freePort,
+  makeTempDir,
+  setShopLive,
+  startLocalServers,
+  waitUntil,
+  type LocalServers,
+} from './support/e2e-stack.js';
 import { startTcpForwarder, type TcpForwarder } from './support/tcp-forwarder.js';
 
 let servers: LocalServers;
@@ -41,19 +48,33 @@ afterAll(async () => {
 });
 
 function liveConfig(publicUrl: string): Config {
-  const base = loadConfig({ env: { DATA_DIR: temp.dir, HTTP_PORT: String(port), GIFTDROP_LOCAL_PORT: '0' }, dotenv: false, cwd: temp.dir });
+  const base = loadConfig({
+    env: { DATA_DIR: temp.dir, HTTP_PORT: String(port), GIFTDROP_LOCAL_PORT: '0' },
+    dotenv: false,
+    cwd: temp.dir,
+  });
   const local = configForLocal({ ...base, settings: fileSchema.parse({}) }, servers.fourthwall, servers.chat);
   return { ...local, mode: 'live', dataDir: temp.dir, publicUrl };
 }
 
 async function configurations(): Promise<{ id: string; url: string }[]> {
   const fw = servers.fourthwall;
-  const res = await fetch(`${fw.apiUrl}/webhooks`, { headers: { authorization: `Basic ${Buffer.from(`${fw.username}:${fw.password}`).toString('base64')}` } });
+  const res = await fetch(`${fw.apiUrl}/webhooks`, {
+    headers: { authorization: `Basic ${Buffer.from(`${fw.username}:${fw.password}`).toString('base64')}` },
+  });
   return ((await res.json()) as { results: { id: string; url: string }[] }).results;
 }
 
-async function run(publicUrl: string, during?: (bot: Bot) => Promise<void>): Promise<Awaited<Bot['webhookRegistered']>> {
-  const bot = await startBot({ config: liveConfig(publicUrl), logger: silentLogger(), operator: { notify: () => undefined }, events: { pollIntervalMs: 0 } });
+async function run(
+  publicUrl: string,
+  during?: (bot: Bot) => Promise<void>,
+): Promise<Awaited<Bot['webhookRegistered']>> {
+  const bot = await startBot({
+    config: liveConfig(publicUrl),
+    logger: silentLogger(),
+    operator: { notify: () => undefined },
+    events: { pollIntervalMs: 0 },
+  });
   try {
     const outcome = await bot.webhookRegistered;
     await during?.(bot);
@@ -77,12 +98,21 @@ describe('a new GIFTDROP_PUBLIC_URL at start', () => {
       // A real purchase: Fourthwall delivers GIFT_DRAW_STARTED to the configured address, tunnel B.
       setShopLive(servers);
       const { draw } = servers.fourthwall.control.simulateGiftPurchase({ quantity: 1 });
-      await waitUntil(() => bot.engine.openDrawCount() === 1, 15_000, 'the draw opened by the webhook that came through tunnel B');
+      await waitUntil(
+        () => bot.engine.openDrawCount() === 1,
+        15_000,
+        'the draw opened by the webhook that came through tunnel B',
+      );
       const delivered = servers.fourthwall.control.deliveries.filter((d) => d.url.startsWith(b));
       expect(delivered.length).toBeGreaterThan(0);
       expect(String(draw['id'])).toMatch(/^gdr_/);
     });
-    expect(second).toMatchObject({ action: 'updated', id: first!.id, previousUrl: `${a}/webhooks/fourthwall`, url: `${b}/webhooks/fourthwall` });
+    expect(second).toMatchObject({
+      action: 'updated',
+      id: first!.id,
+      previousUrl: `${a}/webhooks/fourthwall`,
+      url: `${b}/webhooks/fourthwall`,
+    });
     const after = await configurations();
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: first!.id, url: `${b}/webhooks/fourthwall` });
@@ -99,7 +129,11 @@ describe('a new GIFTDROP_PUBLIC_URL at start', () => {
       problems = bot.health().problems;
     });
     expect(outcome).toBeUndefined();
-    expect(problems).toEqual([expect.stringMatching(/^Fourthwall refuses webhook URLs on IP addresses: use the https:\/\/ host name of your tunnel \(GIFTDROP_PUBLIC_URL=https:\/\/203\.0\.113\.7, WEBHOOK_URI_IP_NOT_ALLOWED\)$/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^Fourthwall refuses webhook URLs on IP addresses: use the https:\/\/ host name of your tunnel \(GIFTDROP_PUBLIC_URL=https:\/\/203\.0\.113\.7, WEBHOOK_URI_IP_NOT_ALLOWED\)$/,
+      ),
+    ]);
     expect(await configurations()).toEqual(before);
   }, 60_000);
 });

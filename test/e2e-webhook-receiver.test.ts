@@ -27,7 +27,11 @@ beforeAll(async () => {
   // The receiver under test, without the shop alerts (they act on ORDER_PLACED, DONATION and
   // GIFT_PURCHASE; test/e2e-shop-alerts.test.ts covers them): those types stay unused here.
   const alertsOff = { order: { enabled: false }, donation: { enabled: false }, giftPurchase: { enabled: false } };
-  s = await startInProcessStack({ fourthwall: { drawDurationSeconds: 2 }, settings: { alerts: alertsOff }, logLevel: 'debug' }); // per-request lines are at debug
+  s = await startInProcessStack({
+    fourthwall: { drawDurationSeconds: 2 },
+    settings: { alerts: alertsOff },
+    logLevel: 'debug',
+  }); // per-request lines are at debug
   setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   url = s.bot.webhookUrl;
   secret = s.fourthwall.webhookSecret;
@@ -49,7 +53,10 @@ function postChunked(target: string, size: number): Promise<number | undefined> 
   return new Promise((resolve) => {
     // (a signature-shaped header: a body is read only with one; this one never matches)
     const sig = Buffer.alloc(32, 1).toString('base64');
-    const req = request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-fourthwall-hmac-sha256': sig } });
+    const req = request(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-fourthwall-hmac-sha256': sig },
+    });
     let status: number | undefined;
     req.on('response', (res) => {
       status = res.statusCode;
@@ -75,7 +82,9 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
     // capture a real GIFT_DRAW_STARTED body from the sandbox, held back so the bot has not seen it
     s.fourthwall.control.webhookFaults.outOfOrder({ type: 'GIFT_DRAW_STARTED' });
     const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'sig_fan' });
-    const held = await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(draw['id'] as string));
+    const held = await s.fourthwall.control.waitForDelivery(
+      (d) => d.type === 'GIFT_DRAW_STARTED' && d.body.includes(draw['id'] as string),
+    );
     const body = held.body;
     expect(held.attempts).toBe(0);
     await s.bot.http.idle();
@@ -94,7 +103,9 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
       expect(res.text).not.toContain(secret);
     }
     // a valid signature over a different body does not validate this body
-    const tampered = await postWebhook(url, body.replace('sig_fan', 'sig_fam'), { signature: signWebhookBody(body, secret) });
+    const tampered = await postWebhook(url, body.replace('sig_fan', 'sig_fam'), {
+      signature: signWebhookBody(body, secret),
+    });
     expect(tampered.status).toBe(401);
     await nothingChanged(chatLines);
     expect(s.logs.lines.filter((l) => l.includes('signature not verified'))).toHaveLength(forged.length + 1);
@@ -103,7 +114,11 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
     const ok = await postWebhook(url, body, { secret });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.text)).toEqual({ ok: true });
-    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.startsWith('🎁 sig_fan gifted')), 5000, 'draw opened');
+    await s.chatServer.waitFor(
+      () => s.chatServer.botMessages().some((m) => m.startsWith('🎁 sig_fan gifted')),
+      5000,
+      'draw opened',
+    );
     expect(s.bot.health().openDraws).toBe(1);
     // Fourthwall's own (late) delivery of the same event is a duplicate: 200, ignored
     s.fourthwall.control.webhookFaults.releaseHeld();
@@ -118,10 +133,23 @@ describe('POST /webhooks/fourthwall (whole bot, real HTTP)', () => {
     expect(await health.json()).toMatchObject({ status: 'ok', openDraws: 1 });
 
     enterAll(s.chatServer, logins('sig', 2));
-    await waitUntil(async () => (await s.bot.repo.getDraw(draw['id'] as string))?.status === 'finished', 10_000, 'draw finished');
+    await waitUntil(
+      async () => (await s.bot.repo.getDraw(draw['id'] as string))?.status === 'finished',
+      10_000,
+      'draw finished',
+    );
     await waitUntil(() => s.bot.health().openDraws === 0, 5000, 'no open draw');
     // the last line of a draw (the seed reveal) is in the channel, so later tests see a quiet chat
-    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes(`Anyone can check draw ${draw['id'] as string}: ask the streamer for its verify page`)), 5000, 'the fairness line');
+    await s.chatServer.waitFor(
+      () =>
+        s.chatServer
+          .botMessages()
+          .some((m) =>
+            m.includes(`Anyone can check draw ${draw['id'] as string}: ask the streamer for its verify page`),
+          ),
+      5000,
+      'the fairness line',
+    );
     await s.fourthwall.control.waitForDelivery((d) => d.type === 'GIFT_DRAW_ENDED' && d.done);
     await s.bot.http.idle();
     await s.bot.engine.whenIdle();

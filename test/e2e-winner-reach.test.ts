@@ -49,7 +49,10 @@ let browser: TestBrowser | undefined;
 beforeAll(async () => {
   const quiet = createLogger({ level: 'silent' });
   fourthwall = await startFourthwallSandbox({ logger: quiet });
-  const local = await startLocalChat({ logger: quiet, chat: { botIsMod: true, publicClientId: PUBLIC, deviceIntervalSeconds: 1 } });
+  const local = await startLocalChat({
+    logger: quiet,
+    chat: { botIsMod: true, publicClientId: PUBLIC, deviceIntervalSeconds: 1 },
+  });
   chat = local.chatServer;
   closeTwitch = () => local.twitch.close();
   if (HAS_CHROMIUM) browser = await launchBrowser();
@@ -62,7 +65,15 @@ afterAll(async () => {
 });
 
 /** The bot started as main.ts starts it after "Go live" on a page-only setup; `scopes`: what the bot's login was granted. */
-async function pageOnlyBot(scopes: readonly string[], o: { password?: string; publicUrl?: string; httpPort?: number; checkAddress?: (line: string | undefined) => void } = {}): Promise<{ bot: Bot; config: Config; logs: LogCapture; dir: string }> {
+async function pageOnlyBot(
+  scopes: readonly string[],
+  o: {
+    password?: string;
+    publicUrl?: string;
+    httpPort?: number;
+    checkAddress?: (line: string | undefined) => void;
+  } = {},
+): Promise<{ bot: Bot; config: Config; logs: LogCapture; dir: string }> {
   const temp = await makeTempDir('giftdrop-reach-');
   cleanups.push(temp.cleanup);
   const store = await LoginStore.open(temp.dir);
@@ -100,7 +111,12 @@ async function pageOnlyBot(scopes: readonly string[], o: { password?: string; pu
   const config = { ...loaded, settings: fileSchema.parse({ fairness: { beacon: 'off' } }) };
   const logs = new LogCapture();
   // As main.ts starts it: the setup page's address check on the public listener.
-  const page = new SetupService({ config, logger: createLogger({ level: 'silent' }), clock: systemClock, lockHeld: true });
+  const page = new SetupService({
+    config,
+    logger: createLogger({ level: 'silent' }),
+    clock: systemClock,
+    lockHeld: true,
+  });
   cleanups.push(() => page.close());
   const checked = o.checkAddress;
   const check = checked
@@ -113,14 +129,22 @@ async function pageOnlyBot(scopes: readonly string[], o: { password?: string; pu
         },
       }
     : {};
-  const bot = await startBot({ config, logger: createLogger({ level: 'info', destination: logs }), loginStore: store, operator: { notify: () => undefined }, ...check });
+  const bot = await startBot({
+    config,
+    logger: createLogger({ level: 'info', destination: logs }),
+    loginStore: store,
+    operator: { notify: () => undefined },
+    ...check,
+  });
   cleanups.push(() => bot.stop('test end'));
   if (!o.password && !o.checkAddress) await registerBotWebhook(bot);
   return { bot, config, logs, dir: temp.dir };
 }
 
 async function dashboardReach(bot: Bot): Promise<Reach[]> {
-  const res = await fetch(`${bot.http.localUrl}/dashboard/api/state`, { headers: { authorization: `Bearer ${bot.pages.token.token}` } });
+  const res = await fetch(`${bot.http.localUrl}/dashboard/api/state`, {
+    headers: { authorization: `Bearer ${bot.pages.token.token}` },
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { reach: Reach[] }).reach;
 }
@@ -132,12 +156,16 @@ describe('the claim page and whispers, said the same everywhere', { timeout: 120
     // One start-up line, naming what turns the claim page on and where it goes.
     const line = (JSON.parse(logs.lines.find((l) => l.includes(`${TUNNEL}/claim`))!) as { msg: string }).msg;
     expect(line).toContain('Client Type "Confidential"');
-    expect(line).toContain('in the .env file (copy .env.example to .env) as two lines, TWITCH_CLIENT_ID=<Client ID> and TWITCH_CLIENT_SECRET=<Client Secret>');
+    expect(line).toContain(
+      'in the .env file (copy .env.example to .env) as two lines, TWITCH_CLIENT_ID=<Client ID> and TWITCH_CLIENT_SECRET=<Client Secret>',
+    );
     expect(line).toContain(`${TUNNEL}/claim/callback`);
     expect(line).not.toContain('needs TWITCH_CLIENT_SECRET');
 
     // The dashboard API: the claim page off with the same words; whispers on (the page's login asks for them).
-    await expect.poll(async () => (await dashboardReach(bot)).find((r) => r.id === 'whispers')?.status, { timeout: 15_000 }).toBe('on');
+    await expect
+      .poll(async () => (await dashboardReach(bot)).find((r) => r.id === 'whispers')?.status, { timeout: 15_000 })
+      .toBe('on');
     const reach = await dashboardReach(bot);
     const claim = reach.find((r) => r.id === 'claim-page')!;
     expect(claim.status).toBe('off');
@@ -145,10 +173,20 @@ describe('the claim page and whispers, said the same everywhere', { timeout: 120
     expect(reach.find((r) => r.id === 'whispers')!.detail).toMatch(/^on: each winner is whispered their link\./);
 
     // The setup page attached to the running bot (as main.ts attaches it) shows the same detail.
-    const setup = new SetupService({ config, logger: createLogger({ level: 'silent' }), clock: systemClock, lockHeld: true });
+    const setup = new SetupService({
+      config,
+      logger: createLogger({ level: 'silent' }),
+      clock: systemClock,
+      lockHeld: true,
+    });
     cleanups.push(() => setup.close());
     await setup.loginStore();
-    setup.attach(config, () => bot.health().problems ?? [], () => bot.twitchEvents, () => bot.reach());
+    setup.attach(
+      config,
+      () => bot.health().problems ?? [],
+      () => bot.twitchEvents,
+      () => bot.reach(),
+    );
     const row = (id: string) => setup.state().rows.find((r) => r.id === id)!;
     expect(row('claim-page')).toMatchObject({ status: 'off', detail: claim.detail });
     expect(row('whispers')).toMatchObject({ status: 'ok', detail: reach.find((r) => r.id === 'whispers')!.detail });
@@ -173,23 +211,33 @@ describe('the claim page and whispers, said the same everywhere', { timeout: 120
 
   it("whispers off when the bot's login lacks user:manage:whispers: log the bot in again on the setup page", async () => {
     const { bot } = await pageOnlyBot(BOT_SCOPES.filter((s) => s !== 'user:manage:whispers'));
-    await expect.poll(async () => (await dashboardReach(bot)).find((r) => r.id === 'whispers')?.status, { timeout: 15_000 }).toBe('off');
+    await expect
+      .poll(async () => (await dashboardReach(bot)).find((r) => r.id === 'whispers')?.status, { timeout: 15_000 })
+      .toBe('off');
     const whispers = (await dashboardReach(bot)).find((r) => r.id === 'whispers')!;
-    expect(whispers.detail).toBe("off: the bot's Twitch login lacks the scope user:manage:whispers: log the bot in again on the setup page (its login asks for whispers).");
+    expect(whispers.detail).toBe(
+      "off: the bot's Twitch login lacks the scope user:manage:whispers: log the bot in again on the setup page (its login asks for whispers).",
+    );
     if (!browser) return;
     const page = await browser.context.newPage();
     cleanups.push(() => page.close());
     await page.goto(`${bot.http.localUrl}/dashboard#token=${encodeURIComponent(bot.pages.token.token)}`);
-    await expect.poll(() => page.locator('#reach').innerText(), { timeout: 15_000 }).toContain('Whispers to winners is off: what turns it on');
+    await expect
+      .poll(() => page.locator('#reach').innerText(), { timeout: 15_000 })
+      .toContain('Whispers to winners is off: what turns it on');
     expect(await page.locator('[data-reach="whispers"] p').textContent()).toBe(whispers.detail);
   });
 
-  it('Fourthwall refusing the password the page saved: the dashboard\'s problem line says to enter it again on the setup page', async () => {
+  it("Fourthwall refusing the password the page saved: the dashboard's problem line says to enter it again on the setup page", async () => {
     const { bot } = await pageOnlyBot(BOT_SCOPES, { password: 'a-password-fourthwall-refuses' });
-    await expect.poll(() => (bot.health().problems ?? []).some((l) => l.startsWith('Fourthwall refused')), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => (bot.health().problems ?? []).some((l) => l.startsWith('Fourthwall refused')), { timeout: 15_000 })
+      .toBe(true);
     const line = bot.health().problems!.find((l) => l.startsWith('Fourthwall refused'))!;
     expect(line).toMatch(/^Fourthwall refused FOURTHWALL_USERNAME\/FOURTHWALL_PASSWORD \(it answered 401 /);
-    expect(line).toContain("Enter them again in the setup page's Fourthwall row (Apply restarts the bot), or fix them in .env if they are set there.");
+    expect(line).toContain(
+      "Enter them again in the setup page's Fourthwall row (Apply restarts the bot), or fix them in .env if they are set there.",
+    );
     expect(line).not.toContain('a-password-fourthwall-refuses');
     // The webhook registration refused for the same reason does not send the streamer after permissions.
     await expect.poll(() => (bot.health().problems ?? []).length, { timeout: 15_000 }).toBe(2);
@@ -198,15 +246,24 @@ describe('the claim page and whispers, said the same everywhere', { timeout: 120
 
   it('a public address that does not reach the bot (a quick tunnel renewed, or not running): one problem line naming the setup page; one that does: none', async () => {
     const dead = await freePort();
-    const { bot } = await pageOnlyBot(BOT_SCOPES, { publicUrl: `http://127.0.0.1:${dead}`, checkAddress: () => undefined });
-    await expect.poll(() => (bot.health().problems ?? []).find((l) => l.startsWith('The public address')), { timeout: 15_000 }).toBeDefined();
+    const { bot } = await pageOnlyBot(BOT_SCOPES, {
+      publicUrl: `http://127.0.0.1:${dead}`,
+      checkAddress: () => undefined,
+    });
+    await expect
+      .poll(() => (bot.health().problems ?? []).find((l) => l.startsWith('The public address')), { timeout: 15_000 })
+      .toBeDefined();
     const line = bot.health().problems!.find((l) => l.startsWith('The public address'))!;
     expect(line).toContain(`http://127.0.0.1:${dead} could not be reached from here (ECONNREFUSED)`);
     expect(line).toContain('A quick tunnel gets a new address at each start: give the new one on the setup page.');
 
     const port = await freePort();
     const answers: (string | undefined)[] = [];
-    const { bot: reached } = await pageOnlyBot(BOT_SCOPES, { publicUrl: `http://127.0.0.1:${port}`, httpPort: port, checkAddress: (line) => answers.push(line) });
+    const { bot: reached } = await pageOnlyBot(BOT_SCOPES, {
+      publicUrl: `http://127.0.0.1:${port}`,
+      httpPort: port,
+      checkAddress: (line) => answers.push(line),
+    });
     // The check ran (its nonce came back through the public listener), and nothing was reported.
     await expect.poll(() => answers.length, { timeout: 15_000 }).toBe(1);
     expect(answers).toEqual([undefined]);

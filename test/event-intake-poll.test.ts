@@ -38,7 +38,10 @@ async function store() {
   const dir = await mkdtemp(join(tmpdir(), 'gd-intake-'));
   const repo = await FileDrawRepository.open(dir);
   stores.set(repo, dir);
-  cleanups.push(() => rm(dir, { recursive: true, force: true }), () => repo.close());
+  cleanups.push(
+    () => rm(dir, { recursive: true, force: true }),
+    () => repo.close(),
+  );
   return repo;
 }
 
@@ -52,7 +55,11 @@ const settle = async (intake: EventIntake) => {
 };
 
 describe('EventIntake', () => {
-  async function intake(mode: 'live' | 'sandbox', handle: (e: WebhookEvent) => Promise<void>, shopId: () => Promise<string> = async () => F.IDS.shop) {
+  async function intake(
+    mode: 'live' | 'sandbox',
+    handle: (e: WebhookEvent) => Promise<void>,
+    shopId: () => Promise<string> = async () => F.IDS.shop,
+  ) {
     const clock = new ManualClock();
     const repo = await store();
     const log = new LogCapture();
@@ -114,7 +121,10 @@ describe('EventIntake', () => {
     });
     const eventsFile = join(stores.get(repo)!, 'events.jsonl');
     const ev = drawEvent('weve_receive');
-    const refused = await i.receive(ev).then(() => undefined, (err: unknown) => err);
+    const refused = await i.receive(ev).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(refused).toBeInstanceOf(NotAcknowledged);
     expect((refused as NotAcknowledged).message).toContain('ENOSPC: no space left on device');
     expect((refused as NotAcknowledged).retryInMs).toBe(1000);
@@ -139,7 +149,8 @@ describe('EventIntake', () => {
   it('a type no feature acts on costs no write: remembered in memory only, set aside again after a restart', async () => {
     const seen: string[] = [];
     const { i, repo } = await intake('live', async (e) => void seen.push(e.id));
-    const unused = (id: string) => parseWebhookEvent(JSON.stringify(F.envelopeFixture('ORDER_PLACED', F.orderFixture(), { id })));
+    const unused = (id: string) =>
+      parseWebhookEvent(JSON.stringify(F.envelopeFixture('ORDER_PLACED', F.orderFixture(), { id })));
     const eventsFile = join(stores.get(repo)!, 'events.jsonl');
     expect(await i.submit(unused('weve_unused_1'), 'webhook')).toBe('ignored');
     expect(await i.submit(unused('weve_unused_1'), 'webhook')).toBe('duplicate'); // this run remembers it
@@ -192,10 +203,22 @@ describe('EventIntake', () => {
     const seen: string[] = [];
     const { i, log, repo } = await intake('live', async (e) => void seen.push(e.id));
     const noShopAnywhere = parseWebhookEvent(
-      JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', { ...F.drawFixture(), shopId: undefined }, { id: 'weve_noshop_at_all', shopId: null })),
+      JSON.stringify(
+        F.envelopeFixture(
+          'GIFT_DRAW_STARTED',
+          { ...F.drawFixture(), shopId: undefined },
+          { id: 'weve_noshop_at_all', shopId: null },
+        ),
+      ),
     );
     const otherInData = parseWebhookEvent(
-      JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', { ...F.drawFixture(), shopId: 'sh_other' }, { id: 'weve_other_data', shopId: null })),
+      JSON.stringify(
+        F.envelopeFixture(
+          'GIFT_DRAW_STARTED',
+          { ...F.drawFixture(), shopId: 'sh_other' },
+          { id: 'weve_other_data', shopId: null },
+        ),
+      ),
     );
     const outcomes: IntakeOutcome[] = [
       await i.submit(drawEvent('weve_other', { shopId: 'sh_other' }), 'webhook'),
@@ -236,10 +259,16 @@ describe('EventPoller against the Fourthwall sandbox (GET /webhook-events)', () 
     const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
     const fw: FourthwallSandbox = await startFourthwallSandbox({ clock });
     cleanups.push(() => fw.close());
-    const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } } });
+    const client = new FourthwallClient({
+      apiUrl: fw.apiUrl,
+      auth: { basic: { username: fw.username, password: fw.password } },
+    });
     cleanups.push(() => client.close());
     // A subscribed configuration whose deliveries are all dropped: events are listed, never sent.
-    await client.createWebhook({ url: 'http://127.0.0.1:9/never', allowedTypes: ['GIFT_PURCHASE', 'GIFT_DRAW_STARTED'] });
+    await client.createWebhook({
+      url: 'http://127.0.0.1:9/never',
+      allowedTypes: ['GIFT_PURCHASE', 'GIFT_DRAW_STARTED'],
+    });
     fw.control.webhookFaults.drop({ times: 1000 });
     const known = new Set<string>();
     const submitted: WebhookEvent[] = [];
@@ -295,7 +324,9 @@ describe('EventPoller against the Fourthwall sandbox (GET /webhook-events)', () 
         }
         const report = await poller.start();
         const ids = submitted.map((e) => (e.data as { id: string }).id);
-        expect(ids.sort(), `${order} spread=${spread}`).toEqual(Array.from({ length: 25 }, (_, n) => `giv_new_${n}`).sort());
+        expect(ids.sort(), `${order} spread=${spread}`).toEqual(
+          Array.from({ length: 25 }, (_, n) => `giv_new_${n}`).sort(),
+        );
         expect(report.submitted).toBe(25);
         // bounded: never more than maxPages (4) calls for a type (+1 for the empty GIFT_DRAW_STARTED list)
         expect(fw.control.requests.filter((r) => r.operation === 'listWebhookEvents').length).toBeLessThanOrEqual(5);
@@ -304,7 +335,7 @@ describe('EventPoller against the Fourthwall sandbox (GET /webhook-events)', () 
     }
   });
 
-  it('hands a type\'s events over oldest first, whatever the list order', async () => {
+  it("hands a type's events over oldest first, whatever the list order", async () => {
     const { clock, fw, poller, submitted } = await setup();
     fw.control.setEventListOrder('oldest-first');
     for (let n = 0; n < 5; n++) {
@@ -344,12 +375,25 @@ describe('EventPoller against the Fourthwall sandbox (GET /webhook-events)', () 
 });
 
 describe('Basic-only operations', () => {
-  const env = { TWITCH_CHANNEL: 'chan', TWITCH_USERNAME: 'botty', TWITCH_TOKEN: 'tok', FOURTHWALL_WEBHOOK_SECRET: 's', GIFTDROP_MODE: 'live' };
+  const env = {
+    TWITCH_CHANNEL: 'chan',
+    TWITCH_USERNAME: 'botty',
+    TWITCH_TOKEN: 'tok',
+    FOURTHWALL_WEBHOOK_SECRET: 's',
+    GIFTDROP_MODE: 'live',
+  };
   it('live mode with OAuth credentials only gets one line naming the Basic-only calls; Basic credentials get none', () => {
     const oauth = loadConfig({ env: { ...env, FOURTHWALL_ACCESS_TOKEN: 'at' }, dotenv: false });
     const line = basicOnlyNotice(oauth)!;
     expect(line).not.toContain('\n');
-    for (const p of ['PUT /gifting/draw/{id}/finish', 'GET /gifting/draw/{id}', 'PUT /streaming/start', 'PUT /streaming/end', 'GET /streaming', 'GET /gift-purchase/{giftPurchaseId}'])
+    for (const p of [
+      'PUT /gifting/draw/{id}/finish',
+      'GET /gifting/draw/{id}',
+      'PUT /streaming/start',
+      'PUT /streaming/end',
+      'GET /streaming',
+      'GET /gift-purchase/{giftPurchaseId}',
+    ])
       expect(line).toContain(p);
     expect(line).toContain('FOURTHWALL_USERNAME');
     const basic = loadConfig({ env: { ...env, FOURTHWALL_USERNAME: 'u', FOURTHWALL_PASSWORD: 'p' }, dotenv: false });

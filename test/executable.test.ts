@@ -19,7 +19,9 @@ import { runProcess } from './support/sandbox-mode-spawn.js';
 
 const EXE = join(PROJECT_ROOT, 'release', 'giftdrop-linux-x64');
 const built = existsSync(EXE) && process.platform === 'linux' && process.arch === 'x64';
-const skipped = built ? '' : ' [SKIPPED: release/giftdrop-linux-x64 was not built on this linux-x64 machine; npm run package builds it]';
+const skipped = built
+  ? ''
+  : ' [SKIPPED: release/giftdrop-linux-x64 was not built on this linux-x64 machine; npm run package builds it]';
 if (!built) console.warn(`test/executable.test.ts${skipped}`);
 
 /** The folders from `dir` up to the root that hold a node_modules. */
@@ -91,7 +93,10 @@ describe.skipIf(!built)(`the Linux single executable${skipped}`, () => {
     // A .env in the folder it is started from wins, and that folder is where it works.
     await writeFile(join(start, '.env'), 'DATA_DIR=other-data\n');
     const own = await runProcess(exe, ['history'], {}, 60_000, start);
-    expect({ code: own.code, stdout: own.stdout }).toEqual({ code: 0, stdout: `no draws yet (${join(start, 'other-data', 'sandbox', 'history.jsonl')})\n` });
+    expect({ code: own.code, stdout: own.stdout }).toEqual({
+      code: 0,
+      stdout: `no draws yet (${join(start, 'other-data', 'sandbox', 'history.jsonl')})\n`,
+    });
   }, 420_000);
 
   it('names itself in its help, usage lines and errors: ./<file> in its own folder, its full path from another', async () => {
@@ -102,7 +107,9 @@ describe.skipIf(!built)(`the Linux single executable${skipped}`, () => {
     expect(help.stdout).toMatch(/^usage: \.\/giftdrop-linux-x64 \[command\]\n/);
     expect(help.stdout).toContain('(./giftdrop-linux-x64 history --help for the options)');
     // What the bare command and setup do now: the setup page, in the browser or in this terminal.
-    expect(help.stdout).toMatch(/\(none\) +run the bot: until it is set up, the sandbox demo and the setup page it\n +prints/);
+    expect(help.stdout).toMatch(
+      /\(none\) +run the bot: until it is set up, the sandbox demo and the setup page it\n +prints/,
+    );
     expect(help.stdout).toMatch(/setup +the setup page in this terminal \(for a machine without a browser\)/);
     expect(help.stdout).not.toContain('check every setting in .env');
     const historyHelp = await runProcess(exe, ['history', '--help'], {}, 30_000, home);
@@ -113,7 +120,10 @@ describe.skipIf(!built)(`the Linux single executable${skipped}`, () => {
     expect(verifyUsage.stderr).toContain(`(${exe} verify <id> --html > draw.html)`);
 
     const unknown = await runProcess(exe, ['histroy'], {}, 30_000, home);
-    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({ code: 2, stderr: 'giftdrop: unknown command "histroy": run ./giftdrop-linux-x64 --help for the commands.\n' });
+    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
+      code: 2,
+      stderr: 'giftdrop: unknown command "histroy": run ./giftdrop-linux-x64 --help for the commands.\n',
+    });
 
     // A bad setting: one line naming it, and where settings go (this download has no .env.example).
     await writeFile(join(start, '.env'), 'HTTP_PORT=eighty\n');
@@ -122,6 +132,7 @@ describe.skipIf(!built)(`the Linux single executable${skipped}`, () => {
     expect(bad.stderr).toContain('HTTP_PORT: must be a port number');
     expect(bad.stderr).toContain("See docs/settings.md in giftdrop's repository");
     expect(bad.stderr).toContain('settings go in a file named .env beside the executable');
-    for (const out of [help, historyHelp, verifyUsage, unknown, bad]) expect(out.stdout + out.stderr).not.toMatch(NPM_WORDING);
+    for (const out of [help, historyHelp, verifyUsage, unknown, bad])
+      expect(out.stdout + out.stderr).not.toMatch(NPM_WORDING);
   }, 180_000);
 });

@@ -46,7 +46,12 @@ function allRows(n: number): Uint32Array {
 }
 
 function tableRows(table: EntrantTable): ListRows {
-  return { length: table.size, userId: (r) => table.userIdAt(r), login: (r) => table.loginAt(r), weight: (r) => table.weightAt(r) };
+  return {
+    length: table.size,
+    userId: (r) => table.userIdAt(r),
+    login: (r) => table.loginAt(r),
+    weight: (r) => table.weightAt(r),
+  };
 }
 
 function columnar(list: Entrant[]) {
@@ -61,7 +66,8 @@ describe('digit keys', () => {
     const hi = new Uint32Array(2);
     const lo = new Uint32Array(2);
     const out = Buffer.alloc(15);
-    const make = () => Array.from({ length: 1 + Math.floor(next() * 15) }, () => String(Math.floor(next() * 10))).join('');
+    const make = () =>
+      Array.from({ length: 1 + Math.floor(next() * 15) }, () => String(Math.floor(next() * 10))).join('');
     for (let i = 0; i < 20_000; i++) {
       const a = i % 50 === 0 ? '0'.repeat(1 + (i % 15)) : make();
       const b = i % 7 === 0 ? a.slice(0, Math.max(1, a.length - 1)) : make();
@@ -94,9 +100,26 @@ describe('digit keys', () => {
 
 describe('canonical list over table columns', () => {
   it('equals the procedure and the string path: order, weights, digest and digest bytes', () => {
-    const fixed = ['9', '10', '100', '09', '0', '1', '99999999999999', '123456789012345', '12', '1200', '000000000000000'];
+    const fixed = [
+      '9',
+      '10',
+      '100',
+      '09',
+      '0',
+      '1',
+      '99999999999999',
+      '123456789012345',
+      '12',
+      '1200',
+      '000000000000000',
+    ];
     const lists = [
-      fixed.map((userId, i) => ({ ...decimalList(1, 1)[0]!, userId, login: `${LOGINS[i % LOGINS.length]}`, weight: 10 ** (i % 6) })),
+      fixed.map((userId, i) => ({
+        ...decimalList(1, 1)[0]!,
+        userId,
+        login: `${LOGINS[i % LOGINS.length]}`,
+        weight: 10 ** (i % 6),
+      })),
       decimalList(20_000, 7),
       decimalList(20_000, 8, 9),
       decimalList(1, 9),
@@ -134,7 +157,10 @@ describe('canonical list over table columns', () => {
       { userId: '1234567890123456', login: 'long' },
       { userId: '5', login: 'é'.repeat(200) },
     ]) {
-      const list = [...decimalList(2_000, 4).filter((e) => e.userId !== odd.userId), { ...decimalList(1, 1)[0]!, ...odd }];
+      const list = [
+        ...decimalList(2_000, 4).filter((e) => e.userId !== odd.userId),
+        { ...decimalList(1, 1)[0]!, ...odd },
+      ];
       const table = new EntrantTable(list);
       expect(runToEnd(canonicaliseTable(table, allRows(table.size)))).toBeUndefined();
       const frozen = (await freezeEntrantTable(table, settings, id, new Set())).frozen;
@@ -146,7 +172,15 @@ describe('canonical list over table columns', () => {
 
   it('rejects what the string path rejects, with the same message', () => {
     const base = decimalList(50, 2);
-    const cases: Partial<Entrant>[] = [{ login: 'a\tb' }, { login: 'x\ny' }, { login: 'é\rb' }, { login: 'a\té' }, { login: '' }, { weight: 0 }, { weight: 1.5 }];
+    const cases: Partial<Entrant>[] = [
+      { login: 'a\tb' },
+      { login: 'x\ny' },
+      { login: 'é\rb' },
+      { login: 'a\té' },
+      { login: '' },
+      { weight: 0 },
+      { weight: 1.5 },
+    ];
     for (const change of cases) {
       const list = base.map((e, i) => (i === 17 ? { ...e, ...change } : e));
       const table = new EntrantTable(list);
@@ -178,7 +212,14 @@ describe('eligibility over table columns (strings read only where the rules coul
       return {
         ...e,
         login: i % 97 === 0 ? 'StreamerX' : i % 89 === 0 ? 'giftbot' : i % 83 === 0 ? 'İbad' : e.login,
-        roles: { ...noRoles, subscriber, subMonths: subscriber ? Math.floor(next() * 30) : 0, moderator: next() < 0.05, firstMessage: next() < 0.1, broadcaster: i === 5 },
+        roles: {
+          ...noRoles,
+          subscriber,
+          subMonths: subscriber ? Math.floor(next() * 30) : 0,
+          moderator: next() < 0.05,
+          firstMessage: next() < 0.1,
+          broadcaster: i === 5,
+        },
       };
     });
     list.push({ ...list[1]!, userId: 'u-odd', login: 'odd' });
@@ -215,7 +256,12 @@ describe('the picks weight tree built during the freeze', () => {
     const { pickSequence } = await import('../src/fairness/procedure.js');
     const { firstPicks } = await import('../src/giveaway/winner-picks.js');
     const list = decimalList(7_000, 41);
-    const { frozen } = await freezeEntrantTable(new EntrantTable(list), mergeGiveawaySettings({}), { channelLogin: 'c', botLogin: 'b' }, new Set());
+    const { frozen } = await freezeEntrantTable(
+      new EntrantTable(list),
+      mergeGiveawaySettings({}),
+      { channelLogin: 'c', botLogin: 'b' },
+      new Set(),
+    );
     expect(frozen.fenwick).toHaveLength(list.length + 1);
     const want = reference(list);
     const seed = createHash('sha256').update('tree').digest();

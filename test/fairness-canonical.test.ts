@@ -40,9 +40,18 @@ const SEED = createHash('sha256').update('canonical-test').digest();
 
 describe('canonical list: same order and digest as the procedure', () => {
   it('decimal ids of 1-15 digits (prefixes, leading zeros, "10" < "9") take the packed-key path', () => {
-    const fixed: FrozenEntrant[] = ['9', '10', '100', '09', '0', '1', '99999999999999', '123456789012345', '12', '1200'].map(
-      (userId, i) => ({ userId, login: `l${i}`, weight: i + 1 }),
-    );
+    const fixed: FrozenEntrant[] = [
+      '9',
+      '10',
+      '100',
+      '09',
+      '0',
+      '1',
+      '99999999999999',
+      '123456789012345',
+      '12',
+      '1200',
+    ].map((userId, i) => ({ userId, login: `l${i}`, weight: i + 1 }));
     const many = decimalEntrants(20_000, 7);
     for (const list of [fixed, many]) {
       const want = reference(list);
@@ -51,7 +60,16 @@ describe('canonical list: same order and digest as the procedure', () => {
       expect(got.digest).toBe(want.digest);
     }
     expect(freezeEntrants(fixed).frozen.map((e) => e.userId)).toEqual([
-      '0', '09', '1', '10', '100', '12', '1200', '123456789012345', '9', '99999999999999',
+      '0',
+      '09',
+      '1',
+      '10',
+      '100',
+      '12',
+      '1200',
+      '123456789012345',
+      '9',
+      '99999999999999',
     ]);
   });
 
@@ -78,7 +96,8 @@ describe('canonical list: same order and digest as the procedure', () => {
     };
     const next = rng(3);
     for (let i = 0; i < 5_000; i++) {
-      const make = () => Array.from({ length: 1 + Math.floor(next() * 15) }, () => String(Math.floor(next() * 10))).join('');
+      const make = () =>
+        Array.from({ length: 1 + Math.floor(next() * 15) }, () => String(Math.floor(next() * 10))).join('');
       const a = make();
       const b = make();
       const byString = a < b ? -1 : a > b ? 1 : 0;
@@ -103,12 +122,27 @@ describe('canonical list: same order and digest as the procedure', () => {
 
   it('rejects what the procedure rejects', () => {
     const bad = (list: FrozenEntrant[]) => () => freezeEntrants(list);
-    expect(bad([{ userId: '1', login: 'a', weight: 1 }, { userId: '1', login: 'b', weight: 1 }])).toThrow(/duplicate entrant userId 1/);
-    expect(bad([{ userId: 'x', login: 'a', weight: 1 }, { userId: 'x', login: 'b', weight: 1 }])).toThrow(FairnessError);
+    expect(
+      bad([
+        { userId: '1', login: 'a', weight: 1 },
+        { userId: '1', login: 'b', weight: 1 },
+      ]),
+    ).toThrow(/duplicate entrant userId 1/);
+    expect(
+      bad([
+        { userId: 'x', login: 'a', weight: 1 },
+        { userId: 'x', login: 'b', weight: 1 },
+      ]),
+    ).toThrow(FairnessError);
     expect(bad([{ userId: '1', login: 'a\tb', weight: 1 }])).toThrow(/TAB, CR or LF/);
     expect(bad([{ userId: '', login: 'a', weight: 1 }])).toThrow(/non-empty/);
     expect(bad([{ userId: '1', login: 'a', weight: 0 }])).toThrow(/positive safe integer/);
-    expect(bad([{ userId: '1', login: 'a', weight: 2 ** 52 }, { userId: '2', login: 'b', weight: 2 ** 52 }])).toThrow(/2\^53/);
+    expect(
+      bad([
+        { userId: '1', login: 'a', weight: 2 ** 52 },
+        { userId: '2', login: 'b', weight: 2 ** 52 },
+      ]),
+    ).toThrow(/2\^53/);
   });
 });
 
@@ -139,7 +173,13 @@ describe('freeze at close over an entrant table', () => {
         login: e.login,
         displayName: i % 3 === 0 ? e.login : `Viewer_${i}`,
         weight: subscriber ? 2 : 1,
-        roles: { ...noRoles, subscriber, subMonths: subscriber ? Math.floor(next() * 30) : 0, moderator: next() < 0.05, firstMessage: next() < 0.1 },
+        roles: {
+          ...noRoles,
+          subscriber,
+          subMonths: subscriber ? Math.floor(next() * 30) : 0,
+          moderator: next() < 0.05,
+          firstMessage: next() < 0.1,
+        },
         enteredAt: 1_000 + i,
       };
     });
@@ -152,7 +192,12 @@ describe('freeze at close over an entrant table', () => {
     while (taken.has(String(streamerId))) streamerId += 1;
     list.push({ ...list[0]!, userId: String(streamerId), login: 'streamer', roles: { ...noRoles } });
     const settings = mergeGiveawaySettings({
-      eligibility: { excludeModerators: true, minSubMonths: 0, excludeLogins: ['@viewer_7', 'VIEWER_8'], excludeFirstTimeChatters: true },
+      eligibility: {
+        excludeModerators: true,
+        minSubMonths: 0,
+        excludeLogins: ['@viewer_7', 'VIEWER_8'],
+        excludeFirstTimeChatters: true,
+      },
     });
     const id = { channelLogin: 'streamer', botLogin: 'giftbot' };
     const recent = new Set([list[10]!.userId]);

@@ -30,7 +30,9 @@ function fixedBytes(bytes: number[]): ByteSource & { used: number } {
 }
 
 function list(weights: number[]): { frozen: FrozenEntrant[]; digest: string } {
-  return freezeEntrants(weights.map((weight, i) => ({ userId: `u${String(i).padStart(4, '0')}`, login: `user${i}`, weight })));
+  return freezeEntrants(
+    weights.map((weight, i) => ({ userId: `u${String(i).padStart(4, '0')}`, login: `user${i}`, weight })),
+  );
 }
 
 /** The documented procedure, step 6, written naively (O(n) per pick) as an independent reference. */
@@ -92,7 +94,9 @@ describe('fairness: known answer', () => {
     const block = (i: number) => {
       const counter = Buffer.alloc(8);
       counter.writeBigUInt64BE(BigInt(i));
-      return createHmac('sha256', seed).update(Buffer.concat([Buffer.from(digest, 'hex'), counter])).digest();
+      return createHmac('sha256', seed)
+        .update(Buffer.concat([Buffer.from(digest, 'hex'), counter]))
+        .digest();
     };
     expect(got).toEqual(Buffer.concat([block(0), block(1)]).subarray(0, 40));
   });
@@ -167,8 +171,18 @@ describe('fairness: distribution', () => {
       expect(a).not.toBe(b);
     }
     // 3 degrees of freedom: critical value 16.266
-    expect(chiSquare(first, pFirst.map((p) => p * draws))).toBeLessThan(16.266);
-    expect(chiSquare(second, pSecond.map((p) => p * draws))).toBeLessThan(16.266);
+    expect(
+      chiSquare(
+        first,
+        pFirst.map((p) => p * draws),
+      ),
+    ).toBeLessThan(16.266);
+    expect(
+      chiSquare(
+        second,
+        pSecond.map((p) => p * draws),
+      ),
+    ).toBeLessThan(16.266);
     // the two distributions genuinely differ: the heaviest entrant is less likely second (0.316) than first (0.4)
     expect(second[3]!).toBeLessThan(first[3]! * 0.9);
   });
@@ -213,9 +227,12 @@ describe('fairness: sequence properties', () => {
   });
 
   it('rejects bad input with a clear error', () => {
-    expect(() => freezeEntrants([{ userId: '1', login: 'a', weight: 1 }, { userId: '1', login: 'b', weight: 1 }])).toThrow(
-      /duplicate entrant userId 1/,
-    );
+    expect(() =>
+      freezeEntrants([
+        { userId: '1', login: 'a', weight: 1 },
+        { userId: '1', login: 'b', weight: 1 },
+      ]),
+    ).toThrow(/duplicate entrant userId 1/);
     for (const weight of [0, -1, 1.5, Number.NaN, 2 ** 53]) {
       expect(() => freezeEntrants([{ userId: '1', login: 'a', weight }])).toThrow(/positive safe integer/);
     }
@@ -233,7 +250,11 @@ describe('fairness: sequence properties', () => {
   });
 
   it('picks 100 winners among 200,000 entrants with a Fenwick tree (linear build)', () => {
-    const entrants = Array.from({ length: 200_000 }, (_, i) => ({ userId: String(1_000_000 + i), login: `u${i}`, weight: 1 + (i % 3) }));
+    const entrants = Array.from({ length: 200_000 }, (_, i) => ({
+      userId: String(1_000_000 + i),
+      login: `u${i}`,
+      weight: 1 + (i % 3),
+    }));
     const { frozen, digest } = freezeEntrants(entrants);
     const picks = pickSequence(seedNo(9), digest, frozen, 100);
     expect(new Set(picks).size).toBe(100);

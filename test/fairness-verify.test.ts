@@ -70,11 +70,17 @@ describe('verifyDraw', () => {
       (e) => !record.winners.some((w) => w.userId === e.userId) && e.userId !== record.rerolls![0]!.replacedUserId,
     )!;
     record.rerolls![0] = { ...record.rerolls![0]!, replacedUserId: outsider.userId, replacedLogin: outsider.login };
-    expect(verifyDraw(record)).toMatchObject({ ok: false, reason: expect.stringMatching(/^pick 0 is .* neither a current winner nor a rerolled-away winner/) });
+    expect(verifyDraw(record)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^pick 0 is .* neither a current winner nor a rerolled-away winner/),
+    });
 
     const extra = finishedRecord({ id: 'extra', entrants: 30, winners: 2 });
     extra.winners.push({ ...extra.winners[0]!, pick: 0 });
-    expect(verifyDraw(extra)).toMatchObject({ ok: false, reason: expect.stringMatching(/invalid pick position|share pick/) });
+    expect(verifyDraw(extra)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/invalid pick position|share pick/),
+    });
   });
 });
 
@@ -84,7 +90,10 @@ describe('verifyDraw: the reroll log', () => {
     expect(verifyDraw(record).ok).toBe(true);
     const stillWinner = record.winners.find((w) => w.pick === 1)!;
     record.rerolls![0] = { ...record.rerolls![0]!, newUserId: stillWinner.userId };
-    expect(verifyDraw(record)).toMatchObject({ ok: false, reason: expect.stringMatching(/^reroll 1 names .* as the replacement/) });
+    expect(verifyDraw(record)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^reroll 1 names .* as the replacement/),
+    });
   });
 
   it('rejects a reroll record taken at the wrong position of the sequence', () => {
@@ -103,7 +112,9 @@ describe('verifyDraw: the reroll log', () => {
     // swap roles: claim the pick-2 replacement was the one rerolled away, before it was drawn
     record.rerolls![0] = { ...first, replacedUserId: c.userId, replacedLogin: c.login };
     const replaced = record.frozenEntrants!.find((e) => e.userId === first.replacedUserId)!;
-    record.winners = record.winners.map((w) => (w.pick === 2 ? { ...w, userId: replaced.userId, login: replaced.login, pick: 1 } : w));
+    record.winners = record.winners.map((w) =>
+      w.pick === 2 ? { ...w, userId: replaced.userId, login: replaced.login, pick: 1 } : w,
+    );
     expect(verifyDraw(record).ok).toBe(false);
   });
 

@@ -69,7 +69,9 @@ const participants = [{ userId: '1001', userName: 'viewer_one' }];
 
 describe('FourthwallClient retries', () => {
   it('retries an idempotent call after 5xx and succeeds', async () => {
-    const s = await server((req, res) => (req.index < 2 ? sendJson(res, 503, { code: 'UNAVAILABLE' }) : sendJson(res, 200, F.drawFixture())));
+    const s = await server((req, res) =>
+      req.index < 2 ? sendJson(res, 503, { code: 'UNAVAILABLE' }) : sendJson(res, 200, F.drawFixture()),
+    );
     const draw = await client(s.url).getDraw(F.IDS.draw);
     expect(draw.id).toBe(F.IDS.draw);
     expect(s.requests.map((r) => `${r.method} ${r.path}`)).toEqual(Array(3).fill(`GET /gifting/draw/${F.IDS.draw}`));
@@ -85,7 +87,9 @@ describe('FourthwallClient retries', () => {
 
   it('honours Retry-After seconds on 429', async () => {
     const s = await server((req, res) =>
-      req.index === 0 ? sendJson(res, 429, undefined, { 'retry-after': '1' }) : sendJson(res, 200, F.streamingStatusFixture()),
+      req.index === 0
+        ? sendJson(res, 429, undefined, { 'retry-after': '1' })
+        : sendJson(res, 200, F.streamingStatusFixture()),
     );
     const status = await client(s.url).getStreamingStatus();
     expect(status.services[0]!.status).toBe('ONLINE');
@@ -95,7 +99,9 @@ describe('FourthwallClient retries', () => {
 
   it('retries a non-idempotent call on 429 (rejected before processing)', async () => {
     const s = await server((req, res) =>
-      req.index === 0 ? sendJson(res, 429, {}, { 'retry-after': '0' }) : sendJson(res, 200, F.giveawayPackageFixture(2)),
+      req.index === 0
+        ? sendJson(res, 429, {}, { 'retry-after': '0' })
+        : sendJson(res, 200, F.giveawayPackageFixture(2)),
     );
     const pkg = await client(s.url).createGiveawayLinks({ productId: F.IDS.offer, number: 2 });
     expect(pkg.giveawayLinks).toHaveLength(2);
@@ -121,7 +127,7 @@ describe('FourthwallClient retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   });
 
-  it('its signal ends a call in flight at once with the signal\'s reason, and no retry follows', async () => {
+  it("its signal ends a call in flight at once with the signal's reason, and no retry follows", async () => {
     const s = await server(() => undefined); // never answers
     const stop = new AbortController();
     const c = client(s.url, { timeoutMs: 30_000, retry: { maxAttempts: 5 }, signal: stop.signal });
@@ -140,7 +146,9 @@ describe('FourthwallClient retries', () => {
 
   it('stops at the per-call deadline even with attempts left', async () => {
     const s = await server(() => undefined);
-    const e = await caught(client(s.url, { timeoutMs: 100, deadlineMs: 250, retry: { maxAttempts: 50 } }).getDraw(F.IDS.draw));
+    const e = await caught(
+      client(s.url, { timeoutMs: 100, deadlineMs: 250, retry: { maxAttempts: 50 } }).getDraw(F.IDS.draw),
+    );
     expect(e).toBeInstanceOf(FourthwallTimeoutError);
     expect(s.requests.length).toBeGreaterThanOrEqual(2);
     expect(s.requests.length).toBeLessThanOrEqual(3);
@@ -151,7 +159,13 @@ describe('FourthwallClient retries', () => {
     const e = await caught(client(s.url).finishDraw(F.IDS.draw, { participants }));
     expect(isApiError(e, 'GIVEAWAY_DRAW_ALREADY_FINISHED')).toBe(true);
     const api = e as FourthwallApiError;
-    expect(api).toMatchObject({ status: 400, operation: 'finishDraw', method: 'PUT', path: `/gifting/draw/${F.IDS.draw}/finish`, context: { drawId: F.IDS.draw } });
+    expect(api).toMatchObject({
+      status: 400,
+      operation: 'finishDraw',
+      method: 'PUT',
+      path: `/gifting/draw/${F.IDS.draw}/finish`,
+      context: { drawId: F.IDS.draw },
+    });
     expect(s.requests).toHaveLength(1);
     const s2 = await server((_req, res) => sendJson(res, 404, '<html>'));
     const e2 = await caught(client(s2.url).getDraw('gdr_x'));
@@ -187,7 +201,9 @@ describe('FourthwallClient non-idempotent calls (finishDraw)', () => {
     expect(isOutcomeUnknown(e)).toBe(true);
     expect((e as FourthwallOutcomeUnknownError).cause).toBeInstanceOf(FourthwallNetworkError);
     expect(s.requests).toHaveLength(1);
-    expect(JSON.parse(s.requests[0]!.body)).toEqual({ participants: [{ service: 'TWITCH', userId: '1001', userName: 'viewer_one' }] });
+    expect(JSON.parse(s.requests[0]!.body)).toEqual({
+      participants: [{ service: 'TWITCH', userId: '1001', userName: 'viewer_one' }],
+    });
   });
 
   it('server received the request, then hung: outcome unknown after the timeout, sent exactly once', async () => {
@@ -207,10 +223,14 @@ describe('FourthwallClient non-idempotent calls (finishDraw)', () => {
   });
 
   it('a 2xx answer too large to read: the call took effect, so outcome unknown (not a plain network error)', async () => {
-    const s = await server((_req, res) => sendJson(res, 200, { ...F.finishedDrawFixture(), padding: 'x'.repeat(4096) }));
+    const s = await server((_req, res) =>
+      sendJson(res, 200, { ...F.finishedDrawFixture(), padding: 'x'.repeat(4096) }),
+    );
     const e = await caught(client(s.url, { maxResponseBytes: 1024 }).finishDraw(F.IDS.draw, { participants }));
     expect(e).toBeInstanceOf(FourthwallOutcomeUnknownError);
-    expect(((e as FourthwallOutcomeUnknownError).cause as FourthwallNetworkError).networkCode).toBe('RESPONSE_TOO_LARGE');
+    expect(((e as FourthwallOutcomeUnknownError).cause as FourthwallNetworkError).networkCode).toBe(
+      'RESPONSE_TOO_LARGE',
+    );
     expect(s.requests).toHaveLength(1);
   });
 
@@ -249,13 +269,17 @@ describe('FourthwallClient auth', () => {
     await c.getStreamingStatus();
     const feed = await c.fetchProductFeed(s.url);
     expect(feed.items).toHaveLength(2);
-    expect(s.requests[0]!.headers.authorization).toBe(`Basic ${Buffer.from('shop-api-user:p4ss-w0rd-secret').toString('base64')}`);
+    expect(s.requests[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from('shop-api-user:p4ss-w0rd-secret').toString('base64')}`,
+    );
     expect(s.requests[1]!.path).toBe('/.well-known/merchant-center/rss.xml');
     expect(s.requests[1]!.headers.authorization).toBeUndefined();
   });
 
   it('uses the OAuth bearer for A operations and Basic for B operations when both are configured', async () => {
-    const s = await server((req, res) => sendJson(res, 200, req.path === '/streaming' ? F.streamingStatusFixture() : F.shopFixture()));
+    const s = await server((req, res) =>
+      sendJson(res, 200, req.path === '/streaming' ? F.streamingStatusFixture() : F.shopFixture()),
+    );
     const c = client(s.url, {
       auth: { basic: { username: 'u', password: 'pw-1234' }, oauth: { clientId: 'app', accessToken: 'at-1' } },
     });
@@ -269,7 +293,10 @@ describe('FourthwallClient auth', () => {
     const tokenForms: URLSearchParams[] = [];
     return {
       tokenForms,
-      handler: (req: Parameters<Parameters<typeof startTestServer>[0]>[0], res: Parameters<Parameters<typeof startTestServer>[0]>[1]) => {
+      handler: (
+        req: Parameters<Parameters<typeof startTestServer>[0]>[0],
+        res: Parameters<Parameters<typeof startTestServer>[0]>[1],
+      ) => {
         if (req.path === '/platform/token') {
           tokenForms.push(new URLSearchParams(req.body));
           return sendJson(res, 200, opts.issue());
@@ -282,17 +309,38 @@ describe('FourthwallClient auth', () => {
 
   it('refreshes once on a 401 and retries the call once', async () => {
     let n = 0;
-    const o = oauthServer({ validToken: () => 'at-new-1', issue: () => ({ access_token: `at-new-${++n}`, refresh_token: 'rt-rotated', expires_in: 3600, token_type: 'Bearer' }) });
+    const o = oauthServer({
+      validToken: () => 'at-new-1',
+      issue: () => ({
+        access_token: `at-new-${++n}`,
+        refresh_token: 'rt-rotated',
+        expires_in: 3600,
+        token_type: 'Bearer',
+      }),
+    });
     const s = await server(o.handler);
     const persisted: unknown[] = [];
     const c = client(s.url, {
-      auth: { oauth: { clientId: 'app_1', clientSecret: 'cs-secret', accessToken: 'at-old', refreshToken: 'rt-1', onTokens: (t) => void persisted.push(t) } },
+      auth: {
+        oauth: {
+          clientId: 'app_1',
+          clientSecret: 'cs-secret',
+          accessToken: 'at-old',
+          refreshToken: 'rt-1',
+          onTokens: (t) => void persisted.push(t),
+        },
+      },
     });
     const shop = await c.getCurrentShop();
     expect(shop.id).toBe(F.IDS.shop);
     expect(s.requests.map((r) => r.path)).toEqual(['/shops/current', '/platform/token', '/shops/current']);
     expect(s.requests[1]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(Object.fromEntries(o.tokenForms[0]!)).toEqual({ grant_type: 'refresh_token', client_id: 'app_1', client_secret: 'cs-secret', refresh_token: 'rt-1' });
+    expect(Object.fromEntries(o.tokenForms[0]!)).toEqual({
+      grant_type: 'refresh_token',
+      client_id: 'app_1',
+      client_secret: 'cs-secret',
+      refresh_token: 'rt-1',
+    });
     expect(persisted).toEqual([expect.objectContaining({ accessToken: 'at-new-1', refreshToken: 'rt-rotated' })]);
   });
 
@@ -317,7 +365,11 @@ describe('FourthwallClient auth', () => {
   });
 
   it('a refused refresh (invalid_grant) is an auth error naming the OAuth error only', async () => {
-    const s = await server((req, res) => (req.path === '/platform/token' ? sendJson(res, 400, { error: 'invalid_grant', error_description: 'rt-1 is revoked' }) : sendJson(res, 401, {})));
+    const s = await server((req, res) =>
+      req.path === '/platform/token'
+        ? sendJson(res, 400, { error: 'invalid_grant', error_description: 'rt-1 is revoked' })
+        : sendJson(res, 401, {}),
+    );
     const c = client(s.url, { auth: { oauth: { clientId: 'app', accessToken: 'at-1', refreshToken: 'rt-1' } } });
     const e = await caught(c.getCurrentShop());
     expect(e).toBeInstanceOf(FourthwallAuthError);
@@ -330,11 +382,22 @@ describe('FourthwallClient auth', () => {
     const clock = new ManualClock(Date.now());
     let n = 0;
     let valid = 'at-initial';
-    const o = oauthServer({ validToken: () => valid, issue: () => ((valid = `at-${++n}`), { access_token: valid, expires_in: 600 }) });
+    const o = oauthServer({
+      validToken: () => valid,
+      issue: () => ((valid = `at-${++n}`), { access_token: valid, expires_in: 600 }),
+    });
     const s = await server(o.handler);
     const c = client(s.url, {
       clock,
-      auth: { oauth: { clientId: 'app', accessToken: 'at-initial', refreshToken: 'rt', expiresAt: clock.now() + 120_000, refreshAheadMs: 60_000 } },
+      auth: {
+        oauth: {
+          clientId: 'app',
+          accessToken: 'at-initial',
+          refreshToken: 'rt',
+          expiresAt: clock.now() + 120_000,
+          refreshAheadMs: 60_000,
+        },
+      },
     });
     await c.getCurrentShop();
     expect(o.tokenForms).toHaveLength(0);
@@ -344,7 +407,12 @@ describe('FourthwallClient auth', () => {
     clock.advance(2_000); // 59 s left: refresh before sending
     await c.getCurrentShop();
     expect(o.tokenForms).toHaveLength(1);
-    expect(s.requests.map((r) => r.path)).toEqual(['/shops/current', '/shops/current', '/platform/token', '/shops/current']);
+    expect(s.requests.map((r) => r.path)).toEqual([
+      '/shops/current',
+      '/shops/current',
+      '/platform/token',
+      '/shops/current',
+    ]);
     expect(s.requests[3]!.headers.authorization).toBe('Bearer at-1');
     // New token lives 600 s: the next refresh is due 60 s before that.
     clock.advance(539_000);
@@ -365,10 +433,16 @@ describe('FourthwallClient auth', () => {
   it('concurrent callers share one refresh (expired token and concurrent 401s)', async () => {
     let n = 0;
     let valid = 'at-0';
-    const o = oauthServer({ validToken: () => valid, issue: () => ((valid = `at-${++n}`), { access_token: valid, expires_in: 3600 }) });
+    const o = oauthServer({
+      validToken: () => valid,
+      issue: () => ((valid = `at-${++n}`), { access_token: valid, expires_in: 3600 }),
+    });
     const s = await server(o.handler);
     const clock = new ManualClock(Date.now());
-    const c = client(s.url, { clock, auth: { oauth: { clientId: 'app', accessToken: 'at-expired', refreshToken: 'rt', expiresAt: clock.now() - 1 } } });
+    const c = client(s.url, {
+      clock,
+      auth: { oauth: { clientId: 'app', accessToken: 'at-expired', refreshToken: 'rt', expiresAt: clock.now() - 1 } },
+    });
     await Promise.all(Array.from({ length: 10 }, () => c.getCurrentShop()));
     expect(o.tokenForms).toHaveLength(1);
     // Server revokes the token: ten concurrent 401s still cause a single refresh.
@@ -397,7 +471,13 @@ describe('FourthwallClient auth', () => {
       clock,
       transport: undiciTokenTransport({ timeoutMs: 2_000 }),
     });
-    expect(tokens).toEqual({ accessToken: 'at-x', refreshToken: 'rt-x', expiresAt: 1_300_000, tokenType: 'Bearer', scope: undefined });
+    expect(tokens).toEqual({
+      accessToken: 'at-x',
+      refreshToken: 'rt-x',
+      expiresAt: 1_300_000,
+      tokenType: 'Bearer',
+      scope: undefined,
+    });
     expect(Object.fromEntries(new URLSearchParams(s.requests[0]!.body))).toEqual({
       grant_type: 'authorization_code',
       client_id: 'app',
@@ -409,11 +489,31 @@ describe('FourthwallClient auth', () => {
   });
 
   it('keeps secrets out of the client and provider objects', () => {
-    const auth = { basic: { username: 'u', password: 'pw-hidden-1' }, oauth: { clientId: 'app', clientSecret: 'cs-hidden-2', accessToken: 'at-hidden-3', refreshToken: 'rt-hidden-4' } };
+    const auth = {
+      basic: { username: 'u', password: 'pw-hidden-1' },
+      oauth: { clientId: 'app', clientSecret: 'cs-hidden-2', accessToken: 'at-hidden-3', refreshToken: 'rt-hidden-4' },
+    };
     const c = client('http://127.0.0.1:1', { auth });
-    const provider = createAuthProvider(auth, { clock: new ManualClock(), transport: async () => ({ status: 500, body: undefined }), defaultTokenUrl: 'http://x' });
-    const dumps = [JSON.stringify(c), inspect(c, { showHidden: true, depth: 8 }), JSON.stringify(provider), inspect(provider, { showHidden: true, depth: 8 })];
-    for (const d of dumps) for (const secret of ['pw-hidden-1', 'cs-hidden-2', 'at-hidden-3', 'rt-hidden-4', Buffer.from('u:pw-hidden-1').toString('base64')]) expect(d).not.toContain(secret);
+    const provider = createAuthProvider(auth, {
+      clock: new ManualClock(),
+      transport: async () => ({ status: 500, body: undefined }),
+      defaultTokenUrl: 'http://x',
+    });
+    const dumps = [
+      JSON.stringify(c),
+      inspect(c, { showHidden: true, depth: 8 }),
+      JSON.stringify(provider),
+      inspect(provider, { showHidden: true, depth: 8 }),
+    ];
+    for (const d of dumps)
+      for (const secret of [
+        'pw-hidden-1',
+        'cs-hidden-2',
+        'at-hidden-3',
+        'rt-hidden-4',
+        Buffer.from('u:pw-hidden-1').toString('base64'),
+      ])
+        expect(d).not.toContain(secret);
     expect(provider.describe()).toEqual({ basic: true, bearer: false, oauth: true, canRefresh: true });
     expect(c.secrets()).toEqual(expect.arrayContaining(['pw-hidden-1', 'cs-hidden-2', 'at-hidden-3', 'rt-hidden-4']));
   });
@@ -427,16 +527,29 @@ describe('FourthwallClient logging', () => {
         valid = 'at-second-ghijkl';
         return sendJson(res, 200, { access_token: valid, refresh_token: 'rt-second-mnopqr', expires_in: 3600 });
       }
-      if (req.path === '/streaming') return sendJson(res, req.headers.authorization?.startsWith('Basic ') ? 200 : 401, F.streamingStatusFixture());
+      if (req.path === '/streaming')
+        return sendJson(res, req.headers.authorization?.startsWith('Basic ') ? 200 : 401, F.streamingStatusFixture());
       if (req.path.startsWith('/gifting/draw/')) return sendJson(res, 401, { code: 'UNAUTHORIZED' });
       if (req.headers.authorization !== `Bearer ${valid}`) return sendJson(res, 401, { code: 'UNAUTHORIZED' });
       return sendJson(res, 200, F.giveawayPackageFixture(1));
     });
-    const secrets = ['pw-basic-s3cret', 'cs-client-s3cret', 'at-first-abcdef', 'rt-first-uvwxyz', 'at-second-ghijkl', 'rt-second-mnopqr'];
+    const secrets = [
+      'pw-basic-s3cret',
+      'cs-client-s3cret',
+      'at-first-abcdef',
+      'rt-first-uvwxyz',
+      'at-second-ghijkl',
+      'rt-second-mnopqr',
+    ];
     const basic64 = Buffer.from('api-user:pw-basic-s3cret').toString('base64');
     const auth = {
       basic: { username: 'api-user', password: 'pw-basic-s3cret' },
-      oauth: { clientId: 'app', clientSecret: 'cs-client-s3cret', accessToken: 'at-first-abcdef', refreshToken: 'rt-first-uvwxyz' },
+      oauth: {
+        clientId: 'app',
+        clientSecret: 'cs-client-s3cret',
+        accessToken: 'at-first-abcdef',
+        refreshToken: 'rt-first-uvwxyz',
+      },
     };
     for (const scrubbed of [false, true]) {
       valid = 'the-first-token-is-revoked';
@@ -448,7 +561,8 @@ describe('FourthwallClient logging', () => {
       await c.getStreamingStatus();
       await caught(c.getDraw(F.IDS.draw));
       const text = cap.text();
-      for (const secret of [...secrets, basic64, 'Basic ', 'Bearer', '/gifts/']) expect(text, `${secret} leaked (scrubbed=${scrubbed})`).not.toContain(secret);
+      for (const secret of [...secrets, basic64, 'Basic ', 'Bearer', '/gifts/'])
+        expect(text, `${secret} leaked (scrubbed=${scrubbed})`).not.toContain(secret);
       const lines = cap.json().filter((l) => l.msg === 'fourthwall call');
       expect(lines.map((l) => [l.method, l.path, l.status])).toEqual([
         ['POST', '/giveaway-links', 401],

@@ -52,6 +52,8 @@ describe('SlidingWindowLimiter clock resolution', () => {
   });
 
   it('rejects a negative resolution', () => {
-    expect(() => new SlidingWindowLimiter({ limit: 1, intervalMs: 10 }, new ManualClock(0), { clockResolutionMs: -1 })).toThrow(RangeError);
+    expect(
+      () => new SlidingWindowLimiter({ limit: 1, intervalMs: 10 }, new ManualClock(0), { clockResolutionMs: -1 }),
+    ).toThrow(RangeError);
   });
 });

@@ -63,7 +63,7 @@ describe('SlidingWindowLimiter (manual clock)', () => {
     const lim = new SlidingWindowLimiter({ limit: 5, intervalMs: 100 }, clock);
     const grants: number[] = [];
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const all = Array.from({ length: 60 }, () =>
       lim.acquire().then((p) => {
         grants.push(clock.now());

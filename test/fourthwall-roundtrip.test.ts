@@ -14,25 +14,47 @@ interface Case {
   check?: (result: unknown) => void;
 }
 
-const participants = [{ userId: '1001', userName: 'viewer_one' }, { userId: '1002', userName: 'viewer_two', service: 'TWITCH' }];
+const participants = [
+  { userId: '1001', userName: 'viewer_one' },
+  { userId: '1002', userName: 'viewer_two', service: 'TWITCH' },
+];
 const fulfillmentInput = {
   orderId: F.IDS.offer,
   items: [{ variantId: '7d2b3c1e-0000-4000-8000-000000000001', quantity: 1 }],
   shippingLabel: { trackingNumber: '9400', trackingCompany: 'USPS' },
 };
-const labelInput = { trackingCompany: 'USPS', trackingNumber: '9401', items: [{ offerVariantId: '7d2b3c1e-0000-4000-8000-000000000001', quantity: 1 }] };
+const labelInput = {
+  trackingCompany: 'USPS',
+  trackingNumber: '9401',
+  items: [{ offerVariantId: '7d2b3c1e-0000-4000-8000-000000000001', quantity: 1 }],
+};
 const webhookInput = { url: 'https://bot.example.com/webhooks/fourthwall', allowedTypes: ['GIFT_DRAW_STARTED'] };
 
 const CASES: Case[] = [
-  { op: 'listDonations', run: (c) => c.listDonations({ page: 1, size: 5 }), path: '/donations', query: { page: '1', size: '5' }, response: F.pageOf([F.donationFixture()]) },
-  { op: 'getDonation', run: (c) => c.getDonation(F.IDS.donation), path: `/donations/${F.IDS.donation}`, response: F.donationFixture() },
+  {
+    op: 'listDonations',
+    run: (c) => c.listDonations({ page: 1, size: 5 }),
+    path: '/donations',
+    query: { page: '1', size: '5' },
+    response: F.pageOf([F.donationFixture()]),
+  },
+  {
+    op: 'getDonation',
+    run: (c) => c.getDonation(F.IDS.donation),
+    path: `/donations/${F.IDS.donation}`,
+    response: F.donationFixture(),
+  },
   {
     op: 'finishDraw',
     run: (c) => c.finishDraw(F.IDS.draw, { participants }),
     path: `/gifting/draw/${F.IDS.draw}/finish`,
     body: { participants: participants.map((p) => ({ service: 'TWITCH', userId: p.userId, userName: p.userName })) },
     response: F.finishedDrawFixture(),
-    check: (r) => expect((r as { gifts: { winner: { username: string } }[] }).gifts.map((g) => g.winner.username)).toEqual(['viewer_one', 'viewer_two']),
+    check: (r) =>
+      expect((r as { gifts: { winner: { username: string } }[] }).gifts.map((g) => g.winner.username)).toEqual([
+        'viewer_one',
+        'viewer_two',
+      ]),
   },
   { op: 'getDraw', run: (c) => c.getDraw(F.IDS.draw), path: `/gifting/draw/${F.IDS.draw}`, response: F.drawFixture() },
   {
@@ -43,8 +65,18 @@ const CASES: Case[] = [
     response: F.giveawayPackageFixture(3),
     check: (r) => expect((r as { giveawayLinks: unknown[] }).giveawayLinks).toHaveLength(3),
   },
-  { op: 'listGiveawayPackages', run: (c) => c.listGiveawayPackages(), path: '/giveaway-links/packages', response: F.giveawayPackagesFixture() },
-  { op: 'getGiveawayPackage', run: (c) => c.getGiveawayPackage(F.IDS.package), path: `/giveaway-links/packages/${F.IDS.package}`, response: F.giveawayPackageFixture(1) },
+  {
+    op: 'listGiveawayPackages',
+    run: (c) => c.listGiveawayPackages(),
+    path: '/giveaway-links/packages',
+    response: F.giveawayPackagesFixture(),
+  },
+  {
+    op: 'getGiveawayPackage',
+    run: (c) => c.getGiveawayPackage(F.IDS.package),
+    path: `/giveaway-links/packages/${F.IDS.package}`,
+    response: F.giveawayPackageFixture(1),
+  },
   {
     op: 'listOrders',
     run: (c) =>
@@ -72,7 +104,12 @@ const CASES: Case[] = [
     response: F.pageOf([F.orderFixture()]),
   },
   { op: 'getOrder', run: (c) => c.getOrder(F.IDS.offer), path: `/order/${F.IDS.offer}`, response: F.orderFixture() },
-  { op: 'getOrderByFriendlyId', run: (c) => c.getOrderByFriendlyId('D3XZFWPP'), path: '/order/by-friendly-id/D3XZFWPP', response: F.orderFixture() },
+  {
+    op: 'getOrderByFriendlyId',
+    run: (c) => c.getOrderByFriendlyId('D3XZFWPP'),
+    path: '/order/by-friendly-id/D3XZFWPP',
+    response: F.orderFixture(),
+  },
   {
     op: 'updateProductAvailability',
     run: (c) => c.updateProductAvailability(F.IDS.offer, false),
@@ -80,23 +117,90 @@ const CASES: Case[] = [
     body: { available: false },
     response: F.productFixture(),
   },
-  { op: 'listProducts', run: (c) => c.listProducts({ page: 2, size: 100, search: 't shirt' }), path: '/products', query: { page: '2', size: '100', search: 't shirt' }, response: F.pageOf([F.productFixture()]) },
-  { op: 'getProduct', run: (c) => c.getProduct(F.IDS.offer), path: `/products/${F.IDS.offer}`, response: F.productFixture() },
+  {
+    op: 'listProducts',
+    run: (c) => c.listProducts({ page: 2, size: 100, search: 't shirt' }),
+    path: '/products',
+    query: { page: '2', size: '100', search: 't shirt' },
+    response: F.pageOf([F.productFixture()]),
+  },
+  {
+    op: 'getProduct',
+    run: (c) => c.getProduct(F.IDS.offer),
+    path: `/products/${F.IDS.offer}`,
+    response: F.productFixture(),
+  },
   { op: 'getCurrentShop', run: (c) => c.getCurrentShop(), path: '/shops/current', response: F.shopFixture() },
-  { op: 'getShopContactInfo', run: (c) => c.getShopContactInfo(), path: '/shops/current/contact-info', response: F.contactInfoFixture() },
+  {
+    op: 'getShopContactInfo',
+    run: (c) => c.getShopContactInfo(),
+    path: '/shops/current/contact-info',
+    response: F.contactInfoFixture(),
+  },
   {
     op: 'streamingStart',
-    run: (c) => c.streamingStart({ services: [{ broadcasterId: '12345678', broadcasterLogin: 'streamer', thumbnailUrl: 'https://static-cdn.jtvnw.net/previews-ttv/live_user_streamer-{width}x{height}.jpg' }] }),
+    run: (c) =>
+      c.streamingStart({
+        services: [
+          {
+            broadcasterId: '12345678',
+            broadcasterLogin: 'streamer',
+            thumbnailUrl: 'https://static-cdn.jtvnw.net/previews-ttv/live_user_streamer-{width}x{height}.jpg',
+          },
+        ],
+      }),
     path: '/streaming/start',
-    body: { services: [{ type: 'TWITCH', broadcasterId: '12345678', broadcasterLogin: 'streamer', thumbnailUrl: 'https://static-cdn.jtvnw.net/previews-ttv/live_user_streamer-{width}x{height}.jpg' }] },
+    body: {
+      services: [
+        {
+          type: 'TWITCH',
+          broadcasterId: '12345678',
+          broadcasterLogin: 'streamer',
+          thumbnailUrl: 'https://static-cdn.jtvnw.net/previews-ttv/live_user_streamer-{width}x{height}.jpg',
+        },
+      ],
+    },
     response: F.streamingStatusFixture('ONLINE'),
   },
-  { op: 'streamingEnd', run: (c) => c.streamingEnd(), path: '/streaming/end', body: { services: ['TWITCH'] }, response: F.streamingStatusFixture('OFFLINE') },
-  { op: 'getStreamingStatus', run: (c) => c.getStreamingStatus(), path: '/streaming', response: F.streamingStatusFixture() },
-  { op: 'getThankYou', run: (c) => c.getThankYou(F.IDS.thankYou), path: `/thank-yous/${F.IDS.thankYou}`, response: F.thankYouFixture() },
-  { op: 'getGiftPurchase', run: (c) => c.getGiftPurchase(F.IDS.giveaway), path: `/gift-purchase/${F.IDS.giveaway}`, response: F.giftPurchaseFixture() },
-  { op: 'createFulfillment', run: (c) => c.createFulfillment(fulfillmentInput), path: '/fulfillments', body: fulfillmentInput, response: { fulfillmentId: 'ful_1' } },
-  { op: 'addShippingLabel', run: (c) => c.addShippingLabel('ful_1', labelInput), path: '/fulfillments/ful_1/shipping-labels', body: labelInput, response: F.fulfillmentFixture() },
+  {
+    op: 'streamingEnd',
+    run: (c) => c.streamingEnd(),
+    path: '/streaming/end',
+    body: { services: ['TWITCH'] },
+    response: F.streamingStatusFixture('OFFLINE'),
+  },
+  {
+    op: 'getStreamingStatus',
+    run: (c) => c.getStreamingStatus(),
+    path: '/streaming',
+    response: F.streamingStatusFixture(),
+  },
+  {
+    op: 'getThankYou',
+    run: (c) => c.getThankYou(F.IDS.thankYou),
+    path: `/thank-yous/${F.IDS.thankYou}`,
+    response: F.thankYouFixture(),
+  },
+  {
+    op: 'getGiftPurchase',
+    run: (c) => c.getGiftPurchase(F.IDS.giveaway),
+    path: `/gift-purchase/${F.IDS.giveaway}`,
+    response: F.giftPurchaseFixture(),
+  },
+  {
+    op: 'createFulfillment',
+    run: (c) => c.createFulfillment(fulfillmentInput),
+    path: '/fulfillments',
+    body: fulfillmentInput,
+    response: { fulfillmentId: 'ful_1' },
+  },
+  {
+    op: 'addShippingLabel',
+    run: (c) => c.addShippingLabel('ful_1', labelInput),
+    path: '/fulfillments/ful_1/shipping-labels',
+    body: labelInput,
+    response: F.fulfillmentFixture(),
+  },
   {
     op: 'findFulfillmentIds',
     run: (c) => c.findFulfillmentIds({ friendlyIds: ['D3XZFWPP'], fulfillmentService: 'FULFILLED_BY_CREATOR' }),
@@ -111,7 +215,13 @@ const CASES: Case[] = [
     query: { fulfillmentService: 'FULFILLED_BY_CREATOR', trackingCompany: 'USPS' },
     response: { result: [F.fulfillmentFixture()] },
   },
-  { op: 'listPromotions', run: (c) => c.listPromotions({ codes: ['STREAM10', 'VIP'] }), path: '/promotions', query: { codes: ['STREAM10', 'VIP'] }, response: F.pageOf([F.promotionFixture()]) },
+  {
+    op: 'listPromotions',
+    run: (c) => c.listPromotions({ codes: ['STREAM10', 'VIP'] }),
+    path: '/promotions',
+    query: { codes: ['STREAM10', 'VIP'] },
+    response: F.pageOf([F.promotionFixture()]),
+  },
   {
     op: 'createPromotion',
     run: (c) => c.createPromotion({ type: 'SHOP_SINGLE', code: 'STREAM10', title: 'Stream special' }),
@@ -119,12 +229,45 @@ const CASES: Case[] = [
     body: { type: 'SHOP_SINGLE', code: 'STREAM10', title: 'Stream special' },
     response: F.promotionFixture(),
   },
-  { op: 'getWebhook', run: (c) => c.getWebhook(F.IDS.webhook), path: `/webhooks/${F.IDS.webhook}`, response: F.webhookConfigFixture() },
-  { op: 'updateWebhook', run: (c) => c.updateWebhook(F.IDS.webhook, webhookInput), path: `/webhooks/${F.IDS.webhook}`, body: webhookInput, response: F.webhookConfigFixture() },
-  { op: 'deleteWebhook', run: (c) => c.deleteWebhook(F.IDS.webhook), path: `/webhooks/${F.IDS.webhook}`, response: undefined, check: (r) => expect(r).toBeUndefined() },
-  { op: 'listWebhooks', run: (c) => c.listWebhooks(), path: '/webhooks', response: F.pageOf([F.webhookConfigFixture()]) },
-  { op: 'createWebhook', run: (c) => c.createWebhook(webhookInput), path: '/webhooks', body: webhookInput, response: F.webhookConfigFixture() },
-  { op: 'getWebhookSecret', run: (c) => c.getWebhookSecret(), path: '/webhooks/secret', response: { secret: F.IDS.webhookSecret } },
+  {
+    op: 'getWebhook',
+    run: (c) => c.getWebhook(F.IDS.webhook),
+    path: `/webhooks/${F.IDS.webhook}`,
+    response: F.webhookConfigFixture(),
+  },
+  {
+    op: 'updateWebhook',
+    run: (c) => c.updateWebhook(F.IDS.webhook, webhookInput),
+    path: `/webhooks/${F.IDS.webhook}`,
+    body: webhookInput,
+    response: F.webhookConfigFixture(),
+  },
+  {
+    op: 'deleteWebhook',
+    run: (c) => c.deleteWebhook(F.IDS.webhook),
+    path: `/webhooks/${F.IDS.webhook}`,
+    response: undefined,
+    check: (r) => expect(r).toBeUndefined(),
+  },
+  {
+    op: 'listWebhooks',
+    run: (c) => c.listWebhooks(),
+    path: '/webhooks',
+    response: F.pageOf([F.webhookConfigFixture()]),
+  },
+  {
+    op: 'createWebhook',
+    run: (c) => c.createWebhook(webhookInput),
+    path: '/webhooks',
+    body: webhookInput,
+    response: F.webhookConfigFixture(),
+  },
+  {
+    op: 'getWebhookSecret',
+    run: (c) => c.getWebhookSecret(),
+    path: '/webhooks/secret',
+    response: { secret: F.IDS.webhookSecret },
+  },
   {
     op: 'fetchProductFeed',
     run: (c, base) => c.fetchProductFeed(`${base}/shop-site`),
@@ -132,8 +275,19 @@ const CASES: Case[] = [
     response: F.PRODUCT_FEED_XML,
     check: (r) => expect((r as { items: unknown[] }).items).toHaveLength(2),
   },
-  { op: 'getGiftingConfig', run: (c) => c.getGiftingConfig(), path: '/gifting/config', response: F.giftingConfigFixture() },
-  { op: 'listWebhookEvents', run: (c) => c.listWebhookEvents({ page: 0, size: 50, type: 'GIFT_DRAW_STARTED' }), path: '/webhook-events', query: { page: '0', size: '50', type: 'GIFT_DRAW_STARTED' }, response: F.pageOf([F.webhookEventRecordFixture()]) },
+  {
+    op: 'getGiftingConfig',
+    run: (c) => c.getGiftingConfig(),
+    path: '/gifting/config',
+    response: F.giftingConfigFixture(),
+  },
+  {
+    op: 'listWebhookEvents',
+    run: (c) => c.listWebhookEvents({ page: 0, size: 50, type: 'GIFT_DRAW_STARTED' }),
+    path: '/webhook-events',
+    query: { page: '0', size: '50', type: 'GIFT_DRAW_STARTED' },
+    response: F.pageOf([F.webhookEventRecordFixture()]),
+  },
 ];
 
 const API_PREFIX = '/open-api/v1.0';
@@ -158,7 +312,10 @@ describe('FourthwallClient round trip of every operation', () => {
       }
       sendJson(res, OPERATIONS[c.op].successStatus, c.response);
     });
-    client = new FourthwallClient({ apiUrl: `${server.url}${API_PREFIX}/`, auth: { basic: { username: 'u', password: 'pw' } } });
+    client = new FourthwallClient({
+      apiUrl: `${server.url}${API_PREFIX}/`,
+      auth: { basic: { username: 'u', password: 'pw' } },
+    });
   });
 
   afterAll(async () => {

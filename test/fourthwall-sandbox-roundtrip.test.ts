@@ -32,7 +32,12 @@ import {
 import { systemClock } from '../src/shared/clock.js';
 import { startReceiver, type Receiver } from './support/sandbox-fourthwall-helpers.js';
 
-const FAST = { rateLimit: { limit: 1000, intervalMs: 1000 }, timeoutMs: 3000, deadlineMs: 5000, retry: { baseDelayMs: 5, maxDelayMs: 20 } };
+const FAST = {
+  rateLimit: { limit: 1000, intervalMs: 1000 },
+  timeoutMs: 3000,
+  deadlineMs: 5000,
+  retry: { baseDelayMs: 5, maxDelayMs: 20 },
+};
 const BROADCASTER = { broadcasterId: '41245072', broadcasterLogin: 'giftdrop_streamer' };
 const REDIRECT_URI = 'http://127.0.0.1/oauth/callback';
 const MISSING_UUID = '9f9f9f9f-0000-4000-8000-000000000000';
@@ -44,7 +49,10 @@ const MISSING_UUID = '9f9f9f9f-0000-4000-8000-000000000000';
 const KNOWN_MISMATCHES: ReadonlySet<OperationKey> = new Set([]);
 
 /** The sandbox's own names where they differ from the client's operation keys. */
-const SANDBOX_NAMES: Partial<Record<OperationKey, string>> = { streamingStart: 'startStreaming', streamingEnd: 'endStreaming' };
+const SANDBOX_NAMES: Partial<Record<OperationKey, string>> = {
+  streamingStart: 'startStreaming',
+  streamingEnd: 'endStreaming',
+};
 
 async function apiError(p: Promise<unknown>): Promise<FourthwallApiError> {
   try {
@@ -99,7 +107,10 @@ function operationOf(rec: RequestRecord, shopPath: string): OperationKey | undef
 }
 
 /** Operation keys with no logged request (or, unless a known mismatch, no 2xx answer). */
-function uncovered(requests: readonly RequestRecord[], shopPath: string): { missing: OperationKey[]; failing: OperationKey[] } {
+function uncovered(
+  requests: readonly RequestRecord[],
+  shopPath: string,
+): { missing: OperationKey[]; failing: OperationKey[] } {
   const seen = new Map<OperationKey, RequestRecord[]>();
   for (const r of requests) {
     const key = operationOf(r, shopPath);
@@ -110,7 +121,10 @@ function uncovered(requests: readonly RequestRecord[], shopPath: string): { miss
   for (const { key } of OPERATION_LIST) {
     const recs = seen.get(key) ?? [];
     if (recs.length === 0) missing.push(key);
-    else if (!KNOWN_MISMATCHES.has(key) && !recs.some((r) => typeof r.status === 'number' && r.status >= 200 && r.status < 300)) {
+    else if (
+      !KNOWN_MISMATCHES.has(key) &&
+      !recs.some((r) => typeof r.status === 'number' && r.status >= 200 && r.status < 300)
+    ) {
       failing.push(key);
     }
   }
@@ -124,10 +138,17 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
   let shopPath: string;
 
   beforeAll(async () => {
-    sb = await startFourthwallSandbox({ rateLimit: { limit: 10_000, intervalMs: 1000 }, deliveryRetry: { delaysMs: [20], timeoutMs: 1000 } });
+    sb = await startFourthwallSandbox({
+      rateLimit: { limit: 10_000, intervalMs: 1000 },
+      deliveryRetry: { delaysMs: [20], timeoutMs: 1000 },
+    });
     receiver = await startReceiver();
     shopPath = new URL(sb.shopUrl).pathname;
-    client = new FourthwallClient({ apiUrl: sb.apiUrl, auth: { basic: { username: sb.username, password: sb.password } }, ...FAST });
+    client = new FourthwallClient({
+      apiUrl: sb.apiUrl,
+      auth: { basic: { username: sb.username, password: sb.password } },
+      ...FAST,
+    });
   });
 
   afterAll(async () => {
@@ -143,7 +164,11 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       expect(shop.name).toBe('Giftdrop Demo Shop');
       expect(shop.domain).toBe(new URL(sb.shopUrl).host);
       const contact = await client.getShopContactInfo();
-      expect(contact).toMatchObject({ shopName: shop.name, domain: shop.domain, customerSupportEmail: sb.state.contactInfo.customerSupportEmail });
+      expect(contact).toMatchObject({
+        shopName: shop.name,
+        domain: shop.domain,
+        customerSupportEmail: sb.state.contactInfo.customerSupportEmail,
+      });
     });
 
     it('listProducts pages and searches; getProduct returns a seeded product with its variants', async () => {
@@ -160,10 +185,19 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
 
     it('updateProductAvailability changes the product, which getProduct and the RSS feed then show', async () => {
       const feedBefore = await client.fetchProductFeed(sb.shopUrl);
-      const publicIds = [SEED_PRODUCT_IDS.tshirt, SEED_PRODUCT_IDS.mug, SEED_PRODUCT_IDS.hoodie, SEED_PRODUCT_IDS.stickers];
+      const publicIds = [
+        SEED_PRODUCT_IDS.tshirt,
+        SEED_PRODUCT_IDS.mug,
+        SEED_PRODUCT_IDS.hoodie,
+        SEED_PRODUCT_IDS.stickers,
+      ];
       expect(feedBefore.items.map((i) => i.id).sort()).toEqual([...publicIds].sort());
       const mugItem = feedBefore.items.find((i) => i.id === SEED_PRODUCT_IDS.mug)!;
-      expect(mugItem).toMatchObject({ title: 'Giftdrop Mug', price: { value: 15, currency: 'USD' }, availability: 'in_stock' });
+      expect(mugItem).toMatchObject({
+        title: 'Giftdrop Mug',
+        price: { value: 15, currency: 'USD' },
+        availability: 'in_stock',
+      });
 
       const soldOut = await client.updateProductAvailability(SEED_PRODUCT_IDS.stickers, false);
       expect(soldOut.state).toMatchObject({ type: 'SOLD_OUT' });
@@ -182,16 +216,25 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       const page = await client.listDonations({ page: 0, size: 10 });
       expect(page.results.map((d) => d.id).sort()).toEqual(seeded.map((d) => d.id).sort());
       const one = await client.getDonation(seeded[0]!.id);
-      expect(one).toMatchObject({ id: seeded[0]!.id, status: 'COMPLETED', amounts: { total: { value: 10, currency: 'USD' } } });
+      expect(one).toMatchObject({
+        id: seeded[0]!.id,
+        status: 'COMPLETED',
+        amounts: { total: { value: 10, currency: 'USD' } },
+      });
     });
 
     it('listOrders applies email, status and date filters; getOrder and getOrderByFriendlyId agree', async () => {
       const seeded = [...sb.state.orders.values()];
-      const confirmedOfBuyer1 = seeded.filter((o) => o.email === 'buyer1@example.com' && o.status === 'CONFIRMED').map((o) => o.id);
+      const confirmedOfBuyer1 = seeded
+        .filter((o) => o.email === 'buyer1@example.com' && o.status === 'CONFIRMED')
+        .map((o) => o.id);
       expect(confirmedOfBuyer1).toHaveLength(2);
       const filtered = await client.listOrders({ email: 'buyer1@example.com', status: ['CONFIRMED'] });
       expect(filtered.results.map((o) => o.id).sort()).toEqual(confirmedOfBuyer1.sort());
-      const recent = await client.listOrders({ createdAfter: new Date('2026-01-01T00:00:00Z'), createdBefore: '2026-01-01T10:00:00.000Z' });
+      const recent = await client.listOrders({
+        createdAfter: new Date('2026-01-01T00:00:00Z'),
+        createdBefore: '2026-01-01T10:00:00.000Z',
+      });
       expect(recent.results.map((o) => o.friendlyId)).toEqual(['D3XZFWPP']);
 
       const byId = await client.getOrder(seeded[1]!.id);
@@ -246,7 +289,10 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       expect(withLabel.id).toBe(fulfillmentId);
       expect(withLabel.shippingLabels?.map((l) => l.trackingCompany)).toEqual(['USPS', 'UPS']);
 
-      const found = await client.findFulfillmentIds({ friendlyIds: ['D3XZFWPP', 'K8MNQR2T'], fulfillmentService: 'FULFILLED_BY_CREATOR' });
+      const found = await client.findFulfillmentIds({
+        friendlyIds: ['D3XZFWPP', 'K8MNQR2T'],
+        fulfillmentService: 'FULFILLED_BY_CREATOR',
+      });
       expect(found).toEqual([{ friendlyId: 'D3XZFWPP', fulfillmentService: 'FULFILLED_BY_CREATOR', fulfillmentId }]);
     });
 
@@ -265,7 +311,10 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       expect((await client.listWebhooks()).results.map((w) => w.id)).toContain(created.id);
       expect(await client.getWebhook(created.id)).toMatchObject({ id: created.id, url: receiver.url });
 
-      const updated = await client.updateWebhook(created.id, { url: `${receiver.url}?v=2`, allowedTypes: ['ORDER_PLACED', 'DONATION'] });
+      const updated = await client.updateWebhook(created.id, {
+        url: `${receiver.url}?v=2`,
+        allowedTypes: ['ORDER_PLACED', 'DONATION'],
+      });
       expect(updated.allowedTypes).toEqual(['ORDER_PLACED', 'DONATION']);
       expect((await client.getWebhook(created.id)).url).toBe(`${receiver.url}?v=2`);
 
@@ -283,28 +332,51 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
   describe('gifting', () => {
     it('streaming start/end change the status the API reports', async () => {
       const started = await client.streamingStart({ services: [BROADCASTER] });
-      expect(started.services?.[0]).toMatchObject({ type: 'TWITCH', status: 'ONLINE', broadcasterLogin: BROADCASTER.broadcasterLogin });
+      expect(started.services?.[0]).toMatchObject({
+        type: 'TWITCH',
+        status: 'ONLINE',
+        broadcasterLogin: BROADCASTER.broadcasterLogin,
+      });
       expect((await client.getStreamingStatus()).services?.[0]?.status).toBe('ONLINE');
       const ended = await client.streamingEnd();
       expect(ended.services?.[0]?.status).toBe('OFFLINE');
-      expect((await client.getStreamingStatus()).services?.[0]).toMatchObject({ status: 'OFFLINE', broadcasterId: BROADCASTER.broadcasterId });
+      expect((await client.getStreamingStatus()).services?.[0]).toMatchObject({
+        status: 'OFFLINE',
+        broadcasterId: BROADCASTER.broadcasterId,
+      });
       expect(() => sb.control.simulateGiftPurchase({ quantity: 1 })).toThrow(/SHOP_NOT_LIVE/);
     });
 
     it('getGiftingConfig returns the shop configuration', async () => {
       const config = await client.getGiftingConfig();
-      expect(config).toMatchObject({ enabled: true, entryTimeLimitSeconds: sb.state.giftingConfig.entryTimeLimitSeconds, platform: sb.state.giftingConfig.platform });
+      expect(config).toMatchObject({
+        enabled: true,
+        entryTimeLimitSeconds: sb.state.giftingConfig.entryTimeLimitSeconds,
+        platform: sb.state.giftingConfig.platform,
+      });
     });
 
     it('a gift purchase: getGiftPurchase, getDraw, finishDraw gives each winner a redeemUri, signed webhooks are listed as events', async () => {
-      const hook = await client.createWebhook({ url: receiver.url, allowedTypes: ['GIFT_PURCHASE', 'GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED'] });
+      const hook = await client.createWebhook({
+        url: receiver.url,
+        allowedTypes: ['GIFT_PURCHASE', 'GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED'],
+      });
       await client.streamingStart({ services: [BROADCASTER] });
-      const sim = sb.control.simulateGiftPurchase({ productId: SEED_PRODUCT_IDS.tshirt, quantity: 3, username: 'big_spender' });
+      const sim = sb.control.simulateGiftPurchase({
+        productId: SEED_PRODUCT_IDS.tshirt,
+        quantity: 3,
+        username: 'big_spender',
+      });
       const purchaseId = sim.purchase['id'] as string;
       const drawId = sim.draw['id'] as string;
 
       const purchase = await client.getGiftPurchase(purchaseId);
-      expect(purchase).toMatchObject({ id: purchaseId, quantity: 3, offer: { id: SEED_PRODUCT_IDS.tshirt }, username: 'big_spender' });
+      expect(purchase).toMatchObject({
+        id: purchaseId,
+        quantity: 3,
+        offer: { id: SEED_PRODUCT_IDS.tshirt },
+        username: 'big_spender',
+      });
       expect(purchase.gifts).toHaveLength(3);
       const open = await client.getDraw(drawId);
       expect(open).toMatchObject({ id: drawId, type: 'INITIAL', giveawayId: purchaseId, durationSeconds: 60 });
@@ -312,13 +384,17 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       expect(open.gifts.every((g) => !g.winner)).toBe(true);
 
       const mismatch = await apiError(
-        client.finishDraw(drawId, { participants: ['1', '2', '3', '4'].map((n) => ({ userId: `100${n}`, userName: `viewer_${n}` })) }),
+        client.finishDraw(drawId, {
+          participants: ['1', '2', '3', '4'].map((n) => ({ userId: `100${n}`, userName: `viewer_${n}` })),
+        }),
       );
       expect(mismatch.code).toBe('GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH');
       expect(mismatch.context).toMatchObject({ availableGifts: 3, participants: 4 });
 
       // fewer than the available gifts is a mismatch too: one participant per gift
-      const fewer = await apiError(client.finishDraw(drawId, { participants: [{ userId: '2001', userName: 'lucky_one' }] }));
+      const fewer = await apiError(
+        client.finishDraw(drawId, { participants: [{ userId: '2001', userName: 'lucky_one' }] }),
+      );
       expect(fewer.code).toBe('GIVEAWAY_DRAW_FINISHED_DATA_MISMATCH');
       expect(fewer.context).toMatchObject({ availableGifts: 3, participants: 1 });
 
@@ -331,20 +407,29 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       const won = finished.gifts.filter((g) => g.winner);
       expect(won.map((g) => g.winner?.username)).toEqual(['lucky_one', 'lucky_two', 'lucky_three']);
       for (const g of won) expect(g.winner?.redeemUri).toMatch(new RegExp(`^${sb.shopUrl}/gifts/${g.id}/redeem\\?`));
-      expect((await client.getDraw(drawId)).gifts.filter((g) => g.winner).map((g) => g.winner?.redeemUri)).toEqual(won.map((g) => g.winner?.redeemUri));
+      expect((await client.getDraw(drawId)).gifts.filter((g) => g.winner).map((g) => g.winner?.redeemUri)).toEqual(
+        won.map((g) => g.winner?.redeemUri),
+      );
 
       const again = await apiError(client.finishDraw(drawId, { participants: winners.slice(0, 1) }));
       expect(again.code).toBe('GIVEAWAY_DRAW_ALREADY_FINISHED');
       expect(again.context).toMatchObject({ drawId });
 
-      const delivered = await receiver.waitFor((w) => w.json?.type === 'GIFT_DRAW_ENDED' && w.json?.data?.id === drawId);
+      const delivered = await receiver.waitFor(
+        (w) => w.json?.type === 'GIFT_DRAW_ENDED' && w.json?.data?.id === drawId,
+      );
       const secret = (await client.getWebhookSecret()).secret;
-      expect(verifyWebhookSignature(delivered.raw, delivered.headers, { webhookSecret: secret })).toEqual({ ok: true, scheme: 'shop' });
+      expect(verifyWebhookSignature(delivered.raw, delivered.headers, { webhookSecret: secret })).toEqual({
+        ok: true,
+        scheme: 'shop',
+      });
       const ended = await client.listWebhookEvents({ type: 'GIFT_DRAW_ENDED', size: 50 });
       const record = ended.results.find((e) => e.id === delivered.json.id);
       expect(record).toMatchObject({ type: 'GIFT_DRAW_ENDED', webhookId: hook.id });
       const allEvents = await client.listWebhookEvents();
-      expect(allEvents.results.map((e) => e.type)).toEqual(expect.arrayContaining(['GIFT_PURCHASE', 'GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED']));
+      expect(allEvents.results.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['GIFT_PURCHASE', 'GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED']),
+      );
       await client.deleteWebhook(hook.id);
     });
 
@@ -368,10 +453,17 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       const drawId = sb.control.simulateGiftPurchase({ quantity: 2 }).draw['id'] as string;
       const drawPath = `/open-api/v1.0/gifting/draw/${drawId}/finish`;
       sb.control.faults.dropAfterProcessing('finishDraw');
-      const err = await client.finishDraw(drawId, { participants: [{ userId: '3001', userName: 'quiet_fan' }, { userId: '3002', userName: 'loud_fan' }] }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await client
+        .finishDraw(drawId, {
+          participants: [
+            { userId: '3001', userName: 'quiet_fan' },
+            { userId: '3002', userName: 'loud_fan' },
+          ],
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(FourthwallOutcomeUnknownError);
       const finishes = sb.control.requests.filter((r) => r.method === 'PUT' && r.path === drawPath);
       expect(finishes.map((r) => r.status)).toEqual(['dropped']);
@@ -386,7 +478,9 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       const draw = await apiError(client.getDraw('gdr_doesnotexist'));
       expect([draw.status, draw.code, draw.operation]).toEqual([404, 'GIVEAWAY_DRAW_NOT_FOUND', 'getDraw']);
       expect(draw.context).toMatchObject({ drawId: 'gdr_doesnotexist' });
-      const finish = await apiError(client.finishDraw('gdr_doesnotexist', { participants: [{ userId: '1', userName: 'a' }] }));
+      const finish = await apiError(
+        client.finishDraw('gdr_doesnotexist', { participants: [{ userId: '1', userName: 'a' }] }),
+      );
       expect(finish.code).toBe('GIVEAWAY_DRAW_NOT_FOUND');
       const product = await apiError(client.getProduct(MISSING_UUID));
       expect([product.status, product.code]).toEqual([404, 'OFFER_NOT_FOUND_BY_SHOP_ID_AND_ID_ERROR']);
@@ -398,7 +492,11 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
     });
 
     it('wrong Basic credentials are a FourthwallAuthError (401)', async () => {
-      const bad = new FourthwallClient({ apiUrl: sb.apiUrl, auth: { basic: { username: sb.username, password: 'not-the-password' } }, ...FAST });
+      const bad = new FourthwallClient({
+        apiUrl: sb.apiUrl,
+        auth: { basic: { username: sb.username, password: 'not-the-password' } },
+        ...FAST,
+      });
       try {
         const err = await apiError(bad.getCurrentShop());
         expect(err).toBeInstanceOf(FourthwallAuthError);
@@ -411,7 +509,11 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
 
   describe('the /open-api/v1/ prefix', () => {
     it('answers the same client under apiUrlV1', async () => {
-      const v1 = new FourthwallClient({ apiUrl: sb.apiUrlV1, auth: { basic: { username: sb.username, password: sb.password } }, ...FAST });
+      const v1 = new FourthwallClient({
+        apiUrl: sb.apiUrlV1,
+        auth: { basic: { username: sb.username, password: sb.password } },
+        ...FAST,
+      });
       try {
         const before = sb.control.requests.length;
         expect((await v1.getCurrentShop()).id).toBe(SEED_SHOP_ID);
@@ -439,7 +541,9 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
       expect(tokens.accessToken.length).toBeGreaterThan(10);
       expect(tokens.refreshToken).toBeDefined();
       expect(tokens.expiresAt).toBeGreaterThan(Date.now());
-      await expect(exchangeAuthorizationCode({ ...oauth, redirectUri: REDIRECT_URI, code, clock: systemClock })).rejects.toMatchObject({
+      await expect(
+        exchangeAuthorizationCode({ ...oauth, redirectUri: REDIRECT_URI, code, clock: systemClock }),
+      ).rejects.toMatchObject({
         constructor: FourthwallTokenError,
         oauthError: 'invalid_grant',
       });
@@ -451,7 +555,8 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
         ...FAST,
       });
       try {
-        const tokenCalls = (): number => sb.control.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/platform/token')).length;
+        const tokenCalls = (): number =>
+          sb.control.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/platform/token')).length;
         const before = tokenCalls();
         expect((await bearer.getCurrentShop()).id).toBe(SEED_SHOP_ID);
         expect(tokenCalls()).toBe(before);
@@ -465,7 +570,9 @@ describe('FourthwallClient against the Fourthwall sandbox', () => {
         expect(tokenCalls()).toBe(before + 1);
         expect(rotated).toHaveLength(1);
         expect(rotated[0]!.accessToken).not.toBe(tokens.accessToken);
-        const after = sb.control.requests.slice(n).map((r) => `${r.method} ${r.path.replace(/^\/open-api\/v1\.0/, '')} ${r.status}`);
+        const after = sb.control.requests
+          .slice(n)
+          .map((r) => `${r.method} ${r.path.replace(/^\/open-api\/v1\.0/, '')} ${r.status}`);
         expect(after).toEqual([
           `GET /products/${SEED_PRODUCT_IDS.tshirt} 401`,
           'POST /platform/token 200',

@@ -29,33 +29,65 @@ describe('fourthwall operations table', () => {
   it('lists the 33 operations of the spec once each, plus the two marked extras', () => {
     const seeds = OPERATION_LIST.filter((o) => !o.extra).map((o) => o.seed);
     expect(seeds).toEqual(Array.from({ length: 33 }, (_, i) => i + 1));
-    expect(OPERATION_LIST.filter((o) => o.extra).map((o) => o.key).sort()).toEqual(['getGiftingConfig', 'listWebhookEvents']);
+    expect(
+      OPERATION_LIST.filter((o) => o.extra)
+        .map((o) => o.key)
+        .sort(),
+    ).toEqual(['getGiftingConfig', 'listWebhookEvents']);
     const routes = OPERATION_LIST.map((o) => `${o.method} ${o.base}${o.path}`);
     expect(new Set(routes).size).toBe(routes.length);
   });
 
   it('marks the operations missing from the published document (22-24, 32, gifting config) unverified and everything else verified', () => {
-    const unverified = OPERATION_LIST.filter((o) => !o.verified).map((o) => o.key).sort();
-    expect(unverified).toEqual(['addShippingLabel', 'bulkAddShippingLabels', 'findFulfillmentIds', 'getGiftingConfig', 'getWebhookSecret']);
+    const unverified = OPERATION_LIST.filter((o) => !o.verified)
+      .map((o) => o.key)
+      .sort();
+    expect(unverified).toEqual([
+      'addShippingLabel',
+      'bulkAddShippingLabels',
+      'findFulfillmentIds',
+      'getGiftingConfig',
+      'getWebhookSecret',
+    ]);
   });
 
   it('records the documented auth, idempotency and success status', () => {
-    expect(OPERATIONS.finishDraw).toMatchObject({ method: 'PUT', path: '/gifting/draw/{id}/finish', auth: 'B', idempotent: false });
+    expect(OPERATIONS.finishDraw).toMatchObject({
+      method: 'PUT',
+      path: '/gifting/draw/{id}/finish',
+      auth: 'B',
+      idempotent: false,
+    });
     expect(OPERATIONS.getGiftPurchase.auth).toBe('B');
     expect(OPERATIONS.fetchProductFeed).toMatchObject({ auth: 'none', base: 'shop' });
-    const nonIdempotent = OPERATION_LIST.filter((o) => !o.idempotent).map((o) => o.key).sort();
+    const nonIdempotent = OPERATION_LIST.filter((o) => !o.idempotent)
+      .map((o) => o.key)
+      .sort();
     expect(nonIdempotent).toEqual(
-      ['addShippingLabel', 'bulkAddShippingLabels', 'createFulfillment', 'createGiveawayLinks', 'createPromotion', 'createWebhook', 'finishDraw'].sort(),
+      [
+        'addShippingLabel',
+        'bulkAddShippingLabels',
+        'createFulfillment',
+        'createGiveawayLinks',
+        'createPromotion',
+        'createWebhook',
+        'finishDraw',
+      ].sort(),
     );
-    for (const o of OPERATION_LIST) if (o.method !== 'POST' && o.key !== 'finishDraw') expect(o.idempotent, o.key).toBe(true);
-    expect(OPERATION_LIST.filter((o) => o.successStatus === 201).map((o) => o.key).sort()).toEqual(
-      ['addShippingLabel', 'bulkAddShippingLabels', 'createFulfillment'].sort(),
-    );
+    for (const o of OPERATION_LIST)
+      if (o.method !== 'POST' && o.key !== 'finishDraw') expect(o.idempotent, o.key).toBe(true);
+    expect(
+      OPERATION_LIST.filter((o) => o.successStatus === 201)
+        .map((o) => o.key)
+        .sort(),
+    ).toEqual(['addShippingLabel', 'bulkAddShippingLabels', 'createFulfillment'].sort());
   });
 
   it('fills path templates with encoded values and refuses missing ones', () => {
     expect(pathParams('/gifting/draw/{id}/finish')).toEqual(['id']);
-    expect(buildPath('/order/by-friendly-id/{friendlyId}', { friendlyId: 'a/b c' })).toBe('/order/by-friendly-id/a%2Fb%20c');
+    expect(buildPath('/order/by-friendly-id/{friendlyId}', { friendlyId: 'a/b c' })).toBe(
+      '/order/by-friendly-id/a%2Fb%20c',
+    );
     expect(() => buildPath('/gifting/draw/{id}', {})).toThrow(/"id"/);
     expect(() => buildPath('/gifting/draw/{id}', { id: '' })).toThrow(/"id"/);
   });
@@ -110,7 +142,9 @@ describe('fourthwall wire schemas', () => {
 
     const p = F.giveawayPackageFixture();
     (p.giveawayLinks[1] as Record<string, unknown>).status = 7;
-    expect(() => parseWire(GiveawayPackageSchema, p, { ...call, operation: 'createGiveawayLinks' })).toThrow(/giveawayLinks\[1\]\.status/);
+    expect(() => parseWire(GiveawayPackageSchema, p, { ...call, operation: 'createGiveawayLinks' })).toThrow(
+      /giveawayLinks\[1\]\.status/,
+    );
     expect(() => parseWire(DrawSchema, { ...F.drawFixture(), durationSeconds: '60' }, call)).toThrow(/durationSeconds/);
     expect(() => parseWire(DrawSchema, { ...F.drawFixture(), offer: { id: 'x' } }, call)).toThrow(/offer\.name/);
   });
@@ -143,7 +177,13 @@ describe('fourthwall webhook envelope', () => {
       expect(ev.data.durationSeconds).toBe(60);
       expect(ev.data.offer.name).toBe('My t-shirt');
     } else expect.unreachable();
-    expect(ev).toMatchObject({ id: F.IDS.event, webhookId: F.IDS.webhook, shopId: F.IDS.shop, apiVersion: 'V1', testMode: false });
+    expect(ev).toMatchObject({
+      id: F.IDS.event,
+      webhookId: F.IDS.webhook,
+      shopId: F.IDS.shop,
+      apiVersion: 'V1',
+      testMode: false,
+    });
   });
 
   it('types the other known events', () => {
@@ -169,13 +209,27 @@ describe('fourthwall webhook envelope', () => {
 
   it('accepts what the published document allows: any int64 durationSeconds, an untyped testMode, minimal unused payloads', () => {
     for (const d of ['0', '-45', '9223372036854775807', '2.5']) {
-      const body = JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', F.drawFixture())).replace('"durationSeconds":60', `"durationSeconds":${d}`);
+      const body = JSON.stringify(F.envelopeFixture('GIFT_DRAW_STARTED', F.drawFixture())).replace(
+        '"durationSeconds":60',
+        `"durationSeconds":${d}`,
+      );
       const ev = parseWebhookEvent(body);
       expect(ev.known && ev.type === 'GIFT_DRAW_STARTED' ? ev.data.durationSeconds : undefined, d).toBe(Number(d));
     }
-    const testModes: [unknown, boolean][] = [[true, true], ['true', true], [false, false], [null, false], ['yes', false], [{ x: 1 }, false]];
+    const testModes: [unknown, boolean][] = [
+      [true, true],
+      ['true', true],
+      [false, false],
+      [null, false],
+      ['yes', false],
+      [{ x: 1 }, false],
+    ];
     for (const [value, isTest] of testModes) {
-      expect(parseWebhookEvent(JSON.stringify(F.envelopeFixture('DONATION', F.donationFixture(), { testMode: value }))).testMode, String(value)).toBe(isTest);
+      expect(
+        parseWebhookEvent(JSON.stringify(F.envelopeFixture('DONATION', F.donationFixture(), { testMode: value })))
+          .testMode,
+        String(value),
+      ).toBe(isTest);
     }
     // OrderUpdatedV1 requires nothing, OfferUpdatedV1 is {product: <page>}, PromotionV1 requires only `type`
     for (const [type, data] of [
@@ -189,7 +243,9 @@ describe('fourthwall webhook envelope', () => {
   });
 
   it('accepts unknown event types as opaque data', () => {
-    const ev = parseWebhookEvent(JSON.stringify(F.envelopeFixture('CART_ABANDONED_24H', { cartId: 'c1', anything: [1, 2] })));
+    const ev = parseWebhookEvent(
+      JSON.stringify(F.envelopeFixture('CART_ABANDONED_24H', { cartId: 'c1', anything: [1, 2] })),
+    );
     expect(ev).toMatchObject({ type: 'CART_ABANDONED_24H', known: false, data: { cartId: 'c1' } });
   });
 
@@ -219,7 +275,11 @@ describe('fourthwall webhook envelope', () => {
 
 describe('fourthwall product feed', () => {
   it('parses merchant-center RSS items with prefixed and plain tags', async () => {
-    const feed = await parseProductFeed(F.PRODUCT_FEED_XML, { operation: 'fetchProductFeed', method: 'GET', path: '/x' });
+    const feed = await parseProductFeed(F.PRODUCT_FEED_XML, {
+      operation: 'fetchProductFeed',
+      method: 'GET',
+      path: '/x',
+    });
     expect(feed.title).toBe('My Shop');
     expect(feed.items).toHaveLength(2);
     expect(feed.items[0]).toMatchObject({
@@ -236,6 +296,8 @@ describe('fourthwall product feed', () => {
   it('names the bad field of a broken feed', async () => {
     const c = { operation: 'fetchProductFeed', method: 'GET', path: '/x' };
     await expect(parseProductFeed('<html><body>nope</body></html>', c)).rejects.toThrow(/rss\.channel/);
-    await expect(parseProductFeed('<rss><channel><item><description>x</description></item></channel></rss>', c)).rejects.toThrow(/items\[0\]\.id/);
+    await expect(
+      parseProductFeed('<rss><channel><item><description>x</description></item></channel></rss>', c),
+    ).rejects.toThrow(/items\[0\]\.id/);
   });
 });

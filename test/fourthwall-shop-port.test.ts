@@ -44,12 +44,17 @@ describe('FourthwallShop.createGiveawayLinks', () => {
         : sendJson(res, 200, { id: 'sh_1', name: 'Shop', domain: 'shop.example.com' }),
     );
     const out = await shop.createGiveawayLinks('prod-1', 2);
-    expect(out.links.map((l) => l.link)).toEqual(['https://shop.example.com/gifts/gft_a', 'https://shop.example.com/gifts/gft_b']);
+    expect(out.links.map((l) => l.link)).toEqual([
+      'https://shop.example.com/gifts/gft_a',
+      'https://shop.example.com/gifts/gft_b',
+    ]);
   });
 
   it('links created but the shop domain unreadable: not a retryable failure, and the package was created once', async () => {
     const { s, shop } = await setup((req, res) =>
-      req.path === '/giveaway-links' ? sendJson(res, 200, packageWithoutLinks) : sendJson(res, 503, { code: 'UNAVAILABLE' }),
+      req.path === '/giveaway-links'
+        ? sendJson(res, 200, packageWithoutLinks)
+        : sendJson(res, 503, { code: 'UNAVAILABLE' }),
     );
     const err = await shop.createGiveawayLinks('prod-1', 2).then(
       () => undefined,
@@ -83,9 +88,13 @@ describe('operations missing from the published document (unverified)', () => {
 describe('FourthwallShop giveaway packages (GET /giveaway-links/packages)', () => {
   it('lists packages and reads one, building missing link URLs from the shop domain', async () => {
     const { shop } = await setup((req, res) => {
-      if (req.path === '/giveaway-links/packages') return sendJson(res, 200, { packages: [{ packageId: 'gpg_1', createdAt: '2026-01-01T00:00:00Z' }] });
+      if (req.path === '/giveaway-links/packages')
+        return sendJson(res, 200, { packages: [{ packageId: 'gpg_1', createdAt: '2026-01-01T00:00:00Z' }] });
       if (req.path === '/giveaway-links/packages/gpg_1')
-        return sendJson(res, 200, { ...packageWithoutLinks, giveawayLinks: packageWithoutLinks.giveawayLinks.map((l) => ({ ...l, productId: 'prod-1' })) });
+        return sendJson(res, 200, {
+          ...packageWithoutLinks,
+          giveawayLinks: packageWithoutLinks.giveawayLinks.map((l) => ({ ...l, productId: 'prod-1' })),
+        });
       return sendJson(res, 200, { id: 'sh_1', name: 'Shop', domain: 'shop.example.com' });
     });
     expect(await shop.listGiveawayPackages()).toEqual([{ packageId: 'gpg_1', createdAt: '2026-01-01T00:00:00Z' }]);

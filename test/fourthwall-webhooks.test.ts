@@ -15,16 +15,27 @@ function expected(body: Buffer, key: string): string {
 describe('fourthwall webhook signatures', () => {
   it('signWebhookBody gives the known answer', () => {
     // Fixed vector: HMAC-SHA256(key "key", "The quick brown fox jumps over the lazy dog"), base64.
-    expect(signWebhookBody('The quick brown fox jumps over the lazy dog', 'key')).toBe('97yD9DBThCSxMpjmqm+xQ+9NWaFJRhdZl0edvC0aPNg=');
+    expect(signWebhookBody('The quick brown fox jumps over the lazy dog', 'key')).toBe(
+      '97yD9DBThCSxMpjmqm+xQ+9NWaFJRhdZl0edvC0aPNg=',
+    );
     expect(signWebhookBody(raw, secret)).toBe(expected(raw, secret));
   });
 
   it('accepts a valid shop signature (any header case) and a valid app signature', () => {
-    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': expected(raw, secret) }, { webhookSecret: secret })).toEqual({ ok: true, scheme: 'shop' });
-    expect(verifyWebhookSignature(raw, { 'X-Fourthwall-Hmac-SHA256': expected(raw, secret) }, { webhookSecret: secret })).toEqual({ ok: true, scheme: 'shop' });
-    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-apps-sha256': expected(raw, appKey) }, { appHmacKey: appKey })).toEqual({ ok: true, scheme: 'app' });
+    expect(
+      verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': expected(raw, secret) }, { webhookSecret: secret }),
+    ).toEqual({ ok: true, scheme: 'shop' });
+    expect(
+      verifyWebhookSignature(raw, { 'X-Fourthwall-Hmac-SHA256': expected(raw, secret) }, { webhookSecret: secret }),
+    ).toEqual({ ok: true, scheme: 'shop' });
+    expect(
+      verifyWebhookSignature(raw, { 'x-fourthwall-hmac-apps-sha256': expected(raw, appKey) }, { appHmacKey: appKey }),
+    ).toEqual({ ok: true, scheme: 'app' });
     const both = { webhookSecret: secret, appHmacKey: appKey };
-    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-apps-sha256': expected(raw, appKey) }, both)).toEqual({ ok: true, scheme: 'app' });
+    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-apps-sha256': expected(raw, appKey) }, both)).toEqual({
+      ok: true,
+      scheme: 'app',
+    });
     const h = new Headers({ 'X-Fourthwall-Hmac-SHA256': expected(raw, secret) });
     expect(verifyWebhookSignature(raw, h, both)).toEqual({ ok: true, scheme: 'shop' });
   });
@@ -33,13 +44,22 @@ describe('fourthwall webhook signatures', () => {
     const tampered = Buffer.from(raw);
     tampered[tampered.length - 2] = tampered[tampered.length - 2]! ^ 1;
     const sig = expected(raw, secret);
-    expect(verifyWebhookSignature(tampered, { 'x-fourthwall-hmac-sha256': sig }, { webhookSecret: secret })).toEqual({ ok: false, reason: 'shop: signature mismatch' });
-    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': expected(raw, 'wrong') }, { webhookSecret: secret }).ok).toBe(false);
+    expect(verifyWebhookSignature(tampered, { 'x-fourthwall-hmac-sha256': sig }, { webhookSecret: secret })).toEqual({
+      ok: false,
+      reason: 'shop: signature mismatch',
+    });
+    expect(
+      verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': expected(raw, 'wrong') }, { webhookSecret: secret }).ok,
+    ).toBe(false);
     // The shop secret's signature in the app header is not accepted as an app signature.
-    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-apps-sha256': sig }, { appHmacKey: appKey }).ok).toBe(false);
+    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-apps-sha256': sig }, { appHmacKey: appKey }).ok).toBe(
+      false,
+    );
     // Parsed-and-reserialized JSON is different bytes: must be rejected (verify raw bytes only).
     const reserialized = Buffer.from(JSON.stringify(JSON.parse(raw.toString()), null, 1));
-    expect(verifyWebhookSignature(reserialized, { 'x-fourthwall-hmac-sha256': sig }, { webhookSecret: secret }).ok).toBe(false);
+    expect(
+      verifyWebhookSignature(reserialized, { 'x-fourthwall-hmac-sha256': sig }, { webhookSecret: secret }).ok,
+    ).toBe(false);
   });
 
   it('rejects missing, short, long and non-base64 headers without throwing', () => {
@@ -59,11 +79,16 @@ describe('fourthwall webhook signatures', () => {
       expect(r.ok, JSON.stringify(headers)).toBe(false);
       if (!r.ok) expect(r.reason).toMatch(reason);
     }
-    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': sig }, {})).toEqual({ ok: false, reason: expect.stringMatching(/no webhook secret/) });
+    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': sig }, {})).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/no webhook secret/),
+    });
   });
 
   it('takes the first value of a repeated header', () => {
     const sig = expected(raw, secret);
-    expect(verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': [sig, 'junk'] }, { webhookSecret: secret }).ok).toBe(true);
+    expect(
+      verifyWebhookSignature(raw, { 'x-fourthwall-hmac-sha256': [sig, 'junk'] }, { webhookSecret: secret }).ok,
+    ).toBe(true);
   });
 });

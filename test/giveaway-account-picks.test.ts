@@ -33,11 +33,19 @@ class ScriptedPort implements AccountInfoPort {
     const call = this.calls.push([...ids]) - 1;
     if (this.hang(call)) {
       const clock = this.clock!;
-      await new Promise<void>((resolve) => clock.setTimeout(resolve, Math.max(0, (needs.until ?? clock.now()) - clock.now())));
+      await new Promise<void>((resolve) =>
+        clock.setTimeout(resolve, Math.max(0, (needs.until ?? clock.now()) - clock.now())),
+      );
       return { info: new Map(), unchecked: [...ids], problem: 'Twitch API: no answer within the deadline' };
     }
     const info = new Map<string, AccountInfo>();
-    ids.forEach((id, i) => info.set(id, { createdAt: START_MS - 400 * 86_400_000, answeredAt: this.clock!.now(), ...(this.follows(id, call, i) ? { followedAt: START_MS - 86_400_000 } : {}) }));
+    ids.forEach((id, i) =>
+      info.set(id, {
+        createdAt: START_MS - 400 * 86_400_000,
+        answeredAt: this.clock!.now(),
+        ...(this.follows(id, call, i) ? { followedAt: START_MS - 86_400_000 } : {}),
+      }),
+    );
     return { info, unchecked: [] };
   }
 }
@@ -45,7 +53,12 @@ class ScriptedPort implements AccountInfoPort {
 async function make(port: ScriptedPort, settings: HarnessOptions = {}): Promise<{ h: Harness; said: string[] }> {
   const said: string[] = [];
   let clockRef: ManualClock | undefined;
-  const gate = new AccountGate({ port, rules: FOLLOWERS_ONLY, chat: { say: (t: string) => void said.push(t) }, now: () => clockRef!.now() });
+  const gate = new AccountGate({
+    port,
+    rules: FOLLOWERS_ONLY,
+    chat: { say: (t: string) => void said.push(t) },
+    now: () => clockRef!.now(),
+  });
   const h = await newHarness({ ...settings, accounts: gate });
   clockRef = h.clock;
   port.clock = h.clock;
@@ -56,7 +69,10 @@ async function make(port: ScriptedPort, settings: HarnessOptions = {}): Promise<
 describe('engine picks under account rules', () => {
   it('the deadline ends the checks: a link giveaway finishes with the winners checked so far, unfilled prizes named', async () => {
     // First batch: only its first candidate follows; the second batch never answers before the deadline.
-    const port = new ScriptedPort((_id, call, index) => call === 0 && index === 0, (call) => call >= 1);
+    const port = new ScriptedPort(
+      (_id, call, index) => call === 0 && index === 0,
+      (call) => call >= 1,
+    );
     const { h, said } = await make(port);
     const start = await h.svc.startLinkGiveaway(chatMsg('modjo', { roles: { moderator: true } }), 'mug', 5, 30);
     const id = (start as { id: string }).id;
@@ -83,7 +99,10 @@ describe('engine picks under account rules', () => {
   });
 
   it("the deadline in a gift draw: before Fourthwall's deadline, fewer winners than gifts, so the draw is handed back (picks void, verifies)", async () => {
-    const port = new ScriptedPort((_id, call, index) => call === 0 && index === 0, (call) => call >= 1);
+    const port = new ScriptedPort(
+      (_id, call, index) => call === 0 && index === 0,
+      (call) => call >= 1,
+    );
     const { h, said } = await make(port);
     const draw = h.shop.addDraw({ gifts: 5, durationSeconds: 60 });
     await h.svc.handleGiftDrawStarted(draw, 'weve_1');
@@ -102,7 +121,11 @@ describe('engine picks under account rules', () => {
     expect(h.shop.count('finishDraw')).toBe(0);
     expect(port.calls).toHaveLength(2);
     expect(rec!.failure?.reason).toMatch(/only 1 entrant checked with Twitch in time for 5 gifts/);
-    expect(h.chat.matching(/^Cozy Hoodie: only 1 entrant checked with Twitch in time for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\.$/)).toHaveLength(1);
+    expect(
+      h.chat.matching(
+        /^Cozy Hoodie: only 1 entrant checked with Twitch in time for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\.$/,
+      ),
+    ).toHaveLength(1);
     await h.svc.whenIdle();
     const stored = (await h.repo.getDraw(draw.id))!;
     expect(stored).toMatchObject({ status: 'failed', winners: [] });
@@ -134,7 +157,9 @@ describe('engine picks under account rules', () => {
     expect(w2.userId).not.toBe(w1.userId);
     expect(Number(w2.login.replace(/\D/g, '')) % 2).toBe(0);
     expect(w2.accountCheck?.result).toBe('checked');
-    expect(after.rerolls).toEqual([expect.objectContaining({ reason: 'unclaimed', replacedUserId: w1.userId, newUserId: w2.userId, pick: w2.pick })]);
+    expect(after.rerolls).toEqual([
+      expect.objectContaining({ reason: 'unclaimed', replacedUserId: w1.userId, newUserId: w2.userId, pick: w2.pick }),
+    ]);
     for (const a of after.setAside ?? []) expect(Number(a.login.replace(/\D/g, '')) % 2).toBe(1);
     // Every pick up to the replacement's is a winner, a rerolled-away winner or set aside.
     expect((after.setAside?.length ?? 0) + 2).toBe(w2.pick + 1);

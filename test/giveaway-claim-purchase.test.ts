@@ -48,7 +48,9 @@ describe('claim window', () => {
     expect(w3.userId).not.toBe(w2!.userId);
     expect(w3.pick).toBe(2);
     expect(replaced.claim!.rerollsUsed).toBe(1);
-    expect(replaced.rerolls).toEqual([expect.objectContaining({ reason: 'unclaimed', replacedUserId: w2!.userId, newUserId: w3.userId })]);
+    expect(replaced.rerolls).toEqual([
+      expect.objectContaining({ reason: 'unclaimed', replacedUserId: w2!.userId, newUserId: w3.userId }),
+    ]);
 
     const done = once(h.svc.events, 'draw-finished');
     expect(h.svc.claim(chatMsg(w3.login))).toBe(true);
@@ -163,7 +165,7 @@ describe('purchase flow', () => {
     expect(other.svc.openDrawCount()).toBe(0);
   });
 
-  it("a purchase winner whose gift link went out is not rerolled: the link stays theirs (a gift cannot be issued again), with the reason", async () => {
+  it('a purchase winner whose gift link went out is not rerolled: the link stays theirs (a gift cannot be issued again), with the reason', async () => {
     const h = await make({ settings: { giftFlow: 'purchase' } });
     await h.svc.handleGiftPurchase(purchase('giv_p4', 1));
     for (const l of ['a', 'b', 'c']) h.svc.enter(chatMsg(l));
@@ -172,7 +174,9 @@ describe('purchase flow', () => {
     const [rec] = (await done) as [DrawRecord];
     expect(await h.svc.reroll(rec.winners[0]!.login, mod())).toMatchObject({
       ok: false,
-      message: expect.stringMatching(/gift link has already gone out \(the console, the dashboard\), so it stays .*Fourthwall cannot issue that gift again/),
+      message: expect.stringMatching(
+        /gift link has already gone out \(the console, the dashboard\), so it stays .*Fourthwall cannot issue that gift again/,
+      ),
     });
     const after = (await h.repo.getDraw('giv_p4'))!;
     expect(after.winners[0]!.login).toBe(rec.winners[0]!.login);
@@ -189,6 +193,9 @@ describe('gift draw reroll', () => {
     const done = once(h.svc.events, 'draw-finished');
     h.clock.advance(60_000);
     const [rec] = (await done) as [DrawRecord];
-    expect(await h.svc.reroll(rec.winners[0]!.login, mod())).toMatchObject({ ok: false, message: expect.stringContaining('Fourthwall') });
+    expect(await h.svc.reroll(rec.winners[0]!.login, mod())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('Fourthwall'),
+    });
   });
 });

@@ -14,7 +14,11 @@ function entrant(login: string, roles: Partial<ChatRoles> = {}, userId = `u-${lo
   return { userId, login, displayName: login, weight: 1, roles: { ...noRoles, ...roles }, enteredAt: 0 };
 }
 
-function eligibleLogins(list: Entrant[], eligibility: Partial<typeof defaultGiveawaySettings.eligibility>, recent = new Set<string>()) {
+function eligibleLogins(
+  list: Entrant[],
+  eligibility: Partial<typeof defaultGiveawaySettings.eligibility>,
+  recent = new Set<string>(),
+) {
   const settings = mergeGiveawaySettings({ eligibility });
   return applyEligibility(list, settings, id, recent);
 }
@@ -58,7 +62,14 @@ describe('eligibility rules', () => {
   });
 
   it('luck: subscriber multiplier and month tiers (highest matching tier wins)', () => {
-    const luck = { subscriberMultiplier: 2, tiers: [{ minMonths: 6, weight: 4 }, { minMonths: 24, weight: 8 }, { minMonths: 12, weight: 6 }] };
+    const luck = {
+      subscriberMultiplier: 2,
+      tiers: [
+        { minMonths: 6, weight: 4 },
+        { minMonths: 24, weight: 8 },
+        { minMonths: 12, weight: 6 },
+      ],
+    };
     expect(ticketWeight({ ...noRoles }, luck)).toBe(1);
     expect(ticketWeight({ ...noRoles, subscriber: true, subMonths: 1 }, luck)).toBe(2);
     expect(ticketWeight({ ...noRoles, subscriber: true, subMonths: 7 }, luck)).toBe(4);
@@ -71,7 +82,11 @@ describe('eligibility rules', () => {
     expect(() => mergeGiveawaySettings()).not.toThrow();
     expect(Object.isFrozen(defaultGiveawaySettings.eligibility.excludeLogins)).toBe(true);
     try {
-      mergeGiveawaySettings({ purchaseEntrySeconds: 5, luck: { subscriberMultiplier: 1.5 }, claim: { seconds: -1, maxRerolls: 1 } });
+      mergeGiveawaySettings({
+        purchaseEntrySeconds: 5,
+        luck: { subscriberMultiplier: 1.5 },
+        claim: { seconds: -1, maxRerolls: 1 },
+      });
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(GiveawaySettingsError);
@@ -85,8 +100,15 @@ describe('eligibility rules', () => {
 
 describe('eligibility in the service', () => {
   const make = harnessPerTest();
-  async function drawWith(h: Harness, gifts: number, msgs: ReturnType<typeof chatMsg>[], drawId?: string): Promise<DrawRecord> {
-    await h.svc.handleGiftDrawStarted(h.shop.addDraw({ gifts, createdAt: h.clock.now(), ...(drawId ? { id: drawId } : {}) }));
+  async function drawWith(
+    h: Harness,
+    gifts: number,
+    msgs: ReturnType<typeof chatMsg>[],
+    drawId?: string,
+  ): Promise<DrawRecord> {
+    await h.svc.handleGiftDrawStarted(
+      h.shop.addDraw({ gifts, createdAt: h.clock.now(), ...(drawId ? { id: drawId } : {}) }),
+    );
     for (const m of msgs) h.svc.enter(m);
     // A gift draw short of winners is handed back (draw-failed); one with its winners finishes.
     const done = Promise.race([once(h.svc.events, 'draw-finished'), once(h.svc.events, 'draw-failed')]);
@@ -96,7 +118,9 @@ describe('eligibility in the service', () => {
   }
 
   it('only eligible entrants can win; the rules and exclusions are recorded', async () => {
-    const h = await make({ settings: { eligibility: { excludeModerators: true, subscribersOnly: true, excludeLogins: ['banned'] } } });
+    const h = await make({
+      settings: { eligibility: { excludeModerators: true, subscribersOnly: true, excludeLogins: ['banned'] } },
+    });
     const rec = await drawWith(h, 1, [
       chatMsg('plain'),
       chatMsg('mod', { roles: { moderator: true, subscriber: true, subMonths: 3 } }),
@@ -131,7 +155,14 @@ describe('eligibility in the service', () => {
     expect(h.svc.enter(chatMsg('GIFTBOT'))).toBe(0);
     expect(h.svc.enter(chatMsg('viewer', { userId: '1000' }))).toBe(0); // the channel's id
     expect(h.svc.enter(chatMsg('Viewer'))).toBe(1);
-    expect([...h.svc.drawViews().find((v) => v.active)!.entrants.values()].map((e) => e.login)).toEqual(['viewer']);
+    expect(
+      [
+        ...h.svc
+          .drawViews()
+          .find((v) => v.active)!
+          .entrants.values(),
+      ].map((e) => e.login),
+    ).toEqual(['viewer']);
   });
 
   it('winner cooldown across two draws', async () => {

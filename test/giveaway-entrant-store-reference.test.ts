@@ -42,7 +42,19 @@ class ReferenceStore {
   }
 }
 
-const LOGINS = ['viewer', 'Ab', 'zoë_ñ', '名前', 'emoji😀x', 'lone\ud800', 'q"uote', 'back\\slash', 'ÉCOLE', 'é'.repeat(40), 'a'.repeat(25)];
+const LOGINS = [
+  'viewer',
+  'Ab',
+  'zoë_ñ',
+  '名前',
+  'emoji😀x',
+  'lone\ud800',
+  'q"uote',
+  'back\\slash',
+  'ÉCOLE',
+  'é'.repeat(40),
+  'a'.repeat(25),
+];
 
 function randomEntrant(next: () => number, step: number): Entrant {
   const kind = next();
@@ -60,7 +72,13 @@ function randomEntrant(next: () => number, step: number): Entrant {
     login,
     displayName: next() < 0.5 ? login : login.toUpperCase(),
     weight: 1 + Math.floor(next() * 5),
-    roles: { ...noRoles, subscriber, moderator: next() < 0.05, vip: next() < 0.05, subMonths: subscriber ? Math.floor(next() * 40) : 0 },
+    roles: {
+      ...noRoles,
+      subscriber,
+      moderator: next() < 0.05,
+      vip: next() < 0.05,
+      subMonths: subscriber ? Math.floor(next() * 40) : 0,
+    },
     enteredAt: 1_700_000_000_000 + step,
   };
 }
@@ -78,24 +96,46 @@ describe('the columnar entrant store against a Map and a sort', () => {
         if (op < 0.7) {
           const e = randomEntrant(next, step);
           seen.push(e);
-          const added = next() < 0.5 ? table.add(e) : table.addFields(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt);
+          const added =
+            next() < 0.5
+              ? table.add(e)
+              : table.addFields(
+                  e.userId,
+                  e.login,
+                  e.displayName,
+                  e.weight,
+                  packRoles(e.roles),
+                  e.roles.subMonths,
+                  e.enteredAt,
+                );
           expect(added, where).toBe(ref.add(e));
         } else {
-          const probe = seen.length && next() < 0.7 ? seen[Math.floor(next() * seen.length)]! : randomEntrant(next, step);
+          const probe =
+            seen.length && next() < 0.7 ? seen[Math.floor(next() * seen.length)]! : randomEntrant(next, step);
           if (op < 0.8) expect(table.has(probe.userId), where).toBe(ref.has(probe.userId));
           else if (op < 0.9) expect(table.get(probe.userId), where).toEqual(ref.get(probe.userId));
-          else if (op < 0.95) expect(table.findByLogin(probe.login.toUpperCase())?.userId, where).toBe(ref.findByLogin(probe.login.toUpperCase())?.userId);
+          else if (op < 0.95)
+            expect(table.findByLogin(probe.login.toUpperCase())?.userId, where).toBe(
+              ref.findByLogin(probe.login.toUpperCase())?.userId,
+            );
           else expect(table.displayNameOf(probe.userId), where).toBe(ref.get(probe.userId)?.displayName);
         }
         expect(table.size, where).toBe(ref.size);
       }
       expect([...table.values()]).toEqual(ref.values());
       // At close: nobody excluded (no rules, channel and bot not among them), the same list and digest.
-      const { frozen, excluded } = await freezeEntrantTable(table, mergeGiveawaySettings({}), { channelLogin: 'nobody_here', botLogin: 'no_bot_here' }, new Set());
+      const { frozen, excluded } = await freezeEntrantTable(
+        table,
+        mergeGiveawaySettings({}),
+        { channelLogin: 'nobody_here', botLogin: 'no_bot_here' },
+        new Set(),
+      );
       expect(excluded).toEqual({});
       const want = reference(ref.values());
       expect(frozen.length).toBe(want.frozen.length);
-      expect(Array.from({ length: frozen.length }, (_, p) => frozen.userId(p))).toEqual(want.frozen.map((e) => e.userId));
+      expect(Array.from({ length: frozen.length }, (_, p) => frozen.userId(p))).toEqual(
+        want.frozen.map((e) => e.userId),
+      );
       expect(frozen.digest).toBe(ref.digest());
     });
   }

@@ -6,21 +6,67 @@
  * side strings are kept only for the odd rows.
  */
 import { describe, expect, it } from 'vitest';
-import { EntrantTable, LOGIN_KEEPS_STRING, LOGIN_NON_ASCII, LOGIN_STRING_ONLY } from '../src/giveaway/entrants/entrant-table.js';
+import {
+  EntrantTable,
+  LOGIN_KEEPS_STRING,
+  LOGIN_NON_ASCII,
+  LOGIN_STRING_ONLY,
+} from '../src/giveaway/entrants/entrant-table.js';
 import { noRoles } from '../src/shared/chat.js';
 import type { Entrant } from '../src/giveaway/model.js';
 
-const IDS = ['0', '007', '42', '123456789012345', '000000000000000', '1234567890123456', 'u-bob', '', ' 1', '١٢٣', '12a'];
-const LOGINS = ['viewer', 'Ab', 'zoë_ñ', '名前', 'emoji😀x', 'lone\ud800', 'x\udc00y', 'q"uote', 'back\\slash', 'a\tb', '', 'é'.repeat(200), 'a'.repeat(255), 'a'.repeat(256)];
+const IDS = [
+  '0',
+  '007',
+  '42',
+  '123456789012345',
+  '000000000000000',
+  '1234567890123456',
+  'u-bob',
+  '',
+  ' 1',
+  '١٢٣',
+  '12a',
+];
+const LOGINS = [
+  'viewer',
+  'Ab',
+  'zoë_ñ',
+  '名前',
+  'emoji😀x',
+  'lone\ud800',
+  'x\udc00y',
+  'q"uote',
+  'back\\slash',
+  'a\tb',
+  '',
+  'é'.repeat(200),
+  'a'.repeat(255),
+  'a'.repeat(256),
+];
 
 function entrants(): Entrant[] {
   const out: Entrant[] = [];
   IDS.forEach((userId, i) => {
     const login = LOGINS[i % LOGINS.length]!;
-    out.push({ userId, login, displayName: i % 2 ? login : `D${login}`, weight: 1 + i, roles: { ...noRoles, subscriber: i % 3 === 0, subMonths: i }, enteredAt: 1_700_000_000_000 + i });
+    out.push({
+      userId,
+      login,
+      displayName: i % 2 ? login : `D${login}`,
+      weight: 1 + i,
+      roles: { ...noRoles, subscriber: i % 3 === 0, subMonths: i },
+      enteredAt: 1_700_000_000_000 + i,
+    });
   });
   LOGINS.forEach((login, i) => {
-    out.push({ userId: String(900_000 + i), login, displayName: login, weight: 1, roles: { ...noRoles }, enteredAt: i });
+    out.push({
+      userId: String(900_000 + i),
+      login,
+      displayName: login,
+      weight: 1,
+      roles: { ...noRoles },
+      enteredAt: i,
+    });
   });
   return out;
 }

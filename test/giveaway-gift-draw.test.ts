@@ -42,7 +42,10 @@ describe('gift draw: entrants and winners', () => {
       expect(rec.winners).toHaveLength(want);
       expect(new Set(rec.winners.map((w) => w.userId)).size).toBe(want);
       expect(h.shop.count('finishDraw')).toBe(1);
-      const [, participants] = h.shop.calls.find((c) => c.op === 'finishDraw')!.args as [string, { userId: string; userName: string }[]];
+      const [, participants] = h.shop.calls.find((c) => c.op === 'finishDraw')!.args as [
+        string,
+        { userId: string; userName: string }[],
+      ];
       expect(participants.map((p) => p.userId)).toEqual(rec.winners.map((w) => w.userId));
       for (const w of rec.winners) expect(w.redeemUrl).toMatch(/^https:\/\/fourthwall\.com\/gifts\/gft_/);
       expect(h.chat.matching(/congratulations/)).toHaveLength(1);
@@ -114,7 +117,13 @@ describe('gift draw: entrants and winners', () => {
       expect(rec.winners).toEqual([]);
       expect(h.shop.count('finishDraw')).toBe(0);
       const eligible = n === 0 ? 'no eligible entrant' : `only ${n} eligible ${n === 1 ? 'entrant' : 'entrants'}`;
-      expect(h.chat.matching(new RegExp(`^Cozy Hoodie: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\.$`))).toHaveLength(1);
+      expect(
+        h.chat.matching(
+          new RegExp(
+            `^Cozy Hoodie: ${eligible} for 5 gifts, and Fourthwall needs one winner per gift, so nobody wins this round\\.$`,
+          ),
+        ),
+      ).toHaveLength(1);
       // After the window (announcement, acknowledgements, reminders) one line says it all.
       const after = h.chat.texts().filter((t) => !/^🎁 |more joined|^⏳ /.test(t));
       expect(after).toHaveLength(1);
@@ -156,7 +165,9 @@ describe('gift draw: overlapping and duplicate draws', () => {
     const h = await make();
     await h.svc.handleGiftDrawStarted(h.shop.addDraw({ id: 'gdr_a', gifts: 3, durationSeconds: 60 }));
     h.clock.advance(20_000);
-    await h.svc.handleGiftDrawStarted(h.shop.addDraw({ id: 'gdr_b', gifts: 3, durationSeconds: 60, createdAt: START_MS + 20_000 }));
+    await h.svc.handleGiftDrawStarted(
+      h.shop.addDraw({ id: 'gdr_b', gifts: 3, durationSeconds: 60, createdAt: START_MS + 20_000 }),
+    );
     expect(h.svc.openDrawCount()).toBe(2);
     for (const l of ['a', 'b', 'c', 'd']) expect(h.svc.enter(chatMsg(l))).toBe(2);
     const finished: DrawRecord[] = [];
@@ -359,7 +370,10 @@ describe('gift draw: links stay private', () => {
     expect(links).toHaveLength(3);
     expect(linksIn(h.chat.texts().join('\n'))).toEqual([]);
     expect(h.chat.matching(/will send you your redeem link/)).toHaveLength(1);
-    const secret = h.operator.lines.filter((l) => l.secret).map((l) => l.line).join('\n');
+    const secret = h.operator.lines
+      .filter((l) => l.secret)
+      .map((l) => l.line)
+      .join('\n');
     for (const link of links) expect(secret).toContain(link);
     await h.svc.whenIdle();
     const log = h.logs.text();

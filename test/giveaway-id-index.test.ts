@@ -55,7 +55,10 @@ describe('IdIndex', () => {
    * The !enter path: a look-up of `id` then add(id); or of `id`, of `other`, then add(id); or of
    * `other` then add(id). Every answer is checked against a Map, then every id's row.
    */
-  function lookUpThenAdd(seed: number, inAlready: (index: IdIndex, reference: Map<string, number>, id: string) => void): void {
+  function lookUpThenAdd(
+    seed: number,
+    inAlready: (index: IdIndex, reference: Map<string, number>, id: string) => void,
+  ): void {
     const next = rng(seed);
     const index = new IdIndex();
     const reference = new Map<string, number>();
@@ -86,7 +89,20 @@ describe('IdIndex', () => {
 
   it('keeps ids that differ only in leading zeros or length apart', () => {
     const index = new IdIndex();
-    const ids = ['0', '00', '000000000000000', '1', '01', '10', '100', '123456789012345', '12345678901234', '1234567890123456', '99999999', '999999999'];
+    const ids = [
+      '0',
+      '00',
+      '000000000000000',
+      '1',
+      '01',
+      '10',
+      '100',
+      '123456789012345',
+      '12345678901234',
+      '1234567890123456',
+      '99999999',
+      '999999999',
+    ];
     ids.forEach((id, row) => expect(index.add(id, row)).toBe(true));
     ids.forEach((id, row) => {
       expect(index.rowOf(id)).toBe(row);
@@ -98,8 +114,22 @@ describe('IdIndex', () => {
 
   it('an entrant table refuses a second entry of an id and a display name too long to keep, leaving no trace', () => {
     const table = new EntrantTable();
-    const roles = { broadcaster: false, moderator: false, vip: false, subscriber: false, subMonths: 0, firstMessage: false };
-    const entrant = (userId: string, displayName = 'Viewer') => ({ userId, login: 'viewer', displayName, weight: 1, roles, enteredAt: 1 });
+    const roles = {
+      broadcaster: false,
+      moderator: false,
+      vip: false,
+      subscriber: false,
+      subMonths: 0,
+      firstMessage: false,
+    };
+    const entrant = (userId: string, displayName = 'Viewer') => ({
+      userId,
+      login: 'viewer',
+      displayName,
+      weight: 1,
+      roles,
+      enteredAt: 1,
+    });
     expect(table.add(entrant('42'))).toBe(true);
     expect(table.add(entrant('42', 'Other'))).toBe(false);
     expect(() => table.add(entrant('43', 'é'.repeat(40_000)))).toThrow(/display name too long/);

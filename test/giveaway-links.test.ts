@@ -57,7 +57,11 @@ describe('link giveaway: product lookup', () => {
 
   it('at most five candidates are listed', async () => {
     const h = await make();
-    h.shop.products = Array.from({ length: 8 }, (_, i) => ({ id: `prod-000${i}`, name: `Shirt ${i}`, slug: `shirt-${i}` }));
+    h.shop.products = Array.from({ length: 8 }, (_, i) => ({
+      id: `prod-000${i}`,
+      name: `Shirt ${i}`,
+      slug: `shirt-${i}`,
+    }));
     const res = await h.svc.startLinkGiveaway(mod(), 'shirt');
     expect(!res.ok && res.message.match(/Shirt \d/g)).toHaveLength(5);
   });
@@ -71,16 +75,28 @@ describe('link giveaway: product lookup', () => {
 
   it('bad winners/seconds are refused with the limits', async () => {
     const h = await make({ settings: { links: { maxWinners: 5, maxSeconds: 120 } } });
-    expect(await h.svc.startLinkGiveaway(mod(), 'mug', 6)).toMatchObject({ ok: false, message: expect.stringContaining('1 to 5') });
-    expect(await h.svc.startLinkGiveaway(mod(), 'mug', 1, 500)).toMatchObject({ ok: false, message: expect.stringContaining('5 to 120') });
+    expect(await h.svc.startLinkGiveaway(mod(), 'mug', 6)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('1 to 5'),
+    });
+    expect(await h.svc.startLinkGiveaway(mod(), 'mug', 1, 500)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('5 to 120'),
+    });
     expect(h.shop.count('listProducts')).toBe(0);
   });
 
   it('one link giveaway at a time', async () => {
     const h = await make();
-    const [a, b] = await Promise.all([h.svc.startLinkGiveaway(mod(), 'mug'), h.svc.startLinkGiveaway(mod(), 'red hoodie')]);
+    const [a, b] = await Promise.all([
+      h.svc.startLinkGiveaway(mod(), 'mug'),
+      h.svc.startLinkGiveaway(mod(), 'red hoodie'),
+    ]);
     expect([a.ok, b.ok].sort()).toEqual([false, true]);
-    expect(await h.svc.startLinkGiveaway(mod(), 'red hoodie')).toMatchObject({ ok: false, message: expect.stringContaining('already running') });
+    expect(await h.svc.startLinkGiveaway(mod(), 'red hoodie')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('already running'),
+    });
   });
 });
 
@@ -88,7 +104,9 @@ describe('link giveaway: drawing and delivery', () => {
   it('creates exactly one link per winner and delivers them privately', async () => {
     const h = await make();
     const rec = await runLinkGiveaway(h, 2, ['a', 'b', 'c', 'd']);
-    expect(h.shop.calls.filter((c) => c.op === 'createGiveawayLinks').map((c) => c.args)).toEqual([[PRODUCTS[2]!.id, 2]]);
+    expect(h.shop.calls.filter((c) => c.op === 'createGiveawayLinks').map((c) => c.args)).toEqual([
+      [PRODUCTS[2]!.id, 2],
+    ]);
     expect(rec.winners).toHaveLength(2);
     expect(rec.source.packageId).toBe('gpg_1');
     const links = rec.winners.map((w) => w.redeemUrl!);
@@ -150,7 +168,7 @@ describe('link giveaway: drawing and delivery', () => {
     expect(rec.winners.map((w) => w.login)).toEqual(['a']);
   });
 
-  it('reroll: the next pick replaces the winner with a new link (the old one had gone out: it stays the replaced winner\'s)', async () => {
+  it("reroll: the next pick replaces the winner with a new link (the old one had gone out: it stays the replaced winner's)", async () => {
     const h = await make();
     const rec = await runLinkGiveaway(h, 2, ['a', 'b', 'c', 'd', 'e']);
     const [first, second] = rec.winners;
@@ -177,7 +195,11 @@ describe('link giveaway: drawing and delivery', () => {
     expect(after.source.extraPackageIds).toHaveLength(1);
     expect(verifyDraw(after)).toMatchObject({ ok: true });
     expect(h.chat.matching(new RegExp(`@${first!.login} is replaced by @${replacement.login}`))).toHaveLength(1);
-    expect(h.operator.lines.filter((l) => l.secret && l.line.includes(`@${replacement.login}`) && l.line.includes(replacement.redeemUrl!))).toHaveLength(1);
+    expect(
+      h.operator.lines.filter(
+        (l) => l.secret && l.line.includes(`@${replacement.login}`) && l.line.includes(replacement.redeemUrl!),
+      ),
+    ).toHaveLength(1);
     expect(h.shop.count('createGiveawayLinks')).toBe(2);
     expect(await h.svc.reroll('nobody', mod())).toMatchObject({ ok: false });
   });
@@ -185,13 +207,21 @@ describe('link giveaway: drawing and delivery', () => {
   it('reroll when everybody has been picked keeps the winner', async () => {
     const h = await make();
     const rec = await runLinkGiveaway(h, 1, ['a']);
-    expect(await h.svc.reroll('a', mod())).toMatchObject({ ok: false, message: expect.stringContaining('Nobody is left') });
+    expect(await h.svc.reroll('a', mod())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('Nobody is left'),
+    });
     expect((await h.repo.getDraw(rec.id))!.winners.map((w) => w.login)).toEqual(['a']);
   });
 
   it('link creation failure: retried, then reported with the winners kept; !giveaway retry delivers', async () => {
     const h = await make({ settings: { links: { createDeadlineSeconds: 5 } } });
-    h.shop.linkPlan = [{ error: 'unavailable' }, { error: 'unavailable' }, { error: 'unavailable' }, { error: 'unavailable' }];
+    h.shop.linkPlan = [
+      { error: 'unavailable' },
+      { error: 'unavailable' },
+      { error: 'unavailable' },
+      { error: 'unavailable' },
+    ];
     await h.svc.startLinkGiveaway(mod(), 'mug', 1, 30);
     h.svc.enter(chatMsg('a'));
     h.svc.enter(chatMsg('b'));
@@ -203,7 +233,9 @@ describe('link giveaway: drawing and delivery', () => {
     expect(rec.failure!.reason).toMatch(/retry/);
     expect(rec.winners).toHaveLength(1);
     expect(h.shop.count('createGiveawayLinks')).toBeGreaterThan(1);
-    expect(h.operator.lines.some((l) => l.line.includes('failed') && l.line.includes(`@${rec.winners[0]!.login}`))).toBe(true);
+    expect(
+      h.operator.lines.some((l) => l.line.includes('failed') && l.line.includes(`@${rec.winners[0]!.login}`)),
+    ).toBe(true);
     expect(h.chat.matching(/ran into a problem/)).toHaveLength(1);
 
     h.shop.linkPlan = [];

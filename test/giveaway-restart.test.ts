@@ -88,7 +88,10 @@ describe('restart', () => {
     await first.svc.handleGiftDrawStarted(draw);
     for (const l of ['a', 'b', 'c', 'd', 'e']) first.svc.enter(chatMsg(l));
     first.clock.advance(60_000);
-    await waitFor(() => first.shop.count('finishDraw') === 1 && first.clock.pending() > 0, 'backoff after the first finish');
+    await waitFor(
+      () => first.shop.count('finishDraw') === 1 && first.clock.pending() > 0,
+      'backoff after the first finish',
+    );
     await first.shutdown();
     const journaled = await second();
     // The second run reconciles with GET draw and adopts Fourthwall's (= the recorded) winners.

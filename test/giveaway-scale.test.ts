@@ -46,14 +46,20 @@ function enterViewers(h: Harness, from: number, count: number): { userId: string
   const entered: { userId: string; login: string; weight: number }[] = [];
   for (let i = from; i < from + count; i++) {
     const v = viewer(i);
-    const n = h.svc.enter(chatMsg(v.login, { userId: v.userId, roles: { subscriber: v.subscriber, subMonths: v.subscriber ? 3 : 0 } }));
+    const n = h.svc.enter(
+      chatMsg(v.login, { userId: v.userId, roles: { subscriber: v.subscriber, subMonths: v.subscriber ? 3 : 0 } }),
+    );
     if (n === 1) entered.push({ userId: v.userId, login: v.login, weight: v.subscriber ? 2 : 1 });
   }
   return entered;
 }
 
 /** Winners as the written procedure gives them for this seed and entrant list. */
-function expectedWinners(seedHex: string, entrants: { userId: string; login: string; weight: number }[], count: number): string[] {
+function expectedWinners(
+  seedHex: string,
+  entrants: { userId: string; login: string; weight: number }[],
+  count: number,
+): string[] {
   const { frozen, digest } = freezeEntrants(entrants);
   return pickSequence(Buffer.from(seedHex, 'hex'), digest, frozen, count).map((i) => frozen[i]!.userId);
 }
@@ -153,7 +159,10 @@ describe('restarts', () => {
     const h = await next();
     const mod = chatMsg('modjo', { roles: { moderator: true } });
     // (issue 46: a gift link that went out stays its winner's; Fourthwall cannot issue the gift again)
-    expect(await h.svc.reroll(rec.winners[1]!.login, mod)).toMatchObject({ ok: false, message: expect.stringContaining('gift link has already gone out') });
+    expect(await h.svc.reroll(rec.winners[1]!.login, mod)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('gift link has already gone out'),
+    });
     const after = (await h.repo.getDraw('giv_big'))!;
     expect(after.winners.map((w) => w.userId)).toEqual(sequence.slice(0, 3));
     expect(after.rerolls ?? []).toEqual([]);

@@ -21,8 +21,19 @@ const on = { partnerEntries: true };
 
 function msg(over: Partial<ChatMessage> = {}): ChatMessage {
   return {
-    id: 'm1', channel: 'here', channelId: HERE, userId: '333', login: 'fan', displayName: 'fan', text: '!enter',
-    roles: noRoles, bits: 0, action: false, sentAt: 1, self: false, ...over,
+    id: 'm1',
+    channel: 'here',
+    channelId: HERE,
+    userId: '333',
+    login: 'fan',
+    displayName: 'fan',
+    text: '!enter',
+    roles: noRoles,
+    bits: 0,
+    action: false,
+    sentAt: 1,
+    self: false,
+    ...over,
   };
 }
 
@@ -40,7 +51,11 @@ describe('the Shared Chat rule', () => {
   });
 
   it('entries: own always, partner only with partnerEntries, source-only never', () => {
-    expect([mayEnter('own', off), mayEnter('partner', off), mayEnter('source-only', off)]).toEqual([true, false, false]);
+    expect([mayEnter('own', off), mayEnter('partner', off), mayEnter('source-only', off)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
     expect([mayEnter('own', on), mayEnter('partner', on), mayEnter('source-only', on)]).toEqual([true, true, false]);
   });
 
@@ -63,7 +78,15 @@ describe('the Shared Chat rule', () => {
 
 const roles = { ...noRoles };
 function entrant(userId: string, partnerChannelId?: string): Entrant {
-  return { userId, login: `u${userId}`, displayName: `U${userId}`, weight: 1, roles, enteredAt: 1_767_300_000_000, ...(partnerChannelId ? { partnerChannelId } : {}) };
+  return {
+    userId,
+    login: `u${userId}`,
+    displayName: `U${userId}`,
+    weight: 1,
+    roles,
+    enteredAt: 1_767_300_000_000,
+    ...(partnerChannelId ? { partnerChannelId } : {}),
+  };
 }
 
 describe('a partner viewer in the entrant store and its journal', () => {
@@ -75,17 +98,33 @@ describe('a partner viewer in the entrant store and its journal', () => {
     table.add(entrant(ids[2]!, PARTNER));
     table.add(entrant(ids[3]!, '444444444'));
     table.add(entrant(ids[4]!));
-    expect(table.partnerCounts()).toEqual(new Map([[PARTNER, 2], ['444444444', 1]]));
+    expect(table.partnerCounts()).toEqual(
+      new Map([
+        [PARTNER, 2],
+        ['444444444', 1],
+      ]),
+    );
     expect(table.get(ids[0]!)).not.toHaveProperty('partnerChannelId');
     expect(table.get(ids[1]!)?.partnerChannelId).toBe(PARTNER);
 
     // both ways the journal writes rows: copied from the columns, and one by one
-    for (const write of [(b: LineBytes) => b.addRows(table, 0, table.size), (b: LineBytes) => { for (let r = 0; r < table.size; r++) b.addRow(table, r); }]) {
+    for (const write of [
+      (b: LineBytes) => b.addRows(table, 0, table.size),
+      (b: LineBytes) => {
+        for (let r = 0; r < table.size; r++) b.addRow(table, r);
+      },
+    ]) {
       const bytes = new LineBytes(64);
       write(bytes);
       const parsed = parseJournal(bytes.bytes().toString('utf8'));
       expect(parsed.badLines).toEqual([]);
-      expect(parsed.entrants.map((e) => e.partnerChannelId)).toEqual([undefined, PARTNER, PARTNER, '444444444', undefined]);
+      expect(parsed.entrants.map((e) => e.partnerChannelId)).toEqual([
+        undefined,
+        PARTNER,
+        PARTNER,
+        '444444444',
+        undefined,
+      ]);
       const restored = new EntrantTable(parsed.entrants);
       expect(restored.partnerCounts()).toEqual(table.partnerCounts());
       expect([...restored.values()]).toEqual([...table.values()]);
@@ -97,9 +136,16 @@ describe('entrants by channel', () => {
   const here = { channelLogin: 'home_chan', channelId: () => HERE };
 
   it('this channel first (even with 0), then partners by count; logins where known, lookups asked for the others', () => {
-    const table = new EntrantTable([entrant('100000000011', PARTNER), entrant('100000000012', PARTNER), entrant('100000000013', '555555555')]);
+    const table = new EntrantTable([
+      entrant('100000000011', PARTNER),
+      entrant('100000000012', PARTNER),
+      entrant('100000000013', '555555555'),
+    ]);
     const asked: string[] = [];
-    const directory = { loginOf: (id: string) => (id === PARTNER ? 'partner_chan' : undefined), lookUp: (id: string) => void asked.push(id) };
+    const directory = {
+      loginOf: (id: string) => (id === PARTNER ? 'partner_chan' : undefined),
+      lookUp: (id: string) => void asked.push(id),
+    };
     expect(channelCounts(table, here, directory)).toEqual([
       { channelId: HERE, login: 'home_chan', entrants: 0, own: true },
       { channelId: PARTNER, login: 'partner_chan', entrants: 2 },
@@ -119,6 +165,9 @@ describe('entrants by channel', () => {
     // restored after the setting was turned off: the partner entrants are still counted
     const b = record();
     recordChannelCounts(b, new EntrantTable([entrant('100000000022', PARTNER)]), here, off);
-    expect(b.entrantsByChannel).toEqual([{ channelId: HERE, login: 'home_chan', entrants: 0, own: true }, { channelId: PARTNER, entrants: 1 }]);
+    expect(b.entrantsByChannel).toEqual([
+      { channelId: HERE, login: 'home_chan', entrants: 0, own: true },
+      { channelId: PARTNER, entrants: 1 },
+    ]);
   });
 });

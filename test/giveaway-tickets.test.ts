@@ -16,7 +16,15 @@ import { ManualClock } from '../src/shared/clock.js';
 import { verifyDraw } from '../src/fairness/verify.js';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import type { TicketRequest } from '../src/giveaway/tickets.js';
-import { chatMsg, harness, makeTempDir, removeDir, START_MS, type Harness, type HarnessOptions } from './support/giveaway-fakes.js';
+import {
+  chatMsg,
+  harness,
+  makeTempDir,
+  removeDir,
+  START_MS,
+  type Harness,
+  type HarnessOptions,
+} from './support/giveaway-fakes.js';
 import { emptyImage, PowerCutFs } from './support/power-cut-fs.js';
 
 const dirs: string[] = [];
@@ -26,7 +34,9 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await removeDir(d);
 });
 
-const TICKETS = { tickets: { channelPoints: { ticketsPerRedemption: 2, maxPerViewer: 2 }, bits: { bitsPerTicket: 100, maxTickets: 3 } } };
+const TICKETS = {
+  tickets: { channelPoints: { ticketsPerRedemption: 2, maxPerViewer: 2 }, bits: { bitsPerTicket: 100, maxTickets: 3 } },
+};
 
 async function run(o: HarnessOptions = {}): Promise<Harness> {
   const h = await harness({ settings: TICKETS, ...o });
@@ -36,10 +46,27 @@ async function run(o: HarnessOptions = {}): Promise<Harness> {
 
 let seq = 0;
 function redemption(login: string, o: Partial<TicketRequest> = {}): TicketRequest {
-  return { source: 'points', ref: `r-${++seq}`, userId: `u-${login}`, login, displayName: login.toUpperCase(), at: START_MS, ...o };
+  return {
+    source: 'points',
+    ref: `r-${++seq}`,
+    userId: `u-${login}`,
+    login,
+    displayName: login.toUpperCase(),
+    at: START_MS,
+    ...o,
+  };
 }
 function bits(login: string, amount: number, o: Partial<TicketRequest> = {}): TicketRequest {
-  return { source: 'bits', ref: `b-${++seq}`, userId: `u-${login}`, login, displayName: login, bits: amount, at: START_MS, ...o };
+  return {
+    source: 'bits',
+    ref: `b-${++seq}`,
+    userId: `u-${login}`,
+    login,
+    displayName: login,
+    bits: amount,
+    at: START_MS,
+    ...o,
+  };
 }
 
 describe('entries from channel points and bits', () => {
@@ -47,7 +74,11 @@ describe('entries from channel points and bits', () => {
     const h = await run();
     const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
     await h.svc.handleGiftDrawStarted(draw);
-    expect(await h.svc.enterByTickets(redemption('alice'))).toEqual({ result: 'entered', draws: [draw.id], tickets: [2] });
+    expect(await h.svc.enterByTickets(redemption('alice'))).toEqual({
+      result: 'entered',
+      draws: [draw.id],
+      tickets: [2],
+    });
     h.svc.enter(chatMsg('bob'));
     expect(await h.svc.enterByTickets(redemption('bob'))).toMatchObject({ result: 'entered', tickets: [2] });
     expect(await h.svc.enterByTickets(redemption('alice'))).toMatchObject({ result: 'entered' });
@@ -64,8 +95,16 @@ describe('entries from channel points and bits', () => {
     expect(await h.svc.enterByTickets(redemption('alice'))).toEqual({ result: 'refused', reason: 'no-draw-open' });
     const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
     await h.svc.handleGiftDrawStarted(draw);
-    expect(await h.svc.enterByTickets(redemption('cheater'))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'excluded-login' });
-    expect(await h.svc.enterByTickets(redemption('streamer', { userId: '1000' }))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'broadcaster' });
+    expect(await h.svc.enterByTickets(redemption('cheater'))).toEqual({
+      result: 'refused',
+      reason: 'not-eligible',
+      exclusion: 'excluded-login',
+    });
+    expect(await h.svc.enterByTickets(redemption('streamer', { userId: '1000' }))).toEqual({
+      result: 'refused',
+      reason: 'not-eligible',
+      exclusion: 'broadcaster',
+    });
     const r = redemption('alice');
     expect(await h.svc.enterByTickets(r)).toMatchObject({ result: 'entered' });
     expect(await h.svc.enterByTickets(r)).toEqual({ result: 'already', draws: [draw.id] });
@@ -111,9 +150,16 @@ describe('entries from channel points and bits', () => {
     await done;
     await h.svc.whenIdle();
     const rec = (await h.repo.getDraw(draw.id)) as DrawRecord;
-    expect(Object.fromEntries(rec.frozenEntrants!.map((e) => [e.login, e.weight]))).toEqual({ bob: 5, alice: 2, carol: 2 });
+    expect(Object.fromEntries(rec.frozenEntrants!.map((e) => [e.login, e.weight]))).toEqual({
+      bob: 5,
+      alice: 2,
+      carol: 2,
+    });
     expect(rec.rules).toMatchObject({
-      tickets: { channelPoints: { ticketsPerRedemption: 2, maxPerViewer: 2 }, bits: { bitsPerTicket: 100, maxTickets: 3 } },
+      tickets: {
+        channelPoints: { ticketsPerRedemption: 2, maxPerViewer: 2 },
+        bits: { bitsPerTicket: 100, maxTickets: 3 },
+      },
       ticketsGranted: { channelPoints: 6, bits: 2 },
     });
     expect(verifyDraw(rec)).toMatchObject({ ok: true });
@@ -134,7 +180,13 @@ describe('entries from channel points and bits', () => {
     const images = fs.imagesAfter(cut);
     expect(images.length).toBeGreaterThan(0);
     for (const image of images) {
-      const after = await harness({ dir: DIR, fileSystem: new PowerCutFs(image), clock, shop: h.shop, settings: TICKETS });
+      const after = await harness({
+        dir: DIR,
+        fileSystem: new PowerCutFs(image),
+        clock,
+        shop: h.shop,
+        settings: TICKETS,
+      });
       expect(after.svc.drawViews()[0]?.entrants.get('u-alice')?.weight, '[the grant survives]').toBe(2);
       await after.shutdown();
     }
@@ -146,9 +198,20 @@ describe('entries from channel points and bits', () => {
       const h = await run({ settings: { ...TICKETS, eligibility: { subscribersOnly: true } } });
       const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
       await h.svc.handleGiftDrawStarted(draw);
-      expect(await h.svc.enterByTickets(redemption('quiet'))).toEqual({ result: 'refused', reason: 'roles-unknown', rule: 'subscribersOnly' });
-      expect(await h.svc.enterByTickets(redemption('nosub', { roles: { subscriber: false } }))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'not-subscriber' });
-      expect(await h.svc.enterByTickets(redemption('sub', { roles: { subscriber: true } }))).toMatchObject({ result: 'entered', tickets: [2] });
+      expect(await h.svc.enterByTickets(redemption('quiet'))).toEqual({
+        result: 'refused',
+        reason: 'roles-unknown',
+        rule: 'subscribersOnly',
+      });
+      expect(await h.svc.enterByTickets(redemption('nosub', { roles: { subscriber: false } }))).toEqual({
+        result: 'refused',
+        reason: 'not-eligible',
+        exclusion: 'not-subscriber',
+      });
+      expect(await h.svc.enterByTickets(redemption('sub', { roles: { subscriber: true } }))).toMatchObject({
+        result: 'entered',
+        tickets: [2],
+      });
       // A viewer known from chat: their chat roles decide, whatever the API said (or did not).
       h.svc.enter(chatMsg('chatsub', { roles: { subscriber: true, subMonths: 3 } }));
       expect(await h.svc.enterByTickets(redemption('chatsub'))).toMatchObject({ result: 'entered' });
@@ -167,9 +230,17 @@ describe('entries from channel points and bits', () => {
       const h = await run({ settings: { ...TICKETS, eligibility: { excludeModerators: true, minSubMonths: 6 } } });
       const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
       await h.svc.handleGiftDrawStarted(draw);
-      expect(await h.svc.enterByTickets(redemption('mod', { roles: { subscriber: true, moderator: true } }))).toMatchObject({ result: 'refused', reason: 'roles-unknown', rule: 'minSubMonths' });
-      expect(await h.svc.enterByTickets(redemption('nosubmod', { roles: { subscriber: false, moderator: true } }))).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'moderator' });
-      expect(await h.svc.enterByTickets(redemption('nosub', { roles: { subscriber: false } }))).toEqual({ result: 'refused', reason: 'roles-unknown', rule: 'excludeModerators' });
+      expect(
+        await h.svc.enterByTickets(redemption('mod', { roles: { subscriber: true, moderator: true } })),
+      ).toMatchObject({ result: 'refused', reason: 'roles-unknown', rule: 'minSubMonths' });
+      expect(
+        await h.svc.enterByTickets(redemption('nosubmod', { roles: { subscriber: false, moderator: true } })),
+      ).toEqual({ result: 'refused', reason: 'not-eligible', exclusion: 'moderator' });
+      expect(await h.svc.enterByTickets(redemption('nosub', { roles: { subscriber: false } }))).toEqual({
+        result: 'refused',
+        reason: 'roles-unknown',
+        rule: 'excludeModerators',
+      });
       // In chat with 7 months: the tickets are added to the chat entry.
       h.svc.enter(chatMsg('loyal', { roles: { subscriber: true, subMonths: 7 } }));
       expect(await h.svc.enterByTickets(redemption('loyal'))).toMatchObject({ result: 'entered' });
@@ -179,8 +250,14 @@ describe('entries from channel points and bits', () => {
       const h = await run({ settings: { ...TICKETS, eligibility: { excludeModerators: true } } });
       const draw = h.shop.addDraw({ gifts: 1, durationSeconds: 60 });
       await h.svc.handleGiftDrawStarted(draw);
-      expect(await h.svc.enterByTickets(redemption('sneaky_mod'))).toEqual({ result: 'refused', reason: 'roles-unknown', rule: 'excludeModerators' });
-      expect(await h.svc.enterByTickets(redemption('viewer', { roles: { moderator: false } }))).toMatchObject({ result: 'entered' });
+      expect(await h.svc.enterByTickets(redemption('sneaky_mod'))).toEqual({
+        result: 'refused',
+        reason: 'roles-unknown',
+        rule: 'excludeModerators',
+      });
+      expect(await h.svc.enterByTickets(redemption('viewer', { roles: { moderator: false } }))).toMatchObject({
+        result: 'entered',
+      });
       expect(h.svc.drawViews()[0]!.entrants.size).toBe(1);
     });
 
@@ -192,7 +269,9 @@ describe('entries from channel points and bits', () => {
       const first = await harness({ dir, clock, settings });
       const draw = first.shop.addDraw({ gifts: 1, durationSeconds: 60 });
       await first.svc.handleGiftDrawStarted(draw);
-      expect(await first.svc.enterByTickets(redemption('sub', { roles: { subscriber: true } }))).toMatchObject({ result: 'entered' });
+      expect(await first.svc.enterByTickets(redemption('sub', { roles: { subscriber: true } }))).toMatchObject({
+        result: 'entered',
+      });
       await first.shutdown();
       const h = await harness({ dir, clock, shop: first.shop, settings });
       live.push(h);

@@ -18,11 +18,15 @@ describe('RejectionLog', () => {
       'webhook rejected: signature not verified',
       'webhook rejected: bad payload',
     ]);
-    expect(lines.filter((l) => l['level'] === 20 && l['msg'] === 'webhook rejected: signature not verified')).toHaveLength(4);
+    expect(
+      lines.filter((l) => l['level'] === 20 && l['msg'] === 'webhook rejected: signature not verified'),
+    ).toHaveLength(4);
     r.close();
     const summary = cap.json().at(-1)!;
     expect(summary['level']).toBe(40);
-    expect(summary['msg']).toBe('4 more webhook request(s) rejected in the last 60 s (signature: 4); each is at debug level');
+    expect(summary['msg']).toBe(
+      '4 more webhook request(s) rejected in the last 60 s (signature: 4); each is at debug level',
+    );
     // a new window warns again on its first rejection
     r.note('signature', {});
     expect(cap.json().at(-1)!['level']).toBe(40);

@@ -52,7 +52,9 @@ describe('startHttpServer', () => {
       },
     });
     let answered: number | undefined;
-    const posting = postWebhook(url, webhookEnvelope('GIFT_DRAW_ENDED_X', {}, 'weve_slow'), { secret: SECRET }).then((res) => (answered = res.status));
+    const posting = postWebhook(url, webhookEnvelope('GIFT_DRAW_ENDED_X', {}, 'weve_slow'), { secret: SECRET }).then(
+      (res) => (answered = res.status),
+    );
     // The request reached the handler and waits for it: no answer yet.
     await expect.poll(() => handed).toBe(1);
     let idle = false;
@@ -94,7 +96,9 @@ describe('startHttpServer', () => {
     const { url, logs } = await start({ ackDeadlineMs: 100, onEvent: () => gate.then(() => void (finished = true)) });
     const res = await postWebhook(url, webhookEnvelope('SOMETHING', {}, 'weve_late'), { secret: SECRET });
     expect(res.status).toBe(503);
-    expect(logs.json().find((l) => String(l['msg']).includes('not saved yet 100 ms after it arrived'))).toMatchObject({ eventId: 'weve_late' });
+    expect(logs.json().find((l) => String(l['msg']).includes('not saved yet 100 ms after it arrived'))).toMatchObject({
+      eventId: 'weve_late',
+    });
     expect(finished).toBe(false);
     release();
     await server!.idle();
@@ -130,5 +134,4 @@ describe('startHttpServer', () => {
     expect(events).toEqual([]);
     expect(logs.text()).toContain('no webhook secret or app HMAC key configured');
   });
-
 });

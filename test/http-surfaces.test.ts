@@ -103,7 +103,9 @@ const DRAW_IDS = Array.from({ length: 11 }, (_, i) => `cycled-${i}`);
 /** The page-bytes budget, test-sized: 2 MiB at once (refilled within seconds of the test clock). */
 const PAGE_BYTES_BURST = 2 * 1024 * 1024;
 
-function serverOptions(over: Partial<HttpServerOptions> = {}): HttpServerOptions & { local: NonNullable<HttpServerOptions['local']> } {
+function serverOptions(
+  over: Partial<HttpServerOptions> = {},
+): HttpServerOptions & { local: NonNullable<HttpServerOptions['local']> } {
   return {
     host: '127.0.0.1',
     port: 0,
@@ -125,7 +127,8 @@ beforeAll(async () => {
   ({ dir, cleanup } = await tempDataDir());
   repo = await FileDrawRepository.open(dir);
   await repo.saveDraw(finishedRecord({ id: 'big-draw', entrants: 5000, winners: 3 }));
-  for (const id of ['other-1', 'other-2', 'other-3', ...DRAW_IDS]) await repo.saveDraw(finishedRecord({ id, entrants: 50, winners: 1 }));
+  for (const id of ['other-1', 'other-2', 'other-3', ...DRAW_IDS])
+    await repo.saveDraw(finishedRecord({ id, entrants: 50, winners: 1 }));
   // (build budgets test-sized: 2 per client then one per 30 s, 3 for everyone then one per 2 s)
   verify = verifyRoute(repo, silentLogger(), {
     now: () => clock,
@@ -147,7 +150,15 @@ afterAll(async () => {
 describe('HTTP_PORT (the public listener)', () => {
   it("never serves the streamer's pages, whatever the Host, directly or through a TCP tunnel", async () => {
     for (const port of [http.port, tunnel.port]) {
-      for (const path of ['/overlay', '/overlay/state', '/overlay/events', '/dashboard', '/dashboard/api/state', '/x/../overlay', '/./dashboard']) {
+      for (const path of [
+        '/overlay',
+        '/overlay/state',
+        '/overlay/events',
+        '/dashboard',
+        '/dashboard/api/state',
+        '/x/../overlay',
+        '/./dashboard',
+      ]) {
         for (const host of ['localhost', '127.0.0.1', `127.0.0.1:${http.port}`, '[::1]']) {
           const r = await get(port, path, { host, authorization: 'Bearer any' });
           expect(r.status, `${port} ${path} ${host}`).toBe(404);
@@ -164,18 +175,32 @@ describe('HTTP_PORT (the public listener)', () => {
       expect(claim.text).toBe(`claim ${path.split('?')[0]}`);
     }
     expect((await get(tunnel.port, '/healthz', { host: 'tunnel.example' })).status).toBe(200);
-    const page = await get(tunnel.port, '/verify/big-draw', { host: 'tunnel.example', 'x-forwarded-for': '203.0.113.1' });
+    const page = await get(tunnel.port, '/verify/big-draw', {
+      host: 'tunnel.example',
+      'x-forwarded-for': '203.0.113.1',
+    });
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toBe(VERIFY_CSP);
     expect(VERIFY_CSP).toContain("frame-ancestors 'none'");
-    expect((await get(http.port, '/verify/nope', { host: 'tunnel.example' })).headers['content-security-policy']).toBe(VERIFY_CSP);
+    expect((await get(http.port, '/verify/nope', { host: 'tunnel.example' })).headers['content-security-policy']).toBe(
+      VERIFY_CSP,
+    );
   });
 });
 
 describe("the streamer's own listener", () => {
   it('answers an exact local Host, with no port or its own port, and a GIFTDROP_LOCAL_HOSTS name', async () => {
     const p = http.localPort;
-    for (const host of ['127.0.0.1', `127.0.0.1:${p}`, 'localhost', `LOCALHOST:${p}`, '[::1]', `[::1]:${p}`, 'streampc.lan', `streampc.lan:${p}`]) {
+    for (const host of [
+      '127.0.0.1',
+      `127.0.0.1:${p}`,
+      'localhost',
+      `LOCALHOST:${p}`,
+      '[::1]',
+      `[::1]:${p}`,
+      'streampc.lan',
+      `streampc.lan:${p}`,
+    ]) {
       const ok = await get(p, '/dashboard', { host });
       expect(ok.status, host).toBe(200);
       expect(ok.text).toBe('own page /dashboard');
@@ -185,14 +210,28 @@ describe("the streamer's own listener", () => {
 
   it('refuses a foreign Host (DNS rebinding), a look-alike, a wrong port, two Host headers and anything forwarded', async () => {
     const p = http.localPort;
-    for (const host of ['evil.example', '[::1].evil.com', 'localhost:evil', 'localhost.evil.com', 'streampc.lan.evil.example', `localhost:${p + 1}`, 'localhost:', '127.0.0.1 x', '']) {
+    for (const host of [
+      'evil.example',
+      '[::1].evil.com',
+      'localhost:evil',
+      'localhost.evil.com',
+      'streampc.lan.evil.example',
+      `localhost:${p + 1}`,
+      'localhost:',
+      '127.0.0.1 x',
+      '',
+    ]) {
       for (const path of ['/dashboard', '/dashboard/api/state', '/overlay', '/overlay/state']) {
         const status = await raw(p, `GET ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`);
         expect(status, `${path} Host "${host}"`).not.toBe(200);
       }
     }
-    expect(await raw(p, `GET /dashboard HTTP/1.1\r\nhost: localhost\r\nhost: evil.example\r\nconnection: close\r\n\r\n`)).not.toBe(200);
-    expect(await raw(p, `GET /dashboard HTTP/1.1\r\nhost: evil.example\r\nhost: localhost\r\nconnection: close\r\n\r\n`)).not.toBe(200);
+    expect(
+      await raw(p, `GET /dashboard HTTP/1.1\r\nhost: localhost\r\nhost: evil.example\r\nconnection: close\r\n\r\n`),
+    ).not.toBe(200);
+    expect(
+      await raw(p, `GET /dashboard HTTP/1.1\r\nhost: evil.example\r\nhost: localhost\r\nconnection: close\r\n\r\n`),
+    ).not.toBe(200);
     for (const [h, v] of [
       ['x-forwarded-for', '203.0.113.9'],
       ['forwarded', 'for=203.0.113.9'],
@@ -218,7 +257,14 @@ describe("the streamer's own listener", () => {
     expect(first.headers['set-cookie']).toBeUndefined();
     expect((await get(http.localPort, `/overlay/state?key=${KEY}`, { host: 'obs-pc.example' })).status).toBe(200);
     // without the key its data is refused, whatever cookie it brings; its script and style hold none
-    expect((await get(http.localPort, '/overlay/state', { host: 'obs-pc.example', cookie: `giftdrop_overlay_${http.localPort}=x` })).status).toBe(403);
+    expect(
+      (
+        await get(http.localPort, '/overlay/state', {
+          host: 'obs-pc.example',
+          cookie: `giftdrop_overlay_${http.localPort}=x`,
+        })
+      ).status,
+    ).toBe(403);
     expect((await get(http.localPort, '/overlay', { host: 'obs-pc.example' })).status).toBe(403);
     for (const asset of ['/overlay/overlay.js', '/overlay/overlay.css', '/overlay/client.js']) {
       expect((await get(http.localPort, asset, { host: 'obs-pc.example' })).status, asset).toBe(200);
@@ -233,11 +279,14 @@ describe("the streamer's own listener", () => {
 const LAN_ADDRESS = Object.values(networkInterfaces())
   .flat()
   .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-if (!LAN_ADDRESS) console.warn('\n!!! http-surfaces: no non-loopback IPv4 address here: the LAN-bind test is skipped !!!\n');
+if (!LAN_ADDRESS)
+  console.warn('\n!!! http-surfaces: no non-loopback IPv4 address here: the LAN-bind test is skipped !!!\n');
 
 describe.skipIf(!LAN_ADDRESS)('a non-loopback GIFTDROP_LOCAL_BIND', () => {
   it("judges the socket's peer, not the Host: a LAN request saying Host: 127.0.0.1 is not local", async () => {
-    const lan = await startHttpServer(serverOptions({ local: { host: '0.0.0.0', port: 0, routes: ownPages, overlayKey: KEY } }));
+    const lan = await startHttpServer(
+      serverOptions({ local: { host: '0.0.0.0', port: 0, routes: ownPages, overlayKey: KEY } }),
+    );
     try {
       const over = (address: string, path: string, headers: Record<string, string>) =>
         new Promise<number>((resolve, reject) => {
@@ -269,7 +318,8 @@ it("classifies the tunnel's paths as public and only /dashboard and /overlay as 
     expect(surfaceOf(p)).toBe('public');
     expect(surfaceOf(`${p}/x`)).toBe('public');
   }
-  for (const p of ['/dashboard', '/dashboard/api/state', '/overlay', '/overlay/events']) expect(surfaceOf(p)).toBe('own');
+  for (const p of ['/dashboard', '/dashboard/api/state', '/overlay', '/overlay/events'])
+    expect(surfaceOf(p)).toBe('own');
   for (const p of ['/overlayx', '/dashboards', '/', '/favicon.ico']) expect(surfaceOf(p)).toBe('public');
 });
 
@@ -283,7 +333,10 @@ describe('client keys come from the proxy the streamer names', () => {
     try {
       const codes: number[] = [];
       for (let i = 0; i < 300; i++) {
-        const r = await get(forwarder.port, '/healthz', { host: 't.example', 'x-forwarded-for': `198.51.${i >> 8}.${i & 255}` });
+        const r = await get(forwarder.port, '/healthz', {
+          host: 't.example',
+          'x-forwarded-for': `198.51.${i >> 8}.${i & 255}`,
+        });
         codes.push(r.status);
       }
       // one client's bucket (40 at once; the limiter's clock stands still here): no budget multiplied
@@ -295,26 +348,39 @@ describe('client keys come from the proxy the streamer names', () => {
     }
     expect(parseTrustProxy(undefined)).toEqual({ kind: 'none' });
     expect(describeClientKeys(undefined)).toContain('GIFTDROP_TRUST_PROXY=none, the default');
-    expect(describeClientKeys(undefined, 'https://a-b-c.trycloudflare.com')).toContain('set GIFTDROP_TRUST_PROXY=cloudflare');
+    expect(describeClientKeys(undefined, 'https://a-b-c.trycloudflare.com')).toContain(
+      'set GIFTDROP_TRUST_PROXY=cloudflare',
+    );
     expect(describeClientKeys(undefined, 'https://name.ngrok-free.app')).toContain('set GIFTDROP_TRUST_PROXY=ngrok');
-    expect(describeClientKeys('cloudflare', 'https://a-b-c.trycloudflare.com')).toMatch(/^client addresses: CF-Connecting-IP/);
+    expect(describeClientKeys('cloudflare', 'https://a-b-c.trycloudflare.com')).toMatch(
+      /^client addresses: CF-Connecting-IP/,
+    );
   });
 
   it('behind a tunnel (GIFTDROP_TRUST_PROXY=last-hop, said explicitly), rotating CF-Connecting-IP with a fixed X-Forwarded-For is one client', async () => {
     clock += 3_600_000; // fresh buckets
     const codes: number[] = [];
     for (let i = 0; i < 45; i++) {
-      const r = await get(tunnel.port, '/healthz', { host: 't.example', 'cf-connecting-ip': `198.51.100.${i}`, 'x-forwarded-for': '203.0.113.77' });
+      const r = await get(tunnel.port, '/healthz', {
+        host: 't.example',
+        'cf-connecting-ip': `198.51.100.${i}`,
+        'x-forwarded-for': '203.0.113.77',
+      });
       codes.push(r.status);
     }
     expect(codes.filter((c) => c === 200)).toHaveLength(40);
     expect(codes.slice(40)).toEqual([429, 429, 429, 429, 429]);
     // another tunnel client (its own last hop) is not affected
-    expect((await get(tunnel.port, '/healthz', { host: 't.example', 'x-forwarded-for': '203.0.113.78' })).status).toBe(200);
+    expect((await get(tunnel.port, '/healthz', { host: 't.example', 'x-forwarded-for': '203.0.113.78' })).status).toBe(
+      200,
+    );
     // a client's own earlier entries do not count: only the last hop (the tunnel's) names it
-    expect((await get(tunnel.port, '/healthz', { host: 't.example', 'x-forwarded-for': '10.9.9.9, 203.0.113.77' })).status).toBe(429);
+    expect(
+      (await get(tunnel.port, '/healthz', { host: 't.example', 'x-forwarded-for': '10.9.9.9, 203.0.113.77' })).status,
+    ).toBe(429);
     // junk in the header is no key: it falls back to the socket (the tunnel), not a fresh bucket per value
-    for (let i = 0; i < 40; i++) await get(tunnel.port, '/healthz', { host: 't.example', 'x-forwarded-for': `junk-${i}` });
+    for (let i = 0; i < 40; i++)
+      await get(tunnel.port, '/healthz', { host: 't.example', 'x-forwarded-for': `junk-${i}` });
     expect((await get(tunnel.port, '/healthz', { host: 't.example', 'x-forwarded-for': 'junk-x' })).status).toBe(429);
   });
 
@@ -331,7 +397,11 @@ describe('client keys come from the proxy the streamer names', () => {
         for (let i = 0; i < 45; i++) {
           // a rotating value in the header named, after a fixed first hop for the two-proxy case
           const value = setting === '2' ? `198.51.100.${i}, 192.0.2.1, 203.0.113.5` : `198.51.100.${i}`;
-          const r = await get(other.port, '/healthz', { host: 't.example', [rotate]: value, ...(rotate === 'cf-connecting-ip' ? { 'x-forwarded-for': '203.0.113.5' } : {}) });
+          const r = await get(other.port, '/healthz', {
+            host: 't.example',
+            [rotate]: value,
+            ...(rotate === 'cf-connecting-ip' ? { 'x-forwarded-for': '203.0.113.5' } : {}),
+          });
           if (r.status === 200) ok += 1;
         }
         expect(ok, `${setting} rotating ${rotate}`).toBe(expected);
@@ -355,13 +425,20 @@ describe('/verify is bounded and cached', () => {
     await Promise.all(
       Array.from({ length: 10 }, async (_, c) => {
         for (let i = 0; i < 25; i++) {
-          const r = await get(tunnel.port, '/verify/big-draw', { host: 'tunnel.example', 'x-forwarded-for': `10.0.0.1, 203.0.113.${c}` });
+          const r = await get(tunnel.port, '/verify/big-draw', {
+            host: 'tunnel.example',
+            'x-forwarded-for': `10.0.0.1, 203.0.113.${c}`,
+          });
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           if (r.status === 200) {
             size = r.body.length;
             etag = String(r.headers.etag);
           }
-          if (i % 5 === 0) health.push((await get(tunnel.port, '/healthz', { host: 'tunnel.example', 'x-forwarded-for': `198.51.100.${c}` })).status);
+          if (i % 5 === 0)
+            health.push(
+              (await get(tunnel.port, '/healthz', { host: 'tunnel.example', 'x-forwarded-for': `198.51.100.${c}` }))
+                .status,
+            );
         }
       }),
     );
@@ -375,10 +452,20 @@ describe('/verify is bounded and cached', () => {
     const page = await get(tunnel.port, '/verify/big-draw', { host: 'x', 'x-forwarded-for': '203.0.113.0' });
     expect(page.status).toBe(503);
     expect(Number(page.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect((await get(tunnel.port, '/verify/big-draw', { host: 'x', 'x-forwarded-for': '203.0.113.0', 'if-none-match': etag })).status).toBe(304);
+    expect(
+      (
+        await get(tunnel.port, '/verify/big-draw', {
+          host: 'x',
+          'x-forwarded-for': '203.0.113.0',
+          'if-none-match': etag,
+        })
+      ).status,
+    ).toBe(304);
     // time refills it for everyone
     clock += 2_000;
-    expect((await get(tunnel.port, '/verify/big-draw', { host: 'x', 'x-forwarded-for': '203.0.113.0' })).status).toBe(200);
+    expect((await get(tunnel.port, '/verify/big-draw', { host: 'x', 'x-forwarded-for': '203.0.113.0' })).status).toBe(
+      200,
+    );
   });
 
   it('by default (no header trusted) one visitor flooding /verify through the tunnel does not keep the others from the page', async () => {
@@ -389,7 +476,8 @@ describe('/verify is bounded and cached', () => {
     const plain = await startHttpServer({ ...defaults, routes: [verify] });
     const forwarder = await startTcpForwarder(plain.port);
     try {
-      const ask = (id: string, headers: Record<string, string> = {}) => get(forwarder.port, `/verify/${id}`, { host: 't', 'accept-encoding': 'br', ...headers });
+      const ask = (id: string, headers: Record<string, string> = {}) =>
+        get(forwarder.port, `/verify/${id}`, { host: 't', 'accept-encoding': 'br', ...headers });
       const flood: number[] = [];
       for (let i = 0; i < 50; i++) {
         flood.push((await ask('other-1')).status);
@@ -399,7 +487,14 @@ describe('/verify is bounded and cached', () => {
       // another visitor through the same tunnel: the page
       expect((await ask('other-2', { 'x-forwarded-for': '198.51.100.200' })).status).toBe(200);
       // The draw chat just linked is built even when the flood spent every build budget on old ids.
-      await repo.saveDraw(finishedRecord({ id: 'just-drawn', entrants: 40, winners: 1, openedAt: new Date(clock - 120_000).toISOString() }));
+      await repo.saveDraw(
+        finishedRecord({
+          id: 'just-drawn',
+          entrants: 40,
+          winners: 1,
+          openedAt: new Date(clock - 120_000).toISOString(),
+        }),
+      );
       for (const id of DRAW_IDS) verify.forget(id);
       const cycled: number[] = [];
       for (const id of DRAW_IDS) cycled.push((await ask(id)).status);
@@ -415,12 +510,15 @@ describe('/verify is bounded and cached', () => {
     clock += 3_600_000;
     for (const id of [...DRAW_IDS, 'other-1', 'other-2']) verify.forget(id);
     const attacker: number[] = [];
-    for (const id of DRAW_IDS) attacker.push((await get(tunnel.port, `/verify/${id}`, { host: 't', 'x-forwarded-for': '192.0.2.66' })).status);
+    for (const id of DRAW_IDS)
+      attacker.push((await get(tunnel.port, `/verify/${id}`, { host: 't', 'x-forwarded-for': '192.0.2.66' })).status);
     // 2 builds, then 503 (its own build budget): it spent only its own
     expect(attacker.slice(0, 2)).toEqual([200, 200]);
     expect(attacker.slice(2).every((s) => s === 503)).toBe(true);
     // real viewers: a page the attacker built is cached; a new page still builds (shared budget left)
-    expect((await get(tunnel.port, `/verify/${DRAW_IDS[0]}`, { host: 't', 'x-forwarded-for': '192.0.2.1' })).status).toBe(200);
+    expect(
+      (await get(tunnel.port, `/verify/${DRAW_IDS[0]}`, { host: 't', 'x-forwarded-for': '192.0.2.1' })).status,
+    ).toBe(200);
     expect((await get(tunnel.port, '/verify/other-1', { host: 't', 'x-forwarded-for': '192.0.2.2' })).status).toBe(200);
   });
 
@@ -430,22 +528,29 @@ describe('/verify is bounded and cached', () => {
     const statuses: number[] = [];
     for (const [c, id] of ['other-1', 'other-2', 'other-3', 'big-draw'].entries()) {
       verify.forget(id);
-      statuses.push((await get(tunnel.port, `/verify/${id}`, { host: 't', 'x-forwarded-for': `192.0.2.${10 + c}` })).status);
+      statuses.push(
+        (await get(tunnel.port, `/verify/${id}`, { host: 't', 'x-forwarded-for': `192.0.2.${10 + c}` })).status,
+      );
     }
     expect(statuses).toEqual([200, 200, 200, 503]);
     const busy = await get(tunnel.port, '/verify/big-draw', { host: 't', 'x-forwarded-for': '192.0.2.19' });
     expect(busy.status).toBe(503);
     expect(busy.headers['retry-after']).toBe('5');
-    expect((await get(tunnel.port, '/verify/other-1', { host: 't', 'x-forwarded-for': '192.0.2.20' })).status).toBe(200);
+    expect((await get(tunnel.port, '/verify/other-1', { host: 't', 'x-forwarded-for': '192.0.2.20' })).status).toBe(
+      200,
+    );
     clock += 2_000;
-    expect((await get(tunnel.port, '/verify/big-draw', { host: 't', 'x-forwarded-for': '192.0.2.21' })).status).toBe(200);
+    expect((await get(tunnel.port, '/verify/big-draw', { host: 't', 'x-forwarded-for': '192.0.2.21' })).status).toBe(
+      200,
+    );
     expect(verify.builds - before).toBe(4);
   });
 
   it('serves brotli and gzip as a browser asks, with a strong ETag, and answers 304 to If-None-Match', async () => {
     clock += 3_600_000;
     let n = 0; // (each request from its own viewer: this test is about the answers, not the limit)
-    const viewer = (extra: Record<string, string>) => get(tunnel.port, '/verify/big-draw', { host: 't', 'x-forwarded-for': `198.51.100.${100 + n++}`, ...extra });
+    const viewer = (extra: Record<string, string>) =>
+      get(tunnel.port, '/verify/big-draw', { host: 't', 'x-forwarded-for': `198.51.100.${100 + n++}`, ...extra });
     const plain = await viewer({});
     expect(plain.status).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
@@ -474,12 +579,22 @@ describe('connections and bodies', () => {
   const slowBody = (port: number, headers: string): Socket => {
     const sock = connect(port, '127.0.0.1');
     sock.on('error', () => undefined);
-    sock.write(`POST /webhooks/fourthwall HTTP/1.1\r\nhost: t\r\n${headers}x-fourthwall-hmac-sha256: ${Buffer.alloc(32, 7).toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":`);
+    sock.write(
+      `POST /webhooks/fourthwall HTTP/1.1\r\nhost: t\r\n${headers}x-fourthwall-hmac-sha256: ${Buffer.alloc(32, 7).toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":`,
+    );
     return sock;
   };
   /** Fourthwall's delivery: a real signed envelope; its status and how long the answer took. */
   const delivery = async (port: number, i: number, headers: Record<string, string> = {}) => {
-    const body = JSON.stringify({ testMode: false, id: `weve_slots_${i}_${Math.random()}`, webhookId: 'wcon_1', shopId: 'sh_1', type: 'SOMETHING_NEW', apiVersion: 'V1', data: {} });
+    const body = JSON.stringify({
+      testMode: false,
+      id: `weve_slots_${i}_${Math.random()}`,
+      webhookId: 'wcon_1',
+      shopId: 'sh_1',
+      type: 'SOMETHING_NEW',
+      apiVersion: 'V1',
+      data: {},
+    });
     const started = performance.now();
     const res = await postWebhook(`http://127.0.0.1:${port}/webhooks/fourthwall`, body, { secret: SECRET, headers });
     return { status: res.status, ms: performance.now() - started };
@@ -490,14 +605,17 @@ describe('connections and bodies', () => {
     // to fill the 32 slots, and Fourthwall's deliveries got 503 five times of five.
     const slow: Socket[] = [];
     try {
-      for (let a = 0; a < 8; a++) for (let i = 0; i < 4; i++) slow.push(slowBody(tunnel.port, `x-forwarded-for: 203.0.113.${200 + a}\r\n`));
+      for (let a = 0; a < 8; a++)
+        for (let i = 0; i < 4; i++) slow.push(slowBody(tunnel.port, `x-forwarded-for: 203.0.113.${200 + a}\r\n`));
       await new Promise((r) => setTimeout(r, 300)); // (their headers are in: the bodies are being read)
       const answers = [];
       for (let i = 0; i < 5; i++) answers.push(await delivery(tunnel.port, i, { 'x-forwarded-for': '34.117.0.1' }));
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
       expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(2_000); // Fourthwall's deadline
       // a request with no signature of the right shape is refused before its body is read
-      const unsigned = await postWebhook(`http://127.0.0.1:${tunnel.port}/webhooks/fourthwall`, '{}', { headers: { 'x-forwarded-for': '203.0.113.250' } });
+      const unsigned = await postWebhook(`http://127.0.0.1:${tunnel.port}/webhooks/fourthwall`, '{}', {
+        headers: { 'x-forwarded-for': '203.0.113.250' },
+      });
       expect(unsigned.status).toBe(401);
     } finally {
       for (const sock of slow) sock.destroy();
@@ -515,7 +633,10 @@ describe('connections and bodies', () => {
         await new Promise((r) => setTimeout(r, 300));
         const answers = [];
         for (let i = 0; i < 5; i++) answers.push(await delivery(forwarder.port, i));
-        expect(answers.map((a) => a.status), `${count} slow bodies`).toEqual([200, 200, 200, 200, 200]);
+        expect(
+          answers.map((a) => a.status),
+          `${count} slow bodies`,
+        ).toEqual([200, 200, 200, 200, 200]);
         expect(Math.max(...answers.map((a) => a.ms)), `${count} slow bodies`).toBeLessThan(2_000);
       }
     } finally {
@@ -535,7 +656,9 @@ describe('connections and bodies', () => {
       big.on('error', () => undefined);
     });
     try {
-      big.write(`POST /webhooks/fourthwall HTTP/1.1\r\nhost: t\r\nx-fourthwall-hmac-sha256: ${Buffer.alloc(32, 7).toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: 900000\r\n\r\n`);
+      big.write(
+        `POST /webhooks/fourthwall HTTP/1.1\r\nhost: t\r\nx-fourthwall-hmac-sha256: ${Buffer.alloc(32, 7).toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: 900000\r\n\r\n`,
+      );
       big.write('x'.repeat(64 * 1024 - 50)); // just under the budget
       await new Promise((r) => setTimeout(r, 200));
       // Fourthwall's small body tips the budget over: the big read is cut, the small one answered
@@ -574,7 +697,16 @@ describe('connections and bodies', () => {
 
 describe('webhook age', () => {
   const envelope = (id: string, createdAt?: string) =>
-    JSON.stringify({ testMode: false, id, webhookId: 'wcon_1', shopId: 'sh_1', type: 'SOMETHING_NEW', apiVersion: 'V1', ...(createdAt ? { createdAt } : {}), data: {} });
+    JSON.stringify({
+      testMode: false,
+      id,
+      webhookId: 'wcon_1',
+      shopId: 'sh_1',
+      type: 'SOMETHING_NEW',
+      apiVersion: 'V1',
+      ...(createdAt ? { createdAt } : {}),
+      data: {},
+    });
   const post = (body: string) => postWebhook(`${http.url}/webhooks/fourthwall`, body, { secret: SECRET });
 
   it('an event older than the accepted age, or dated ahead beyond the skew, is answered but not handed on', async () => {

@@ -39,9 +39,20 @@ describe('the real bot behind a TCP tunnel to HTTP_PORT', { timeout: 90_000 }, (
 
   it("never answers the streamer's pages through it, whatever the Host and with the right token", async () => {
     const token = s.bot.pages.token.token;
-    for (const path of ['/overlay', '/overlay/state', '/overlay/events', '/dashboard', '/dashboard/api/state', `/dashboard?token=${token}`]) {
+    for (const path of [
+      '/overlay',
+      '/overlay/state',
+      '/overlay/events',
+      '/dashboard',
+      '/dashboard/api/state',
+      `/dashboard?token=${token}`,
+    ]) {
       for (const host of ['localhost', `localhost:${s.bot.http.port}`, '127.0.0.1', '[::1]']) {
-        const r = await get(tunnel.port, path, { host, authorization: `Bearer ${token}`, cookie: `giftdrop_dashboard_${s.bot.http.port}=x` });
+        const r = await get(tunnel.port, path, {
+          host,
+          authorization: `Bearer ${token}`,
+          cookie: `giftdrop_dashboard_${s.bot.http.port}=x`,
+        });
         expect(r.status, `${path} Host ${host}`).not.toBe(200);
         expect(r.body).not.toContain('<html');
       }
@@ -50,7 +61,7 @@ describe('the real bot behind a TCP tunnel to HTTP_PORT', { timeout: 90_000 }, (
     expect((await get(tunnel.port, '/healthz', { host: 'giftdrop.tunnel.example' })).status).toBe(200);
   });
 
-  it('the overlay and dashboard answer at the URLs the bot printed (the streamer\'s own port)', async () => {
+  it("the overlay and dashboard answer at the URLs the bot printed (the streamer's own port)", async () => {
     const line = s.logs.json().find((l) => typeof l.overlay === 'string');
     expect(line, 'the start-up line naming the overlay').toBeDefined();
     const overlay = new URL(String(line!.overlay));
@@ -60,7 +71,9 @@ describe('the real bot behind a TCP tunnel to HTTP_PORT', { timeout: 90_000 }, (
     const page = await fetch(overlay);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<html');
-    const dashboard = await fetch(`${String(line!.dashboard)}/api/state`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
+    const dashboard = await fetch(`${String(line!.dashboard)}/api/state`, {
+      headers: { authorization: `Bearer ${s.bot.pages.token.token}` },
+    });
     expect(dashboard.status).toBe(200);
   });
 

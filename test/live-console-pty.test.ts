@@ -43,7 +43,11 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
     const port = await freePort();
     // beacon off (no route to drand here): the console is under test, not fairness
     const configFile = await writeSettingsFile(temp.dir);
-    const env = { ...botProcessEnv(servers, { dataDir: join(temp.dir, 'data'), httpPort: port, logLevel: '', configFile }), TERM: 'xterm', HOME: temp.dir };
+    const env = {
+      ...botProcessEnv(servers, { dataDir: join(temp.dir, 'data'), httpPort: port, logLevel: '', configFile }),
+      TERM: 'xterm',
+      HOME: temp.dir,
+    };
     const stderrFile = join(temp.dir, 'stderr.log');
     const child = spawn('script', ['-qfec', `exec node --import tsx src/main.ts 2>${stderrFile}`, '/dev/null'], {
       cwd: PROJECT_ROOT,
@@ -52,19 +56,31 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
     });
     const stdout = followText(child.stdout);
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const plain = () => stdout.text().replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r/g, '\n');
+    const plain = () =>
+      stdout
+        .text()
+        .replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
+        .replace(/\r/g, '\n');
     const until = (re: RegExp, what: string) =>
       stdout.until(
         () => re.test(plain()),
         30_000,
-        () => new Error(`timed out waiting for ${what}; output so far:\n${plain()}\nstderr:\n${readFileSync(stderrFile, 'utf8')}`),
+        () =>
+          new Error(
+            `timed out waiting for ${what}; output so far:\n${plain()}\nstderr:\n${readFileSync(stderrFile, 'utf8')}`,
+          ),
       );
     try {
       await until(/giftdrop live: #\w+ as \w+; overlay http:\/\/127\.0\.0\.1:\d+\/overlay/, 'the console header');
       // on a terminal (only), the link that signs the dashboard in: its token in the fragment
-      await until(/dashboard, signed in: http:\/\/127\.0\.0\.1:\d+\/dashboard#token=[\w%-]+/, 'the signed-in dashboard link');
+      await until(
+        /dashboard, signed in: http:\/\/127\.0\.0\.1:\d+\/dashboard#token=[\w%-]+/,
+        'the signed-in dashboard link',
+      );
       const signedIn = /(http:\/\/127\.0\.0\.1:\d+)\/dashboard#token=([\w%-]+)/.exec(plain())!;
-      const state = await fetch(`${signedIn[1]}/dashboard/api/state`, { headers: { authorization: `Bearer ${decodeURIComponent(signedIn[2]!)}` } });
+      const state = await fetch(`${signedIn[1]}/dashboard/api/state`, {
+        headers: { authorization: `Bearer ${decodeURIComponent(signedIn[2]!)}` },
+      });
       expect(state.status).toBe(200);
       await registerWebhook(servers.fourthwall, `http://127.0.0.1:${port}/webhooks/fourthwall`);
       setShopLive(servers);
@@ -77,7 +93,10 @@ describe.skipIf(!hasScript)('live console on a terminal', () => {
       chat.inject(chat.broadcaster, '!giveaway end');
       await until(new RegExp(`\\[chat\\] ${chat.channel}: !giveaway end`), 'the command line');
       await until(/\[chat\] bot> \w+: .*congratulations/, 'the winners line');
-      await until(/\[giftdrop\] \[Giftdrop T-Shirt\] link for @\w+.*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/, 'a private link line');
+      await until(
+        /\[giftdrop\] \[Giftdrop T-Shirt\] link for @\w+.*http:\/\/127\.0\.0\.1:\d+\/shop\/gifts\/gft_/,
+        'a private link line',
+      );
       expect(plain()).not.toMatch(/\{"level"|"msg":/);
       expect(plain().match(/typed !enter/g)).toHaveLength(1); // one summary, not one line per viewer
       expect(plain()).not.toMatch(/\[chat\] (ann|bob|cat): !enter/);

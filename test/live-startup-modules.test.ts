@@ -12,7 +12,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, botProcessEnv, freePort, makeTempDir, startLocalServers, waitUntil, type LocalServers } from './support/e2e-stack.js';
+import {
+  PROJECT_ROOT,
+  botProcessEnv,
+  freePort,
+  makeTempDir,
+  startLocalServers,
+  waitUntil,
+  type LocalServers,
+} from './support/e2e-stack.js';
 
 /** The line test/support/record-modules.mjs writes when the bot's HTTP server listens. */
 const LISTENING_MARK = '# http listening';
@@ -33,12 +41,19 @@ describe('live start-up', () => {
   it('loads the bot from dist/ and nothing from the sandboxes, the demo or the CLIs', async () => {
     const port = await freePort();
     const log = join(temp.dir, 'modules.txt');
-    const env = { ...botProcessEnv(servers, { dataDir: join(temp.dir, 'data'), httpPort: port }), GIFTDROP_MODULE_LOG: log };
-    const child = spawn(process.execPath, ['--import', './test/support/record-modules.mjs', 'scripts/run.mjs', 'main'], {
-      cwd: PROJECT_ROOT,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const env = {
+      ...botProcessEnv(servers, { dataDir: join(temp.dir, 'data'), httpPort: port }),
+      GIFTDROP_MODULE_LOG: log,
+    };
+    const child = spawn(
+      process.execPath,
+      ['--import', './test/support/record-modules.mjs', 'scripts/run.mjs', 'main'],
+      {
+        cwd: PROJECT_ROOT,
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise((r) => child.once('exit', r));

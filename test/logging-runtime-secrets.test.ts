@@ -41,7 +41,14 @@ describe('runtime tokens reach the log scrubber', () => {
     const fresh: OAuthTokens[] = [];
     const client = new FourthwallClient({
       apiUrl: sb.apiUrl,
-      auth: { oauth: { clientId: sb.clientId, clientSecret: 'fw-client-secret-1', refreshToken: granted.refreshToken!, onTokens: (t) => void fresh.push(t) } },
+      auth: {
+        oauth: {
+          clientId: sb.clientId,
+          clientSecret: 'fw-client-secret-1',
+          refreshToken: granted.refreshToken!,
+          onTokens: (t) => void fresh.push(t),
+        },
+      },
       logger,
     });
     closers.push(() => client.close());

@@ -9,7 +9,11 @@ describe('logging', () => {
     const cap = new LogCapture();
     const log = createLogger({ destination: cap, secrets: ['pw-s3cret-value', 'tok-abcdef'] });
     log.info(
-      { headers: { authorization: 'Basic QWxhZGRpbjpvcGVu' }, password: 'pw-s3cret-value', deep: { a: { token: 'tok-abcdef' } } },
+      {
+        headers: { authorization: 'Basic QWxhZGRpbjpvcGVu' },
+        password: 'pw-s3cret-value',
+        deep: { a: { token: 'tok-abcdef' } },
+      },
       'calling with pw-s3cret-value inside the message',
     );
     log.child({ module: 'x' }).error({ err: new Error('failed for tok-abcdef') }, 'oops');
@@ -32,14 +36,24 @@ describe('logging', () => {
       });
     });
     expect((refused as { code?: string }).code).toBe('ECONNREFUSED');
-    const wrapped = new FourthwallNetworkError('ECONNREFUSED', false, { operation: 'getShop', method: 'GET', path: '/shops/current' }, { cause: refused });
+    const wrapped = new FourthwallNetworkError(
+      'ECONNREFUSED',
+      false,
+      { operation: 'getShop', method: 'GET', path: '/shops/current' },
+      { cause: refused },
+    );
     const cap = new LogCapture();
     const log = createLogger({ destination: cap, level: 'info' });
     log.child({ module: 'x' }).warn({ err: wrapped }, 'could not read the shop yet; events wait until it is known');
     log.warn({ err: refused }, 'raw refusal');
     log.error({ err: new TypeError('x is not a function') }, 'bug');
     const [one, two, bug] = cap.json() as { err: Record<string, unknown> }[];
-    expect(one!.err).toEqual({ type: 'FourthwallNetworkError', message: 'Fourthwall connection failed (ECONNREFUSED) (getShop GET /shops/current)', code: 'FOURTHWALL_NETWORK', cause: 'ECONNREFUSED' });
+    expect(one!.err).toEqual({
+      type: 'FourthwallNetworkError',
+      message: 'Fourthwall connection failed (ECONNREFUSED) (getShop GET /shops/current)',
+      code: 'FOURTHWALL_NETWORK',
+      cause: 'ECONNREFUSED',
+    });
     expect(two!.err['stack']).toBeUndefined();
     expect(cap.lines).toHaveLength(3);
     expect(String(bug!.err['stack'])).toMatch(/TypeError: x is not a function\n\s+at /);
@@ -51,7 +65,10 @@ describe('logging', () => {
   it('never prints a gift or giveaway link', () => {
     const cap = new LogCapture();
     const log = createLogger({ destination: cap });
-    log.info({ winner: 'viewer', url: 'https://shop.example.com/gifts/gft_EdJvIXu3SEiXe_QkPavHSA' }, 'link https://fourthwall.com/gifts/gft_abc-1');
+    log.info(
+      { winner: 'viewer', url: 'https://shop.example.com/gifts/gft_EdJvIXu3SEiXe_QkPavHSA' },
+      'link https://fourthwall.com/gifts/gft_abc-1',
+    );
     expect(cap.text()).not.toMatch(/gft_/);
     expect(cap.json()[0]!.winner).toBe('viewer');
   });
@@ -89,7 +106,10 @@ describe('logging destinations', () => {
       log.info({ n: 1 }, 'first with tok-abcdef and https://s.example/gifts/gft_1/redeem?token=x');
       log.warn('second');
       const lines = readFileSync(file, 'utf8').trim().split('\n');
-      expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['first with [REDACTED] and [REDACTED]', 'second']);
+      expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
+        'first with [REDACTED] and [REDACTED]',
+        'second',
+      ]);
       expect(cap.lines).toHaveLength(2);
       expect(statSync(file).mode & 0o777).toBe(0o600);
     } finally {

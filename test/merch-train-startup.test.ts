@@ -29,7 +29,10 @@ const paidOrder = (): Order => ({ ...F.orderFixture(), source: { type: 'ORDER' }
 async function train(state: Record<string, unknown>, findDeparture?: (since: string) => Promise<string | undefined>) {
   const dir = await makeTempDir();
   cleanups.push(() => removeDir(dir));
-  await writeFile(join(dir, MERCH_TRAIN_FILE), JSON.stringify({ version: 1, departures: 0, boarding: false, ...state }));
+  await writeFile(
+    join(dir, MERCH_TRAIN_FILE),
+    JSON.stringify({ version: 1, departures: 0, boarding: false, ...state }),
+  );
   const events = new EventEmitter<GiveawayEventMap>();
   const opened: string[] = [];
   const t = new MerchTrain({
@@ -73,7 +76,10 @@ describe('the merch train while it starts', () => {
     await starting;
     await counted;
     expect(opened).toEqual(['merch-train-1']); // the 5th order departs
-    const saved = JSON.parse(await readFile(join(dir, MERCH_TRAIN_FILE), 'utf8')) as { count: number; departures: number };
+    const saved = JSON.parse(await readFile(join(dir, MERCH_TRAIN_FILE), 'utf8')) as {
+      count: number;
+      departures: number;
+    };
     expect(saved).toMatchObject({ count: 0, departures: 1, boarding: false });
   });
 
@@ -97,7 +103,8 @@ describe('the merch train while it starts', () => {
     answer(undefined); // no departure found: a train that had started would depart now
     await starting;
     await stopping;
-    for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const) expect(events.listenerCount(e)).toBe(0);
+    for (const e of ['draw-finished', 'draw-failed', 'draw-cancelled'] as const)
+      expect(events.listenerCount(e)).toBe(0);
     events.emit('draw-finished', { kind: 'link-giveaway' } as never);
     await t.onOrder(paidOrder()); // skipped: the train is stopped
     expect(opened).toEqual([]);

@@ -20,9 +20,14 @@ const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 function typecheck(root: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TSC, '--noEmit', '-p', join(root, 'src', 'web', 'operator', 'pages')], { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [TSC, '--noEmit', '-p', join(root, 'src', 'web', 'operator', 'pages')],
+      { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -63,9 +68,15 @@ describe('page scripts typed against their APIs', { timeout: 240_000 }, () => {
     await rename(view, '    headline,\n', '    title: headline,\n', 1);
     const r = await typecheck(root);
     expect(r.code).not.toBe(0);
-    expect(r.out).toMatch(/pages\/dashboard\.ts\(\d+,\d+\): error TS2339: Property 'prize' does not exist on type 'DashboardWinner'/);
-    expect(r.out).toMatch(/pages\/overlay\.ts\(\d+,\d+\): error TS2339: Property 'headline' does not exist on type 'OverlayDraw'/);
+    expect(r.out).toMatch(
+      /pages\/dashboard\.ts\(\d+,\d+\): error TS2339: Property 'prize' does not exist on type 'DashboardWinner'/,
+    );
+    expect(r.out).toMatch(
+      /pages\/overlay\.ts\(\d+,\d+\): error TS2339: Property 'headline' does not exist on type 'OverlayDraw'/,
+    );
     // nothing else failed: the server code that fills them was renamed with them
-    expect(r.out.split('\n').filter((l) => /error TS/.test(l) && !/pages\/(dashboard|overlay)\.ts/.test(l))).toEqual([]);
+    expect(r.out.split('\n').filter((l) => /error TS/.test(l) && !/pages\/(dashboard|overlay)\.ts/.test(l))).toEqual(
+      [],
+    );
   });
 });

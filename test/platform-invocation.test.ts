@@ -10,26 +10,39 @@ import { describe, expect, it } from 'vitest';
 import { portInUseMessage } from '../src/app/port-check.js';
 import { ConfigError, configHint } from '../src/config/index.js';
 import { holdWindowOnFailure, ownsConsoleWindow, PRESS_ENTER } from '../src/platform/console-window.js';
-import { commandLine, executableAsTyped, settingsGuide, thisInvocation, type Invocation } from '../src/platform/invocation.js';
+import {
+  commandLine,
+  executableAsTyped,
+  settingsGuide,
+  thisInvocation,
+  type Invocation,
+} from '../src/platform/invocation.js';
 
 const WIN_EXE = 'C:\\Users\\Sam\\Downloads\\giftdrop-win-x64.exe';
 const LINUX_EXE = '/home/sam/giftdrop/giftdrop-linux-x64';
 const winExe: Invocation = { platform: 'win32', executable: { typed: '.\\giftdrop-win-x64.exe' } };
-const linuxExe: Invocation = { platform: 'linux', executable: { typed: './giftdrop-linux-x64', home: 'https://example.org/giftdrop' } };
+const linuxExe: Invocation = {
+  platform: 'linux',
+  executable: { typed: './giftdrop-linux-x64', home: 'https://example.org/giftdrop' },
+};
 
 describe('naming a command', () => {
   it('the npm scripts of a clone: npm start, npm run <script> with the `--` quoted on Windows', () => {
     expect(commandLine({ platform: 'linux' }, 'start')).toBe('npm start');
     expect(commandLine({ platform: 'win32' }, 'start', '--reset')).toBe('npm start "--" --reset');
     expect(commandLine({ platform: 'darwin' }, 'verify', 'd1')).toBe('npm run verify -- d1');
-    expect(commandLine({ platform: 'linux' }, 'verify', 'd1 --html', { silent: true })).toBe('npm run -s verify -- d1 --html');
+    expect(commandLine({ platform: 'linux' }, 'verify', 'd1 --html', { silent: true })).toBe(
+      'npm run -s verify -- d1 --html',
+    );
     expect(commandLine({ platform: 'win32' }, 'setup')).toBe('npm run setup');
   });
 
   it('the executable: its own file with the subcommand, never npm', () => {
     expect(commandLine(winExe, 'history', '--draw d1')).toBe('.\\giftdrop-win-x64.exe history --draw d1');
     expect(commandLine(winExe, 'start')).toBe('.\\giftdrop-win-x64.exe');
-    expect(commandLine(winExe, 'verify', 'd1 --html', { silent: true })).toBe('.\\giftdrop-win-x64.exe verify d1 --html');
+    expect(commandLine(winExe, 'verify', 'd1 --html', { silent: true })).toBe(
+      '.\\giftdrop-win-x64.exe verify d1 --html',
+    );
     expect(commandLine(linuxExe, 'setup')).toBe('./giftdrop-linux-x64 setup');
     expect(commandLine(linuxExe, 'start', '--reset')).toBe('./giftdrop-linux-x64 --reset');
   });
@@ -38,23 +51,33 @@ describe('naming a command', () => {
     expect(executableAsTyped('win32', WIN_EXE, 'C:\\Users\\Sam\\Downloads')).toBe('.\\giftdrop-win-x64.exe');
     expect(executableAsTyped('win32', WIN_EXE, 'c:\\users\\sam\\downloads\\')).toBe('.\\giftdrop-win-x64.exe'); // Windows paths ignore case
     expect(executableAsTyped('win32', WIN_EXE, 'C:\\Users\\Sam')).toBe(WIN_EXE);
-    expect(executableAsTyped('win32', 'C:\\My Bot\\giftdrop-win-x64.exe', 'C:\\')).toBe("& 'C:\\My Bot\\giftdrop-win-x64.exe'");
+    expect(executableAsTyped('win32', 'C:\\My Bot\\giftdrop-win-x64.exe', 'C:\\')).toBe(
+      "& 'C:\\My Bot\\giftdrop-win-x64.exe'",
+    );
     expect(executableAsTyped('win32', 'C:\\My Bot\\giftdrop (1).exe', 'C:\\My Bot')).toBe("& '.\\giftdrop (1).exe'");
     expect(executableAsTyped('linux', LINUX_EXE, '/home/sam/giftdrop')).toBe('./giftdrop-linux-x64');
     expect(executableAsTyped('linux', LINUX_EXE, '/tmp')).toBe(LINUX_EXE);
-    expect(executableAsTyped('darwin', "/Users/sam/bot's/giftdrop-linux-x64", '/')).toBe(`'/Users/sam/bot'\\''s/giftdrop-linux-x64'`);
+    expect(executableAsTyped('darwin', "/Users/sam/bot's/giftdrop-linux-x64", '/')).toBe(
+      `'/Users/sam/bot'\\''s/giftdrop-linux-x64'`,
+    );
   });
 
   it('messages name the command as the runtime runs it: a busy port, a bad setting', () => {
-    expect(portInUseMessage('127.0.0.1', 8787, winExe)).toContain('e.g. $env:HTTP_PORT=8789; .\\giftdrop-win-x64.exe in PowerShell, or the line HTTP_PORT=8789 in .env');
-    expect(portInUseMessage('127.0.0.1', 8787, linuxExe)).toContain('e.g. HTTP_PORT=8789 ./giftdrop-linux-x64 (and point');
+    expect(portInUseMessage('127.0.0.1', 8787, winExe)).toContain(
+      'e.g. $env:HTTP_PORT=8789; .\\giftdrop-win-x64.exe in PowerShell, or the line HTTP_PORT=8789 in .env',
+    );
+    expect(portInUseMessage('127.0.0.1', 8787, linuxExe)).toContain(
+      'e.g. HTTP_PORT=8789 ./giftdrop-linux-x64 (and point',
+    );
     const bad = new ConfigError(['TWITCH_CHANNEL: required in live mode']);
     expect(configHint(bad, { platform: 'linux' })).toBe('See .env.example and docs/settings.md for every setting.');
     for (const inv of [winExe, linuxExe]) {
       expect(configHint(bad, inv)).not.toMatch(/\.env\.example|npm/);
       expect(configHint(bad, inv)).toContain('a file named .env beside the executable');
     }
-    expect(settingsGuide(linuxExe)).toContain("docs/settings.md in giftdrop's repository (https://example.org/giftdrop)");
+    expect(settingsGuide(linuxExe)).toContain(
+      "docs/settings.md in giftdrop's repository (https://example.org/giftdrop)",
+    );
   });
 
   it('this process, run by vitest, is the npm scripts', () => {
@@ -79,13 +102,22 @@ describe('a double-clicked Windows window', () => {
   });
 
   it('after a failure, says to press Enter and waits; after a clean stop or a second Ctrl+C, closes at once', () => {
-    for (const [code, waits] of [[1, true], [2, true], [0, false], [130, false]] as const) {
+    for (const [code, waits] of [
+      [1, true],
+      [2, true],
+      [0, false],
+      [130, false],
+    ] as const) {
       const proc = new EventEmitter();
       const out: string[] = [];
       let waited = 0;
       holdWindowOnFailure(proc, { write: (t: string) => out.push(t) }, () => void waited++);
       proc.emit('exit', code);
-      expect({ code, waited, out: out.join('') }).toEqual({ code, waited: waits ? 1 : 0, out: waits ? `\n${PRESS_ENTER}\n` : '' });
+      expect({ code, waited, out: out.join('') }).toEqual({
+        code,
+        waited: waits ? 1 : 0,
+        out: waits ? `\n${PRESS_ENTER}\n` : '',
+      });
     }
   });
 

@@ -29,26 +29,46 @@ const POSIX_ONLY = /chmod|chown|\bkill\b|ln -s|export /;
 
 describe('fix wording', () => {
   it('a busy port: PowerShell or the .env line on Windows, the shell prefix on POSIX', () => {
-    expect(runWithEnv('win32', { HTTP_PORT: 8788 }, 'npm start')).toBe('$env:HTTP_PORT=8788; npm start in PowerShell, or the line HTTP_PORT=8788 in .env');
+    expect(runWithEnv('win32', { HTTP_PORT: 8788 }, 'npm start')).toBe(
+      '$env:HTTP_PORT=8788; npm start in PowerShell, or the line HTTP_PORT=8788 in .env',
+    );
     expect(runWithEnv('linux', { HTTP_PORT: 8788 }, 'npm start')).toBe('HTTP_PORT=8788 npm start');
-    expect(runWithEnv('darwin', { DATA_DIR: "my bot's data" }, 'npm start')).toBe(`DATA_DIR='my bot'\\''s data' npm start`);
-    expect(runWithEnv('win32', { DATA_DIR: "C:\\my bot's data" }, 'npm start')).toBe(`$env:DATA_DIR='C:\\my bot''s data'; npm start in PowerShell, or the line DATA_DIR=C:\\my bot's data in .env`);
+    expect(runWithEnv('darwin', { DATA_DIR: "my bot's data" }, 'npm start')).toBe(
+      `DATA_DIR='my bot'\\''s data' npm start`,
+    );
+    expect(runWithEnv('win32', { DATA_DIR: "C:\\my bot's data" }, 'npm start')).toBe(
+      `$env:DATA_DIR='C:\\my bot''s data'; npm start in PowerShell, or the line DATA_DIR=C:\\my bot's data in .env`,
+    );
     const win = portInUseMessage('127.0.0.1', 8787, { platform: 'win32' });
-    expect(win).toContain('e.g. $env:HTTP_PORT=8789; npm start in PowerShell, or the line HTTP_PORT=8789 in .env (and point');
+    expect(win).toContain(
+      'e.g. $env:HTTP_PORT=8789; npm start in PowerShell, or the line HTTP_PORT=8789 in .env (and point',
+    );
     expect(win).not.toContain('HTTP_PORT=8789 npm start');
-    expect(portInUseMessage('127.0.0.1', 65535, { platform: 'linux' })).toContain('e.g. HTTP_PORT=65533 npm start (and point');
-    expect(portInUseMessage('127.0.0.1', 8788, { platform: 'linux' }, 'GIFTDROP_LOCAL_PORT')).toContain('e.g. GIFTDROP_LOCAL_PORT=8789 npm start (the overlay and dashboard URLs follow it)');
+    expect(portInUseMessage('127.0.0.1', 65535, { platform: 'linux' })).toContain(
+      'e.g. HTTP_PORT=65533 npm start (and point',
+    );
+    expect(portInUseMessage('127.0.0.1', 8788, { platform: 'linux' }, 'GIFTDROP_LOCAL_PORT')).toContain(
+      'e.g. GIFTDROP_LOCAL_PORT=8789 npm start (the overlay and dashboard URLs follow it)',
+    );
   });
 
   it('an npm script with options: the `--` quoted on Windows (PowerShell drops a bare one)', () => {
     expect(commandLine({ platform: 'win32' }, 'history', '--draw d1')).toBe('npm run history "--" --draw d1');
     expect(commandLine({ platform: 'linux' }, 'history', '--draw d1')).toBe('npm run history -- --draw d1');
-    for (const line of [commandLine({ platform: 'win32' }, 'history', '--json'), runWithEnv('win32', { HTTP_PORT: 1 }, 'npm start')]) expect(line).not.toMatch(POSIX_ONLY);
+    for (const line of [
+      commandLine({ platform: 'win32' }, 'history', '--json'),
+      runWithEnv('win32', { HTTP_PORT: 1 }, 'npm start'),
+    ])
+      expect(line).not.toMatch(POSIX_ONLY);
   });
 
   it('owner-only fixes quote the path for a POSIX shell', () => {
-    expect(ownerOnlyFix("/home/me/bot's data", true)).toBe(`run chmod 700 '/home/me/bot'\\''s data' (and check nothing in it was planted)`);
-    expect(ownerOnlyFix('/srv/giftdrop/dashboard.token', false)).toBe(`run chmod 600 '/srv/giftdrop/dashboard.token' (and check nothing in it was planted)`);
+    expect(ownerOnlyFix("/home/me/bot's data", true)).toBe(
+      `run chmod 700 '/home/me/bot'\\''s data' (and check nothing in it was planted)`,
+    );
+    expect(ownerOnlyFix('/srv/giftdrop/dashboard.token', false)).toBe(
+      `run chmod 600 '/srv/giftdrop/dashboard.token' (and check nothing in it was planted)`,
+    );
   });
 });
 
@@ -59,24 +79,31 @@ describe('owner-only checks', () => {
   writeFileSync(token, 'x');
 
   // (file modes can be set only where they mean something: not on Windows)
-  it.runIf(process.platform !== 'win32')('POSIX: a folder or secret file others can change is refused with the chmod that fixes it', () => {
-    chmodSync(folder, 0o777);
-    chmodSync(token, 0o666);
-    for (const os of ['linux', 'darwin'] as const) {
-      expect(modesProtect(os)).toBe(true);
-      expect(privacyProblem(folder, 'the data directory (DATA_DIR)', os)).toBe(
-        `the data directory (DATA_DIR) ${folder} can be changed by other users (mode 777): run chmod 700 '${folder}' (and check nothing in it was planted)`,
+  it.runIf(process.platform !== 'win32')(
+    'POSIX: a folder or secret file others can change is refused with the chmod that fixes it',
+    () => {
+      chmodSync(folder, 0o777);
+      chmodSync(token, 0o666);
+      for (const os of ['linux', 'darwin'] as const) {
+        expect(modesProtect(os)).toBe(true);
+        expect(privacyProblem(folder, 'the data directory (DATA_DIR)', os)).toBe(
+          `the data directory (DATA_DIR) ${folder} can be changed by other users (mode 777): run chmod 700 '${folder}' (and check nothing in it was planted)`,
+        );
+        expect(privacyProblem(token, 'the secret file', os)).toBe(
+          `the secret file ${token} can be changed by other users (mode 666): run chmod 600 '${token}' (and check nothing in it was planted)`,
+        );
+      }
+      chmodSync(folder, 0o700);
+      chmodSync(token, 0o600);
+      expect(privacyProblem(folder, 'the data directory (DATA_DIR)', 'linux')).toBeUndefined();
+      expect(privacyProblem(token, 'the secret file', 'linux')).toBeUndefined();
+      expect(privacyProblem(join(folder, 'missing'), 'the secret file', 'linux')).toBeUndefined();
+      // owned by someone else (this process posing as another uid)
+      expect(privacyProblem(folder, 'the data directory (DATA_DIR)', 'linux', 4242)).toMatch(
+        /belongs to another user \(uid \d+, you are uid 4242\): .*chown 4242 '/,
       );
-      expect(privacyProblem(token, 'the secret file', os)).toBe(`the secret file ${token} can be changed by other users (mode 666): run chmod 600 '${token}' (and check nothing in it was planted)`);
-    }
-    chmodSync(folder, 0o700);
-    chmodSync(token, 0o600);
-    expect(privacyProblem(folder, 'the data directory (DATA_DIR)', 'linux')).toBeUndefined();
-    expect(privacyProblem(token, 'the secret file', 'linux')).toBeUndefined();
-    expect(privacyProblem(join(folder, 'missing'), 'the secret file', 'linux')).toBeUndefined();
-    // owned by someone else (this process posing as another uid)
-    expect(privacyProblem(folder, 'the data directory (DATA_DIR)', 'linux', 4242)).toMatch(/belongs to another user \(uid \d+, you are uid 4242\): .*chown 4242 '/);
-  });
+    },
+  );
 
   it('Windows: the 666/777 modes Node reports there (ACLs protect the profile) are neither refused nor warned about', () => {
     chmodSync(folder, 0o777);
@@ -98,9 +125,19 @@ describe('stop signals', () => {
 
   it('the shutdown handler on Windows runs the clean stop for SIGBREAK and exits 0', async () => {
     // SIGBREAK cannot be sent on Linux: the signals arrive on an emitter, as Node's do when Ctrl+Break arrives.
-    const target = Object.assign(new EventEmitter(), { exits: [] as number[], exit(code: number) { this.exits.push(code); } });
+    const target = Object.assign(new EventEmitter(), {
+      exits: [] as number[],
+      exit(code: number) {
+        this.exits.push(code);
+      },
+    });
     const reasons: string[] = [];
-    onShutdownSignals(async (reason) => { reasons.push(reason); }, { platform: 'win32', target });
+    onShutdownSignals(
+      async (reason) => {
+        reasons.push(reason);
+      },
+      { platform: 'win32', target },
+    );
     target.emit('SIGBREAK');
     await new Promise((r) => setTimeout(r, 50));
     expect(reasons).toEqual(['Ctrl+Break']); // the stop's reason in words (platform/stop-cause.ts)
@@ -117,7 +154,9 @@ describe('the lock endpoint', () => {
   it('is a named pipe on Windows, an abstract socket on Linux, a socket file in the temp folder elsewhere', () => {
     expect(lockEndpoint('win32', '0123456789abcdef')).toBe('\\\\.\\pipe\\giftdrop-0123456789abcdef');
     expect(lockEndpoint('linux', '0123456789abcdef')).toBe('\0giftdrop-0123456789abcdef');
-    expect(lockEndpoint('darwin', '0123456789abcdef', '/var/folders/T')).toBe('/var/folders/T/giftdrop-0123456789abcdef.sock');
+    expect(lockEndpoint('darwin', '0123456789abcdef', '/var/folders/T')).toBe(
+      '/var/folders/T/giftdrop-0123456789abcdef.sock',
+    );
   });
 
   it('a probe says alive only for the proof of the secret; gone when nothing listens (no pipe, refused); busy when the OS says so', async () => {
@@ -168,42 +207,47 @@ describe('the npm parent watchdog', () => {
     expect(calls).toEqual(['kill 4242 SIGTERM', 'listener SIGTERM', 'exit 1']);
   });
 
-  it.runIf(process.platform === 'linux')('sees a signal reach the shell npm ran the script with, which holds it while its child runs (dash)', async () => {
-    const shell = spawn('/bin/sh', ['-c', 'sleep 30; :'], { stdio: 'ignore' });
-    await new Promise((r) => shell.once('spawn', r));
-    // Read the count only once the shell sleeps in wait() for its child (the kernel's wait channel
-    // says so; where the kernel hides it, once the child exists and the count holds still): under
-    // load the shell may still be on its way there, waking on its own.
-    const waiting = (): boolean => {
-      const wchan = readFileSync(`/proc/${shell.pid}/wchan`, 'utf8').trim();
-      if (wchan !== '0' && wchan !== '') return wchan === 'do_wait';
-      return readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8').trim() !== '';
-    };
-    let before: number | undefined;
-    for (let i = 0; i < 250 && before === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      if (!waiting()) continue;
-      const first = wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux');
-      await new Promise((r) => setTimeout(r, 50));
-      if (waiting() && first !== undefined && wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux') === first) before = first;
-    }
-    expect(before).toBeTypeOf('number');
-    expect(wrapperShellWakeups(shell.pid!, 'another script', 'linux')).toBeUndefined();
-    expect(wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'win32')).toBeUndefined();
-    // still asleep in wait(): no wake-up without a signal
-    await new Promise((r) => setTimeout(r, 300));
-    expect(wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux')).toBe(before);
-    const exited = new Promise((r) => shell.once('exit', (code) => r(code)));
-    shell.kill('SIGINT');
-    let after = before;
-    for (let i = 0; i < 100 && after === before; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      after = wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux');
-    }
-    expect(after).not.toBe(before);
-    // the shell still waits for its child: end that child (by its PID), then the shell ends by the SIGINT it held
-    for (const pid of readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8').trim().split(/\s+/)) process.kill(Number(pid), 'SIGKILL');
-    expect(await exited).toBe(null);
-    expect(shell.signalCode).toBe('SIGINT');
-  });
+  it.runIf(process.platform === 'linux')(
+    'sees a signal reach the shell npm ran the script with, which holds it while its child runs (dash)',
+    async () => {
+      const shell = spawn('/bin/sh', ['-c', 'sleep 30; :'], { stdio: 'ignore' });
+      await new Promise((r) => shell.once('spawn', r));
+      // Read the count only once the shell sleeps in wait() for its child (the kernel's wait channel
+      // says so; where the kernel hides it, once the child exists and the count holds still): under
+      // load the shell may still be on its way there, waking on its own.
+      const waiting = (): boolean => {
+        const wchan = readFileSync(`/proc/${shell.pid}/wchan`, 'utf8').trim();
+        if (wchan !== '0' && wchan !== '') return wchan === 'do_wait';
+        return readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8').trim() !== '';
+      };
+      let before: number | undefined;
+      for (let i = 0; i < 250 && before === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        if (!waiting()) continue;
+        const first = wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux');
+        await new Promise((r) => setTimeout(r, 50));
+        if (waiting() && first !== undefined && wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux') === first)
+          before = first;
+      }
+      expect(before).toBeTypeOf('number');
+      expect(wrapperShellWakeups(shell.pid!, 'another script', 'linux')).toBeUndefined();
+      expect(wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'win32')).toBeUndefined();
+      // still asleep in wait(): no wake-up without a signal
+      await new Promise((r) => setTimeout(r, 300));
+      expect(wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux')).toBe(before);
+      const exited = new Promise((r) => shell.once('exit', (code) => r(code)));
+      shell.kill('SIGINT');
+      let after = before;
+      for (let i = 0; i < 100 && after === before; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        after = wrapperShellWakeups(shell.pid!, 'sleep 30; :', 'linux');
+      }
+      expect(after).not.toBe(before);
+      // the shell still waits for its child: end that child (by its PID), then the shell ends by the SIGINT it held
+      for (const pid of readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8').trim().split(/\s+/))
+        process.kill(Number(pid), 'SIGKILL');
+      expect(await exited).toBe(null);
+      expect(shell.signalCode).toBe('SIGINT');
+    },
+  );
 });

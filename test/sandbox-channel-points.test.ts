@@ -27,10 +27,14 @@ describe('sandbox channel points', () => {
   it('50 rewards at most, unique titles, Affiliate/Partner only', async () => {
     const { points, api } = await rig();
     for (let i = 0; i < 49; i++) points.addForeignReward(BROADCASTER_ID, `Other ${i}`);
-    await expect(api.create({ title: 'other 3', cost: 10, prompt: '', paused: true })).rejects.toThrow(/already has a reward titled "other 3"/);
+    await expect(api.create({ title: 'other 3', cost: 10, prompt: '', paused: true })).rejects.toThrow(
+      /already has a reward titled "other 3"/,
+    );
     const mine = await api.create({ title: 'Enter the giveaway', cost: 10, prompt: '', paused: true });
     expect(mine).toMatchObject({ title: 'Enter the giveaway', cost: 10, paused: true });
-    await expect(api.create({ title: 'One more', cost: 10, prompt: '', paused: true })).rejects.toThrow(/already has 50 custom rewards/);
+    await expect(api.create({ title: 'One more', cost: 10, prompt: '', paused: true })).rejects.toThrow(
+      /already has 50 custom rewards/,
+    );
     points.setAffiliate(BROADCASTER_ID, false);
     points.rewards.clear();
     const refused = await api.create({ title: 'Enter', cost: 10, prompt: '', paused: true }).catch((e: unknown) => e);
@@ -42,7 +46,9 @@ describe('sandbox channel points', () => {
     const { points, api } = await rig();
     const foreign = points.addForeignReward(BROADCASTER_ID, 'Hydrate!');
     expect(await api.reward(foreign.id)).toBeUndefined(); // only_manageable_rewards
-    await expect(api.update(foreign.id, { is_paused: true })).rejects.toThrow(/only the application that created a reward may change it/);
+    await expect(api.update(foreign.id, { is_paused: true })).rejects.toThrow(
+      /only the application that created a reward may change it/,
+    );
     await expect(api.pending(foreign.id)).rejects.toMatchObject({ status: 403 });
     expect(foreign.isPaused).toBe(false);
   });

@@ -12,7 +12,16 @@ import { parseDemoLine } from '../src/sandbox/chat/demo-input.js';
 import { outputWaiter } from './support/output-wait.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {}, setLevel() {}, getLevel: () => 'error' };
+const quiet = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  fatal() {},
+  setLevel() {},
+  getLevel: () => 'error',
+};
 
 describe('sandbox:chat CLI', () => {
   let child: ChildProcessWithoutNullStreams | undefined;
@@ -21,10 +30,14 @@ describe('sandbox:chat CLI', () => {
   });
 
   it('prints its URL and token, injects stdin lines, echoes the bot and stops on SIGTERM', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/chat/cli.ts', '--channel', 'cli_demo', '--bot-login', 'cli_bot'], {
-      cwd: root,
-      stdio: 'pipe',
-    });
+    child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/sandbox/chat/cli.ts', '--channel', 'cli_demo', '--bot-login', 'cli_bot'],
+      {
+        cwd: root,
+        stdio: 'pipe',
+      },
+    );
     const proc = child;
     const lines: string[] = [];
     const output = outputWaiter();
@@ -41,9 +54,18 @@ describe('sandbox:chat CLI', () => {
         () => new Error(`CLI printed no line matching ${re}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`),
       );
 
-    const first = JSON.parse(await waitLine(/^\{/)) as { url: string; token: string; channel: string; botLogin: string };
+    const first = JSON.parse(await waitLine(/^\{/)) as {
+      url: string;
+      token: string;
+      channel: string;
+      botLogin: string;
+    };
     expect(JSON.parse(lines[0]!)).toEqual(first);
-    expect(first).toMatchObject({ url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+$/), channel: 'cli_demo', botLogin: 'cli_bot' });
+    expect(first).toMatchObject({
+      url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+$/),
+      channel: 'cli_demo',
+      botLogin: 'cli_bot',
+    });
     expect(first.token).toMatch(/^\w{20,}$/);
     expect(await waitLine(/^sandbox chat on /)).toContain(first.url);
     expect(lines[1]).toMatch(/^sandbox chat on /);
@@ -71,7 +93,12 @@ describe('sandbox:chat CLI', () => {
     proc.stdin.write('+mod +sub6 viewer42: !enter please\n');
     await waitLine(/<viewer42> !enter please/);
     await firstMessage;
-    expect(got[0]![0]).toMatchObject({ username: 'viewer42', mod: true, subscriber: true, 'badge-info': { subscriber: '6' } });
+    expect(got[0]![0]).toMatchObject({
+      username: 'viewer42',
+      mod: true,
+      subscriber: true,
+      'badge-info': { subscriber: '6' },
+    });
     expect(got[0]![1]).toBe('!enter please');
 
     await client.say(first.channel, 'You are entered, viewer42!');

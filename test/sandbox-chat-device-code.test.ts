@@ -35,10 +35,21 @@ const post = (path: string, form: Record<string, string>) =>
 const device = async (scopes = 'chat:read chat:edit') => {
   const res = await post('/oauth2/device', { client_id: PUBLIC, scopes });
   expect(res.status).toBe(200);
-  return (await res.json()) as { device_code: string; user_code: string; verification_uri: string; interval: number; expires_in: number };
+  return (await res.json()) as {
+    device_code: string;
+    user_code: string;
+    verification_uri: string;
+    interval: number;
+    expires_in: number;
+  };
 };
 const poll = async (deviceCode: string) => {
-  const res = await post('/oauth2/token', { client_id: PUBLIC, scopes: 'chat:read chat:edit', device_code: deviceCode, grant_type: GRANT });
+  const res = await post('/oauth2/token', {
+    client_id: PUBLIC,
+    scopes: 'chat:read chat:edit',
+    device_code: deviceCode,
+    grant_type: GRANT,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 const validate = async (token: string) => {
@@ -81,7 +92,11 @@ describe('sandbox device code flow', () => {
     clock.advance(15_000);
     const ok = await poll(d.device_code);
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ expires_in: 600, scope: ['chat:read', 'chat:edit', 'user:manage:whispers'], token_type: 'bearer' });
+    expect(ok.body).toMatchObject({
+      expires_in: 600,
+      scope: ['chat:read', 'chat:edit', 'user:manage:whispers'],
+      token_type: 'bearer',
+    });
     const access = ok.body.access_token as string;
     clock.advance(15_000);
     expect(await poll(d.device_code)).toEqual({ status: 400, body: { status: 400, message: 'invalid device code' } });
@@ -114,7 +129,10 @@ describe('sandbox device code flow', () => {
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
     expect((await validate(first.access_token as string)).status).toBe(401);
     expect((await validate(second.body.access_token as string)).status).toBe(200);
-    expect(await refresh(first.refresh_token as string)).toEqual({ status: 400, body: { status: 400, message: 'Invalid refresh token' } });
+    expect(await refresh(first.refresh_token as string)).toEqual({
+      status: 400,
+      body: { status: 400, message: 'Invalid refresh token' },
+    });
     // The new one still works (a refused reuse does not end the login).
     expect((await refresh(second.body.refresh_token as string)).status).toBe(200);
   });
@@ -124,20 +142,43 @@ describe('sandbox device code flow', () => {
     s.deviceLogin.answer(d.user_code, s.channel, 'authorize');
     const t = (await poll(d.device_code)).body;
     const v = await validate(t.access_token as string);
-    expect(v.body).toEqual({ client_id: PUBLIC, login: s.channel, scopes: ['channel:read:redemptions'], user_id: s.channelId, expires_in: 600 });
+    expect(v.body).toEqual({
+      client_id: PUBLIC,
+      login: s.channel,
+      scopes: ['channel:read:redemptions'],
+      user_id: s.channelId,
+      expires_in: 600,
+    });
     // Helix knows the token's user, the scopes granted and the application it was issued to.
-    expect(s.tokens.userOf(t.access_token as string)).toEqual({ id: s.channelId, login: s.channel, scopes: ['channel:read:redemptions'], clientId: PUBLIC });
+    expect(s.tokens.userOf(t.access_token as string)).toEqual({
+      id: s.channelId,
+      login: s.channel,
+      scopes: ['channel:read:redemptions'],
+      clientId: PUBLIC,
+    });
     // The bot's own token is untouched by the broadcaster's login.
     expect(s.tokens.clientId).not.toBe(PUBLIC);
-    const r = await post('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t.refresh_token as string, client_id: PUBLIC });
+    const r = await post('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: t.refresh_token as string,
+      client_id: PUBLIC,
+    });
     const next = (await r.json()) as Record<string, string>;
     expect(r.status).toBe(200);
-    const again = await post('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t.refresh_token as string, client_id: PUBLIC });
+    const again = await post('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: t.refresh_token as string,
+      client_id: PUBLIC,
+    });
     expect(again.status).toBe(400);
     expect(await again.json()).toEqual({ status: 400, message: 'Invalid refresh token' });
     expect(s.revokeLogin(s.channel)).toBe(1);
     expect((await validate(next.access_token!)).status).toBe(401);
-    const after = await post('/oauth2/token', { grant_type: 'refresh_token', refresh_token: next.refresh_token!, client_id: PUBLIC });
+    const after = await post('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: next.refresh_token!,
+      client_id: PUBLIC,
+    });
     expect(await after.json()).toEqual({ status: 400, message: 'Invalid refresh token' });
   });
 
@@ -150,7 +191,11 @@ describe('sandbox device code flow', () => {
     const late = await device();
     clock.advance(1_800_000);
     expect((await poll(late.device_code)).body).toEqual({ status: 400, message: 'invalid device code' });
-    const tooLate = await post('/activate', { 'device-code': late.user_code, login: s.botLogin, decision: 'authorize' });
+    const tooLate = await post('/activate', {
+      'device-code': late.user_code,
+      login: s.botLogin,
+      decision: 'authorize',
+    });
     expect(tooLate.status).toBe(400);
   });
 
@@ -160,7 +205,11 @@ describe('sandbox device code flow', () => {
     const t = (await poll(d.device_code)).body;
     s.revokeLogin(s.botLogin);
     expect((await validate(t.access_token as string)).status).toBe(401);
-    const r = await post('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t.refresh_token as string, client_id: PUBLIC });
+    const r = await post('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: t.refresh_token as string,
+      client_id: PUBLIC,
+    });
     expect(await r.json()).toEqual({ status: 400, message: 'Invalid refresh token' });
   });
 });

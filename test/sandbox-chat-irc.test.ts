@@ -36,7 +36,8 @@ describe('tag escaping', () => {
     expect(escapeTag('a b;c\\d\r\ne')).toBe('a\\sb\\:c\\\\d\\r\\ne');
     expect(unescapeTag('a\\sb\\:c\\\\d\\r\\ne')).toBe('a b;c\\d\r\ne');
     expect(unescapeTag('x\\qy\\')).toBe('xqy');
-    for (const s of ['plain', 'with space', ';;', '\\s literally', 'ünï ☃ 🎁']) expect(unescapeTag(escapeTag(s))).toBe(s);
+    for (const s of ['plain', 'with space', ';;', '\\s literally', 'ünï ☃ 🎁'])
+      expect(unescapeTag(escapeTag(s))).toBe(s);
     expect(escapeTag('same')).toBe('same');
   });
 

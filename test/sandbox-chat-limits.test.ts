@@ -83,7 +83,11 @@ describe('OutboundPolicy', () => {
     const p = new OutboundPolicy({ minIntervalMs: 0 });
     expect(p.judge(0, 'c', BOT, 'x'.repeat(500), OFF).ok).toBe(true);
     expect(p.judge(0, 'c', BOT, '🎁'.repeat(500), OFF).ok).toBe(true);
-    expect(p.judge(0, 'c', BOT, 'y'.repeat(501), OFF)).toMatchObject({ ok: false, msgId: 'msg_too_long', silent: true });
+    expect(p.judge(0, 'c', BOT, 'y'.repeat(501), OFF)).toMatchObject({
+      ok: false,
+      msgId: 'msg_too_long',
+      silent: true,
+    });
     expect(p.judge(0, 'c', MOD, 'y'.repeat(501), OFF)).toMatchObject({ ok: false, msgId: 'msg_too_long' });
     expect(p.inWindow('bot', 0)).toBe(4);
   });
@@ -100,7 +104,9 @@ describe('limits end to end through tmi.js', () => {
     for (const fn of cleanups.splice(0).reverse()) await fn();
   });
 
-  async function setup(opts: ChatServerOptions = {}): Promise<{ s: ChatServer; c: tmi.Client; clock: ManualClock; notices: [string, string, string][] }> {
+  async function setup(
+    opts: ChatServerOptions = {},
+  ): Promise<{ s: ChatServer; c: tmi.Client; clock: ManualClock; notices: [string, string, string][] }> {
     const clock = new ManualClock();
     const s = await startChatServer({ clock, ...opts });
     cleanups.push(() => s.close());
@@ -116,7 +122,11 @@ describe('limits end to end through tmi.js', () => {
   async function say(s: ChatServer, c: tmi.Client, text: string): Promise<void> {
     const judged = s.transcript.filter((e) => e.kind === 'bot' || e.kind === 'notice').length;
     await c.say(s.channel, text);
-    await s.waitFor(() => s.transcript.filter((e) => e.kind === 'bot' || e.kind === 'notice').length === judged + 1, 5000, `judgement of "${text}"`);
+    await s.waitFor(
+      () => s.transcript.filter((e) => e.kind === 'bot' || e.kind === 'notice').length === judged + 1,
+      5000,
+      `judgement of "${text}"`,
+    );
   }
 
   it('answers the 21st message in 30 s with msg_ratelimit, and a mod gets 100', async () => {
@@ -124,8 +134,14 @@ describe('limits end to end through tmi.js', () => {
     for (let i = 0; i < 21; i++) await say(s, c, `line ${i}`);
     expect(s.botMessages()).toHaveLength(20);
     await s.waitFor(() => notices.length === 1);
-    expect(notices[0]).toEqual(['#giftdrop_demo', 'msg_ratelimit', 'Your message was not sent because you are sending messages too quickly.']);
-    expect(s.notices()).toEqual([{ msgId: 'msg_ratelimit', text: 'Your message was not sent because you are sending messages too quickly.' }]);
+    expect(notices[0]).toEqual([
+      '#giftdrop_demo',
+      'msg_ratelimit',
+      'Your message was not sent because you are sending messages too quickly.',
+    ]);
+    expect(s.notices()).toEqual([
+      { msgId: 'msg_ratelimit', text: 'Your message was not sent because you are sending messages too quickly.' },
+    ]);
     expect(s.transcript.at(-1)).toMatchObject({ kind: 'notice', attempted: 'line 20', login: 'giftdrop_bot' });
 
     s.setBotMod(true);
@@ -169,7 +185,9 @@ describe('limits end to end through tmi.js', () => {
       'msg_followersonly',
       'msg_emoteonly',
     ]);
-    expect(notices[1]![2]).toBe('Your message was not sent because it is identical to the previous one you sent, less than 30 seconds ago.');
+    expect(notices[1]![2]).toBe(
+      'Your message was not sent because it is identical to the previous one you sent, less than 30 seconds ago.',
+    );
     expect(notices[2]![2]).toMatch(/slow mode .* talk again in 8 seconds/);
     expect(notices[3]![2]).toMatch(/^This room is in subscribers-only mode\./);
     expect(notices[4]![2]).toBe('This room is in followers-only mode. Follow giftdrop_demo to join the community!');
@@ -178,7 +196,11 @@ describe('limits end to end through tmi.js', () => {
   });
 
   it('lets a subscribed, following bot talk in subs-only and followers-only rooms', async () => {
-    const { s, c } = await setup({ botIsSubscriber: true, botFollowing: true, roomState: { subsOnly: true, followersOnly: 0 } });
+    const { s, c } = await setup({
+      botIsSubscriber: true,
+      botFollowing: true,
+      roomState: { subsOnly: true, followersOnly: 0 },
+    });
     await say(s, c, 'I may talk');
     expect(s.botMessages()).toEqual(['I may talk']);
   });
@@ -214,7 +236,9 @@ describe('limits end to end through tmi.js', () => {
   });
 
   it('honours configured limits (short windows for tests)', async () => {
-    const { s, c, clock } = await setup({ limits: { messages: 2, windowMs: 1000, minIntervalMs: 0, duplicateWindowMs: 100, maxLength: 10 } });
+    const { s, c, clock } = await setup({
+      limits: { messages: 2, windowMs: 1000, minIntervalMs: 0, duplicateWindowMs: 100, maxLength: 10 },
+    });
     await say(s, c, 'one');
     await say(s, c, 'two');
     await say(s, c, 'three');

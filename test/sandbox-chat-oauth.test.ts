@@ -10,7 +10,13 @@ describe('sandbox chat /oauth2', () => {
   let s: ChatServer;
   const clock = new ManualClock();
   beforeAll(async () => {
-    s = await startChatServer({ clock, clientId: 'cid123', clientSecret: 'csecret456', refreshToken: 'rtok789', tokenLifetimeSeconds: 600 });
+    s = await startChatServer({
+      clock,
+      clientId: 'cid123',
+      clientSecret: 'csecret456',
+      refreshToken: 'rtok789',
+      tokenLifetimeSeconds: 600,
+    });
   });
   afterAll(async () => {
     await s.close();
@@ -18,7 +24,11 @@ describe('sandbox chat /oauth2', () => {
 
   const validate = (auth?: string) => fetch(`${s.authUrl}/validate`, auth ? { headers: { authorization: auth } } : {});
   const token = (form: Record<string, string>) =>
-    fetch(`${s.authUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    fetch(`${s.authUrl}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
 
   it('serves on the chat port, next to the WebSocket', () => {
     expect(s.authUrl).toBe(`http://127.0.0.1:${s.port}/oauth2`);
@@ -27,7 +37,13 @@ describe('sandbox chat /oauth2', () => {
   it('validate: Twitch shapes for a good, a missing and a wrong token', async () => {
     const ok = await validate(`OAuth ${s.token}`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ client_id: 'cid123', login: s.botLogin, scopes: ['chat:read', 'chat:edit'], user_id: s.botUserId, expires_in: 600 });
+    expect(await ok.json()).toEqual({
+      client_id: 'cid123',
+      login: s.botLogin,
+      scopes: ['chat:read', 'chat:edit'],
+      user_id: s.botUserId,
+      expires_in: 600,
+    });
     expect((await validate(`Bearer ${s.token}`)).status).toBe(200);
     const missing = await validate();
     expect(missing.status).toBe(401);
@@ -39,7 +55,12 @@ describe('sandbox chat /oauth2', () => {
   });
 
   it('token: Twitch errors for a bad client, secret, refresh token or grant type', async () => {
-    const base = { grant_type: 'refresh_token', refresh_token: 'rtok789', client_id: 'cid123', client_secret: 'csecret456' };
+    const base = {
+      grant_type: 'refresh_token',
+      refresh_token: 'rtok789',
+      client_id: 'cid123',
+      client_secret: 'csecret456',
+    };
     const cases: [Record<string, string>, number, string][] = [
       [{ ...base, client_id: 'other' }, 400, 'invalid client'],
       [{ ...base, client_secret: 'other' }, 403, 'invalid client secret'],
@@ -55,7 +76,12 @@ describe('sandbox chat /oauth2', () => {
 
   it('token: rotates both tokens; only the new access token validates; the old refresh token is spent', async () => {
     const old = s.token;
-    const res = await token({ grant_type: 'refresh_token', refresh_token: 'rtok789', client_id: 'cid123', client_secret: 'csecret456' });
+    const res = await token({
+      grant_type: 'refresh_token',
+      refresh_token: 'rtok789',
+      client_id: 'cid123',
+      client_secret: 'csecret456',
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ expires_in: 600, scope: ['chat:read', 'chat:edit'], token_type: 'bearer' });
@@ -64,7 +90,16 @@ describe('sandbox chat /oauth2', () => {
     expect(s.token).not.toBe(old);
     expect((await validate(`OAuth ${old}`)).status).toBe(401);
     expect((await validate(`OAuth ${s.token}`)).status).toBe(200);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: 'rtok789', client_id: 'cid123', client_secret: 'csecret456' })).status).toBe(400);
+    expect(
+      (
+        await token({
+          grant_type: 'refresh_token',
+          refresh_token: 'rtok789',
+          client_id: 'cid123',
+          client_secret: 'csecret456',
+        })
+      ).status,
+    ).toBe(400);
     expect(s.transcript.filter((e) => e.text === 'oauth2 token: 200')).toHaveLength(1);
   });
 

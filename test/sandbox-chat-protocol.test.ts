@@ -86,7 +86,12 @@ describe('handshake and join', () => {
     const s = await server({ token: 'oauth:abcdef123456' });
     expect(s.token).toBe('abcdef123456');
     const r = await raw(s);
-    r.send('CAP REQ :twitch.tv/tags twitch.tv/commands', 'PASS abcdef123456', 'NICK giftdrop_bot', 'JOIN #giftdrop_demo');
+    r.send(
+      'CAP REQ :twitch.tv/tags twitch.tv/commands',
+      'PASS abcdef123456',
+      'NICK giftdrop_bot',
+      'JOIN #giftdrop_demo',
+    );
     await r.waitForLine(/ROOMSTATE #giftdrop_demo/);
     expect(s.joined()).toEqual(['giftdrop_bot']);
   });
@@ -144,7 +149,9 @@ describe('handshake and join', () => {
     r.send('CAP REQ :twitch.tv/commands', `PASS oauth:${s.token}`, 'NICK giftdrop_bot', 'JOIN #giftdrop_demo');
     await r.waitForLine(/ROOMSTATE/);
     s.inject(s.viewer('alice'), 'no tags please');
-    expect(await r.waitForLine(/PRIVMSG/)).toBe(':alice!alice@alice.tmi.twitch.tv PRIVMSG #giftdrop_demo :no tags please');
+    expect(await r.waitForLine(/PRIVMSG/)).toBe(
+      ':alice!alice@alice.tmi.twitch.tv PRIVMSG #giftdrop_demo :no tags please',
+    );
   });
 });
 
@@ -167,7 +174,14 @@ describe('injected viewer messages', () => {
 
     const byLogin = new Map(got.map(([, tags, text]) => [text, tags]));
     const t = (text: string): Tags => byLogin.get(text)!;
-    const common = { 'room-id': '5550001', 'tmi-sent-ts': String(clock.now()), turbo: false, 'returning-chatter': false, flags: null, emotes: null };
+    const common = {
+      'room-id': '5550001',
+      'tmi-sent-ts': String(clock.now()),
+      turbo: false,
+      'returning-chatter': false,
+      flags: null,
+      emotes: null,
+    };
 
     expect(t('hi from plain_pete')).toMatchObject({
       ...common,
@@ -184,7 +198,13 @@ describe('injected viewer messages', () => {
     expect(t('hi from plain_pete')).not.toHaveProperty('vip');
     expect(t('hi from plain_pete').id).toMatch(/^[0-9a-f-]{36}$/);
     expect(t('hi from plain_pete').color).toMatch(/^#[0-9A-F]{6}$/);
-    expect(t('hi from modmary')).toMatchObject({ ...common, badges: { moderator: '1' }, mod: true, 'user-type': 'mod', 'user-id': mod.userId });
+    expect(t('hi from modmary')).toMatchObject({
+      ...common,
+      badges: { moderator: '1' },
+      mod: true,
+      'user-type': 'mod',
+      'user-id': mod.userId,
+    });
     expect(t('hi from vipvic')).toMatchObject({ ...common, badges: { vip: '1' }, vip: true, mod: false });
     expect(t('hi from subsam')).toMatchObject({
       ...common,
@@ -238,7 +258,9 @@ describe('injected viewer messages', () => {
     expect(actions[0]![1]).toMatchObject({ 'message-type': 'action', username: 'dancer' });
     expect(actions[0]![2]).toBe('dances wildly');
     expect(messages.map((m) => m[2])).toEqual(['dances wildly']);
-    expect(s.formatPrivmsg(s.viewer('dancer'), 'x', { action: true })).toMatch(/PRIVMSG #giftdrop_demo :\u0001ACTION x\u0001$/);
+    expect(s.formatPrivmsg(s.viewer('dancer'), 'x', { action: true })).toMatch(
+      /PRIVMSG #giftdrop_demo :\u0001ACTION x\u0001$/,
+    );
     expect(s.transcript.filter((e) => e.kind === 'viewer').map((e) => [e.bits, e.action])).toEqual([
       [250, undefined],
       [undefined, true],
@@ -269,10 +291,15 @@ describe('injected viewer messages', () => {
       }
       throw new Error('expected a throw');
     };
-    expect(catchErr(() => s.viewer('bad login!'))).toMatchObject({ code: 'SANDBOX_CHAT_BAD_INPUT', message: expect.stringMatching(/login must be/) });
+    expect(catchErr(() => s.viewer('bad login!'))).toMatchObject({
+      code: 'SANDBOX_CHAT_BAD_INPUT',
+      message: expect.stringMatching(/login must be/),
+    });
     expect(catchErr(() => s.inject(s.viewer('ok'), 'two\r\nlines'))).toMatchObject({ code: 'SANDBOX_CHAT_BAD_INPUT' });
     expect(catchErr(() => s.inject(s.viewer('ok'), ''))).toMatchObject({ code: 'SANDBOX_CHAT_BAD_INPUT' });
-    expect(catchErr(() => s.inject(s.viewer('ok'), 'x', { bits: 0 }))).toMatchObject({ code: 'SANDBOX_CHAT_BAD_INPUT' });
+    expect(catchErr(() => s.inject(s.viewer('ok'), 'x', { bits: 0 }))).toMatchObject({
+      code: 'SANDBOX_CHAT_BAD_INPUT',
+    });
     expect(catchErr(() => s.setRoomState({ slow: -2 }))).toMatchObject({ code: 'SANDBOX_CHAT_BAD_INPUT' });
     expect(s.transcript).toEqual([]);
     await expect(startChatServer({ channelId: '1' })).rejects.toMatchObject({ code: 'SANDBOX_CHAT_BAD_INPUT' });
@@ -309,7 +336,9 @@ describe('what the bot says', () => {
     s.on('bot-message', (e) => botMessages.push(e));
     const bot = client(s);
     const seen: string[] = [];
-    (bot as unknown as { on(e: string, fn: (m: { command: string }) => void): void }).on('raw_message', (m) => seen.push(m.command));
+    (bot as unknown as { on(e: string, fn: (m: { command: string }) => void): void }).on('raw_message', (m) =>
+      seen.push(m.command),
+    );
     await connectAndJoin(s, bot);
     const watcher = client(s, { username: 'justinfan7', password: undefined });
     const watched = collect(watcher);

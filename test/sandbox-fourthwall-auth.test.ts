@@ -42,13 +42,16 @@ describe('Fourthwall sandbox auth', () => {
     sb = await startFourthwallSandbox({ clock, tokenLifetimeSeconds: 300, clientSecret: 'client-secret-1' });
     const code = sb.control.issueAuthCode('https://bot.example.com/callback');
 
-    const tok = await call(sb.tokenUrl, tokenForm({
-      grant_type: 'authorization_code',
-      client_id: sb.clientId,
-      client_secret: 'client-secret-1',
-      redirect_uri: 'https://bot.example.com/callback',
-      code,
-    }));
+    const tok = await call(
+      sb.tokenUrl,
+      tokenForm({
+        grant_type: 'authorization_code',
+        client_id: sb.clientId,
+        client_secret: 'client-secret-1',
+        redirect_uri: 'https://bot.example.com/callback',
+        code,
+      }),
+    );
     expect(tok.status).toBe(200);
     expect(tok.body.token_type).toBe('Bearer');
     expect(tok.body.expires_in).toBe(300);
@@ -72,13 +75,21 @@ describe('Fourthwall sandbox auth', () => {
     }
 
     // The package list accepts Basic or OAuth in the published document.
-    expect((await call(`${sb.apiUrl}/giveaway-links/packages`, { headers: bearer(tok.body.access_token) })).status).toBe(200);
+    expect(
+      (await call(`${sb.apiUrl}/giveaway-links/packages`, { headers: bearer(tok.body.access_token) })).status,
+    ).toBe(200);
 
     // The code is single use.
-    const reuse = await call(sb.tokenUrl, tokenForm({
-      grant_type: 'authorization_code', client_id: sb.clientId, client_secret: 'client-secret-1',
-      redirect_uri: 'https://bot.example.com/callback', code,
-    }));
+    const reuse = await call(
+      sb.tokenUrl,
+      tokenForm({
+        grant_type: 'authorization_code',
+        client_id: sb.clientId,
+        client_secret: 'client-secret-1',
+        redirect_uri: 'https://bot.example.com/callback',
+        code,
+      }),
+    );
     expect(reuse.status).toBe(400);
     expect(reuse.body.error).toBe('invalid_grant');
 
@@ -90,45 +101,79 @@ describe('Fourthwall sandbox auth', () => {
     expect(expired.body.code).toBe('UNAUTHORIZED');
     expect(expired.headers.get('www-authenticate')).toContain('invalid_token');
 
-    const refreshed = await call(sb.tokenUrl, tokenForm({
-      grant_type: 'refresh_token', client_id: sb.clientId, client_secret: 'client-secret-1', refresh_token: tok.body.refresh_token,
-    }));
+    const refreshed = await call(
+      sb.tokenUrl,
+      tokenForm({
+        grant_type: 'refresh_token',
+        client_id: sb.clientId,
+        client_secret: 'client-secret-1',
+        refresh_token: tok.body.refresh_token,
+      }),
+    );
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.access_token).not.toBe(tok.body.access_token);
-    expect((await call(`${sb.apiUrl}/shops/current`, { headers: bearer(refreshed.body.access_token) })).status).toBe(200);
+    expect((await call(`${sb.apiUrl}/shops/current`, { headers: bearer(refreshed.body.access_token) })).status).toBe(
+      200,
+    );
     // The old one stays dead.
     expect((await call(`${sb.apiUrl}/shops/current`, { headers: bearer(tok.body.access_token) })).status).toBe(401);
   });
 
   it('rejects a wrong client secret, a wrong redirect_uri and unknown grants; answers on the Keycloak URL form too', async () => {
     sb = await startFourthwallSandbox({ clientSecret: 'cs' });
-    const badClient = await call(sb.tokenUrl, tokenForm({
-      grant_type: 'authorization_code', client_id: sb.clientId, client_secret: 'nope', code: sb.control.issueAuthCode(),
-    }));
+    const badClient = await call(
+      sb.tokenUrl,
+      tokenForm({
+        grant_type: 'authorization_code',
+        client_id: sb.clientId,
+        client_secret: 'nope',
+        code: sb.control.issueAuthCode(),
+      }),
+    );
     expect(badClient.status).toBe(401);
     expect(badClient.body.error).toBe('invalid_client');
 
-    const badRedirect = await call(sb.tokenUrl, tokenForm({
-      grant_type: 'authorization_code', client_id: sb.clientId, client_secret: 'cs',
-      code: sb.control.issueAuthCode('https://a.example.com/cb'), redirect_uri: 'https://evil.example.com/cb',
-    }));
+    const badRedirect = await call(
+      sb.tokenUrl,
+      tokenForm({
+        grant_type: 'authorization_code',
+        client_id: sb.clientId,
+        client_secret: 'cs',
+        code: sb.control.issueAuthCode('https://a.example.com/cb'),
+        redirect_uri: 'https://evil.example.com/cb',
+      }),
+    );
     expect(badRedirect.status).toBe(400);
     expect(badRedirect.body.error).toBe('invalid_grant');
 
-    const badGrant = await call(sb.tokenUrl, tokenForm({ grant_type: 'password', client_id: sb.clientId, client_secret: 'cs' }));
+    const badGrant = await call(
+      sb.tokenUrl,
+      tokenForm({ grant_type: 'password', client_id: sb.clientId, client_secret: 'cs' }),
+    );
     expect(badGrant.body.error).toBe('unsupported_grant_type');
 
     const origin = new URL(sb.apiUrl).origin;
-    const kc = await call(`${origin}/auth/realms/Fourthwall/protocol/openid-connect/token`, tokenForm({
-      grant_type: 'authorization_code', client_id: sb.clientId, client_secret: 'cs', code: sb.control.issueAuthCode(),
-    }));
+    const kc = await call(
+      `${origin}/auth/realms/Fourthwall/protocol/openid-connect/token`,
+      tokenForm({
+        grant_type: 'authorization_code',
+        client_id: sb.clientId,
+        client_secret: 'cs',
+        code: sb.control.issueAuthCode(),
+      }),
+    );
     expect(kc.status).toBe(200);
     expect(kc.body.access_token).toBeTruthy();
 
     // JSON token requests are accepted as the published document says.
     const json = await call(sb.tokenUrl, {
       method: 'POST',
-      body: { grant_type: 'refresh_token', client_id: sb.clientId, client_secret: 'cs', refresh_token: kc.body.refresh_token },
+      body: {
+        grant_type: 'refresh_token',
+        client_id: sb.clientId,
+        client_secret: 'cs',
+        refresh_token: kc.body.refresh_token,
+      },
     });
     expect(json.status).toBe(200);
   });
@@ -144,10 +189,16 @@ describe('Fourthwall sandbox auth', () => {
     const loc = new URL(res.headers.get('location') as string);
     expect(`${loc.origin}${loc.pathname}`).toBe(redirectUri);
     expect(loc.searchParams.get('state')).toBe('xyz');
-    const tok = await call(sb.tokenUrl, tokenForm({
-      grant_type: 'authorization_code', client_id: sb.clientId, client_secret: 'cs',
-      code: loc.searchParams.get('code') as string, redirect_uri: redirectUri,
-    }));
+    const tok = await call(
+      sb.tokenUrl,
+      tokenForm({
+        grant_type: 'authorization_code',
+        client_id: sb.clientId,
+        client_secret: 'cs',
+        code: loc.searchParams.get('code') as string,
+        redirect_uri: redirectUri,
+      }),
+    );
     expect(tok.status).toBe(200);
   });
 

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
-import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../src/sandbox/fourthwall/index.js';
+import {
+  startFourthwallSandbox,
+  type FourthwallSandbox,
+  type FourthwallSandboxOptions,
+} from '../src/sandbox/fourthwall/index.js';
 import { basic, call, until } from './support/sandbox-fourthwall-helpers.js';
 
 const open: FourthwallSandbox[] = [];
@@ -39,10 +43,12 @@ describe('Fourthwall sandbox rate rule', () => {
     const transportClock = new ManualClock();
     const sb = await sandbox({ rateLimit: { limit: 2, intervalMs: 1000 }, transportClock });
     const answered: number[] = [];
-    const pending = Array.from({ length: 4 }, (_, i) => shop(sb).then((r) => {
-      answered.push(i);
-      return r.status;
-    }));
+    const pending = Array.from({ length: 4 }, (_, i) =>
+      shop(sb).then((r) => {
+        answered.push(i);
+        return r.status;
+      }),
+    );
     await until(
       () => answered.length === 2 && sb.control.rateLimitWaiting() === 2 && transportClock.pending() === 1,
       5000,
@@ -106,7 +112,8 @@ describe('Fourthwall sandbox operation faults', () => {
     sb.control.faults.hang('finishDraw');
     let settled: 'pending' | 'answered' | 'failed' = 'pending';
     const req = fetch(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, {
-      method: 'PUT', headers: { ...basic(sb), 'content-type': 'application/json' },
+      method: 'PUT',
+      headers: { ...basic(sb), 'content-type': 'application/json' },
       body: JSON.stringify({ participants: [{ service: 'TWITCH', userId: '1', userName: 'a' }] }),
     }).then(
       () => void (settled = 'answered'),
@@ -129,7 +136,8 @@ describe('Fourthwall sandbox operation faults', () => {
     sb.control.faults.dropAfterProcessing('finishDraw');
     await expect(
       fetch(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, {
-        method: 'PUT', headers: { ...basic(sb), 'content-type': 'application/json' },
+        method: 'PUT',
+        headers: { ...basic(sb), 'content-type': 'application/json' },
         body: JSON.stringify({ participants: [{ service: 'TWITCH', userId: '1', userName: 'a' }] }),
       }),
     ).rejects.toThrow();
@@ -137,7 +145,9 @@ describe('Fourthwall sandbox operation faults', () => {
     const after = await call(`${sb.apiUrl}/gifting/draw/${draw['id']}`, { headers: basic(sb) });
     expect(after.body.gifts[0].winner.username).toBe('a');
     const retry = await call(`${sb.apiUrl}/gifting/draw/${draw['id']}/finish`, {
-      method: 'PUT', headers: basic(sb), body: { participants: [{ service: 'TWITCH', userId: '1', userName: 'a' }] },
+      method: 'PUT',
+      headers: basic(sb),
+      body: { participants: [{ service: 'TWITCH', userId: '1', userName: 'a' }] },
     });
     expect(retry.body.code).toBe('GIVEAWAY_DRAW_ALREADY_FINISHED');
   });
@@ -146,7 +156,9 @@ describe('Fourthwall sandbox operation faults', () => {
     const sb = await sandbox();
     const control = `${new URL(sb.apiUrl).origin}/__sandbox`;
     const added = await call(`${control}/faults`, {
-      method: 'POST', headers: basic(sb), body: { operation: 'getCurrentShop', kind: 'status', status: 500, times: 2 },
+      method: 'POST',
+      headers: basic(sb),
+      body: { operation: 'getCurrentShop', kind: 'status', status: 500, times: 2 },
     });
     expect(added.status).toBe(201);
     expect(added.body.pending).toEqual([
@@ -157,7 +169,11 @@ describe('Fourthwall sandbox operation faults', () => {
     expect((await call(`${control}/faults`, { method: 'DELETE', headers: basic(sb) })).status).toBe(204);
     expect((await shop(sb)).status).toBe(200);
 
-    const bad = await call(`${control}/faults`, { method: 'POST', headers: basic(sb), body: { operation: '*', kind: 'explode' } });
+    const bad = await call(`${control}/faults`, {
+      method: 'POST',
+      headers: basic(sb),
+      body: { operation: '*', kind: 'explode' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('VALIDATION_ERROR');
 

@@ -1,10 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  SEED_PRODUCT_IDS,
-  startFourthwallSandbox,
-  type FourthwallSandbox,
-} from '../src/sandbox/fourthwall/index.js';
+import { SEED_PRODUCT_IDS, startFourthwallSandbox, type FourthwallSandbox } from '../src/sandbox/fourthwall/index.js';
 import { basic, call, startReceiver } from './support/sandbox-fourthwall-helpers.js';
 
 let sb: FourthwallSandbox;
@@ -19,7 +15,14 @@ const ORDER_TWO_LINES = '7f3e2d1c-0b9a-4877-8665-544332211003';
 const TEE_S = 'a1b2c3d4-0000-4000-8000-000000000001';
 const MUG = 'a1b2c3d4-0000-4000-8000-000000000011';
 
-type Case = [operation: string, method: string, path: string, body: ((v: string) => unknown) | undefined, status: number, code?: string];
+type Case = [
+  operation: string,
+  method: string,
+  path: string,
+  body: ((v: string) => unknown) | undefined,
+  status: number,
+  code?: string,
+];
 
 /** One request per operation; bodies may depend on the prefix so repeated creates stay valid. */
 const CASES: Case[] = [
@@ -35,47 +38,108 @@ const CASES: Case[] = [
   ['listOrders', 'GET', '/order', undefined, 200],
   ['getOrder', 'GET', `/order/${ORDER_TWO_LINES}`, undefined, 200],
   ['getOrderByFriendlyId', 'GET', '/order/by-friendly-id/D3XZFWPP', undefined, 200],
-  ['updateProductAvailability', 'PUT', `/products/${SEED_PRODUCT_IDS.mug}/availability`, () => ({ available: true }), 200],
+  [
+    'updateProductAvailability',
+    'PUT',
+    `/products/${SEED_PRODUCT_IDS.mug}/availability`,
+    () => ({ available: true }),
+    200,
+  ],
   ['listProducts', 'GET', '/products', undefined, 200],
   ['getProduct', 'GET', `/products/${SEED_PRODUCT_IDS.tshirt}`, undefined, 200],
   ['getCurrentShop', 'GET', '/shops/current', undefined, 200],
   ['getShopContactInfo', 'GET', '/shops/current/contact-info', undefined, 200],
-  ['startStreaming', 'PUT', '/streaming/start',
-    () => ({ services: [{ type: 'TWITCH', broadcasterId: '1', broadcasterLogin: 'streamer' }] }), 200],
+  [
+    'startStreaming',
+    'PUT',
+    '/streaming/start',
+    () => ({ services: [{ type: 'TWITCH', broadcasterId: '1', broadcasterLogin: 'streamer' }] }),
+    200,
+  ],
   ['endStreaming', 'PUT', '/streaming/end', () => ({ services: ['TWITCH'] }), 200],
   ['getStreamingStatus', 'GET', '/streaming', undefined, 200],
   ['getThankYou', 'GET', '/thank-yous/ty_EdJvIXu3SEiXe_QkPavHSA', undefined, 200],
   ['getGiftPurchase', 'GET', '/gift-purchase/giv_nope', undefined, 404, 'GIVEAWAY_NOT_FOUND'],
-  ['createFulfillment', 'POST', '/fulfillments', (v) => ({
-    orderId: ORDER_TWO_LINES,
-    items: [{ variantId: v === 'v1.0' ? TEE_S : MUG, quantity: 1 }],
-    shippingLabel: { trackingNumber: `1Z${v}`, trackingCompany: 'UPS' },
-  }), 201],
-  ['addShippingLabel', 'POST', '/fulfillments/ful_nope/shipping-labels',
-    () => ({ trackingCompany: 'USPS', items: [] }), 404, 'FULFILLMENT_NOT_FOUND'],
-  ['findFulfillmentIds', 'POST', '/fulfillments/find-ids',
-    () => ({ friendlyIds: ['P4WXYZ7A'], fulfillmentService: 'FULFILLED_BY_CREATOR' }), 200],
-  ['bulkAddShippingLabels', 'POST', '/fulfillments/shipping-labels/bulk',
-    () => ({ labels: [{ fulfillmentId: 'ful_nope', trackingCompany: 'USPS', items: [] }] }), 404, 'FULFILLMENT_NOT_FOUND'],
+  [
+    'createFulfillment',
+    'POST',
+    '/fulfillments',
+    (v) => ({
+      orderId: ORDER_TWO_LINES,
+      items: [{ variantId: v === 'v1.0' ? TEE_S : MUG, quantity: 1 }],
+      shippingLabel: { trackingNumber: `1Z${v}`, trackingCompany: 'UPS' },
+    }),
+    201,
+  ],
+  [
+    'addShippingLabel',
+    'POST',
+    '/fulfillments/ful_nope/shipping-labels',
+    () => ({ trackingCompany: 'USPS', items: [] }),
+    404,
+    'FULFILLMENT_NOT_FOUND',
+  ],
+  [
+    'findFulfillmentIds',
+    'POST',
+    '/fulfillments/find-ids',
+    () => ({ friendlyIds: ['P4WXYZ7A'], fulfillmentService: 'FULFILLED_BY_CREATOR' }),
+    200,
+  ],
+  [
+    'bulkAddShippingLabels',
+    'POST',
+    '/fulfillments/shipping-labels/bulk',
+    () => ({ labels: [{ fulfillmentId: 'ful_nope', trackingCompany: 'USPS', items: [] }] }),
+    404,
+    'FULFILLMENT_NOT_FOUND',
+  ],
   ['listPromotions', 'GET', '/promotions', undefined, 200],
-  ['createPromotion', 'POST', '/promotions',
-    (v) => ({ type: 'SHOP_SINGLE', code: `GIFT-${v}`, discount: { type: 'PERCENTAGE', percentage: 15, shipping: 'Excluded' } }), 200],
+  [
+    'createPromotion',
+    'POST',
+    '/promotions',
+    (v) => ({
+      type: 'SHOP_SINGLE',
+      code: `GIFT-${v}`,
+      discount: { type: 'PERCENTAGE', percentage: 15, shipping: 'Excluded' },
+    }),
+    200,
+  ],
   ['listWebhooks', 'GET', '/webhooks', undefined, 200],
-  ['createWebhook', 'POST', '/webhooks', () => ({ url: 'https://bot.example.com/hook', allowedTypes: ['GIFT_PURCHASE'] }), 200],
+  [
+    'createWebhook',
+    'POST',
+    '/webhooks',
+    () => ({ url: 'https://bot.example.com/hook', allowedTypes: ['GIFT_PURCHASE'] }),
+    200,
+  ],
   ['getWebhookSecret', 'GET', '/webhooks/secret', undefined, 200],
   ['getWebhook', 'GET', '/webhooks/wcon_nope', undefined, 404, 'WEBHOOK_CONFIGURATION_NOT_FOUND'],
-  ['updateWebhook', 'PUT', '/webhooks/wcon_nope', () => ({ url: 'https://bot.example.com/x', allowedTypes: [] }), 404,
-    'WEBHOOK_CONFIGURATION_NOT_FOUND'],
+  [
+    'updateWebhook',
+    'PUT',
+    '/webhooks/wcon_nope',
+    () => ({ url: 'https://bot.example.com/x', allowedTypes: [] }),
+    404,
+    'WEBHOOK_CONFIGURATION_NOT_FOUND',
+  ],
   ['deleteWebhook', 'DELETE', '/webhooks/wcon_nope', undefined, 404, 'WEBHOOK_CONFIGURATION_NOT_FOUND'],
   ['listWebhookEvents', 'GET', '/webhook-events', undefined, 200],
 ];
 
 describe('Fourthwall sandbox routes', () => {
   it('answers every operation the same under /open-api/v1.0/ and /open-api/v1/', async () => {
-    for (const [, base] of [['v1.0', sb.apiUrl], ['v1', sb.apiUrlV1]] as const) {
+    for (const [, base] of [
+      ['v1.0', sb.apiUrl],
+      ['v1', sb.apiUrlV1],
+    ] as const) {
       expect(base).toMatch(/\/open-api\/v1(\.0)?$/);
     }
-    for (const [v, base] of [['v1.0', sb.apiUrl], ['v1', sb.apiUrlV1]] as const) {
+    for (const [v, base] of [
+      ['v1.0', sb.apiUrl],
+      ['v1', sb.apiUrlV1],
+    ] as const) {
       for (const [op, method, path, body, status, code] of CASES) {
         const r = await call(`${base}${path}`, { method, headers: basic(sb), body: body?.(v) });
         expect(r.status, `${v} ${op} ${method} ${path}: ${r.text}`).toBe(status);
@@ -101,7 +165,9 @@ describe('Fourthwall sandbox routes', () => {
 
   it('gives 400 on malformed JSON and names the bad field on invalid bodies', async () => {
     const malformed = await call(`${sb.apiUrl}/webhooks`, {
-      method: 'POST', headers: { ...basic(sb), 'content-type': 'application/json' }, body: '{"url": ',
+      method: 'POST',
+      headers: { ...basic(sb), 'content-type': 'application/json' },
+      body: '{"url": ',
     });
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('INVALID_REQUEST_BODY');
@@ -111,8 +177,18 @@ describe('Fourthwall sandbox routes', () => {
     expect(empty.status).toBe(400);
 
     const cases: [string, string, unknown, string][] = [
-      ['PUT', '/streaming/start', { services: [{ type: 'TWITCH', broadcasterLogin: 'x' }] }, 'services[0].broadcasterId'],
-      ['PUT', '/streaming/start', { services: [{ type: 'YOUTUBE', broadcasterId: '1', broadcasterLogin: 'x' }] }, 'services[0].type'],
+      [
+        'PUT',
+        '/streaming/start',
+        { services: [{ type: 'TWITCH', broadcasterLogin: 'x' }] },
+        'services[0].broadcasterId',
+      ],
+      [
+        'PUT',
+        '/streaming/start',
+        { services: [{ type: 'YOUTUBE', broadcasterId: '1', broadcasterLogin: 'x' }] },
+        'services[0].type',
+      ],
       ['PUT', '/streaming/start', { services: [] }, 'services'],
       ['PUT', '/streaming/end', { services: ['KICK'] }, 'services[0]'],
       ['PUT', `/products/${SEED_PRODUCT_IDS.mug}/availability`, { available: 'yes' }, 'available'],
@@ -143,7 +219,10 @@ describe('Fourthwall sandbox routes', () => {
     expect(search.body.results.map((p: { slug: string }) => p.slug)).toEqual(['giftdrop-hoodie']);
     const product = search.body.results[0];
     expect(product.id).toBe(SEED_PRODUCT_IDS.hoodie);
-    expect(product.variants[0]).toMatchObject({ unitPrice: { value: 45, currency: 'USD' }, stock: { type: 'LIMITED', inStock: 8 } });
+    expect(product.variants[0]).toMatchObject({
+      unitPrice: { value: 45, currency: 'USD' },
+      stock: { type: 'LIMITED', inStock: 8 },
+    });
     expect(product.images[0].url).toContain(sb.shopUrl);
 
     const byStatus = await call(`${sb.apiUrl}/order?status=CONFIRMED`, { headers: basic(sb) });
@@ -161,31 +240,66 @@ describe('Fourthwall sandbox routes', () => {
   });
 
   it('documented error bodies for orders, donations, thank-yous, products and promotions', async () => {
-    const expectError = async (path: string, status: number, body: Record<string, unknown>, method = 'GET', payload?: unknown) => {
+    const expectError = async (
+      path: string,
+      status: number,
+      body: Record<string, unknown>,
+      method = 'GET',
+      payload?: unknown,
+    ) => {
       const r = await call(`${sb.apiUrl}${path}`, { method, headers: basic(sb), body: payload });
       expect(r.status, path).toBe(status);
       expect(r.body, path).toEqual(body);
     };
-    await expectError('/order/00000000-0000-4000-8000-000000000000', 404, { code: 'ORDER_ID_NOT_FOUND', id: '00000000-0000-4000-8000-000000000000' });
+    await expectError('/order/00000000-0000-4000-8000-000000000000', 404, {
+      code: 'ORDER_ID_NOT_FOUND',
+      id: '00000000-0000-4000-8000-000000000000',
+    });
     await expectError('/order/by-friendly-id/NOPE1234', 404, { code: 'ORDER_FRIENDLY_ID_NOT_FOUND', id: 'NOPE1234' });
     await expectError('/donations/don_x', 404, { code: 'DONATION_NOT_FOUND', id: 'don_x' });
     await expectError('/thank-yous/ty_x', 404, { code: 'KUDOS_THANK_YOU_DOES_NOT_EXIST', thankYouId: 'ty_x' });
-    await expectError('/products/p_x', 404, { code: 'OFFER_NOT_FOUND_BY_SHOP_ID_AND_ID_ERROR', shopId: sb.state.shop.id, offerId: 'p_x' });
-    await expectError('/promotions', 409, { code: 'PROMOTION_CODE_DUPLICATION', promotionCode: 'launch10' }, 'POST',
-      { type: 'SHOP_SINGLE', code: 'launch10', discount: { type: 'FREE_SHIPPING' } });
-    await expectError('/giveaway-links', 404, { code: 'OFFER_NOT_FOUND_ERROR', offerId: '00000000-0000-4000-8000-000000000000' }, 'POST',
-      { productId: '00000000-0000-4000-8000-000000000000', number: 1 });
-    await expectError('/giveaway-links', 400, { code: 'GIFT_INVALID_OFFER', offerId: SEED_PRODUCT_IDS.giftCard, shopId: sb.state.shop.id },
-      'POST', { productId: SEED_PRODUCT_IDS.giftCard, number: 1 });
+    await expectError('/products/p_x', 404, {
+      code: 'OFFER_NOT_FOUND_BY_SHOP_ID_AND_ID_ERROR',
+      shopId: sb.state.shop.id,
+      offerId: 'p_x',
+    });
+    await expectError('/promotions', 409, { code: 'PROMOTION_CODE_DUPLICATION', promotionCode: 'launch10' }, 'POST', {
+      type: 'SHOP_SINGLE',
+      code: 'launch10',
+      discount: { type: 'FREE_SHIPPING' },
+    });
+    await expectError(
+      '/giveaway-links',
+      404,
+      { code: 'OFFER_NOT_FOUND_ERROR', offerId: '00000000-0000-4000-8000-000000000000' },
+      'POST',
+      { productId: '00000000-0000-4000-8000-000000000000', number: 1 },
+    );
+    await expectError(
+      '/giveaway-links',
+      400,
+      { code: 'GIFT_INVALID_OFFER', offerId: SEED_PRODUCT_IDS.giftCard, shopId: sb.state.shop.id },
+      'POST',
+      { productId: SEED_PRODUCT_IDS.giftCard, number: 1 },
+    );
   });
 
   it('fulfillments move the order status and fire ORDER_UPDATED; labels and find-ids work', async () => {
     const rx = await startReceiver();
     try {
-      await call(`${sb.apiUrl}/webhooks`, { method: 'POST', headers: basic(sb), body: { url: rx.url, allowedTypes: ['ORDER_UPDATED'] } });
+      await call(`${sb.apiUrl}/webhooks`, {
+        method: 'POST',
+        headers: basic(sb),
+        body: { url: rx.url, allowedTypes: ['ORDER_UPDATED'] },
+      });
       const first = await call(`${sb.apiUrl}/fulfillments`, {
-        method: 'POST', headers: basic(sb),
-        body: { orderId: ORDER_TWO_LINES, items: [{ variantId: TEE_S, quantity: 1 }], shippingLabel: { trackingNumber: '1', trackingCompany: 'UPS' } },
+        method: 'POST',
+        headers: basic(sb),
+        body: {
+          orderId: ORDER_TWO_LINES,
+          items: [{ variantId: TEE_S, quantity: 1 }],
+          shippingLabel: { trackingNumber: '1', trackingCompany: 'UPS' },
+        },
       });
       expect(first.status).toBe(201);
       expect(first.body.fulfillmentId).toMatch(/^ful_/);
@@ -194,38 +308,64 @@ describe('Fourthwall sandbox routes', () => {
       expect(evt.json.data.order).toMatchObject({ id: ORDER_TWO_LINES, status: 'PARTIALLY_SHIPPED' });
 
       const tooMany = await call(`${sb.apiUrl}/fulfillments`, {
-        method: 'POST', headers: basic(sb),
-        body: { orderId: ORDER_TWO_LINES, items: [{ variantId: MUG, quantity: 2 }], shippingLabel: { trackingNumber: '2', trackingCompany: 'UPS' } },
+        method: 'POST',
+        headers: basic(sb),
+        body: {
+          orderId: ORDER_TWO_LINES,
+          items: [{ variantId: MUG, quantity: 2 }],
+          shippingLabel: { trackingNumber: '2', trackingCompany: 'UPS' },
+        },
       });
-      expect(tooMany.body).toEqual({ code: 'FULFILLMENT_VARIANT_QUANTITY_TO_HIGH', orderId: ORDER_TWO_LINES, variantId: MUG, fulfillable: 1, quantity: 2 });
+      expect(tooMany.body).toEqual({
+        code: 'FULFILLMENT_VARIANT_QUANTITY_TO_HIGH',
+        orderId: ORDER_TWO_LINES,
+        variantId: MUG,
+        fulfillable: 1,
+        quantity: 2,
+      });
       const wrongVariant = await call(`${sb.apiUrl}/fulfillments`, {
-        method: 'POST', headers: basic(sb),
-        body: { orderId: ORDER_TWO_LINES, items: [{ variantId: '00000000-0000-4000-8000-000000000000', quantity: 1 }], shippingLabel: { trackingNumber: '2', trackingCompany: 'UPS' } },
+        method: 'POST',
+        headers: basic(sb),
+        body: {
+          orderId: ORDER_TWO_LINES,
+          items: [{ variantId: '00000000-0000-4000-8000-000000000000', quantity: 1 }],
+          shippingLabel: { trackingNumber: '2', trackingCompany: 'UPS' },
+        },
       });
       expect(wrongVariant.body.code).toBe('FULFILLMENT_ORDER_INVALID_VARIANT');
 
       const second = await call(`${sb.apiUrl}/fulfillments`, {
-        method: 'POST', headers: basic(sb),
-        body: { orderId: ORDER_TWO_LINES, items: [{ variantId: MUG, quantity: 1 }], shippingLabel: { trackingNumber: '3', trackingCompany: 'UPS' } },
+        method: 'POST',
+        headers: basic(sb),
+        body: {
+          orderId: ORDER_TWO_LINES,
+          items: [{ variantId: MUG, quantity: 1 }],
+          shippingLabel: { trackingNumber: '3', trackingCompany: 'UPS' },
+        },
       });
       expect(second.status).toBe(201);
       expect(sb.state.order(ORDER_TWO_LINES).status).toBe('SHIPPED');
 
       const label = await call(`${sb.apiUrl}/fulfillments/${second.body.fulfillmentId}/shipping-labels`, {
-        method: 'POST', headers: basic(sb),
+        method: 'POST',
+        headers: basic(sb),
         body: { trackingCompany: 'USPS', trackingNumber: '9400', items: [{ offerVariantId: MUG, quantity: 1 }] },
       });
       expect(label.status).toBe(201);
       expect(label.body.shippingLabels).toHaveLength(2);
 
       const found = await call(`${sb.apiUrl}/fulfillments/find-ids`, {
-        method: 'POST', headers: basic(sb), body: { friendlyIds: ['P4WXYZ7A'], fulfillmentService: 'FULFILLED_BY_CREATOR' },
+        method: 'POST',
+        headers: basic(sb),
+        body: { friendlyIds: ['P4WXYZ7A'], fulfillmentService: 'FULFILLED_BY_CREATOR' },
       });
-      expect(found.body.map((f: { fulfillmentId: string }) => f.fulfillmentId).sort())
-        .toEqual([first.body.fulfillmentId, second.body.fulfillmentId].sort());
+      expect(found.body.map((f: { fulfillmentId: string }) => f.fulfillmentId).sort()).toEqual(
+        [first.body.fulfillmentId, second.body.fulfillmentId].sort(),
+      );
 
       const bulk = await call(`${sb.apiUrl}/fulfillments/shipping-labels/bulk`, {
-        method: 'POST', headers: basic(sb),
+        method: 'POST',
+        headers: basic(sb),
         body: { labels: [{ fulfillmentId: first.body.fulfillmentId, trackingCompany: 'DHL', items: [] }] },
       });
       expect(bulk.status).toBe(201);
@@ -237,11 +377,15 @@ describe('Fourthwall sandbox routes', () => {
 
   it('availability changes the product state and gifting refuses a sold-out product', async () => {
     const r = await call(`${sb.apiUrl}/products/${SEED_PRODUCT_IDS.stickers}/availability`, {
-      method: 'PUT', headers: basic(sb), body: { available: false },
+      method: 'PUT',
+      headers: basic(sb),
+      body: { available: false },
     });
     expect(r.body.state).toEqual({ type: 'SOLD_OUT' });
     const links = await call(`${sb.apiUrl}/giveaway-links`, {
-      method: 'POST', headers: basic(sb), body: { productId: SEED_PRODUCT_IDS.stickers, number: 1 },
+      method: 'POST',
+      headers: basic(sb),
+      body: { productId: SEED_PRODUCT_IDS.stickers, number: 1 },
     });
     expect(links.body.code).toBe('GIFT_INVALID_OFFER');
   });
@@ -262,7 +406,7 @@ describe('Fourthwall sandbox routes', () => {
     expect(img.status).toBe(200);
   });
 
-  it("product pictures are drawn products, one per product, not labels: an SVG with no text and nothing active", async () => {
+  it('product pictures are drawn products, one per product, not labels: an SVG with no text and nothing active', async () => {
     const seen = new Set<string>();
     for (const p of sb.state.products.values()) {
       const url = p.images[0]!.url;
@@ -281,7 +425,10 @@ describe('Fourthwall sandbox routes', () => {
   it('reports the shop with id, name, domain and publicDomain', async () => {
     const shop = await call(`${sb.apiUrl}/shops/current`, { headers: basic(sb) });
     expect(shop.body).toEqual({
-      id: sb.state.shop.id, name: 'Giftdrop Demo Shop', domain: new URL(sb.shopUrl).host, publicDomain: new URL(sb.shopUrl).host,
+      id: sb.state.shop.id,
+      name: 'Giftdrop Demo Shop',
+      domain: new URL(sb.shopUrl).host,
+      publicDomain: new URL(sb.shopUrl).host,
     });
     const secret = await call(`${sb.apiUrl}/webhooks/secret`, { headers: basic(sb) });
     expect(secret.body).toEqual({ secret: sb.webhookSecret });

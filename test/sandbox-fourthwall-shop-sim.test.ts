@@ -39,10 +39,17 @@ afterEach(async () => {
   await new Promise<void>((r) => receiver.close(() => r()));
 });
 
-async function call(method: string, url: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${sb.username}:${sb.password}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${sb.username}:${sb.password}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -52,9 +59,19 @@ const control = (path: string) => `${new URL(sb.apiUrl).origin}/__sandbox${path}
 
 describe('sandbox supporters over HTTP', () => {
   it('orders, donations, memberships, thank-yous and promotion status changes emit signed webhooks', async () => {
-    const order = await call('POST', control('/orders'), { product: 'giftdrop-mug', username: 'ana', quantity: 2, email: 'ana.private@example.org' });
+    const order = await call('POST', control('/orders'), {
+      product: 'giftdrop-mug',
+      username: 'ana',
+      quantity: 2,
+      email: 'ana.private@example.org',
+    });
     expect(order.status).toBe(201);
-    expect(order.json).toMatchObject({ username: 'ana', email: 'ana.private@example.org', status: 'CONFIRMED', source: { type: 'ORDER' } });
+    expect(order.json).toMatchObject({
+      username: 'ana',
+      email: 'ana.private@example.org',
+      status: 'CONFIRMED',
+      source: { type: 'ORDER' },
+    });
     expect((order.json['shipping'] as { address: { address1: string } }).address.address1).toMatch(/Private Lane/);
     expect(sb.state.orders.get(order.json['id'] as string)).toBeDefined();
     expect((await call('POST', control('/donations'), { username: 'dora', amount: 7 })).status).toBe(201);
@@ -65,7 +82,13 @@ describe('sandbox supporters over HTTP', () => {
     expect(promo.json['status']).toBe('Ended');
 
     await waitUntil(() => received.length >= 5, 5000, 'five deliveries');
-    expect(received.map((r) => r.type)).toEqual(['ORDER_PLACED', 'DONATION', 'SUBSCRIPTION_PURCHASED', 'THANK_YOU_SENT', 'PROMOTION_STATUS_CHANGED']);
+    expect(received.map((r) => r.type)).toEqual([
+      'ORDER_PLACED',
+      'DONATION',
+      'SUBSCRIPTION_PURCHASED',
+      'THANK_YOU_SENT',
+      'PROMOTION_STATUS_CHANGED',
+    ]);
     expect(received.every((r) => r.ok)).toBe(true);
   });
 
@@ -75,6 +98,8 @@ describe('sandbox supporters over HTTP', () => {
     expect(JSON.stringify(bad.json)).toContain('quantity');
     expect((await call('POST', control('/orders'), { product: 'no-such-thing' })).status).toBe(404);
     expect((await call('POST', control('/donations'), { amount: -1 })).status).toBe(400);
-    expect((await call('PUT', control('/promotions/prm_EdJvIXu3SEiXe_QkPavHSA/status'), { status: 'Paused' })).status).toBe(400);
+    expect(
+      (await call('PUT', control('/promotions/prm_EdJvIXu3SEiXe_QkPavHSA/status'), { status: 'Paused' })).status,
+    ).toBe(400);
   });
 });

@@ -1,7 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
-import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../src/sandbox/fourthwall/index.js';
-import { basic, call, signatureMatches, startReceiver, until, type Receiver } from './support/sandbox-fourthwall-helpers.js';
+import {
+  startFourthwallSandbox,
+  type FourthwallSandbox,
+  type FourthwallSandboxOptions,
+} from '../src/sandbox/fourthwall/index.js';
+import {
+  basic,
+  call,
+  signatureMatches,
+  startReceiver,
+  until,
+  type Receiver,
+} from './support/sandbox-fourthwall-helpers.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -9,7 +20,10 @@ afterEach(async () => {
 });
 
 async function sandbox(options: FourthwallSandboxOptions = {}): Promise<FourthwallSandbox> {
-  const sb = await startFourthwallSandbox({ deliveryRetry: { attempts: 3, delaysMs: [10], timeoutMs: 2000 }, ...options });
+  const sb = await startFourthwallSandbox({
+    deliveryRetry: { attempts: 3, delaysMs: [10], timeoutMs: 2000 },
+    ...options,
+  });
   open.push(sb);
   return sb;
 }
@@ -30,25 +44,43 @@ describe('Fourthwall sandbox webhooks', () => {
   it('creates, reads, lists, updates and deletes configurations', async () => {
     const sb = await sandbox();
     const created = await call(`${sb.apiUrl}/webhooks`, {
-      method: 'POST', headers: basic(sb), body: { url: 'http://127.0.0.1:9/hook', allowedTypes: ['GIFT_PURCHASE', 'GIFT_PURCHASE'] },
+      method: 'POST',
+      headers: basic(sb),
+      body: { url: 'http://127.0.0.1:9/hook', allowedTypes: ['GIFT_PURCHASE', 'GIFT_PURCHASE'] },
     });
-    expect(created.body).toEqual({ id: created.body.id, url: 'http://127.0.0.1:9/hook', allowedTypes: ['GIFT_PURCHASE'], apiVersion: 'V1' });
+    expect(created.body).toEqual({
+      id: created.body.id,
+      url: 'http://127.0.0.1:9/hook',
+      allowedTypes: ['GIFT_PURCHASE'],
+      apiVersion: 'V1',
+    });
     expect(created.body.id).toMatch(/^wcon_/);
     const id = created.body.id as string;
     expect((await call(`${sb.apiUrl}/webhooks/${id}`, { headers: basic(sb) })).body).toEqual(created.body);
     expect((await call(`${sb.apiUrl}/webhooks`, { headers: basic(sb) })).body.results).toEqual([created.body]);
 
     const updated = await call(`${sb.apiUrl}/webhooks/${id}`, {
-      method: 'PUT', headers: basic(sb), body: { url: 'https://hooks.example.com/new', allowedTypes: ['GIFT_DRAW_STARTED'] },
+      method: 'PUT',
+      headers: basic(sb),
+      body: { url: 'https://hooks.example.com/new', allowedTypes: ['GIFT_DRAW_STARTED'] },
     });
-    expect(updated.body).toEqual({ id, url: 'https://hooks.example.com/new', allowedTypes: ['GIFT_DRAW_STARTED'], apiVersion: 'V1' });
+    expect(updated.body).toEqual({
+      id,
+      url: 'https://hooks.example.com/new',
+      allowedTypes: ['GIFT_DRAW_STARTED'],
+      apiVersion: 'V1',
+    });
 
     const del = await call(`${sb.apiUrl}/webhooks/${id}`, { method: 'DELETE', headers: basic(sb) });
     expect(del.status).toBe(200);
     expect(del.text).toBe('');
     const gone = await call(`${sb.apiUrl}/webhooks/${id}`, { headers: basic(sb) });
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ code: 'WEBHOOK_CONFIGURATION_NOT_FOUND', webhookConfigurationId: id, shopId: sb.state.shop.id });
+    expect(gone.body).toEqual({
+      code: 'WEBHOOK_CONFIGURATION_NOT_FOUND',
+      webhookConfigurationId: id,
+      shopId: sb.state.shop.id,
+    });
   });
 
   it('applies the URI rules at creation (loopback allowed by default, switchable)', async () => {
@@ -56,7 +88,9 @@ describe('Fourthwall sandbox webhooks', () => {
     const post = (s: FourthwallSandbox, url: string) =>
       call(`${s.apiUrl}/webhooks`, { method: 'POST', headers: basic(s), body: { url, allowedTypes: [] } });
     expect((await post(sb, 'https://10.0.0.5/hook')).body).toEqual({ code: 'WEBHOOK_URI_IP_NOT_ALLOWED' });
-    expect((await post(sb, 'https://hooks.example.com:8443/hook')).body).toEqual({ code: 'WEBHOOK_URI_PORT_NOT_ALLOWED' });
+    expect((await post(sb, 'https://hooks.example.com:8443/hook')).body).toEqual({
+      code: 'WEBHOOK_URI_PORT_NOT_ALLOWED',
+    });
     expect((await post(sb, 'https://intranet/hook')).body).toEqual({ code: 'WEBHOOK_URI_UNALLOWED_DOMAIN' });
     expect((await post(sb, 'not a url')).body).toMatchObject({ code: 'VALIDATION_ERROR', field: 'url' });
     expect((await post(sb, 'http://127.0.0.1:8787/webhooks/fourthwall')).status).toBe(200);
@@ -75,8 +109,17 @@ describe('Fourthwall sandbox webhooks', () => {
     const bId = await subscribe(sb, b.url, ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED']);
     sb.control.setLive(true);
     sb.control.simulateGiftPurchase({ quantity: 1 });
-    await until(() => sb.control.deliveries.length === 2 && sb.control.deliveries.every((d) => d.done), 5000, 'deliveries done');
-    expect(sb.control.deliveries.map((d) => [d.webhookId, d.type]).sort()).toEqual([[aId, 'GIFT_PURCHASE'], [bId, 'GIFT_DRAW_STARTED']].sort());
+    await until(
+      () => sb.control.deliveries.length === 2 && sb.control.deliveries.every((d) => d.done),
+      5000,
+      'deliveries done',
+    );
+    expect(sb.control.deliveries.map((d) => [d.webhookId, d.type]).sort()).toEqual(
+      [
+        [aId, 'GIFT_PURCHASE'],
+        [bId, 'GIFT_DRAW_STARTED'],
+      ].sort(),
+    );
     expect(a.received.map((w) => w.json.type)).toEqual(['GIFT_PURCHASE']);
     expect(b.received.map((w) => w.json.type)).toEqual(['GIFT_DRAW_STARTED']);
     expect(a.received[0]?.json.webhookId).toBe(aId);
@@ -95,7 +138,8 @@ describe('Fourthwall sandbox webhooks', () => {
     expect(done.delivered).toBe(true);
     expect(rx.received).toHaveLength(3);
     expect(new Set(rx.received.map((w) => w.raw.toString('utf8'))).size).toBe(1);
-    for (const w of rx.received) expect(signatureMatches(w.raw, w.headers['x-fourthwall-hmac-sha256'], sb.webhookSecret)).toBe(true);
+    for (const w of rx.received)
+      expect(signatureMatches(w.raw, w.headers['x-fourthwall-hmac-sha256'], sb.webhookSecret)).toBe(true);
   });
 
   it('counts no answer within the timeout as a failure and retries (ManualClock transport)', async () => {
@@ -133,7 +177,13 @@ describe('Fourthwall sandbox webhooks', () => {
     const all = await call(`${sb.apiUrl}/webhook-events`, { headers: basic(sb) });
     expect(all.body.total).toBe(3);
     const failed = all.body.results.find((e: { type: string }) => e.type === 'DONATION');
-    expect(failed).toMatchObject({ state: 'FAILED', error: 'status 503', url: rx.url, apiVersion: 'V1', testMode: false });
+    expect(failed).toMatchObject({
+      state: 'FAILED',
+      error: 'status 503',
+      url: rx.url,
+      apiVersion: 'V1',
+      testMode: false,
+    });
     expect(JSON.parse(failed.body).data).toEqual({ id: 'don_3' });
     const promos = await call(`${sb.apiUrl}/webhook-events?type=PROMOTION_CREATED`, { headers: basic(sb) });
     expect(promos.body.results.map((e: { state: string }) => e.state).sort()).toEqual(['DELIVERED', 'FAILED']);
@@ -169,7 +219,11 @@ describe('Fourthwall sandbox webhooks', () => {
     const rx = await receiver();
     await subscribe(sb, rx.url, ['GIFT_PURCHASE', 'GIFT_DRAW_STARTED']);
     const control = `${new URL(sb.apiUrl).origin}/__sandbox`;
-    const f = await call(`${control}/webhook-faults`, { method: 'POST', headers: basic(sb), body: { kind: 'out-of-order', type: 'GIFT_PURCHASE' } });
+    const f = await call(`${control}/webhook-faults`, {
+      method: 'POST',
+      headers: basic(sb),
+      body: { kind: 'out-of-order', type: 'GIFT_PURCHASE' },
+    });
     expect(f.status).toBe(201);
     sb.control.setLive(true);
     sb.control.simulateGiftPurchase({ quantity: 1 });
@@ -198,7 +252,11 @@ describe('Fourthwall sandbox webhooks', () => {
     const rx = await receiver();
     await subscribe(sb, rx.url, ['GIFT_PURCHASE', 'GIFT_DRAW_STARTED']);
     const control = `${new URL(sb.apiUrl).origin}/__sandbox`;
-    const f = await call(`${control}/webhook-faults`, { method: 'POST', headers: basic(sb), body: { kind: 'drop', type: 'GIFT_DRAW_STARTED' } });
+    const f = await call(`${control}/webhook-faults`, {
+      method: 'POST',
+      headers: basic(sb),
+      body: { kind: 'drop', type: 'GIFT_DRAW_STARTED' },
+    });
     expect(f.status).toBe(201);
     sb.control.setLive(true);
     const { draw } = sb.control.simulateGiftPurchase({ quantity: 1 });
@@ -207,17 +265,36 @@ describe('Fourthwall sandbox webhooks', () => {
     expect(dropped).toMatchObject({ dropped: true, done: true, delivered: false, attempts: 0 });
     expect(rx.received.map((w) => w.json.type)).toEqual(['GIFT_PURCHASE']);
 
-    const test = await call(`${control}/events`, { method: 'POST', headers: basic(sb), body: { type: 'GIFT_DRAW_STARTED', data: { id: 'gdr_sample' }, testMode: true } });
+    const test = await call(`${control}/events`, {
+      method: 'POST',
+      headers: basic(sb),
+      body: { type: 'GIFT_DRAW_STARTED', data: { id: 'gdr_sample' }, testMode: true },
+    });
     expect(test.status).toBe(201);
     await until(() => rx.received.length === 2, 5000, 'the test webhook');
     expect(rx.received[1]!.json).toMatchObject({ testMode: true, type: 'GIFT_DRAW_STARTED', shopId: sb.state.shop.id });
 
-    const listed = await call(`${sb.apiUrl}/webhook-events?type=GIFT_DRAW_STARTED&page=0&size=50`, { headers: basic(sb) });
+    const listed = await call(`${sb.apiUrl}/webhook-events?type=GIFT_DRAW_STARTED&page=0&size=50`, {
+      headers: basic(sb),
+    });
     expect(listed.status).toBe(200);
-    const results = listed.body.results as { id: string; state: string; testMode: boolean; body: string; error?: string }[];
-    expect(results.map((e) => [e.state, e.testMode])).toEqual([['DELIVERED', true], ['FAILED', false]]);
+    const results = listed.body.results as {
+      id: string;
+      state: string;
+      testMode: boolean;
+      body: string;
+      error?: string;
+    }[];
+    expect(results.map((e) => [e.state, e.testMode])).toEqual([
+      ['DELIVERED', true],
+      ['FAILED', false],
+    ]);
     expect(results[1]!.id).toBe(dropped.eventId);
-    expect(JSON.parse(results[1]!.body)).toMatchObject({ id: dropped.eventId, type: 'GIFT_DRAW_STARTED', data: { id: draw['id'] } });
+    expect(JSON.parse(results[1]!.body)).toMatchObject({
+      id: dropped.eventId,
+      type: 'GIFT_DRAW_STARTED',
+      data: { id: draw['id'] },
+    });
     expect(results[1]!.error).toMatch(/not delivered/);
   });
 });

@@ -21,7 +21,11 @@ afterEach(async () => {
 
 async function rig(opts: ChatServerOptions = {}) {
   const clock = new ManualClock(Date.now());
-  const chat = await startChatServer({ clock, scopes: ['chat:read', 'chat:edit', 'user:read:chat', 'user:write:chat'], ...opts });
+  const chat = await startChatServer({
+    clock,
+    scopes: ['chat:read', 'chat:edit', 'user:read:chat', 'user:write:chat'],
+    ...opts,
+  });
   closers.push(() => chat.close());
   const helix = new SandboxHelix({ auth: chat.tokens, clock });
   helix.route(chatMessagesRoute(chat, () => chat.tokens.scopes));
@@ -33,7 +37,13 @@ async function rig(opts: ChatServerOptions = {}) {
       headers: { authorization: `Bearer ${token}`, 'client-id': chat.clientId, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as { data?: { message_id: string; is_sent: boolean; drop_reason: { code: string; message: string } | null }[]; message?: string } };
+    return {
+      status: res.status,
+      body: (await res.json()) as {
+        data?: { message_id: string; is_sent: boolean; drop_reason: { code: string; message: string } | null }[];
+        message?: string;
+      },
+    };
   };
   const say = (message: string, token?: string, extra: Record<string, unknown> = {}) =>
     post({ broadcaster_id: chat.channelId, sender_id: chat.botUserId, message, ...extra }, token);
@@ -44,7 +54,11 @@ async function appToken(chat: ChatServer): Promise<string> {
   const res = await fetch(`${chat.authUrl}/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: chat.clientId, client_secret: chat.clientSecret, grant_type: 'client_credentials' }),
+    body: new URLSearchParams({
+      client_id: chat.clientId,
+      client_secret: chat.clientSecret,
+      grant_type: 'client_credentials',
+    }),
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
@@ -57,11 +71,16 @@ describe('Send Chat Message in the Helix sandbox', () => {
     expect(r.status).toBe(200);
     expect(r.body.data![0]).toMatchObject({ is_sent: true, drop_reason: null });
     const entry = chat.transcript.find((e) => e.kind === 'bot')!;
-    expect(entry).toMatchObject({ text: 'hello from the API', via: 'api', chatBotBadge: false, messageId: r.body.data![0]!.message_id });
+    expect(entry).toMatchObject({
+      text: 'hello from the API',
+      via: 'api',
+      chatBotBadge: false,
+      messageId: r.body.data![0]!.message_id,
+    });
     expect(entry).not.toHaveProperty('forSourceOnly');
   });
 
-  it("refuses what Twitch refuses: another sender, a missing scope, for_source_only with a user token, a bad body, another channel, over 500 characters", async () => {
+  it('refuses what Twitch refuses: another sender, a missing scope, for_source_only with a user token, a bad body, another channel, over 500 characters', async () => {
     const { chat, post, say } = await rig();
     expect((await post({ broadcaster_id: chat.channelId, sender_id: '424242', message: 'x' })).status).toBe(401);
     expect((await say('x', chat.token, { for_source_only: true })).status).toBe(400);
@@ -86,12 +105,19 @@ describe('Send Chat Message in the Helix sandbox', () => {
     chat.channelBotGranted = true;
     const sent = await say('with the badge', app);
     expect(sent.body.data![0]!.is_sent).toBe(true);
-    expect(chat.transcript.find((e) => e.kind === 'bot')).toMatchObject({ text: 'with the badge', chatBotBadge: true, forSourceOnly: true });
+    expect(chat.transcript.find((e) => e.kind === 'bot')).toMatchObject({
+      text: 'with the badge',
+      chatBotBadge: true,
+      forSourceOnly: true,
+    });
     // moderator status instead of channel:bot
     chat.channelBotGranted = false;
     chat.setBotMod(true);
     expect((await say('as a mod', app, { for_source_only: false })).body.data![0]!.is_sent).toBe(true);
-    expect(chat.transcript.filter((e) => e.kind === 'bot').at(-1)).toMatchObject({ forSourceOnly: false, chatBotBadge: true });
+    expect(chat.transcript.filter((e) => e.kind === 'bot').at(-1)).toMatchObject({
+      forSourceOnly: false,
+      chatBotBadge: true,
+    });
     // an app token without the bot's user:bot
     const { chat: noBot, say: sayNoBot } = await rig({ botIsMod: true });
     expect(await sayNoBot('x', await appToken(noBot))).toMatchObject({ status: 403 });
@@ -105,7 +131,11 @@ describe('Send Chat Message in the Helix sandbox', () => {
     const first = await say('one');
     expect(first.body.data![0]!.is_sent).toBe(true);
     const tooSoon = await say('two');
-    expect(tooSoon.body.data![0]).toEqual({ message_id: '', is_sent: false, drop_reason: { code: 'msg_ratelimit', message: expect.stringContaining('too quickly') } });
+    expect(tooSoon.body.data![0]).toEqual({
+      message_id: '',
+      is_sent: false,
+      drop_reason: { code: 'msg_ratelimit', message: expect.stringContaining('too quickly') },
+    });
     clock.advance(1100);
     expect((await say('one')).body.data![0]!.drop_reason?.code).toBe('msg_duplicate');
     // 20 attempts in the window (dropped ones count, as on Twitch): the next is rate limited even after 1 s gaps
@@ -119,7 +149,10 @@ describe('Send Chat Message in the Helix sandbox', () => {
     expect((await say('after the window')).body.data![0]!.is_sent).toBe(true);
     chat.setRoomState({ slow: 10 });
     clock.advance(2000);
-    expect((await say('slow')).body.data![0]!.drop_reason).toMatchObject({ code: 'msg_slowmode', message: expect.stringMatching(/8 seconds/) });
+    expect((await say('slow')).body.data![0]!.drop_reason).toMatchObject({
+      code: 'msg_slowmode',
+      message: expect.stringMatching(/8 seconds/),
+    });
     chat.setRoomState({ slow: 0 });
     chat.dropNextApiMessage('msg_rejected');
     clock.advance(2000);

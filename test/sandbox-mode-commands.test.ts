@@ -15,9 +15,19 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('   ')).toEqual({ kind: 'empty' });
   });
 
-  it('/shared speaks as a partner channel\'s viewer during Shared Chat (default partner, or #named); /shared end ends it', () => {
-    expect(parseDemoCommand('/shared cozy_fan !enter')).toEqual({ kind: 'shared', partner: 'cozy_partner', login: 'cozy_fan', text: '!enter' });
-    expect(parseDemoCommand('/shared #Other_Stream @Bob hi there')).toEqual({ kind: 'shared', partner: 'other_stream', login: 'bob', text: 'hi there' });
+  it("/shared speaks as a partner channel's viewer during Shared Chat (default partner, or #named); /shared end ends it", () => {
+    expect(parseDemoCommand('/shared cozy_fan !enter')).toEqual({
+      kind: 'shared',
+      partner: 'cozy_partner',
+      login: 'cozy_fan',
+      text: '!enter',
+    });
+    expect(parseDemoCommand('/shared #Other_Stream @Bob hi there')).toEqual({
+      kind: 'shared',
+      partner: 'other_stream',
+      login: 'bob',
+      text: 'hi there',
+    });
     expect(parseDemoCommand('/shared end')).toEqual({ kind: 'shared-end' });
     for (const line of ['/shared', '/shared bob', '/shared #bad-partner bob hi', '/shared not-a-login! hi']) {
       const c = parseDemoCommand(line);
@@ -31,8 +41,16 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('help')).toEqual({ kind: 'help' });
     expect(parseDemoCommand(' Quit ')).toEqual({ kind: 'quit' });
     expect(parseDemoCommand('exit')).toEqual({ kind: 'quit' });
-    expect(parseDemoCommand('gift 3 mug')).toEqual({ kind: 'say', text: 'gift 3 mug', hint: 'Said in chat as the broadcaster. For the command, type /gift ... (/help lists them).' });
-    expect(parseDemoCommand('help me win')).toMatchObject({ kind: 'say', text: 'help me win', hint: expect.stringContaining('/help') });
+    expect(parseDemoCommand('gift 3 mug')).toEqual({
+      kind: 'say',
+      text: 'gift 3 mug',
+      hint: 'Said in chat as the broadcaster. For the command, type /gift ... (/help lists them).',
+    });
+    expect(parseDemoCommand('help me win')).toMatchObject({
+      kind: 'say',
+      text: 'help me win',
+      hint: expect.stringContaining('/help'),
+    });
     expect(parseDemoCommand('gifts are nice')).toEqual({ kind: 'say', text: 'gifts are nice' });
   });
 
@@ -43,7 +61,13 @@ describe('parseDemoCommand', () => {
   });
 
   it('/as speaks as a viewer, with optional roles', () => {
-    expect(parseDemoCommand('/as Alice !enter')).toEqual({ kind: 'as', login: 'alice', text: '!enter', roles: {}, extra: {} });
+    expect(parseDemoCommand('/as Alice !enter')).toEqual({
+      kind: 'as',
+      login: 'alice',
+      text: '!enter',
+      roles: {},
+      extra: {},
+    });
     expect(parseDemoCommand('/as +mod +sub6 bob hi there')).toEqual({
       kind: 'as',
       login: 'bob',
@@ -51,7 +75,12 @@ describe('parseDemoCommand', () => {
       roles: { mod: true, subscriber: true, subMonths: 6 },
       extra: {},
     });
-    expect(parseDemoCommand('/as +first +me carl waves')).toMatchObject({ kind: 'as', login: 'carl', text: 'waves', extra: { firstMessage: true, action: true } });
+    expect(parseDemoCommand('/as +first +me carl waves')).toMatchObject({
+      kind: 'as',
+      login: 'carl',
+      text: 'waves',
+      extra: { firstMessage: true, action: true },
+    });
   });
 
   it('/as without text, with a bad login or an unknown role is an error that says the usage', () => {
@@ -72,7 +101,13 @@ describe('parseDemoCommand', () => {
 
   it('/viewers takes one count within bounds', () => {
     expect(parseDemoCommand('/viewers 12')).toEqual({ kind: 'viewers', count: 12 });
-    for (const line of ['/viewers', '/viewers 0', `/viewers ${MAX_DEMO_VIEWERS + 1}`, '/viewers 3 4', '/viewers lots']) {
+    for (const line of [
+      '/viewers',
+      '/viewers 0',
+      `/viewers ${MAX_DEMO_VIEWERS + 1}`,
+      '/viewers 3 4',
+      '/viewers lots',
+    ]) {
       expect(parseDemoCommand(line).kind, line).toBe('error');
     }
   });
@@ -82,7 +117,10 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('/HELP')).toEqual({ kind: 'help' });
     expect(parseDemoCommand('/quit')).toEqual({ kind: 'quit' });
     expect(parseDemoCommand('/exit')).toEqual({ kind: 'quit' });
-    expect(parseDemoCommand('/dance now')).toEqual({ kind: 'error', message: 'unknown command /dance: /help lists the commands' });
+    expect(parseDemoCommand('/dance now')).toEqual({
+      kind: 'error',
+      message: 'unknown command /dance: /help lists the commands',
+    });
     for (const cmd of ['/as', '/gift', '/viewers', '/redeem', '/help', '/quit']) expect(DEMO_HELP).toContain(cmd);
     expect(parseDemoCommand('/redeem @Ana_1')).toEqual({ kind: 'redeem', login: 'ana_1' });
     expect(parseDemoCommand('/redeem')).toMatchObject({ kind: 'error', message: 'usage: /redeem <login>' });
@@ -91,7 +129,10 @@ describe('parseDemoCommand', () => {
     expect(parseDemoCommand('/points @Ana_1')).toEqual({ kind: 'points', login: 'ana_1' });
     expect(parseDemoCommand('/points')).toMatchObject({ kind: 'error', message: 'usage: /points <login>' });
     expect(parseDemoCommand('/bits ana 250')).toEqual({ kind: 'bits', login: 'ana', bits: 250 });
-    expect(parseDemoCommand('/bits ana')).toMatchObject({ kind: 'error', message: expect.stringMatching(/^usage: \/bits/) });
+    expect(parseDemoCommand('/bits ana')).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/^usage: \/bits/),
+    });
     expect(parseDemoCommand('/bits ana 0')).toMatchObject({ kind: 'error' });
   });
 });

@@ -57,7 +57,11 @@ function capturedOutput() {
 describe('interactive sandbox mode', () => {
   it('runs typed chat and demo commands against the live stack, and shuts down cleanly', async () => {
     const port = (busy.address() as AddressInfo).port;
-    const config = loadConfig({ env: { DATA_DIR: join(dir, 'data'), HTTP_PORT: String(port) }, dotenv: false, cwd: dir });
+    const config = loadConfig({
+      env: { DATA_DIR: join(dir, 'data'), HTTP_PORT: String(port) },
+      dotenv: false,
+      cwd: dir,
+    });
     config.settings = { ...config.settings, demo: { drawSeconds: 4, linkSeconds: 5, paceMs: 10 } };
 
     const screen = capturedOutput();
@@ -91,7 +95,10 @@ describe('interactive sandbox mode', () => {
     await new Promise((resolve) => setTimeout(resolve, 3100));
     const beforeLive = screen.text().length;
     input.write('!stream live\n');
-    await screen.until(() => /bot> giftdrop_bot: .*LIVE/.test(screen.text().slice(beforeLive)), 'the live confirmation');
+    await screen.until(
+      () => /bot> giftdrop_bot: .*LIVE/.test(screen.text().slice(beforeLive)),
+      'the live confirmation',
+    );
 
     input.write('/gift 2 mug\n');
     await screen.until(() => /Draw gdr_\S+ is open: 2x Giftdrop Mug/.test(screen.text()), 'the draw opening');
@@ -110,7 +117,10 @@ describe('interactive sandbox mode', () => {
 
     // A paid order: an alert in chat with the username and the product, never the buyer's email or address.
     input.write('/order mug\n');
-    await screen.until(() => /bot> giftdrop_bot: .*\w+ just bought Giftdrop Mug\. Thank you!/.test(screen.text()), 'the order alert');
+    await screen.until(
+      () => /bot> giftdrop_bot: .*\w+ just bought Giftdrop Mug\. Thank you!/.test(screen.text()),
+      'the order alert',
+    );
     expect(screen.text()).toMatch(/A simulated supporter, \w+, orders Giftdrop Mug/);
     expect(screen.text()).not.toMatch(/@example\.com|Private Lane/);
 
@@ -137,7 +147,15 @@ describe('interactive sandbox mode', () => {
     const { output } = screen;
     const input = new PassThrough();
     let stop: ((reason: string) => Promise<void>) | undefined;
-    const running = runSandboxMode({ config, logger: silentLogger(), onSignals: (fn) => (stop = fn), input, output, interactive: true, colour: false });
+    const running = runSandboxMode({
+      config,
+      logger: silentLogger(),
+      onSignals: (fn) => (stop = fn),
+      input,
+      output,
+      interactive: true,
+      colour: false,
+    });
 
     await screen.until(() => screen.text().includes('Twitch chat server:'), 'the stack');
     input.write('!giveaway\n');
@@ -149,33 +167,55 @@ describe('interactive sandbox mode', () => {
     await screen.until(() => screen.text().includes('Done:'), 'the scripted stream to end', 75_000);
     await screen.until(() => screen.text().includes('Running queued "!giveaway"'), 'the queued line running', 15_000);
     expect(screen.text().indexOf('Running queued')).toBeGreaterThan(screen.text().indexOf('Done:'));
-    await screen.until(() => /\[chat\] [^\n]*: !giveaway\n/.test(screen.text().slice(screen.text().indexOf('Running queued'))), 'the line said in chat');
+    await screen.until(
+      () => /\[chat\] [^\n]*: !giveaway\n/.test(screen.text().slice(screen.text().indexOf('Running queued'))),
+      'the line said in chat',
+    );
     await stop!('SIGINT');
     expect(await running).toBe(0);
   }, 120_000);
 
-  it('/shared: a partner channel\'s viewer speaks during Shared Chat; by default their !enter is not counted', async () => {
+  it("/shared: a partner channel's viewer speaks during Shared Chat; by default their !enter is not counted", async () => {
     const config = loadConfig({ env: { DATA_DIR: join(dir, 'data-shared'), HTTP_PORT: '0' }, dotenv: false, cwd: dir });
     config.settings = { ...config.settings, demo: { drawSeconds: 60, linkSeconds: 60, paceMs: 10 } };
     const screen = capturedOutput();
     const input = new PassThrough();
     let stop: ((reason: string) => Promise<void>) | undefined;
-    const running = runSandboxMode({ config, logger: silentLogger(), onSignals: (fn) => (stop = fn), input, output: screen.output, interactive: true, colour: false, script: false });
+    const running = runSandboxMode({
+      config,
+      logger: silentLogger(),
+      onSignals: (fn) => (stop = fn),
+      input,
+      output: screen.output,
+      interactive: true,
+      colour: false,
+      script: false,
+    });
     await screen.until(() => screen.text().includes('Your turn'), 'the prompt');
     expect(screen.text()).toContain('/shared [#partner] <login> <text>');
 
     input.write('!giveaway start mug 1 60\n');
     await screen.until(() => /Draw \S+ is open/.test(screen.text()), 'a draw open');
     input.write('/shared cozy_fan !enter\n');
-    await screen.until(() => screen.text().includes("Only your own viewers enter (the default): the bot does not count @cozy_fan's !enter"), 'the rule said');
+    await screen.until(
+      () =>
+        screen.text().includes("Only your own viewers enter (the default): the bot does not count @cozy_fan's !enter"),
+      'the rule said',
+    );
     expect(screen.text()).toContain("Shared Chat with #cozy_partner (Twitch's Stream Together)");
-    await screen.until(() => screen.text().includes('[chat] cozy_fan (Shared Chat, from #cozy_partner): !enter'), 'the partner line in the transcript');
+    await screen.until(
+      () => screen.text().includes('[chat] cozy_fan (Shared Chat, from #cozy_partner): !enter'),
+      'the partner line in the transcript',
+    );
     input.write('/as own_fan !enter\n');
     await screen.until(() => screen.text().includes('[chat] own_fan: !enter'), 'the own line');
     input.write('/shared #other_stream bob hi\n');
     await screen.until(() => screen.text().includes('Shared Chat with #other_stream'), 'a second partner');
     input.write('/shared end\n');
-    await screen.until(() => screen.text().includes("Shared Chat ended: only your channel's chat again."), 'the session ended');
+    await screen.until(
+      () => screen.text().includes("Shared Chat ended: only your channel's chat again."),
+      'the session ended',
+    );
     input.write('!giveaway end\n');
     await screen.until(() => /Entries of \S+ closed with 1 entrant\b/.test(screen.text()), 'only own_fan counted');
     await stop!('SIGINT');

@@ -44,7 +44,12 @@ async function history(dataDir: string): Promise<ExportedDraw[]> {
 
 /** The scripted demo as a real process on `dataDir`, to its end; checks a whole new world ran and redeemed. */
 async function secondWorld(dataDir: string, earlier: ExportedDraw[], args: string[] = []): Promise<string> {
-  const run = await runProcess('node', ['--import', 'tsx', 'src/main.ts', ...args], { DATA_DIR: dataDir, HTTP_PORT: '0', GIFTDROP_CONFIG: configFile }, 110_000);
+  const run = await runProcess(
+    'node',
+    ['--import', 'tsx', 'src/main.ts', ...args],
+    { DATA_DIR: dataDir, HTTP_PORT: '0', GIFTDROP_CONFIG: configFile },
+    110_000,
+  );
   expect(run.code, `stderr:\n${run.stderr}\nstdout:\n${run.stdout}`).toBe(0);
   expect(run.stdout).toMatch(/^ {2}A new sandbox world: the earlier run's draws and prizes in .* were cleared/m);
   expect(run.stdout).toMatch(/^✔ Gift draw finished: @\w+, @\w+, @\w+ won\./m);
@@ -82,7 +87,11 @@ describe('a new sandbox run after an earlier one left prizes unredeemed', () => 
 
   it('after an interactive /gift left unredeemed: the same', async () => {
     const dataDir = join(dir, 'after-gift');
-    const config = loadConfig({ env: { DATA_DIR: dataDir, HTTP_PORT: '0', GIFTDROP_CONFIG: configFile }, dotenv: false, cwd: dir });
+    const config = loadConfig({
+      env: { DATA_DIR: dataDir, HTTP_PORT: '0', GIFTDROP_CONFIG: configFile },
+      dotenv: false,
+      cwd: dir,
+    });
     let out = '';
     const listeners = new Set<() => void>();
     const output = new Writable({
@@ -105,7 +114,16 @@ describe('a new sandbox run after an earlier one left prizes unredeemed', () => 
         listeners.add(check);
         check();
       });
-    const done = runSandboxMode({ config, logger: silentLogger(), onSignals: () => undefined, output, input, interactive: true, script: false, colour: false });
+    const done = runSandboxMode({
+      config,
+      logger: silentLogger(),
+      onSignals: () => undefined,
+      output,
+      input,
+      interactive: true,
+      script: false,
+      colour: false,
+    });
     await seen(/Your turn/, 'the prompt');
     await seen(/Fourthwall now shows it as LIVE/, 'the stream live at the shop (gifting open)');
     input.write('/gift 2\n');
@@ -128,15 +146,20 @@ describe('a new sandbox run after an earlier one left prizes unredeemed', () => 
     expect(out).toContain('The dashboard token was reset');
     expect(readFileSync(tokenFile, 'utf8')).not.toBe(before);
 
-    const live = await runProcess('node', ['--import', 'tsx', 'src/main.ts', '--reset'], {
-      DATA_DIR: dataDir,
-      TWITCH_CHANNEL: 'somechannel',
-      TWITCH_USERNAME: 'somebot',
-      TWITCH_TOKEN: 'oauth:abc',
-      FOURTHWALL_USERNAME: 'user',
-      FOURTHWALL_PASSWORD: 'pass',
-      FOURTHWALL_WEBHOOK_SECRET: 'secret',
-    }, 30_000);
+    const live = await runProcess(
+      'node',
+      ['--import', 'tsx', 'src/main.ts', '--reset'],
+      {
+        DATA_DIR: dataDir,
+        TWITCH_CHANNEL: 'somechannel',
+        TWITCH_USERNAME: 'somebot',
+        TWITCH_TOKEN: 'oauth:abc',
+        FOURTHWALL_USERNAME: 'user',
+        FOURTHWALL_PASSWORD: 'pass',
+        FOURTHWALL_WEBHOOK_SECRET: 'secret',
+      },
+      30_000,
+    );
     expect(live.code).toBe(1);
     expect(live.stderr).toContain('--reset clears the sandbox data only');
   }, 180_000);

@@ -31,14 +31,25 @@ describe.skipIf(!hasScript)('npm start on a terminal', () => {
     writeFileSync(configFile, JSON.stringify({ demo: { drawSeconds: 3, linkSeconds: 3, paceMs: 20 } }));
     const child = spawn('script', ['-qfec', 'node --import tsx src/main.ts', '/dev/null'], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', DATA_DIR: join(dir, 'data'), HTTP_PORT: '0', GIFTDROP_CONFIG: configFile },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        TERM: 'xterm',
+        DATA_DIR: join(dir, 'data'),
+        HTTP_PORT: '0',
+        GIFTDROP_CONFIG: configFile,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const stdout = followText(child.stdout);
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const plain = () => stdout.text().replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
     const until = (re: RegExp, what: string) =>
-      stdout.until(() => re.test(plain()), 45_000, () => new Error(`timed out waiting for ${what}; output so far:\n${plain()}`));
+      stdout.until(
+        () => re.test(plain()),
+        45_000,
+        () => new Error(`timed out waiting for ${what}; output so far:\n${plain()}`),
+      );
     try {
       await until(/broadcaster> /, 'the prompt after the script');
       expect(plain()).toMatch(/✔ Done: 3 draws are in the history/);
@@ -59,7 +70,15 @@ describe.skipIf(!hasScript)('npm start on a terminal', () => {
     writeFileSync(configFile, JSON.stringify({ demo: { drawSeconds: 3, linkSeconds: 3, paceMs: 20 } }));
     const child = spawn('script', ['-qfec', 'npm start', '/dev/null'], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', NO_UPDATE_NOTIFIER: '1', DATA_DIR: join(dir, 'data-npm'), HTTP_PORT: '0', GIFTDROP_CONFIG: configFile },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        TERM: 'xterm',
+        NO_UPDATE_NOTIFIER: '1',
+        DATA_DIR: join(dir, 'data-npm'),
+        HTTP_PORT: '0',
+        GIFTDROP_CONFIG: configFile,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';

@@ -24,7 +24,10 @@ describe('npm start in sandbox mode, stopped with SIGINT during a draw', () => {
     const configFile = join(dir, 'giftdrop.json');
     // A long window: the signal always arrives while the draw is open.
     // The bot acknowledges entries every second, so the test knows when it has all 20.
-    writeFileSync(configFile, JSON.stringify({ demo: { drawSeconds: 120, linkSeconds: 5, paceMs: 10 }, reminders: { ackEverySeconds: 1 } }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ demo: { drawSeconds: 120, linkSeconds: 5, paceMs: 10 }, reminders: { ackEverySeconds: 1 } }),
+    );
     const env = { DATA_DIR: join(dir, 'data'), HTTP_PORT: '0', GIFTDROP_CONFIG: configFile };
     const p = startProcess('node', ['--import', 'tsx', 'src/main.ts'], env);
     try {
@@ -53,8 +56,16 @@ describe('npm start in sandbox mode, stopped with SIGINT during a draw', () => {
   // as npm does for any script whose shell held the signal until the bot was done.
   it('SIGINT to the npm PID: the bot says what stopped it, stops cleanly, and npm ends by SIGINT (130)', async () => {
     const configFile = join(dir, 'giftdrop-npm.json');
-    writeFileSync(configFile, JSON.stringify({ demo: { drawSeconds: 120, linkSeconds: 5, paceMs: 10 }, reminders: { ackEverySeconds: 1 } }));
-    const env = { DATA_DIR: join(dir, 'data-npm'), HTTP_PORT: '0', GIFTDROP_CONFIG: configFile, NO_UPDATE_NOTIFIER: '1' };
+    writeFileSync(
+      configFile,
+      JSON.stringify({ demo: { drawSeconds: 120, linkSeconds: 5, paceMs: 10 }, reminders: { ackEverySeconds: 1 } }),
+    );
+    const env = {
+      DATA_DIR: join(dir, 'data-npm'),
+      HTTP_PORT: '0',
+      GIFTDROP_CONFIG: configFile,
+      NO_UPDATE_NOTIFIER: '1',
+    };
     const p = startProcess('npm', ['start'], env);
     try {
       await p.until(/^\[chat\] bot> giftdrop_bot: .*\(20 entered\)/m, 'the bot acknowledging all 20 entrants');
@@ -69,7 +80,8 @@ describe('npm start in sandbox mode, stopped with SIGINT during a draw', () => {
     // Linux: npm's shell (dash) holds the signal; the watchdog sees it and asks for the stop. A
     // shell that execs the bot hands it the SIGINT itself.
     expect(out).toMatch(/^▶ Closing 1 open draw now \((npm start stopped by Ctrl\+C or a signal|Ctrl\+C or SIGINT)\)/m);
-    if (process.platform === 'linux') expect(out).toMatch(/^▶ Closing 1 open draw now \(npm start stopped by Ctrl\+C or a signal\)/m);
+    if (process.platform === 'linux')
+      expect(out).toMatch(/^▶ Closing 1 open draw now \(npm start stopped by Ctrl\+C or a signal\)/m);
     expect(out).not.toMatch(/SIGTERM/);
     expect(out).toMatch(/^ {2}Stopped\./m);
   }, 90_000);

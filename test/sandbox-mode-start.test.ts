@@ -62,7 +62,9 @@ describe('npm start without credentials and without a terminal', () => {
     expect(bot.some((l) => /Giveaway: 2x Giftdrop Hoodie/.test(l))).toBe(true);
     // One supporter alert, and the merch train's giveaway (every 2nd order: a mug).
     expect(bot.some((l) => /merch_enjoyer just bought Giftdrop T-Shirt\. Thank you!/.test(l))).toBe(true);
-    expect(bot.some((l) => /All aboard the merch train! Order #2 unlocked a giveaway of Giftdrop Mug\./.test(l))).toBe(true);
+    expect(bot.some((l) => /All aboard the merch train! Order #2 unlocked a giveaway of Giftdrop Mug\./.test(l))).toBe(
+      true,
+    );
     expect(bot.some((l) => /Giveaway: 1x Giftdrop Mug/.test(l))).toBe(true);
     const winners = bot.filter((l) => /congratulations/.test(l));
     expect(winners).toHaveLength(3);
@@ -78,7 +80,10 @@ describe('npm start without credentials and without a terminal', () => {
       const at = lines.findIndex((l) => l.startsWith('[chat] bot>') && announced.test(l));
       const before = lines.slice(0, at);
       const step = before.findLastIndex((l) => l.startsWith('▶'));
-      expect(before.slice(step).filter((l) => /^\[chat\] (?!bot>).*!enter/.test(l)), `!enter before ${announced}`).toEqual([]);
+      expect(
+        before.slice(step).filter((l) => /^\[chat\] (?!bot>).*!enter/.test(l)),
+        `!enter before ${announced}`,
+      ).toEqual([]);
     }
     // the narration promises the next buyer's thank-you: it is said
     expect(run.stdout).toMatch(/thanked together in one line when that window ends/);
@@ -89,11 +94,13 @@ describe('npm start without credentials and without a terminal', () => {
     expect(lines.slice(done + 1).join('\n')).toMatch(/^ {2}Stopped\./m);
   });
 
-  it('links never reach stdout when it is not a terminal: the private lines say where they are; never in chat (only the bot\'s own verify and claim pages)', () => {
+  it("links never reach stdout when it is not a terminal: the private lines say where they are; never in chat (only the bot's own verify and claim pages)", () => {
     const privates = privateLines();
     expect(privates).toHaveLength(6);
     for (const l of privates) {
-      expect(l).toMatch(/^\[private\] operator console: \[Giftdrop (T-Shirt|Mug|Hoodie)\] link for @\w+( \(.*\))?: \[link not shown\] \(links are not printed because stdout is not a terminal: see the dashboard, or run npm run history -- --draw \S+\)$/);
+      expect(l).toMatch(
+        /^\[private\] operator console: \[Giftdrop (T-Shirt|Mug|Hoodie)\] link for @\w+( \(.*\))?: \[link not shown\] \(links are not printed because stdout is not a terminal: see the dashboard, or run npm run history -- --draw \S+\)$/,
+      );
       expect(l).not.toMatch(/https?:\/\/|\/gifts\/gft_/);
     }
     for (const l of chatLines()) {
@@ -106,7 +113,15 @@ describe('npm start without credentials and without a terminal', () => {
   it('the history holds the three draws (gift draw, merch train, link giveaway), finished, with the winners chat announced; verify confirms the gift draw', async () => {
     const hist = await runProcess('npm', ['run', '--silent', 'history', '--', '--json'], { DATA_DIR: env.DATA_DIR! });
     expect(hist.code, hist.stderr).toBe(0);
-    const draws = JSON.parse(hist.stdout) as { id: string; kind: string; status: string; mode: string; gifts: number; entrants: number; winners: { login: string }[] }[];
+    const draws = JSON.parse(hist.stdout) as {
+      id: string;
+      kind: string;
+      status: string;
+      mode: string;
+      gifts: number;
+      entrants: number;
+      winners: { login: string }[];
+    }[];
     expect(draws.map((d) => d.kind)).toEqual(['link-giveaway', 'link-giveaway', 'gift-draw']);
     // Sandbox data lives in DATA_DIR/sandbox, apart from live data, and says so; the lock is released.
     for (const d of draws) expect(d.mode).toBe('sandbox');
@@ -115,10 +130,16 @@ describe('npm start without credentials and without a terminal', () => {
     expect(existsSync(join(env.DATA_DIR!, 'sandbox', 'giftdrop.lock'))).toBe(false);
     for (const d of draws) expect(d.status).toBe('finished');
     const [link, train, gift] = draws as [(typeof draws)[0], (typeof draws)[0], (typeof draws)[0]];
-    expect(train.winners.map((w) => w.login).sort()).toEqual(winnersIn(botLines().find((l) => /Mug: congratulations/.test(l))));
+    expect(train.winners.map((w) => w.login).sort()).toEqual(
+      winnersIn(botLines().find((l) => /Mug: congratulations/.test(l))),
+    );
     expect(gift.entrants).toBe(20);
-    expect(gift.winners.map((w) => w.login).sort()).toEqual(winnersIn(botLines().find((l) => /T-Shirt: congratulations/.test(l))));
-    expect(link.winners.map((w) => w.login).sort()).toEqual(winnersIn(botLines().find((l) => /Hoodie: congratulations/.test(l))));
+    expect(gift.winners.map((w) => w.login).sort()).toEqual(
+      winnersIn(botLines().find((l) => /T-Shirt: congratulations/.test(l))),
+    );
+    expect(link.winners.map((w) => w.login).sort()).toEqual(
+      winnersIn(botLines().find((l) => /Hoodie: congratulations/.test(l))),
+    );
 
     const verify = await runProcess('npm', ['run', '--silent', 'verify', '--', gift.id], { DATA_DIR: env.DATA_DIR! });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);

@@ -34,7 +34,10 @@ beforeEach(async () => {
   fw = await startFourthwallSandbox();
   chat = await startChatServer();
   dir = mkdtempSync(join(tmpdir(), 'giftdrop-setup-'));
-  client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } } });
+  client = new FourthwallClient({
+    apiUrl: fw.apiUrl,
+    auth: { basic: { username: fw.username, password: fw.password } },
+  });
 });
 
 afterEach(async () => {
@@ -82,7 +85,9 @@ describe('npm run setup (spawned)', () => {
     const env = { ...setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL), FOURTHWALL_PASSWORD: 'not-the-password' };
     const r = await runProcess('npm', ['run', '--silent', 'setup'], env);
     expect(r.code).not.toBe(0);
-    expect(r.stdout).toMatch(/FIX\s+Fourthwall API user: FOURTHWALL_USERNAME\/FOURTHWALL_PASSWORD rejected: Fourthwall answered 401/);
+    expect(r.stdout).toMatch(
+      /FIX\s+Fourthwall API user: FOURTHWALL_USERNAME\/FOURTHWALL_PASSWORD rejected: Fourthwall answered 401/,
+    );
     expect(r.stdout).toMatch(/skip\s+Webhook: needs working Fourthwall credentials/);
     expect(r.stdout).not.toContain('not-the-password');
     expect((await client.listWebhooks()).results).toHaveLength(0);
@@ -92,7 +97,9 @@ describe('npm run setup (spawned)', () => {
     const env = { ...setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL), TWITCH_TOKEN: 'oauth:wrongtoken123456' };
     const r = await runProcess('npm', ['run', '--silent', 'setup'], env);
     expect(r.code).not.toBe(0);
-    expect(r.stdout).toMatch(/FIX\s+Twitch chat login: TWITCH_TOKEN rejected for TWITCH_USERNAME=giftdrop_bot: .*chat:read and chat:edit/);
+    expect(r.stdout).toMatch(
+      /FIX\s+Twitch chat login: TWITCH_TOKEN rejected for TWITCH_USERNAME=giftdrop_bot: .*chat:read and chat:edit/,
+    );
     expect(r.stdout).toMatch(/ok\s+Fourthwall API user/);
     expect(r.stdout).not.toContain('wrongtoken123456');
   }, 60_000);
@@ -100,7 +107,10 @@ describe('npm run setup (spawned)', () => {
 
 describe('runSetup', () => {
   it('counts only failed checks as items to fix, and names a missing public URL even when Fourthwall fails', async () => {
-    const env: Record<string, string> = { ...setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL), FOURTHWALL_PASSWORD: 'not-the-password' };
+    const env: Record<string, string> = {
+      ...setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL),
+      FOURTHWALL_PASSWORD: 'not-the-password',
+    };
     delete env.GIFTDROP_PUBLIC_URL;
     const io = capture();
     const res = await runSetup({ config: configFor(env), out: io.out });
@@ -125,11 +135,27 @@ describe('runSetup', () => {
     const hooks = (await client.listWebhooks()).results;
     expect(hooks.map((h) => h.id)).toEqual([pre.id]);
     // The default settings announce orders and donations, so those are subscribed too.
-    expect([...hooks[0]!.allowedTypes].sort()).toEqual(['DONATION', 'GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'ORDER_PLACED']);
+    expect([...hooks[0]!.allowedTypes].sort()).toEqual([
+      'DONATION',
+      'GIFT_DRAW_ENDED',
+      'GIFT_DRAW_STARTED',
+      'GIFT_PURCHASE',
+      'ORDER_PLACED',
+    ]);
   });
 
   it('subscribes only the types the enabled features need: turning the shop alerts off drops their types (ORDER_PLACED stays: it tells the bot a prize was redeemed)', async () => {
-    const pre = await client.createWebhook({ url: HOOK_URL, allowedTypes: ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE', 'ORDER_PLACED', 'DONATION', 'PRODUCT_UPDATED'] });
+    const pre = await client.createWebhook({
+      url: HOOK_URL,
+      allowedTypes: [
+        'GIFT_DRAW_STARTED',
+        'GIFT_DRAW_ENDED',
+        'GIFT_PURCHASE',
+        'ORDER_PLACED',
+        'DONATION',
+        'PRODUCT_UPDATED',
+      ],
+    });
     const config = configFor(setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL));
     const settings = fileSchema.parse({
       alerts: { order: { enabled: false }, donation: { enabled: false }, giftPurchase: { enabled: false } },
@@ -138,10 +164,18 @@ describe('runSetup', () => {
     const io = capture();
     const res = await runSetup({ config: { ...config, settings }, out: io.out });
     expect(res.exitCode).toBe(0);
-    expect(io.text()).toMatch(/now also receives PROMOTION_STATUS_CHANGED; no longer receives DONATION, PRODUCT_UPDATED/);
+    expect(io.text()).toMatch(
+      /now also receives PROMOTION_STATUS_CHANGED; no longer receives DONATION, PRODUCT_UPDATED/,
+    );
     const hooks = (await client.listWebhooks()).results;
     expect(hooks.map((h) => h.id)).toEqual([pre.id]);
-    expect([...hooks[0]!.allowedTypes].sort()).toEqual(['GIFT_DRAW_ENDED', 'GIFT_DRAW_STARTED', 'GIFT_PURCHASE', 'ORDER_PLACED', 'PROMOTION_STATUS_CHANGED']);
+    expect([...hooks[0]!.allowedTypes].sort()).toEqual([
+      'GIFT_DRAW_ENDED',
+      'GIFT_DRAW_STARTED',
+      'GIFT_PURCHASE',
+      'ORDER_PLACED',
+      'PROMOTION_STATUS_CHANGED',
+    ]);
   });
 
   it('warns when another integration owns the gifting slot, and still passes', async () => {
@@ -166,7 +200,9 @@ describe('runSetup', () => {
     const io = capture();
     const res = await runSetup({ config: configFor(setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL)), out: io.out });
     expect(res.exitCode).toBe(0);
-    expect(io.text()).toMatch(/warn\s+Bot is a moderator: giftdrop_bot is not a moderator of #giftdrop_demo: type "\/mod giftdrop_bot"/);
+    expect(io.text()).toMatch(
+      /warn\s+Bot is a moderator: giftdrop_bot is not a moderator of #giftdrop_demo: type "\/mod giftdrop_bot"/,
+    );
   });
 
   it('without GIFTDROP_PUBLIC_URL: the webhook item says how to set it, exit 1', async () => {
@@ -183,7 +219,14 @@ describe('runSetup', () => {
     const io = capture();
     const res = await runSetup({ config: configFor({ DATA_DIR: join(dir, 'data') }), out: io.out });
     expect(res.exitCode).toBe(1);
-    for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN', 'FOURTHWALL_USERNAME', 'FOURTHWALL_WEBHOOK_SECRET', 'GIFTDROP_PUBLIC_URL']) {
+    for (const name of [
+      'TWITCH_CHANNEL',
+      'TWITCH_USERNAME',
+      'TWITCH_TOKEN',
+      'FOURTHWALL_USERNAME',
+      'FOURTHWALL_WEBHOOK_SECRET',
+      'GIFTDROP_PUBLIC_URL',
+    ]) {
       expect(io.text()).toContain(name);
     }
   });
@@ -194,7 +237,9 @@ describe('runSetup', () => {
     delete (env as Record<string, string | undefined>).FOURTHWALL_PASSWORD;
     const io = capture();
     await runSetup({ config: configFor({ ...env, FOURTHWALL_ACCESS_TOKEN: 'not-a-real-token' }), out: io.out });
-    expect(io.text()).toMatch(/warn\s+Basic-only operations: .*PUT \/gifting\/draw\/\{id\}\/finish.*FOURTHWALL_USERNAME/);
+    expect(io.text()).toMatch(
+      /warn\s+Basic-only operations: .*PUT \/gifting\/draw\/\{id\}\/finish.*FOURTHWALL_USERNAME/,
+    );
     expect(io.text()).not.toContain('not-a-real-token');
     const basicIo = capture();
     await runSetup({ config: configFor(setupEnv(fw, chat, join(dir, 'data'), PUBLIC_URL)), out: basicIo.out });
@@ -231,7 +276,9 @@ describe('runSetup with chat over EventSub (chat.transport "eventsub")', () => {
       const io = capture();
       const res = await runSetup({ config: w.config, out: io.out });
       expect(res.exitCode).toBe(1);
-      expect(io.text()).toMatch(/FIX\s+Twitch chat login: the bot's token lacks user:read:chat user:write:chat, which chat over EventSub needs \(it has IRC's chat:read chat:edit: "transport": "irc" would work with it\)/);
+      expect(io.text()).toMatch(
+        /FIX\s+Twitch chat login: the bot's token lacks user:read:chat user:write:chat, which chat over EventSub needs \(it has IRC's chat:read chat:edit: "transport": "irc" would work with it\)/,
+      );
       expect(w.ircConnections()).toBe(0); // no IRC login was tried
       expect(io.text()).not.toContain(w.local.chatServer.token);
     } finally {
@@ -244,7 +291,9 @@ describe('runSetup with chat over EventSub (chat.transport "eventsub")', () => {
     try {
       const io = capture();
       const res = await runSetup({ config: w.config, out: io.out, chatTimeoutMs: 10_000 });
-      expect(io.text()).toMatch(/ok\s+Twitch chat login: giftdrop_bot's token has user:read:chat user:write:chat, and Twitch delivers #giftdrop_demo's chat to it over EventSub/);
+      expect(io.text()).toMatch(
+        /ok\s+Twitch chat login: giftdrop_bot's token has user:read:chat user:write:chat, and Twitch delivers #giftdrop_demo's chat to it over EventSub/,
+      );
       expect(res.exitCode).toBe(0);
       expect(w.local.twitch.eventSub.connections).toBe(1);
       expect(w.ircConnections()).toBe(0);

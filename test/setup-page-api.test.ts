@@ -34,13 +34,22 @@ beforeAll(async () => {
   servers = await startLocalServers();
   temp = await makeTempDir('giftdrop-setup-api-');
   const config = loadConfig({
-    env: { DATA_DIR: temp.dir, GIFTDROP_DASHBOARD_TOKEN: TOKEN, FOURTHWALL_API_URL: servers.fourthwall.apiUrl, TWITCH_IRC_URL: servers.chat.url },
+    env: {
+      DATA_DIR: temp.dir,
+      GIFTDROP_DASHBOARD_TOKEN: TOKEN,
+      FOURTHWALL_API_URL: servers.fourthwall.apiUrl,
+      TWITCH_IRC_URL: servers.chat.url,
+    },
     dotenv: false,
     cwd: temp.dir,
   });
   expect(config.mode).toBe('sandbox');
   service = new SetupService({ config, logger: silentLogger(), clock: systemClock, lockHeld: false });
-  const route = setupRoute(service, { dataDir: join(temp.dir, 'sandbox'), dashboardToken: TOKEN, liveDataDir: temp.dir });
+  const route = setupRoute(service, {
+    dataDir: join(temp.dir, 'sandbox'),
+    dashboardToken: TOKEN,
+    liveDataDir: temp.dir,
+  });
   server = createServer((req, res) => {
     if (!route(req, res)) res.writeHead(404).end();
   });
@@ -58,7 +67,11 @@ afterAll(async () => {
 const call = (path: string, o: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
   fetch(`${base}/setup/api/${path}`, {
     method: o.body === undefined ? 'GET' : 'POST',
-    headers: { ...(o.token ? { authorization: `Bearer ${o.token}` } : {}), ...(o.body === undefined ? {} : { 'content-type': 'application/json' }), ...o.headers },
+    headers: {
+      ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+      ...(o.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...o.headers,
+    },
     ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
   });
 
@@ -77,35 +90,61 @@ describe('the setup page API', () => {
   });
 
   it('a POST must be JSON from the page itself', async () => {
-    const form = await fetch(`${base}/setup/api/channel`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'channel=evil' });
+    const form = await fetch(`${base}/setup/api/channel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'channel=evil',
+    });
     expect(form.status).toBe(403);
-    const cross = await call('channel', { token: TOKEN, body: { channel: 'evil' }, headers: { origin: 'https://evil.example' } });
+    const cross = await call('channel', {
+      token: TOKEN,
+      body: { channel: 'evil' },
+      headers: { origin: 'https://evil.example' },
+    });
     expect(cross.status).toBe(403);
   });
 
   it('checks before saving, never shows a saved secret, saves owner-only, and refuses to go live while rows are missing', async () => {
     const fw = servers.fourthwall;
-    const wrong = (await (await call('fourthwall', { token: TOKEN, body: { username: fw.username, password: 'not-the-password' } })).json()) as { status: string; detail: string };
+    const wrong = (await (
+      await call('fourthwall', { token: TOKEN, body: { username: fw.username, password: 'not-the-password' } })
+    ).json()) as { status: string; detail: string };
     expect(wrong.status).toBe('error');
     expect(wrong.detail).toMatch(/rejected: Fourthwall answered 401/);
     await expect(stat(join(temp.dir, 'setup.json'))).rejects.toThrow();
 
-    const good = (await (await call('fourthwall', { token: TOKEN, body: { username: fw.username, password: fw.password } })).json()) as { status: string };
+    const good = (await (
+      await call('fourthwall', { token: TOKEN, body: { username: fw.username, password: fw.password } })
+    ).json()) as { status: string };
     expect(good.status).toBe('ok');
-    expect(((await (await call('secret', { token: TOKEN, body: { secret: fw.webhookSecret } })).json()) as { status: string }).status).toBe('ok');
+    expect(
+      (
+        (await (await call('secret', { token: TOKEN, body: { secret: fw.webhookSecret } })).json()) as {
+          status: string;
+        }
+      ).status,
+    ).toBe('ok');
     expect((await stat(join(temp.dir, 'setup.json'))).mode & 0o777).toBe(0o600);
     const state = await (await call('state', { token: TOKEN })).text();
     expect(state).not.toContain(fw.password);
     expect(state).not.toContain(fw.webhookSecret);
 
-    const apply = (await (await call('apply', { token: TOKEN, body: {} })).json()) as { ok: boolean; missing: string[] };
-    expect(apply).toEqual({ ok: false, missing: ['Twitch: the bot account', 'Your channel', 'Public address (your tunnel)'] });
+    const apply = (await (await call('apply', { token: TOKEN, body: {} })).json()) as {
+      ok: boolean;
+      missing: string[];
+    };
+    expect(apply).toEqual({
+      ok: false,
+      missing: ['Twitch: the bot account', 'Your channel', 'Public address (your tunnel)'],
+    });
     const saved = JSON.parse(await readFile(join(temp.dir, 'setup.json'), 'utf8')) as { live: boolean };
     expect(saved.live).toBe(false);
   });
 
   it('a public address that does not reach this bot is refused with the fix', async () => {
-    const row = (await (await call('public-url', { token: TOKEN, body: { url: `${servers.fourthwall.apiUrl}` } })).json()) as { status: string; detail: string };
+    const row = (await (
+      await call('public-url', { token: TOKEN, body: { url: `${servers.fourthwall.apiUrl}` } })
+    ).json()) as { status: string; detail: string };
     expect(row.status).toBe('error');
     expect(row.detail).toMatch(/answered, but not as this bot|could not be reached/);
   });
@@ -121,7 +160,14 @@ describe('the configuration from a finished setup page', () => {
       live: false,
       botLogin: true,
       savedAt: new Date().toISOString(),
-      env: { TWITCH_CHANNEL: 'mychannel', TWITCH_USERNAME: 'mybot', FOURTHWALL_USERNAME: 'api-user', FOURTHWALL_PASSWORD: 'pw-from-page', FOURTHWALL_WEBHOOK_SECRET: 'secret-from-page', GIFTDROP_PUBLIC_URL: 'https://my.tunnel.example' },
+      env: {
+        TWITCH_CHANNEL: 'mychannel',
+        TWITCH_USERNAME: 'mybot',
+        FOURTHWALL_USERNAME: 'api-user',
+        FOURTHWALL_PASSWORD: 'pw-from-page',
+        FOURTHWALL_WEBHOOK_SECRET: 'secret-from-page',
+        GIFTDROP_PUBLIC_URL: 'https://my.tunnel.example',
+      },
     };
     await writeFile(join(data, 'setup.json'), JSON.stringify(page), { mode: 0o600 });
     expect(loadConfig({ env: {}, cwd: dir, dotenv: false }).mode).toBe('sandbox');
@@ -142,15 +188,39 @@ describe('the configuration from a finished setup page', () => {
 
 describe("the setup page's Twitch rows", () => {
   /** A setup service over its own data folder, with these logins saved (as the page's device logins save them) and these settings. */
-  async function serviceWith(logins: Partial<Record<TwitchRole, { login: string; scopes: string[]; clientId?: string }>>, settings: Record<string, unknown>) {
+  async function serviceWith(
+    logins: Partial<Record<TwitchRole, { login: string; scopes: string[]; clientId?: string }>>,
+    settings: Record<string, unknown>,
+  ) {
     const t = await makeTempDir('giftdrop-setup-rows-');
     const store = await LoginStore.open(t.dir);
-    for (const [role, l] of Object.entries(logins) as [TwitchRole, { login: string; scopes: string[]; clientId?: string }][]) {
-      await store.save(role, { login: l.login, userId: '4242', clientId: l.clientId ?? 'publicapp123', scopes: l.scopes, accessToken: `access-${role}`, refreshToken: `refresh-${role}`, expiresAt: Date.now() + 3_600_000, savedAt: new Date().toISOString() });
+    for (const [role, l] of Object.entries(logins) as [
+      TwitchRole,
+      { login: string; scopes: string[]; clientId?: string },
+    ][]) {
+      await store.save(role, {
+        login: l.login,
+        userId: '4242',
+        clientId: l.clientId ?? 'publicapp123',
+        scopes: l.scopes,
+        accessToken: `access-${role}`,
+        refreshToken: `refresh-${role}`,
+        expiresAt: Date.now() + 3_600_000,
+        savedAt: new Date().toISOString(),
+      });
     }
     await store.close();
-    const config = loadConfig({ env: { DATA_DIR: t.dir, TWITCH_IRC_URL: servers.chat.url }, dotenv: false, cwd: t.dir });
-    const s = new SetupService({ config: { ...config, settings: fileSchema.parse(settings) }, logger: silentLogger(), clock: systemClock, lockHeld: true });
+    const config = loadConfig({
+      env: { DATA_DIR: t.dir, TWITCH_IRC_URL: servers.chat.url },
+      dotenv: false,
+      cwd: t.dir,
+    });
+    const s = new SetupService({
+      config: { ...config, settings: fileSchema.parse(settings) },
+      logger: silentLogger(),
+      clock: systemClock,
+      lockHeld: true,
+    });
     await s.loginStore();
     return {
       row: (id: SetupRow['id']) => s.state().rows.find((r) => r.id === id)!,
@@ -166,22 +236,38 @@ describe("the setup page's Twitch rows", () => {
     try {
       const cp = s.row('channel-points');
       expect(cp.status).toBe('off');
-      expect(cp.detail).toContain('Channel points need an Affiliate or Partner channel (Twitch refuses the reward otherwise)');
-      expect(cp.detail).toContain("the broadcaster's login allowing giftdrop to create and fulfil a channel point reward for entries (channel:manage:redemptions)");
-      expect(cp.detail).toMatch(/To turn it on: set "channelPoints": \{ "enabled": true \} in the settings file \(config\/giftdrop\.json\), then apply; log the broadcaster in \(the row above\)/);
+      expect(cp.detail).toContain(
+        'Channel points need an Affiliate or Partner channel (Twitch refuses the reward otherwise)',
+      );
+      expect(cp.detail).toContain(
+        "the broadcaster's login allowing giftdrop to create and fulfil a channel point reward for entries (channel:manage:redemptions)",
+      );
+      expect(cp.detail).toMatch(
+        /To turn it on: set "channelPoints": \{ "enabled": true \} in the settings file \(config\/giftdrop\.json\), then apply; log the broadcaster in \(the row above\)/,
+      );
       const bits = s.row('bits');
       expect(bits.status).toBe('off');
       expect(bits.detail).toContain('see Bits cheered in the channel (bits:read)');
       const badge = s.row('bot-badge');
       expect(badge.status).toBe('off');
-      expect(badge.detail).toContain('your own Twitch application with its client secret (TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET in .env: a Public application such as the one built into giftdrop has no secret)');
+      expect(badge.detail).toContain(
+        'your own Twitch application with its client secret (TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET in .env: a Public application such as the one built into giftdrop has no secret)',
+      );
       expect(badge.detail).toContain('let the bot appear in your chat with the Chat Bot badge (channel:bot)');
       expect(badge.detail).toContain('/mod mybot');
       // IRC, the default transport: the bot's row says which of its scopes are in use.
       const bot = s.row('bot');
-      expect(bot.detail).toContain('The bot uses chat over IRC (the settings\' chat.transport), which needs chat:read chat:edit.');
-      expect(bot.scopes).toContainEqual({ scope: 'chat:read', words: 'read your chat (to see !enter) (chat over IRC: in use)' });
-      expect(bot.scopes).toContainEqual({ scope: 'user:read:chat', words: "read your chat through Twitch's API (chat over EventSub: if you switch chat.transport)" });
+      expect(bot.detail).toContain(
+        "The bot uses chat over IRC (the settings' chat.transport), which needs chat:read chat:edit.",
+      );
+      expect(bot.scopes).toContainEqual({
+        scope: 'chat:read',
+        words: 'read your chat (to see !enter) (chat over IRC: in use)',
+      });
+      expect(bot.scopes).toContainEqual({
+        scope: 'user:read:chat',
+        words: "read your chat through Twitch's API (chat over EventSub: if you switch chat.transport)",
+      });
     } finally {
       await s.close();
     }
@@ -196,12 +282,22 @@ describe("the setup page's Twitch rows", () => {
       { channelPoints: { enabled: true }, bits: { enabled: true }, chat: { transport: 'eventsub' } },
     );
     try {
-      expect(s.row('channel-points')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^ready: nothing is missing here/) });
-      expect(s.row('bits')).toMatchObject({ status: 'off', detail: expect.stringMatching(/To turn it on: log the broadcaster in again: that login lacks bits:read\.$/) });
+      expect(s.row('channel-points')).toMatchObject({
+        status: 'ok',
+        detail: expect.stringMatching(/^ready: nothing is missing here/),
+      });
+      expect(s.row('bits')).toMatchObject({
+        status: 'off',
+        detail: expect.stringMatching(/To turn it on: log the broadcaster in again: that login lacks bits:read\.$/),
+      });
       const bot = s.row('bot');
       expect(bot.status).toBe('error');
-      expect(bot.detail).toBe('logged in as mybot, but that login lacks user:read:chat user:write:chat. The bot uses chat over EventSub (the settings\' chat.transport), which needs user:read:chat user:write:chat. Log in again.');
-      expect(s.row('bot-badge').detail).toMatch(/To turn it on: set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in \.env; log the bot in again: that login lacks user:bot\.$/);
+      expect(bot.detail).toBe(
+        "logged in as mybot, but that login lacks user:read:chat user:write:chat. The bot uses chat over EventSub (the settings' chat.transport), which needs user:read:chat user:write:chat. Log in again.",
+      );
+      expect(s.row('bot-badge').detail).toMatch(
+        /To turn it on: set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in \.env; log the bot in again: that login lacks user:bot\.$/,
+      );
     } finally {
       await s.close();
     }
@@ -229,14 +325,30 @@ describe('Go live from the demo', () => {
       expect((await fetch(`${url}/setup`)).status).toBe(200); // the route reads (makes) the demo's token on first use
       const pageToken = (await readFile(join(t.dir, 'sandbox', 'dashboard.token'), 'utf8')).trim();
       const post = (action: string, body: unknown) =>
-        fetch(`${url}/setup/api/${action}`, { method: 'POST', headers: { authorization: `Bearer ${pageToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${url}/setup/api/${action}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${pageToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const fw = servers.fourthwall;
-      expect(((await (await post('fourthwall', { username: fw.username, password: fw.password })).json()) as SetupRow).status).toBe('ok');
+      expect(
+        ((await (await post('fourthwall', { username: fw.username, password: fw.password })).json()) as SetupRow)
+          .status,
+      ).toBe('ok');
       expect(((await (await post('secret', { secret: fw.webhookSecret })).json()) as SetupRow).status).toBe('ok');
       expect(((await (await post('channel', { channel: servers.chat.channel })).json()) as SetupRow).status).toBe('ok');
       expect(((await (await post('public-url', { url })).json()) as SetupRow).status).toBe('ok');
       const store = await s.loginStore();
-      await store.save('bot', { login: servers.chat.botLogin, userId: '4242', clientId: 'publicapp123', scopes: ['chat:read', 'chat:edit', 'user:manage:whispers'], accessToken: 'access-bot', refreshToken: 'refresh-bot', expiresAt: Date.now() + 3_600_000, savedAt: new Date().toISOString() });
+      await store.save('bot', {
+        login: servers.chat.botLogin,
+        userId: '4242',
+        clientId: 'publicapp123',
+        scopes: ['chat:read', 'chat:edit', 'user:manage:whispers'],
+        accessToken: 'access-bot',
+        refreshToken: 'refresh-bot',
+        expiresAt: Date.now() + 3_600_000,
+        savedAt: new Date().toISOString(),
+      });
       const claim = s.state().rows.find((r) => r.id === 'claim-page')!;
       expect(claim.status).toBe('off');
       expect(claim.detail).toContain(`OAuth Redirect URL ${url}/claim/callback`);

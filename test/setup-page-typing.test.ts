@@ -32,7 +32,16 @@ beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
   servers = await startLocalServers({ chat: { publicClientId: PUBLIC, deviceIntervalSeconds: 1 } });
   temp = await makeTempDir('giftdrop-setup-typing-');
-  const config = loadConfig({ env: { DATA_DIR: temp.dir, FOURTHWALL_API_URL: servers.fourthwall.apiUrl, TWITCH_IRC_URL: servers.chat.url, TWITCH_CLIENT_ID: PUBLIC }, dotenv: false, cwd: temp.dir });
+  const config = loadConfig({
+    env: {
+      DATA_DIR: temp.dir,
+      FOURTHWALL_API_URL: servers.fourthwall.apiUrl,
+      TWITCH_IRC_URL: servers.chat.url,
+      TWITCH_CLIENT_ID: PUBLIC,
+    },
+    dotenv: false,
+    cwd: temp.dir,
+  });
   service = new SetupService({ config, logger: silentLogger(), clock: systemClock, lockHeld: false });
   const route = setupRoute(service, { dataDir: join(temp.dir, 'sandbox'), liveDataDir: temp.dir });
   server = createServer((req, res) => {
@@ -58,17 +67,37 @@ describe.skipIf(!HAS_CHROMIUM)('the setup page keeps what is typed', { timeout: 
     const token = (await readFile(join(temp.dir, 'sandbox', 'dashboard.token'), 'utf8')).trim();
     const page = await browser.context.newPage();
     await page.goto(`${base}/setup#token=${token}`);
-    const row = (id: string, status: string) => page.waitForSelector(`#row-${id}[data-status="${status}"]`, { timeout: 30_000 });
+    const row = (id: string, status: string) =>
+      page.waitForSelector(`#row-${id}[data-status="${status}"]`, { timeout: 30_000 });
     await row('fourthwall', 'todo');
     // What going live needs comes first, then Go live; the optional rows below it.
-    const order = await page.evaluate('[...document.querySelectorAll("#setup section, #apply, #more")].map((e) => e.id)');
-    expect(order).toEqual(['row-fourthwall', 'row-secret', 'row-client-id', 'row-bot', 'row-channel', 'row-public-url', 'apply', 'more', 'row-whispers', 'row-claim-page', 'row-broadcaster', 'row-channel-points', 'row-bits', 'row-bot-badge']);
+    const order = await page.evaluate(
+      '[...document.querySelectorAll("#setup section, #apply, #more")].map((e) => e.id)',
+    );
+    expect(order).toEqual([
+      'row-fourthwall',
+      'row-secret',
+      'row-client-id',
+      'row-bot',
+      'row-channel',
+      'row-public-url',
+      'apply',
+      'more',
+      'row-whispers',
+      'row-claim-page',
+      'row-broadcaster',
+      'row-channel-points',
+      'row-bits',
+      'row-bot-badge',
+    ]);
 
     await page.fill('#fourthwall-username', servers.fourthwall.username);
     await page.fill('#fourthwall-password', 'not-the-password');
     await page.click('#fourthwall-submit');
     await row('fourthwall', 'error');
-    expect(await page.textContent('#detail-fourthwall')).toMatch(/^The username and password were rejected: Fourthwall answered 401/);
+    expect(await page.textContent('#detail-fourthwall')).toMatch(
+      /^The username and password were rejected: Fourthwall answered 401/,
+    );
     expect(await page.inputValue('#fourthwall-username')).toBe(servers.fourthwall.username);
     await page.fill('#fourthwall-password', servers.fourthwall.password);
     await page.click('#fourthwall-submit');
@@ -83,7 +112,12 @@ describe.skipIf(!HAS_CHROMIUM)('the setup page keeps what is typed', { timeout: 
     const before = await page.evaluate('(window.__row = document.getElementById("row-public-url"), 1)');
     expect(before).toBe(1);
     // A re-render replaced the row (the poll's): the typed address and the focus are still there.
-    await expect.poll(() => page.evaluate('document.getElementById("row-public-url") !== window.__row'), { timeout: 15_000, interval: 100 }).toBe(true);
+    await expect
+      .poll(() => page.evaluate('document.getElementById("row-public-url") !== window.__row'), {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe(true);
     expect(await page.inputValue('#public-url-url')).toBe('https://my-bot.ngrok-free.app');
     expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('public-url-url');
     await page.close();

@@ -9,7 +9,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, freePort, makeTempDir, startLocalServers, waitUntil, type LocalServers } from './support/e2e-stack.js';
+import {
+  PROJECT_ROOT,
+  freePort,
+  makeTempDir,
+  startLocalServers,
+  waitUntil,
+  type LocalServers,
+} from './support/e2e-stack.js';
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') === true;
 const PUBLIC_CLIENT = 'terminalpublicapp1';
@@ -18,7 +25,9 @@ let servers: LocalServers;
 let temp: { dir: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
-  servers = await startLocalServers({ chat: { botIsMod: true, publicClientId: PUBLIC_CLIENT, deviceIntervalSeconds: 1 } });
+  servers = await startLocalServers({
+    chat: { botIsMod: true, publicClientId: PUBLIC_CLIENT, deviceIntervalSeconds: 1 },
+  });
   temp = await makeTempDir('giftdrop-setup-tty-');
 });
 afterAll(async () => {
@@ -31,11 +40,22 @@ describe.skipIf(!hasScript)('setup on a terminal', () => {
     const { fourthwall: fw, chat } = servers;
     const port = await freePort();
     const node = process.execPath;
-    const child = spawn('script', ['-qfec', `${node} ${join(PROJECT_ROOT, 'scripts', 'run.mjs')} cli/setup`, '/dev/null'], {
-      cwd: temp.dir,
-      env: { PATH: process.env.PATH ?? '', HOME: temp.dir, TERM: 'xterm', HTTP_PORT: String(port), FOURTHWALL_API_URL: fw.apiUrl, TWITCH_IRC_URL: chat.url },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'script',
+      ['-qfec', `${node} ${join(PROJECT_ROOT, 'scripts', 'run.mjs')} cli/setup`, '/dev/null'],
+      {
+        cwd: temp.dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: temp.dir,
+          TERM: 'xterm',
+          HTTP_PORT: String(port),
+          FOURTHWALL_API_URL: fw.apiUrl,
+          TWITCH_IRC_URL: chat.url,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -43,7 +63,12 @@ describe.skipIf(!hasScript)('setup on a terminal', () => {
     let seen = 0;
     /** Waits for the next occurrence of `text` after the last one answered, then types `answer`. */
     const answer = async (text: string, reply: string) => {
-      await waitUntil(() => plain().indexOf(text, seen) >= 0, 60_000, `"${text}"; output so far:\n${plain().slice(-2000)}`, 50);
+      await waitUntil(
+        () => plain().indexOf(text, seen) >= 0,
+        60_000,
+        `"${text}"; output so far:\n${plain().slice(-2000)}`,
+        50,
+      );
       seen = plain().indexOf(text, seen) + text.length;
       child.stdin.write(`${reply}\r`);
     };
@@ -54,7 +79,12 @@ describe.skipIf(!hasScript)('setup on a terminal', () => {
       await answer('Fourthwall API password (not shown): ', fw.password);
       await answer('Webhook secret', fw.webhookSecret);
       await answer('Client ID: ', PUBLIC_CLIENT);
-      await waitUntil(() => /enter the code ([A-Z]{8})/.test(plain()), 60_000, `the device code; output:\n${plain().slice(-2000)}`, 50);
+      await waitUntil(
+        () => /enter the code ([A-Z]{8})/.test(plain()),
+        60_000,
+        `the device code; output:\n${plain().slice(-2000)}`,
+        50,
+      );
       const code = /enter the code ([A-Z]{8})/.exec(plain())![1]!;
       expect(chat.deviceLogin.answer(code, chat.botLogin, 'authorize')).toBe(true);
       await answer("Also log in the broadcaster's account", 'n');

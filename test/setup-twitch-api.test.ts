@@ -52,14 +52,29 @@ describe('setup: Twitch API', () => {
   it('without a client id: optional, says what it adds; with a feature on: names the variable', async () => {
     const chat = await chatWith(['chat:read', 'chat:edit']);
     const plain = await checkTwitchApi(configFor(chat, {}), silentLogger());
-    expect(plain).toEqual([expect.objectContaining({ status: 'skip', required: false, detail: expect.stringMatching(/TWITCH_CLIENT_ID is not set \(optional\).*follow the stream/) })]);
+    expect(plain).toEqual([
+      expect.objectContaining({
+        status: 'skip',
+        required: false,
+        detail: expect.stringMatching(/TWITCH_CLIENT_ID is not set \(optional\).*follow the stream/),
+      }),
+    ]);
     const auto = await checkTwitchApi(configFor(chat, { streaming: { auto: true } }), silentLogger());
-    expect(auto).toEqual([expect.objectContaining({ status: 'fail', required: true, detail: expect.stringMatching(/streaming.auto need TWITCH_CLIENT_ID/) })]);
+    expect(auto).toEqual([
+      expect.objectContaining({
+        status: 'fail',
+        required: true,
+        detail: expect.stringMatching(/streaming.auto need TWITCH_CLIENT_ID/),
+      }),
+    ]);
   });
 
   it('a token without moderator:read:followers: prints the missing scope for the follower rule', async () => {
     const chat = await chatWith(['chat:read', 'chat:edit']);
-    const items = await checkTwitchApi(configFor(chat, { eligibility: { followersOnly: true } }, chat.clientId), silentLogger());
+    const items = await checkTwitchApi(
+      configFor(chat, { eligibility: { followersOnly: true } }, chat.clientId),
+      silentLogger(),
+    );
     const scopes = items.find((i) => i.name === 'Twitch API scopes');
     expect(scopes).toMatchObject({ status: 'fail', required: true });
     expect(scopes!.detail).toMatch(/lacks moderator:read:followers \(needed by eligibility.followersOnly\)/);
@@ -68,7 +83,10 @@ describe('setup: Twitch API', () => {
 
   it('everything in place: client id, scopes and a real Helix call', async () => {
     const chat = await chatWith(['chat:read', 'chat:edit', 'moderator:read:followers']);
-    const items = await checkTwitchApi(configFor(chat, { eligibility: { minFollowDays: 3 }, streaming: { auto: true } }, chat.clientId), silentLogger());
+    const items = await checkTwitchApi(
+      configFor(chat, { eligibility: { minFollowDays: 3 }, streaming: { auto: true } }, chat.clientId),
+      silentLogger(),
+    );
     expect(items.map((i) => [i.name, i.status])).toEqual([
       ['Twitch API client id', 'ok'],
       ['Twitch API scopes', 'ok'],
@@ -76,7 +94,9 @@ describe('setup: Twitch API', () => {
       ['Twitch API', 'ok'],
     ]);
     expect(items[2]!.detail).toContain('user:manage:whispers');
-    expect(items[3]!.detail).toMatch(new RegExp(`#${chat.channel} is user ${chat.channelId}; GET /streams: offline now`));
+    expect(items[3]!.detail).toMatch(
+      new RegExp(`#${chat.channel} is user ${chat.channelId}; GET /streams: offline now`),
+    );
   });
 
   it('a token with user:manage:whispers: whispers are reported on (optional item)', async () => {
@@ -91,11 +111,19 @@ describe('setup: Twitch API', () => {
     const chat = await chatWith(['chat:read', 'chat:edit']);
     const base = configFor(chat, {}, chat.clientId);
     expect(claimPageItem(base)).toMatchObject({ status: 'skip', required: false });
-    const on = claimPageItem({ ...base, publicUrl: 'https://abc.example.com', twitch: { ...base.twitch, clientSecret: 'sekrit-value' } });
+    const on = claimPageItem({
+      ...base,
+      publicUrl: 'https://abc.example.com',
+      twitch: { ...base.twitch, clientSecret: 'sekrit-value' },
+    });
     expect(on.status).toBe('ok');
     expect(on.detail).toContain('must list the OAuth Redirect URL https://abc.example.com/claim/callback');
     expect(on.detail).not.toContain('sekrit-value');
-    const half = claimPageItem({ ...base, publicUrl: 'https://abc.example.com', twitch: { ...base.twitch, clientSecret: undefined } });
+    const half = claimPageItem({
+      ...base,
+      publicUrl: 'https://abc.example.com',
+      twitch: { ...base.twitch, clientSecret: undefined },
+    });
     expect(half.status).toBe('warn');
     expect(half.detail).toContain('TWITCH_CLIENT_SECRET');
     expect(half.detail).toContain('https://abc.example.com/claim/callback');
@@ -104,6 +132,12 @@ describe('setup: Twitch API', () => {
   it('a client id the token was not issued to is named', async () => {
     const chat = await chatWith(['chat:read', 'chat:edit']);
     const items = await checkTwitchApi(configFor(chat, {}, 'someotherclient'), silentLogger());
-    expect(items).toEqual([expect.objectContaining({ name: 'Twitch API client id', status: 'fail', detail: expect.stringMatching(/another application than TWITCH_CLIENT_ID/) })]);
+    expect(items).toEqual([
+      expect.objectContaining({
+        name: 'Twitch API client id',
+        status: 'fail',
+        detail: expect.stringMatching(/another application than TWITCH_CLIENT_ID/),
+      }),
+    ]);
   });
 });

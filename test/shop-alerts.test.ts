@@ -43,7 +43,11 @@ describe('supporter alert bursts', () => {
   });
 
   it('keeps kinds apart, skips disabled ones, names at most five supporters', () => {
-    const { a, clock, said } = setup({ donation: { enabled: false }, giftPurchase: { enabled: true }, burstWindowSeconds: 2 });
+    const { a, clock, said } = setup({
+      donation: { enabled: false },
+      giftPurchase: { enabled: true },
+      burstWindowSeconds: 2,
+    });
     const seen: AlertView[] = [];
     a.on('alert', (v: AlertView) => seen.push(v));
     a.publish({ kind: 'donation', user: 'd', products: [], at: 'now' });
@@ -77,7 +81,13 @@ describe('alert text', () => {
     expect(cleanText('ab\u200bcd', 10)).toBe('ab cd');
     const sample = '  \u202eevil\u0007na\u200bme\u2028x\ufeff ';
     expect(cleanText(sample, 40)!.replace(/ /g, '')).toBe(overlayText(sample, 40).replace(/ /g, ''));
-    const line = renderAlert('{user} bought {products}{amount}', { kind: 'order', user: '/ban someone', products: ['Mug', 'Tee'], amount: { value: 5, currency: 'EUR' }, at: 'now' });
+    const line = renderAlert('{user} bought {products}{amount}', {
+      kind: 'order',
+      user: '/ban someone',
+      products: ['Mug', 'Tee'],
+      amount: { value: 5, currency: 'EUR' },
+      at: 'now',
+    });
     expect(line).toBe('\u200b/ban someone bought Mug and Tee (5.00 EUR)');
   });
 });

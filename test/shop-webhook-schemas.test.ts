@@ -63,7 +63,11 @@ describe('webhook schemas of the shop features (from the published document)', (
   });
 
   for (const [type, f] of Object.entries(SHOP_WEBHOOK_FIXTURES)) {
-    const cases: [string, unknown][] = [['required fields only', f.minimal], ['every documented field', f.full], ...Object.entries(f.variants)];
+    const cases: [string, unknown][] = [
+      ['required fields only', f.minimal],
+      ['every documented field', f.full],
+      ...Object.entries(f.variants),
+    ];
     for (const [name, data] of cases) {
       it(`${type}: ${name} is accepted and yields a view without PII`, () => {
         const event = parseWebhookEvent(envelope(type, data));
@@ -76,7 +80,17 @@ describe('webhook schemas of the shop features (from the published document)', (
         }
         expect(v).toBeDefined();
         const text = JSON.stringify(v);
-        for (const secret of ['@fourthwall.com', 'Main Street', 'D3XZFWPP', '00aa4abd', 'don_Kpcjx', 'ty_EdJv', 'giv_EdJv', 'Sample message', '123456789']) {
+        for (const secret of [
+          '@fourthwall.com',
+          'Main Street',
+          'D3XZFWPP',
+          '00aa4abd',
+          'don_Kpcjx',
+          'ty_EdJv',
+          'giv_EdJv',
+          'Sample message',
+          '123456789',
+        ]) {
           expect(text).not.toContain(secret);
         }
         expect(v!.user.length).toBeGreaterThan(0);
@@ -87,13 +101,27 @@ describe('webhook schemas of the shop features (from the published document)', (
   it('reads the supporter, products and amount the document puts in each type', () => {
     const F = SHOP_WEBHOOK_FIXTURES;
     const full = (t: string) => view(t, parseWebhookEvent(envelope(t, F[t]!.full)).data as never)!;
-    expect(full('ORDER_PLACED')).toMatchObject({ user: 'Johnny123', products: ['My t-shirt'], amount: { value: 30, currency: 'USD' } });
-    expect(view('ORDER_PLACED', parseWebhookEvent(envelope('ORDER_PLACED', F.ORDER_PLACED!.minimal)).data as never)!.user).toBe('someone');
+    expect(full('ORDER_PLACED')).toMatchObject({
+      user: 'Johnny123',
+      products: ['My t-shirt'],
+      amount: { value: 30, currency: 'USD' },
+    });
+    expect(
+      view('ORDER_PLACED', parseWebhookEvent(envelope('ORDER_PLACED', F.ORDER_PLACED!.minimal)).data as never)!.user,
+    ).toBe('someone');
     expect(full('DONATION')).toMatchObject({ user: 'Johnny123', amount: { value: 10 } });
     expect(full('SUBSCRIPTION_PURCHASED')).toMatchObject({ user: 'Johnny123', tier: 'monthly', amount: { value: 5 } });
     expect(full('THANK_YOU_SENT')).toMatchObject({ user: 'Johnny123' });
-    expect(full('GIFT_PURCHASE')).toMatchObject({ user: 'Johnny123', products: ['3× My t-shirt'], amount: { value: 25 } });
-    const promo = (name: string) => liveCode(parseWebhookEvent(envelope('PROMOTION_STATUS_CHANGED', F.PROMOTION_STATUS_CHANGED!.variants[name])).data as never);
+    expect(full('GIFT_PURCHASE')).toMatchObject({
+      user: 'Johnny123',
+      products: ['3× My t-shirt'],
+      amount: { value: 25 },
+    });
+    const promo = (name: string) =>
+      liveCode(
+        parseWebhookEvent(envelope('PROMOTION_STATUS_CHANGED', F.PROMOTION_STATUS_CHANGED!.variants[name]))
+          .data as never,
+      );
     expect(promo('SHOP_SINGLE')).toBe('STREAM10');
     expect(promo('SHOP_MULTI')).toBe('MULTI20');
     expect(promo('MEMBERSHIPS_SINGLE')).toBeUndefined();

@@ -25,7 +25,9 @@ describe('entry journal durability', () => {
     running = child;
     const reports: { count: number; at: number }[] = [];
     const lines = createInterface({ input: child.stdout });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     let killedAt = 0;
     // Kill once the child has been appending for 400 ms; every entry it reported more than
     // 250 ms before the kill must be on disk afterwards.

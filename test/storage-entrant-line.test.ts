@@ -14,19 +14,35 @@ import { parseJournal } from '../src/storage/journal.js';
 const roles = { broadcaster: false, moderator: true, vip: false, subscriber: true, subMonths: 7, firstMessage: false };
 
 function entrant(over: Partial<Entrant> = {}): Entrant {
-  return { userId: '123456789', login: 'viewer_1', displayName: 'Viewer_1', weight: 2, roles, enteredAt: 1_767_300_000_123, ...over };
+  return {
+    userId: '123456789',
+    login: 'viewer_1',
+    displayName: 'Viewer_1',
+    weight: 2,
+    roles,
+    enteredAt: 1_767_300_000_123,
+    ...over,
+  };
 }
 
 /** The compact line written out plainly (the format's definition). */
 function compact(e: Entrant): string {
   const r = e.roles;
-  const bits = (r.broadcaster ? 1 : 0) | (r.moderator ? 2 : 0) | (r.vip ? 4 : 0) | (r.subscriber ? 8 : 0) | (r.firstMessage ? 16 : 0);
+  const bits =
+    (r.broadcaster ? 1 : 0) |
+    (r.moderator ? 2 : 0) |
+    (r.vip ? 4 : 0) |
+    (r.subscriber ? 8 : 0) |
+    (r.firstMessage ? 16 : 0);
   return JSON.stringify([e.userId, e.login, e.displayName, e.weight, bits, r.subMonths, e.enteredAt]);
 }
 
 const standard: Entrant[] = [
   entrant(),
-  entrant({ weight: 1, roles: { broadcaster: true, moderator: false, vip: true, subscriber: false, subMonths: 0, firstMessage: true } }),
+  entrant({
+    weight: 1,
+    roles: { broadcaster: true, moderator: false, vip: true, subscriber: false, subMonths: 0, firstMessage: true },
+  }),
   entrant({ login: 'a"b', displayName: 'back\\slash' }),
   entrant({ displayName: 'Ünïcødé ✓ 🎁' }),
   entrant({ displayName: 'tab\there\nline\u0001ctl\u007f' }),
@@ -38,8 +54,8 @@ const standard: Entrant[] = [
   entrant({ enteredAt: -5, roles: { ...roles, subMonths: 0.25 } }),
   entrant({ displayName: 'x'.repeat(70_000) }),
   // around the 8-digit halves the number writer works in
-  ...[9, 10, 99_999_999, 100_000_000, 100_000_001, 1_000_000_007, 4_294_967_296, 1e15, 9_007_199_254_740_990].map((n, i) =>
-    entrant({ weight: n, enteredAt: n + i, roles: { ...roles, subMonths: i * 1111 } }),
+  ...[9, 10, 99_999_999, 100_000_000, 100_000_001, 1_000_000_007, 4_294_967_296, 1e15, 9_007_199_254_740_990].map(
+    (n, i) => entrant({ weight: n, enteredAt: n + i, roles: { ...roles, subMonths: i * 1111 } }),
   ),
 ];
 /** Not standard: written as the whole object. */
@@ -68,11 +84,16 @@ describe('entrant journal lines', () => {
 
   it('a table row is written as its entrant is', () => {
     const table = new EntrantTable();
-    const rows = standard.filter((e) => Number.isInteger(e.weight) && e.weight > 0 && e.enteredAt >= 0 && e.displayName.length < 100);
+    const rows = standard.filter(
+      (e) => Number.isInteger(e.weight) && e.weight > 0 && e.enteredAt >= 0 && e.displayName.length < 100,
+    );
     // logins the table cannot keep as plain bytes, or whose bytes need escaping
     const logins = ['Ünï', 'tab\there', '', 'q"uote', 'back\\slash', 'l'.repeat(300), 'same_as_name'];
-    for (const login of logins) rows.push(entrant({ login, displayName: login }), entrant({ login, displayName: 'Other"Name' }));
-    rows.forEach((e, i) => table.add({ ...e, userId: `${i}${e.userId}`, roles: { ...e.roles, subMonths: Math.floor(e.roles.subMonths) } }));
+    for (const login of logins)
+      rows.push(entrant({ login, displayName: login }), entrant({ login, displayName: 'Other"Name' }));
+    rows.forEach((e, i) =>
+      table.add({ ...e, userId: `${i}${e.userId}`, roles: { ...e.roles, subMonths: Math.floor(e.roles.subMonths) } }),
+    );
     const byRow = new LineBytes(8);
     const byObject = new LineBytes(8);
     for (let row = 0; row < table.size; row++) {
@@ -102,7 +123,9 @@ describe('entrant journal lines', () => {
     expect(text).toBe(all.map((e) => `${entrantLine(e)}\n`).join(''));
     const parsed = parseJournal(text);
     // NaN is written as null (JSON) and fails the schema; so do weights that are not positive integers.
-    const readable = all.filter((e) => Number.isFinite(e.enteredAt) && Number.isInteger(e.weight) && typeof e.roles.vip === 'boolean');
+    const readable = all.filter(
+      (e) => Number.isFinite(e.enteredAt) && Number.isInteger(e.weight) && typeof e.roles.vip === 'boolean',
+    );
     expect(parsed.entrants).toEqual(readable);
     expect(parsed.badLines).toHaveLength(all.length - readable.length);
   });

@@ -108,7 +108,9 @@ describe('entrants files written before version 2', () => {
     await repo.saveDraw({ ...loaded, winners: loaded.winners.map((w) => ({ ...w, claimed: true })) });
     await repo.close();
     expect(existsSync(join(dir, 'draws', 'resaved.entrants.json'))).toBe(false);
-    expect((await readdir(join(dir, 'draws'))).filter((n) => n.startsWith('resaved'))).toEqual(['resaved.entrants.tsv']);
+    expect((await readdir(join(dir, 'draws'))).filter((n) => n.startsWith('resaved'))).toEqual([
+      'resaved.entrants.tsv',
+    ]);
     const { body } = bodyOf(await readFile(join(dir, 'draws', 'resaved.entrants.tsv')));
     expect(sha256(body)).toBe(record.fairness.entrantsDigest);
     const again = await FileDrawRepository.open(dir, { readOnly: true });

@@ -27,7 +27,13 @@ describe('history export', () => {
       closesAt: record.closesAt,
       closedAt: record.closedAt,
       entrants: 20,
-      winners: record.winners.map(({ userId, login, displayName, redeemUrl, pick }) => ({ userId, login, displayName, redeemUrl, pick })),
+      winners: record.winners.map(({ userId, login, displayName, redeemUrl, pick }) => ({
+        userId,
+        login,
+        displayName,
+        redeemUrl,
+        pick,
+      })),
       fairness: { ...record.fairness },
       rerolls: record.rerolls,
       rules: { minAccountAgeDays: 7 },
@@ -59,7 +65,11 @@ describe('history export', () => {
   });
 
   it('writes one row per winner and none for draws without winners', () => {
-    const csv = toCsv([finishedRecord({ id: 'a', winners: 3 }), openRecord('b'), finishedRecord({ id: 'c', winners: 1 })]);
+    const csv = toCsv([
+      finishedRecord({ id: 'a', winners: 3 }),
+      openRecord('b'),
+      finishedRecord({ id: 'c', winners: 1 }),
+    ]);
     const rows = csv.split('\r\n').filter(Boolean);
     expect(rows).toHaveLength(1 + 3 + 1);
     expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(['a', 'a', 'a', 'c']);

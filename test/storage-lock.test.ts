@@ -53,7 +53,8 @@ function startChild(args: string[], marker: string): Promise<ChildProcess> {
 }
 
 /** A giftdrop-like process holding the lock of `data` (as `os` names its endpoint). */
-const startHolder = (data: string, os: NodeJS.Platform = platform) => startChild(['--import', 'tsx', 'test/support/lock-holder-child.ts', data, os], 'held');
+const startHolder = (data: string, os: NodeJS.Platform = platform) =>
+  startChild(['--import', 'tsx', 'test/support/lock-holder-child.ts', data, os], 'held');
 /** A process that stays alive until killed (it holds no lock). */
 const startSleeper = () => startChild(['-e', 'setInterval(() => {}, 1000); console.log("up")'], 'up');
 
@@ -65,7 +66,11 @@ function deadPid(): Promise<number> {
 
 async function refusal(data: string, os: NodeJS.Platform = platform): Promise<DataDirLockedError> {
   const warnings: string[] = [];
-  const error = await acquireDataDirLock(data, { warn: (m) => warnings.push(m), releaseOnExit: false, platform: os }).then(
+  const error = await acquireDataDirLock(data, {
+    warn: (m) => warnings.push(m),
+    releaseOnExit: false,
+    platform: os,
+  }).then(
     (lock) => {
       lock.release();
       throw new Error('the lock was taken');
@@ -84,7 +89,9 @@ describe('the DATA_DIR lock', () => {
     const content = await readFile(file, 'utf8');
     const error = await refusal(dir);
     expect(error.holderPid).toBe(holder.pid);
-    expect(error.message).toBe(`${file} is held by another giftdrop (PID ${holder.pid}): one bot per DATA_DIR; stop that process or set another DATA_DIR`);
+    expect(error.message).toBe(
+      `${file} is held by another giftdrop (PID ${holder.pid}): one bot per DATA_DIR; stop that process or set another DATA_DIR`,
+    );
     expect(await readFile(file, 'utf8')).toBe(content);
   });
 
@@ -96,7 +103,9 @@ describe('the DATA_DIR lock', () => {
 
     const warnings: string[] = [];
     const lock = await acquireDataDirLock(data, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
-    expect(warnings).toEqual([`taking over ${lock.file}: its owner (PID ${holder.pid}, started ${before.startedAt}) is no longer running`]);
+    expect(warnings).toEqual([
+      `taking over ${lock.file}: its owner (PID ${holder.pid}, started ${before.startedAt}) is no longer running`,
+    ]);
     const owner = JSON.parse(await readFile(lock.file, 'utf8')) as { pid: number; startedAt: string; endpoint: string };
     expect(owner.pid).toBe(process.pid);
     expect(Date.parse(owner.startedAt)).toBeLessThanOrEqual(Date.now());
@@ -119,10 +128,20 @@ describe('the DATA_DIR lock', () => {
     const token = randomBytes(8).toString('hex');
     const file = join(dir, LOCK_FILE);
     // The PID runs, but nothing answers on the holder's endpoint: the holder is gone.
-    await writeFile(file, JSON.stringify({ pid: sleeper.pid, startedAt: '2020-01-01T00:00:00.000Z', token, endpoint: lockEndpoint(platform, token) }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        pid: sleeper.pid,
+        startedAt: '2020-01-01T00:00:00.000Z',
+        token,
+        endpoint: lockEndpoint(platform, token),
+      }),
+    );
     const warnings: string[] = [];
     const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
-    expect(warnings).toEqual([`taking over ${file}: its owner (PID ${sleeper.pid}, started 2020-01-01T00:00:00.000Z) is no longer running`]);
+    expect(warnings).toEqual([
+      `taking over ${file}: its owner (PID ${sleeper.pid}, started 2020-01-01T00:00:00.000Z) is no longer running`,
+    ]);
     lock.release();
     expect(existsSync(file)).toBe(false);
   });
@@ -139,7 +158,9 @@ describe('the DATA_DIR lock', () => {
     await writeFile(file, JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', token: 'old' }));
     const warnings: string[] = [];
     const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
-    expect(warnings).toEqual([`taking over ${file}: its owner (PID ${pid}, started 2026-01-01T00:00:00.000Z) is no longer running`]);
+    expect(warnings).toEqual([
+      `taking over ${file}: its owner (PID ${pid}, started 2026-01-01T00:00:00.000Z) is no longer running`,
+    ]);
     lock.release();
   });
 
@@ -159,7 +180,12 @@ describe('the DATA_DIR lock', () => {
     // (or stalling). Before the fix the restart said "held by another giftdrop (PID <dead>)".
     for (const behaviour of ['closes', 'answers junk', 'stalls'] as const) {
       const holder = await startHolder(dir);
-      const owner = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { endpoint: string; token: string; startedAt: string; proof: string };
+      const owner = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as {
+        endpoint: string;
+        token: string;
+        startedAt: string;
+        proof: string;
+      };
       await killed(holder);
       const squatter = createServer((sock) => {
         sock.on('error', () => undefined);
@@ -171,32 +197,42 @@ describe('the DATA_DIR lock', () => {
       try {
         const warnings: string[] = [];
         const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform });
-        expect(warnings, behaviour).toEqual([`taking over ${lock.file}: its owner (PID ${holder.pid}, started ${owner.startedAt}) is no longer running`]);
+        expect(warnings, behaviour).toEqual([
+          `taking over ${lock.file}: its owner (PID ${holder.pid}, started ${owner.startedAt}) is no longer running`,
+        ]);
         lock.release();
         expect(owner.proof).toMatch(/^[0-9a-f]{64}$/); // (the secret the holder had to prove)
       } finally {
         squatter.close();
-        if (!owner.endpoint.startsWith('\0') && !owner.endpoint.startsWith('\\\\.\\pipe\\')) await rm(owner.endpoint, { force: true });
+        if (!owner.endpoint.startsWith('\0') && !owner.endpoint.startsWith('\\\\.\\pipe\\'))
+          await rm(owner.endpoint, { force: true });
       }
     }
   }, 60_000);
 
-  it.runIf(platform !== 'win32')('with a socket file as the endpoint (macOS): refused while held, taken over after a kill, the dead socket file removed', async () => {
-    const holder = await startHolder(dir, 'darwin');
-    const owner = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { endpoint: string; token: string };
-    expect(owner.endpoint).toBe(lockEndpoint('darwin', owner.token));
-    expect(existsSync(owner.endpoint)).toBe(true);
-    expect((await refusal(dir, 'darwin')).holderPid).toBe(holder.pid);
-    await killed(holder);
-    expect(existsSync(owner.endpoint)).toBe(true); // a kill leaves it; it no longer answers
+  it.runIf(platform !== 'win32')(
+    'with a socket file as the endpoint (macOS): refused while held, taken over after a kill, the dead socket file removed',
+    async () => {
+      const holder = await startHolder(dir, 'darwin');
+      const owner = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { endpoint: string; token: string };
+      expect(owner.endpoint).toBe(lockEndpoint('darwin', owner.token));
+      expect(existsSync(owner.endpoint)).toBe(true);
+      expect((await refusal(dir, 'darwin')).holderPid).toBe(holder.pid);
+      await killed(holder);
+      expect(existsSync(owner.endpoint)).toBe(true); // a kill leaves it; it no longer answers
 
-    const warnings: string[] = [];
-    const lock = await acquireDataDirLock(dir, { warn: (m) => warnings.push(m), releaseOnExit: false, platform: 'darwin' });
-    expect(warnings).toHaveLength(1);
-    expect(existsSync(owner.endpoint)).toBe(false);
-    const mine = JSON.parse(await readFile(lock.file, 'utf8')) as { endpoint: string };
-    expect(existsSync(mine.endpoint)).toBe(true);
-    lock.release();
-    expect(existsSync(mine.endpoint)).toBe(false);
-  });
+      const warnings: string[] = [];
+      const lock = await acquireDataDirLock(dir, {
+        warn: (m) => warnings.push(m),
+        releaseOnExit: false,
+        platform: 'darwin',
+      });
+      expect(warnings).toHaveLength(1);
+      expect(existsSync(owner.endpoint)).toBe(false);
+      const mine = JSON.parse(await readFile(lock.file, 'utf8')) as { endpoint: string };
+      expect(existsSync(mine.endpoint)).toBe(true);
+      lock.release();
+      expect(existsSync(mine.endpoint)).toBe(false);
+    },
+  );
 });

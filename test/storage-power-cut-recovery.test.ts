@@ -68,7 +68,9 @@ async function reopen(image: DiskImage, want: Expected, where: string): Promise<
     for (const id of want.seeded) {
       const seed = (await repo.getDraw(id))?.pendingSeed;
       expect(seed, `[open draw's seed kept] ${id}, ${where}`).toBeDefined();
-      expect(commitmentOf(Buffer.from(seed!, 'hex')), `[seed matches the commitment] ${id}, ${where}`).toBe((await repo.getDraw(id))!.fairness.commitment);
+      expect(commitmentOf(Buffer.from(seed!, 'hex')), `[seed matches the commitment] ${id}, ${where}`).toBe(
+        (await repo.getDraw(id))!.fairness.commitment,
+      );
     }
     if (want.entrants) {
       const users = open.find((o) => o.record.id === want.entrants!.drawId)?.entrants.map((e) => e.userId);
@@ -103,7 +105,8 @@ async function cutRecovery(start: DiskImage, want: Expected): Promise<{ ops: num
       if (!again) continue;
       // A cut during that reopen (its unsynced bytes lost, its unsynced names kept or lost).
       for (let r = 0; r < again.ops.length; r++) {
-        for (const s2 of again.statesAfter(r, 'none')) await once(s2.image, `${s.label}; then a cut during its reopen: ${s2.label}`);
+        for (const s2 of again.statesAfter(r, 'none'))
+          await once(s2.image, `${s.label}; then a cut during its reopen: ${s2.label}`);
       }
     }
   }
@@ -123,7 +126,17 @@ function keyOf(image: DiskImage): string {
 
 /** A stored record (the history's shape: no pendingSeed) of a draw with `entrants` and `status`. */
 function stored(id: string, status: DrawRecord['status'], entrants: number, seed: string): DrawRecord {
-  return { ...openRecord(id), status, entrants, fairness: { commitment: commitmentOf(Buffer.from(seed, 'hex')), algorithm: 'giftdrop-hmac-sha256-v1', ...(status === 'finished' ? { seed } : {}) }, ...(status === 'finished' ? { closedAt: '2026-01-01T00:01:00.000Z' } : {}) };
+  return {
+    ...openRecord(id),
+    status,
+    entrants,
+    fairness: {
+      commitment: commitmentOf(Buffer.from(seed, 'hex')),
+      algorithm: 'giftdrop-hmac-sha256-v1',
+      ...(status === 'finished' ? { seed } : {}),
+    },
+    ...(status === 'finished' ? { closedAt: '2026-01-01T00:01:00.000Z' } : {}),
+  };
 }
 
 describe('power cuts during recovery', () => {
@@ -136,7 +149,8 @@ describe('power cuts during recovery', () => {
       const seed = seedOf(n);
       const open = n % 3 === 0;
       // Six versions each: the entrant count growing, then finished (a third stay open).
-      for (let v = 1; v <= 6; v++) lines.push(JSON.stringify(stored(id, open || v < 6 ? 'open' : 'finished', v * 10, seed)));
+      for (let v = 1; v <= 6; v++)
+        lines.push(JSON.stringify(stored(id, open || v < 6 ? 'open' : 'finished', v * 10, seed)));
       draws.set(id, { status: open ? 'open' : 'finished', entrants: 60 });
       if (open) seeds[`seeds/${id}.seed`] = `${seed}\n`;
     }
@@ -170,10 +184,15 @@ describe('power cuts during recovery', () => {
     await (await FileDrawRepository.open(DIR, { fileSystem: fs })).close();
     for (const s of fs.statesAfter(fs.ops.length)) {
       const after = new PowerCutFs(s.image);
-      expect(await after.exists(`${DIR}/history.v1.json`), `[old history kept as history.v1.json] ${s.label}`).toBe(true);
+      expect(await after.exists(`${DIR}/history.v1.json`), `[old history kept as history.v1.json] ${s.label}`).toBe(
+        true,
+      );
       for (const name of await after.readdir(DIR)) {
         if (!name.startsWith('history')) continue;
-        expect((await after.readFile(`${DIR}/${name}`)).toString(), `[no seed left in ${name}] ${s.label}`).not.toContain(seed);
+        expect(
+          (await after.readFile(`${DIR}/${name}`)).toString(),
+          `[no seed left in ${name}] ${s.label}`,
+        ).not.toContain(seed);
       }
     }
   }, 300_000);
@@ -181,10 +200,27 @@ describe('power cuts during recovery', () => {
   it('journal repair (an unreadable middle line, a torn last line): every readable entrant, the damaged copy kept, at every cut and every cut of the reopen after it', async () => {
     const seed = seedOf(3);
     const record = stored('j1', 'open', 0, seed);
-    const entrant = (n: number) => JSON.stringify({ userId: `u${n}`, login: `v${n}`, displayName: `V${n}`, weight: 1, roles: noRoles, enteredAt: Date.UTC(2026, 0, 1, 0, 0, n) });
-    const journal = [entrant(1), entrant(2), '{"userId": broken', entrant(3), entrant(4)].join('\n') + '\n' + entrant(5).slice(0, 20);
-    const start = imageWith({ 'history.jsonl': `${HEADER}\n${JSON.stringify(record)}\n`, 'journal/j1.jsonl': journal, 'seeds/j1.seed': `${seed}\n` });
-    const want: Expected = { draws: new Map([['j1', { status: 'open', entrants: 4 }]]), seeded: ['j1'], entrants: { drawId: 'j1', userIds: ['u1', 'u2', 'u3', 'u4'] } };
+    const entrant = (n: number) =>
+      JSON.stringify({
+        userId: `u${n}`,
+        login: `v${n}`,
+        displayName: `V${n}`,
+        weight: 1,
+        roles: noRoles,
+        enteredAt: Date.UTC(2026, 0, 1, 0, 0, n),
+      });
+    const journal =
+      [entrant(1), entrant(2), '{"userId": broken', entrant(3), entrant(4)].join('\n') + '\n' + entrant(5).slice(0, 20);
+    const start = imageWith({
+      'history.jsonl': `${HEADER}\n${JSON.stringify(record)}\n`,
+      'journal/j1.jsonl': journal,
+      'seeds/j1.seed': `${seed}\n`,
+    });
+    const want: Expected = {
+      draws: new Map([['j1', { status: 'open', entrants: 4 }]]),
+      seeded: ['j1'],
+      entrants: { drawId: 'j1', userIds: ['u1', 'u2', 'u3', 'u4'] },
+    };
     const { ops, states } = await cutRecovery(start, want);
     expect(ops).toBeGreaterThanOrEqual(8);
     expect(states).toBeGreaterThan(ops);

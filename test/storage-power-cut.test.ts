@@ -36,7 +36,12 @@ function promises(r: RecordedRun): Promises {
     .filter((a) => a.status === 200)
     .map((a) => {
       const w = byId.get(a.eventId)!;
-      return { at: a.at, eventId: a.eventId, ...(w.type === 'GIFT_DRAW_STARTED' && w.drawId ? { opens: w.drawId } : {}), ...(w.redeems ? { redeems: w.redeems } : {}) };
+      return {
+        at: a.at,
+        eventId: a.eventId,
+        ...(w.type === 'GIFT_DRAW_STARTED' && w.drawId ? { opens: w.drawId } : {}),
+        ...(w.redeems ? { redeems: w.redeems } : {}),
+      };
     });
   const { finishes, opened, announced, flushed, deliveries } = r.told;
   return { acked, finishes, opened, announced, flushed, deliveries, fs: r.fs };
@@ -44,7 +49,8 @@ function promises(r: RecordedRun): Promises {
 
 /** The events file's successful syncs among the first `cut` operations (its inode changes when it is rewritten). */
 function eventFileSyncs(fs: PowerCutFs, cut: number): number {
-  return fs.ops.slice(0, cut).filter((o) => o.t === 'sync' && /\/\.?events\.jsonl/.test(fs.createdPath(o.ino) ?? '')).length;
+  return fs.ops.slice(0, cut).filter((o) => o.t === 'sync' && /\/\.?events\.jsonl/.test(fs.createdPath(o.ino) ?? ''))
+    .length;
 }
 
 describe('power cut at every disk operation', () => {
@@ -59,7 +65,12 @@ describe('power cut at every disk operation', () => {
     const first = ['evt-a', 'evt-b', 'evt-ended-1', 'evt-ended-2', 'evt-ended-3', 'evt-other-shop'];
     const lastAck = Math.max(...run.told.answers.filter((a) => first.includes(a.eventId)).map((a) => a.at));
     expect(eventFileSyncs(run.fs, lastAck), 'six ids, fewer event-file syncs (group commit)').toBeLessThan(6);
-    expect(run.fs.ops.some((o) => o.t === 'fault' && o.on === 'sync' && (run.fs.createdPath(o.ino) ?? '').includes('/journal/')), 'a journal sync failed').toBe(true);
+    expect(
+      run.fs.ops.some(
+        (o) => o.t === 'fault' && o.on === 'sync' && (run.fs.createdPath(o.ino) ?? '').includes('/journal/'),
+      ),
+      'a journal sync failed',
+    ).toBe(true);
     expect(run.told.finishes).toHaveLength(4);
     expect(run.told.deliveries.some((d) => d.fields['redeemedAt'])).toBe(true);
     expect(run.told.chat.some((c) => / is replaced by /.test(c.text))).toBe(true);
@@ -90,12 +101,15 @@ describe('power cut at every disk operation', () => {
         // relies on it syncs before the rename that makes it count).
         for (let r = 0; r < after.ops.length; r++) {
           for (const again of after.statesAfter(r, 'none')) {
-            if (await check(again.image, cut, `${state.label}; then a cut during its reopen: ${again.label}`)) second += 1;
+            if (await check(again.image, cut, `${state.label}; then a cut during its reopen: ${again.label}`))
+              second += 1;
           }
         }
       }
     }
-    console.log(`power cut: ${cuts} cut points, ${states} states (${torn} with an unsynced tail kept, torn or zero-filled), ${checked.size} distinct checked, ${second} of them cut during a reopen`);
+    console.log(
+      `power cut: ${cuts} cut points, ${states} states (${torn} with an unsynced tail kept, torn or zero-filled), ${checked.size} distinct checked, ${second} of them cut during a reopen`,
+    );
     expect(cuts, 'hundreds of cut points').toBeGreaterThan(300);
     expect(torn, 'states with a torn, zero-filled or surviving unsynced tail').toBeGreaterThan(100);
     expect(second, 'states cut during a reopen').toBeGreaterThan(50);
@@ -112,10 +126,15 @@ describe('power cut at every disk operation', () => {
         const fs = new PowerCutFs(state.image);
         const bot = await startBot(fs, new FakeShop());
         try {
-          for (const w of hooks) expect(await bot.post(w), `[redelivery acknowledged] ${w.eventId}, ${state.label}`).toBe(200);
+          for (const w of hooks)
+            expect(await bot.post(w), `[redelivery acknowledged] ${w.eventId}, ${state.label}`).toBe(200);
           const opened = hooks.filter((w) => w.type === 'GIFT_DRAW_STARTED' && w.drawId).map((w) => w.drawId!);
           const ids = (await bot.h.repo.listDraws()).map((d) => d.id);
-          for (const id of opened) expect(ids.filter((x) => x === id), `[draw there once] ${id}, ${state.label}`).toHaveLength(1);
+          for (const id of opened)
+            expect(
+              ids.filter((x) => x === id),
+              `[draw there once] ${id}, ${state.label}`,
+            ).toHaveLength(1);
         } finally {
           await bot.stop();
         }
@@ -136,7 +155,10 @@ describe('power cut at every disk operation', () => {
     const write = ops.findIndex((o, i) => i > created && o.t === 'write' && o.ino === ino);
     const sync = ops.findIndex((o, i) => i > write && o.t === 'sync' && o.ino === ino);
     const dirSync = ops.findIndex((o, i) => i > history && o.t === 'syncdir' && o.dir === DIR);
-    expect([created, write, sync, history, dirSync].every((i, n, all) => i >= 0 && (n === 0 || i > all[n - 1]!)), 'history: create, write, sync, rename, directory sync').toBe(true);
+    expect(
+      [created, write, sync, history, dirSync].every((i, n, all) => i >= 0 && (n === 0 || i > all[n - 1]!)),
+      'history: create, write, sync, rename, directory sync',
+    ).toBe(true);
 
     for (const [file, dir] of [
       [`${DIR}/journal/gdr_a.jsonl`, `${DIR}/journal`],
@@ -147,7 +169,10 @@ describe('power cut at every disk operation', () => {
       const ds = ops.findIndex((o, i) => i > c && o.t === 'syncdir' && o.dir === dir);
       const w = ops.findIndex((o) => o.t === 'write' && o.ino === fileIno);
       const s = ops.findIndex((o, i) => i > w && o.t === 'sync' && o.ino === fileIno);
-      expect([c, ds, w, s].every((i, n, all) => i >= 0 && (n === 0 || i > all[n - 1]!)), `${file}: create, directory sync, write, sync`).toBe(true);
+      expect(
+        [c, ds, w, s].every((i, n, all) => i >= 0 && (n === 0 || i > all[n - 1]!)),
+        `${file}: create, directory sync, write, sync`,
+      ).toBe(true);
       if (file.endsWith('events.jsonl')) {
         const firstAck = run.told.answers.find((a) => a.status === 200)!;
         expect(firstAck.at, 'the first webhook is acknowledged after its id is synced').toBeGreaterThan(s);
@@ -165,7 +190,8 @@ describe('the disk protocol keeps what it promised, at every cut after the promi
     const disk = new Disk(fs);
     await disk.mkdirs(`${DIR}/a/b`);
     await disk.writeAtomic(`${DIR}/a/b/f.json`, '{"x":1}');
-    for (const after of survivors(fs)) expect((await after.readFile(`${DIR}/a/b/f.json`)).toString(), '[written file survives]').toBe('{"x":1}');
+    for (const after of survivors(fs))
+      expect((await after.readFile(`${DIR}/a/b/f.json`)).toString(), '[written file survives]').toBe('{"x":1}');
   });
 
   it('writeAtomic over a file: the new content survives, and before it resolves the old or the new one, whole', async () => {
@@ -179,7 +205,8 @@ describe('the disk protocol keeps what it promised, at every cut after the promi
         const text = (await after.readFile(`${DIR}/h.json`)).toString();
         if (cut === fs.ops.length) expect(text, '[replaced content survives]').toBe('new');
         else expect(['old', 'new'], '[old or new, whole]').toContain(text);
-        if (await after.exists(`${DIR}/h.json.bak`)) expect((await after.readFile(`${DIR}/h.json.bak`)).toString(), '[backup whole]').toBe('old');
+        if (await after.exists(`${DIR}/h.json.bak`))
+          expect((await after.readFile(`${DIR}/h.json.bak`)).toString(), '[backup whole]').toBe('old');
       }
     }
   });
@@ -197,7 +224,8 @@ describe('the disk protocol keeps what it promised, at every cut after the promi
       expect(text.startsWith('"a"\n'), '[synced append survives]').toBe(true);
       seen.add(text.slice(4));
     }
-    for (const tail of ['', '"', '"bcd', '"bcdef"', '"bcdef"\n', '\0'.repeat(8)]) expect(seen, `[tail ${JSON.stringify(tail)} among the states]`).toContain(tail);
+    for (const tail of ['', '"', '"bcd', '"bcdef"', '"bcdef"\n', '\0'.repeat(8)])
+      expect(seen, `[tail ${JSON.stringify(tail)} among the states]`).toContain(tail);
   });
 
   it('quarantine: the damaged file is kept under its new name', async () => {

@@ -42,7 +42,12 @@ function capture(): { logger: ReturnType<typeof createLogger>; lines: () => Reco
   });
   return {
     logger: createLogger({ destination, level: 'debug' }),
-    lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 
@@ -83,7 +88,9 @@ describe('the history log (history.jsonl)', () => {
     await writeFile(file, lines.join('\n'));
     const log = capture();
     const repo = await open({ logger: log.logger });
-    expect(repo.notes).toEqual([`${file}: line 2 is unreadable and was skipped (the draw keeps its previous saved version, if any)`]);
+    expect(repo.notes).toEqual([
+      `${file}: line 2 is unreadable and was skipped (the draw keeps its previous saved version, if any)`,
+    ]);
     expect((await repo.listDraws()).map((r) => r.id)).toEqual(['b']);
     expect(log.lines().some((l) => l['level'] === 40 && l['line'] === 2)).toBe(true);
   });
@@ -91,7 +98,10 @@ describe('the history log (history.jsonl)', () => {
   it('a file that is not a giftdrop history log is refused naming it, and left as it was', async () => {
     const file = join(dir, 'history.jsonl');
     await writeFile(file, 'hello\n');
-    await expect(FileDrawRepository.open(dir)).rejects.toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
+    await expect(FileDrawRepository.open(dir)).rejects.toMatchObject({
+      code: 'STORAGE_CORRUPT',
+      message: expect.stringContaining(file),
+    });
     expect(await readFile(file, 'utf8')).toBe('hello\n');
   });
 });
@@ -111,7 +121,10 @@ async function legacyFolder(records: ReturnType<typeof finishedRecord>[]): Promi
 
 describe('migration of a data folder written by older versions (history.json)', () => {
   it('opens, migrates once keeping history.json as history.v1.json, and verifies', async () => {
-    const { file, text } = await legacyFolder([finishedRecord({ id: 'm1', entrants: 30, winners: 2 }), finishedRecord({ id: 'm2' })]);
+    const { file, text } = await legacyFolder([
+      finishedRecord({ id: 'm1', entrants: 30, winners: 2 }),
+      finishedRecord({ id: 'm2' }),
+    ]);
     // Read-only (the CLIs) reads it where it is and changes nothing.
     const reader = await open({ readOnly: true });
     expect((await reader.listDraws()).map((r) => r.id).sort()).toEqual(['m1', 'm2']);
@@ -185,7 +198,9 @@ describe('entry journals', () => {
     const [restored] = await repo.openDraws();
     expect(restored!.entrants.map((e) => e.login)).toEqual(['viewer1', 'viewer2', 'viewer4', 'viewer5']);
     expect(repo.notes).toHaveLength(1);
-    expect(repo.notes[0]).toMatch(/^draw mid: unreadable line\(s\) 3 in its entry journal .*mid\.jsonl \(kept as .*mid\.jsonl\.corrupt-.*\); the draw resumes with the other 4 journaled entries$/);
+    expect(repo.notes[0]).toMatch(
+      /^draw mid: unreadable line\(s\) 3 in its entry journal .*mid\.jsonl \(kept as .*mid\.jsonl\.corrupt-.*\); the draw resumes with the other 4 journaled entries$/,
+    );
     const error = log.lines().find((l) => l['level'] === 50);
     expect(error).toMatchObject({ drawId: 'mid', lines: [3] });
     const kept = (await readdir(join(dir, 'journal'))).filter((n) => n.startsWith('mid.jsonl.corrupt-'));
@@ -196,7 +211,13 @@ describe('entry journals', () => {
     repo.appendEntrant('mid', makeEntrant(6));
     await repo.close();
     const again = await open();
-    expect((await again.openDraws())[0]!.entrants.map((e) => e.login)).toEqual(['viewer1', 'viewer2', 'viewer4', 'viewer5', 'viewer6']);
+    expect((await again.openDraws())[0]!.entrants.map((e) => e.login)).toEqual([
+      'viewer1',
+      'viewer2',
+      'viewer4',
+      'viewer5',
+      'viewer6',
+    ]);
     expect(again.notes).toEqual([]);
   });
 
@@ -216,7 +237,9 @@ describe('entry journals', () => {
       ['healthy', 1],
     ]);
     expect(repo.notes).toHaveLength(1);
-    expect(repo.notes[0]).toMatch(/^draw broken: its entry journal .*broken\.jsonl could not be read .*kept as .*broken\.jsonl\.corrupt-/);
+    expect(repo.notes[0]).toMatch(
+      /^draw broken: its entry journal .*broken\.jsonl could not be read .*kept as .*broken\.jsonl\.corrupt-/,
+    );
     expect(existsSync(join(dir, 'journal', 'broken.jsonl'))).toBe(false);
   });
 });

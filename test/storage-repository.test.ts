@@ -44,7 +44,11 @@ describe('FileDrawRepository: records', () => {
     const eol = body.indexOf(0x0a);
     expect(body.subarray(0, eol).toString('utf8')).toBe('giftdrop-entrants\t2\t"lg_one"\t40');
     // the body is exactly what the entrants digest hashes
-    expect(createHash('sha256').update(body.subarray(eol + 1)).digest('hex')).toBe(record.fairness.entrantsDigest);
+    expect(
+      createHash('sha256')
+        .update(body.subarray(eol + 1))
+        .digest('hex'),
+    ).toBe(record.fairness.entrantsDigest);
     await repo.close();
 
     const again = await openRepo();
@@ -59,7 +63,10 @@ describe('FileDrawRepository: records', () => {
     await repo.saveDraw(finishedRecord({ id: 'old', openedAt: '2026-01-01T00:00:00.000Z' }));
     await repo.saveDraw(finishedRecord({ id: 'new', openedAt: '2026-01-03T00:00:00.000Z' }));
     await repo.saveDraw(finishedRecord({ id: 'mid', openedAt: '2026-01-02T00:00:00.000Z' }));
-    const cancelled = { ...finishedRecord({ id: 'cxl', openedAt: '2026-01-02T12:00:00.000Z' }), status: 'cancelled' as const };
+    const cancelled = {
+      ...finishedRecord({ id: 'cxl', openedAt: '2026-01-02T12:00:00.000Z' }),
+      status: 'cancelled' as const,
+    };
     await repo.saveDraw(cancelled);
     expect((await repo.listDraws()).map((r) => r.id)).toEqual(['new', 'cxl', 'mid', 'old']);
     expect((await repo.listDraws({ limit: 2 })).map((r) => r.id)).toEqual(['new', 'cxl']);
@@ -96,7 +103,10 @@ describe('FileDrawRepository: records', () => {
     const repo = await openRepo();
     await repo.saveDraw(finishedRecord({ id: 'good' }));
     const bad = { ...finishedRecord({ id: 'bad' }), status: 'weird' } as unknown as Parameters<typeof repo.saveDraw>[0];
-    await expect(repo.saveDraw(bad)).rejects.toMatchObject({ code: 'STORAGE_INVALID', message: expect.stringContaining('status') });
+    await expect(repo.saveDraw(bad)).rejects.toMatchObject({
+      code: 'STORAGE_INVALID',
+      message: expect.stringContaining('status'),
+    });
     await expect(repo.saveDraw({ ...finishedRecord({ id: 'x' }), id: 'x'.repeat(200) })).rejects.toMatchObject({
       code: 'STORAGE_INVALID',
     });
@@ -136,7 +146,10 @@ describe('FileDrawRepository: records', () => {
     const damaged = 'giftdrop-entrants\t2\t"dmg"\t1\n1\ta\t0\n';
     await writeFile(file, damaged);
     const reader = await openRepo({ readOnly: true });
-    await expect(reader.getDraw('dmg')).rejects.toMatchObject({ code: 'STORAGE_CORRUPT', message: expect.stringContaining(file) });
+    await expect(reader.getDraw('dmg')).rejects.toMatchObject({
+      code: 'STORAGE_CORRUPT',
+      message: expect.stringContaining(file),
+    });
     expect(await readFile(file, 'utf8')).toBe(damaged);
 
     const loaded = await repo.getDraw('dmg');
@@ -146,7 +159,9 @@ describe('FileDrawRepository: records', () => {
     const kept = (await readdir(join(dir, 'draws'))).filter((n) => n.startsWith('dmg.entrants.tsv.corrupt-'));
     expect(kept).toHaveLength(1);
     expect(await readFile(join(dir, 'draws', kept[0]!), 'utf8')).toBe(damaged);
-    expect(repo.notes.join('\n')).toMatch(/^draw dmg: its entrant list .*dmg\.entrants\.tsv is damaged .*kept as .*corrupt-/m);
+    expect(repo.notes.join('\n')).toMatch(
+      /^draw dmg: its entrant list .*dmg\.entrants\.tsv is damaged .*kept as .*corrupt-/m,
+    );
     expect((await repo.getDraw('fine'))!.frozenEntrants).toHaveLength(20);
   });
 
@@ -182,7 +197,10 @@ describe('FileDrawRepository: entry journal', () => {
     const repo = await openRepo();
     await repo.saveDraw(openRecord('d1'));
     await repo.saveDraw(openRecord('d2'));
-    const expected = new Map<string, string[]>([['d1', []], ['d2', []]]);
+    const expected = new Map<string, string[]>([
+      ['d1', []],
+      ['d2', []],
+    ]);
     // longer batches after shorter ones and the other way round, so a reused buffer holds older, longer bytes
     for (const [round, count] of [3, 400, 1, 250, 2].entries()) {
       for (let i = 0; i < count; i++) {

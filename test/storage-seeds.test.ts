@@ -28,7 +28,7 @@ async function repoIn(): Promise<{ dir: string; repo: FileDrawRepository }> {
 }
 
 describe('seed vault', () => {
-  it('keeps an open draw\'s seed owner-only, out of history.json, and gives it back on restart', async () => {
+  it("keeps an open draw's seed owner-only, out of history.json, and gives it back on restart", async () => {
     const { dir, repo } = await repoIn();
     await repo.saveDraw({ ...openRecord('d1'), pendingSeed: SEED });
     const file = join(dir, 'seeds', 'd1.seed');
@@ -46,7 +46,12 @@ describe('seed vault', () => {
     expect(JSON.stringify(toExport(open!.record))).not.toContain(SEED);
 
     // Revealed: the seed moves into the public record and the vault file goes.
-    await again.saveDraw({ ...open!.record, status: 'drawing', pendingSeed: undefined, fairness: { ...open!.record.fairness, seed: SEED } });
+    await again.saveDraw({
+      ...open!.record,
+      status: 'drawing',
+      pendingSeed: undefined,
+      fairness: { ...open!.record.fairness, seed: SEED },
+    });
     await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
     expect((await again.getDraw('d1'))!.fairness.seed).toBe(SEED);
   });
@@ -72,7 +77,12 @@ describe('seed vault', () => {
     const after = await stat(file);
     expect(after.ino).toBe(first.ino);
     expect(after.mtimeMs).toBe(first.mtimeMs);
-    await repo.saveDraw({ ...record, status: 'drawing', pendingSeed: undefined, fairness: { ...record.fairness, seed: SEED } });
+    await repo.saveDraw({
+      ...record,
+      status: 'drawing',
+      pendingSeed: undefined,
+      fairness: { ...record.fairness, seed: SEED },
+    });
     await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
     // After a restart the file is found in place, not rewritten either.
     await repo.saveDraw({ ...openRecord('again'), pendingSeed: SEED });
@@ -116,7 +126,12 @@ describe('seed vault', () => {
       version: 1,
       draws: [
         { ...openRecord('old'), pendingSeed: SEED },
-        { ...openRecord('done'), status: 'finished', pendingSeed: OTHER, fairness: { ...openRecord('done').fairness, seed: OTHER } },
+        {
+          ...openRecord('done'),
+          status: 'finished',
+          pendingSeed: OTHER,
+          fairness: { ...openRecord('done').fairness, seed: OTHER },
+        },
       ],
     });
     await writeFile(join(dir, 'history.json'), old);

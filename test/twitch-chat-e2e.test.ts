@@ -34,7 +34,11 @@ describe('TwitchChat receiving', () => {
     await p.server.waitFor(() => p.chat.roomState().subsOnly, 5000, 'room state');
     expect(p.chat.roomState()).toEqual({ slow: 5, followersOnly: 10, subsOnly: true, emoteOnly: false });
     p.server.setRoomState({ slow: 0, followersOnly: -1, subsOnly: false });
-    await p.server.waitFor(() => !p.chat.roomState().subsOnly && p.chat.roomState().followersOnly === -1, 5000, 'room state off');
+    await p.server.waitFor(
+      () => !p.chat.roomState().subsOnly && p.chat.roomState().followersOnly === -1,
+      5000,
+      'room state off',
+    );
     expect(p.chat.roomState().slow).toBe(0);
   });
 
@@ -59,7 +63,16 @@ describe('TwitchChat receiving', () => {
     await s.waitFor(() => p.messages.length === 10, 5000, '10 messages');
     const m = p.messages;
     expect(m.map((x) => x.login)).toEqual([
-      'plain_viewer', 'a_mod', 'a_vip', 'a_sub', 'newbie', 'newbie', s.channel, 'plain_viewer', 'plain_viewer', 'plain_viewer',
+      'plain_viewer',
+      'a_mod',
+      'a_vip',
+      'a_sub',
+      'newbie',
+      'newbie',
+      s.channel,
+      'plain_viewer',
+      'plain_viewer',
+      'plain_viewer',
     ]);
     for (const x of m) {
       expect(x.channel).toBe(s.channel);
@@ -68,10 +81,21 @@ describe('TwitchChat receiving', () => {
       expect(x.id).toMatch(/^[0-9a-f-]{36}$/);
     }
     expect(m[0]!.userId).toBe(viewer.userId);
-    expect(m[0]!.roles).toEqual({ broadcaster: false, moderator: false, vip: false, subscriber: false, subMonths: 0, firstMessage: false });
+    expect(m[0]!.roles).toEqual({
+      broadcaster: false,
+      moderator: false,
+      vip: false,
+      subscriber: false,
+      subMonths: 0,
+      firstMessage: false,
+    });
     expect(m[1]!.roles).toMatchObject({ moderator: true, broadcaster: false });
     expect(m[2]!.roles).toMatchObject({ vip: true, moderator: false });
-    expect(m[3]).toMatchObject({ displayName: 'A_Sub', text: '!ENTER   now 😀 Tシャツ', roles: { subscriber: true, subMonths: 14 } });
+    expect(m[3]).toMatchObject({
+      displayName: 'A_Sub',
+      text: '!ENTER   now 😀 Tシャツ',
+      roles: { subscriber: true, subMonths: 14 },
+    });
     expect(m[4]!.roles.firstMessage).toBe(true);
     expect(m[5]!.roles.firstMessage).toBe(false);
     expect(m[6]!.roles.broadcaster).toBe(true);
@@ -89,7 +113,9 @@ describe('TwitchChat receiving', () => {
     p.chat.on('message', (m: { text: string }) => {
       if (m.text === 'boom') throw new Error('handler failed on purpose');
     });
-    const lines = viewers.map((v, i) => s.formatPrivmsg(v, i === 1 ? 'boom' : `line ${i}`, i === 3 ? { bits: 50 } : {}));
+    const lines = viewers.map((v, i) =>
+      s.formatPrivmsg(v, i === 1 ? 'boom' : `line ${i}`, i === 3 ? { bits: 50 } : {}),
+    );
     s.injectRaw(lines); // one frame: one socket read
     await s.waitFor(() => p.messages.length === 5, 5000, '5 messages');
     expect(p.messages.map((m) => m.text)).toEqual(['line 0', 'boom', 'line 2', 'line 3', 'line 4']);
@@ -123,7 +149,9 @@ describe('TwitchChat sending (shared ManualClock)', () => {
     const texts = Array.from({ length: 200 }, (_, i) => `announcement ${i}: ${'lorem ipsum '.repeat(i % 30)}`.trim());
     texts[7] = `${'long '.repeat(250)}end`; // 1253 characters: split into 3 lines
     for (const t of texts) p.chat.say(t);
-    const steps = await drive(p, () => p.chat.outboxStats().queued === 0 && p.chat.outboxStats().sent === 202, { stepMs: 500 });
+    const steps = await drive(p, () => p.chat.outboxStats().queued === 0 && p.chat.outboxStats().sent === 202, {
+      stepMs: 500,
+    });
     expect(p.server.notices()).toEqual([]);
     const got = p.server.botMessages();
     expect(got).toHaveLength(202);
@@ -230,7 +258,13 @@ describe('TwitchChat failures', () => {
       expect((err as Error).message).toContain('Login authentication failed');
       expect(chat.state).toBe('disconnected');
       // A good client connecting afterwards takes many reconnect intervals: a retry loop would show.
-      const good = new TwitchChat({ url: server.url, channel: server.channel, username: server.botLogin, token: server.token, logger: silentLogger() });
+      const good = new TwitchChat({
+        url: server.url,
+        channel: server.channel,
+        username: server.botLogin,
+        token: server.token,
+        logger: silentLogger(),
+      });
       await good.connect();
       await good.disconnect();
       await server.waitFor(() => server.connections() === 0, 5000, 'all closed');
@@ -253,7 +287,8 @@ describe('TwitchChat failures', () => {
   });
 
   it('refuses a URL tmi.js cannot use', () => {
-    const make = (url: string) => () => new TwitchChat({ url, channel: 'c', username: 'b', token: 't', logger: silentLogger() });
+    const make = (url: string) => () =>
+      new TwitchChat({ url, channel: 'c', username: 'b', token: 't', logger: silentLogger() });
     expect(make('http://127.0.0.1:1')).toThrow(/ws:\/\/ or wss:\/\//);
     expect(make('wss://example.test:8443')).toThrow(/port 443/);
     expect(make('not a url')).toThrow(/not a URL/);
@@ -263,7 +298,13 @@ describe('TwitchChat failures', () => {
     const server = await startChatServer();
     let sockets = 0;
     server.on('disconnect', () => sockets++);
-    const chat = new TwitchChat({ url: server.url, channel: server.channel, username: server.botLogin, token: server.token, logger: silentLogger() });
+    const chat = new TwitchChat({
+      url: server.url,
+      channel: server.channel,
+      username: server.botLogin,
+      token: server.token,
+      logger: silentLogger(),
+    });
     try {
       chat.say('queued before any connection');
       // (the outcome is taken at once: connect() fails while disconnect() is still under way)
@@ -277,7 +318,13 @@ describe('TwitchChat failures', () => {
       expect(chat.state).toBe('disconnected');
       expect(chat.outboxStats().queued).toBe(1);
       // A client connecting afterwards is the first socket the server sees.
-      const good = new TwitchChat({ url: server.url, channel: server.channel, username: server.botLogin, token: server.token, logger: silentLogger() });
+      const good = new TwitchChat({
+        url: server.url,
+        channel: server.channel,
+        username: server.botLogin,
+        token: server.token,
+        logger: silentLogger(),
+      });
       await good.connect();
       await good.disconnect();
       await server.waitFor(() => server.connections() === 0, 5000, 'all closed');

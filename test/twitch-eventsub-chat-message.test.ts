@@ -23,7 +23,10 @@ function event(over: Record<string, unknown> = {}): Record<string, unknown> {
     chatter_user_login: 'viewer_one',
     chatter_user_name: 'Viewer_One',
     message_id: 'cc106a89-1814-919d-454c-f4f2f970aae7',
-    message: { text: '!enter', fragments: [{ type: 'text', text: '!enter', cheermote: null, emote: null, mention: null }] },
+    message: {
+      text: '!enter',
+      fragments: [{ type: 'text', text: '!enter', cheermote: null, emote: null, mention: null }],
+    },
     color: '#00FF7F',
     badges: [],
     message_type: 'text',
@@ -67,12 +70,29 @@ describe('channel.chat.message as a ChatMessage', () => {
       { set_id: 'vip', id: '1', info: '' },
     ];
     expect((chatMessageOfEvent(event({ badges }), ctx, 1) as { roles: unknown }).roles).toEqual({
-      broadcaster: false, moderator: true, vip: true, subscriber: true, subMonths: 16, firstMessage: false,
+      broadcaster: false,
+      moderator: true,
+      vip: true,
+      subscriber: true,
+      subMonths: 16,
+      firstMessage: false,
     });
-    expect((chatMessageOfEvent(event({ badges: [{ set_id: 'founder', id: '0', info: '3' }] }), ctx, 1) as { roles: { subscriber: boolean; subMonths: number } }).roles).toMatchObject({ subscriber: true, subMonths: 3 });
+    expect(
+      (
+        chatMessageOfEvent(event({ badges: [{ set_id: 'founder', id: '0', info: '3' }] }), ctx, 1) as {
+          roles: { subscriber: boolean; subMonths: number };
+        }
+      ).roles,
+    ).toMatchObject({ subscriber: true, subMonths: 3 });
     // the broadcaster by id, or by badge; a first-time chatter's introduction
-    expect((chatMessageOfEvent(event({ chatter_user_id: HERE }), ctx, 1) as { roles: { broadcaster: boolean } }).roles.broadcaster).toBe(true);
-    expect((chatMessageOfEvent(event({ message_type: 'user_intro' }), ctx, 1) as { roles: { firstMessage: boolean } }).roles.firstMessage).toBe(true);
+    expect(
+      (chatMessageOfEvent(event({ chatter_user_id: HERE }), ctx, 1) as { roles: { broadcaster: boolean } }).roles
+        .broadcaster,
+    ).toBe(true);
+    expect(
+      (chatMessageOfEvent(event({ message_type: 'user_intro' }), ctx, 1) as { roles: { firstMessage: boolean } }).roles
+        .firstMessage,
+    ).toBe(true);
     // a partner channel's broadcaster and moderator, typing in their channel during Shared Chat: a viewer here
     const partner = chatMessageOfEvent(
       event({
@@ -81,18 +101,29 @@ describe('channel.chat.message as a ChatMessage', () => {
         source_broadcaster_user_id: PARTNER,
         source_broadcaster_user_login: 'partner_chan',
         source_message_id: 'abc',
-        source_badges: [{ set_id: 'broadcaster', id: '1', info: '' }, { set_id: 'moderator', id: '1', info: '' }],
+        source_badges: [
+          { set_id: 'broadcaster', id: '1', info: '' },
+          { set_id: 'moderator', id: '1', info: '' },
+        ],
         is_source_only: false,
       }),
       ctx,
       1,
     );
-    expect(partner).toMatchObject({ sourceChannelId: PARTNER, sourceOnly: false, roles: { broadcaster: false, moderator: false } });
+    expect(partner).toMatchObject({
+      sourceChannelId: PARTNER,
+      sourceOnly: false,
+      roles: { broadcaster: false, moderator: false },
+    });
     expect(chatOrigin(partner as never)).toBe('partner');
   });
 
   it('carries Shared Chat: own messages during a session are own, source-only ones are ignored by the rule', () => {
-    const own = chatMessageOfEvent(event({ source_broadcaster_user_id: HERE, source_message_id: 'x', source_badges: [], is_source_only: false }), ctx, 1);
+    const own = chatMessageOfEvent(
+      event({ source_broadcaster_user_id: HERE, source_message_id: 'x', source_badges: [], is_source_only: false }),
+      ctx,
+      1,
+    );
     expect(chatOrigin(own as never)).toBe('own');
     const only = chatMessageOfEvent(event({ source_broadcaster_user_id: HERE, is_source_only: true }), ctx, 1);
     expect(chatOrigin(only as never)).toBe('source-only');
@@ -100,7 +131,13 @@ describe('channel.chat.message as a ChatMessage', () => {
 
   it("takes a cheer's bits and marks the bot's own messages", () => {
     expect((chatMessageOfEvent(event({ cheer: { bits: 250 } }), ctx, 1) as { bits: number }).bits).toBe(250);
-    expect((chatMessageOfEvent(event({ chatter_user_id: BOT, chatter_user_login: 'giftdrop_bot' }), ctx, 1) as { self: boolean }).self).toBe(true);
+    expect(
+      (
+        chatMessageOfEvent(event({ chatter_user_id: BOT, chatter_user_login: 'giftdrop_bot' }), ctx, 1) as {
+          self: boolean;
+        }
+      ).self,
+    ).toBe(true);
   });
 
   it('refuses what does not fit, with a reason (never throws)', () => {

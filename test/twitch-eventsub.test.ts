@@ -26,10 +26,26 @@ async function rig(o: Parameters<typeof eventSubRig>[0]) {
   return r;
 }
 
-const BITS: EventSubTopic = { type: 'channel.bits.use', version: '1', condition: { broadcaster_user_id: BROADCASTER_ID }, account: 'broadcaster' };
+const BITS: EventSubTopic = {
+  type: 'channel.bits.use',
+  version: '1',
+  condition: { broadcaster_user_id: BROADCASTER_ID },
+  account: 'broadcaster',
+};
 
 function bitsEvent(userId: string, bits: number): Record<string, unknown> {
-  return { broadcaster_user_id: BROADCASTER_ID, broadcaster_user_login: 'streamer', broadcaster_user_name: 'streamer', user_id: userId, user_login: `u${userId}`, user_name: `U${userId}`, bits, type: 'cheer', message: null, power_up: null };
+  return {
+    broadcaster_user_id: BROADCASTER_ID,
+    broadcaster_user_login: 'streamer',
+    broadcaster_user_name: 'streamer',
+    user_id: userId,
+    user_login: `u${userId}`,
+    user_name: `U${userId}`,
+    bits,
+    type: 'cheer',
+    message: null,
+    power_up: null,
+  };
 }
 
 /** A feature that records what it is told. */
@@ -64,7 +80,10 @@ describe('EventSub client', () => {
     r.es.publish('channel.bits.use', bitsEvent('2002', 50));
     await until(() => f.events.length === 2 && r.client.duplicates === 1, 'two events, one duplicate');
     expect(f.events.map((e) => (e as { user_id: string }).user_id)).toEqual(['2001', '2002']);
-    expect(r.client.health()).toMatchObject({ state: 'connected', topics: [{ type: 'channel.bits.use', status: 'subscribed' }] });
+    expect(r.client.health()).toMatchObject({
+      state: 'connected',
+      topics: [{ type: 'channel.bits.use', status: 'subscribed' }],
+    });
   });
 
   it('a socket that goes quiet past the keepalive window is replaced: new session, subscribed again, the gap told', async () => {
@@ -159,7 +178,9 @@ describe('EventSub client', () => {
     const f = recorder();
     r.client.register(BITS, f.handlers);
     await until(() => r.client.health().state === 'disconnected', 'refused by the limit');
-    expect(r.client.health().reason).toMatch(/3 EventSub connections .*\(websocket transports limit exceeded\).* 30 s$/);
+    expect(r.client.health().reason).toMatch(
+      /3 EventSub connections .*\(websocket transports limit exceeded\).* 30 s$/,
+    );
     expect(r.es.connections).toBe(4);
     await until(() => r.es.live().length === 3, 'its socket closed');
     // Nothing more while the backoff runs, however long the test waits in real time.
@@ -182,13 +203,18 @@ describe('EventSub client', () => {
     const f = recorder();
     const reg = r.client.register(BITS, f.handlers);
     await until(() => f.refused.length === 1, 'refused');
-    expect(f.refused[0]).toMatch(/Twitch refused the channel\.bits\.use subscription: subscription missing proper authorization/);
+    expect(f.refused[0]).toMatch(
+      /Twitch refused the channel\.bits\.use subscription: subscription missing proper authorization/,
+    );
     expect(reg.status()).toBe('refused');
     await until(() => r.es.live().length === 0, 'socket closed');
     clock.advance(600_000);
     await new Promise((res) => setTimeout(res, 100));
     expect(r.es.connections).toBe(1);
-    expect(r.client.health()).toMatchObject({ state: 'disconnected', topics: [{ status: 'refused', problem: expect.stringMatching(/missing proper authorization/) }] });
+    expect(r.client.health()).toMatchObject({
+      state: 'disconnected',
+      topics: [{ status: 'refused', problem: expect.stringMatching(/missing proper authorization/) }],
+    });
   });
 
   it('a revocation is passed on and the topic is not subscribed again', async () => {
@@ -222,7 +248,10 @@ describe('sandbox EventSub server rules', () => {
     const r = await rig({ clock });
     const unused = new WebSocket(`${r.es.url}?keepalive_timeout_seconds=10`);
     const welcome = await new Promise<string>((res) => unused.once('message', (d: Buffer) => res(d.toString('utf8'))));
-    expect(JSON.parse(welcome)).toMatchObject({ metadata: { message_type: 'session_welcome' }, payload: { session: { keepalive_timeout_seconds: 10, status: 'connected' } } });
+    expect(JSON.parse(welcome)).toMatchObject({
+      metadata: { message_type: 'session_welcome' },
+      payload: { session: { keepalive_timeout_seconds: 10, status: 'connected' } },
+    });
     const closed = new Promise<number>((res) => unused.once('close', (code: number) => res(code)));
     clock.advance(10_000);
     expect(await closed).toBe(4003);
@@ -241,11 +270,16 @@ describe('sandbox EventSub server rules', () => {
     await new Promise((res) => ws.once('message', res));
     const session = r.es.live()[0]!;
     const post = () =>
-      r.broadcasterHelix.request('POST', '/eventsub/subscriptions', { body: { ...BITS, transport: { method: 'websocket', session_id: session.id } } });
+      r.broadcasterHelix.request('POST', '/eventsub/subscriptions', {
+        body: { ...BITS, transport: { method: 'websocket', session_id: session.id } },
+      });
     await post();
     await expect(post()).rejects.toMatchObject({ status: 409 });
     ws.terminate();
     await until(() => session.ended, 'session ended');
-    await expect(post()).rejects.toMatchObject({ status: 400, twitchMessage: 'websocket transport session does not exist or has already disconnected' });
+    await expect(post()).rejects.toMatchObject({
+      status: 400,
+      twitchMessage: 'websocket transport session does not exist or has already disconnected',
+    });
   });
 });

@@ -97,9 +97,15 @@ describe('Helix client', () => {
   it("the local Helix refills its bucket like Twitch's (continuously) and can answer with latency", async () => {
     const { clock, helix, chat } = await rig(60); // one point a second
     const get = async () => {
-      const res = await fetch(`${chat.authUrl.replace(/\/oauth2$/, '/helix')}/users?id=1`, { headers: { 'client-id': chat.clientId, authorization: `Bearer ${chat.token}` } });
+      const res = await fetch(`${chat.authUrl.replace(/\/oauth2$/, '/helix')}/users?id=1`, {
+        headers: { 'client-id': chat.clientId, authorization: `Bearer ${chat.token}` },
+      });
       await res.text();
-      return { status: res.status, remaining: res.headers.get('ratelimit-remaining'), limit: res.headers.get('ratelimit-limit') };
+      return {
+        status: res.status,
+        remaining: res.headers.get('ratelimit-remaining'),
+        limit: res.headers.get('ratelimit-limit'),
+      };
     };
     for (let i = 0; i < 60; i++) await get();
     expect(await get()).toMatchObject({ status: 429, remaining: '0', limit: '60' });
@@ -114,7 +120,9 @@ describe('Helix client', () => {
     const slow = new SandboxHelix({ auth: served.tokens, clock, latencyMs: 80 });
     served.mount((req, res) => slow.handle(req, res));
     const t = performance.now();
-    const res = await fetch(`${served.authUrl.replace(/\/oauth2$/, '/helix')}/users?id=1`, { headers: { 'client-id': served.clientId, authorization: `Bearer ${served.token}` } });
+    const res = await fetch(`${served.authUrl.replace(/\/oauth2$/, '/helix')}/users?id=1`, {
+      headers: { 'client-id': served.clientId, authorization: `Bearer ${served.token}` },
+    });
     expect(res.status).toBe(200);
     await res.text();
     expect(performance.now() - t).toBeGreaterThanOrEqual(75);
@@ -143,7 +151,9 @@ describe('Helix client', () => {
     expect((err as Error).message).not.toContain('not-the-token');
 
     helix.setDown(true);
-    const down = await client().users(['1']).catch((e: unknown) => e);
+    const down = await client()
+      .users(['1'])
+      .catch((e: unknown) => e);
     expect(down).toMatchObject({ code: 'TWITCH_API_UNAVAILABLE', status: 503, retryable: true });
     expect((down as Error).message).toBe('Twitch API answered HTTP 503 (GET /users)');
   });
@@ -191,7 +201,14 @@ describe('Helix client', () => {
 
   it('the account caches are bounded: past maxCached the least recently used account is evicted; a larger batch still gets every answer', async () => {
     const { clock, chat, helix, client } = await rig();
-    const accounts = new HelixAccountInfo({ helix: client(), broadcasterId: () => chat.channelId, clock, logger: silentLogger(), maxCached: 3, followTtlMs: 60_000 });
+    const accounts = new HelixAccountInfo({
+      helix: client(),
+      broadcasterId: () => chat.channelId,
+      clock,
+      logger: silentLogger(),
+      maxCached: 3,
+      followTtlMs: 60_000,
+    });
     const ids = ['2001', '2002', '2003', '2004', '2005'];
     helix.setFollow(chat.channelId, '2002', clock.now() - 86_400_000);
     const calls = (path: string) => helix.calls.filter((c) => c.path === path).length;
@@ -211,7 +228,10 @@ describe('Helix client', () => {
     expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
 
     // Many more chatters: the caches never pass their bound.
-    await accounts.lookup(Array.from({ length: 40 }, (_, i) => String(3000 + i)), { follows: true });
+    await accounts.lookup(
+      Array.from({ length: 40 }, (_, i) => String(3000 + i)),
+      { follows: true },
+    );
     expect(accounts.cached()).toEqual({ created: 3, follows: 3 });
 
     // Follow answers expire after followTtlMs; creation dates do not.

@@ -42,7 +42,12 @@ afterEach(async () => {
 
 /** The bot logs in by device code (the user's answer given through the sandbox's page logic). */
 async function deviceLoginOfBot(): Promise<SavedLogin> {
-  const login = await startDeviceLogin({ auth, clock: systemClock, clientId: PUBLIC, scopes: ['chat:read', 'chat:edit'] });
+  const login = await startDeviceLogin({
+    auth,
+    clock: systemClock,
+    clientId: PUBLIC,
+    scopes: ['chat:read', 'chat:edit'],
+  });
   expect(chat.deviceLogin.answer(login.userCode, chat.botLogin, 'authorize')).toBe(true);
   const r = await login.wait(AbortSignal.timeout(20_000));
   return {
@@ -68,7 +73,14 @@ async function imageWith(login: SavedLogin): Promise<DiskImage> {
 }
 
 function ports(store: LoginStore, onRevoked?: (line: string) => void): TwitchLogins {
-  return new TwitchLogins({ auth, logger: silentLogger(), clock: systemClock, registerSecret: () => undefined, store, ...(onRevoked ? { onRevoked: (_r, l) => onRevoked(l) } : {}) });
+  return new TwitchLogins({
+    auth,
+    logger: silentLogger(),
+    clock: systemClock,
+    registerSecret: () => undefined,
+    store,
+    ...(onRevoked ? { onRevoked: (_r, l) => onRevoked(l) } : {}),
+  });
 }
 
 describe('saved Twitch login: renewal and power cuts', () => {
@@ -140,7 +152,9 @@ describe('saved Twitch login: renewal and power cuts', () => {
     await expect(logins.keeper('bot')!.refresh('scheduled')).rejects.toThrow(/Invalid refresh token/);
     expect(tokenCalls).toBe(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Twitch ended the bot's Twitch login \(giftdrop_bot\): log in again with the bot account on the setup page/);
+    expect(lines[0]).toMatch(
+      /^Twitch ended the bot's Twitch login \(giftdrop_bot\): log in again with the bot account on the setup page/,
+    );
     expect(logins.has('bot')).toBe(false);
     expect(logins.current('bot')).toBeUndefined();
   }, 30_000);

@@ -53,7 +53,11 @@ describe('Outbox pacing', () => {
     expect(new Set(transport.written.map((w) => w.at)).size).toBe(1);
     await run(clock, 33_000);
     expect(transport.written).toHaveLength(150);
-    assertWindow(transport.written.map((w) => w.at), 100, 32_000);
+    assertWindow(
+      transport.written.map((w) => w.at),
+      100,
+      32_000,
+    );
 
     outbox.setPrivileged(false);
     for (let i = 0; i < 5; i++) outbox.say(`plain ${i}`);
@@ -145,7 +149,14 @@ describe('Outbox priorities and staleness', () => {
     outbox.say('reminder: type !enter', { priority: 'low', staleAfterMs: 3000 });
     outbox.say('reminder that does not expire', { priority: 'low' });
     await run(clock, 20_000);
-    expect(transport.texts()).toEqual(['winner 0', 'winner 1', 'winner 2', 'winner 3', 'winner 4', 'reminder that does not expire']);
+    expect(transport.texts()).toEqual([
+      'winner 0',
+      'winner 1',
+      'winner 2',
+      'winner 3',
+      'winner 4',
+      'reminder that does not expire',
+    ]);
     expect(dropped).toEqual([{ text: 'reminder: type !enter', reason: 'stale', detail: undefined }]);
     expect(outbox.stats()).toMatchObject({ sent: 6, dropped: 1, queued: 0 });
   });
@@ -274,7 +285,9 @@ describe('Outbox NOTICE handling', () => {
     await run(clock, 40_000);
     expect(transport.texts()).toEqual(['announce', 'announce', 'next']);
     expect(transport.written[1]!.at - t0).toBe(32_000);
-    expect(capture.json().some((l) => l.msgId === 'msg_ratelimit' && String(l.msg).includes('retrying once'))).toBe(true);
+    expect(capture.json().some((l) => l.msgId === 'msg_ratelimit' && String(l.msg).includes('retrying once'))).toBe(
+      true,
+    );
 
     // Refused again after its retry: dropped, not retried forever.
     outbox.say('third');
@@ -293,7 +306,10 @@ describe('Outbox NOTICE handling', () => {
     outbox.say('hello chat');
     await settle();
     const t0 = clock.now();
-    outbox.handleNotice('msg_slowmode', 'This room is in slow mode and you are sending messages too quickly. You will be able to talk again in 7 seconds.');
+    outbox.handleNotice(
+      'msg_slowmode',
+      'This room is in slow mode and you are sending messages too quickly. You will be able to talk again in 7 seconds.',
+    );
     await run(clock, 10_000);
     expect(transport.written).toHaveLength(2);
     expect(transport.written[1]!.at - t0).toBe(7_100);

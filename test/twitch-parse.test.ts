@@ -5,7 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import tmi from 'tmi.js';
 import type { ChatMessage } from '../src/shared/chat.js';
-import { TagsMessage, chatMessageOf, parseChatMessage, plainMessage, type ParseResult, type TmiTags } from '../src/twitch/parse.js';
+import {
+  TagsMessage,
+  chatMessageOf,
+  parseChatMessage,
+  plainMessage,
+  type ParseResult,
+  type TmiTags,
+} from '../src/twitch/parse.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
@@ -104,10 +111,9 @@ describe('parseChatMessage (through tmi.js)', () => {
 
   it('keeps unicode and 500-character texts intact, unescapes display names', () => {
     const long = `!enter ${'ñ😀'.repeat(164)}`;
-    const [u, l] = viaTmi(
-      line({ 'display-name': 'ユーザー\\sName' }, '!enter Tシャツ 😀 ümlaut'),
-      line({}, long),
-    ).map(ok);
+    const [u, l] = viaTmi(line({ 'display-name': 'ユーザー\\sName' }, '!enter Tシャツ 😀 ümlaut'), line({}, long)).map(
+      ok,
+    );
     expect(u!.text).toBe('!enter Tシャツ 😀 ümlaut');
     expect(u!.displayName).toBe('ユーザー Name');
     expect(l!.text).toBe(long);

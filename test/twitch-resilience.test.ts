@@ -19,7 +19,10 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-function chatFor(server: Pick<ChatServer, 'url' | 'channel' | 'botLogin' | 'token'>, extra: Partial<ConstructorParameters<typeof TwitchChat>[0]> = {}): TwitchChat {
+function chatFor(
+  server: Pick<ChatServer, 'url' | 'channel' | 'botLogin' | 'token'>,
+  extra: Partial<ConstructorParameters<typeof TwitchChat>[0]> = {},
+): TwitchChat {
   const chat = new TwitchChat({
     url: server.url,
     channel: server.channel,
@@ -64,7 +67,12 @@ describe('start-up connection', () => {
     const s = await started!;
     expect(chat.state).toBe('connected');
     expect(s.joined()).toEqual(['giftdrop_bot']);
-    expect(statuses.slice(0, 4).map((x) => `${x.state}#${x.attempt}`)).toEqual(['connecting#1', 'retrying#1', 'connecting#2', 'retrying#2']);
+    expect(statuses.slice(0, 4).map((x) => `${x.state}#${x.attempt}`)).toEqual([
+      'connecting#1',
+      'retrying#1',
+      'connecting#2',
+      'retrying#2',
+    ]);
     // Backoff with jitter (shared/retry.ts): a point in the upper half of 20 ms, then of 40 ms.
     const waits = [statuses[1]!.nextInMs!, statuses[3]!.nextInMs!];
     expect(waits[0]).toBeGreaterThanOrEqual(10);
@@ -98,7 +106,11 @@ describe('lines confirmed by USERSTATE', () => {
       }
     });
     for (const t of texts) chat.say(t, { priority: 'high' });
-    await s.waitFor(() => s.botMessages().length >= 30 && chat.outboxStats().sent >= 30, 10_000, 'all 30 delivered and confirmed');
+    await s.waitFor(
+      () => s.botMessages().length >= 30 && chat.outboxStats().sent >= 30,
+      10_000,
+      'all 30 delivered and confirmed',
+    );
     expect(dropped).toBe(true);
     expect(s.botMessages()).toEqual(texts);
     const st = chat.outboxStats();
@@ -129,12 +141,18 @@ describe('lines confirmed by USERSTATE', () => {
       });
       for (const t of texts) chat.say(t, { priority: 'high' });
       // Line 8 vanishes into the half-open socket: no answer, so nothing more is written.
-      await s.waitFor(() => swallowed(s).length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'one line swallowed, and written as far as the client knows');
+      await s.waitFor(
+        () => swallowed(s).length === 1 && chat.outboxStats().unconfirmed === 1,
+        5000,
+        'one line swallowed, and written as far as the client knows',
+      );
       expect(chat.state).toBe('connected');
       expect(chat.outboxStats()).toMatchObject({ sent: 8, unconfirmed: 1 });
       if (how === 'half-open, found by the bot') {
         // The watchdog's deadline passes: it writes its own PING (swallowed by the dead socket)...
-        const probed = new Promise<void>((resolve) => s.on('transcript', (e) => e.text === 'half-open connection swallowed PING' && resolve()));
+        const probed = new Promise<void>((resolve) =>
+          s.on('transcript', (e) => e.text === 'half-open connection swallowed PING' && resolve()),
+        );
         clock.advance(2000);
         await probed;
         expect(chat.state).toBe('connected');
@@ -163,7 +181,11 @@ describe('lines confirmed by USERSTATE', () => {
     s.on('connection', () => connections++);
     chat.say('y'.repeat(550)); // dropped silently by the server: never answered
     // (the client counts its write once tmi.js's raw() resolved: wait for that too)
-    await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
+    await s.waitFor(
+      () => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1,
+      5000,
+      'silent drop recorded and the line written',
+    );
     expect(chat.health()).toEqual({ chat: 'connected' });
     const health: { chat: string; reason?: string }[] = [];
     chat.on('health', (h: { chat: string; reason?: string }) => health.push(h));
@@ -174,7 +196,10 @@ describe('lines confirmed by USERSTATE', () => {
     await s.waitFor(() => pings.length === 1, 5000, 'the probe PING');
     expect(pings[0]).toMatch(/^giftdrop-probe-\d+$/);
     // While the line goes unconfirmed, chat is degraded, and says why.
-    expect(chat.health()).toEqual({ chat: 'degraded', reason: expect.stringMatching(/not confirmed by Twitch within 2 s/) });
+    expect(chat.health()).toEqual({
+      chat: 'degraded',
+      reason: expect.stringMatching(/not confirmed by Twitch within 2 s/),
+    });
     expect(health.map((h) => h.chat)).toEqual(['degraded']);
     // The PONG comes late in real time, but inside the deadline on the injected clock.
     clock.advance(4999);
@@ -202,7 +227,11 @@ describe('lines confirmed by USERSTATE', () => {
     chat.say('x'.repeat(550));
     chat.say('after the silent drop');
     // (the client counts its write once tmi.js's raw() resolved: wait for that too)
-    await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
+    await s.waitFor(
+      () => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1,
+      5000,
+      'silent drop recorded and the line written',
+    );
     expect(chat.outboxStats().unconfirmed).toBe(1);
     clock.advance(2000);
     await s.waitFor(() => chat.outboxStats().sent === 1, 5000, 'next line confirmed');
@@ -222,7 +251,11 @@ describe('receive path while a line awaits its answer', () => {
     await chat.connect();
     chat.say('y'.repeat(550));
     // (the client counts its write once tmi.js's raw() resolved: wait for that too)
-    await s.waitFor(() => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1, 5000, 'silent drop recorded and the line written');
+    await s.waitFor(
+      () => s.notices().length === 1 && chat.outboxStats().unconfirmed === 1,
+      5000,
+      'silent drop recorded and the line written',
+    );
     expect(chat.outboxStats().unconfirmed).toBe(1);
     expect(chat.readingAnswers()).toBe(true);
     let received = 0;
@@ -260,7 +293,9 @@ describe('outbox cap while disconnected', () => {
     }
     // 55 lines, cap 30: the 25 oldest low-priority lines go.
     expect(chat.outboxStats()).toMatchObject({ queued: 30, overflow: 25, dropped: 25 });
-    expect(capture.text()).toMatch(/chat outbox full while disconnected: dropped 1 low-priority line\(s\) \(25 so far\)/);
+    expect(capture.text()).toMatch(
+      /chat outbox full while disconnected: dropped 1 low-priority line\(s\) \(25 so far\)/,
+    );
     const again = await server({ port, token, botIsMod: true });
     await stateReached(chat, 'connected');
     await again.waitFor(() => again.botMessages().length === 30, 10_000, '30 lines after the reconnect');

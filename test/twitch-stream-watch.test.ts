@@ -63,7 +63,12 @@ async function rig(opts: { tokenLifetimeSeconds?: number; fourthwallAttempts?: n
   closers.push(() => fw.close());
   // One attempt per call unless a test asks for the client's retries (1 ms backoff on the system clock).
   const retry = { maxAttempts: opts.fourthwallAttempts ?? 1, baseDelayMs: 1, maxDelayMs: 1 };
-  const client = new FourthwallClient({ apiUrl: fw.apiUrl, auth: { basic: { username: fw.username, password: fw.password } }, logger, retry });
+  const client = new FourthwallClient({
+    apiUrl: fw.apiUrl,
+    auth: { basic: { username: fw.username, password: fw.password } },
+    logger,
+    retry,
+  });
   closers.push(() => client.close());
   const shop = new FourthwallShop(client, { logger });
   const auth = new TwitchAuthClient({ authUrl: chat.authUrl });
@@ -111,7 +116,9 @@ async function rig(opts: { tokenLifetimeSeconds?: number; fourthwallAttempts?: n
       const res = await request(`${fw.apiUrl}/streaming`, {
         headers: { authorization: `Basic ${Buffer.from(`${fw.username}:${fw.password}`).toString('base64')}` },
       });
-      const body = (await res.body.json()) as { services: Array<{ status: string; broadcasterId?: string; broadcasterLogin?: string; thumbnailUrl?: string }> };
+      const body = (await res.body.json()) as {
+        services: Array<{ status: string; broadcasterId?: string; broadcasterLogin?: string; thumbnailUrl?: string }>;
+      };
       return body.services[0]!;
     },
   };
@@ -207,7 +214,9 @@ describe('auto streaming follows the stream', () => {
     expect(r.warnings[0]).toMatch(/Could not tell Fourthwall the stream is live/);
     await step(r, w);
     expect((await r.streaming()).status).toBe('ONLINE');
-    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([503, 503, 503, 200]);
+    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([
+      503, 503, 503, 200,
+    ]);
     await step(r, w);
     expect(r.starts()).toBe(4); // no further call once it worked
     expect(r.warnings).toHaveLength(1);
@@ -219,11 +228,15 @@ describe('auto streaming follows the stream', () => {
     r.helix.goLive(r.chat.channelId, r.chat.channel);
     const w = r.watch();
     await w.start(); // one poll: the client's 3 attempts, then a warning; the watch adds none
-    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([503, 503, 503]);
+    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([
+      503, 503, 503,
+    ]);
     expect(r.warnings).toHaveLength(1);
     expect(w.sent.start).toBe(1);
     await step(r, w); // the next poll: 2 more failures, then it works
-    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([503, 503, 503, 503, 503, 200]);
+    expect(r.fw.control.requests.filter((q) => q.operation === 'startStreaming').map((q) => q.status)).toEqual([
+      503, 503, 503, 503, 503, 200,
+    ]);
     expect(w.sent.start).toBe(2);
     expect((await r.streaming()).status).toBe('ONLINE');
     expect(r.warnings).toHaveLength(1);
@@ -250,7 +263,7 @@ describe('auto streaming follows the stream', () => {
     expect(r.starts()).toBe(2);
   });
 
-  it('!stream offline while a poll is starting the stream: the mod\'s call is the last Fourthwall gets', async () => {
+  it("!stream offline while a poll is starting the stream: the mod's call is the last Fourthwall gets", async () => {
     const r = await rig();
     r.helix.goLive(r.chat.channelId, r.chat.channel);
     const w = r.watch();
@@ -262,11 +275,19 @@ describe('auto streaming follows the stream', () => {
     const streaming = new StreamingService({ shop: r.shop, chat: {} as ChatPort, logger: silentLogger() });
     const replies: string[] = [];
     const command = streamCommand(streaming, 'stream', [], () => w);
-    await command.execute({ msg: {} as ChatMessage, invokedAs: 'stream', args: ['offline'], argText: 'offline', reply: (text) => void replies.push(text) });
+    await command.execute({
+      msg: {} as ChatMessage,
+      invokedAs: 'stream',
+      args: ['offline'],
+      argText: 'offline',
+      reply: (text) => void replies.push(text),
+    });
     await polling;
     expect(replies.join()).toMatch(/now shows the stream as offline/);
     expect((await r.streaming()).status).toBe('OFFLINE');
-    const order = r.fw.control.requests.filter((q) => q.operation === 'startStreaming' || q.operation === 'endStreaming').map((q) => q.operation);
+    const order = r.fw.control.requests
+      .filter((q) => q.operation === 'startStreaming' || q.operation === 'endStreaming')
+      .map((q) => q.operation);
     expect(order).toEqual(['startStreaming', 'endStreaming']);
     // and auto mode keeps the mod's choice on the next polls
     await step(r, w);

@@ -32,7 +32,9 @@ async function setup(
     auth,
     username: o.username ?? s.botLogin,
     token: `oauth:${s.token}`,
-    ...(o.refresh ? { refresh: { refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: s.clientSecret } } : {}),
+    ...(o.refresh
+      ? { refresh: { refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: s.clientSecret } }
+      : {}),
     logger: silentLogger(),
     ...(o.clock ? { clock: o.clock } : {}),
     registerSecret: (v) => secrets.push(v),
@@ -109,7 +111,11 @@ describe('validation at start', () => {
 
   it('an expired token with refresh configured is refreshed at start, and the chat accepts the new one only', async () => {
     const clock = new ManualClock();
-    const { s, tokens, chat, auth, secrets } = await setup({ clock, refresh: true, server: { tokenLifetimeSeconds: 3600 } });
+    const { s, tokens, chat, auth, secrets } = await setup({
+      clock,
+      refresh: true,
+      server: { tokenLifetimeSeconds: 3600 },
+    });
     const old = s.token;
     clock.advance(3600 * 1000); // expired before the bot starts
     await connectChat({ chat, tokens, logger: silentLogger(), clock });
@@ -127,7 +133,11 @@ describe('validation at start', () => {
 describe('refresh', () => {
   it('before expiry, on the injected clock; the next reconnect logs in with the new token', async () => {
     const clock = new ManualClock();
-    const { s, tokens, chat, auth, secrets } = await setup({ clock, refresh: true, server: { tokenLifetimeSeconds: 3600 } });
+    const { s, tokens, chat, auth, secrets } = await setup({
+      clock,
+      refresh: true,
+      server: { tokenLifetimeSeconds: 3600 },
+    });
     await connectChat({ chat, tokens, logger: silentLogger(), clock });
     const first = s.token;
     const refreshed = new Promise((resolve) => tokens.once('refreshed', resolve));
@@ -161,10 +171,11 @@ describe('refresh', () => {
     await s.close();
     const failed = new Promise<void>((resolve) => {
       const orig = auth.refresh.bind(auth);
-      auth.refresh = (c) => orig(c).catch((e: unknown) => {
-        resolve();
-        throw e;
-      });
+      auth.refresh = (c) =>
+        orig(c).catch((e: unknown) => {
+          resolve();
+          throw e;
+        });
     });
     clock.advance(3300 * 1000);
     await failed;
@@ -204,12 +215,26 @@ describe('refresh', () => {
     const tokens = sandboxChatToken(s, auth, { clock });
     cleanup.push(() => tokens.stop());
     let refreshes = 0;
-    const counted = { current: () => tokens.current(), canRefresh: () => tokens.canRefresh(), refresh: (why: string) => (refreshes++, tokens.refresh(why)) };
+    const counted = {
+      current: () => tokens.current(),
+      canRefresh: () => tokens.canRefresh(),
+      refresh: (why: string) => (refreshes++, tokens.refresh(why)),
+    };
     const { logger, capture } = capturingLogger('warn');
-    const chat = new TwitchChat({ url: s.url, channel: s.channel, username: s.botLogin, token: 'unused', tokens: counted, logger, clock, reconnect: { intervalMs: 10, maxIntervalMs: 50 } });
+    const chat = new TwitchChat({
+      url: s.url,
+      channel: s.channel,
+      username: s.botLogin,
+      token: 'unused',
+      tokens: counted,
+      logger,
+      clock,
+      reconnect: { intervalMs: 10, maxIntervalMs: 50 },
+    });
     cleanup.push(() => chat.disconnect());
     await chat.connect();
-    const retries = () => capture.text().match(/could not reach Twitch to refresh the token .*; trying again in/g)?.length ?? 0;
+    const retries = () =>
+      capture.text().match(/could not reach Twitch to refresh the token .*; trying again in/g)?.length ?? 0;
     s.expireToken();
     s.dropConnections();
     await vi.waitFor(() => expect(retries()).toBe(1), { timeout: 5000 });
@@ -244,10 +269,14 @@ describe('refresh', () => {
     cleanup.push(() => s.close());
     const auth = new TwitchAuthClient({ authUrl: s.authUrl });
     cleanup.push(() => auth.close());
-    const err = await auth.refresh({ refreshToken: 'not-the-refresh-token', clientId: s.clientId, clientSecret: s.clientSecret }).catch((e: unknown) => e);
+    const err = await auth
+      .refresh({ refreshToken: 'not-the-refresh-token', clientId: s.clientId, clientSecret: s.clientSecret })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TwitchTokenError);
     expect((err as Error).message).toMatch(/Invalid refresh token.*TWITCH_REFRESH_TOKEN/);
-    const bad = await auth.refresh({ refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: 'wrong' }).catch((e: unknown) => e);
+    const bad = await auth
+      .refresh({ refreshToken: s.refreshToken, clientId: s.clientId, clientSecret: 'wrong' })
+      .catch((e: unknown) => e);
     expect((bad as Error).message).toMatch(/invalid client secret/);
     expect((bad as Error).message).not.toContain(s.refreshToken);
   });

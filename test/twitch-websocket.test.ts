@@ -37,7 +37,15 @@ interface ChildReport {
 function runChild(s: ChatServer, flags: string[], lines: number): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...flags, '--import', 'tsx', 'test/support/chat-transport-child.ts'], {
-      env: { ...process.env, CHAT_URL: s.url, CHAT_CHANNEL: s.channel, CHAT_BOT: s.botLogin, CHAT_TOKEN: s.token, LINES: String(lines), CONFIRM_WAIT_MS: '8000' },
+      env: {
+        ...process.env,
+        CHAT_URL: s.url,
+        CHAT_CHANNEL: s.channel,
+        CHAT_BOT: s.botLogin,
+        CHAT_TOKEN: s.token,
+        LINES: String(lines),
+        CONFIRM_WAIT_MS: '8000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

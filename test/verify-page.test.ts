@@ -27,7 +27,10 @@ import { finishedRecord } from './support/fairness-records.js';
 import { HAS_CHROMIUM, launchBrowser, type TestBrowser } from './support/browser.js';
 
 // Evaluated in the page (the project's TypeScript lib has no DOM types).
-declare const document: { body: { dataset: Record<string, string | undefined> }; getElementById(id: string): { textContent: string | null } | null };
+declare const document: {
+  body: { dataset: Record<string, string | undefined> };
+  getElementById(id: string): { textContent: string | null } | null;
+};
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -52,16 +55,26 @@ function earlyAnswerRecord(): DrawRecord {
   return {
     ...r,
     winners: rest,
-    setAside: [{ pick: first!.pick, userId: first!.userId, login: first!.login, reason: 'follow-age', at: EARLY_ANSWER }],
+    setAside: [
+      { pick: first!.pick, userId: first!.userId, login: first!.login, reason: 'follow-age', at: EARLY_ANSWER },
+    ],
     fairness: { ...r.fairness, frozenAt: FROZEN_AT },
   };
 }
 
 /** A gift draw handed back (1 eligible entrant for 3 gifts): failed, no winners, drawn from the seed alone. */
-const HANDED_BACK_REASON = 'only 1 eligible entrant for 3 gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with the same gifts after its deadline';
+const HANDED_BACK_REASON =
+  'only 1 eligible entrant for 3 gifts; Fourthwall takes one winner per gift, so no winners were sent and it reopens the draw with the same gifts after its deadline';
 function handedBackRecord(): DrawRecord {
   const r = finishedRecord({ id: 'handed-back', entrants: 1, winners: 0 });
-  return { ...r, kind: 'gift-draw', gifts: 3, status: 'failed', winners: [], failure: { reason: HANDED_BACK_REASON, at: r.closedAt! } };
+  return {
+    ...r,
+    kind: 'gift-draw',
+    gifts: 3,
+    status: 'failed',
+    winners: [],
+    failure: { reason: HANDED_BACK_REASON, at: r.closedAt! },
+  };
 }
 
 beforeAll(async () => {
@@ -89,7 +102,12 @@ beforeAll(async () => {
     health: () => ({ status: 'ok', mode: 'sandbox', chat: 'connected', openDraws: 0 }),
     // (one browser on this machine opens every page here: the build budgets are test-sized up;
     // the limits themselves are tested in http-surfaces.test.ts)
-    routes: [verifyRoute(repo, silentLogger(), { clientBuildLimit: { perSecond: 100, burst: 1000 }, buildLimit: { perSecond: 100, burst: 1000 } })],
+    routes: [
+      verifyRoute(repo, silentLogger(), {
+        clientBuildLimit: { perSecond: 100, burst: 1000 },
+        buildLimit: { perSecond: 100, burst: 1000 },
+      }),
+    ],
   });
   if (HAS_CHROMIUM) browser = await launchBrowser();
 }, 60_000);
@@ -188,7 +206,9 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     const r = await verdictOf(page);
     expect(r.verdict).toBe('verified');
     expect(await page.evaluate(() => document.body.dataset.outcome)).toBe('nobody');
-    expect(r.status).toBe(`Nobody won this draw: ${HANDED_BACK_REASON}. Checked in your browser: every check below passed (the seed and the entrant list are the ones committed).`);
+    expect(r.status).toBe(
+      `Nobody won this draw: ${HANDED_BACK_REASON}. Checked in your browser: every check below passed (the seed and the entrant list are the ones committed).`,
+    );
     expect(r.winners).toBe(`Nobody won this draw: ${HANDED_BACK_REASON}`);
     expect(r.checks).toContain(`nobody won this draw (${HANDED_BACK_REASON}), so no pick stands`);
     expect(r.checks).toContain('1 entrant;');
@@ -243,7 +263,7 @@ describe.skipIf(!HAS_CHROMIUM)('the verify page in headless Chromium', () => {
     await page.close();
   });
 
-  it('a page edited after generation (an entrant\'s weight) fails in the browser', async () => {
+  it("a page edited after generation (an entrant's weight) fails in the browser", async () => {
     const record = vectorRecord(KNOWN_ANSWERS[0]!);
     const html = (await renderVerifyPage(record)).replace('"viewer_3",4]', '"viewer_3",5]');
     expect(html).toContain('"viewer_3",5]');

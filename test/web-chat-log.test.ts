@@ -14,7 +14,19 @@ import { IdSketch } from '../src/web/operator/id-sketch.js';
 import { sandboxRecord } from './support/beacon-vectors.js';
 
 function line(userId: string, text: string): ChatMessage {
-  return { channel: 'giftdrop_demo', userId, login: `user${userId}`, displayName: `User${userId}`, text, sentAt: 0, self: false, roles: { ...noRoles }, id: '', bits: 0, action: false };
+  return {
+    channel: 'giftdrop_demo',
+    userId,
+    login: `user${userId}`,
+    displayName: `User${userId}`,
+    text,
+    sentAt: 0,
+    self: false,
+    roles: { ...noRoles },
+    id: '',
+    bits: 0,
+    action: false,
+  };
 }
 
 function setup() {
@@ -95,7 +107,7 @@ describe('winner chat catch', () => {
     expect(clock.pending()).toBe(0);
   });
 
-  it('catches a winner, not a chatter whose id ends like the winner\'s', () => {
+  it("catches a winner, not a chatter whose id ends like the winner's", () => {
     const { events, log, say } = setup();
     const record = sandboxRecord({ id: 'draw-t', winners: 1 });
     const winner = record.winners[0]!.userId;
@@ -113,7 +125,11 @@ describe('winner chat catch', () => {
     let claiming: DrawRecord[] = [];
     const log = new ChatLog({
       chat,
-      engine: { events, claimsOpen: () => (asked++, claiming.length > 0), claimDrawsOf: (id) => claiming.filter((r) => r.winners.some((w) => w.userId === id)) },
+      engine: {
+        events,
+        claimsOpen: () => (asked++, claiming.length > 0),
+        claimDrawsOf: (id) => claiming.filter((r) => r.winners.some((w) => w.userId === id)),
+      },
       clock: new ManualClock(),
       catchSeconds: 60,
     });
@@ -148,6 +164,8 @@ describe('winner chat catch', () => {
     events.emit('winners', record, record.winners);
     events.emit('claim-opened', record.id, new Date().toISOString());
     expect(chat.listenerCount('message')).toBe(0);
-    expect(events.listenerCount('winners') + events.listenerCount('claim-opened') + events.listenerCount('rerolled')).toBe(0);
+    expect(
+      events.listenerCount('winners') + events.listenerCount('claim-opened') + events.listenerCount('rerolled'),
+    ).toBe(0);
   });
 });

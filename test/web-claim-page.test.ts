@@ -126,7 +126,10 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     // The forged callback never reached Twitch's token endpoint (the code was not exchanged).
     expect(tokenCalls()).toBe(callsBefore);
     // Nor does one whose cookie matches a state the bot never issued.
-    const invented = await fetch(forged, { headers: { cookie: 'giftdrop_claim_state=forged-state-value' }, redirect: 'manual' });
+    const invented = await fetch(forged, {
+      headers: { cookie: 'giftdrop_claim_state=forged-state-value' },
+      redirect: 'manual',
+    });
     expect(invented.status).toBe(400);
     expect(tokenCalls()).toBe(callsBefore);
     await c.goto(`${base}/claim`);
@@ -185,7 +188,10 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
   });
 
   it('a code Twitch refuses (made up, or used before) with a valid state: "Login failed", no session, the state spent', async () => {
-    const start = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '198.51.100.7' } });
+    const start = await fetch(`${base}/claim/login`, {
+      redirect: 'manual',
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+    });
     const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
     const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
     const refused = s.chat.tokens.viewerLogin!.stats.refused;
@@ -205,7 +211,10 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
   async function startLogin(xff: string): Promise<{ cookie: string; authorize: URL }> {
     const start = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': xff } });
     expect(start.status).toBe(302);
-    return { cookie: start.headers.getSetCookie()[0]!.split(';')[0]!, authorize: new URL(start.headers.get('location')!) };
+    return {
+      cookie: start.headers.getSetCookie()[0]!.split(';')[0]!,
+      authorize: new URL(start.headers.get('location')!),
+    };
   }
 
   /** Twitch's answer to the viewer `login` approving the authorize page: the callback URL. */
@@ -216,13 +225,19 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     return res.headers.get('location')!;
   }
 
-  it('a flood of /claim/login (10,050, rotating CF-Connecting-IP) stores nothing and refuses nothing: a winner\'s pending login still completes', async () => {
+  it("a flood of /claim/login (10,050, rotating CF-Connecting-IP) stores nothing and refuses nothing: a winner's pending login still completes", async () => {
     const winner = record.winners[0]!;
     const pending = await startLogin('198.51.100.60');
     const statuses = new Map<number, number>();
     const flood = async (worker: number) => {
       for (let i = worker; i < 10_050; i += 25) {
-        const res = await fetch(`${base}/claim/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.66', 'cf-connecting-ip': `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}` } });
+        const res = await fetch(`${base}/claim/login`, {
+          redirect: 'manual',
+          headers: {
+            'x-forwarded-for': '203.0.113.66',
+            'cf-connecting-ip': `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+          },
+        });
         await res.body?.cancel();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       }
@@ -232,7 +247,10 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     expect(Object.fromEntries(statuses)).toEqual({ 302: 10_050 });
     // the winner's login, started before the flood, still completes
     const callback = await approve(pending.authorize, winner.login);
-    const done = await fetch(callback, { headers: { cookie: pending.cookie, 'x-forwarded-for': '198.51.100.60' }, redirect: 'manual' });
+    const done = await fetch(callback, {
+      headers: { cookie: pending.cookie, 'x-forwarded-for': '198.51.100.60' },
+      redirect: 'manual',
+    });
     expect(done.status).toBe(303);
     expect(done.headers.getSetCookie().some((c) => c.startsWith('giftdrop_claim='))).toBe(true);
   }, 120_000);
@@ -244,7 +262,10 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     const junk = async (i: number): Promise<number> => {
       const l = await startLogin('203.0.113.99');
       const state = l.authorize.searchParams.get('state')!;
-      const res = await fetch(`${base}/claim/callback?code=junkcode${String(i).padStart(22, '0')}&state=${encodeURIComponent(state)}`, { headers: { cookie: l.cookie }, redirect: 'manual' });
+      const res = await fetch(
+        `${base}/claim/callback?code=junkcode${String(i).padStart(22, '0')}&state=${encodeURIComponent(state)}`,
+        { headers: { cookie: l.cookie }, redirect: 'manual' },
+      );
       await res.body?.cancel();
       return res.status;
     };
@@ -257,16 +278,21 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     let stop = false;
     const during: number[] = [];
     let n = 100;
-    const flood = Promise.all(Array.from({ length: 4 }, async () => {
-      while (!stop) during.push(await junk(n++));
-    }));
+    const flood = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (!stop) during.push(await junk(n++));
+      }),
+    );
     try {
       const started = Date.now();
       const l = await startLogin('198.51.100.70');
       const callback = await approve(l.authorize, winner.login);
       const done = await fetch(callback, { headers: { cookie: l.cookie }, redirect: 'manual' });
       expect(done.status).toBe(303);
-      const session = done.headers.getSetCookie().find((c) => c.startsWith('giftdrop_claim='))!.split(';')[0]!;
+      const session = done.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('giftdrop_claim='))!
+        .split(';')[0]!;
       const page = await (await fetch(`${base}/claim`, { headers: { cookie: session } })).text();
       // logged in as themselves, their prize listed (redeemed by an earlier test: its card says so)
       expect(page).toContain(`<strong id="viewer">${winner.displayName}</strong>`);
@@ -286,45 +312,79 @@ describe.skipIf(!HAS_CHROMIUM)('claim page in Chromium', { timeout: 120_000 }, (
     for (const code of ['x', '<script>', 'a'.repeat(600), 'has space here']) {
       const l = await startLogin('198.51.100.71');
       const state = l.authorize.searchParams.get('state')!;
-      const res = await fetch(`${base}/claim/callback?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`, { headers: { cookie: l.cookie }, redirect: 'manual' });
+      const res = await fetch(
+        `${base}/claim/callback?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`,
+        { headers: { cookie: l.cookie }, redirect: 'manual' },
+      );
       expect(res.status, code.slice(0, 20)).toBe(400);
     }
     expect(tokenCalls()).toBe(before);
   });
 
   it('forged callbacks are logged coalesced: at most one warn line for the lot, each at debug level', async () => {
-    const warnLines = () => s.log.json().filter((l) => l.level === 40 && String(l.msg).startsWith('claim login refused: the state')).length;
+    const warnLines = () =>
+      s.log.json().filter((l) => l.level === 40 && String(l.msg).startsWith('claim login refused: the state')).length;
     const before = warnLines();
     for (let i = 0; i < 40; i++) {
-      const res = await fetch(`${base}/claim/callback?code=c${i}&state=forged-${i}`, { headers: { cookie: `giftdrop_claim_state=forged-${i}`, 'x-forwarded-for': '198.51.100.64' }, redirect: 'manual' });
+      const res = await fetch(`${base}/claim/callback?code=c${i}&state=forged-${i}`, {
+        headers: { cookie: `giftdrop_claim_state=forged-${i}`, 'x-forwarded-for': '198.51.100.64' },
+        redirect: 'manual',
+      });
       expect(res.status).toBe(400);
     }
     expect(warnLines() - before).toBeLessThanOrEqual(1);
   });
 
   it('POST /claim/logout from another site is refused (403), from the claim page itself it logs out', async () => {
-    const cross = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'https://evil.example', cookie: 'giftdrop_claim=x', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    const cross = await fetch(`${base}/claim/logout`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', cookie: 'giftdrop_claim=x', 'x-forwarded-for': '198.51.100.63' },
+      redirect: 'manual',
+    });
     expect(cross.status).toBe(403);
     expect(cross.headers.getSetCookie()).toEqual([]);
-    const nullOrigin = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'null', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    const nullOrigin = await fetch(`${base}/claim/logout`, {
+      method: 'POST',
+      headers: { origin: 'null', 'x-forwarded-for': '198.51.100.63' },
+      redirect: 'manual',
+    });
     expect(nullOrigin.status).toBe(403);
-    const sameSite = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { 'sec-fetch-site': 'same-site', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    const sameSite = await fetch(`${base}/claim/logout`, {
+      method: 'POST',
+      headers: { 'sec-fetch-site': 'same-site', 'x-forwarded-for': '198.51.100.63' },
+      redirect: 'manual',
+    });
     expect(sameSite.status).toBe(403);
-    const crossNull = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'null', 'sec-fetch-site': 'cross-site', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    const crossNull = await fetch(`${base}/claim/logout`, {
+      method: 'POST',
+      headers: { origin: 'null', 'sec-fetch-site': 'cross-site', 'x-forwarded-for': '198.51.100.63' },
+      redirect: 'manual',
+    });
     expect(crossNull.status).toBe(403);
     // the page's own form under its no-referrer policy: Chromium sends Origin "null" and Sec-Fetch-Site same-origin
-    const ownForm = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: 'null', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    const ownForm = await fetch(`${base}/claim/logout`, {
+      method: 'POST',
+      headers: { origin: 'null', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '198.51.100.63' },
+      redirect: 'manual',
+    });
     expect(ownForm.status).toBe(303);
-    const own = await fetch(`${base}/claim/logout`, { method: 'POST', headers: { origin: base, 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '198.51.100.63' }, redirect: 'manual' });
+    const own = await fetch(`${base}/claim/logout`, {
+      method: 'POST',
+      headers: { origin: base, 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '198.51.100.63' },
+      redirect: 'manual',
+    });
     expect(own.status).toBe(303);
     expect(own.headers.getSetCookie().some((c) => /^giftdrop_claim=;.*Max-Age=0/.test(c))).toBe(true);
   });
 
-  it('no per-client request budget stands in a winner\'s way: 500 requests from one client, then the claim page and a login still answer', async () => {
+  it("no per-client request budget stands in a winner's way: 500 requests from one client, then the claim page and a login still answer", async () => {
     const statuses = new Set<number>();
-    for (let i = 0; i < 500; i++) statuses.add((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
+    for (let i = 0; i < 500; i++)
+      statuses.add((await fetch(`${base}/claim/style.css`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status);
     expect([...statuses]).toEqual([200]);
     expect((await fetch(`${base}/claim`)).status).toBe(200);
-    expect((await startLogin('203.0.113.9')).authorize.searchParams.get('state')).toMatch(/^[0-9a-z]+\.[\w-]{22}\.[\w-]{43}$/);
+    expect((await startLogin('203.0.113.9')).authorize.searchParams.get('state')).toMatch(
+      /^[0-9a-z]+\.[\w-]{22}\.[\w-]{43}$/,
+    );
   });
 });

@@ -34,7 +34,11 @@ async function stackWith(eligibility: Record<string, unknown>): Promise<LinkStac
 }
 
 /** Opens a giveaway and has `logins` enter; resolves with the draw id once all are in. */
-async function openWithEntrants(s: LinkStack, logins: readonly string[], names: Record<string, string> = {}): Promise<string> {
+async function openWithEntrants(
+  s: LinkStack,
+  logins: readonly string[],
+  names: Record<string, string> = {},
+): Promise<string> {
   const opened = nextDrawOpened(s);
   s.say(s.mod, '!giveaway start giftdrop-mug 1 300');
   const { id } = await opened;
@@ -60,7 +64,11 @@ describe('dashboard entrants with account rules', { timeout: 120_000 }, () => {
     const id = await openWithEntrants(s, ['loyal', 'stranger', 'blocked']);
     const helixBefore = s.stack.helix.calls.length;
     const r = await entrantsApi(s, id);
-    expect(r).toMatchObject({ total: 3, eligible: 2, accountRules: { rules: RULES_TEXT, checked: 'with Twitch for the picks when the draw closes' } });
+    expect(r).toMatchObject({
+      total: 3,
+      eligible: 2,
+      accountRules: { rules: RULES_TEXT, checked: 'with Twitch for the picks when the draw closes' },
+    });
     expect(s.stack.helix.calls.length).toBe(helixBefore);
 
     const plain = await stackWith({});
@@ -70,25 +78,28 @@ describe('dashboard entrants with account rules', { timeout: 120_000 }, () => {
     expect(r2).not.toHaveProperty('accountRules');
   });
 
-  it.skipIf(!HAS_CHROMIUM)('the page says the eligible count and column are the chat rules and names the rules checked at the close', async () => {
-    const s = await stackWith({ ...RULES, excludeLogins: ['blocked'] });
-    const id = await openWithEntrants(s, ['loyal', 'stranger', 'blocked'], { stranger: '<img/src=x>' });
-    const browser = await launchBrowser();
-    try {
-      const page = await browser.context.newPage();
-      await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
-      const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
-      await poll(() => page.inputValue('#entrant-draw')).toBe(id);
-      await poll(() => page.textContent('#entrant-count')).toBe(
-        `3 entered, 2 eligible by the chat rules; checked with Twitch for the picks when the draw closes: ${RULES_TEXT}`,
-      );
-      expect(await page.textContent('#entrant-verdict')).toBe('eligible by the chat rules');
-      expect(await page.textContent('#entrants tbody')).toContain('<img/src=x>');
-      expect(await page.locator('#entrants img').count()).toBe(0);
-    } finally {
-      await browser.close();
-    }
-  });
+  it.skipIf(!HAS_CHROMIUM)(
+    'the page says the eligible count and column are the chat rules and names the rules checked at the close',
+    async () => {
+      const s = await stackWith({ ...RULES, excludeLogins: ['blocked'] });
+      const id = await openWithEntrants(s, ['loyal', 'stranger', 'blocked'], { stranger: '<img/src=x>' });
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.context.newPage();
+        await page.goto(`${s.bot.http.localUrl}/dashboard?token=${encodeURIComponent(s.bot.pages.token.token)}`);
+        const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
+        await poll(() => page.inputValue('#entrant-draw')).toBe(id);
+        await poll(() => page.textContent('#entrant-count')).toBe(
+          `3 entered, 2 eligible by the chat rules; checked with Twitch for the picks when the draw closes: ${RULES_TEXT}`,
+        );
+        expect(await page.textContent('#entrant-verdict')).toBe('eligible by the chat rules');
+        expect(await page.textContent('#entrants tbody')).toContain('<img/src=x>');
+        expect(await page.locator('#entrants img').count()).toBe(0);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });
 
 describe('describeAccountRules', () => {

@@ -78,7 +78,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
   });
 
   it('a gift draw open: only "End now and draw"; drawn: nothing, and no Reroll on its winners', async () => {
-    const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'kind_fan', durationSeconds: 300 });
+    const { draw } = s.fourthwall.control.simulateGiftPurchase({
+      quantity: 1,
+      username: 'kind_fan',
+      durationSeconds: 300,
+    });
     const id = draw['id'] as string;
     await poll(() => page.locator(`#open .draw[data-id="${id}"]`).count()).toBe(1);
     await poll(shown).toEqual(['#end']);
@@ -105,7 +109,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
   });
 
   it('two draws open at once: the end button says it ends both', async () => {
-    const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'second_fan', durationSeconds: 300 });
+    const { draw } = s.fourthwall.control.simulateGiftPurchase({
+      quantity: 1,
+      username: 'second_fan',
+      durationSeconds: 300,
+    });
     s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
     await poll(() => page.locator('#open .draw').count()).toBe(2);
     await poll(shown).toEqual(['#end', '#cancel']);
@@ -115,7 +123,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await poll(shown).toEqual(['#end']);
     expect(await page.textContent('#end')).toBe('End now and draw');
     await page.click('#end'); // nobody entered the gift draw: it closes with no winner
-    await waitUntil(async () => ['finished', 'failed', 'cancelled'].includes((await status(draw['id'] as string)) ?? ''), 15_000, 'gift draw closed');
+    await waitUntil(
+      async () => ['finished', 'failed', 'cancelled'].includes((await status(draw['id'] as string)) ?? ''),
+      15_000,
+      'gift draw closed',
+    );
     await poll(shown).toEqual([]);
   });
 
@@ -130,7 +142,10 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions in Chromium', { timeout: 120_0
     await waitUntil(async () => (await status(id)) === 'failed', 15_000, 'links refused');
     await poll(shown).toEqual(['#retry']);
     // the history says so too (what shows the button for a giveaway no longer in memory, after a restart)
-    const waiting = () => page.evaluate("import('/dashboard/client.js').then((c) => c.authFetch('/dashboard/api/history')).then((r) => r.json()).then((h) => h.linksWaiting)");
+    const waiting = () =>
+      page.evaluate(
+        "import('/dashboard/client.js').then((c) => c.authFetch('/dashboard/api/history')).then((r) => r.json()).then((h) => h.linksWaiting)",
+      );
     expect(await waiting()).toBe(true);
     const failed = page.locator(`#recent .draw[data-id="${id}"]`);
     await poll(() => failed.locator('button[data-reroll]').count()).toBe(1);
@@ -213,42 +228,53 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a gift purchase in Chromiu
   });
 });
 
-describe.skipIf(!HAS_CHROMIUM)('dashboard actions for a link giveaway with a claim window in Chromium', { timeout: 120_000 }, () => {
-  let browser: TestBrowser;
-  let s: InProcessStack;
+describe.skipIf(!HAS_CHROMIUM)(
+  'dashboard actions for a link giveaway with a claim window in Chromium',
+  { timeout: 120_000 },
+  () => {
+    let browser: TestBrowser;
+    let s: InProcessStack;
 
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    s = await startInProcessStack({ settings: { claim: { seconds: 300 } } });
-  }, 90_000);
+    beforeAll(async () => {
+      browser = await launchBrowser();
+      s = await startInProcessStack({ settings: { claim: { seconds: 300 } } });
+    }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
-  });
+    afterAll(async () => {
+      await browser?.close();
+      await s?.close();
+    });
 
-  it('open: End and Cancel; in the claim window: Cancel and Reroll; claimed: only Reroll', async () => {
-    const page = await openDashboard(browser, s);
-    const shown = () => actionsShown(page);
-    s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
-    await poll(() => page.locator('#open .draw').count()).toBe(1);
-    const id = (await page.locator('#open .draw').getAttribute('data-id'))!;
-    await poll(shown).toEqual(['#end', '#cancel']);
-    const viewers = logins('cw', 3).map((n) => s.chatServer.viewer(n));
-    for (const v of viewers) s.chatServer.inject(v, '!enter');
-    await waitUntil(() => /3 entered/.test(s.bot.engine.status()), 5000, 'three entrants');
-    await page.click('#end');
-    const open = page.locator(`#open .draw[data-id="${id}"]`);
-    await poll(() => open.textContent()).toContain('link-giveaway · claim');
-    await poll(shown).toEqual(['#cancel']);
-    await poll(() => open.locator('button[data-reroll]').count()).toBe(1);
-    // the winner claims: the giveaway finishes
-    const winner = (await open.locator('button[data-reroll]').getAttribute('data-reroll'))!;
-    s.chatServer.inject(viewers.find((v) => v.login === winner)!, '!claim');
-    await waitUntil(async () => (await s.bot.repo.getDraw(id))?.status === 'finished', 15_000, 'claimed and finished');
-    const done = page.locator(`#recent .draw[data-id="${id}"]`);
-    await poll(() => done.locator('button[data-reroll]').count()).toBe(1);
-    await poll(shown).toEqual([]);
-    await page.close();
-  });
-});
+    it('open: End and Cancel; in the claim window: Cancel and Reroll; claimed: only Reroll', async () => {
+      const page = await openDashboard(browser, s);
+      const shown = () => actionsShown(page);
+      s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 1 300');
+      await poll(() => page.locator('#open .draw').count()).toBe(1);
+      const id = (await page.locator('#open .draw').getAttribute('data-id'))!;
+      await poll(shown).toEqual(['#end', '#cancel']);
+      const viewers = logins('cw', 3).map((n) => s.chatServer.viewer(n));
+      for (const v of viewers) s.chatServer.inject(v, '!enter');
+      await waitUntil(() => /3 entered/.test(s.bot.engine.status()), 5000, 'three entrants');
+      await page.click('#end');
+      const open = page.locator(`#open .draw[data-id="${id}"]`);
+      await poll(() => open.textContent()).toContain('link-giveaway · claim');
+      await poll(shown).toEqual(['#cancel']);
+      await poll(() => open.locator('button[data-reroll]').count()).toBe(1);
+      // the winner claims: the giveaway finishes
+      const winner = (await open.locator('button[data-reroll]').getAttribute('data-reroll'))!;
+      s.chatServer.inject(
+        viewers.find((v) => v.login === winner)!,
+        '!claim',
+      );
+      await waitUntil(
+        async () => (await s.bot.repo.getDraw(id))?.status === 'finished',
+        15_000,
+        'claimed and finished',
+      );
+      const done = page.locator(`#recent .draw[data-id="${id}"]`);
+      await poll(() => done.locator('button[data-reroll]').count()).toBe(1);
+      await poll(shown).toEqual([]);
+      await page.close();
+    });
+  },
+);

@@ -37,7 +37,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
       const res = await fetch(`${base}${path}`);
       expect(res.status, path).toBe(401);
     }
-    const wrong = await fetch(`${base}/dashboard/api/end`, { method: 'POST', headers: { authorization: 'Bearer not-the-token-at-all', 'content-type': 'application/json' }, body: '{}' });
+    const wrong = await fetch(`${base}/dashboard/api/end`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer not-the-token-at-all', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(wrong.status).toBe(401);
     const page = await browser.context.newPage();
     // the shell holds no data: it loads, and asks for the token
@@ -59,21 +63,31 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
     await poll(() => page.textContent('#status')).toContain('chat');
     expect(await browser.context.cookies(base)).toEqual([]); // no cookie carries anything
-    const csp = (await fetch(`${base}/dashboard`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } })).headers.get('content-security-policy');
+    const csp = (
+      await fetch(`${base}/dashboard`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } })
+    ).headers.get('content-security-policy');
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
 
     // a POST that is not JSON is refused even with the token; a GET never changes state
     const withToken = "{ authorization: 'Bearer ' + sessionStorage.getItem('giftdrop.dashboardToken') }";
-    const refused = await page.evaluate(`fetch('/dashboard/api/end', { method: 'POST', body: 'x', headers: ${withToken} }).then((r) => r.status)`);
+    const refused = await page.evaluate(
+      `fetch('/dashboard/api/end', { method: 'POST', body: 'x', headers: ${withToken} }).then((r) => r.status)`,
+    );
     expect(refused).toBe(403);
-    expect(await page.evaluate(`fetch('/dashboard/api/end', { headers: ${withToken} }).then((r) => r.status)`)).toBe(404);
+    expect(await page.evaluate(`fetch('/dashboard/api/end', { headers: ${withToken} }).then((r) => r.status)`)).toBe(
+      404,
+    );
 
     // product picker: images and stock
     const mug = page.locator('.product', { hasText: 'Giftdrop Mug' });
     await mug.waitFor();
     await poll(() => mug.textContent()).toContain('unlimited');
-    expect(await page.evaluate("(() => { const i = [...document.querySelectorAll('.product')].find((b) => b.textContent.includes('Giftdrop Mug')).querySelector('img'); return i.complete && i.naturalWidth > 0; })()")).toBe(true);
+    expect(
+      await page.evaluate(
+        "(() => { const i = [...document.querySelectorAll('.product')].find((b) => b.textContent.includes('Giftdrop Mug')).querySelector('img'); return i.complete && i.naturalWidth > 0; })()",
+      ),
+    ).toBe(true);
     await mug.click();
     await page.fill('#start-winners', '2');
     await page.fill('#start-seconds', '300');
@@ -81,7 +95,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     await poll(() => page.textContent('#answer')).toMatch(/^Link giveaway lnk_[0-9a-f]+ started\.$/);
     const id = /lnk_[0-9a-f]+/.exec((await page.textContent('#answer'))!)![0];
     await poll(() => page.textContent('#open')).toContain('Giftdrop Mug');
-    await s.chatServer.waitFor(() => s.chatServer.botMessages().some((m) => m.includes('Giftdrop Mug')), 5000, 'giveaway announced');
+    await s.chatServer.waitFor(
+      () => s.chatServer.botMessages().some((m) => m.includes('Giftdrop Mug')),
+      5000,
+      'giveaway announced',
+    );
 
     const names = logins('viewer', 5);
     for (const n of names) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
@@ -94,7 +112,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     await page.click('#end');
     await poll(() => page.textContent('#answer')).toBe('Closed 1 draw; drawing the winners.');
     let rec = (await s.bot.repo.getDraw(id))!;
-    await waitUntil(async () => (rec = (await s.bot.repo.getDraw(id))!).status === 'finished', 15_000, 'giveaway finished');
+    await waitUntil(
+      async () => (rec = (await s.bot.repo.getDraw(id))!).status === 'finished',
+      15_000,
+      'giveaway finished',
+    );
     expect(rec.winners).toHaveLength(2);
     const recent = page.locator('#recent .draw', { hasText: 'Giftdrop Mug' });
     await poll(() => recent.locator('.link').allTextContents()).toEqual(rec.winners.map((w) => w.redeemUrl));
@@ -109,26 +131,43 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     expect(s.bot.engine.drawViews().find((v) => v.record.id === id)!.record.rerolls ?? []).toEqual([]);
     await rerollButton.click();
     await poll(() => page.textContent('#answer')).toBe(`Rerolled ${first.login}.`);
-    await waitUntil(async () => ((rec = (await s.bot.repo.getDraw(id))!).rerolls?.length ?? 0) === 1, 5000, 'reroll saved');
+    await waitUntil(
+      async () => ((rec = (await s.bot.repo.getDraw(id))!).rerolls?.length ?? 0) === 1,
+      5000,
+      'reroll saved',
+    );
     expect(rec.winners.map((w) => w.login)).not.toContain(first.login);
     await poll(() => recent.textContent()).toContain(rec.winners[0]!.displayName);
     expect(await recent.textContent()).not.toContain(`@${first.login}`);
     await s.chatServer.waitFor(
-      () => s.chatServer.botMessages().some((m) => m === `🔁 Giftdrop Mug: @${first.login} is replaced by @${rec.winners[0]!.login} (rerolled by the broadcaster).`),
+      () =>
+        s.chatServer
+          .botMessages()
+          .some(
+            (m) =>
+              m ===
+              `🔁 Giftdrop Mug: @${first.login} is replaced by @${rec.winners[0]!.login} (rerolled by the broadcaster).`,
+          ),
       5000,
       'reroll announced',
     );
     // the first winner's link had gone out: it stays theirs; the console gives the replacement a new one
     const newLink = rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.redeemUrl!;
     expect(newLink).not.toBe(first.redeemUrl);
-    expect(s.operatorLines.some((l) => l.includes(`@${rec.winners.find((w) => w.redeemUrl === newLink)!.login}`) && l.includes(newLink))).toBe(true);
+    expect(
+      s.operatorLines.some(
+        (l) => l.includes(`@${rec.winners.find((w) => w.redeemUrl === newLink)!.login}`) && l.includes(newLink),
+      ),
+    ).toBe(true);
     expect(rec.rerolls![0]!.kept).toEqual({ giftId: first.giftId, redeemUrl: first.redeemUrl });
 
     // the overlay shows the replacement (and still no link)
     const overlay = await browser.context.newPage();
     await overlay.goto(`${base}/overlay`);
     const card = overlay.locator(`.card[data-key="${overlayKey(id)}"]`);
-    await poll(() => card.locator('.note').textContent()).toBe(`${rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.displayName} replaces ${first.displayName}`);
+    await poll(() => card.locator('.note').textContent()).toBe(
+      `${rec.winners.find((w) => w.userId === rec.rerolls![0]!.newUserId)!.displayName} replaces ${first.displayName}`,
+    );
     expect(await card.locator('.winners li.replacement').count()).toBe(1);
     expect(await overlay.content()).not.toMatch(/https?:\/\/|gft_/);
     await overlay.close();
@@ -136,7 +175,9 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
     // winner chat catch: what a winner says after the draw shows on the dashboard
     s.chatServer.inject(s.chatServer.viewer(rec.winners[0]!.login), 'thank you so much!');
     s.chatServer.inject(s.chatServer.viewer('viewer_not_won'), 'gg');
-    await poll(() => page.textContent('#winner-chat')).toContain(`[Giftdrop Mug] ${rec.winners[0]!.displayName}: thank you so much!`);
+    await poll(() => page.textContent('#winner-chat')).toContain(
+      `[Giftdrop Mug] ${rec.winners[0]!.displayName}: thank you so much!`,
+    );
     expect(await page.textContent('#winner-chat')).not.toContain('gg');
 
     // the history on screen: the draw, its winners and its verify status
@@ -147,9 +188,12 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium', { timeout: 120_000 }, ()
 
     // CSV download
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
-    const csv = await readFile((await download.path()), 'utf8');
+    const csv = await readFile(await download.path(), 'utf8');
     expect(download.suggestedFilename()).toBe('giftdrop-history.csv');
-    const lines = csv.trim().split('\n').filter((l) => l.includes(id));
+    const lines = csv
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes(id));
     expect(lines).toHaveLength(2);
     for (const w of rec.winners) expect(csv).toContain(w.login);
 

@@ -93,13 +93,26 @@ describe.skipIf(!HAS_CHROMIUM)('operator credentials in Chromium', { timeout: 12
       expect(await res.text(), path).not.toContain(s.bot.pages.token.token);
     }
     const token = encodeURIComponent(s.bot.pages.token.token);
-    for (const path of ['/dashboard/api/state', '/dashboard/api/prizes', '/dashboard/api/history.csv', `/dashboard/api/state?token=${token}`]) {
-      const res = await fetch(`${base}${path}`, { headers: { cookie: `giftdrop_dashboard_${s.bot.http.localPort}=${token}` } });
+    for (const path of [
+      '/dashboard/api/state',
+      '/dashboard/api/prizes',
+      '/dashboard/api/history.csv',
+      `/dashboard/api/state?token=${token}`,
+    ]) {
+      const res = await fetch(`${base}${path}`, {
+        headers: { cookie: `giftdrop_dashboard_${s.bot.http.localPort}=${token}` },
+      });
       expect(res.status, path).toBe(401);
     }
-    const post = await fetch(`${base}/dashboard/api/stream`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer not-the-token-at-all' }, body: '{"action":"offline"}' });
+    const post = await fetch(`${base}/dashboard/api/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer not-the-token-at-all' },
+      body: '{"action":"offline"}',
+    });
     expect(post.status).toBe(401);
-    const ok = await fetch(`${base}/dashboard/api/state`, { headers: { authorization: `Bearer ${s.bot.pages.token.token}` } });
+    const ok = await fetch(`${base}/dashboard/api/state`, {
+      headers: { authorization: `Bearer ${s.bot.pages.token.token}` },
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('set-cookie')).toBeNull();
   });
@@ -151,7 +164,9 @@ describe.skipIf(!HAS_CHROMIUM)('operator credentials in Chromium', { timeout: 12
 
     // A control: a cookie some other local service set on its own port reaches the thief's port
     // too (cookies are not separated by port), so the collection below would see a bot cookie.
-    const other = createServer((_req, res) => res.writeHead(200, { 'set-cookie': 'other_service=1; Path=/', 'content-type': 'text/plain' }).end('hi'));
+    const other = createServer((_req, res) =>
+      res.writeHead(200, { 'set-cookie': 'other_service=1; Path=/', 'content-type': 'text/plain' }).end('hi'),
+    );
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const otherPage = await browser.context.newPage();
     await otherPage.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
@@ -186,13 +201,18 @@ describe.skipIf(!HAS_CHROMIUM)('operator credentials in Chromium', { timeout: 12
           refusals.push(overlay.status);
         }
       }
-      expect(refusals.filter((code) => code !== 401 && code !== 403), `replayed ${stolenValues.join(' | ')}`).toEqual([]);
+      expect(
+        refusals.filter((code) => code !== 401 && code !== 403),
+        `replayed ${stolenValues.join(' | ')}`,
+      ).toEqual([]);
       // The streamer's own tabs still work (nothing was spent or ended by the visit), and the token
       // left their address bars.
       await poll(() => dash.textContent('#status')).toContain('chat');
       expect(dash.url()).toBe(`${base}/dashboard`);
       expect(legacy.url()).toBe(`${base}/dashboard`);
-      expect((await fetch(`${base}/dashboard/api/state`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(
+        (await fetch(`${base}/dashboard/api/state`, { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(200);
     } finally {
       await evil.close();
       await dash.close();

@@ -48,7 +48,14 @@ function follow(url: string): { frames: OverlayState[]; raw: string[] } {
         buf = buf.slice(i + 2);
         if (!frame.startsWith('event: state')) continue;
         out.raw.push(frame);
-        out.frames.push(JSON.parse(frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as OverlayState);
+        out.frames.push(
+          JSON.parse(
+            frame
+              .split('\n')
+              .find((l) => l.startsWith('data: '))!
+              .slice(6),
+          ) as OverlayState,
+        );
       }
     });
   });
@@ -114,7 +121,14 @@ describe('overlay hub', () => {
       await h.shutdown();
       await removeDir(h.dir);
     });
-    const hub = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 3600, maxResults: 2, batchMs: 10 });
+    const hub = new OverlayHub({
+      engine: h.svc,
+      clock: h.clock,
+      enter: '!enter',
+      winnersSeconds: 3600,
+      maxResults: 2,
+      batchMs: 10,
+    });
     cleanup.push(async () => hub.close());
     const keys = () => hub.state().draws.map((d) => `${d.key}:${d.stage}`);
     const key = (id: string | undefined) => overlayKey(id!);
@@ -181,8 +195,24 @@ describe('overlay hub', () => {
       await removeDir(h.dir);
     });
     const alerts = new EventEmitter();
-    const hub = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, alerts, alertSeconds: 5, batchMs: 10 });
-    const off = new OverlayHub({ engine: h.svc, clock: h.clock, enter: '!enter', winnersSeconds: 60, alerts, showAlerts: false, batchMs: 10 });
+    const hub = new OverlayHub({
+      engine: h.svc,
+      clock: h.clock,
+      enter: '!enter',
+      winnersSeconds: 60,
+      alerts,
+      alertSeconds: 5,
+      batchMs: 10,
+    });
+    const off = new OverlayHub({
+      engine: h.svc,
+      clock: h.clock,
+      enter: '!enter',
+      winnersSeconds: 60,
+      alerts,
+      showAlerts: false,
+      batchMs: 10,
+    });
     cleanup.push(async () => (hub.close(), off.close()));
     const order = {
       id: 'ord_0f3c9a8e2b7d4c1a9e8f7a6b5c4d3e2f',
@@ -201,7 +231,8 @@ describe('overlay hub', () => {
       ['New order', 'someone bought Giftdrop Hoodie and Giftdrop Mug'],
     ]);
     const text = JSON.stringify(hub.state());
-    for (const secret of ['fan@example.com', 'ord_', 'KX7Q2M', 'Real Name', 'Main St']) expect(text).not.toContain(secret);
+    for (const secret of ['fan@example.com', 'ord_', 'KX7Q2M', 'Real Name', 'Main St'])
+      expect(text).not.toContain(secret);
     expect(off.state().alerts).toEqual([]);
     h.clock.advance(5_100);
     expect(hub.state().alerts).toEqual([]);

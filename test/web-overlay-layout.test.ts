@@ -24,7 +24,8 @@ interface Box {
   width: number;
   height: number;
 }
-const inside = (b: Box, w: number, h: number) => b.x >= -0.5 && b.y >= -0.5 && b.x + b.width <= w + 0.5 && b.y + b.height <= h + 0.5;
+const inside = (b: Box, w: number, h: number) =>
+  b.x >= -0.5 && b.y >= -0.5 && b.x + b.width <= w + 0.5 && b.y + b.height <= h + 0.5;
 
 describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 }, () => {
   let browser: TestBrowser;
@@ -43,7 +44,11 @@ describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 
       s.chatServer.inject(s.chatServer.broadcaster, '!giveaway start giftdrop-mug 2 300');
       const id = await opened;
       for (const n of logins(`g${i}x`, 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-      await waitUntil(() => (s.bot.engine.drawViews().find((v) => v.record.id === id)?.entrants.size ?? 0) === 3, 5000, 'three entrants');
+      await waitUntil(
+        () => (s.bot.engine.drawViews().find((v) => v.record.id === id)?.entrants.size ?? 0) === 3,
+        5000,
+        'three entrants',
+      );
       const finished = new Promise<void>((resolve) => {
         const on = (r: { id: string }) => r.id === id && (s.bot.engine.events.off('draw-finished', on), resolve());
         s.bot.engine.events.on('draw-finished', on);
@@ -53,11 +58,23 @@ describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 
       results.push(id);
     }
     // the fifth: a gift draw, open, with more entrants than its card lists
-    const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 300 });
+    const { draw } = s.fourthwall.control.simulateGiftPurchase({
+      quantity: 3,
+      username: 'generous_fan',
+      durationSeconds: 300,
+    });
     openId = draw['id'] as string;
-    await waitUntil(() => s.bot.engine.drawViews().some((v) => v.record.id === openId && v.active), 10_000, 'the gift draw open');
+    await waitUntil(
+      () => s.bot.engine.drawViews().some((v) => v.record.id === openId && v.active),
+      10_000,
+      'the gift draw open',
+    );
     for (const n of logins('open_fan_longname_', 9)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
-    await waitUntil(() => (s.bot.engine.drawViews().find((v) => v.record.id === openId)?.entrants.size ?? 0) === 9, 5000, 'nine entrants');
+    await waitUntil(
+      () => (s.bot.engine.drawViews().find((v) => v.record.id === openId)?.entrants.size ?? 0) === 9,
+      5000,
+      'nine entrants',
+    );
     s.fourthwall.control.shop.placeOrder({ username: 'merch_enjoyer' });
   }, 150_000);
 
@@ -75,10 +92,19 @@ describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 
     // the newest three results in the band, oldest on top; the oldest of the four has left
     await poll(() => page.locator('#results .result').count()).toBe(3);
     const band = await page.locator('#results .result').evaluateAll((rows) =>
-      rows.map((r) => ({ key: (r as unknown as { dataset: { key: string } }).dataset.key, top: (r as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top })),
+      rows.map((r) => ({
+        key: (r as unknown as { dataset: { key: string } }).dataset.key,
+        top: (r as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top,
+      })),
     );
-    expect(band.sort((a, b) => a.top - b.top).map((r) => r.key)).toEqual([results[1], results[2], results[3]].map((id) => overlayKey(id!)));
-    expect(await page.locator('.card').evaluateAll((cards) => cards.map((c) => (c as unknown as { dataset: { key: string } }).dataset.key))).toEqual([overlayKey(openId)]);
+    expect(band.sort((a, b) => a.top - b.top).map((r) => r.key)).toEqual(
+      [results[1], results[2], results[3]].map((id) => overlayKey(id!)),
+    );
+    expect(
+      await page
+        .locator('.card')
+        .evaluateAll((cards) => cards.map((c) => (c as unknown as { dataset: { key: string } }).dataset.key)),
+    ).toEqual([overlayKey(openId)]);
     // each result is one compact line: prize above, winners below, one row no taller than 90 px at 1080
     for (const row of await page.locator('#results .result').all()) {
       expect((await row.boundingBox())!.height).toBeLessThanOrEqual((90 * height) / 1080);
@@ -105,16 +131,27 @@ describe.skipIf(!HAS_CHROMIUM)('overlay layout in Chromium', { timeout: 180_000 
     const boxes: (Box & { what: string })[] = [];
     for (const sel of ['.card', '#results .result', '.alert']) {
       for (const e of await page.locator(sel).all()) {
-        if ((await e.evaluate((x) => (x as unknown as { classList: { contains(c: string): boolean } }).classList.contains('offscreen'))) === true) continue;
+        if (
+          (await e.evaluate((x) =>
+            (x as unknown as { classList: { contains(c: string): boolean } }).classList.contains('offscreen'),
+          )) === true
+        )
+          continue;
         const b = (await e.boundingBox())!;
         expect(inside(b, width, height), `${sel} inside ${width}x${height}`).toBe(true);
         boxes.push({ ...b, what: sel });
       }
     }
     expect(boxes.length).toBe(5);
-    const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) expect(overlap(boxes[i]!, boxes[j]!), `${boxes[i]!.what} and ${boxes[j]!.what} overlap`).toBe(false);
-    await page.screenshot({ path: join(screenshotDir(), `overlay-five-draws-${width}x${height}.png`), omitBackground: true });
+    const overlap = (a: Box, b: Box) =>
+      a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++)
+        expect(overlap(boxes[i]!, boxes[j]!), `${boxes[i]!.what} and ${boxes[j]!.what} overlap`).toBe(false);
+    await page.screenshot({
+      path: join(screenshotDir(), `overlay-five-draws-${width}x${height}.png`),
+      omitBackground: true,
+    });
   }
 
   it('1920x1080: the open draw whole and on top, the three newest results in the band, an alert, none cut off or overlapping', async () => {

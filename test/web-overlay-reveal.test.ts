@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
-import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import {
+  drawSettled,
+  entrantsReach,
+  nextDrawOpened,
+  startLinkStack,
+  type LinkStack,
+} from './support/e2e-link-stack.js';
 import { overlayKey } from '../src/web/operator/overlay-view.js';
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 50 });
@@ -81,7 +87,11 @@ describe.skipIf(!HAS_CHROMIUM)('overlay winner reveal in Chromium', { timeout: 1
     expect(overhang.length).toBeGreaterThan(0);
     expect(Math.max(...overhang)).toBeLessThanOrEqual(0.5);
     // fitted by its font size, on one line (a Twitch name of 25 wide letters still fits unbroken)
-    expect(await li.evaluate((e) => (e as unknown as { classList: { contains(c: string): boolean } }).classList.contains('wrap'))).toBe(false);
+    expect(
+      await li.evaluate((e) =>
+        (e as unknown as { classList: { contains(c: string): boolean } }).classList.contains('wrap'),
+      ),
+    ).toBe(false);
     await page.screenshot({ path: join(screenshotDir(), 'overlay-long-winner.png'), omitBackground: true });
   });
 
@@ -90,7 +100,15 @@ describe.skipIf(!HAS_CHROMIUM)('overlay winner reveal in Chromium', { timeout: 1
     const card = page.locator(`.card[data-key="${overlayKey(id)}"]`);
     await card.locator('.winners li').waitFor();
     expect(await page.evaluate(REVEALS)).toBe(0);
-    expect(await card.locator('.winners li').evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { opacity: string } }).getComputedStyle(e).opacity)).toBe('1');
+    expect(
+      await card
+        .locator('.winners li')
+        .evaluate(
+          (e) =>
+            (globalThis as unknown as { getComputedStyle(x: unknown): { opacity: string } }).getComputedStyle(e)
+              .opacity,
+        ),
+    ).toBe('1');
     // a reroll after the reload: the replacement is revealed (and fits)
     const winner = (await s.record(id)).winners[0]!;
     s.say(s.mod, `!giveaway reroll ${winner.login}`);

@@ -32,7 +32,10 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
   beforeAll(async () => {
     browser = await launchBrowser();
     // (a long reveal: the winners' chat is shown in the revealed card, which the test reads at its pace)
-    s = await startInProcessStack({ settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true, revealSeconds: 300 } }, env: { GIFTDROP_OVERLAY_KEY: OVERLAY_KEY } });
+    s = await startInProcessStack({
+      settings: { overlay: { badge: 'giveaways by giftdrop', winnerChat: true, revealSeconds: 300 } },
+      env: { GIFTDROP_OVERLAY_KEY: OVERLAY_KEY },
+    });
     setShopLive({ fourthwall: s.fourthwall, chat: s.chatServer });
   }, 90_000);
 
@@ -48,7 +51,11 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
     expect(await page.locator('.card').count()).toBe(0);
 
-    const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 3, username: 'generous_fan', durationSeconds: 170 });
+    const { draw } = s.fourthwall.control.simulateGiftPurchase({
+      quantity: 3,
+      username: 'generous_fan',
+      durationSeconds: 170,
+    });
     const drawId = draw['id'] as string;
     const card = page.locator(`.card[data-key="${overlayKey(drawId)}"]`);
     await card.waitFor();
@@ -56,7 +63,9 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     expect(await card.locator('.prize').textContent()).toMatch(/\S/);
     expect(await card.locator('.sub').textContent()).toBe('3 winners · gifted by generous_fan');
     await poll(() => card.locator('.timer').textContent()).toMatch(/^[0-2]:\d\d$/);
-    const imageLoaded = await page.evaluate("(() => { const img = document.querySelector('.card .head img'); return img.complete && img.naturalWidth > 0; })()");
+    const imageLoaded = await page.evaluate(
+      "(() => { const img = document.querySelector('.card .head img'); return img.complete && img.naturalWidth > 0; })()",
+    );
     expect(imageLoaded).toBe(true);
 
     const names = logins('fan', 6);
@@ -102,12 +111,17 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     await poll(() => card.locator('.winners li').allTextContents()).toEqual(winners);
     expect(await card.locator('.prompt').textContent()).toBe('Winners');
     // revealed one by one: later winners start later
-    const delays = await page.evaluate(`[...document.querySelectorAll('.card[data-key="${overlayKey(drawId)}"] .winners li')].map((li) => li.style.animationDelay)`);
+    const delays = await page.evaluate(
+      `[...document.querySelectorAll('.card[data-key="${overlayKey(drawId)}"] .winners li')].map((li) => li.style.animationDelay)`,
+    );
     expect(delays).toEqual(['0s', '1.1s', '2.2s']);
     const rec = (await s.bot.repo.getDraw(drawId))!;
     // (a function, not a string: the page's CSP forbids eval, which string predicates need)
     await page.waitForFunction(() => {
-      const g = globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<unknown> }; getComputedStyle(e: unknown): { opacity: string } };
+      const g = globalThis as unknown as {
+        document: { querySelectorAll(s: string): Iterable<unknown> };
+        getComputedStyle(e: unknown): { opacity: string };
+      };
       return [...g.document.querySelectorAll('.winners li')].every((li) => g.getComputedStyle(li).opacity === '1');
     });
     // a winner's next line shows under the reveal, with the link in it replaced
@@ -118,7 +132,9 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     // the link giveaway nobody entered says so (found by key, not by position: both draws were
     // closed by one !giveaway end, and which settles first is not the test's to decide)
     // (it is a card or a row of the results band: one result is revealed big at a time)
-    await poll(() => page.locator(`.card:not([data-key="${overlayKey(drawId)}"]) .prompt, .result .r-winners`).allTextContents()).toContain('Nobody entered: no winner this time');
+    await poll(() =>
+      page.locator(`.card:not([data-key="${overlayKey(drawId)}"]) .prompt, .result .r-winners`).allTextContents(),
+    ).toContain('Nobody entered: no winner this time');
     await page.screenshot({ path: join(screenshotDir(), 'overlay-winners.png'), omitBackground: true });
 
     // nothing the overlay shows or receives carries a link, a gift id, an e-mail or a hash
@@ -127,7 +143,8 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     for (const text of [html, state]) {
       expect(text).not.toMatch(/https?:\/\/|gft_|redeem|@[a-z0-9-]+\.[a-z]/i);
       expect(text).not.toMatch(/[0-9a-f]{16}/i);
-      for (const hash of [rec.fairness.commitment, rec.fairness.entrantsDigest!, rec.fairness.seed!]) expect(text).not.toContain(hash.slice(0, 12));
+      for (const hash of [rec.fairness.commitment, rec.fairness.entrantsDigest!, rec.fairness.seed!])
+        expect(text).not.toContain(hash.slice(0, 12));
       for (const w of rec.winners) {
         expect(w.redeemUrl).toBeTruthy();
         expect(text).not.toContain(w.redeemUrl!);
@@ -176,7 +193,11 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
       // the bound holds: streams were evicted, none refused, the count stays at the per-client cap
       expect(s.bot.pages.overlay.stats().clients).toBeLessThanOrEqual(8);
       // the overlay (the stream that renders, kept: the newest and idle go first) keeps following a new draw
-      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'late_fan', durationSeconds: 170 });
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({
+        quantity: 1,
+        username: 'late_fan',
+        durationSeconds: 170,
+      });
       const card = page.locator(`.card[data-key="${overlayKey(draw['id'] as string)}"]`);
       await card.waitFor({ timeout: 15_000 });
       for (const n of logins('idlefan', 3)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
@@ -213,10 +234,13 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
     /** One overlay request on a fresh connection (as OBS's reloads and image loads make). */
     const fresh = (path: string) =>
       new Promise<number>((resolve) => {
-        const req = request({ host: '127.0.0.1', port: s.bot.http.localPort, path, headers: { host: '127.0.0.1' }, agent: false }, (r) => {
-          r.resume();
-          r.on('end', () => resolve(r.statusCode ?? 0));
-        });
+        const req = request(
+          { host: '127.0.0.1', port: s.bot.http.localPort, path, headers: { host: '127.0.0.1' }, agent: false },
+          (r) => {
+            r.resume();
+            r.on('end', () => resolve(r.statusCode ?? 0));
+          },
+        );
         req.on('error', () => resolve(0));
         req.setTimeout(5_000, () => req.destroy());
         req.end();
@@ -228,10 +252,17 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
         statuses.push(await fresh(i % 2 ? '/overlay/state' : '/overlay'));
         await new Promise((r) => setTimeout(r, 50));
       }
-      expect(statuses.filter((st) => st !== 200), statuses.join(',')).toEqual([]);
+      expect(
+        statuses.filter((st) => st !== 200),
+        statuses.join(','),
+      ).toEqual([]);
       // the live stream was never the one closed: the overlay follows a new draw without reconnecting
       const opened = streamsOpened;
-      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'crowded_fan', durationSeconds: 170 });
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({
+        quantity: 1,
+        username: 'crowded_fan',
+        durationSeconds: 170,
+      });
       await page.locator(`.card[data-key="${overlayKey(draw['id'] as string)}"]`).waitFor({ timeout: 15_000 });
       expect(streamsOpened).toBe(opened);
     } finally {
@@ -252,7 +283,11 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
       expect((await page.goto(`${s.bot.http.localUrl}/overlay?key=${OVERLAY_KEY}`))!.status()).toBe(200);
       // its script and style hold no data; its event stream and images carry the key from its URL (no cookie)
       await poll(() => page.textContent('#badge')).toBe('giveaways by giftdrop');
-      const { draw } = s.fourthwall.control.simulateGiftPurchase({ quantity: 1, username: 'remote_fan', durationSeconds: 170 });
+      const { draw } = s.fourthwall.control.simulateGiftPurchase({
+        quantity: 1,
+        username: 'remote_fan',
+        durationSeconds: 170,
+      });
       const card = page.locator(`.card[data-key="${overlayKey(draw['id'] as string)}"]`);
       await card.waitFor({ timeout: 15_000 });
       for (const n of logins('remotefan', 2)) s.chatServer.inject(s.chatServer.viewer(n), '!enter');
@@ -274,7 +309,10 @@ describe.skipIf(!HAS_CHROMIUM)('overlay in Chromium', { timeout: 120_000 }, () =
       });
     for (const path of ['/overlay', '/overlay/events', '/overlay/state', '/dashboard', '/dashboard/api/state']) {
       expect(await status(s.bot.http.port, path, { host: '127.0.0.1' }), `${path} on HTTP_PORT`).toBe(404);
-      const refused: Record<string, string>[] = [{ host: 'evil.example' }, { host: '127.0.0.1', 'x-forwarded-for': '203.0.113.5' }];
+      const refused: Record<string, string>[] = [
+        { host: 'evil.example' },
+        { host: '127.0.0.1', 'x-forwarded-for': '203.0.113.5' },
+      ];
       for (const headers of refused) {
         expect(await status(s.bot.http.localPort, path, headers), `${path} ${JSON.stringify(headers)}`).toBe(403);
       }

@@ -25,7 +25,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrawRecord } from '../src/giveaway/model.js';
 import { HAS_CHROMIUM, launchBrowser, screenshotDir, type TestBrowser } from './support/browser.js';
 import { freePort } from './support/e2e-stack.js';
-import { drawSettled, entrantsReach, nextDrawOpened, startLinkStack, type LinkStack } from './support/e2e-link-stack.js';
+import {
+  drawSettled,
+  entrantsReach,
+  nextDrawOpened,
+  startLinkStack,
+  type LinkStack,
+} from './support/e2e-link-stack.js';
 
 const SIZES = [
   { name: '1920', width: 1920, height: 1080 },
@@ -43,7 +49,7 @@ async function widthAt(page: Page, name: string, size: (typeof SIZES)[number]): 
 }
 
 /** Every run of 16 or more hex digits in the page's whole DOM (text and attributes). */
-const HEX_RUNS = "(document.documentElement.outerHTML.match(/[0-9a-fA-F]{16,}/g) || [])";
+const HEX_RUNS = '(document.documentElement.outerHTML.match(/[0-9a-fA-F]{16,}/g) || [])';
 
 /**
  * Each visible control of the signed-in dashboard at the current size, scrolled into view: its
@@ -129,7 +135,8 @@ describe.skipIf(!HAS_CHROMIUM)('the show on stream and the second screen, in Chr
     await page.locator('#signin').waitFor();
     expect(await page.textContent('#token-where')).toBe(s.bot.pages.token.file);
     expect(s.bot.pages.token.file).toBe(join(s.dataDir, 'dashboard.token'));
-    for (const size of SIZES) expect(await widthAt(page, 'signin', size), `sign-in at ${size.name}`).toBeLessThanOrEqual(size.width);
+    for (const size of SIZES)
+      expect(await widthAt(page, 'signin', size), `sign-in at ${size.name}`).toBeLessThanOrEqual(size.width);
     await page.close();
   });
 
@@ -142,9 +149,16 @@ describe.skipIf(!HAS_CHROMIUM)('the show on stream and the second screen, in Chr
     // at 390 px (the size widthAt left): every control, with the draw open, then with none (the
     // product picker and Start, which apply only while no link giveaway runs)
     const everyControl = async (want: string[]) => {
-      const controls = await page.evaluate<{ what: string; left: number; right: number; width: number; height: number; topmost: boolean }[]>(CONTROLS);
+      const controls =
+        await page.evaluate<
+          { what: string; left: number; right: number; width: number; height: number; topmost: boolean }[]
+        >(CONTROLS);
       const names = controls.map((c) => c.what);
-      for (const w of want) expect(names.some((n) => n.startsWith(w)), `${w} among ${names.join(', ')}`).toBe(true);
+      for (const w of want)
+        expect(
+          names.some((n) => n.startsWith(w)),
+          `${w} among ${names.join(', ')}`,
+        ).toBe(true);
       for (const c of controls) {
         expect(c.left, `${c.what} starts on screen`).toBeGreaterThanOrEqual(-0.5);
         expect(c.right, `${c.what} ends on screen`).toBeLessThanOrEqual(390.5);
@@ -164,9 +178,26 @@ describe.skipIf(!HAS_CHROMIUM)('the show on stream and the second screen, in Chr
       const row = page.locator(`#history tr[data-id="${handedBack.id}"]`);
       expect(await row.locator('td[data-label="status"]').textContent()).toContain('failed');
       expect(await row.locator('td[data-label="winners"]').textContent()).toBe('nobody');
-      await poll(() => row.locator('td[data-label="verify"]').textContent()).toBe('nobody won (seed and list check out)');
-      for (const size of SIZES) expect(await widthAt(page, 'dashboard', size), `dashboard at ${size.name}`).toBeLessThanOrEqual(size.width);
-      await everyControl(['button#go-', 'button#logout', 'button#end', 'button#cancel', 'select#entrant-draw', 'input#entrant-search', 'input#history-search', 'select#history-status', 'a#csv', 'a#json', 'button Copy', 'button Remind', 'button Reroll']);
+      await poll(() => row.locator('td[data-label="verify"]').textContent()).toBe(
+        'nobody won (seed and list check out)',
+      );
+      for (const size of SIZES)
+        expect(await widthAt(page, 'dashboard', size), `dashboard at ${size.name}`).toBeLessThanOrEqual(size.width);
+      await everyControl([
+        'button#go-',
+        'button#logout',
+        'button#end',
+        'button#cancel',
+        'select#entrant-draw',
+        'input#entrant-search',
+        'input#history-search',
+        'select#history-status',
+        'a#csv',
+        'a#json',
+        'button Copy',
+        'button Remind',
+        'button Reroll',
+      ]);
     } finally {
       // (whatever happened above: the next test starts a link giveaway of its own)
       const cancelled = drawSettled(s, open.id);
@@ -185,9 +216,12 @@ describe.skipIf(!HAS_CHROMIUM)('the show on stream and the second screen, in Chr
     expect(await page.locator('body').getAttribute('data-verdict')).toBe('verified');
     expect(await page.locator('body').getAttribute('data-outcome')).toBe('nobody');
     const status = (await page.textContent('#status'))!;
-    expect(status).toMatch(/^Nobody won this draw: no eligible entrant for 2 gifts; Fourthwall takes one winner per gift/);
+    expect(status).toMatch(
+      /^Nobody won this draw: no eligible entrant for 2 gifts; Fourthwall takes one winner per gift/,
+    );
     expect(await page.textContent('#checks')).not.toMatch(/announced at close/);
-    for (const size of SIZES) expect(await widthAt(page, 'verify-failed', size), `verify at ${size.name}`).toBeLessThanOrEqual(size.width);
+    for (const size of SIZES)
+      expect(await widthAt(page, 'verify-failed', size), `verify at ${size.name}`).toBeLessThanOrEqual(size.width);
     await page.close();
   });
 
@@ -195,7 +229,8 @@ describe.skipIf(!HAS_CHROMIUM)('the show on stream and the second screen, in Chr
     const page = await browser.context.newPage();
     await page.goto(`${base}/claim`);
     await page.locator('#login').waitFor();
-    for (const size of SIZES) expect(await widthAt(page, 'claim', size), `claim at ${size.name}`).toBeLessThanOrEqual(size.width);
+    for (const size of SIZES)
+      expect(await widthAt(page, 'claim', size), `claim at ${size.name}`).toBeLessThanOrEqual(size.width);
     await page.close();
   });
 

@@ -46,10 +46,11 @@ async function until(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 5));
 }
 
-const ended = (res: IncomingMessage) => new Promise<void>((r) => (res.readableEnded || res.destroyed ? r() : (res.on('end', r), res.on('close', r))));
+const ended = (res: IncomingMessage) =>
+  new Promise<void>((r) => (res.readableEnded || res.destroyed ? r() : (res.on('end', r), res.on('close', r))));
 
 describe('SseHub', () => {
-  it('a stream over the per-client cap ends that client\'s newest earlier stream (the long-lived one that renders stays); other clients keep theirs', async () => {
+  it("a stream over the per-client cap ends that client's newest earlier stream (the long-lived one that renders stays); other clients keep theirs", async () => {
     const { port, hub } = await start({ maxPerClient: 2 });
     const a1 = await open(port, 'a');
     a1.resume();

@@ -38,7 +38,13 @@ function whispersOn(chat: ChatServer, clock: ManualClock, dataDir: string): Twit
 }
 
 /** Moves the clock in steps while no whisper is in flight, until `done` holds (real sockets answer in between). */
-async function driveUntil(clock: ManualClock, w: TwitchWhispers, done: () => boolean, stepMs: number, maxSteps = 20_000): Promise<void> {
+async function driveUntil(
+  clock: ManualClock,
+  w: TwitchWhispers,
+  done: () => boolean,
+  stepMs: number,
+  maxSteps = 20_000,
+): Promise<void> {
   for (let i = 0; i < maxSteps && !done(); i++) {
     await new Promise((r) => setImmediate(r));
     await w.idle();
@@ -52,7 +58,11 @@ describe('whisper queue across a restart', () => {
     const clock = new ManualClock(Date.UTC(2026, 5, 1));
     const dataDir = await mkdtemp(join(tmpdir(), 'gd-whispers-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const chat = await startChatServer({ clock, scopes: ['chat:read', 'chat:edit', 'user:manage:whispers'], tokenLifetimeSeconds: 30 * 86_400 });
+    const chat = await startChatServer({
+      clock,
+      scopes: ['chat:read', 'chat:edit', 'user:manage:whispers'],
+      tokenLifetimeSeconds: 30 * 86_400,
+    });
     cleanups.push(() => chat.close());
     const helix = new SandboxHelix({ auth: chat.tokens, clock });
     chat.mount((req, res) => helix.handle(req, res));
@@ -66,7 +76,10 @@ describe('whisper queue across a restart', () => {
     expect(helix.whispers).toHaveLength(40);
     first.stop();
     await first.idle();
-    const saved = JSON.parse(await readFile(join(dataDir, WHISPER_FILE), 'utf8')) as { queued: { to: string }[]; budget: { recipients: unknown[] } };
+    const saved = JSON.parse(await readFile(join(dataDir, WHISPER_FILE), 'utf8')) as {
+      queued: { to: string }[];
+      budget: { recipients: unknown[] };
+    };
     expect(saved.queued.map((q) => q.to)).toEqual([40, 41, 42, 43, 44].map(to));
     expect(saved.budget.recipients).toHaveLength(40);
 

@@ -7,11 +7,18 @@ import { parentPort } from 'node:worker_threads';
 import { silentLogger } from '../../src/logging/index.js';
 import { startLocalChat } from '../../src/local/local-stack.js';
 import { startChatServer, type ChatServer, type SimViewer } from '../../src/sandbox/chat/index.js';
-import type { ChatSandboxReply, ChatSandboxRequest, ChatSandboxStarted, SandboxInfo, SandboxName } from '../chat-sandboxes.js';
+import type {
+  ChatSandboxReply,
+  ChatSandboxRequest,
+  ChatSandboxStarted,
+  SandboxInfo,
+  SandboxName,
+} from '../chat-sandboxes.js';
 import { flat, viewers } from '../chat-support.js';
 
 const port = parentPort;
-if (!port) throw new Error('bench/support/chat-sandboxes-worker.ts runs as a worker thread (bench/chat-sandboxes.ts starts it)');
+if (!port)
+  throw new Error('bench/support/chat-sandboxes-worker.ts runs as a worker thread (bench/chat-sandboxes.ts starts it)');
 
 function info(s: ChatServer): SandboxInfo {
   const { url, authUrl, host, port, channel, channelId, botLogin, token, refreshToken, clientId, clientSecret } = s;
@@ -34,7 +41,10 @@ async function serve(servers: Record<SandboxName, ChatServer>): Promise<void> {
         let vs = people.get(key);
         if (!vs) people.set(key, (vs = viewers(server, r.prefix, r.viewers)));
         const seen = vs;
-        lists.set(`${r.sandbox}:${r.list}`, Array.from(r.order, (i) => flat(server.formatPrivmsg(seen[i]!, '!enter'))));
+        lists.set(
+          `${r.sandbox}:${r.list}`,
+          Array.from(r.order, (i) => flat(server.formatPrivmsg(seen[i]!, '!enter'))),
+        );
         return undefined;
       }
       case 'inject': {
@@ -60,8 +70,18 @@ async function serve(servers: Record<SandboxName, ChatServer>): Promise<void> {
   };
   port!.on('message', (r: ChatSandboxRequest) => {
     handle(r).then(
-      (cpu) => port!.postMessage({ id: r.id, ok: true, ...(cpu === undefined ? {} : { cpuUs: cpu }) } satisfies ChatSandboxReply),
-      (err: unknown) => port!.postMessage({ id: r.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies ChatSandboxReply),
+      (cpu) =>
+        port!.postMessage({
+          id: r.id,
+          ok: true,
+          ...(cpu === undefined ? {} : { cpuUs: cpu }),
+        } satisfies ChatSandboxReply),
+      (err: unknown) =>
+        port!.postMessage({
+          id: r.id,
+          ok: false,
+          error: err instanceof Error ? err.message : String(err),
+        } satisfies ChatSandboxReply),
     );
   });
 }

@@ -40,7 +40,11 @@ function runStream(url, s, durationMs, t0, out) {
         {
           method: 'POST',
           agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-fourthwall-hmac-sha256': signature },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'x-fourthwall-hmac-sha256': signature,
+          },
         },
         (res) => {
           res.resume();

@@ -321,7 +321,13 @@ interface CommandParts {
 function wireChatCommands(c: BotContext, p: CommandParts): ChatLines {
   const { chat, engine, streaming, twitchApi } = p;
   const { names, clock, logger } = c;
-  const statusNote = () => twitchApi?.accounts?.summary(engine.drawViews().filter((v) => v.active).map((v) => v.record.id));
+  const statusNote = () =>
+    twitchApi?.accounts?.summary(
+      engine
+        .drawViews()
+        .filter((v) => v.active)
+        .map((v) => v.record.id),
+    );
   const autoStreaming = () => twitchApi?.watch;
   const admit = commandGate(c.settings.sharedChat, () => chat.channelId());
   const registry = giveawayCommands({ names, engine, streaming, statusNote, autoStreaming, admit, clock, logger });

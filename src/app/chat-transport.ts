@@ -68,7 +68,12 @@ export function openChat(c: BotContext, twitchAuth: TwitchAuthStartup): ChatConn
 export function linkChat(
   c: BotContext,
   chat: ChatConnection,
-  d: { twitchAuth: TwitchAuthStartup; helix: HelixClient | undefined; eventSub: EventSubClient | undefined; channels: ChannelLogins },
+  d: {
+    twitchAuth: TwitchAuthStartup;
+    helix: HelixClient | undefined;
+    eventSub: EventSubClient | undefined;
+    channels: ChannelLogins;
+  },
 ): void {
   if (!(chat instanceof EventSubChat)) return;
   const { config, logger, clock } = c;
@@ -77,24 +82,48 @@ export function linkChat(
   if (!helix || !eventSub) return; // openChat refused to start without the bot's application
   const appToken =
     config.settings.chat.botBadge && t.clientId && t.clientSecret
-      ? new AppToken({ auth: d.twitchAuth.auth, clientId: t.clientId, clientSecret: t.clientSecret, logger, registerSecret: (v) => registerSecret(logger, v) })
+      ? new AppToken({
+          auth: d.twitchAuth.auth,
+          clientId: t.clientId,
+          clientSecret: t.clientSecret,
+          logger,
+          registerSecret: (v) => registerSecret(logger, v),
+        })
       : undefined;
   const appHelix =
     appToken && t.clientId
-      ? new HelixClient({ apiUrl: t.apiUrl ?? 'https://api.twitch.tv/helix', clientId: t.clientId, token: appToken, tokenName: 'the app access token (TWITCH_CLIENT_SECRET)', dispatcher: d.twitchAuth.auth.dispatcher, clock, logger })
+      ? new HelixClient({
+          apiUrl: t.apiUrl ?? 'https://api.twitch.tv/helix',
+          clientId: t.clientId,
+          token: appToken,
+          tokenName: 'the app access token (TWITCH_CLIENT_SECRET)',
+          dispatcher: d.twitchAuth.auth.dispatcher,
+          clock,
+          logger,
+        })
       : undefined;
-  if (!appHelix && config.settings.chat.botBadge) logger.info('chat over EventSub without TWITCH_CLIENT_SECRET: the bot\'s lines carry no Chat Bot badge');
+  if (!appHelix && config.settings.chat.botBadge)
+    logger.info("chat over EventSub without TWITCH_CLIENT_SECRET: the bot's lines carry no Chat Bot badge");
   const partnerEntries = config.settings.sharedChat.partnerEntries;
   chat.attach({
     events: eventSub,
     identify: async () => {
       const botUserId = d.twitchAuth.tokens.validated()?.userId ?? (await d.twitchAuth.tokens.check()).userId;
       const channel = await helix.userByLogin(t.channel!.replace(/^#/, '').toLowerCase());
-      if (!channel) throw new GiftdropError('TWITCH_CHANNEL_UNKNOWN', `Twitch knows no channel "${t.channel}": check TWITCH_CHANNEL.`);
+      if (!channel)
+        throw new GiftdropError(
+          'TWITCH_CHANNEL_UNKNOWN',
+          `Twitch knows no channel "${t.channel}": check TWITCH_CHANNEL.`,
+        );
       return { channelId: channel.id, botUserId };
     },
     endpoint: (ids) => {
-      if (appToken) void appToken.start().catch((err: unknown) => logger.warn({ err }, 'could not get an app access token yet (it is asked again with the first line)'));
+      if (appToken)
+        void appToken
+          .start()
+          .catch((err: unknown) =>
+            logger.warn({ err }, 'could not get an app access token yet (it is asked again with the first line)'),
+          );
       return new HelixChatEndpoint({
         broadcasterId: ids.channelId,
         senderId: ids.botUserId,

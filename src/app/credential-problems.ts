@@ -15,12 +15,19 @@ import { giftdropCommand } from '../platform/invocation.js';
 /** The variables that hold the Fourthwall credentials in use (e.g. `FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD`). */
 export function fourthwallCredentialNames(auth: Config['fourthwall']['auth']): string {
   if (auth.kind === 'basic') return 'FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD';
-  if (auth.kind === 'oauth') return auth.clientId ? 'FOURTHWALL_REFRESH_TOKEN/FOURTHWALL_CLIENT_ID/FOURTHWALL_CLIENT_SECRET' : 'FOURTHWALL_ACCESS_TOKEN';
+  if (auth.kind === 'oauth')
+    return auth.clientId
+      ? 'FOURTHWALL_REFRESH_TOKEN/FOURTHWALL_CLIENT_ID/FOURTHWALL_CLIENT_SECRET'
+      : 'FOURTHWALL_ACCESS_TOKEN';
   return 'the Fourthwall credentials';
 }
 
 /** One line when `err` is Fourthwall refusing the credentials (401/403), else undefined. */
-export function fourthwallCredentialProblem(auth: Config['fourthwall']['auth'], err: unknown, o: { fromPage?: boolean } = {}): string | undefined {
+export function fourthwallCredentialProblem(
+  auth: Config['fourthwall']['auth'],
+  err: unknown,
+  o: { fromPage?: boolean } = {},
+): string | undefined {
   if (!(err instanceof FourthwallAuthError) && !(err instanceof FourthwallTokenError)) return undefined;
   const answer = err instanceof FourthwallAuthError ? `${err.status} ${err.code}` : `${err.status ?? 'a refusal'}`;
   return (

@@ -13,9 +13,16 @@ import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../sto
  * Takes `<dataDir>/giftdrop.lock` or exits 1 with one line on stderr. `dataRoot`: DATA_DIR itself,
  * when `dataDir` is below it; `secretFiles`: files in it that hold secrets (the dashboard token).
  */
-export async function lockDataDirOrExit(dataDir: string, warn: (message: string) => void, o: { dataRoot?: string; secretFiles?: string[] } = {}): Promise<DataDirLock> {
+export async function lockDataDirOrExit(
+  dataDir: string,
+  warn: (message: string) => void,
+  o: { dataRoot?: string; secretFiles?: string[] } = {},
+): Promise<DataDirLock> {
   const checks: [string, string][] = [
-    ...[...new Set([o.dataRoot ?? dataDir, dataDir])].map((d): [string, string] => [d, 'the data directory (DATA_DIR)']),
+    ...[...new Set([o.dataRoot ?? dataDir, dataDir])].map((d): [string, string] => [
+      d,
+      'the data directory (DATA_DIR)',
+    ]),
     ...(o.secretFiles ?? []).map((f): [string, string] => [f, 'the secret file']),
   ];
   for (const [path, what] of checks) {

@@ -24,9 +24,17 @@ type PortSetting = 'HTTP_PORT' | 'GIFTDROP_LOCAL_PORT';
  * starts the bot as `inv` runs it (HTTP_PORT's suggestion skips HTTP_PORT + 1, where the
  * streamer's own listener goes by default).
  */
-export function portInUseMessage(host: string, port: number, inv: Invocation = thisInvocation(), setting: PortSetting = 'HTTP_PORT'): string {
+export function portInUseMessage(
+  host: string,
+  port: number,
+  inv: Invocation = thisInvocation(),
+  setting: PortSetting = 'HTTP_PORT',
+): string {
   const other = setting === 'HTTP_PORT' ? (port >= 65534 ? port - 2 : port + 2) : port === 65535 ? port - 1 : port + 1;
-  const after = setting === 'HTTP_PORT' ? ' (and point the Fourthwall webhook or tunnel at it)' : ' (the overlay and dashboard URLs follow it)';
+  const after =
+    setting === 'HTTP_PORT'
+      ? ' (and point the Fourthwall webhook or tunnel at it)'
+      : ' (the overlay and dashboard URLs follow it)';
   return (
     `${setting} ${port} on ${host} is already in use (another giftdrop, or another program, holds it): ` +
     `stop that one, or pick another port, e.g. ${runWithEnv(inv.platform, { [setting]: other }, commandLine(inv, 'start'))}${after}.`
@@ -34,14 +42,21 @@ export function portInUseMessage(host: string, port: number, inv: Invocation = t
 }
 
 /** Resolves with the line saying why the port cannot be listened on, or undefined when it can (0 always can). */
-export function checkPortFree(host: string, port: number, setting: PortSetting = 'HTTP_PORT'): Promise<string | undefined> {
+export function checkPortFree(
+  host: string,
+  port: number,
+  setting: PortSetting = 'HTTP_PORT',
+): Promise<string | undefined> {
   if (port === 0) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
       const hostSetting = setting === 'HTTP_PORT' ? 'HTTP_HOST' : 'GIFTDROP_LOCAL_BIND';
       if (isAddressInUse(err)) resolve(portInUseMessage(host, port, thisInvocation(), setting));
-      else resolve(`cannot listen on ${hostSetting} ${host}, ${setting} ${port} (${err.code ?? err.message}): check both settings.`);
+      else
+        resolve(
+          `cannot listen on ${hostSetting} ${host}, ${setting} ${port} (${err.code ?? err.message}): check both settings.`,
+        );
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
   });

@@ -59,7 +59,9 @@ function ticketSettings(file: FileSettings): Pick<GiveawaySettings, 'tickets'> {
   if (!cp.enabled && !bits.enabled) return {};
   return {
     tickets: {
-      ...(cp.enabled ? { channelPoints: { ticketsPerRedemption: cp.ticketsPerRedemption, maxPerViewer: cp.maxPerViewer } } : {}),
+      ...(cp.enabled
+        ? { channelPoints: { ticketsPerRedemption: cp.ticketsPerRedemption, maxPerViewer: cp.maxPerViewer } }
+        : {}),
       ...(bits.enabled ? { bits: { bitsPerTicket: bits.bitsPerTicket, maxTickets: bits.maxTickets } } : {}),
     },
   };

@@ -62,7 +62,10 @@ export interface TwitchEvents {
 
 type TwitchFeature = 'channelPoints' | 'bits';
 
-const SCOPES = { channelPoints: BROADCASTER_FEATURE_SCOPES.channelPoints, bits: BROADCASTER_FEATURE_SCOPES.bits } as const;
+const SCOPES = {
+  channelPoints: BROADCASTER_FEATURE_SCOPES.channelPoints,
+  bits: BROADCASTER_FEATURE_SCOPES.bits,
+} as const;
 
 /** The engine as the features' entry door. */
 function doorOf(engine: GiveawayEngine): EntryDoor {
@@ -70,7 +73,8 @@ function doorOf(engine: GiveawayEngine): EntryDoor {
     enterByTickets: (req) => engine.enterByTickets(req),
     entriesOpen: () => engine.drawViews().some((v) => v.active && v.phase === 'open'),
     onDrawsChanged: (fn) => {
-      for (const e of ['draw-opened', 'draw-closed', 'draw-finished', 'draw-failed', 'draw-cancelled'] as const) engine.events.on(e, () => fn());
+      for (const e of ['draw-opened', 'draw-closed', 'draw-finished', 'draw-failed', 'draw-cancelled'] as const)
+        engine.events.on(e, () => fn());
     },
   };
 }
@@ -94,9 +98,18 @@ export function startTwitchEvents(d: {
   const tokens = envTokenPort({
     bot: chatAccountToken(d.auth.tokens, d.auth.auth),
     ...(t.broadcasterToken
-      ? { broadcaster: { token: t.broadcasterToken, refreshToken: t.broadcasterRefreshToken, clientId: t.clientId, clientSecret: t.clientSecret } }
+      ? {
+          broadcaster: {
+            token: t.broadcasterToken,
+            refreshToken: t.broadcasterRefreshToken,
+            clientId: t.clientId,
+            clientSecret: t.clientSecret,
+          },
+        }
       : {}),
-    ...(saved ? { savedBroadcaster: savedAccountToken(saved, d.auth.auth, "the broadcaster's Twitch login (setup page)") } : {}),
+    ...(saved
+      ? { savedBroadcaster: savedAccountToken(saved, d.auth.auth, "the broadcaster's Twitch login (setup page)") }
+      : {}),
     auth: d.auth.auth,
     logger,
     registerSecret: (v) => registerSecret(logger, v),
@@ -122,14 +135,14 @@ export function startTwitchEvents(d: {
   const botHelix = d.twitchApi?.helix;
   const eventSub =
     botHelix || broadcasterHelix
-    ? new EventSubClient({
-        ...(t.eventSubUrl ? { url: t.eventSubUrl } : {}),
-        ...d.options?.eventSub,
-        helixFor: (account) => (account === 'bot' ? botHelix : broadcasterHelix),
-        clock,
-        logger,
-      })
-    : undefined;
+      ? new EventSubClient({
+          ...(t.eventSubUrl ? { url: t.eventSubUrl } : {}),
+          ...d.options?.eventSub,
+          helixFor: (account) => (account === 'bot' ? botHelix : broadcasterHelix),
+          clock,
+          logger,
+        })
+      : undefined;
   const notStarted: Partial<Record<TwitchFeature, string>> = {};
   const problem = (line: string, features: readonly TwitchFeature[] = []) => {
     for (const f of features) notStarted[f] = line;
@@ -165,7 +178,10 @@ export function startTwitchEvents(d: {
       if (!features.length) return;
       const what = features.join(' and ');
       if (!broadcasterToken)
-        return problem(`${what} need the broadcaster's Twitch login: log the broadcaster in on the setup page, or set TWITCH_BROADCASTER_TOKEN; they are off.`, features);
+        return problem(
+          `${what} need the broadcaster's Twitch login: log the broadcaster in on the setup page, or set TWITCH_BROADCASTER_TOKEN; they are off.`,
+          features,
+        );
       if (!broadcasterHelix || !eventSub)
         return problem(
           `${what} need the Twitch application ${broadcasterToken.name} was issued to: set TWITCH_CLIENT_ID (${giftdropCommand('setup')} shows how), or log the broadcaster in on the setup page instead; they are off.`,
@@ -178,13 +194,19 @@ export function startTwitchEvents(d: {
         return problem(`${what} are off: ${(err as Error).message}`, features);
       }
       if (t.channel && who.login !== t.channel)
-        return problem(`${broadcasterToken.name} belongs to "${who.login}", not to the channel "${t.channel}": log the channel's own account in; ${what} are off.`, features);
+        return problem(
+          `${broadcasterToken.name} belongs to "${who.login}", not to the channel "${t.channel}": log the channel's own account in; ${what} are off.`,
+          features,
+        );
       const door = doorOf(d.engine);
       const roles = rolesLookup(who.userId, who.scopes);
       for (const f of features) {
         const scope = SCOPES[f];
         if (!who.scopes.includes(scope)) {
-          problem(`${broadcasterToken.name} lacks the scope ${scope}: log the broadcaster in again with it; ${f === 'bits' ? 'bits tickets are' : 'channel points are'} off.`, [f]);
+          problem(
+            `${broadcasterToken.name} lacks the scope ${scope}: log the broadcaster in again with it; ${f === 'bits' ? 'bits tickets are' : 'channel points are'} off.`,
+            [f],
+          );
           continue;
         }
         if (f === 'channelPoints') {
@@ -204,7 +226,14 @@ export function startTwitchEvents(d: {
           });
           await events.channelPoints.start();
         } else {
-          events.bits = new BitsEntries({ broadcasterId: who.userId, topics: eventSub, door, logger, onProblem: problem, ...(roles ? { roles } : {}) });
+          events.bits = new BitsEntries({
+            broadcasterId: who.userId,
+            topics: eventSub,
+            door,
+            logger,
+            onProblem: problem,
+            ...(roles ? { roles } : {}),
+          });
           events.bits.start();
         }
       }

@@ -33,7 +33,10 @@ export async function beaconForBot(config: Config, opts: { clock: Clock; logger:
     try {
       client = await DrandBeacon.connectSandbox({ url: config.beaconUrl, clock: opts.clock, logger: opts.logger });
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'the sandbox beacon is not reachable: draws use the committed seed alone');
+      log.warn(
+        { err: (err as Error).message },
+        'the sandbox beacon is not reachable: draws use the committed seed alone',
+      );
       return none;
     }
   }

@@ -104,10 +104,18 @@ export class DrandBeacon implements BeaconPort {
     const body = await res.body.json().catch(() => undefined);
     if (res.statusCode !== 200) throw new BeaconError(`sandbox beacon info answered ${res.statusCode}`);
     const parsed = infoSchema.safeParse(body);
-    if (!parsed.success) throw new BeaconError(`sandbox beacon info is malformed: ${parsed.error.issues[0]?.message ?? '?'}`);
+    if (!parsed.success)
+      throw new BeaconError(`sandbox beacon info is malformed: ${parsed.error.issues[0]?.message ?? '?'}`);
     const i = parsed.data;
-    const chain: DrandChain = { hash: i.hash, publicKey: i.public_key, genesis: i.genesis_time, period: i.period, scheme: i.schemeID };
-    if ((await import('../fairness/drand.js')).chainHashOf(chain) !== i.hash) throw new BeaconError('sandbox beacon chain hash does not match its key and schedule');
+    const chain: DrandChain = {
+      hash: i.hash,
+      publicKey: i.public_key,
+      genesis: i.genesis_time,
+      period: i.period,
+      scheme: i.schemeID,
+    };
+    if ((await import('../fairness/drand.js')).chainHashOf(chain) !== i.hash)
+      throw new BeaconError('sandbox beacon chain hash does not match its key and schedule');
     return new DrandBeacon(options, chain, true);
   }
 
@@ -140,7 +148,9 @@ export class DrandBeacon implements BeaconPort {
     throw new BeaconError(`round ${round} was not available in time (${last})`);
   }
 
-  private async attempt(round: number): Promise<{ kind: 'round'; round: BeaconRound } | { kind: 'retry'; reason: string }> {
+  private async attempt(
+    round: number,
+  ): Promise<{ kind: 'round'; round: BeaconRound } | { kind: 'retry'; reason: string }> {
     let status: number;
     let body: unknown;
     try {
@@ -162,7 +172,8 @@ export class DrandBeacon implements BeaconPort {
       return { kind: 'retry', reason: `HTTP ${status}` };
     }
     const parsed = roundSchema.safeParse(body);
-    if (!parsed.success) throw new BeaconError(`beacon answered a malformed round: ${parsed.error.issues[0]?.message ?? '?'}`);
+    if (!parsed.success)
+      throw new BeaconError(`beacon answered a malformed round: ${parsed.error.issues[0]?.message ?? '?'}`);
     const r = parsed.data;
     if (r.round !== round) throw new BeaconError(`asked for round ${round}, the beacon answered round ${r.round}`);
     if (!(await this.checker.verify(this.info.publicKey, round, r.signature))) {
@@ -177,7 +188,10 @@ export class DrandBeacon implements BeaconPort {
   private sleep(ms: number): Promise<void> {
     if (this.closed) return Promise.reject(new BeaconError('the beacon client is closed'));
     return new Promise((resolve, reject) => {
-      const wake = { cancel: () => reject(new BeaconError('the beacon client is closed')), timer: this.clock.setTimeout(() => (this.sleeping.delete(wake), resolve()), ms) };
+      const wake = {
+        cancel: () => reject(new BeaconError('the beacon client is closed')),
+        timer: this.clock.setTimeout(() => (this.sleeping.delete(wake), resolve()), ms),
+      };
       this.sleeping.add(wake);
     });
   }

@@ -24,9 +24,21 @@ declare const GIFTDROP_ROUND_CHECK_WORKER: string | undefined;
  * @public scripts/package.mjs calls it (from dist/) to prebuild the worker for the executable.
  */
 export async function bundleRoundCheckWorker(): Promise<string> {
-  const entry = fileURLToPath(new URL(`./round-check-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+  const entry = fileURLToPath(
+    new URL(`./round-check-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  );
   const { build } = await import('esbuild');
-  const out = await build({ entryPoints: [entry], bundle: true, write: false, format: 'cjs', platform: 'node', target: 'node22', minify: true, legalComments: 'none', logLevel: 'silent' });
+  const out = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node22',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
   return out.outputFiles[0]!.text;
 }
 

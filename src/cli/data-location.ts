@@ -7,7 +7,10 @@ import { ConfigError, loadConfig, takeModeFlag } from '../config/index.js';
 import { giftdropCommand, settingsGuide, thisInvocation } from '../platform/invocation.js';
 
 /** Resolves the data directory for `argv`; exits 2 on conflicting flags, 1 on a bad config. */
-export function cliDataDir(script: 'history' | 'verify', argv: readonly string[]): { dataDir: string; mode: 'sandbox' | 'live'; rest: string[] } {
+export function cliDataDir(
+  script: 'history' | 'verify',
+  argv: readonly string[],
+): { dataDir: string; mode: 'sandbox' | 'live'; rest: string[] } {
   const taken = takeModeFlag(argv);
   if (typeof taken === 'string') {
     process.stderr.write(`${script}: ${taken}\n`);

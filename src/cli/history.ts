@@ -65,7 +65,8 @@ function historyArgs(argv: readonly string[]): HistoryArgs | string {
   }
   if (values.json && values.csv) return '--json and --csv cannot be combined';
   const limit = values.limit;
-  if (limit !== undefined && (!/^\d+$/.test(limit) || Number(limit) < 1 || !Number.isSafeInteger(Number(limit)))) return '--limit needs a positive whole number';
+  if (limit !== undefined && (!/^\d+$/.test(limit) || Number(limit) < 1 || !Number.isSafeInteger(Number(limit))))
+    return '--limit needs a positive whole number';
   if (values.draw !== undefined && !values.draw) return '--draw needs a draw id';
   return {
     format: values.json ? 'json' : values.csv ? 'csv' : 'table',
@@ -82,12 +83,23 @@ function clean(text: string | undefined): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** `9`, or with Shared Chat partner entries `9 (giftdrop_demo 3, partner_one 6)`. */
 function entrantsText(r: DrawRecord): string {
-  return r.entrantsByChannel?.length ? `${r.entrants} (${clean(channelCountsText(r.entrantsByChannel))})` : String(r.entrants);
+  return r.entrantsByChannel?.length
+    ? `${r.entrants} (${clean(channelCountsText(r.entrantsByChannel))})`
+    : String(r.entrants);
 }
 
 function summaryTable(records: readonly DrawRecord[]): string {
@@ -148,7 +160,10 @@ function detail(r: DrawRecord): string {
           `${w.delivery ? `\n    delivery ${deliveryLine(w.delivery)}` : ''}` +
           `${w.redeemUrl ? `\n    link ${clean(w.redeemUrl)}` : ''}`,
       ),
-    ...(r.setAside ?? []).map((a) => `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${localDateTime(clean(a.at))}`),
+    ...(r.setAside ?? []).map(
+      (a) =>
+        `  pick ${a.pick}: set aside ${clean(a.login)} (id ${clean(a.userId)}): ${a.reason}, Twitch answered ${localDateTime(clean(a.at))}`,
+    ),
     ...(r.rerolls ?? []).map(
       (x) =>
         `  rerolled ${clean(x.replacedLogin)} (${x.reason}) at ${localDateTime(clean(x.at))}${x.pick === undefined ? '' : ` -> pick ${x.pick}`}` +

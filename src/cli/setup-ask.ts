@@ -67,7 +67,7 @@ export async function askSetup(o: AskSetupOptions): Promise<boolean> {
   };
   const rowOf = (id: SetupRow['id']): SetupRow => service.state().rows.find((r) => r.id === id)!;
   try {
-    say('giftdrop setup: the setup page\'s questions, on this terminal. Ctrl+D gives up (nothing half-done is used).');
+    say("giftdrop setup: the setup page's questions, on this terminal. Ctrl+D gives up (nothing half-done is used).");
     for (;;) {
       if (rowOf('fourthwall').status === 'ok' && rowOf('fourthwall').fromEnv) break;
       say('Fourthwall: Settings > For developers > Open API > create an API user (as SUPER ADMIN).');
@@ -91,7 +91,9 @@ export async function askSetup(o: AskSetupOptions): Promise<boolean> {
     for (const role of ['bot', 'broadcaster'] as const) {
       if (rowOf(role).fromEnv) continue;
       if (role === 'broadcaster') {
-        const yes = await ask("Also log in the broadcaster's account (channel points, Bits, follower checks as you)? [y/N] ");
+        const yes = await ask(
+          "Also log in the broadcaster's account (channel points, Bits, follower checks as you)? [y/N] ",
+        );
         if (yes === undefined) return false;
         if (!/^y/i.test(yes)) continue;
       }
@@ -103,8 +105,12 @@ export async function askSetup(o: AskSetupOptions): Promise<boolean> {
           if (again === undefined) return false;
           continue;
         }
-        say(`Twitch login for ${role === 'bot' ? 'the bot account' : "the broadcaster's account"}: open ${started.pending.verificationUri}`);
-        say(`(on any device, logged in to Twitch as ${role === 'bot' ? 'the bot account' : 'yourself'}) and enter the code ${started.pending.userCode}. Waiting...`);
+        say(
+          `Twitch login for ${role === 'bot' ? 'the bot account' : "the broadcaster's account"}: open ${started.pending.verificationUri}`,
+        );
+        say(
+          `(on any device, logged in to Twitch as ${role === 'bot' ? 'the bot account' : 'yourself'}) and enter the code ${started.pending.userCode}. Waiting...`,
+        );
         const row = await waitForLogin(() => rowOf(role));
         if (show(row)) break;
       }
@@ -114,9 +120,14 @@ export async function askSetup(o: AskSetupOptions): Promise<boolean> {
       if (channel === undefined) return false;
       show(await service.setChannel(channel));
     }
-    if (!listening) say(`(port ${o.config.http.port} is busy: is the bot running? The address check needs this port; stop the bot or use the setup page.)`);
+    if (!listening)
+      say(
+        `(port ${o.config.http.port} is busy: is the bot running? The address check needs this port; stop the bot or use the setup page.)`,
+      );
     while (!(rowOf('public-url').fromEnv && rowOf('public-url').status === 'ok')) {
-      const url = await ask(`Public address (your tunnel's https://..., pointed at http://127.0.0.1:${o.config.http.port}): `);
+      const url = await ask(
+        `Public address (your tunnel's https://..., pointed at http://127.0.0.1:${o.config.http.port}): `,
+      );
       if (url === undefined) return false;
       if (show(await service.setPublicUrl(url))) break;
     }
@@ -125,7 +136,9 @@ export async function askSetup(o: AskSetupOptions): Promise<boolean> {
       say(`Still to do: ${applied.missing.join(', ')}`);
       return false;
     }
-    say(`Saved in the data folder (owner-only). Start the bot (${giftdropCommand('start')}): it goes live with this setup.`);
+    say(
+      `Saved in the data folder (owner-only). Start the bot (${giftdropCommand('start')}): it goes live with this setup.`,
+    );
     return true;
   } finally {
     rl.close();

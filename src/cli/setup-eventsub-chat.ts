@@ -24,14 +24,24 @@ const NAME = 'Twitch chat login';
 
 /** Where the token came from, for the fix: the setup page's login or TWITCH_TOKEN. */
 function fixOf(config: Config): string {
-  return config.twitch.savedLogin ? 'log the bot in again on the setup page' : `generate a new TWITCH_TOKEN with ${chatScopesOf('eventsub').join(' ')}`;
+  return config.twitch.savedLogin
+    ? 'log the bot in again on the setup page'
+    : `generate a new TWITCH_TOKEN with ${chatScopesOf('eventsub').join(' ')}`;
 }
 
 export async function checkEventSubChat(config: Config, logger: Logger, timeoutMs: number): Promise<SetupItem[]> {
   const { channel, username, token, clientId, authUrl, apiUrl, eventSubUrl } = config.twitch;
   const words = transportWords('eventsub');
   if (!channel || !username || !token)
-    return [{ name: NAME, status: 'fail', detail: 'TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN (or the bot\'s login on the setup page) are all needed', required: true }];
+    return [
+      {
+        name: NAME,
+        status: 'fail',
+        detail:
+          "TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN (or the bot's login on the setup page) are all needed",
+        required: true,
+      },
+    ];
   if (!clientId)
     return [
       {
@@ -45,19 +55,69 @@ export async function checkEventSubChat(config: Config, logger: Logger, timeoutM
   const bare = token.replace(/^oauth:/i, '');
   try {
     const v = await auth.validate(bare);
-    if (!v.valid) return [{ name: NAME, status: 'fail', detail: `the bot's token is expired or invalid (Twitch says: ${v.reason}): ${fixOf(config)}`, required: true }];
+    if (!v.valid)
+      return [
+        {
+          name: NAME,
+          status: 'fail',
+          detail: `the bot's token is expired or invalid (Twitch says: ${v.reason}): ${fixOf(config)}`,
+          required: true,
+        },
+      ];
     if (v.login !== username.toLowerCase())
-      return [{ name: NAME, status: 'fail', detail: `the bot's token belongs to "${v.login}", not to "${username}": use a token of ${username}, or set TWITCH_USERNAME=${v.login}`, required: true }];
+      return [
+        {
+          name: NAME,
+          status: 'fail',
+          detail: `the bot's token belongs to "${v.login}", not to "${username}": use a token of ${username}, or set TWITCH_USERNAME=${v.login}`,
+          required: true,
+        },
+      ];
     const missing = chatScopesOf('eventsub').filter((s) => !v.scopes.includes(s));
     if (missing.length) {
-      const irc = CHAT_SCOPES.irc.every((s) => v.scopes.includes(s)) ? ` (it has IRC's ${CHAT_SCOPES.irc.join(' ')}: "transport": "irc" would work with it)` : '';
-      return [{ name: NAME, status: 'fail', detail: `the bot's token lacks ${missing.join(' ')}, which ${words} needs${irc}: ${fixOf(config)}`, required: true }];
+      const irc = CHAT_SCOPES.irc.every((s) => v.scopes.includes(s))
+        ? ` (it has IRC's ${CHAT_SCOPES.irc.join(' ')}: "transport": "irc" would work with it)`
+        : '';
+      return [
+        {
+          name: NAME,
+          status: 'fail',
+          detail: `the bot's token lacks ${missing.join(' ')}, which ${words} needs${irc}: ${fixOf(config)}`,
+          required: true,
+        },
+      ];
     }
     if (v.clientId !== clientId)
-      return [{ name: NAME, status: 'fail', detail: 'the bot\'s token was issued to another application than TWITCH_CLIENT_ID: generate the token with this client id (or set the client id the token belongs to)', required: true }];
-    return await subscribeOnce({ logger, timeoutMs, auth, clientId, token: bare, botUserId: v.userId, channel, username, apiUrl, eventSubUrl });
+      return [
+        {
+          name: NAME,
+          status: 'fail',
+          detail:
+            "the bot's token was issued to another application than TWITCH_CLIENT_ID: generate the token with this client id (or set the client id the token belongs to)",
+          required: true,
+        },
+      ];
+    return await subscribeOnce({
+      logger,
+      timeoutMs,
+      auth,
+      clientId,
+      token: bare,
+      botUserId: v.userId,
+      channel,
+      username,
+      apiUrl,
+      eventSubUrl,
+    });
   } catch (err) {
-    return [{ name: NAME, status: 'fail', detail: `could not check the bot's token: ${(err as Error).message}`, required: true }];
+    return [
+      {
+        name: NAME,
+        status: 'fail',
+        detail: `could not check the bot's token: ${(err as Error).message}`,
+        required: true,
+      },
+    ];
   } finally {
     await auth.close();
   }
@@ -87,8 +147,18 @@ async function subscribeOnce(o: {
     deadlineMs: timeoutMs,
     retry: NO_RETRY,
   });
-  const events = new EventSubClient({ ...(o.eventSubUrl ? { url: o.eventSubUrl } : {}), helixFor: (account) => (account === 'bot' ? helix : undefined), logger });
-  const chat = new EventSubChat({ channel: o.channel, username: o.username, clock: systemClock, logger, connectTimeoutMs: timeoutMs });
+  const events = new EventSubClient({
+    ...(o.eventSubUrl ? { url: o.eventSubUrl } : {}),
+    helixFor: (account) => (account === 'bot' ? helix : undefined),
+    logger,
+  });
+  const chat = new EventSubChat({
+    channel: o.channel,
+    username: o.username,
+    clock: systemClock,
+    logger,
+    connectTimeoutMs: timeoutMs,
+  });
   const login = o.channel.replace(/^#/, '').toLowerCase();
   chat.attach({
     events,
@@ -103,7 +173,12 @@ async function subscribeOnce(o: {
   try {
     await chat.connect();
     return [
-      { name: NAME, status: 'ok', detail: `${o.username}'s token has ${chatScopesOf('eventsub').join(' ')}, and Twitch delivers #${login}'s chat to it over EventSub`, required: true },
+      {
+        name: NAME,
+        status: 'ok',
+        detail: `${o.username}'s token has ${chatScopesOf('eventsub').join(' ')}, and Twitch delivers #${login}'s chat to it over EventSub`,
+        required: true,
+      },
       {
         name: 'Bot is a moderator',
         status: 'skip',
@@ -112,7 +187,14 @@ async function subscribeOnce(o: {
       },
     ];
   } catch (err) {
-    return [{ name: NAME, status: 'fail', detail: `Twitch did not deliver #${login}'s chat over EventSub: ${(err as Error).message}`, required: true }];
+    return [
+      {
+        name: NAME,
+        status: 'fail',
+        detail: `Twitch did not deliver #${login}'s chat over EventSub: ${(err as Error).message}`,
+        required: true,
+      },
+    ];
   } finally {
     await chat.disconnect().catch(() => undefined);
     events.stop();

@@ -33,7 +33,13 @@ function neededScopes(config: Config): Array<{ scope: string; feature: string }>
 export function claimPageItem(config: Config): SetupItem {
   const name = 'Claim page';
   const reach = claimPageReach(claimPageFacts(config));
-  if (reach.status === 'on') return { name, status: 'ok', detail: `${reach.detail} A new tunnel address needs its new URL there too.`, required: false };
+  if (reach.status === 'on')
+    return {
+      name,
+      status: 'ok',
+      detail: `${reach.detail} A new tunnel address needs its new URL there too.`,
+      required: false,
+    };
   // Off: optional, so a warning only once the public address (what it would run on) is set.
   return { name, status: config.publicUrl ? 'warn' : 'skip', detail: reach.detail, required: false };
 }
@@ -50,28 +56,39 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
   const { clientId, token, channel, authUrl, apiUrl } = config.twitch;
   if (!clientId) {
     if (features.length > 0)
-      return [{ name, status: 'fail', detail: `${features.join(' and ')} need TWITCH_CLIENT_ID (your Twitch application's client id, dev.twitch.tv/console)`, required: true }];
+      return [
+        {
+          name,
+          status: 'fail',
+          detail: `${features.join(' and ')} need TWITCH_CLIENT_ID (your Twitch application's client id, dev.twitch.tv/console)`,
+          required: true,
+        },
+      ];
     return [
       {
         name,
         status: 'skip',
-        detail: 'TWITCH_CLIENT_ID is not set (optional): with it the bot can follow the stream (streaming.auto) and check followers and account ages at close',
+        detail:
+          'TWITCH_CLIENT_ID is not set (optional): with it the bot can follow the stream (streaming.auto) and check followers and account ages at close',
         required: false,
       },
     ];
   }
-  if (!token || !channel) return [{ name, status: 'skip', detail: 'needs TWITCH_TOKEN and TWITCH_CHANNEL', required: false }];
+  if (!token || !channel)
+    return [{ name, status: 'skip', detail: 'needs TWITCH_TOKEN and TWITCH_CHANNEL', required: false }];
   const required = features.length > 0;
   const auth = new TwitchAuthClient({ authUrl: authUrl ?? 'https://id.twitch.tv/oauth2', timeoutMs });
   try {
     const v = await auth.validate(token);
-    if (!v.valid) return [{ name, status: 'fail', detail: `TWITCH_TOKEN is expired or invalid (${v.reason})`, required }];
+    if (!v.valid)
+      return [{ name, status: 'fail', detail: `TWITCH_TOKEN is expired or invalid (${v.reason})`, required }];
     const items: SetupItem[] = [];
     if (v.clientId !== clientId) {
       items.push({
         name: 'Twitch API client id',
         status: 'fail',
-        detail: 'TWITCH_TOKEN was issued to another application than TWITCH_CLIENT_ID: generate the token with this client id (or set the client id the token belongs to)',
+        detail:
+          'TWITCH_TOKEN was issued to another application than TWITCH_CLIENT_ID: generate the token with this client id (or set the client id the token belongs to)',
         required,
       });
       return items;
@@ -80,7 +97,12 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
     const missing = neededScopes(config).filter((n) => !v.scopes.includes(n.scope));
     items.push(
       missing.length === 0
-        ? { name: 'Twitch API scopes', status: 'ok', detail: `the token has what the enabled features need (${v.scopes.join(' ') || 'no extra scopes'})`, required }
+        ? {
+            name: 'Twitch API scopes',
+            status: 'ok',
+            detail: `the token has what the enabled features need (${v.scopes.join(' ') || 'no extra scopes'})`,
+            required,
+          }
         : {
             name: 'Twitch API scopes',
             status: 'fail',
@@ -95,11 +117,20 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
       clientId: true,
       claimPage: claimPageReach(claimPageFacts(config)).status === 'on',
     });
-    items.push({ name: 'Whispers', status: whispers.status === 'on' ? 'ok' : 'skip', detail: whispers.status === 'on' ? whispers.detail : `${whispers.detail} (optional)`, required: false });
+    items.push({
+      name: 'Whispers',
+      status: whispers.status === 'on' ? 'ok' : 'skip',
+      detail: whispers.status === 'on' ? whispers.detail : `${whispers.detail} (optional)`,
+      required: false,
+    });
     const helix = new HelixClient({
       apiUrl: apiUrl ?? 'https://api.twitch.tv/helix',
       clientId,
-      token: { current: () => token.replace(/^oauth:/i, ''), canRefresh: () => false, refresh: () => Promise.resolve() },
+      token: {
+        current: () => token.replace(/^oauth:/i, ''),
+        canRefresh: () => false,
+        refresh: () => Promise.resolve(),
+      },
       dispatcher: auth.dispatcher,
       logger,
       timeoutMs,
@@ -109,7 +140,12 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
     try {
       const user = await helix.userByLogin(channel);
       if (!user) {
-        items.push({ name: 'Twitch API', status: 'fail', detail: `GET /users does not know the channel "${channel}": check TWITCH_CHANNEL`, required });
+        items.push({
+          name: 'Twitch API',
+          status: 'fail',
+          detail: `GET /users does not know the channel "${channel}": check TWITCH_CHANNEL`,
+          required,
+        });
       } else {
         const live = config.settings.streaming.auto ? await helix.stream(user.id) : undefined;
         items.push({
@@ -120,7 +156,12 @@ export async function checkTwitchApi(config: Config, logger: Logger, timeoutMs =
         });
       }
     } catch (err) {
-      items.push({ name: 'Twitch API', status: 'fail', detail: `${(err as Error).message} (TWITCH_API_URL ${apiUrl})`, required });
+      items.push({
+        name: 'Twitch API',
+        status: 'fail',
+        detail: `${(err as Error).message} (TWITCH_API_URL ${apiUrl})`,
+        required,
+      });
     }
     return items;
   } catch (err) {

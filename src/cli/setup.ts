@@ -59,16 +59,17 @@ export interface SetupResult {
   items: SetupItem[];
 }
 
-
 /** What is missing for live mode (names of settings), for a config that fell back to sandbox. */
 export function missingForLive(config: Config): string[] {
   const missing: string[] = [];
   if (!config.twitch.channel) missing.push('TWITCH_CHANNEL');
   if (!config.twitch.username) missing.push('TWITCH_USERNAME');
-  if (!config.twitch.token && !config.twitch.savedLogin) missing.push('TWITCH_TOKEN (or the bot\'s login on the setup page)');
-  if (config.fourthwall.auth.kind === 'none') missing.push('FOURTHWALL_USERNAME and FOURTHWALL_PASSWORD (the shop\'s API user)');
+  if (!config.twitch.token && !config.twitch.savedLogin)
+    missing.push("TWITCH_TOKEN (or the bot's login on the setup page)");
+  if (config.fourthwall.auth.kind === 'none')
+    missing.push("FOURTHWALL_USERNAME and FOURTHWALL_PASSWORD (the shop's API user)");
   if (!config.fourthwall.webhookSecret && !config.fourthwall.appHmacKey) missing.push('FOURTHWALL_WEBHOOK_SECRET');
-  if (!config.publicUrl) missing.push('GIFTDROP_PUBLIC_URL (your HTTPS tunnel\'s address)');
+  if (!config.publicUrl) missing.push("GIFTDROP_PUBLIC_URL (your HTTPS tunnel's address)");
   return missing;
 }
 
@@ -77,16 +78,36 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
   const name = 'Twitch chat login';
   const { channel, username, token, ircUrl } = config.twitch;
   if (!channel || !username || !token) {
-    return [{ name, status: 'fail', detail: 'TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN are all needed', required: true }];
+    return [
+      {
+        name,
+        status: 'fail',
+        detail: 'TWITCH_CHANNEL, TWITCH_USERNAME and TWITCH_TOKEN are all needed',
+        required: true,
+      },
+    ];
   }
-  const chat = new TwitchChat({ url: ircUrl, channel, username, token, logger, connectTimeoutMs: timeoutMs, reconnect: { intervalMs: 60_000 } });
+  const chat = new TwitchChat({
+    url: ircUrl,
+    channel,
+    username,
+    token,
+    logger,
+    connectTimeoutMs: timeoutMs,
+    reconnect: { intervalMs: 60_000 },
+  });
   try {
     await chat.connect();
     const mod = chat.isMod();
     const items: SetupItem[] = [
       { name, status: 'ok', detail: `logged in as ${username} and joined #${channel}`, required: true },
       mod
-        ? { name: 'Bot is a moderator', status: 'ok', detail: `${username} is a moderator of #${channel}`, required: false }
+        ? {
+            name: 'Bot is a moderator',
+            status: 'ok',
+            detail: `${username} is a moderator of #${channel}`,
+            required: false,
+          }
         : {
             name: 'Bot is a moderator',
             status: 'warn',
@@ -101,13 +122,19 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
         {
           name,
           status: 'fail',
-          detail:
-            `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes ${chatScopesOf('irc').join(' and ')} (chat over IRC, the settings' chat.transport; see README "Set up and go live").`,
+          detail: `TWITCH_TOKEN rejected for TWITCH_USERNAME=${username}: it must be a user access token of that account with the scopes ${chatScopesOf('irc').join(' and ')} (chat over IRC, the settings' chat.transport; see README "Set up and go live").`,
           required: true,
         },
       ];
     }
-    return [{ name, status: 'fail', detail: `could not log in to TWITCH_IRC_URL (${ircUrl}): ${(err as Error).message}`, required: true }];
+    return [
+      {
+        name,
+        status: 'fail',
+        detail: `could not log in to TWITCH_IRC_URL (${ircUrl}): ${(err as Error).message}`,
+        required: true,
+      },
+    ];
   } finally {
     await chat.disconnect().catch(() => undefined);
   }
@@ -119,7 +146,12 @@ async function checkTwitch(config: Config, logger: Logger, timeoutMs: number): P
  */
 function clientAddressItem(config: Config): SetupItem {
   const detail = describeClientKeys(config.http.trustProxy, config.publicUrl);
-  return { name: 'Client addresses', status: detail.includes('set GIFTDROP_TRUST_PROXY=') ? 'warn' : 'ok', detail, required: false };
+  return {
+    name: 'Client addresses',
+    status: detail.includes('set GIFTDROP_TRUST_PROXY=') ? 'warn' : 'ok',
+    detail,
+    required: false,
+  };
 }
 
 async function registerWebhook(config: Config, client: FourthwallClient): Promise<SetupItem[]> {
@@ -129,8 +161,7 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
       {
         name,
         status: 'fail',
-        detail:
-          `GIFTDROP_PUBLIC_URL is not set: start an HTTPS tunnel to the bot (e.g. cloudflared tunnel --url http://127.0.0.1:${config.http.port}) and set GIFTDROP_PUBLIC_URL to its https:// address`,
+        detail: `GIFTDROP_PUBLIC_URL is not set: start an HTTPS tunnel to the bot (e.g. cloudflared tunnel --url http://127.0.0.1:${config.http.port}) and set GIFTDROP_PUBLIC_URL to its https:// address`,
         required: true,
       },
     ];
@@ -140,14 +171,28 @@ async function registerWebhook(config: Config, client: FourthwallClient): Promis
   try {
     const o = await ensureWebhook({ client, publicUrl: config.publicUrl, types: needed, dataDir: config.dataDir });
     const items: SetupItem[] = [];
-    if (o.action === 'created') items.push({ name, status: 'ok', detail: `registered ${o.url} for ${needed.join(', ')} (${o.id})`, required: true });
-    else if (o.action === 'unchanged') items.push({ name, status: 'ok', detail: `${o.url} already registered for ${needed.join(', ')} (${o.id}); nothing changed`, required: true });
+    if (o.action === 'created')
+      items.push({
+        name,
+        status: 'ok',
+        detail: `registered ${o.url} for ${needed.join(', ')} (${o.id})`,
+        required: true,
+      });
+    else if (o.action === 'unchanged')
+      items.push({
+        name,
+        status: 'ok',
+        detail: `${o.url} already registered for ${needed.join(', ')} (${o.id}); nothing changed`,
+        required: true,
+      });
     else {
       const change = [
         o.previousUrl ? `moved from ${o.previousUrl}` : '',
         o.added.length ? `now also receives ${o.added.join(', ')}` : '',
         o.removed.length ? `no longer receives ${o.removed.join(', ')} (no enabled feature uses them)` : '',
-      ].filter(Boolean).join('; ');
+      ]
+        .filter(Boolean)
+        .join('; ');
       items.push({ name, status: 'ok', detail: `${o.url} updated: ${change} (${o.id})`, required: true });
     }
     if (o.duplicates.length) {
@@ -178,7 +223,12 @@ async function checkGifting(client: FourthwallClient): Promise<SetupItem> {
     const g = await client.getGiftingConfig();
     const platform = g.platform ?? 'NOT_SELECTED';
     if (g.enabled === false) {
-      return { name, status: 'warn', detail: 'gifting is disabled in the shop: enable it in the dashboard so supporters can gift merch', required: false };
+      return {
+        name,
+        status: 'warn',
+        detail: 'gifting is disabled in the shop: enable it in the dashboard so supporters can gift merch',
+        required: false,
+      };
     }
     if (platform !== 'OPEN_API' && platform !== 'NOT_SELECTED') {
       return {
@@ -208,12 +258,30 @@ async function withSavedLogin(config: Config): Promise<Config> {
   const store = await LoginStore.open(config.dataDir);
   const auth = new TwitchAuthClient({ authUrl: config.twitch.authUrl ?? 'https://id.twitch.tv/oauth2' });
   try {
-    const logins = new TwitchLogins({ auth, store, logger: silentLogger(), clock: systemClock, registerSecret: () => undefined, confidential: { ...(config.twitch.clientId ? { clientId: config.twitch.clientId } : {}), ...(config.twitch.clientSecret ? { clientSecret: config.twitch.clientSecret } : {}) } });
+    const logins = new TwitchLogins({
+      auth,
+      store,
+      logger: silentLogger(),
+      clock: systemClock,
+      registerSecret: () => undefined,
+      confidential: {
+        ...(config.twitch.clientId ? { clientId: config.twitch.clientId } : {}),
+        ...(config.twitch.clientSecret ? { clientSecret: config.twitch.clientSecret } : {}),
+      },
+    });
     const bot = logins.keeper('bot');
     if (!bot) return config;
     await bot.check().catch(() => undefined); // a refusal is reported by the chat check below
     logins.stop();
-    return { ...config, twitch: { ...config.twitch, token: bot.current(), username: logins.source('bot')!.login, clientId: logins.clientId('bot') ?? config.twitch.clientId } };
+    return {
+      ...config,
+      twitch: {
+        ...config.twitch,
+        token: bot.current(),
+        username: logins.source('bot')!.login,
+        clientId: logins.clientId('bot') ?? config.twitch.clientId,
+      },
+    };
   } finally {
     await auth.close();
     await store.close();
@@ -234,7 +302,9 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     const missing = missingForLive(config);
     print('giftdrop setup checks the live configuration, but this one runs in sandbox mode.');
     if (missing.length) {
-      print(`Missing: start the bot and fill in its setup page, run setup on a terminal to answer its questions, or set them in .env (${settingsGuide(thisInvocation())}):`);
+      print(
+        `Missing: start the bot and fill in its setup page, run setup on a terminal to answer its questions, or set them in .env (${settingsGuide(thisInvocation())}):`,
+      );
       for (const m of missing) print(`  - ${m}`);
     } else {
       print('GIFTDROP_MODE=sandbox is set: remove it (or set GIFTDROP_MODE=live) to check the live configuration.');
@@ -242,7 +312,9 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     return { exitCode: 1, items: [] };
   }
 
-  print(`giftdrop setup: checking the live configuration (Fourthwall ${config.fourthwall.apiUrl}, chat ${config.twitch.ircUrl})`);
+  print(
+    `giftdrop setup: checking the live configuration (Fourthwall ${config.fourthwall.apiUrl}, chat ${config.twitch.ircUrl})`,
+  );
   const items: SetupItem[] = [];
   const report = (list: SetupItem[]): void => {
     for (const item of list) {
@@ -269,7 +341,14 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     report([clientAddressItem(config)]);
     report([checkWebhookSecret(config)]);
     const basicOnly = basicOnlyNotice(config);
-    report([{ name: 'Basic-only operations', status: basicOnly ? 'warn' : 'ok', detail: basicOnly ?? 'Basic credentials are set', required: false }]);
+    report([
+      {
+        name: 'Basic-only operations',
+        status: basicOnly ? 'warn' : 'ok',
+        detail: basicOnly ?? 'Basic credentials are set',
+        required: false,
+      },
+    ]);
     if (fw.status === 'ok') {
       report(await registerWebhook(config, client));
       report([await checkGifting(client)]);
@@ -277,11 +356,23 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
       // A missing public URL is worth knowing now, whatever the credentials say.
       report(
         config.publicUrl
-          ? [{ name: 'Webhook', status: 'skip', detail: 'needs working Fourthwall credentials (see above)', required: true }]
+          ? [
+              {
+                name: 'Webhook',
+                status: 'skip',
+                detail: 'needs working Fourthwall credentials (see above)',
+                required: true,
+              },
+            ]
           : await registerWebhook(config, client),
       );
       report([
-        { name: 'Gifting configuration', status: 'skip', detail: 'needs working Fourthwall credentials', required: false },
+        {
+          name: 'Gifting configuration',
+          status: 'skip',
+          detail: 'needs working Fourthwall credentials',
+          required: false,
+        },
       ]);
     }
   } finally {
@@ -294,7 +385,9 @@ export async function runSetup(o: SetupOptions): Promise<SetupResult> {
     print(`All required checks passed. Start the bot with: ${giftdropCommand('start')}`);
     return { exitCode: 0, items };
   }
-  print(`${toFix.length} item(s) to fix: ${toFix.map((i) => i.name).join(', ')}. Fix them in .env and run ${giftdropCommand('setup')} again.`);
+  print(
+    `${toFix.length} item(s) to fix: ${toFix.map((i) => i.name).join(', ')}. Fix them in .env and run ${giftdropCommand('setup')} again.`,
+  );
   return { exitCode: 1, items };
 }
 
@@ -305,7 +398,12 @@ async function main(): Promise<void> {
     : silentLogger();
   // Nothing set up yet, on a terminal: the setup page's questions, here (a headless machine).
   let asked = false;
-  if (config.mode === 'sandbox' && !config.savedSetup?.live && process.stdin.isTTY === true && process.stdout.isTTY === true) {
+  if (
+    config.mode === 'sandbox' &&
+    !config.savedSetup?.live &&
+    process.stdin.isTTY === true &&
+    process.stdout.isTTY === true
+  ) {
     const { askSetup } = await import('./setup-ask.js');
     if (!(await askSetup({ config, logger, input: process.stdin, output: process.stdout }))) {
       process.exitCode = 1;

@@ -44,9 +44,12 @@ function nothingToVerify(record: DrawRecord): string | undefined {
 function beaconLines(record: DrawRecord): string[] {
   const b = record.fairness.beacon;
   if (!b) return [];
-  if ('unavailable' in b) return [`  beacon      round ${b.round ?? '?'} was not reachable in time: drawn from the seed alone`];
+  if ('unavailable' in b)
+    return [`  beacon      round ${b.round ?? '?'} was not reachable in time: drawn from the seed alone`];
   const kind = b.sandbox ? 'SANDBOX beacon (local key, not drand)' : 'drand quicknet';
-  return [`  beacon      ${kind} round ${b.round}: BLS signature valid, first round after the list was frozen at ${record.fairness.frozenAt}`];
+  return [
+    `  beacon      ${kind} round ${b.round}: BLS signature valid, first round after the list was frozen at ${record.fairness.frozenAt}`,
+  ];
 }
 
 /** `--html`: the page to stdout, the verdict to stderr; exit 0 only when the draw verifies here too. */
@@ -114,7 +117,8 @@ export async function runVerifyCli(argv: readonly string[], io: CliIo): Promise<
     const aside = record.setAside ?? [];
     if (aside.length) {
       lines.push(`  set aside   ${aside.length} pick(s) the account rules skipped (Twitch's answers as recorded):`);
-      for (const a of aside) lines.push(`              pick ${a.pick}: ${a.login} (${a.userId}) ${a.reason}, answered ${a.at}`);
+      for (const a of aside)
+        lines.push(`              pick ${a.pick}: ${a.login} (${a.userId}) ${a.reason}, answered ${a.at}`);
     }
     if (record.rerolls?.length) {
       lines.push(`  rerolled    ${record.rerolls.map((r) => r.replacedLogin).join(', ')} (replaced by the next picks)`);

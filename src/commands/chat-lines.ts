@@ -41,7 +41,11 @@ export class ChatLines {
     const held = this.held;
     if (!held) return;
     this.held = undefined;
-    if (this.dropped > 0) this.log.warn({ dropped: this.dropped, kept: held.length }, 'chat lines read while the bot started exceeded what it holds; the oldest were not handled');
+    if (this.dropped > 0)
+      this.log.warn(
+        { dropped: this.dropped, kept: held.length },
+        'chat lines read while the bot started exceeded what it holds; the oldest were not handled',
+      );
     for (const msg of held) this.handle(msg);
   }
 

@@ -13,7 +13,6 @@ export interface MerchActions {
   setAvailable(query: string, available: boolean): Promise<string>;
 }
 
-
 export function merchCommand(actions: MerchActions, options: { name?: string; cooldownMs: number }): Command {
   return {
     name: options.name ?? 'merch',

@@ -66,7 +66,8 @@ function roleRank(roles: ChatRoles): number {
 // Whitespace plus the invisible characters chat clients insert (ZWSP/ZWNJ/ZWJ, word joiner,
 // BOM, Mongolian vowel separator, combining grapheme joiner, U+E0000 tag).
 const SEPARATORS = /[\s\u034f\u180e\u200b-\u200d\u2060\ufeff\u{E0000}]+/u;
-const EDGES = /^[\s\u034f\u180e\u200b-\u200d\u2060\ufeff\u{E0000}]+|[\s\u034f\u180e\u200b-\u200d\u2060\ufeff\u{E0000}]+$/gu;
+const EDGES =
+  /^[\s\u034f\u180e\u200b-\u200d\u2060\ufeff\u{E0000}]+|[\s\u034f\u180e\u200b-\u200d\u2060\ufeff\u{E0000}]+$/gu;
 
 /** Splits a chat text on runs of whitespace/invisible characters; no empty items. */
 export function parseArgs(text: string): string[] {
@@ -201,7 +202,10 @@ export class CommandRegistry {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: permission');
       return false;
     }
-    if (command.cooldown && !this.passCooldown(this.cooldownTimes(slot, rest), command.cooldown, msg, this.clock.now())) {
+    if (
+      command.cooldown &&
+      !this.passCooldown(this.cooldownTimes(slot, rest), command.cooldown, msg, this.clock.now())
+    ) {
       this.log.debug({ command: slot.canonical, userId: msg.userId }, 'command refused: cooldown');
       return false;
     }
@@ -214,8 +218,8 @@ export class CommandRegistry {
     };
     try {
       const result = command.execute(ctx);
-      if (result && typeof (result).then === 'function') {
-        (result).then(undefined, (err: unknown) => this.failed(slot, msg, err));
+      if (result && typeof result.then === 'function') {
+        result.then(undefined, (err: unknown) => this.failed(slot, msg, err));
       }
     } catch (err) {
       this.failed(slot, msg, err);
@@ -257,7 +261,12 @@ export class CommandRegistry {
     return times;
   }
 
-  private passCooldown(slot: CooldownTimes, cd: NonNullable<Command['cooldown']>, msg: ChatMessage, now: number): boolean {
+  private passCooldown(
+    slot: CooldownTimes,
+    cd: NonNullable<Command['cooldown']>,
+    msg: ChatMessage,
+    now: number,
+  ): boolean {
     const exempt = (msg.roles.moderator || msg.roles.broadcaster) && !cd.appliesToMods;
     if (exempt) return true;
     if (cd.globalMs && now - slot.lastGlobal < cd.globalMs) return false;

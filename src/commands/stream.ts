@@ -37,7 +37,9 @@ export function streamCommand(
           ctx.reply(`${who} Fourthwall now shows the stream as offline.${next(auto())}`);
         } else if (sub === '' || sub === 'status') {
           const s = await streaming.status();
-          ctx.reply(`${who} Fourthwall streaming status: ${s.status}${s.broadcasterLogin ? ` (${s.broadcasterLogin})` : ''}.${next(auto())}`);
+          ctx.reply(
+            `${who} Fourthwall streaming status: ${s.status}${s.broadcasterLogin ? ` (${s.broadcasterLogin})` : ''}.${next(auto())}`,
+          );
         } else {
           ctx.reply(`${who} usage: !${ctx.invokedAs} live | offline`);
         }
@@ -50,7 +52,11 @@ export function streamCommand(
 }
 
 /** The mod's call, with auto mode held so a poll on its way cannot undo it afterwards. */
-async function byHand(a: AutoStreaming | undefined, kind: 'live' | 'offline', call: () => Promise<unknown>): Promise<void> {
+async function byHand(
+  a: AutoStreaming | undefined,
+  kind: 'live' | 'offline',
+  call: () => Promise<unknown>,
+): Promise<void> {
   await a?.hold();
   try {
     await call();

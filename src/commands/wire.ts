@@ -38,7 +38,12 @@ export function giveawayCommands(d: {
   logger: Logger;
 }): CommandRegistry {
   const { names, aliases, prefix, statusCooldownMs } = d.names;
-  const registry = new CommandRegistry({ clock: d.clock, logger: d.logger, prefix, ...(d.admit ? { admit: d.admit } : {}) });
+  const registry = new CommandRegistry({
+    clock: d.clock,
+    logger: d.logger,
+    prefix,
+    ...(d.admit ? { admit: d.admit } : {}),
+  });
   registry.register(enterCommand(d.engine, names.enter, aliases.enter ?? []));
   const gw = giveawayCommand(d.engine, names.giveaway, aliases.giveaway ?? [], d.statusNote);
   const globalMs = Math.max(gw.cooldown?.globalMs ?? 0, statusCooldownMs);

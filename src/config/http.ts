@@ -22,7 +22,16 @@ export interface HttpSettings {
   trustProxy?: string;
 }
 
-type HttpEnv = Pick<EnvSettings, 'HTTP_HOST' | 'HTTP_PORT' | 'GIFTDROP_LOCAL_PORT' | 'GIFTDROP_LOCAL_BIND' | 'GIFTDROP_LOCAL_HOSTS' | 'GIFTDROP_TRUST_PROXY' | 'GIFTDROP_OVERLAY_KEY'>;
+type HttpEnv = Pick<
+  EnvSettings,
+  | 'HTTP_HOST'
+  | 'HTTP_PORT'
+  | 'GIFTDROP_LOCAL_PORT'
+  | 'GIFTDROP_LOCAL_BIND'
+  | 'GIFTDROP_LOCAL_HOSTS'
+  | 'GIFTDROP_TRUST_PROXY'
+  | 'GIFTDROP_OVERLAY_KEY'
+>;
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 
@@ -35,8 +44,14 @@ export function httpProblems(env: HttpEnv): string[] {
   const problems: string[] = [];
   const port = env.HTTP_PORT ?? 8787;
   const localPort = localPortOf(env);
-  if (localPort > 65535) problems.push(`GIFTDROP_LOCAL_PORT: HTTP_PORT + 1 (${localPort}) is not a port; set GIFTDROP_LOCAL_PORT to a free port for the overlay and dashboard`);
-  else if (localPort !== 0 && localPort === port) problems.push(`GIFTDROP_LOCAL_PORT: must differ from HTTP_PORT (${port}): the overlay and dashboard never share the public port`);
+  if (localPort > 65535)
+    problems.push(
+      `GIFTDROP_LOCAL_PORT: HTTP_PORT + 1 (${localPort}) is not a port; set GIFTDROP_LOCAL_PORT to a free port for the overlay and dashboard`,
+    );
+  else if (localPort !== 0 && localPort === port)
+    problems.push(
+      `GIFTDROP_LOCAL_PORT: must differ from HTTP_PORT (${port}): the overlay and dashboard never share the public port`,
+    );
   const bind = env.GIFTDROP_LOCAL_BIND ?? '127.0.0.1';
   if (!LOOPBACK.test(bind) && !env.GIFTDROP_OVERLAY_KEY)
     problems.push(
@@ -51,7 +66,13 @@ export function httpSettings(env: HttpEnv): HttpSettings {
     port: env.HTTP_PORT ?? 8787,
     localBind: env.GIFTDROP_LOCAL_BIND ?? '127.0.0.1',
     localPort: localPortOf(env),
-    ...(env.GIFTDROP_LOCAL_HOSTS ? { localHosts: env.GIFTDROP_LOCAL_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) } : {}),
+    ...(env.GIFTDROP_LOCAL_HOSTS
+      ? {
+          localHosts: env.GIFTDROP_LOCAL_HOSTS.split(',')
+            .map((h) => h.trim().toLowerCase())
+            .filter(Boolean),
+        }
+      : {}),
     ...(env.GIFTDROP_TRUST_PROXY ? { trustProxy: env.GIFTDROP_TRUST_PROXY } : {}),
   };
 }

@@ -50,7 +50,9 @@ function isLoopbackHost(host: string): boolean {
  * them at start-up): an HTTP_HOST other machines can reach, and an http:// GIFTDROP_PUBLIC_URL
  * in live mode (the claim page's login and the winners' prizes would cross the internet unencrypted).
  */
-export function riskySettings(config: Pick<Config, 'mode' | 'publicUrl'> & { http: Pick<HttpSettings, 'host' | 'port'> }): string[] {
+export function riskySettings(
+  config: Pick<Config, 'mode' | 'publicUrl'> & { http: Pick<HttpSettings, 'host' | 'port'> },
+): string[] {
   const lines: string[] = [];
   if (!isLoopbackHost(config.http.host)) {
     lines.push(
@@ -271,7 +273,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
       ...config.twitch,
       ...(saved.botLogin && !config.twitch.token ? { savedLogin: true } : {}),
       // A saved login's application is the client id the Twitch API features use (Helix, EventSub).
-      ...(saved.botLogin && !config.twitch.token && !config.twitch.clientId && deviceClientId ? { clientId: deviceClientId.id } : {}),
+      ...(saved.botLogin && !config.twitch.token && !config.twitch.clientId && deviceClientId
+        ? { clientId: deviceClientId.id }
+        : {}),
       ...(deviceClientId ? { deviceClientId } : {}),
     },
     ...(saved.present ? { savedSetup: { live: saved.live, overridden: saved.overridden } } : {}),
@@ -285,7 +289,15 @@ export function loadConfig(options: LoadOptions = {}): Config {
  */
 function savedSetupLayer(cwd: string, sources: EnvironmentSources, enabled: boolean) {
   const envClientId = sources.merged.TWITCH_CLIENT_ID?.trim() || undefined;
-  const none = { problems: [] as string[], botLogin: false, live: false, present: false, overridden: [] as string[], envClientId, pageClientId: undefined as string | undefined };
+  const none = {
+    problems: [] as string[],
+    botLogin: false,
+    live: false,
+    present: false,
+    overridden: [] as string[],
+    envClientId,
+    pageClientId: undefined as string | undefined,
+  };
   if (!enabled) return none;
   const dataRoot = resolve(cwd, sources.merged.DATA_DIR?.trim() || 'data');
   const { setup, problem } = readSavedSetup(dataRoot);
@@ -296,7 +308,15 @@ function savedSetupLayer(cwd: string, sources: EnvironmentSources, enabled: bool
   if (setup.live) for (const [k, v] of Object.entries(setup.env)) if (!sources.merged[k]?.trim()) pageValues[k] = v;
   sources.merged = { ...pageValues, ...sources.merged };
   const pageClientId = envClientId ? undefined : setup.env.TWITCH_CLIENT_ID;
-  return { problems: [], botLogin: setup.live && setup.botLogin, live: setup.live, present: true, overridden, envClientId, pageClientId };
+  return {
+    problems: [],
+    botLogin: setup.live && setup.botLogin,
+    live: setup.live,
+    present: true,
+    overridden,
+    envClientId,
+    pageClientId,
+  };
 }
 
 /** The environment the config reads: `.env` (unless `dotenv: false`) under the real environment, which wins. */
@@ -333,7 +353,8 @@ export function readSettingsFile(
   const named = env?.GIFTDROP_CONFIG ?? (merged.GIFTDROP_CONFIG || undefined);
   const candidate = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : resolve(cwd, 'config/giftdrop.json');
   const defaults = fileSchema.parse({});
-  if (!existsSync(candidate)) return { settings: defaults, problems: named ? [`GIFTDROP_CONFIG: file not found: ${candidate}`] : [] };
+  if (!existsSync(candidate))
+    return { settings: defaults, problems: named ? [`GIFTDROP_CONFIG: file not found: ${candidate}`] : [] };
   // (a byte-order mark, as Windows Notepad writes one, is not an error)
   const text = readFileSync(candidate, 'utf8').replace(/^\uFEFF/, '');
   let json: unknown;
@@ -342,13 +363,19 @@ export function readSettingsFile(
   } catch (err) {
     const label = named ? `GIFTDROP_CONFIG (${candidate})` : `settings file ${candidate}`;
     const at = jsonErrorAt(text);
-    const problem = at ? `${label}: not valid JSON at line ${at.line}, column ${at.column}: ${at.problem}` : `${label}: not valid JSON: ${(err as Error).message}`;
+    const problem = at
+      ? `${label}: not valid JSON at line ${at.line}, column ${at.column}: ${at.problem}`
+      : `${label}: not valid JSON: ${(err as Error).message}`;
     return { settings: defaults, configFile: candidate, problems: [problem] };
   }
   const fileResult = fileSchema.safeParse(json);
   return fileResult.success
     ? { settings: fileResult.data, configFile: candidate, problems: [] }
-    : { settings: defaults, configFile: candidate, problems: issueLines(`${candidate}: `, fileResult.error, fileSchema) };
+    : {
+        settings: defaults,
+        configFile: candidate,
+        problems: issueLines(`${candidate}: `, fileResult.error, fileSchema),
+      };
 }
 
 /**
@@ -408,8 +435,15 @@ interface CredentialsPresent {
 
 export function credentialsPresent(e: RawEnv): CredentialsPresent {
   const basic = Boolean(e.FOURTHWALL_USERNAME && e.FOURTHWALL_PASSWORD);
-  const oauth = Boolean(e.FOURTHWALL_ACCESS_TOKEN || (e.FOURTHWALL_REFRESH_TOKEN && e.FOURTHWALL_CLIENT_ID && e.FOURTHWALL_CLIENT_SECRET));
-  return { twitch: Boolean(e.TWITCH_CHANNEL && e.TWITCH_USERNAME && e.TWITCH_TOKEN), basic, oauth, fourthwall: basic || oauth };
+  const oauth = Boolean(
+    e.FOURTHWALL_ACCESS_TOKEN || (e.FOURTHWALL_REFRESH_TOKEN && e.FOURTHWALL_CLIENT_ID && e.FOURTHWALL_CLIENT_SECRET),
+  );
+  return {
+    twitch: Boolean(e.TWITCH_CHANNEL && e.TWITCH_USERNAME && e.TWITCH_TOKEN),
+    basic,
+    oauth,
+    fourthwall: basic || oauth,
+  };
 }
 
 /** The mode: forced (read-only scripts), GIFTDROP_MODE, or live as soon as any live credential is set (never a silent demo). */
@@ -422,7 +456,8 @@ export function chooseMode(e: RawEnv, has: CredentialsPresent, readOnlyMode?: 's
 export function liveModeProblems(e: RawEnv, has: CredentialsPresent, mode: 'sandbox' | 'live'): string[] {
   if (mode !== 'live') return [];
   const problems: string[] = [];
-  if (!e.GIFTDROP_MODE && !(has.twitch && has.fourthwall)) problems.push(partialCredentialsProblem(LIVE_CREDENTIAL_ENV.filter((name) => e[name])));
+  if (!e.GIFTDROP_MODE && !(has.twitch && has.fourthwall))
+    problems.push(partialCredentialsProblem(LIVE_CREDENTIAL_ENV.filter((name) => e[name])));
   for (const name of ['TWITCH_CHANNEL', 'TWITCH_USERNAME', 'TWITCH_TOKEN'] as const) {
     if (!e[name]) problems.push(`${name}: required in live mode`);
   }
@@ -434,15 +469,21 @@ export function liveModeProblems(e: RawEnv, has: CredentialsPresent, mode: 'sand
 
 function fourthwallAuthProblems(e: RawEnv, has: CredentialsPresent): string[] {
   const refreshNeeds = () =>
-    (['FOURTHWALL_CLIENT_ID', 'FOURTHWALL_CLIENT_SECRET'] as const).filter((name) => !e[name]).map((name) => `${name}: required with FOURTHWALL_REFRESH_TOKEN`);
+    (['FOURTHWALL_CLIENT_ID', 'FOURTHWALL_CLIENT_SECRET'] as const)
+      .filter((name) => !e[name])
+      .map((name) => `${name}: required with FOURTHWALL_REFRESH_TOKEN`);
   if (has.fourthwall) {
     // With an access token too: without the client credentials the refresh token would go unused.
     return !has.basic && e.FOURTHWALL_REFRESH_TOKEN ? refreshNeeds() : [];
   }
-  if (e.FOURTHWALL_USERNAME && !e.FOURTHWALL_PASSWORD) return ['FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME'];
-  if (e.FOURTHWALL_PASSWORD && !e.FOURTHWALL_USERNAME) return ['FOURTHWALL_USERNAME: required with FOURTHWALL_PASSWORD'];
+  if (e.FOURTHWALL_USERNAME && !e.FOURTHWALL_PASSWORD)
+    return ['FOURTHWALL_PASSWORD: required with FOURTHWALL_USERNAME'];
+  if (e.FOURTHWALL_PASSWORD && !e.FOURTHWALL_USERNAME)
+    return ['FOURTHWALL_USERNAME: required with FOURTHWALL_PASSWORD'];
   if (e.FOURTHWALL_REFRESH_TOKEN) return refreshNeeds();
-  return ['FOURTHWALL_USERNAME / FOURTHWALL_PASSWORD: required in live mode (or FOURTHWALL_ACCESS_TOKEN / FOURTHWALL_REFRESH_TOKEN with client id and secret)'];
+  return [
+    'FOURTHWALL_USERNAME / FOURTHWALL_PASSWORD: required in live mode (or FOURTHWALL_ACCESS_TOKEN / FOURTHWALL_REFRESH_TOKEN with client id and secret)',
+  ];
 }
 
 /** Values in the wrong shape (logins, URLs) and a Twitch refresh token without its client. */
@@ -464,7 +505,10 @@ export function formatProblems(e: RawEnv): string[] {
 }
 
 /** FOURTHWALL_RATE_LIMIT as a window (default 100 requests per 10 s, Fourthwall's limit). */
-export function fourthwallRateLimit(e: Pick<RawEnv, 'FOURTHWALL_RATE_LIMIT'>): { window: { limit: number; intervalMs: number }; problems: string[] } {
+export function fourthwallRateLimit(e: Pick<RawEnv, 'FOURTHWALL_RATE_LIMIT'>): {
+  window: { limit: number; intervalMs: number };
+  problems: string[];
+} {
   if (!e.FOURTHWALL_RATE_LIMIT) return { window: { limit: 100, intervalMs: 10_000 }, problems: [] };
   const window = parseRateLimitSpec(e.FOURTHWALL_RATE_LIMIT);
   const positive = window.limit >= 1 && window.intervalMs >= 1;
@@ -532,7 +576,11 @@ function twitchConfig(env: Env): Config['twitch'] {
   };
 }
 
-function fourthwallConfig(env: Env, has: CredentialsPresent, rateLimit: { limit: number; intervalMs: number }): Config['fourthwall'] {
+function fourthwallConfig(
+  env: Env,
+  has: CredentialsPresent,
+  rateLimit: { limit: number; intervalMs: number },
+): Config['fourthwall'] {
   const apiUrl = (env.FOURTHWALL_API_URL ?? DEFAULT_FOURTHWALL_API_URL).replace(/\/+$/, '');
   const auth: FourthwallAuthConfig = has.basic
     ? { kind: 'basic', username: env.FOURTHWALL_USERNAME!, password: env.FOURTHWALL_PASSWORD! }
@@ -592,11 +640,14 @@ export function secretValues(config: Config): string[] {
  */
 export function configHint(err: ConfigError, inv: Invocation = thisInvocation()): string {
   if (inv.executable) return settingsGuide(inv);
-  const fileProblem = (p: string) => p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
+  const fileProblem = (p: string) =>
+    p.startsWith('settings file ') || p.startsWith('GIFTDROP_CONFIG (') || p.startsWith('/');
   const inFile = err.problems.some(fileProblem);
   const inEnv = err.problems.some((p) => !fileProblem(p));
-  if (inFile && !inEnv) return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
-  if (inFile) return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
+  if (inFile && !inEnv)
+    return 'See config/giftdrop.example.json and docs/settings.md for every setting of the settings file.';
+  if (inFile)
+    return 'See .env.example (environment) and config/giftdrop.example.json (settings file), and docs/settings.md.';
   return settingsGuide(inv);
 }
 
@@ -612,4 +663,3 @@ export function loadConfigOrExit(options: LoadOptions = {}): Config {
     throw err;
   }
 }
-

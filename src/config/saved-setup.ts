@@ -58,7 +58,9 @@ export function readSavedSetup(dataRoot: string): { setup?: SavedSetup; problem?
     }
     return { setup: { ...setup, env } };
   } catch {
-    return { problem: `${file} is damaged (not the setup page's JSON): open the setup page and save again, or delete the file` };
+    return {
+      problem: `${file} is damaged (not the setup page's JSON): open the setup page and save again, or delete the file`,
+    };
   }
 }
 
@@ -66,5 +68,7 @@ export function readSavedSetup(dataRoot: string): { setup?: SavedSetup; problem?
 declare const GIFTDROP_TWITCH_CLIENT_ID: string | undefined;
 
 export function builtInTwitchClientId(): string | undefined {
-  return typeof GIFTDROP_TWITCH_CLIENT_ID === 'string' && GIFTDROP_TWITCH_CLIENT_ID ? GIFTDROP_TWITCH_CLIENT_ID : undefined;
+  return typeof GIFTDROP_TWITCH_CLIENT_ID === 'string' && GIFTDROP_TWITCH_CLIENT_ID
+    ? GIFTDROP_TWITCH_CLIENT_ID
+    : undefined;
 }

@@ -61,7 +61,13 @@ export const envSchema = z.object({
     .toLowerCase()
     .optional()
     .transform((s) => (s === undefined || s === '' ? undefined : s))
-    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).optional()),
+    .pipe(
+      z
+        .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+          error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+        })
+        .optional(),
+    ),
   /** Also append the JSON log lines to this file (they always go to stderr). */
   LOG_FILE: optionalString,
   TWITCH_CHANNEL: optionalString,
@@ -78,7 +84,12 @@ export const envSchema = z.object({
   TWITCH_BROADCASTER_REFRESH_TOKEN: optionalString,
   TWITCH_EVENTSUB_URL: optionalString.pipe(url('EventSub WebSocket, e.g. wss://eventsub.wss.twitch.tv/ws').optional()),
   TWITCH_OUTBOX_MAX: optionalString.pipe(
-    z.string().regex(/^\d+$/, 'must be a whole number of chat lines (e.g. 100)').transform(Number).refine((n) => n >= 1, 'must be at least 1').optional(),
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number of chat lines (e.g. 100)')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be at least 1')
+      .optional(),
   ),
   FOURTHWALL_API_URL: optionalString.pipe(url('http(s) API root').optional()),
   FOURTHWALL_USERNAME: optionalString,
@@ -91,10 +102,7 @@ export const envSchema = z.object({
   FOURTHWALL_WEBHOOK_SECRET: optionalString,
   FOURTHWALL_APP_HMAC_KEY: optionalString,
   FOURTHWALL_RATE_LIMIT: optionalString.pipe(
-    z
-      .string()
-      .regex(RATE_LIMIT_SPEC, 'must look like 100/10s (requests per window)')
-      .optional(),
+    z.string().regex(RATE_LIMIT_SPEC, 'must look like 100/10s (requests per window)').optional(),
   ),
   FOURTHWALL_SHOP_URL: optionalString.pipe(url("the shop's public site").optional()),
   FOURTHWALL_EVENT_POLL_SECONDS: optionalString.pipe(
@@ -106,12 +114,23 @@ export const envSchema = z.object({
       .optional(),
   ),
   GIFTDROP_BEACON_URL: optionalString.pipe(url('a drand HTTP relay, e.g. https://api.drand.sh').optional()),
-  GIFTDROP_PUBLIC_URL: optionalString.pipe(url('the public HTTPS address of your tunnel, e.g. https://abc.example.com').optional()),
+  GIFTDROP_PUBLIC_URL: optionalString.pipe(
+    url('the public HTTPS address of your tunnel, e.g. https://abc.example.com').optional(),
+  ),
   GIFTDROP_DASHBOARD_TOKEN: optionalString.pipe(
-    z.string().regex(/^[\x21-\x7e]{16,200}$/, 'must be 16 to 200 printable characters without spaces').optional(),
+    z
+      .string()
+      .regex(/^[\x21-\x7e]{16,200}$/, 'must be 16 to 200 printable characters without spaces')
+      .optional(),
   ),
   GIFTDROP_LOCAL_HOSTS: optionalString.pipe(
-    z.string().regex(/^\s*[A-Za-z0-9.[\]:-]+(\s*,\s*[A-Za-z0-9.[\]:-]+)*\s*$/, 'must be host names separated by commas, e.g. streampc.lan,192.168.1.20').optional(),
+    z
+      .string()
+      .regex(
+        /^\s*[A-Za-z0-9.[\]:-]+(\s*,\s*[A-Za-z0-9.[\]:-]+)*\s*$/,
+        'must be host names separated by commas, e.g. streampc.lan,192.168.1.20',
+      )
+      .optional(),
   ),
   GIFTDROP_LOCAL_PORT: portNumber,
   GIFTDROP_LOCAL_BIND: optionalString,
@@ -119,15 +138,24 @@ export const envSchema = z.object({
     z
       .string()
       .toLowerCase()
-      .regex(/^(none|cloudflare|ngrok|last-hop|[1-5])$/, 'must be none, cloudflare, ngrok, last-hop or a number of proxies 1-5 (what is in front of HTTP_PORT)')
+      .regex(
+        /^(none|cloudflare|ngrok|last-hop|[1-5])$/,
+        'must be none, cloudflare, ngrok, last-hop or a number of proxies 1-5 (what is in front of HTTP_PORT)',
+      )
       .optional(),
   ),
   GIFTDROP_OVERLAY_KEY: optionalString.pipe(
-    z.string().regex(/^[A-Za-z0-9_-]{16,200}$/, 'must be 16 to 200 letters, digits, "-" or "_" (it goes in the overlay URL)').optional(),
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{16,200}$/, 'must be 16 to 200 letters, digits, "-" or "_" (it goes in the overlay URL)')
+      .optional(),
   ),
 });
 
-const commandName = z.string().trim().regex(/^[^\s!]{1,32}$/u, 'must be one word without "!" (max 32 chars)');
+const commandName = z
+  .string()
+  .trim()
+  .regex(/^[^\s!]{1,32}$/u, 'must be one word without "!" (max 32 chars)');
 
 /** The JSON settings file. Strict: an unknown key is reported (catches typos). */
 export const fileSchema = z.strictObject({
@@ -181,7 +209,11 @@ export const fileSchema = z.strictObject({
       subscribersOnly: z.boolean().default(D.eligibility.subscribersOnly),
       minSubMonths: z.number().int().min(0).max(1000).default(D.eligibility.minSubMonths),
       excludeLogins: z.array(z.string().trim().toLowerCase()).default(() => [...D.eligibility.excludeLogins]),
-      winnerCooldownHours: z.number().min(0).max(24 * 365).default(D.eligibility.winnerCooldownHours),
+      winnerCooldownHours: z
+        .number()
+        .min(0)
+        .max(24 * 365)
+        .default(D.eligibility.winnerCooldownHours),
       excludeFirstTimeChatters: z.boolean().default(D.eligibility.excludeFirstTimeChatters),
       /** Checked with the Twitch API for the picks (needs TWITCH_CLIENT_ID; src/giveaway/account-rules.ts). */
       followersOnly: z.boolean().default(false),
@@ -251,7 +283,11 @@ export const fileSchema = z.strictObject({
           whisper: z.boolean().default(true),
           chat: z.boolean().default(true),
           atStreamStart: z.boolean().default(true),
-          afterHours: z.number().min(0).max(24 * 30).default(0),
+          afterHours: z
+            .number()
+            .min(0)
+            .max(24 * 30)
+            .default(0),
         })
         .prefault({}),
     })

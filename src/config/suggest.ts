@@ -8,7 +8,9 @@
 import type { z } from 'zod';
 
 interface ZodInternals {
-  _zod?: { def?: { type?: string; shape?: Record<string, unknown>; innerType?: unknown; element?: unknown; in?: unknown } };
+  _zod?: {
+    def?: { type?: string; shape?: Record<string, unknown>; innerType?: unknown; element?: unknown; in?: unknown };
+  };
 }
 
 /** Unwraps optional/default/prefault/pipe/array layers down to an object schema, if any. */

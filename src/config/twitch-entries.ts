@@ -19,7 +19,11 @@ export const channelPointsSchema = z
     /** Its cost in channel points. */
     cost: z.number().int().min(1).max(1_000_000_000).default(1000),
     /** What viewers read under the title. */
-    prompt: z.string().trim().max(200).default('Enters you in the giveaway that is open now. Refunded when none is open.'),
+    prompt: z
+      .string()
+      .trim()
+      .max(200)
+      .default('Enters you in the giveaway that is open now. Refunded when none is open.'),
     /** Tickets each redemption adds to the viewer's entry. */
     ticketsPerRedemption: z.number().int().min(1).max(1000).default(1),
     /** Redemptions a viewer may make per draw; the next ones are refunded. */
@@ -37,4 +41,3 @@ export const bitsSchema = z
     maxTickets: z.number().int().min(1).max(1000).default(10),
   })
   .prefault({});
-

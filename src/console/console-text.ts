@@ -14,7 +14,7 @@ export interface TextSink {
 
 const DIM = '\u001b[2m';
 const RESET = '\u001b[0m';
- 
+
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /** One printable line: line breaks become spaces, control characters (ANSI escapes too) go. */

@@ -82,7 +82,10 @@ export class LiveConsole {
     };
     // The bot's own lines can carry links (links.publicInChat): shown whole on a terminal only.
     const said = (text: string) => clean(this.o.tty ? text : maskUrls(text));
-    const onSent = (text: string) => this.print(`${this.paint('2', '[chat]')} ${this.paint('36;1', `bot> ${bot.chat.botLogin}:`)} ${this.paint('36', said(text))}`);
+    const onSent = (text: string) =>
+      this.print(
+        `${this.paint('2', '[chat]')} ${this.paint('36;1', `bot> ${bot.chat.botLogin}:`)} ${this.paint('36', said(text))}`,
+      );
     const onEntered = (drawId: string, _e: unknown, total: number) => {
       let e = this.entered.get(drawId);
       if (!e) {
@@ -120,7 +123,12 @@ export class LiveConsole {
       poll();
       this.every(SHOP_POLL_MS, poll);
     }
-    this.print(this.paint('1', `giftdrop live: #${bot.chat.channelLogin} as ${bot.chat.botLogin}; overlay ${bot.http.localUrl}/overlay, dashboard ${bot.http.localUrl}/dashboard`));
+    this.print(
+      this.paint(
+        '1',
+        `giftdrop live: #${bot.chat.channelLogin} as ${bot.chat.botLogin}; overlay ${bot.http.localUrl}/overlay, dashboard ${bot.http.localUrl}/dashboard`,
+      ),
+    );
   }
 
   /** The status line's text (chat, shop, open draws with entrants and time left). */
@@ -142,7 +150,9 @@ export class LiveConsole {
     const shop = refused ? `shop: credentials refused, see ${giftdropCommand('setup')}` : `shop ${this.shop}`;
     // EventSub (channel points, bits: app/twitch-events.ts) beside chat, only when it runs.
     const eventsub = typeof health['eventsub'] === 'string' ? ` | EventSub ${health['eventsub']}` : '';
-    return clean(`chat ${h.chat}${h.reason ? ` (${h.reason})` : ''}${eventsub} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`);
+    return clean(
+      `chat ${h.chat}${h.reason ? ` (${h.reason})` : ''}${eventsub} | ${shop} | ${draws.length ? draws.join(' | ') : 'no open draw'}`,
+    );
   }
 
   close(): void {
@@ -161,7 +171,9 @@ export class LiveConsole {
 
   private flushEntries(): void {
     for (const [id, e] of this.entered) {
-      this.print(`${this.paint('2', '[chat]')} ${e.count} viewer${e.count === 1 ? '' : 's'} typed !enter (${clean(e.prize)}: ${e.total} entrants)`);
+      this.print(
+        `${this.paint('2', '[chat]')} ${e.count} viewer${e.count === 1 ? '' : 's'} typed !enter (${clean(e.prize)}: ${e.total} entrants)`,
+      );
       this.entered.delete(id);
     }
   }

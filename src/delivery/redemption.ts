@@ -16,7 +16,11 @@ type StatusApi = Pick<FourthwallClient, 'getDraw' | 'getGiftPurchase' | 'getGive
 
 const opt = (v: string | null | undefined) => (v ? v : undefined);
 
-const CLOSURES: ReadonlySet<string> = new Set<PrizeClosure>(['CANCELLED', 'CHANGED_TO_PROMOTION', 'CHANGED_TO_GIFT_CARD']);
+const CLOSURES: ReadonlySet<string> = new Set<PrizeClosure>([
+  'CANCELLED',
+  'CHANGED_TO_PROMOTION',
+  'CHANGED_TO_GIFT_CARD',
+]);
 
 /** `{ closedAs }` (+ `closedAt`) when `status` says the prize can no longer be redeemed, else `{}`. */
 function closure(status: string, at?: string | null): Pick<PrizeStatus, 'closedAs' | 'closedAt'> {
@@ -36,7 +40,11 @@ export function fourthwallRedemption(client: StatusApi): RedemptionPort {
           if (!packageId) continue;
           for (const l of (await client.getGiveawayPackage(packageId)).giveawayLinks) {
             const redeemedAt = opt(l.redeemedAt);
-            out.set(l.id, { redeemed: l.status === 'REDEEMED', ...(redeemedAt ? { redeemedAt } : {}), ...closure(l.status, l.cancelledAt) });
+            out.set(l.id, {
+              redeemed: l.status === 'REDEEMED',
+              ...(redeemedAt ? { redeemedAt } : {}),
+              ...closure(l.status, l.cancelledAt),
+            });
           }
         }
         return out;
@@ -49,7 +57,11 @@ export function fourthwallRedemption(client: StatusApi): RedemptionPort {
             : [];
       for (const g of gifts) {
         const orderFriendlyId = opt(g.orderFriendlyId);
-        out.set(g.id, { redeemed: g.status === 'REDEEMED', ...(orderFriendlyId ? { orderFriendlyId } : {}), ...closure(g.status) });
+        out.set(g.id, {
+          redeemed: g.status === 'REDEEMED',
+          ...(orderFriendlyId ? { orderFriendlyId } : {}),
+          ...closure(g.status),
+        });
       }
       return out;
     },

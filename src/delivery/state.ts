@@ -9,7 +9,13 @@
  * been dropped silently, so this is never proof of delivery) > `announced`. A prize is *waiting*
  * until it is redeemed or closed.
  */
-import { PRIZE_CLOSURE_WORDS, type Delivery, type DrawRecord, type PrizeClosure, type Winner } from '../giveaway/model.js';
+import {
+  PRIZE_CLOSURE_WORDS,
+  type Delivery,
+  type DrawRecord,
+  type PrizeClosure,
+  type Winner,
+} from '../giveaway/model.js';
 
 type ClosureLabel = (typeof PRIZE_CLOSURE_WORDS)[PrizeClosure];
 
@@ -35,7 +41,8 @@ export interface PrizeState {
 /** The one wording of a prize's state (see PrizeState). */
 export function prizeState(d: Delivery): PrizeState {
   const label = deliveryLabel(d);
-  if (d.redeemedAt) return { label, text: `Redeemed ✔${d.orderFriendlyId ? ` (order ${d.orderFriendlyId})` : ''}`, waiting: false };
+  if (d.redeemedAt)
+    return { label, text: `Redeemed ✔${d.orderFriendlyId ? ` (order ${d.orderFriendlyId})` : ''}`, waiting: false };
   if (d.closedAt) return { label, text: `Can no longer be redeemed: the shop says it was ${label}`, waiting: false };
   return { label, text: `Not redeemed yet (${label})`, waiting: true };
 }
@@ -90,6 +97,15 @@ export function deliverySummary(record: Pick<DrawRecord, 'winners' | 'rerolls'>)
     counts.set(l, (counts.get(l) ?? 0) + 1);
   }
   if (counts.get('redeemed') === tracked.length) return 'all redeemed';
-  const order: DeliveryLabel[] = ['redeemed', ...Object.values(PRIZE_CLOSURE_WORDS), 'opened', 'whispered, not opened', 'announced'];
-  return order.filter((l) => counts.has(l)).map((l) => `${counts.get(l)} ${l}`).join(', ');
+  const order: DeliveryLabel[] = [
+    'redeemed',
+    ...Object.values(PRIZE_CLOSURE_WORDS),
+    'opened',
+    'whispered, not opened',
+    'announced',
+  ];
+  return order
+    .filter((l) => counts.has(l))
+    .map((l) => `${counts.get(l)} ${l}`)
+    .join(', ');
 }

@@ -153,7 +153,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   private readonly lastPolled = new Map<string, number>();
   /** Work that writes the delivery state (announcements, single changes) until it settles. */
   private readonly writing = new Set<Promise<unknown>>();
-  private readonly onWinners = (record: DrawRecord, winners: Winner[]) => void this.tracked(this.announced(record, winners));
+  private readonly onWinners = (record: DrawRecord, winners: Winner[]) =>
+    void this.tracked(this.announced(record, winners));
 
   constructor(private readonly d: DeliveryTrackerDeps) {
     super();
@@ -198,7 +199,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   async resumeWhispers(): Promise<void> {
     if (!this.whispersOn()) return;
     for (const p of await this.waiting()) {
-      if (!p.replaced && !p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt) void this.whisper(p, 'prize');
+      if (!p.replaced && !p.delivery.whisperedAt && !p.delivery.whisperProblem && !p.delivery.claimPageOpenedAt)
+        void this.whisper(p, 'prize');
     }
   }
 
@@ -269,7 +271,10 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
             ? { whisperedAt: at }
             : { remindedAt: at, remindedBy: 'whisper' }
           : { whisperProblem: 'Twitch refused the whisper' };
-        if (!this.stopped) await this.set(p.drawId, p.userId, patch).catch((err) => this.log.error({ err }, 'could not record a whisper'));
+        if (!this.stopped)
+          await this.set(p.drawId, p.userId, patch).catch((err) =>
+            this.log.error({ err }, 'could not record a whisper'),
+          );
         return ok;
       },
       (err: unknown) => {
@@ -284,7 +289,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     const out: PrizeView[] = [];
     for (const r of await this.d.store.listDraws()) {
       if (r.status !== 'finished') continue;
-      for (const { holder, replaced } of prizeHolders(r)) if (isWaiting(holder)) out.push(toView(r, holder, holder.delivery!, replaced));
+      for (const { holder, replaced } of prizeHolders(r))
+        if (isWaiting(holder)) out.push(toView(r, holder, holder.delivery!, replaced));
     }
     return out.sort((a, b) => a.delivery.announcedAt.localeCompare(b.delivery.announcedAt));
   }
@@ -336,7 +342,10 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
   /** Fourthwall will no longer let prize `p` be redeemed: it stops waiting. */
   private async close(p: PrizeView, closedAs: PrizeClosure, closedAt: string | undefined): Promise<void> {
     await this.set(p.drawId, p.userId, { closedAt: this.timeOr(closedAt), closedAs });
-    this.log.info({ drawId: p.drawId, userId: p.userId, login: p.login, closedAs }, 'prize no longer redeemable at Fourthwall');
+    this.log.info(
+      { drawId: p.drawId, userId: p.userId, login: p.login, closedAs },
+      'prize no longer redeemable at Fourthwall',
+    );
     await this.stopPollIfDone();
   }
 
@@ -393,7 +402,9 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     for (const id of this.lastPolled.keys()) if (!byDraw.has(id)) this.lastPolled.delete(id);
     // At most MAX_POLLS_PER_ROUND calls a round, the draws asked least recently first, so a long
     // list never takes the Fourthwall budget a draw's finish call needs.
-    const due = [...byDraw].sort((a, b) => (this.lastPolled.get(a[0]) ?? 0) - (this.lastPolled.get(b[0]) ?? 0)).slice(0, MAX_POLLS_PER_ROUND);
+    const due = [...byDraw]
+      .sort((a, b) => (this.lastPolled.get(a[0]) ?? 0) - (this.lastPolled.get(b[0]) ?? 0))
+      .slice(0, MAX_POLLS_PER_ROUND);
     for (const [drawId, prizes] of due) {
       this.lastPolled.set(drawId, this.d.clock.now());
       const record = records.get(drawId);
@@ -402,7 +413,10 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
       try {
         statuses = await this.d.redemption!.statuses(record);
       } catch (err) {
-        this.log.warn({ err, drawId }, 'could not read the prizes\' status from Fourthwall; trying again at the next poll');
+        this.log.warn(
+          { err, drawId },
+          "could not read the prizes' status from Fourthwall; trying again at the next poll",
+        );
         continue;
       }
       for (const p of prizes) {
@@ -438,7 +452,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryEvents> {
     for (const p of todo) {
       this.reminding.add(`${p.drawId}:${p.userId}`);
       const chatPossible = this.settings.reminders.chat && !!this.d.claimUrl;
-      const whisperMayBeLost = (!!p.delivery.whisperedAt && !p.delivery.claimPageOpenedAt) || !!p.delivery.whisperProblem;
+      const whisperMayBeLost =
+        (!!p.delivery.whisperedAt && !p.delivery.claimPageOpenedAt) || !!p.delivery.whisperProblem;
       if (this.settings.reminders.whisper && this.whispersOn() && !(whisperMayBeLost && chatPossible)) {
         void this.whisper(p, 'reminder');
         sent++;

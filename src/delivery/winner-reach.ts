@@ -44,7 +44,9 @@ export interface ClaimPageFacts {
 export function claimPageFacts(config: Config): ClaimPageFacts {
   const { clientId, clientSecret, deviceClientId } = config.twitch;
   // A saved login's application stands in as TWITCH_CLIENT_ID when none is set (config/index.ts).
-  const publicClient = Boolean(deviceClientId && deviceClientId.source !== 'env' && (!clientId || clientId === deviceClientId.id));
+  const publicClient = Boolean(
+    deviceClientId && deviceClientId.source !== 'env' && (!clientId || clientId === deviceClientId.id),
+  );
   return {
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     ...(clientId && !publicClient ? { clientId } : {}),
@@ -74,21 +76,30 @@ export function claimPageReach(f: ClaimPageFacts, o: { mounted?: boolean; inv?: 
       detail: `on: winners log in at ${f.publicUrl}/claim. Your Twitch application must list the OAuth Redirect URL ${redirect} (${CONSOLE} > Manage), or Twitch refuses the login.`,
     };
   const file = envFileHint(o.inv ?? thisInvocation());
-  const lines = (names: string[]) => `${names.map((n) => `${n}=<${n === 'TWITCH_CLIENT_ID' ? 'Client ID' : 'Client Secret'}>`).join(' and ')}`;
+  const lines = (names: string[]) =>
+    `${names.map((n) => `${n}=<${n === 'TWITCH_CLIENT_ID' ? 'Client ID' : 'Client Secret'}>`).join(' and ')}`;
   const needs: string[] = [];
   if (!f.publicUrl) needs.push("the public address (the setup page's row, or GIFTDROP_PUBLIC_URL)");
   if (f.clientId && !f.clientSecret)
-    needs.push(`the Client Secret of TWITCH_CLIENT_ID's application (Client Type "Confidential"; Manage > New Secret at ${CONSOLE}) in ${file}: ${lines(['TWITCH_CLIENT_SECRET'])}`);
-  else if (!f.clientId && f.clientSecret) needs.push(`the Client ID of the application TWITCH_CLIENT_SECRET belongs to in ${file}: ${lines(['TWITCH_CLIENT_ID'])}`);
+    needs.push(
+      `the Client Secret of TWITCH_CLIENT_ID's application (Client Type "Confidential"; Manage > New Secret at ${CONSOLE}) in ${file}: ${lines(['TWITCH_CLIENT_SECRET'])}`,
+    );
+  else if (!f.clientId && f.clientSecret)
+    needs.push(
+      `the Client ID of the application TWITCH_CLIENT_SECRET belongs to in ${file}: ${lines(['TWITCH_CLIENT_ID'])}`,
+    );
   else if (!app) {
-    const why = f.publicClient ? " (the setup page's Public one has no secret, and a winner's login in their own browser needs one)" : '';
+    const why = f.publicClient
+      ? " (the setup page's Public one has no secret, and a winner's login in their own browser needs one)"
+      : '';
     needs.push(
       `your own Twitch application of Client Type "Confidential"${why}: ${CONSOLE} > Register Your Application (any name and Category, ` +
         `OAuth Redirect URL ${redirect}), then Manage > New Secret; its Client ID and Client Secret go in ${file} as two lines, ${lines(['TWITCH_CLIENT_ID', 'TWITCH_CLIENT_SECRET'])}`,
     );
   }
   // The redirect URL is said once: inline with the registration steps, else here.
-  const register = !f.clientId && !f.clientSecret ? '' : ` The application's OAuth Redirect URLs must include ${redirect}.`;
+  const register =
+    !f.clientId && !f.clientSecret ? '' : ` The application's OAuth Redirect URLs must include ${redirect}.`;
   return {
     id: 'claim-page',
     title: CLAIM_TITLE,
@@ -112,12 +123,26 @@ export interface WhisperFacts {
 }
 
 export function whisperReach(f: WhisperFacts): Reach {
-  const reach = (status: Reach['status'], detail: string): Reach => ({ id: 'whispers', title: WHISPERS_TITLE, status, detail });
-  if (!f.setting) return reach('off', 'off: delivery.whispers is false in the settings file; set it to true (or remove it) and restart the bot.');
-  if (f.token === 'none') return reach('off', 'off: log the bot in on the setup page (its login asks Twitch for whispers).');
+  const reach = (status: Reach['status'], detail: string): Reach => ({
+    id: 'whispers',
+    title: WHISPERS_TITLE,
+    status,
+    detail,
+  });
+  if (!f.setting)
+    return reach(
+      'off',
+      'off: delivery.whispers is false in the settings file; set it to true (or remove it) and restart the bot.',
+    );
+  if (f.token === 'none')
+    return reach('off', 'off: log the bot in on the setup page (its login asks Twitch for whispers).');
   if (f.token === 'env' && !f.clientId)
-    return reach('off', 'off: set TWITCH_CLIENT_ID to the Client ID of the application TWITCH_TOKEN was made with (Twitch needs it to send a whisper).');
-  if (!f.scopes) return reach('checking', 'checked once the bot has logged in to Twitch (its token needs user:manage:whispers).');
+    return reach(
+      'off',
+      'off: set TWITCH_CLIENT_ID to the Client ID of the application TWITCH_TOKEN was made with (Twitch needs it to send a whisper).',
+    );
+  if (!f.scopes)
+    return reach('checking', 'checked once the bot has logged in to Twitch (its token needs user:manage:whispers).');
   if (!f.scopes.includes(WHISPER_SCOPE))
     return reach(
       'off',

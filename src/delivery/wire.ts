@@ -70,7 +70,10 @@ export function deliveryChannels(d: {
     ...(claimUrl ? { claimUrl } : {}),
     ...(whispers ? { whispers } : {}),
     via: () => privateDeliveryVia(whispersOn && (whispers?.available() ?? false), claimUrl),
-    reach: () => [claimPageReach(claimPageFacts(config), { mounted: claimUrl !== undefined }), whisperReach(whisperFacts())],
+    reach: () => [
+      claimPageReach(claimPageFacts(config), { mounted: claimUrl !== undefined }),
+      whisperReach(whisperFacts()),
+    ],
   };
 }
 
@@ -119,12 +122,18 @@ export function startDelivery(
     reach: () => channels.reach(),
     async onOrder(order) {
       const giftId = order.source?.giftId;
-      if (giftId) await tracker.redeemed(giftId, { friendlyId: order.friendlyId ?? undefined, createdAt: order.createdAt ?? undefined });
+      if (giftId)
+        await tracker.redeemed(giftId, {
+          friendlyId: order.friendlyId ?? undefined,
+          createdAt: order.createdAt ?? undefined,
+        });
     },
     afterLogin() {
       const w = channels.reach().find((r) => r.id === 'whispers');
       if (config.settings.delivery.whispers && w?.status === 'off') log.info(`whispers to winners are ${w.detail}`);
-      void tracker.resumeWhispers().catch((err: unknown) => log.warn({ err }, 'could not queue the whispers left from before'));
+      void tracker
+        .resumeWhispers()
+        .catch((err: unknown) => log.warn({ err }, 'could not queue the whispers left from before'));
     },
     async stop() {
       tracker.stop();

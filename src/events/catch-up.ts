@@ -36,7 +36,14 @@ export function pinnedShopId(client: Pick<FourthwallClient, 'getCurrentShop'>, l
 }
 
 /** The operations the bot calls that the published document allows with Basic auth only. */
-const BASIC_ONLY_CALLS = ['finishDraw', 'getDraw', 'streamingStart', 'streamingEnd', 'getStreamingStatus', 'getGiftPurchase'] as const;
+const BASIC_ONLY_CALLS = [
+  'finishDraw',
+  'getDraw',
+  'streamingStart',
+  'streamingEnd',
+  'getStreamingStatus',
+  'getGiftPurchase',
+] as const;
 
 /** One line for live mode with OAuth-only credentials; undefined when Basic credentials are set. */
 export function basicOnlyNotice(config: Config): string | undefined {

@@ -153,7 +153,11 @@ export class EventIntake {
       outcome = await this.attempt(p, 'webhook', true);
     }
     if (outcome !== 'failed') return outcome;
-    throw new NotAcknowledged(event.id, p.lastError ?? new Error('the bot is stopping'), p.timer ? p.retryInMs : undefined);
+    throw new NotAcknowledged(
+      event.id,
+      p.lastError ?? new Error('the bot is stopping'),
+      p.timer ? p.retryInMs : undefined,
+    );
   }
 
   /**
@@ -235,7 +239,10 @@ export class EventIntake {
     }
     const shopId = shopIdOf(event);
     if (shopId === undefined) {
-      this.log.warn(ids, 'event without a shop id (neither shopId nor data.shopId) refused: it cannot be checked as this shop\'s');
+      this.log.warn(
+        ids,
+        "event without a shop id (neither shopId nor data.shopId) refused: it cannot be checked as this shop's",
+      );
       return 'refused';
     }
     const mine = await this.o.shopId();

@@ -103,7 +103,8 @@ export class EventPoller {
         await Promise.all(handed);
       } catch (err) {
         report.failedTypes.push(type);
-        if (!this.failing && report.failedTypes.length === 1) this.log.warn({ err, type }, 'could not read the past webhook events; trying again on the next poll');
+        if (!this.failing && report.failedTypes.length === 1)
+          this.log.warn({ err, type }, 'could not read the past webhook events; trying again on the next poll');
       }
     }
     if (report.failedTypes.length === 0 && this.failing) this.log.info('past webhook events readable again');
@@ -120,7 +121,12 @@ export class EventPoller {
    * are read from the end backwards until one reaches past the horizon (without a page count, all
    * pages are read forward). At most `maxPages` list calls either way.
    */
-  private async readType(type: string, horizon: number, report: PollReport, take: (rec: WebhookEventRecord, at: number) => void): Promise<void> {
+  private async readType(
+    type: string,
+    horizon: number,
+    report: PollReport,
+    take: (rec: WebhookEventRecord, at: number) => void,
+  ): Promise<void> {
     const size = this.o.pageSize ?? 50;
     const maxPages = this.o.maxPages ?? 4;
     const taken = new Set<string>();
@@ -166,7 +172,8 @@ export class EventPoller {
         // From the end back; a page with an old event means every earlier page is older.
         for (let page = backFrom; page >= 1 && calls < maxPages; page--) if ((await read(page)).pastHorizon) break;
       } else {
-        for (let page = 1, n = list.length; page < maxPages && n >= size; page++) n = (await read(page)).res.results.length;
+        for (let page = 1, n = list.length; page < maxPages && n >= size; page++)
+          n = (await read(page)).res.results.length;
       }
       return;
     }
@@ -183,11 +190,18 @@ export class EventPoller {
     try {
       if (!rec.body) throw new Error('the record has no body');
       const event = parseWebhookEvent(rec.body);
-      if (event.id !== rec.id) this.log.debug({ eventId: rec.id, bodyId: event.id }, 'listed event id differs from its body id; using the body id');
+      if (event.id !== rec.id)
+        this.log.debug(
+          { eventId: rec.id, bodyId: event.id },
+          'listed event id differs from its body id; using the body id',
+        );
       return event;
     } catch (err) {
       this.unreadable.add(rec.id);
-      this.log.warn({ eventId: rec.id, type: rec.type, reason: (err as Error).message }, 'a past webhook event could not be read; skipped');
+      this.log.warn(
+        { eventId: rec.id, type: rec.type, reason: (err as Error).message },
+        'a past webhook event could not be read; skipped',
+      );
       return undefined;
     }
   }

@@ -67,7 +67,8 @@ export async function ensureWebhook(o: EnsureWebhookOptions): Promise<WebhookOut
     const added = o.types.filter((t) => !ours.allowedTypes.includes(t));
     const removed = ours.allowedTypes.filter((t) => !o.types.includes(t));
     const moved = ours.url !== url;
-    if (moved || added.length || removed.length) await o.client.updateWebhook(ours.id, { url, allowedTypes: [...o.types] });
+    if (moved || added.length || removed.length)
+      await o.client.updateWebhook(ours.id, { url, allowedTypes: [...o.types] });
     outcome = {
       action: moved || added.length || removed.length ? 'updated' : 'unchanged',
       id: ours.id,
@@ -80,7 +81,9 @@ export async function ensureWebhook(o: EnsureWebhookOptions): Promise<WebhookOut
     };
   }
   outcome.duplicates = existing.filter((w) => w.url === url && w.id !== outcome.id).map((w) => w.id);
-  outcome.stale = existing.filter((w) => w.id !== outcome.id && w.url !== url && w.url.endsWith(WEBHOOK_PATH)).map((w) => w.url);
+  outcome.stale = existing
+    .filter((w) => w.id !== outcome.id && w.url !== url && w.url.endsWith(WEBHOOK_PATH))
+    .map((w) => w.url);
   if (!record || record.id !== outcome.id || record.url !== url) {
     await disk.mkdirs(o.dataDir);
     await disk.writeAtomic(file, `${JSON.stringify({ id: outcome.id, url })}\n`);
@@ -99,9 +102,12 @@ function readRecord(text: string | undefined): z.infer<typeof RecordSchema> | un
 }
 
 const URI_PROBLEMS: Record<string, string> = {
-  WEBHOOK_URI_IP_NOT_ALLOWED: 'Fourthwall refuses webhook URLs on IP addresses: use the https:// host name of your tunnel',
-  WEBHOOK_URI_PORT_NOT_ALLOWED: "Fourthwall refuses webhook URLs on unusual ports: use the tunnel's https:// address without a port",
-  WEBHOOK_URI_UNALLOWED_DOMAIN: 'Fourthwall refuses webhook URLs on this domain: use the https:// address of an HTTPS tunnel (cloudflared, ngrok)',
+  WEBHOOK_URI_IP_NOT_ALLOWED:
+    'Fourthwall refuses webhook URLs on IP addresses: use the https:// host name of your tunnel',
+  WEBHOOK_URI_PORT_NOT_ALLOWED:
+    "Fourthwall refuses webhook URLs on unusual ports: use the tunnel's https:// address without a port",
+  WEBHOOK_URI_UNALLOWED_DOMAIN:
+    'Fourthwall refuses webhook URLs on this domain: use the https:// address of an HTTPS tunnel (cloudflared, ngrok)',
 };
 
 /** One line saying why Fourthwall refused the webhook address and what to do. */
@@ -125,13 +131,24 @@ export function webhookProblem(err: unknown, publicUrl: string): string {
  * needs no `setup`). Said in one log line when something changed; a refusal is one line through
  * `problem` (kept for /healthz and the dashboard). Never throws.
  */
-export async function keepWebhookCurrent(o: EnsureWebhookOptions & { log: Logger; problem: (line: string) => void }): Promise<WebhookOutcome | undefined> {
+export async function keepWebhookCurrent(
+  o: EnsureWebhookOptions & { log: Logger; problem: (line: string) => void },
+): Promise<WebhookOutcome | undefined> {
   try {
     const out = await ensureWebhook(o);
-    if (out.action === 'created') o.log.info({ webhook: out.url, id: out.id }, `webhook registered at Fourthwall: ${out.url}`);
+    if (out.action === 'created')
+      o.log.info({ webhook: out.url, id: out.id }, `webhook registered at Fourthwall: ${out.url}`);
     else if (out.action === 'updated')
-      o.log.info({ webhook: out.url, id: out.id }, out.previousUrl ? `webhook moved at Fourthwall from ${out.previousUrl} to ${out.url} (GIFTDROP_PUBLIC_URL changed)` : `webhook event types updated at Fourthwall (${out.url})`);
-    if (out.duplicates.length) o.log.warn(`${out.duplicates.length + 1} webhook configurations point at ${out.url}: delete the extra ones in the Fourthwall dashboard (${out.duplicates.join(', ')})`);
+      o.log.info(
+        { webhook: out.url, id: out.id },
+        out.previousUrl
+          ? `webhook moved at Fourthwall from ${out.previousUrl} to ${out.url} (GIFTDROP_PUBLIC_URL changed)`
+          : `webhook event types updated at Fourthwall (${out.url})`,
+      );
+    if (out.duplicates.length)
+      o.log.warn(
+        `${out.duplicates.length + 1} webhook configurations point at ${out.url}: delete the extra ones in the Fourthwall dashboard (${out.duplicates.join(', ')})`,
+      );
     return out;
   } catch (err) {
     o.problem(webhookProblem(err, o.publicUrl));

@@ -8,7 +8,15 @@
  * BLS code (drand.ts, @noble/curves): verify.ts loads it, and the running bot loads
  * verify.ts only when a draw is verified, never at start-up.
  */
-import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from './drand.js';
+import {
+  QUICKNET,
+  chainHashOf,
+  randomnessOf,
+  roundAfter,
+  roundTimeMs,
+  verifyRoundSignature,
+  type DrandChain,
+} from './drand.js';
 import { beaconModeProblem } from './beacon-policy.js';
 import { fetchedRound } from './beacon-key.js';
 import type { BeaconRecord, VerifiableDraw } from './record.js';
@@ -19,7 +27,8 @@ function chainOf(beacon: Exclude<BeaconRecord, { unavailable: true }>): DrandCha
     const { publicKey, genesis, period } = beacon.sandbox;
     const chain: DrandChain = { hash: '', publicKey, genesis, period, scheme: 'bls-unchained-g1-rfc9380' };
     chain.hash = chainHashOf(chain);
-    if (chain.hash !== beacon.chain) return 'the sandbox beacon chain hash does not match its recorded key and schedule';
+    if (chain.hash !== beacon.chain)
+      return 'the sandbox beacon chain hash does not match its recorded key and schedule';
     return chain;
   }
   if (beacon.chain !== QUICKNET.hash) return `unknown beacon chain ${beacon.chain}`;

@@ -59,6 +59,7 @@ export function pickKey(record: Pick<VerifiableDraw, 'fairness'>, seed: Buffer):
   const f = record.fairness;
   const round = fetchedRound(f.beacon);
   if (f.algorithm !== FAIRNESS_ALGORITHM_V2) return seed;
-  if (!round || !f.entrantsDigest) throw new FairnessError('a drand-v2 draw needs its beacon round and entrants digest');
+  if (!round || !f.entrantsDigest)
+    throw new FairnessError('a drand-v2 draw needs its beacon round and entrants digest');
   return drawKey(seed, f.entrantsDigest, round.round, round.randomness);
 }

@@ -12,6 +12,9 @@
 export const SANDBOX_BEACON_ON_LIVE_DRAW = 'a live draw cannot rest on a sandbox beacon (the operator holds its key)';
 
 /** Why the draw's recorded beacon is not acceptable for its mode, or undefined when it is. */
-export function beaconModeProblem(mode: 'live' | 'sandbox' | undefined, beacon: { sandbox?: unknown }): string | undefined {
+export function beaconModeProblem(
+  mode: 'live' | 'sandbox' | undefined,
+  beacon: { sandbox?: unknown },
+): string | undefined {
   return beacon.sandbox && mode === 'live' ? SANDBOX_BEACON_ON_LIVE_DRAW : undefined;
 }

@@ -74,7 +74,13 @@ const KEY = new Uint32Array(2);
 
 const SLICE = 16_384;
 
-function insertionSortRuns(rows: Uint32Array, less: (a: number, b: number) => boolean, start: number, end: number, run: number): void {
+function insertionSortRuns(
+  rows: Uint32Array,
+  less: (a: number, b: number) => boolean,
+  start: number,
+  end: number,
+  run: number,
+): void {
   for (let lo = start; lo < end; lo += run) {
     const hi = Math.min(end, lo + run);
     for (let i = lo + 1; i < hi; i++) {
@@ -89,7 +95,14 @@ function insertionSortRuns(rows: Uint32Array, less: (a: number, b: number) => bo
   }
 }
 
-function mergeRuns(src: Uint32Array, dst: Uint32Array, less: (a: number, b: number) => boolean, lo: number, mid: number, hi: number): void {
+function mergeRuns(
+  src: Uint32Array,
+  dst: Uint32Array,
+  less: (a: number, b: number) => boolean,
+  lo: number,
+  mid: number,
+  hi: number,
+): void {
   let i = lo;
   let j = mid;
   let k = lo;
@@ -165,7 +178,14 @@ export function writeLine(bytes: ByteChunks, userId: string, login: string, weig
 }
 
 /** Writes canonical positions [start, end): duplicate check, weights, the digest lines. */
-function serialise(rows: ListRows, order: Uint32Array, weights: Float64Array, bytes: ByteChunks, start: number, end: number): void {
+function serialise(
+  rows: ListRows,
+  order: Uint32Array,
+  weights: Float64Array,
+  bytes: ByteChunks,
+  start: number,
+  end: number,
+): void {
   let previous = start > 0 ? rows.userId(order[start - 1]!) : undefined;
   for (let p = start; p < end; p++) {
     const row = order[p]!;

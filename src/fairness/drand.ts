@@ -36,12 +36,20 @@ export function randomnessOf(signatureHex: string): string {
 }
 
 /** True when `signatureHex` is the chain's valid signature of `round` (never throws). */
-export function verifyRoundSignature(chain: Pick<DrandChain, 'publicKey'>, round: number, signatureHex: string): boolean {
+export function verifyRoundSignature(
+  chain: Pick<DrandChain, 'publicKey'>,
+  round: number,
+  signatureHex: string,
+): boolean {
   try {
     if (!/^[0-9a-f]{96}$/.test(signatureHex) || !/^[0-9a-f]{192}$/.test(chain.publicKey)) return false;
     if (!Number.isSafeInteger(round) || round < 1) return false;
     const sigs = bls12_381.shortSignatures;
-    return sigs.verify(hexToBytes(signatureHex), sigs.hash(roundMessage(round), DRAND_G1_DST), hexToBytes(chain.publicKey));
+    return sigs.verify(
+      hexToBytes(signatureHex),
+      sigs.hash(roundMessage(round), DRAND_G1_DST),
+      hexToBytes(chain.publicKey),
+    );
   } catch {
     return false;
   }
@@ -60,5 +68,7 @@ export function publicKeyOf(secretKey: Uint8Array): string {
 
 /** A chain hash for a locally made chain: SHA-256 over its public key, period and genesis. */
 export function chainHashOf(chain: Omit<DrandChain, 'hash'>): string {
-  return bytesToHex(sha256(new TextEncoder().encode(`${chain.scheme}\n${chain.publicKey}\n${chain.period}\n${chain.genesis}`)));
+  return bytesToHex(
+    sha256(new TextEncoder().encode(`${chain.scheme}\n${chain.publicKey}\n${chain.period}\n${chain.genesis}`)),
+  );
 }

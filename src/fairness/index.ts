@@ -31,7 +31,15 @@ export { FAIRNESS_ALGORITHM, fairCode, newSeed, pickSequenceOfWeights } from './
 export { FAIRNESS_ALGORITHM_V2, drawKey, fetchedRound, pickKey } from './beacon-key.js';
 // The canonical list's building blocks, for computing the same list over other storage (the
 // entrant store's columns) and writing its lines (storage's entrants file).
-export { FairnessError, canonicalise, checkField, checkWeight, writeLine, type Canonical, type ListRows } from './canonical.js';
+export {
+  FairnessError,
+  canonicalise,
+  checkField,
+  checkWeight,
+  writeLine,
+  type Canonical,
+  type ListRows,
+} from './canonical.js';
 export { fenwickSteps } from './procedure.js';
 export { digitKey, readDigitKey, sortByDigitKeys, writeDigits } from './digit-keys.js';
 export { runSliced, runToEnd, type Steps } from './steps.js';

@@ -131,9 +131,10 @@ export function newSeed(random: RandomSource): { seed: Buffer; commitment: strin
  * entrants digest. Throws FairnessError on a duplicate userId, an empty or TAB/CR/LF-bearing
  * userId or login, a weight that is not a positive safe integer, or a total weight above 2^53 - 1.
  */
-export function freezeEntrants(
-  entrants: readonly { userId: string; login: string; weight: number }[],
-): { frozen: FrozenEntrant[]; digest: string } {
+export function freezeEntrants(entrants: readonly { userId: string; login: string; weight: number }[]): {
+  frozen: FrozenEntrant[];
+  digest: string;
+} {
   const { order, digest } = runToEnd(
     canonicalise({
       length: entrants.length,

@@ -94,7 +94,10 @@ export function verifyDraw(record: VerifiableDraw): VerifyResult {
   let last = -1;
   for (const a of setAside) {
     if (!Number.isSafeInteger(a.pick) || a.pick <= last || a.pick >= used) {
-      return { ok: false, reason: `set-aside pick ${a.login} has an invalid or out-of-order pick position ${String(a.pick)}` };
+      return {
+        ok: false,
+        reason: `set-aside pick ${a.login} has an invalid or out-of-order pick position ${String(a.pick)}`,
+      };
     }
     if (byPick.has(a.pick)) return { ok: false, reason: `pick ${a.pick} is both a winner and set aside` };
     last = a.pick;
@@ -123,7 +126,10 @@ export function verifyDraw(record: VerifiableDraw): VerifyResult {
     const aside = asideAt.get(p);
     if (aside) {
       if (aside.userId !== expected.userId) {
-        return { ok: false, reason: `pick ${p} is ${expected.login}, but the history says ${aside.login} was set aside there` };
+        return {
+          ok: false,
+          reason: `pick ${p} is ${expected.login}, but the history says ${aside.login} was set aside there`,
+        };
       }
       continue;
     }
@@ -155,7 +161,10 @@ export function verifyDraw(record: VerifiableDraw): VerifyResult {
     const r = rerolls[k]!;
     const position = taken[winners.length + k]!;
     if (r.pick !== undefined && r.pick !== position) {
-      return { ok: false, reason: `reroll ${k + 1} took pick ${String(r.pick)}, but the next unused pick then was ${position}` };
+      return {
+        ok: false,
+        reason: `reroll ${k + 1} took pick ${String(r.pick)}, but the next unused pick then was ${position}`,
+      };
     }
     const drawn = frozen[sequence[position]!]!;
     if (r.newUserId !== undefined && r.newUserId !== drawn.userId) {
@@ -166,7 +175,10 @@ export function verifyDraw(record: VerifiableDraw): VerifyResult {
     }
     const replacedAt = firstPickOf.get(r.replacedUserId);
     if (replacedAt === undefined || replacedAt >= position) {
-      return { ok: false, reason: `reroll ${k + 1} replaced ${r.replacedLogin}, who was not a winner before pick ${position}` };
+      return {
+        ok: false,
+        reason: `reroll ${k + 1} replaced ${r.replacedLogin}, who was not a winner before pick ${position}`,
+      };
     }
   }
   const ordered = [...byPick.entries()].sort((a, b) => a[0] - b[0]).map(([, w]) => w.login);

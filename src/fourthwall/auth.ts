@@ -111,7 +111,10 @@ function tokenForm(fields: Record<string, string | undefined>): URLSearchParams 
 /** Validates a token endpoint answer; errors name the status and OAuth `error` code only. */
 function readTokenResponse(status: number, body: unknown, now: number): OAuthTokens {
   if (status < 200 || status >= 300) {
-    const err = body && typeof body === 'object' ? (body as Record<string, unknown>).error ?? (body as Record<string, unknown>).code : undefined;
+    const err =
+      body && typeof body === 'object'
+        ? ((body as Record<string, unknown>).error ?? (body as Record<string, unknown>).code)
+        : undefined;
     const code = typeof err === 'string' ? err.slice(0, 100) : undefined;
     throw new FourthwallTokenError(`token endpoint answered ${status}${code ? ` ${code}` : ''}`, status, code);
   }
@@ -128,7 +131,9 @@ function readTokenResponse(status: number, body: unknown, now: number): OAuthTok
 }
 
 /** A token transport over undici (used by the setup CLI; the client passes its own). */
-export function undiciTokenTransport(options: { dispatcher?: Dispatcher; timeoutMs?: number; userAgent?: string } = {}): TokenTransport {
+export function undiciTokenTransport(
+  options: { dispatcher?: Dispatcher; timeoutMs?: number; userAgent?: string } = {},
+): TokenTransport {
   const timeoutMs = options.timeoutMs ?? 10_000;
   return async (url, form) => {
     const { request } = await undici();
@@ -230,7 +235,8 @@ export function createAuthProvider(config: AuthConfig, deps: AuthProviderDeps): 
   const refresh = (): Promise<void> => {
     if (inflight) return inflight;
     inflight = (async () => {
-      if (!oauth || !refreshToken) throw new FourthwallTokenError('no refresh token to refresh the access token with', 401, 'no_refresh_token');
+      if (!oauth || !refreshToken)
+        throw new FourthwallTokenError('no refresh token to refresh the access token with', 401, 'no_refresh_token');
       const form = tokenForm({
         grant_type: 'refresh_token',
         client_id: oauth.clientId,
@@ -252,7 +258,10 @@ export function createAuthProvider(config: AuthConfig, deps: AuthProviderDeps): 
       expiresAt = t.expiresAt;
       lifetimeMs = t.expiresAt !== undefined ? t.expiresAt - now : undefined;
       generation++;
-      deps.logger?.debug({ expiresInMs: lifetimeMs ?? null, rotated: Boolean(t.refreshToken) }, 'fourthwall oauth token refreshed');
+      deps.logger?.debug(
+        { expiresInMs: lifetimeMs ?? null, rotated: Boolean(t.refreshToken) },
+        'fourthwall oauth token refreshed',
+      );
       if (oauth.onTokens) await oauth.onTokens({ ...t, refreshToken });
     })().finally(() => {
       inflight = undefined;
@@ -295,10 +304,24 @@ export function createAuthProvider(config: AuthConfig, deps: AuthProviderDeps): 
       return true;
     },
     describe() {
-      return { basic: Boolean(basicValue), bearer: Boolean(staticBearer), oauth: Boolean(oauth), canRefresh: canRefresh() };
+      return {
+        basic: Boolean(basicValue),
+        bearer: Boolean(staticBearer),
+        oauth: Boolean(oauth),
+        canRefresh: canRefresh(),
+      };
     },
     secrets() {
-      const out = [config.basic?.password, basicValue?.slice(6), config.bearerToken, oauth?.clientSecret, accessToken, refreshToken, oauth?.accessToken, oauth?.refreshToken];
+      const out = [
+        config.basic?.password,
+        basicValue?.slice(6),
+        config.bearerToken,
+        oauth?.clientSecret,
+        accessToken,
+        refreshToken,
+        oauth?.accessToken,
+        oauth?.refreshToken,
+      ];
       return out.filter((s): s is string => typeof s === 'string' && s.length > 0);
     },
   };

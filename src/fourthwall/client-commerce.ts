@@ -149,7 +149,9 @@ export class FourthwallCommerceOperations extends FourthwallGiftingOperations {
    * Bulk add shipping labels (201). The spec sends the request object as query parameters and
    * does not show its fields; pass them flat. Path unverified. NOT retried once it may have been sent.
    */
-  bulkAddShippingLabels(request: Record<string, string | number | boolean | string[]>): Promise<S.BulkShippingLabelsResult> {
+  bulkAddShippingLabels(
+    request: Record<string, string | number | boolean | string[]>,
+  ): Promise<S.BulkShippingLabelsResult> {
     return this.json('bulkAddShippingLabels', { query: request }, S.BulkShippingLabelsResultSchema);
   }
 
@@ -158,7 +160,11 @@ export class FourthwallCommerceOperations extends FourthwallGiftingOperations {
   // -------------------------------------------------------------------------------------------
   /** `GET /promotions` */
   listPromotions(q: PageQuery & { codes?: string[] } = {}): Promise<S.Page<S.Promotion>> {
-    return this.json('listPromotions', { query: { page: q.page, size: q.size, codes: q.codes } }, S.PromotionPageSchema);
+    return this.json(
+      'listPromotions',
+      { query: { page: q.page, size: q.size, codes: q.codes } },
+      S.PromotionPageSchema,
+    );
   }
 
   /** `POST /promotions` (body: one of the promotion variants, each with `type`). NOT retried once sent. */

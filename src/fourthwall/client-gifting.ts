@@ -53,7 +53,11 @@ export class FourthwallGiftingOperations extends FourthwallTransport {
   // -------------------------------------------------------------------------------------------
   /** `PUT /gifting/draw/{id}/finish` - NOT retried once it may have been sent. */
   finishDraw(id: string, input: { participants: DrawParticipant[] }): Promise<S.Draw> {
-    const participants = input.participants.map((p) => ({ service: p.service ?? 'TWITCH', userId: p.userId, userName: p.userName }));
+    const participants = input.participants.map((p) => ({
+      service: p.service ?? 'TWITCH',
+      userId: p.userId,
+      userName: p.userName,
+    }));
     return this.json('finishDraw', { params: { id }, body: { participants } }, S.DrawSchema);
   }
 
@@ -64,7 +68,11 @@ export class FourthwallGiftingOperations extends FourthwallTransport {
 
   /** `POST /giveaway-links` - NOT retried once it may have been sent. */
   createGiveawayLinks(input: { productId: string; number: number }): Promise<S.GiveawayPackage> {
-    return this.json('createGiveawayLinks', { body: { productId: input.productId, number: input.number } }, S.GiveawayPackageSchema);
+    return this.json(
+      'createGiveawayLinks',
+      { body: { productId: input.productId, number: input.number } },
+      S.GiveawayPackageSchema,
+    );
   }
 
   /** `GET /giveaway-links/packages` */

@@ -131,7 +131,11 @@ export function classifyStatus(
 }
 
 /** Reads a response body as UTF-8, destroying it and failing past `limit` bytes. */
-export async function readBody(body: Dispatcher.ResponseData['body'], limit: number, call: FourthwallCallInfo): Promise<string> {
+export async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+  call: FourthwallCallInfo,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -145,4 +149,3 @@ export async function readBody(body: Dispatcher.ResponseData['body'], limit: num
   }
   return Buffer.concat(chunks).toString('utf8');
 }
-

@@ -30,7 +30,13 @@ import { backoffDelay, sleep, type Backoff } from '../shared/retry.js';
 import { registerSecret } from '../logging/index.js';
 import { jsonOrUndefined } from '../http-client/json.js';
 import { cryptoRandom, type RandomSource } from '../shared/random.js';
-import { createAuthProvider, type AuthConfig, type AuthHeader, type AuthProvider, type TokenTransport } from './auth.js';
+import {
+  createAuthProvider,
+  type AuthConfig,
+  type AuthHeader,
+  type AuthProvider,
+  type TokenTransport,
+} from './auth.js';
 import {
   FourthwallAuthError,
   FourthwallError,
@@ -99,8 +105,22 @@ export interface FourthwallClientOptions {
  * then ordinary calls, then background refreshes and polls.
  */
 const CALL_PRIORITY = { draw: 2, normal: 1, background: 0 } as const;
-const DRAW_CALLS: ReadonlySet<string> = new Set<OperationKey>(['finishDraw', 'getDraw', 'createGiveawayLinks', 'getGiveawayPackage', 'getGiftPurchase']);
-const BACKGROUND_CALLS: ReadonlySet<string> = new Set<OperationKey>(['listProducts', 'getProduct', 'fetchProductFeed', 'listPromotions', 'listOrders', 'listWebhookEvents', 'getGiftingConfig']);
+const DRAW_CALLS: ReadonlySet<string> = new Set<OperationKey>([
+  'finishDraw',
+  'getDraw',
+  'createGiveawayLinks',
+  'getGiveawayPackage',
+  'getGiftPurchase',
+]);
+const BACKGROUND_CALLS: ReadonlySet<string> = new Set<OperationKey>([
+  'listProducts',
+  'getProduct',
+  'fetchProductFeed',
+  'listPromotions',
+  'listOrders',
+  'listWebhookEvents',
+  'getGiftingConfig',
+]);
 
 function priorityOf(key: string): number {
   if (DRAW_CALLS.has(key)) return CALL_PRIORITY.draw;
@@ -156,7 +176,8 @@ export class FourthwallTransport {
           transport: this.tokenTransport(),
           defaultTokenUrl: `${this.apiUrl}/platform/token`,
           logger: this.log,
-          registerSecret: options.registerSecret ?? ((value) => options.logger && registerSecret(options.logger, value)),
+          registerSecret:
+            options.registerSecret ?? ((value) => options.logger && registerSecret(options.logger, value)),
         });
   }
 
@@ -183,7 +204,10 @@ export class FourthwallTransport {
   /** undici's `request` and the dispatcher, loading undici on the first call. */
   private async transport(): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
     const u = await undici();
-    this.dispatcher ??= new u.Agent({ keepAliveTimeout: 4_000, connect: { timeout: Math.min(this.timeoutMs, 10_000) } });
+    this.dispatcher ??= new u.Agent({
+      keepAliveTimeout: 4_000,
+      connect: { timeout: Math.min(this.timeoutMs, 10_000) },
+    });
     return { request: u.request, dispatcher: this.dispatcher };
   }
 
@@ -210,7 +234,6 @@ export class FourthwallTransport {
     return S.parseWire(schema, data, call);
   }
 
-
   /**
    * Aborts `own` when the client's `signal` aborts, until the returned function is called (a
    * listener per call, removed after it: no AbortSignal.any tied to the long-lived signal).
@@ -225,7 +248,10 @@ export class FourthwallTransport {
   }
 
   /** Runs one call: limiter, auth, attempts, retries (see the module header). */
-  protected async execute(key: OperationKey, req: CallRequest): Promise<{ status: number; text: string; call: FourthwallCallInfo }> {
+  protected async execute(
+    key: OperationKey,
+    req: CallRequest,
+  ): Promise<{ status: number; text: string; call: FourthwallCallInfo }> {
     const spec = OPERATIONS[key];
     const path = buildPath(spec.path, req.params);
     const call: FourthwallCallInfo = { operation: key, method: spec.method, path };
@@ -275,7 +301,13 @@ export class FourthwallTransport {
   /** Token endpoint failure -> auth error (rejected) or a not-sent network error (transient). */
   private tokenFailure(e: unknown, call: FourthwallCallInfo): Error {
     if (e instanceof FourthwallTokenError && e.status !== undefined && e.status >= 400 && e.status < 500) {
-      return new FourthwallAuthError(401, 'OAUTH_REFRESH_FAILED', e.oauthError ? { oauthError: e.oauthError } : {}, call, { cause: e });
+      return new FourthwallAuthError(
+        401,
+        'OAUTH_REFRESH_FAILED',
+        e.oauthError ? { oauthError: e.oauthError } : {},
+        call,
+        { cause: e },
+      );
     }
     return new FourthwallNetworkError('TOKEN_ENDPOINT', false, call, { cause: e });
   }
@@ -293,7 +325,9 @@ export class FourthwallTransport {
       header = await this.auth.headerFor(requirement);
     } catch (e) {
       const err = this.tokenFailure(e, call);
-      return err instanceof FourthwallAuthError ? { kind: 'fail', error: err } : { kind: 'retry', error: err as FourthwallError, reached: false };
+      return err instanceof FourthwallAuthError
+        ? { kind: 'fail', error: err }
+        : { kind: 'retry', error: err as FourthwallError, reached: false };
     }
 
     const queueAbort = new AbortController();
@@ -315,7 +349,11 @@ export class FourthwallTransport {
     const ac = new AbortController();
     const unfollow = this.followStop(ac);
     let timer: TimerHandle | undefined;
-    const headers: Record<string, string> = { accept: call.operation === 'fetchProductFeed' ? 'application/rss+xml, application/xml, text/xml' : 'application/json', 'user-agent': this.userAgent };
+    const headers: Record<string, string> = {
+      accept:
+        call.operation === 'fetchProductFeed' ? 'application/rss+xml, application/xml, text/xml' : 'application/json',
+      'user-agent': this.userAgent,
+    };
     if (header) headers.authorization = header.value;
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
@@ -346,14 +384,32 @@ export class FourthwallTransport {
         const ms = this.clock.now() - started;
         const code = errCode(e);
         const timedOut = ac.signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-        this.log?.debug({ op: call.operation, method: call.method, path: call.path, attempt: attemptNo, ms, error: timedOut ? 'timeout' : code ?? 'network' }, 'fourthwall call failed');
+        this.log?.debug(
+          {
+            op: call.operation,
+            method: call.method,
+            path: call.path,
+            attempt: attemptNo,
+            ms,
+            error: timedOut ? 'timeout' : (code ?? 'network'),
+          },
+          'fourthwall call failed',
+        );
         if (e instanceof FourthwallError) return { kind: 'fail', error: e };
-        if (timedOut) return { kind: 'retry', error: new FourthwallTimeoutError('request', ms, call, { cause: e }), reached: true };
+        if (timedOut)
+          return { kind: 'retry', error: new FourthwallTimeoutError('request', ms, call, { cause: e }), reached: true };
         const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-        return { kind: 'retry', error: new FourthwallNetworkError(code, !notSent, call, { cause: e }), reached: !notSent };
+        return {
+          kind: 'retry',
+          error: new FourthwallNetworkError(code, !notSent, call, { cause: e }),
+          reached: !notSent,
+        };
       }
       const ms = this.clock.now() - started;
-      this.log?.debug({ op: call.operation, method: call.method, path: call.path, status, attempt: attemptNo, ms }, 'fourthwall call');
+      this.log?.debug(
+        { op: call.operation, method: call.method, path: call.path, status, attempt: attemptNo, ms },
+        'fourthwall call',
+      );
       if (status >= 200 && status < 300) return { kind: 'ok', status, text };
       return classifyStatus(status, text, retryAfter, call, header, this.clock.now());
     } finally {
@@ -374,13 +430,21 @@ export class FourthwallTransport {
         const res = await request(url, {
           method: 'POST',
           dispatcher,
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': this.userAgent },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+            'user-agent': this.userAgent,
+          },
           body: form.toString(),
           signal: ac.signal,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
         });
-        const text = await readBody(res.body, 64 * 1024, { operation: 'oauthToken', method: 'POST', path: '<token url>' });
+        const text = await readBody(res.body, 64 * 1024, {
+          operation: 'oauthToken',
+          method: 'POST',
+          path: '<token url>',
+        });
         this.log?.debug({ op: 'oauthToken', method: 'POST', status: res.statusCode }, 'fourthwall token endpoint');
         return { status: res.statusCode, body: jsonOrUndefined(text) };
       } finally {

@@ -42,7 +42,11 @@ export class FourthwallClient extends FourthwallCommerceOperations {
 
   /** `POST /webhooks` - NOT retried once it may have been sent. */
   createWebhook(input: WebhookConfigInput): Promise<S.WebhookConfig> {
-    return this.json('createWebhook', { body: { url: input.url, allowedTypes: input.allowedTypes } }, S.WebhookConfigSchema);
+    return this.json(
+      'createWebhook',
+      { body: { url: input.url, allowedTypes: input.allowedTypes } },
+      S.WebhookConfigSchema,
+    );
   }
 
   /** `PUT /webhooks/{webhookConfigurationId}` */
@@ -66,7 +70,11 @@ export class FourthwallClient extends FourthwallCommerceOperations {
 
   /** `GET /webhook-events` (newer API): past deliveries, optionally of one type. */
   listWebhookEvents(q: PageQuery & { type?: string } = {}): Promise<S.Page<S.WebhookEventRecord>> {
-    return this.json('listWebhookEvents', { query: { page: q.page, size: q.size, type: q.type } }, S.WebhookEventPageSchema);
+    return this.json(
+      'listWebhookEvents',
+      { query: { page: q.page, size: q.size, type: q.type } },
+      S.WebhookEventPageSchema,
+    );
   }
 
   // -------------------------------------------------------------------------------------------

@@ -73,7 +73,12 @@ export class FourthwallTimeoutError extends FourthwallError {
   /** `queued`: the deadline passed while waiting for the rate limiter; nothing was sent. */
   readonly phase: 'queued' | 'request';
   constructor(phase: 'queued' | 'request', afterMs: number, call: FourthwallCallInfo, options?: { cause?: unknown }) {
-    super('FOURTHWALL_TIMEOUT', `Fourthwall call timed out after ${afterMs} ms${phase === 'queued' ? ' waiting for the rate limiter' : ''}`, call, options);
+    super(
+      'FOURTHWALL_TIMEOUT',
+      `Fourthwall call timed out after ${afterMs} ms${phase === 'queued' ? ' waiting for the rate limiter' : ''}`,
+      call,
+      options,
+    );
     this.phase = phase;
   }
 }
@@ -83,7 +88,12 @@ export class FourthwallNetworkError extends FourthwallError {
   readonly reachedServer: boolean;
   /** The low-level error code, e.g. `ECONNREFUSED`, `UND_ERR_SOCKET`. */
   readonly networkCode: string | undefined;
-  constructor(networkCode: string | undefined, reachedServer: boolean, call: FourthwallCallInfo, options?: { cause?: unknown }) {
+  constructor(
+    networkCode: string | undefined,
+    reachedServer: boolean,
+    call: FourthwallCallInfo,
+    options?: { cause?: unknown },
+  ) {
     super('FOURTHWALL_NETWORK', `Fourthwall connection failed${networkCode ? ` (${networkCode})` : ''}`, call, options);
     this.networkCode = networkCode;
     this.reachedServer = reachedServer;
@@ -97,7 +107,12 @@ export class FourthwallNetworkError extends FourthwallError {
  */
 export class FourthwallOutcomeUnknownError extends FourthwallError {
   constructor(call: FourthwallCallInfo, options: { cause: unknown }) {
-    super('FOURTHWALL_OUTCOME_UNKNOWN', 'Fourthwall call may or may not have taken effect; reconcile before retrying', call, options);
+    super(
+      'FOURTHWALL_OUTCOME_UNKNOWN',
+      'Fourthwall call may or may not have taken effect; reconcile before retrying',
+      call,
+      options,
+    );
   }
 }
 
@@ -106,7 +121,11 @@ export class FourthwallSchemaError extends FourthwallError {
   readonly field: string;
   readonly issues: readonly string[];
   constructor(field: string, issues: readonly string[], call: FourthwallCallInfo) {
-    super('FOURTHWALL_SCHEMA', `Fourthwall response did not match the expected shape at ${field || '<root>'}: ${issues[0] ?? 'invalid'}`, call);
+    super(
+      'FOURTHWALL_SCHEMA',
+      `Fourthwall response did not match the expected shape at ${field || '<root>'}: ${issues[0] ?? 'invalid'}`,
+      call,
+    );
     this.field = field;
     this.issues = issues;
   }

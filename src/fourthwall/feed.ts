@@ -46,7 +46,7 @@ function text(v: unknown): string | undefined {
     return s === '' ? undefined : s;
   }
   if (Array.isArray(v)) return text(v[0]);
-  if (typeof v === 'object' && '#text' in (v)) return text((v as Record<string, unknown>)['#text']);
+  if (typeof v === 'object' && '#text' in v) return text((v as Record<string, unknown>)['#text']);
   return undefined;
 }
 
@@ -83,7 +83,8 @@ export async function parseProductFeed(xml: string, call: FourthwallCallInfo): P
   }
   const rss = doc.rss as Record<string, unknown> | undefined;
   const channel = rss && typeof rss === 'object' ? (rss.channel as Record<string, unknown> | undefined) : undefined;
-  if (!channel || typeof channel !== 'object') throw new FourthwallSchemaError('rss.channel', ['rss.channel: missing'], call);
+  if (!channel || typeof channel !== 'object')
+    throw new FourthwallSchemaError('rss.channel', ['rss.channel: missing'], call);
   const rawItems = Array.isArray(channel.item) ? (channel.item as Record<string, unknown>[]) : [];
   const items = rawItems.map((it) => {
     const link = text(it.link);
@@ -101,7 +102,11 @@ export async function parseProductFeed(xml: string, call: FourthwallCallInfo): P
       condition: text(it.condition),
     };
   });
-  return parseWire(FeedSchema, { title: text(channel.title), link: text(channel.link), items: items.map(dropUndefined) }, call);
+  return parseWire(
+    FeedSchema,
+    { title: text(channel.title), link: text(channel.link), items: items.map(dropUndefined) },
+    call,
+  );
 }
 
 function dropUndefined<T extends Record<string, unknown>>(o: T): T {

@@ -64,7 +64,8 @@ export class SlidingWindowLimiter {
   private held = 0;
 
   constructor(budget: RateLimit, clock: Clock, options: LimiterOptions = {}) {
-    if (!Number.isSafeInteger(budget.limit) || budget.limit < 1) throw new RangeError('rate limit must be a positive integer');
+    if (!Number.isSafeInteger(budget.limit) || budget.limit < 1)
+      throw new RangeError('rate limit must be a positive integer');
     if (!(budget.intervalMs > 0)) throw new RangeError('rate limit interval must be positive');
     const guardMs = options.clockResolutionMs ?? (clock === systemClock ? 1 : 0);
     if (!(guardMs >= 0)) throw new RangeError('clock resolution must be >= 0');

@@ -39,9 +39,7 @@ export const SHOP_SIGNATURE_HEADER = 'x-fourthwall-hmac-sha256';
 /** Header carrying the platform-app signature. */
 export const APP_SIGNATURE_HEADER = 'x-fourthwall-hmac-apps-sha256';
 
-export type WebhookVerification =
-  | { ok: true; scheme: 'shop' | 'app' }
-  | { ok: false; reason: string };
+export type WebhookVerification = { ok: true; scheme: 'shop' | 'app' } | { ok: false; reason: string };
 
 /** Header bag as node:http gives it (case-insensitive lookup is done here). */
 export type HeaderBag = Record<string, string | string[] | undefined> | Headers;
@@ -51,7 +49,9 @@ const BASE64_RE = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** base64(HMAC-SHA256(secret UTF-8, raw)) - what Fourthwall puts in the signature header. */
 export function signWebhookBody(raw: Buffer | string, secret: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw).digest('base64');
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw)
+    .digest('base64');
 }
 
 function header(headers: HeaderBag, name: string): string | undefined {
@@ -98,7 +98,8 @@ export function verifyWebhookSignature(
   headers: HeaderBag,
   keys: { webhookSecret?: string; appHmacKey?: string },
 ): WebhookVerification {
-  if (!keys.webhookSecret && !keys.appHmacKey) return { ok: false, reason: 'no webhook secret or app HMAC key configured' };
+  if (!keys.webhookSecret && !keys.appHmacKey)
+    return { ok: false, reason: 'no webhook secret or app HMAC key configured' };
   const reasons: string[] = [];
   if (keys.webhookSecret) {
     const r = check(rawBody, header(headers, SHOP_SIGNATURE_HEADER), keys.webhookSecret);
@@ -152,7 +153,10 @@ export const WebhookEnvelopeSchema = z.looseObject({
 // Event types the bot does not act on accept everything the published document allows (checked
 // against the document with a schema validator): OrderUpdatedV1 requires nothing, OfferUpdatedV1
 // is `{product: <page of offers>}`, and PromotionV1 requires only `type`.
-const OrderUpdatedSchema = z.looseObject({ order: OrderSchema.nullish(), update: z.looseObject({ type: z.string().nullish() }).nullish() });
+const OrderUpdatedSchema = z.looseObject({
+  order: OrderSchema.nullish(),
+  update: z.looseObject({ type: z.string().nullish() }).nullish(),
+});
 const ProductUpdatedSchema = z.looseObject({ product: z.unknown().optional() });
 const PromotionEventSchema = PromotionSchema.extend({ id: z.string().nullish() });
 /** MembershipSupporterV1 (its `subscription` is ACTIVE/CANCELLED/SUSPENDED with a tier variant, or NONE). */
@@ -246,7 +250,10 @@ export function parseWebhookEvent(raw: Buffer | string): WebhookEvent {
   if (!env.success) {
     const issue = env.error.issues[0];
     const field = formatIssuePath(issue?.path ?? []);
-    throw new WebhookPayloadError(field, `webhook envelope invalid at ${field || '<root>'}: ${issue?.message ?? 'invalid'}`);
+    throw new WebhookPayloadError(
+      field,
+      `webhook envelope invalid at ${field || '<root>'}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   const e = env.data;
   if (!('data' in (json as object))) throw new WebhookPayloadError('data', 'webhook envelope invalid at data: missing');

@@ -50,12 +50,16 @@ function accountExclusion(info: AccountInfo, r: AccountRules, now: number): SetA
   if (needsFollow && info.followedAt === undefined) return 'not-follower';
   if (r.minFollowDays > 0 && now - info.followedAt! < r.minFollowDays * DAY_MS) return 'follow-age';
   // (Creation dates are always asked for with an account-age rule; none is never taken as old enough.)
-  if (r.minAccountDays > 0 && (info.createdAt === undefined || now - info.createdAt < r.minAccountDays * DAY_MS)) return 'account-age';
+  if (r.minAccountDays > 0 && (info.createdAt === undefined || now - info.createdAt < r.minAccountDays * DAY_MS))
+    return 'account-age';
   return undefined;
 }
 
 /** Why a pick was set aside, in the words chat, the dashboard and the history use. */
-export function setAsideReasonText(reason: SetAsideReason, r: Pick<AccountRules, 'minFollowDays' | 'minAccountDays'>): string {
+export function setAsideReasonText(
+  reason: SetAsideReason,
+  r: Pick<AccountRules, 'minFollowDays' | 'minAccountDays'>,
+): string {
   return REASON_TEXT[reason](r);
 }
 
@@ -68,8 +72,7 @@ const REASON_TEXT: Record<SetAsideReason, (r: Pick<AccountRules, 'minFollowDays'
 
 /** What the rules say about one candidate pick. */
 export type PickVerdict =
-  | { ok: true; result: 'checked' | 'unchecked'; at: number }
-  | { ok: false; reason: SetAsideReason; at: number };
+  { ok: true; result: 'checked' | 'unchecked'; at: number } | { ok: false; reason: SetAsideReason; at: number };
 
 /** One close's (or one replacement's) outcome, for the chat line and the record. */
 export interface AccountOutcome {
@@ -115,13 +118,20 @@ export class AccountGate {
   }
 
   /** Verdicts for `userIds` (see the module contract); missing: not answered before `until`. */
-  async check(userIds: readonly string[], until: number): Promise<{ verdicts: Map<string, PickVerdict>; problem?: string }> {
+  async check(
+    userIds: readonly string[],
+    until: number,
+  ): Promise<{ verdicts: Map<string, PickVerdict>; problem?: string }> {
     const r = this.o.rules;
     const follows = r.followersOnly || r.minFollowDays > 0;
     // The port promises not to throw; if one does anyway, nobody was checked (never a failed draw).
-    const looked = await this.o.port.lookup(userIds, { follows, created: r.minAccountDays > 0, until }).catch(
-      (err: unknown): AccountLookup => ({ info: new Map(), unchecked: [...userIds], problem: (err as Error).message }),
-    );
+    const looked = await this.o.port
+      .lookup(userIds, { follows, created: r.minAccountDays > 0, until })
+      .catch((err: unknown): AccountLookup => ({
+        info: new Map(),
+        unchecked: [...userIds],
+        problem: (err as Error).message,
+      }));
     const now = this.o.now();
     const unchecked = new Set(looked.unchecked);
     const verdicts = new Map<string, PickVerdict>();
@@ -129,7 +139,12 @@ export class AccountGate {
       const info = looked.info.get(id);
       if (!info || unchecked.has(id)) {
         if (now >= until) continue; // the close's time ran out: no verdict, the pick stays undecided
-        verdicts.set(id, r.uncheckable === 'exclude' ? { ok: false, reason: 'unchecked', at: now } : { ok: true, result: 'unchecked', at: now });
+        verdicts.set(
+          id,
+          r.uncheckable === 'exclude'
+            ? { ok: false, reason: 'unchecked', at: now }
+            : { ok: true, result: 'unchecked', at: now },
+        );
         continue;
       }
       const at = info.answeredAt ?? now;
@@ -179,10 +194,13 @@ export class AccountGate {
     if (o.unchecked > 0) {
       const fate = r.uncheckable === 'exclude' ? 'set aside' : 'let in';
       const cause = o.problem ? ` (${o.problem})` : '';
-      parts.push(`${o.unchecked} pick${o.unchecked === 1 ? '' : 's'} could not be checked with Twitch${cause} and ${o.unchecked === 1 ? 'was' : 'were'} ${fate}`);
+      parts.push(
+        `${o.unchecked} pick${o.unchecked === 1 ? '' : 's'} could not be checked with Twitch${cause} and ${o.unchecked === 1 ? 'was' : 'were'} ${fate}`,
+      );
     }
     if (o.unfilled && o.unfilled.count > 0) {
-      const why = o.unfilled.why === 'time' ? 'the checks ran out of time before the deadline' : 'nobody eligible was left';
+      const why =
+        o.unfilled.why === 'time' ? 'the checks ran out of time before the deadline' : 'nobody eligible was left';
       const u = o.unfilled;
       parts.push(`${u.count} of ${u.of} prize${u.of === 1 ? '' : 's'} (${u.prize}) not filled: ${why}`);
     }

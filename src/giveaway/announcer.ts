@@ -33,7 +33,9 @@ function messageOf(r: DrawRecord): string | undefined {
 
 /** `@login`, with the display name when it is more than the login's capitals (`@jp_fan (ジェイピー)`). */
 function who(w: Winner): string {
-  return w.displayName && w.displayName.toLowerCase() !== w.login.toLowerCase() ? `@${w.login} (${w.displayName})` : `@${w.login}`;
+  return w.displayName && w.displayName.toLowerCase() !== w.login.toLowerCase()
+    ? `@${w.login} (${w.displayName})`
+    : `@${w.login}`;
 }
 
 /** Low-priority lines older than this are dropped by the outbox. */
@@ -60,29 +62,44 @@ export class Announcer {
 
   opened(s: DrawSession): void {
     const r = s.record;
-    const key = r.kind === 'gift-draw' ? (r.source.redo ? 'redrawOpened' : 'drawOpened') : r.kind === 'gift-purchase' ? 'purchaseOpened' : 'linkOpened';
-    this.say(key, {
-      gifter: gifterOf(r),
-      count: r.gifts,
-      product: r.offer.name,
-      enter: this.settings.commands.enter,
-      seconds: secondsLeft(this.clock.now(), s.closesAtMs),
-      code: fairCode(r.fairness.commitment),
-      commitment: r.fairness.commitment,
-      id: r.id,
-      by: r.startedBy?.login,
-      message: messageOf(r),
-    }, 'normal');
+    const key =
+      r.kind === 'gift-draw'
+        ? r.source.redo
+          ? 'redrawOpened'
+          : 'drawOpened'
+        : r.kind === 'gift-purchase'
+          ? 'purchaseOpened'
+          : 'linkOpened';
+    this.say(
+      key,
+      {
+        gifter: gifterOf(r),
+        count: r.gifts,
+        product: r.offer.name,
+        enter: this.settings.commands.enter,
+        seconds: secondsLeft(this.clock.now(), s.closesAtMs),
+        code: fairCode(r.fairness.commitment),
+        commitment: r.fairness.commitment,
+        id: r.id,
+        by: r.startedBy?.login,
+        message: messageOf(r),
+      },
+      'normal',
+    );
   }
 
   reminder(s: DrawSession): void {
-    this.say('reminder', {
-      product: s.record.offer.name,
-      seconds: secondsLeft(this.clock.now(), s.closesAtMs),
-      entrants: s.entrants.size,
-      enter: this.settings.commands.enter,
-      count: s.record.gifts,
-    }, 'low');
+    this.say(
+      'reminder',
+      {
+        product: s.record.offer.name,
+        seconds: secondsLeft(this.clock.now(), s.closesAtMs),
+        entrants: s.entrants.size,
+        enter: this.settings.commands.enter,
+        count: s.record.gifts,
+      },
+      'low',
+    );
   }
 
   acknowledged(s: DrawSession): void {
@@ -90,12 +107,16 @@ export class Announcer {
   }
 
   claimPrompt(s: DrawSession, asked: readonly Winner[], deadlineMs: number): void {
-    this.say('claimPrompt', {
-      winners: mentionList(asked.map((w) => w.login)),
-      claim: this.settings.commands.claim,
-      seconds: secondsLeft(this.clock.now(), deadlineMs),
-      product: s.record.offer.name,
-    }, 'high');
+    this.say(
+      'claimPrompt',
+      {
+        winners: mentionList(asked.map((w) => w.login)),
+        claim: this.settings.commands.claim,
+        seconds: secondsLeft(this.clock.now(), deadlineMs),
+        product: s.record.offer.name,
+      },
+      'high',
+    );
   }
 
   /** The one status line of an open draw or a draw waiting on claims (undefined otherwise). */
@@ -129,19 +150,37 @@ export class Announcer {
     const pub = this.settings.links.publicInChat && r.winners.some((w) => w.redeemUrl);
     const delivery = pub
       ? render(this.settings.messages.deliveryPublic, {
-          links: r.winners.filter((w) => w.redeemUrl).map((w) => `@${w.login}: ${w.redeemUrl}`).join(', '),
+          links: r.winners
+            .filter((w) => w.redeemUrl)
+            .map((w) => `@${w.login}: ${w.redeemUrl}`)
+            .join(', '),
         })
       : this.privateLine();
-    this.say('winners', {
-      product: r.offer.name,
-      gifter: gifterOf(r),
-      winners: mentionList(r.winners.map((w) => w.login)),
-      delivery,
-    }, 'high');
+    this.say(
+      'winners',
+      {
+        product: r.offer.name,
+        gifter: gifterOf(r),
+        winners: mentionList(r.winners.map((w) => w.login)),
+        delivery,
+      },
+      'high',
+    );
     if (r.fairness.seed) {
       // A viewer has no command to run: without a public page, the streamer hands the draw's page out.
       const check = this.checkHint?.(r.id) ?? 'ask the streamer for its verify page';
-      this.say('revealed', { id: r.id, product: r.offer.name, check, seed: r.fairness.seed, commitment: r.fairness.commitment, code: fairCode(r.fairness.commitment) }, 'normal');
+      this.say(
+        'revealed',
+        {
+          id: r.id,
+          product: r.offer.name,
+          check,
+          seed: r.fairness.seed,
+          commitment: r.fairness.commitment,
+          code: fairCode(r.fairness.commitment),
+        },
+        'normal',
+      );
     }
   }
 
@@ -153,7 +192,11 @@ export class Announcer {
   }
 
   rerolled(s: DrawSession, old: Winner, winner: Winner, reason: string): void {
-    this.say('rerolled', { old: `@${old.login}`, winner: `@${winner.login}`, product: s.record.offer.name, reason }, 'high');
+    this.say(
+      'rerolled',
+      { old: `@${old.login}`, winner: `@${winner.login}`, product: s.record.offer.name, reason },
+      'high',
+    );
     if (winner.redeemUrl && this.settings.links.publicInChat) {
       this.chat.say(render(this.settings.messages.deliveryPublic, { links: `@${winner.login}: ${winner.redeemUrl}` }), {
         priority: 'high',

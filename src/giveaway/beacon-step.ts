@@ -27,10 +27,16 @@ const DEFAULT_BEACON_WAIT_MS = 10_000;
 /** First retry delay of a failed save of the beacon round (doubles per attempt). */
 const SAVE_RETRY_MS = 1_000;
 
-type Outcome = { kind: 'round'; round: BeaconRound } | { kind: 'failed'; err: unknown } | { kind: 'timeout' } | { kind: 'stopped' };
+type Outcome =
+  { kind: 'round'; round: BeaconRound } | { kind: 'failed'; err: unknown } | { kind: 'timeout' } | { kind: 'stopped' };
 
 /** The key for the draw's picks, after waiting for its beacon round (see the module contract). */
-export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string, entrants: number): Promise<Buffer | undefined> {
+export async function keyForPicks(
+  c: FlowContext,
+  s: DrawSession,
+  digest: string,
+  entrants: number,
+): Promise<Buffer | undefined> {
   const r = s.record;
   const beacon = c.beacon;
   // Nothing a beacon round could change: nobody to pick, or a gift draw handed back whatever the
@@ -41,23 +47,28 @@ export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string
     return s.seed;
   }
   const done = fetchedRound(r.fairness.beacon);
-  if (done && r.fairness.algorithm === FAIRNESS_ALGORITHM_V2) return drawKey(s.seed, digest, done.round, done.randomness);
+  if (done && r.fairness.algorithm === FAIRNESS_ALGORITHM_V2)
+    return drawKey(s.seed, digest, done.round, done.randomness);
 
   const waitMs = c.beaconWaitMs ?? DEFAULT_BEACON_WAIT_MS;
   const round = await saveRound(c, s, waitMs);
   if (round === 'stopped') return undefined;
   if (round === 'unsaved') return s.seed;
   const inSeconds = Math.max(0, Math.ceil((beacon.roundTime(round) - c.clock.now()) / 1000));
-  c.announce.say('entriesClosed', {
-    product: r.offer.name,
-    entrants: plural(entrants, 'entrant'),
-    beacon: beacon.sandbox ? 'the sandbox beacon' : 'drand quicknet',
-    round,
-    seconds: inSeconds,
-    listCode: fairCode(digest),
-    digest,
-    id: r.id,
-  }, 'normal');
+  c.announce.say(
+    'entriesClosed',
+    {
+      product: r.offer.name,
+      entrants: plural(entrants, 'entrant'),
+      beacon: beacon.sandbox ? 'the sandbox beacon' : 'drand quicknet',
+      round,
+      seconds: inSeconds,
+      listCode: fairCode(digest),
+      digest,
+      id: r.id,
+    },
+    'normal',
+  );
   c.logger.info({ drawId: r.id, round, chain: beacon.chain, digest }, 'waiting for the beacon round');
 
   const started = c.clock.now();
@@ -76,7 +87,10 @@ export async function keyForPicks(c: FlowContext, s: DrawSession, digest: string
     c.logger.info({ drawId: r.id, round, ms: c.clock.now() - started }, 'beacon round verified');
     return drawKey(s.seed, digest, round, outcome.round.randomness);
   }
-  const why = outcome.kind === 'failed' ? (outcome.err as Error)?.message ?? String(outcome.err) : `not published within ${waitMs} ms`;
+  const why =
+    outcome.kind === 'failed'
+      ? ((outcome.err as Error)?.message ?? String(outcome.err))
+      : `not published within ${waitMs} ms`;
   c.logger.warn({ drawId: r.id, round, reason: why }, 'beacon round unavailable: drawing from the seed alone');
   r.fairness.beacon = { unavailable: true, chain: beacon.chain, round };
   r.fairness.algorithm = FAIRNESS_ALGORITHM;
@@ -96,7 +110,10 @@ async function saveRound(c: FlowContext, s: DrawSession, waitMs: number): Promis
   const r = s.record;
   const beacon = c.beacon!;
   // A restarted draw keeps the round it announced; a new one takes the first round after now.
-  const pending = r.fairness.beacon && !('unavailable' in r.fairness.beacon) && r.fairness.beacon.chain === beacon.chain ? r.fairness.beacon : undefined;
+  const pending =
+    r.fairness.beacon && !('unavailable' in r.fairness.beacon) && r.fairness.beacon.chain === beacon.chain
+      ? r.fairness.beacon
+      : undefined;
   const saveBy = c.clock.now() + waitMs;
   let retryMs = SAVE_RETRY_MS;
   let failure: unknown;

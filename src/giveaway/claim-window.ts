@@ -37,7 +37,12 @@ export function openFirstWindow(c: FlowContext, s: DrawSession, onDeadline: () =
 }
 
 /** A full window for the deadline's replacements. */
-export function openReplacementWindow(c: FlowContext, s: DrawSession, asked: readonly Winner[], onDeadline: () => void): void {
+export function openReplacementWindow(
+  c: FlowContext,
+  s: DrawSession,
+  asked: readonly Winner[],
+  onDeadline: () => void,
+): void {
   openWindow(c, s, c.clock.now() + c.settings.claim.seconds * 1000, asked, onDeadline);
 }
 
@@ -48,7 +53,8 @@ export function openReplacementWindow(c: FlowContext, s: DrawSession, asked: rea
 export function askReplacement(c: FlowContext, s: DrawSession, winner: Winner, onDeadline: () => void): void {
   const claimMs = c.settings.claim.seconds * 1000;
   const deadline = Math.max(Date.parse(s.record.claim!.deadline), c.clock.now() + claimMs);
-  if (flowOf(s.record.kind).claimWindowFits(s, deadline - c.clock.now(), c.clock.now())) openWindow(c, s, deadline, [winner], onDeadline);
+  if (flowOf(s.record.kind).claimWindowFits(s, deadline - c.clock.now(), c.clock.now()))
+    openWindow(c, s, deadline, [winner], onDeadline);
 }
 
 /** A restored window: its deadline is scheduled, or `claim-deadline` is returned when it passed. */
@@ -101,7 +107,12 @@ export function replaceUnclaimed(c: FlowContext, s: DrawSession): Trigger | Prom
   const checked = async (): Promise<Trigger | undefined> => {
     for (const w of unclaimed) {
       if (claim.rerollsUsed >= c.settings.claim.maxRerolls) break;
-      const swap = await replaceWinnerChecked(s, w.userId, { gate, now: () => c.clock.now(), still: () => s.phase === 'claim-window', meta: meta(c, s) });
+      const swap = await replaceWinnerChecked(s, w.userId, {
+        gate,
+        now: () => c.clock.now(),
+        still: () => s.phase === 'claim-window',
+        meta: meta(c, s),
+      });
       if (s.phase !== 'claim-window') return undefined; // every winner claimed meanwhile: the window already ended
       if (!took(c, s, w, swap, replaced)) break;
     }
@@ -117,7 +128,13 @@ function meta(c: FlowContext, s: DrawSession): ReplaceMeta {
 }
 
 /** Records one replacement of the unclaimed `w`; false when nobody was left (said in chat). */
-function took(c: FlowContext, s: DrawSession, w: Winner, swap: { old: Winner; winner: Winner } | undefined, replaced: Winner[]): boolean {
+function took(
+  c: FlowContext,
+  s: DrawSession,
+  w: Winner,
+  swap: { old: Winner; winner: Winner } | undefined,
+  replaced: Winner[],
+): boolean {
   if (!swap) {
     c.announce.say('rerollExhausted', { old: `@${w.login}`, product: s.record.offer.name }, 'normal');
     return false;
@@ -130,13 +147,20 @@ function took(c: FlowContext, s: DrawSession, w: Winner, swap: { old: Winner; wi
 
 function afterReplacements(c: FlowContext, s: DrawSession, replaced: readonly Winner[]): Trigger {
   const ms = c.settings.claim.seconds * 1000;
-  if (replaced.length && flowOf(s.record.kind).claimWindowFits(s, ms, c.clock.now())) return { name: 'replacements-asked', asked: replaced };
+  if (replaced.length && flowOf(s.record.kind).claimWindowFits(s, ms, c.clock.now()))
+    return { name: 'replacements-asked', asked: replaced };
   const unclaimed = s.record.winners.filter((x) => x.claimed === false).map((x) => x.login);
   if (unclaimed.length) c.logger.info({ drawId: s.id, unclaimed }, 'claim window over: unclaimed winners kept');
   return { name: 'claim-over' };
 }
 
-function openWindow(c: FlowContext, s: DrawSession, deadlineMs: number, asked: readonly Winner[], onDeadline: () => void): void {
+function openWindow(
+  c: FlowContext,
+  s: DrawSession,
+  deadlineMs: number,
+  asked: readonly Winner[],
+  onDeadline: () => void,
+): void {
   const r = s.record;
   r.claim = { deadline: new Date(deadlineMs).toISOString(), rerollsUsed: r.claim?.rerollsUsed ?? 0 };
   s.clearTimers();

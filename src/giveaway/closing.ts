@@ -35,7 +35,8 @@ export async function freezeEntrants(c: FlowContext, s: DrawSession): Promise<Tr
   const result = await freezeEntrantTable(s.entrants, c.settings, channelIdentity(c.chat), recentWinners);
   r.rules = result.rules;
   // Tickets from channel points and bits (tickets.ts): already in the frozen weights; the totals say where they came from.
-  if (s.tickets.size) r.rules.ticketsGranted = { channelPoints: s.tickets.granted.points, bits: s.tickets.granted.bits };
+  if (s.tickets.size)
+    r.rules.ticketsGranted = { channelPoints: s.tickets.granted.points, bits: s.tickets.granted.bits };
   s.frozen = result.frozen;
   r.fairness.entrantsDigest = result.frozen.digest;
   s.excluded = result.excluded;
@@ -58,7 +59,15 @@ export async function takePicks(c: FlowContext, s: DrawSession, key: Buffer): Pr
   c.events.emit('entrants-frozen', r.id, frozen.digest, frozen.length);
   const gate = c.accounts?.active ? c.accounts : undefined;
   const until = s.picksUntil ?? picksDeadline(s, c.clock.now());
-  const got = await takeCheckedPicks({ key, frozen, from: 0, wanted: r.gifts, ...(gate ? { gate } : {}), until, now: () => c.clock.now() });
+  const got = await takeCheckedPicks({
+    key,
+    frozen,
+    from: 0,
+    wanted: r.gifts,
+    ...(gate ? { gate } : {}),
+    until,
+    now: () => c.clock.now(),
+  });
   r.winners = got.picks.map(({ entrant, pick, accountCheck }) => ({
     userId: entrant.userId,
     login: entrant.login,
@@ -74,7 +83,14 @@ export async function takePicks(c: FlowContext, s: DrawSession, key: Buffer): Pr
       unchecked: got.unchecked,
       ...(got.problem ? { problem: got.problem } : {}),
       ...(unfilled > 0
-        ? { unfilled: { count: unfilled, of: r.gifts, prize: r.offer.name, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) } }
+        ? {
+            unfilled: {
+              count: unfilled,
+              of: r.gifts,
+              prize: r.offer.name,
+              why: got.outOfTime ? ('time' as const) : ('exhausted' as const),
+            },
+          }
         : {}),
     };
     r.setAside = got.setAside;
@@ -82,10 +98,20 @@ export async function takePicks(c: FlowContext, s: DrawSession, key: Buffer): Pr
     // A gift draw short of winners is handed back: its one chat line (settle.ts) says so; the
     // check is kept for `!giveaway` and the history, not said apart.
     gate.report(r.id, outcome, { say: !(r.kind === 'gift-draw' && r.winners.length < r.gifts) });
-    if (got.outOfTime) c.logger.warn({ drawId: s.id, unfilled }, 'account checks ran out of time: going on with the winners checked so far (a gift draw short of winners is handed back)');
+    if (got.outOfTime)
+      c.logger.warn(
+        { drawId: s.id, unfilled },
+        'account checks ran out of time: going on with the winners checked so far (a gift draw short of winners is handed back)',
+      );
   }
   c.logger.info(
-    { drawId: s.id, eligible: frozen.length, winners: r.winners.map((w) => w.login), excluded: s.excluded ?? {}, setAside: got.setAside.length },
+    {
+      drawId: s.id,
+      eligible: frozen.length,
+      winners: r.winners.map((w) => w.login),
+      excluded: s.excluded ?? {},
+      setAside: got.setAside.length,
+    },
     'winners picked',
   );
   // A gift draw short of winners (none included) is handed back to Fourthwall by its delivery

@@ -18,7 +18,15 @@ import type { WorkInFlight } from './work-in-flight.js';
 import type { RandomSource } from '../shared/random.js';
 import type { Logger } from '../logging/index.js';
 import type { DrawRecord, Winner } from './model.js';
-import type { BeaconPort, ChannelDirectory, ChatPort, DrawRepository, OperatorPort, PrivateDelivery, ShopPort } from './ports.js';
+import type {
+  BeaconPort,
+  ChannelDirectory,
+  ChatPort,
+  DrawRepository,
+  OperatorPort,
+  PrivateDelivery,
+  ShopPort,
+} from './ports.js';
 import type { GiveawaySettings } from './settings.js';
 import type { AccountGate } from './account-rules.js';
 import { recordChannelCounts } from './shared-chat-counts.js';

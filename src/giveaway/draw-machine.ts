@@ -98,7 +98,14 @@ export interface Transition {
 }
 
 /** Phases in which a draw is active (in memory, counted by `!giveaway`, restored after a crash). */
-export const ACTIVE_PHASES: readonly DrawPhase[] = ['open', 'closing', 'awaiting-beacon', 'picking', 'claim-window', 'finishing'];
+export const ACTIVE_PHASES: readonly DrawPhase[] = [
+  'open',
+  'closing',
+  'awaiting-beacon',
+  'picking',
+  'claim-window',
+  'finishing',
+];
 const RUNNING: DrawPhase[] = ['closing', 'awaiting-beacon', 'picking', 'claim-window', 'finishing'];
 
 /** The whole machine. Order does not matter: a (phase, trigger) pair appears at most once. */
@@ -119,7 +126,12 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: ['claim-window'], on: 'claimed', to: 'claim-window', effects: ['save-record'] },
   { from: ['claim-window'], on: 'all-claimed', to: 'finishing', effects: ['stop-timers', 'deliver-prizes'] },
   { from: ['claim-window'], on: 'claim-deadline', to: 'claim-window', effects: ['replace-unclaimed'] },
-  { from: ['claim-window'], on: 'replacements-asked', to: 'claim-window', effects: ['open-claim-window', 'save-record'] },
+  {
+    from: ['claim-window'],
+    on: 'replacements-asked',
+    to: 'claim-window',
+    effects: ['open-claim-window', 'save-record'],
+  },
   { from: ['claim-window'], on: 'rerolled-in-claim', to: 'claim-window', effects: ['ask-replacement'] },
   { from: ['claim-window'], on: 'claim-over', to: 'finishing', effects: ['deliver-prizes'] },
   // Finishing: the flow delivers (Fourthwall finish, gift links, giveaway links).
@@ -131,7 +143,12 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: ['open', 'claim-window'], on: 'cancel', to: 'cancelled', effects: ['record-cancel'] },
   { from: ['failed'], on: 'retry', to: 'finishing', effects: ['reopen-for-retry', 'deliver-prizes'] },
   // Fourthwall reports the gift draw ended (GIFT_DRAW_ENDED) with its winners.
-  { from: ['open', 'claim-window', 'failed'], on: 'ended-at-fourthwall', to: 'settled', effects: ['stop-timers', 'apply-fourthwall-winners'] },
+  {
+    from: ['open', 'claim-window', 'failed'],
+    on: 'ended-at-fourthwall',
+    to: 'settled',
+    effects: ['stop-timers', 'apply-fourthwall-winners'],
+  },
   { from: ['settled'], on: 'ended-at-fourthwall', to: 'settled', effects: ['reconcile-fourthwall-winners'] },
 ];
 
@@ -153,10 +170,15 @@ export function next(phase: DrawPhase, on: TriggerName): Transition | undefined 
  * The phase a stored record resumes in after a restart (its `resume` trigger does the rest), or
  * 'failed' with a reason when it cannot be resumed fairly.
  */
-export function restoredPhase(record: DrawRecord, now: number): { phase: DrawPhase; trigger: 'resume' | 'close' } | { phase: 'closing'; failed: string } {
+export function restoredPhase(
+  record: DrawRecord,
+  now: number,
+): { phase: DrawPhase; trigger: 'resume' | 'close' } | { phase: 'closing'; failed: string } {
   const seedHex = record.pendingSeed ?? record.fairness.seed;
-  if (!seedHex || !/^[0-9a-f]{64}$/i.test(seedHex)) return { phase: 'closing', failed: 'the draw could not be resumed after a restart' };
-  if (record.status === 'open') return { phase: 'open', trigger: now < Date.parse(record.closesAt) ? 'resume' : 'close' };
+  if (!seedHex || !/^[0-9a-f]{64}$/i.test(seedHex))
+    return { phase: 'closing', failed: 'the draw could not be resumed after a restart' };
+  if (record.status === 'open')
+    return { phase: 'open', trigger: now < Date.parse(record.closesAt) ? 'resume' : 'close' };
   if (record.finishInFlight) return { phase: 'finishing', trigger: 'resume' };
   if (record.claim && record.winners.length) return { phase: 'claim-window', trigger: 'resume' };
   if (record.winners.length && record.frozenEntrants) return { phase: 'finishing', trigger: 'resume' };
@@ -185,7 +207,8 @@ export function viewPhase(phase: DrawPhase): DrawViewPhase {
 }
 
 /** Why a winner may not be replaced (reroll.ts words each one for chat and the dashboard). */
-export type RerollRefusal = 'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed' | 'not-redeemable' | 'gift-out';
+export type RerollRefusal =
+  'busy' | 'settled-at-fourthwall' | 'cancelled' | 'replaced' | 'redeemed' | 'not-redeemable' | 'gift-out';
 
 /** What the reroll rule needs to know of the winner to replace (absent: only the phase is asked). */
 export interface RerollTarget {
@@ -211,8 +234,19 @@ export interface RerollTarget {
  * whose link has gone out (`gift-out`: a gift cannot be issued again, and the link stays its
  * winner's; a link giveaway's winner in that case is replaced with a new link, giveaway/reroll.ts).
  */
-export function rerollRefusal(phase: DrawPhase, kind: DrawRecord['kind'], target?: RerollTarget): RerollRefusal | undefined {
-  if (phase === 'closing' || phase === 'awaiting-beacon' || phase === 'picking' || phase === 'finishing' || phase === 'opening') return 'busy';
+export function rerollRefusal(
+  phase: DrawPhase,
+  kind: DrawRecord['kind'],
+  target?: RerollTarget,
+): RerollRefusal | undefined {
+  if (
+    phase === 'closing' ||
+    phase === 'awaiting-beacon' ||
+    phase === 'picking' ||
+    phase === 'finishing' ||
+    phase === 'opening'
+  )
+    return 'busy';
   if (phase === 'cancelled') return 'cancelled';
   if ((phase === 'settled' || phase === 'failed') && kind === 'gift-draw') return 'settled-at-fourthwall';
   if (target?.replaced) return 'replaced';

@@ -56,7 +56,12 @@ export function loweredIdentity(id: ChannelIdentity): ChannelIdentity {
  * 'broadcaster' or 'bot' for the broadcaster's or the bot's own account, else undefined. `login`
  * is lower-cased by the caller, and `id` is a `loweredIdentity`.
  */
-export function channelOrBot(login: string, userId: string, broadcaster: boolean, id: ChannelIdentity): ExclusionReason | undefined {
+export function channelOrBot(
+  login: string,
+  userId: string,
+  broadcaster: boolean,
+  id: ChannelIdentity,
+): ExclusionReason | undefined {
   if (broadcaster || login === id.channelLogin) return 'broadcaster';
   if (id.channelId !== undefined && userId === id.channelId) return 'broadcaster';
   if (login === id.botLogin) return 'bot';
@@ -148,7 +153,12 @@ export function rulesInForce(
     },
     // Tickets beyond chat (giveaway/tickets.ts), recorded when on: the weights in the frozen list include them.
     ...(t?.channelPoints || t?.bits
-      ? { tickets: { ...(t.channelPoints ? { channelPoints: { ...t.channelPoints } } : {}), ...(t.bits ? { bits: { ...t.bits } } : {}) } }
+      ? {
+          tickets: {
+            ...(t.channelPoints ? { channelPoints: { ...t.channelPoints } } : {}),
+            ...(t.bits ? { bits: { ...t.bits } } : {}),
+          },
+        }
       : {}),
     excluded,
   };

@@ -69,7 +69,14 @@ export class GiveawayEngine {
       ...deps,
       logger: deps.logger.child({ module: 'giveaway' }),
       events: this.events,
-      announce: new Announcer(deps.chat, deps.operator, deps.settings, deps.clock, deps.checkHint, deps.privateDelivery),
+      announce: new Announcer(
+        deps.chat,
+        deps.operator,
+        deps.settings,
+        deps.clock,
+        deps.checkHint,
+        deps.privateDelivery,
+      ),
       draws: new DrawRegistry(deps.repo),
       work: new WorkInFlight(deps.clock),
       fire: (s, t) => this.runner.fire(s, t),
@@ -89,7 +96,8 @@ export class GiveawayEngine {
       if (c.draws.active.has(record.id)) continue;
       const at = restoredPhase(record, c.clock.now());
       // restoredPhase checked the seed: a draw without a valid one is failed, never resumed
-      const seed = 'failed' in at ? Buffer.alloc(32) : Buffer.from(record.pendingSeed ?? record.fairness.seed ?? '', 'hex');
+      const seed =
+        'failed' in at ? Buffer.alloc(32) : Buffer.from(record.pendingSeed ?? record.fairness.seed ?? '', 'hex');
       const s = new DrawSession(record, seed, entrants, at.phase);
       // Tickets from channel points and bits, in journal order (their entrants and weights).
       for (const g of grants ?? []) s.applyGrant(g, true);
@@ -125,7 +133,12 @@ export class GiveawayEngine {
    * operator pages (src/web). Callers must not change them.
    */
   drawViews(): DrawView[] {
-    const view = (s: DrawSession, active: boolean): DrawView => ({ record: s.record, phase: viewPhase(s.phase), entrants: s.entrants, active });
+    const view = (s: DrawSession, active: boolean): DrawView => ({
+      record: s.record,
+      phase: viewPhase(s.phase),
+      entrants: s.entrants,
+      active,
+    });
     return [
       ...this.c.draws.activeSessions().map((s) => view(s, true)),
       ...this.c.draws.recentSessions().map((s) => view(s, false)),
@@ -227,7 +240,9 @@ export class GiveawayEngine {
       .filter((l): l is string => !!l);
     if (lines.length) return lines.join(' | ');
     const now = this.c.clock.now();
-    const handedBack = this.c.draws.recentSessions().find((s) => s.record.kind === 'gift-draw' && s.record.status === 'failed' && s.fourthwallDeadlineMs > now);
+    const handedBack = this.c.draws
+      .recentSessions()
+      .find((s) => s.record.kind === 'gift-draw' && s.record.status === 'failed' && s.fourthwallDeadlineMs > now);
     if (handedBack) {
       return render(this.c.settings.messages.statusRedraw, {
         product: handedBack.record.offer.name,

@@ -20,4 +20,3 @@ export interface EntrantRows {
   /** The Shared Chat partner channel the row's entrant entered from; undefined for this channel's viewers. */
   partnerChannelAt(row: number): string | undefined;
 }
-

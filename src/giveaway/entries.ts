@@ -65,7 +65,8 @@ export class Entries {
         subMonths = roles.subMonths;
         enteredAt = msg.receivedAt ?? ctx.clock.now();
       }
-      if (!s.addEntrantFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId)) continue;
+      if (!s.addEntrantFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId))
+        continue;
       joined += 1;
       ctx.events.emit('entered', s.id, userId, s.entrants.size);
       try {
@@ -75,7 +76,8 @@ export class Entries {
       }
     }
     if (joined) this.scheduleAck();
-    if (joined && partnerChannelId !== undefined && ctx.channelDirectory?.loginOf(partnerChannelId) === undefined) ctx.channelDirectory?.lookUp(partnerChannelId);
+    if (joined && partnerChannelId !== undefined && ctx.channelDirectory?.loginOf(partnerChannelId) === undefined)
+      ctx.channelDirectory?.lookUp(partnerChannelId);
     return joined;
   }
 
@@ -87,7 +89,14 @@ export class Entries {
     const chat = this.c.chat;
     const id = this.identity;
     const channelId = chat.channelId();
-    if (id && this.lowered && id.channelLogin === chat.channelLogin && id.botLogin === chat.botLogin && id.channelId === (channelId || undefined)) return this.lowered;
+    if (
+      id &&
+      this.lowered &&
+      id.channelLogin === chat.channelLogin &&
+      id.botLogin === chat.botLogin &&
+      id.channelId === (channelId || undefined)
+    )
+      return this.lowered;
     this.identity = channelIdentity(chat);
     return (this.lowered = loweredIdentity(this.identity));
   }

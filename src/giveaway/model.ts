@@ -14,12 +14,7 @@ import type { ChatRoles } from '../shared/chat.js';
 export type { BeaconRecord, FrozenEntrant };
 
 type GiftStatus =
-  | 'AVAILABLE'
-  | 'CANCELLED'
-  | 'CHANGED_TO_GIFT_CARD'
-  | 'CHANGED_TO_PROMOTION'
-  | 'REDEEMED'
-  | (string & {});
+  'AVAILABLE' | 'CANCELLED' | 'CHANGED_TO_GIFT_CARD' | 'CHANGED_TO_PROMOTION' | 'REDEEMED' | (string & {});
 
 interface GiftInfo {
   id: string;
@@ -274,7 +269,15 @@ export interface DrawRecord {
   status: DrawStatus;
   /** `redo`: Fourthwall's REDO draw, the gifts of an earlier draw nobody won, drawn again. */
   /** `extraPackageIds`: giveaway-link packages made later for replacements (a reroll of a link that had gone out). */
-  source: { drawId?: string; giveawayId?: string; packageId?: string; extraPackageIds?: string[]; eventId?: string; giftPurchaseId?: string; redo?: boolean };
+  source: {
+    drawId?: string;
+    giveawayId?: string;
+    packageId?: string;
+    extraPackageIds?: string[];
+    eventId?: string;
+    giftPurchaseId?: string;
+    redo?: boolean;
+  };
   offer: { id: string; name: string };
   gifts: number;
   giftIds?: string[];

@@ -22,7 +22,12 @@ export type DrawSeed = Pick<DrawRecord, 'kind' | 'source' | 'offer' | 'gifts'> &
  * Opens draw `id` with the record parts `build` returns; once per id. It closes at an absolute
  * time (Fourthwall's draws), or a full window after the moment it opens (purchases, link giveaways).
  */
-export function openDraw(c: FlowContext, id: string, closes: number | { windowMs: number }, build: () => DrawSeed): Promise<void> {
+export function openDraw(
+  c: FlowContext,
+  id: string,
+  closes: number | { windowMs: number },
+  build: () => DrawSeed,
+): Promise<void> {
   const { draws } = c;
   if (c.work.isStopped() || draws.isKnownLive(id)) return Promise.resolve();
   draws.opening.add(id);

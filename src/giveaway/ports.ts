@@ -10,7 +10,19 @@
  */
 import { GiftdropError } from '../shared/errors.js';
 import type { EntrantRows } from './entrant-rows.js';
-import type { GiftDrawInfo, ProductInfo, GiveawayLinkInfo, StreamingInfo, Entrant, BeaconRound, FrozenRows, DrawRecord, AccountLookup, Delivery, TicketGrant } from './model.js';
+import type {
+  GiftDrawInfo,
+  ProductInfo,
+  GiveawayLinkInfo,
+  StreamingInfo,
+  Entrant,
+  BeaconRound,
+  FrozenRows,
+  DrawRecord,
+  AccountLookup,
+  Delivery,
+  TicketGrant,
+} from './model.js';
 
 export type SayPriority = 'high' | 'normal' | 'low';
 
@@ -39,11 +51,17 @@ export interface ShopPort {
   /** Every package of giveaway links of the shop (`GET /giveaway-links/packages`). */
   listGiveawayPackages(): Promise<{ packageId: string; createdAt?: string }[]>;
   /** The links of one package, each with its product id when Fourthwall says it. */
-  getGiveawayPackage(packageId: string): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }>;
+  getGiveawayPackage(
+    packageId: string,
+  ): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }>;
   /** Every product of the shop (the adapter pages through the list). */
   listProducts(): Promise<ProductInfo[]>;
   getProduct(productId: string): Promise<ProductInfo>;
-  streamingStart(input: { broadcasterId: string; broadcasterLogin: string; thumbnailUrl?: string }): Promise<StreamingInfo>;
+  streamingStart(input: {
+    broadcasterId: string;
+    broadcasterLogin: string;
+    thumbnailUrl?: string;
+  }): Promise<StreamingInfo>;
   streamingEnd(): Promise<StreamingInfo>;
   streamingStatus(): Promise<StreamingInfo>;
   /** The shop's public domain (for gift links `https://<domain>/gifts/<gft_id>`). */
@@ -164,5 +182,8 @@ export interface ChannelDirectory {
  */
 export interface AccountInfoPort {
   /** `created`: creation dates are needed (default true). */
-  lookup(userIds: readonly string[], needs: { follows: boolean; created?: boolean; until?: number }): Promise<AccountLookup>;
+  lookup(
+    userIds: readonly string[],
+    needs: { follows: boolean; created?: boolean; until?: number },
+  ): Promise<AccountLookup>;
 }

@@ -37,7 +37,15 @@ function earlierHandedBack(draws: DrawRegistry, s: DrawSession): number {
   let n = 0;
   for (const x of draws.recentSessions()) {
     const r = x.record;
-    if (x !== s && r.status === 'failed' && r.kind === 'gift-draw' && !r.winners.length && purchaseKey(r) === key && Date.parse(r.openedAt) <= opened) n += 1;
+    if (
+      x !== s &&
+      r.status === 'failed' &&
+      r.kind === 'gift-draw' &&
+      !r.winners.length &&
+      purchaseKey(r) === key &&
+      Date.parse(r.openedAt) <= opened
+    )
+      n += 1;
   }
   return n;
 }

@@ -23,7 +23,10 @@ export function awaitingLinks(r: DrawRecord): boolean {
 
 /** True when `login` (lower case) won draw `r`: still its winner, or replaced in it by a reroll. */
 export function wonBy(r: Readonly<DrawRecord>, login: string): boolean {
-  return r.winners.some((w) => w.login.toLowerCase() === login) || (r.rerolls ?? []).some((x) => x.replacedLogin.toLowerCase() === login);
+  return (
+    r.winners.some((w) => w.login.toLowerCase() === login) ||
+    (r.rerolls ?? []).some((x) => x.replacedLogin.toLowerCase() === login)
+  );
 }
 
 /**

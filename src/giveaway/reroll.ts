@@ -44,8 +44,10 @@ const REFUSALS: Record<RerollRefusal, string> = {
   cancelled: 'That giveaway was cancelled.',
   replaced: '{name} was already replaced in that giveaway; a winner is rerolled once.',
   redeemed: '{name} already redeemed the prize: nothing is left to pass on.',
-  'not-redeemable': "{name}'s prize can no longer be redeemed (Fourthwall says it was {closure}): nothing is left to pass on.",
-  'gift-out': "{name}'s gift link has already gone out ({where}), so it stays {name}'s: Fourthwall cannot issue that gift again, and passing the same link on would hand over a link someone has seen.",
+  'not-redeemable':
+    "{name}'s prize can no longer be redeemed (Fourthwall says it was {closure}): nothing is left to pass on.",
+  'gift-out':
+    "{name}'s gift link has already gone out ({where}), so it stays {name}'s: Fourthwall cannot issue that gift again, and passing the same link on would hand over a link someone has seen.",
 };
 
 /** Where a link that exists has been shown (the console and the dashboard always). */
@@ -57,18 +59,32 @@ function whereShown(delivery: Delivery | undefined): string {
 }
 
 /** The delivery state of winner `login` (lower case) of `record`, when that winner is tracked. */
-function deliveryOf(repo: Pick<DrawRepository, 'deliveryOf'>, record: Readonly<DrawRecord>, login: string): Delivery | undefined {
+function deliveryOf(
+  repo: Pick<DrawRepository, 'deliveryOf'>,
+  record: Readonly<DrawRecord>,
+  login: string,
+): Delivery | undefined {
   const w = record.winners.find((x) => x.login.toLowerCase() === login);
   return w && (repo.deliveryOf(record.id, w.userId) ?? w.delivery);
 }
 
 /** Why winner `login` (lower case) of draw `record` in `phase` may not be replaced now, or undefined. */
-export function winnerRefusal(repo: Pick<DrawRepository, 'deliveryOf'>, phase: DrawPhase, record: Readonly<DrawRecord>, login: string): RerollRefusal | undefined {
+export function winnerRefusal(
+  repo: Pick<DrawRepository, 'deliveryOf'>,
+  phase: DrawPhase,
+  record: Readonly<DrawRecord>,
+  login: string,
+): RerollRefusal | undefined {
   const isWinner = record.winners.some((x) => x.login.toLowerCase() === login);
   const replaced = !isWinner && (record.rerolls ?? []).some((x) => x.replacedLogin.toLowerCase() === login);
   const delivery = deliveryOf(repo, record, login);
   const linkOut = !!record.winners.find((x) => x.login.toLowerCase() === login)?.redeemUrl;
-  return rerollRefusal(phase, record.kind, { replaced, redeemed: !!delivery?.redeemedAt, closed: !!delivery?.closedAt, linkOut });
+  return rerollRefusal(phase, record.kind, {
+    replaced,
+    redeemed: !!delivery?.redeemedAt,
+    closed: !!delivery?.closedAt,
+    linkOut,
+  });
 }
 
 /** The session of draw `drawId` (in memory or stored), or the latest one `name` won. */
@@ -81,12 +97,20 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
   const name = login.trim().replace(/^@/, '').toLowerCase();
   if (!name) return { ok: false, message: 'Say whose win to reroll: !giveaway reroll <login>.' };
   const s = await c.work.track(findDraw(c, name, drawId));
-  if (!s || !wonBy(s.record, name)) return { ok: false, message: render('{name} is not a winner of a recent giveaway.', { name }) };
+  if (!s || !wonBy(s.record, name))
+    return { ok: false, message: render('{name} is not a winner of a recent giveaway.', { name }) };
   const r = s.record;
   const refusal = winnerRefusal(c.repo, s.phase, r, name);
   if (refusal) {
     const delivery = deliveryOf(c.repo, r, name);
-    return { ok: false, message: render(REFUSALS[refusal], { name, closure: PRIZE_CLOSURE_WORDS[delivery?.closedAs ?? 'CANCELLED'], where: whereShown(delivery) }) };
+    return {
+      ok: false,
+      message: render(REFUSALS[refusal], {
+        name,
+        closure: PRIZE_CLOSURE_WORDS[delivery?.closedAs ?? 'CANCELLED'],
+        where: whereShown(delivery),
+      }),
+    };
   }
   const old = r.winners.find((w) => w.login.toLowerCase() === name)!;
   const phase = s.phase;
@@ -99,7 +123,14 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
       return { ok: false, message: render('Nobody is left to replace {name}.', { name }) };
     }
     const made = await c.work.track(newLinkFor(c, s));
-    if (!made.ok) return { ok: false, message: render("{name}'s link has already gone out, so the replacement needs a new one, which could not be made ({reason}); nothing changed: try again.", { name, reason: made.reason }) };
+    if (!made.ok)
+      return {
+        ok: false,
+        message: render(
+          "{name}'s link has already gone out, so the replacement needs a new one, which could not be made ({reason}); nothing changed: try again.",
+          { name, reason: made.reason },
+        ),
+      };
     fresh = made;
   }
   const swap = await c.work.track(
@@ -117,10 +148,14 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
       },
     }),
   );
-  if (fresh && !swap) c.operator.notify(`[${r.offer.name}] a new giveaway link was made for @${old.login}'s replacement but nobody took the place: it is unused (package ${fresh.packageId}).`);
+  if (fresh && !swap)
+    c.operator.notify(
+      `[${r.offer.name}] a new giveaway link was made for @${old.login}'s replacement but nobody took the place: it is unused (package ${fresh.packageId}).`,
+    );
   if (fresh && swap) (r.source.extraPackageIds ??= []).push(fresh.packageId);
   // Another reroll of this winner got there first (they are no longer a winner): not "nobody left".
-  if (!swap && !r.winners.some((w) => w.userId === old.userId)) return { ok: false, message: render(REFUSALS.replaced, { name }) };
+  if (!swap && !r.winners.some((w) => w.userId === old.userId))
+    return { ok: false, message: render(REFUSALS.replaced, { name }) };
   if (!swap) {
     c.announce.say('rerollExhausted', { old: `@${old.login}`, product: r.offer.name }, 'normal');
     return { ok: false, message: render('Nobody is left to replace {name}.', { name }) };
@@ -136,6 +171,11 @@ export async function reroll(c: FlowContext, login: string, by: ChatMessage, dra
     return { ok: true, id: s.id };
   }
   if (fresh) c.announce.deliverLinks(s, [swap.winner]);
-  if (r.status === 'finished') c.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
+  if (r.status === 'finished')
+    c.events.emit(
+      'winners',
+      snapshot(r),
+      r.winners.map((w) => ({ ...w })),
+    );
   return { ok: true, id: s.id };
 }

@@ -13,7 +13,13 @@
  * flows/*.ts (delivery), settle.ts. Does not: decide which phase comes next (the table does).
  */
 import { redrawVoice } from './redraws.js';
-import { askReplacement, openFirstWindow, openReplacementWindow, replaceUnclaimed, resumeWindow } from './claim-window.js';
+import {
+  askReplacement,
+  openFirstWindow,
+  openReplacementWindow,
+  replaceUnclaimed,
+  resumeWindow,
+} from './claim-window.js';
 import { persistQuietly, type FlowContext } from './context.js';
 import { next, type Effect, type Trigger } from './draw-machine.js';
 import type { Entries } from './entries.js';
@@ -33,7 +39,9 @@ function data<N extends Trigger['name']>(t: Trigger, name: N): Extract<Trigger, 
 
 /** Why the draw failed when an effect threw. */
 function internalError(effect: Effect): string {
-  return effect === 'deliver-prizes' || effect === 'resume-delivery' ? 'an internal error while delivering the prizes' : 'an internal error while drawing';
+  return effect === 'deliver-prizes' || effect === 'resume-delivery'
+    ? 'an internal error while delivering the prizes'
+    : 'an internal error while drawing';
 }
 
 export class DrawRunner {
@@ -82,7 +90,10 @@ export class DrawRunner {
     switch (effect) {
       case 'announce-opened':
         s.quiet = redrawVoice(c.draws, s) === 'quiet';
-        c.logger.info({ drawId: s.id, kind: r.kind, gifts: r.gifts, ...(s.quiet ? { quiet: true } : {}) }, 'draw opened');
+        c.logger.info(
+          { drawId: s.id, kind: r.kind, gifts: r.gifts, ...(s.quiet ? { quiet: true } : {}) },
+          'draw opened',
+        );
         if (!s.quiet) c.announce.opened(s);
         c.events.emit('draw-opened', snapshot(r));
         return;
@@ -94,7 +105,10 @@ export class DrawRunner {
       case 'close-entries':
         s.clearTimers();
         r.status = 'drawing';
-        c.logger.info({ drawId: s.id, trigger: t.name === 'close' ? t.by : 'restore', entrants: s.entrants.size }, 'entries closed');
+        c.logger.info(
+          { drawId: s.id, trigger: t.name === 'close' ? t.by : 'restore', entrants: s.entrants.size },
+          'entries closed',
+        );
         c.events.emit('draw-closed', snapshot(r));
         return;
       case 'freeze-entrants':

@@ -106,7 +106,9 @@ export class DrawSession implements TicketDraw {
     enteredAt: number,
     partnerChannelId?: string,
   ): boolean {
-    return this.counted(this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId));
+    return this.counted(
+      this.entrants.addFields(userId, login, displayName, weight, roleBits, subMonths, enteredAt, partnerChannelId),
+    );
   }
 
   private counted(added: boolean): boolean {
@@ -126,7 +128,9 @@ export class DrawSession implements TicketDraw {
     if (g.tickets <= 0) return false;
     if (this.entrants.addTickets(g.userId, g.tickets)) return false;
     // A viewer the draw did not know from chat enters with the roles the grant was decided on (tickets.ts).
-    const roles = g.roles ? packRoles({ broadcaster: false, vip: false, subMonths: 0, firstMessage: false, ...g.roles }) : 0;
+    const roles = g.roles
+      ? packRoles({ broadcaster: false, vip: false, subMonths: 0, firstMessage: false, ...g.roles })
+      : 0;
     const added = this.entrants.addFields(g.userId, g.login, g.displayName, g.tickets, roles, 0, g.at);
     if (!added) return false;
     if (restoring) {
@@ -147,10 +151,13 @@ export class DrawSession implements TicketDraw {
 
   /** Runs `fn` at `atMs` on `clock` unless the timers are cleared first. */
   schedule(clock: Clock, atMs: number, fn: () => void): void {
-    const handle = clock.setTimeout(() => {
-      this.timers.delete(handle);
-      fn();
-    }, Math.max(0, atMs - clock.now()));
+    const handle = clock.setTimeout(
+      () => {
+        this.timers.delete(handle);
+        fn();
+      },
+      Math.max(0, atMs - clock.now()),
+    );
     this.timers.add(handle);
   }
 

@@ -193,18 +193,22 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
   reminders: { halfTime: true, nearEndSeconds: 10, ackEverySeconds: 15 },
   sharedChat: { partnerEntries: false },
   messages: {
-    drawOpened: '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
-    purchaseOpened: '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
+    drawOpened:
+      '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
+    purchaseOpened:
+      '🎁 {gifter} gifted {count}x {product}! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
     linkOpened: '🎉 Giveaway: {count}x {product}! Type {enter} in the next {seconds}s to enter. (draw code {code})',
     reminder: '⏳ {product}: {seconds}s left, {entrants} entered so far. Type {enter} to join!',
     entered: '{new} more joined the {product} giveaway ({entrants} entered).',
     noEntrants: 'Nobody entered the {product} giveaway, so there is no winner this time.',
-    tooFewEntrants: '{product}: {eligible} for {gifts}, and Fourthwall needs one winner per gift, so nobody wins this round.',
+    tooFewEntrants:
+      '{product}: {eligible} for {gifts}, and Fourthwall needs one winner per gift, so nobody wins this round.',
     redrawOpened:
-      '🔁 {gifter}\'s {count}x {product} is drawn again! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})',
+      "🔁 {gifter}'s {count}x {product} is drawn again! Type {enter} in the next {seconds}s for a chance to win. (draw code {code})",
     redrawsContinue:
       '🔁 {product}: nobody won again. The shop keeps redrawing it about every {cycle}s until enough viewers enter for {gifts} (one winner per gift). Type {enter} while a redraw is open; !giveaway says when.',
-    entriesClosed: '🔒 Entries closed for {product}: {entrants}. Drawing with {beacon} round {round} in ~{seconds}s (list code {listCode}).',
+    entriesClosed:
+      '🔒 Entries closed for {product}: {entrants}. Drawing with {beacon} round {round} in ~{seconds}s (list code {listCode}).',
     winners: '🏆 {product}: congratulations {winners}! {delivery}',
     deliveryPrivate: 'The streamer will send you your redeem link.',
     deliveryClaim: 'Get your prize at {claimUrl} (log in with Twitch).',
@@ -221,7 +225,8 @@ export const defaultGiveawaySettings: GiveawaySettings = deepFreeze({
     statusOpen: '{product} ({count}x): {seconds}s left, {entrants} entered. Type {enter} to join!',
     statusClaim: '{product}: waiting for {winners} to type {claim} ({seconds}s left).',
     statusNone: 'No giveaway is open right now.',
-    statusRedraw: '{product}: nobody won the last round; the shop draws it again in about {seconds}s. Type {enter} then!',
+    statusRedraw:
+      '{product}: nobody won the last round; the shop draws it again in about {seconds}s. Type {enter} then!',
   },
 } satisfies GiveawaySettings);
 
@@ -252,7 +257,11 @@ export function mergeGiveawaySettings(input: GiveawaySettingsInput = {}): Giveaw
     commands: { ...d.commands, ...input.commands },
     links: { ...d.links, ...input.links },
     claim: { ...d.claim, ...input.claim },
-    eligibility: { ...d.eligibility, ...input.eligibility, excludeLogins: [...(input.eligibility?.excludeLogins ?? d.eligibility.excludeLogins)] },
+    eligibility: {
+      ...d.eligibility,
+      ...input.eligibility,
+      excludeLogins: [...(input.eligibility?.excludeLogins ?? d.eligibility.excludeLogins)],
+    },
     luck: { ...d.luck, ...input.luck },
     reminders: { ...d.reminders, ...input.reminders },
     sharedChat: { ...d.sharedChat, ...input.sharedChat },

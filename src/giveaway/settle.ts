@@ -34,7 +34,11 @@ export async function settleWinners(c: FlowContext, s: DrawSession, confirmed?: 
   await persistQuietly(c, s);
   c.announce.winners(s);
   c.announce.deliverLinks(s, r.winners);
-  c.events.emit('winners', snapshot(r), r.winners.map((w) => ({ ...w })));
+  c.events.emit(
+    'winners',
+    snapshot(r),
+    r.winners.map((w) => ({ ...w })),
+  );
   c.events.emit('draw-finished', snapshot(r));
 }
 
@@ -62,7 +66,10 @@ export async function settleEmpty(c: FlowContext, s: DrawSession): Promise<void>
  */
 function eligibleText(n: number, r: DrawRecord): string {
   const account = r.rules?.['account'] as { unfilledWhy?: string; setAside?: number } | undefined;
-  if (account?.unfilledWhy === 'time') return n === 0 ? 'no entrant checked with Twitch in time' : `only ${plural(n, 'entrant')} checked with Twitch in time`;
+  if (account?.unfilledWhy === 'time')
+    return n === 0
+      ? 'no entrant checked with Twitch in time'
+      : `only ${plural(n, 'entrant')} checked with Twitch in time`;
   const base = n === 0 ? 'no eligible entrant' : `only ${plural(n, 'eligible entrant')}`;
   const aside = account?.setAside ?? 0;
   return aside > 0 ? `${base} (${aside} set aside by the account rules)` : base;
@@ -91,7 +98,10 @@ export async function handBack(c: FlowContext, s: DrawSession): Promise<void> {
   r.finishInFlight = false;
   if (s.frozen) s.reveal();
   c.draws.retire(s);
-  c.logger.info({ drawId: s.id, eligible, gifts: r.gifts }, 'fewer eligible entrants than gifts: draw handed back to Fourthwall');
+  c.logger.info(
+    { drawId: s.id, eligible, gifts: r.gifts },
+    'fewer eligible entrants than gifts: draw handed back to Fourthwall',
+  );
   const values = {
     product: r.offer.name,
     gifter: gifterOf(r),

@@ -28,12 +28,21 @@ interface ThisChannel {
 }
 
 /** The per-channel counts of `entrants` (see the module contract). */
-export function channelCounts(entrants: CountedEntrants, here: ThisChannel, directory?: ChannelDirectory): ChannelEntrants[] {
+export function channelCounts(
+  entrants: CountedEntrants,
+  here: ThisChannel,
+  directory?: ChannelDirectory,
+): ChannelEntrants[] {
   const partners = entrants.partnerCounts();
   let fromPartners = 0;
   for (const n of partners.values()) fromPartners += n;
   const hereId = here.channelId();
-  const own: ChannelEntrants = { ...(hereId ? { channelId: hereId } : { channelId: '' }), login: here.channelLogin, entrants: entrants.size - fromPartners, own: true };
+  const own: ChannelEntrants = {
+    ...(hereId ? { channelId: hereId } : { channelId: '' }),
+    login: here.channelLogin,
+    entrants: entrants.size - fromPartners,
+    own: true,
+  };
   const rest = [...partners]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([channelId, n]): ChannelEntrants => {

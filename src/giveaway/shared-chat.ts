@@ -39,7 +39,10 @@ const PARTNER_COMMANDS: ReadonlySet<string> = new Set(['enter', 'claim']);
  * message itself does not carry it. Reads `sourceChannelId` first: outside a Shared Chat session
  * that is the only field read.
  */
-export function chatOrigin(m: Pick<ChatMessage, 'channelId' | 'sourceChannelId' | 'sourceOnly'>, thisChannelId?: string): ChatOrigin {
+export function chatOrigin(
+  m: Pick<ChatMessage, 'channelId' | 'sourceChannelId' | 'sourceOnly'>,
+  thisChannelId?: string,
+): ChatOrigin {
   const source = m.sourceChannelId;
   if (source === undefined || source === '') return 'own';
   if (m.sourceOnly === true) return 'source-only';
@@ -63,6 +66,9 @@ export function mayRunCommand(origin: ChatOrigin, canonical: string, settings: S
  * `canonical` (see `mayRunCommand`). `thisChannelId` is read per message (chat learns it when it
  * joins).
  */
-export function commandGate(settings: SharedChatSettings, thisChannelId: () => string | undefined): (msg: ChatMessage, canonical: string) => boolean {
+export function commandGate(
+  settings: SharedChatSettings,
+  thisChannelId: () => string | undefined,
+): (msg: ChatMessage, canonical: string) => boolean {
   return (msg, canonical) => mayRunCommand(chatOrigin(msg, thisChannelId()), canonical, settings);
 }

@@ -12,11 +12,26 @@
  * `!enter` does). A stopping engine answers `stopped` and decides nothing.
  */
 import { channelIdentity, type FlowContext } from './context.js';
-import { grantFor, refusalOf, roleRulesOf, ticketEligibility, ticketRules, type Refusal, type TicketOutcome, type TicketRequest } from './tickets.js';
+import {
+  grantFor,
+  refusalOf,
+  roleRulesOf,
+  ticketEligibility,
+  ticketRules,
+  type Refusal,
+  type TicketOutcome,
+  type TicketRequest,
+} from './tickets.js';
 
-export async function enterByTickets(c: FlowContext, req: TicketRequest, onEntered: () => void): Promise<TicketOutcome> {
+export async function enterByTickets(
+  c: FlowContext,
+  req: TicketRequest,
+  onEntered: () => void,
+): Promise<TicketOutcome> {
   if (c.work.isStopped()) return { result: 'stopped' };
-  const applied = [...c.draws.activeSessions(), ...c.draws.recentSessions()].filter((s) => s.tickets.has(req.ref)).map((s) => s.id);
+  const applied = [...c.draws.activeSessions(), ...c.draws.recentSessions()]
+    .filter((s) => s.tickets.has(req.ref))
+    .map((s) => s.id);
   if (applied.length) return { result: 'already', draws: applied };
   const open = c.draws.activeSessions().filter((s) => s.phase === 'open');
   if (!open.length) return { result: 'refused', reason: 'no-draw-open' };
@@ -24,7 +39,9 @@ export async function enterByTickets(c: FlowContext, req: TicketRequest, onEnter
   const recent = hours > 0 ? await c.repo.recentWinnerIds(c.clock.now() - hours * 3_600_000) : new Set<string>();
   if (c.work.isStopped()) return { result: 'stopped' };
   // From here on, one synchronous step: the draws as they are now.
-  const again = [...c.draws.activeSessions(), ...c.draws.recentSessions()].filter((s) => s.tickets.has(req.ref)).map((s) => s.id);
+  const again = [...c.draws.activeSessions(), ...c.draws.recentSessions()]
+    .filter((s) => s.tickets.has(req.ref))
+    .map((s) => s.id);
   if (again.length) return { result: 'already', draws: again };
   const why = ticketEligibility(c.settings, channelIdentity(c.chat), recent);
   const rules = ticketRules(c.settings);
@@ -44,7 +61,10 @@ export async function enterByTickets(c: FlowContext, req: TicketRequest, onEnter
     if (entered) c.events.emit('entered', s.id, grant.userId, s.entrants.size);
     writes.push(
       c.repo.appendTicketGrant(s.id, grant).catch((err: unknown) => {
-        c.logger.error({ drawId: s.id, userId: grant.userId, ref: grant.ref, err }, 'could not journal a ticket grant (kept in memory)');
+        c.logger.error(
+          { drawId: s.id, userId: grant.userId, ref: grant.ref, err },
+          'could not journal a ticket grant (kept in memory)',
+        );
       }),
     );
     if (grant.tickets > 0) {

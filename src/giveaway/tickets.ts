@@ -80,7 +80,14 @@ export type TicketOutcome =
   /** The engine is stopping: nothing was decided (the adapter leaves the redemption pending). */
   | { result: 'stopped' };
 
-const NO_ROLES = { broadcaster: false, moderator: false, vip: false, subscriber: false, subMonths: 0, firstMessage: false };
+const NO_ROLES = {
+  broadcaster: false,
+  moderator: false,
+  vip: false,
+  subscriber: false,
+  subMonths: 0,
+  firstMessage: false,
+};
 
 /** One draw's grants: the refs applied, and per viewer the redemptions and bits counted. */
 export class TicketLedger {
@@ -124,7 +131,9 @@ export interface TicketDraw {
 }
 
 /** The tickets rules of the settings, with defaults for a source that is off but asked anyway. */
-export function ticketRules(settings: Pick<GiveawaySettings, 'tickets'>): Required<NonNullable<GiveawaySettings['tickets']>> {
+export function ticketRules(
+  settings: Pick<GiveawaySettings, 'tickets'>,
+): Required<NonNullable<GiveawaySettings['tickets']>> {
   return {
     channelPoints: settings.tickets?.channelPoints ?? { ticketsPerRedemption: 1, maxPerViewer: 1 },
     bits: settings.tickets?.bits ?? { bitsPerTicket: 100, maxTickets: 10 },
@@ -132,7 +141,9 @@ export function ticketRules(settings: Pick<GiveawaySettings, 'tickets'>): Requir
 }
 
 /** The role rules in force, in the order they are checked. */
-export function roleRulesOf(eligibility: Pick<GiveawaySettings['eligibility'], 'subscribersOnly' | 'minSubMonths' | 'excludeModerators'>): RoleRule[] {
+export function roleRulesOf(
+  eligibility: Pick<GiveawaySettings['eligibility'], 'subscribersOnly' | 'minSubMonths' | 'excludeModerators'>,
+): RoleRule[] {
   return [
     ...(eligibility.subscribersOnly ? (['subscribersOnly'] as const) : []),
     ...(eligibility.minSubMonths > 0 ? (['minSubMonths'] as const) : []),
@@ -170,7 +181,11 @@ export function grantFor(
     if (rule) return { reason: 'roles-unknown', rule };
     if (req.roles) learnt = { subscriber: req.roles.subscriber === true, moderator: req.roles.moderator === true };
   }
-  const candidate = inDraw ?? { userId: req.userId, login: req.login, roles: learnt ? { ...NO_ROLES, ...learnt } : NO_ROLES };
+  const candidate = inDraw ?? {
+    userId: req.userId,
+    login: req.login,
+    roles: learnt ? { ...NO_ROLES, ...learnt } : NO_ROLES,
+  };
   const exclusion = why(candidate);
   if (exclusion) return { reason: 'not-eligible', exclusion };
   const base = {
@@ -214,9 +229,12 @@ const EXCLUSION_WORDS: Partial<Record<ExclusionReason, string>> = {
 };
 
 const UNKNOWN_ROLE_WORDS: Record<RoleRule, string> = {
-  subscribersOnly: 'subscribers only, and the bot could not check this viewer\'s subscription (a !enter in chat shows it)',
-  minSubMonths: 'subscribers of enough months only, and Twitch shows the months only in chat (a !enter in chat shows them)',
-  excludeModerators: 'moderators do not enter, and the bot could not check whether this viewer is one (a !enter in chat shows it)',
+  subscribersOnly:
+    "subscribers only, and the bot could not check this viewer's subscription (a !enter in chat shows it)",
+  minSubMonths:
+    'subscribers of enough months only, and Twitch shows the months only in chat (a !enter in chat shows them)',
+  excludeModerators:
+    'moderators do not enter, and the bot could not check whether this viewer is one (a !enter in chat shows it)',
 };
 
 /** A refusal in plain words, for the log and the dashboard: "subscribers only". */

@@ -107,7 +107,14 @@ function replaceWinner(
     ...(meta.byUserId !== undefined ? { byUserId: meta.byUserId } : {}),
     newUserId: winner.userId,
     pick: winner.pick,
-    ...(meta.newLink ? { kept: { ...(old.giftId !== undefined ? { giftId: old.giftId } : {}), ...(old.redeemUrl !== undefined ? { redeemUrl: old.redeemUrl } : {}) } } : {}),
+    ...(meta.newLink
+      ? {
+          kept: {
+            ...(old.giftId !== undefined ? { giftId: old.giftId } : {}),
+            ...(old.redeemUrl !== undefined ? { redeemUrl: old.redeemUrl } : {}),
+          },
+        }
+      : {}),
   });
   return { old, winner };
 }
@@ -203,7 +210,11 @@ export function nextPosition(record: DrawRecord): number {
 }
 
 /** replaceWinner with the plain next pick (no account rules: nothing to look up, so synchronous). */
-export function replaceWinnerPlain(s: DrawSession, userId: string, meta: ReplaceMeta): { old: Winner; winner: Winner } | undefined {
+export function replaceWinnerPlain(
+  s: DrawSession,
+  userId: string,
+  meta: ReplaceMeta,
+): { old: Winner; winner: Winner } | undefined {
   const r = s.record;
   const frozen = s.frozen;
   if (!frozen || !frozen.digest) return undefined;
@@ -243,8 +254,16 @@ export function replaceWinnerChecked(
     });
     if (got.setAside.length) (r.setAside ??= []).push(...got.setAside);
     if (o.gate?.active && (got.setAside.length > 0 || got.unchecked > 0 || got.picks.length === 0)) {
-      const unfilled = got.picks.length ? undefined : { count: 1, of: 1, prize: r.offer.name, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) };
-      o.gate.report(r.id, { setAside: got.setAside, checked: got.checked, unchecked: got.unchecked, ...(got.problem ? { problem: got.problem } : {}), ...(unfilled ? { unfilled } : {}) });
+      const unfilled = got.picks.length
+        ? undefined
+        : { count: 1, of: 1, prize: r.offer.name, why: got.outOfTime ? ('time' as const) : ('exhausted' as const) };
+      o.gate.report(r.id, {
+        setAside: got.setAside,
+        checked: got.checked,
+        unchecked: got.unchecked,
+        ...(got.problem ? { problem: got.problem } : {}),
+        ...(unfilled ? { unfilled } : {}),
+      });
     }
     if (o.still && !o.still()) return undefined;
     return replaceWinner(r, got.picks[0], userId, o.meta);

@@ -11,15 +11,18 @@
  */
 import type { Logger } from '../logging/index.js';
 
-export type RejectionKind = 'signature' | 'too-large' | 'payload' | 'busy' | 'too-old' | 'from-the-future' | 'incomplete';
+export type RejectionKind =
+  'signature' | 'too-large' | 'payload' | 'busy' | 'too-old' | 'from-the-future' | 'incomplete';
 
 const WEBHOOK_MESSAGES: Record<RejectionKind, string> = {
   signature: 'webhook rejected: signature not verified',
   'too-large': 'webhook rejected: body too large',
   payload: 'webhook rejected: bad payload',
   busy: 'webhook cut: the bodies being read held too many bytes at once (503, Fourthwall retries)',
-  'too-old': "webhook ignored: the event is older than the accepted age (a replay, or this machine's clock is off; the catch-up poll fetches missed events)",
-  'from-the-future': "webhook ignored: the event is dated ahead of this machine's clock by more than the accepted skew (set the clock right; the catch-up poll fetches missed events)",
+  'too-old':
+    "webhook ignored: the event is older than the accepted age (a replay, or this machine's clock is off; the catch-up poll fetches missed events)",
+  'from-the-future':
+    "webhook ignored: the event is dated ahead of this machine's clock by more than the accepted skew (set the clock right; the catch-up poll fetches missed events)",
   incomplete: 'webhook dropped: the client went away or was too slow before sending the whole body',
 };
 

@@ -19,7 +19,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../logging/index.js';
-import { hasSignatureShape, parseWebhookEvent, verifyWebhookSignature, type WebhookEvent } from '../fourthwall/webhooks.js';
+import {
+  hasSignatureShape,
+  parseWebhookEvent,
+  verifyWebhookSignature,
+  type WebhookEvent,
+} from '../fourthwall/webhooks.js';
 import { RejectionLog } from './rejections.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import {
@@ -180,7 +185,11 @@ interface BodyBudget {
  * The body, or why there is none: over `limit`, the client went away (or timed out) before its
  * end, or `cut` (the shared budget ran out and this read held the most).
  */
-function readBody(req: IncomingMessage, limit: number, budget: BodyBudget): Promise<Buffer | 'too-large' | 'incomplete' | 'cut'> {
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  budget: BodyBudget,
+): Promise<Buffer | 'too-large' | 'incomplete' | 'cut'> {
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > limit) {
@@ -223,7 +232,10 @@ function readBody(req: IncomingMessage, limit: number, budget: BodyBudget): Prom
 }
 
 /** The envelope's id and type when it is a well-formed envelope of a type the bot does not handle. */
-function unusedEnvelope(body: Buffer, handled: ReadonlySet<string> | undefined): { id: string; type: string } | undefined {
+function unusedEnvelope(
+  body: Buffer,
+  handled: ReadonlySet<string> | undefined,
+): { id: string; type: string } | undefined {
   if (!handled) return undefined;
   try {
     const json = JSON.parse(body.toString('utf8')) as { id?: unknown; type?: unknown };
@@ -241,7 +253,9 @@ export interface BotHttpServerWithPages extends BotHttpServer {
   readonly localPort: number;
 }
 
-export async function startHttpServer(options: HttpServerOptions & { local: LocalListenerOptions }): Promise<BotHttpServerWithPages>;
+export async function startHttpServer(
+  options: HttpServerOptions & { local: LocalListenerOptions },
+): Promise<BotHttpServerWithPages>;
 export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer>;
 export async function startHttpServer(options: HttpServerOptions): Promise<BotHttpServer> {
   const log = options.logger.child({ module: 'http' });
@@ -249,7 +263,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
   const rejections = new RejectionLog(log);
   const now = options.now ?? Date.now;
   const healthLimit = new RateLimiter({ ...HEALTH_LIMIT, now });
-  const budget: BodyBudget = { max: options.maxBufferedBodyBytes ?? MAX_BUFFERED_BODY_BYTES, held: 0, reads: new Set() };
+  const budget: BodyBudget = {
+    max: options.maxBufferedBodyBytes ?? MAX_BUFFERED_BODY_BYTES,
+    held: 0,
+    reads: new Set(),
+  };
   const maxAgeMs = options.maxEventAgeMs ?? MAX_EVENT_AGE_MS;
   const ackDeadlineMs = options.ackDeadlineMs ?? ACK_DEADLINE_MS;
 
@@ -278,7 +296,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
     // Checked before a byte of the body is read: no signature that could be one, no read.
     if (!hasSignatureShape(req.headers, options.secrets)) {
       const configured = !!options.secrets.webhookSecret || !!options.secrets.appHmacKey;
-      rejections.note('signature', { reason: configured ? 'no signature header of the right shape (body not read)' : 'no webhook secret or app HMAC key configured' });
+      rejections.note('signature', {
+        reason: configured
+          ? 'no signature header of the right shape (body not read)'
+          : 'no webhook secret or app HMAC key configured',
+      });
       res.setHeader('connection', 'close');
       send(res, 401, { error: 'invalid signature' });
       return;
@@ -330,11 +352,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
       return;
     }
     if (Number.isFinite(created) && created - now() > MAX_CLOCK_SKEW_MS) {
-      rejections.note('from-the-future', { eventId: event.id, type: event.type, createdAt: event.createdAt, maxSkewMs: MAX_CLOCK_SKEW_MS });
+      rejections.note('from-the-future', {
+        eventId: event.id,
+        type: event.type,
+        createdAt: event.createdAt,
+        maxSkewMs: MAX_CLOCK_SKEW_MS,
+      });
       send(res, 200, { ok: true, ignored: 'from the future' });
       return;
     }
-    if (!Number.isFinite(created)) log.debug({ eventId: event.id, type: event.type }, 'webhook without a readable createdAt: handled (its id is the replay guard)');
+    if (!Number.isFinite(created))
+      log.debug(
+        { eventId: event.id, type: event.type },
+        'webhook without a readable createdAt: handled (its id is the replay guard)',
+      );
     if (options.seenEvent?.(event.id)) {
       log.debug({ eventId: event.id, type: event.type }, 'duplicate webhook ignored');
       send(res, 200, { ok: true, duplicate: true });
@@ -350,15 +381,26 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
     );
     const verdict = await settleWithin(work, ackDeadlineMs - (performance.now() - arrived));
     if (verdict.kind === 'late') {
-      log.warn({ ...ids, deadlineMs: ackDeadlineMs }, `webhook ${event.type} not acknowledged (503): it is not saved yet ${ackDeadlineMs} ms after it arrived; Fourthwall delivers it again, answered once it is saved`);
+      log.warn(
+        { ...ids, deadlineMs: ackDeadlineMs },
+        `webhook ${event.type} not acknowledged (503): it is not saved yet ${ackDeadlineMs} ms after it arrived; Fourthwall delivers it again, answered once it is saved`,
+      );
       refuse(res);
       // Its handling goes on; a failure after the answer is said here too (the intake retries it).
-      work.catch((err: unknown) => log.error({ ...ids, err }, `webhook ${event.type} answered 503 for time then failed: ${(err as Error).message}`));
+      work.catch((err: unknown) =>
+        log.error(
+          { ...ids, err },
+          `webhook ${event.type} answered 503 for time then failed: ${(err as Error).message}`,
+        ),
+      );
       return;
     }
     if (verdict.kind === 'failed') {
       const err = verdict.err as Error;
-      log.error({ ...ids, err }, `webhook ${event.type} not acknowledged (503): ${err.message}; Fourthwall delivers it again`);
+      log.error(
+        { ...ids, err },
+        `webhook ${event.type} not acknowledged (503): ${err.message}; Fourthwall delivers it again`,
+      );
       refuse(res);
       return;
     }
@@ -428,9 +470,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<BotHt
  * checked every second, idle sockets closed after IDLE_TIMEOUT_MS (event streams turn that off for
  * theirs).
  */
-function listener(maxConnections: number | 'evict-idle', handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+function listener(
+  maxConnections: number | 'evict-idle',
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+): Server {
   const server = createServer(
-    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
     handle,
   );
   server.keepAliveTimeout = 5_000;
@@ -491,7 +540,10 @@ function ownListener(o: LocalListenerOptions, health: () => HealthReport): Serve
     if (!isLocalRequest(req, localHosts)) {
       // Another machine: only the overlay, and only with GIFTDROP_OVERLAY_KEY (its script and style
       // hold no data; everything else carries `?key=`, on every request: no cookie).
-      const overlay = overlayKey && surfaceOfTarget(req.url ?? '/') === 'own' && (path === '/overlay' || path.startsWith('/overlay/'));
+      const overlay =
+        overlayKey &&
+        surfaceOfTarget(req.url ?? '/') === 'own' &&
+        (path === '/overlay' || path.startsWith('/overlay/'));
       if (!overlay || !(isOverlayShellAsset(path) || overlayKey.check(req))) return refuseOwn(res);
     }
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, health());

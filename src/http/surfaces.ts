@@ -92,7 +92,8 @@ export function isLocalRequest(req: IncomingMessage, localHosts: ReadonlySet<str
 }
 
 /** GIFTDROP_TRUST_PROXY, parsed: who writes the client's address (clientKeyOf). */
-export type TrustProxy = { kind: 'none' } | { kind: 'cloudflare' } | { kind: 'hops'; hops: number; loopbackOnly: boolean };
+export type TrustProxy =
+  { kind: 'none' } | { kind: 'cloudflare' } | { kind: 'hops'; hops: number; loopbackOnly: boolean };
 
 /** The setting's value, or undefined when it is not none, cloudflare, ngrok, last-hop or 1-5 (unset: none). */
 export function parseTrustProxy(setting: string | undefined): TrustProxy | undefined {
@@ -136,8 +137,10 @@ export function describeClientKeys(setting: string | undefined, publicUrl?: stri
           : '';
     return `client addresses: each connection's own (GIFTDROP_TRUST_PROXY=none${setting ? '' : ', the default'}): no header is trusted, so through a tunnel every visitor counts as one client${hint}`;
   }
-  if (trust.kind === 'cloudflare') return 'client addresses: CF-Connecting-IP, written by Cloudflare (GIFTDROP_TRUST_PROXY=cloudflare: only for a Cloudflare tunnel or proxy in front of HTTP_PORT)';
-  if (trust.loopbackOnly) return `client addresses: the last X-Forwarded-For entry, appended by the tunnel agent on this machine (GIFTDROP_TRUST_PROXY=${name}: only for ngrok or a proxy that appends it)`;
+  if (trust.kind === 'cloudflare')
+    return 'client addresses: CF-Connecting-IP, written by Cloudflare (GIFTDROP_TRUST_PROXY=cloudflare: only for a Cloudflare tunnel or proxy in front of HTTP_PORT)';
+  if (trust.loopbackOnly)
+    return `client addresses: the last X-Forwarded-For entry, appended by the tunnel agent on this machine (GIFTDROP_TRUST_PROXY=${name}: only for ngrok or a proxy that appends it)`;
   return `client addresses: X-Forwarded-For entry ${trust.hops} from the end (GIFTDROP_TRUST_PROXY=${name}: that many proxies of yours in front of HTTP_PORT, each appending it)`;
 }
 
@@ -166,8 +169,13 @@ function keyOf(address: string): string {
   const [head = '', tail = ''] = address.toLowerCase().split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /**
@@ -232,7 +240,11 @@ export function isOverlayShellAsset(path: string): boolean {
 }
 
 function plain(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
   res.end(body);
 }
 

@@ -12,7 +12,11 @@ import { silentLogger } from '../logging/index.js';
 import type { OperatorPort } from '../giveaway/ports.js';
 import type { Clock } from '../shared/clock.js';
 import type { RandomSource } from '../shared/random.js';
-import { startFourthwallSandbox, type FourthwallSandbox, type FourthwallSandboxOptions } from '../sandbox/fourthwall/index.js';
+import {
+  startFourthwallSandbox,
+  type FourthwallSandbox,
+  type FourthwallSandboxOptions,
+} from '../sandbox/fourthwall/index.js';
 import { startChatServer, type ChatServer, type ChatServerOptions } from '../sandbox/chat/index.js';
 import { startBeaconSandbox, type BeaconSandbox, type BeaconSandboxOptions } from '../sandbox/beacon/index.js';
 import { SandboxHelix, type SandboxHelixOptions } from '../sandbox/helix/index.js';
@@ -48,11 +52,16 @@ export interface LocalStackOptions {
    */
   beaconUrl?: string;
   /** The local Helix API (rate limit); `prepare` runs before the bot starts (e.g. the broadcaster is live). */
-  helix?: Pick<SandboxHelixOptions, 'ratePerMinute' | 'everyoneFollows' | 'latencyMs'> & { prepare?: (helix: SandboxHelix, chat: ChatServer) => void };
+  helix?: Pick<SandboxHelixOptions, 'ratePerMinute' | 'everyoneFollows' | 'latencyMs'> & {
+    prepare?: (helix: SandboxHelix, chat: ChatServer) => void;
+  };
   /** Quiet the sandboxes' own logs (default true). */
   quietSandboxes?: boolean;
   /** Event intake tuning and storage fault injection (tests). */
-  bot?: Pick<BotOptions, 'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'twitchEvents' | 'localRoutes' | 'publicRoutes'>;
+  bot?: Pick<
+    BotOptions,
+    'events' | 'wrapRepository' | 'twitchApi' | 'fileSystem' | 'twitchEvents' | 'localRoutes' | 'publicRoutes'
+  >;
 }
 
 export interface LocalStack {
@@ -125,7 +134,11 @@ export async function startLocalChat(
   });
   const { prepare, ...helixOptions } = options.helix ?? {};
   const clock = options.chat?.clock ?? systemClock;
-  const accounts = new SandboxAccounts({ clock, clientId: () => chatServer.clientId, clientSecret: () => chatServer.clientSecret });
+  const accounts = new SandboxAccounts({
+    clock,
+    clientId: () => chatServer.clientId,
+    clientSecret: () => chatServer.clientSecret,
+  });
   const helix = new SandboxHelix({ auth: chatServer.tokens, clock, accounts, ...helixOptions });
   helix.setUser(chatServer.channelId, chatServer.channel);
   // Shared Chat partner channels are Twitch users the API knows (their logins, for the counts).
@@ -191,8 +204,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.beacon && options.config.settings.fairness.beacon !== 'off') {
       beacon = await startBeaconSandbox({ clock: options.clock, ...(options.beacon === true ? {} : options.beacon) });
     }
-    const endpoint: ChatEndpoint = { ...pickEndpoint(chatServer), eventSubUrl: twitch.eventSub.url, broadcasterToken: twitch.broadcaster.token };
-    const beaconUrl = options.config.settings.fairness.beacon !== 'off' ? (options.beaconUrl ?? beacon?.url) : undefined;
+    const endpoint: ChatEndpoint = {
+      ...pickEndpoint(chatServer),
+      eventSubUrl: twitch.eventSub.url,
+      broadcasterToken: twitch.broadcaster.token,
+    };
+    const beaconUrl =
+      options.config.settings.fairness.beacon !== 'off' ? (options.beaconUrl ?? beacon?.url) : undefined;
     const config: Config = { ...configForLocal(options.config, fourthwall, endpoint), beaconUrl };
     const bot = await startBot({
       config,

@@ -83,7 +83,14 @@ function withLocalPublicUrl(config: Config, port: number): Config {
   return { ...config, http: { ...config.http, port }, publicUrl: `http://${hostForUrl}:${port}` };
 }
 
-async function startStack(config: Config, logger: Logger, operator: OperatorPort, timings: DemoTimings, note: (t: string) => void, bot?: LocalStackOptions['bot']): Promise<LocalStack> {
+async function startStack(
+  config: Config,
+  logger: Logger,
+  operator: OperatorPort,
+  timings: DemoTimings,
+  note: (t: string) => void,
+  bot?: LocalStackOptions['bot'],
+): Promise<LocalStack> {
   const start = async (c: Config) =>
     startLocalStack({
       ...(bot ? { bot } : {}),
@@ -121,14 +128,24 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   // Links are bearer secrets even in the sandbox: printed only on a terminal (contract "Links and logs").
   const terminal = output.isTTY === true;
   const operator: OperatorPort = {
-    notify: (line, opts) => (opts?.terminalOnly && !terminal ? undefined : printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true)),
+    notify: (line, opts) =>
+      opts?.terminalOnly && !terminal
+        ? undefined
+        : printer.private(opts?.secret && !terminal ? hideLinks(line, opts.drawId) : line, opts?.secret === true),
   };
 
   printer.title('giftdrop sandbox mode: a scripted stream against a local Fourthwall sandbox and a local Twitch chat');
   printer.note('Everything runs on this machine; nothing is bought and nothing is sent to Twitch or Fourthwall.');
   const newWorld = newWorldLine(startNewWorld(config, { reset: options.reset === true }), config.dataDir);
   if (newWorld) printer.note(newWorld);
-  const stack = await startStack(withDemoTwitch(withDemoMerchTrain(config, timings)), logger, operator, timings, (t) => printer.note(t), options.bot);
+  const stack = await startStack(
+    withDemoTwitch(withDemoMerchTrain(config, timings)),
+    logger,
+    operator,
+    timings,
+    (t) => printer.note(t),
+    options.bot,
+  );
   const abort = new AbortController();
   const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });
   printer = new DemoPrinter({
@@ -152,13 +169,17 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
       try {
         const open = engine.openDrawCount();
         if (open > 0) {
-          printer.narrate(`Closing ${plural(open, 'open draw')} now (${reason}): the sandbox shop ends with this process.`);
+          printer.narrate(
+            `Closing ${plural(open, 'open draw')} now (${reason}): the sandbox shop ends with this process.`,
+          );
           engine.endNow();
           await Promise.race([engine.whenIdle(), new Promise((r) => setTimeout(r, CLOSE_DRAWS_MS).unref())]);
         }
         if (world.live) {
           printer.narrate('The stream ends: the bot tells Fourthwall (PUT /streaming/end).');
-          await stack.bot.streaming.goOffline().catch((err: unknown) => printer.problem(`streaming end failed: ${(err as Error).message}`));
+          await stack.bot.streaming
+            .goOffline()
+            .catch((err: unknown) => printer.problem(`streaming end failed: ${(err as Error).message}`));
         }
       } finally {
         await stack.close();
@@ -168,9 +189,13 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
   options.onSignals(shutdown);
 
   printer.note(`Fourthwall sandbox: ${stack.fourthwall.apiUrl} (shop site ${stack.fourthwall.shopUrl})`);
-  printer.note(`Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`);
+  printer.note(
+    `Twitch chat server: ${stack.chatServer.url}, channel #${stack.chatServer.channel}, bot ${stack.chatServer.botLogin} (a moderator)`,
+  );
   printer.note(`Twitch EventSub: ${stack.twitch.eventSub.url} (channel points and bits, with the broadcaster's login)`);
-  printer.note(`The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`);
+  printer.note(
+    `The bot: webhooks at ${stack.bot.webhookUrl}, health at ${stack.bot.http.url}/healthz; history in ${config.dataDir}`,
+  );
   // (The overlay and the dashboard were announced by the bot itself, on the console line above.)
   const claimUrl = stack.bot.delivery.via().claimUrl;
   if (claimUrl) printer.note(`Claim page (winners log in with Twitch and see their prize): ${claimUrl}`);
@@ -179,7 +204,10 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
     printer.note(`Set up for your channel (no file to edit): ${setupUrl}`);
     // The link that signs the setup page in by itself (the token in the fragment, as the dashboard's): a secret.
     const signedIn = `${setupUrl}#token=${encodeURIComponent(stack.bot.pages.token.token)}`;
-    operator.notify(`set up for your channel, signed in: ${signedIn} (a private link: do not show it on stream)`, { secret: true, terminalOnly: true });
+    operator.notify(`set up for your channel, signed in: ${signedIn} (a private link: do not show it on stream)`, {
+      secret: true,
+      terminalOnly: true,
+    });
   }
   let goingLive = false;
   void options.goLive?.then(() => {
@@ -221,10 +249,12 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
           'The broadcaster sets the shop offline by hand: "!stream offline" (the bot calls PUT /streaming/end). The demo runs auto streaming (it followed the local Twitch stream at the start), so the bot answers that auto mode keeps this choice.',
         );
         world.broadcast('!stream offline');
-        await world.until(() => !world.live, STEP_TIMEOUT_MS, 'Fourthwall showing the stream as offline').catch((err: unknown) => {
-          if (err instanceof DemoAborted) throw err;
-          printer.problem((err as Error).message);
-        });
+        await world
+          .until(() => !world.live, STEP_TIMEOUT_MS, 'Fourthwall showing the stream as offline')
+          .catch((err: unknown) => {
+            if (err instanceof DemoAborted) throw err;
+            printer.problem((err as Error).message);
+          });
       }
       if (doneLine) printer.success(doneLine);
       await shutdown('script finished');

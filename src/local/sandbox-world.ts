@@ -28,7 +28,10 @@ export interface NewWorld {
 }
 
 /** Clears the earlier sandbox world from `config.dataDir` (DATA_DIR/sandbox only). */
-export function startNewWorld(config: Pick<Config, 'mode' | 'dataDir' | 'dataRoot'>, options: { reset: boolean }): NewWorld {
+export function startNewWorld(
+  config: Pick<Config, 'mode' | 'dataDir' | 'dataRoot'>,
+  options: { reset: boolean },
+): NewWorld {
   const dir = resolve(config.dataDir);
   if (config.mode !== 'sandbox' || !config.dataRoot || dir !== resolve(modeDataDir(config.dataRoot, 'sandbox'))) {
     throw new Error(`refusing to clear ${dir}: only the sandbox folder (DATA_DIR/sandbox) holds a sandbox world`);

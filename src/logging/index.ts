@@ -62,7 +62,9 @@ export interface LoggerOptions {
  * Builds the last-guard scrubber: removes secret values (and their JSON-escaped forms) and link
  * URLs from a serialized line. A line with none of them costs one `includes` per value.
  */
-export function makeScrubber(secrets: Iterable<string | undefined> = []): ((line: string) => string) & { add(secret: string | undefined): void } {
+export function makeScrubber(
+  secrets: Iterable<string | undefined> = [],
+): ((line: string) => string) & { add(secret: string | undefined): void } {
   const values = new Set<string>();
   let list: string[] = [];
   const add = (s: string | undefined): boolean => {
@@ -101,12 +103,30 @@ export function registerSecret(logger: Logger, secret: string | undefined): void
 
 /** Low-level codes of a network failure that is part of normal life (a service down, a slow network). */
 const ROUTINE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
-  'EPIPE', 'ECONNABORTED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'TIMEOUT',
   // giftdrop's own "could not reach it" errors (src/fourthwall, src/twitch, src/beacon)
-  'FOURTHWALL_NETWORK', 'FOURTHWALL_TIMEOUT', 'TWITCH_CONNECT', 'TWITCH_AUTH_UNAVAILABLE', 'TWITCH_API_UNAVAILABLE',
-  'BEACON_UNAVAILABLE', 'SHOP_UNAVAILABLE',
+  'FOURTHWALL_NETWORK',
+  'FOURTHWALL_TIMEOUT',
+  'TWITCH_CONNECT',
+  'TWITCH_AUTH_UNAVAILABLE',
+  'TWITCH_API_UNAVAILABLE',
+  'BEACON_UNAVAILABLE',
+  'SHOP_UNAVAILABLE',
 ]);
 
 /**
@@ -120,7 +140,12 @@ export function isRoutineFailure(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     const name = (e as { name?: unknown }).name;
     const status = (e as { status?: unknown }).status;
-    if ((typeof code === 'string' && ROUTINE_CODES.has(code)) || name === 'TimeoutError' || name === 'ConnectTimeoutError') return true;
+    if (
+      (typeof code === 'string' && ROUTINE_CODES.has(code)) ||
+      name === 'TimeoutError' ||
+      name === 'ConnectTimeoutError'
+    )
+      return true;
     if (typeof status === 'number' && status >= 400 && status <= 599) return true;
     e = (e as { cause?: unknown }).cause;
   }
@@ -151,7 +176,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     hooks: { streamWrite: scrub },
     serializers: {
-      err: (err: Error) => (err instanceof Error && !verbose() && isRoutineFailure(err) ? shortError(err) : pino.stdSerializers.err(err)),
+      err: (err: Error) =>
+        err instanceof Error && !verbose() && isRoutineFailure(err) ? shortError(err) : pino.stdSerializers.err(err),
     },
   };
   const main: DestinationStream = options.destination ?? pino.destination({ dest: 2, sync: true });
@@ -160,7 +186,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         base,
         pino.multistream([
           { stream: main, level: 'trace' },
-          { stream: pino.destination({ dest: options.file, append: true, mkdir: true, sync: true, mode: 0o600 }), level: 'trace' },
+          {
+            stream: pino.destination({ dest: options.file, append: true, mkdir: true, sync: true, mode: 0o600 }),
+            level: 'trace',
+          },
         ]),
       )
     : pino(base, main);
@@ -175,7 +204,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  */
 export async function prettyDestination(fd: number): Promise<DestinationStream> {
   const { default: pretty } = await import('pino-pretty');
-  return pretty({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,name', destination: fd, sync: true });
+  return pretty({
+    colorize: true,
+    translateTime: 'HH:MM:ss',
+    ignore: 'pid,hostname,name',
+    destination: fd,
+    sync: true,
+  });
 }
 
 /** A logger that discards everything (benchmarks, quiet tests). */

@@ -44,7 +44,11 @@ function noDirectorySync(err: unknown, platform: NodeJS.Platform): boolean {
 }
 
 /** Flushes `dir`'s entries to disk where the OS can (see the module comment). */
-export async function syncDirectory(dir: string, platform: NodeJS.Platform, calls: DirectoryCalls = nodeDirectoryCalls): Promise<void> {
+export async function syncDirectory(
+  dir: string,
+  platform: NodeJS.Platform,
+  calls: DirectoryCalls = nodeDirectoryCalls,
+): Promise<void> {
   let handle;
   try {
     handle = await calls.openDir(dir);
@@ -67,7 +71,12 @@ export const RENAME_ATTEMPTS = 8;
 const WINDOWS_FILE_HELD = new Set(['EPERM', 'EBUSY', 'EACCES']);
 
 /** Renames `from` over `to`, retrying on Windows while another program holds a file (module comment). */
-export async function renameReplacing(from: string, to: string, platform: NodeJS.Platform, calls: RenameCalls = nodeRenameCalls): Promise<void> {
+export async function renameReplacing(
+  from: string,
+  to: string,
+  platform: NodeJS.Platform,
+  calls: RenameCalls = nodeRenameCalls,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await calls.rename(from, to);

@@ -49,7 +49,10 @@ export function thisInvocation(): Invocation {
 export function commandLine(inv: Invocation, command: Command, args = '', options: { silent?: boolean } = {}): string {
   const tail = args ? ` ${args}` : '';
   if (inv.executable) return `${inv.executable.typed}${command === 'start' ? '' : ` ${command}`}${tail}`;
-  const npm = command === 'start' ? `npm${options.silent ? ' -s' : ''} start` : `npm run${options.silent ? ' -s' : ''} ${command}`;
+  const npm =
+    command === 'start'
+      ? `npm${options.silent ? ' -s' : ''} start`
+      : `npm run${options.silent ? ' -s' : ''} ${command}`;
   return args ? `${npm} ${inv.platform === 'win32' ? '"--"' : '--'}${tail}` : npm;
 }
 
@@ -65,7 +68,10 @@ export function giftdropCommand(name: Command, args = '', options: { silent?: bo
 export function executableAsTyped(platform: NodeJS.Platform, file: string, startedIn: string): string {
   const path = platform === 'win32' ? win32 : posix;
   const folder = path.dirname(file);
-  const here = platform === 'win32' ? folder.toLowerCase() === path.resolve(startedIn).toLowerCase() : folder === path.resolve(startedIn);
+  const here =
+    platform === 'win32'
+      ? folder.toLowerCase() === path.resolve(startedIn).toLowerCase()
+      : folder === path.resolve(startedIn);
   const typed = here ? `.${path.sep}${path.basename(file)}` : file;
   if (platform !== 'win32') return /^[\w./@%+-]+$/.test(typed) ? typed : shQuote(typed);
   // PowerShell runs a quoted path only through its call operator.
@@ -79,7 +85,9 @@ export function executableAsTyped(platform: NodeJS.Platform, file: string, start
  */
 export function settingsGuide(inv: Invocation): string {
   if (!inv.executable) return 'See .env.example and docs/settings.md for every setting.';
-  const where = inv.executable.home ? `docs/settings.md in giftdrop's repository (${inv.executable.home})` : `docs/settings.md in giftdrop's repository`;
+  const where = inv.executable.home
+    ? `docs/settings.md in giftdrop's repository (${inv.executable.home})`
+    : `docs/settings.md in giftdrop's repository`;
   return `See ${where} for every setting: settings go in a file named .env beside the executable, one NAME=value a line.`;
 }
 
@@ -90,7 +98,9 @@ export function settingsGuide(inv: Invocation): string {
  * would not read `.env.txt`).
  */
 export function envFileHint(inv: Invocation): string {
-  const where = inv.executable ? `a file named .env beside ${executableName(inv)}` : 'the .env file (copy .env.example to .env)';
+  const where = inv.executable
+    ? `a file named .env beside ${executableName(inv)}`
+    : 'the .env file (copy .env.example to .env)';
   return inv.platform === 'win32' ? `${where} (in Notepad pick Save as type "All files", or it saves .env.txt)` : where;
 }
 

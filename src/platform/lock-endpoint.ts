@@ -111,7 +111,11 @@ export function classifyProbeError(code: string | undefined): 'gone' | 'alive' {
  * (or the OS says the endpoint is too busy to accept). Without a secret (a lock written before
  * proofs existed) a connection is taken as 'alive'.
  */
-export function probeEndpoint(endpoint: string, secret: string | undefined, timeoutMs = PROBE_TIMEOUT_MS): Promise<'alive' | 'gone' | 'busy'> {
+export function probeEndpoint(
+  endpoint: string,
+  secret: string | undefined,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<'alive' | 'gone' | 'busy'> {
   return new Promise((resolve) => {
     const socket = connect(endpoint);
     const challenge = randomBytes(32).toString('hex');
@@ -142,6 +146,8 @@ export function probeEndpoint(endpoint: string, secret: string | undefined, time
     });
     socket.once('end', () => done('gone'));
     socket.once('close', () => done('gone'));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(classifyProbeError(err.code) === 'alive' ? 'busy' : 'gone'));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      done(classifyProbeError(err.code) === 'alive' ? 'busy' : 'gone'),
+    );
   });
 }

@@ -35,7 +35,11 @@ export function watchedAncestors(platform: NodeJS.Platform, ppid: number): numbe
  * Linux: how often `pid` has woken up (voluntary context switches) when it is the shell npm ran
  * `script` with and it did not exec (its argv is `<shell> -c <script>`); undefined otherwise.
  */
-export function wrapperShellWakeups(pid: number, script: string | undefined, platform: NodeJS.Platform): number | undefined {
+export function wrapperShellWakeups(
+  pid: number,
+  script: string | undefined,
+  platform: NodeJS.Platform,
+): number | undefined {
   if (platform !== 'linux' || !script) return undefined;
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
@@ -51,7 +55,11 @@ export function wrapperShellWakeups(pid: number, script: string | undefined, pla
  * Asks this process to stop through its own shutdown (see the module comment); `cause` is what the
  * stop is reported as (platform/stop-cause.ts), since the SIGTERM sent here is only the means.
  */
-export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process = process, cause = 'npm start went away'): void {
+export function stopThisProcess(
+  platform: NodeJS.Platform,
+  proc: NodeJS.Process = process,
+  cause = 'npm start went away',
+): void {
   if (proc === process) noteStopCause(cause);
   if (platform !== 'win32') {
     proc.kill(proc.pid, 'SIGTERM');
@@ -67,7 +75,11 @@ export function stopThisProcess(platform: NodeJS.Platform, proc: NodeJS.Process 
  * (npm_lifecycle_script). Never keeps the process alive. Returns its stop.
  * @public loaded by scripts/run.mjs from dist/ (after the build), which knip does not follow
  */
-export function watchParent(platform: NodeJS.Platform, script: string | undefined, onGone: () => void = () => stopThisProcess(platform)): () => void {
+export function watchParent(
+  platform: NodeJS.Platform,
+  script: string | undefined,
+  onGone: () => void = () => stopThisProcess(platform),
+): () => void {
   const ppid = process.ppid;
   const watched = watchedAncestors(platform, ppid);
   const wakeups = wrapperShellWakeups(ppid, script, platform);

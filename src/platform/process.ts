@@ -15,7 +15,14 @@ export function parentOf(pid: number, platform: NodeJS.Platform): number | undef
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       return positive(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
     }
-    return positive(Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()));
+    return positive(
+      Number(
+        execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).trim(),
+      ),
+    );
   } catch {
     return undefined;
   }

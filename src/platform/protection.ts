@@ -22,7 +22,12 @@ export function modesProtect(platform: NodeJS.Platform): boolean {
  * trusted, as one line with the fix, or undefined when it is protected enough. `uid`: this
  * process's user id (POSIX).
  */
-export function privacyProblem(path: string, what: string, platform: NodeJS.Platform, uid: number | undefined = process.getuid?.()): string | undefined {
+export function privacyProblem(
+  path: string,
+  what: string,
+  platform: NodeJS.Platform,
+  uid: number | undefined = process.getuid?.(),
+): string | undefined {
   if (!modesProtect(platform)) return undefined;
   let st: Stats;
   try {
@@ -44,7 +49,8 @@ export function privacyProblem(path: string, what: string, platform: NodeJS.Plat
       return `${what} ${path} is a symbolic link${target ? '' : ' to nothing'}: giftdrop does not read it through a link; put the file itself there (or delete the link to have a new one made)`;
     st = target;
   }
-  if (uid !== undefined && st.uid !== uid) return `${what} ${path} belongs to another user (uid ${st.uid}, you are uid ${uid}): ${otherOwnerFix(path, uid)}`;
+  if (uid !== undefined && st.uid !== uid)
+    return `${what} ${path} belongs to another user (uid ${st.uid}, you are uid ${uid}): ${otherOwnerFix(path, uid)}`;
   if (st.mode & 0o022) {
     const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
     return `${what} ${path} can be changed by other users (mode ${mode}): ${ownerOnlyFix(path, st.isDirectory())}`;

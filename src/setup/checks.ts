@@ -45,7 +45,12 @@ export async function checkFourthwall(config: Config, client: FourthwallClient):
     const down = unreachable(err, 'FOURTHWALL_API_URL', config.fourthwall.apiUrl);
     if (down) return { name, status: 'fail', detail: down, required: true };
     if (err instanceof FourthwallApiError) {
-      return { name, status: 'fail', detail: `GET /shops/current failed: Fourthwall answered ${err.status} ${err.code}`, required: true };
+      return {
+        name,
+        status: 'fail',
+        detail: `GET /shops/current failed: Fourthwall answered ${err.status} ${err.code}`,
+        required: true,
+      };
     }
     return { name, status: 'fail', detail: `GET /shops/current failed: ${(err as Error).message}`, required: true };
   }
@@ -58,11 +63,17 @@ export function checkWebhookSecret(config: Config): SetupItem {
     return {
       name,
       status: 'ok',
-      detail: 'FOURTHWALL_WEBHOOK_SECRET is set (Fourthwall has no API to compare it: if the bot logs "signature not verified", copy it again from the shop dashboard)',
+      detail:
+        'FOURTHWALL_WEBHOOK_SECRET is set (Fourthwall has no API to compare it: if the bot logs "signature not verified", copy it again from the shop dashboard)',
       required: true,
     };
   }
-  if (config.fourthwall.appHmacKey) return { name, status: 'ok', detail: 'FOURTHWALL_APP_HMAC_KEY is set (platform app)', required: true };
-  return { name, status: 'fail', detail: 'set FOURTHWALL_WEBHOOK_SECRET (shown in the shop dashboard with the webhooks)', required: true };
+  if (config.fourthwall.appHmacKey)
+    return { name, status: 'ok', detail: 'FOURTHWALL_APP_HMAC_KEY is set (platform app)', required: true };
+  return {
+    name,
+    status: 'fail',
+    detail: 'set FOURTHWALL_WEBHOOK_SECRET (shown in the shop dashboard with the webhooks)',
+    required: true,
+  };
 }
-

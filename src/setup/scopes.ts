@@ -10,13 +10,26 @@
  * Chat Bot badge).
  * Pure data.
  */
-import { BADGE_SCOPES, BROADCASTER_FEATURE_SCOPES, CHAT_SCOPES, chatScopesOf, transportWords, type ChatTransportName } from '../twitch/scopes.js';
+import {
+  BADGE_SCOPES,
+  BROADCASTER_FEATURE_SCOPES,
+  CHAT_SCOPES,
+  chatScopesOf,
+  transportWords,
+  type ChatTransportName,
+} from '../twitch/scopes.js';
 import { WHISPER_SCOPE } from '../twitch/whispers.js';
 
 const FOLLOWERS_SCOPE = 'moderator:read:followers';
 
 /** The bot account's login: chat over both transports (required), the badge, whispers, follower checks. */
-export const BOT_SCOPES: readonly string[] = [...CHAT_SCOPES.irc, ...CHAT_SCOPES.eventsub, BADGE_SCOPES.bot, WHISPER_SCOPE, FOLLOWERS_SCOPE];
+export const BOT_SCOPES: readonly string[] = [
+  ...CHAT_SCOPES.irc,
+  ...CHAT_SCOPES.eventsub,
+  BADGE_SCOPES.bot,
+  WHISPER_SCOPE,
+  FOLLOWERS_SCOPE,
+];
 
 /** The broadcaster's optional login. */
 export const BROADCASTER_SCOPES: readonly string[] = [
@@ -41,8 +54,10 @@ const WORDS: Record<string, string> = {
   'channel:read:redemptions': 'see channel point redemptions',
   [BROADCASTER_FEATURE_SCOPES.channelPoints]: 'create and fulfil a channel point reward for entries',
   [BROADCASTER_FEATURE_SCOPES.bits]: 'see Bits cheered in the channel',
-  [BROADCASTER_FEATURE_SCOPES.subscriberLookup]: 'see whether a viewer who entered with channel points is a subscriber (subscriber-only giveaways)',
-  [BROADCASTER_FEATURE_SCOPES.moderatorLookup]: 'see whether a viewer who entered with channel points is a moderator (giveaways without moderators)',
+  [BROADCASTER_FEATURE_SCOPES.subscriberLookup]:
+    'see whether a viewer who entered with channel points is a subscriber (subscriber-only giveaways)',
+  [BROADCASTER_FEATURE_SCOPES.moderatorLookup]:
+    'see whether a viewer who entered with channel points is a moderator (giveaways without moderators)',
 };
 
 /** `scope` in plain words (the scope itself when it has none). */
@@ -58,7 +73,12 @@ export function scopeList(scopes: readonly string[], transport: ChatTransportNam
   const uses = (t: ChatTransportName, s: string) => CHAT_SCOPES[t].includes(s);
   return scopes.map((scope) => {
     const t = uses('irc', scope) ? 'irc' : uses('eventsub', scope) ? 'eventsub' : undefined;
-    const note = t === undefined ? '' : t === transport ? ` (${transportWords(t)}: in use)` : ` (${transportWords(t)}: if you switch chat.transport)`;
+    const note =
+      t === undefined
+        ? ''
+        : t === transport
+          ? ` (${transportWords(t)}: in use)`
+          : ` (${transportWords(t)}: if you switch chat.transport)`;
     return { scope, words: `${scopeWords(scope)}${note}` };
   });
 }

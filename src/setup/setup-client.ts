@@ -22,8 +22,17 @@ interface Elem {
   addEventListener(type: string, fn: (e: { preventDefault(): void }) => void): void;
   focus(): void;
 }
-declare const document: { getElementById(id: string): Elem | null; createElement(tag: string): Elem; body: Elem; activeElement: Elem | null };
-declare const sessionStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void; removeItem(k: string): void };
+declare const document: {
+  getElementById(id: string): Elem | null;
+  createElement(tag: string): Elem;
+  body: Elem;
+  activeElement: Elem | null;
+};
+declare const sessionStorage: {
+  getItem(k: string): string | null;
+  setItem(k: string, v: string): void;
+  removeItem(k: string): void;
+};
 declare const history: { replaceState(data: null, unused: string, url: string): void };
 declare const location: { hash: string; pathname: string };
 declare const window: { setTimeout(fn: () => void, ms: number): number; clearTimeout(id: number | undefined): void };
@@ -68,10 +77,17 @@ let timer: number | undefined;
 let answered: string | undefined;
 let goingLive = false;
 
-async function api(path: string, body?: unknown, as: string | undefined = token): Promise<{ status: number; json: unknown }> {
+async function api(
+  path: string,
+  body?: unknown,
+  as: string | undefined = token,
+): Promise<{ status: number; json: unknown }> {
   const res = await fetch(`/setup/api/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${as ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${as ?? ''}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
@@ -108,17 +124,40 @@ function signIn(message?: string): void {
   root.append(form);
 }
 
-const FORMS: Record<string, { fields: { name: string; label: string; secret?: boolean }[]; action: string; button: string }> = {
-  fourthwall: { fields: [{ name: 'username', label: 'API username' }, { name: 'password', label: 'API password', secret: true }], action: 'fourthwall', button: 'Check and save' },
+const FORMS: Record<
+  string,
+  { fields: { name: string; label: string; secret?: boolean }[]; action: string; button: string }
+> = {
+  fourthwall: {
+    fields: [
+      { name: 'username', label: 'API username' },
+      { name: 'password', label: 'API password', secret: true },
+    ],
+    action: 'fourthwall',
+    button: 'Check and save',
+  },
   secret: { fields: [{ name: 'secret', label: 'Webhook secret', secret: true }], action: 'secret', button: 'Save' },
   'client-id': { fields: [{ name: 'clientId', label: 'Client ID' }], action: 'client-id', button: 'Check and save' },
   channel: { fields: [{ name: 'channel', label: 'Channel login' }], action: 'channel', button: 'Save' },
-  'public-url': { fields: [{ name: 'url', label: 'https:// address' }], action: 'public-url', button: 'Check and save' },
+  'public-url': {
+    fields: [{ name: 'url', label: 'https:// address' }],
+    action: 'public-url',
+    button: 'Check and save',
+  },
 };
 
 function rowView(row: Row): Elem {
   const section = el('section', { id: `row-${row.id}`, 'data-status': row.status, class: `row ${row.status}` });
-  const badge = { ok: 'ok', todo: 'to do', error: 'fix', pending: 'waiting', off: 'off', optional: 'optional', checking: 'checked at start' }[row.status] ?? row.status;
+  const badge =
+    {
+      ok: 'ok',
+      todo: 'to do',
+      error: 'fix',
+      pending: 'waiting',
+      off: 'off',
+      optional: 'optional',
+      checking: 'checked at start',
+    }[row.status] ?? row.status;
   section.append(el('h2', {}, row.title), el('span', { class: 'badge' }, badge));
   if (row.value) section.append(el('p', { class: 'value' }, row.value));
   section.append(el('p', { class: 'detail', id: `detail-${row.id}` }, row.detail));
@@ -135,7 +174,14 @@ function rowView(row: Row): Elem {
   if (form) {
     const f = el('form', { id: `form-${row.id}` });
     for (const field of form.fields) {
-      const input = el('input', { id: `${row.id}-${field.name}`, name: field.name, type: field.secret ? 'password' : 'text', autocomplete: 'off', 'aria-label': field.label, placeholder: field.label });
+      const input = el('input', {
+        id: `${row.id}-${field.name}`,
+        name: field.name,
+        type: field.secret ? 'password' : 'text',
+        autocomplete: 'off',
+        'aria-label': field.label,
+        placeholder: field.label,
+      });
       f.append(input);
     }
     const button = el('button', { type: 'submit', id: `${row.id}-submit` }, form.button);
@@ -156,10 +202,18 @@ function rowView(row: Row): Elem {
   if (row.id === 'bot' || row.id === 'broadcaster') {
     if (row.pending) {
       const code = el('p', { class: 'code', id: `${row.id}-code` }, row.pending.userCode);
-      const link = el('a', { href: row.pending.verificationUri, target: '_blank', rel: 'noopener noreferrer', id: `${row.id}-open` }, 'Open Twitch to enter the code');
+      const link = el(
+        'a',
+        { href: row.pending.verificationUri, target: '_blank', rel: 'noopener noreferrer', id: `${row.id}-open` },
+        'Open Twitch to enter the code',
+      );
       section.append(code, link);
     } else {
-      const button = el('button', { type: 'button', id: `${row.id}-login` }, row.status === 'ok' ? 'Log in again' : 'Log in with Twitch');
+      const button = el(
+        'button',
+        { type: 'button', id: `${row.id}-login` },
+        row.status === 'ok' ? 'Log in again' : 'Log in with Twitch',
+      );
       button.addEventListener('click', () => {
         button.disabled = true;
         void api('login', { role: row.id }).then(() => refresh());
@@ -200,37 +254,58 @@ function keepTyping(state: State): () => void {
 function render(state: State): void {
   const restore = keepTyping(state);
   root.replaceChildren();
-  const top = el('p', { id: 'mode' }, state.mode === 'sandbox' ? 'The bot is playing the sandbox demo. Fill in each row, then go live: no file to edit, no restart by hand.' : 'The bot is live. Change a row and apply: the bot restarts with it.');
+  const top = el(
+    'p',
+    { id: 'mode' },
+    state.mode === 'sandbox'
+      ? 'The bot is playing the sandbox demo. Fill in each row, then go live: no file to edit, no restart by hand.'
+      : 'The bot is live. Change a row and apply: the bot restarts with it.',
+  );
   root.append(top);
   for (const p of state.problems) root.append(el('p', { class: 'problem banner' }, p));
   // What going live needs, then "Go live", then what the bot can do besides (optional, any time later).
   const more = state.rows.filter((r) => r.group === 'more');
   for (const row of state.rows) if (row.group !== 'more') root.append(rowView(row));
-  const go = el('button', { type: 'button', id: 'apply' }, state.mode === 'sandbox' ? 'Go live' : 'Apply and restart the bot');
+  const go = el(
+    'button',
+    { type: 'button', id: 'apply' },
+    state.mode === 'sandbox' ? 'Go live' : 'Apply and restart the bot',
+  );
   go.disabled = !state.ready || (state.mode === 'live' && !state.changed) || goingLive;
-  const why = el('p', { id: 'apply-note', class: 'note' }, state.ready ? (state.mode === 'live' && !state.changed ? 'Nothing changed.' : '') : `Still to do: ${state.missing.join(', ')}.`);
+  const why = el(
+    'p',
+    { id: 'apply-note', class: 'note' },
+    state.ready
+      ? state.mode === 'live' && !state.changed
+        ? 'Nothing changed.'
+        : ''
+      : `Still to do: ${state.missing.join(', ')}.`,
+  );
   go.addEventListener('click', () => {
     go.disabled = true;
-    void api('apply', {}).then(({ status, json }) => {
-      const r = json as { ok?: boolean; token?: string; missing?: string[] };
-      if (status !== 200 || !r.ok) {
-        why.textContent = `Still to do: ${(r.missing ?? []).join(', ')}.`;
-        return;
-      }
-      const before = token;
-      if (r.token) {
-        token = r.token;
-        sessionStorage.setItem(KEY, r.token);
-      }
-      goingLive = true;
-      why.textContent = 'Restarting the bot with your setup...';
-      awaitLive(r.token ? before : undefined);
-    }, () => {
-      // The answer was lost on the way (the listener closed as the bot restarted): wait for it anyway.
-      goingLive = true;
-      why.textContent = 'Restarting the bot with your setup...';
-      awaitLive();
-    });
+    void api('apply', {}).then(
+      ({ status, json }) => {
+        const r = json as { ok?: boolean; token?: string; missing?: string[] };
+        if (status !== 200 || !r.ok) {
+          why.textContent = `Still to do: ${(r.missing ?? []).join(', ')}.`;
+          return;
+        }
+        const before = token;
+        if (r.token) {
+          token = r.token;
+          sessionStorage.setItem(KEY, r.token);
+        }
+        goingLive = true;
+        why.textContent = 'Restarting the bot with your setup...';
+        awaitLive(r.token ? before : undefined);
+      },
+      () => {
+        // The answer was lost on the way (the listener closed as the bot restarted): wait for it anyway.
+        goingLive = true;
+        why.textContent = 'Restarting the bot with your setup...';
+        awaitLive();
+      },
+    );
   });
   root.append(go, why);
   if (more.length) {
@@ -260,13 +335,19 @@ function awaitLive(before?: string): void {
           goingLive = false;
           sessionStorage.removeItem(KEY);
           token = undefined;
-          return signIn('The bot is live. Sign in with the dashboard link it printed, or with the token in the dashboard.token file of its data folder.');
+          return signIn(
+            'The bot is live. Sign in with the dashboard link it printed, or with the token in the dashboard.token file of its data folder.',
+          );
         }
         if (status === 200 && s.mode === 'live' && !s.changed) {
           goingLive = false;
           render(s);
           const done = el('p', { id: 'live', class: 'ok banner' }, 'Live! The bot runs with your setup.');
-          const dash = el('a', { href: `/dashboard#token=${encodeURIComponent(token ?? '')}`, id: 'dashboard-link' }, 'Open the dashboard');
+          const dash = el(
+            'a',
+            { href: `/dashboard#token=${encodeURIComponent(token ?? '')}`, id: 'dashboard-link' },
+            'Open the dashboard',
+          );
           root.prepend(done, dash);
           return;
         }

@@ -20,7 +20,8 @@ import type { SetupService } from './setup-service.js';
 declare const GIFTDROP_SETUP_CLIENT: string | undefined;
 
 const HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -38,7 +39,17 @@ export async function bundleSetupClient(): Promise<string> {
   const here = fileURLToPath(import.meta.url);
   const entry = fileURLToPath(new URL(`./setup-client${extname(here)}`, import.meta.url));
   const { build } = await import('esbuild');
-  const out = await build({ entryPoints: [entry], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2020', minify: true, legalComments: 'none', logLevel: 'silent' });
+  const out = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
   return out.outputFiles[0]!.text;
 }
 
@@ -65,8 +76,19 @@ function shell(tokenFile: string): string {
 `;
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(body), ...HEADERS, ...extra });
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': `${type}; charset=utf-8`,
+    'content-length': Buffer.byteLength(body),
+    ...HEADERS,
+    ...extra,
+  });
   res.end(body);
 }
 
@@ -107,7 +129,10 @@ export interface SetupRoutesOptions {
  * The `/setup` route for one running stack's local listener; its pages' dashboard token (read on
  * the first request, once the stack made it) authenticates.
  */
-export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function setupRoute(
+  service: SetupService,
+  o: SetupRoutesOptions,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   let loaded: Promise<{ token: string; tokenFile: string }> | undefined;
   const pages = (): Promise<{ token: string; tokenFile: string }> => {
     const next =
@@ -123,10 +148,15 @@ export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: 
 
   const api = async (req: IncomingMessage, res: ServerResponse, action: string): Promise<void> => {
     const { token } = await pages();
-    if (!hasDashboardToken(req, token)) return send(res, 401, 'application/json', '{"error":"sign in with the dashboard token"}', { 'www-authenticate': 'Bearer realm="giftdrop setup"' });
-    if (action === 'state' && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, 'application/json', JSON.stringify(service.state()));
+    if (!hasDashboardToken(req, token))
+      return send(res, 401, 'application/json', '{"error":"sign in with the dashboard token"}', {
+        'www-authenticate': 'Bearer realm="giftdrop setup"',
+      });
+    if (action === 'state' && (req.method === 'GET' || req.method === 'HEAD'))
+      return send(res, 200, 'application/json', JSON.stringify(service.state()));
     const refused = sameOriginJsonPost(req);
-    if (refused) return send(res, req.method === 'POST' ? 403 : 405, 'application/json', JSON.stringify({ error: refused }));
+    if (refused)
+      return send(res, req.method === 'POST' ? 403 : 405, 'application/json', JSON.stringify({ error: refused }));
     const body = await readJson(req);
     if (body === 'too-large') return send(res, 413, 'application/json', '{"error":"body too large"}');
     // Settles once this answer has left (or the client went away).
@@ -156,7 +186,10 @@ export function setupRoute(service: SetupService, o: SetupRoutesOptions): (req: 
           // The answer is ready before the restart begins, and the restart waits until it is sent:
           // the demo's (or the live bot's) listener closes as it stops.
           const mode = service.state().mode;
-          const live = mode === 'sandbox' && service.state().ready ? await loadDashboardToken(o.liveDataDir, o.dashboardToken) : undefined;
+          const live =
+            mode === 'sandbox' && service.state().ready
+              ? await loadDashboardToken(o.liveDataDir, o.dashboardToken)
+              : undefined;
           const r = await service.apply(sent);
           return r.ok && live ? { ...r, token: live.token } : r;
         }

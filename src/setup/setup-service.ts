@@ -21,7 +21,13 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { SAVED_ENV_NAMES, SETUP_FILE, readSavedSetup, type SavedEnvName, type SavedSetup } from '../config/saved-setup.js';
+import {
+  SAVED_ENV_NAMES,
+  SETUP_FILE,
+  readSavedSetup,
+  type SavedEnvName,
+  type SavedSetup,
+} from '../config/saved-setup.js';
 import { FourthwallClient } from '../fourthwall/index.js';
 import { undici } from '../http-client/undici.js';
 import { registerSecret, type Logger } from '../logging/index.js';
@@ -48,7 +54,17 @@ export interface RunningTwitchFeatures {
 export type RowStatus = 'ok' | 'todo' | 'error' | 'pending' | 'off' | 'optional' | 'checking';
 
 export interface SetupRow {
-  id: 'fourthwall' | 'secret' | 'client-id' | 'bot' | 'broadcaster' | TwitchFeatureRow['id'] | 'channel' | 'public-url' | 'claim-page' | 'whispers';
+  id:
+    | 'fourthwall'
+    | 'secret'
+    | 'client-id'
+    | 'bot'
+    | 'broadcaster'
+    | TwitchFeatureRow['id']
+    | 'channel'
+    | 'public-url'
+    | 'claim-page'
+    | 'whispers';
   title: string;
   status: RowStatus;
   detail: string;
@@ -93,7 +109,15 @@ export interface SetupServiceOptions {
 const REQUIRED: SetupRow['id'][] = ['fourthwall', 'secret', 'bot', 'channel', 'public-url'];
 /** The page's order: what going live needs (with the client id the bot's login needs), then what the bot can do besides. */
 const GO_LIVE_ROWS: SetupRow['id'][] = ['fourthwall', 'secret', 'client-id', 'bot', 'channel', 'public-url'];
-const ROW_ORDER: SetupRow['id'][] = [...GO_LIVE_ROWS, 'whispers', 'claim-page', 'broadcaster', 'channel-points', 'bits', 'bot-badge'];
+const ROW_ORDER: SetupRow['id'][] = [
+  ...GO_LIVE_ROWS,
+  'whispers',
+  'claim-page',
+  'broadcaster',
+  'channel-points',
+  'bits',
+  'bot-badge',
+];
 const CHECK_PATH = '/.well-known/giftdrop-check/';
 
 export class SetupService extends EventEmitter {
@@ -119,7 +143,13 @@ export class SetupService extends EventEmitter {
     this.dataRoot = o.config.dataRoot ?? o.config.dataDir;
     this.log = o.logger.child({ module: 'setup' });
     this.lockHeld = o.lockHeld;
-    this.saved = readSavedSetup(this.dataRoot).setup ?? { version: 1, env: {}, live: false, botLogin: false, savedAt: new Date(0).toISOString() };
+    this.saved = readSavedSetup(this.dataRoot).setup ?? {
+      version: 1,
+      env: {},
+      live: false,
+      botLogin: false,
+      savedAt: new Date(0).toISOString(),
+    };
     this.auth = new TwitchAuthClient({ authUrl: o.config.twitch.authUrl ?? 'https://id.twitch.tv/oauth2' });
   }
 
@@ -133,7 +163,12 @@ export class SetupService extends EventEmitter {
    * The running bot: its problems are shown on the page, what its Twitch features do now, and its
    * claim page and whispers; `config` is what it runs with.
    */
-  attach(config: Config, problems: () => string[], features?: () => RunningTwitchFeatures, reach: () => readonly Reach[] = () => []): void {
+  attach(
+    config: Config,
+    problems: () => string[],
+    features?: () => RunningTwitchFeatures,
+    reach: () => readonly Reach[] = () => [],
+  ): void {
     this.config = config;
     this.problems = problems;
     this.features = features ?? (() => undefined);
@@ -162,10 +197,21 @@ export class SetupService extends EventEmitter {
   state(): SetupState {
     // What going live needs first, in the order it is filled in; then what the bot can do besides.
     const rows = this.rows()
-      .map((r): SetupRow => ({ ...r, ...(REQUIRED.includes(r.id) ? { required: true } : {}), group: GO_LIVE_ROWS.includes(r.id) ? 'go-live' : 'more' }))
+      .map((r): SetupRow => ({
+        ...r,
+        ...(REQUIRED.includes(r.id) ? { required: true } : {}),
+        group: GO_LIVE_ROWS.includes(r.id) ? 'go-live' : 'more',
+      }))
       .sort((a, b) => ROW_ORDER.indexOf(a.id) - ROW_ORDER.indexOf(b.id));
     const missing = rows.filter((r) => r.required && r.status !== 'ok').map((r) => r.title);
-    return { mode: this.config.mode, rows, ready: missing.length === 0, missing, changed: this.changed, problems: this.problems() };
+    return {
+      mode: this.config.mode,
+      rows,
+      ready: missing.length === 0,
+      missing,
+      changed: this.changed,
+      problems: this.problems(),
+    };
   }
 
   private env(name: SavedEnvName): { value?: string; fromEnv: boolean } {
@@ -200,7 +246,12 @@ export class SetupService extends EventEmitter {
     const env = this.env('TWITCH_CLIENT_ID');
     if (env.value) return { id: env.value, source: env.fromEnv ? 'TWITCH_CLIENT_ID' : 'this page' };
     const d = this.o.config.twitch.deviceClientId;
-    return d ? { id: d.id, source: d.source === 'build' ? 'this release' : d.source === 'page' ? 'this page' : 'TWITCH_CLIENT_ID' } : undefined;
+    return d
+      ? {
+          id: d.id,
+          source: d.source === 'build' ? 'this release' : d.source === 'page' ? 'this page' : 'TWITCH_CLIENT_ID',
+        }
+      : undefined;
   }
 
   private rows(): SetupRow[] {
@@ -212,7 +263,11 @@ export class SetupService extends EventEmitter {
       id: 'fourthwall',
       title: 'Fourthwall API user',
       status: fw?.status ?? (user.value && pass.value ? 'ok' : 'todo'),
-      detail: fw?.detail ?? (user.value && pass.value ? 'saved' : 'In your Fourthwall dashboard: Settings > For developers > Open API > create an API user (as SUPER ADMIN); copy its username and password here.'),
+      detail:
+        fw?.detail ??
+        (user.value && pass.value
+          ? 'saved'
+          : 'In your Fourthwall dashboard: Settings > For developers > Open API > create an API user (as SUPER ADMIN); copy its username and password here.'),
       ...(user.value ? { value: user.value } : {}),
       ...(user.fromEnv ? { fromEnv: true } : {}),
     });
@@ -222,7 +277,11 @@ export class SetupService extends EventEmitter {
       id: 'secret',
       title: 'Webhook secret',
       status: sn?.status ?? (secret.value ? 'ok' : 'todo'),
-      detail: sn?.detail ?? (secret.value ? 'saved (the first signed webhook confirms it)' : 'In your Fourthwall dashboard: Settings > For developers > Webhooks: copy the secret shown there.'),
+      detail:
+        sn?.detail ??
+        (secret.value
+          ? 'saved (the first signed webhook confirms it)'
+          : 'In your Fourthwall dashboard: Settings > For developers > Webhooks: copy the secret shown there.'),
       ...(secret.fromEnv ? { fromEnv: true } : {}),
     });
     const cid = this.clientId();
@@ -247,7 +306,11 @@ export class SetupService extends EventEmitter {
       id: 'channel',
       title: 'Your channel',
       status: this.note('channel')?.status ?? (channel.value ? 'ok' : 'todo'),
-      detail: this.note('channel')?.detail ?? (channel.value ? `the bot joins #${channel.value}` : "Your Twitch login (the channel the bot joins); the broadcaster's login below fills it in too."),
+      detail:
+        this.note('channel')?.detail ??
+        (channel.value
+          ? `the bot joins #${channel.value}`
+          : "Your Twitch login (the channel the bot joins); the broadcaster's login below fills it in too."),
       ...(channel.value ? { value: channel.value } : {}),
       ...(channel.fromEnv ? { fromEnv: true } : {}),
     });
@@ -273,7 +336,12 @@ export class SetupService extends EventEmitter {
    * running bot reports while the page holds no change, else what the saved setup will give.
    */
   private reachRows(publicUrl: string | undefined): SetupRow[] {
-    const row = (r: Reach): SetupRow => ({ id: r.id, title: r.title, status: r.status === 'on' ? 'ok' : r.status === 'off' ? 'off' : 'checking', detail: r.detail });
+    const row = (r: Reach): SetupRow => ({
+      id: r.id,
+      title: r.title,
+      status: r.status === 'on' ? 'ok' : r.status === 'off' ? 'off' : 'checking',
+      detail: r.detail,
+    });
     const running = this.changed ? undefined : this.reach();
     if (running?.length) return running.map(row);
     // The address the page holds, not the one the process started with (the sandbox's own, in the demo).
@@ -300,7 +368,9 @@ export class SetupService extends EventEmitter {
     const broadcaster = t.broadcasterToken
       ? { login: t.channel ?? 'the channel' } // TWITCH_BROADCASTER_TOKEN: its scopes are the bot's to check at start
       : savedBroadcaster && { login: savedBroadcaster.login, scopes: savedBroadcaster.scopes };
-    const bot = t.token ? { login: t.username ?? 'the bot', ...(t.clientId ? { clientId: t.clientId } : {}) } : savedBot && { login: savedBot.login, scopes: savedBot.scopes, clientId: savedBot.clientId };
+    const bot = t.token
+      ? { login: t.username ?? 'the bot', ...(t.clientId ? { clientId: t.clientId } : {}) }
+      : savedBot && { login: savedBot.login, scopes: savedBot.scopes, clientId: savedBot.clientId };
     return twitchFeatureRows({
       settings: this.config.settings,
       ...(broadcaster ? { broadcaster } : {}),
@@ -325,17 +395,55 @@ export class SetupService extends EventEmitter {
     const transport = this.config.settings.chat.transport;
     const scopes = scopeList(role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES, transport);
     const title = role === 'bot' ? 'Twitch: the bot account' : "Twitch: the broadcaster's account (optional)";
-    if (envBot) return { id: role, title, status: 'ok', detail: `TWITCH_TOKEN is set (it wins over a login made here) for ${this.o.config.twitch.username ?? 'the bot'}`, fromEnv: true, scopes };
-    if (d && !d.error) return { id: role, title, status: 'pending', detail: `Open ${d.login.verificationUri} and enter the code ${d.login.userCode}, logged in to Twitch as ${role === 'bot' ? 'the bot account' : 'yourself (the broadcaster)'}.`, pending: { userCode: d.login.userCode, verificationUri: d.login.verificationUri, expiresAt: d.login.expiresAt }, scopes };
+    if (envBot)
+      return {
+        id: role,
+        title,
+        status: 'ok',
+        detail: `TWITCH_TOKEN is set (it wins over a login made here) for ${this.o.config.twitch.username ?? 'the bot'}`,
+        fromEnv: true,
+        scopes,
+      };
+    if (d && !d.error)
+      return {
+        id: role,
+        title,
+        status: 'pending',
+        detail: `Open ${d.login.verificationUri} and enter the code ${d.login.userCode}, logged in to Twitch as ${role === 'bot' ? 'the bot account' : 'yourself (the broadcaster)'}.`,
+        pending: { userCode: d.login.userCode, verificationUri: d.login.verificationUri, expiresAt: d.login.expiresAt },
+        scopes,
+      };
     if (d?.error) return { id: role, title, status: 'error', detail: `${d.error}. Log in again.`, scopes };
     if (saved && role === 'bot') {
       // A login made before the transport changed may lack its scopes: the bot would refuse it at start.
       const lacks = chatScopesOf(transport).filter((s) => !saved.scopes.includes(s));
       if (lacks.length)
-        return { id: role, title, status: 'error', detail: `logged in as ${saved.login}, but that login lacks ${lacks.join(' ')}. ${transportNote(transport)} Log in again.`, value: saved.login, scopes };
-      return { id: role, title, status: 'ok', detail: `logged in as ${saved.login} (renewed automatically). ${transportNote(transport)}`, value: saved.login, scopes };
+        return {
+          id: role,
+          title,
+          status: 'error',
+          detail: `logged in as ${saved.login}, but that login lacks ${lacks.join(' ')}. ${transportNote(transport)} Log in again.`,
+          value: saved.login,
+          scopes,
+        };
+      return {
+        id: role,
+        title,
+        status: 'ok',
+        detail: `logged in as ${saved.login} (renewed automatically). ${transportNote(transport)}`,
+        value: saved.login,
+        scopes,
+      };
     }
-    if (saved) return { id: role, title, status: 'ok', detail: `logged in as ${saved.login} (renewed automatically)`, value: saved.login, scopes };
+    if (saved)
+      return {
+        id: role,
+        title,
+        status: 'ok',
+        detail: `logged in as ${saved.login} (renewed automatically)`,
+        value: saved.login,
+        scopes,
+      };
     return {
       id: role,
       title,
@@ -350,14 +458,18 @@ export class SetupService extends EventEmitter {
 
   private async takeLock(): Promise<void> {
     if (this.lockHeld) return;
-    this.lock = await acquireDataDirLock(this.dataRoot, { warn: this.o.warn ?? ((l) => this.log.warn(l)), platform: process.platform });
+    this.lock = await acquireDataDirLock(this.dataRoot, {
+      warn: this.o.warn ?? ((l) => this.log.warn(l)),
+      platform: process.platform,
+    });
     this.lockHeld = true;
   }
 
   private async saveEnv(values: Partial<Record<SavedEnvName, string>>, extra: Partial<SavedSetup> = {}): Promise<void> {
     await this.takeLock();
     const env = { ...this.saved.env };
-    for (const [k, v] of Object.entries(values)) if (v !== undefined && (SAVED_ENV_NAMES as readonly string[]).includes(k)) env[k] = v;
+    for (const [k, v] of Object.entries(values))
+      if (v !== undefined && (SAVED_ENV_NAMES as readonly string[]).includes(k)) env[k] = v;
     this.saved = { ...this.saved, ...extra, env, savedAt: new Date(this.o.clock.now()).toISOString() };
     await nodeDisk.mkdirs(this.dataRoot);
     await nodeDisk.writeAtomic(join(this.dataRoot, SETUP_FILE), `${JSON.stringify(this.saved, null, 2)}\n`);
@@ -369,10 +481,27 @@ export class SetupService extends EventEmitter {
     username = username.trim();
     if (!username || !password) return this.fail('fourthwall', 'Enter the API username and password.');
     registerSecret(this.o.logger, password);
-    const client = new FourthwallClient({ apiUrl: this.config.fourthwall.apiUrl, auth: { basic: { username, password } }, rateLimit: this.config.fourthwall.rateLimit, logger: this.log, retry: { maxAttempts: 2 }, deadlineMs: 20_000 });
+    const client = new FourthwallClient({
+      apiUrl: this.config.fourthwall.apiUrl,
+      auth: { basic: { username, password } },
+      rateLimit: this.config.fourthwall.rateLimit,
+      logger: this.log,
+      retry: { maxAttempts: 2 },
+      deadlineMs: 20_000,
+    });
     try {
-      const item = await checkFourthwall({ ...this.config, fourthwall: { ...this.config.fourthwall, auth: { kind: 'basic', username, password } } }, client);
-      if (item.status !== 'ok') return this.fail('fourthwall', item.detail.replace('FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD rejected', 'The username and password were rejected'));
+      const item = await checkFourthwall(
+        { ...this.config, fourthwall: { ...this.config.fourthwall, auth: { kind: 'basic', username, password } } },
+        client,
+      );
+      if (item.status !== 'ok')
+        return this.fail(
+          'fourthwall',
+          item.detail.replace(
+            'FOURTHWALL_USERNAME/FOURTHWALL_PASSWORD rejected',
+            'The username and password were rejected',
+          ),
+        );
       await this.saveEnv({ FOURTHWALL_USERNAME: username, FOURTHWALL_PASSWORD: password });
       this.log.info('setup page: the Fourthwall API user works and was saved');
       return this.ok('fourthwall', `works: ${item.detail}`);
@@ -383,8 +512,15 @@ export class SetupService extends EventEmitter {
 
   async setSecret(secret: string): Promise<SetupRow> {
     secret = secret.trim();
-    const item = checkWebhookSecret({ ...this.config, fourthwall: { ...this.config.fourthwall, webhookSecret: secret || undefined, appHmacKey: undefined } });
-    if (item.status !== 'ok' || secret.length < 8) return this.fail('secret', 'Paste the webhook secret shown in the Fourthwall dashboard (Settings > For developers > Webhooks).');
+    const item = checkWebhookSecret({
+      ...this.config,
+      fourthwall: { ...this.config.fourthwall, webhookSecret: secret || undefined, appHmacKey: undefined },
+    });
+    if (item.status !== 'ok' || secret.length < 8)
+      return this.fail(
+        'secret',
+        'Paste the webhook secret shown in the Fourthwall dashboard (Settings > For developers > Webhooks).',
+      );
     registerSecret(this.o.logger, secret);
     await this.saveEnv({ FOURTHWALL_WEBHOOK_SECRET: secret });
     return this.ok('secret', 'saved (Fourthwall has no API to compare it: the first signed webhook confirms it)');
@@ -393,7 +529,11 @@ export class SetupService extends EventEmitter {
   /** Checks a client id by asking Twitch to start a login with it (a Public application answers a code). */
   async setClientId(clientId: string): Promise<SetupRow> {
     clientId = clientId.trim();
-    if (!/^[a-z0-9]{10,64}$/i.test(clientId)) return this.fail('client-id', "Paste the Client ID shown on your Twitch application's page (letters and digits).");
+    if (!/^[a-z0-9]{10,64}$/i.test(clientId))
+      return this.fail(
+        'client-id',
+        "Paste the Client ID shown on your Twitch application's page (letters and digits).",
+      );
     try {
       await this.auth.deviceStart(clientId, ['chat:read']);
     } catch (err) {
@@ -414,16 +554,25 @@ export class SetupService extends EventEmitter {
   /** Starts a device login for `role`; the row turns ok once the user authorized on Twitch's page. */
   async startLogin(role: TwitchRole): Promise<SetupRow> {
     const cid = this.clientId();
-    if (!cid) return this.fail(role, 'First give the Twitch application\'s client id (the row above).');
+    if (!cid) return this.fail(role, "First give the Twitch application's client id (the row above).");
     this.device.get(role)?.abort.abort();
-    const secret = this.o.config.twitch.clientSecret && this.o.config.twitch.clientId === cid.id ? this.o.config.twitch.clientSecret : undefined;
+    const secret =
+      this.o.config.twitch.clientSecret && this.o.config.twitch.clientId === cid.id
+        ? this.o.config.twitch.clientSecret
+        : undefined;
     const scopes = role === 'bot' ? BOT_SCOPES : BROADCASTER_SCOPES;
     await this.takeLock();
     const store = await this.loginStore();
     await store.prepare(); // the grant's save is then one write and one sync
     let login: DeviceLogin;
     try {
-      login = await startDeviceLogin({ auth: this.auth, clock: this.o.clock, clientId: cid.id, ...(secret ? { clientSecret: secret } : {}), scopes });
+      login = await startDeviceLogin({
+        auth: this.auth,
+        clock: this.o.clock,
+        clientId: cid.id,
+        ...(secret ? { clientSecret: secret } : {}),
+        scopes,
+      });
     } catch (err) {
       return this.fail(role, (err as Error).message);
     }
@@ -435,7 +584,12 @@ export class SetupService extends EventEmitter {
     return this.loginRow(role);
   }
 
-  private async finishLogin(role: TwitchRole, entry: { login: DeviceLogin; abort: AbortController; error?: string }, store: LoginStore, clientId: string): Promise<void> {
+  private async finishLogin(
+    role: TwitchRole,
+    entry: { login: DeviceLogin; abort: AbortController; error?: string },
+    store: LoginStore,
+    clientId: string,
+  ): Promise<void> {
     try {
       const r = await entry.login.wait(entry.abort.signal, async (t) => {
         registerSecret(this.o.logger, t.accessToken);
@@ -454,7 +608,9 @@ export class SetupService extends EventEmitter {
       if (role === 'bot') await this.saveEnv({ TWITCH_USERNAME: r.info.login }, { botLogin: true });
       else if (!this.env('TWITCH_CHANNEL').value) await this.saveEnv({ TWITCH_CHANNEL: r.info.login });
       else this.changed = true;
-      this.log.info(`setup page: ${role === 'bot' ? 'the bot' : 'the broadcaster'} logged in to Twitch as ${r.info.login}`);
+      this.log.info(
+        `setup page: ${role === 'bot' ? 'the bot' : 'the broadcaster'} logged in to Twitch as ${r.info.login}`,
+      );
       this.device.delete(role);
     } catch (err) {
       if (entry.abort.signal.aborted) return;
@@ -469,7 +625,10 @@ export class SetupService extends EventEmitter {
       url = new URL(raw.trim());
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('scheme');
     } catch {
-      return this.fail('public-url', 'Paste the https:// address your tunnel shows (e.g. https://your-name.ngrok-free.app).');
+      return this.fail(
+        'public-url',
+        'Paste the https:// address your tunnel shows (e.g. https://your-name.ngrok-free.app).',
+      );
     }
     const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
     const why = await this.reachesThisBot(base);
@@ -485,9 +644,15 @@ export class SetupService extends EventEmitter {
     const port = this.config.http.port;
     try {
       const { request } = await undici();
-      const res = await request(`${base}${CHECK_PATH}${nonce}`, { method: 'GET', headersTimeout: 10_000, bodyTimeout: 10_000, signal: AbortSignal.timeout(10_000) });
+      const res = await request(`${base}${CHECK_PATH}${nonce}`, {
+        method: 'GET',
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+        signal: AbortSignal.timeout(10_000),
+      });
       const body = await res.body.text();
-      if (res.statusCode !== 200 || body.trim() !== `giftdrop ${nonce}`) return `${base} answered, but not as this bot (HTTP ${res.statusCode}): point the tunnel at http://127.0.0.1:${port}`;
+      if (res.statusCode !== 200 || body.trim() !== `giftdrop ${nonce}`)
+        return `${base} answered, but not as this bot (HTTP ${res.statusCode}): point the tunnel at http://127.0.0.1:${port}`;
       return undefined;
     } catch (err) {
       return `${base} could not be reached from here (${(err as { code?: string }).code ?? (err as Error).message}): is the tunnel running and pointed at http://127.0.0.1:${port}?`;
@@ -501,14 +666,19 @@ export class SetupService extends EventEmitter {
    * after each of `retryMs` (a tunnel started after the bot), undefined as soon as it reaches this
    * bot; else the line the bot reports, with the fix (a quick tunnel's new address goes on this page).
    */
-  async checkPublicUrl(url: string, signal: AbortSignal, retryMs: readonly number[] = [15_000, 45_000]): Promise<string | undefined> {
+  async checkPublicUrl(
+    url: string,
+    signal: AbortSignal,
+    retryMs: readonly number[] = [15_000, 45_000],
+  ): Promise<string | undefined> {
     let why: string | undefined;
     for (const wait of [0, ...retryMs]) {
-      if (wait) await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, wait);
-        t.unref();
-        signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      if (wait)
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, wait);
+          t.unref();
+          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
       if (signal.aborted) return undefined;
       why = await this.reachesThisBot(url);
       if (!why) return undefined;
@@ -525,7 +695,11 @@ export class SetupService extends EventEmitter {
     const s = this.state();
     if (!s.ready) return { ok: false, missing: s.missing };
     await this.saveEnv({}, { live: true });
-    this.log.info(this.config.mode === 'sandbox' ? 'setup page: going live' : 'setup page: applying the new setup (the bot restarts)');
+    this.log.info(
+      this.config.mode === 'sandbox'
+        ? 'setup page: going live'
+        : 'setup page: applying the new setup (the bot restarts)',
+    );
     void answered.finally(() => this.emit('apply'));
     return { ok: true, missing: [] };
   }

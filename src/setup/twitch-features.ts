@@ -57,7 +57,8 @@ const named = (scope: string) => `${scopeWords(scope)} (${scope})`;
 /** What is missing of the broadcaster's login for `scope`, or undefined. */
 function loginGap(f: TwitchFeatureFacts, scope: string): string | undefined {
   if (!f.broadcaster) return "log the broadcaster in (the row above), with the channel's own account";
-  if (f.broadcaster.scopes && !f.broadcaster.scopes.includes(scope)) return `log the broadcaster in again: that login lacks ${scope}`;
+  if (f.broadcaster.scopes && !f.broadcaster.scopes.includes(scope))
+    return `log the broadcaster in again: that login lacks ${scope}`;
   return undefined;
 }
 
@@ -75,16 +76,33 @@ function featureRow(
 ): TwitchFeatureRow {
   const gaps = missing.filter((m): m is string => m !== undefined);
   if (gaps.length) return { id, title, status: 'off', detail: `off. ${needs} To turn it on: ${gaps.join('; ')}.` };
-  if (!bot) return { id, title, status: 'ok', detail: `ready: nothing is missing here; it turns on when the bot goes live with it. ${needs}` };
+  if (!bot)
+    return {
+      id,
+      title,
+      status: 'ok',
+      detail: `ready: nothing is missing here; it turns on when the bot goes live with it. ${needs}`,
+    };
   const h = bot.health;
-  if (!h) return { id, title, status: 'off', detail: `off: ${bot.notStarted ?? 'the running bot does not use it yet: apply to restart it'} (${needs})` };
-  if (h.state === 'refused' || h.state === 'stopped') return { id, title, status: 'off', detail: `off: ${h.problem ?? 'the bot turned it off'} (${needs})` };
-  if (h.state === 'starting') return { id, title, status: 'pending', detail: `starting: the bot is setting it up. ${needs}` };
+  if (!h)
+    return {
+      id,
+      title,
+      status: 'off',
+      detail: `off: ${bot.notStarted ?? 'the running bot does not use it yet: apply to restart it'} (${needs})`,
+    };
+  if (h.state === 'refused' || h.state === 'stopped')
+    return { id, title, status: 'off', detail: `off: ${h.problem ?? 'the bot turned it off'} (${needs})` };
+  if (h.state === 'starting')
+    return { id, title, status: 'pending', detail: `starting: the bot is setting it up. ${needs}` };
   return { id, title, status: 'ok', detail: `on: ${on}` };
 }
 
 /** The running bot's view of one feature, when a bot runs. */
-function botView(f: TwitchFeatureFacts, feature: 'channelPoints' | 'bits'): { health?: FeatureHealth; notStarted?: string } | undefined {
+function botView(
+  f: TwitchFeatureFacts,
+  feature: 'channelPoints' | 'bits',
+): { health?: FeatureHealth; notStarted?: string } | undefined {
   if (!f.running) return undefined;
   const health = f.running[feature];
   const notStarted = f.running.notStarted?.[feature];
@@ -103,8 +121,12 @@ function roleNote(f: TwitchFeatureFacts): string {
   const months = unchecked.some((u) => u.rule === 'minSubMonths');
   return (
     ` A viewer who has not typed !enter has the roles Twitch's API tells the bot (${rules.join(', ')} in force).` +
-    (fixable.length ? ` The broadcaster's login lacks ${fixable.map((u) => u.scope).join(' ')}, so such a viewer is refunded for ${fixable.map((u) => u.rule).join(', ')} until they type !enter: log the broadcaster in again.` : '') +
-    (months ? ' Months subscribed show only in chat: with minSubMonths such a viewer is refunded until they type !enter.' : '')
+    (fixable.length
+      ? ` The broadcaster's login lacks ${fixable.map((u) => u.scope).join(' ')}, so such a viewer is refunded for ${fixable.map((u) => u.rule).join(', ')} until they type !enter: log the broadcaster in again.`
+      : '') +
+    (months
+      ? ' Months subscribed show only in chat: with minSubMonths such a viewer is refunded until they type !enter.'
+      : '')
   );
 }
 
@@ -117,7 +139,10 @@ export function twitchFeatureRows(f: TwitchFeatureFacts): TwitchFeatureRow[] {
       'channel-points',
       'Entries with channel points',
       `Viewers redeem the bot's own reward "${cp.title}" (${cp.cost} points) to enter, refunded when they cannot. ${capitalized(AFFILIATE_ONLY)} (Twitch refuses the reward otherwise); it also needs the broadcaster's login allowing giftdrop to ${named(BROADCASTER_FEATURE_SCOPES.channelPoints)}, and "channelPoints": { "enabled": true } in ${SETTINGS_FILE}.`,
-      [cp.enabled ? undefined : `set "channelPoints": { "enabled": true } in ${SETTINGS_FILE}, then apply`, loginGap(f, BROADCASTER_FEATURE_SCOPES.channelPoints)],
+      [
+        cp.enabled ? undefined : `set "channelPoints": { "enabled": true } in ${SETTINGS_FILE}, then apply`,
+        loginGap(f, BROADCASTER_FEATURE_SCOPES.channelPoints),
+      ],
       botView(f, 'channelPoints'),
       `viewers redeem "${cp.title}" (${cp.cost} points) while a draw is open; redemptions when none is open are refunded.${roleNote(f)}`,
     ),
@@ -127,7 +152,10 @@ export function twitchFeatureRows(f: TwitchFeatureFacts): TwitchFeatureRow[] {
       'bits',
       'Tickets from bits',
       `Bits used during a draw add tickets (one per ${bits.bitsPerTicket} bits, at most ${bits.maxTickets} a viewer). It needs a channel that can receive bits (Affiliate or Partner), the broadcaster's login allowing giftdrop to ${named(BROADCASTER_FEATURE_SCOPES.bits)}, and "bits": { "enabled": true } in ${SETTINGS_FILE}.`,
-      [bits.enabled ? undefined : `set "bits": { "enabled": true } in ${SETTINGS_FILE}, then apply`, loginGap(f, BROADCASTER_FEATURE_SCOPES.bits)],
+      [
+        bits.enabled ? undefined : `set "bits": { "enabled": true } in ${SETTINGS_FILE}, then apply`,
+        loginGap(f, BROADCASTER_FEATURE_SCOPES.bits),
+      ],
       botView(f, 'bits'),
       `bits used during a draw add tickets (one per ${bits.bitsPerTicket} bits, at most ${bits.maxTickets} a viewer).`,
     ),
@@ -149,10 +177,18 @@ function badgeRow(f: TwitchFeatureFacts): TwitchFeatureRow {
     'your own Twitch application with its client secret (TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET in .env: a Public application such as the one built into giftdrop has no secret), ' +
     `the bot logged in with that application allowing giftdrop to ${named(BADGE_SCOPES.bot)}, and the broadcaster's login with it allowing giftdrop to ${named(BADGE_SCOPES.broadcaster)} (or the bot a moderator: /mod ${f.bot?.login ?? '<bot>'}).`;
   const gaps: (string | undefined)[] = [
-    chat.transport === 'eventsub' && chat.botBadge ? undefined : `set "chat": { "transport": "eventsub", "botBadge": true } in ${SETTINGS_FILE}`,
-    f.app.clientId && f.app.secret ? undefined : 'set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in .env',
-    f.bot?.clientId && f.app.clientId && f.bot.clientId !== f.app.clientId ? "log the bot in again with that application (its login here is another application's)" : undefined,
-    f.bot?.scopes && !f.bot.scopes.includes(BADGE_SCOPES.bot) ? `log the bot in again: that login lacks ${BADGE_SCOPES.bot}` : undefined,
+    chat.transport === 'eventsub' && chat.botBadge
+      ? undefined
+      : `set "chat": { "transport": "eventsub", "botBadge": true } in ${SETTINGS_FILE}`,
+    f.app.clientId && f.app.secret
+      ? undefined
+      : 'set TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET of your own application in .env',
+    f.bot?.clientId && f.app.clientId && f.bot.clientId !== f.app.clientId
+      ? "log the bot in again with that application (its login here is another application's)"
+      : undefined,
+    f.bot?.scopes && !f.bot.scopes.includes(BADGE_SCOPES.bot)
+      ? `log the bot in again: that login lacks ${BADGE_SCOPES.bot}`
+      : undefined,
   ];
   const broadcasterOk = f.broadcaster?.scopes?.includes(BADGE_SCOPES.broadcaster);
   return featureRow(

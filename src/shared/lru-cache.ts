@@ -25,7 +25,8 @@ export class LruCache<K, V> {
   private weight = 0;
 
   constructor(private readonly o: LruCacheOptions<V>) {
-    if (!Number.isInteger(o.maxEntries) || o.maxEntries < 1) throw new RangeError('LruCache maxEntries must be a positive integer');
+    if (!Number.isInteger(o.maxEntries) || o.maxEntries < 1)
+      throw new RangeError('LruCache maxEntries must be a positive integer');
     this.max = o.maxEntries;
   }
 

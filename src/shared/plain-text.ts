@@ -20,7 +20,6 @@
  * `www.`, a `word.letters` pair, or an `@` between word characters. Does not escape HTML (the DOM does).
  */
 
- 
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
 /** `text` cleaned and capped as described in the module contract. */
@@ -41,9 +40,11 @@ const EMAILISH = /[^\s@]+@[^\s@]+\.[^\s@]+/gu;
  * `.भारत`, `.संगठन`, `.ಭಾರತ`, `.ලංකා`) or punycode (`.xn--p1ai`), labels of letters, marks, digits
  * and hyphens of any script, with an optional port and path.
  */
-const DOMAINISH = /[\p{L}\p{M}\p{N}-]+(?:\.[\p{L}\p{M}\p{N}-]+)*\.(?:\p{L}[\p{L}\p{M}]{1,62}|xn--[a-z0-9-]{1,59})(?![\p{L}\p{M}\p{N}-])(?::\d{1,5})?(?:[/?#]\S*)?/giu;
+const DOMAINISH =
+  /[\p{L}\p{M}\p{N}-]+(?:\.[\p{L}\p{M}\p{N}-]+)*\.(?:\p{L}[\p{L}\p{M}]{1,62}|xn--[a-z0-9-]{1,59})(?![\p{L}\p{M}\p{N}-])(?::\d{1,5})?(?:[/?#]\S*)?/giu;
 /** An IPv4 address (with an optional port and path), or an IPv6 one in brackets or with "::". */
-const IPISH = /(?<![\p{L}\p{N}.])(?:\d{1,3}\.){3}\d{1,3}(?![\p{L}\p{N}]|\.\d)(?::\d{1,5})?(?:[/?#]\S*)?|\[[0-9a-f:.]{2,45}\](?::\d{1,5})?(?:[/?#]\S*)?|(?<![\p{L}\p{N}:])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?=[\s/]|$)(?<=::[0-9a-f]{0,4}|(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4})/giu;
+const IPISH =
+  /(?<![\p{L}\p{N}.])(?:\d{1,3}\.){3}\d{1,3}(?![\p{L}\p{N}]|\.\d)(?::\d{1,5})?(?:[/?#]\S*)?|\[[0-9a-f:.]{2,45}\](?::\d{1,5})?(?:[/?#]\S*)?|(?<![\p{L}\p{N}:])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?=[\s/]|$)(?<=::[0-9a-f]{0,4}|(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4})/giu;
 const TOKENISH = /[A-Za-z0-9_-]{24,}/g;
 
 /**
@@ -60,7 +61,12 @@ export function linkFreeText(text: string, max: number, replacement: '' | ' ' = 
     .replace(INVISIBLE, '')
     .replace(DOTS, '.');
   return plainText(
-    flat.replace(URLISH, '[link]').replace(EMAILISH, '[link]').replace(IPISH, '[link]').replace(DOMAINISH, '[link]').replace(TOKENISH, '[…]'),
+    flat
+      .replace(URLISH, '[link]')
+      .replace(EMAILISH, '[link]')
+      .replace(IPISH, '[link]')
+      .replace(DOMAINISH, '[link]')
+      .replace(TOKENISH, '[…]'),
     max,
     replacement,
   );

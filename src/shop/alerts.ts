@@ -64,7 +64,10 @@ export function cleanText(s: string | null | undefined, max: number): string | u
 /** A supporter's name as chat shows it: cleaned, and never a link (a moderator's link passes Twitch's filter). */
 const user = (s: string | null | undefined) => (typeof s === 'string' ? linkFreeText(s, 40, ' ') : '') || 'someone';
 const productNames = (names: (string | null | undefined)[]) =>
-  names.map((n) => cleanText(n, 80)).filter((n): n is string => n !== undefined).slice(0, 10);
+  names
+    .map((n) => cleanText(n, 80))
+    .filter((n): n is string => n !== undefined)
+    .slice(0, 10);
 
 type Money = { value: number; currency: string } | null | undefined;
 const money = (m: Money, show: boolean) =>
@@ -77,7 +80,12 @@ export function isRedemption(o: Pick<Order, 'source'>): boolean {
 }
 
 export function toOrderAlert(o: Order, showAmounts: boolean, at: string): AlertView {
-  const view: AlertView = { kind: 'order', user: user(o.username), products: productNames((o.offers ?? []).map((x) => x.name)), at };
+  const view: AlertView = {
+    kind: 'order',
+    user: user(o.username),
+    products: productNames((o.offers ?? []).map((x) => x.name)),
+    at,
+  };
   const amount = money(o.amounts?.total, showAmounts);
   return amount ? { ...view, amount } : view;
 }
@@ -90,7 +98,12 @@ export function toDonationAlert(d: Donation, showAmounts: boolean, at: string): 
 
 export function toGiftPurchaseAlert(p: GiftPurchase, showAmounts: boolean, at: string): AlertView {
   const qty = typeof p.quantity === 'number' && p.quantity > 1 ? `${p.quantity}× ` : '';
-  const view: AlertView = { kind: 'giftPurchase', user: user(p.username), products: productNames([`${qty}${p.offer.name}`]), at };
+  const view: AlertView = {
+    kind: 'giftPurchase',
+    user: user(p.username),
+    products: productNames([`${qty}${p.offer.name}`]),
+    at,
+  };
   const amount = money(p.amounts?.total, showAmounts);
   return amount ? { ...view, amount } : view;
 }

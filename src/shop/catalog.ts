@@ -87,7 +87,13 @@ export class Catalog {
           const name = cleanText(i.title, 80);
           if (!name) return [];
           const price = i.salePrice ?? i.price;
-          return [{ name, available: i.availability === undefined || i.availability === 'in_stock', ...(price ? { price } : {}) }];
+          return [
+            {
+              name,
+              available: i.availability === undefined || i.availability === 'in_stock',
+              ...(price ? { price } : {}),
+            },
+          ];
         });
         return;
       } catch (err) {
@@ -151,9 +157,16 @@ function isAvailable(p: Product): boolean {
 }
 
 /** id, slug or exact name first; then a unique partial match of name or slug. */
-export function findProduct(products: readonly Product[], query: string): { ok: true; product: Product } | { ok: false; candidates: Product[] } {
+export function findProduct(
+  products: readonly Product[],
+  query: string,
+): { ok: true; product: Product } | { ok: false; candidates: Product[] } {
   const q = query.trim().toLowerCase();
-  for (const pick of [(p: Product) => p.id.toLowerCase() === q, (p: Product) => (p.slug ?? '').toLowerCase() === q, (p: Product) => p.name.trim().toLowerCase() === q]) {
+  for (const pick of [
+    (p: Product) => p.id.toLowerCase() === q,
+    (p: Product) => (p.slug ?? '').toLowerCase() === q,
+    (p: Product) => p.name.trim().toLowerCase() === q,
+  ]) {
     const hits = products.filter(pick);
     if (hits.length === 1) return { ok: true, product: hits[0]! };
     if (hits.length > 1) return { ok: false, candidates: hits.slice(0, 5) };

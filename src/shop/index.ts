@@ -37,7 +37,13 @@ export { webhookTypesFor } from './webhook-types.js';
 
 type ShopApi = Pick<
   FourthwallClient,
-  'listAllProducts' | 'updateProductAvailability' | 'fetchProductFeed' | 'listPromotions' | 'listOrders' | 'listDonations' | 'getStreamingStatus'
+  | 'listAllProducts'
+  | 'updateProductAvailability'
+  | 'fetchProductFeed'
+  | 'listPromotions'
+  | 'listOrders'
+  | 'listDonations'
+  | 'getStreamingStatus'
 >;
 
 export interface ShopFeaturesDeps {
@@ -48,7 +54,11 @@ export interface ShopFeaturesDeps {
   dataDir: string;
   chat: Pick<ChatPort, 'say' | 'channelLogin' | 'channelId'>;
   /** The giveaway history (a departure interrupted by a crash is found there). */
-  history?: { listDraws(options?: { limit?: number }): Promise<{ id: string; kind: string; openedAt: string; startedBy?: { login: string } }[]> };
+  history?: {
+    listDraws(options?: {
+      limit?: number;
+    }): Promise<{ id: string; kind: string; openedAt: string; startedBy?: { login: string } }[]>;
+  };
   engine: {
     startLinkGiveaway(by: ChatMessage, query: string, winners?: number, seconds?: number): Promise<ActionResult>;
     events: EventEmitter<GiveawayEventMap>;
@@ -58,7 +68,10 @@ export interface ShopFeaturesDeps {
 }
 
 /** A link giveaway the merch train opened at or after `since`. */
-async function findDeparture(history: NonNullable<ShopFeaturesDeps['history']>, since: string): Promise<string | undefined> {
+async function findDeparture(
+  history: NonNullable<ShopFeaturesDeps['history']>,
+  since: string,
+): Promise<string | undefined> {
   const from = Date.parse(since);
   const hit = (await history.listDraws({ limit: 50 })).find(
     (r) => r.kind === 'link-giveaway' && r.startedBy?.login === 'merch_train' && Date.parse(r.openedAt) >= from,

@@ -146,7 +146,12 @@ export class MerchTrain {
   /** A copy of the counter. */
   snapshot(): MerchTrainState & { everyOrders: number; minOrderTotal?: number; product?: string } {
     const s = this.d.settings;
-    return { ...this.state, everyOrders: s.everyOrders, ...(s.minOrderTotal !== undefined ? { minOrderTotal: s.minOrderTotal } : {}), ...(s.product ? { product: s.product } : {}) };
+    return {
+      ...this.state,
+      everyOrders: s.everyOrders,
+      ...(s.minOrderTotal !== undefined ? { minOrderTotal: s.minOrderTotal } : {}),
+      ...(s.product ? { product: s.product } : {}),
+    };
   }
 
   /** The `!merch train` line. */
@@ -154,7 +159,8 @@ export class MerchTrain {
     const s = this.d.settings;
     if (!s.enabled) return 'The merch train is not running on this channel.';
     const reward = `a giveaway of ${this.productLabel ?? s.product ?? 'merch'}`;
-    if (this.state.boarding) return `🚂 The merch train is boarding: ${reward} opens as soon as the current giveaway ends.`;
+    if (this.state.boarding)
+      return `🚂 The merch train is boarding: ${reward} opens as soon as the current giveaway ends.`;
     if (s.minOrderTotal !== undefined)
       return `🚂 Merch train: every order of ${s.minOrderTotal.toFixed(2)} or more unlocks ${reward}. ${this.state.departures} departure(s) so far.`;
     return `🚂 Merch train: ${this.state.count}/${s.everyOrders} orders. Next stop: ${reward}!`;
@@ -190,7 +196,9 @@ export class MerchTrain {
     }
     const total = order.amounts?.total?.value;
     const byAmount = s.minOrderTotal !== undefined;
-    const departs = byAmount ? typeof total === 'number' && total >= s.minOrderTotal! : this.state.count + 1 >= s.everyOrders;
+    const departs = byAmount
+      ? typeof total === 'number' && total >= s.minOrderTotal!
+      : this.state.count + 1 >= s.everyOrders;
     if (this.state.boarding) {
       // One train at a time: count, but never past the next departure.
       this.state.count = Math.min(this.state.count + 1, byAmount ? this.state.count + 1 : s.everyOrders - 1);
@@ -206,7 +214,9 @@ export class MerchTrain {
     const boardingSince = new Date(this.d.clock.now()).toISOString();
     this.state = { ...this.state, count: 0, departures: this.state.departures + 1, boarding: true, boardingSince };
     await this.save();
-    this.d.chat.say(render(s.announcement, { count: number, product: await this.rewardName() }), { priority: 'normal' });
+    this.d.chat.say(render(s.announcement, { count: number, product: await this.rewardName() }), {
+      priority: 'normal',
+    });
     await this.depart();
   }
 
@@ -218,7 +228,10 @@ export class MerchTrain {
       try {
         this.productLabel = await this.d.productName?.(query);
       } catch (err) {
-        this.log.warn({ reason: (err as Error).message }, 'could not look the merch train product up; chat names it as the settings write it');
+        this.log.warn(
+          { reason: (err as Error).message },
+          'could not look the merch train product up; chat names it as the settings write it',
+        );
       }
       return this.productLabel ?? query;
     };
@@ -256,9 +269,12 @@ export class MerchTrain {
     this.state = { ...this.state, boarding: false };
     await this.save();
     this.log.warn({ reason: res.message }, 'merch train giveaway could not open');
-    this.d.chat.say(`⚠️ The merch train's giveaway could not open: ${res.message} Mods: check merchTrain.product in the settings.`, {
-      priority: 'normal',
-    });
+    this.d.chat.say(
+      `⚠️ The merch train's giveaway could not open: ${res.message} Mods: check merchTrain.product in the settings.`,
+      {
+        priority: 'normal',
+      },
+    );
   }
 
   private async save(): Promise<void> {

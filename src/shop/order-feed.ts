@@ -43,13 +43,19 @@ export class OrderFeed implements OrderFeedPort {
       const orders = await this.o.api.listOrders({ size: this.max });
       for (const o of orders.results) this.addOrder(o);
     } catch (err) {
-      this.log.warn({ reason: (err as Error).message }, 'recent orders could not be read; the feed fills from the next orders\' webhooks');
+      this.log.warn(
+        { reason: (err as Error).message },
+        "recent orders could not be read; the feed fills from the next orders' webhooks",
+      );
     }
     try {
       const donations = await this.o.api.listDonations({ size: this.max });
       for (const d of donations.results) if (!d.status || d.status === 'COMPLETED') this.addDonation(d);
     } catch (err) {
-      this.log.warn({ reason: (err as Error).message }, 'recent donations could not be read; the feed fills from the next donations\' webhooks');
+      this.log.warn(
+        { reason: (err as Error).message },
+        "recent donations could not be read; the feed fills from the next donations' webhooks",
+      );
     }
   }
 
@@ -67,7 +73,15 @@ export class OrderFeed implements OrderFeedPort {
   private add(k: string, v: AlertView): void {
     if (this.entries.some((e) => e.key === k)) return;
     const sortAt = Date.parse(v.at.replace(' ', 'T'));
-    const entry = { key: k, sortAt: Number.isFinite(sortAt) ? sortAt : 0, kind: v.kind, user: v.user, products: [...v.products], at: v.at, ...(v.amount ? { amount: v.amount } : {}) };
+    const entry = {
+      key: k,
+      sortAt: Number.isFinite(sortAt) ? sortAt : 0,
+      kind: v.kind,
+      user: v.user,
+      products: [...v.products],
+      at: v.at,
+      ...(v.amount ? { amount: v.amount } : {}),
+    };
     this.entries.push(entry);
     this.entries.sort((a, b) => b.sortAt - a.sortAt);
     if (this.entries.length > this.max) this.entries.length = this.max;

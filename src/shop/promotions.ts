@@ -23,15 +23,20 @@ export function liveCode(p: Promotion): string | undefined {
   if (!isLive(p.status)) return undefined;
   if (typeof p.code === 'string' && p.code) return cleanText(p.code, 40);
   const codes = (p as { codes?: { code?: unknown; status?: unknown }[] | null }).codes;
-  const sub = Array.isArray(codes) ? codes.find((c) => typeof c?.code === 'string' && isLive(c.status ?? 'Live')) : undefined;
+  const sub = Array.isArray(codes)
+    ? codes.find((c) => typeof c?.code === 'string' && isLive(c.status ?? 'Live'))
+    : undefined;
   return typeof sub?.code === 'string' ? cleanText(sub.code, 40) : undefined;
 }
 
 /** A short description of the discount: "20% off", "$5.00 off", "free shipping". */
 function discountText(p: Promotion): string {
-  const d = (p as { discount?: { type?: string; percentage?: number; money?: { value: number; currency: string } } | null }).discount;
+  const d = (
+    p as { discount?: { type?: string; percentage?: number; money?: { value: number; currency: string } } | null }
+  ).discount;
   if (d?.type?.endsWith('PERCENTAGE') && typeof d.percentage === 'number') return `${d.percentage}% off`;
-  if (d?.type === 'FLAT_RATE' && d.money) return `${d.money.currency === 'USD' ? '$' : ''}${d.money.value.toFixed(2)}${d.money.currency === 'USD' ? '' : ` ${d.money.currency}`} off`;
+  if (d?.type === 'FLAT_RATE' && d.money)
+    return `${d.money.currency === 'USD' ? '$' : ''}${d.money.value.toFixed(2)}${d.money.currency === 'USD' ? '' : ` ${d.money.currency}`} off`;
   if (d?.type === 'FREE_SHIPPING') return 'free shipping';
   if (d?.type === 'FREE_PRODUCTS') return 'a free product';
   return 'a discount';
@@ -71,7 +76,8 @@ export class Promotions {
       const code = liveCode(p);
       return code !== undefined && (!w || code.toLowerCase() === w);
     });
-    if (!pick) return w ? `No live promotion has the code "${cleanText(wanted, 40)}".` : 'No promotion code is live right now.';
+    if (!pick)
+      return w ? `No live promotion has the code "${cleanText(wanted, 40)}".` : 'No promotion code is live right now.';
     return this.line(pick)!;
   }
 

@@ -15,7 +15,13 @@ import {
   type StreamingStatus,
 } from '../fourthwall/index.js';
 import type { Logger } from '../logging/index.js';
-import type { GiftDrawInfo, GiftPurchaseInfo, GiveawayLinkInfo, ProductInfo, StreamingInfo } from '../giveaway/model.js';
+import type {
+  GiftDrawInfo,
+  GiftPurchaseInfo,
+  GiveawayLinkInfo,
+  ProductInfo,
+  StreamingInfo,
+} from '../giveaway/model.js';
 import { ShopError, type ShopPort } from '../giveaway/ports.js';
 
 const NON_IDEMPOTENT = new Set(['finishDraw', 'createGiveawayLinks']);
@@ -91,7 +97,8 @@ function toProductInfo(p: Product): ProductInfo {
   if (image) info.imageUrl = image;
   const stocks = (p.variants ?? []).map((v) => v.stock).filter((x): x is NonNullable<typeof x> => !!x);
   if (stocks.some((x) => x.type === 'UNLIMITED')) info.stock = 'unlimited';
-  else if (stocks.some((x) => typeof x.inStock === 'number')) info.stock = stocks.reduce((n, x) => n + (x.inStock ?? 0), 0);
+  else if (stocks.some((x) => typeof x.inStock === 'number'))
+    info.stock = stocks.reduce((n, x) => n + (x.inStock ?? 0), 0);
   return info;
 }
 
@@ -144,21 +151,33 @@ export class FourthwallShop implements ShopPort {
         try {
           domain = await this.shopDomain();
         } catch (err) {
-          throw new ShopError('outcome-unknown', `giveaway links were created (package ${pkg.packageId}) but the shop domain for their URLs could not be read`, { cause: err });
+          throw new ShopError(
+            'outcome-unknown',
+            `giveaway links were created (package ${pkg.packageId}) but the shop domain for their URLs could not be read`,
+            { cause: err },
+          );
         }
       }
-      const links: GiveawayLinkInfo[] = pkg.giveawayLinks.map((l) => ({ id: l.id, link: l.link ? l.link : `https://${domain}/gifts/${l.id}` }));
+      const links: GiveawayLinkInfo[] = pkg.giveawayLinks.map((l) => ({
+        id: l.id,
+        link: l.link ? l.link : `https://${domain}/gifts/${l.id}`,
+      }));
       return { packageId: pkg.packageId, links };
     });
   }
 
   listGiveawayPackages(): Promise<{ packageId: string; createdAt?: string }[]> {
     return this.call('listGiveawayPackages', async () =>
-      (await this.client.listGiveawayPackages()).packages.map((p) => ({ packageId: p.packageId, createdAt: opt(p.createdAt) })),
+      (await this.client.listGiveawayPackages()).packages.map((p) => ({
+        packageId: p.packageId,
+        createdAt: opt(p.createdAt),
+      })),
     );
   }
 
-  getGiveawayPackage(packageId: string): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }> {
+  getGiveawayPackage(
+    packageId: string,
+  ): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }> {
     return this.call('getGiveawayPackage', async () => {
       const pkg = await this.client.getGiveawayPackage(packageId);
       const domain = pkg.giveawayLinks.some((l) => !l.link) ? await this.shopDomain() : undefined;
@@ -181,14 +200,20 @@ export class FourthwallShop implements ShopPort {
     return this.call('getProduct', async () => toProductInfo(await this.client.getProduct(productId)));
   }
 
-  streamingStart(input: { broadcasterId: string; broadcasterLogin: string; thumbnailUrl?: string }): Promise<StreamingInfo> {
+  streamingStart(input: {
+    broadcasterId: string;
+    broadcasterLogin: string;
+    thumbnailUrl?: string;
+  }): Promise<StreamingInfo> {
     return this.call('streamingStart', async () =>
       toStreamingInfo(await this.client.streamingStart({ services: [{ type: 'TWITCH', ...input }] })),
     );
   }
 
   streamingEnd(): Promise<StreamingInfo> {
-    return this.call('streamingEnd', async () => toStreamingInfo(await this.client.streamingEnd({ services: ['TWITCH'] })));
+    return this.call('streamingEnd', async () =>
+      toStreamingInfo(await this.client.streamingEnd({ services: ['TWITCH'] })),
+    );
   }
 
   streamingStatus(): Promise<StreamingInfo> {
@@ -209,7 +234,10 @@ export class FourthwallShop implements ShopPort {
       const s = cfg.entryTimeLimitSeconds ?? undefined;
       return s !== undefined && s >= 20 && s <= 180 ? s : undefined;
     } catch (err) {
-      this.log.debug({ reason: (err as Error).message }, 'gifting configuration not available; using the configured window');
+      this.log.debug(
+        { reason: (err as Error).message },
+        'gifting configuration not available; using the configured window',
+      );
       return undefined;
     }
   }

@@ -16,6 +16,9 @@ export function shopWebhookTypes(s: Pick<FileSettings, 'alerts' | 'merchTrain' |
 }
 
 /** The giveaway types first, then what the enabled shop features add (no duplicates). */
-export function webhookTypesFor(base: readonly string[], s: Pick<FileSettings, 'alerts' | 'merchTrain' | 'promo'>): string[] {
+export function webhookTypesFor(
+  base: readonly string[],
+  s: Pick<FileSettings, 'alerts' | 'merchTrain' | 'promo'>,
+): string[] {
   return [...new Set([...base, ...shopWebhookTypes(s)])];
 }

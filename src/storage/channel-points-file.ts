@@ -15,7 +15,10 @@ const schema = z.object({ version: z.literal(1), rewardId: z.string().min(1) });
 
 const CHANNEL_POINTS_FILE = 'channel-points.json';
 
-export function channelPointsFile(dataDir: string): { load(): Promise<string | undefined>; save(rewardId: string): Promise<void> } {
+export function channelPointsFile(dataDir: string): {
+  load(): Promise<string | undefined>;
+  save(rewardId: string): Promise<void>;
+} {
   const file = join(dataDir, CHANNEL_POINTS_FILE);
   return {
     async load() {

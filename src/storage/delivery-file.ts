@@ -51,7 +51,7 @@ export class DeliveryFile {
   /** A copy of one winner's state. */
   get(drawId: string, userId: string): Delivery | undefined {
     const d = this.data.draws[drawId]?.[userId];
-    return d ? ({ ...d }) : undefined;
+    return d ? { ...d } : undefined;
   }
 
   /**
@@ -64,7 +64,7 @@ export class DeliveryFile {
     if (!current && !patch.announcedAt) return Promise.resolve(undefined);
     const next = { ...current, ...patch } as Delivery;
     for (const k of Object.keys(next) as (keyof Delivery)[]) if (next[k] === undefined) delete next[k];
-    draw[userId] = next as DeliveryData["draws"][string][string];
+    draw[userId] = next as DeliveryData['draws'][string][string];
     const text = JSON.stringify(this.data, null, 1);
     const run = this.chain.then(() => this.disk.writeAtomic(this.file, text));
     this.chain = run.catch(() => undefined);

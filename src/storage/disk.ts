@@ -86,7 +86,11 @@ export function nodeFileSystem(platform: NodeJS.Platform): FileSystem {
   return {
     readFile: (path) => readFile(path),
     readdir: (dir) => readdir(dir),
-    exists: (path) => lstat(path).then(() => true, () => false),
+    exists: (path) =>
+      lstat(path).then(
+        () => true,
+        () => false,
+      ),
     mkdir: async (dir) => {
       try {
         await mkdir(dir, { mode: DIR_MODE });
@@ -142,7 +146,11 @@ export class Disk {
   constructor(readonly fs: FileSystem) {}
 
   /** Writes `data` (a string, or chunks in order) to `file` by the whole-file protocol. */
-  async writeAtomic(file: string, data: string | readonly Uint8Array[], options: AtomicWriteOptions = {}): Promise<void> {
+  async writeAtomic(
+    file: string,
+    data: string | readonly Uint8Array[],
+    options: AtomicWriteOptions = {},
+  ): Promise<void> {
     const temp = tempName(file);
     try {
       await this.writeSynced(temp, data);

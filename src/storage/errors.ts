@@ -4,7 +4,8 @@
  */
 import { GiftdropError } from '../shared/errors.js';
 
-export type StorageErrorCode = 'STORAGE_CORRUPT' | 'STORAGE_CLOSED' | 'STORAGE_READ_ONLY' | 'STORAGE_INVALID' | 'STORAGE_UNSAFE';
+export type StorageErrorCode =
+  'STORAGE_CORRUPT' | 'STORAGE_CLOSED' | 'STORAGE_READ_ONLY' | 'STORAGE_INVALID' | 'STORAGE_UNSAFE';
 
 /** A storage failure with a stable code: corrupt file, closed/read-only repository, invalid input. */
 export class StorageError extends GiftdropError {

@@ -127,7 +127,10 @@ const CSV_COLUMNS = [
  */
 export function csvCell(value: string | number | boolean | undefined): string {
   if (value === undefined) return '';
-  let text = String(value).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
+  let text = String(value).replace(
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    '\ufffd',
+  );
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
@@ -143,7 +146,19 @@ export function toCsv(records: readonly DrawRecord[]): string {
   for (const r of records) {
     for (const w of r.winners) {
       rows.push(
-        [r.id, r.kind, r.offer.name, r.closedAt, w.userId, w.login, w.displayName, w.giftId, w.redeemUrl, w.claimed, channelsCell(r.entrantsByChannel)]
+        [
+          r.id,
+          r.kind,
+          r.offer.name,
+          r.closedAt,
+          w.userId,
+          w.login,
+          w.displayName,
+          w.giftId,
+          w.redeemUrl,
+          w.claimed,
+          channelsCell(r.entrantsByChannel),
+        ]
           .map(csvCell)
           .join(','),
       );

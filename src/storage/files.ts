@@ -29,7 +29,8 @@ export function fileStem(id: string): string {
 /** Inverse of fileStem; undefined for names fileStem never produces. */
 export function idFromStem(stem: string): string | undefined {
   if (SAFE_ID.test(stem)) return stem;
-  if (stem.startsWith('~') && SAFE_ID.test(stem.slice(1))) return Buffer.from(stem.slice(1), 'base64url').toString('utf8');
+  if (stem.startsWith('~') && SAFE_ID.test(stem.slice(1)))
+    return Buffer.from(stem.slice(1), 'base64url').toString('utf8');
   return undefined;
 }
 
@@ -58,9 +59,13 @@ export function parseJsonFile<T extends z.ZodType>(file: string, text: string, s
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new StorageError('STORAGE_CORRUPT', `${file} is not valid JSON (${(err as Error).message}); it was left untouched`, {
-      cause: err,
-    });
+    throw new StorageError(
+      'STORAGE_CORRUPT',
+      `${file} is not valid JSON (${(err as Error).message}); it was left untouched`,
+      {
+        cause: err,
+      },
+    );
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

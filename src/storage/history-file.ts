@@ -52,7 +52,9 @@ export async function loadHistory(
   }
   if (!previous.data) {
     if (!current.error) throw previous.error!;
-    const why = previous.error ? `the previous generation ${backup} is unreadable too` : `there is no previous generation (${backup})`;
+    const why = previous.error
+      ? `the previous generation ${backup} is unreadable too`
+      : `there is no previous generation (${backup})`;
     const what = current.error.message.replace(/; it was left untouched$/, '');
     throw new StorageError('STORAGE_CORRUPT', `${what}, and ${why}; nothing was changed: repair or move them away`);
   }

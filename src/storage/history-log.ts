@@ -62,7 +62,10 @@ export class HistoryLog implements Adapter<HistoryData> {
     if (text === undefined) return null;
     const lines = text.split('\n');
     if (lines[0]?.trim() !== HEADER) {
-      throw new StorageError('STORAGE_CORRUPT', `${this.file} does not start with the giftdrop history header; it was left untouched`);
+      throw new StorageError(
+        'STORAGE_CORRUPT',
+        `${this.file} does not start with the giftdrop history header; it was left untouched`,
+      );
     }
     const byId = new Map<string, StoredRecord>();
     this.lines = 0;
@@ -134,7 +137,10 @@ export class HistoryLog implements Adapter<HistoryData> {
   /** Rewrites the log with one line per draw, by the disk protocol's whole-file write. */
   async compact(data: HistoryData): Promise<void> {
     await this.close();
-    const chunks = [Buffer.from(HEADER + '\n'), ...data.draws.map((d) => Buffer.from(JSON.stringify(d) + '\n', 'utf8'))];
+    const chunks = [
+      Buffer.from(HEADER + '\n'),
+      ...data.draws.map((d) => Buffer.from(JSON.stringify(d) + '\n', 'utf8')),
+    ];
     await this.disk.writeAtomic(this.file, chunks);
     this.written = new Map(data.draws.map((d) => [d.id, d]));
     this.lines = data.draws.length;

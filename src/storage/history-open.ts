@@ -56,7 +56,8 @@ export async function openHistory(
     }
     return { db, file: logFile, log, notes: [...log.notes] };
   }
-  if (!(await disk.fs.exists(legacy)) && !(await disk.fs.exists(`${legacy}.bak`))) return { db, file: logFile, log, notes: [] };
+  if (!(await disk.fs.exists(legacy)) && !(await disk.fs.exists(`${legacy}.bak`)))
+    return { db, file: logFile, log, notes: [] };
 
   const loaded = await loadHistory(legacy, options);
   const old = new Low<HistoryData>(new DurableHistoryFile(disk, legacy, loaded.currentGood), loaded.data);

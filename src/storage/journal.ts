@@ -232,7 +232,9 @@ export class EntryJournal {
       if (!this.closed) {
         this.timer ??= this.clock.setTimeout(() => {
           this.timer = undefined;
-          this.flush().catch((err: unknown) => this.logger.error({ err }, 'writing the entry journal failed; will retry'));
+          this.flush().catch((err: unknown) =>
+            this.logger.error({ err }, 'writing the entry journal failed; will retry'),
+          );
         }, this.flushIntervalMs);
       }
       throw failure as Error; // (what the write threw, passed on as it was)

@@ -21,7 +21,18 @@
  * lock across machines (network file systems), or wait for the holder.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { holdEndpoint, lockEndpoint, probeEndpoint, removeEndpoint } from '../platform/lock-endpoint.js';
@@ -182,7 +193,9 @@ async function takeLockFile(file: string, me: LockOwner, options: AcquireOptions
     } else if (await alive(owner, options.platform)) {
       throw new DataDirLockedError(file, owner.pid);
     } else {
-      options.warn(`taking over ${file}: its owner (PID ${owner.pid}, started ${owner.startedAt}) is no longer running`);
+      options.warn(
+        `taking over ${file}: its owner (PID ${owner.pid}, started ${owner.startedAt}) is no longer running`,
+      );
     }
     // Move the stale file aside, then check it is the one judged stale: a racing process may have
     // replaced it with its own live lock meanwhile, which is then put back.

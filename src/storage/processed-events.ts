@@ -63,7 +63,12 @@ export class ProcessedEvents {
           events.remember(id);
         } else {
           const torn = i === lines.length - 1;
-          logger.warn({ file, line: i + 1 }, torn ? 'ignoring a torn last line in the processed events file' : 'skipping an unreadable line in the processed events file');
+          logger.warn(
+            { file, line: i + 1 },
+            torn
+              ? 'ignoring a torn last line in the processed events file'
+              : 'skipping an unreadable line in the processed events file',
+          );
         }
       });
       events.needsNewline = text.length > 0 && !text.endsWith('\n');

@@ -25,7 +25,15 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from 'pino';
 import type { EntrantRows } from '../giveaway/entrant-rows.js';
-import { frozenRowsOf, type Delivery, type DrawRecord, type Entrant, type FrozenEntrant, type FrozenRows, type TicketGrant } from '../giveaway/model.js';
+import {
+  frozenRowsOf,
+  type Delivery,
+  type DrawRecord,
+  type Entrant,
+  type FrozenEntrant,
+  type FrozenRows,
+  type TicketGrant,
+} from '../giveaway/model.js';
 import { type DrawRepository } from '../giveaway/ports.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger } from '../logging/index.js';
@@ -100,7 +108,15 @@ export class FileDrawRepository implements DrawRepository {
     events: ProcessedEvents | undefined,
     logger: Logger,
     readOnly: boolean,
-    options: { historyFile: string; log: HistoryLog; disk: Disk; mode: 'live' | 'sandbox'; clock: Clock; notes: string[]; deliveries: DeliveryFile },
+    options: {
+      historyFile: string;
+      log: HistoryLog;
+      disk: Disk;
+      mode: 'live' | 'sandbox';
+      clock: Clock;
+      notes: string[];
+      deliveries: DeliveryFile;
+    },
   ) {
     this.disk = options.disk;
     this.deliveries = options.deliveries;
@@ -135,7 +151,10 @@ export class FileDrawRepository implements DrawRepository {
     const readOnly = options.readOnly ?? false;
     const flushIntervalMs = options.flushIntervalMs ?? 10;
     if (!Number.isFinite(flushIntervalMs) || flushIntervalMs < 0) {
-      throw new StorageError('STORAGE_INVALID', `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`);
+      throw new StorageError(
+        'STORAGE_INVALID',
+        `flushIntervalMs must be a non-negative number, got ${flushIntervalMs}`,
+      );
     }
     const clock = options.clock ?? systemClock;
     const disk = options.fileSystem ? new Disk(options.fileSystem) : nodeDisk;
@@ -397,7 +416,9 @@ export class FileDrawRepository implements DrawRepository {
     const draws = this.db.data.draws.map((record, order) => ({ record, order, at: Date.parse(record.openedAt) || 0 }));
     draws.sort((a, b) => b.at - a.at || b.order - a.order);
     const limit = options.limit === undefined ? draws.length : Math.max(0, Math.floor(options.limit));
-    const out = draws.slice(0, limit).map((d) => this.withDelivery({ ...structuredClone(d.record), mode: d.record.mode ?? 'live' } as DrawRecord));
+    const out = draws
+      .slice(0, limit)
+      .map((d) => this.withDelivery({ ...structuredClone(d.record), mode: d.record.mode ?? 'live' } as DrawRecord));
     // An open draw's entries live in its journal until it closes: count them there.
     for (const record of out) {
       if (!ACTIVE_STATUSES.has(record.status)) continue;

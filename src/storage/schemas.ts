@@ -77,7 +77,14 @@ export const storedRecordSchema = z.looseObject({
   closedAt: z.string().optional(),
   entrants: z.number(),
   entrantsByChannel: z
-    .array(z.looseObject({ channelId: z.string(), login: z.string().optional(), entrants: z.number().int().nonnegative(), own: z.boolean().optional() }))
+    .array(
+      z.looseObject({
+        channelId: z.string(),
+        login: z.string().optional(),
+        entrants: z.number().int().nonnegative(),
+        own: z.boolean().optional(),
+      }),
+    )
     .optional(),
   winners: z.array(winnerSchema),
   fairness: z.looseObject({

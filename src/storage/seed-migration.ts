@@ -34,4 +34,3 @@ export async function migratePendingSeeds(db: Low<HistoryData>, seeds: SeedVault
   await db.write(); // history.json without the seeds; .bak is still the old generation
   await db.write(); // .bak becomes that clean generation too
 }
-

@@ -34,7 +34,10 @@ export class TicketJournal {
   private readonly handles = new Map<string, Promise<{ handle: AppendFile; needsNewline: boolean }>>();
   private readonly chains = new Map<string, Promise<void>>();
   /** Per draw: lines waiting for the next write, and their callers. */
-  private readonly waiting = new Map<string, { lines: Buffer[]; done: { resolve: () => void; reject: (err: unknown) => void }[] }>();
+  private readonly waiting = new Map<
+    string,
+    { lines: Buffer[]; done: { resolve: () => void; reject: (err: unknown) => void }[] }
+  >();
 
   constructor(private readonly o: { disk: Disk; dir: string; logger: Logger }) {}
 
@@ -101,7 +104,8 @@ export class TicketJournal {
       }
       const g = grantSchema.safeParse(parsed);
       if (g.success) out.push(g.data);
-      else if (i !== lines.length - 1) this.o.logger.warn({ drawId, line: i + 1 }, 'skipping an unreadable ticket journal line');
+      else if (i !== lines.length - 1)
+        this.o.logger.warn({ drawId, line: i + 1 }, 'skipping an unreadable ticket journal line');
     });
     return out;
   }

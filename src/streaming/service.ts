@@ -37,7 +37,11 @@ export class StreamingService extends EventEmitter<StreamingEvents> {
     const broadcasterId = this.deps.chat.channelId();
     if (!broadcasterId) throw new GiftdropError('CHANNEL_UNKNOWN', 'the channel id is not known yet (not joined)');
     const login = this.deps.chat.channelLogin;
-    const info = await this.deps.shop.streamingStart({ broadcasterId, broadcasterLogin: login, thumbnailUrl: thumbnailUrl(login) });
+    const info = await this.deps.shop.streamingStart({
+      broadcasterId,
+      broadcasterLogin: login,
+      thumbnailUrl: thumbnailUrl(login),
+    });
     this.startedByUs = true;
     this.log.info({ broadcasterId, login, status: info.status }, 'streaming started');
     this.emit('live');
@@ -64,8 +68,14 @@ export class StreamingService extends EventEmitter<StreamingEvents> {
     try {
       await this.goLive();
     } catch (err) {
-      this.log.warn({ err }, 'could not set Fourthwall streaming started; asking the mods in chat to type !stream live');
-      this.deps.chat.say(`⚠️ Could not tell Fourthwall the stream is live: ${(err as Error).message}. Mods: try !${command} live`, { priority: 'high' });
+      this.log.warn(
+        { err },
+        'could not set Fourthwall streaming started; asking the mods in chat to type !stream live',
+      );
+      this.deps.chat.say(
+        `⚠️ Could not tell Fourthwall the stream is live: ${(err as Error).message}. Mods: try !${command} live`,
+        { priority: 'high' },
+      );
     }
   }
 
@@ -79,7 +89,10 @@ export class StreamingService extends EventEmitter<StreamingEvents> {
     try {
       await this.goOffline();
     } catch (err) {
-      this.log.warn({ err }, 'could not set Fourthwall streaming ended on shutdown; it stays started until the next !stream offline (or the dashboard)');
+      this.log.warn(
+        { err },
+        'could not set Fourthwall streaming ended on shutdown; it stays started until the next !stream offline (or the dashboard)',
+      );
     }
   }
 }

@@ -50,7 +50,10 @@ export class HelixAccountInfo implements AccountInfoPort {
    * (a viewer may follow during the entry window; the close asks again). Never throws.
    */
   async warm(userIds: readonly string[], needs: { follows: boolean; created: boolean; until: number }): Promise<void> {
-    const ids = userIds.filter((id) => (needs.created && this.created.get(id) === undefined) || (needs.follows && this.follows.get(id) === undefined));
+    const ids = userIds.filter(
+      (id) =>
+        (needs.created && this.created.get(id) === undefined) || (needs.follows && this.follows.get(id) === undefined),
+    );
     if (ids.length === 0) return;
     try {
       const missing = needs.created ? ids.filter((id) => this.created.get(id) === undefined) : [];
@@ -77,7 +80,10 @@ export class HelixAccountInfo implements AccountInfoPort {
     return { created: this.created.size, follows: this.follows.size };
   }
 
-  async lookup(userIds: readonly string[], needs: { follows: boolean; created?: boolean; until?: number }): Promise<AccountLookup> {
+  async lookup(
+    userIds: readonly string[],
+    needs: { follows: boolean; created?: boolean; until?: number },
+  ): Promise<AccountLookup> {
     const ids = [...new Set(userIds)];
     const unchecked = new Set<string>();
     let problem: string | undefined;
@@ -154,7 +160,8 @@ export class HelixAccountInfo implements AccountInfoPort {
         ...(f && f.at !== null ? { followedAt: f.at } : {}),
       });
     }
-    if (unchecked.size > 0) this.log.warn({ unchecked: unchecked.size, problem }, 'some entrants could not be checked with Twitch');
+    if (unchecked.size > 0)
+      this.log.warn({ unchecked: unchecked.size, problem }, 'some entrants could not be checked with Twitch');
     return { info, unchecked: [...unchecked], ...(problem ? { problem } : {}) };
   }
 }

@@ -94,7 +94,10 @@ class UserToken implements AccountToken {
     const creds = this.creds;
     if (!creds)
       return Promise.reject(
-        new TwitchTokenError('TWITCH_TOKEN_INVALID', `Twitch refused ${this.name} and no refresh is configured: put a new token in ${this.name}, or set its refresh token.`),
+        new TwitchTokenError(
+          'TWITCH_TOKEN_INVALID',
+          `Twitch refused ${this.name} and no refresh is configured: put a new token in ${this.name}, or set its refresh token.`,
+        ),
       );
     this.inflight ??= (async () => {
       const t = await this.o.auth.refresh(creds);
@@ -110,7 +113,10 @@ class UserToken implements AccountToken {
 }
 
 /** The chat token (token.ts) as an AccountToken: what its start-up check learnt, or a validate now. */
-export function chatAccountToken(chat: HelixTokenSource & { validated(): TokenInfo | undefined }, auth: TwitchAuthClient): AccountToken {
+export function chatAccountToken(
+  chat: HelixTokenSource & { validated(): TokenInfo | undefined },
+  auth: TwitchAuthClient,
+): AccountToken {
   return {
     name: 'TWITCH_TOKEN',
     current: () => chat.current(),
@@ -120,7 +126,11 @@ export function chatAccountToken(chat: HelixTokenSource & { validated(): TokenIn
       const known = chat.validated();
       if (known) return known;
       const v = await auth.validate(chat.current());
-      if (!v.valid) throw new TwitchTokenError('TWITCH_TOKEN_INVALID', `TWITCH_TOKEN is expired or invalid (Twitch says: ${v.reason}).`);
+      if (!v.valid)
+        throw new TwitchTokenError(
+          'TWITCH_TOKEN_INVALID',
+          `TWITCH_TOKEN is expired or invalid (Twitch says: ${v.reason}).`,
+        );
       return { clientId: v.clientId, login: v.login, userId: v.userId, scopes: [...v.scopes], expiresIn: v.expiresIn };
     },
   };
@@ -130,7 +140,11 @@ export function chatAccountToken(chat: HelixTokenSource & { validated(): TokenIn
  * A login the setup page saved (twitch/logins.ts keeps and renews it, saving each renewal before
  * use) as an AccountToken: what its start-up check learnt, or a validate now.
  */
-export function savedAccountToken(keeper: HelixTokenSource & { validated(): TokenInfo | undefined }, auth: TwitchAuthClient, name: string): AccountToken {
+export function savedAccountToken(
+  keeper: HelixTokenSource & { validated(): TokenInfo | undefined },
+  auth: TwitchAuthClient,
+  name: string,
+): AccountToken {
   return { ...chatAccountToken(keeper, auth), name };
 }
 
@@ -146,14 +160,23 @@ export function envTokenPort(o: {
 }): TwitchTokenPort {
   const b = o.broadcaster;
   if (b?.refreshToken && !(b.clientId && b.clientSecret))
-    o.logger.warn('TWITCH_BROADCASTER_REFRESH_TOKEN needs TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh TWITCH_BROADCASTER_TOKEN; it is not refreshed');
+    o.logger.warn(
+      'TWITCH_BROADCASTER_REFRESH_TOKEN needs TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET to refresh TWITCH_BROADCASTER_TOKEN; it is not refreshed',
+    );
   const broadcaster = b
     ? new UserToken({
         auth: o.auth,
         name: 'TWITCH_BROADCASTER_TOKEN',
         token: b.token,
         ...(b.refreshToken && b.clientId && b.clientSecret
-          ? { refresh: { refreshToken: b.refreshToken, clientId: b.clientId, clientSecret: b.clientSecret, name: 'TWITCH_BROADCASTER_REFRESH_TOKEN' } }
+          ? {
+              refresh: {
+                refreshToken: b.refreshToken,
+                clientId: b.clientId,
+                clientSecret: b.clientSecret,
+                name: 'TWITCH_BROADCASTER_REFRESH_TOKEN',
+              },
+            }
           : {}),
         logger: o.logger,
         ...(o.registerSecret ? { registerSecret: o.registerSecret } : {}),

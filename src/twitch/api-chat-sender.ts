@@ -62,7 +62,15 @@ export class ApiChatSender extends EventEmitter {
         this.verdict = await o.endpoint.send(text);
       },
     };
-    this.outbox = new Outbox({ channel: o.channel, transport, clock: o.clock, logger: this.log, limits: o.limits, paused: true, confirm: true });
+    this.outbox = new Outbox({
+      channel: o.channel,
+      transport,
+      clock: o.clock,
+      logger: this.log,
+      limits: o.limits,
+      paused: true,
+      confirm: true,
+    });
     // One line at a time (confirm mode): the verdict of the line just written is applied now.
     this.outbox.on('written', () => this.applyVerdict());
     this.outbox.on('sent', (text: string) => {
@@ -70,7 +78,9 @@ export class ApiChatSender extends EventEmitter {
       this.setProblem(undefined);
       this.emit('sent', text);
     });
-    this.outbox.on('dropped', (text: string, reason: DropReason, detail?: string) => this.onDropped(text, reason, detail));
+    this.outbox.on('dropped', (text: string, reason: DropReason, detail?: string) =>
+      this.onDropped(text, reason, detail),
+    );
   }
 
   say(text: string, options?: SayOptions): void {
@@ -125,7 +135,10 @@ export class ApiChatSender extends EventEmitter {
       this.outbox.confirm();
       return;
     }
-    this.log.warn({ code: v.code }, `Twitch did not send a chat line of the bot (is_sent: false, ${v.code}: ${v.message})`);
+    this.log.warn(
+      { code: v.code },
+      `Twitch did not send a chat line of the bot (is_sent: false, ${v.code}: ${v.message})`,
+    );
     this.emit('notice', v.code, v.message);
     this.outbox.notSent(v.code, v.message);
   }
@@ -137,9 +150,10 @@ export class ApiChatSender extends EventEmitter {
     if (reason === 'refused') {
       this.emit('notice', 'refused', detail ?? '');
       this.setProblem(`Twitch refuses the bot's chat messages (${detail ?? 'refused'})`);
-    }
-    else if (this.notSentInARow >= DEGRADED_AFTER)
-      this.setProblem(`the last ${this.notSentInARow} chat lines of the bot were not sent (${reason === 'notice' ? `Twitch: ${detail ?? 'dropped'}` : 'no answer from Twitch'})`);
+    } else if (this.notSentInARow >= DEGRADED_AFTER)
+      this.setProblem(
+        `the last ${this.notSentInARow} chat lines of the bot were not sent (${reason === 'notice' ? `Twitch: ${detail ?? 'dropped'}` : 'no answer from Twitch'})`,
+      );
   }
 
   private setProblem(problem: string | undefined): void {

@@ -55,7 +55,12 @@ export interface TwitchApiDeps {
 
 export function accountRulesFrom(config: Config): AccountRules {
   const e = config.settings.eligibility;
-  return { followersOnly: e.followersOnly, minFollowDays: e.minFollowDays, minAccountDays: e.minAccountDays, uncheckable: e.uncheckable };
+  return {
+    followersOnly: e.followersOnly,
+    minFollowDays: e.minFollowDays,
+    minAccountDays: e.minAccountDays,
+    uncheckable: e.uncheckable,
+  };
 }
 
 export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
@@ -67,7 +72,9 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
   const rules = accountRulesFrom(config);
   if (!clientId) {
     if (s.streaming.auto || accountRulesActive(rules))
-      log.warn('streaming.auto and the follower / account-age rules need TWITCH_CLIENT_ID (the Twitch API); they are off');
+      log.warn(
+        'streaming.auto and the follower / account-age rules need TWITCH_CLIENT_ID (the Twitch API); they are off',
+      );
     return undefined;
   }
   const helix = new HelixClient({
@@ -79,11 +86,20 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
     logger,
     ...(d.retry ? { retry: d.retry } : {}),
   });
-  const info = accountRulesActive(rules) ? new HelixAccountInfo({ helix, broadcasterId: () => chat.channelId(), clock, logger }) : undefined;
+  const info = accountRulesActive(rules)
+    ? new HelixAccountInfo({ helix, broadcasterId: () => chat.channelId(), clock, logger })
+    : undefined;
   const accounts = info ? new AccountGate({ port: info, rules, chat, now: () => clock.now() }) : undefined;
   const warmUp =
     info && s.eligibility.warmUp
-      ? new AccountWarmUp({ accounts: info, budget: () => helix.budget(), follows: rules.followersOnly || rules.minFollowDays > 0, created: rules.minAccountDays > 0, clock, logger })
+      ? new AccountWarmUp({
+          accounts: info,
+          budget: () => helix.budget(),
+          follows: rules.followersOnly || rules.minFollowDays > 0,
+          created: rules.minAccountDays > 0,
+          clock,
+          logger,
+        })
       : undefined;
   // The follower rules need moderator:read:followers: say so at start rather than at the first close.
   const checkFollowScope = async () => {
@@ -120,7 +136,9 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
       if (stopped) return; // stop() came while the channel was looked up
       if (!id) {
         // one line: what failed and what the bot does instead
-        log.warn(`auto streaming is off: the channel id is not known (${why}); mods can set the streaming status with !stream live / offline`);
+        log.warn(
+          `auto streaming is off: the channel id is not known (${why}); mods can set the streaming status with !stream live / offline`,
+        );
         return;
       }
       const watch = new StreamWatch(
@@ -145,7 +163,10 @@ export function twitchApiFor(d: TwitchApiDeps): TwitchApi | undefined {
         },
       );
       api.watch = watch;
-      log.info({ pollSeconds: s.streaming.pollSeconds, graceSeconds: s.streaming.offlineGraceSeconds }, 'auto streaming: following the stream on the Twitch API');
+      log.info(
+        { pollSeconds: s.streaming.pollSeconds, graceSeconds: s.streaming.offlineGraceSeconds },
+        'auto streaming: following the stream on the Twitch API',
+      );
       await watch.start();
     },
     async stop() {

@@ -61,6 +61,9 @@ export class AppToken {
     this.o.registerSecret?.(t.accessToken);
     this.token = t.accessToken;
     this.grants++;
-    this.log.info({ reason, expiresIn: t.expiresIn }, 'app access token granted (chat messages with the Chat Bot badge)');
+    this.log.info(
+      { reason, expiresIn: t.expiresIn },
+      'app access token granted (chat messages with the Chat Bot badge)',
+    );
   }
 }

@@ -67,7 +67,9 @@ export class AuthRecovery {
       if ((err as { code?: string }).code === 'TWITCH_AUTH_UNAVAILABLE') {
         const wait = this.retryMs;
         this.retryMs = Math.min(this.retryMs * 2, 30_000);
-        this.o.log.warn(`could not reach Twitch to refresh the token (${(err as Error).message}); trying again in ${Math.round(wait / 100) / 10} s`);
+        this.o.log.warn(
+          `could not reach Twitch to refresh the token (${(err as Error).message}); trying again in ${Math.round(wait / 100) / 10} s`,
+        );
         this.timer = this.o.clock.setTimeout(() => {
           this.timer = undefined;
           if (!cancelled()) void this.attempt(generation);

@@ -37,7 +37,10 @@ export class TwitchAuthUnavailableError extends GiftdropError {
 const ValidateSchema = z.object({
   client_id: z.string(),
   login: z.string(),
-  scopes: z.array(z.string()).nullable().transform((s) => s ?? []),
+  scopes: z
+    .array(z.string())
+    .nullable()
+    .transform((s) => s ?? []),
   user_id: z.string(),
   expires_in: z.number().int().nonnegative(),
 });
@@ -50,7 +53,10 @@ const TokenSchema = z.object({
   token_type: z.string().optional(),
 });
 
-const AppTokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().int().nonnegative().optional() });
+const AppTokenSchema = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.number().int().nonnegative().optional(),
+});
 
 const ErrorSchema = z.object({ status: z.number().optional(), message: z.string().optional() }).passthrough();
 
@@ -144,7 +150,14 @@ export class TwitchAuthClient {
     const parsed = ValidateSchema.safeParse(body);
     if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch token validation answered an unexpected body');
     const v = parsed.data;
-    return { valid: true, clientId: v.client_id, login: v.login.toLowerCase(), userId: v.user_id, scopes: v.scopes, expiresIn: v.expires_in };
+    return {
+      valid: true,
+      clientId: v.client_id,
+      login: v.login.toLowerCase(),
+      userId: v.user_id,
+      scopes: v.scopes,
+      expiresIn: v.expires_in,
+    };
   }
 
   /**
@@ -152,19 +165,28 @@ export class TwitchAuthClient {
    * application's is single use). `clientSecret` is absent for a Public application. `fix` is the
    * sentence a refusal ends with (what to do; default: the .env variables).
    */
-  async refresh(credentials: { refreshToken: string; clientId: string; clientSecret?: string }, fix?: string): Promise<RefreshedTokens> {
+  async refresh(
+    credentials: { refreshToken: string; clientId: string; clientSecret?: string },
+    fix?: string,
+  ): Promise<RefreshedTokens> {
     const form = new URLSearchParams({
       grant_type: 'refresh_token',
       refresh_token: credentials.refreshToken,
       client_id: credentials.clientId,
       ...(credentials.clientSecret ? { client_secret: credentials.clientSecret } : {}),
     }).toString();
-    const { status, body } = await this.call('POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    const { status, body } = await this.call(
+      'POST',
+      '/token',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      form,
+    );
     if (status === 400 || status === 401 || status === 403) {
       throw new TwitchTokenError(
         'TWITCH_TOKEN_REFRESH',
         `Twitch refused to refresh the chat token (${errorMessage(body) ?? `HTTP ${status}`}). ` +
-          (fix ?? 'Check TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET, or put a fresh TWITCH_TOKEN in .env.'),
+          (fix ??
+            'Check TWITCH_REFRESH_TOKEN, TWITCH_CLIENT_ID and TWITCH_CLIENT_SECRET, or put a fresh TWITCH_TOKEN in .env.'),
       );
     }
     if (status !== 200) throw new TwitchAuthUnavailableError(`Twitch token refresh answered HTTP ${status}`);
@@ -177,7 +199,12 @@ export class TwitchAuthClient {
    */
   async deviceStart(clientId: string, scopes: readonly string[]): Promise<DeviceStart> {
     const form = new URLSearchParams({ client_id: clientId, scopes: scopes.join(' ') }).toString();
-    const { status, body } = await this.call('POST', '/device', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    const { status, body } = await this.call(
+      'POST',
+      '/device',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      form,
+    );
     if (status >= 400 && status < 500) {
       throw new TwitchTokenError(
         'TWITCH_CLIENT_ID',
@@ -188,11 +215,22 @@ export class TwitchAuthClient {
     const parsed = DeviceSchema.safeParse(body);
     if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch device login answered an unexpected body');
     const d = parsed.data;
-    return { deviceCode: d.device_code, userCode: d.user_code, verificationUri: d.verification_uri, interval: d.interval, expiresIn: d.expires_in };
+    return {
+      deviceCode: d.device_code,
+      userCode: d.user_code,
+      verificationUri: d.verification_uri,
+      interval: d.interval,
+      expiresIn: d.expires_in,
+    };
   }
 
   /** One poll of a device login (`POST /token` with the device-code grant). */
-  async devicePoll(clientId: string, deviceCode: string, scopes: readonly string[], clientSecret?: string): Promise<DevicePoll> {
+  async devicePoll(
+    clientId: string,
+    deviceCode: string,
+    scopes: readonly string[],
+    clientSecret?: string,
+  ): Promise<DevicePoll> {
     const form = new URLSearchParams({
       client_id: clientId,
       scopes: scopes.join(' '),
@@ -200,9 +238,15 @@ export class TwitchAuthClient {
       grant_type: DEVICE_GRANT_TYPE,
       ...(clientSecret ? { client_secret: clientSecret } : {}),
     }).toString();
-    const { status, body } = await this.call('POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+    const { status, body } = await this.call(
+      'POST',
+      '/token',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      form,
+    );
     if (status === 200) return { kind: 'tokens', tokens: tokensFrom(body, 'Twitch device login') };
-    if (status >= 500 || status === 429) throw new TwitchAuthUnavailableError(`Twitch device login answered HTTP ${status}`);
+    if (status >= 500 || status === 429)
+      throw new TwitchAuthUnavailableError(`Twitch device login answered HTTP ${status}`);
     // Twitch's envelope `{status, message}`; RFC 8628's `{error}` read the same way.
     const e = body as { message?: unknown; error?: unknown } | undefined;
     const said = typeof e?.message === 'string' ? e.message : typeof e?.error === 'string' ? e.error : undefined;
@@ -219,9 +263,21 @@ export class TwitchAuthClient {
    * `POST /token` with grant_type=client_credentials: an app access token of the application
    * (TWITCH_CLIENT_ID with TWITCH_CLIENT_SECRET). A refusal is TwitchTokenError naming both.
    */
-  async clientCredentials(credentials: { clientId: string; clientSecret: string }): Promise<{ accessToken: string; expiresIn?: number }> {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }).toString();
-    const { status, body } = await this.call('POST', '/token', { 'content-type': 'application/x-www-form-urlencoded' }, form);
+  async clientCredentials(credentials: {
+    clientId: string;
+    clientSecret: string;
+  }): Promise<{ accessToken: string; expiresIn?: number }> {
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: credentials.clientId,
+      client_secret: credentials.clientSecret,
+    }).toString();
+    const { status, body } = await this.call(
+      'POST',
+      '/token',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      form,
+    );
     if (status === 400 || status === 401 || status === 403) {
       throw new TwitchTokenError(
         'TWITCH_APP_TOKEN',
@@ -231,14 +287,22 @@ export class TwitchAuthClient {
     if (status !== 200) throw new TwitchAuthUnavailableError(`Twitch app token request answered HTTP ${status}`);
     const parsed = AppTokenSchema.safeParse(body);
     if (!parsed.success) throw new TwitchAuthUnavailableError('Twitch app token request answered an unexpected body');
-    return { accessToken: parsed.data.access_token, ...(parsed.data.expires_in !== undefined ? { expiresIn: parsed.data.expires_in } : {}) };
+    return {
+      accessToken: parsed.data.access_token,
+      ...(parsed.data.expires_in !== undefined ? { expiresIn: parsed.data.expires_in } : {}),
+    };
   }
 
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
 
-  private async call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: unknown }> {
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<{ status: number; body: unknown }> {
     try {
       const { request } = await undici();
       const res = await request(`${this.authUrl}${path}`, {
@@ -251,7 +315,8 @@ export class TwitchAuthClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       const json = jsonOrUndefined(await res.body.text());
-      if (res.statusCode >= 500) throw new TwitchAuthUnavailableError(`Twitch auth server answered HTTP ${res.statusCode}`);
+      if (res.statusCode >= 500)
+        throw new TwitchAuthUnavailableError(`Twitch auth server answered HTTP ${res.statusCode}`);
       return { status: res.statusCode, body: json };
     } catch (err) {
       if (err instanceof GiftdropError) throw err;

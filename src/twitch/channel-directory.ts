@@ -90,7 +90,10 @@ export class ChannelLogins implements ChannelDirectory {
           for (const id of ids) if (this.known.get(id) === undefined) this.failedAt.set(id, this.o.clock.now());
         } catch (err) {
           for (const id of ids) this.failedAt.set(id, this.o.clock.now());
-          this.log.debug({ err, channels: ids.length }, 'could not look Shared Chat partner channels up; they are shown by id for now');
+          this.log.debug(
+            { err, channels: ids.length },
+            'could not look Shared Chat partner channels up; they are shown by id for now',
+          );
         }
       }
     } finally {

@@ -19,7 +19,8 @@ import type { OutboxStats } from './outbox-types.js';
 
 type ChatTransportName = 'irc' | 'eventsub';
 
-export interface ChatConnection extends ChatPort, Pick<EventEmitter, 'on' | 'off' | 'once' | 'emit' | 'removeListener'> {
+export interface ChatConnection
+  extends ChatPort, Pick<EventEmitter, 'on' | 'off' | 'once' | 'emit' | 'removeListener'> {
   /** Which transport carries chat (for /healthz and the dashboard). */
   readonly transport: ChatTransportName;
   readonly state: ChatConnectionState;

@@ -39,7 +39,15 @@ const AnswerSchema = z.object({
 });
 
 /** Network errors that happen before a request is written: Twitch cannot have acted. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'DEADLINE', 'ENETUNREACH', 'EHOSTUNREACH']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'DEADLINE',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
 
 type Helix = Pick<HelixClient, 'request'>;
 
@@ -86,7 +94,7 @@ export class HelixChatEndpoint implements ChatMessageEndpoint {
         this.appRefused = true;
         this.log.warn(
           { reason: err.message },
-          'Twitch refused the app token for chat (no Chat Bot badge): the bot account needs the scope user:bot, and the broadcaster must authorize channel:bot or make the bot a moderator; lines go with the bot\'s own token meanwhile',
+          "Twitch refused the app token for chat (no Chat Bot badge): the bot account needs the scope user:bot, and the broadcaster must authorize channel:bot or make the bot a moderator; lines go with the bot's own token meanwhile",
         );
       }
     }
@@ -124,8 +132,10 @@ function classify(err: unknown): Error {
   if (status === 400 || status === 401 || status === 403 || status === 404 || status === 422) {
     return new RefusedError(`HTTP ${status}${err.twitchMessage ? `: ${err.twitchMessage}` : ''}`, { cause: err });
   }
-  if (err.code === 'TWITCH_API_RATE_LIMITED' || err.code === 'TWITCH_API_LIMIT') return new NotSentError(err.message, { cause: err });
+  if (err.code === 'TWITCH_API_RATE_LIMITED' || err.code === 'TWITCH_API_LIMIT')
+    return new NotSentError(err.message, { cause: err });
   const code = (err.cause as { code?: string } | undefined)?.code;
-  if (err.code === 'TWITCH_API_UNAVAILABLE' && code !== undefined && NOT_SENT_CODES.has(code)) return new NotSentError(err.message, { cause: err });
+  if (err.code === 'TWITCH_API_UNAVAILABLE' && code !== undefined && NOT_SENT_CODES.has(code))
+    return new NotSentError(err.message, { cause: err });
   return err;
 }

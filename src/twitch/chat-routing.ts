@@ -55,7 +55,11 @@ export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandl
     try {
       const message = TagsMessage.of(channel, tags, text, false, clock.now());
       if (typeof message !== 'string') handlers.message(message);
-      else log.warn({ reason: message, login: typeof tags.username === 'string' ? tags.username : undefined }, 'chat line rejected');
+      else
+        log.warn(
+          { reason: message, login: typeof tags.username === 'string' ? tags.username : undefined },
+          'chat line rejected',
+        );
     } catch (err) {
       log.error({ err }, 'chat line handling failed');
     }

@@ -36,7 +36,8 @@ import type { ChatConnectionState, ChatHealth, ChatTokenSource, RoomState, Twitc
 export { TwitchAuthError, TwitchConnectError } from './tmi-glue.js';
 export type { ChatConnectionState, ChatHealth, ChatTokenSource, RoomState, TwitchChatOptions } from './client-types.js';
 
-const AUTH_FAILURE = /Login authentication failed|Login unsuccessful|Improperly formatted auth|Error logging in|Invalid NICK/i;
+const AUTH_FAILURE =
+  /Login authentication failed|Login unsuccessful|Improperly formatted auth|Error logging in|Invalid NICK/i;
 
 /** What tmi.js hands a `raw_message` listener as its second argument (the parsed line). */
 interface RawLine {
@@ -117,7 +118,9 @@ export class TwitchChat extends EventEmitter implements ChatConnection {
     const token = options.token.replace(/^oauth:/i, '');
     const tokens = this.tokens;
     this.client = new tmi.Client(
-      tmiOptions(options, this.botLogin, this.channelKey, this.log, () => (tokens ? tokens.current().replace(/^oauth:/i, '') : token)),
+      tmiOptions(options, this.botLogin, this.channelKey, this.log, () =>
+        tokens ? tokens.current().replace(/^oauth:/i, '') : token,
+      ),
     );
     this.listen();
 
@@ -234,7 +237,8 @@ export class TwitchChat extends EventEmitter implements ChatConnection {
     });
     const timeout = new Promise<never>((_, reject) => {
       timer = this.clock.setTimeout(
-        () => reject(new TwitchConnectError(`no welcome or join from the chat server within ${this.connectTimeoutMs} ms`)),
+        () =>
+          reject(new TwitchConnectError(`no welcome or join from the chat server within ${this.connectTimeoutMs} ms`)),
         this.connectTimeoutMs,
       );
     });
@@ -284,7 +288,13 @@ export class TwitchChat extends EventEmitter implements ChatConnection {
       timer = setTimeout(resolve, CLOSE_WAIT_MS);
       timer.unref();
     });
-    await Promise.race([this.client.disconnect().then(() => undefined, () => undefined), cap]);
+    await Promise.race([
+      this.client.disconnect().then(
+        () => undefined,
+        () => undefined,
+      ),
+      cap,
+    ]);
     clearTimeout(timer);
   }
 
@@ -320,7 +330,8 @@ export class TwitchChat extends EventEmitter implements ChatConnection {
    * chat line costs tmi.js's own parsing and one routing call (on `ws` or the built-in WebSocket).
    */
   private refreshRaw(): void {
-    const want = !this.closing && (this.joining || this.writing || this.outbox.unconfirmed().count > 0 || this.watch.probing);
+    const want =
+      !this.closing && (this.joining || this.writing || this.outbox.unconfirmed().count > 0 || this.watch.probing);
     if (want === this.rawAttached) return;
     this.rawAttached = want;
     if (want) this.client.on('raw_message', this.onRaw);
@@ -512,10 +523,13 @@ export class TwitchChat extends EventEmitter implements ChatConnection {
     const { oldestAt } = this.outbox.unconfirmed();
     if (this.current === 'connected' && oldestAt !== undefined && now.chat !== 'degraded') {
       const due = oldestAt + this.confirmTimeoutMs - this.clock.now();
-      this.healthTimer = this.clock.setTimeout(() => {
-        this.healthTimer = undefined;
-        this.updateHealth();
-      }, Math.max(0, due));
+      this.healthTimer = this.clock.setTimeout(
+        () => {
+          this.healthTimer = undefined;
+          this.updateHealth();
+        },
+        Math.max(0, due),
+      );
     }
   }
 }

@@ -57,10 +57,13 @@ export class ConfirmWatch {
     const { oldestAt } = this.o.outbox.unconfirmed();
     if (oldestAt === undefined) return;
     const due = oldestAt + this.o.timeoutMs - this.o.clock.now();
-    this.timer = this.o.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.check();
-    }, Math.max(0, due));
+    this.timer = this.o.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.check();
+      },
+      Math.max(0, due),
+    );
   }
 
   /** Stops watching until `resume()` (disconnected: the outbox re-queues the lines itself). */
@@ -94,7 +97,10 @@ export class ConfirmWatch {
     if (!this.active || oldestAt === undefined) return;
     if (this.o.clock.now() - oldestAt < this.o.timeoutMs) return this.arm();
     const log = this.o.logger;
-    log.warn({ waitedMs: this.o.clock.now() - oldestAt }, 'Twitch has not confirmed a chat line; checking the connection');
+    log.warn(
+      { waitedMs: this.o.clock.now() - oldestAt },
+      'Twitch has not confirmed a chat line; checking the connection',
+    );
     const token = `giftdrop-probe-${++this.probes}`;
     const deadline = this.o.clock.setTimeout(() => this.noPong(token), this.o.pongTimeoutMs);
     this.probe = { token, oldestAt, deadline };

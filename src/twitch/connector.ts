@@ -85,7 +85,10 @@ export async function connectChat(o: ConnectChatOptions): Promise<void> {
       onRetry: (err, attempt, wait) => {
         const e = err as TwitchConnectError | TwitchAuthUnavailableError;
         const reason = e.message;
-        log.warn({ attempt, nextInMs: wait, code: e.code }, `chat: could not connect to ${chan} (attempt ${attempt}: ${reason}); next attempt in ${formatWait(wait)}`);
+        log.warn(
+          { attempt, nextInMs: wait, code: e.code },
+          `chat: could not connect to ${chan} (attempt ${attempt}: ${reason}); next attempt in ${formatWait(wait)}`,
+        );
         o.onStatus?.({ attempt, state: 'retrying', reason, nextInMs: wait });
       },
     },
@@ -118,4 +121,3 @@ function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
     );
   });
 }
-

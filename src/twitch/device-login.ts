@@ -14,7 +14,13 @@
  */
 import type { Clock } from '../shared/clock.js';
 import { GiftdropError } from '../shared/errors.js';
-import { TwitchAuthUnavailableError, type DeviceStart, type RefreshedTokens, type TokenInfo, type TwitchAuthClient } from './auth.js';
+import {
+  TwitchAuthUnavailableError,
+  type DeviceStart,
+  type RefreshedTokens,
+  type TokenInfo,
+  type TwitchAuthClient,
+} from './auth.js';
 
 class DeviceLoginError extends GiftdropError {
   constructor(
@@ -70,7 +76,8 @@ export class DeviceLogin {
     let intervalMs = Math.max(1, this.start.interval) * 1000;
     for (;;) {
       await sleep(clock, intervalMs, signal);
-      if (clock.now() >= this.expiresAt) throw new DeviceLoginError('expired', 'the code expired before it was entered: start the login again');
+      if (clock.now() >= this.expiresAt)
+        throw new DeviceLoginError('expired', 'the code expired before it was entered: start the login again');
       let answer;
       try {
         answer = await auth.devicePoll(this.o.clientId, this.start.deviceCode, this.o.scopes, this.o.clientSecret);

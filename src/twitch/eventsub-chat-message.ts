@@ -48,7 +48,12 @@ function months(info: string | null | undefined): number {
 }
 
 /** The chatter's roles in this channel from the event's `badges` (see the module header). */
-function rolesOfBadges(badges: readonly { set_id: string; info?: string | null | undefined }[], chatterId: string, channelId: string, messageType?: string | null): ChatRoles {
+function rolesOfBadges(
+  badges: readonly { set_id: string; info?: string | null | undefined }[],
+  chatterId: string,
+  channelId: string,
+  messageType?: string | null,
+): ChatRoles {
   let broadcaster = chatterId === channelId;
   let moderator = false;
   let vip = false;
@@ -70,7 +75,12 @@ function rolesOfBadges(badges: readonly { set_id: string; info?: string | null |
  * The ChatMessage of one `channel.chat.message` event, or why it is refused. `receivedAt`: when
  * the bot read it; `at`: the notification's `message_timestamp`, when sent.
  */
-export function chatMessageOfEvent(event: unknown, ctx: ChatEventContext, receivedAt: number, at?: string): ChatMessage | string {
+export function chatMessageOfEvent(
+  event: unknown,
+  ctx: ChatEventContext,
+  receivedAt: number,
+  at?: string,
+): ChatMessage | string {
   const r = eventSchema.safeParse(event);
   if (!r.success) return `not a channel.chat.message event (${r.error.issues[0]?.path.join('.') || 'shape'})`;
   const e = r.data;

@@ -130,9 +130,16 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
     this.botLogin = o.username.toLowerCase();
     this.log = o.logger.child({ module: 'twitch.eventsub-chat' });
     const endpoint: ChatMessageEndpoint = {
-      send: (text) => (this.endpoint ? this.endpoint.send(text) : Promise.reject(new NotSentError('chat is not connected yet'))),
+      send: (text) =>
+        this.endpoint ? this.endpoint.send(text) : Promise.reject(new NotSentError('chat is not connected yet')),
     };
-    this.sender = new ApiChatSender({ channel: this.channelLogin, endpoint, clock: o.clock, logger: o.logger, ...(o.outbox ? { limits: o.outbox } : {}) });
+    this.sender = new ApiChatSender({
+      channel: this.channelLogin,
+      endpoint,
+      clock: o.clock,
+      logger: o.logger,
+      ...(o.outbox ? { limits: o.outbox } : {}),
+    });
     this.sender.on('sent', (text: string) => this.emit('sent', text));
     this.sender.on('notice', (code: string, message: string) => this.emit('notice', code, message));
     this.sender.on('health', () => this.updateHealth());
@@ -180,7 +187,10 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
   async connect(): Promise<void> {
     if (this.current !== 'disconnected') throw new TwitchConnectError(`already ${this.current}`);
     const links = this.links;
-    if (!links) throw new TwitchConnectError('chat over EventSub needs the Twitch API and the EventSub client (TWITCH_CLIENT_ID)');
+    if (!links)
+      throw new TwitchConnectError(
+        'chat over EventSub needs the Twitch API and the EventSub client (TWITCH_CLIENT_ID)',
+      );
     this.setState('connecting');
     try {
       const ids = (this.ids ??= await this.identify(links));
@@ -210,7 +220,9 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
       return await links.identify();
     } catch (err) {
       if (err instanceof GiftdropError) throw err;
-      throw new TwitchConnectError(`could not look the channel up on the Twitch API: ${(err as Error).message}`, { cause: err });
+      throw new TwitchConnectError(`could not look the channel up on the Twitch API: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 
@@ -221,10 +233,19 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
       const timer = this.o.clock.setTimeout(() => {
         if (settled) return;
         settled = true;
-        reject(new TwitchConnectError(`EventSub did not deliver the channel's chat within ${Math.round((this.o.connectTimeoutMs ?? 15_000) / 1000)} s (${links.events.health().reason ?? 'no subscription yet'})`));
+        reject(
+          new TwitchConnectError(
+            `EventSub did not deliver the channel's chat within ${Math.round((this.o.connectTimeoutMs ?? 15_000) / 1000)} s (${links.events.health().reason ?? 'no subscription yet'})`,
+          ),
+        );
       }, this.o.connectTimeoutMs ?? 15_000);
       const chat = links.events.register(
-        { type: 'channel.chat.message', version: '1', condition: { broadcaster_user_id: ids.channelId, user_id: ids.botUserId }, account: 'bot' },
+        {
+          type: 'channel.chat.message',
+          version: '1',
+          condition: { broadcaster_user_id: ids.channelId, user_id: ids.botUserId },
+          account: 'bot',
+        },
         {
           onEvent: (event, meta) => this.onChatEvent(event, meta),
           onSubscribed: (info) => {
@@ -233,7 +254,10 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
               timer.cancel();
               resolve();
             } else if (info.gap && !info.gap.first) {
-              this.log.warn({ since: new Date(info.gap.since).toISOString() }, 'chat over EventSub is back; what was said while the connection was down was not received (EventSub does not replay it)');
+              this.log.warn(
+                { since: new Date(info.gap.since).toISOString() },
+                'chat over EventSub is back; what was said while the connection was down was not received (EventSub does not replay it)',
+              );
             }
           },
           onRefused: (problem) => {
@@ -260,7 +284,14 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
           this.registrations.push(
             links.events.register(
               { type, version: '1', condition: { broadcaster_user_id: ids.channelId }, account: 'bot' },
-              { onEvent: (event) => this.onSharedChatEvent(event), onRefused: (problem) => this.log.debug({ type, problem }, 'Shared Chat session events unavailable; partner channels are looked up instead') },
+              {
+                onEvent: (event) => this.onSharedChatEvent(event),
+                onRefused: (problem) =>
+                  this.log.debug(
+                    { type, problem },
+                    'Shared Chat session events unavailable; partner channels are looked up instead',
+                  ),
+              },
             ),
           );
         }
@@ -316,7 +347,8 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
       this.stateTimer = undefined;
       if (this.current === 'disconnected' && this.registrations.length === 0) return;
       const h = this.links?.events.health() ?? { state: 'disconnected' as const };
-      const next: ChatConnectionState = h.state === 'connected' ? 'connected' : h.state === 'connecting' ? 'connecting' : 'disconnected';
+      const next: ChatConnectionState =
+        h.state === 'connected' ? 'connected' : h.state === 'connecting' ? 'connecting' : 'disconnected';
       if (next !== this.current) {
         if (next !== 'connected') this.log.warn({ reason: h.reason }, `chat over EventSub is ${next}`);
         this.setState(next);
@@ -327,7 +359,11 @@ export class EventSubChat extends EventEmitter implements ChatConnection {
 
   private async unregisterAll(): Promise<void> {
     const regs = this.registrations.splice(0);
-    await Promise.all(regs.map((r) => r.unregister().catch((err: unknown) => this.log.debug({ err }, 'could not remove an EventSub subscription'))));
+    await Promise.all(
+      regs.map((r) =>
+        r.unregister().catch((err: unknown) => this.log.debug({ err }, 'could not remove an EventSub subscription')),
+      ),
+    );
   }
 
   private setState(state: ChatConnectionState): void {

@@ -55,7 +55,8 @@ export class HelixBucket {
     const reset = Number(one(headers['ratelimit-reset']));
     const limit = Number(one(headers['ratelimit-limit']));
     if (Number.isFinite(limit) && limit > 0) this.limit = limit;
-    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined) this.remaining = remaining - pending;
+    if (Number.isFinite(remaining) && one(headers['ratelimit-remaining']) !== undefined)
+      this.remaining = remaining - pending;
     if (Number.isFinite(reset) && reset > 0) this.resetAt = reset * 1000;
     // Ratelimit-Reset is when the bucket is full again: the missing points come back evenly until then.
     const missing = this.limit !== undefined && Number.isFinite(remaining) ? this.limit - remaining : undefined;

@@ -32,7 +32,11 @@ export class HelixError extends GiftdropError {
   readonly retryable: boolean;
   /** Twitch's own `message` in the error body, when it sent one (what callers match on, e.g. "websocket transports limit exceeded"). */
   readonly twitchMessage: string | undefined;
-  constructor(code: string, message: string, o: { status?: number; retryable: boolean; cause?: unknown; twitchMessage?: string | undefined }) {
+  constructor(
+    code: string,
+    message: string,
+    o: { status?: number; retryable: boolean; cause?: unknown; twitchMessage?: string | undefined },
+  ) {
     super(code, message, o.cause !== undefined ? { cause: o.cause } : undefined);
     this.status = o.status;
     this.retryable = o.retryable;
@@ -49,7 +53,12 @@ export interface HelixTokenSource {
   refresh(reason: string): Promise<void>;
 }
 
-const UserSchema = z.object({ id: z.string(), login: z.string(), display_name: z.string().optional(), created_at: z.string() });
+const UserSchema = z.object({
+  id: z.string(),
+  login: z.string(),
+  display_name: z.string().optional(),
+  created_at: z.string(),
+});
 const UsersSchema = z.object({ data: z.array(UserSchema) });
 const StreamSchema = z.object({
   id: z.string(),
@@ -65,7 +74,11 @@ const FollowersSchema = z.object({
   total: z.number().int().nonnegative(),
   data: z.array(z.object({ user_id: z.string(), user_login: z.string().optional(), followed_at: z.string() })),
 });
-const HelixErrorBody = z.object({ error: z.string().optional(), status: z.number().optional(), message: z.string().optional() });
+const HelixErrorBody = z.object({
+  error: z.string().optional(),
+  status: z.number().optional(),
+  message: z.string().optional(),
+});
 
 export interface HelixUser {
   id: string;
@@ -170,7 +183,11 @@ export class HelixClient {
 
   /** `GET /streams?user_id=..`: the live stream of that broadcaster, or undefined when offline. */
   async stream(userId: string): Promise<HelixStream | undefined> {
-    const body = this.parse(StreamsSchema, await this.get('/streams', new URLSearchParams({ user_id: userId, type: 'live' })), '/streams');
+    const body = this.parse(
+      StreamsSchema,
+      await this.get('/streams', new URLSearchParams({ user_id: userId, type: 'live' })),
+      '/streams',
+    );
     const s = body.data.find((d) => d.user_id === userId && d.type === 'live');
     if (!s) return undefined;
     return {
@@ -196,7 +213,10 @@ export class HelixClient {
 
   private parse<T>(schema: z.ZodType<T>, body: unknown, path: string, method: HelixMethod = 'GET'): T {
     const r = schema.safeParse(body);
-    if (!r.success) throw new HelixError('TWITCH_API_BAD_BODY', `Twitch API answered an unexpected body (${method} ${path})`, { retryable: false });
+    if (!r.success)
+      throw new HelixError('TWITCH_API_BAD_BODY', `Twitch API answered an unexpected body (${method} ${path})`, {
+        retryable: false,
+      });
     return r.data;
   }
 
@@ -250,7 +270,14 @@ export class HelixClient {
    *   a 5xx) is never sent again but thrown at once (TWITCH_API_UNAVAILABLE, the network error as its
    *   cause); the repeats after a 401 refresh or a 429 wait stay (Twitch certainly did not act).
    */
-  private async call(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, until?: number, once = false): Promise<unknown> {
+  private async call(
+    method: HelixMethod,
+    path: string,
+    query: URLSearchParams,
+    payload: unknown,
+    until?: number,
+    once = false,
+  ): Promise<unknown> {
     const what = `${method} ${path}`;
     const own = this.clock.now() + (this.o.deadlineMs ?? 20_000);
     const deadline = until !== undefined ? Math.min(own, until) : own;
@@ -263,7 +290,11 @@ export class HelixClient {
       if (!slotted && this.bucket.exhausted(this.clock.now())) {
         const wait = this.bucket.reserve(this.clock.now(), left());
         if (wait === undefined)
-          throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached; resets after the deadline (${what})`, { status: 429, retryable: true });
+          throw new HelixError(
+            'TWITCH_API_RATE_LIMITED',
+            `Twitch API rate limit reached; resets after the deadline (${what})`,
+            { status: 429, retryable: true },
+          );
         this.log.debug({ path, waitMs: wait }, 'Helix rate limit: waiting for a point');
         await this.sleep(wait);
       }
@@ -277,7 +308,11 @@ export class HelixClient {
         const delay = once ? undefined : this.retryDelay(++failures, left());
         if (delay === undefined) {
           const code = (err as { code?: string }).code ?? (err as Error).name;
-          throw new HelixError('TWITCH_API_UNAVAILABLE', `could not reach the Twitch API at ${this.apiUrl} (${code}) (${what})`, { retryable: true, cause: err });
+          throw new HelixError(
+            'TWITCH_API_UNAVAILABLE',
+            `could not reach the Twitch API at ${this.apiUrl} (${code}) (${what})`,
+            { retryable: true, cause: err },
+          );
         }
         await this.sleep(delay);
         continue;
@@ -293,7 +328,11 @@ export class HelixClient {
       if (status === 429 && this.bucket.counted() !== undefined && !this.bucket.exhausted(this.clock.now())) {
         // Points are left, so this 429 is another limit (EventSub's "websocket transports limit
         // exceeded", a subscription cost): waiting for a point cannot help, the caller decides.
-        throw new HelixError('TWITCH_API_LIMIT', `Twitch API refused: ${message ?? 'too many requests'} (${what})`, { status, retryable: false, twitchMessage: message });
+        throw new HelixError('TWITCH_API_LIMIT', `Twitch API refused: ${message ?? 'too many requests'} (${what})`, {
+          status,
+          retryable: false,
+          twitchMessage: message,
+        });
       }
       if (status === 429) {
         const wait = limited < 3 ? this.bucket.reserve(this.clock.now(), left()) : undefined;
@@ -303,7 +342,11 @@ export class HelixClient {
           slotted = true;
           continue;
         }
-        throw new HelixError('TWITCH_API_RATE_LIMITED', `Twitch API rate limit reached${message ? ` (${message})` : ''} (${what})`, { status, retryable: true });
+        throw new HelixError(
+          'TWITCH_API_RATE_LIMITED',
+          `Twitch API rate limit reached${message ? ` (${message})` : ''} (${what})`,
+          { status, retryable: true },
+        );
       }
       if (status >= 500) {
         const delay = once ? undefined : this.retryDelay(++failures, left());
@@ -311,11 +354,22 @@ export class HelixClient {
           await this.sleep(delay);
           continue;
         }
-        throw new HelixError('TWITCH_API_UNAVAILABLE', `Twitch API answered HTTP ${status} (${what})`, { status, retryable: true });
+        throw new HelixError('TWITCH_API_UNAVAILABLE', `Twitch API answered HTTP ${status} (${what})`, {
+          status,
+          retryable: true,
+        });
       }
       if (status === 401)
-        throw new HelixError('TWITCH_API_AUTH', `Twitch API refused ${this.o.tokenName ?? 'TWITCH_TOKEN'}${message ? ` (${message})` : ''} (${what}); check ${this.o.tokenName ?? 'TWITCH_TOKEN'} and TWITCH_CLIENT_ID`, { status, retryable: false, twitchMessage: message });
-      throw new HelixError(`TWITCH_API_${status}`, `Twitch API answered HTTP ${status}${message ? ` (${message})` : ''} (${what})`, { status, retryable: false, twitchMessage: message });
+        throw new HelixError(
+          'TWITCH_API_AUTH',
+          `Twitch API refused ${this.o.tokenName ?? 'TWITCH_TOKEN'}${message ? ` (${message})` : ''} (${what}); check ${this.o.tokenName ?? 'TWITCH_TOKEN'} and TWITCH_CLIENT_ID`,
+          { status, retryable: false, twitchMessage: message },
+        );
+      throw new HelixError(
+        `TWITCH_API_${status}`,
+        `Twitch API answered HTTP ${status}${message ? ` (${message})` : ''} (${what})`,
+        { status, retryable: false, twitchMessage: message },
+      );
     }
   }
 
@@ -324,7 +378,14 @@ export class HelixClient {
     let timer: TimerHandle | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = this.clock.setTimeout(
-        () => reject(new HelixError('TWITCH_API_UNAVAILABLE', `the token refresh did not finish within the call's deadline (${what})`, { retryable: true })),
+        () =>
+          reject(
+            new HelixError(
+              'TWITCH_API_UNAVAILABLE',
+              `the token refresh did not finish within the call's deadline (${what})`,
+              { retryable: true },
+            ),
+          ),
         Math.max(0, leftMs),
       );
     });
@@ -336,7 +397,13 @@ export class HelixClient {
   }
 
   /** One request; it is aborted (on the clock) after `timeoutMs` or when the call's deadline comes, whichever is first. */
-  private async send(method: HelixMethod, path: string, query: URLSearchParams, payload: unknown, leftMs: number): Promise<{ status: number; body: unknown }> {
+  private async send(
+    method: HelixMethod,
+    path: string,
+    query: URLSearchParams,
+    payload: unknown,
+    leftMs: number,
+  ): Promise<{ status: number; body: unknown }> {
     const timeout = Math.min(this.o.timeoutMs ?? 10_000, leftMs);
     if (timeout <= 0) throw Object.assign(new Error('deadline reached'), { code: 'DEADLINE' });
     this.requests++;
@@ -367,7 +434,8 @@ export class HelixClient {
       this.bucket.read(res.headers, this.inflight - 1, this.clock.now());
       return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) };
     } catch (err) {
-      if (ac.signal.aborted) throw Object.assign(new Error(`no answer within ${timeout} ms`, { cause: err }), { code: 'TIMEOUT' });
+      if (ac.signal.aborted)
+        throw Object.assign(new Error(`no answer within ${timeout} ms`, { cause: err }), { code: 'TIMEOUT' });
       throw err;
     } finally {
       this.inflight--;

@@ -32,9 +32,17 @@ export interface TwitchLoginsOptions {
   clock: Clock;
   registerSecret: (value: string) => void;
   /** The bot from the environment (TWITCH_TOKEN...), when set: it wins over a saved login. */
-  envBot?: { username: string; token: string; refresh?: { refreshToken: string; clientId: string; clientSecret: string } };
+  envBot?: {
+    username: string;
+    token: string;
+    refresh?: { refreshToken: string; clientId: string; clientSecret: string };
+  };
   /** The broadcaster from the environment (TWITCH_BROADCASTER_TOKEN...), when a caller reads one. */
-  envBroadcaster?: { login: string; token: string; refresh?: { refreshToken: string; clientId: string; clientSecret: string } };
+  envBroadcaster?: {
+    login: string;
+    token: string;
+    refresh?: { refreshToken: string; clientId: string; clientSecret: string };
+  };
   /** The setup page's saved logins (absent: none). */
   store?: LoginStore;
   /** TWITCH_CLIENT_ID / TWITCH_CLIENT_SECRET: the secret is sent with a saved login issued to that client. */
@@ -45,7 +53,10 @@ export interface TwitchLoginsOptions {
   botScopes?: readonly string[];
 }
 
-const ROLE_WORDS: Record<TwitchRole, string> = { bot: "the bot's Twitch login", broadcaster: "the broadcaster's Twitch login" };
+const ROLE_WORDS: Record<TwitchRole, string> = {
+  bot: "the bot's Twitch login",
+  broadcaster: "the broadcaster's Twitch login",
+};
 
 /** The fix for a saved login Twitch ended or refused. */
 function savedLoginFix(role: TwitchRole): string {
@@ -57,12 +68,40 @@ export class TwitchLogins {
 
   constructor(private readonly o: TwitchLoginsOptions) {
     if (o.envBot) {
-      this.add('bot', 'env', o.envBot.username, new ChatToken({ auth: o.auth, username: o.envBot.username, token: o.envBot.token, ...(o.envBot.refresh ? { refresh: o.envBot.refresh } : {}), ...(o.botScopes ? { requiredScopes: o.botScopes } : {}), ...this.common() }));
+      this.add(
+        'bot',
+        'env',
+        o.envBot.username,
+        new ChatToken({
+          auth: o.auth,
+          username: o.envBot.username,
+          token: o.envBot.token,
+          ...(o.envBot.refresh ? { refresh: o.envBot.refresh } : {}),
+          ...(o.botScopes ? { requiredScopes: o.botScopes } : {}),
+          ...this.common(),
+        }),
+      );
     } else this.fromStore('bot');
     if (o.envBroadcaster) {
       const b = o.envBroadcaster;
-      const wording: TokenWording = { name: 'TWITCH_BROADCASTER_TOKEN', fix: 'put a new token of the broadcaster in TWITCH_BROADCASTER_TOKEN (or set TWITCH_BROADCASTER_REFRESH_TOKEN)' };
-      this.add('broadcaster', 'env', b.login, new ChatToken({ auth: o.auth, username: b.login, token: b.token, ...(b.refresh ? { refresh: b.refresh } : {}), requiredScopes: [], wording, ...this.common() }));
+      const wording: TokenWording = {
+        name: 'TWITCH_BROADCASTER_TOKEN',
+        fix: 'put a new token of the broadcaster in TWITCH_BROADCASTER_TOKEN (or set TWITCH_BROADCASTER_REFRESH_TOKEN)',
+      };
+      this.add(
+        'broadcaster',
+        'env',
+        b.login,
+        new ChatToken({
+          auth: o.auth,
+          username: b.login,
+          token: b.token,
+          ...(b.refresh ? { refresh: b.refresh } : {}),
+          requiredScopes: [],
+          wording,
+          ...this.common(),
+        }),
+      );
     } else this.fromStore('broadcaster');
   }
 
@@ -142,7 +181,11 @@ export class TwitchLogins {
       auth: this.o.auth,
       username: saved.login,
       token: saved.accessToken,
-      refresh: { refreshToken: saved.refreshToken, clientId: saved.clientId, ...(secret ? { clientSecret: secret } : {}) },
+      refresh: {
+        refreshToken: saved.refreshToken,
+        clientId: saved.clientId,
+        ...(secret ? { clientSecret: secret } : {}),
+      },
       persist,
       expiresAt: saved.expiresAt,
       requiredScopes: role === 'bot' ? (this.o.botScopes ?? CHAT_SCOPES.irc) : [],

@@ -120,7 +120,10 @@ export class Outbox extends EventEmitter {
       const back = this.awaiting.splice(0);
       this.queue.requeueFront(back.map((a) => a.entry));
       this.counters.requeued += back.length;
-      this.log.info({ channel: this.channel, lines: back.length }, 'chat lines not confirmed by Twitch before the disconnect; re-queued for after the reconnect');
+      this.log.info(
+        { channel: this.channel, lines: back.length },
+        'chat lines not confirmed by Twitch before the disconnect; re-queued for after the reconnect',
+      );
     }
     this.trim();
   }
@@ -152,7 +155,10 @@ export class Outbox extends EventEmitter {
     const done = this.awaiting.shift();
     if (!done) return false;
     this.drop(done.entry, 'uncertain', 'no answer from the chat server');
-    this.log.warn({ channel: this.channel }, 'chat line never confirmed by Twitch although the connection answers; not resent');
+    this.log.warn(
+      { channel: this.channel },
+      'chat line never confirmed by Twitch although the connection answers; not resent',
+    );
     this.notifyIdle();
     this.pump();
     return true;
@@ -175,7 +181,12 @@ export class Outbox extends EventEmitter {
   }
 
   stats(): OutboxStats {
-    return { queued: this.pending(), unconfirmed: this.awaiting.length, writing: this.inflight ? 1 : 0, ...this.counters };
+    return {
+      queued: this.pending(),
+      unconfirmed: this.awaiting.length,
+      writing: this.inflight ? 1 : 0,
+      ...this.counters,
+    };
   }
 
   /** Resolves when nothing is queued or being written. */
@@ -354,7 +365,8 @@ export class Outbox extends EventEmitter {
 
   private drop(entry: Entry, reason: DropReason, detail?: string): void {
     this.counters.dropped++;
-    if (reason === 'stale') this.log.debug({ channel: this.channel, priority: entry.priority }, 'stale chat line dropped');
+    if (reason === 'stale')
+      this.log.debug({ channel: this.channel, priority: entry.priority }, 'stale chat line dropped');
     this.emit('dropped', entry.text, reason, detail);
   }
 
@@ -365,7 +377,13 @@ export class Outbox extends EventEmitter {
     if (dropped === 0) return;
     this.counters.overflow += dropped;
     this.log.warn(
-      { channel: this.channel, dropped, droppedSoFar: this.counters.overflow, kept: this.pending(), max: this.limits.maxQueued },
+      {
+        channel: this.channel,
+        dropped,
+        droppedSoFar: this.counters.overflow,
+        kept: this.pending(),
+        max: this.limits.maxQueued,
+      },
       `chat outbox full while disconnected: dropped ${dropped} low-priority line(s) (${this.counters.overflow} so far); winner announcements are kept`,
     );
   }

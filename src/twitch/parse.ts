@@ -79,7 +79,15 @@ export class TagsMessage implements ChatMessage {
   readonly #tags: TmiTags;
   #roles: ChatRoles | undefined;
 
-  private constructor(channel: string, tags: TmiTags, userId: string, login: string, text: string, receivedAt: number, self: boolean) {
+  private constructor(
+    channel: string,
+    tags: TmiTags,
+    userId: string,
+    login: string,
+    text: string,
+    receivedAt: number,
+    self: boolean,
+  ) {
     this.channel = channel;
     this.userId = userId;
     this.login = login;
@@ -172,7 +180,9 @@ function rolesOf(tags: TmiTags, userId: string): ChatRoles {
   const roomId = str(tags['room-id']);
   const subscriber =
     flag(tags.subscriber) || (badges != null && (badges.subscriber !== undefined || badges.founder !== undefined));
-  const badgeInfo = subscriber ? ((tags['badge-info'] ?? undefined) as Record<string, string | undefined> | undefined | null) : undefined;
+  const badgeInfo = subscriber
+    ? ((tags['badge-info'] ?? undefined) as Record<string, string | undefined> | undefined | null)
+    : undefined;
   return {
     broadcaster: (badges != null && badges.broadcaster !== undefined) || (roomId !== undefined && roomId === userId),
     moderator: flag(tags.mod) || (badges != null && badges.moderator !== undefined),
@@ -211,7 +221,13 @@ export function plainMessage(m: ChatMessage): ChatMessage {
  * when there is no `room-id` tag (the property is always present, so every message has the same
  * shape).
  */
-export function chatMessageOf(channel: string, tags: TmiTags, text: string, self: boolean, receivedAt: number): ChatMessage | string {
+export function chatMessageOf(
+  channel: string,
+  tags: TmiTags,
+  text: string,
+  self: boolean,
+  receivedAt: number,
+): ChatMessage | string {
   const m = TagsMessage.of(channel, tags, text, self, receivedAt);
   return typeof m === 'string' ? m : plainMessage(m);
 }

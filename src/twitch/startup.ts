@@ -47,7 +47,12 @@ export function hasBotLogin(config: Config, store: LoginStore | undefined): bool
   return Boolean(config.twitch.token) || store?.get('bot') !== undefined;
 }
 
-export function startTwitchAuth(config: Config, logger: Logger, clock: Clock, o: TwitchStartupOptions = {}): TwitchAuthStartup {
+export function startTwitchAuth(
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+  o: TwitchStartupOptions = {},
+): TwitchAuthStartup {
   const t = config.twitch;
   const auth = new TwitchAuthClient({ authUrl: t.authUrl ?? defaultTwitchAuthUrl(t.ircUrl) });
   const logins = new TwitchLogins({
@@ -60,12 +65,17 @@ export function startTwitchAuth(config: Config, logger: Logger, clock: Clock, o:
           envBot: {
             username: t.username ?? '',
             token: t.token,
-            ...(t.refreshToken && t.clientId && t.clientSecret ? { refresh: { refreshToken: t.refreshToken, clientId: t.clientId, clientSecret: t.clientSecret } } : {}),
+            ...(t.refreshToken && t.clientId && t.clientSecret
+              ? { refresh: { refreshToken: t.refreshToken, clientId: t.clientId, clientSecret: t.clientSecret } }
+              : {}),
           },
         }
       : {}),
     ...(o.store ? { store: o.store } : {}),
-    confidential: { ...(t.clientId ? { clientId: t.clientId } : {}), ...(t.clientSecret ? { clientSecret: t.clientSecret } : {}) },
+    confidential: {
+      ...(t.clientId ? { clientId: t.clientId } : {}),
+      ...(t.clientSecret ? { clientSecret: t.clientSecret } : {}),
+    },
     ...(o.onRevoked ? { onRevoked: o.onRevoked } : {}),
     ...(o.botScopes ? { botScopes: o.botScopes } : {}),
   });

@@ -117,7 +117,8 @@ export class StreamWatch {
         : 'Auto mode keeps your choice until the stream goes live, then follows the stream again.';
     }
     if (this.seen === 'live') return `Auto mode: the stream is live; it sets offline ${grace} s after the stream ends.`;
-    if (this.seen === 'offline' && this.shop === 'started') return `Auto mode: the stream is offline; it sets offline within ${grace} s.`;
+    if (this.seen === 'offline' && this.shop === 'started')
+      return `Auto mode: the stream is offline; it sets offline within ${grace} s.`;
     return 'Auto mode: it sets LIVE when the stream goes live.';
   }
 
@@ -141,8 +142,13 @@ export class StreamWatch {
     } catch (err) {
       if (!this.helixDown) {
         this.helixDown = true;
-        this.log.warn({ err }, `Twitch API unavailable: Fourthwall streaming status left unchanged (${(err as Error).message})`);
-        this.deps.warn('⚠️ Cannot reach the Twitch API: the shop\'s streaming status stays as it is. Mods can set it with !stream live / offline.');
+        this.log.warn(
+          { err },
+          `Twitch API unavailable: Fourthwall streaming status left unchanged (${(err as Error).message})`,
+        );
+        this.deps.warn(
+          "⚠️ Cannot reach the Twitch API: the shop's streaming status stays as it is. Mods can set it with !stream live / offline.",
+        );
       }
       return;
     }
@@ -157,7 +163,12 @@ export class StreamWatch {
     if (this.shop === 'unknown') {
       try {
         const s = await this.deps.status();
-        this.shop = s.status === 'ONLINE' && (s.broadcasterLogin ?? b.login).toLowerCase() === b.login.toLowerCase() ? 'started' : s.status === 'ONLINE' ? 'unknown' : 'ended';
+        this.shop =
+          s.status === 'ONLINE' && (s.broadcasterLogin ?? b.login).toLowerCase() === b.login.toLowerCase()
+            ? 'started'
+            : s.status === 'ONLINE'
+              ? 'unknown'
+              : 'ended';
       } catch (err) {
         this.log.warn({ err }, 'could not read the Fourthwall streaming status; will try again');
         return;
@@ -168,7 +179,11 @@ export class StreamWatch {
       this.offlineSince = undefined;
       if (this.shop !== 'started') {
         const thumbnailUrl = fillThumbnail(live.thumbnailTemplate);
-        if (await this.call('start', () => this.deps.start({ broadcasterId: b.id, broadcasterLogin: b.login, thumbnailUrl }))) {
+        if (
+          await this.call('start', () =>
+            this.deps.start({ broadcasterId: b.id, broadcasterLogin: b.login, thumbnailUrl }),
+          )
+        ) {
           this.shop = 'started';
           this.deps.announce?.('The stream is live: Fourthwall now shows it as LIVE, gifting is open in the shop.');
         }
@@ -191,14 +206,24 @@ export class StreamWatch {
       this.sent[kind]++;
       await fn();
     } catch (err) {
-      this.log.warn({ err, kind }, `could not set Fourthwall streaming ${kind === 'start' ? 'started' : 'ended'}; trying again on the next poll`);
+      this.log.warn(
+        { err, kind },
+        `could not set Fourthwall streaming ${kind === 'start' ? 'started' : 'ended'}; trying again on the next poll`,
+      );
       if (this.failing.has(kind)) return false; // said once per failure streak
       this.failing.add(kind);
-      this.deps.warn(`⚠️ Could not tell Fourthwall the stream ${kind === 'start' ? 'is live' : 'ended'} (${(err as Error).message}); trying again shortly.`);
+      this.deps.warn(
+        `⚠️ Could not tell Fourthwall the stream ${kind === 'start' ? 'is live' : 'ended'} (${(err as Error).message}); trying again shortly.`,
+      );
       return false;
     }
     this.failing.delete(kind);
-    this.log.info({ kind }, kind === 'start' ? 'the stream is live: Fourthwall streaming started' : 'the stream ended: Fourthwall streaming ended');
+    this.log.info(
+      { kind },
+      kind === 'start'
+        ? 'the stream is live: Fourthwall streaming started'
+        : 'the stream ended: Fourthwall streaming ended',
+    );
     return true;
   }
 }

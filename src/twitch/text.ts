@@ -34,7 +34,10 @@ function safeCut(text: string, max: number): number {
  */
 export function splitText(text: string, max = 500): string[] {
   if (max < 2) throw new RangeError('max must be at least 2');
-  let rest = text.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, '').trim();
+  let rest = text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(CONTROL, '')
+    .trim();
   const out: string[] = [];
   while (rest.length > 0) {
     // neutralise() adds one character in front of a command-looking line: keep room for it.
@@ -63,7 +66,14 @@ export function packList(prefix: string, items: readonly string[], max = 500, se
   // One character is kept for neutralise() in case a line would start with a chat command.
   const room = max - head.length - 1;
   if (room < 16) throw new RangeError(`prefix too long to pack a list into ${max}-character lines`);
-  const clean = items.map((i) => i.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, '').trim()).filter((i) => i.length > 0);
+  const clean = items
+    .map((i) =>
+      i
+        .replace(/[\r\n\t]+/g, ' ')
+        .replace(CONTROL, '')
+        .trim(),
+    )
+    .filter((i) => i.length > 0);
   const out: string[] = [];
   let current: string[] = [];
   let used = 0;

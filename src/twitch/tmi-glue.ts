@@ -58,7 +58,15 @@ export interface TextLog {
   error(msg: string): void;
 }
 
-function tmiLogger(log: TextLog): { trace(m: string): void; debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void; fatal(m: string): void; setLevel(): void } {
+function tmiLogger(log: TextLog): {
+  trace(m: string): void;
+  debug(m: string): void;
+  info(m: string): void;
+  warn(m: string): void;
+  error(m: string): void;
+  fatal(m: string): void;
+  setLevel(): void;
+} {
   const text = (m: unknown) => (typeof m === 'string' ? m : m instanceof Error ? m.message : String(m));
   return {
     trace: (m) => log.trace(text(m)),

@@ -29,7 +29,13 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '../logging/index.js';
 import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { CHAT_SCOPES } from './scopes.js';
-import { TwitchAuthUnavailableError, TwitchTokenError, type RefreshedTokens, type TwitchAuthClient, type TokenInfo } from './auth.js';
+import {
+  TwitchAuthUnavailableError,
+  TwitchTokenError,
+  type RefreshedTokens,
+  type TwitchAuthClient,
+  type TokenInfo,
+} from './auth.js';
 
 /** The bot's chat over IRC (the default transport); scopes.ts is their one home. */
 const REQUIRED_CHAT_SCOPES = CHAT_SCOPES.irc;
@@ -185,7 +191,9 @@ export class ChatToken extends EventEmitter {
       throw new TwitchTokenError(
         'TWITCH_TOKEN_SCOPES',
         `${name} lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')} (it has: ${v.scopes.join(' ') || 'none'}). ` +
-          (this.wording === ENV_WORDING ? `Generate a new token with ${this.requiredScopes.join(' ')}.` : this.wording.fix),
+          (this.wording === ENV_WORDING
+            ? `Generate a new token with ${this.requiredScopes.join(' ')}.`
+            : this.wording.fix),
       );
     }
     this.log.info(
@@ -199,7 +207,13 @@ export class ChatToken extends EventEmitter {
       );
     }
     this.schedule(v.expiresIn);
-    this.info = { clientId: v.clientId, login: v.login, userId: v.userId, scopes: [...v.scopes], expiresIn: v.expiresIn };
+    this.info = {
+      clientId: v.clientId,
+      login: v.login,
+      userId: v.userId,
+      scopes: [...v.scopes],
+      expiresIn: v.expiresIn,
+    };
     return v;
   }
 
@@ -297,7 +311,10 @@ export class ChatToken extends EventEmitter {
       this.refresh('before expiry').catch((err: unknown) => {
         if (this.stopped) return;
         if (err instanceof TwitchAuthUnavailableError) {
-          this.log.warn({ code: err.code }, `could not refresh ${this.wording.name} before expiry (${err.message}); trying again in ${Math.round(this.retryMs / 1000)} s`);
+          this.log.warn(
+            { code: err.code },
+            `could not refresh ${this.wording.name} before expiry (${err.message}); trying again in ${Math.round(this.retryMs / 1000)} s`,
+          );
           this.refreshIn(this.retryMs);
         } else if (!this.revokedBy) {
           this.log.error({ code: (err as { code?: string }).code }, (err as Error).message);

@@ -50,7 +50,13 @@ export class TwitchViewerLogin {
   }
 
   authorizeUrl(state: string, redirectUri: string): string {
-    const q = new URLSearchParams({ response_type: 'code', client_id: this.o.clientId, redirect_uri: redirectUri, scope: '', state });
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: this.o.clientId,
+      redirect_uri: redirectUri,
+      scope: '',
+      state,
+    });
     return `${this.authUrl}/authorize?${q.toString()}`;
   }
 
@@ -63,14 +69,24 @@ export class TwitchViewerLogin {
     }
   }
 
-  private async call(url: string, init: { method: string; headers: Record<string, string>; body?: string }, step: string) {
+  private async call(
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string },
+    step: string,
+  ) {
     const { request } = await undici();
     const timeout = this.o.timeoutMs ?? 10_000;
     try {
       const res = await request(url, { ...init, headersTimeout: timeout, bodyTimeout: timeout });
-      return { status: res.statusCode, body: jsonOrUndefined(await res.body.text()) as Record<string, unknown> | undefined };
+      return {
+        status: res.statusCode,
+        body: jsonOrUndefined(await res.body.text()) as Record<string, unknown> | undefined,
+      };
     } catch (err) {
-      throw new ViewerLoginError(`could not reach Twitch (${step}): ${(err as { code?: string }).code ?? (err as Error).name}`, { cause: err });
+      throw new ViewerLoginError(
+        `could not reach Twitch (${step}): ${(err as { code?: string }).code ?? (err as Error).name}`,
+        { cause: err },
+      );
     }
   }
 
@@ -84,25 +100,38 @@ export class TwitchViewerLogin {
     });
     const { status, body } = await this.call(
       `${this.authUrl}/token`,
-      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form.toString(),
+      },
       'token',
     );
     const token = body?.['access_token'];
     if (status !== 200 || typeof token !== 'string' || !token)
-      throw new ViewerLoginError(`Twitch refused the login code (HTTP ${status}${typeof body?.['message'] === 'string' ? `: ${body['message']}` : ''})`);
+      throw new ViewerLoginError(
+        `Twitch refused the login code (HTTP ${status}${typeof body?.['message'] === 'string' ? `: ${body['message']}` : ''})`,
+      );
     return token;
   }
 
   private async user(token: string): Promise<TwitchViewer> {
     const { status, body } = await this.call(
       `${this.apiUrl}/users`,
-      { method: 'GET', headers: { authorization: `Bearer ${token}`, 'client-id': this.o.clientId, accept: 'application/json' } },
+      {
+        method: 'GET',
+        headers: { authorization: `Bearer ${token}`, 'client-id': this.o.clientId, accept: 'application/json' },
+      },
       'users',
     );
     const u = Array.isArray(body?.['data']) ? (body['data'][0] as Record<string, unknown> | undefined) : undefined;
     if (status !== 200 || !u || typeof u['id'] !== 'string' || typeof u['login'] !== 'string')
       throw new ViewerLoginError(`Twitch did not say who logged in (GET /users: HTTP ${status})`);
-    return { id: u['id'], login: u['login'], displayName: typeof u['display_name'] === 'string' && u['display_name'] ? u['display_name'] : u['login'] };
+    return {
+      id: u['id'],
+      login: u['login'],
+      displayName: typeof u['display_name'] === 'string' && u['display_name'] ? u['display_name'] : u['login'],
+    };
   }
 
   private async revoke(token: string): Promise<void> {

@@ -85,7 +85,11 @@ export class AccountWarmUp {
       if (ids.length >= (this.o.batch ?? 8)) break;
     }
     try {
-      await this.o.accounts.warm(ids, { follows: this.o.follows, created: this.o.created, until: this.o.clock.now() + 10_000 });
+      await this.o.accounts.warm(ids, {
+        follows: this.o.follows,
+        created: this.o.created,
+        until: this.o.clock.now() + 10_000,
+      });
       this.warmed += ids.length;
     } catch (err) {
       this.log.debug({ err }, 'warm-up batch failed');

@@ -46,8 +46,10 @@ export class WhisperBudget {
     this.forget(now);
     let wait = 0;
     const lastSecond = this.sent.filter((t) => now - t < 1000);
-    if (lastSecond.length >= this.limits.perSecond) wait = Math.max(wait, lastSecond[lastSecond.length - this.limits.perSecond]! + 1000 - now);
-    if (this.sent.length >= this.limits.perMinute) wait = Math.max(wait, this.sent[this.sent.length - this.limits.perMinute]! + MINUTE_MS - now);
+    if (lastSecond.length >= this.limits.perSecond)
+      wait = Math.max(wait, lastSecond[lastSecond.length - this.limits.perSecond]! + 1000 - now);
+    if (this.sent.length >= this.limits.perMinute)
+      wait = Math.max(wait, this.sent[this.sent.length - this.limits.perMinute]! + MINUTE_MS - now);
     if (!this.recipients.has(to) && this.recipients.size >= this.limits.newPerDay) {
       const oldest = Math.min(...this.recipients.values());
       wait = Math.max(wait, oldest + DAY_MS - now);

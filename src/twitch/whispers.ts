@@ -150,8 +150,10 @@ export class TwitchWhispers {
     if (!saved) return;
     this.budget = new WhisperBudget(limits, saved.budget);
     this.notBefore = saved.notBefore;
-    for (const q of saved.queued) this.queue.push({ to: q.to, text: q.text, resolvers: [], failures: 0, sending: false });
-    if (saved.queued.length) this.log.info({ queued: saved.queued.length }, 'whispers left from before the restart are queued again');
+    for (const q of saved.queued)
+      this.queue.push({ to: q.to, text: q.text, resolvers: [], failures: 0, sending: false });
+    if (saved.queued.length)
+      this.log.info({ queued: saved.queued.length }, 'whispers left from before the restart are queued again');
     this.pump();
   }
 
@@ -162,7 +164,11 @@ export class TwitchWhispers {
     this.saveQueued = true;
     this.saving = this.saving.then(async () => {
       this.saveQueued = false;
-      const state: WhisperState = { queued: this.queue.map((j) => ({ to: j.to, text: j.text })), notBefore: this.notBefore, budget: this.budget.saved() };
+      const state: WhisperState = {
+        queued: this.queue.map((j) => ({ to: j.to, text: j.text })),
+        notBefore: this.notBefore,
+        budget: this.budget.saved(),
+      };
       await store.save(state).catch((err: unknown) => this.log.error({ err }, 'could not save the whisper queue'));
     });
   }
@@ -236,7 +242,10 @@ export class TwitchWhispers {
     }
     if (status === 429) {
       this.notBefore = Math.max(reset ?? 0, this.o.clock.now() + 1000);
-      this.log.warn({ status, waitMs: this.notBefore - this.o.clock.now() }, 'Twitch rate-limited a whisper; it waits for the reset');
+      this.log.warn(
+        { status, waitMs: this.notBefore - this.o.clock.now() },
+        'Twitch rate-limited a whisper; it waits for the reset',
+      );
       return;
     }
     if (status === 401 && job.failures === 0 && this.o.token.canRefresh()) {

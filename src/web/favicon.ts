@@ -61,7 +61,8 @@ const FAVICON_ICO: Buffer = drawIcon();
 
 /** The 405's headers: the overlay's (its pages' strict policy). */
 const REFUSAL_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -76,7 +77,12 @@ export function faviconRoute(req: IncomingMessage, res: ServerResponse): boolean
     res.writeHead(405, { 'content-type': 'text/plain; charset=utf-8', ...REFUSAL_HEADERS });
     res.end('method not allowed\n');
   } else {
-    res.writeHead(200, { 'content-type': 'image/x-icon', 'content-length': FAVICON_ICO.length, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, {
+      'content-type': 'image/x-icon',
+      'content-length': FAVICON_ICO.length,
+      'cache-control': 'public, max-age=86400',
+      'x-content-type-options': 'nosniff',
+    });
     res.end(req.method === 'HEAD' ? undefined : FAVICON_ICO);
   }
   return true;

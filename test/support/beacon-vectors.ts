@@ -11,7 +11,15 @@ import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { commitmentOf, freezeEntrants, pickSequence } from '../../src/fairness/procedure.js';
 import { FAIRNESS_ALGORITHM_V2, drawKey } from '../../src/fairness/beacon-key.js';
 import type { DrawRecord, FrozenEntrant } from '../../src/giveaway/model.js';
-import { QUICKNET, chainHashOf, publicKeyOf, randomnessOf, roundTimeMs, signRound, type DrandChain } from '../../src/fairness/drand.js';
+import {
+  QUICKNET,
+  chainHashOf,
+  publicKeyOf,
+  randomnessOf,
+  roundTimeMs,
+  signRound,
+  type DrandChain,
+} from '../../src/fairness/drand.js';
 
 export interface KnownAnswer {
   label: string;
@@ -59,7 +67,11 @@ export const KNOWN_ANSWERS: readonly KnownAnswer[] = [
 ];
 
 export function vectorEntrants(n: number): FrozenEntrant[] {
-  return Array.from({ length: n }, (_, i) => ({ userId: String(1000 + i * 7), login: `viewer_${i}`, weight: 1 + ((i * 5) % 4) }));
+  return Array.from({ length: n }, (_, i) => ({
+    userId: String(1000 + i * 7),
+    login: `viewer_${i}`,
+    weight: 1 + ((i * 5) % 4),
+  }));
 }
 
 /** The finished v2 DrawRecord of a vector (winners at picks 0..k-1). */
@@ -96,7 +108,12 @@ export function vectorRecord(v: KnownAnswer): DrawRecord {
 /** A local chain (sandbox-style, deterministic key) for records that need rounds quicknet has not given us. */
 export function localChain(label = 'test-chain'): { chain: DrandChain; secretKey: Uint8Array } {
   const secretKey = bls12_381.utils.randomSecretKey(createHash('sha384').update(label).digest());
-  const partial = { publicKey: publicKeyOf(secretKey), genesis: 1_767_225_600, period: 3, scheme: 'bls-unchained-g1-rfc9380' as const };
+  const partial = {
+    publicKey: publicKeyOf(secretKey),
+    genesis: 1_767_225_600,
+    period: 3,
+    scheme: 'bls-unchained-g1-rfc9380' as const,
+  };
   return { chain: { ...partial, hash: chainHashOf(partial) }, secretKey };
 }
 
@@ -109,7 +126,11 @@ export function sandboxRecord(o: { id: string; entrants?: number; winners?: numb
   const { chain, secretKey } = localChain();
   const seed = createHash('sha256').update(`seed:${o.id}`).digest();
   const { frozen, digest } = freezeEntrants(
-    Array.from({ length: o.entrants ?? 20 }, (_, i) => ({ userId: String(5000 + i), login: `fan${i}`, weight: 1 + (i % 3) })),
+    Array.from({ length: o.entrants ?? 20 }, (_, i) => ({
+      userId: String(5000 + i),
+      login: `fan${i}`,
+      weight: 1 + (i % 3),
+    })),
   );
   const frozenMs = roundTimeMs(chain, 100) + 1200;
   const round = 101;
@@ -118,12 +139,24 @@ export function sandboxRecord(o: { id: string; entrants?: number; winners?: numb
   const k = o.winners ?? 3;
   const r = o.rerolls ?? 0;
   const seq = pickSequence(drawKey(seed, digest, round, randomness), digest, frozen, k + r);
-  const winners = seq.slice(0, k).map((index, pick) => ({ userId: frozen[index]!.userId, login: frozen[index]!.login, displayName: frozen[index]!.login, pick }));
+  const winners = seq.slice(0, k).map((index, pick) => ({
+    userId: frozen[index]!.userId,
+    login: frozen[index]!.login,
+    displayName: frozen[index]!.login,
+    pick,
+  }));
   const rerolls: NonNullable<DrawRecord['rerolls']> = [];
   for (let j = 0; j < r; j++) {
     const old = winners[0]!;
     const next = frozen[seq[k + j]!]!;
-    rerolls.push({ at: new Date(frozenMs + 60_000 * (j + 1)).toISOString(), replacedUserId: old.userId, replacedLogin: old.login, reason: 'command', newUserId: next.userId, pick: k + j });
+    rerolls.push({
+      at: new Date(frozenMs + 60_000 * (j + 1)).toISOString(),
+      replacedUserId: old.userId,
+      replacedLogin: old.login,
+      reason: 'command',
+      newUserId: next.userId,
+      pick: k + j,
+    });
     winners[0] = { userId: next.userId, login: next.login, displayName: next.login, pick: k + j };
   }
   return {
@@ -146,7 +179,13 @@ export function sandboxRecord(o: { id: string; entrants?: number; winners?: numb
       entrantsDigest: digest,
       algorithm: FAIRNESS_ALGORITHM_V2,
       frozenAt: new Date(frozenMs).toISOString(),
-      beacon: { chain: chain.hash, round, randomness, signature, sandbox: { publicKey: chain.publicKey, genesis: chain.genesis, period: chain.period } },
+      beacon: {
+        chain: chain.hash,
+        round,
+        randomness,
+        signature,
+        sandbox: { publicKey: chain.publicKey, genesis: chain.genesis, period: chain.period },
+      },
     },
     frozenEntrants: frozen,
   };

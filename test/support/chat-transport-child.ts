@@ -33,5 +33,7 @@ const confirmed = await new Promise<boolean>((resolve) => {
 const loaded = Object.keys(createRequire(import.meta.url).cache).some((k) => /[\\/]node_modules[\\/]ws[\\/]/.test(k));
 const stats = chat.outboxStats();
 await chat.disconnect();
-process.stdout.write(`${JSON.stringify({ builtInWebSocket: typeof globalThis.WebSocket === 'function', wsPackageLoaded: loaded, confirmed, ...stats })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ builtInWebSocket: typeof globalThis.WebSocket === 'function', wsPackageLoaded: loaded, confirmed, ...stats })}\n`,
+);
 process.exit(0);

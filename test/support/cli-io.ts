@@ -41,7 +41,10 @@ export async function runCli(
  * `after`, with the history closed, may change its files) and removed after them. Returns the
  * folder's path once made.
  */
-export function historyForFile(fill: (repo: FileDrawRepository) => Promise<void>, after?: (dir: string) => Promise<void>): () => string {
+export function historyForFile(
+  fill: (repo: FileDrawRepository) => Promise<void>,
+  after?: (dir: string) => Promise<void>,
+): () => string {
   let dir = '';
   let cleanup: (() => Promise<void>) | undefined;
   beforeAll(async () => {

@@ -18,7 +18,8 @@ export async function saveDeviceLogin(
   const auth = new TwitchAuthClient({ authUrl: chat.authUrl });
   try {
     const started = await startDeviceLogin({ auth, clock: systemClock, clientId: o.clientId, scopes: o.scopes });
-    if (!chat.deviceLogin.answer(started.userCode, o.login, 'authorize')) throw new Error(`the sandbox did not take the code ${started.userCode}`);
+    if (!chat.deviceLogin.answer(started.userCode, o.login, 'authorize'))
+      throw new Error(`the sandbox did not take the code ${started.userCode}`);
     const r = await started.wait(AbortSignal.timeout(20_000));
     await store.save(o.role, {
       login: r.info.login,

@@ -34,7 +34,14 @@ export interface ExportRow {
   closesAt: string;
   closedAt?: string;
   entrants: number;
-  winners: { userId: string; login: string; displayName: string; giftId?: string; redeemUrl?: string; claimed?: boolean }[];
+  winners: {
+    userId: string;
+    login: string;
+    displayName: string;
+    giftId?: string;
+    redeemUrl?: string;
+    claimed?: boolean;
+  }[];
   fairness: { commitment: string; seed?: string; entrantsDigest?: string };
 }
 
@@ -106,7 +113,14 @@ export async function startLinkStack(options: LinkStackOptions = {}): Promise<Li
   const file = join(dataDir, 'giftdrop.test.json');
   await writeFile(file, JSON.stringify(settings));
   const base = loadConfig({
-    env: { GIFTDROP_CONFIG: file, DATA_DIR: dataDir, HTTP_PORT: '0', GIFTDROP_LOCAL_PORT: '0', LOG_LEVEL: 'info', ...options.env },
+    env: {
+      GIFTDROP_CONFIG: file,
+      DATA_DIR: dataDir,
+      HTTP_PORT: '0',
+      GIFTDROP_LOCAL_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
     dotenv: false,
     cwd: dataDir,
   });

@@ -21,11 +21,21 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { fileSchema } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/logging/index.js';
-import { BOT_WEBHOOK_TYPES, startLocalStack, type LocalStack, type LocalStackOptions } from '../../src/local/local-stack.js';
+import {
+  BOT_WEBHOOK_TYPES,
+  startLocalStack,
+  type LocalStack,
+  type LocalStackOptions,
+} from '../../src/local/local-stack.js';
 import { signWebhookBody, SHOP_SIGNATURE_HEADER } from '../../src/fourthwall/webhooks.js';
 import type { DrawRecord, Entrant } from '../../src/giveaway/model.js';
 import type { HealthReport } from '../../src/http/server.js';
-import { startChatServer, type ChatServer, type ChatServerOptions, type SimViewer } from '../../src/sandbox/chat/index.js';
+import {
+  startChatServer,
+  type ChatServer,
+  type ChatServerOptions,
+  type SimViewer,
+} from '../../src/sandbox/chat/index.js';
 import {
   startFourthwallSandbox,
   type FourthwallSandbox,
@@ -177,14 +187,17 @@ export async function registerWebhook(
   const auth = `Basic ${Buffer.from(`${fw.username}:${fw.password}`).toString('base64')}`;
   const list = await fetch(`${fw.apiUrl}/webhooks`, { headers: { authorization: auth } });
   if (list.status !== 200) throw new Error(`listing webhooks answered ${list.status}`);
-  const existing = ((await list.json()) as { results: { id: string; url: string }[] }).results.find((w) => w.url === url);
+  const existing = ((await list.json()) as { results: { id: string; url: string }[] }).results.find(
+    (w) => w.url === url,
+  );
   if (existing) return existing.id;
   const res = await fetch(`${fw.apiUrl}/webhooks`, {
     method: 'POST',
     headers: { authorization: auth, 'content-type': 'application/json' },
     body: JSON.stringify({ url, allowedTypes: types }),
   });
-  if (res.status !== 200 && res.status !== 201) throw new Error(`creating the webhook answered ${res.status}: ${await res.text()}`);
+  if (res.status !== 200 && res.status !== 201)
+    throw new Error(`creating the webhook answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
 }
 
@@ -204,7 +217,10 @@ export interface BotEnvOptions {
 }
 
 /** The clean environment of a live-mode bot talking to the two local servers. */
-export function botProcessEnv(servers: Pick<LocalServers, 'fourthwall' | 'chat'>, o: BotEnvOptions): Record<string, string> {
+export function botProcessEnv(
+  servers: Pick<LocalServers, 'fourthwall' | 'chat'>,
+  o: BotEnvOptions,
+): Record<string, string> {
   const { fourthwall: fw, chat } = servers;
   const env: Record<string, string> = {};
   for (const name of BOT_ENV_NAMES) env[name] = '';
@@ -290,11 +306,22 @@ export interface SpawnBotOptions extends BotEnvOptions {
  * Spawns `node --import tsx src/main.ts` (or `npm start`) in live mode against the two servers, waits for its
  * startup line, registers its webhook and waits for /healthz to show chat connected.
  */
-export async function spawnBot(servers: Pick<LocalServers, 'fourthwall' | 'chat'>, o: SpawnBotOptions): Promise<BotProcess> {
+export async function spawnBot(
+  servers: Pick<LocalServers, 'fourthwall' | 'chat'>,
+  o: SpawnBotOptions,
+): Promise<BotProcess> {
   const env = botProcessEnv(servers, o);
   const child = o.npmStart
-    ? spawn('npm', ['start'], { cwd: PROJECT_ROOT, env: { HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('npm', ['start'], {
+        cwd: PROJECT_ROOT,
+        env: { HOME: process.env.HOME ?? '/tmp', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: PROJECT_ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const listeners = new Set<(line: string) => void>();
@@ -330,7 +357,11 @@ export async function spawnBot(servers: Pick<LocalServers, 'fourthwall' | 'chat'
         if (predicate(line)) done(undefined, line);
       };
       const onExit = (e: ExitInfo) =>
-        done(new Error(`bot exited (code ${e.code}, signal ${e.signal}) before ${what}; output:\n${output().slice(-4000)}`));
+        done(
+          new Error(
+            `bot exited (code ${e.code}, signal ${e.signal}) before ${what}; output:\n${output().slice(-4000)}`,
+          ),
+        );
       const timer = setTimeout(
         () => done(new Error(`no ${what} from the bot within ${timeoutMs} ms; output:\n${output().slice(-4000)}`)),
         timeoutMs,
@@ -412,7 +443,11 @@ export interface InProcessOptions {
 export async function startInProcessStack(o: InProcessOptions = {}): Promise<InProcessStack> {
   const temp = o.dataDir ? undefined : await makeTempDir();
   const dataDir = o.dataDir ?? temp!.dir;
-  const base: Config = loadConfig({ env: { ...o.env, DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: o.logLevel ?? 'info' }, dotenv: false, cwd: dataDir });
+  const base: Config = loadConfig({
+    env: { ...o.env, DATA_DIR: dataDir, HTTP_PORT: '0', LOG_LEVEL: o.logLevel ?? 'info' },
+    dotenv: false,
+    cwd: dataDir,
+  });
   // The bot's data folder is `dataDir` itself (not DATA_DIR/sandbox), so tests read it directly.
   const config: Config = { ...base, dataDir, settings: fileSchema.parse(o.settings ?? {}) };
   const logs = new LogCapture();
@@ -483,7 +518,11 @@ export async function postWebhook(
 }
 
 /** A Fourthwall webhook envelope (as the sandbox sends them). */
-export function webhookEnvelope(type: string, data: unknown, id = `weve_e2e_${Math.random().toString(36).slice(2)}`): string {
+export function webhookEnvelope(
+  type: string,
+  data: unknown,
+  id = `weve_e2e_${Math.random().toString(36).slice(2)}`,
+): string {
   return JSON.stringify({
     testMode: false,
     id,
@@ -504,7 +543,10 @@ export function finishCalls(fw: FourthwallSandbox, drawId?: string): RequestReco
 }
 
 /** What the sandbox saw of a draw's finish: the statuses of its finish calls, its status and its winners' user ids (sorted). */
-export function finishSeen(fw: FourthwallSandbox, drawId: string): { finishStatuses: RequestRecord['status'][]; status: string; winnerIds: string[] } {
+export function finishSeen(
+  fw: FourthwallSandbox,
+  drawId: string,
+): { finishStatuses: RequestRecord['status'][]; status: string; winnerIds: string[] } {
   const d = sandboxDraw(fw, drawId);
   return {
     finishStatuses: finishCalls(fw, drawId).map((r) => r.status),
@@ -519,7 +561,10 @@ export function callsOf(fw: FourthwallSandbox, operation: string): RequestRecord
 }
 
 /** The sandbox's view of a draw: status and the winners on its gifts (user id, username, redeem link). */
-export function sandboxDraw(fw: FourthwallSandbox, drawId: string): {
+export function sandboxDraw(
+  fw: FourthwallSandbox,
+  drawId: string,
+): {
   status: 'OPEN' | 'FINISHED' | 'EXPIRED';
   type: 'INITIAL' | 'REDO';
   giftIds: string[];
@@ -529,7 +574,12 @@ export function sandboxDraw(fw: FourthwallSandbox, drawId: string): {
   const purchase = fw.state.giftPurchase(d.giveawayId);
   const winners = purchase.gifts
     .filter((g) => d.giftIds.includes(g.id) && g.winner)
-    .map((g) => ({ giftId: g.id, userId: g.winner!.userId, username: g.winner!.username, redeemUri: g.winner!.redeemUri }));
+    .map((g) => ({
+      giftId: g.id,
+      userId: g.winner!.userId,
+      username: g.winner!.username,
+      redeemUri: g.winner!.redeemUri,
+    }));
   return { status: d.status, type: d.type, giftIds: [...d.giftIds], winners };
 }
 
@@ -600,7 +650,11 @@ export function runNpmScript(
     ...o.env,
   });
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', script, '--', '--live', ...args], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

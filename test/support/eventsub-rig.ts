@@ -8,7 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../../src/logging/index.js';
 import { SandboxAccounts } from '../../src/sandbox/helix/accounts.js';
 import { SandboxHelix } from '../../src/sandbox/helix/index.js';
-import { registerEventSubRoutes, startEventSubSandbox, type EventSubSandbox } from '../../src/sandbox/eventsub/index.js';
+import {
+  registerEventSubRoutes,
+  startEventSubSandbox,
+  type EventSubSandbox,
+} from '../../src/sandbox/eventsub/index.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { NO_RETRY, type Backoff } from '../../src/shared/retry.js';
 import { HelixClient } from '../../src/twitch/helix.js';
@@ -50,11 +54,19 @@ export async function eventSubRig(o: {
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/helix`;
-  const broadcaster = accounts.add({ userId: BROADCASTER_ID, login: 'streamer', scopes: o.scopes ?? ['channel:manage:redemptions', 'bits:read'] });
+  const broadcaster = accounts.add({
+    userId: BROADCASTER_ID,
+    login: 'streamer',
+    scopes: o.scopes ?? ['channel:manage:redemptions', 'bits:read'],
+  });
   const broadcasterHelix = new HelixClient({
     apiUrl,
     clientId: CLIENT_ID,
-    token: { current: () => accounts.of(BROADCASTER_ID)?.token ?? broadcaster.token, canRefresh: () => false, refresh: () => Promise.resolve() },
+    token: {
+      current: () => accounts.of(BROADCASTER_ID)?.token ?? broadcaster.token,
+      canRefresh: () => false,
+      refresh: () => Promise.resolve(),
+    },
     clock,
     logger,
     retry: NO_RETRY,
@@ -66,7 +78,10 @@ export async function eventSubRig(o: {
     helixFor: (a) => (a === 'broadcaster' ? broadcasterHelix : undefined),
     clock,
     logger,
-    backoff: o.backoff ?? { drop: { baseMs: 100, maxMs: 100, jitter: 'none' }, limit: { baseMs: 30_000, maxMs: 30_000, jitter: 'none' } },
+    backoff: o.backoff ?? {
+      drop: { baseMs: 100, maxMs: 100, jitter: 'none' },
+      limit: { baseMs: 30_000, maxMs: 30_000, jitter: 'none' },
+    },
   });
   return {
     clock,

@@ -73,9 +73,20 @@ export function finishedRecord(options: RecordOptions): DrawRecord {
     entrants: n,
     winners: slots.map((s) => {
       const e = frozen[s.index]!;
-      return { userId: e.userId, login: e.login, displayName: e.login.toUpperCase(), pick: s.pick, redeemUrl: `https://shop.example/gifts/${options.id}-${s.pick}` };
+      return {
+        userId: e.userId,
+        login: e.login,
+        displayName: e.login.toUpperCase(),
+        pick: s.pick,
+        redeemUrl: `https://shop.example/gifts/${options.id}-${s.pick}`,
+      };
     }),
-    fairness: { commitment: commitmentOf(seed), seed: seed.toString('hex'), entrantsDigest: digest, algorithm: FAIRNESS_ALGORITHM },
+    fairness: {
+      commitment: commitmentOf(seed),
+      seed: seed.toString('hex'),
+      entrantsDigest: digest,
+      algorithm: FAIRNESS_ALGORITHM,
+    },
     frozenEntrants: frozen,
     rerolls: rerolls.length ? rerolls : undefined,
   };

@@ -60,8 +60,24 @@ export function finishedDrawFixture() {
   return {
     ...d,
     gifts: [
-      { id: IDS.gift, status: 'AVAILABLE', winner: { selectedAt: '2020-08-13T09:06:40.000Z', redeemUri: `https://my-shop.fourthwall.com/gifts/${IDS.gift}`, username: 'viewer_one' } },
-      { id: IDS.gift2, status: 'AVAILABLE', winner: { selectedAt: '2020-08-13T09:06:40.000Z', redeemUri: `https://my-shop.fourthwall.com/gifts/${IDS.gift2}`, username: 'viewer_two' } },
+      {
+        id: IDS.gift,
+        status: 'AVAILABLE',
+        winner: {
+          selectedAt: '2020-08-13T09:06:40.000Z',
+          redeemUri: `https://my-shop.fourthwall.com/gifts/${IDS.gift}`,
+          username: 'viewer_one',
+        },
+      },
+      {
+        id: IDS.gift2,
+        status: 'AVAILABLE',
+        winner: {
+          selectedAt: '2020-08-13T09:06:40.000Z',
+          redeemUri: `https://my-shop.fourthwall.com/gifts/${IDS.gift2}`,
+          username: 'viewer_two',
+        },
+      },
     ],
   };
 }
@@ -72,14 +88,26 @@ export function giftPurchaseFixture() {
     friendlyId: IDS.giveawayFriendly,
     shopId: IDS.shop,
     offer,
-    amounts: { subtotal: money(40), tax: money(3.2), total: money(43.2), profit: money(20), prepaidShipping: money(10) },
+    amounts: {
+      subtotal: money(40),
+      tax: money(3.2),
+      total: money(43.2),
+      profit: money(20),
+      prepaidShipping: money(10),
+    },
     email: 'supporter@fourthwall.com',
     username: 'Johnny123',
     message: 'Sample message',
     quantity: 2,
     gifts: [
       { id: IDS.gift, status: 'AVAILABLE' },
-      { id: IDS.gift2, status: 'REDEEMED', orderId: IDS.offer, orderFriendlyId: 'D3XZFWPP', winner: { selectedAt: '2020-08-13T09:05:36.939Z', username: 'viewer_two' } },
+      {
+        id: IDS.gift2,
+        status: 'REDEEMED',
+        orderId: IDS.offer,
+        orderFriendlyId: 'D3XZFWPP',
+        winner: { selectedAt: '2020-08-13T09:05:36.939Z', username: 'viewer_two' },
+      },
     ],
     createdAt: '2020-08-13T09:05:36.939Z',
   });
@@ -129,12 +157,25 @@ export function contactInfoFixture() {
     phone: '+1 555 0100',
     shopName: 'My Shop',
     domain: 'my-shop.fourthwall.com',
-    location: { name: 'HQ', address1: '1 Main St', address2: '', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' },
+    location: {
+      name: 'HQ',
+      address1: '1 Main St',
+      address2: '',
+      city: 'Springfield',
+      state: 'IL',
+      zip: '62701',
+      country: 'US',
+    },
   });
 }
 
 export function webhookConfigFixture() {
-  return clone({ id: IDS.webhook, url: 'https://bot.example.com/webhooks/fourthwall', allowedTypes: ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'], apiVersion: 'V1' });
+  return clone({
+    id: IDS.webhook,
+    url: 'https://bot.example.com/webhooks/fourthwall',
+    allowedTypes: ['GIFT_DRAW_STARTED', 'GIFT_DRAW_ENDED', 'GIFT_PURCHASE'],
+    apiVersion: 'V1',
+  });
 }
 
 export function donationFixture() {
@@ -162,8 +203,21 @@ export function orderFixture() {
     emailMarketingOptIn: false,
     username: 'Johnny123',
     message: 'Sample message',
-    amounts: { subtotal: money(20), shipping: money(5), tax: money(2), donation: money(0), discount: money(0), giftCards: [{ code: 'GC-1', amountUsed: money(0) }], total: money(27) },
-    offers: [{ ...offer, variant: { id: 'var_1', name: 'M', sku: 'TS-M', unitPrice: money(20), quantity: 1, price: money(20) } }],
+    amounts: {
+      subtotal: money(20),
+      shipping: money(5),
+      tax: money(2),
+      donation: money(0),
+      discount: money(0),
+      giftCards: [{ code: 'GC-1', amountUsed: money(0) }],
+      total: money(27),
+    },
+    offers: [
+      {
+        ...offer,
+        variant: { id: 'var_1', name: 'M', sku: 'TS-M', unitPrice: money(20), quantity: 1, price: money(20) },
+      },
+    ],
     source: { type: 'GIVEAWAY_LINKS', giftId: IDS.gift },
     createdAt: '2020-08-13T09:05:36.939Z',
     updatedAt: '2020-08-13T09:05:36.939Z',
@@ -190,7 +244,12 @@ export function thankYouFixture() {
   return clone({
     id: IDS.thankYou,
     mediaUrl: `https://fourthwall.com/thankyou/${IDS.thankYou}`,
-    contribution: { type: 'DONATION', id: IDS.donation, shopId: IDS.shop, supporter: { email: 'supporter@fourthwall.com', username: 'Johnny123', message: 'Thanks' } },
+    contribution: {
+      type: 'DONATION',
+      id: IDS.donation,
+      shopId: IDS.shop,
+      supporter: { email: 'supporter@fourthwall.com', username: 'Johnny123', message: 'Thanks' },
+    },
   });
 }
 
@@ -224,7 +283,13 @@ export function fulfillmentFixture() {
 }
 
 export function giftingConfigFixture() {
-  return clone({ enabled: true, entryTimeLimitSeconds: 60, shipping: { type: 'WINNER_PAYS' }, products: [], platform: 'OPEN_API' });
+  return clone({
+    enabled: true,
+    entryTimeLimitSeconds: 60,
+    shipping: { type: 'WINNER_PAYS' },
+    products: [],
+    platform: 'OPEN_API',
+  });
 }
 
 export function webhookEventRecordFixture() {

@@ -13,8 +13,21 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { noRoles, type ChatMessage, type ChatRoles } from '../../src/shared/chat.js';
 import type { RandomSource } from '../../src/shared/random.js';
 import { createLogger } from '../../src/logging/index.js';
-import type { GiftDrawInfo, GiftPurchaseInfo, GiveawayLinkInfo, ProductInfo, StreamingInfo } from '../../src/giveaway/model.js';
-import { ShopError, type ChatPort, type OperatorPort, type SayOptions, type ShopErrorKind, type ShopPort } from '../../src/giveaway/ports.js';
+import type {
+  GiftDrawInfo,
+  GiftPurchaseInfo,
+  GiveawayLinkInfo,
+  ProductInfo,
+  StreamingInfo,
+} from '../../src/giveaway/model.js';
+import {
+  ShopError,
+  type ChatPort,
+  type OperatorPort,
+  type SayOptions,
+  type ShopErrorKind,
+  type ShopPort,
+} from '../../src/giveaway/ports.js';
 import { GiveawayEngine } from '../../src/giveaway/engine.js';
 import { mergeGiveawaySettings, type GiveawaySettingsInput } from '../../src/giveaway/settings.js';
 import { FileDrawRepository } from '../../src/storage/index.js';
@@ -80,7 +93,14 @@ export class FakeShop implements ShopPort {
   finishDefault: ShopStep = 'ok';
   private linkSeq = 0;
 
-  addDraw(opts: { id?: string; gifts?: number; durationSeconds?: number; createdAt?: number; type?: string; username?: string }): GiftDrawInfo {
+  addDraw(opts: {
+    id?: string;
+    gifts?: number;
+    durationSeconds?: number;
+    createdAt?: number;
+    type?: string;
+    username?: string;
+  }): GiftDrawInfo {
     const id = opts.id ?? `gdr_${this.draws.size + 1}`;
     const draw: GiftDrawInfo = {
       id,
@@ -138,7 +158,10 @@ export class FakeShop implements ShopPort {
     });
   }
 
-  async createGiveawayLinks(productId: string, count: number): Promise<{ packageId: string; links: GiveawayLinkInfo[] }> {
+  async createGiveawayLinks(
+    productId: string,
+    count: number,
+  ): Promise<{ packageId: string; links: GiveawayLinkInfo[] }> {
     this.calls.push({ op: 'createGiveawayLinks', args: [productId, count] });
     return this.react(this.linkPlan.shift(), () => {
       if (!this.products.some((p) => p.id === productId)) throw new ShopError('not-found', 'offer not found');
@@ -163,7 +186,9 @@ export class FakeShop implements ShopPort {
     return [...this.packages.keys()].map((packageId) => ({ packageId, createdAt: new Date(START_MS).toISOString() }));
   }
 
-  async getGiveawayPackage(packageId: string): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }> {
+  async getGiveawayPackage(
+    packageId: string,
+  ): Promise<{ packageId: string; links: (GiveawayLinkInfo & { productId?: string })[] }> {
     this.calls.push({ op: 'getGiveawayPackage', args: [packageId] });
     const p = this.packages.get(packageId);
     if (!p) throw new ShopError('not-found', `package ${packageId} not found`);
@@ -201,7 +226,10 @@ export class FakeShop implements ShopPort {
 }
 
 /** A chat message from `login` (user id `u-<login>` unless given). */
-export function chatMsg(login: string, opts: { userId?: string; roles?: Partial<ChatRoles>; text?: string } = {}): ChatMessage {
+export function chatMsg(
+  login: string,
+  opts: { userId?: string; roles?: Partial<ChatRoles>; text?: string } = {},
+): ChatMessage {
   return {
     id: randomUUID(),
     channel: 'streamer',
@@ -270,7 +298,10 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const clock = opts.clock ?? new ManualClock(START_MS);
   const logs = new LogCapture();
   const logger = createLogger({ destination: logs, level: 'debug' });
-  const repo = await FileDrawRepository.open(dir, { flushIntervalMs: 0, ...(opts.fileSystem ? { fileSystem: opts.fileSystem } : {}) });
+  const repo = await FileDrawRepository.open(dir, {
+    flushIntervalMs: 0,
+    ...(opts.fileSystem ? { fileSystem: opts.fileSystem } : {}),
+  });
   const chat = new FakeChat();
   const shop = opts.shop ?? new FakeShop();
   const operator = new FakeOperator();
@@ -315,7 +346,12 @@ export async function waitFor(predicate: () => boolean, what = 'condition', limi
  * Until `predicate` holds: waits for the engine to block on a clock timer (a retry backoff), then
  * moves the manual clock forward by `stepMs`. Time only moves while the engine waits on it.
  */
-export async function driveUntil(clock: ManualClock, predicate: () => boolean, stepMs = 1000, maxSteps = 400): Promise<void> {
+export async function driveUntil(
+  clock: ManualClock,
+  predicate: () => boolean,
+  stepMs = 1000,
+  maxSteps = 400,
+): Promise<void> {
   for (let i = 0; i < maxSteps; i++) {
     await waitFor(() => predicate() || clock.pending() > 0, 'the engine to wait on the clock');
     if (predicate()) return;

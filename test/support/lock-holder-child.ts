@@ -4,6 +4,9 @@
  */
 import { acquireDataDirLock } from '../../src/storage/lock.js';
 
-await acquireDataDirLock(process.argv[2]!, { warn: () => undefined, platform: (process.argv[3] as NodeJS.Platform | undefined) ?? process.platform });
+await acquireDataDirLock(process.argv[2]!, {
+  warn: () => undefined,
+  platform: (process.argv[3] as NodeJS.Platform | undefined) ?? process.platform,
+});
 process.stdout.write('held\n');
 setInterval(() => undefined, 60_000);

@@ -58,7 +58,11 @@ export function followText(stream: Readable): {
   return {
     text: () => text,
     until: async (test, timeoutMs, fail) => {
-      await output.until(() => test(text), timeoutMs, () => fail(text));
+      await output.until(
+        () => test(text),
+        timeoutMs,
+        () => fail(text),
+      );
     },
   };
 }

@@ -11,7 +11,10 @@ export interface PerTest<A extends unknown[], T> {
   release(t: T): void;
 }
 
-export function perTest<A extends unknown[], T>(build: (...args: A) => Promise<T>, close: (t: T) => Promise<void>): PerTest<A, T> {
+export function perTest<A extends unknown[], T>(
+  build: (...args: A) => Promise<T>,
+  close: (t: T) => Promise<void>,
+): PerTest<A, T> {
   const open: T[] = [];
   afterEach(async () => {
     for (const t of open.splice(0)) await close(t);

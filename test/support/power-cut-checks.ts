@@ -35,7 +35,8 @@ export interface Promises {
   fs: PowerCutFs;
 }
 
-const text = async (fs: PowerCutFs, path: string) => (await fs.exists(path) ? (await fs.readFile(path)).toString('utf8') : undefined);
+const text = async (fs: PowerCutFs, path: string) =>
+  (await fs.exists(path)) ? (await fs.readFile(path)).toString('utf8') : undefined;
 
 /** Checks the files of `image` for doubled lines (module comment). */
 export async function rawDoubles(image: DiskImage, where: string): Promise<void> {
@@ -57,7 +58,10 @@ export async function rawDoubles(image: DiskImage, where: string): Promise<void>
         // a torn or zero-filled line: not an id
       }
     }
-    expect(ids.filter((id, i) => ids.indexOf(id) !== i), `[nothing doubled] events.jsonl lists an event id twice, ${where}`).toEqual([]);
+    expect(
+      ids.filter((id, i) => ids.indexOf(id) !== i),
+      `[nothing doubled] events.jsonl lists an event id twice, ${where}`,
+    ).toEqual([]);
   }
   const history = await text(fs, `${DIR}/history.jsonl`);
   if (history !== undefined) {
@@ -71,13 +75,19 @@ export async function rawDoubles(image: DiskImage, where: string): Promise<void>
         continue;
       }
       if (typeof record.id !== 'string') continue;
-      expect(last.get(record.id), `[nothing doubled] history.jsonl repeats the line before it of draw ${record.id}, ${where}`).not.toBe(line);
+      expect(
+        last.get(record.id),
+        `[nothing doubled] history.jsonl repeats the line before it of draw ${record.id}, ${where}`,
+      ).not.toBe(line);
       last.set(record.id, line);
       records.set(record.id, { winners: record.winners ?? [] });
     }
     for (const [id, r] of records) {
       const users = r.winners.map((w) => w.userId);
-      expect(users.filter((u, i) => users.indexOf(u) !== i), `[nothing doubled] winners of ${id} in history.jsonl, ${where}`).toEqual([]);
+      expect(
+        users.filter((u, i) => users.indexOf(u) !== i),
+        `[nothing doubled] winners of ${id} in history.jsonl, ${where}`,
+      ).toEqual([]);
     }
   }
 }
@@ -90,7 +100,10 @@ function syncedJournalEntrants(fs: PowerCutFs, cut: number): Map<string, string[
     const drawId = op.path.slice(`${DIR}/journal/`.length, -'.jsonl'.length);
     const length = fs.syncedLength(op.ino, cut);
     if (length === 0) continue;
-    out.set(drawId, [...(out.get(drawId) ?? []), ...parseJournal(fs.readSynced(op.ino, length)).entrants.map((e) => e.userId)]);
+    out.set(drawId, [
+      ...(out.get(drawId) ?? []),
+      ...parseJournal(fs.readSynced(op.ino, length)).entrants.map((e) => e.userId),
+    ]);
   }
   return out;
 }
@@ -125,8 +138,11 @@ export async function checkState(image: DiskImage, cut: number, p: Promises, whe
     };
 
     for (const ack of before(p.acked)) {
-      expect(await repo.isEventProcessed(ack.eventId), `[acknowledged webhook kept] ${ack.eventId}, ${where}`).toBe(true);
-      if (ack.opens) expect(ids, `[acknowledged webhook's draw kept] ${ack.opens} (${ack.eventId}), ${where}`).toContain(ack.opens);
+      expect(await repo.isEventProcessed(ack.eventId), `[acknowledged webhook kept] ${ack.eventId}, ${where}`).toBe(
+        true,
+      );
+      if (ack.opens)
+        expect(ids, `[acknowledged webhook's draw kept] ${ack.opens} (${ack.eventId}), ${where}`).toContain(ack.opens);
       if (ack.redeems) {
         const d = repo.deliveryOf(ack.redeems.drawId, ack.redeems.userId);
         expect(d?.redeemedAt, `[acknowledged redemption kept] ${ack.eventId}, ${where}`).toBeDefined();
@@ -140,28 +156,38 @@ export async function checkState(image: DiskImage, cut: number, p: Promises, whe
       // A draw that ended without revealing its seed (handed back, cancelled) discarded it on purpose.
       if (seed === undefined && final) continue;
       expect(seed, `[announced commitment has its seed] ${o.drawId}, ${where}`).toBeDefined();
-      expect(commitmentOf(Buffer.from(seed!, 'hex')), `[announced commitment has its seed] ${o.drawId}, ${where}`).toBe(o.commitment);
+      expect(commitmentOf(Buffer.from(seed!, 'hex')), `[announced commitment has its seed] ${o.drawId}, ${where}`).toBe(
+        o.commitment,
+      );
     }
     for (const f of before(p.finishes)) {
       const winners = (draws.find((d) => d.id === f.drawId)?.winners ?? []).map((w) => w.userId);
-      for (const u of f.userIds) expect(winners, `[draw told to Fourthwall kept] ${f.drawId} winner ${u}, ${where}`).toContain(u);
+      for (const u of f.userIds)
+        expect(winners, `[draw told to Fourthwall kept] ${f.drawId} winner ${u}, ${where}`).toContain(u);
     }
     for (const a of before(p.announced)) {
       const record = draws.find((d) => d.id === a.drawId);
       expect(record, `[draw announced in chat kept] ${a.drawId}, ${where}`).toBeDefined();
-      const known = new Set([...record!.winners.map((w) => w.login), ...(record!.rerolls ?? []).map((x) => x.replacedLogin)]);
-      for (const login of a.logins) expect([...known], `[winner announced in chat kept] @${login} of ${a.drawId}, ${where}`).toContain(login);
+      const known = new Set([
+        ...record!.winners.map((w) => w.login),
+        ...(record!.rerolls ?? []).map((x) => x.replacedLogin),
+      ]);
+      for (const login of a.logins)
+        expect([...known], `[winner announced in chat kept] @${login} of ${a.drawId}, ${where}`).toContain(login);
     }
     const expected = new Map<string, Set<string>>();
-    for (const f of before(p.flushed)) for (const u of f.userIds) expected.set(f.drawId, (expected.get(f.drawId) ?? new Set()).add(u));
-    for (const [drawId, users] of syncedJournalEntrants(p.fs, cut)) for (const u of users) expected.set(drawId, (expected.get(drawId) ?? new Set()).add(u));
+    for (const f of before(p.flushed))
+      for (const u of f.userIds) expected.set(f.drawId, (expected.get(f.drawId) ?? new Set()).add(u));
+    for (const [drawId, users] of syncedJournalEntrants(p.fs, cut))
+      for (const u of users) expected.set(drawId, (expected.get(drawId) ?? new Set()).add(u));
     for (const [drawId, users] of expected) {
       const there = await present(drawId);
       for (const u of users) expect(there.has(u), `[synced entrant kept] ${u} in ${drawId}, ${where}`).toBe(true);
     }
     for (const d of before(p.deliveries)) {
       const stored = repo.deliveryOf(d.drawId, d.userId) as Record<string, unknown> | undefined;
-      for (const [field, value] of Object.entries(d.fields)) expect(stored?.[field], `[delivery update kept] ${field} of ${d.userId} in ${d.drawId}, ${where}`).toBe(value);
+      for (const [field, value] of Object.entries(d.fields))
+        expect(stored?.[field], `[delivery update kept] ${field} of ${d.userId} in ${d.drawId}, ${where}`).toBe(value);
     }
   } finally {
     await repo.close();
@@ -181,7 +207,11 @@ export function stateKey(image: DiskImage, cut: number, p: Promises): string {
     h.update(path).update('\0');
     if (e.kind === 'file') h.update(image.files.get(e.ino)!).update('\0');
   }
-  const counts = [p.acked, p.finishes, p.opened, p.announced, p.flushed, p.deliveries].map((l) => l.filter((x) => x.at <= cut).length);
-  const journalSyncs = p.fs.ops.slice(0, cut).filter((o) => o.t === 'sync' && (p.fs.createdPath(o.ino) ?? '').startsWith(`${DIR}/journal/`)).length;
+  const counts = [p.acked, p.finishes, p.opened, p.announced, p.flushed, p.deliveries].map(
+    (l) => l.filter((x) => x.at <= cut).length,
+  );
+  const journalSyncs = p.fs.ops
+    .slice(0, cut)
+    .filter((o) => o.t === 'sync' && (p.fs.createdPath(o.ino) ?? '').startsWith(`${DIR}/journal/`)).length;
   return `${h.digest('hex')}:${counts.join(',')}:${journalSyncs}`;
 }

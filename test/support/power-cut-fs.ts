@@ -207,7 +207,8 @@ export class PowerCutFs implements FileSystem {
     const e = this.names.get(from);
     if (!e) throw enoent(from);
     this.parentExists(to);
-    if (posix.dirname(from) !== posix.dirname(to)) throw new Error('PowerCutFs: renames across directories are not modelled');
+    if (posix.dirname(from) !== posix.dirname(to))
+      throw new Error('PowerCutFs: renames across directories are not modelled');
     this.names.delete(from);
     this.names.set(to, e);
     this.ops.push({ t: 'rename', dir: posix.dirname(from), from, to });
@@ -280,7 +281,9 @@ export class PowerCutFs implements FileSystem {
     done.forEach((op, i) => {
       if (op.t === 'syncdir') lastDirSync.set(op.dir, i);
     });
-    const naming = (op: Op): op is Extract<Op, { dir: string }> & { t: 'create' | 'mkdir' | 'rename' | 'link' | 'unlink' } =>
+    const naming = (
+      op: Op,
+    ): op is Extract<Op, { dir: string }> & { t: 'create' | 'mkdir' | 'rename' | 'link' | 'unlink' } =>
       op.t === 'create' || op.t === 'mkdir' || op.t === 'rename' || op.t === 'link' || op.t === 'unlink';
     const free: number[] = [];
     done.forEach((op, i) => {
@@ -297,7 +300,11 @@ export class PowerCutFs implements FileSystem {
       const names = this.namesAfter(done, chosen);
       const extreme = k === 0 || k === subsets.length - 1;
       const combos = tails === 'torn' && extreme ? this.tailCombos(names, cut) : [new Map<number, Tail>()];
-      for (const combo of combos) out.push({ image: this.image(names, cut, combo), label: `cut after op ${cut}, names ${k + 1}/${subsets.length}, tails ${describe(combo)}` });
+      for (const combo of combos)
+        out.push({
+          image: this.image(names, cut, combo),
+          label: `cut after op ${cut}, names ${k + 1}/${subsets.length}, tails ${describe(combo)}`,
+        });
     });
     return out;
   }
@@ -319,7 +326,9 @@ export class PowerCutFs implements FileSystem {
     if (torn.size === 0) return combos;
     const random = rng(cut * 7919 + torn.size);
     const choices = (length: number): Tail[] => {
-      const keeps = [...new Set([1, Math.floor(length / 2), length - 1, 1 + Math.floor(random() * (length - 1))])].filter((n) => n > 0 && n < length);
+      const keeps = [
+        ...new Set([1, Math.floor(length / 2), length - 1, 1 + Math.floor(random() * (length - 1))]),
+      ].filter((n) => n > 0 && n < length);
       return ['whole', 'zeros', ...keeps.map((keep) => ({ keep }))];
     };
     const options = new Map([...torn].map(([ino, length]) => [ino, choices(length)]));
@@ -328,10 +337,14 @@ export class PowerCutFs implements FileSystem {
       combos.push(new Map([...torn.keys()].map((ino) => [ino, 'whole'])));
       combos.push(new Map([...torn.keys()].map((ino) => [ino, 'zeros'])));
       for (let n = 0; n < 4; n++) {
-        combos.push(new Map([...options].map(([ino, list]) => {
-          const all: Tail[] = ['none', ...list];
-          return [ino, all[Math.floor(random() * all.length)]!];
-        })));
+        combos.push(
+          new Map(
+            [...options].map(([ino, list]) => {
+              const all: Tail[] = ['none', ...list];
+              return [ino, all[Math.floor(random() * all.length)]!];
+            }),
+          ),
+        );
       }
     }
     return combos;
@@ -376,7 +389,8 @@ export class PowerCutFs implements FileSystem {
   private image(names: Map<string, Entry>, cut: number, tails: Map<number, Tail>): DiskImage {
     const files = new Map<number, Buffer>();
     for (const e of names.values()) {
-      if (e.kind === 'file' && !files.has(e.ino)) files.set(e.ino, Buffer.from(this.survivingBytes(e.ino, cut, tails.get(e.ino) ?? 'none')));
+      if (e.kind === 'file' && !files.has(e.ino))
+        files.set(e.ino, Buffer.from(this.survivingBytes(e.ino, cut, tails.get(e.ino) ?? 'none')));
     }
     return { names: new Map(names), files };
   }

@@ -82,7 +82,14 @@ function envelope(eventId: string, type: string, data: unknown, shopId: string =
 /** A GIFT_DRAW_STARTED for the fake shop's draw `drawId` (same gifts). */
 function drawStarted(shop: FakeShop, eventId: string, drawId: string, shopId: string = SHOP): Webhook {
   const draw = shop.draws.get(drawId)!;
-  const data = { ...F.drawFixture(), id: drawId, giveawayId: draw.giveawayId, gifts: draw.gifts.map((g) => ({ id: g.id, status: g.status })), createdAt: draw.createdAt, durationSeconds: draw.durationSeconds };
+  const data = {
+    ...F.drawFixture(),
+    id: drawId,
+    giveawayId: draw.giveawayId,
+    gifts: draw.gifts.map((g) => ({ id: g.id, status: g.status })),
+    createdAt: draw.createdAt,
+    durationSeconds: draw.durationSeconds,
+  };
   return { eventId, type: 'GIFT_DRAW_STARTED', drawId, body: envelope(eventId, 'GIFT_DRAW_STARTED', data, shopId) };
 }
 
@@ -100,7 +107,11 @@ export interface Bot {
 }
 
 /** Starts the engine, intake, HTTP server and delivery tracker on `fs` (the shop's state carried over). */
-export async function startBot(fs: PowerCutFs, shop: FakeShop, onWhisper: (userId: string) => void = () => undefined): Promise<Bot> {
+export async function startBot(
+  fs: PowerCutFs,
+  shop: FakeShop,
+  onWhisper: (userId: string) => void = () => undefined,
+): Promise<Bot> {
   const h = await harness({ dir: DIR, fileSystem: fs, shop, start: false });
   const logs = new LogCapture();
   const logger = createLogger({ destination: logs, level: 'info' });
@@ -118,7 +129,11 @@ export async function startBot(fs: PowerCutFs, shop: FakeShop, onWhisper: (userI
     messages: mergeGiveawaySettings().messages,
     clock: h.clock,
     logger,
-    settings: { whispers: true, pollSeconds: 0, reminders: { whisper: false, chat: false, atStreamStart: false, afterHours: 0 } },
+    settings: {
+      whispers: true,
+      pollSeconds: 0,
+      reminders: { whisper: false, chat: false, atStreamStart: false, afterHours: 0 },
+    },
     whispers,
   });
   await h.svc.start();
@@ -130,7 +145,11 @@ export async function startBot(fs: PowerCutFs, shop: FakeShop, onWhisper: (userI
       delivery: {
         onOrder: async (order) => {
           const giftId = order.source?.giftId;
-          if (giftId) await tracker.redeemed(giftId, { friendlyId: order.friendlyId ?? undefined, createdAt: order.createdAt ?? undefined });
+          if (giftId)
+            await tracker.redeemed(giftId, {
+              friendlyId: order.friendlyId ?? undefined,
+              createdAt: order.createdAt ?? undefined,
+            });
         },
       },
       shop: { handle: async () => undefined },
@@ -184,7 +203,16 @@ export async function recordRun(): Promise<RecordedRun> {
   const fs = new PowerCutFs(emptyImage([DIR]));
   // A disk's sync takes time: a reply written before a sync reaches its client before the sync is recorded.
   fs.syncDelay = () => new Promise((r) => setTimeout(r, 1));
-  const told: Told = { answers: [], finishes: [], chat: [], flushed: [], deliveries: [], whispers: [], opened: [], announced: [] };
+  const told: Told = {
+    answers: [],
+    finishes: [],
+    chat: [],
+    flushed: [],
+    deliveries: [],
+    whispers: [],
+    opened: [],
+    announced: [],
+  };
   const shop = new FakeShop();
   shop.products = [MUG];
   const bot = await startBot(fs, shop, (userId) => told.whispers.push({ at: fs.ops.length, userId }));
@@ -194,9 +222,15 @@ export async function recordRun(): Promise<RecordedRun> {
     told.chat.push({ at: fs.ops.length, text });
     say(text, options);
   };
-  h.svc.events.on('draw-opened', (r) => told.opened.push({ at: fs.ops.length, drawId: r.id, commitment: r.fairness.commitment }));
-  h.svc.events.on('winners', (r, winners) => told.announced.push({ at: fs.ops.length, drawId: r.id, logins: winners.map((w) => w.login) }));
-  h.svc.events.on('rerolled', (r, _old, winner) => told.announced.push({ at: fs.ops.length, drawId: r.id, logins: [winner.login] }));
+  h.svc.events.on('draw-opened', (r) =>
+    told.opened.push({ at: fs.ops.length, drawId: r.id, commitment: r.fairness.commitment }),
+  );
+  h.svc.events.on('winners', (r, winners) =>
+    told.announced.push({ at: fs.ops.length, drawId: r.id, logins: winners.map((w) => w.login) }),
+  );
+  h.svc.events.on('rerolled', (r, _old, winner) =>
+    told.announced.push({ at: fs.ops.length, drawId: r.id, logins: [winner.login] }),
+  );
   const finish = h.shop.finishDraw.bind(h.shop);
   h.shop.finishDraw = (drawId, participants) => {
     told.finishes.push({ at: fs.ops.length, drawId, userIds: participants.map((p) => p.userId) });
@@ -205,14 +239,17 @@ export async function recordRun(): Promise<RecordedRun> {
   const update = h.repo.updateDelivery.bind(h.repo);
   h.repo.updateDelivery = async (drawId, userId, patch) => {
     const next = await update(drawId, userId, patch);
-    const fields = Object.fromEntries(Object.entries(patch).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const fields = Object.fromEntries(
+      Object.entries(patch).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
     told.deliveries.push({ at: fs.ops.length, drawId, userId, fields });
     return next;
   };
   const enterAll = async (drawIds: string[], logins: string[]) => {
     for (const l of logins) h.svc.enter(chatMsg(l));
     await h.repo.flush();
-    for (const drawId of drawIds) told.flushed.push({ at: fs.ops.length, drawId, userIds: logins.map((l) => `u-${l}`) });
+    for (const drawId of drawIds)
+      told.flushed.push({ at: fs.ops.length, drawId, userIds: logins.map((l) => `u-${l}`) });
   };
   const webhooks: Webhook[] = [];
   const post = async (w: Webhook) => {
@@ -228,11 +265,16 @@ export async function recordRun(): Promise<RecordedRun> {
 
   try {
     // Six webhooks at once: their ids share the event file's syncs.
-    for (const id of ['gdr_a', 'gdr_b', 'gdr_c', 'gdr_d']) shop.addDraw({ id, gifts: id === 'gdr_a' ? 2 : 1, durationSeconds: 60 });
+    for (const id of ['gdr_a', 'gdr_b', 'gdr_c', 'gdr_d'])
+      shop.addDraw({ id, gifts: id === 'gdr_a' ? 2 : 1, durationSeconds: 60 });
     const first = [
       drawStarted(shop, 'evt-a', 'gdr_a'),
       drawStarted(shop, 'evt-b', 'gdr_b'),
-      ...[1, 2, 3].map((n) => ({ eventId: `evt-ended-${n}`, type: 'GIFT_DRAW_ENDED', body: envelope(`evt-ended-${n}`, 'GIFT_DRAW_ENDED', { ...F.drawFixture(), id: `gdr_unknown_${n}` }) })),
+      ...[1, 2, 3].map((n) => ({
+        eventId: `evt-ended-${n}`,
+        type: 'GIFT_DRAW_ENDED',
+        body: envelope(`evt-ended-${n}`, 'GIFT_DRAW_ENDED', { ...F.drawFixture(), id: `gdr_unknown_${n}` }),
+      })),
       { ...drawStarted(shop, 'evt-other-shop', 'gdr_a', 'sh_another_shop'), drawId: undefined },
     ];
     const statuses = await Promise.all(first.map(post));
@@ -256,7 +298,10 @@ export async function recordRun(): Promise<RecordedRun> {
         // A journal sync that fails (EIO): the batch goes again with the next flush, never twice in the file.
         fs.failNext({ on: 'sync', path: /\/journal\/gdr_a\.jsonl$/, code: 'EIO' });
         for (const l of [`gv${i}`, `gv${i + 1}`]) h.svc.enter(chatMsg(l));
-        const failed = await h.repo.flush().then(() => false, () => true);
+        const failed = await h.repo.flush().then(
+          () => false,
+          () => true,
+        );
         if (!failed) throw new Error('recorded run: the journal flush with a failing sync resolved');
         await enterAll(gifts, [`gv${i}`, `gv${i + 1}`]);
         continue;
@@ -266,13 +311,19 @@ export async function recordRun(): Promise<RecordedRun> {
     h.svc.enter(chatMsg('fay')); // journaled by the close's flush, never awaited alone
     h.clock.advance(60_000);
     await h.svc.whenIdle();
-    for (const id of gifts) if ((await h.repo.getDraw(id))?.status !== 'finished') surprises.push(`${id} did not finish`);
+    for (const id of gifts)
+      if ((await h.repo.getDraw(id))?.status !== 'finished') surprises.push(`${id} did not finish`);
     await bot.tracker.idle();
 
     // A winner redeems their gift (ORDER_PLACED with its gift id): acknowledged once recorded.
     const won = (await h.repo.getDraw('gdr_a'))?.winners[0] ?? { userId: 'nobody', giftId: 'gft_none' };
     const order = { ...F.orderFixture(), source: { type: 'GIFT', giftId: won.giftId } };
-    const redeem: Webhook = { eventId: 'evt-order', type: 'ORDER_PLACED', redeems: { drawId: 'gdr_a', userId: won.userId }, body: envelope('evt-order', 'ORDER_PLACED', order) };
+    const redeem: Webhook = {
+      eventId: 'evt-order',
+      type: 'ORDER_PLACED',
+      redeems: { drawId: 'gdr_a', userId: won.userId },
+      body: envelope('evt-order', 'ORDER_PLACED', order),
+    };
     expectStatus(await post(redeem), 200, 'ORDER_PLACED');
 
     // A link giveaway with its deliveries, then a reroll of its first winner.

@@ -27,10 +27,11 @@ export function descendants(pid: number): number[] {
   const table = processTable();
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [child, parent] of table) if (parent === p) {
-      out.push(child);
-      walk(child);
-    }
+    for (const [child, parent] of table)
+      if (parent === p) {
+        out.push(child);
+        walk(child);
+      }
   };
   walk(pid);
   return out;

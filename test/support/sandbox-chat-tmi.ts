@@ -5,7 +5,16 @@
 import tmi from 'tmi.js';
 import type { ChatServer } from '../../src/sandbox/chat/index.js';
 
-const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {}, setLevel() {}, getLevel: () => 'error' };
+const quiet = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  fatal() {},
+  setLevel() {},
+  getLevel: () => 'error',
+};
 
 export interface TmiClientOptions {
   password?: string;
@@ -27,7 +36,10 @@ export function tmiClient(server: ChatServer, opts: TmiClientOptions = {}): tmi.
       reconnectInterval: 20,
       maxReconnectInterval: 200,
     },
-    identity: { username: opts.username ?? 'giftdrop_bot', password: hasPassword ? opts.password : `oauth:${server.token}` },
+    identity: {
+      username: opts.username ?? 'giftdrop_bot',
+      password: hasPassword ? opts.password : `oauth:${server.token}`,
+    },
     channels: opts.channels ?? [],
     logger: quiet,
   });
@@ -36,7 +48,9 @@ export function tmiClient(server: ChatServer, opts: TmiClientOptions = {}): tmi.
 /** Resolves with the arguments of the next `event` the client emits. */
 export function nextEvent<T extends unknown[] = unknown[]>(client: tmi.Client, event: string): Promise<T> {
   return new Promise<T>((resolve) => {
-    (client as unknown as { once(e: string, fn: (...a: unknown[]) => void): void }).once(event, (...args) => resolve(args as T));
+    (client as unknown as { once(e: string, fn: (...a: unknown[]) => void): void }).once(event, (...args) =>
+      resolve(args as T),
+    );
   });
 }
 

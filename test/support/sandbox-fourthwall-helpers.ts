@@ -9,7 +9,10 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import type { FourthwallSandbox } from '../../src/sandbox/fourthwall/index.js';
 
-export function basic(sb: Pick<FourthwallSandbox, 'username' | 'password'>, password = sb.password): Record<string, string> {
+export function basic(
+  sb: Pick<FourthwallSandbox, 'username' | 'password'>,
+  password = sb.password,
+): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${sb.username}:${password}`).toString('base64')}` };
 }
 
@@ -117,7 +120,11 @@ export async function startReceiver(respond: (n: number) => number | 'hang' = ()
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
-          reject(new Error(`receiver: no matching webhook within ${timeoutMs} ms (got ${received.map((r) => r.json?.type).join(', ')})`));
+          reject(
+            new Error(
+              `receiver: no matching webhook within ${timeoutMs} ms (got ${received.map((r) => r.json?.type).join(', ')})`,
+            ),
+          );
         }, timeoutMs);
         listeners.add(check);
         check();

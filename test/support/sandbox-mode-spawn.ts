@@ -18,7 +18,13 @@ export interface ProcessResult {
 }
 
 /** Runs `command args` in `cwd` (default: the repository) with exactly `env` (plus PATH/HOME); rejects after `timeoutMs`. */
-export function runProcess(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = REPO_ROOT): Promise<ProcessResult> {
+export function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  cwd = REPO_ROOT,
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd,
@@ -31,7 +37,11 @@ export function runProcess(command: string, args: string[], env: Record<string, 
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `${command} ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
@@ -45,7 +55,12 @@ export function runProcess(command: string, args: string[], env: Record<string, 
 }
 
 /** The environment of a streamer whose credentials point at the local sandboxes. */
-export function setupEnv(fw: FourthwallSandbox, chat: ChatServer, dataDir: string, publicUrl: string): Record<string, string> {
+export function setupEnv(
+  fw: FourthwallSandbox,
+  chat: ChatServer,
+  dataDir: string,
+  publicUrl: string,
+): Record<string, string> {
   return {
     GIFTDROP_MODE: 'live',
     DATA_DIR: dataDir,
@@ -84,7 +99,9 @@ export function startProcess(command: string, args: string[], env: Record<string
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     stdout: out.text,

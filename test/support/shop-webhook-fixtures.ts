@@ -11,8 +11,22 @@ const money = (value: number, currency = 'USD') => ({ value, currency });
 const SHOP = 'sh_c689d374-22ca-43d3-8d29-9ef0805cc4cb';
 const address = { name: 'Joe Doe', address1: 'Main Street 1', city: 'San Francisco', state: 'CA', country: 'US' };
 const fullAddress = { ...address, address2: 'Apt 2', zip: '12345', phone: '123456789' };
-const image = { id: '00aa4abd-5778-4199-8161-0b49b2f212e5', url: 'https://fourthwall.com/image.png', width: 800, height: 600, transformedUrl: 'https://fourthwall.com/image.png' };
-const orderAmounts = { subtotal: money(25), shipping: money(5), tax: money(0), donation: money(0), discount: money(0), giftCards: [], total: money(30) };
+const image = {
+  id: '00aa4abd-5778-4199-8161-0b49b2f212e5',
+  url: 'https://fourthwall.com/image.png',
+  width: 800,
+  height: 600,
+  transformedUrl: 'https://fourthwall.com/image.png',
+};
+const orderAmounts = {
+  subtotal: money(25),
+  shipping: money(5),
+  tax: money(0),
+  donation: money(0),
+  discount: money(0),
+  giftCards: [],
+  total: money(30),
+};
 const offerOrder = {
   id: '00aa4abd-5778-4199-8161-0b49b2f212e5',
   name: 'My t-shirt',
@@ -64,7 +78,15 @@ const orderFull = {
       },
     },
   ],
-  trackingParams: { fbc: 'a', fbp: 'b', utm_source: 'twitch', utm_medium: 'chat', utm_campaign: 'stream', utm_content: 'c', utm_term: 't' },
+  trackingParams: {
+    fbc: 'a',
+    fbp: 'b',
+    utm_source: 'twitch',
+    utm_medium: 'chat',
+    utm_campaign: 'stream',
+    utm_content: 'c',
+    utm_term: 't',
+  },
   metadata: { streamId: 's1' },
 };
 
@@ -94,12 +116,23 @@ const thankYouMinimal = {
   contribution: { type: 'ORDER', id: '00aa4abd-5778-4199-8161-0b49b2f212e5', shopId: SHOP, supporter },
 };
 
-const giftAmounts = { subtotal: money(25), tax: money(0), total: money(25), profit: money(10), prepaidShipping: money(5) };
+const giftAmounts = {
+  subtotal: money(25),
+  tax: money(0),
+  total: money(25),
+  profit: money(10),
+  prepaidShipping: money(5),
+};
 const giftPurchaseMinimal = {
   id: 'giv_EdJvIXu3SEiXe_QkPavHSA',
   friendlyId: 'D3XZFWPP',
   shopId: SHOP,
-  offer: { id: '00aa4abd-5778-4199-8161-0b49b2f212e5', name: 'My t-shirt', slug: 'my-t-shirt', description: 'My t-shirt description' },
+  offer: {
+    id: '00aa4abd-5778-4199-8161-0b49b2f212e5',
+    name: 'My t-shirt',
+    slug: 'my-t-shirt',
+    description: 'My t-shirt description',
+  },
   amounts: giftAmounts,
   email: 'supporter@fourthwall.com',
   quantity: 1,
@@ -131,15 +164,30 @@ export const SHOP_WEBHOOK_FIXTURES: Record<string, WebhookFixtures> = {
     full: orderFull,
     variants: {
       ...Object.fromEntries(
-        ['CONFIRMED', 'PARTIALLY_IN_PRODUCTION', 'IN_PRODUCTION', 'PARTIALLY_SHIPPED', 'SHIPPED', 'PARTIALLY_DELIVERED', 'DELIVERED', 'CANCELLED', 'COMPLETED'].map(
-          (status) => [`status ${status}`, { ...orderMinimal, status }],
-        ),
+        [
+          'CONFIRMED',
+          'PARTIALLY_IN_PRODUCTION',
+          'IN_PRODUCTION',
+          'PARTIALLY_SHIPPED',
+          'SHIPPED',
+          'PARTIALLY_DELIVERED',
+          'DELIVERED',
+          'CANCELLED',
+          'COMPLETED',
+        ].map((status) => [`status ${status}`, { ...orderMinimal, status }]),
       ),
-      'source GIVEAWAY_LINKS': { ...orderMinimal, source: { type: 'GIVEAWAY_LINKS', giftId: 'gft_EdJvIXu3SEiXe_QkPavHSA' } },
+      'source GIVEAWAY_LINKS': {
+        ...orderMinimal,
+        source: { type: 'GIVEAWAY_LINKS', giftId: 'gft_EdJvIXu3SEiXe_QkPavHSA' },
+      },
       'source SAMPLES_ORDER': { ...orderMinimal, source: { type: 'SAMPLES_ORDER' } },
       'source TWITCH_GIFT_REDEMPTION': {
         ...orderMinimal,
-        source: { type: 'TWITCH_GIFT_REDEMPTION', giftPurchaseId: 'giv_EdJvIXu3SEiXe_QkPavHSA', giftId: 'gft_EdJvIXu3SEiXe_QkPavHSA' },
+        source: {
+          type: 'TWITCH_GIFT_REDEMPTION',
+          giftPurchaseId: 'giv_EdJvIXu3SEiXe_QkPavHSA',
+          giftId: 'gft_EdJvIXu3SEiXe_QkPavHSA',
+        },
       },
       'no offers': { ...orderMinimal, offers: [] },
     },
@@ -147,7 +195,12 @@ export const SHOP_WEBHOOK_FIXTURES: Record<string, WebhookFixtures> = {
   DONATION: {
     minimal: donationMinimal,
     full: { ...donationMinimal, username: 'Johnny123', message: 'Sample message' },
-    variants: Object.fromEntries(['OPEN', 'COMPLETED', 'ABANDONED', 'CANCELLED', 'FAILED'].map((status) => [`status ${status}`, { ...donationMinimal, status }])),
+    variants: Object.fromEntries(
+      ['OPEN', 'COMPLETED', 'ABANDONED', 'CANCELLED', 'FAILED'].map((status) => [
+        `status ${status}`,
+        { ...donationMinimal, status },
+      ]),
+    ),
   },
   SUBSCRIPTION_PURCHASED: {
     minimal: memberMinimal,
@@ -155,15 +208,27 @@ export const SHOP_WEBHOOK_FIXTURES: Record<string, WebhookFixtures> = {
     variants: {
       ACTIVE: { ...memberMinimal, subscription: { type: 'ACTIVE', variant: tierVariant } },
       CANCELLED: { ...memberMinimal, subscription: { type: 'CANCELLED', variant: tierVariant } },
-      SUSPENDED: { ...memberMinimal, subscription: { type: 'SUSPENDED', variant: { ...tierVariant, interval: 'ANNUAL' } } },
+      SUSPENDED: {
+        ...memberMinimal,
+        subscription: { type: 'SUSPENDED', variant: { ...tierVariant, interval: 'ANNUAL' } },
+      },
       NONE: memberMinimal,
     },
   },
   THANK_YOU_SENT: {
     minimal: thankYouMinimal,
-    full: { ...thankYouMinimal, contribution: { ...thankYouMinimal.contribution, supporter: { ...supporter, username: 'Johnny123', message: 'Sample message' } } },
+    full: {
+      ...thankYouMinimal,
+      contribution: {
+        ...thankYouMinimal.contribution,
+        supporter: { ...supporter, username: 'Johnny123', message: 'Sample message' },
+      },
+    },
     variants: Object.fromEntries(
-      ['ORDER', 'DONATION', 'GIFT_PURCHASE', 'MEMBERSHIP_PAYMENT_CHARGE'].map((type) => [type, { ...thankYouMinimal, contribution: { ...thankYouMinimal.contribution, type } }]),
+      ['ORDER', 'DONATION', 'GIFT_PURCHASE', 'MEMBERSHIP_PAYMENT_CHARGE'].map((type) => [
+        type,
+        { ...thankYouMinimal, contribution: { ...thankYouMinimal.contribution, type } },
+      ]),
     ),
   },
   GIFT_PURCHASE: {
@@ -176,7 +241,13 @@ export const SHOP_WEBHOOK_FIXTURES: Record<string, WebhookFixtures> = {
       quantity: 3,
       gifts: [
         { status: 'AVAILABLE', id: 'gft_a', winner },
-        { status: 'REDEEMED', id: 'gft_b', orderId: '00aa4abd-5778-4199-8161-0b49b2f212e5', orderFriendlyId: 'D3XZFWPP', winner },
+        {
+          status: 'REDEEMED',
+          id: 'gft_b',
+          orderId: '00aa4abd-5778-4199-8161-0b49b2f212e5',
+          orderFriendlyId: 'D3XZFWPP',
+          winner,
+        },
         { status: 'CHANGED_TO_PROMOTION', id: 'gft_c', promotionId: 'prm_EdJvIXu3SEiXe_QkPavHSA', winner },
       ],
     },
@@ -187,19 +258,31 @@ export const SHOP_WEBHOOK_FIXTURES: Record<string, WebhookFixtures> = {
   },
   PROMOTION_STATUS_CHANGED: {
     minimal: { type: 'SHOP_SINGLE' },
-    full: { ...shopSingle, title: 'Stream launch', limits: { maximumUsesNumber: 100, oneUsePerCustomer: true }, requirements: { minimumOrderValue: money(20) } },
+    full: {
+      ...shopSingle,
+      title: 'Stream launch',
+      limits: { maximumUsesNumber: 100, oneUsePerCustomer: true },
+      requirements: { minimumOrderValue: money(20) },
+    },
     variants: {
       SHOP_SINGLE: shopSingle,
       SHOP_MULTI: {
         type: 'SHOP_MULTI',
         id: 'prm_multi',
         title: 'Multi',
-        codes: [{ id: 'c1', code: 'USED1', usageCount: 1, status: 'AllUsed' }, { id: 'c2', code: 'MULTI20', usageCount: 0, status: 'Live' }],
+        codes: [
+          { id: 'c1', code: 'USED1', usageCount: 1, status: 'AllUsed' },
+          { id: 'c2', code: 'MULTI20', usageCount: 0, status: 'Live' },
+        ],
         discount: { type: 'FLAT_RATE', money: money(5), freeShipping: false },
         status: 'Live',
         requirements: {},
         usageCount: 1,
-        appliesTo: { type: 'SELECTED_PRODUCTS', products: ['00aa4abd-5778-4199-8161-0b49b2f212e5'], oncePerOrder: true },
+        appliesTo: {
+          type: 'SELECTED_PRODUCTS',
+          products: ['00aa4abd-5778-4199-8161-0b49b2f212e5'],
+          oncePerOrder: true,
+        },
       },
       MEMBERSHIPS_SINGLE: {
         type: 'MEMBERSHIPS_SINGLE',
@@ -212,7 +295,14 @@ export const SHOP_WEBHOOK_FIXTURES: Record<string, WebhookFixtures> = {
         subscriptionType: { type: 'MONTHLY' },
         tiers: { type: 'SELECTED', tiersIds: ['mt_1'] },
       },
-      AUTO_APPLYING: { type: 'SHOP_AUTO_APPLYING', id: 'prm_auto', title: 'Auto', code: 'AUTO', discount: { type: 'FREE_SHIPPING' }, status: 'Archived' },
+      AUTO_APPLYING: {
+        type: 'SHOP_AUTO_APPLYING',
+        id: 'prm_auto',
+        title: 'Auto',
+        code: 'AUTO',
+        discount: { type: 'FREE_SHIPPING' },
+        status: 'Archived',
+      },
     },
   },
 };

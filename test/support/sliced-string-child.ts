@@ -15,7 +15,10 @@ function retained(cut: (frame: string) => string): number {
   kept.length = 0;
   gc!();
   const base = process.memoryUsage().heapUsed;
-  let frame: string | undefined = `@user-id=${Math.random()} :someviewer PRIVMSG #chan :!enter `.padEnd(FRAME_CHARS, 'x');
+  let frame: string | undefined = `@user-id=${Math.random()} :someviewer PRIVMSG #chan :!enter `.padEnd(
+    FRAME_CHARS,
+    'x',
+  );
   kept.push(cut(frame));
   frame = undefined;
   gc!();

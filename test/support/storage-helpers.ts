@@ -40,7 +40,9 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
  * The history log of `dir` (history.jsonl) as a reader sees it: the header, then per draw id the
  * last record saved (in the order draws first appeared), and how many record lines it holds.
  */
-export async function readHistoryLog(dir: string): Promise<{ header: unknown; draws: Record<string, unknown>[]; lines: number; text: string }> {
+export async function readHistoryLog(
+  dir: string,
+): Promise<{ header: unknown; draws: Record<string, unknown>[]; lines: number; text: string }> {
   const text = await readFile(join(dir, 'history.jsonl'), 'utf8');
   const [first, ...rest] = text.split('\n').filter((l) => l.trim() !== '');
   const byId = new Map<string, Record<string, unknown>>();

@@ -78,7 +78,8 @@ export function stateReached(chat: TwitchChat, state: ChatConnectionState, timeo
 /** Bot PRIVMSGs the server has judged so far (delivered, refused, or swallowed by a half-open socket). */
 function judged(server: ChatServer): number {
   let n = 0;
-  for (const e of server.transcript) if (e.kind === 'bot' || ((e.kind === 'notice' || e.kind === 'system') && e.attempted !== undefined)) n++;
+  for (const e of server.transcript)
+    if (e.kind === 'bot' || ((e.kind === 'notice' || e.kind === 'system') && e.attempted !== undefined)) n++;
   return n;
 }
 
@@ -106,7 +107,11 @@ export async function drive(
       () => {
         // (no line in transit: the clock never moves between the client's write and the server's judgement)
         const stats = pair.chat.outboxStats();
-        return stats.writing === 0 && judged(pair.server) >= stats.written && stats.unconfirmed <= swallowed(pair.server).length;
+        return (
+          stats.writing === 0 &&
+          judged(pair.server) >= stats.written &&
+          stats.unconfirmed <= swallowed(pair.server).length
+        );
       },
       5000,
       'no line in transit, the server judged every written line and the client read every answer',
@@ -120,7 +125,11 @@ export async function drive(
 }
 
 /** A ChatToken for the sandbox's bot account with its refresh credentials (silent log unless `options` says). */
-export function sandboxChatToken(s: ChatServer, auth: TwitchAuthClient, options: Partial<ChatTokenOptions> = {}): ChatToken {
+export function sandboxChatToken(
+  s: ChatServer,
+  auth: TwitchAuthClient,
+  options: Partial<ChatTokenOptions> = {},
+): ChatToken {
   return new ChatToken({
     auth,
     username: s.botLogin,

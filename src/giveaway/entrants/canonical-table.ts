@@ -12,7 +12,15 @@
  * Steps): run it sliced. Does not: decide eligibility or keep anything.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { checkField, checkWeight, FairnessError, sortByDigitKeys, writeDigits, type Canonical, type Steps } from '../../fairness/index.js';
+import {
+  checkField,
+  checkWeight,
+  FairnessError,
+  sortByDigitKeys,
+  writeDigits,
+  type Canonical,
+  type Steps,
+} from '../../fairness/index.js';
 import { LOGIN_STRING_ONLY, LOGIN_UNCHECKED, type EntrantTable, type TableColumns } from './entrant-table.js';
 
 const CHUNK = 4096;

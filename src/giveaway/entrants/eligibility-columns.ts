@@ -45,7 +45,11 @@ export function surelyEligibleRows(
   const needsSubscriber = rules.subscribersOnly || rules.minSubMonths > 0;
   const minMonths = rules.minSubMonths;
   // Lengths of the logins the rules compare with (lower-cased, as excluder does).
-  const named = [id.channelLogin.toLowerCase(), id.botLogin.toLowerCase(), ...rules.excludeLogins.map((l) => l.toLowerCase().replace(/^@/, ''))];
+  const named = [
+    id.channelLogin.toLowerCase(),
+    id.botLogin.toLowerCase(),
+    ...rules.excludeLogins.map((l) => l.toLowerCase().replace(/^@/, '')),
+  ];
   // ASCII named logins by length (a non-ASCII one cannot equal a lower-cased ASCII login).
   const byLength = new Array<Buffer[] | undefined>(256);
   for (const login of named) {

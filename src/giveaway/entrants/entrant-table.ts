@@ -54,7 +54,6 @@ export const LOGIN_KEEPS_STRING = 8;
 const TAB_CR_LF = /[\t\r\n]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-
 /** Digits of a user id written back from its key (fairness/digit-keys.ts); one scratch buffer. */
 const DIGITS = Buffer.allocUnsafe(16);
 
@@ -172,7 +171,16 @@ export class EntrantTable implements EntrantRows {
 
   /** Adds an entrant once per user id; false when that user id is already in. */
   add(e: Entrant): boolean {
-    return this.addFields(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt, e.partnerChannelId);
+    return this.addFields(
+      e.userId,
+      e.login,
+      e.displayName,
+      e.weight,
+      packRoles(e.roles),
+      e.roles.subMonths,
+      e.enteredAt,
+      e.partnerChannelId,
+    );
   }
 
   /**

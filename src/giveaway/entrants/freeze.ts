@@ -9,7 +9,14 @@
  * entrant. Throws FairnessError on invalid entrants. Does not: reveal the seed, pick winners or
  * persist.
  */
-import { canonicalise, fenwickSteps, runSliced, type Canonical, type ListRows, type Steps } from '../../fairness/index.js';
+import {
+  canonicalise,
+  fenwickSteps,
+  runSliced,
+  type Canonical,
+  type ListRows,
+  type Steps,
+} from '../../fairness/index.js';
 import { canonicaliseTable } from './canonical-table.js';
 import { excluder, rulesInForce, type ChannelIdentity, type ExclusionReason } from '../eligibility.js';
 import type { EntrantTable } from './entrant-table.js';

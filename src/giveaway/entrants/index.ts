@@ -74,6 +74,7 @@ export function freezeEntrantTable(
   recentWinners: ReadonlySet<string>,
   budgetMs?: number,
 ): Promise<FreezeResult> {
-  if (!(entrants instanceof Table)) throw new TypeError('freezeEntrantTable: the entrants must come from new EntrantTable()');
+  if (!(entrants instanceof Table))
+    throw new TypeError('freezeEntrantTable: the entrants must come from new EntrantTable()');
   return freezeTable(entrants, settings, id, recentWinners, budgetMs);
 }

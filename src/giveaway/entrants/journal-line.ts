@@ -59,7 +59,15 @@ function standard(e: Entrant): boolean {
 /** The journal line of `e`: the compact array for a standard entrant, else the JSON object. */
 export function entrantLine(e: Entrant): string {
   if (!standard(e)) return JSON.stringify(e);
-  return JSON.stringify([e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt]);
+  return JSON.stringify([
+    e.userId,
+    e.login,
+    e.displayName,
+    e.weight,
+    packRoles(e.roles),
+    e.roles.subMonths,
+    e.enteredAt,
+  ]);
 }
 
 /**
@@ -114,7 +122,8 @@ export class LineBytes {
 
   /** Appends `entrantLine(e)` and a newline (see the module header). */
   addEntrant(e: Entrant): void {
-    if (standard(e)) this.addCompact(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt);
+    if (standard(e))
+      this.addCompact(e.userId, e.login, e.displayName, e.weight, packRoles(e.roles), e.roles.subMonths, e.enteredAt);
     else this.add(JSON.stringify(e));
   }
 
@@ -126,7 +135,15 @@ export class LineBytes {
     const partner = rows.partnerChannelAt(row);
     if (partner !== undefined) return this.addPartnerRow(rows, row, partner);
     const roles = rows.rolesAt(row);
-    this.addCompact(rows.userIdAt(row), rows.loginAt(row), rows.displayNameAt(row), rows.weightAt(row), packRoles(roles), roles.subMonths, rows.enteredAtOf(row));
+    this.addCompact(
+      rows.userIdAt(row),
+      rows.loginAt(row),
+      rows.displayNameAt(row),
+      rows.weightAt(row),
+      packRoles(roles),
+      roles.subMonths,
+      rows.enteredAtOf(row),
+    );
   }
 
   /**
@@ -172,7 +189,8 @@ export class LineBytes {
     const weight = cols.weights[row]!;
     const months = cols.months[row]!;
     const at = cols.enteredAt[row]!;
-    if (keyHi === 0 || cols.loginFlags[row] !== 0 || !(weight >= 0 && weight < 1e8 && Number.isInteger(weight))) return false;
+    if (keyHi === 0 || cols.loginFlags[row] !== 0 || !(weight >= 0 && weight < 1e8 && Number.isInteger(weight)))
+      return false;
     if (!(at >= 0 && at <= Number.MAX_SAFE_INTEGER && Number.isInteger(at))) return false;
     const loginLen = cols.loginLen[row]!;
     const nameLen = cols.nameLen[row]!;
@@ -182,7 +200,10 @@ export class LineBytes {
     p = copyPlainAt(b, p, cols.loginBytes, cols.loginStart[row]!, loginLen);
     if (p < 0) return false;
     b[p] = 0x2c;
-    p = nameLen === 0 ? copyPlainAt(b, p + 1, cols.loginBytes, cols.loginStart[row]!, loginLen) : copyPlainAt(b, p + 1, cols.names, cols.nameAt[row]!, nameLen);
+    p =
+      nameLen === 0
+        ? copyPlainAt(b, p + 1, cols.loginBytes, cols.loginStart[row]!, loginLen)
+        : copyPlainAt(b, p + 1, cols.names, cols.nameAt[row]!, nameLen);
     if (p < 0) return false;
     b[p] = 0x2c;
     p = writeUint(b, p + 1, weight);
@@ -230,7 +251,15 @@ export class LineBytes {
     return true;
   }
 
-  private addCompact(userId: string, login: string, displayName: string, weight: number, bits: number, subMonths: number, enteredAt: number): void {
+  private addCompact(
+    userId: string,
+    login: string,
+    displayName: string,
+    weight: number,
+    bits: number,
+    subMonths: number,
+    enteredAt: number,
+  ): void {
     this.open(userId);
     this.string(login);
     this.comma();

@@ -45,7 +45,8 @@ export function giftDrawStarted(c: FlowContext, draw: GiftDrawInfo, eventId?: st
   const created = Date.parse(draw.createdAt);
   const startMs = Number.isFinite(created) ? created : now;
   const seconds = clampDrawSeconds(draw.durationSeconds);
-  if (seconds !== draw.durationSeconds) c.logger.info({ drawId: draw.id, durationSeconds: draw.durationSeconds, seconds }, 'draw duration clamped');
+  if (seconds !== draw.durationSeconds)
+    c.logger.info({ drawId: draw.id, durationSeconds: draw.durationSeconds, seconds }, 'draw duration clamped');
   const closesAtMs = startMs + seconds * 1000;
   const available = draw.gifts.filter((g) => g.status === 'AVAILABLE');
   return openDraw(c, draw.id, closesAtMs, () => ({
@@ -79,7 +80,8 @@ export async function giftDrawEnded(c: FlowContext, draw: GiftDrawInfo): Promise
       await (hasWinners(draw)
         ? c.fire(active, ended(active))
         : c.fire(active, { name: 'failed', reason: 'Fourthwall closed the draw before the winners were sent' }));
-    } else c.logger.info({ drawId: draw.id }, 'draw ended at Fourthwall while being finished: the finish call settles it');
+    } else
+      c.logger.info({ drawId: draw.id }, 'draw ended at Fourthwall while being finished: the finish call settles it');
     return;
   }
   const s = c.draws.findRecent(draw.id) ?? (await c.draws.sessionFromRepo(draw.id));
@@ -107,7 +109,11 @@ export const giftDrawFlow: DrawFlow = {
  * (`reconcile`, after a restart). Fewer winners than gifts: Fourthwall takes exactly one participant
  * per available gift and refuses fewer, so the draw is handed back instead (`too-few`).
  */
-async function finishAtFourthwall(c: FlowContext, s: DrawSession, startWith: 'finish' | 'reconcile'): Promise<Trigger | undefined> {
+async function finishAtFourthwall(
+  c: FlowContext,
+  s: DrawSession,
+  startWith: 'finish' | 'reconcile',
+): Promise<Trigger | undefined> {
   if (startWith === 'finish' && s.record.winners.length < s.record.gifts) return { name: 'too-few' };
   if (startWith === 'finish') {
     s.record.finishInFlight = true;
@@ -115,20 +121,22 @@ async function finishAtFourthwall(c: FlowContext, s: DrawSession, startWith: 'fi
       await s.persist(c.repo);
     } catch (err) {
       s.record.finishInFlight = false;
-      return { name: 'failed', reason: 'the draw journal could not be written, so the winners were not sent', cause: err };
+      return {
+        name: 'failed',
+        reason: 'the draw journal could not be written, so the winners were not sent',
+        cause: err,
+      };
     }
   }
   const outcome = await runFinish(c, s, startWith);
   if (outcome.kind === 'stopped') return undefined;
-  if (outcome.kind === 'failed') return { name: 'failed', reason: outcome.reason, ...(outcome.cause !== undefined ? { cause: outcome.cause } : {}) };
+  if (outcome.kind === 'failed')
+    return { name: 'failed', reason: outcome.reason, ...(outcome.cause !== undefined ? { cause: outcome.cause } : {}) };
   return { name: 'delivered', winners: mapFourthwallWinners(s.record.winners, outcome.draw, s.entrants) };
 }
 
 type FinishOutcome =
-  | { kind: 'finished'; draw: GiftDrawInfo }
-  | { kind: 'failed'; reason: string; cause?: unknown }
-  | { kind: 'stopped' };
-
+  { kind: 'finished'; draw: GiftDrawInfo } | { kind: 'failed'; reason: string; cause?: unknown } | { kind: 'stopped' };
 
 /** True when at least one gift of the draw has a winner. */
 function hasWinners(draw: GiftDrawInfo): boolean {
@@ -159,11 +167,7 @@ function describeShopFailure(err: unknown): string {
  * Sends the session's recorded winners to Fourthwall (or starts by asking, when `startWith` is
  * 'reconcile') until the draw has a known result or the deadline passes.
  */
-async function runFinish(
-  ctx: FlowContext,
-  s: DrawSession,
-  startWith: 'finish' | 'reconcile',
-): Promise<FinishOutcome> {
+async function runFinish(ctx: FlowContext, s: DrawSession, startWith: 'finish' | 'reconcile'): Promise<FinishOutcome> {
   const log = ctx.logger;
   const drawId = s.record.source.drawId ?? s.id;
   const deadline = s.fourthwallDeadlineMs;
@@ -185,7 +189,10 @@ async function runFinish(
     if (step === 'finish') {
       if (ctx.clock.now() >= deadline) {
         // (a backoff with jitter may end just past the deadline: the last failure is the reason then)
-        const reason = kindOf(lastError) === 'unavailable' ? describeShopFailure(lastError) : 'the Fourthwall deadline passed before the winners could be sent';
+        const reason =
+          kindOf(lastError) === 'unavailable'
+            ? describeShopFailure(lastError)
+            : 'the Fourthwall deadline passed before the winners could be sent';
         return { kind: 'failed', reason, cause: lastError };
       }
       try {

@@ -69,7 +69,8 @@ async function giftLinks(c: FlowContext, s: DrawSession): Promise<Trigger | unde
     }
   }
   if (c.work.isStopped() && domain === undefined) return undefined;
-  if (!domain) return { name: 'failed', reason: 'the shop address for the gift links is unknown (retry with !giveaway retry)' };
+  if (!domain)
+    return { name: 'failed', reason: 'the shop address for the gift links is unknown (retry with !giveaway retry)' };
   const giftIds = r.giftIds ?? [];
   const taken = new Set(r.winners.map((w) => w.giftId).filter((x): x is string => !!x));
   const free = giftIds.filter((g) => !taken.has(g));
@@ -84,6 +85,9 @@ async function giftLinks(c: FlowContext, s: DrawSession): Promise<Trigger | unde
 
 /** `https://shop.example/` or `shop.example` -> `shop.example`. */
 function normaliseDomain(value: string): string | undefined {
-  const d = value.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '');
+  const d = value
+    .trim()
+    .replace(/^https?:\/\//i, '')
+    .replace(/\/+$/, '');
   return d || undefined;
 }

@@ -37,7 +37,17 @@ const MIN_LINK_DEADLINE_MS = 1_000;
 
 export const linkGiveawayFlow: DrawFlow = {
   kind: 'link-giveaway',
-  phases: ['open', 'closing', 'awaiting-beacon', 'picking', 'claim-window', 'finishing', 'settled', 'failed', 'cancelled'],
+  phases: [
+    'open',
+    'closing',
+    'awaiting-beacon',
+    'picking',
+    'claim-window',
+    'finishing',
+    'settled',
+    'failed',
+    'cancelled',
+  ],
   claimWindowFits: () => true,
   deliver: giveawayLinks,
   resumeDelivery: (c, s) => {
@@ -45,7 +55,8 @@ export const linkGiveawayFlow: DrawFlow = {
     c.logger.info({ drawId: s.id }, 'restored draw had a finish in flight: reconciling');
     return Promise.resolve({
       name: 'failed',
-      reason: 'the bot stopped while creating the links; check the giveaway packages in the Fourthwall dashboard before !giveaway retry',
+      reason:
+        'the bot stopped while creating the links; check the giveaway packages in the Fourthwall dashboard before !giveaway retry',
     });
   },
 };
@@ -62,7 +73,10 @@ export class LinkGiveawayCommands {
     const links = c.settings.links;
     const running = c.draws.activeSessions().find((s) => s.record.kind === 'link-giveaway');
     if (running || this.starting) {
-      return { ok: false, message: `A link giveaway is already running${running ? ` (${running.record.offer.name})` : ''}.` };
+      return {
+        ok: false,
+        message: `A link giveaway is already running${running ? ` (${running.record.offer.name})` : ''}.`,
+      };
     }
     const count = winners ?? links.defaultWinners;
     const secs = seconds ?? links.defaultSeconds;
@@ -120,7 +134,9 @@ export class LinkGiveawayCommands {
     const done = this.c.fire(s, { name: 'retry' });
     if (!done) return { ok: false, message: 'The links are being created right now.' };
     await done;
-    return s.record.status === 'finished' ? { ok: true, id: s.id } : { ok: false, message: 'The links could not be created yet.' };
+    return s.record.status === 'finished'
+      ? { ok: true, id: s.id }
+      : { ok: false, message: 'The links could not be created yet.' };
   }
 }
 
@@ -140,7 +156,9 @@ async function giveawayLinks(c: FlowContext, s: DrawSession): Promise<Trigger | 
     return { name: 'failed', reason: 'the draw journal could not be written, so no links were created', cause: err };
   }
   const deadline = c.clock.now() + Math.max(MIN_LINK_DEADLINE_MS, c.settings.links.createDeadlineSeconds * 1000);
-  const res = firstAttempt ? await createLinks(c, s.id, r.offer.id, missing.length, deadline) : await earlierOrNewLinks(c, s, missing.length, deadline);
+  const res = firstAttempt
+    ? await createLinks(c, s.id, r.offer.id, missing.length, deadline)
+    : await earlierOrNewLinks(c, s, missing.length, deadline);
   if (!res.ok) {
     if (res.stopped) return undefined;
     r.finishInFlight = false;
@@ -154,7 +172,8 @@ async function giveawayLinks(c: FlowContext, s: DrawSession): Promise<Trigger | 
     w.redeemUrl = link.link;
   });
   r.finishInFlight = false;
-  if (missing.some((w) => !w.redeemUrl)) return { name: 'failed', reason: 'Fourthwall returned fewer links than winners; retry with !giveaway retry' };
+  if (missing.some((w) => !w.redeemUrl))
+    return { name: 'failed', reason: 'Fourthwall returned fewer links than winners; retry with !giveaway retry' };
   return { name: 'delivered' };
 }
 
@@ -162,7 +181,12 @@ async function giveawayLinks(c: FlowContext, s: DrawSession): Promise<Trigger | 
  * A retry (links were asked for before): a package the earlier, unconfirmed attempt created is
  * reused; only when Fourthwall's package list shows none are new links created.
  */
-async function earlierOrNewLinks(c: FlowContext, s: DrawSession, count: number, deadline: number): Promise<LinksOutcome> {
+async function earlierOrNewLinks(
+  c: FlowContext,
+  s: DrawSession,
+  count: number,
+  deadline: number,
+): Promise<LinksOutcome> {
   const r = s.record;
   const since = Date.parse(r.linksRequestedAt ?? '');
   // Every package a draw already holds (this one's included: its links are given), replacements' too.
@@ -183,7 +207,10 @@ async function earlierOrNewLinks(c: FlowContext, s: DrawSession, count: number, 
  * links' deadline, an unknown outcome never retried); its package is added to the record's
  * `source.extraPackageIds` by the caller once the link is given.
  */
-export async function newLinkFor(c: FlowContext, s: DrawSession): Promise<{ ok: true; packageId: string; link: GiveawayLinkInfo } | { ok: false; reason: string }> {
+export async function newLinkFor(
+  c: FlowContext,
+  s: DrawSession,
+): Promise<{ ok: true; packageId: string; link: GiveawayLinkInfo } | { ok: false; reason: string }> {
   const deadline = c.clock.now() + Math.max(MIN_LINK_DEADLINE_MS, c.settings.links.createDeadlineSeconds * 1000);
   const res = await createLinks(c, s.id, s.record.offer.id, 1, deadline);
   if (!res.ok) return { ok: false, reason: res.reason };
@@ -234,8 +261,7 @@ async function lookUpById(shop: ShopPort, id: string, otherwise: 'unknown' | 'un
 }
 
 type LinksOutcome =
-  | { ok: true; packageId: string; links: GiveawayLinkInfo[] }
-  | { ok: false; reason: string; stopped?: boolean };
+  { ok: true; packageId: string; links: GiveawayLinkInfo[] } | { ok: false; reason: string; stopped?: boolean };
 
 /** Creates `count` giveaway links for `productId`, retrying an unavailable shop until `deadlineMs`. */
 async function createLinks(
@@ -263,7 +289,10 @@ async function createLinks(
         return { ok: false, reason: 'Fourthwall could not be reached in time to create the links' };
       }
       if (kind === 'outcome-unknown') {
-        return { ok: false, reason: 'Fourthwall did not confirm the links (check the giveaway packages in the dashboard)' };
+        return {
+          ok: false,
+          reason: 'Fourthwall did not confirm the links (check the giveaway packages in the dashboard)',
+        };
       }
       if (kind === 'rejected' || kind === 'not-found') {
         return { ok: false, reason: 'Fourthwall refused to create links for this product' };
@@ -278,8 +307,7 @@ async function createLinks(
 const PACKAGE_SKEW_MS = 60_000;
 
 type EarlierPackage =
-  | { ok: true; found?: { packageId: string; links: GiveawayLinkInfo[] } }
-  | { ok: false; reason: string };
+  { ok: true; found?: { packageId: string; links: GiveawayLinkInfo[] } } | { ok: false; reason: string };
 
 /**
  * A package an earlier, unconfirmed link creation made for this giveaway: created at or after
@@ -310,8 +338,14 @@ async function findEarlierPackage(
         throw err;
       }
       if (pkg.links.length === count && pkg.links.every((l) => !l.productId || l.productId === productId)) {
-        ctx.logger.info({ drawId, packageId: pkg.packageId }, 'reusing the giveaway package an earlier unconfirmed attempt created');
-        return { ok: true, found: { packageId: pkg.packageId, links: pkg.links.map((l) => ({ id: l.id, link: l.link })) } };
+        ctx.logger.info(
+          { drawId, packageId: pkg.packageId },
+          'reusing the giveaway package an earlier unconfirmed attempt created',
+        );
+        return {
+          ok: true,
+          found: { packageId: pkg.packageId, links: pkg.links.map((l) => ({ id: l.id, link: l.link })) },
+        };
       }
     }
     return { ok: true };

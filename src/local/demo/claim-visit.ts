@@ -19,7 +19,10 @@ export async function claimAndRedeem(base: string, login: string): Promise<numbe
   const callback = granted.headers.get('location');
   if (!callback) throw new Error(`the local Twitch did not log ${login} in (HTTP ${granted.status})`);
   const back = await fetch(callback, { headers: { cookie: stateCookie }, redirect: 'manual' });
-  const session = back.headers.getSetCookie().find((c) => c.startsWith('giftdrop_claim='))?.split(';')[0];
+  const session = back.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('giftdrop_claim='))
+    ?.split(';')[0];
   if (!session) throw new Error(`the claim page refused the login (HTTP ${back.status})`);
   const page = await (await fetch(`${base}/claim`, { headers: { cookie: session } })).text();
   const links = [...page.matchAll(/<a class="btn redeem" href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));

@@ -66,8 +66,14 @@ export function parseDemoCommand(line: string): DemoCommand {
   if (!text.startsWith('/')) {
     const words = text.split(/\s+/);
     const first = words[0]!.toLowerCase();
-    if (words.length === 1 && (first === 'help' || first === 'quit' || first === 'exit')) return parseDemoCommand(`/${first}`);
-    if (SLASH_WORDS.has(first)) return { kind: 'say', text, hint: `Said in chat as the broadcaster. For the command, type /${first}${words.length > 1 ? ' ...' : ''} (/help lists them).` };
+    if (words.length === 1 && (first === 'help' || first === 'quit' || first === 'exit'))
+      return parseDemoCommand(`/${first}`);
+    if (SLASH_WORDS.has(first))
+      return {
+        kind: 'say',
+        text,
+        hint: `Said in chat as the broadcaster. For the command, type /${first}${words.length > 1 ? ' ...' : ''} (/help lists them).`,
+      };
     return { kind: 'say', text };
   }
   const [word = '', ...rest] = text.slice(1).split(/\s+/);
@@ -87,7 +93,10 @@ export function parseDemoCommand(line: string): DemoCommand {
       if (!login || !said) return { kind: 'error', message: usage };
       const parsed = parseDemoLine(`${flags.join(' ')} ${login}: ${said}`);
       if (!parsed) {
-        return { kind: 'error', message: `${usage} (a login is 1-25 letters, digits or _; roles are +mod +vip +subN +first +me +bitsN)` };
+        return {
+          kind: 'error',
+          message: `${usage} (a login is 1-25 letters, digits or _; roles are +mod +vip +subN +first +me +bitsN)`,
+        };
       }
       return { kind: 'as', login: parsed.login, text: parsed.text, roles: parsed.roles, extra: parsed.extra };
     }
@@ -112,16 +121,19 @@ export function parseDemoCommand(line: string): DemoCommand {
     }
     case 'redeem': {
       const login = rest[0]?.replace(/^@/, '').toLowerCase();
-      if (!login || rest.length > 1 || !/^[a-z0-9_]{1,25}$/.test(login)) return { kind: 'error', message: 'usage: /redeem <login>' };
+      if (!login || rest.length > 1 || !/^[a-z0-9_]{1,25}$/.test(login))
+        return { kind: 'error', message: 'usage: /redeem <login>' };
       return { kind: 'redeem', login };
     }
     case 'points':
     case 'bits': {
       const login = rest[0]?.replace(/^@/, '').toLowerCase();
       const n = wholeNumber(rest[1]);
-      const usage = word.toLowerCase() === 'points' ? 'usage: /points <login>' : 'usage: /bits <login> <n>  (n from 1 to 100000)';
+      const usage =
+        word.toLowerCase() === 'points' ? 'usage: /points <login>' : 'usage: /bits <login> <n>  (n from 1 to 100000)';
       if (!login || !/^[a-z0-9_]{1,25}$/.test(login)) return { kind: 'error', message: usage };
-      if (word.toLowerCase() === 'points') return rest.length > 1 ? { kind: 'error', message: usage } : { kind: 'points', login };
+      if (word.toLowerCase() === 'points')
+        return rest.length > 1 ? { kind: 'error', message: usage } : { kind: 'points', login };
       if (n === undefined || n < 1 || n > 100_000 || rest.length > 2) return { kind: 'error', message: usage };
       return { kind: 'bits', login, bits: n };
     }
@@ -131,7 +143,8 @@ export function parseDemoCommand(line: string): DemoCommand {
       const login = rest[0]?.replace(/^@/, '').toLowerCase();
       const text = rest.slice(1).join(' ');
       const valid = (l: string | undefined) => l !== undefined && /^[a-z0-9_]{1,25}$/.test(l);
-      if (!valid(partner) || !valid(login) || !text) return { kind: 'error', message: 'usage: /shared [#partner] <login> <text>  (or /shared end)' };
+      if (!valid(partner) || !valid(login) || !text)
+        return { kind: 'error', message: 'usage: /shared [#partner] <login> <text>  (or /shared end)' };
       return { kind: 'shared', partner, login: login!, text };
     }
     default:

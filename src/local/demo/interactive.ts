@@ -34,7 +34,10 @@ export interface InteractiveOptions {
  * back): each line is acknowledged at once as queued, and handed to runInteractive afterwards.
  * `stop()` ends the collection and returns the lines, and whether the input ended (Ctrl+D).
  */
-export function queueTypedLines(input: NodeJS.ReadableStream, printer: DemoPrinter): () => { lines: string[]; ended: boolean } {
+export function queueTypedLines(
+  input: NodeJS.ReadableStream,
+  printer: DemoPrinter,
+): () => { lines: string[]; ended: boolean } {
   const lines: string[] = [];
   let ended = false;
   let stopping = false;
@@ -68,11 +71,17 @@ export function printHelp(printer: DemoPrinter): void {
 function narrateEngine(world: DemoWorld, printer: DemoPrinter): () => void {
   const events = world.stack.bot.engine.events;
   const opened = (r: DrawRecord): void =>
-    printer.narrate(`Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${localTime(r.closesAt)}; viewers type !enter.`);
-  const closed = (r: DrawRecord): void => printer.narrate(`Entries of ${r.id} closed with ${plural(r.entrants, 'entrant')}; picking winners.`);
+    printer.narrate(
+      `Draw ${r.id} is open: ${r.gifts}x ${r.offer.name} until ${localTime(r.closesAt)}; viewers type !enter.`,
+    );
+  const closed = (r: DrawRecord): void =>
+    printer.narrate(`Entries of ${r.id} closed with ${plural(r.entrants, 'entrant')}; picking winners.`);
   const finished = (r: DrawRecord): void =>
-    printer.success(`Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. ${giftdropCommand('verify', r.id)}`);
-  const failed = (r: DrawRecord): void => printer.problem(`Draw ${r.id} failed${r.failure ? `: ${r.failure.reason}` : ''}.`);
+    printer.success(
+      `Draw ${r.id} finished: ${r.winners.length ? r.winners.map((w) => `@${w.login}`).join(', ') : 'no winners'}. ${giftdropCommand('verify', r.id)}`,
+    );
+  const failed = (r: DrawRecord): void =>
+    printer.problem(`Draw ${r.id} failed${r.failure ? `: ${r.failure.reason}` : ''}.`);
   const cancelled = (r: DrawRecord): void => printer.narrate(`Draw ${r.id} was cancelled.`);
   events.on('draw-opened', opened);
   events.on('draw-closed', closed);
@@ -138,7 +147,9 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           if (cmd.product) {
             const p = world.findProduct(cmd.product);
             if (!p) {
-              printer.problem(`No single product matches "${cmd.product}". Products: ${world.productNames().join(', ')}`);
+              printer.problem(
+                `No single product matches "${cmd.product}". Products: ${world.productNames().join(', ')}`,
+              );
               break;
             }
             productId = p.id;
@@ -154,7 +165,9 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
             durationSeconds: o.timings.drawSeconds,
             ...(productId ? { productId } : {}),
           });
-          printer.narrate(`A simulated supporter, ${buyer}, buys ${cmd.quantity}x ${g.offer}: Fourthwall opens draw ${g.drawId} and sends GIFT_DRAW_STARTED (signed webhook) to the bot.`);
+          printer.narrate(
+            `A simulated supporter, ${buyer}, buys ${cmd.quantity}x ${g.offer}: Fourthwall opens draw ${g.drawId} and sends GIFT_DRAW_STARTED (signed webhook) to the bot.`,
+          );
           break;
         }
         case 'order': {
@@ -165,7 +178,9 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           }
           const buyer = GIFT_BUYERS[giftsBought++ % GIFT_BUYERS.length]!;
           const name = world.order({ username: buyer, ...(p ? { productId: p.id } : {}) });
-          printer.narrate(`A simulated supporter, ${buyer}, orders ${name}: Fourthwall sends ORDER_PLACED (signed webhook; with an email and an address the bot never shows).`);
+          printer.narrate(
+            `A simulated supporter, ${buyer}, orders ${name}: Fourthwall sends ORDER_PLACED (signed webhook; with an email and an address the bot never shows).`,
+          );
           break;
         }
         case 'viewers':
@@ -186,7 +201,9 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
             (n) =>
               n === 0
                 ? printer.note(`@${login}'s claim page says nothing is waiting for them.`)
-                : printer.success(`@${login} redeemed ${plural(n, 'prize')} on the shop's page: Fourthwall sends ORDER_PLACED, and the dashboard's "prizes waiting" list drops them.`),
+                : printer.success(
+                    `@${login} redeemed ${plural(n, 'prize')} on the shop's page: Fourthwall sends ORDER_PLACED, and the dashboard's "prizes waiting" list drops them.`,
+                  ),
             (err: unknown) => printer.problem(`@${login} could not redeem: ${(err as Error).message}`),
           );
           break;
@@ -203,7 +220,9 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
                 ? printer.note(`The reward is paused while no draw is open: Twitch does not let @${login} redeem it.`)
                 : status === 'FULFILLED'
                   ? printer.success(`@${login} redeemed the reward: entered, FULFILLED.`)
-                  : printer.note(`@${login}'s redemption was refunded (CANCELED): one per viewer per draw, or not eligible.`),
+                  : printer.note(
+                      `@${login}'s redemption was refunded (CANCELED): one per viewer per draw, or not eligible.`,
+                    ),
             (err: unknown) => printer.problem(`@${login} could not redeem: ${(err as Error).message}`),
           );
           break;
@@ -211,13 +230,19 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
         case 'bits': {
           const v = world.viewer(cmd.login);
           const sent = world.stack.twitch.useBits({ id: v.userId, login: v.login }, cmd.bits);
-          printer.note(sent ? `@${cmd.login} used ${cmd.bits} bits.` : `@${cmd.login} used ${cmd.bits} bits, but bits are off in the settings (nothing listens).`);
+          printer.note(
+            sent
+              ? `@${cmd.login} used ${cmd.bits} bits.`
+              : `@${cmd.login} used ${cmd.bits} bits, but bits are off in the settings (nothing listens).`,
+          );
           break;
         }
         case 'shared': {
           const joined = world.sharedSay(cmd.partner, cmd.login, cmd.text);
           if (joined)
-            printer.narrate(`Shared Chat with #${cmd.partner} (Twitch's Stream Together): their viewers' lines show in your chat, marked with the channel they were typed in.`);
+            printer.narrate(
+              `Shared Chat with #${cmd.partner} (Twitch's Stream Together): their viewers' lines show in your chat, marked with the channel they were typed in.`,
+            );
           if (joined || /^!enter\b/i.test(cmd.text))
             printer.note(
               world.stack.config.settings.sharedChat.partnerEntries
@@ -227,7 +252,7 @@ export async function runInteractive(o: InteractiveOptions): Promise<void> {
           break;
         }
         case 'shared-end':
-          if (world.endShared()) printer.narrate('Shared Chat ended: only your channel\'s chat again.');
+          if (world.endShared()) printer.narrate("Shared Chat ended: only your channel's chat again.");
           else printer.problem('No Shared Chat session is running.');
           break;
         case 'help':

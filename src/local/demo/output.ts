@@ -40,8 +40,16 @@ const STYLE = {
   magenta: `${ESC}35m`,
   cyan: `${ESC}36m`,
 } as const;
-const NAME_COLOURS = [`${ESC}32m`, `${ESC}33m`, `${ESC}34m`, `${ESC}35m`, `${ESC}91m`, `${ESC}92m`, `${ESC}94m`, `${ESC}95m`];
-
+const NAME_COLOURS = [
+  `${ESC}32m`,
+  `${ESC}33m`,
+  `${ESC}34m`,
+  `${ESC}35m`,
+  `${ESC}91m`,
+  `${ESC}92m`,
+  `${ESC}94m`,
+  `${ESC}95m`,
+];
 
 function nameColour(login: string): string {
   let h = 0;
@@ -135,4 +143,3 @@ export class DemoPrinter {
     }
   }
 }
-

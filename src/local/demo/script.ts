@@ -40,7 +40,10 @@ const DEMO_TRAIN_ORDERS = 2;
 export function withDemoMerchTrain(config: Config, timings: DemoTimings): Config {
   // The demo shows the coalesced thank-you before it ends: a short alert window, unless the
   // settings chose another than the default.
-  const alerts = config.settings.alerts.burstWindowSeconds === DEFAULT_ALERT_WINDOW_S ? { ...config.settings.alerts, burstWindowSeconds: DEMO_ALERT_WINDOW_S } : config.settings.alerts;
+  const alerts =
+    config.settings.alerts.burstWindowSeconds === DEFAULT_ALERT_WINDOW_S
+      ? { ...config.settings.alerts, burstWindowSeconds: DEMO_ALERT_WINDOW_S }
+      : config.settings.alerts;
   config = { ...config, settings: { ...config.settings, alerts } };
   if (config.settings.merchTrain.enabled) return config;
   const merchTrain = {
@@ -164,7 +167,14 @@ function linkLines(): Line[] {
 }
 
 /** Says `lines` one by one, spaced to fit in the window that closes at `closesAtMs`, until `stop()`. */
-async function playLines(world: DemoWorld, lines: Line[], paceMs: number, closesAtMs: number, now: () => number, stop: () => boolean): Promise<void> {
+async function playLines(
+  world: DemoWorld,
+  lines: Line[],
+  paceMs: number,
+  closesAtMs: number,
+  now: () => number,
+  stop: () => boolean,
+): Promise<void> {
   const budget = Math.max(0, closesAtMs - now()) * 0.7;
   const gap = Math.min(paceMs, Math.floor(budget / Math.max(1, lines.length)));
   for (const line of lines) {
@@ -188,8 +198,16 @@ function watchDraw(world: DemoWorld, draw: DrawRecord, stepMs: number, claimMs: 
   const closesAt = Date.parse(draw.closesAt);
   const openMs = Math.max(0, closesAt - world.now());
   let closedYet = false;
-  const closed = world.nextEngineEvent('draw-closed', (r) => r.id === draw.id, openMs + stepMs, `entries of ${draw.id} closing`).promise;
-  void closed.then(() => (closedYet = true), () => undefined);
+  const closed = world.nextEngineEvent(
+    'draw-closed',
+    (r) => r.id === draw.id,
+    openMs + stepMs,
+    `entries of ${draw.id} closing`,
+  ).promise;
+  void closed.then(
+    () => (closedYet = true),
+    () => undefined,
+  );
   const ended = world.drawEnd(draw.id, openMs + claimMs + stepMs * 2).promise;
   return { closesAt, closed, ended, isClosed: () => closedYet };
 }
@@ -204,7 +222,12 @@ function announced(world: DemoWorld, from: number, record: DrawRecord): boolean 
   return world.botLinesSince(from).some((l) => l.text.includes(record.offer.name) && l.text.includes(enter));
 }
 
-async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawRecord, timeoutMs: number): Promise<void> {
+async function waitForAnnouncement(
+  world: DemoWorld,
+  from: number,
+  record: DrawRecord,
+  timeoutMs: number,
+): Promise<void> {
   const logins = record.winners.map((w) => w.login.toLowerCase());
   const seed = record.fairness.seed;
   const id = record.id.toLowerCase();
@@ -222,7 +245,11 @@ async function waitForAnnouncement(world: DemoWorld, from: number, record: DrawR
  * Every winner of the script's own draws (`drawIds`) opens the claim page, logs in with (the
  * local) Twitch and redeems; the dashboard's list empties.
  */
-async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: number): Promise<{ ok: boolean; problem?: string }> {
+async function redeemStep(
+  o: ScriptOptions,
+  drawIds: readonly string[],
+  step: number,
+): Promise<{ ok: boolean; problem?: string }> {
   const { world, printer } = o;
   const bot = world.stack.bot;
   const claimUrl = bot.delivery.via().claimUrl;
@@ -252,8 +279,12 @@ async function redeemStep(o: ScriptOptions, drawIds: readonly string[], step: nu
     if (err instanceof DemoAborted) throw err;
     return { ok: false, problem: `a winner could not redeem: ${(err as Error).message}` };
   }
-  const redeemed = (await bot.repo.listDraws()).filter((r) => ours.has(r.id) && r.winners.some((w) => w.delivery?.redeemedAt)).length;
-  printer.success(`Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and ${giftdropCommand('history')} shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`);
+  const redeemed = (await bot.repo.listDraws()).filter(
+    (r) => ours.has(r.id) && r.winners.some((w) => w.delivery?.redeemedAt),
+  ).length;
+  printer.success(
+    `Every prize is redeemed: the dashboard's "prizes waiting" list is empty, and ${giftdropCommand('history')} shows the delivery of ${plural(redeemed, 'draw')} as "all redeemed".`,
+  );
   return { ok: true };
 }
 
@@ -268,9 +299,13 @@ async function channelPointsStep(o: ScriptOptions, step: number): Promise<void> 
   );
   const first = await world.redeem('bits_betty', step);
   printer.note(`bits_betty's redemption: ${first === 'FULFILLED' ? 'entered, FULFILLED' : 'refunded'}.`);
-  printer.narrate('bits_betty redeems it again: one redemption per viewer per draw, so the bot sets this one CANCELED and Twitch gives her points back.');
+  printer.narrate(
+    'bits_betty redeems it again: one redemption per viewer per draw, so the bot sets this one CANCELED and Twitch gives her points back.',
+  );
   const second = await world.redeem('bits_betty', step);
-  printer.success(`bits_betty's second redemption: ${second === 'CANCELED' ? 'refunded (CANCELED), the points are hers again' : 'fulfilled'}.`);
+  printer.success(
+    `bits_betty's second redemption: ${second === 'CANCELED' ? 'refunded (CANCELED), the points are hers again' : 'fulfilled'}.`,
+  );
 }
 
 function winnersText(record: DrawRecord): string {
@@ -280,7 +315,12 @@ function winnersText(record: DrawRecord): string {
 const BUYERS = ['merch_enjoyer', 'cozy_patron', 'tee_collector'] as const;
 
 /** Paid orders until the merch train departs: the first is alerted in chat. */
-async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number, claimMs: number): Promise<ScriptResult> {
+async function merchTrainStep(
+  o: ScriptOptions,
+  drawIds: string[],
+  step: number,
+  claimMs: number,
+): Promise<ScriptResult> {
   const { world, printer, timings } = o;
   const train = world.stack.bot.shop.train.snapshot();
   const every = train.everyOrders;
@@ -288,7 +328,12 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
   printer.narrate(
     `Supporters order merch: Fourthwall sends ORDER_PLACED with the buyer's email and address; the bot's alert shows only the chosen username and the product. Every ${every === 1 ? '' : `${every}${every === 2 ? 'nd' : 'th'} `}order is a merch train stop: a giveaway of ${prize}.`,
   );
-  const trainOpened = world.nextEngineEvent('draw-opened', (r) => r.kind === 'link-giveaway', step * (every + 1), 'the merch train giveaway');
+  const trainOpened = world.nextEngineEvent(
+    'draw-opened',
+    (r) => r.kind === 'link-giveaway',
+    step * (every + 1),
+    'the merch train giveaway',
+  );
   let mark = world.mark();
   const snap = () => world.stack.bot.shop.train.snapshot();
   const departures = snap().departures;
@@ -297,30 +342,45 @@ async function merchTrainStep(o: ScriptOptions, drawIds: string[], step: number,
     const before = snap().count;
     world.order({ productId: SEED_PRODUCT_IDS.tshirt, username: BUYERS[i % BUYERS.length]! });
     if (i === 0) {
-      await world.until(() => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)), step, 'the order alert in chat');
+      await world.until(
+        () => world.botLinesSince(mark).some((l) => /just bought/.test(l.text)),
+        step,
+        'the order alert in chat',
+      );
       const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
       printer.note(
         `Alerts never flood chat: orders in the ${window} s after an alert (60 s unless set otherwise; this demo's is short) are thanked together in one line when that window ends, so the next buyer's thank-you shows up about ${window} s later, whatever the stream is doing then.`,
       );
     }
-    await world.until(() => snap().count !== before || snap().departures !== departures, step, 'the order counted by the merch train');
+    await world.until(
+      () => snap().count !== before || snap().departures !== departures,
+      step,
+      'the order counted by the merch train',
+    );
   }
   const record = await trainOpened.promise;
   drawIds.push(record.id);
   const watch = watchDraw(world, record, step, claimMs);
-  printer.narrate(`The merch train departs: the bot opened link giveaway ${record.id} (${record.gifts}x ${record.offer.name}) through the same engine call as !giveaway start.`);
+  printer.narrate(
+    `The merch train departs: the bot opened link giveaway ${record.id} (${record.gifts}x ${record.offer.name}) through the same engine call as !giveaway start.`,
+  );
   // Viewers answer the announcement, so they type only once it is in chat.
   await world.until(() => announced(world, mark, record), step, 'the giveaway announcement in chat');
   await playLines(world, linkLines().slice(0, 6), timings.paceMs, watch.closesAt, () => world.now(), watch.isClosed);
   await watch.closed;
   mark = world.mark();
   const outcome = await watch.ended;
-  if (outcome.status !== 'finished') return { ok: false, drawIds, problem: `the merch train giveaway ${outcome.status}` };
+  if (outcome.status !== 'finished')
+    return { ok: false, drawIds, problem: `the merch train giveaway ${outcome.status}` };
   await waitForAnnouncement(world, mark, outcome.record, step);
   printer.success(`Merch train giveaway finished: ${winnersText(outcome.record)} won.`);
   // The thank-you promised above: the second buyer's, once the alert window ended.
   const window = world.stack.bot.config.settings.alerts.burstWindowSeconds;
-  await world.until(() => world.botLinesSince(0).filter((l) => /just bought|Thank you/i.test(l.text)).length >= 2, step + window * 1000, 'the second buyer\'s thank-you');
+  await world.until(
+    () => world.botLinesSince(0).filter((l) => /just bought|Thank you/i.test(l.text)).length >= 2,
+    step + window * 1000,
+    "the second buyer's thank-you",
+  );
   return { ok: true, drawIds };
 }
 
@@ -336,10 +396,14 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
   try {
     // 1. Going live.
     printer.narrate(
-      'The broadcaster goes live on Twitch: the bot saw the stream on the (local) Twitch API (GET /streams) and called PUT /streaming/start on Fourthwall with the stream\'s thumbnail, which opens gifting in the shop. Only followers can win here; lurker_leo never followed, so a pick of lurker_leo is set aside and the next one drawn.',
+      "The broadcaster goes live on Twitch: the bot saw the stream on the (local) Twitch API (GET /streams) and called PUT /streaming/start on Fourthwall with the stream's thumbnail, which opens gifting in the shop. Only followers can win here; lurker_leo never followed, so a pick of lurker_leo is set aside and the next one drawn.",
     );
     let mark = world.mark();
-    await world.until(() => world.live && world.botLinesSince(0).some((e) => /LIVE/.test(e.text)), step, 'Fourthwall showing the stream as live');
+    await world.until(
+      () => world.live && world.botLinesSince(0).some((e) => /LIVE/.test(e.text)),
+      step,
+      'Fourthwall showing the stream as live',
+    );
     await world.pause(pace);
     for (const l of HELLO) {
       world.viewer(l.login, CAST[l.login]);
@@ -350,12 +414,22 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     // 2. A gift draw.
     let drawId = '';
     const windowMs = timings.drawSeconds * 1000;
-    const opened = world.nextEngineEvent('draw-opened', (r) => r.kind !== 'link-giveaway' && (r.source.drawId === drawId || r.kind === 'gift-purchase'), step + windowMs, 'the bot opening the gift draw');
+    const opened = world.nextEngineEvent(
+      'draw-opened',
+      (r) => r.kind !== 'link-giveaway' && (r.source.drawId === drawId || r.kind === 'gift-purchase'),
+      step + windowMs,
+      'the bot opening the gift draw',
+    );
     printer.narrate(
       `A supporter (${DEMO_SUPPORTER}) buys ${DEMO_GIFTS} gifted items in the shop: Fourthwall opens a ${timings.drawSeconds}s draw and sends GIFT_PURCHASE and GIFT_DRAW_STARTED to ${bot.webhookUrl} as signed webhooks.`,
     );
     mark = world.mark();
-    const gift = world.gift({ quantity: DEMO_GIFTS, username: DEMO_SUPPORTER, message: 'Merch for chat!', durationSeconds: timings.drawSeconds });
+    const gift = world.gift({
+      quantity: DEMO_GIFTS,
+      username: DEMO_SUPPORTER,
+      message: 'Merch for chat!',
+      durationSeconds: timings.drawSeconds,
+    });
     drawId = gift.drawId;
     const draw = await opened.promise;
     drawIds.push(draw.id);
@@ -365,23 +439,31 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     const giftWatch = watchDraw(world, draw, step, claimMs);
     await world.until(() => announced(world, mark, draw), step, 'the draw announcement in chat');
     await channelPointsStep(o, step);
-    printer.narrate('Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.');
+    printer.narrate(
+      'Viewers type !enter while the window is open. The bot acknowledges entries in batches, never one line per viewer; a second !enter counts once.',
+    );
     await playLines(world, giftDrawLines(DEMO_SUPPORTER), pace, giftWatch.closesAt, now, giftWatch.isClosed);
     const closedRecord = await giftWatch.closed;
     mark = world.mark();
     const delivery =
       draw.kind === 'gift-draw'
         ? 'sends them to Fourthwall (PUT /gifting/draw/{id}/finish) and gets one redeem link per winner'
-        : 'and gives each one of the purchase\'s gift links (purchase flow: no finish call)';
+        : "and gives each one of the purchase's gift links (purchase flow: no finish call)";
     printer.narrate(
       `Time is up: ${plural(closedRecord.entrants, 'entrant')}. The bot picks ${draw.gifts} winners from its committed seed, ${delivery}; links go to the streamer's console only (marked private), never to chat.`,
     );
     const outcome = await giftWatch.ended;
     if (outcome.status !== 'finished') {
-      return { ok: false, drawIds, problem: `the gift draw ${outcome.status}${outcome.record.failure ? `: ${outcome.record.failure.reason}` : ''}` };
+      return {
+        ok: false,
+        drawIds,
+        problem: `the gift draw ${outcome.status}${outcome.record.failure ? `: ${outcome.record.failure.reason}` : ''}`,
+      };
     }
     await waitForAnnouncement(world, mark, outcome.record, step);
-    printer.success(`Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: ${giftdropCommand('verify', draw.id)}`);
+    printer.success(
+      `Gift draw finished: ${winnersText(outcome.record)} won. Anyone can re-check it: ${giftdropCommand('verify', draw.id)}`,
+    );
     await world.pause(pace);
 
     // 3. Orders: a supporter alert, and the merch train's giveaway.
@@ -394,7 +476,12 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     const product = hoodie?.name ?? world.productNames()[0] ?? 'hoodie';
     const seconds = Math.max(MIN_LINK_SECONDS, timings.linkSeconds);
     const command = `!giveaway start ${product} ${DEMO_LINK_WINNERS} ${seconds}`;
-    const linkOpened = world.nextEngineEvent('draw-opened', (r) => r.kind === 'link-giveaway', step, 'the bot opening the link giveaway');
+    const linkOpened = world.nextEngineEvent(
+      'draw-opened',
+      (r) => r.kind === 'link-giveaway',
+      step,
+      'the bot opening the link giveaway',
+    );
     printer.narrate(
       `The broadcaster runs a link giveaway: "${command}". The bot looks the product up in the shop (GET /products) and opens entries for ${seconds}s.`,
     );
@@ -409,7 +496,11 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     } catch (err) {
       if (err instanceof DemoTimeout) {
         const reply = world.botLinesSince(mark).at(-1)?.text;
-        return { ok: false, drawIds, problem: `the link giveaway did not open${reply ? `: the bot said "${reply}"` : ''}` };
+        return {
+          ok: false,
+          drawIds,
+          problem: `the link giveaway did not open${reply ? `: the bot said "${reply}"` : ''}`,
+        };
       }
       throw err;
     }
@@ -422,7 +513,11 @@ export async function playScript(o: ScriptOptions): Promise<ScriptResult> {
     );
     const linkOutcome = await linkWatch.ended;
     if (linkOutcome.status !== 'finished') {
-      return { ok: false, drawIds, problem: `the link giveaway ${linkOutcome.status}${linkOutcome.record.failure ? `: ${linkOutcome.record.failure.reason}` : ''}` };
+      return {
+        ok: false,
+        drawIds,
+        problem: `the link giveaway ${linkOutcome.status}${linkOutcome.record.failure ? `: ${linkOutcome.record.failure.reason}` : ''}`,
+      };
     }
     await waitForAnnouncement(world, mark, linkOutcome.record, step);
     printer.success(`Link giveaway finished: ${winnersText(linkOutcome.record)} won.`);

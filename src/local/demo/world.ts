@@ -194,16 +194,27 @@ export class DemoWorld {
   }
 
   /** Starts waiting for the first engine `event` whose record passes `test`. */
-  nextEngineEvent(event: EngineEvent, test: (r: DrawRecord) => boolean, timeoutMs: number, what: string): PendingWait<DrawRecord> {
+  nextEngineEvent(
+    event: EngineEvent,
+    test: (r: DrawRecord) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): PendingWait<DrawRecord> {
     return this.waitAny([event], test, timeoutMs, what, (_e, r) => r);
   }
 
   /** Starts waiting for the draw `id` to finish, fail or be cancelled. */
   drawEnd(id: string, timeoutMs: number): PendingWait<DrawOutcome> {
-    return this.waitAny(['draw-finished', 'draw-failed', 'draw-cancelled'], (r) => r.id === id, timeoutMs, `the end of draw ${id}`, (e, record) => ({
-      status: e === 'draw-finished' ? 'finished' : e === 'draw-failed' ? 'failed' : 'cancelled',
-      record,
-    }));
+    return this.waitAny(
+      ['draw-finished', 'draw-failed', 'draw-cancelled'],
+      (r) => r.id === id,
+      timeoutMs,
+      `the end of draw ${id}`,
+      (e, record) => ({
+        status: e === 'draw-finished' ? 'finished' : e === 'draw-failed' ? 'failed' : 'cancelled',
+        record,
+      }),
+    );
   }
 
   private waitAny<T>(
@@ -256,7 +267,10 @@ export class DemoWorld {
     });
     aborted.catch(() => undefined);
     try {
-      await Promise.race([this.stack.chatServer.waitFor(() => this.signal.aborted || predicate(), timeoutMs, what), aborted]);
+      await Promise.race([
+        this.stack.chatServer.waitFor(() => this.signal.aborted || predicate(), timeoutMs, what),
+        aborted,
+      ]);
     } catch (err) {
       if (err instanceof DemoAborted) throw err;
       throw new DemoTimeout(what, timeoutMs);
@@ -270,16 +284,30 @@ export class DemoWorld {
    * A viewer redeems the bot's channel-point reward (the sandbox Twitch); resolves with how the bot
    * settled it once it did: FULFILLED (entered) or CANCELED (points refunded).
    */
-  async redeem(login: string, timeoutMs: number, o: { waitOpen?: boolean } = {}): Promise<'FULFILLED' | 'CANCELED' | 'paused'> {
+  async redeem(
+    login: string,
+    timeoutMs: number,
+    o: { waitOpen?: boolean } = {},
+  ): Promise<'FULFILLED' | 'CANCELED' | 'paused'> {
     const cp = this.stack.bot.twitchEvents.channelPoints;
     const points = this.stack.twitch.channelPoints;
     if (o.waitOpen !== false)
-      await this.until(() => cp?.rewardId !== undefined && points.rewards.get(cp.rewardId)?.isPaused === false, timeoutMs, 'the channel-point reward open');
+      await this.until(
+        () => cp?.rewardId !== undefined && points.rewards.get(cp.rewardId)?.isPaused === false,
+        timeoutMs,
+        'the channel-point reward open',
+      );
     const v = this.viewer(login);
-    const r = cp?.rewardId ? points.redeem(cp.rewardId, { id: v.userId, login: v.login, displayName: v.displayName }) : 'no-such-reward';
+    const r = cp?.rewardId
+      ? points.redeem(cp.rewardId, { id: v.userId, login: v.login, displayName: v.displayName })
+      : 'no-such-reward';
     if (r === 'paused') return 'paused';
     if (typeof r === 'string') throw new GiftdropError('DEMO_REDEEM', `Twitch refused the redemption (${r})`);
-    await this.until(() => points.redemptions.get(r.id)?.status !== 'UNFULFILLED', timeoutMs, `${login}'s redemption settled`);
+    await this.until(
+      () => points.redemptions.get(r.id)?.status !== 'UNFULFILLED',
+      timeoutMs,
+      `${login}'s redemption settled`,
+    );
     return points.redemptions.get(r.id)!.status as 'FULFILLED' | 'CANCELED';
   }
 
@@ -305,8 +333,12 @@ export class DemoWorld {
   findProduct(query: string): { id: string; name: string } | undefined {
     const q = query.trim().toLowerCase();
     const all = [...this.stack.fourthwall.state.products.values()];
-    const exact = all.filter((p) => p.id.toLowerCase() === q || p.slug.toLowerCase() === q || p.name.toLowerCase() === q);
-    const pool = exact.length ? exact : all.filter((p) => p.name.toLowerCase().includes(q) || p.slug.toLowerCase().includes(q));
+    const exact = all.filter(
+      (p) => p.id.toLowerCase() === q || p.slug.toLowerCase() === q || p.name.toLowerCase() === q,
+    );
+    const pool = exact.length
+      ? exact
+      : all.filter((p) => p.name.toLowerCase().includes(q) || p.slug.toLowerCase().includes(q));
     return pool.length === 1 ? { id: pool[0]!.id, name: pool[0]!.name } : undefined;
   }
 
@@ -317,7 +349,10 @@ export class DemoWorld {
 
   /** A supporter places a paid order in the sandbox shop (Fourthwall sends ORDER_PLACED); returns the product name. */
   order(input: { productId?: string; username: string }): string {
-    const o = this.stack.fourthwall.control.shop.placeOrder({ username: input.username, ...(input.productId ? { product: input.productId } : {}) });
+    const o = this.stack.fourthwall.control.shop.placeOrder({
+      username: input.username,
+      ...(input.productId ? { product: input.productId } : {}),
+    });
     return o.offers[0]?.name ?? 'a product';
   }
 

@@ -15,7 +15,14 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { chainHashOf, publicKeyOf, randomnessOf, roundAfter, signRound, type DrandChain } from '../../fairness/drand.js';
+import {
+  chainHashOf,
+  publicKeyOf,
+  randomnessOf,
+  roundAfter,
+  signRound,
+  type DrandChain,
+} from '../../fairness/drand.js';
 
 type BeaconFault = 'none' | 'unavailable' | 'bad-signature';
 
@@ -45,7 +52,11 @@ export interface BeaconSandbox {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
   res.end(text);
 }
 

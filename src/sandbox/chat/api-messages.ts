@@ -60,7 +60,7 @@ export interface ApiMessageHost {
 
 const FORCED_TEXT: Record<string, string> = {
   msg_rejected: 'Your message is being checked by mods and has not been sent.',
-  msg_rejected_mandatory: 'Your message wasn\'t posted due to conflicts with the channel\'s moderation settings.',
+  msg_rejected_mandatory: "Your message wasn't posted due to conflicts with the channel's moderation settings.",
 };
 
 export class ApiMessages {
@@ -80,7 +80,15 @@ export class ApiMessages {
       ? { ok: false as const, msgId: forced, text: FORCED_TEXT[forced] ?? noticeText(forced, h.channel) }
       : h.policy.judge(h.now(), h.channel, { login: h.botLogin, ...h.sender() }, input.text, h.modes);
     if (!verdict.ok) {
-      h.dropped({ kind: 'notice', login: h.botLogin, userId: h.botUserId, text: verdict.text, msgId: verdict.msgId, attempted: input.text, via: 'api' });
+      h.dropped({
+        kind: 'notice',
+        login: h.botLogin,
+        userId: h.botUserId,
+        text: verdict.text,
+        msgId: verdict.msgId,
+        attempted: input.text,
+        via: 'api',
+      });
       return { ok: false, code: verdict.msgId, message: verdict.text };
     }
     const messageId = randomUUID();

@@ -35,8 +35,10 @@ export class SandboxAppTokens {
   }
 
   grant(form: URLSearchParams): { status: number; body: Record<string, unknown> } {
-    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId())) return { status: 400, body: { status: 400, message: 'invalid client' } };
-    if (!sameSecret(form.get('client_secret') ?? '', this.o.clientSecret())) return { status: 403, body: { status: 403, message: 'invalid client secret' } };
+    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId()))
+      return { status: 400, body: { status: 400, message: 'invalid client' } };
+    if (!sameSecret(form.get('client_secret') ?? '', this.o.clientSecret()))
+      return { status: 403, body: { status: 403, message: 'invalid client secret' } };
     const lifetime = this.o.lifetimeSeconds ?? 5_000_000;
     const token = randomBytes(15).toString('hex');
     this.tokens.set(token, this.o.clock.now() + lifetime * 1000);

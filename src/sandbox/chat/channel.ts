@@ -81,7 +81,10 @@ export abstract class ChatChannel extends EventEmitter {
     this.channel = normaliseLogin(opts.channel ?? 'giftdrop_demo', 'channel');
     this.channelId = opts.channelId ?? userIdFor(this.channel);
     if (!/^\d+$/.test(this.channelId) || this.channelId === '0' || this.channelId === '1') {
-      throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', `channelId must be a numeric string other than 0/1 (got ${JSON.stringify(this.channelId)})`);
+      throw new GiftdropError(
+        'SANDBOX_CHAT_BAD_INPUT',
+        `channelId must be a numeric string other than 0/1 (got ${JSON.stringify(this.channelId)})`,
+      );
     }
     this.botLogin = normaliseLogin(opts.botLogin ?? 'giftdrop_bot', 'botLogin');
     this.botUserId = this.botLogin === this.channel ? this.channelId : userIdFor(this.botLogin);
@@ -113,10 +116,15 @@ export abstract class ChatChannel extends EventEmitter {
         const l = normaliseLogin(login);
         return { id: l === this.channel ? this.channelId : userIdFor(l), login: l };
       },
-      suggestions: () => [...new Set(this.transcript.filter((e) => e.kind === 'viewer' && e.login).map((e) => e.login!))].reverse(),
+      suggestions: () =>
+        [...new Set(this.transcript.filter((e) => e.kind === 'viewer' && e.login).map((e) => e.login!))].reverse(),
       clock,
     });
-    this.oauth.appTokens = new SandboxAppTokens({ clientId: () => this.oauth.clientId, clientSecret: () => this.oauth.clientSecret, clock });
+    this.oauth.appTokens = new SandboxAppTokens({
+      clientId: () => this.oauth.clientId,
+      clientSecret: () => this.oauth.clientSecret,
+      clock,
+    });
     this.oauth.deviceLogin = new SandboxDeviceLogin({
       clock,
       publicClientId: opts.publicClientId ?? 'giftdroppublicsandbox',
@@ -126,13 +134,20 @@ export abstract class ChatChannel extends EventEmitter {
       baseUrl: () => this.httpBase,
       userFor: (login) => {
         const l = normaliseLogin(login);
-        return { id: l === this.channel ? this.channelId : l === this.botLogin ? this.botUserId : userIdFor(l), login: l };
+        return {
+          id: l === this.channel ? this.channelId : l === this.botLogin ? this.botUserId : userIdFor(l),
+          login: l,
+        };
       },
       knownLogins: () => [this.botLogin, this.channel],
       botLogin: this.botLogin,
       installBotGrant: (grant) => {
         this.oauth.install(grant);
-        this.record({ kind: 'system', login: this.botLogin, text: `${this.botLogin} logged in by device code (public client ${grant.clientId})` });
+        this.record({
+          kind: 'system',
+          login: this.botLogin,
+          text: `${this.botLogin} logged in by device code (public client ${grant.clientId})`,
+        });
       },
     });
     this.ctx = { channel: this.channel, channelId: this.channelId, now: () => clock.now() };
@@ -149,7 +164,14 @@ export abstract class ChatChannel extends EventEmitter {
       userId: this.botUserId,
       login: this.botLogin,
       displayName: this.botLogin,
-      roles: { broadcaster: this.botLogin === this.channel, moderator: this.botMod, vip: false, subscriber: this.botSubscriber, subMonths: this.botSubscriber ? 1 : 0, firstMessage: false },
+      roles: {
+        broadcaster: this.botLogin === this.channel,
+        moderator: this.botMod,
+        vip: false,
+        subscriber: this.botSubscriber,
+        subMonths: this.botSubscriber ? 1 : 0,
+        firstMessage: false,
+      },
       text,
       ...(chatBotBadge ? { chatBotBadge: true } : {}),
     });
@@ -215,7 +237,6 @@ export abstract class ChatChannel extends EventEmitter {
     if (s.r9k !== undefined) next.r9k = Boolean(s.r9k);
     Object.assign(this.modes, next);
   }
-
 
   protected *inChannel(): Generator<Conn> {
     for (const conn of this.conns) {

@@ -49,14 +49,25 @@ async function main(): Promise<void> {
   helix.setUser(server.channelId, server.channel);
   server.mount((req, res) => helix.handle(req, res));
   const out = (s: string): void => void process.stdout.write(`${s}\n`);
-  out(JSON.stringify({ url: server.url, token: server.token, channel: server.channel, botLogin: server.botLogin, channelId: server.channelId }));
-  out(`sandbox chat on ${server.url}: channel #${server.channel}, bot ${server.botLogin}, token oauth:${server.token}. Type "viewer42: !enter" to chat, /live or /offline for the stream (Helix at ${server.authUrl.replace(/\/oauth2$/, '/helix')}, client id ${server.clientId}); Ctrl-C stops.`);
+  out(
+    JSON.stringify({
+      url: server.url,
+      token: server.token,
+      channel: server.channel,
+      botLogin: server.botLogin,
+      channelId: server.channelId,
+    }),
+  );
+  out(
+    `sandbox chat on ${server.url}: channel #${server.channel}, bot ${server.botLogin}, token oauth:${server.token}. Type "viewer42: !enter" to chat, /live or /offline for the stream (Helix at ${server.authUrl.replace(/\/oauth2$/, '/helix')}, client id ${server.clientId}); Ctrl-C stops.`,
+  );
 
   server.on('transcript', (e) => {
     if (e.kind === 'bot' || e.kind === 'viewer') {
-      out(`${e.kind === 'bot' ? 'BOT ' : ''}<${e.displayName ?? e.login}> ${e.action ? '* ' : ''}${e.bits ? `[${e.bits} bits] ` : ''}${e.text}`);
-    }
-    else if (e.kind === 'notice') out(`[NOTICE ${e.msgId}] ${e.text} (dropped: ${e.attempted ?? ''})`);
+      out(
+        `${e.kind === 'bot' ? 'BOT ' : ''}<${e.displayName ?? e.login}> ${e.action ? '* ' : ''}${e.bits ? `[${e.bits} bits] ` : ''}${e.text}`,
+      );
+    } else if (e.kind === 'notice') out(`[NOTICE ${e.msgId}] ${e.text} (dropped: ${e.attempted ?? ''})`);
     else if (e.kind === 'system') out(`-- ${e.text}`);
   });
 

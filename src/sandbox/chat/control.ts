@@ -14,7 +14,14 @@
 import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { RoomModes } from './limits.js';
-import { formatViewerPrivmsg, makeViewer, normaliseLogin, type InjectExtra, type SimViewer, type SimViewerOptions } from './viewers.js';
+import {
+  formatViewerPrivmsg,
+  makeViewer,
+  normaliseLogin,
+  type InjectExtra,
+  type SimViewer,
+  type SimViewerOptions,
+} from './viewers.js';
 import { IrcSessions } from './irc-session.js';
 import { SharedChatSession } from './shared-chat.js';
 import { ApiMessages, type ApiMessageInput, type ApiMessageResult } from './api-messages.js';
@@ -45,7 +52,11 @@ export abstract class ChatControl extends IrcSessions {
     now: () => this.clock.now(),
     policy: this.policy,
     modes: this.modes,
-    sender: () => ({ privileged: this.botLogin === this.channel || this.botMod, subscriber: this.botSubscriber, following: this.botFollowing }),
+    sender: () => ({
+      privileged: this.botLogin === this.channel || this.botMod,
+      subscriber: this.botSubscriber,
+      following: this.botFollowing,
+    }),
     dropped: (entry) => {
       this.record(entry);
       this.wake();
@@ -170,7 +181,17 @@ export abstract class ChatControl extends IrcSessions {
       roles: { ...viewer.roles, firstMessage },
       text,
       ...(extra.bits ? { bits: Math.floor(extra.bits) } : {}),
-      ...(source ? { source: { channelId: this.channelId, channelLogin: this.channel, messageId, roles: viewer.roles, only: false } } : {}),
+      ...(source
+        ? {
+            source: {
+              channelId: this.channelId,
+              channelLogin: this.channel,
+              messageId,
+              roles: viewer.roles,
+              only: false,
+            },
+          }
+        : {}),
     });
     this.wake();
   }
@@ -197,9 +218,7 @@ export abstract class ChatControl extends IrcSessions {
   }
 
   notices(): { msgId: string; text: string }[] {
-    return this.transcript
-      .filter((e) => e.kind === 'notice')
-      .map((e) => ({ msgId: e.msgId ?? '', text: e.text }));
+    return this.transcript.filter((e) => e.kind === 'notice').map((e) => ({ msgId: e.msgId ?? '', text: e.text }));
   }
 
   waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
@@ -227,7 +246,11 @@ export abstract class ChatControl extends IrcSessions {
           .slice(-5)
           .map((e) => `${e.kind}${e.login ? ` ${e.login}` : ''}${e.msgId ? ` [${e.msgId}]` : ''}: ${e.text}`)
           .join(' | ');
-        finish(new Error(`sandbox chat: waitFor(${what}) timed out after ${timeoutMs} ms; last transcript: ${tail || '(empty)'}`));
+        finish(
+          new Error(
+            `sandbox chat: waitFor(${what}) timed out after ${timeoutMs} ms; last transcript: ${tail || '(empty)'}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
       check();
@@ -237,14 +260,20 @@ export abstract class ChatControl extends IrcSessions {
   setBotMod(mod: boolean): void {
     if (this.botMod === mod) return;
     this.botMod = mod;
-    this.record({ kind: 'system', login: this.botLogin, text: `${this.botLogin} is ${mod ? 'now' : 'no longer'} a moderator` });
+    this.record({
+      kind: 'system',
+      login: this.botLogin,
+      text: `${this.botLogin} is ${mod ? 'now' : 'no longer'} a moderator`,
+    });
     for (const conn of this.inChannel()) {
       if (conn.anonymous) {
-        if (conn.caps.has('twitch.tv/membership')) this.send(conn, `:jtv MODE #${this.channel} ${mod ? '+o' : '-o'} ${this.botLogin}`);
+        if (conn.caps.has('twitch.tv/membership'))
+          this.send(conn, `:jtv MODE #${this.channel} ${mod ? '+o' : '-o'} ${this.botLogin}`);
         continue;
       }
       const lines = [this.userstateLine()];
-      if (conn.caps.has('twitch.tv/membership')) lines.push(`:jtv MODE #${this.channel} ${mod ? '+o' : '-o'} ${this.botLogin}`);
+      if (conn.caps.has('twitch.tv/membership'))
+        lines.push(`:jtv MODE #${this.channel} ${mod ? '+o' : '-o'} ${this.botLogin}`);
       this.send(conn, lines);
     }
     this.wake();
@@ -256,8 +285,10 @@ export abstract class ChatControl extends IrcSessions {
     const lines: string[] = [];
     const room = `@room-id=${this.channelId};`;
     const target = ` :tmi.twitch.tv ROOMSTATE #${this.channel}`;
-    if (before.emoteOnly !== this.modes.emoteOnly) lines.push(`${room}emote-only=${this.modes.emoteOnly ? 1 : 0}${target}`);
-    if (before.followersOnly !== this.modes.followersOnly) lines.push(`${room}followers-only=${this.modes.followersOnly}${target}`);
+    if (before.emoteOnly !== this.modes.emoteOnly)
+      lines.push(`${room}emote-only=${this.modes.emoteOnly ? 1 : 0}${target}`);
+    if (before.followersOnly !== this.modes.followersOnly)
+      lines.push(`${room}followers-only=${this.modes.followersOnly}${target}`);
     if (before.r9k !== this.modes.r9k) lines.push(`${room}r9k=${this.modes.r9k ? 1 : 0}${target}`);
     if (before.slow !== this.modes.slow) lines.push(`${room}slow=${this.modes.slow}${target}`);
     if (before.subsOnly !== this.modes.subsOnly) lines.push(`${room}subs-only=${this.modes.subsOnly ? 1 : 0}${target}`);

@@ -23,13 +23,27 @@ export function parseDemoLine(line: string): DemoLine | undefined {
     if (!f) return undefined;
     const n = f[2] ? Number(f[2]) : undefined;
     switch (f[1]) {
-      case 'mod': roles.mod = true; break;
-      case 'vip': roles.vip = true; break;
-      case 'sub': roles.subscriber = true; roles.subMonths = n ?? 1; break;
-      case 'first': extra.firstMessage = true; break;
-      case 'me': extra.action = true; break;
-      case 'bits': extra.bits = n ?? 100; break;
-      default: return undefined;
+      case 'mod':
+        roles.mod = true;
+        break;
+      case 'vip':
+        roles.vip = true;
+        break;
+      case 'sub':
+        roles.subscriber = true;
+        roles.subMonths = n ?? 1;
+        break;
+      case 'first':
+        extra.firstMessage = true;
+        break;
+      case 'me':
+        extra.action = true;
+        break;
+      case 'bits':
+        extra.bits = n ?? 100;
+        break;
+      default:
+        return undefined;
     }
   }
   return { login: m[2]!.toLowerCase(), text: m[3]!.trim(), roles, extra };

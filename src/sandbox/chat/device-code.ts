@@ -184,7 +184,12 @@ export class SandboxDeviceLogin {
     }
     this.grantsByRefresh.delete(digest(g.refresh));
     this.grantsByAccess.delete(digest(g.access));
-    const next: SandboxGrant = { ...g, access: fresh(), refresh: fresh(), expiresAt: this.o.clock.now() + this.o.tokenLifetimeSeconds * 1000 };
+    const next: SandboxGrant = {
+      ...g,
+      access: fresh(),
+      refresh: fresh(),
+      expiresAt: this.o.clock.now() + this.o.tokenLifetimeSeconds * 1000,
+    };
     this.keep(next);
     this.stats.refreshed++;
     json(res, 200, tokenBody(next, this.o.tokenLifetimeSeconds));
@@ -242,7 +247,8 @@ export class SandboxDeviceLogin {
   }
 
   private device(res: ServerResponse, form: URLSearchParams): void {
-    if (form.get('client_id') !== this.o.publicClientId) return json(res, 400, { status: 400, message: 'invalid client' });
+    if (form.get('client_id') !== this.o.publicClientId)
+      return json(res, 400, { status: 400, message: 'invalid client' });
     const scopes = (form.get('scopes') ?? '').split(/\s+/).filter(Boolean);
     const now = this.o.clock.now();
     for (const c of [...this.codes.values()]) if (c.expiresAt <= now) this.forget(c);
@@ -279,7 +285,10 @@ export class SandboxDeviceLogin {
           .map((s) => `<li>${escapeHtml(SCOPE_WORDS[s] ?? s)} <small>(${escapeHtml(s)})</small></li>`)
           .join('')}</ul>`
       : '';
-    const known = this.o.knownLogins().map((l) => `<code>${escapeHtml(l)}</code>`).join(', ');
+    const known = this.o
+      .knownLogins()
+      .map((l) => `<code>${escapeHtml(l)}</code>`)
+      .join(', ');
     send(
       res,
       200,
@@ -295,7 +304,11 @@ ${asks}<p><button type="submit" name="decision" value="authorize" id="authorize"
     const decision = form.get('decision') === 'deny' ? 'deny' : 'authorize';
     const c = this.byUserCode.get(userCode);
     if (!c || c.state !== 'pending' || c.expiresAt <= this.o.clock.now()) {
-      return send(res, 400, '<h1>Activate your device</h1><p id="result">That code is not valid: it expired or was already used. Start the login again on your device.</p>');
+      return send(
+        res,
+        400,
+        '<h1>Activate your device</h1><p id="result">That code is not valid: it expired or was already used. Start the login again on your device.</p>',
+      );
     }
     if (decision === 'authorize') {
       try {
@@ -316,7 +329,13 @@ ${asks}<p><button type="submit" name="decision" value="authorize" id="authorize"
 }
 
 function tokenBody(g: SandboxGrant, lifetimeSeconds: number): Record<string, unknown> {
-  return { access_token: g.access, refresh_token: g.refresh, expires_in: lifetimeSeconds, scope: [...g.scopes], token_type: 'bearer' };
+  return {
+    access_token: g.access,
+    refresh_token: g.refresh,
+    expires_in: lifetimeSeconds,
+    scope: [...g.scopes],
+    token_type: 'bearer',
+  };
 }
 
 function send(res: ServerResponse, status: number, body: string): void {

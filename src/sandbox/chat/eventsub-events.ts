@@ -25,7 +25,12 @@ function badges(r: ChatRoles, chatBotBadge = false): Payload[] {
   if (r.broadcaster) out.push({ set_id: 'broadcaster', id: '1', info: '' });
   if (r.moderator) out.push({ set_id: 'moderator', id: '1', info: '' });
   if (r.vip) out.push({ set_id: 'vip', id: '1', info: '' });
-  if (r.subscriber) out.push({ set_id: 'subscriber', id: String(SUB_TIERS.filter((t) => t <= r.subMonths).at(-1) ?? 0), info: String(r.subMonths) });
+  if (r.subscriber)
+    out.push({
+      set_id: 'subscriber',
+      id: String(SUB_TIERS.filter((t) => t <= r.subMonths).at(-1) ?? 0),
+      info: String(r.subMonths),
+    });
   if (chatBotBadge) out.push({ set_id: 'bot-badge', id: '1', info: '' });
   return out;
 }
@@ -41,7 +46,10 @@ function chatMessagePayload(line: ChatLineEvent, channel: { id: string; login: s
     chatter_user_login: line.login,
     chatter_user_name: line.displayName,
     message_id: line.messageId,
-    message: { text: line.text, fragments: [{ type: 'text', text: line.text, cheermote: null, emote: null, mention: null }] },
+    message: {
+      text: line.text,
+      fragments: [{ type: 'text', text: line.text, cheermote: null, emote: null, mention: null }],
+    },
     color: '',
     badges: badges(line.roles, line.chatBotBadge),
     message_type: line.roles.firstMessage ? 'user_intro' : 'text',
@@ -58,7 +66,10 @@ function chatMessagePayload(line: ChatLineEvent, channel: { id: string; login: s
 }
 
 /** The `channel.shared_chat.*` notification of one session change, as `channel` receives it. */
-function sharedChatPayload(e: SharedChatEvent, channel: { id: string; login: string }): { type: string; event: Payload } {
+function sharedChatPayload(
+  e: SharedChatEvent,
+  channel: { id: string; login: string },
+): { type: string; event: Payload } {
   const base: Payload = {
     session_id: e.sessionId,
     broadcaster_user_id: channel.id,
@@ -69,7 +80,11 @@ function sharedChatPayload(e: SharedChatEvent, channel: { id: string; login: str
     host_broadcaster_user_name: e.host.login,
   };
   if (e.kind === 'end') return { type: 'channel.shared_chat.end', event: base };
-  const participants = e.participants.map((p) => ({ broadcaster_user_id: p.id, broadcaster_user_login: p.login, broadcaster_user_name: p.login }));
+  const participants = e.participants.map((p) => ({
+    broadcaster_user_id: p.id,
+    broadcaster_user_login: p.login,
+    broadcaster_user_name: p.login,
+  }));
   return { type: `channel.shared_chat.${e.kind}`, event: { ...base, participants } };
 }
 

@@ -24,14 +24,25 @@ export abstract class IrcSessions extends ChatChannel {
   private nextConnId = 1;
 
   protected accept(ws: WebSocket): void {
-    const conn: Conn = { id: this.nextConnId++, ws, caps: new Set(), anonymous: false, joined: new Set(), pongWaiters: [] };
+    const conn: Conn = {
+      id: this.nextConnId++,
+      ws,
+      caps: new Set(),
+      anonymous: false,
+      joined: new Set(),
+      pongWaiters: [],
+    };
     this.conns.add(conn);
     this.log.debug({ conn: conn.id }, 'socket opened');
     ws.on('message', (data: RawData, isBinary: boolean) => this.onFrame(conn, data, isBinary));
     ws.on('error', (err) => this.log.debug({ conn: conn.id, err }, 'socket error'));
     ws.on('close', () => {
       this.conns.delete(conn);
-      const info: ConnectionInfo = { id: conn.id, anonymous: conn.anonymous, ...(conn.login ? { login: conn.login } : {}) };
+      const info: ConnectionInfo = {
+        id: conn.id,
+        anonymous: conn.anonymous,
+        ...(conn.login ? { login: conn.login } : {}),
+      };
       if (conn.login) this.record({ kind: 'system', login: conn.login, text: `${conn.login} disconnected` });
       this.log.debug({ conn: conn.id }, 'socket closed');
       this.emit('disconnect', info);
@@ -44,7 +55,9 @@ export abstract class IrcSessions extends ChatChannel {
       this.log.debug({ conn: conn.id }, 'binary frame ignored');
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
+    const text = Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
     for (const raw of text.split(/\r?\n/)) {
       if (!raw.trim()) continue;
       const msg = parseLine(raw);
@@ -55,7 +68,11 @@ export abstract class IrcSessions extends ChatChannel {
       if (conn.halfOpen) {
         // Written into a dead connection: never delivered, never answered.
         const attempted = msg.command === 'PRIVMSG' ? (msg.params[1] ?? '') : undefined;
-        this.record({ kind: 'system', text: `half-open connection swallowed ${msg.command}`, ...(attempted !== undefined ? { attempted } : {}) });
+        this.record({
+          kind: 'system',
+          text: `half-open connection swallowed ${msg.command}`,
+          ...(attempted !== undefined ? { attempted } : {}),
+        });
         continue;
       }
       try {
@@ -131,7 +148,8 @@ export abstract class IrcSessions extends ChatChannel {
       conn.login = nick;
     } else if (conn.pass !== undefined && this.tokenMatches(conn.pass)) {
       conn.login = this.botLogin;
-      if (nick !== this.botLogin) this.log.debug({ conn: conn.id, nick }, 'NICK differs from the token owner; using the token owner');
+      if (nick !== this.botLogin)
+        this.log.debug({ conn: conn.id, nick }, 'NICK differs from the token owner; using the token owner');
     } else {
       this.log.info({ conn: conn.id }, 'login rejected: wrong or missing token');
       this.record({ kind: 'system', text: `login rejected for ${nick || '(no nick)'}: wrong or missing token` });
@@ -178,13 +196,19 @@ export abstract class IrcSessions extends ChatChannel {
       const name = raw.trim().replace(/^#/, '').toLowerCase();
       if (!name) continue;
       if (name !== this.channel) {
-        this.send(conn, `@msg-id=msg_room_not_found :tmi.twitch.tv NOTICE #${name} :${noticeText('msg_room_not_found', name)}`);
+        this.send(
+          conn,
+          `@msg-id=msg_room_not_found :tmi.twitch.tv NOTICE #${name} :${noticeText('msg_room_not_found', name)}`,
+        );
         continue;
       }
       conn.joined.add(name);
       const lines = [`:${l}!${l}@${l}.tmi.twitch.tv JOIN #${name}`];
       if (conn.caps.has('twitch.tv/membership')) {
-        lines.push(`:${l}.tmi.twitch.tv 353 ${l} = #${name} :${l}`, `:${l}.tmi.twitch.tv 366 ${l} #${name} :End of /NAMES list`);
+        lines.push(
+          `:${l}.tmi.twitch.tv 353 ${l} = #${name} :${l}`,
+          `:${l}.tmi.twitch.tv 366 ${l} #${name} :End of /NAMES list`,
+        );
       }
       if (!conn.anonymous) lines.push(this.userstateLine());
       lines.push(
@@ -217,7 +241,10 @@ export abstract class IrcSessions extends ChatChannel {
     if (conn.anonymous) return;
     const name = target.replace(/^#/, '').toLowerCase();
     if (name !== this.channel) {
-      this.send(conn, `@msg-id=msg_room_not_found :tmi.twitch.tv NOTICE #${name} :${noticeText('msg_room_not_found', name)}`);
+      this.send(
+        conn,
+        `@msg-id=msg_room_not_found :tmi.twitch.tv NOTICE #${name} :${noticeText('msg_room_not_found', name)}`,
+      );
       return;
     }
     const l = conn.login!;
@@ -229,9 +256,22 @@ export abstract class IrcSessions extends ChatChannel {
     const verdict =
       !action && /^[/.][A-Za-z]/.test(body)
         ? { ok: false as const, msgId: 'unrecognized_cmd', text: noticeText('unrecognized_cmd', name), silent: false }
-        : this.policy.judge(this.clock.now(), name, { login: l, privileged, subscriber: this.botSubscriber, following: this.botFollowing }, text, this.modes);
+        : this.policy.judge(
+            this.clock.now(),
+            name,
+            { login: l, privileged, subscriber: this.botSubscriber, following: this.botFollowing },
+            text,
+            this.modes,
+          );
     if (!verdict.ok) {
-      this.record({ kind: 'notice', login: l, userId: this.botUserId, text: verdict.text, msgId: verdict.msgId, attempted: text });
+      this.record({
+        kind: 'notice',
+        login: l,
+        userId: this.botUserId,
+        text: verdict.text,
+        msgId: verdict.msgId,
+        attempted: text,
+      });
       if (!verdict.silent) this.send(conn, `@msg-id=${verdict.msgId} :tmi.twitch.tv NOTICE #${name} :${verdict.text}`);
       return;
     }

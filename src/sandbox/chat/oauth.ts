@@ -237,7 +237,11 @@ export class SandboxOAuth {
     }
     if (grant === 'client_credentials' && this.appTokens) {
       const r = this.appTokens.grant(form);
-      onEvent({ endpoint: 'token', status: r.status, ...(r.status === 200 ? {} : { message: String(r.body.message) }) });
+      onEvent({
+        endpoint: 'token',
+        status: r.status,
+        ...(r.status === 200 ? {} : { message: String(r.body.message) }),
+      });
       return json(res, r.status, r.body);
     }
     if (grant !== 'refresh_token') return refuse(res, onEvent, 'token', 400, 'unsupported grant type');
@@ -256,9 +260,11 @@ export class SandboxOAuth {
         return refuse(res, onEvent, 'token', 400, 'Invalid refresh token');
       }
     }
-    if (!sameSecret(form.get('client_id') ?? '', this.botClientId)) return refuse(res, onEvent, 'token', 400, 'invalid client');
+    if (!sameSecret(form.get('client_id') ?? '', this.botClientId))
+      return refuse(res, onEvent, 'token', 400, 'invalid client');
     // A public client has no secret (Twitch asks none); the confidential app's refresh needs it.
-    if (!this.botPublic && !sameSecret(form.get('client_secret') ?? '', this.clientSecret)) return refuse(res, onEvent, 'token', 403, 'invalid client secret');
+    if (!this.botPublic && !sameSecret(form.get('client_secret') ?? '', this.clientSecret))
+      return refuse(res, onEvent, 'token', 403, 'invalid client secret');
     if (!bots) return refuse(res, onEvent, 'token', 400, 'Invalid refresh token');
     this.access = fresh();
     this.accessDigest = digest(this.access);
@@ -275,7 +281,13 @@ export class SandboxOAuth {
   }
 }
 
-function refuse(res: ServerResponse, onEvent: (e: OAuthEvent) => void, endpoint: OAuthEvent['endpoint'], status: number, message: string): void {
+function refuse(
+  res: ServerResponse,
+  onEvent: (e: OAuthEvent) => void,
+  endpoint: OAuthEvent['endpoint'],
+  status: number,
+  message: string,
+): void {
   onEvent({ endpoint, status, message });
   json(res, status, { status, message });
 }

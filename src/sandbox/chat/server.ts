@@ -32,11 +32,7 @@ import { ChatControl } from './control.js';
 import type { ChatServer, ChatServerOptions } from './types.js';
 
 export type { SimViewer, SimViewerOptions, InjectExtra } from './viewers.js';
-export type {
-  ChatServer,
-  ChatServerOptions,
-  TranscriptEntry,
-} from './types.js';
+export type { ChatServer, ChatServerOptions, TranscriptEntry } from './types.js';
 
 /** Starts the sandbox chat server; resolves once it listens. */
 export async function startChatServer(opts: ChatServerOptions = {}): Promise<ChatServer> {
@@ -71,7 +67,13 @@ class SandboxChatServer extends ChatControl implements ChatServer {
       const onError = (err: Error): void => {
         this.closed = true;
         this.wss.close();
-        reject(new GiftdropError('SANDBOX_CHAT_LISTEN', `sandbox chat server cannot listen on ${this.host}:${port}: ${err.message}`, { cause: err }));
+        reject(
+          new GiftdropError(
+            'SANDBOX_CHAT_LISTEN',
+            `sandbox chat server cannot listen on ${this.host}:${port}: ${err.message}`,
+            { cause: err },
+          ),
+        );
       };
       this.http.once('error', onError);
       this.http.listen(port, this.host, () => {

@@ -72,7 +72,11 @@ export interface SharedChatControl {
    * A viewer of partner channel `partnerLogin`: `there` are their roles in that channel (what
    * `source-badges` says), `here` their roles in this one (default none).
    */
-  viewer(partnerLogin: string, login: string, opts?: { there?: SimViewerOptions; here?: SimViewerOptions }): PartnerViewer;
+  viewer(
+    partnerLogin: string,
+    login: string,
+    opts?: { there?: SimViewerOptions; here?: SimViewerOptions },
+  ): PartnerViewer;
   /** Delivers a partner viewer's message into this channel's room (`sourceOnly`: Twitch's `source-only=1`). */
   say(viewer: PartnerViewer, text: string, extra?: InjectExtra & { sourceOnly?: boolean }): void;
 }
@@ -134,13 +138,22 @@ export class SharedChatSession implements SharedChatControl {
     const here = this.here();
     const added = partnerLogins.map((l) => {
       const login = normaliseLogin(l, 'partner channel');
-      if (login === here.login) throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', 'a Shared Chat partner must be another channel than this one');
+      if (login === here.login)
+        throw new GiftdropError(
+          'SANDBOX_CHAT_BAD_INPUT',
+          'a Shared Chat partner must be another channel than this one',
+        );
       return { id: userIdFor(login), login };
     });
     const kind = this.session ? 'update' : 'begin';
     const session = (this.session ??= { id: randomUUID(), partners: new Map() });
     for (const p of added) session.partners.set(p.id, p);
-    this.host.record({ kind: 'system', text: `shared chat ${kind}: ${this.partners().map((p) => p.login).join(', ')}` });
+    this.host.record({
+      kind: 'system',
+      text: `shared chat ${kind}: ${this.partners()
+        .map((p) => p.login)
+        .join(', ')}`,
+    });
     this.host.announce({ kind, sessionId: session.id, host: here, participants: [here, ...this.partners()] });
     return this.partners();
   }
@@ -153,22 +166,37 @@ export class SharedChatSession implements SharedChatControl {
     this.host.announce({ kind: 'end', sessionId: session.id, host: this.here(), participants: [] });
   }
 
-  viewer(partnerLogin: string, login: string, opts: { there?: SimViewerOptions; here?: SimViewerOptions } = {}): PartnerViewer {
+  viewer(
+    partnerLogin: string,
+    login: string,
+    opts: { there?: SimViewerOptions; here?: SimViewerOptions } = {},
+  ): PartnerViewer {
     const partnerId = userIdFor(normaliseLogin(partnerLogin, 'partner channel'));
     const partner = this.session?.partners.get(partnerId);
-    if (!partner) throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', `${partnerLogin} is not in a running Shared Chat session (call begin first)`);
+    if (!partner)
+      throw new GiftdropError(
+        'SANDBOX_CHAT_BAD_INPUT',
+        `${partnerLogin} is not in a running Shared Chat session (call begin first)`,
+      );
     const l = normaliseLogin(login);
     // The partner channel's own broadcaster has the channel's id as user id.
     const userId = l === partner.login ? partner.id : undefined;
     const thereOpts = l === partner.login ? { ...opts.there, broadcaster: true } : (opts.there ?? {});
-    const here = makeViewer(l, { ...opts.here, ...(opts.there?.displayName ? { displayName: opts.there.displayName } : {}) }, userId);
+    const here = makeViewer(
+      l,
+      { ...opts.here, ...(opts.there?.displayName ? { displayName: opts.there.displayName } : {}) },
+      userId,
+    );
     const there = makeViewer(l, thereOpts, userId);
     return { ...here, partner, rolesThere: there.roles };
   }
 
   say(viewer: PartnerViewer, text: string, extra: InjectExtra & { sourceOnly?: boolean } = {}): void {
     if (!this.session?.partners.has(viewer.partner.id)) {
-      throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', `${viewer.partner.login} is not in a running Shared Chat session`);
+      throw new GiftdropError(
+        'SANDBOX_CHAT_BAD_INPUT',
+        `${viewer.partner.login} is not in a running Shared Chat session`,
+      );
     }
     const messageId = randomUUID();
     const source: SourceTags = {
@@ -199,14 +227,26 @@ export class SharedChatSession implements SharedChatControl {
       roles: viewer.roles,
       text,
       ...(extra.bits ? { bits: Math.floor(extra.bits) } : {}),
-      source: { channelId: viewer.partner.id, channelLogin: viewer.partner.login, messageId: source.id, roles: viewer.rolesThere, only: source.only },
+      source: {
+        channelId: viewer.partner.id,
+        channelLogin: viewer.partner.login,
+        messageId: source.id,
+        roles: viewer.rolesThere,
+        only: source.only,
+      },
     });
   }
 
   /** The Shared Chat tags of this channel's own message `messageId` while a session runs, else undefined. */
   ownSource(viewer: SimViewer, messageId: string): SourceTags | undefined {
     if (!this.session) return undefined;
-    return { roomId: this.host.ctx.channelId, id: messageId, badges: badgesTag(viewer.roles), badgeInfo: badgeInfoTag(viewer.roles), only: false };
+    return {
+      roomId: this.host.ctx.channelId,
+      id: messageId,
+      badges: badgesTag(viewer.roles),
+      badgeInfo: badgeInfoTag(viewer.roles),
+      only: false,
+    };
   }
 
   private here(): SharedChannel {

@@ -34,7 +34,10 @@ const TOKEN_TTL_MS = 4 * 3_600_000;
 const fresh = (): string => randomBytes(15).toString('hex');
 
 export class SandboxViewerLogin {
-  private readonly codes = new Map<string, { user: { id: string; login: string }; redirectUri: string; expiresAt: number }>();
+  private readonly codes = new Map<
+    string,
+    { user: { id: string; login: string }; redirectUri: string; expiresAt: number }
+  >();
   private readonly tokens = new Map<string, { user: { id: string; login: string }; expiresAt: number }>();
   /** Counts of what happened, for tests: codes issued, exchanged, refused; tokens revoked. */
   readonly stats = { issued: 0, exchanged: 0, refused: 0, revoked: 0 };
@@ -121,7 +124,8 @@ export class SandboxViewerLogin {
   /** `grant_type=authorization_code` at `/oauth2/token` (called by oauth.ts). */
   exchange(form: URLSearchParams, res: ServerResponse): void {
     if (!sameSecret(form.get('client_id') ?? '', this.o.clientId())) return this.refuse(res, 400, 'invalid client');
-    if (!sameSecret(form.get('client_secret') ?? '', this.o.clientSecret())) return this.refuse(res, 403, 'invalid client secret');
+    if (!sameSecret(form.get('client_secret') ?? '', this.o.clientSecret()))
+      return this.refuse(res, 403, 'invalid client secret');
     const code = form.get('code') ?? '';
     const entry = this.codes.get(code);
     this.codes.delete(code);
@@ -131,7 +135,13 @@ export class SandboxViewerLogin {
     const access = fresh();
     this.tokens.set(access, { user: entry.user, expiresAt: this.o.clock.now() + TOKEN_TTL_MS });
     this.stats.exchanged++;
-    json(res, 200, { access_token: access, refresh_token: fresh(), expires_in: TOKEN_TTL_MS / 1000, scope: [], token_type: 'bearer' });
+    json(res, 200, {
+      access_token: access,
+      refresh_token: fresh(),
+      expires_in: TOKEN_TTL_MS / 1000,
+      scope: [],
+      token_type: 'bearer',
+    });
   }
 
   private refuse(res: ServerResponse, status: number, message: string): void {
@@ -140,7 +150,8 @@ export class SandboxViewerLogin {
   }
 
   private revoke(res: ServerResponse, form: URLSearchParams): void {
-    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId())) return json(res, 400, { status: 400, message: 'invalid client' });
+    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId()))
+      return json(res, 400, { status: 400, message: 'invalid client' });
     const token = form.get('token') ?? '';
     if (!this.tokens.delete(token)) return json(res, 400, { status: 400, message: 'Invalid token' });
     this.stats.revoked++;

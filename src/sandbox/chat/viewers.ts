@@ -69,8 +69,21 @@ export interface ChannelContext {
 
 const LOGIN_RE = /^[a-z0-9_]{1,25}$/;
 const COLORS = [
-  '#FF0000', '#0000FF', '#008000', '#B22222', '#FF7F50', '#9ACD32', '#FF4500', '#2E8B57',
-  '#DAA520', '#D2691E', '#5F9EA0', '#1E90FF', '#FF69B4', '#8A2BE2', '#00FF7F',
+  '#FF0000',
+  '#0000FF',
+  '#008000',
+  '#B22222',
+  '#FF7F50',
+  '#9ACD32',
+  '#FF4500',
+  '#2E8B57',
+  '#DAA520',
+  '#D2691E',
+  '#5F9EA0',
+  '#1E90FF',
+  '#FF69B4',
+  '#8A2BE2',
+  '#00FF7F',
 ];
 const SUB_BADGE_TIERS = [0, 3, 6, 9, 12, 18, 24, 36, 48, 60, 72, 84, 96, 108, 120];
 const CHEER_BADGE_TIERS = [1, 100, 1000, 5000, 10000, 25000, 50000, 75000, 100000];
@@ -111,7 +124,10 @@ export function makeViewer(login: string, opts: SimViewerOptions = {}, userId?: 
   const subscriber = opts.subscriber ?? subMonths > 0;
   const displayName = opts.displayName ?? l;
   if (/[\s\0]/.test(displayName) || !displayName) {
-    throw new GiftdropError('SANDBOX_CHAT_BAD_INPUT', `displayName must be non-empty without spaces (got ${JSON.stringify(displayName)})`);
+    throw new GiftdropError(
+      'SANDBOX_CHAT_BAD_INPUT',
+      `displayName must be non-empty without spaces (got ${JSON.stringify(displayName)})`,
+    );
   }
   return {
     login: l,

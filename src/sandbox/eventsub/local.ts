@@ -28,9 +28,20 @@ export interface LocalTwitchEvents {
   close(): Promise<void>;
 }
 
-const BROADCASTER_SCOPES = ['channel:manage:redemptions', 'channel:read:redemptions', 'bits:read', 'channel:read:subscriptions', 'moderation:read'] as const;
+const BROADCASTER_SCOPES = [
+  'channel:manage:redemptions',
+  'channel:read:redemptions',
+  'bits:read',
+  'channel:read:subscriptions',
+  'moderation:read',
+] as const;
 
-export async function startLocalTwitchEvents(o: { chat: ChatServer; helix: SandboxHelix; accounts: SandboxAccounts; clock: Clock }): Promise<LocalTwitchEvents> {
+export async function startLocalTwitchEvents(o: {
+  chat: ChatServer;
+  helix: SandboxHelix;
+  accounts: SandboxAccounts;
+  clock: Clock;
+}): Promise<LocalTwitchEvents> {
   const { chat, helix } = o;
   chat.tokens.accounts = o.accounts;
   const eventSub = await startEventSubSandbox({ clock: o.clock });
@@ -41,7 +52,8 @@ export async function startLocalTwitchEvents(o: { chat: ChatServer; helix: Sandb
   const roles = new SandboxChannelRoles();
   helix.route(roles.route);
   channelPoints.onRedeemed((r) => {
-    if (r.status === 'UNFULFILLED') eventSub.publish('channel.channel_points_custom_reward_redemption.add', channelPoints.eventOf(r));
+    if (r.status === 'UNFULFILLED')
+      eventSub.publish('channel.channel_points_custom_reward_redemption.add', channelPoints.eventOf(r));
   });
   const broadcaster = o.accounts.add({ userId: chat.channelId, login: chat.channel, scopes: BROADCASTER_SCOPES });
   return {

@@ -26,7 +26,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 
-export type SubscriptionStatus = 'enabled' | 'websocket_disconnected' | 'authorization_revoked' | 'user_removed' | 'version_removed';
+export type SubscriptionStatus =
+  'enabled' | 'websocket_disconnected' | 'authorization_revoked' | 'user_removed' | 'version_removed';
 
 export interface SimSubscription {
   id: string;
@@ -134,9 +135,24 @@ export class EventSubSandbox {
         if (sub.type !== type || sub.status !== 'enabled' || !matches(sub.condition, event)) continue;
         const messageId = o.messageId ?? randomUUID();
         const frame = {
-          metadata: { message_id: messageId, message_type: 'notification', message_timestamp: this.timestamp(), subscription_type: sub.type, subscription_version: sub.version },
+          metadata: {
+            message_id: messageId,
+            message_type: 'notification',
+            message_timestamp: this.timestamp(),
+            subscription_type: sub.type,
+            subscription_version: sub.version,
+          },
           payload: {
-            subscription: { id: sub.id, status: sub.status, type: sub.type, version: sub.version, cost: sub.cost, condition: sub.condition, transport: { method: 'websocket', session_id: s.id }, created_at: sub.createdAt },
+            subscription: {
+              id: sub.id,
+              status: sub.status,
+              type: sub.type,
+              version: sub.version,
+              cost: sub.cost,
+              condition: sub.condition,
+              transport: { method: 'websocket', session_id: s.id },
+              created_at: sub.createdAt,
+            },
             event,
           },
         };
@@ -157,7 +173,15 @@ export class EventSubSandbox {
       this.handovers.set(token, s.id);
       this.send(s, {
         metadata: { message_id: randomUUID(), message_type: 'session_reconnect', message_timestamp: this.timestamp() },
-        payload: { session: { id: s.id, status: 'reconnecting', keepalive_timeout_seconds: null, reconnect_url: `${this.url}?reconnect=${token}`, connected_at: s.connectedAt } },
+        payload: {
+          session: {
+            id: s.id,
+            status: 'reconnecting',
+            keepalive_timeout_seconds: null,
+            reconnect_url: `${this.url}?reconnect=${token}`,
+            connected_at: s.connectedAt,
+          },
+        },
       });
       s.reconnectTimer?.cancel();
       s.reconnectTimer = this.clock.setTimeout(() => {
@@ -181,14 +205,34 @@ export class EventSubSandbox {
   }
 
   /** Twitch revokes a subscription (its status), with a revocation message. */
-  revoke(subscriptionId: string, status: Exclude<SubscriptionStatus, 'enabled' | 'websocket_disconnected'> = 'authorization_revoked'): void {
+  revoke(
+    subscriptionId: string,
+    status: Exclude<SubscriptionStatus, 'enabled' | 'websocket_disconnected'> = 'authorization_revoked',
+  ): void {
     const sub = this.subscriptions().find((x) => x.id === subscriptionId);
     const s = sub ? this.sessions.get(sub.sessionId) : undefined;
     if (!sub || !s) return;
     sub.status = status;
     this.send(s, {
-      metadata: { message_id: randomUUID(), message_type: 'revocation', message_timestamp: this.timestamp(), subscription_type: sub.type, subscription_version: sub.version },
-      payload: { subscription: { id: sub.id, status, type: sub.type, version: sub.version, cost: sub.cost, condition: sub.condition, transport: { method: 'websocket', session_id: s.id }, created_at: sub.createdAt } },
+      metadata: {
+        message_id: randomUUID(),
+        message_type: 'revocation',
+        message_timestamp: this.timestamp(),
+        subscription_type: sub.type,
+        subscription_version: sub.version,
+      },
+      payload: {
+        subscription: {
+          id: sub.id,
+          status,
+          type: sub.type,
+          version: sub.version,
+          cost: sub.cost,
+          condition: sub.condition,
+          transport: { method: 'websocket', session_id: s.id },
+          created_at: sub.createdAt,
+        },
+      },
     });
   }
 
@@ -275,7 +319,15 @@ export class EventSubSandbox {
   private welcome(s: SimSession, ws: WebSocket): void {
     const frame = {
       metadata: { message_id: randomUUID(), message_type: 'session_welcome', message_timestamp: this.timestamp() },
-      payload: { session: { id: s.id, status: 'connected', connected_at: s.connectedAt, keepalive_timeout_seconds: s.keepaliveSeconds, reconnect_url: null } },
+      payload: {
+        session: {
+          id: s.id,
+          status: 'connected',
+          connected_at: s.connectedAt,
+          keepalive_timeout_seconds: s.keepaliveSeconds,
+          reconnect_url: null,
+        },
+      },
     };
     ws.send(JSON.stringify(frame));
     this.keepalive(s);
@@ -292,7 +344,10 @@ export class EventSubSandbox {
     s.timer?.cancel();
     if (s.ended || s.silent) return;
     s.timer = this.clock.setTimeout(() => {
-      this.send(s, { metadata: { message_id: randomUUID(), message_type: 'session_keepalive', message_timestamp: this.timestamp() }, payload: {} });
+      this.send(s, {
+        metadata: { message_id: randomUUID(), message_type: 'session_keepalive', message_timestamp: this.timestamp() },
+        payload: {},
+      });
     }, s.keepaliveSeconds * 1000);
   }
 

@@ -37,8 +37,18 @@ const SANDBOX_EVENTSUB_TYPES: Readonly<Record<string, TypeRule>> = {
     required: ['broadcaster_user_id'],
     self: 'broadcaster_user_id',
   },
-  'channel.bits.use': { version: '1', scopes: ['bits:read'], required: ['broadcaster_user_id'], self: 'broadcaster_user_id' },
-  'channel.chat.message': { version: '1', scopes: ['user:read:chat'], required: ['broadcaster_user_id', 'user_id'], self: 'user_id' },
+  'channel.bits.use': {
+    version: '1',
+    scopes: ['bits:read'],
+    required: ['broadcaster_user_id'],
+    self: 'broadcaster_user_id',
+  },
+  'channel.chat.message': {
+    version: '1',
+    scopes: ['user:read:chat'],
+    required: ['broadcaster_user_id', 'user_id'],
+    self: 'user_id',
+  },
   // Shared Chat's session events need no authorization (sandbox/chat/eventsub-events.ts publishes them).
   'channel.shared_chat.begin': { version: '1', scopes: [], required: ['broadcaster_user_id'] },
   'channel.shared_chat.update': { version: '1', scopes: [], required: ['broadcaster_user_id'] },
@@ -67,7 +77,10 @@ function mine(es: EventSubSandbox, caller: HelixCaller): SimSubscription[] {
   return es.subscriptions().filter((x) => x.userId === caller.userId && x.clientId === caller.clientId);
 }
 
-function totals(es: EventSubSandbox, caller: HelixCaller): { total: number; total_cost: number; max_total_cost: number } {
+function totals(
+  es: EventSubSandbox,
+  caller: HelixCaller,
+): { total: number; total_cost: number; max_total_cost: number } {
   const enabled = mine(es, caller).filter((x) => x.status === 'enabled');
   return { total: enabled.length, total_cost: enabled.reduce((a, x) => a + x.cost, 0), max_total_cost: MAX_TOTAL_COST };
 }
@@ -77,33 +90,61 @@ async function create(call: HelixRouteCall, es: EventSubSandbox): Promise<void> 
   const body = (await call.body()) as
     | { type?: unknown; version?: unknown; condition?: unknown; transport?: { method?: unknown; session_id?: unknown } }
     | undefined;
-  if (!body || typeof body.type !== 'string' || typeof body.version !== 'string' || typeof body.condition !== 'object' || !body.condition)
+  if (
+    !body ||
+    typeof body.type !== 'string' ||
+    typeof body.version !== 'string' ||
+    typeof body.condition !== 'object' ||
+    !body.condition
+  )
     return call.fail(400, 'Bad Request', 'The body must have type, version and condition');
   const rule = SANDBOX_EVENTSUB_TYPES[body.type];
-  if (!rule || rule.version !== body.version) return call.fail(400, 'Bad Request', 'The combination of values in the type and version fields is not valid');
-  if (body.transport?.method !== 'websocket') return call.fail(400, 'Bad Request', "The sandbox takes the 'websocket' transport only");
+  if (!rule || rule.version !== body.version)
+    return call.fail(400, 'Bad Request', 'The combination of values in the type and version fields is not valid');
+  if (body.transport?.method !== 'websocket')
+    return call.fail(400, 'Bad Request', "The sandbox takes the 'websocket' transport only");
   if (!caller.userId) return call.fail(401, 'Unauthorized', 'WebSocket subscriptions need a user access token');
   const condition: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body.condition as Record<string, unknown>)) if (typeof v === 'string' && v) condition[k] = v;
-  for (const field of rule.required) if (!condition[field]) return call.fail(400, 'Bad Request', `The condition must have ${field}`);
+  for (const [k, v] of Object.entries(body.condition as Record<string, unknown>))
+    if (typeof v === 'string' && v) condition[k] = v;
+  for (const field of rule.required)
+    if (!condition[field]) return call.fail(400, 'Bad Request', `The condition must have ${field}`);
   const sessionId = typeof body.transport.session_id === 'string' ? body.transport.session_id : '';
   const s = es.sessions.get(sessionId);
-  if (!s || s.ended) return call.fail(400, 'Bad Request', 'websocket transport session does not exist or has already disconnected');
-  if (s.userId && s.userId !== caller.userId) return call.fail(400, 'Bad Request', 'the websocket transport session holds another user\'s subscriptions');
-  if ((rule.self && condition[rule.self] !== caller.userId) || (rule.scopes.length > 0 && !rule.scopes.some((x) => caller.scopes.includes(x))))
+  if (!s || s.ended)
+    return call.fail(400, 'Bad Request', 'websocket transport session does not exist or has already disconnected');
+  if (s.userId && s.userId !== caller.userId)
+    return call.fail(400, 'Bad Request', "the websocket transport session holds another user's subscriptions");
+  if (
+    (rule.self && condition[rule.self] !== caller.userId) ||
+    (rule.scopes.length > 0 && !rule.scopes.some((x) => caller.scopes.includes(x)))
+  )
     return call.fail(403, 'Forbidden', 'subscription missing proper authorization');
   const all = mine(es, caller);
   const key = JSON.stringify(Object.entries(condition).sort());
-  if (all.some((x) => x.status === 'enabled' && x.type === body.type && x.version === body.version && JSON.stringify(Object.entries(x.condition).sort()) === key))
+  if (
+    all.some(
+      (x) =>
+        x.status === 'enabled' &&
+        x.type === body.type &&
+        x.version === body.version &&
+        JSON.stringify(Object.entries(x.condition).sort()) === key,
+    )
+  )
     return call.fail(409, 'Conflict', 'subscription already exists');
   const enabledHere = s.subscriptions.filter((x) => x.status === 'enabled').length;
-  const otherTransports = new Set(all.filter((x) => x.status === 'enabled' && x.sessionId !== s.id).map((x) => x.sessionId));
-  if (enabledHere === 0 && otherTransports.size >= MAX_TRANSPORTS) return call.fail(429, 'Too Many Requests', 'number of websocket transports limit exceeded');
-  if (enabledHere >= MAX_PER_SESSION) return call.fail(429, 'Too Many Requests', 'websocket transport subscriptions limit exceeded');
+  const otherTransports = new Set(
+    all.filter((x) => x.status === 'enabled' && x.sessionId !== s.id).map((x) => x.sessionId),
+  );
+  if (enabledHere === 0 && otherTransports.size >= MAX_TRANSPORTS)
+    return call.fail(429, 'Too Many Requests', 'number of websocket transports limit exceeded');
+  if (enabledHere >= MAX_PER_SESSION)
+    return call.fail(429, 'Too Many Requests', 'websocket transport subscriptions limit exceeded');
   // The condition's user authorized it (the caller is that user): cost 0, as Twitch counts it; a
   // type anyone may subscribe to costs 1 unless it is about the caller.
   const cost = rule.self || condition.broadcaster_user_id === caller.userId ? 0 : 1;
-  if (totals(es, caller).total_cost + cost > MAX_TOTAL_COST) return call.fail(429, 'Too Many Requests', 'websocket transport subscriptions total cost exceeded');
+  if (totals(es, caller).total_cost + cost > MAX_TOTAL_COST)
+    return call.fail(429, 'Too Many Requests', 'websocket transport subscriptions total cost exceeded');
   const sub: SimSubscription = {
     id: randomUUID(),
     type: body.type,
@@ -139,9 +180,9 @@ export function registerEventSubRoutes(helix: SandboxHelix, es: EventSubSandbox)
     }
     if (call.method === 'DELETE') {
       const id = call.query.get('id');
-      if (!id) return call.fail(400, 'Bad Request', 'Missing required parameter "id"'), true;
+      if (!id) return (call.fail(400, 'Bad Request', 'Missing required parameter "id"'), true);
       const sub = mine(es, call.caller).find((x) => x.id === id && x.status === 'enabled');
-      if (!sub) return call.fail(404, 'Not Found', 'subscription not found'), true;
+      if (!sub) return (call.fail(404, 'Not Found', 'subscription not found'), true);
       const s = es.sessions.get(sub.sessionId);
       if (s) s.subscriptions = s.subscriptions.filter((x) => x !== sub);
       call.reply(204);

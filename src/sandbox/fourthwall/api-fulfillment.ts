@@ -66,13 +66,19 @@ export function fulfillmentRoutes(d: ApiDeps): ApiRoute[] {
   return [
     // Fulfillment (BETA)
     {
-      operation: 'createFulfillment', method: 'POST', path: '/fulfillments', auth: 'A',
+      operation: 'createFulfillment',
+      method: 'POST',
+      path: '/fulfillments',
+      auth: 'A',
       handler: ({ json }) => {
         const body = asObject(json());
         const orderId = uuidField(body, 'orderId');
         const items = arrayField(body, 'items', 1).map((it, i) => {
           const o = asObject(it, `items[${i}]`);
-          return { variantId: uuidField(o, 'variantId', `items[${i}].`), quantity: positiveInt(o, 'quantity', `items[${i}].`) };
+          return {
+            variantId: uuidField(o, 'variantId', `items[${i}].`),
+            quantity: positiveInt(o, 'quantity', `items[${i}].`),
+          };
         });
         const label = asObject(body['shippingLabel'], 'shippingLabel');
         const trackingNumber = requireString(label, 'trackingNumber', 'shippingLabel.');
@@ -94,7 +100,10 @@ export function fulfillmentRoutes(d: ApiDeps): ApiRoute[] {
           }
           if (it.quantity > fulfillable) {
             throw new ApiError(400, 'FULFILLMENT_VARIANT_QUANTITY_TO_HIGH', {
-              orderId, variantId: it.variantId, fulfillable, quantity: it.quantity,
+              orderId,
+              variantId: it.variantId,
+              fulfillable,
+              quantity: it.quantity,
             });
           }
           fulfilled.set(it.variantId, (fulfilled.get(it.variantId) ?? 0) + it.quantity);
@@ -110,7 +119,11 @@ export function fulfillmentRoutes(d: ApiDeps): ApiRoute[] {
           createdAt: now,
           updatedAt: now,
           shippingLabels: [
-            { trackingCompany, trackingNumber, items: items.map((i) => ({ offerVariantId: i.variantId, quantity: i.quantity })) },
+            {
+              trackingCompany,
+              trackingNumber,
+              items: items.map((i) => ({ offerVariantId: i.variantId, quantity: i.quantity })),
+            },
           ],
           orderShipmentId: d.ids.prefixed('osh'),
           fulfillmentServiceShopConfigId: 1,
@@ -124,7 +137,10 @@ export function fulfillmentRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'findFulfillmentIds', method: 'POST', path: '/fulfillments/find-ids', auth: 'A',
+      operation: 'findFulfillmentIds',
+      method: 'POST',
+      path: '/fulfillments/find-ids',
+      auth: 'A',
       handler: ({ json }) => {
         const body = asObject(json());
         const friendlyIds = arrayField(body, 'friendlyIds').map((v, i) => {
@@ -146,7 +162,10 @@ export function fulfillmentRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'bulkAddShippingLabels', method: 'POST', path: '/fulfillments/shipping-labels/bulk', auth: 'A',
+      operation: 'bulkAddShippingLabels',
+      method: 'POST',
+      path: '/fulfillments/shipping-labels/bulk',
+      auth: 'A',
       handler: ({ json, query }) => {
         // The spec passes the bulk request as one query parameter object (flattened here:
         // fulfillmentId (repeatable), trackingCompany, trackingNumber?, trackingService?,
@@ -176,14 +195,20 @@ export function fulfillmentRoutes(d: ApiDeps): ApiRoute[] {
         const body = asObject(json());
         const labels = arrayField(body, 'labels', 1).map((l, i) => {
           const o = asObject(l, `labels[${i}]`);
-          return { fulfillmentId: requireString(o, 'fulfillmentId', `labels[${i}].`), label: parseLabel(o, `labels[${i}].`) };
+          return {
+            fulfillmentId: requireString(o, 'fulfillmentId', `labels[${i}].`),
+            label: parseLabel(o, `labels[${i}].`),
+          };
         });
         const targets = labels.map((l) => ({ f: fulfillment(l.fulfillmentId), label: l.label }));
         return ok({ result: targets.map((t) => addLabel(t.f, t.label)) }, 201);
       },
     },
     {
-      operation: 'addShippingLabel', method: 'POST', path: '/fulfillments/:fulfillmentId/shipping-labels', auth: 'A',
+      operation: 'addShippingLabel',
+      method: 'POST',
+      path: '/fulfillments/:fulfillmentId/shipping-labels',
+      auth: 'A',
       handler: ({ params, json }) => {
         const label = parseLabel(asObject(json()), '');
         return ok(addLabel(fulfillment(params['fulfillmentId'] as string), label), 201);

@@ -20,28 +20,46 @@ export function donationAndGiftingRoutes(d: ApiDeps): ApiRoute[] {
   return [
     // Donations
     {
-      operation: 'listDonations', method: 'GET', path: '/donations', auth: 'A',
+      operation: 'listDonations',
+      method: 'GET',
+      path: '/donations',
+      auth: 'A',
       handler: ({ query }) => ok(paginate(newestFirst(state.donations.values()), pageOf(query))),
     },
     {
-      operation: 'getDonation', method: 'GET', path: '/donations/:donationId', auth: 'A',
+      operation: 'getDonation',
+      method: 'GET',
+      path: '/donations/:donationId',
+      auth: 'A',
       handler: ({ params }) => ok(state.donation(params['donationId'] as string)),
     },
     // Gifting
     {
-      operation: 'finishDraw', method: 'PUT', path: '/gifting/draw/:id/finish', auth: 'B',
+      operation: 'finishDraw',
+      method: 'PUT',
+      path: '/gifting/draw/:id/finish',
+      auth: 'B',
       handler: ({ params, json }) => ok(gifting.finish(params['id'] as string, json())),
     },
     {
-      operation: 'getDraw', method: 'GET', path: '/gifting/draw/:id', auth: 'B',
+      operation: 'getDraw',
+      method: 'GET',
+      path: '/gifting/draw/:id',
+      auth: 'B',
       handler: ({ params }) => ok(gifting.drawView(state.draw(params['id'] as string))),
     },
     {
-      operation: 'getGiftingConfig', method: 'GET', path: '/gifting/config', auth: 'A',
+      operation: 'getGiftingConfig',
+      method: 'GET',
+      path: '/gifting/config',
+      auth: 'A',
       handler: () => ok(state.giftingConfig),
     },
     {
-      operation: 'updateGiftingConfig', method: 'PUT', path: '/gifting/config', auth: 'A',
+      operation: 'updateGiftingConfig',
+      method: 'PUT',
+      path: '/gifting/config',
+      auth: 'A',
       handler: ({ json }) => {
         const body = asObject(json());
         const next: GiftingConfig = { ...state.giftingConfig };
@@ -70,19 +88,33 @@ export function donationAndGiftingRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'createGiveawayLinks', method: 'POST', path: '/giveaway-links', auth: 'A',
+      operation: 'createGiveawayLinks',
+      method: 'POST',
+      path: '/giveaway-links',
+      auth: 'A',
       handler: ({ json }) => {
         const pkg = gifting.createLinks(json());
         return ok({ packageId: pkg.packageId, giveawayLinks: pkg.giveawayLinks });
       },
     },
     {
-      operation: 'listGiveawayPackages', method: 'GET', path: '/giveaway-links/packages', auth: 'A',
+      operation: 'listGiveawayPackages',
+      method: 'GET',
+      path: '/giveaway-links/packages',
+      auth: 'A',
       handler: () =>
-        ok({ packages: newestFirst(state.packages.values()).map((p) => ({ packageId: p.packageId, createdAt: p.createdAt })) }),
+        ok({
+          packages: newestFirst(state.packages.values()).map((p) => ({
+            packageId: p.packageId,
+            createdAt: p.createdAt,
+          })),
+        }),
     },
     {
-      operation: 'getGiveawayPackage', method: 'GET', path: '/giveaway-links/packages/:packageId', auth: 'A',
+      operation: 'getGiveawayPackage',
+      method: 'GET',
+      path: '/giveaway-links/packages/:packageId',
+      auth: 'A',
       handler: ({ params }) => {
         const pkg = state.giveawayPackage(params['packageId'] as string);
         return ok({ packageId: pkg.packageId, giveawayLinks: pkg.giveawayLinks });
@@ -94,12 +126,18 @@ export function donationAndGiftingRoutes(d: ApiDeps): ApiRoute[] {
 /** The streaming status, thank-yous and gift purchases. */
 export function streamingRoutes(d: ApiDeps): ApiRoute[] {
   const { state, gifting } = d;
-  const streamingStatus = (): Record<string, unknown> => ({ shopId: state.shop.id, services: [{ ...state.streaming }] });
+  const streamingStatus = (): Record<string, unknown> => ({
+    shopId: state.shop.id,
+    services: [{ ...state.streaming }],
+  });
 
   return [
     // Streaming
     {
-      operation: 'startStreaming', method: 'PUT', path: '/streaming/start', auth: 'B',
+      operation: 'startStreaming',
+      method: 'PUT',
+      path: '/streaming/start',
+      auth: 'B',
       handler: ({ json }) => {
         const body = asObject(json());
         const services = arrayField(body, 'services', 1);
@@ -121,7 +159,10 @@ export function streamingRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'endStreaming', method: 'PUT', path: '/streaming/end', auth: 'B',
+      operation: 'endStreaming',
+      method: 'PUT',
+      path: '/streaming/end',
+      auth: 'B',
       handler: ({ json }) => {
         const body = asObject(json());
         const services = arrayField(body, 'services', 1);
@@ -132,14 +173,26 @@ export function streamingRoutes(d: ApiDeps): ApiRoute[] {
         return ok(streamingStatus());
       },
     },
-    { operation: 'getStreamingStatus', method: 'GET', path: '/streaming', auth: 'B', handler: () => ok(streamingStatus()) },
+    {
+      operation: 'getStreamingStatus',
+      method: 'GET',
+      path: '/streaming',
+      auth: 'B',
+      handler: () => ok(streamingStatus()),
+    },
     // Thank yous and gift purchases
     {
-      operation: 'getThankYou', method: 'GET', path: '/thank-yous/:thankYouId', auth: 'A',
+      operation: 'getThankYou',
+      method: 'GET',
+      path: '/thank-yous/:thankYouId',
+      auth: 'A',
       handler: ({ params }) => ok(state.thankYou(params['thankYouId'] as string)),
     },
     {
-      operation: 'getGiftPurchase', method: 'GET', path: '/gift-purchase/:giftPurchaseId', auth: 'B',
+      operation: 'getGiftPurchase',
+      method: 'GET',
+      path: '/gift-purchase/:giftPurchaseId',
+      auth: 'B',
       handler: ({ params }) => ok(gifting.purchaseView(state.giftPurchase(params['giftPurchaseId'] as string))),
     },
   ];

@@ -84,7 +84,8 @@ export function uuidField(obj: Record<string, unknown>, field: string, prefix = 
 
 export function positiveInt(obj: Record<string, unknown>, field: string, prefix = ''): number {
   const v = obj[field];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw invalid(prefix + field, 'must be a positive integer');
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    throw invalid(prefix + field, 'must be a positive integer');
   return v;
 }
 

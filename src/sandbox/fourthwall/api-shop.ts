@@ -21,7 +21,10 @@ export function shopRoutes(d: ApiDeps): ApiRoute[] {
   return [
     // Orders
     {
-      operation: 'listOrders', method: 'GET', path: '/order', auth: 'A',
+      operation: 'listOrders',
+      method: 'GET',
+      path: '/order',
+      auth: 'A',
       handler: ({ query }) => {
         const page = pageOf(query);
         const email = query.get('email');
@@ -31,7 +34,8 @@ export function shopRoutes(d: ApiDeps): ApiRoute[] {
         const uLt = dateFilter(query, 'updatedAt[lt]');
         const statuses = multi(query, 'status');
         for (const s of statuses) {
-          if (!ORDER_STATUSES.includes(s as OrderStatus)) throw invalid('status', `must be one of ${ORDER_STATUSES.join(', ')}`);
+          if (!ORDER_STATUSES.includes(s as OrderStatus))
+            throw invalid('status', `must be one of ${ORDER_STATUSES.join(', ')}`);
         }
         const list = newestFirst(state.orders.values()).filter((o) => {
           const c = Date.parse(o.createdAt);
@@ -49,16 +53,25 @@ export function shopRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'getOrderByFriendlyId', method: 'GET', path: '/order/by-friendly-id/:friendlyId', auth: 'A',
+      operation: 'getOrderByFriendlyId',
+      method: 'GET',
+      path: '/order/by-friendly-id/:friendlyId',
+      auth: 'A',
       handler: ({ params }) => ok(state.orderByFriendlyId(params['friendlyId'] as string)),
     },
     {
-      operation: 'getOrder', method: 'GET', path: '/order/:orderId', auth: 'A',
+      operation: 'getOrder',
+      method: 'GET',
+      path: '/order/:orderId',
+      auth: 'A',
       handler: ({ params }) => ok(state.order(params['orderId'] as string)),
     },
     // Products
     {
-      operation: 'updateProductAvailability', method: 'PUT', path: '/products/:productId/availability', auth: 'A',
+      operation: 'updateProductAvailability',
+      method: 'PUT',
+      path: '/products/:productId/availability',
+      auth: 'A',
       handler: ({ params, json }) => {
         const body = asObject(json());
         if (typeof body['available'] !== 'boolean') throw invalid('available', 'is required and must be a boolean');
@@ -71,7 +84,10 @@ export function shopRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'listProducts', method: 'GET', path: '/products', auth: 'A',
+      operation: 'listProducts',
+      method: 'GET',
+      path: '/products',
+      auth: 'A',
       handler: ({ query }) => {
         const page = pageOf(query);
         const search = (query.get('search') ?? '').trim().toLowerCase();
@@ -82,13 +98,19 @@ export function shopRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'getProduct', method: 'GET', path: '/products/:productId', auth: 'A',
+      operation: 'getProduct',
+      method: 'GET',
+      path: '/products/:productId',
+      auth: 'A',
       handler: ({ params }) => ok(state.product(params['productId'] as string)),
     },
     // Shop
     { operation: 'getCurrentShop', method: 'GET', path: '/shops/current', auth: 'A', handler: () => ok(state.shop) },
     {
-      operation: 'getShopContactInfo', method: 'GET', path: '/shops/current/contact-info', auth: 'A',
+      operation: 'getShopContactInfo',
+      method: 'GET',
+      path: '/shops/current/contact-info',
+      auth: 'A',
       handler: () => ok(state.contactInfo),
     },
   ];
@@ -100,16 +122,24 @@ export function promotionRoutes(d: ApiDeps): ApiRoute[] {
   return [
     // Promotions (BETA)
     {
-      operation: 'listPromotions', method: 'GET', path: '/promotions', auth: 'A',
+      operation: 'listPromotions',
+      method: 'GET',
+      path: '/promotions',
+      auth: 'A',
       handler: ({ query }) => {
         const page = pageOf(query);
         const codes = multi(query, 'codes').map((c) => c.toUpperCase());
-        const list = [...state.promotions.values()].filter((p) => codes.length === 0 || codes.includes(p.code.toUpperCase()));
+        const list = [...state.promotions.values()].filter(
+          (p) => codes.length === 0 || codes.includes(p.code.toUpperCase()),
+        );
         return ok(paginate(list, page));
       },
     },
     {
-      operation: 'createPromotion', method: 'POST', path: '/promotions', auth: 'A',
+      operation: 'createPromotion',
+      method: 'POST',
+      path: '/promotions',
+      auth: 'A',
       handler: ({ json }) => {
         const body = asObject(json());
         const type = requireString(body, 'type');
@@ -126,11 +156,15 @@ export function promotionRoutes(d: ApiDeps): ApiRoute[] {
           throw invalid('discount.percentage', 'is required for PERCENTAGE');
         }
         for (const p of state.promotions.values()) {
-          if (p.code.toUpperCase() === code.toUpperCase()) throw new ApiError(409, 'PROMOTION_CODE_DUPLICATION', { promotionCode: code });
+          if (p.code.toUpperCase() === code.toUpperCase())
+            throw new ApiError(409, 'PROMOTION_CODE_DUPLICATION', { promotionCode: code });
         }
         const limits = body['limits'] === undefined ? {} : asObject(body['limits'], 'limits');
         const requirements = body['requirements'] === undefined ? {} : asObject(body['requirements'], 'requirements');
-        const applies = body['appliesToProducts'] === undefined ? undefined : asObject(body['appliesToProducts'], 'appliesToProducts');
+        const applies =
+          body['appliesToProducts'] === undefined
+            ? undefined
+            : asObject(body['appliesToProducts'], 'appliesToProducts');
         const title = optionalString(body, 'title');
         const promotion: Promotion = {
           type,
@@ -146,7 +180,10 @@ export function promotionRoutes(d: ApiDeps): ApiRoute[] {
             oneUsePerCustomer: limits['oneUsePerCustomer'] === true,
           },
           appliesTo: applies
-            ? { type: 'SELECTED_PRODUCTS', products: Array.isArray(applies['products']) ? (applies['products'] as string[]) : [] }
+            ? {
+                type: 'SELECTED_PRODUCTS',
+                products: Array.isArray(applies['products']) ? (applies['products'] as string[]) : [],
+              }
             : { type: 'ENTIRE_ORDER' },
         };
         state.promotions.set(promotion.id, promotion);

@@ -20,26 +20,41 @@ export function webhookConfigRoutes(d: ApiDeps): ApiRoute[] {
   return [
     // Webhooks (BETA)
     {
-      operation: 'listWebhooks', method: 'GET', path: '/webhooks', auth: 'A',
+      operation: 'listWebhooks',
+      method: 'GET',
+      path: '/webhooks',
+      auth: 'A',
       handler: ({ query }) => ok(paginate([...hub.configs.values()], pageOf(query))),
     },
     {
-      operation: 'createWebhook', method: 'POST', path: '/webhooks', auth: 'A',
+      operation: 'createWebhook',
+      method: 'POST',
+      path: '/webhooks',
+      auth: 'A',
       handler: ({ json }) => {
         const { url, allowedTypes } = parseWebhookBody(asObject(json()), d.uriRules);
         return ok(hub.create(url, allowedTypes));
       },
     },
     {
-      operation: 'getWebhookSecret', method: 'GET', path: '/webhooks/secret', auth: 'B',
+      operation: 'getWebhookSecret',
+      method: 'GET',
+      path: '/webhooks/secret',
+      auth: 'B',
       handler: () => ok({ secret: d.webhookSecret }),
     },
     {
-      operation: 'getWebhook', method: 'GET', path: '/webhooks/:webhookConfigurationId', auth: 'A',
+      operation: 'getWebhook',
+      method: 'GET',
+      path: '/webhooks/:webhookConfigurationId',
+      auth: 'A',
       handler: ({ params }) => ok(hub.get(params['webhookConfigurationId'] as string)),
     },
     {
-      operation: 'updateWebhook', method: 'PUT', path: '/webhooks/:webhookConfigurationId', auth: 'A',
+      operation: 'updateWebhook',
+      method: 'PUT',
+      path: '/webhooks/:webhookConfigurationId',
+      auth: 'A',
       handler: ({ params, json }) => {
         const id = params['webhookConfigurationId'] as string;
         hub.get(id);
@@ -48,14 +63,20 @@ export function webhookConfigRoutes(d: ApiDeps): ApiRoute[] {
       },
     },
     {
-      operation: 'deleteWebhook', method: 'DELETE', path: '/webhooks/:webhookConfigurationId', auth: 'A',
+      operation: 'deleteWebhook',
+      method: 'DELETE',
+      path: '/webhooks/:webhookConfigurationId',
+      auth: 'A',
       handler: ({ params }) => {
         hub.remove(params['webhookConfigurationId'] as string);
         return { status: 200 };
       },
     },
     {
-      operation: 'listWebhookEvents', method: 'GET', path: '/webhook-events', auth: 'A',
+      operation: 'listWebhookEvents',
+      method: 'GET',
+      path: '/webhook-events',
+      auth: 'A',
       handler: ({ query }) => {
         const type = query.get('type');
         if (type !== null && !WEBHOOK_EVENT_TYPES.includes(type)) throw invalid('type', 'is not a webhook event type');

@@ -24,8 +24,7 @@ export interface TokenResponse {
 }
 
 export type TokenResult =
-  | { ok: true; body: TokenResponse }
-  | { ok: false; status: number; error: string; description: string };
+  { ok: true; body: TokenResponse } | { ok: false; status: number; error: string; description: string };
 
 export interface AuthOptions {
   username: string;
@@ -43,7 +42,6 @@ const SCOPES =
 function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
 }
-
 
 function key(token: string): string {
   return digest(token).toString('hex');
@@ -127,7 +125,12 @@ export class SandboxAuth {
       const rec = this.codes.get(k);
       this.codes.delete(k);
       if (!rec || this.clock.now() >= rec.expiresAt) {
-        return { ok: false, status: 400, error: 'invalid_grant', description: 'authorization code is invalid, used or expired' };
+        return {
+          ok: false,
+          status: 400,
+          error: 'invalid_grant',
+          description: 'authorization code is invalid, used or expired',
+        };
       }
       if (rec.redirectUri !== undefined && form['redirect_uri'] !== rec.redirectUri) {
         return { ok: false, status: 400, error: 'invalid_grant', description: 'redirect_uri does not match' };
@@ -136,14 +139,20 @@ export class SandboxAuth {
     }
     if (grant === 'refresh_token') {
       const refresh = form['refresh_token'];
-      if (!refresh) return { ok: false, status: 400, error: 'invalid_request', description: 'refresh_token is required' };
+      if (!refresh)
+        return { ok: false, status: 400, error: 'invalid_request', description: 'refresh_token is required' };
       const rec = this.refreshTokens.get(key(refresh));
       if (!rec || rec.clientId !== clientId || this.clock.now() >= rec.expiresAt) {
         return { ok: false, status: 400, error: 'invalid_grant', description: 'refresh token is invalid or expired' };
       }
       return { ok: true, body: this.issueTokens(clientId, refresh) };
     }
-    return { ok: false, status: 400, error: 'unsupported_grant_type', description: 'grant_type must be authorization_code or refresh_token' };
+    return {
+      ok: false,
+      status: 400,
+      error: 'unsupported_grant_type',
+      description: 'grant_type must be authorization_code or refresh_token',
+    };
   }
 
   private issueTokens(clientId: string, refreshToken: string): TokenResponse {

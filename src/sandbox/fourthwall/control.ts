@@ -154,7 +154,8 @@ export function createControl(d: ControlDeps): SandboxControl {
     faults: {
       inject: (op, spec) => d.faults.add(op, spec),
       fail: (op, times = 1, status = 503) => d.faults.add(op, { kind: 'status', times, status }),
-      rateLimit: (op, times = 1, retryAfterSeconds = 1) => d.faults.add(op, { kind: 'rate-limit', times, retryAfterSeconds }),
+      rateLimit: (op, times = 1, retryAfterSeconds = 1) =>
+        d.faults.add(op, { kind: 'rate-limit', times, retryAfterSeconds }),
       delay: (op, delayMs, times = 1) => d.faults.add(op, { kind: 'delay', times, delayMs }),
       hang: (op, times = 1) => d.faults.add(op, { kind: 'hang', times }),
       dropAfterProcessing: (op, times = 1) => d.faults.add(op, { kind: 'drop-after-processing', times }),
@@ -233,16 +234,22 @@ export function serveControl(
     if (typeof b['live'] !== 'boolean') throw invalid('live', 'must be a boolean');
     const id = optionalString(b, 'broadcasterId');
     const login = optionalString(b, 'broadcasterLogin');
-    return { status: 200, body: control.setLive(b['live'], id && login ? { broadcasterId: id, broadcasterLogin: login } : undefined) };
+    return {
+      status: 200,
+      body: control.setLive(b['live'], id && login ? { broadcasterId: id, broadcasterLogin: login } : undefined),
+    };
   }
   const expire = /^\/draws\/([^/]+)\/expire$/.exec(rest);
-  if (method === 'POST' && expire) return { status: 200, body: control.expireDraw(decodeURIComponent(expire[1] as string)) };
+  if (method === 'POST' && expire)
+    return { status: 200, body: control.expireDraw(decodeURIComponent(expire[1] as string)) };
   const redeem = /^\/gifts\/([^/]+)\/redeem$/.exec(rest);
-  if (method === 'POST' && redeem) return { status: 200, body: control.redeemGift(decodeURIComponent(redeem[1] as string)) };
+  if (method === 'POST' && redeem)
+    return { status: 200, body: control.redeemGift(decodeURIComponent(redeem[1] as string)) };
   const close = /^\/gifts\/([^/]+)\/close$/.exec(rest);
   if (method === 'POST' && close) {
     const as = optionalString(body(), 'status') ?? 'CANCELLED';
-    if (!(CLOSED_GIFT_STATUSES as readonly string[]).includes(as)) throw invalid('status', `must be one of ${CLOSED_GIFT_STATUSES.join(', ')}`);
+    if (!(CLOSED_GIFT_STATUSES as readonly string[]).includes(as))
+      throw invalid('status', `must be one of ${CLOSED_GIFT_STATUSES.join(', ')}`);
     return { status: 200, body: control.closeGift(decodeURIComponent(close[1] as string), as as ClosedGiftStatus) };
   }
   if (r === 'POST /auth-codes') {

@@ -30,7 +30,11 @@ import type { WebhookHub } from './webhooks.js';
 /** The statuses the shop can close a prize with (`Gifting.closePrize`). */
 export type ClosedGiftStatus = Exclude<GiftStatus, 'AVAILABLE' | 'REDEEMED'>;
 
-export const CLOSED_GIFT_STATUSES: readonly ClosedGiftStatus[] = ['CANCELLED', 'CHANGED_TO_PROMOTION', 'CHANGED_TO_GIFT_CARD'];
+export const CLOSED_GIFT_STATUSES: readonly ClosedGiftStatus[] = [
+  'CANCELLED',
+  'CHANGED_TO_PROMOTION',
+  'CHANGED_TO_GIFT_CARD',
+];
 
 export interface GiftPurchaseInput {
   /** Product (offer) id; default: the first seeded product. */
@@ -60,7 +64,6 @@ export const DRAW_GRACE_SECONDS = 60;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-
 function giftable(p: Product): boolean {
   return p.type === 'STANDARD' && p.state.type === 'AVAILABLE' && p.access.type !== 'ARCHIVED';
 }
@@ -80,18 +83,22 @@ export class Gifting {
     const { state } = this.o;
     if (!state.live) {
       throw new ApiError(409, 'SHOP_NOT_LIVE', {
-        reason: 'gift offers can only be bought while the shop is live: start streaming first (PUT /streaming/start or control.setLive(true))',
+        reason:
+          'gift offers can only be bought while the shop is live: start streaming first (PUT /streaming/start or control.setLive(true))',
       });
     }
-    if (!state.giftingConfig.enabled) throw new ApiError(409, 'GIFTING_DISABLED', { reason: 'gifting config has enabled=false' });
+    if (!state.giftingConfig.enabled)
+      throw new ApiError(409, 'GIFTING_DISABLED', { reason: 'gifting config has enabled=false' });
     const quantity = input.quantity;
-    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 100) throw invalid('quantity', 'must be an integer from 1 to 100');
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 100)
+      throw invalid('quantity', 'must be an integer from 1 to 100');
     const duration = input.durationSeconds ?? this.o.drawDurationSeconds;
     if (!Number.isInteger(duration) || duration < 1) throw invalid('durationSeconds', 'must be a positive integer');
     const productId = input.productId ?? [...state.products.keys()][0];
     const product = productId === undefined ? undefined : state.products.get(productId);
     if (!product) throw new ApiError(404, 'OFFER_NOT_FOUND_ERROR', { offerId: productId });
-    if (!giftable(product)) throw new ApiError(400, 'GIFT_INVALID_OFFER', { offerId: productId, shopId: state.shop.id });
+    if (!giftable(product))
+      throw new ApiError(400, 'GIFT_INVALID_OFFER', { offerId: productId, shopId: state.shop.id });
     const price = product.variants[0]?.unitPrice.value ?? 0;
     const { iso } = this.now();
     const purchase: GiftPurchase = {
@@ -114,14 +121,24 @@ export class Gifting {
       createdAt: iso,
     };
     state.giftPurchases.set(purchase.id, purchase);
-    const draw = this.openDraw(purchase, 'INITIAL', purchase.gifts.map((g) => g.id), duration);
+    const draw = this.openDraw(
+      purchase,
+      'INITIAL',
+      purchase.gifts.map((g) => g.id),
+      duration,
+    );
     this.o.hub.emit('GIFT_PURCHASE', this.purchaseView(purchase));
     this.o.hub.emit('GIFT_DRAW_STARTED', this.drawView(draw));
     this.o.logger.info({ giveawayId: purchase.id, drawId: draw.id, quantity }, 'sandbox gift purchase');
     return { purchase: this.purchaseView(purchase), draw: this.drawView(draw) };
   }
 
-  private openDraw(purchase: GiftPurchase, type: DrawState['type'], giftIds: string[], durationSeconds: number): DrawState {
+  private openDraw(
+    purchase: GiftPurchase,
+    type: DrawState['type'],
+    giftIds: string[],
+    durationSeconds: number,
+  ): DrawState {
     const { ms, iso } = this.now();
     const draw: DrawState = {
       id: this.o.ids.prefixed('gdr'),
@@ -136,10 +153,13 @@ export class Gifting {
     this.o.state.draws.set(draw.id, draw);
     this.timers.set(
       draw.id,
-      this.o.clock.setTimeout(() => {
-        this.timers.delete(draw.id);
-        if (draw.status === 'OPEN') this.expire(draw.id);
-      }, (durationSeconds + DRAW_GRACE_SECONDS) * 1000),
+      this.o.clock.setTimeout(
+        () => {
+          this.timers.delete(draw.id);
+          if (draw.status === 'OPEN') this.expire(draw.id);
+        },
+        (durationSeconds + DRAW_GRACE_SECONDS) * 1000,
+      ),
     );
     return draw;
   }
@@ -201,7 +221,12 @@ export class Gifting {
     const remaining = this.drawGifts(draw, purchase).filter((g) => g.status === 'AVAILABLE' && !g.winner);
     this.o.logger.info({ drawId, remaining: remaining.length }, 'sandbox draw closed unfinished');
     if (remaining.length === 0) return { ended };
-    const redo = this.openDraw(purchase, 'REDO', remaining.map((g) => g.id), draw.durationSeconds);
+    const redo = this.openDraw(
+      purchase,
+      'REDO',
+      remaining.map((g) => g.id),
+      draw.durationSeconds,
+    );
     const redoView = this.drawView(redo);
     this.o.hub.emit('GIFT_DRAW_STARTED', redoView);
     return { ended, redo: redoView };
@@ -260,7 +285,12 @@ export class Gifting {
         status: g.status,
         id: g.id,
         ...(g.winner
-          ? { winner: { selectedAt: g.winner.selectedAt, ...(g.winner.username !== undefined ? { username: g.winner.username } : {}) } }
+          ? {
+              winner: {
+                selectedAt: g.winner.selectedAt,
+                ...(g.winner.username !== undefined ? { username: g.winner.username } : {}),
+              },
+            }
           : {}),
       })),
     };
@@ -272,10 +302,12 @@ export class Gifting {
     const productId = body['productId'];
     if (typeof productId !== 'string' || !UUID_RE.test(productId)) throw invalid('productId', 'must be a product uuid');
     const n = body['number'];
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 100) throw invalid('number', 'must be an integer from 1 to 100');
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 100)
+      throw invalid('number', 'must be an integer from 1 to 100');
     const product = this.o.state.products.get(productId);
     if (!product) throw new ApiError(404, 'OFFER_NOT_FOUND_ERROR', { offerId: productId });
-    if (!giftable(product)) throw new ApiError(400, 'GIFT_INVALID_OFFER', { offerId: productId, shopId: this.o.state.shop.id });
+    if (!giftable(product))
+      throw new ApiError(400, 'GIFT_INVALID_OFFER', { offerId: productId, shopId: this.o.state.shop.id });
     const { iso } = this.now();
     const pkg: GiveawayPackage = {
       packageId: this.o.ids.prefixed('gpg'),
@@ -298,7 +330,8 @@ export class Gifting {
     for (const purchase of this.o.state.giftPurchases.values()) {
       const gift = purchase.gifts.find((g) => g.id === giftId);
       if (!gift) continue;
-      if (!gift.winner || gift.status !== 'AVAILABLE') throw new ApiError(400, 'GIFT_NOT_REDEEMABLE', { giftId, status: gift.status });
+      if (!gift.winner || gift.status !== 'AVAILABLE')
+        throw new ApiError(400, 'GIFT_NOT_REDEEMABLE', { giftId, status: gift.status });
       const order = this.placeOrder(purchase.offer.id, gift.winner.username ?? 'winner', iso, {
         type: 'TWITCH_GIFT_REDEMPTION',
         giftPurchaseId: purchase.id,
@@ -351,7 +384,14 @@ export class Gifting {
     const product = this.o.state.product(productId);
     const v = product.variants[0];
     if (!v) throw new ApiError(400, 'GIFT_INVALID_OFFER', { offerId: productId, shopId: this.o.state.shop.id });
-    const address = { name: username, address1: '1 Winner Way', city: 'Springfield', state: 'IL', country: 'US', zip: '62701' };
+    const address = {
+      name: username,
+      address1: '1 Winner Way',
+      city: 'Springfield',
+      state: 'IL',
+      country: 'US',
+      zip: '62701',
+    };
     const zero = usd(0);
     const order: Order = {
       id: this.o.ids.uuid(),
@@ -363,7 +403,15 @@ export class Gifting {
       emailMarketingOptIn: false,
       username,
       message: '',
-      amounts: { subtotal: zero, shipping: zero, tax: zero, donation: zero, discount: zero, giftCards: [], total: zero },
+      amounts: {
+        subtotal: zero,
+        shipping: zero,
+        tax: zero,
+        donation: zero,
+        discount: zero,
+        giftCards: [],
+        total: zero,
+      },
       billing: { address },
       shipping: { address },
       offers: [orderOffer(product, v, 1)],

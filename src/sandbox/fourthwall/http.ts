@@ -12,7 +12,12 @@ export class ApiError extends Error {
   readonly body: { code: string } & Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string, context: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    code: string,
+    context: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     super(Object.keys(context).length > 0 ? `${code} ${JSON.stringify(context)}` : code);
     this.name = 'ApiError';
     this.status = status;
@@ -47,7 +52,12 @@ export function parseJsonBody(raw: Buffer): unknown {
 }
 
 /** Writes a JSON answer (or an empty body when `body` is undefined). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   if (body === undefined) {
     res.writeHead(status, { 'content-length': '0', ...headers });
@@ -114,7 +124,10 @@ export function pageOf(query: URLSearchParams, defaultSize = 20, maxSize = 100):
 }
 
 /** The page envelope every list operation answers with. */
-export function paginate<T>(items: readonly T[], req: PageRequest): {
+export function paginate<T>(
+  items: readonly T[],
+  req: PageRequest,
+): {
   results: T[];
   total: number;
   page: number;

@@ -23,7 +23,8 @@ export class RollingWindowGate {
     private readonly rule: RateLimit,
     private readonly clock: Clock,
   ) {
-    if (!Number.isInteger(rule.limit) || rule.limit < 1) throw new RangeError('rateLimit.limit must be a positive integer');
+    if (!Number.isInteger(rule.limit) || rule.limit < 1)
+      throw new RangeError('rateLimit.limit must be a positive integer');
     if (!(rule.intervalMs > 0)) throw new RangeError('rateLimit.intervalMs must be positive');
   }
 
@@ -78,10 +79,13 @@ export class RollingWindowGate {
       const oldest = this.admitted[0] as number;
       await new Promise<void>((resolve) => {
         const entry = {
-          handle: this.clock.setTimeout(() => {
-            this.timers.delete(entry);
-            resolve();
-          }, oldest + this.rule.intervalMs - now),
+          handle: this.clock.setTimeout(
+            () => {
+              this.timers.delete(entry);
+              resolve();
+            },
+            oldest + this.rule.intervalMs - now,
+          ),
           resolve,
         };
         this.timers.add(entry);

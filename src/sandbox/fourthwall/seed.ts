@@ -5,17 +5,7 @@
  * and order ids are fixed so tests and demos can name them; nothing here is random.
  * It builds plain data only; state and behaviour live elsewhere.
  */
-import type {
-  ContactInfo,
-  Donation,
-  Image,
-  Order,
-  Product,
-  Promotion,
-  Shop,
-  ThankYou,
-  Variant,
-} from './types.js';
+import type { ContactInfo, Donation, Image, Order, Product, Promotion, Shop, ThankYou, Variant } from './types.js';
 import { orderOffer, usd } from './shapes.js';
 
 /** Stable ids of the seeded products (uuid product ids, as on Fourthwall). */
@@ -40,7 +30,6 @@ export interface SeedData {
 }
 
 const SEED_TIME = '2026-01-01T12:00:00.000Z';
-
 
 function image(shopUrl: string, id: string, width = 800, height = 800): Image {
   const url = `${shopUrl}/images/${id}.svg`;
@@ -126,8 +115,16 @@ export function buildSeed(shopUrl: string): SeedData {
       access: { type: 'PUBLIC' },
       images: [img.mug],
       variants: [
-        variant(shopUrl, 'a1b2c3d4-0000-4000-8000-000000000011', 'Giftdrop Mug - White', 'GD-MUG-WHT', 15,
-          { description: 'White', color: { name: 'White', swatch: '#ffffff' } }, { type: 'UNLIMITED' }, img.mug),
+        variant(
+          shopUrl,
+          'a1b2c3d4-0000-4000-8000-000000000011',
+          'Giftdrop Mug - White',
+          'GD-MUG-WHT',
+          15,
+          { description: 'White', color: { name: 'White', swatch: '#ffffff' } },
+          { type: 'UNLIMITED' },
+          img.mug,
+        ),
       ],
     }),
     product({
@@ -162,8 +159,16 @@ export function buildSeed(shopUrl: string): SeedData {
       access: { type: 'PUBLIC' },
       images: [img.stickers],
       variants: [
-        variant(shopUrl, 'a1b2c3d4-0000-4000-8000-000000000031', 'Sticker Pack', 'GD-STICK-5', 5,
-          { description: 'Pack of 5' }, { type: 'UNLIMITED' }, img.stickers),
+        variant(
+          shopUrl,
+          'a1b2c3d4-0000-4000-8000-000000000031',
+          'Sticker Pack',
+          'GD-STICK-5',
+          5,
+          { description: 'Pack of 5' },
+          { type: 'UNLIMITED' },
+          img.stickers,
+        ),
       ],
     }),
     product({
@@ -176,8 +181,16 @@ export function buildSeed(shopUrl: string): SeedData {
       access: { type: 'HIDDEN' },
       images: [img.giftCard],
       variants: [
-        variant(shopUrl, 'a1b2c3d4-0000-4000-8000-000000000041', 'Shop Gift Card - $20', 'GD-GC-20', 20,
-          { description: '$20' }, { type: 'UNLIMITED' }, img.giftCard),
+        variant(
+          shopUrl,
+          'a1b2c3d4-0000-4000-8000-000000000041',
+          'Shop Gift Card - $20',
+          'GD-GC-20',
+          20,
+          { description: '$20' },
+          { type: 'UNLIMITED' },
+          img.giftCard,
+        ),
       ],
     }),
   ];
@@ -209,9 +222,23 @@ export function buildSeed(shopUrl: string): SeedData {
 
   const tee = products[0] as Product;
   const mug = products[1] as Product;
-  const address = { name: 'Sam Sample', address1: '1 Example Street', city: 'Springfield', state: 'IL', country: 'US', zip: '62701' };
-  const order = (id: string, friendlyId: string, status: Order['status'], email: string, username: string,
-    offers: ReturnType<typeof orderOffer>[], createdAt: string): Order => {
+  const address = {
+    name: 'Sam Sample',
+    address1: '1 Example Street',
+    city: 'Springfield',
+    state: 'IL',
+    country: 'US',
+    zip: '62701',
+  };
+  const order = (
+    id: string,
+    friendlyId: string,
+    status: Order['status'],
+    email: string,
+    username: string,
+    offers: ReturnType<typeof orderOffer>[],
+    createdAt: string,
+  ): Order => {
     const subtotal = offers.reduce((s, o) => s + o.variant.price.value, 0);
     return {
       id,
@@ -241,12 +268,33 @@ export function buildSeed(shopUrl: string): SeedData {
     };
   };
   const orders: Order[] = [
-    order('7f3e2d1c-0b9a-4877-8665-544332211001', 'D3XZFWPP', 'CONFIRMED', 'buyer1@example.com', 'merch_fan',
-      [orderOffer(tee, tee.variants[1] as Variant, 2)], '2026-01-01T09:00:00.000Z'),
-    order('7f3e2d1c-0b9a-4877-8665-544332211002', 'K8MNQR2T', 'SHIPPED', 'buyer2@example.com', 'coffee_lover',
-      [orderOffer(mug, mug.variants[0] as Variant, 1)], '2025-12-20T09:00:00.000Z'),
-    order('7f3e2d1c-0b9a-4877-8665-544332211003', 'P4WXYZ7A', 'CONFIRMED', 'buyer1@example.com', 'merch_fan',
-      [orderOffer(tee, tee.variants[0] as Variant, 1), orderOffer(mug, mug.variants[0] as Variant, 1)], '2026-01-01T11:30:00.000Z'),
+    order(
+      '7f3e2d1c-0b9a-4877-8665-544332211001',
+      'D3XZFWPP',
+      'CONFIRMED',
+      'buyer1@example.com',
+      'merch_fan',
+      [orderOffer(tee, tee.variants[1] as Variant, 2)],
+      '2026-01-01T09:00:00.000Z',
+    ),
+    order(
+      '7f3e2d1c-0b9a-4877-8665-544332211002',
+      'K8MNQR2T',
+      'SHIPPED',
+      'buyer2@example.com',
+      'coffee_lover',
+      [orderOffer(mug, mug.variants[0] as Variant, 1)],
+      '2025-12-20T09:00:00.000Z',
+    ),
+    order(
+      '7f3e2d1c-0b9a-4877-8665-544332211003',
+      'P4WXYZ7A',
+      'CONFIRMED',
+      'buyer1@example.com',
+      'merch_fan',
+      [orderOffer(tee, tee.variants[0] as Variant, 1), orderOffer(mug, mug.variants[0] as Variant, 1)],
+      '2026-01-01T11:30:00.000Z',
+    ),
   ];
 
   const thankYous: ThankYou[] = [
@@ -285,7 +333,15 @@ export function buildSeed(shopUrl: string): SeedData {
     phone: '+1 555 0100',
     shopName: shop.name,
     domain: shop.domain,
-    location: { name: shop.name, address1: '1 Example Street', address2: '', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' },
+    location: {
+      name: shop.name,
+      address1: '1 Example Street',
+      address2: '',
+      city: 'Springfield',
+      state: 'IL',
+      zip: '62701',
+      country: 'US',
+    },
   };
 
   return { shop, contactInfo, products, donations, orders, thankYous, promotions };

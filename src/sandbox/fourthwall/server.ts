@@ -112,7 +112,8 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
     delaysMs: options.deliveryRetry?.delaysMs ?? [1000, 2000, 5000, 10_000],
     timeoutMs: options.deliveryRetry?.timeoutMs ?? 2000,
   };
-  if (!Number.isInteger(retry.attempts) || retry.attempts < 1) throw new RangeError('deliveryRetry.attempts must be >= 1');
+  if (!Number.isInteger(retry.attempts) || retry.attempts < 1)
+    throw new RangeError('deliveryRetry.attempts must be >= 1');
 
   const requests: RequestRecord[] = [];
   const sockets = new Set<Socket>();
@@ -221,7 +222,10 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
     entry.operation = route.operation;
     const who = auth.authenticate(req.headers.authorization);
     if (!who.ok) {
-      const challenge = who.reason === 'expired' ? 'Bearer error="invalid_token", error_description="token expired"' : 'Basic realm="Fourthwall"';
+      const challenge =
+        who.reason === 'expired'
+          ? 'Bearer error="invalid_token", error_description="token expired"'
+          : 'Basic realm="Fourthwall"';
       throw new ApiError(401, 'UNAUTHORIZED', {}, { 'www-authenticate': challenge });
     }
     const principal: Principal = who.principal;
@@ -234,11 +238,19 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
     if (closed) return;
     const fault = faults.take(route.operation);
     if (fault?.kind === 'status') {
-      sendJson(res, fault.status, { code: fault.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST', injected: true });
+      sendJson(res, fault.status, {
+        code: fault.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST',
+        injected: true,
+      });
       return;
     }
     if (fault?.kind === 'rate-limit') {
-      sendJson(res, 429, { code: 'TOO_MANY_REQUESTS', injected: true }, { 'retry-after': String(fault.retryAfterSeconds) });
+      sendJson(
+        res,
+        429,
+        { code: 'TOO_MANY_REQUESTS', injected: true },
+        { 'retry-after': String(fault.retryAfterSeconds) },
+      );
       return;
     }
     if (fault?.kind === 'hang') {
@@ -283,14 +295,25 @@ export async function startFourthwallSandbox(options: FourthwallSandboxOptions =
         return;
       }
       if (path === SHOP_PATH || path.startsWith(`${SHOP_PATH}/`)) {
-        serveSite({ state, gifting, auth, shopUrl, clientId }, req, res, path.slice(SHOP_PATH.length), url.searchParams);
+        serveSite(
+          { state, gifting, auth, shopUrl, clientId },
+          req,
+          res,
+          path.slice(SHOP_PATH.length),
+          url.searchParams,
+        );
         return;
       }
       const rel = stripPrefix(path);
       if ((rel === '/platform/token' || KEYCLOAK_TOKEN.test(path)) && method === 'POST') {
         const result = auth.exchange(parseFormOrJson(raw, req.headers['content-type']));
         if (result.ok) sendJson(res, 200, result.body, { 'cache-control': 'no-store' });
-        else sendJson(res, result.status, { code: result.error.toUpperCase(), error: result.error, error_description: result.description });
+        else
+          sendJson(res, result.status, {
+            code: result.error.toUpperCase(),
+            error: result.error,
+            error_description: result.description,
+          });
         return;
       }
       if (rel === undefined) throw new ApiError(404, 'NOT_FOUND', { path });

@@ -28,7 +28,12 @@ export interface OrderInput {
 export interface ShopSimControl {
   placeOrder(input?: OrderInput): Order;
   donate(input?: { amount?: number; username?: string; email?: string; message?: string }): Donation;
-  subscribe(input?: { nickname?: string; email?: string; interval?: 'MONTHLY' | 'ANNUAL'; amount?: number }): Record<string, unknown>;
+  subscribe(input?: {
+    nickname?: string;
+    email?: string;
+    interval?: 'MONTHLY' | 'ANNUAL';
+    amount?: number;
+  }): Record<string, unknown>;
   /** A thank-you for the latest order (or `contribution`). */
   sendThankYou(input?: { contributionType?: 'ORDER' | 'DONATION'; contributionId?: string }): ThankYou;
   setPromotionStatus(promotionId: string, status: Promotion['status']): Promotion;
@@ -54,7 +59,11 @@ export class ShopSim implements ShopSimControl {
     const p =
       all.find((x) => x.id.toLowerCase() === q || x.slug.toLowerCase() === q || x.name.toLowerCase() === q) ??
       all.find((x) => x.name.toLowerCase().includes(q) || x.slug.toLowerCase().includes(q));
-    if (!p) throw new ApiError(404, 'OFFER_NOT_FOUND_BY_SHOP_ID_AND_ID_ERROR', { shopId: this.o.state.shop.id, offerId: query });
+    if (!p)
+      throw new ApiError(404, 'OFFER_NOT_FOUND_BY_SHOP_ID_AND_ID_ERROR', {
+        shopId: this.o.state.shop.id,
+        offerId: query,
+      });
     return p;
   }
 
@@ -63,7 +72,8 @@ export class ShopSim implements ShopSimControl {
     const v = product.variants[0];
     if (!v) throw new ApiError(400, 'OFFER_NOT_BUYABLE', { offerId: product.id });
     const quantity = input.quantity ?? 1;
-    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 100) throw invalid('quantity', 'must be a whole number from 1 to 100');
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 100)
+      throw invalid('quantity', 'must be a whole number from 1 to 100');
     const n = ++this.n;
     const username = input.username ?? `supporter_${n}`;
     const address = {
@@ -89,7 +99,15 @@ export class ShopSim implements ShopSimControl {
       emailMarketingOptIn: false,
       username,
       message: input.message ?? '',
-      amounts: { subtotal, shipping, tax: zero, donation: zero, discount: zero, giftCards: [], total: usd(subtotal.value + shipping.value) },
+      amounts: {
+        subtotal,
+        shipping,
+        tax: zero,
+        donation: zero,
+        discount: zero,
+        giftCards: [],
+        total: usd(subtotal.value + shipping.value),
+      },
       billing: { address },
       shipping: { address },
       offers: [orderOffer(product, v, quantity)],
@@ -123,7 +141,9 @@ export class ShopSim implements ShopSimControl {
     return donation;
   }
 
-  subscribe(input: { nickname?: string; email?: string; interval?: 'MONTHLY' | 'ANNUAL'; amount?: number } = {}): Record<string, unknown> {
+  subscribe(
+    input: { nickname?: string; email?: string; interval?: 'MONTHLY' | 'ANNUAL'; amount?: number } = {},
+  ): Record<string, unknown> {
     const nickname = input.nickname ?? `member_${++this.n}`;
     const supporter = {
       id: this.o.ids.prefixed('mem'),
@@ -132,7 +152,12 @@ export class ShopSim implements ShopSimControl {
       createdAt: this.iso(),
       subscription: {
         type: 'ACTIVE',
-        variant: { id: this.o.ids.prefixed('mtv'), tierId: 'mt_supporters', interval: input.interval ?? 'MONTHLY', amount: usd(input.amount ?? 5) },
+        variant: {
+          id: this.o.ids.prefixed('mtv'),
+          tierId: 'mt_supporters',
+          interval: input.interval ?? 'MONTHLY',
+          amount: usd(input.amount ?? 5),
+        },
       },
     };
     this.o.hub.emit('SUBSCRIPTION_PURCHASED', supporter);
@@ -143,7 +168,10 @@ export class ShopSim implements ShopSimControl {
     const type = input.contributionType ?? 'ORDER';
     const pool = type === 'ORDER' ? [...this.o.state.orders.values()] : [...this.o.state.donations.values()];
     const target = input.contributionId ? pool.find((x) => x.id === input.contributionId) : pool[pool.length - 1];
-    if (!target) throw new ApiError(404, type === 'ORDER' ? 'ORDER_ID_NOT_FOUND' : 'DONATION_NOT_FOUND', { id: input.contributionId ?? '' });
+    if (!target)
+      throw new ApiError(404, type === 'ORDER' ? 'ORDER_ID_NOT_FOUND' : 'DONATION_NOT_FOUND', {
+        id: input.contributionId ?? '',
+      });
     const id = this.o.ids.prefixed('ty');
     const thankYou: ThankYou = {
       id,
@@ -152,7 +180,11 @@ export class ShopSim implements ShopSimControl {
         type,
         id: target.id,
         shopId: this.o.state.shop.id,
-        supporter: { email: target.email, ...(target.username ? { username: target.username } : {}), ...(target.message ? { message: target.message } : {}) },
+        supporter: {
+          email: target.email,
+          ...(target.username ? { username: target.username } : {}),
+          ...(target.message ? { message: target.message } : {}),
+        },
       },
     };
     this.o.state.thankYous.set(id, thankYou);
@@ -163,7 +195,8 @@ export class ShopSim implements ShopSimControl {
   setPromotionStatus(promotionId: string, status: Promotion['status']): Promotion {
     const p = this.o.state.promotions.get(promotionId);
     if (!p) throw new ApiError(404, 'PROMOTION_NOT_FOUND', { promotionId });
-    if (!['Live', 'Ended', 'Archived', 'AllUsed'].includes(status)) throw invalid('status', 'must be Live, Ended, Archived or AllUsed');
+    if (!['Live', 'Ended', 'Archived', 'AllUsed'].includes(status))
+      throw invalid('status', 'must be Live, Ended, Archived or AllUsed');
     p.status = status;
     this.o.hub.emit('PROMOTION_STATUS_CHANGED', p);
     return p;
@@ -178,27 +211,67 @@ const num = (b: Record<string, unknown>, f: string): number | undefined => {
 };
 
 /** `/__sandbox/orders|donations|subscriptions|thank-yous|promotions/{id}/status`; undefined when not one of them. */
-export function serveShopSim(sim: ShopSimControl, method: string, rest: string, json: () => unknown): { status: number; body: unknown } | undefined {
+export function serveShopSim(
+  sim: ShopSimControl,
+  method: string,
+  rest: string,
+  json: () => unknown,
+): { status: number; body: unknown } | undefined {
   if (method !== 'POST' && method !== 'PUT') return undefined;
   const body = () => asObject(json());
-  const defined = <T extends Record<string, unknown>>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const defined = <T extends Record<string, unknown>>(o: T) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
   if (method === 'POST' && rest === '/orders') {
     const b = body();
-    return { status: 201, body: sim.placeOrder(defined({ product: optionalString(b, 'product'), quantity: num(b, 'quantity'), username: optionalString(b, 'username'), email: optionalString(b, 'email'), message: optionalString(b, 'message') })) };
+    return {
+      status: 201,
+      body: sim.placeOrder(
+        defined({
+          product: optionalString(b, 'product'),
+          quantity: num(b, 'quantity'),
+          username: optionalString(b, 'username'),
+          email: optionalString(b, 'email'),
+          message: optionalString(b, 'message'),
+        }),
+      ),
+    };
   }
   if (method === 'POST' && rest === '/donations') {
     const b = body();
-    return { status: 201, body: sim.donate(defined({ amount: num(b, 'amount'), username: optionalString(b, 'username'), email: optionalString(b, 'email'), message: optionalString(b, 'message') })) };
+    return {
+      status: 201,
+      body: sim.donate(
+        defined({
+          amount: num(b, 'amount'),
+          username: optionalString(b, 'username'),
+          email: optionalString(b, 'email'),
+          message: optionalString(b, 'message'),
+        }),
+      ),
+    };
   }
   if (method === 'POST' && rest === '/subscriptions') {
     const b = body();
-    return { status: 201, body: sim.subscribe(defined({ nickname: optionalString(b, 'nickname'), email: optionalString(b, 'email'), amount: num(b, 'amount') })) };
+    return {
+      status: 201,
+      body: sim.subscribe(
+        defined({
+          nickname: optionalString(b, 'nickname'),
+          email: optionalString(b, 'email'),
+          amount: num(b, 'amount'),
+        }),
+      ),
+    };
   }
   if (method === 'POST' && rest === '/thank-yous') {
     const b = body();
     const t = optionalString(b, 'contributionType');
-    if (t !== undefined && t !== 'ORDER' && t !== 'DONATION') throw invalid('contributionType', 'must be ORDER or DONATION');
-    return { status: 201, body: sim.sendThankYou(defined({ contributionType: t, contributionId: optionalString(b, 'contributionId') })) };
+    if (t !== undefined && t !== 'ORDER' && t !== 'DONATION')
+      throw invalid('contributionType', 'must be ORDER or DONATION');
+    return {
+      status: 201,
+      body: sim.sendThankYou(defined({ contributionType: t, contributionId: optionalString(b, 'contributionId') })),
+    };
   }
   const promo = /^\/promotions\/([^/]+)\/status$/.exec(rest);
   if (method === 'PUT' && promo) {

@@ -71,7 +71,13 @@ function page(title: string, body: string): string {
 }
 
 /** Serves a request under the shop path (`rest` is the path after it). */
-export function serveSite(d: SiteDeps, req: IncomingMessage, res: ServerResponse, rest: string, query: URLSearchParams): void {
+export function serveSite(
+  d: SiteDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rest: string,
+  query: URLSearchParams,
+): void {
   const method = req.method ?? 'GET';
   if (method === 'GET' && rest === '/.well-known/merchant-center/rss.xml') {
     sendText(res, 200, 'application/rss+xml; charset=utf-8', renderFeed(d.state, d.shopUrl));
@@ -102,12 +108,21 @@ export function serveSite(d: SiteDeps, req: IncomingMessage, res: ServerResponse
     const giftId = gift[1] as string;
     if (method === 'POST') {
       const order = d.gifting.redeem(giftId);
-      sendText(res, 200, 'text/html; charset=utf-8', page('Gift redeemed', `<p>Order ${xml(order.friendlyId)} is on its way.</p>`));
+      sendText(
+        res,
+        200,
+        'text/html; charset=utf-8',
+        page('Gift redeemed', `<p>Order ${xml(order.friendlyId)} is on its way.</p>`),
+      );
       return;
     }
     if (method === 'GET') {
-      sendText(res, 200, 'text/html; charset=utf-8',
-        page('You won a gift!', `<p>Gift ${xml(giftId)}</p><form method="post"><button>Redeem</button></form>`));
+      sendText(
+        res,
+        200,
+        'text/html; charset=utf-8',
+        page('You won a gift!', `<p>Gift ${xml(giftId)}</p><form method="post"><button>Redeem</button></form>`),
+      );
       return;
     }
   }

@@ -76,7 +76,15 @@ export interface ContactInfo {
   phone: string;
   shopName: string;
   domain: string;
-  location: { name: string; address1: string; address2: string; city: string; state: string; zip: string; country: string };
+  location: {
+    name: string;
+    address1: string;
+    address2: string;
+    city: string;
+    state: string;
+    zip: string;
+    country: string;
+  };
 }
 
 export interface Donation {
@@ -140,7 +148,15 @@ export interface Order {
   emailMarketingOptIn: boolean;
   username?: string;
   message: string;
-  amounts: { subtotal: Money; shipping: Money; tax: Money; donation: Money; discount: Money; giftCards: unknown[]; total: Money };
+  amounts: {
+    subtotal: Money;
+    shipping: Money;
+    tax: Money;
+    donation: Money;
+    discount: Money;
+    giftCards: unknown[];
+    total: Money;
+  };
   billing: { address: Address };
   shipping: { address: Address };
   offers: OrderOffer[];

@@ -40,14 +40,23 @@ function checkWebhookUrl(raw: string, rules: UriRules): void {
   const host = url.hostname;
   if (rules.allowLoopback && isLoopback(host)) return;
   if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) throw new ApiError(400, 'WEBHOOK_URI_IP_NOT_ALLOWED');
-  if (url.port !== '' && url.port !== '443' && url.port !== '80') throw new ApiError(400, 'WEBHOOK_URI_PORT_NOT_ALLOWED');
-  if (LOOPBACK_NAMES.has(host.toLowerCase()) || !host.includes('.') || host.endsWith('.local') || host.endsWith('.internal')) {
+  if (url.port !== '' && url.port !== '443' && url.port !== '80')
+    throw new ApiError(400, 'WEBHOOK_URI_PORT_NOT_ALLOWED');
+  if (
+    LOOPBACK_NAMES.has(host.toLowerCase()) ||
+    !host.includes('.') ||
+    host.endsWith('.local') ||
+    host.endsWith('.internal')
+  ) {
     throw new ApiError(400, 'WEBHOOK_URI_UNALLOWED_DOMAIN');
   }
 }
 
 /** Validates a create/update body `{url, allowedTypes}` (a field named `types` is ignored). */
-export function parseWebhookBody(body: Record<string, unknown>, rules: UriRules): { url: string; allowedTypes: string[] } {
+export function parseWebhookBody(
+  body: Record<string, unknown>,
+  rules: UriRules,
+): { url: string; allowedTypes: string[] } {
   const url = body['url'];
   if (typeof url !== 'string' || url === '') throw invalid('url', 'is required');
   const types = body['allowedTypes'];

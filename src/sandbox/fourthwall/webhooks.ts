@@ -90,7 +90,8 @@ export class WebhookHub {
 
   get(id: string): WebhookConfiguration {
     const c = this.configs.get(id);
-    if (!c) throw new ApiError(404, 'WEBHOOK_CONFIGURATION_NOT_FOUND', { webhookConfigurationId: id, shopId: this.o.shopId });
+    if (!c)
+      throw new ApiError(404, 'WEBHOOK_CONFIGURATION_NOT_FOUND', { webhookConfigurationId: id, shopId: this.o.shopId });
     return c;
   }
 
@@ -108,9 +109,12 @@ export class WebhookHub {
 
   /** Adds a delivery fault for the next matching events. */
   addFault(spec: WebhookFaultSpec): void {
-    if (!['duplicate', 'hold', 'delay', 'drop'].includes(spec.kind)) throw new RangeError('webhook fault kind must be duplicate, hold, delay or drop');
-    if (spec.times !== undefined && (!Number.isInteger(spec.times) || spec.times < 1)) throw new RangeError('times must be a positive integer');
-    if (spec.kind === 'delay' && !(typeof spec.delayMs === 'number' && spec.delayMs >= 0)) throw new RangeError('delay needs delayMs >= 0');
+    if (!['duplicate', 'hold', 'delay', 'drop'].includes(spec.kind))
+      throw new RangeError('webhook fault kind must be duplicate, hold, delay or drop');
+    if (spec.times !== undefined && (!Number.isInteger(spec.times) || spec.times < 1))
+      throw new RangeError('times must be a positive integer');
+    if (spec.kind === 'delay' && !(typeof spec.delayMs === 'number' && spec.delayMs >= 0))
+      throw new RangeError('delay needs delayMs >= 0');
     this.faults.push({
       kind: spec.kind,
       ...(spec.type !== undefined ? { type: spec.type } : {}),
@@ -158,7 +162,8 @@ export class WebhookHub {
     if (records.length === 0) return records;
     const drop = this.takeFault('drop', type);
     if (drop) {
-      for (const r of records) Object.assign(r, { dropped: true, done: true, error: 'not delivered (sandbox drop fault)' });
+      for (const r of records)
+        Object.assign(r, { dropped: true, done: true, error: 'not delivered (sandbox drop fault)' });
       this.o.logger.debug({ type, count: records.length }, 'webhook event dropped (listed, never sent)');
       this.notify();
       return records;
@@ -178,7 +183,14 @@ export class WebhookHub {
     if (duplicate) {
       records.forEach((r, i) => {
         void (firsts[i] as Promise<void>).then(() => {
-          const copy = this.record(r.eventId, this.configs.get(r.webhookId) ?? { id: r.webhookId, url: r.url }, type, createdAt, r.body, true);
+          const copy = this.record(
+            r.eventId,
+            this.configs.get(r.webhookId) ?? { id: r.webhookId, url: r.url },
+            type,
+            createdAt,
+            r.body,
+            true,
+          );
           return this.delivery.run(copy, 0);
         });
       });

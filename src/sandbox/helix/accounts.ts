@@ -69,7 +69,13 @@ export class SandboxAccounts {
   validate(token: string): Record<string, unknown> | undefined {
     const a = this.byToken(token);
     if (!a) return undefined;
-    return { client_id: this.o.clientId(), login: a.login, scopes: [...a.scopes], user_id: a.userId, expires_in: Math.max(0, Math.floor((a.expiresAt - this.o.clock.now()) / 1000)) };
+    return {
+      client_id: this.o.clientId(),
+      login: a.login,
+      scopes: [...a.scopes],
+      user_id: a.userId,
+      expires_in: Math.max(0, Math.floor((a.expiresAt - this.o.clock.now()) / 1000)),
+    };
   }
 
   /** `/oauth2/token` grant_type=refresh_token for one of these logins: the new tokens, or undefined when the refresh token is not one of theirs. */
@@ -77,8 +83,10 @@ export class SandboxAccounts {
     const given = form.get('refresh_token') ?? '';
     const a = [...this.byUser.values()].find((x) => sameSecret(given, x.refreshToken));
     if (!a) return undefined;
-    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId())) return { status: 400, body: { status: 400, message: 'invalid client' } };
-    if (!sameSecret(form.get('client_secret') ?? '', this.o.clientSecret())) return { status: 403, body: { status: 403, message: 'invalid client secret' } };
+    if (!sameSecret(form.get('client_id') ?? '', this.o.clientId()))
+      return { status: 400, body: { status: 400, message: 'invalid client' } };
+    if (!sameSecret(form.get('client_secret') ?? '', this.o.clientSecret()))
+      return { status: 403, body: { status: 403, message: 'invalid client secret' } };
     this.byDigest.delete(digest(a.token));
     a.token = fresh();
     a.refreshToken = fresh();
@@ -86,7 +94,13 @@ export class SandboxAccounts {
     this.byDigest.set(digest(a.token), a);
     return {
       status: 200,
-      body: { access_token: a.token, refresh_token: a.refreshToken, expires_in: this.o.lifetimeSeconds ?? 14_400, scope: [...a.scopes], token_type: 'bearer' },
+      body: {
+        access_token: a.token,
+        refresh_token: a.refreshToken,
+        expires_in: this.o.lifetimeSeconds ?? 14_400,
+        scope: [...a.scopes],
+        token_type: 'bearer',
+      },
     };
   }
 }

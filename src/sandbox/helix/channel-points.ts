@@ -88,7 +88,14 @@ export class SandboxChannelPoints {
 
   /** A reward made by another application (or by hand): another client id. */
   addForeignReward(broadcasterId: string, title: string, cost = 100): SimReward {
-    return this.make(broadcasterId, 'another-app-client-id', { title, cost, prompt: '', isEnabled: true, isPaused: false, skipQueue: false });
+    return this.make(broadcasterId, 'another-app-client-id', {
+      title,
+      cost,
+      prompt: '',
+      isEnabled: true,
+      isPaused: false,
+      skipQueue: false,
+    });
   }
 
   /** Channel points a viewer holds (unlimited unless set). */
@@ -105,7 +112,11 @@ export class SandboxChannelPoints {
   }
 
   /** A viewer redeems a reward, as Twitch lets them: the redemption, or why it cannot be made. */
-  redeem(rewardId: string, viewer: { id: string; login: string; displayName?: string }, userInput = ''): SimRedemption | 'paused' | 'disabled' | 'no-such-reward' | 'not-enough-points' {
+  redeem(
+    rewardId: string,
+    viewer: { id: string; login: string; displayName?: string },
+    userInput = '',
+  ): SimRedemption | 'paused' | 'disabled' | 'no-such-reward' | 'not-enough-points' {
     const reward = this.rewards.get(rewardId);
     if (!reward) return 'no-such-reward';
     if (!reward.isEnabled) return 'disabled';
@@ -154,8 +165,18 @@ export class SandboxChannelPoints {
     };
   }
 
-  private make(broadcasterId: string, clientId: string, r: Pick<SimReward, 'title' | 'cost' | 'prompt' | 'isEnabled' | 'isPaused' | 'skipQueue'>): SimReward {
-    const reward: SimReward = { id: randomUUID(), broadcasterId, broadcasterLogin: this.logins.get(broadcasterId) ?? `user${broadcasterId}`, clientId, ...r };
+  private make(
+    broadcasterId: string,
+    clientId: string,
+    r: Pick<SimReward, 'title' | 'cost' | 'prompt' | 'isEnabled' | 'isPaused' | 'skipQueue'>,
+  ): SimReward {
+    const reward: SimReward = {
+      id: randomUUID(),
+      broadcasterId,
+      broadcasterLogin: this.logins.get(broadcasterId) ?? `user${broadcasterId}`,
+      clientId,
+      ...r,
+    };
     this.rewards.set(reward.id, reward);
     return reward;
   }
@@ -203,16 +224,24 @@ export class SandboxChannelPoints {
   }
 
   private route(call: HelixRouteCall): boolean {
-    if (call.path !== '/channel_points/custom_rewards' && call.path !== '/channel_points/custom_rewards/redemptions') return false;
+    if (call.path !== '/channel_points/custom_rewards' && call.path !== '/channel_points/custom_rewards/redemptions')
+      return false;
     const q = call.query;
     const broadcasterId = q.get('broadcaster_id') ?? '';
     const { caller } = call;
-    if (!broadcasterId) return call.fail(400, 'Bad Request', 'Missing required parameter "broadcaster_id"'), true;
+    if (!broadcasterId) return (call.fail(400, 'Bad Request', 'Missing required parameter "broadcaster_id"'), true);
     if (caller.userId !== broadcasterId)
-      return call.fail(401, 'Unauthorized', "The ID in broadcaster_id must match the user ID found in the request's OAuth token."), true;
+      return (
+        call.fail(
+          401,
+          'Unauthorized',
+          "The ID in broadcaster_id must match the user ID found in the request's OAuth token.",
+        ),
+        true
+      );
     const reads = call.method === 'GET';
     if (!caller.scopes.includes(MANAGE) && !(reads && caller.scopes.includes(READ)))
-      return call.fail(401, 'Unauthorized', `Missing scope: ${reads ? `${READ} or ${MANAGE}` : MANAGE}`), true;
+      return (call.fail(401, 'Unauthorized', `Missing scope: ${reads ? `${READ} or ${MANAGE}` : MANAGE}`), true);
     if (call.path === '/channel_points/custom_rewards') void this.rewardsRoute(call, broadcasterId);
     else void this.redemptionsRoute(call, broadcasterId);
     return true;
@@ -224,20 +253,28 @@ export class SandboxChannelPoints {
     if (call.method === 'GET') {
       const ids = q.getAll('id');
       const manageable = q.get('only_manageable_rewards') === 'true';
-      const list = mine.filter((r) => (!ids.length || ids.includes(r.id)) && (!manageable || r.clientId === caller.clientId));
+      const list = mine.filter(
+        (r) => (!ids.length || ids.includes(r.id)) && (!manageable || r.clientId === caller.clientId),
+      );
       if (ids.length && !list.length) return call.fail(404, 'Not Found', 'The custom reward was not found');
       return call.reply(200, { data: list.map((r) => this.shape(r)) });
     }
     if (call.method === 'POST') {
-      if (this.nonAffiliates.has(broadcasterId)) return call.fail(403, 'Forbidden', 'The broadcaster is not a partner or affiliate.');
+      if (this.nonAffiliates.has(broadcasterId))
+        return call.fail(403, 'Forbidden', 'The broadcaster is not a partner or affiliate.');
       const b = ((await call.body()) ?? {}) as Record<string, unknown>;
       const title = typeof b.title === 'string' ? b.title.trim() : '';
-      if (!title || title.length > 45) return call.fail(400, 'Bad Request', 'The title field is required and may contain a maximum of 45 characters');
-      if (typeof b.cost !== 'number' || !Number.isInteger(b.cost) || b.cost < 1) return call.fail(400, 'Bad Request', 'The cost field must be at least 1');
+      if (!title || title.length > 45)
+        return call.fail(400, 'Bad Request', 'The title field is required and may contain a maximum of 45 characters');
+      if (typeof b.cost !== 'number' || !Number.isInteger(b.cost) || b.cost < 1)
+        return call.fail(400, 'Bad Request', 'The cost field must be at least 1');
       const prompt = typeof b.prompt === 'string' ? b.prompt : '';
-      if (prompt.length > 200) return call.fail(400, 'Bad Request', 'The prompt field may contain a maximum of 200 characters');
-      if (mine.some((r) => r.title.toLowerCase() === title.toLowerCase())) return call.fail(400, 'Bad Request', 'CREATE_CUSTOM_REWARD_DUPLICATE_REWARD');
-      if (mine.length >= MAX_REWARDS) return call.fail(400, 'Bad Request', 'The broadcaster has reached the maximum number of custom rewards (50)');
+      if (prompt.length > 200)
+        return call.fail(400, 'Bad Request', 'The prompt field may contain a maximum of 200 characters');
+      if (mine.some((r) => r.title.toLowerCase() === title.toLowerCase()))
+        return call.fail(400, 'Bad Request', 'CREATE_CUSTOM_REWARD_DUPLICATE_REWARD');
+      if (mine.length >= MAX_REWARDS)
+        return call.fail(400, 'Bad Request', 'The broadcaster has reached the maximum number of custom rewards (50)');
       const reward = this.make(broadcasterId, caller.clientId, {
         title,
         cost: b.cost,
@@ -249,9 +286,14 @@ export class SandboxChannelPoints {
       return call.reply(200, { data: [this.shape(reward)] });
     }
     const reward = this.rewards.get(q.get('id') ?? '');
-    if (!reward || reward.broadcasterId !== broadcasterId) return call.fail(404, 'Not Found', 'The custom reward was not found');
+    if (!reward || reward.broadcasterId !== broadcasterId)
+      return call.fail(404, 'Not Found', 'The custom reward was not found');
     if (reward.clientId !== caller.clientId)
-      return call.fail(403, 'Forbidden', 'The ID in the Client-Id header must match the client ID used to create the custom reward.');
+      return call.fail(
+        403,
+        'Forbidden',
+        'The ID in the Client-Id header must match the client ID used to create the custom reward.',
+      );
     if (call.method === 'DELETE') {
       this.rewards.delete(reward.id);
       return call.reply(204);
@@ -260,12 +302,15 @@ export class SandboxChannelPoints {
     const b = ((await call.body()) ?? {}) as Record<string, unknown>;
     if (typeof b.title === 'string') {
       const title = b.title.trim();
-      if (!title || title.length > 45) return call.fail(400, 'Bad Request', 'The title field may contain a maximum of 45 characters');
-      if (mine.some((r) => r !== reward && r.title.toLowerCase() === title.toLowerCase())) return call.fail(400, 'Bad Request', 'CREATE_CUSTOM_REWARD_DUPLICATE_REWARD');
+      if (!title || title.length > 45)
+        return call.fail(400, 'Bad Request', 'The title field may contain a maximum of 45 characters');
+      if (mine.some((r) => r !== reward && r.title.toLowerCase() === title.toLowerCase()))
+        return call.fail(400, 'Bad Request', 'CREATE_CUSTOM_REWARD_DUPLICATE_REWARD');
       reward.title = title;
     }
     if (typeof b.cost === 'number') {
-      if (!Number.isInteger(b.cost) || b.cost < 1) return call.fail(400, 'Bad Request', 'The cost field must be at least 1');
+      if (!Number.isInteger(b.cost) || b.cost < 1)
+        return call.fail(400, 'Bad Request', 'The cost field must be at least 1');
       reward.cost = b.cost;
     }
     if (typeof b.prompt === 'string') reward.prompt = b.prompt;
@@ -277,26 +322,43 @@ export class SandboxChannelPoints {
   private async redemptionsRoute(call: HelixRouteCall, broadcasterId: string): Promise<void> {
     const { caller, query: q } = call;
     const reward = this.rewards.get(q.get('reward_id') ?? '');
-    if (!reward || reward.broadcasterId !== broadcasterId) return call.fail(404, 'Not Found', 'The custom reward was not found');
+    if (!reward || reward.broadcasterId !== broadcasterId)
+      return call.fail(404, 'Not Found', 'The custom reward was not found');
     if (reward.clientId !== caller.clientId)
-      return call.fail(403, 'Forbidden', 'The ID in the Client-Id header must match the client ID used to create the custom reward.');
+      return call.fail(
+        403,
+        'Forbidden',
+        'The ID in the Client-Id header must match the client ID used to create the custom reward.',
+      );
     const ids = q.getAll('id');
     if (call.method === 'GET') {
       const status = q.get('status');
-      if (!status && !ids.length) return call.fail(400, 'Bad Request', 'The status query parameter is required if you didn\'t specify the id query parameter');
-      let list = [...this.redemptions.values()].filter((r) => r.rewardId === reward.id && (!status || r.status === status) && (!ids.length || ids.includes(r.id)));
+      if (!status && !ids.length)
+        return call.fail(
+          400,
+          'Bad Request',
+          "The status query parameter is required if you didn't specify the id query parameter",
+        );
+      let list = [...this.redemptions.values()].filter(
+        (r) => r.rewardId === reward.id && (!status || r.status === status) && (!ids.length || ids.includes(r.id)),
+      );
       if (q.get('sort') === 'NEWEST') list = list.reverse();
       const first = Math.min(50, Math.max(1, Number(q.get('first') ?? '20') || 20));
       const from = Number(q.get('after') ?? '0') || 0;
       const page = list.slice(from, from + first);
       const next = from + first < list.length ? String(from + first) : undefined;
-      return call.reply(200, { data: page.map((r) => this.redemptionShape(r)), pagination: next ? { cursor: next } : {} });
+      return call.reply(200, {
+        data: page.map((r) => this.redemptionShape(r)),
+        pagination: next ? { cursor: next } : {},
+      });
     }
     if (call.method !== 'PATCH') return call.fail(405, 'Method Not Allowed', '');
     if (this.settleDown) return call.fail(503, 'Service Unavailable', '');
-    if (!ids.length || ids.length > 50) return call.fail(400, 'Bad Request', 'The id query parameter is required (at most 50)');
+    if (!ids.length || ids.length > 50)
+      return call.fail(400, 'Bad Request', 'The id query parameter is required (at most 50)');
     const b = ((await call.body()) ?? {}) as Record<string, unknown>;
-    if (b.status !== 'FULFILLED' && b.status !== 'CANCELED') return call.fail(400, 'Bad Request', 'The status field must be FULFILLED or CANCELED');
+    if (b.status !== 'FULFILLED' && b.status !== 'CANCELED')
+      return call.fail(400, 'Bad Request', 'The status field must be FULFILLED or CANCELED');
     const changed: SimRedemption[] = [];
     for (const id of ids) {
       const r = this.redemptions.get(id);

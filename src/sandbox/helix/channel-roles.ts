@@ -43,16 +43,36 @@ export class SandboxChannelRoles {
 
   private answer(call: HelixRouteCall, scopes: readonly string[], what: 'subscriptions' | 'moderators'): boolean {
     const broadcasterId = call.query.get('broadcaster_id');
-    if (!broadcasterId) return call.fail(400, 'Bad Request', 'Missing required parameter "broadcaster_id"'), true;
-    if (!scopes.some((s) => call.caller.scopes.includes(s))) return call.fail(401, 'Unauthorized', `Missing scope: ${scopes[0]}`), true;
+    if (!broadcasterId) return (call.fail(400, 'Bad Request', 'Missing required parameter "broadcaster_id"'), true);
+    if (!scopes.some((s) => call.caller.scopes.includes(s)))
+      return (call.fail(401, 'Unauthorized', `Missing scope: ${scopes[0]}`), true);
     if (call.caller.userId !== broadcasterId)
-      return call.fail(401, 'Unauthorized', "The ID in broadcaster_id must match the user ID found in the request's OAuth token."), true;
+      return (
+        call.fail(
+          401,
+          'Unauthorized',
+          "The ID in broadcaster_id must match the user ID found in the request's OAuth token.",
+        ),
+        true
+      );
     this.calls[what]++;
     const ids = call.query.getAll('user_id');
     if (what === 'subscriptions') {
       const data = ids.flatMap((id) => {
         const s = this.subscribers.get(id);
-        return s ? [{ broadcaster_id: broadcasterId, user_id: id, user_login: s.login, user_name: s.login, tier: s.tier, is_gift: false, plan_name: 'Channel Subscription' }] : [];
+        return s
+          ? [
+              {
+                broadcaster_id: broadcasterId,
+                user_id: id,
+                user_login: s.login,
+                user_name: s.login,
+                tier: s.tier,
+                is_gift: false,
+                plan_name: 'Channel Subscription',
+              },
+            ]
+          : [];
       });
       call.reply(200, { data, pagination: {}, total: this.subscribers.size, points: this.subscribers.size });
     } else {

@@ -31,7 +31,8 @@ export interface ChatMessagesRoom {
 }
 
 /** Who sent the request: a user token (with its user and scopes) or an app token. */
-type ChatMessageCaller = { kind: 'user'; userId: string; scopes: readonly string[] } | { kind: 'app'; senderScopes: readonly string[] };
+type ChatMessageCaller =
+  { kind: 'user'; userId: string; scopes: readonly string[] } | { kind: 'app'; senderScopes: readonly string[] };
 
 interface HelixAnswer {
   status: number;
@@ -41,7 +42,12 @@ interface HelixAnswer {
 const MAX_LENGTH = 500;
 
 function error(status: number, message: string): HelixAnswer {
-  const names: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 422: 'Unprocessable Entity' };
+  const names: Record<number, string> = {
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    422: 'Unprocessable Entity',
+  };
   return { status, body: { error: names[status] ?? 'Error', status, message } };
 }
 
@@ -65,29 +71,40 @@ export function chatMessagesRoute(room: ChatMessagesRoom, senderScopes: () => re
 
 /** Answers one Send Chat Message request (see the module header); `parsed` is the JSON body (undefined: none or not JSON). */
 function sendChatMessage(room: ChatMessagesRoom, caller: ChatMessageCaller, parsed: unknown): HelixAnswer {
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return error(400, 'The request body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return error(400, 'The request body must be a JSON object');
   const body = parsed as Record<string, unknown>;
   for (const field of ['broadcaster_id', 'sender_id', 'message'] as const) {
-    if (typeof body[field] !== 'string' || body[field] === '') return error(400, `Missing required parameter "${field}"`);
+    if (typeof body[field] !== 'string' || body[field] === '')
+      return error(400, `Missing required parameter "${field}"`);
   }
   const broadcasterId = body.broadcaster_id as string;
   const senderId = body.sender_id as string;
   const message = body.message as string;
   const forSourceOnly = body.for_source_only;
-  if (forSourceOnly !== undefined && typeof forSourceOnly !== 'boolean') return error(400, 'for_source_only must be true or false');
+  if (forSourceOnly !== undefined && typeof forSourceOnly !== 'boolean')
+    return error(400, 'for_source_only must be true or false');
   if (caller.kind === 'user') {
     if (!caller.scopes.includes('user:write:chat')) return error(401, 'Missing scope: user:write:chat');
     if (senderId !== caller.userId) return error(401, 'The sender_id must match the user ID in the user access token');
     if (forSourceOnly !== undefined) return error(400, 'for_source_only may only be set with an app access token');
   }
-  if (broadcasterId !== room.channelId) return error(400, `broadcaster_id ${broadcasterId} is not the sandbox channel (${room.channelId})`);
+  if (broadcasterId !== room.channelId)
+    return error(400, `broadcaster_id ${broadcasterId} is not the sandbox channel (${room.channelId})`);
   if ([...message].length > MAX_LENGTH) return error(422, 'The message is too large.');
   if (caller.kind === 'app') {
-    if (!caller.senderScopes.includes('user:bot')) return error(403, 'The sender has not authorized this application with the user:bot scope');
+    if (!caller.senderScopes.includes('user:bot'))
+      return error(403, 'The sender has not authorized this application with the user:bot scope');
     if (!room.channelBotGranted && !room.isBotMod())
-      return error(403, 'The broadcaster has not authorized this application with the channel:bot scope, and the sender is not a moderator');
+      return error(
+        403,
+        'The broadcaster has not authorized this application with the channel:bot scope, and the sender is not a moderator',
+      );
   }
-  const replyTo = typeof body.reply_parent_message_id === 'string' && body.reply_parent_message_id ? body.reply_parent_message_id : undefined;
+  const replyTo =
+    typeof body.reply_parent_message_id === 'string' && body.reply_parent_message_id
+      ? body.reply_parent_message_id
+      : undefined;
   const result = room.postApiMessage({
     text: message,
     chatBotBadge: caller.kind === 'app',

@@ -161,7 +161,11 @@ export class SandboxHelix {
 
   /** Adds or changes an account (ids are numeric strings). */
   setUser(id: string, login: string, createdAt?: number): void {
-    this.users.set(id, { id, login: login.toLowerCase(), createdAt: createdAt ?? this.users.get(id)?.createdAt ?? this.defaultCreatedAt });
+    this.users.set(id, {
+      id,
+      login: login.toLowerCase(),
+      createdAt: createdAt ?? this.users.get(id)?.createdAt ?? this.defaultCreatedAt,
+    });
   }
 
   /** `userId` follows `broadcasterId` since `at` (default now); `at: null` does not follow. */
@@ -180,7 +184,13 @@ export class SandboxHelix {
   /** The broadcaster goes live (`title` optional). */
   goLive(userId: string, login: string, title = 'giftdrop sandbox stream'): void {
     this.setUser(userId, login);
-    this.streams.set(userId, { id: String(40_000_000_000 + this.seq++), userId, login: login.toLowerCase(), title, startedAt: this.o.clock.now() });
+    this.streams.set(userId, {
+      id: String(40_000_000_000 + this.seq++),
+      userId,
+      login: login.toLowerCase(),
+      title,
+      startedAt: this.o.clock.now(),
+    });
   }
 
   goOffline(userId: string): void {
@@ -242,34 +252,56 @@ export class SandboxHelix {
       if (latency > 0) setTimeout(send, latency);
       else send();
     };
-    const fail = (status: number, error: string, message: string, headers?: Record<string, string>) => done(status, { error, status, message }, headers);
-    if (this.down) return fail(503, 'Service Unavailable', ''), true;
+    const fail = (status: number, error: string, message: string, headers?: Record<string, string>) =>
+      done(status, { error, status, message }, headers);
+    if (this.down) return (fail(503, 'Service Unavailable', ''), true);
     const isWhisper = path === '/whispers' && req.method === 'POST';
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!req.headers['client-id']) return fail(401, 'Unauthorized', 'Client ID is missing'), true;
-    if (!token) return fail(401, 'Unauthorized', 'OAuth token is missing'), true;
+    if (!req.headers['client-id']) return (fail(401, 'Unauthorized', 'Client ID is missing'), true);
+    if (!token) return (fail(401, 'Unauthorized', 'OAuth token is missing'), true);
     const viewer = this.o.auth.userOf?.(token);
     // Twitch checks Client-Id against the application the token was issued to.
-    if (req.headers['client-id'] !== (viewer?.clientId ?? this.o.auth.clientId)) return fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true;
+    if (req.headers['client-id'] !== (viewer?.clientId ?? this.o.auth.clientId))
+      return (fail(401, 'Unauthorized', 'Client ID and OAuth token do not match'), true);
     const account = viewer || this.o.auth.accepts(token) ? undefined : this.o.accounts?.byToken(token);
     // An app token reaches only the registered routes (Send Chat Message takes one).
-    const app = !viewer && !account && !this.o.auth.accepts(token) && this.routes.length > 0 && this.o.auth.appTokens?.accepts(token) === true;
-    if (!viewer && !account && !app && !this.o.auth.accepts(token)) return fail(401, 'Unauthorized', 'Invalid OAuth token'), true;
+    const app =
+      !viewer &&
+      !account &&
+      !this.o.auth.accepts(token) &&
+      this.routes.length > 0 &&
+      this.o.auth.appTokens?.accepts(token) === true;
+    if (!viewer && !account && !app && !this.o.auth.accepts(token))
+      return (fail(401, 'Unauthorized', 'Invalid OAuth token'), true);
     // Another user's token (a viewer's from the claim page's login, the broadcaster's) has its own
     // bucket, as on Twitch (per client id and user); so has the application's app token.
     const other = viewer?.id ?? account?.userId ?? (app ? 'app' : undefined);
     const limits = this.spend(other ? `${this.o.auth.clientId}:${other}` : this.o.auth.clientId);
-    if (!limits.ok) return fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers), true;
+    if (!limits.ok)
+      return (
+        fail(429, 'Too Many Requests', 'You have made too many requests. Please try again later.', limits.headers),
+        true
+      );
     const h = limits.headers;
     const q = url.searchParams;
     if (this.routes.length) {
       const caller: HelixCaller = app
         ? { userId: '', login: '', scopes: [], clientId: this.o.auth.clientId, app: true }
         : account
-        ? { userId: account.userId, login: account.login, scopes: account.scopes, clientId: this.o.auth.clientId }
-        : viewer
-          ? { userId: viewer.id, login: viewer.login, scopes: viewer.scopes ?? [], clientId: viewer.clientId ?? this.o.auth.clientId }
-          : { userId: this.o.auth.userId ?? '', login: '', scopes: this.o.auth.scopes, clientId: this.o.auth.clientId };
+          ? { userId: account.userId, login: account.login, scopes: account.scopes, clientId: this.o.auth.clientId }
+          : viewer
+            ? {
+                userId: viewer.id,
+                login: viewer.login,
+                scopes: viewer.scopes ?? [],
+                clientId: viewer.clientId ?? this.o.auth.clientId,
+              }
+            : {
+                userId: this.o.auth.userId ?? '',
+                login: '',
+                scopes: this.o.auth.scopes,
+                clientId: this.o.auth.clientId,
+              };
       let read: Promise<unknown> | undefined;
       const call: HelixRouteCall = {
         method: req.method ?? 'GET',
@@ -281,9 +313,9 @@ export class SandboxHelix {
         fail: (status, error, message) => fail(status, error, message, h),
       };
       for (const r of this.routes) if (r(call)) return true;
-      if (app) return fail(401, 'Unauthorized', 'This endpoint requires a user access token'), true;
+      if (app) return (fail(401, 'Unauthorized', 'This endpoint requires a user access token'), true);
     }
-    if (req.method !== 'GET' && !isWhisper) return fail(405, 'Method Not Allowed', ''), true;
+    if (req.method !== 'GET' && !isWhisper) return (fail(405, 'Method Not Allowed', ''), true);
     if (isWhisper) {
       void readBody(req).then((body) => {
         const r = this.whisper(viewer !== undefined || account !== undefined, q, body);
@@ -300,11 +332,29 @@ export class SandboxHelix {
         if (!this.users.has(viewer.id)) this.setUser(viewer.id, viewer.login);
         ids.push(viewer.id);
       }
-      if (ids.length + logins.length > 100) return fail(400, 'Bad Request', 'The sum of the id and login parameters may not exceed 100'), true;
-      const found = [...ids.map((id) => this.userById(id)), ...logins.map((l) => [...this.users.values()].find((u) => u.login === l))].filter(
-        (u): u is SimUser => u !== undefined,
+      if (ids.length + logins.length > 100)
+        return (fail(400, 'Bad Request', 'The sum of the id and login parameters may not exceed 100'), true);
+      const found = [
+        ...ids.map((id) => this.userById(id)),
+        ...logins.map((l) => [...this.users.values()].find((u) => u.login === l)),
+      ].filter((u): u is SimUser => u !== undefined);
+      return (
+        done(
+          200,
+          {
+            data: found.map((u) => ({
+              id: u.id,
+              login: u.login,
+              display_name: u.login,
+              type: '',
+              broadcaster_type: '',
+              created_at: new Date(u.createdAt).toISOString(),
+            })),
+          },
+          h,
+        ),
+        true
       );
-      return done(200, { data: found.map((u) => ({ id: u.id, login: u.login, display_name: u.login, type: '', broadcaster_type: '', created_at: new Date(u.createdAt).toISOString() })) }, h), true;
     }
     if (path === '/streams') {
       const ids = q.getAll('user_id');
@@ -334,15 +384,15 @@ export class SandboxHelix {
     }
     if (path === '/channels/followers') {
       const b = q.get('broadcaster_id');
-      if (!b) return fail(400, 'Bad Request', 'Missing required parameter "broadcaster_id"'), true;
+      if (!b) return (fail(400, 'Bad Request', 'Missing required parameter "broadcaster_id"'), true);
       if (!this.o.auth.scopes.includes('moderator:read:followers'))
-        return fail(403, 'Forbidden', 'Missing scope: moderator:read:followers'), true;
+        return (fail(403, 'Forbidden', 'Missing scope: moderator:read:followers'), true);
       const user = q.get('user_id');
       if (user && this.failNextFollow) {
         this.failNextFollow = false;
         this.failingFollows.add(user);
       }
-      if (user && this.failingFollows.has(user)) return fail(503, 'Service Unavailable', '', h), true;
+      if (user && this.failingFollows.has(user)) return (fail(503, 'Service Unavailable', '', h), true);
       const explicit = [...(this.follows.get(b)?.entries() ?? [])].filter((e): e is [string, number] => e[1] !== null);
       const at = user ? this.followedAt(b, user) : undefined;
       const rows = user ? (at !== undefined ? [[user, at] as [string, number]] : []) : explicit.slice(0, 100);
@@ -351,7 +401,12 @@ export class SandboxHelix {
           200,
           {
             total: explicit.length,
-            data: rows.map(([id, at]) => ({ user_id: id, user_login: this.userById(id).login, user_name: this.userById(id).login, followed_at: new Date(at).toISOString() })),
+            data: rows.map(([id, at]) => ({
+              user_id: id,
+              user_login: this.userById(id).login,
+              user_name: this.userById(id).login,
+              followed_at: new Date(at).toISOString(),
+            })),
             pagination: {},
           },
           h,
@@ -368,14 +423,25 @@ export class SandboxHelix {
    * = the token's user, a non-empty message cut to 500 characters, 3 a second, 100 a minute, 40
    * distinct recipients in 24 h, 429 beyond) and its silent drop (204, not delivered).
    */
-  private whisper(viewerToken: boolean, q: URLSearchParams, raw: string): { status: number; error: string; message: string } {
+  private whisper(
+    viewerToken: boolean,
+    q: URLSearchParams,
+    raw: string,
+  ): { status: number; error: string; message: string } {
     const ok = { status: 204, error: '', message: '' };
-    if (viewerToken || !this.o.auth.scopes.includes('user:manage:whispers')) return { status: 401, error: 'Unauthorized', message: 'Missing scope: user:manage:whispers' };
+    if (viewerToken || !this.o.auth.scopes.includes('user:manage:whispers'))
+      return { status: 401, error: 'Unauthorized', message: 'Missing scope: user:manage:whispers' };
     const from = q.get('from_user_id') ?? '';
     const to = q.get('to_user_id') ?? '';
     if (!from || !to) return { status: 400, error: 'Bad Request', message: 'Missing required parameter' };
-    if (this.o.auth.userId && from !== this.o.auth.userId) return { status: 401, error: 'Unauthorized', message: 'The ID in from_user_id must match the user ID found in the request\'s OAuth token.' };
-    if (from === to) return { status: 400, error: 'Bad Request', message: 'The sender and receiver cannot be the same user' };
+    if (this.o.auth.userId && from !== this.o.auth.userId)
+      return {
+        status: 401,
+        error: 'Unauthorized',
+        message: "The ID in from_user_id must match the user ID found in the request's OAuth token.",
+      };
+    if (from === to)
+      return { status: 400, error: 'Bad Request', message: 'The sender and receiver cannot be the same user' };
     let message = '';
     try {
       const body = JSON.parse(raw) as { message?: unknown };
@@ -393,7 +459,13 @@ export class SandboxHelix {
       return { status: 429, error: 'Too Many Requests', message: 'You have exceeded the whisper rate limit' };
     this.whisperTimes.push(now);
     if (newRecipient) this.whisperRecipients.set(to, now);
-    const w: SandboxWhisper = { from, to, message: [...message].slice(0, 500).join(''), at: now, delivered: !this.dropWhispers };
+    const w: SandboxWhisper = {
+      from,
+      to,
+      message: [...message].slice(0, 500).join(''),
+      at: now,
+      delivered: !this.dropWhispers,
+    };
     this.whispers.push(w);
     for (const fn of this.whisperListeners) fn(w);
     return ok;

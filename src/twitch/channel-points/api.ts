@@ -20,7 +20,14 @@ export class ChannelPointsRefusal extends GiftdropError {
   }
 }
 
-const RewardSchema = z.looseObject({ id: z.string(), title: z.string(), cost: z.number(), prompt: z.string().optional(), is_paused: z.boolean(), is_enabled: z.boolean() });
+const RewardSchema = z.looseObject({
+  id: z.string(),
+  title: z.string(),
+  cost: z.number(),
+  prompt: z.string().optional(),
+  is_paused: z.boolean(),
+  is_enabled: z.boolean(),
+});
 const RewardsSchema = z.object({ data: z.array(RewardSchema) });
 const RedemptionSchema = z.looseObject({
   id: z.string(),
@@ -30,7 +37,10 @@ const RedemptionSchema = z.looseObject({
   status: z.string(),
   redeemed_at: z.string().optional(),
 });
-const RedemptionsSchema = z.object({ data: z.array(RedemptionSchema), pagination: z.looseObject({ cursor: z.string().optional() }).optional() });
+const RedemptionsSchema = z.object({
+  data: z.array(RedemptionSchema),
+  pagination: z.looseObject({ cursor: z.string().optional() }).optional(),
+});
 
 export interface Reward {
   id: string;
@@ -69,7 +79,10 @@ export class ChannelPointsApi {
   async reward(id: string): Promise<Reward | undefined> {
     try {
       const q = new URLSearchParams({ broadcaster_id: this.broadcasterId, id, only_manageable_rewards: 'true' });
-      const body = await this.helix.request('GET', '/channel_points/custom_rewards', { query: q, schema: RewardsSchema });
+      const body = await this.helix.request('GET', '/channel_points/custom_rewards', {
+        query: q,
+        schema: RewardsSchema,
+      });
       const r = body.data.find((x) => x.id === id);
       return r ? reward(r) : undefined;
     } catch (err) {
@@ -82,7 +95,14 @@ export class ChannelPointsApi {
     try {
       const body = await this.helix.request('POST', '/channel_points/custom_rewards', {
         query: new URLSearchParams({ broadcaster_id: this.broadcasterId }),
-        body: { title: r.title, cost: r.cost, prompt: r.prompt, is_enabled: true, is_paused: r.paused, should_redemptions_skip_request_queue: false },
+        body: {
+          title: r.title,
+          cost: r.cost,
+          prompt: r.prompt,
+          is_enabled: true,
+          is_paused: r.paused,
+          should_redemptions_skip_request_queue: false,
+        },
         schema: RewardsSchema,
       });
       return reward(body.data[0]!);
@@ -91,7 +111,10 @@ export class ChannelPointsApi {
     }
   }
 
-  async update(id: string, patch: Partial<{ title: string; cost: number; prompt: string; is_paused: boolean }>): Promise<Reward> {
+  async update(
+    id: string,
+    patch: Partial<{ title: string; cost: number; prompt: string; is_paused: boolean }>,
+  ): Promise<Reward> {
     try {
       const body = await this.helix.request('PATCH', '/channel_points/custom_rewards', {
         query: new URLSearchParams({ broadcaster_id: this.broadcasterId, id }),
@@ -109,12 +132,27 @@ export class ChannelPointsApi {
     const out: Redemption[] = [];
     let after: string | undefined;
     for (let page = 0; page < 200; page++) {
-      const q = new URLSearchParams({ broadcaster_id: this.broadcasterId, reward_id: rewardId, status: 'UNFULFILLED', sort: 'OLDEST', first: '50' });
+      const q = new URLSearchParams({
+        broadcaster_id: this.broadcasterId,
+        reward_id: rewardId,
+        status: 'UNFULFILLED',
+        sort: 'OLDEST',
+        first: '50',
+      });
       if (after) q.set('after', after);
-      const body = await this.helix.request('GET', '/channel_points/custom_rewards/redemptions', { query: q, schema: RedemptionsSchema });
+      const body = await this.helix.request('GET', '/channel_points/custom_rewards/redemptions', {
+        query: q,
+        schema: RedemptionsSchema,
+      });
       for (const r of body.data) {
         const at = r.redeemed_at ? Date.parse(r.redeemed_at) : NaN;
-        out.push({ id: r.id, userId: r.user_id, login: r.user_login, displayName: r.user_name ?? r.user_login, ...(Number.isFinite(at) ? { redeemedAt: at } : {}) });
+        out.push({
+          id: r.id,
+          userId: r.user_id,
+          login: r.user_login,
+          displayName: r.user_name ?? r.user_login,
+          ...(Number.isFinite(at) ? { redeemedAt: at } : {}),
+        });
       }
       after = body.pagination?.cursor;
       if (!after || !body.data.length) break;
@@ -130,7 +168,11 @@ export class ChannelPointsApi {
     const q = new URLSearchParams({ broadcaster_id: this.broadcasterId, reward_id: rewardId });
     for (const id of ids.slice(0, SETTLE_BATCH)) q.append('id', id);
     try {
-      const body = await this.helix.request('PATCH', '/channel_points/custom_rewards/redemptions', { query: q, body: { status }, schema: RedemptionsSchema });
+      const body = await this.helix.request('PATCH', '/channel_points/custom_rewards/redemptions', {
+        query: q,
+        body: { status },
+        schema: RedemptionsSchema,
+      });
       return new Set(body.data.map((r) => r.id));
     } catch (err) {
       if (err instanceof HelixError && err.status === 404) return new Set();
@@ -147,16 +189,24 @@ function refusal(err: unknown, title?: string): unknown {
   if (!(err instanceof HelixError)) return err;
   const m = err.twitchMessage ?? '';
   if (err.status === 403 && /partner or affiliate/i.test(m))
-    return new ChannelPointsRefusal(`Twitch refused the channel-point reward: ${AFFILIATE_ONLY}. Turn channelPoints off in the settings file.`);
+    return new ChannelPointsRefusal(
+      `Twitch refused the channel-point reward: ${AFFILIATE_ONLY}. Turn channelPoints off in the settings file.`,
+    );
   if (err.status === 403)
-    return new ChannelPointsRefusal(`Twitch refused to change the reward (${m || 'forbidden'}): only the application that created a reward may change it; giftdrop never touches another app's reward.`);
+    return new ChannelPointsRefusal(
+      `Twitch refused to change the reward (${m || 'forbidden'}): only the application that created a reward may change it; giftdrop never touches another app's reward.`,
+    );
   if (err.status === 400 && /DUPLICATE/i.test(m))
     return new ChannelPointsRefusal(
       `the channel already has a reward titled "${title ?? ''}" (made by another app or by hand; giftdrop never changes it): rename that one, or set channelPoints.title to another title.`,
     );
   if (err.status === 400 && /maximum number of custom rewards/i.test(m))
-    return new ChannelPointsRefusal('the channel already has 50 custom rewards, Twitch\'s maximum: delete one on Twitch so giftdrop can create its reward.');
+    return new ChannelPointsRefusal(
+      "the channel already has 50 custom rewards, Twitch's maximum: delete one on Twitch so giftdrop can create its reward.",
+    );
   if (err.status === 401)
-    return new ChannelPointsRefusal(`Twitch refused the broadcaster's token (${m || 'unauthorized'}): log the broadcaster in again with the scope channel:manage:redemptions.`);
+    return new ChannelPointsRefusal(
+      `Twitch refused the broadcaster's token (${m || 'unauthorized'}): log the broadcaster in again with the scope channel:manage:redemptions.`,
+    );
   return err;
 }

@@ -56,21 +56,35 @@ export class BitsEntries {
 
   start(): void {
     this.o.topics.register(
-      { type: 'channel.bits.use', version: '1', condition: { broadcaster_user_id: this.o.broadcasterId }, account: 'broadcaster' },
+      {
+        type: 'channel.bits.use',
+        version: '1',
+        condition: { broadcaster_user_id: this.o.broadcasterId },
+        account: 'broadcaster',
+      },
       {
         onEvent: (event, meta) => this.onBits(event, meta),
         onSubscribed: ({ gap }) => {
           if (gap && !gap.first)
-            this.log.warn({ since: new Date(gap.since).toISOString() }, 'bits used since the EventSub socket dropped could not be counted (Twitch does not replay them)');
+            this.log.warn(
+              { since: new Date(gap.since).toISOString() },
+              'bits used since the EventSub socket dropped could not be counted (Twitch does not replay them)',
+            );
         },
         onRefused: (p) => this.refuse(p),
-        onRevoked: (status) => this.refuse(`Twitch revoked the bits subscription (${status}): log the broadcaster in again with bits:read.`),
+        onRevoked: (status) =>
+          this.refuse(`Twitch revoked the bits subscription (${status}): log the broadcaster in again with bits:read.`),
       },
     );
   }
 
   health(): BitsHealth {
-    return { state: this.state, ...(this.problem ? { problem: this.problem } : {}), events: this.events, tickets: this.tickets };
+    return {
+      state: this.state,
+      ...(this.problem ? { problem: this.problem } : {}),
+      events: this.events,
+      tickets: this.tickets,
+    };
   }
 
   stop(): void {
@@ -106,7 +120,12 @@ export class BitsEntries {
     this.events++;
     if (outcome.result === 'entered') this.tickets += outcome.tickets.reduce((a, n) => a + n, 0);
     this.log.info(
-      { userId: b.user_id, bits: b.bits, result: outcome.result, ...(outcome.result === 'refused' ? { reason: refusalCode(outcome) } : {}) },
+      {
+        userId: b.user_id,
+        bits: b.bits,
+        result: outcome.result,
+        ...(outcome.result === 'refused' ? { reason: refusalCode(outcome) } : {}),
+      },
       `bits: ${b.user_login} used ${b.bits}${outcome.result === 'refused' ? ` (no ticket: ${refusalWords(outcome)})` : ''}`,
     );
   }

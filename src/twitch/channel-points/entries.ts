@@ -20,13 +20,25 @@
  * Does not: decide who may enter or with how many tickets (giveaway/tickets.ts).
  */
 import { z } from 'zod';
-import { refusalCode, refusalWords, type KnownRoles, type TicketOutcome, type TicketRequest } from '../../giveaway/tickets.js';
+import {
+  refusalCode,
+  refusalWords,
+  type KnownRoles,
+  type TicketOutcome,
+  type TicketRequest,
+} from '../../giveaway/tickets.js';
 import type { Logger } from '../../logging/index.js';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 import { LruCache } from '../../shared/lru-cache.js';
 import { backoffDelay, type Backoff } from '../../shared/retry.js';
 import type { EventSubTopics, TopicRegistration } from '../eventsub/topics.js';
-import { ChannelPointsRefusal, SETTLE_BATCH, type ChannelPointsApi, type Redemption, type SettleStatus } from './api.js';
+import {
+  ChannelPointsRefusal,
+  SETTLE_BATCH,
+  type ChannelPointsApi,
+  type Redemption,
+  type SettleStatus,
+} from './api.js';
 
 /** What the feature needs of the giveaway engine. */
 export interface EntryDoor {
@@ -133,22 +145,34 @@ export class ChannelPointsEntries {
     } catch (err) {
       if (err instanceof ChannelPointsRefusal) return this.refuse(err.message);
       const delay = backoffDelay(this.retryPolicy(), attempt);
-      this.log.warn({ err: (err as Error).message, delayMs: delay }, `could not set up the channel-point reward yet; trying again in ${Math.round(delay / 1000)} s`);
+      this.log.warn(
+        { err: (err as Error).message, delayMs: delay },
+        `could not set up the channel-point reward yet; trying again in ${Math.round(delay / 1000)} s`,
+      );
       return this.later(delay, () => void this.start(attempt + 1));
     }
     if (this.state !== 'starting') return;
     this.state = 'ready';
     this.o.door.onDrawsChanged(() => this.syncPause());
     this.registration = this.o.topics.register(
-      { type: REDEMPTION_TOPIC, version: '1', condition: { broadcaster_user_id: this.o.broadcasterId, reward_id: this.rewardId }, account: 'broadcaster' },
+      {
+        type: REDEMPTION_TOPIC,
+        version: '1',
+        condition: { broadcaster_user_id: this.o.broadcasterId, reward_id: this.rewardId },
+        account: 'broadcaster',
+      },
       {
         onEvent: (event) => this.onRedemption(event),
         onSubscribed: () => void this.catchUp(),
         onRefused: (problem) => this.refuse(problem),
-        onRevoked: (status) => this.refuse(`Twitch revoked the channel-point subscription (${status}): log the broadcaster in again.`),
+        onRevoked: (status) =>
+          this.refuse(`Twitch revoked the channel-point subscription (${status}): log the broadcaster in again.`),
       },
     );
-    this.log.info({ rewardId: this.rewardId, title: this.o.reward.title, cost: this.o.reward.cost }, `channel points: redemptions of "${this.o.reward.title}" enter the open draw`);
+    this.log.info(
+      { rewardId: this.rewardId, title: this.o.reward.title, cost: this.o.reward.cost },
+      `channel points: redemptions of "${this.o.reward.title}" enter the open draw`,
+    );
   }
 
   /** Stops taking redemptions; waits (bounded by the caller) for the settles in flight. */
@@ -195,11 +219,18 @@ export class ChannelPointsEntries {
       this.paused = now.paused;
       return existing.id;
     }
-    if (known) this.log.warn({ rewardId: known }, 'the bot\'s channel-point reward is gone (deleted on Twitch?); creating it again');
+    if (known)
+      this.log.warn(
+        { rewardId: known },
+        "the bot's channel-point reward is gone (deleted on Twitch?); creating it again",
+      );
     const created = await api.create({ ...want, paused });
     await store.save(created.id);
     this.paused = created.paused;
-    this.log.info({ rewardId: created.id }, `created the channel-point reward "${created.title}" (${created.cost} points)`);
+    this.log.info(
+      { rewardId: created.id },
+      `created the channel-point reward "${created.title}" (${created.cost} points)`,
+    );
     return created.id;
   }
 
@@ -220,7 +251,10 @@ export class ChannelPointsEntries {
       } catch (err) {
         if (err instanceof ChannelPointsRefusal) return this.refuse(err.message);
         const delay = backoffDelay(this.retryPolicy(), attempt);
-        this.log.warn({ err: (err as Error).message }, `could not ${want ? 'pause' : 'unpause'} the channel-point reward; trying again in ${Math.round(delay / 1000)} s`);
+        this.log.warn(
+          { err: (err as Error).message },
+          `could not ${want ? 'pause' : 'unpause'} the channel-point reward; trying again in ${Math.round(delay / 1000)} s`,
+        );
         this.later(delay, () => this.syncPause(attempt + 1));
       } finally {
         this.pausing = undefined;
@@ -232,14 +266,22 @@ export class ChannelPointsEntries {
   private onRedemption(raw: unknown): void {
     const e = RedemptionEvent.safeParse(raw);
     if (!e.success) {
-      this.log.warn('a channel-point redemption event did not have the expected shape; ignored (the catch-up reads it back)');
+      this.log.warn(
+        'a channel-point redemption event did not have the expected shape; ignored (the catch-up reads it back)',
+      );
       return;
     }
     const r = e.data;
     if (r.reward.id !== this.rewardId || r.broadcaster_user_id !== this.o.broadcasterId) return;
     if (r.status.toLowerCase() !== 'unfulfilled') return;
     const at = r.redeemed_at ? Date.parse(r.redeemed_at) : NaN;
-    void this.take({ id: r.id, userId: r.user_id, login: r.user_login, displayName: r.user_name ?? r.user_login, ...(Number.isFinite(at) ? { redeemedAt: at } : {}) });
+    void this.take({
+      id: r.id,
+      userId: r.user_id,
+      login: r.user_login,
+      displayName: r.user_name ?? r.user_login,
+      ...(Number.isFinite(at) ? { redeemedAt: at } : {}),
+    });
   }
 
   /**
@@ -254,10 +296,17 @@ export class ChannelPointsEntries {
     } catch (err) {
       if (err instanceof ChannelPointsRefusal) return this.refuse(err.message);
       const delay = backoffDelay(this.retryPolicy(), attempt);
-      this.log.warn({ err: (err as Error).message }, `could not read the pending redemptions; trying again in ${Math.round(delay / 1000)} s`);
+      this.log.warn(
+        { err: (err as Error).message },
+        `could not read the pending redemptions; trying again in ${Math.round(delay / 1000)} s`,
+      );
       return this.later(delay, () => void this.catchUp(attempt + 1));
     }
-    if (pending.length) this.log.info({ pending: pending.length }, `channel points: settling ${pending.length} redemption(s) made while the bot was not listening`);
+    if (pending.length)
+      this.log.info(
+        { pending: pending.length },
+        `channel points: settling ${pending.length} redemption(s) made while the bot was not listening`,
+      );
     for (const r of pending) await this.take(r);
   }
 
@@ -279,7 +328,10 @@ export class ChannelPointsEntries {
       });
     } catch (err) {
       this.inFlight.delete(r.id);
-      this.log.error({ err, redemption: r.id }, 'could not decide a channel-point redemption; it stays pending for the next catch-up');
+      this.log.error(
+        { err, redemption: r.id },
+        'could not decide a channel-point redemption; it stays pending for the next catch-up',
+      );
       return;
     }
     if (outcome.result === 'stopped') {
@@ -290,8 +342,15 @@ export class ChannelPointsEntries {
     if (outcome.result === 'refused') {
       const code = refusalCode(outcome);
       this.reasons[code] = (this.reasons[code] ?? 0) + 1;
-      this.log.info({ redemption: r.id, userId: r.userId, result: outcome.result, reason: code }, `channel points: ${r.login} refunded (${refusalWords(outcome)})`);
-    } else this.log.info({ redemption: r.id, userId: r.userId, result: outcome.result }, `channel points: ${r.login} entered`);
+      this.log.info(
+        { redemption: r.id, userId: r.userId, result: outcome.result, reason: code },
+        `channel points: ${r.login} refunded (${refusalWords(outcome)})`,
+      );
+    } else
+      this.log.info(
+        { redemption: r.id, userId: r.userId, result: outcome.result },
+        `channel points: ${r.login} entered`,
+      );
     this.queue[status].push(r.id);
     this.flushSettles();
   }
@@ -306,7 +365,11 @@ export class ChannelPointsEntries {
     this.settling = (async () => {
       let failures = 0;
       for (;;) {
-        const status: SettleStatus | undefined = this.queue.FULFILLED.length ? 'FULFILLED' : this.queue.CANCELED.length ? 'CANCELED' : undefined;
+        const status: SettleStatus | undefined = this.queue.FULFILLED.length
+          ? 'FULFILLED'
+          : this.queue.CANCELED.length
+            ? 'CANCELED'
+            : undefined;
         if (!status || this.state === 'stopped') return;
         const batch = this.queue[status].splice(0, SETTLE_BATCH);
         try {
@@ -315,14 +378,18 @@ export class ChannelPointsEntries {
           for (const id of batch) {
             this.inFlight.delete(id);
             this.settled.set(id, true);
-            if (!changed.has(id)) this.log.warn({ redemption: id }, 'a redemption was settled elsewhere meanwhile (no longer UNFULFILLED)');
+            if (!changed.has(id))
+              this.log.warn({ redemption: id }, 'a redemption was settled elsewhere meanwhile (no longer UNFULFILLED)');
             else if (status === 'FULFILLED') this.entered++;
             else this.refunded++;
           }
         } catch (err) {
           this.queue[status].unshift(...batch);
           const delay = backoffDelay(this.retryPolicy(), ++failures);
-          this.log.warn({ err: (err as Error).message, redemptions: batch.length }, `could not mark redemptions ${status}; trying again in ${Math.round(delay / 1000)} s`);
+          this.log.warn(
+            { err: (err as Error).message, redemptions: batch.length },
+            `could not mark redemptions ${status}; trying again in ${Math.round(delay / 1000)} s`,
+          );
           const waited = await new Promise<boolean>((resolve) => {
             if (this.state === 'stopped') return resolve(false);
             const handle: TimerHandle = {

@@ -36,8 +36,10 @@ export class ViewerRoles {
   private readonly log: Logger;
 
   constructor(private readonly o: ViewerRolesOptions) {
-    this.askSubscriber = o.rules.includes('subscribersOnly') && o.scopes.includes(BROADCASTER_FEATURE_SCOPES.subscriberLookup);
-    this.askModerator = o.rules.includes('excludeModerators') && o.scopes.includes(BROADCASTER_FEATURE_SCOPES.moderatorLookup);
+    this.askSubscriber =
+      o.rules.includes('subscribersOnly') && o.scopes.includes(BROADCASTER_FEATURE_SCOPES.subscriberLookup);
+    this.askModerator =
+      o.rules.includes('excludeModerators') && o.scopes.includes(BROADCASTER_FEATURE_SCOPES.moderatorLookup);
     this.log = o.logger.child({ module: 'twitch.viewer-roles' });
   }
 
@@ -72,7 +74,10 @@ export class ViewerRoles {
       const body = await this.o.helix.request('GET', path, { query: q, schema: Listed });
       return body.data.some((d) => d.user_id === userId);
     } catch (err) {
-      this.log.warn({ userId, err: (err as Error).message }, `could not look the viewer up (GET ${path}); the rule that needs it refuses the entry`);
+      this.log.warn(
+        { userId, err: (err as Error).message },
+        `could not look the viewer up (GET ${path}); the rule that needs it refuses the entry`,
+      );
       return undefined;
     }
   }

@@ -27,7 +27,13 @@ import type { RandomSource } from '../../shared/random.js';
 import type { TwitchAccount } from '../account-tokens.js';
 import type { HelixClient } from '../helix.js';
 import { EventSubSession, type SessionPhase, type TopicEntry } from './session.js';
-import { topicKey, type EventSubTopic, type EventSubTopics, type TopicHandlers, type TopicRegistration } from './topics.js';
+import {
+  topicKey,
+  type EventSubTopic,
+  type EventSubTopics,
+  type TopicHandlers,
+  type TopicRegistration,
+} from './topics.js';
 
 const DEFAULT_EVENTSUB_URL = 'wss://eventsub.wss.twitch.tv/ws';
 /** Message ids remembered for the dedupe, and for how long. */
@@ -73,7 +79,15 @@ export class EventSubClient implements EventSubTopics {
   }
 
   register(topic: EventSubTopic, handlers: TopicHandlers): TopicRegistration {
-    const entry: TopicEntry = { key: topicKey(topic), topic, handlers, status: 'pending', removed: false, since: this.clock.now(), first: true };
+    const entry: TopicEntry = {
+      key: topicKey(topic),
+      topic,
+      handlers,
+      status: 'pending',
+      removed: false,
+      since: this.clock.now(),
+      first: true,
+    };
     const session = this.sessionOf(topic.account);
     if (this.stopped) entry.removed = true;
     else session.add(entry);
@@ -101,10 +115,15 @@ export class EventSubClient implements EventSubTopics {
     const rank = { off: 0, connected: 1, connecting: 2, disconnected: 3 } as const;
     for (const [account, s] of this.sessions) {
       const live = s.topics().filter((e) => !e.removed);
-      for (const e of live) topics.push({ type: e.topic.type, account, status: e.status, ...(e.problem ? { problem: e.problem } : {}) });
+      for (const e of live)
+        topics.push({ type: e.topic.type, account, status: e.status, ...(e.problem ? { problem: e.problem } : {}) });
       if (!live.length) continue;
       const mine: EventSubHealth['state'] =
-        s.phase === 'connected' ? 'connected' : s.phase === 'connecting' || s.phase === 'subscribing' ? 'connecting' : 'disconnected';
+        s.phase === 'connected'
+          ? 'connected'
+          : s.phase === 'connecting' || s.phase === 'subscribing'
+            ? 'connecting'
+            : 'disconnected';
       if (rank[mine] > rank[state]) {
         state = mine;
         reason = mine === 'connected' ? undefined : s.reason;
@@ -149,7 +168,10 @@ export class EventSubClient implements EventSubTopics {
     const meta = { messageId: msg.id, receivedAt: this.clock.now(), ...(msg.at ? { at: msg.at } : {}) };
     try {
       const done = entry.handlers.onEvent(msg.event, meta);
-      if (done) done.catch((err: unknown) => this.log.error({ err, type: entry.topic.type }, 'an EventSub event handler failed'));
+      if (done)
+        done.catch((err: unknown) =>
+          this.log.error({ err, type: entry.topic.type }, 'an EventSub event handler failed'),
+        );
     } catch (err) {
       this.log.error({ err, type: entry.topic.type }, 'an EventSub event handler failed');
     }

@@ -40,8 +40,23 @@ export type EventSubMessage =
   | { kind: 'welcome'; id: string; sessionId: string; keepaliveSeconds: number | undefined }
   | { kind: 'keepalive'; id: string }
   | { kind: 'reconnect'; id: string; url: string }
-  | { kind: 'notification'; id: string; type: string; version: string; condition: Record<string, unknown>; event: unknown; at?: string }
-  | { kind: 'revocation'; id: string; type: string; version: string; condition: Record<string, unknown>; status: string }
+  | {
+      kind: 'notification';
+      id: string;
+      type: string;
+      version: string;
+      condition: Record<string, unknown>;
+      event: unknown;
+      at?: string;
+    }
+  | {
+      kind: 'revocation';
+      id: string;
+      type: string;
+      version: string;
+      condition: Record<string, unknown>;
+      status: string;
+    }
   | { kind: 'other'; id: string; type: string };
 
 /** One text frame as a message, or undefined when it is not one Twitch would send (logged by the caller). */
@@ -59,7 +74,12 @@ export function parseMessage(text: string): EventSubMessage | undefined {
     case 'session_welcome': {
       const m = welcome.safeParse(raw);
       if (!m.success) return undefined;
-      return { kind: 'welcome', id, sessionId: m.data.payload.session.id, keepaliveSeconds: m.data.payload.session.keepalive_timeout_seconds ?? undefined };
+      return {
+        kind: 'welcome',
+        id,
+        sessionId: m.data.payload.session.id,
+        keepaliveSeconds: m.data.payload.session.keepalive_timeout_seconds ?? undefined,
+      };
     }
     case 'session_keepalive':
       return { kind: 'keepalive', id };
@@ -86,7 +106,14 @@ export function parseMessage(text: string): EventSubMessage | undefined {
       const m = revocation.safeParse(raw);
       if (!m.success) return undefined;
       const s = m.data.payload.subscription;
-      return { kind: 'revocation', id, type: s.type, version: s.version, condition: s.condition ?? {}, status: s.status ?? 'revoked' };
+      return {
+        kind: 'revocation',
+        id,
+        type: s.type,
+        version: s.version,
+        condition: s.condition ?? {},
+        status: s.status ?? 'revoked',
+      };
     }
     default:
       return { kind: 'other', id, type };

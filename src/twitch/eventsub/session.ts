@@ -153,7 +153,10 @@ export class EventSubSession {
       try {
         await this.o.helix()?.request('DELETE', '/eventsub/subscriptions', { query: new URLSearchParams({ id }) });
       } catch (err) {
-        this.log.debug({ err, type: entry.topic.type }, 'could not delete an EventSub subscription (it ends with its socket anyway)');
+        this.log.debug(
+          { err, type: entry.topic.type },
+          'could not delete an EventSub subscription (it ends with its socket anyway)',
+        );
       }
     }
   }
@@ -244,7 +247,10 @@ export class EventSubSession {
       return;
     }
     conn.lastAt = this.o.clock.now();
-    if (conn.sessionId) this.arm(conn, conn.keepaliveMs, () => this.failed(conn, `no message within ${Math.round(conn.keepaliveMs / 1000)} s (keepalive)`));
+    if (conn.sessionId)
+      this.arm(conn, conn.keepaliveMs, () =>
+        this.failed(conn, `no message within ${Math.round(conn.keepaliveMs / 1000)} s (keepalive)`),
+      );
     switch (msg.kind) {
       case 'welcome':
         return this.welcomed(conn, role, msg);
@@ -281,7 +287,9 @@ export class EventSubSession {
     conn.sessionId = msg.sessionId;
     const seconds = msg.keepaliveSeconds ?? this.o.keepaliveSeconds;
     conn.keepaliveMs = seconds * 1000 + Math.max(KEEPALIVE_MARGIN_MS, seconds * 200);
-    this.arm(conn, conn.keepaliveMs, () => this.failed(conn, `no message within ${Math.round(conn.keepaliveMs / 1000)} s (keepalive)`));
+    this.arm(conn, conn.keepaliveMs, () =>
+      this.failed(conn, `no message within ${Math.round(conn.keepaliveMs / 1000)} s (keepalive)`),
+    );
     if (role === 'handover') {
       if (conn !== this.next) return this.retire(conn, 1000);
       const old = this.active;
@@ -326,7 +334,10 @@ export class EventSubSession {
           this.lostAt = undefined;
           this.limitAttempts = 0;
           this.setPhase('connected');
-          this.log.info({ session: conn.sessionId, topics: this.live().map((e) => e.topic.type) }, 'EventSub connected');
+          this.log.info(
+            { session: conn.sessionId, topics: this.live().map((e) => e.topic.type) },
+            'EventSub connected',
+          );
         }
       } finally {
         this.round = undefined;
@@ -340,7 +351,12 @@ export class EventSubSession {
     if (!helix) return this.refuse(e, `no Twitch API client for the ${this.o.account}'s token`);
     try {
       const body = await helix.request('POST', '/eventsub/subscriptions', {
-        body: { type: e.topic.type, version: e.topic.version, condition: e.topic.condition, transport: { method: 'websocket', session_id: conn.sessionId } },
+        body: {
+          type: e.topic.type,
+          version: e.topic.version,
+          condition: e.topic.condition,
+          transport: { method: 'websocket', session_id: conn.sessionId },
+        },
         schema: SubscriptionCreated,
       });
       return this.subscribed(conn, e, body.data[0]!.id);
@@ -350,7 +366,10 @@ export class EventSubSession {
       if (err.status === 429 && TRANSPORTS_LIMIT.test(err.twitchMessage ?? '')) return 'limit';
       if (err.status === 400 && SESSION_GONE.test(err.twitchMessage ?? '')) return 'session';
       if (err.retryable) {
-        this.log.warn({ type: e.topic.type, err: err.message }, 'could not subscribe to an EventSub topic yet; the session starts over');
+        this.log.warn(
+          { type: e.topic.type, err: err.message },
+          'could not subscribe to an EventSub topic yet; the session starts over',
+        );
         return 'session';
       }
       return this.refuse(e, `Twitch refused the ${e.topic.type} subscription: ${err.twitchMessage ?? err.message}`);

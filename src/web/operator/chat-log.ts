@@ -118,7 +118,10 @@ export class ChatLog {
 
   /** A draw's caught lines for the overlay: names and text cleaned of links and addresses. */
   overlayLines(drawId: string): { name: string; text: string }[] {
-    return (this.winners.get(drawId) ?? []).map((l) => ({ name: overlayName(l.name, l.login), text: overlayText(l.text) }));
+    return (this.winners.get(drawId) ?? []).map((l) => ({
+      name: overlayName(l.name, l.login),
+      text: overlayText(l.text),
+    }));
   }
 
   /** True while chat lines are being watched (see the module header). */
@@ -187,7 +190,14 @@ export class ChatLog {
     }
     for (const r of claiming) draws.set(r.id, r.offer.name);
     for (const [drawId, prize] of draws) {
-      const line: WinnerLine = { at: now, drawId, prize, login: msg.login, name: msg.displayName || msg.login, text: msg.text };
+      const line: WinnerLine = {
+        at: now,
+        drawId,
+        prize,
+        login: msg.login,
+        name: msg.displayName || msg.login,
+        text: msg.text,
+      };
       let list = this.winners.get(drawId);
       if (!list) {
         this.winners.set(drawId, (list = []));

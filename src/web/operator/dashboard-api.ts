@@ -56,7 +56,13 @@ export interface DashboardApiDeps {
     /** A winner's delivery state as the delivery tracker keeps it (the claim page reads the same). */
     deliveryOf(drawId: string, userId: string): Delivery | undefined;
   };
-  chat: { readonly channelLogin: string; readonly botLogin: string; readonly transport?: string; channelId(): string | undefined; health(): { chat: string; reason?: string } };
+  chat: {
+    readonly channelLogin: string;
+    readonly botLogin: string;
+    readonly transport?: string;
+    channelId(): string | undefined;
+    health(): { chat: string; reason?: string };
+  };
   chatLog: ChatLog;
   settings: GiveawaySettings;
   clock: Clock;
@@ -212,7 +218,15 @@ export interface ActionAnswer {
   id?: string;
 }
 
-type Answer = DashboardState | EntrantsAnswer | ProductsAnswer | StreamAnswer | HistoryAnswer | PrizesAnswer | TranscriptAnswer | ActionAnswer;
+type Answer =
+  | DashboardState
+  | EntrantsAnswer
+  | ProductsAnswer
+  | StreamAnswer
+  | HistoryAnswer
+  | PrizesAnswer
+  | TranscriptAnswer
+  | ActionAnswer;
 type Handler = (q: URLSearchParams, body: Record<string, unknown>) => Promise<Answer> | Answer;
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -244,16 +258,25 @@ function refusalNote(refusal: RerollRefusal | undefined): string | null {
 
 /** The engine's answer as the action's answer: `done(id)` says a success in words. */
 function answer(res: ActionResult, done: (id: string | undefined) => string): ActionAnswer {
-  return res.ok ? { ok: true, ...(res.id ? { id: res.id } : {}), message: done(res.id) } : { ok: false, message: res.message };
+  return res.ok
+    ? { ok: true, ...(res.id ? { id: res.id } : {}), message: done(res.id) }
+    : { ok: false, message: res.message };
 }
 
 /** The account rules a draw was closed under (its record's), else the ones in force. */
-function accountRulesOf(r: DrawRecord, current: AccountRules | undefined): Pick<AccountRules, 'minFollowDays' | 'minAccountDays'> {
+function accountRulesOf(
+  r: DrawRecord,
+  current: AccountRules | undefined,
+): Pick<AccountRules, 'minFollowDays' | 'minAccountDays'> {
   const stored = r.rules?.['account'] as Partial<AccountRules> | undefined;
-  return { minFollowDays: stored?.minFollowDays ?? current?.minFollowDays ?? 0, minAccountDays: stored?.minAccountDays ?? current?.minAccountDays ?? 0 };
+  return {
+    minFollowDays: stored?.minFollowDays ?? current?.minFollowDays ?? 0,
+    minAccountDays: stored?.minAccountDays ?? current?.minAccountDays ?? 0,
+  };
 }
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
-const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+const int = (v: unknown) =>
+  typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
 
 export class DashboardApi {
   private readonly gets: Record<string, Handler>;
@@ -276,30 +299,56 @@ export class DashboardApi {
       stream: async (): Promise<StreamAnswer> => ({ streaming: await d.streaming.status() }),
       history: (q) => this.history(q),
       prizes: async (): Promise<PrizesAnswer> => ({ prizes: (await d.delivery?.waiting()) ?? [] }),
-      transcript: (): TranscriptAnswer => ({ bot: d.chatLog.botLines().slice(-100), winners: d.chatLog.winnerLines().slice(0, 100) }),
+      transcript: (): TranscriptAnswer => ({
+        bot: d.chatLog.botLines().slice(-100),
+        winners: d.chatLog.winnerLines().slice(0, 100),
+      }),
     };
     this.posts = {
-      start: async (_q, b) => answer(await d.engine.startLinkGiveaway(this.actor(), str(b.product), int(b.winners), int(b.seconds)), (id) => `Link giveaway ${id} started.`),
+      start: async (_q, b) =>
+        answer(
+          await d.engine.startLinkGiveaway(this.actor(), str(b.product), int(b.winners), int(b.seconds)),
+          (id) => `Link giveaway ${id} started.`,
+        ),
       end: () => {
         const n = d.engine.endNow();
-        return n ? { ok: true, message: `Closed ${plural(n, 'draw')}; drawing the winners.` } : { ok: false, message: 'No giveaway is open.' };
+        return n
+          ? { ok: true, message: `Closed ${plural(n, 'draw')}; drawing the winners.` }
+          : { ok: false, message: 'No giveaway is open.' };
       },
       cancel: async () => answer(await d.engine.cancel(), () => 'Link giveaway cancelled.'),
-      reroll: async (_q, b) => answer(await d.engine.reroll(str(b.login), this.actor(), str(b.drawId) || undefined), () => `Rerolled ${str(b.login)}.`),
+      reroll: async (_q, b) =>
+        answer(
+          await d.engine.reroll(str(b.login), this.actor(), str(b.drawId) || undefined),
+          () => `Rerolled ${str(b.login)}.`,
+        ),
       remind: async (_q, b) => {
-        const prize = (await d.delivery?.waiting())?.find((p) => p.drawId === str(b.drawId) && p.userId === str(b.userId));
+        const prize = (await d.delivery?.waiting())?.find(
+          (p) => p.drawId === str(b.drawId) && p.userId === str(b.userId),
+        );
         if (!prize) return { ok: false, message: 'That prize is not waiting (redeemed already, or unknown).' };
         if (prize.delivery.remindedAt) return { ok: false, message: `@${prize.login} was reminded already.` };
         const sent = await d.delivery!.remind([prize]);
         return sent
           ? { ok: true, message: `Reminder for @${prize.login} sent.` }
-          : { ok: false, message: 'No way to remind: whispers are off and there is no claim page (GIFTDROP_PUBLIC_URL). Copy the link and send it yourself.' };
+          : {
+              ok: false,
+              message:
+                'No way to remind: whispers are off and there is no claim page (GIFTDROP_PUBLIC_URL). Copy the link and send it yourself.',
+            };
       },
       retry: async () => answer(await d.engine.retryLinks(), () => 'Links delivered.'),
       stream: async (_q, b) => {
         try {
-          const s = str(b.action) === 'live' ? await d.streaming.goLive() : str(b.action) === 'offline' ? await d.streaming.goOffline() : undefined;
-          return s ? { ok: true, message: `Fourthwall streaming status: ${s.status}.` } : { ok: false, message: 'action must be live or offline' };
+          const s =
+            str(b.action) === 'live'
+              ? await d.streaming.goLive()
+              : str(b.action) === 'offline'
+                ? await d.streaming.goOffline()
+                : undefined;
+          return s
+            ? { ok: true, message: `Fourthwall streaming status: ${s.status}.` }
+            : { ok: false, message: 'action must be live or offline' };
         } catch (err) {
           return { ok: false, message: `Could not update Fourthwall streaming status: ${(err as Error).message}` };
         }
@@ -421,7 +470,9 @@ export class DashboardApi {
   private async actions(draws: readonly DashboardDraw[]): Promise<DashboardActions> {
     const active = draws.filter((d) => d.active);
     const running = active.find((d) => d.kind === 'link-giveaway');
-    const waiting = draws.some((d) => d.status === 'failed' && d.kind !== 'gift-draw' && d.winners.length > 0 && d.winners.some((w) => !w.link));
+    const waiting = draws.some(
+      (d) => d.status === 'failed' && d.kind !== 'gift-draw' && d.winners.length > 0 && d.winners.some((w) => !w.link),
+    );
     return {
       end: active.filter((d) => d.phase === 'open').length,
       cancel: active.some((d) => d.kind === 'link-giveaway' && (d.phase === 'open' || d.phase === 'claim')),
@@ -435,8 +486,15 @@ export class DashboardApi {
     const v = this.d.engine.drawViews().find((x) => x.record.id === drawId);
     if (!v) return { total: 0, eligible: 0, matched: 0, entrants: [] };
     const s = this.d.settings.eligibility;
-    const recent = s.winnerCooldownHours > 0 ? await this.d.repo.recentWinnerIds(this.d.clock.now() - s.winnerCooldownHours * 3_600_000) : new Set<string>();
-    const id = { channelLogin: this.d.chat.channelLogin, botLogin: this.d.chat.botLogin, ...(this.d.chat.channelId() ? { channelId: this.d.chat.channelId()! } : {}) };
+    const recent =
+      s.winnerCooldownHours > 0
+        ? await this.d.repo.recentWinnerIds(this.d.clock.now() - s.winnerCooldownHours * 3_600_000)
+        : new Set<string>();
+    const id = {
+      channelLogin: this.d.chat.channelLogin,
+      botLogin: this.d.chat.botLogin,
+      ...(this.d.chat.channelId() ? { channelId: this.d.chat.channelId()! } : {}),
+    };
     const needle = search.trim().toLowerCase().replace(/^@/, '');
     const out: DashboardEntrant[] = [];
     let matched = 0;
@@ -446,7 +504,15 @@ export class DashboardApi {
       if (!why) eligible += 1;
       if (needle && !e.login.includes(needle) && !e.displayName.toLowerCase().includes(needle)) continue;
       matched += 1;
-      if (out.length < ENTRANTS_SHOWN) out.push({ login: e.login, displayName: e.displayName, weight: e.weight, enteredAt: e.enteredAt, eligible: !why, why: why ?? null });
+      if (out.length < ENTRANTS_SHOWN)
+        out.push({
+          login: e.login,
+          displayName: e.displayName,
+          weight: e.weight,
+          enteredAt: e.enteredAt,
+          eligible: !why,
+          why: why ?? null,
+        });
     }
     const account = this.d.accountRules && describeAccountRules(this.d.accountRules);
     return {
@@ -455,7 +521,9 @@ export class DashboardApi {
       matched,
       entrants: out,
       // `eligible` is the chat rules' verdict; these are checked with Twitch when the draw closes.
-      ...(account ? { accountRules: { rules: account, checked: 'with Twitch for the picks when the draw closes' } } : {}),
+      ...(account
+        ? { accountRules: { rules: account, checked: 'with Twitch for the picks when the draw closes' } }
+        : {}),
     };
   }
 
@@ -471,9 +539,21 @@ export class DashboardApi {
       if (!v) return { record: stored, saving: false };
       const m = v.record;
       const delivery = new Map(stored.winners.map((w) => [w.userId, w.delivery]));
-      const winners = m.winners.map((w) => ({ ...w, ...(delivery.get(w.userId) ? { delivery: delivery.get(w.userId)! } : {}) }));
+      const winners = m.winners.map((w) => ({
+        ...w,
+        ...(delivery.get(w.userId) ? { delivery: delivery.get(w.userId)! } : {}),
+      }));
       const entrants = Math.max(stored.entrants, m.entrants, v.entrants.size);
-      const record: DrawRecord = { ...stored, status: m.status, entrants, winners, fairness: m.fairness, ...(m.closedAt ? { closedAt: m.closedAt } : {}), ...(m.rerolls ? { rerolls: m.rerolls } : {}), ...(m.setAside ? { setAside: m.setAside } : {}) };
+      const record: DrawRecord = {
+        ...stored,
+        status: m.status,
+        entrants,
+        winners,
+        fairness: m.fairness,
+        ...(m.closedAt ? { closedAt: m.closedAt } : {}),
+        ...(m.rerolls ? { rerolls: m.rerolls } : {}),
+        ...(m.setAside ? { setAside: m.setAside } : {}),
+      };
       return { record, saving: m.status !== stored.status };
     });
   }
@@ -487,7 +567,10 @@ export class DashboardApi {
       ({ record: r }) =>
         (!status || r.status === status) &&
         (!kind || r.kind === kind) &&
-        (!text || r.id.toLowerCase().includes(text) || r.offer.name.toLowerCase().includes(text) || r.winners.some((w) => w.login.includes(text))),
+        (!text ||
+          r.id.toLowerCase().includes(text) ||
+          r.offer.name.toLowerCase().includes(text) ||
+          r.winners.some((w) => w.login.includes(text))),
     );
   }
 
@@ -495,7 +578,8 @@ export class DashboardApi {
     const records = await this.filtered(q);
     const rows: HistoryRow[] = [];
     // A draw whose save is on the way is checked once it is on disk (the check reads the stored record).
-    for (const { record: r, saving } of records) rows.push({ ...toExport(r), verify: saving ? 'pending' : await this.verifyStatus(r) });
+    for (const { record: r, saving } of records)
+      rows.push({ ...toExport(r), verify: saving ? 'pending' : await this.verifyStatus(r) });
     // Whether "Retry links" applies, over the draws `!giveaway retry` looks at (not the filter's).
     const linksWaiting = (await this.d.repo.listDraws({ limit: RECENT_LIMIT })).some(awaitingLinks);
     return { draws: rows, linksWaiting };
@@ -505,7 +589,7 @@ export class DashboardApi {
     if (r.status === 'open' || r.status === 'drawing') return 'pending';
     if (r.status === 'cancelled') return 'nothing drawn';
     // A draw nobody won (a gift draw handed back) has no pick to check: said so, not "verified".
-    const nobody = r.winners.length === 0 && !(r.rerolls?.length);
+    const nobody = r.winners.length === 0 && !r.rerolls?.length;
     const key = `${r.id}:${r.status}:${r.rerolls?.length ?? 0}:${r.winners.map((w) => w.userId).join(',')}`;
     const known = this.verified.get(key);
     if (known) return known;

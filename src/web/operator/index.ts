@@ -35,8 +35,13 @@ import { hasDashboardToken, loadDashboardToken, sameOriginJsonPost, type Dashboa
 import { OverlayHub } from './overlay-hub.js';
 import { PrizeImages } from './prize-images.js';
 
-const BASE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
-const OVERLAY_HEADERS = { 'content-security-policy': BASE_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+const BASE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+const OVERLAY_HEADERS = {
+  'content-security-policy': BASE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
 const DASHBOARD_HEADERS = {
   'content-security-policy': `${BASE_CSP}; frame-ancestors 'none'`,
   'x-content-type-options': 'nosniff',
@@ -88,7 +93,11 @@ export interface OperatorPages {
 }
 
 function asset(res: ServerResponse, type: string, body: string, headers: Record<string, string>): void {
-  res.writeHead(200, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(body), ...headers });
+  res.writeHead(200, {
+    'content-type': `${type}; charset=utf-8`,
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -101,7 +110,9 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
   const log = deps.logger.child({ module: 'web' });
   const token = await loadDashboardToken(deps.config.dataDir, deps.config.dashboardToken);
   // Where the sign-in form says the token is (the path, never the token).
-  const shell = dashboardHtml(token.source === 'env' ? 'the GIFTDROP_DASHBOARD_TOKEN setting' : (token.file ?? 'DATA_DIR/dashboard.token'));
+  const shell = dashboardHtml(
+    token.source === 'env' ? 'the GIFTDROP_DASHBOARD_TOKEN setting' : (token.file ?? 'DATA_DIR/dashboard.token'),
+  );
   const overlaySettings = deps.config.settings.overlay;
   const catchSeconds = overlaySettings.winnerChatSeconds;
   let overlay: OverlayHub | undefined;
@@ -113,7 +124,10 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     onWinnerLine: () => (overlaySettings.winnerChat ? overlay?.markDirty() : undefined),
   });
   const wording = overlayWording(overlaySettings.text);
-  if (wording.unknown.length) log.warn(`overlay.text: ${wording.unknown.join(', ')} ${wording.unknown.length === 1 ? 'is not an overlay text' : 'are not overlay texts'} (ignored); the texts are listed in docs/settings.md`);
+  if (wording.unknown.length)
+    log.warn(
+      `overlay.text: ${wording.unknown.join(', ')} ${wording.unknown.length === 1 ? 'is not an overlay text' : 'are not overlay texts'} (ignored); the texts are listed in docs/settings.md`,
+    );
   const hub = (overlay = new OverlayHub({
     engine: deps.engine,
     clock: deps.clock,
@@ -143,7 +157,9 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     },
   };
   // The page scripts are bundled once, now, so the first page load does not wait for it.
-  void pageScript('client').catch((err: unknown) => log.error({ err }, 'the operator page scripts could not be bundled'));
+  void pageScript('client').catch((err: unknown) =>
+    log.error({ err }, 'the operator page scripts could not be bundled'),
+  );
   const script = (res: ServerResponse, name: PageScriptName, headers: Record<string, string>): void => {
     pageScript(name).then(
       (js) => asset(res, 'text/javascript', js, headers),
@@ -169,7 +185,9 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
       // draws in memory and the products the dashboard listed: a URL must not turn random ids into
       // calls to Fourthwall (and its rate limit).
       const wanted = prize[1]!;
-      const id = listed.get(wanted) ?? deps.engine.drawViews().find((v) => overlayKey(v.record.offer.id, 'p') === wanted)?.record.offer.id;
+      const id =
+        listed.get(wanted) ??
+        deps.engine.drawViews().find((v) => overlayKey(v.record.offer.id, 'p') === wanted)?.record.offer.id;
       if (!id) return plain(res, 404, 'no image', OVERLAY_HEADERS);
       void images.handle(res, id).catch(() => plain(res, 404, 'no image'));
       return;
@@ -182,15 +200,21 @@ export async function startOperatorPages(deps: OperatorPagesDeps): Promise<Opera
     // The shell: no data, no credential needed (its script asks for the token and sends it).
     const shellAsset = Object.hasOwn(SHELL, path) ? SHELL[path] : undefined;
     if (shellAsset) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return plain(res, 405, 'method not allowed', DASHBOARD_HEADERS);
       if (shellAsset.script) return script(res, shellAsset.script, DASHBOARD_HEADERS);
       return asset(res, shellAsset.type, shellAsset.body ?? shell, DASHBOARD_HEADERS);
     }
     if (!hasDashboardToken(req, token.token)) {
-      return plain(res, 401, 'giftdrop dashboard: token required. Send it as "Authorization: Bearer <token>" (GIFTDROP_DASHBOARD_TOKEN, or the token in DATA_DIR/dashboard.token); the page /dashboard asks for it.', {
-        ...DASHBOARD_HEADERS,
-        'www-authenticate': 'Bearer realm="giftdrop dashboard"',
-      });
+      return plain(
+        res,
+        401,
+        'giftdrop dashboard: token required. Send it as "Authorization: Bearer <token>" (GIFTDROP_DASHBOARD_TOKEN, or the token in DATA_DIR/dashboard.token); the page /dashboard asks for it.',
+        {
+          ...DASHBOARD_HEADERS,
+          'www-authenticate': 'Bearer realm="giftdrop dashboard"',
+        },
+      );
     }
     const m = /^\/dashboard\/api\/([a-z.]+)$/.exec(path);
     if (m) {

@@ -25,7 +25,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GiveawayEventMap } from '../../giveaway/context.js';
 import type { DrawView } from '../../giveaway/engine.js';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
-import { OVERLAY_TEXT, overlayAlert, overlayDraw, type OverlayAlert, type OverlayDraw, type OverlayState, type OverlayText } from './overlay-view.js';
+import {
+  OVERLAY_TEXT,
+  overlayAlert,
+  overlayDraw,
+  type OverlayAlert,
+  type OverlayDraw,
+  type OverlayState,
+  type OverlayText,
+} from './overlay-view.js';
 import { overlayText } from './safe-text.js';
 import { clientOf } from '../../http/surfaces.js';
 import { SseHub, sseFrame } from './sse.js';
@@ -98,13 +106,25 @@ export class OverlayHub {
   constructor(private readonly options: OverlayHubOptions) {
     this.batchMs = options.batchMs ?? 250;
     this.text = options.text ?? OVERLAY_TEXT;
-    this.sse = new SseHub({ max: options.maxClients ?? 32, maxPerClient: options.maxPerClient ?? 8, headers: options.headers });
+    this.sse = new SseHub({
+      max: options.maxClients ?? 32,
+      maxPerClient: options.maxPerClient ?? 8,
+      headers: options.headers,
+    });
     const ev = options.engine.events;
     const dirty = () => this.markDirty();
     const shown = (record: { id: string }) => this.showFor(record.id, options.winnersSeconds * 1000);
     const cancelled = (record: { id: string }) => this.showFor(record.id, CANCELLED_SHOWN_MS);
     // (a new entrant only marks the state dirty: the recent names are the draw's last rows)
-    const plain = ['draw-opened', 'entered', 'draw-closed', 'draw-failed', 'entrants-frozen', 'claimed', 'draw-finished'] as const;
+    const plain = [
+      'draw-opened',
+      'entered',
+      'draw-closed',
+      'draw-failed',
+      'entrants-frozen',
+      'claimed',
+      'draw-finished',
+    ] as const;
     for (const name of plain) ev.on(name, dirty);
     ev.on('winners', shown);
     ev.on('rerolled', shown);
@@ -193,7 +213,10 @@ export class OverlayHub {
   private addAlert(view: AlertView): void {
     const now = this.options.clock.now();
     const ms = (this.options.alertSeconds ?? 8) * 1000;
-    this.alerts = [...this.alerts.filter((a) => a.until > now).slice(-(MAX_ALERTS - 1)), overlayAlert(view, ++this.alertSeq, now, now + ms, this.text)];
+    this.alerts = [
+      ...this.alerts.filter((a) => a.until > now).slice(-(MAX_ALERTS - 1)),
+      overlayAlert(view, ++this.alertSeq, now, now + ms, this.text),
+    ];
     const handle = this.options.clock.setTimeout(() => {
       this.expiry.delete(handle);
       this.alerts = this.alerts.filter((a) => a.until > this.options.clock.now());

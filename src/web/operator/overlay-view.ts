@@ -70,7 +70,10 @@ export type OverlayText = { [K in keyof typeof OVERLAY_TEXT]: string };
  * The defaults with the settings' `overlay.text` over them, and the keys that are not overlay
  * texts (said at start; they change nothing).
  */
-export function overlayWording(overrides: Readonly<Record<string, string>> = {}): { text: OverlayText; unknown: string[] } {
+export function overlayWording(overrides: Readonly<Record<string, string>> = {}): {
+  text: OverlayText;
+  unknown: string[];
+} {
   const out: Record<string, string> = { ...OVERLAY_TEXT };
   const unknown: string[] = [];
   for (const [k, v] of Object.entries(overrides)) {
@@ -169,7 +172,8 @@ function names(list: readonly string[]): string {
 /** The display names of the newest `n` entrants, newest first (the table's last rows). */
 function recentNames(entrants: DrawView['entrants'], n: number): string[] {
   const out: string[] = [];
-  for (let row = entrants.size - 1; row >= 0 && out.length < n; row--) out.push(overlayName(entrants.displayNameAt(row), entrants.loginAt(row)));
+  for (let row = entrants.size - 1; row >= 0 && out.length < n; row--)
+    out.push(overlayName(entrants.displayNameAt(row), entrants.loginAt(row)));
   return out;
 }
 
@@ -205,8 +209,14 @@ export function overlayDraw(v: DrawView, inputs: OverlayInputs): OverlayDraw | u
   const showWinners = stage === 'claim' || stage === 'winners';
   const replacements = new Set((r.rerolls ?? []).map((x) => x.newUserId).filter((x): x is string => !!x));
   const entrants = Math.max(r.entrants, v.entrants.size);
-  const gifter = r.kind !== 'link-giveaway' && r.supporter?.username ? overlayName(r.supporter.username, '') : undefined;
-  const subtitle = [r.gifts === 1 ? t.winnersOne : render(t.winnersMany, { count: r.gifts }), gifter ? render(t.giftedBy, { gifter }) : ''].filter(Boolean).join(' · ');
+  const gifter =
+    r.kind !== 'link-giveaway' && r.supporter?.username ? overlayName(r.supporter.username, '') : undefined;
+  const subtitle = [
+    r.gifts === 1 ? t.winnersOne : render(t.winnersMany, { count: r.gifts }),
+    gifter ? render(t.giftedBy, { gifter }) : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const headline =
     stage === 'open'
       ? render(t.enter, { enter: overlayText(inputs.enter, 40) })
@@ -221,7 +231,8 @@ export function overlayDraw(v: DrawView, inputs: OverlayInputs): OverlayDraw | u
               : r.winners.length === 1
                 ? t.winnerTitle
                 : t.winnersTitle;
-  const count = entrants === 0 ? t.enteredNone : entrants === 1 ? t.enteredOne : render(t.enteredMany, { count: entrants });
+  const count =
+    entrants === 0 ? t.enteredNone : entrants === 1 ? t.enteredOne : render(t.enteredMany, { count: entrants });
   const recent = stage === 'open' ? recentNames(v.entrants, JOINED_NAMES) : [];
   const draw: OverlayDraw = {
     key: overlayKey(r.id),
@@ -245,7 +256,11 @@ export function overlayDraw(v: DrawView, inputs: OverlayInputs): OverlayDraw | u
     chat: showWinners && inputs.winnerChat ? inputs.winnerChat(r.id).slice(-4) : [],
   };
   const last = showWinners ? (r.rerolls ?? []).at(-1) : undefined;
-  if (last?.newUserId) draw.note = render(t.replaced, { winner: nameOf(last.newUserId, ''), old: nameOf(last.replacedUserId, last.replacedLogin) });
+  if (last?.newUserId)
+    draw.note = render(t.replaced, {
+      winner: nameOf(last.newUserId, ''),
+      old: nameOf(last.replacedUserId, last.replacedLogin),
+    });
   if (inputs.resultAt !== undefined && (stage === 'winners' || stage === 'cancelled')) draw.resultAt = inputs.resultAt;
   return draw;
 }

@@ -51,7 +51,9 @@ export async function bundlePageScripts(): Promise<Record<PageScriptName, string
         // `./client.js` is its own module on the page (served beside each page script)
         name: 'operator-client',
         setup(b) {
-          b.onResolve({ filter: /^\.\/client\.js$/ }, (args) => (args.importer ? { path: './client.js', external: true } : undefined));
+          b.onResolve({ filter: /^\.\/client\.js$/ }, (args) =>
+            args.importer ? { path: './client.js', external: true } : undefined,
+          );
         },
       },
     ],
@@ -61,7 +63,8 @@ export async function bundlePageScripts(): Promise<Record<PageScriptName, string
     const name = NAMES.find((n) => file.path.endsWith(`${n}.js`));
     if (name) scripts[name] = file.text;
   }
-  for (const name of NAMES) if (typeof scripts[name] !== 'string') throw new Error(`the ${name} page script was not bundled`);
+  for (const name of NAMES)
+    if (typeof scripts[name] !== 'string') throw new Error(`the ${name} page script was not bundled`);
   return scripts;
 }
 

@@ -164,7 +164,6 @@ export class ClaimPage {
     this.origin = new URL(o.publicUrl).origin;
   }
 
-
   /** The claim page's address (`<public>/claim`), named in chat and whispers. */
   get url(): string {
     return `${this.o.publicUrl}/claim`;
@@ -239,16 +238,25 @@ export class ClaimPage {
     }
     const channel = escapeHtml(this.o.channel);
     if (!viewer) {
-      this.page(res, 200, 'Claim your prize',
+      this.page(
+        res,
+        200,
+        'Claim your prize',
         `<p>Won something in <strong>${channel}</strong>'s giveaway? Log in with your Twitch account to see your prize and how to redeem it.</p>
 <p><a class="btn" id="login" href="/claim/login">Log in with Twitch</a></p>
-<p class="muted">We only learn your Twitch name. This browser stays logged in for ${SESSION_TTL_MS / 60_000} minutes, or until you log out; then the login is forgotten.</p>`);
+<p class="muted">We only learn your Twitch name. This browser stays logged in for ${SESSION_TTL_MS / 60_000} minutes, or until you log out; then the login is forgotten.</p>`,
+      );
       return;
     }
     const prizes = await this.o.prizes.prizesFor(viewer.id);
     const who = `<header><p>Logged in as <strong id="viewer">${escapeHtml(viewer.displayName)}</strong></p><form method="post" action="/claim/logout"><button class="btn ghost" type="submit">Log out</button></form></header>`;
     if (prizes.length === 0) {
-      this.page(res, 200, 'Nothing waiting', `${who}<div class="card" id="none"><p>You have no prize waiting in <strong>${channel}</strong>'s giveaways.</p><p class="muted">Won just now? The page shows your prize once the draw is finished.</p></div>`);
+      this.page(
+        res,
+        200,
+        'Nothing waiting',
+        `${who}<div class="card" id="none"><p>You have no prize waiting in <strong>${channel}</strong>'s giveaways.</p><p class="muted">Won just now? The page shows your prize once the draw is finished.</p></div>`,
+      );
       return;
     }
     await this.o.prizes.opened(viewer.id, prizes);
@@ -259,7 +267,12 @@ export class ClaimPage {
 
   private start(res: ServerResponse): void {
     const state = this.states.issue();
-    this.redirect(res, this.o.login.authorizeUrl(state, this.redirectUri), [this.cookie(STATE_COOKIE, state, STATE_TTL_MS / 1000)], 302);
+    this.redirect(
+      res,
+      this.o.login.authorizeUrl(state, this.redirectUri),
+      [this.cookie(STATE_COOKIE, state, STATE_TTL_MS / 1000)],
+      302,
+    );
   }
 
   /**
@@ -280,17 +293,35 @@ export class ClaimPage {
     const mine = state !== '' && cookieState !== '' && sameSecret(state, cookieState);
     if (!mine || !this.states.spend(state)) {
       this.refusals.note('state', { client: clientOf(req) });
-      this.page(res, 400, 'Login expired', '<p>This login link is not valid any more. Please log in again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
+      this.page(
+        res,
+        400,
+        'Login expired',
+        '<p>This login link is not valid any more. Please log in again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>',
+        [clearState],
+      );
       return;
     }
     const code = q.get('code');
     if (!code) {
-      this.page(res, 400, 'Login cancelled', '<p>The login was cancelled.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
+      this.page(
+        res,
+        400,
+        'Login cancelled',
+        '<p>The login was cancelled.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>',
+        [clearState],
+      );
       return;
     }
     if (!CODE_SHAPE.test(code)) {
       this.refusals.note('code-shape', { client: clientOf(req) });
-      this.page(res, 400, 'Login failed', '<p>Twitch did not confirm the login. Please try again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
+      this.page(
+        res,
+        400,
+        'Login failed',
+        '<p>Twitch did not confirm the login. Please try again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>',
+        [clearState],
+      );
       return;
     }
     const client = clientOf(req);
@@ -299,13 +330,25 @@ export class ClaimPage {
       viewer = await this.exchanges.run(client, () => this.o.login.identify(code, this.redirectUri));
     } catch (err) {
       this.refusals.note('exchange-failed', { reason: (err as Error).message });
-      this.page(res, 502, 'Login failed', '<p>Twitch did not confirm the login. Please try again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
+      this.page(
+        res,
+        502,
+        'Login failed',
+        '<p>Twitch did not confirm the login. Please try again.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>',
+        [clearState],
+      );
       return;
     }
     if (viewer === 'busy') {
       this.refusals.note('exchange-busy', { client, ...this.exchanges.load });
       res.setHeader('retry-after', '5');
-      this.page(res, 503, 'Busy', '<p>Many logins are waiting for Twitch just now. Please log in again in a few seconds.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>', [clearState]);
+      this.page(
+        res,
+        503,
+        'Busy',
+        '<p>Many logins are waiting for Twitch just now. Please log in again in a few seconds.</p><p><a class="btn" href="/claim/login">Log in with Twitch</a></p>',
+        [clearState],
+      );
       return;
     }
     const sid = randomBytes(32).toString('base64url');
@@ -324,13 +367,23 @@ export class ClaimPage {
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'content-security-policy':
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
       ...extra,
     };
   }
 
-  private send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string | string[]> = {}): void {
-    res.writeHead(status, this.headers({ 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra }));
+  private send(
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: string,
+    extra: Record<string, string | string[]> = {},
+  ): void {
+    res.writeHead(
+      status,
+      this.headers({ 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra }),
+    );
     res.end(body);
   }
 
@@ -360,11 +413,12 @@ function prizeCard(p: PrizeView): string {
   if (p.delivery.closedAt) {
     return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}<p>${escapeHtml(state.text)}. Ask the streamer if you have a question.</p></div>`;
   }
-  if (!p.link || !/^https?:\/\//i.test(p.link)) return `<div class="card">${head}<p>Your link is on its way: check back in a minute.</p></div>`;
+  if (!p.link || !/^https?:\/\//i.test(p.link))
+    return `<div class="card">${head}<p>Your link is on its way: check back in a minute.</p></div>`;
   const steps =
     p.kind === 'link-giveaway'
       ? '<ol><li>Open your link below.</li><li>Pick your size or variant and enter your shipping address.</li><li>Place the order: it is free.</li></ol><p class="muted">The link works once, for whoever opens it first: do not share it.</p>'
-      : '<ol><li>Open your link below.</li><li>Log in with the same Twitch account on the shop\'s page.</li><li>Pick your size or variant and enter your shipping address: it is free.</li></ol>';
+      : "<ol><li>Open your link below.</li><li>Log in with the same Twitch account on the shop's page.</li><li>Pick your size or variant and enter your shipping address: it is free.</li></ol>";
   const link = escapeHtml(p.link);
   return `<div class="card" data-draw="${escapeHtml(p.drawId)}">${head}${steps}<div class="link">${link}</div><p><a class="btn redeem" href="${link}" rel="noreferrer noopener" target="_blank">Redeem my prize</a></p></div>`;
 }

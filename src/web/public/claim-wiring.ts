@@ -18,7 +18,11 @@ export interface ClaimPageWiring {
   /** `<public>/claim` */
   readonly url: string;
   /** The route the HTTP server mounts (its one mounting point). */
-  mount(d: { prizes: ClaimPrizesPort; channel: string; clock: Clock }): (req: IncomingMessage, res: ServerResponse) => boolean;
+  mount(d: {
+    prizes: ClaimPrizesPort;
+    channel: string;
+    clock: Clock;
+  }): (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export function claimPageFor(config: Config, logger: Logger): ClaimPageWiring | undefined {
@@ -27,7 +31,9 @@ export function claimPageFor(config: Config, logger: Logger): ClaimPageWiring | 
   if (!publicUrl) return undefined;
   const reach = claimPageReach(claimPageFacts(config));
   if (reach.status !== 'on' || !clientId || !clientSecret) {
-    logger.warn(`the claim page (${publicUrl}/claim, where winners log in with Twitch and see their prize) is ${reach.detail}`);
+    logger.warn(
+      `the claim page (${publicUrl}/claim, where winners log in with Twitch and see their prize) is ${reach.detail}`,
+    );
     return undefined;
   }
   const login = new TwitchViewerLogin({
@@ -39,7 +45,6 @@ export function claimPageFor(config: Config, logger: Logger): ClaimPageWiring | 
   });
   return {
     url: `${publicUrl}/claim`,
-    mount: ({ prizes, channel, clock }) =>
-      new ClaimPage({ publicUrl, login, prizes, channel, clock, logger }).handle,
+    mount: ({ prizes, channel, clock }) => new ClaimPage({ publicUrl, login, prizes, channel, clock, logger }).handle,
   };
 }

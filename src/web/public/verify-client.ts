@@ -23,7 +23,15 @@
  * product) is only ever set through textContent.
  */
 import { beaconModeProblem } from '../../fairness/beacon-policy.js';
-import { QUICKNET, chainHashOf, randomnessOf, roundAfter, roundTimeMs, verifyRoundSignature, type DrandChain } from '../../fairness/drand.js';
+import {
+  QUICKNET,
+  chainHashOf,
+  randomnessOf,
+  roundAfter,
+  roundTimeMs,
+  verifyRoundSignature,
+  type DrandChain,
+} from '../../fairness/drand.js';
 
 /** The draw data embedded in the page (see verify-page.ts `pageData`). */
 export interface PageData {
@@ -42,7 +50,15 @@ export interface PageData {
   seed: string;
   digest: string;
   frozenAt?: string;
-  beacon?: { chain: string; round: number; randomness?: string; signature?: string; sandbox?: { publicKey: string; genesis: number; period: number } } | { unavailable: true; chain?: string; round?: number };
+  beacon?:
+    | {
+        chain: string;
+        round: number;
+        randomness?: string;
+        signature?: string;
+        sandbox?: { publicKey: string; genesis: number; period: number };
+      }
+    | { unavailable: true; chain?: string; round?: number };
   /** [userId, login, weight] */
   entrants: [string, string, number][];
   winners: { userId: string; login: string; pick: number }[];
@@ -193,13 +209,25 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
   );
 
   const sorted = [...d.entrants].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const wellFormed = sorted.every(([id, login, w], i) => id && login && !/[\t\r\n]/.test(id + login) && Number.isSafeInteger(w) && w > 0 && (i === 0 || sorted[i - 1]![0] !== id));
+  const wellFormed = sorted.every(
+    ([id, login, w], i) =>
+      id &&
+      login &&
+      !/[\t\r\n]/.test(id + login) &&
+      Number.isSafeInteger(w) &&
+      w > 0 &&
+      (i === 0 || sorted[i - 1]![0] !== id),
+  );
   const text = sorted.map(([id, login, w]) => `${id}\t${login}\t${w}\n`).join('');
   const digest = await sha256Hex(enc.encode(text));
   const recorded = d.digestAnnounced
     ? `announced at close: ${d.digest} (in chat as the list code ${d.digest.slice(0, CODE)})`
     : `recorded at close: ${d.digest}`;
-  add(wellFormed && digest === d.digest, 'Entrant list', `${count(sorted.length, 'entrant')}; SHA-256 of the canonical list = ${digest}; ${recorded}`);
+  add(
+    wellFormed && digest === d.digest,
+    'Entrant list',
+    `${count(sorted.length, 'entrant')}; SHA-256 of the canonical list = ${digest}; ${recorded}`,
+  );
 
   let key = seed;
   if (d.algorithm === V2) {
@@ -216,32 +244,55 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
       const modeProblem = beaconModeProblem(d.mode, b);
       if (modeProblem) detail = modeProblem;
       else if (!chain) detail = `unknown beacon chain ${b.chain}`;
-      else if (!verifyRoundSignature(chain, b.round, b.signature)) detail = `round ${b.round}: the BLS signature does NOT verify against the chain's public key`;
-      else if (randomnessOf(b.signature) !== b.randomness) detail = `round ${b.round}: randomness is not SHA-256(signature)`;
-      else if (!Number.isFinite(frozen) || roundTimeMs(chain, b.round) <= frozen) detail = `round ${b.round} was published before the entrant list was frozen`;
-      else if (roundAfter(chain, frozen) !== b.round) detail = `round ${b.round} is not the first round after the freeze (${roundAfter(chain, frozen)})`;
+      else if (!verifyRoundSignature(chain, b.round, b.signature))
+        detail = `round ${b.round}: the BLS signature does NOT verify against the chain's public key`;
+      else if (randomnessOf(b.signature) !== b.randomness)
+        detail = `round ${b.round}: randomness is not SHA-256(signature)`;
+      else if (!Number.isFinite(frozen) || roundTimeMs(chain, b.round) <= frozen)
+        detail = `round ${b.round} was published before the entrant list was frozen`;
+      else if (roundAfter(chain, frozen) !== b.round)
+        detail = `round ${b.round} is not the first round after the freeze (${roundAfter(chain, frozen)})`;
       else {
         ok = true;
         detail = `${b.sandbox ? 'SANDBOX beacon (a local test key, not drand)' : 'drand quicknet'} round ${b.round}, published ${new Date(roundTimeMs(chain, b.round)).toISOString()} after the list was frozen at ${d.frozenAt}; BLS signature valid; randomness ${b.randomness}`;
       }
       if (ok && seed) {
-        key = await hmac(seed, concat(enc.encode('giftdrop-drand-v2'), new Uint8Array([0]), hexToBytes(d.digest), u64(b.round), hexToBytes(b.randomness)));
+        key = await hmac(
+          seed,
+          concat(
+            enc.encode('giftdrop-drand-v2'),
+            new Uint8Array([0]),
+            hexToBytes(d.digest),
+            u64(b.round),
+            hexToBytes(b.randomness),
+          ),
+        );
       }
     }
     if (!add(ok, beaconTitle(b), detail)) key = undefined;
   } else if (d.beacon && 'unavailable' in d.beacon) {
-    add(true, 'Public beacon', `not used: round ${d.beacon.round ?? '?'} could not be fetched in time, so the winners come from the seed alone (v1)`);
+    add(
+      true,
+      'Public beacon',
+      `not used: round ${d.beacon.round ?? '?'} could not be fetched in time, so the winners come from the seed alone (v1)`,
+    );
   }
 
   let winners: string[] = [];
   if (key && seed) {
     const aside = d.setAside ?? [];
     const used = d.winners.length + d.rerolls.length + aside.length;
-    const seq = await picks(key, d.digest, sorted.map((e) => e[2]), used);
+    const seq = await picks(
+      key,
+      d.digest,
+      sorted.map((e) => e[2]),
+      used,
+    );
     const byPick = new Map(d.winners.map((w) => [w.pick, w]));
     const asideAt = new Map(aside.map((a) => [a.pick, a]));
     const problems: string[] = [];
-    if (asideAt.size !== aside.length || aside.some((a, i) => i > 0 && a.pick <= aside[i - 1]!.pick)) problems.push('the set-aside picks are not in pick order');
+    if (asideAt.size !== aside.length || aside.some((a, i) => i > 0 && a.pick <= aside[i - 1]!.pick))
+      problems.push('the set-aside picks are not in pick order');
     if (seq.length < used) problems.push(`the history uses ${used} picks but only ${seq.length} exist`);
     const away = new Map<string, number>();
     for (const r of d.rerolls) away.set(r.replacedUserId, (away.get(r.replacedUserId) ?? 0) + 1);
@@ -253,7 +304,8 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
         if (w.userId !== e[0]) problems.push(`winner at pick ${p} should be ${e[1]}, the history says ${w.login}`);
         if (a) problems.push(`pick ${p} is both a winner and set aside`);
       } else if (a) {
-        if (a.userId !== e[0]) problems.push(`pick ${p} is ${e[1]}, but the history says ${a.login} was set aside there`);
+        if (a.userId !== e[0])
+          problems.push(`pick ${p} is ${e[1]}, but the history says ${a.login} was set aside there`);
       } else if ((away.get(e[0]) ?? 0) > 0) away.set(e[0], away.get(e[0])! - 1);
       else problems.push(`pick ${p} is ${e[1]}, who is neither a winner nor rerolled away`);
     });
@@ -262,17 +314,28 @@ async function verifyPageData(d: PageData): Promise<{ checks: Check[]; winners: 
     d.rerolls.forEach((r, k) => {
       const position = taken[d.winners.length + k] ?? -1;
       const drawn = sorted[seq[position] ?? -1];
-      if (r.pick !== undefined && r.pick !== position) problems.push(`reroll ${k + 1} took pick ${r.pick}, the next unused pick was ${position}`);
-      if (drawn && r.newUserId !== undefined && r.newUserId !== drawn[0]) problems.push(`reroll ${k + 1} names the wrong replacement (pick ${position} is ${drawn[1]})`);
+      if (r.pick !== undefined && r.pick !== position)
+        problems.push(`reroll ${k + 1} took pick ${r.pick}, the next unused pick was ${position}`);
+      if (drawn && r.newUserId !== undefined && r.newUserId !== drawn[0])
+        problems.push(`reroll ${k + 1} names the wrong replacement (pick ${position} is ${drawn[1]})`);
       const first = seq.findIndex((i) => sorted[i]![0] === r.replacedUserId);
-      if (first < 0 || first >= position) problems.push(`reroll ${k + 1} replaced ${r.replacedLogin}, who was not a winner before pick ${position}`);
+      if (first < 0 || first >= position)
+        problems.push(`reroll ${k + 1} replaced ${r.replacedLogin}, who was not a winner before pick ${position}`);
     });
     winners = [...byPick.entries()].sort((a, b) => a[0] - b[0]).map(([p]) => sorted[seq[p] ?? -1]?.[1] ?? '?');
-    const nobody = d.winners.length === 0 ? `nobody won this draw${d.failure ? ` (${d.failure})` : ''}, so no pick stands` : '';
-    const recomputed = used === 0 ? nobody : `${count(used, 'pick')} recomputed; winners in pick order: ${winners.join(', ') || '(none)'}${d.rerolls.length ? `; ${count(d.rerolls.length, 'reroll')} took the next picks` : ''}`;
+    const nobody =
+      d.winners.length === 0 ? `nobody won this draw${d.failure ? ` (${d.failure})` : ''}, so no pick stands` : '';
+    const recomputed =
+      used === 0
+        ? nobody
+        : `${count(used, 'pick')} recomputed; winners in pick order: ${winners.join(', ') || '(none)'}${d.rerolls.length ? `; ${count(d.rerolls.length, 'reroll')} took the next picks` : ''}`;
     add(problems.length === 0, 'Winners', problems.length ? problems.join('; ') : recomputed);
     if (aside.length)
-      add(problems.length === 0, 'Set aside by the account rules', aside.map((a) => `pick ${a.pick}: ${a.login} (${a.reason}; ${answered(a.at, d.frozenAt)})`).join('; '));
+      add(
+        problems.length === 0,
+        'Set aside by the account rules',
+        aside.map((a) => `pick ${a.pick}: ${a.login} (${a.reason}; ${answered(a.at, d.frozenAt)})`).join('; '),
+      );
   } else {
     add(false, 'Winners', 'not recomputed: an earlier check failed');
   }
@@ -314,13 +377,17 @@ async function main(doc: Doc): Promise<void> {
     li.appendChild(el('strong', `${c.ok ? '✔' : '✘'} ${c.title}: `));
     // Hashes and hex (16+ hex digits) may wrap anywhere (class hex); the words around them never do.
     const span = el('span', '');
-    c.detail.split(/([0-9a-f]{16,})/).forEach((part, i) => part && span.appendChild(el(i % 2 ? 'code' : 'span', part, i % 2 ? 'hex' : '')));
+    c.detail
+      .split(/([0-9a-f]{16,})/)
+      .forEach((part, i) => part && span.appendChild(el(i % 2 ? 'code' : 'span', part, i % 2 ? 'hex' : '')));
     li.appendChild(span);
     list.appendChild(li);
   }
   const allOk = result.checks.every((c) => c.ok);
   const nobody = data.winners.length === 0;
-  doc.getElementById('computed-winners')!.textContent = nobody ? `Nobody won this draw${data.failure ? `: ${data.failure}` : '.'}` : result.winners.join(', ');
+  doc.getElementById('computed-winners')!.textContent = nobody
+    ? `Nobody won this draw${data.failure ? `: ${data.failure}` : '.'}`
+    : result.winners.join(', ');
   const nobodyLine = `Nobody won this draw${data.failure ? `: ${data.failure}` : ''}. `;
   status.textContent = allOk
     ? nobody

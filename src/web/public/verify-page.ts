@@ -96,7 +96,15 @@ function pageData(record: DrawRecord): PageData {
       ...(r.pick !== undefined ? { pick: r.pick } : {}),
     })),
     ...(record.setAside?.length
-      ? { setAside: record.setAside.map((a) => ({ pick: a.pick, userId: a.userId, login: a.login, reason: a.reason, at: a.at })) }
+      ? {
+          setAside: record.setAside.map((a) => ({
+            pick: a.pick,
+            userId: a.userId,
+            login: a.login,
+            reason: a.reason,
+            at: a.at,
+          })),
+        }
       : {}),
   };
 }
@@ -128,7 +136,10 @@ async function pageJson(record: DrawRecord): Promise<string> {
 
 /** JSON safe inside a <script> element: `<`, U+2028 and U+2029 escaped. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 // Words wrap between words (never inside one); only hashes and hex, set in .hex by the script,

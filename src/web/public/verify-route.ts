@@ -46,7 +46,8 @@ import { clientOf } from '../../http/surfaces.js';
 type HttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** The page's own policy (inline script and style are the page's; nothing else, never framed). */
-export const VERIFY_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const VERIFY_CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const HEADERS = {
   'content-security-policy': VERIFY_CSP,
   'x-frame-options': 'DENY',
@@ -90,7 +91,11 @@ export interface VerifyRoute extends HttpRoute {
 }
 
 function text(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...HEADERS });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...HEADERS,
+  });
   res.end(body);
 }
 
@@ -150,7 +155,12 @@ function servePage(req: IncomingMessage, res: ServerResponse, page: Page, bytes:
 export function verifyRoute(
   draws: { getDraw(id: string): Promise<DrawRecord | undefined> },
   logger: Logger,
-  o: { pageBytes?: RateLimitOptions; buildLimit?: RateLimitOptions; clientBuildLimit?: RateLimitOptions; now?: () => number } = {},
+  o: {
+    pageBytes?: RateLimitOptions;
+    buildLimit?: RateLimitOptions;
+    clientBuildLimit?: RateLimitOptions;
+    now?: () => number;
+  } = {},
 ): VerifyRoute {
   const log = logger.child({ module: 'verify-page' });
   const now = o.now ?? Date.now;
@@ -175,7 +185,8 @@ export function verifyRoute(
     // client's own budget first: a client over it does not spend everyone's.
     const closed = Date.parse(record.closedAt ?? '');
     const recent = Number.isFinite(closed) && now() - closed < RECENT_MS;
-    if (!recent && (!clientBuilds.take(client).ok || !buildLimit.take('all').ok)) return { status: 503, text: 'busy building pages; try again in a few seconds\n' };
+    if (!recent && (!clientBuilds.take(client).ok || !buildLimit.take('all').ok))
+      return { status: 503, text: 'busy building pages; try again in a few seconds\n' };
     builds += 1;
     return { status: 200, page: await compressed(Buffer.from(await renderVerifyPage(record))) };
   };

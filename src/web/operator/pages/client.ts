@@ -99,8 +99,14 @@ export interface EventStreamOptions {
   signal?: AbortSignal;
 }
 
-export function readEventStream(path: string, onEvent: (name: string, data: string) => void, options: EventStreamOptions = {}): { close(): void } {
-  const fetcher = options.fetcher ?? ((p: string, init: RequestInit) => fetch(p, { credentials: 'omit', cache: 'no-store', ...init }));
+export function readEventStream(
+  path: string,
+  onEvent: (name: string, data: string) => void,
+  options: EventStreamOptions = {},
+): { close(): void } {
+  const fetcher =
+    options.fetcher ??
+    ((p: string, init: RequestInit) => fetch(p, { credentials: 'omit', cache: 'no-store', ...init }));
   let retry = options.retryMs ?? 3000;
   let closed = false;
   let controller: AbortController | undefined;

@@ -53,7 +53,13 @@ function withHex<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, tex
   return e;
 }
 // One time format for the whole page: "Nov 27, 13:46:06" in the viewer's locale (never split).
-const WHEN = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const WHEN = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
 function when(t: string | number | null | undefined): string {
   return t ? WHEN.format(new Date(t)) : '';
 }
@@ -88,7 +94,11 @@ function failed(err: unknown): void {
 
 async function act(action: string, body: Record<string, unknown> = {}): Promise<void> {
   try {
-    const res = await authFetch(`/dashboard/api/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await authFetch(`/dashboard/api/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (res.status === 401) return;
     const out = (await res.json()) as ActionAnswer;
     showAnswer(out.ok, out.message || (out.ok ? 'Done.' : 'Refused.'));
@@ -167,7 +177,12 @@ function winnerRow(d: DashboardDraw, w: DashboardWinner): HTMLElement {
     const rr = el('button', 'small ghost', 'Reroll');
     rr.type = 'button';
     rr.dataset['reroll'] = w.login;
-    const keep = confirmed(rr, `reroll:${d.id}:${w.login}`, `Confirm: replace @${w.login}`, () => void act('reroll', { login: w.login, drawId: d.id }));
+    const keep = confirmed(
+      rr,
+      `reroll:${d.id}:${w.login}`,
+      `Confirm: replace @${w.login}`,
+      () => void act('reroll', { login: w.login, drawId: d.id }),
+    );
     row.append(rr, keep);
   }
   return row;
@@ -247,7 +262,9 @@ function renderState(s: DashboardState): void {
   byId('status').textContent =
     `${s.mode} · chat ${s.chat}${transport}${s.chatReason ? ` (${s.chatReason})` : ''}` +
     (s.eventsub ? ` · EventSub ${s.eventsub}${s.eventsubReason ? ` (${s.eventsubReason})` : ''}` : '') +
-    (s.channelPoints ? ` · channel points: ${s.channelPoints.entered} entered, ${s.channelPoints.refunded} refunded` : '') +
+    (s.channelPoints
+      ? ` · channel points: ${s.channelPoints.entered} entered, ${s.channelPoints.refunded} refunded`
+      : '') +
     ` · #${s.channel}`;
   const problems = s.problems ?? [];
   byId('problems').hidden = problems.length === 0;
@@ -255,7 +272,9 @@ function renderState(s: DashboardState): void {
   renderReach(s.reach ?? []);
   const open = s.draws.filter((d) => d.active);
   const recent = s.draws.filter((d) => !d.active && (d.winners.length || d.status === 'failed'));
-  byId('open').replaceChildren(...(open.length ? open.map((d) => drawBlock(d, s.now)) : [el('p', 'muted', 'No draw is open.')]));
+  byId('open').replaceChildren(
+    ...(open.length ? open.map((d) => drawBlock(d, s.now)) : [el('p', 'muted', 'No draw is open.')]),
+  );
   const can = s.actions;
   const end = byId('end');
   end.hidden = !can.end;
@@ -265,12 +284,16 @@ function renderState(s: DashboardState): void {
   cancelKeep.refresh();
   if (!can.cancel) cancelKeep.hidden = true;
   byId('retry').hidden = !can.retry;
-  byId('recent').replaceChildren(...(recent.length ? recent.map((d) => drawBlock(d, s.now)) : [el('p', 'muted', 'No winners yet.')]));
+  byId('recent').replaceChildren(
+    ...(recent.length ? recent.map((d) => drawBlock(d, s.now)) : [el('p', 'muted', 'No winners yet.')]),
+  );
   // One link giveaway at a time (the engine refuses a second): no picker while one runs.
   byId('products').hidden = !can.start;
   byId('start-form').hidden = !can.start;
   byId('start-busy').hidden = can.start;
-  byId('start-busy').textContent = can.running ? `A link giveaway is running (${can.running}): end or cancel it to start another.` : '';
+  byId('start-busy').textContent = can.running
+    ? `A link giveaway is running (${can.running}): end or cancel it to start another.`
+    : '';
   byId('entrants-box').hidden = open.length === 0;
   const sel = byId<HTMLSelectElement>('entrant-draw');
   const want = open.map((d) => d.id).join(',');
@@ -278,7 +301,11 @@ function renderState(s: DashboardState): void {
     const keep = sel.value;
     sel.replaceChildren(
       ...open.map((d) => {
-        const o = el('option', '', `${d.prize} (${d.kind === 'link-giveaway' ? 'link giveaway' : 'gift draw'}, ${when(d.openedAt)})`);
+        const o = el(
+          'option',
+          '',
+          `${d.prize} (${d.kind === 'link-giveaway' ? 'link giveaway' : 'gift draw'}, ${when(d.openedAt)})`,
+        );
         o.value = d.id;
         return o;
       }),
@@ -293,7 +320,9 @@ async function refresh(): Promise<void> {
     const s = await getJson<DashboardState>('/dashboard/api/state');
     // A draw changed (opened, drawn, rerolled...): the History is loaded BEFORE the lists show it,
     // so it never says "drawing" beside winners already listed.
-    const seen = s.draws.map((d) => `${d.id}:${d.status}:${d.phase}:${d.winners.map((w) => w.login).join('+')}`).join('|');
+    const seen = s.draws
+      .map((d) => `${d.id}:${d.status}:${d.phase}:${d.winners.map((w) => w.login).join('+')}`)
+      .join('|');
     if (seen !== drawsSeen) {
       drawsSeen = seen;
       await loadHistory();
@@ -302,7 +331,12 @@ async function refresh(): Promise<void> {
     await loadEntrants();
     await loadPrizes();
     const t = await getJson<TranscriptAnswer>('/dashboard/api/transcript');
-    byId('transcript').replaceChildren(...t.bot.slice().reverse().map((l) => line(l.at, l.text)));
+    byId('transcript').replaceChildren(
+      ...t.bot
+        .slice()
+        .reverse()
+        .map((l) => line(l.at, l.text)),
+    );
     byId('winner-chat').replaceChildren(...t.winners.map((l) => line(l.at, `[${l.prize}] ${l.name}: ${l.text}`)));
   } catch (err) {
     failed(err);
@@ -333,7 +367,13 @@ async function loadPrizes(): Promise<void> {
       } else buttons.push(el('span', 'muted', `reminded (${x.delivery.remindedBy ?? '?'})`));
       const state = el('td', 'state', x.label + (x.delivery.whisperProblem ? ' (whisper refused)' : ''));
       state.dataset['label'] = 'state';
-      tr.append(cell('winner', `${x.displayName} @${x.login}${x.replaced ? ' (replaced: keeps the link they saw)' : ''}`), cell('prize', x.product), state, cell('since', time(x.delivery.announcedAt)), cell('', ...buttons));
+      tr.append(
+        cell('winner', `${x.displayName} @${x.login}${x.replaced ? ' (replaced: keeps the link they saw)' : ''}`),
+        cell('prize', x.product),
+        state,
+        cell('since', time(x.delivery.announcedAt)),
+        cell('', ...buttons),
+      );
       return tr;
     }),
   );
@@ -348,17 +388,25 @@ async function loadEntrants(): Promise<void> {
     return;
   }
   const q = byId<HTMLInputElement>('entrant-search').value;
-  const r = await getJson<EntrantsAnswer>(`/dashboard/api/entrants?draw=${encodeURIComponent(id)}&q=${encodeURIComponent(q)}`);
+  const r = await getJson<EntrantsAnswer>(
+    `/dashboard/api/entrants?draw=${encodeURIComponent(id)}&q=${encodeURIComponent(q)}`,
+  );
   // With account rules, 'eligible' is the chat rules' verdict: Twitch checks the rest at the close.
   const a = r.accountRules;
   byId('entrant-count').textContent =
-    `${r.total} entered, ${r.eligible} eligible${a ? ' by the chat rules' : ''}${q ? `, ${r.matched} match` : ''}` + (a ? `; checked ${a.checked}: ${a.rules}` : '');
+    `${r.total} entered, ${r.eligible} eligible${a ? ' by the chat rules' : ''}${q ? `, ${r.matched} match` : ''}` +
+    (a ? `; checked ${a.checked}: ${a.rules}` : '');
   const verdict = a ? 'eligible by the chat rules' : 'eligible';
   byId('entrant-verdict').textContent = verdict;
   body.replaceChildren(
     ...r.entrants.map((e) => {
       const tr = el('tr');
-      tr.append(cell('name', e.displayName), cell('login', e.login), cell('tickets', e.weight), cell(verdict, e.eligible ? 'yes' : `no: ${e.why ?? ''}`));
+      tr.append(
+        cell('name', e.displayName),
+        cell('login', e.login),
+        cell('tickets', e.weight),
+        cell(verdict, e.eligible ? 'yes' : `no: ${e.why ?? ''}`),
+      );
       return tr;
     }),
   );
@@ -411,7 +459,14 @@ async function loadProducts(): Promise<void> {
           img.src = x.image;
           b.append(img);
         }
-        b.append(el('div', 'name', x.name), el('div', 'muted', x.stock === 'unlimited' ? 'unlimited' : x.stock === null ? 'stock ?' : `${x.stock} in stock`));
+        b.append(
+          el('div', 'name', x.name),
+          el(
+            'div',
+            'muted',
+            x.stock === 'unlimited' ? 'unlimited' : x.stock === null ? 'stock ?' : `${x.stock} in stock`,
+          ),
+        );
         b.addEventListener('click', () => {
           selectedProduct = x.id;
           for (const o of Array.from(byId('products').children)) o.classList.toggle('selected', o === b);
@@ -444,7 +499,11 @@ byId('start-form').addEventListener('submit', (e) => {
     showAnswer(false, 'Pick a product first.');
     return;
   }
-  void act('start', { product: selectedProduct, winners: Number(byId<HTMLInputElement>('start-winners').value), seconds: Number(byId<HTMLInputElement>('start-seconds').value) });
+  void act('start', {
+    product: selectedProduct,
+    winners: Number(byId<HTMLInputElement>('start-winners').value),
+    seconds: Number(byId<HTMLInputElement>('start-seconds').value),
+  });
 });
 byId('end').addEventListener('click', () => void act('end'));
 byId('retry').addEventListener('click', () => void act('retry'));

@@ -188,13 +188,15 @@ const ALERT_ICONS: Record<OverlayAlert['kind'], string> = {
   // a shopping bag
   order: 'M6 7h12l1.2 13H4.8L6 7Zm3 0V6a3 3 0 0 1 6 0v1h-1.6V6a1.4 1.4 0 0 0-2.8 0v1H9Z',
   // a heart
-  donation: 'M12 21s-7.5-4.6-9.3-9.2C1.4 8.4 3.6 5 7 5c2 0 3.4 1.1 5 3 1.6-1.9 3-3 5-3 3.4 0 5.6 3.4 4.3 6.8C19.5 16.4 12 21 12 21Z',
+  donation:
+    'M12 21s-7.5-4.6-9.3-9.2C1.4 8.4 3.6 5 7 5c2 0 3.4 1.1 5 3 1.6-1.9 3-3 5-3 3.4 0 5.6 3.4 4.3 6.8C19.5 16.4 12 21 12 21Z',
   // a star
   subscription: 'M12 2.5l2.9 6 6.6.9-4.8 4.6 1.2 6.5L12 17.4l-5.9 3.1 1.2-6.5-4.8-4.6 6.6-.9L12 2.5Z',
   // a speech bubble
   thankYou: 'M4 4h16a1 1 0 0 1 1 1v11a1 1 0 0 1-1 1h-9l-5 4v-4H4a1 1 0 0 1-1-1V5a1 1 0 0 1 1-1Z',
   // a gift box
-  giftPurchase: 'M3 9h18v4H3V9Zm2 4h14v8H5v-8Zm6-4h2v12h-2V9ZM12 9c-2-4-6-4-6-1.5S10 9 12 9Zm0 0c2-4 6-4 6-1.5S14 9 12 9Z',
+  giftPurchase:
+    'M3 9h18v4H3V9Zm2 4h14v8H5v-8Zm6-4h2v12h-2V9ZM12 9c-2-4-6-4-6-1.5S10 9 12 9Zm0 0c2-4 6-4 6-1.5S14 9 12 9Z',
 };
 
 function icon(path: string): SVGSVGElement {
@@ -247,7 +249,12 @@ function revealing(d: OverlayDraw, now: number, state: OverlayState): boolean {
  * The card or band row of `d` in `map`, made and placed in `parent` when new (without its
  * entrance animation on the first frame after a load: that one restores).
  */
-function placed<T extends { root: HTMLElement }>(map: Map<string, T>, d: OverlayDraw, make: (d: OverlayDraw) => T, parent: HTMLElement): T {
+function placed<T extends { root: HTMLElement }>(
+  map: Map<string, T>,
+  d: OverlayDraw,
+  make: (d: OverlayDraw) => T,
+  parent: HTMLElement,
+): T {
   let e = map.get(d.key);
   if (!e) {
     e = make(d);
@@ -324,7 +331,11 @@ function fit(): void {
     // (layout boxes: the pop animation's scale does not count)
     const top = box.top + (box.height - e.offsetHeight * s) / 2;
     const left = box.left + (box.width - e.offsetWidth * s) / 2;
-    const inside = top >= -0.5 && left >= -0.5 && top + e.offsetHeight * s <= innerHeight + 0.5 && left + e.offsetWidth * s <= innerWidth + 0.5;
+    const inside =
+      top >= -0.5 &&
+      left >= -0.5 &&
+      top + e.offsetHeight * s <= innerHeight + 0.5 &&
+      left + e.offsetWidth * s <= innerWidth + 0.5;
     e.classList.toggle('offscreen', !inside && !always);
   };
   for (const c of cards.values()) hide(c.root, c.running);
