@@ -11,10 +11,9 @@
  * Does not: check or save anything itself (setup-service.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { hasDashboardToken, loadDashboardToken, sameOriginJsonPost } from '../web/operator/dashboard-auth.js';
 import { escapeHtml } from '../shared/html.js';
+import { bundleBrowserScript, prebuiltOrBundled } from '../web/browser-script.js';
 import type { SetupService } from './setup-service.js';
 
 declare const GIFTDROP_SETUP_CLIENT: string | undefined;
@@ -29,36 +28,18 @@ const HEADERS = {
 };
 const MAX_BODY = 16 * 1024;
 
-let bundled: Promise<string> | undefined;
-
 /**
  * Bundles the setup page's script for browsers.
  * @public scripts/package.mjs calls it (from dist/) to prebuild the script for the executable.
  */
-export async function bundleSetupClient(): Promise<string> {
-  const here = fileURLToPath(import.meta.url);
-  const entry = fileURLToPath(new URL(`./setup-client${extname(here)}`, import.meta.url));
-  const { build } = await import('esbuild');
-  const out = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2020',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-  });
-  return out.outputFiles[0]!.text;
+export function bundleSetupClient(): Promise<string> {
+  return bundleBrowserScript(import.meta.url, 'setup-client');
 }
 
-function setupScript(): Promise<string> {
-  if (typeof GIFTDROP_SETUP_CLIENT === 'string') return Promise.resolve(GIFTDROP_SETUP_CLIENT);
-  bundled ??= bundleSetupClient();
-  bundled.catch(() => (bundled = undefined));
-  return bundled;
-}
+const setupScript = prebuiltOrBundled(
+  typeof GIFTDROP_SETUP_CLIENT === 'string' ? GIFTDROP_SETUP_CLIENT : undefined,
+  bundleSetupClient,
+);
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1b1b1f}
 .row{border:1px solid #ccd;border-radius:.5rem;padding:.6rem 1rem;margin:.8rem 0}.row h2{font-size:1.05rem;display:inline;margin-right:.6rem}

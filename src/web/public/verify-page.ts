@@ -16,13 +16,12 @@
  * executable carries it prebuilt instead (`GIFTDROP_VERIFY_CLIENT`). Needs a record whose
  * seed is revealed (`pageProblem` says why not).
  */
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DrawRecord } from '../../giveaway/model.js';
 import type { PageData } from './verify-client.js';
 import { runSliced } from '../../fairness/steps.js';
 import { escapeHtml } from '../../shared/html.js';
 import { channelCountsText } from '../../giveaway/shared-chat-counts.js';
+import { bundleBrowserScript, prebuiltOrBundled } from '../browser-script.js';
 
 /**
  * The script prebuilt at package time: scripts/package.mjs defines it (esbuild `define`) in the
@@ -30,37 +29,20 @@ import { channelCountsText } from '../../giveaway/shared-chat-counts.js';
  */
 declare const GIFTDROP_VERIFY_CLIENT: string | undefined;
 
-let bundled: Promise<string> | undefined;
-
 /**
- * Bundles the verify page's script for browsers with esbuild.
+ * Bundles the verify page's script for browsers with esbuild (`</script` escaped: the page
+ * carries it inline).
  * @public scripts/package.mjs calls it (from dist/) to prebuild the script for the executable.
  */
 export async function bundleVerifyClient(): Promise<string> {
-  const here = fileURLToPath(import.meta.url);
-  const entry = fileURLToPath(new URL(`./verify-client${extname(here)}`, import.meta.url));
-  const { build } = await import('esbuild');
-  const out = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2020',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-  });
-  return out.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
+  return (await bundleBrowserScript(import.meta.url, 'verify-client')).replace(/<\/(script)/gi, '<\\/$1');
 }
 
 /** The verify page's script: the prebuilt one, or bundled on first use (cached for the process). */
-function verifyScript(): Promise<string> {
-  if (typeof GIFTDROP_VERIFY_CLIENT === 'string') return Promise.resolve(GIFTDROP_VERIFY_CLIENT);
-  bundled ??= bundleVerifyClient();
-  bundled.catch(() => (bundled = undefined));
-  return bundled;
-}
+const verifyScript = prebuiltOrBundled(
+  typeof GIFTDROP_VERIFY_CLIENT === 'string' ? GIFTDROP_VERIFY_CLIENT : undefined,
+  bundleVerifyClient,
+);
 
 /** Why `record` has no page yet, or undefined when it has one. */
 export function pageProblem(record: DrawRecord): string | undefined {
