@@ -10,9 +10,10 @@
  *   whose handling throws is logged (error); the bot keeps running either way;
  * - a NOTICE reaches `notice` with its msg-id ('' when it has none) and text ('' when absent);
  *   an AutoMod hold reaches `automod`; MODE +o/-o for the bot reaches `mod`;
- * - the receive path does one channel compare, one clock reading (the line's `receivedAt`), one
- *   TagsMessage (identity and text read now, the other fields when first used) and one call per
- *   line.
+ * - the receive path does one channel compare, one TagsMessage (identity and text read now, the
+ *   other fields when first used) and one call per line; the clock is read once per socket read
+ *   (the lines tmi.js reports from one read, synchronously, share that `receivedAt`: the reading
+ *   is dropped by a microtask queued with it, which runs once they are all handled).
  * Connection state, the outbox and the token are not here (client.ts owns them).
  */
 import type tmi from 'tmi.js';
@@ -51,9 +52,18 @@ interface RouteLog {
 export function routeChannelEvents(source: ChannelSource, handlers: ChannelHandlers): void {
   const { client, channelKey, botLogin, log, clock } = source;
   const channel = channelKey.slice(1);
+  /** When the current socket read was handled (-1: none yet; see the module header). */
+  let readAt = -1;
+  const readDone = (): void => {
+    readAt = -1;
+  };
   const receive = (tags: TmiTags, text: string): void => {
     try {
-      const message = TagsMessage.of(channel, tags, text, false, clock.now());
+      if (readAt < 0) {
+        readAt = clock.now();
+        queueMicrotask(readDone);
+      }
+      const message = TagsMessage.of(channel, tags, text, false, readAt);
       if (typeof message !== 'string') handlers.message(message);
       else
         log.warn(
