@@ -87,14 +87,15 @@ export class LiveConsole {
         `${this.paint('2', '[chat]')} ${this.paint('36;1', `bot> ${bot.chat.botLogin}:`)} ${this.paint('36', said(text))}`,
       );
     const onEntered = (drawId: string, _e: unknown, total: number) => {
+      // (one map read per entrant; the map is written only for a draw's first entrant since the last summary)
       let e = this.entered.get(drawId);
       if (!e) {
         const prize = bot.engine.drawViews().find((v) => v.record.id === drawId)?.record.offer.name ?? drawId;
         e = { prize, count: 0, total };
+        this.entered.set(drawId, e);
       }
       e.count += 1;
       e.total = total;
-      this.entered.set(drawId, e);
     };
     const onState = (state: string) => this.print(this.paint('33', `[chat] connection: ${state}`));
     const onHealth = (h: { chat: string; reason?: string }) => {

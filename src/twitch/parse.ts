@@ -78,6 +78,8 @@ export class TagsMessage implements ChatMessage {
   readonly self: boolean;
   readonly #tags: TmiTags;
   #roles: ChatRoles | undefined;
+  /** `source-room-id` once read (null: not read yet); the command gate and the entry both ask. */
+  #source: string | undefined | null = null;
 
   private constructor(
     channel: string,
@@ -146,7 +148,8 @@ export class TagsMessage implements ChatMessage {
 
   /** Shared Chat's `source-room-id`; undefined outside a Shared Chat session. */
   get sourceChannelId(): string | undefined {
-    return str(this.#tags['source-room-id']);
+    const source = this.#source;
+    return source !== null ? source : (this.#source = str(this.#tags['source-room-id']));
   }
 
   /** Shared Chat's `source-only` (tmi.js turned `1` into true); undefined when absent. */
