@@ -4,11 +4,13 @@
  * answers with three scattered memory reads (bucket, entry, key string). Here a decimal id of
  * 1-15 digits (every Twitch id) is keyed by its two 32-bit digit keys (fairness/digit-keys.ts: equal keys
  * are equal ids, leading zeros included; keyHi is never 0) in an open-addressing hash table probed
- * linearly: `keys` holds [keyHi, keyLo] per slot (8 bytes, aligned: eight slots per cache line,
- * none split across two; keyHi 0 = empty) and `rows` the slot's row, read only when the row is
- * asked for. "In already?" reads `keys` alone, usually one cache line: under a chat flood the
- * parser's garbage keeps evicting the table from the CPU's caches, so each line it touches is a
- * memory read. Any other id goes to a Map.
+ * linearly: `slots` holds [keyHi, keyLo, row] per slot (12 bytes; keyHi 0 = empty). "In
+ * already?" usually reads one cache line (one key in 16 straddles two), and a new id's row is
+ * written into that same line: under a chat flood the parser's garbage keeps evicting the table
+ * from the CPU's caches, so each line it touches is a memory read. (A separate array of rows,
+ * 8-byte key slots beside it, cost a second line per new entrant: about 0.5% of the bot's CPU per
+ * new entrant in bench/chat-process.bench.ts's profile; 16-byte slots made the probes slower.)
+ * Any other id goes to a Map.
  *
  * Contract: `add(id, row)` records a new id and returns true, or returns false (and records
  * nothing) when the id is in already; `has(id)` tells whether it is in; `rowOf(id)` is its row or
@@ -26,6 +28,8 @@ import { readDigitKey } from '../../fairness/index.js';
 const EMPTY = 0;
 /** Slots at start (a power of two). */
 const FIRST_SLOTS = 64;
+/** Words per slot: keyHi, keyLo, row. */
+const W = 3;
 
 /** The digit key of the id being looked up (no allocation per lookup). */
 const KEY = new Uint32Array(2);
@@ -36,10 +40,8 @@ function slotOf(h: number, l: number, mask: number): number {
 }
 
 export class IdIndex {
-  /** 2 words per slot: keyHi (0 = empty), keyLo. */
-  private keys = new Uint32Array(FIRST_SLOTS * 2);
-  /** The row of each filled slot. */
-  private rows = new Uint32Array(FIRST_SLOTS);
+  /** W words per slot: keyHi (0 = empty), keyLo, row. */
+  private slots = new Uint32Array(FIRST_SLOTS * W);
   private mask = FIRST_SLOTS - 1;
   private used = 0;
   private readonly others = new Map<string, number>();
@@ -62,7 +64,7 @@ export class IdIndex {
   rowOf(id: string): number {
     if (!readDigitKey(id, KEY)) return this.others.get(id) ?? -1;
     const i = this.slotOfKey(id, KEY[0]!, KEY[1]!);
-    return i < 0 ? -1 : this.rows[i]!;
+    return i < 0 ? -1 : this.slots[i * W + 2]!;
   }
 
   /** Records `id` at `row`; false (nothing recorded) when `id` is in already. */
@@ -85,10 +87,10 @@ export class IdIndex {
 
   /** The slot holding the key (h, l) of `id`, or -1 (remembering the free slot where it would go). */
   private slotOfKey(id: string, h: number, l: number): number {
-    const keys = this.keys;
+    const slots = this.slots;
     const mask = this.mask;
     for (let i = slotOf(h, l, mask); ; i = (i + 1) & mask) {
-      const k = keys[i * 2]!;
+      const k = slots[i * W]!;
       if (k === EMPTY) {
         this.missId = id;
         this.missHi = h;
@@ -96,39 +98,37 @@ export class IdIndex {
         this.missSlot = i;
         return -1;
       }
-      if (k === h && keys[i * 2 + 1] === l) return i;
+      if (k === h && slots[i * W + 1] === l) return i;
     }
   }
 
   /** Fills the free slot `i`. */
   private put(i: number, h: number, l: number, row: number): void {
-    this.keys[i * 2] = h;
-    this.keys[i * 2 + 1] = l;
-    this.rows[i] = row;
+    const slots = this.slots;
+    slots[i * W] = h;
+    slots[i * W + 1] = l;
+    slots[i * W + 2] = row;
     this.addedHi = h;
     this.addedLo = l;
     if (++this.used * 2 > this.mask + 1) this.grow();
   }
 
   private grow(): void {
-    const oldKeys = this.keys;
-    const oldRows = this.rows;
+    const old = this.slots;
     const size = (this.mask + 1) * 2;
-    const keys = new Uint32Array(size * 2);
-    const rows = new Uint32Array(size);
+    const slots = new Uint32Array(size * W);
     const mask = size - 1;
-    for (let j = 0; j < oldRows.length; j++) {
-      const h = oldKeys[j * 2]!;
+    for (let j = 0; j < old.length; j += W) {
+      const h = old[j]!;
       if (h === EMPTY) continue;
-      const l = oldKeys[j * 2 + 1]!;
+      const l = old[j + 1]!;
       let i = slotOf(h, l, mask);
-      while (keys[i * 2] !== EMPTY) i = (i + 1) & mask;
-      keys[i * 2] = h;
-      keys[i * 2 + 1] = l;
-      rows[i] = oldRows[j]!;
+      while (slots[i * W] !== EMPTY) i = (i + 1) & mask;
+      slots[i * W] = h;
+      slots[i * W + 1] = l;
+      slots[i * W + 2] = old[j + 2]!;
     }
-    this.keys = keys;
-    this.rows = rows;
+    this.slots = slots;
     this.mask = mask;
   }
 }
