@@ -3,23 +3,30 @@
  * main`, what `npm start` execs, live mode, LOG_LEVEL info, dist/ as `npm ci` leaves it) joined
  * to a chat stand-in (the local chat sandbox, in this process), with a gift draw open; beside it,
  * in the same channel and the same run, a bare tmi.js client as its own process (no giftdrop
- * code: connect, join, count `message` events). Each line the stand-in sends reaches both at once
- * (one frame per batch to every joined socket), so both read the same bytes in the same stretch of
- * the machine's load.
+ * code: connect, join, count `message` events).
  *
  * Per round: 200,000 `!enter` lines of viewers not seen before (each a new entrant: an entry, a
  * journal line, the synced journal), then the same 200,000 lines again (each a repeat: no entry,
- * no journal write), ended by one new viewer whose journal line says the bot handled them all. Each process's CPU time (user + system, every thread, read from
- * /proc/<pid>/stat: Linux only) over the span from the first line sent until that process has
- * handled the last one (the bot: the draw's journal holds every entrant; the bare client: its
- * count) includes its garbage collection; the rows are the bot's CPU per line over the bare
- * client's (median of ROUNDS rounds, per round listed), after a 20,000-line warm-up on both.
+ * no journal write). The lines go in turns of 25,000: a turn's lines to one process alone (the
+ * stand-in's frames reach only that socket), then the same lines to the other, the first of the
+ * two alternating turn by turn, so each is measured with nothing but the stand-in beside it and a
+ * drift in the machine's speed lands on both. A repeat turn ends with one new viewer, whose
+ * journal line says the bot handled the turn. Each process's CPU time (every thread, user and
+ * system, from /proc/<pid>/task/<tid>/schedstat in nanoseconds: Linux only) is summed over its
+ * turns, each from the first line sent until that process handled the last (the bot: the draw's
+ * journal holds every entrant sent; the bare client: its count), garbage collection included;
+ * the rows are the bot's CPU per line over the bare client's (median of ROUNDS rounds, per round
+ * listed), after a 20,000-line warm-up on both.
+ *
  * Target: <= 1.3x for new entrants. `npm run bench -- chat-process` on each Node line (the bench's
  * own `node` runs both processes). `BENCH_CPU_PROF=<dir>`: the bot runs with `--cpu-prof` into
- * <dir> (the bare client into <dir>/bare), and <dir>/spans.json lists the measured spans (CLOCK_MONOTONIC microseconds, the
- * profile's clock) to read the profile over; BENCH_THREADS=1 prints each thread's CPU per line;
- * BENCH_CHAT_LINES and BENCH_CHAT_ROUNDS change the sizes (the rows say them); BENCH_BOT_ROOT runs
- * the bot of another checkout (built, its node_modules installed: an older build beside this one).
+ * <dir> (the bare client into <dir>/bare), and <dir>/spans.json lists the turns (side, kind and
+ * CLOCK_MONOTONIC microseconds, the profile's clock) to read the profile over; BENCH_THREADS=1
+ * prints each thread's CPU per line of a round (both sides' turns); BENCH_CHAT_LINES and
+ * BENCH_CHAT_ROUNDS change the sizes (the rows say them); BENCH_BOT_ROOT runs the bot of another
+ * checkout (built, its node_modules installed: an older build beside this one);
+ * BENCH_BOT_NODE_ARGS puts Node options before the bot's script (`--trace-gc`, say: V8 options
+ * are refused in NODE_OPTIONS) and BENCH_BOT_OUT=1 copies the bot's output to stderr.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,9 +51,12 @@ import type { BenchResult } from './types.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LINES = Number(process.env['BENCH_CHAT_LINES'] ?? (QUICK ? 40_000 : 200_000));
 const WARM = QUICK ? 5_000 : 20_000;
-const ROUNDS = Number(process.env['BENCH_CHAT_ROUNDS'] ?? (QUICK ? 1 : 5));
-/** Lines per injected chunk (the stand-in sends a chunk at once, in frames of ~64 KiB). */
+const ROUNDS = Number(process.env['BENCH_CHAT_ROUNDS'] ?? (QUICK ? 1 : 9));
+/** Lines per turn (one side reads a chunk, then the other). */
 const CHUNK = 25_000;
+/** Places in the channel's join order (the stand-in's `joined()`): the bot joins first. */
+const BOT_TURN = 0;
+const BARE_TURN = 1;
 const TARGET = 1.3;
 const quick = QUICK ? ' (BENCH_QUICK sizes)' : '';
 
@@ -70,12 +80,21 @@ client.connect().catch((err) => { console.error(String(err)); process.exit(1); }
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-/** CPU time (user + system, all threads) of process `pid` in microseconds, from /proc. */
+/**
+ * CPU time of process `pid` in microseconds, every thread: the sum of each thread's run time from
+ * /proc/<pid>/task/<tid>/schedstat (nanoseconds, user and system together). /proc/<pid>/stat's
+ * utime + stime come in 10 ms ticks, too coarse for a turn of 25,000 lines.
+ */
 function cpuUs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[11] utime, fields[12] stime (proc(5) fields 14 and 15), in clock ticks (USER_HZ 100).
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1000;
 }
 
 /** Per thread of `pid` (name:tid): user and system CPU in microseconds, from /proc (BENCH_THREADS=1 prints them per span). */
@@ -178,6 +197,8 @@ function enterLines(chat: ChatServer, used: Set<string>, next: { i: number }, co
 interface Span {
   botUs: number;
   bareUs: number;
+  /** Lines each side handled. */
+  lines: number;
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -198,17 +219,22 @@ export async function run(): Promise<BenchResult[]> {
       ...(prof ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${prof}` } : {}),
     };
     const botRoot = process.env['BENCH_BOT_ROOT'] ?? root;
-    const bot = spawn(process.execPath, ['scripts/run.mjs', 'main'], {
-      cwd: botRoot,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const bot = spawn(
+      process.execPath,
+      [...(process.env['BENCH_BOT_NODE_ARGS']?.split(' ').filter(Boolean) ?? []), 'scripts/run.mjs', 'main'],
+      {
+        cwd: botRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.push(bot);
     let webhookUrl: string | undefined;
     let tail = '';
     const onOutput = (d: Buffer) => {
       const text = d.toString();
       tail = (tail + text).slice(-4000);
+      if (process.env['BENCH_BOT_OUT']) process.stderr.write(text);
       for (const line of text.split('\n')) webhookUrl ??= parseWebhookUrl(line);
     };
     bot.stdout.on('data', onOutput);
@@ -244,61 +270,85 @@ export async function run(): Promise<BenchResult[]> {
       if (last) bareCount = Math.max(bareCount, Number(last));
     });
     await until(() => chat.joined().length === 2, 'the bare client to join', 30_000);
-
-    let sent = 0;
-    let entrants = 0;
-    /**
-     * Sends `lines` (`newEntrants` of them new viewers, the last one always) in chunks; resolves
-     * with both processes' CPU over the span until each handled them (the bot: the last line's
-     * new entrant is journaled, and lines are handled in order).
-     */
-    const spans: { kind: string; from: number; to: number }[] = [];
-    const measure = async (kind: 'new' | 'repeat', lines: string[], newEntrants: number): Promise<Span> => {
-      const from = Number(process.hrtime.bigint() / 1000n);
-      const threads = process.env['BENCH_THREADS'] === '1';
-      const botT0 = threads ? threadsUs(bot.pid!) : undefined;
-      const bareT0 = threads ? threadsUs(bare.pid!) : undefined;
-      const bot0 = cpuUs(bot.pid!);
-      const bare0 = cpuUs(bare.pid!);
-      for (let i = 0; i < lines.length; i += CHUNK) {
-        chat.injectRaw(lines.slice(i, i + CHUNK));
-        // Let the sockets drain before the next chunk (no chunk piles up in this process's memory).
-        await until(() => bareCount >= sent + Math.min(i + CHUNK, lines.length) - 1000, 'the bare client to keep up');
-      }
-      sent += lines.length;
-      entrants += newEntrants;
-      let botUs = NaN;
-      let bareUs = NaN;
-      await until(
-        async () => {
-          if (Number.isNaN(bareUs) && bareCount >= sent) bareUs = cpuUs(bare.pid!) - bare0;
-          if (Number.isNaN(botUs) && (await journal.poll()) >= entrants) botUs = cpuUs(bot.pid!) - bot0;
-          return !Number.isNaN(botUs) && !Number.isNaN(bareUs);
-        },
-        () =>
-          `both sides to handle the lines (bare ${bareCount} of ${sent}, bot journal ${journal.lines} of ${entrants} entrants, ${chat.joined().length} joined; bot said: ${tail.slice(-600)})`,
-      );
-      spans.push({ kind, from, to: Number(process.hrtime.bigint() / 1000n) });
-      if (botT0 && bareT0) {
-        process.stderr.write(`  ${kind} per line, us: bot ${threadDelta(botT0, threadsUs(bot.pid!), lines.length)}\n`);
-        process.stderr.write(
-          `  ${kind} per line, us: bare ${threadDelta(bareT0, threadsUs(bare.pid!), lines.length)}\n`,
-        );
-      }
-      return { botUs, bareUs };
-    };
+    if (chat.joined().length !== 2) throw new Error('bench: expected the bot and the bare client in the channel');
 
     const used = new Set<string>();
     const next = { i: 0 };
-    await measure('new', enterLines(chat, used, next, WARM), WARM);
+    /** Lines sent to the bare client so far (it counts every line it got). */
+    let bareSent = 0;
+    /** New entrants sent to the bot so far (its journal gains one line each). */
+    let entrants = 0;
+    const threads = process.env['BENCH_THREADS'] === '1';
+    const spans: { kind: string; side: string; from: number; to: number }[] = [];
+    /**
+     * Sends `lines` to one side alone (`only`: its place in join order) and resolves with that
+     * process's CPU over the span until it handled them all: the bot when its journal holds every
+     * new entrant sent (lines are handled in order, and the last line is always a new one), the
+     * bare client when its count reaches the lines sent.
+     */
+    const turn = async (side: 'bot' | 'bare', kind: 'new' | 'repeat', lines: string[], newEntrants: number) => {
+      const pid = side === 'bot' ? bot.pid! : bare.pid!;
+      const from = Number(process.hrtime.bigint() / 1000n);
+      const cpu0 = cpuUs(pid);
+      chat.injectRaw(lines, { only: side === 'bot' ? BOT_TURN : BARE_TURN });
+      let done: () => Promise<boolean>;
+      if (side === 'bot') {
+        entrants += newEntrants;
+        done = async () => (await journal.poll()) >= entrants;
+      } else {
+        bareSent += lines.length;
+        done = async () => bareCount >= bareSent;
+      }
+      await until(
+        done,
+        () =>
+          `the ${side} to handle ${kind} lines (bare ${bareCount} of ${bareSent}, bot journal ${journal.lines} of ${entrants} entrants, ${chat.joined().length} joined; bot said: ${tail.slice(-600)})`,
+      );
+      const us = cpuUs(pid) - cpu0;
+      spans.push({ kind, side, from, to: Number(process.hrtime.bigint() / 1000n) });
+      return us;
+    };
+    /**
+     * Both sides over `lines` in chunks of CHUNK lines, each chunk to one side and then the other,
+     * the first side alternating (bot, bare; bare, bot; ...), so a change in the machine's speed
+     * lands on both. 'new': each line a new viewer; 'repeat': each chunk is followed by one new
+     * viewer (its journal line says the bot handled the chunk).
+     */
+    const measure = async (kind: 'new' | 'repeat', lines: string[]): Promise<Span> => {
+      const span: Span = { botUs: 0, bareUs: 0, lines: 0 };
+      const t0 = threads ? { bot: threadsUs(bot.pid!), bare: threadsUs(bare.pid!) } : undefined;
+      for (let i = 0, c = 0; i < lines.length; i += CHUNK, c++) {
+        let chunk = lines.slice(i, i + CHUNK);
+        let news = chunk.length;
+        if (kind === 'repeat') {
+          chunk = [...chunk, ...enterLines(chat, used, next, 1)];
+          news = 1;
+        }
+        const order: ('bot' | 'bare')[] = c % 2 === 0 ? ['bot', 'bare'] : ['bare', 'bot'];
+        for (const side of order) {
+          const us = await turn(side, kind, chunk, news);
+          if (side === 'bot') span.botUs += us;
+          else span.bareUs += us;
+        }
+        span.lines += chunk.length;
+      }
+      if (t0) {
+        for (const side of ['bot', 'bare'] as const)
+          process.stderr.write(
+            `  ${kind} per line, us (both sides' turns): ${side} ${threadDelta(t0[side], threadsUs(side === 'bot' ? bot.pid! : bare.pid!), span.lines)}\n`,
+          );
+      }
+      return span;
+    };
+
+    await measure('new', enterLines(chat, used, next, WARM));
     for (let r = 0; r < ROUNDS; r++) {
       process.stderr.write(
         `  round ${r + 1}/${ROUNDS}: ${LINES} new entrants, then ${LINES} repeats (${loadNote()})\n`,
       );
       const lines = enterLines(chat, used, next, LINES);
-      news.push(await measure('new', lines, LINES));
-      // The same lines again, ended by one new viewer (its journal line says the bot got there).
-      repeats.push(await measure('repeat', [...lines, ...enterLines(chat, used, next, 1)], 1));
+      news.push(await measure('new', lines));
+      repeats.push(await measure('repeat', lines));
     }
     await journal.close();
     if (prof) writeFileSync(join(prof, 'spans.json'), JSON.stringify(spans));
@@ -310,16 +360,16 @@ export async function run(): Promise<BenchResult[]> {
   const row = (name: string, spans: Span[], what: string, target?: number): BenchResult => {
     const ratios = spans.map((s) => s.botUs / s.bareUs);
     const ratio = median(ratios);
-    const us = (x: number) => (x / LINES).toFixed(2);
+    const us = (x: number, s: Span) => (x / s.lines).toFixed(2);
     return {
       name,
       value: Number(ratio.toFixed(3)),
       unit: 'x',
       ...(target !== undefined ? { target: `<= ${target}`, ok: ratio <= target } : {}),
       detail:
-        `CPU per !enter line, the bot as its own process (node scripts/run.mjs main${process.env['BENCH_BOT_ROOT'] ? ` in ${process.env['BENCH_BOT_ROOT']}` : ''}, live, LOG_LEVEL info) / a bare tmi.js client process, same lines from one chat stand-in at once; ` +
-        `${what}; ${LINES} lines per round, median of ${spans.length} (per round: ${ratios.map((x) => x.toFixed(2)).join(' ')}; bot ${spans.map((s) => us(s.botUs)).join(' ')} us, bare ${spans.map((s) => us(s.bareUs)).join(' ')} us per line); ` +
-        `CPU from /proc/<pid>/stat (all threads, GC included); Node ${process.version}; ${loadNote()}${quick}`,
+        `CPU per !enter line, the bot as its own process (node scripts/run.mjs main${process.env['BENCH_BOT_ROOT'] ? ` in ${process.env['BENCH_BOT_ROOT']}` : ''}, live, LOG_LEVEL info) / a bare tmi.js client process, same lines from one chat stand-in; ` +
+        `${what}; ${LINES} lines per round, median of ${spans.length} (per round: ${ratios.map((x) => x.toFixed(2)).join(' ')}; bot ${spans.map((s) => us(s.botUs, s)).join(' ')} us, bare ${spans.map((s) => us(s.bareUs, s)).join(' ')} us per line); ` +
+        `each side alone in turns of ${CHUNK} lines, the first side alternating; CPU from /proc/<pid>/task/*/schedstat (all threads, GC included); Node ${process.version}; ${loadNote()}${quick}`,
     };
   };
   return [
@@ -329,6 +379,10 @@ export async function run(): Promise<BenchResult[]> {
       'each line a viewer not seen before (an entry, its journal line, the synced journal)',
       TARGET,
     ),
-    row('e2e.chatProcess.repeatsCpuToTmi', repeats, 'each line a viewer already entered (no entry, no journal write)'),
+    row(
+      'e2e.chatProcess.repeatsCpuToTmi',
+      repeats,
+      `each line a viewer already entered (no entry, no journal write), each turn ended by one new viewer`,
+    ),
   ];
 }

@@ -326,6 +326,34 @@ describe('injected viewer messages', () => {
     expect(got[4999]![1]['user-id']).toBe(viewers[4999 % 50]!.userId);
     expect(s.transcript.filter((e) => e.kind === 'viewer')).toEqual([]);
   });
+
+  it('injectRaw with `only` reaches just the client at that place in join order', async () => {
+    const s = await server();
+    const c = client(s);
+    const got = collect(c);
+    await connectAndJoin(s, c);
+    const r = await raw(s);
+    await rawLogin(r, s.token);
+    r.send('JOIN #giftdrop_demo');
+    await r.waitForLine(/ROOMSTATE/);
+    expect(s.joined()).toHaveLength(2);
+    const v = s.viewer('turns');
+    const linesBefore = r.lines.length;
+    s.injectRaw([s.formatPrivmsg(v, 'to the raw client')], { only: 1 });
+    await r.waitForLine(/to the raw client/);
+    s.injectRaw([s.formatPrivmsg(v, 'to tmi.js')], { only: 0 });
+    await s.waitFor(() => got.length === 1, 5000, 'the line for tmi.js');
+    expect(got.map((g) => g[2])).toEqual(['to tmi.js']);
+    // the raw client got its own line and never tmi.js's (it came after, on the same server)
+    s.injectRaw([s.formatPrivmsg(v, 'to both')]);
+    await r.waitForLine(/to both/);
+    await s.waitFor(() => got.length === 2, 5000, 'the line for both');
+    expect(r.lines.slice(linesBefore).filter((l) => l.includes('PRIVMSG'))).toEqual([
+      expect.stringContaining('to the raw client'),
+      expect.stringContaining('to both'),
+    ]);
+    expect(got.map((g) => g[2])).toEqual(['to tmi.js', 'to both']);
+  });
 });
 
 describe('what the bot says', () => {

@@ -196,9 +196,11 @@ export abstract class ChatControl extends IrcSessions {
     this.wake();
   }
 
-  injectRaw(lines: readonly string[]): void {
+  injectRaw(lines: readonly string[], options: { only?: number } = {}): void {
     if (!lines.length) return;
-    const targets = [...this.inChannel()].filter((c) => !c.halfOpen);
+    const joined = [...this.inChannel()];
+    const chosen = options.only === undefined ? joined : joined.slice(options.only, options.only + 1);
+    const targets = chosen.filter((c) => !c.halfOpen);
     if (!targets.length) return;
     let start = 0;
     let size = 0;

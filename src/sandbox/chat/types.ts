@@ -224,9 +224,10 @@ export interface ChatServer {
   readonly sharedChat: SharedChatControl;
   /**
    * Fast bulk path: pre-formatted IRC lines (no line endings), batched many per frame, sent to
-   * every client in the channel. Not recorded in the transcript.
+   * every client in the channel, or with `only` to the one that is `joined()[only]` (in join
+   * order: a benchmark feeds two clients in turn). Not recorded in the transcript.
    */
-  injectRaw(lines: readonly string[]): void;
+  injectRaw(lines: readonly string[], options?: { only?: number }): void;
   /** The IRC line `inject` would send (without `\r\n`). */
   formatPrivmsg(viewer: SimViewer, text: string, extra?: InjectExtra): string;
   readonly transcript: TranscriptEntry[];
