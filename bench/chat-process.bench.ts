@@ -368,7 +368,7 @@ export async function run(): Promise<BenchResult[]> {
       ...(target !== undefined ? { target: `<= ${target}`, ok: ratio <= target } : {}),
       detail:
         `CPU per !enter line, the bot as its own process (node scripts/run.mjs main${process.env['BENCH_BOT_ROOT'] ? ` in ${process.env['BENCH_BOT_ROOT']}` : ''}, live, LOG_LEVEL info) / a bare tmi.js client process, same lines from one chat stand-in; ` +
-        `${what}; ${LINES} lines per round, median of ${spans.length} (per round: ${ratios.map((x) => x.toFixed(2)).join(' ')}; bot ${spans.map((s) => us(s.botUs, s)).join(' ')} us, bare ${spans.map((s) => us(s.bareUs, s)).join(' ')} us per line); ` +
+        `${what}; ${LINES} lines per round, median of ${spans.length} (all rounds together ${(spans.reduce((a, x) => a + x.botUs, 0) / spans.reduce((a, x) => a + x.bareUs, 0)).toFixed(3)}; per round: ${ratios.map((x) => x.toFixed(2)).join(' ')}; bot ${spans.map((s) => us(s.botUs, s)).join(' ')} us, bare ${spans.map((s) => us(s.bareUs, s)).join(' ')} us per line); ` +
         `each side alone in turns of ${CHUNK} lines, the first side alternating; CPU from /proc/<pid>/task/*/schedstat (all threads, GC included); Node ${process.version}; ${loadNote()}${quick}`,
     };
   };
