@@ -28,6 +28,7 @@ import { TOKEN_FILE } from './web/operator/dashboard-auth.js';
 import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
 import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
+import { widenHeapGrowth } from './platform/heap-growth.js';
 
 /** npm's progress spinner may sit on the terminal's current line: a clean line at start and at exit. */
 function clearLine(): void {
@@ -36,6 +37,8 @@ function clearLine(): void {
 
 /** Runs the bot (or the sandbox demo) until it stops; every way out sets the exit code or exits. */
 async function main(): Promise<void> {
+  // A chat flood's garbage: the heap may grow further between full collections (see the module).
+  widenHeapGrowth();
   clearLine();
   process.once('exit', clearLine);
   let config = loadConfigOrExit();
