@@ -58,7 +58,8 @@ console.log(`recorded in ${recordResults(all)}`);
  * (one row per line, so a README figure can name its line), with the Node version, the machine and
  * its 1-minute load at the run's start (loadStart) and end (load1), the command with every
  * BENCH_* setting of the run, and BENCH_NOTE (say what else the machine was doing). A row measured again the same
- * day replaces the earlier one.
+ * day goes in beside the earlier ones (each row has its `at`), so every run a document cites stays
+ * in the file.
  */
 function recordResults(results: BenchResult[]): string {
   const at = new Date().toISOString();
@@ -78,16 +79,15 @@ function recordResults(results: BenchResult[]): string {
     note: process.env['BENCH_NOTE'] ?? '',
     command: `${settings ? `${settings} ` : ''}npm run bench${filter ? ` -- ${filter}` : ''}`,
   };
-  const rows = new Map<string, string>();
+  const rows: string[] = [];
   if (existsSync(file)) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       const m = /^ {4}(\{"name":"[^"]+".*\}),?$/.exec(line);
-      if (m) rows.set((JSON.parse(m[1]!) as { name: string }).name, m[1]!);
+      if (m) rows.push(m[1]!);
     }
   }
   for (const r of results)
-    rows.set(
-      r.name,
+    rows.push(
       JSON.stringify({
         name: r.name,
         value: r.value,
@@ -98,7 +98,7 @@ function recordResults(results: BenchResult[]): string {
         ...run,
       }),
     );
-  const body = [...rows.values()].map((r) => `    ${r}`).join(',\n');
+  const body = rows.map((r) => `    ${r}`).join(',\n');
   writeFileSync(file, `{\n  "rows": [\n${body}\n  ]\n}\n`);
   return file;
 }
