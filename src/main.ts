@@ -27,7 +27,7 @@ import { lockDataDirOrExit } from './app/data-lock.js';
 import { TOKEN_FILE } from './web/operator/dashboard-auth.js';
 import { TwitchTokenError } from './twitch/auth.js';
 import { onShutdownSignals } from './app/signals.js';
-import { checkPortFree, isAddressInUse, portInUseMessage } from './app/port-check.js';
+import { addressInUseLine, checkPortFree, isAddressInUse } from './app/port-check.js';
 import { widenHeapGrowth } from './platform/heap-growth.js';
 
 /** npm's progress spinner may sit on the terminal's current line: a clean line at start and at exit. */
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
       if (err instanceof TwitchTokenError) {
         logger.fatal({ code: err.code }, err.message);
       } else if (isAddressInUse(err)) {
-        process.stderr.write(`giftdrop: ${portInUseMessage(config.http.host, config.http.port)}\n`);
+        process.stderr.write(`giftdrop: ${addressInUseLine(err, config.http)}\n`);
       } else if (err instanceof TwitchAuthError) {
         logger.fatal(
           `Twitch refused the login: check TWITCH_TOKEN (a user token of ${config.twitch.username ?? 'the bot'} with chat:read chat:edit) and TWITCH_USERNAME.`,

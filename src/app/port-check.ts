@@ -8,13 +8,35 @@ import { createServer } from 'node:net';
 import { runWithEnv } from '../platform/advice.js';
 import { commandLine, thisInvocation, type Invocation } from '../platform/invocation.js';
 
-/** True when `err` (or one of its causes) is EADDRINUSE. */
-export function isAddressInUse(err: unknown): boolean {
+/** The EADDRINUSE error among `err` and its causes, if any. */
+function addressInUseError(err: unknown): { port?: unknown; message?: unknown } | undefined {
   for (let e = err, depth = 0; e && depth < 5; depth++) {
-    if ((e as { code?: unknown }).code === 'EADDRINUSE') return true;
+    if ((e as { code?: unknown }).code === 'EADDRINUSE') return e;
     e = (e as { cause?: unknown }).cause;
   }
-  return false;
+  return undefined;
+}
+
+/** True when `err` (or one of its causes) is EADDRINUSE. */
+export function isAddressInUse(err: unknown): boolean {
+  return addressInUseError(err) !== undefined;
+}
+
+/**
+ * The one line for an EADDRINUSE that stopped start-up: the setting whose port was taken (HTTP_PORT
+ * or GIFTDROP_LOCAL_PORT, when set to that port), or else the address the error names (a port the
+ * OS picked, say), never a setting that was not the cause.
+ */
+export function addressInUseLine(
+  err: unknown,
+  http: { host: string; port: number; localBind: string; localPort: number },
+): string {
+  const taken = addressInUseError(err)?.port;
+  if (http.port !== 0 && taken === http.port) return portInUseMessage(http.host, http.port);
+  if (http.localPort !== 0 && taken === http.localPort)
+    return portInUseMessage(http.localBind, http.localPort, thisInvocation(), 'GIFTDROP_LOCAL_PORT');
+  const message = addressInUseError(err)?.message;
+  return `could not start: ${typeof message === 'string' ? message : 'an address it listens on is in use'} (another program took it: start again).`;
 }
 
 type PortSetting = 'HTTP_PORT' | 'GIFTDROP_LOCAL_PORT';

@@ -54,12 +54,20 @@ export interface SandboxModeOptions {
   goLive?: Promise<void>;
   /** The setup page's address, said once the demo's pages answer. */
   setupUrl?: (localUrl: string) => string;
+  /**
+   * Picks the bot's port when HTTP_PORT is 0 (default: one the OS has free now). Another program
+   * can take it before the bot listens; the demo then picks again.
+   */
+  pickPort?: (host: string) => Promise<number>;
 }
 
 /** Time allowed for closing open draws when the demo stops (ms). */
 const CLOSE_DRAWS_MS = 10_000;
 /** Time allowed for a step that is not bound to an entry window (ms). */
 const STEP_TIMEOUT_MS = 15_000;
+
+/** Times the demo picks a free port for the bot again when another program took the last one first. */
+const PICK_ATTEMPTS = 5;
 
 /** A port the OS has free now (for the bot's own address, which the claim page needs before it listens). */
 function freePort(host: string): Promise<number> {
@@ -90,11 +98,12 @@ async function startStack(
   timings: DemoTimings,
   note: (t: string) => void,
   bot?: LocalStackOptions['bot'],
+  pickPort: (host: string) => Promise<number> = freePort,
 ): Promise<LocalStack> {
   const start = async (c: Config) =>
     startLocalStack({
       ...(bot ? { bot } : {}),
-      config: withLocalPublicUrl(c, c.http.port === 0 ? await freePort(c.http.host) : c.http.port),
+      config: withLocalPublicUrl(c, c.http.port === 0 ? await pickPort(c.http.host) : c.http.port),
       logger,
       operator,
       fourthwall: { drawDurationSeconds: timings.drawSeconds },
@@ -109,9 +118,20 @@ async function startStack(
   try {
     return await start(config);
   } catch (err) {
-    if (!isAddressInUse(err) || config.http.port === 0) throw err;
-    note(`Port ${config.http.port} is in use (another giftdrop?): the bot listens on a port the OS picks instead.`);
-    return start({ ...config, http: { ...config.http, port: 0, localPort: 0 } });
+    if (!isAddressInUse(err)) throw err;
+    if (config.http.port !== 0) {
+      note(`Port ${config.http.port} is in use (another giftdrop?): the bot listens on a port the OS picks instead.`);
+      config = { ...config, http: { ...config.http, port: 0, localPort: 0 } };
+    }
+  }
+  // A port the OS picked (pickPort) is free when picked, not when the bot listens on it a moment
+  // later: another program may take it in between. Then pick again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(config);
+    } catch (err) {
+      if (!isAddressInUse(err) || attempt >= PICK_ATTEMPTS) throw err;
+    }
   }
 }
 
@@ -145,6 +165,7 @@ export async function runSandboxMode(options: SandboxModeOptions): Promise<numbe
     timings,
     (t) => printer.note(t),
     options.bot,
+    options.pickPort,
   );
   const abort = new AbortController();
   const world = new DemoWorld({ stack, clock: systemClock, signal: abort.signal });
