@@ -234,6 +234,11 @@ describe.skipIf(!HAS_CHROMIUM)(
         `Redeemed ✔ (order ${delivery.orderFriendlyId})`,
       );
       await at('Log out', claim.click('button:has-text("Log out")'));
+      // logged out: the page's own login button is back. Closing a page while a navigation commits
+      // can hang Chromium's close for good (crbug.com/536385539, playwright#41900), so the logout's
+      // navigation ends first.
+      await at('the logged-out claim page', claim.locator('#login').waitFor());
+      expect(claim.url()).toBe(`${base}/claim`);
       await at('the pages to close', Promise.all([claim.close(), page.close()]));
     });
 
