@@ -12,42 +12,25 @@
  * the check runs on the event loop, said once at warn: the answer is the same, only the loop waits.
  * Does not: fetch rounds (drand-client.ts) or decide what a failed check means.
  */
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { bundleScript, prebuiltOrBundled } from '../shared/bundle-script.js';
 import type { Logger } from '../logging/index.js';
 
 declare const GIFTDROP_ROUND_CHECK_WORKER: string | undefined;
 
 /**
- * The worker's script: round-check-worker.ts and what it imports in one CommonJS file (esbuild).
+ * The worker's script: round-check-worker.ts and what it imports in one CommonJS file.
  * @public scripts/package.mjs calls it (from dist/) to prebuild the worker for the executable.
  */
-export async function bundleRoundCheckWorker(): Promise<string> {
-  const entry = fileURLToPath(
-    new URL(`./round-check-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
-  );
-  const { build } = await import('esbuild');
-  const out = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node22',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-  });
-  return out.outputFiles[0]!.text;
+export function bundleRoundCheckWorker(): Promise<string> {
+  return bundleScript(import.meta.url, 'round-check-worker', 'node');
 }
 
-let script: Promise<string> | undefined;
 /** The prebuilt script in the executable, else the bundle made once per process. */
-function workerScript(): Promise<string> {
-  if (typeof GIFTDROP_ROUND_CHECK_WORKER === 'string') return Promise.resolve(GIFTDROP_ROUND_CHECK_WORKER);
-  return (script ??= bundleRoundCheckWorker());
-}
+const workerScript = prebuiltOrBundled(
+  typeof GIFTDROP_ROUND_CHECK_WORKER === 'string' ? GIFTDROP_ROUND_CHECK_WORKER : undefined,
+  bundleRoundCheckWorker,
+);
 
 interface Pending {
   resolve(ok: boolean): void;

@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hasDashboardToken, loadDashboardToken, sameOriginJsonPost } from '../web/operator/dashboard-auth.js';
 import { escapeHtml } from '../shared/html.js';
-import { bundleBrowserScript, prebuiltOrBundled } from '../web/browser-script.js';
+import { bundleScript, prebuiltOrBundled } from '../shared/bundle-script.js';
 import type { SetupService } from './setup-service.js';
 
 declare const GIFTDROP_SETUP_CLIENT: string | undefined;
@@ -33,7 +33,7 @@ const MAX_BODY = 16 * 1024;
  * @public scripts/package.mjs calls it (from dist/) to prebuild the script for the executable.
  */
 export function bundleSetupClient(): Promise<string> {
-  return bundleBrowserScript(import.meta.url, 'setup-client');
+  return bundleScript(import.meta.url, 'setup-client', 'browser');
 }
 
 const setupScript = prebuiltOrBundled(

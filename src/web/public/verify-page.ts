@@ -21,7 +21,7 @@ import type { PageData } from './verify-client.js';
 import { runSliced } from '../../fairness/steps.js';
 import { escapeHtml } from '../../shared/html.js';
 import { channelCountsText } from '../../giveaway/shared-chat-counts.js';
-import { bundleBrowserScript, prebuiltOrBundled } from '../browser-script.js';
+import { bundleScript, prebuiltOrBundled } from '../../shared/bundle-script.js';
 
 /**
  * The script prebuilt at package time: scripts/package.mjs defines it (esbuild `define`) in the
@@ -35,7 +35,7 @@ declare const GIFTDROP_VERIFY_CLIENT: string | undefined;
  * @public scripts/package.mjs calls it (from dist/) to prebuild the script for the executable.
  */
 export async function bundleVerifyClient(): Promise<string> {
-  return (await bundleBrowserScript(import.meta.url, 'verify-client')).replace(/<\/(script)/gi, '<\\/$1');
+  return (await bundleScript(import.meta.url, 'verify-client', 'browser')).replace(/<\/(script)/gi, '<\\/$1');
 }
 
 /** The verify page's script: the prebuilt one, or bundled on first use (cached for the process). */
