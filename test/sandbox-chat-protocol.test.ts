@@ -306,7 +306,8 @@ describe('injected viewer messages', () => {
     await expect(startChatServer({ port: s.port })).rejects.toMatchObject({ code: 'SANDBOX_CHAT_LISTEN' });
   });
 
-  it('injectRaw batches many lines per frame and tmi.js receives every one', async () => {
+  /** A server with two clients in the channel: tmi.js first (its messages in `got`), then a raw socket. */
+  async function tmiAndRawJoined() {
     const s = await server();
     const c = client(s);
     const got = collect(c);
@@ -315,6 +316,11 @@ describe('injected viewer messages', () => {
     await rawLogin(r, s.token);
     r.send('JOIN #giftdrop_demo');
     await r.waitForLine(/ROOMSTATE/);
+    return { s, got, r };
+  }
+
+  it('injectRaw batches many lines per frame and tmi.js receives every one', async () => {
+    const { s, got, r } = await tmiAndRawJoined();
     const framesBefore = r.frames;
     const linesBefore = r.lines.length;
     const viewers = Array.from({ length: 50 }, (_, i) => s.viewer(`bulk${i}`));
@@ -328,14 +334,7 @@ describe('injected viewer messages', () => {
   });
 
   it('injectRaw with `only` reaches just the client at that place in join order', async () => {
-    const s = await server();
-    const c = client(s);
-    const got = collect(c);
-    await connectAndJoin(s, c);
-    const r = await raw(s);
-    await rawLogin(r, s.token);
-    r.send('JOIN #giftdrop_demo');
-    await r.waitForLine(/ROOMSTATE/);
+    const { s, got, r } = await tmiAndRawJoined();
     expect(s.joined()).toHaveLength(2);
     const v = s.viewer('turns');
     const linesBefore = r.lines.length;

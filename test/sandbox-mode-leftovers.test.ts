@@ -9,12 +9,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.js';
-import { silentLogger } from '../src/logging/index.js';
-import { runSandboxMode } from '../src/local/sandbox-mode.js';
-import { runProcess, startProcess } from './support/sandbox-mode-spawn.js';
+import { demoInProcess, runProcess, startProcess } from './support/sandbox-mode-spawn.js';
 
 let dir: string;
 let configFile: string;
@@ -92,38 +89,8 @@ describe('a new sandbox run after an earlier one left prizes unredeemed', () => 
       dotenv: false,
       cwd: dir,
     });
-    let out = '';
-    const listeners = new Set<() => void>();
-    const output = new Writable({
-      write(chunk, _enc, cb) {
-        out += String(chunk);
-        for (const l of listeners) l();
-        cb();
-      },
-    });
-    const input = new PassThrough();
-    const seen = (re: RegExp, what: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; output:\n${out}`)), 30_000);
-        const check = () => {
-          if (!re.test(out)) return;
-          clearTimeout(timer);
-          listeners.delete(check);
-          resolve();
-        };
-        listeners.add(check);
-        check();
-      });
-    const done = runSandboxMode({
-      config,
-      logger: silentLogger(),
-      onSignals: () => undefined,
-      output,
-      input,
-      interactive: true,
-      script: false,
-      colour: false,
-    });
+    const demo = demoInProcess(config, { script: false });
+    const { input, seen } = demo;
     await seen(/Your turn/, 'the prompt');
     await seen(/Fourthwall now shows it as LIVE/, 'the stream live at the shop (gifting open)');
     input.write('/gift 2\n');
@@ -131,7 +98,7 @@ describe('a new sandbox run after an earlier one left prizes unredeemed', () => 
     input.write('/viewers 4\n');
     await seen(/Draw \S+ finished: @\w+, @\w+\./, 'the gift draw finishing with 2 winners');
     input.write('/quit\n');
-    expect(await done).toBe(0);
+    expect(await demo.done).toBe(0);
     const earlier = await history(dataDir);
     expect(earlier.flatMap((d) => d.winners).filter((w) => !w.delivery?.redeemedAt)).toHaveLength(2);
     await secondWorld(dataDir, earlier);

@@ -9,12 +9,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressInUseLine } from '../src/app/port-check.js';
 import { loadConfig } from '../src/config/index.js';
-import { runSandboxMode } from '../src/local/sandbox-mode.js';
-import { silentLogger } from '../src/logging/index.js';
+import { demoInProcess } from './support/sandbox-mode-spawn.js';
 
 let dir: string;
 let holder: Server;
@@ -55,23 +53,8 @@ describe('the demo on HTTP_PORT 0', () => {
       cwd: dir,
     });
     const picks: number[] = [];
-    let out = '';
-    const output = new Writable({
-      write(chunk, _enc, cb) {
-        out += String(chunk);
-        cb();
-      },
-    });
-    const input = new PassThrough();
-    const done = runSandboxMode({
-      config,
-      logger: silentLogger(),
-      onSignals: () => undefined,
-      output,
-      input,
-      interactive: true,
+    const demo = demoInProcess(config, {
       script: false,
-      colour: false,
       // the first pick is a port another program (this test's server) holds; then free ones
       pickPort: async () => {
         const port = picks.length === 0 ? taken : await freePort();
@@ -79,25 +62,15 @@ describe('the demo on HTTP_PORT 0', () => {
         return port;
       },
     });
-    let ended: string | undefined;
-    void done.then(
-      (code) => (ended = `exit code ${String(code)}`),
-      (err: unknown) => (ended = err instanceof Error ? err.message : 'a rejection'),
-    );
-    const deadline = Date.now() + 60_000;
-    while (!/Your turn/.test(out)) {
-      if (ended !== undefined) throw new Error(`the demo ended before its prompt: ${ended}`);
-      if (Date.now() > deadline) throw new Error(`no prompt within 60 s; picks ${picks.join(', ')}; output:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await demo.seen(/Your turn/, `the prompt (picks ${picks.join(', ')})`, 60_000);
     expect(picks.length).toBeGreaterThanOrEqual(2);
     expect(picks[0]).toBe(taken);
-    const botLine = /The bot: webhooks at http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-    expect(botLine, out).not.toBeNull();
+    const botLine = /The bot: webhooks at http:\/\/127\.0\.0\.1:(\d+)\//.exec(demo.out());
+    expect(botLine, demo.out()).not.toBeNull();
     expect(Number(botLine![1])).toBe(picks.at(-1));
     expect(Number(botLine![1])).not.toBe(taken);
-    input.write('/quit\n');
-    expect(await done).toBe(0);
+    demo.input.write('/quit\n');
+    expect(await demo.done).toBe(0);
   }, 120_000);
 });
 

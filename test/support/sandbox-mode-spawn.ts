@@ -1,9 +1,14 @@
 /**
  * Test helpers for sandbox mode and `npm run setup`: run a real child process (a clean
  * environment, stdin closed, no terminal) and collect its output and exit code; and the
- * environment that points `npm run setup` at a local Fourthwall sandbox and chat server.
+ * environment that points `npm run setup` at a local Fourthwall sandbox and chat server; and
+ * sandbox mode run in the test's own process, its transcript collected (demoInProcess).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough, Writable } from 'node:stream';
+import type { Config } from '../../src/config/index.js';
+import { runSandboxMode, type SandboxModeOptions } from '../../src/local/sandbox-mode.js';
+import { silentLogger } from '../../src/logging/index.js';
 import type { ChatServer } from '../../src/sandbox/chat/index.js';
 import type { FourthwallSandbox } from '../../src/sandbox/fourthwall/index.js';
 import { followText } from './output-wait.js';
@@ -115,4 +120,69 @@ export function startProcess(command: string, args: string[], env: Record<string
         (text) => new Error(`timed out waiting for ${what}; stdout so far:\n${text}\nstderr:\n${err}`),
       ),
   };
+}
+
+/** Sandbox mode run in this process (runSandboxMode), its transcript collected as text. */
+export interface DemoInProcess {
+  /** The lines typed at the prompt. */
+  input: PassThrough;
+  /** runSandboxMode's result. */
+  done: Promise<number | 'go-live'>;
+  /** The transcript so far. */
+  out(): string;
+  /** Resolves once the transcript matches `re`; rejects naming `what` (with the transcript) after `ms`, or once the demo ended without it. */
+  seen(re: RegExp, what: string, ms?: number): Promise<void>;
+}
+
+/** Starts sandbox mode in this process on `config`: interactive, no colour, no terminal; `options` adds or overrides. */
+export function demoInProcess(config: Config, options: Partial<SandboxModeOptions> = {}): DemoInProcess {
+  let text = '';
+  let ended: string | undefined;
+  const listeners = new Set<() => void>();
+  const output = Object.assign(
+    new Writable({
+      write(chunk, _enc, cb) {
+        text += String(chunk);
+        for (const l of listeners) l();
+        cb();
+      },
+    }),
+    { isTTY: false },
+  );
+  const input = new PassThrough();
+  const done = runSandboxMode({
+    config,
+    logger: silentLogger(),
+    onSignals: () => undefined,
+    output,
+    input,
+    interactive: true,
+    colour: false,
+    ...options,
+  });
+  void done.then(
+    (code) => (ended = `exit code ${String(code)}`),
+    (err: unknown) => (ended = err instanceof Error ? err.message : 'a rejection'),
+  );
+  const seen = (re: RegExp, what: string, ms = 30_000) =>
+    new Promise<void>((resolve, reject) => {
+      const stop = (err?: Error) => {
+        clearTimeout(timer);
+        clearInterval(endWatch);
+        listeners.delete(check);
+        if (err) reject(err);
+        else resolve();
+      };
+      const check = () => {
+        if (re.test(text)) stop();
+      };
+      const timer = setTimeout(() => stop(new Error(`timed out waiting for ${what}; output:\n${text}`)), ms);
+      const endWatch = setInterval(() => {
+        if (ended !== undefined && !re.test(text))
+          stop(new Error(`the demo ended (${ended}) before ${what}; output:\n${text}`));
+      }, 50);
+      listeners.add(check);
+      check();
+    });
+  return { input, done, out: () => text, seen };
 }
