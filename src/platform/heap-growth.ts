@@ -6,7 +6,7 @@
  * Why, measured with bench/chat-process.bench.ts (`BENCH_BOT_NODE_ARGS=--trace-gc-nvp`, Node 26,
  * 5 rounds of 200,000 new entrants then 200,000 repeats): in a chat flood, tmi.js and the
  * WebSocket reader leave about 40 bytes per line that outlive two young-generation collections,
- * in the bot and in a bare tmi.js client alike (51 MB and 55 MB over 3 rounds). V8 starts marking
+ * in the bot and in a bare tmi.js client alike (55 MB and 51 MB over 3 rounds). V8 starts marking
  * the whole heap once the room left under its limit is less than the young generation (about
  * 32 MB under a flood); with the bot's live heap (about 35 MB: its code and modules) and a limit
  * of about twice that, the room is gone soon after each full collection: 14 full marks, 2.06 s
